@@ -1,0 +1,153 @@
+# The game engine: one game in progress, its event log, undo and redo.
+#
+# A game is a rules module (skicket, roquet, ...) plus a state buffer that
+# only the rules module writes, and a log of the events applied to it.
+#
+# Events are packed small ints (each rules module documents its encoding),
+# always 0 <= event < 2**30 so they stay small ints on the RP2040.
+#
+# The log is one preallocated array('i'). Entries [0, n) are applied; entries
+# [n, top) are the redo stack. Undo moves n back one step and rebuilds the
+# state by replaying [0, n) from a reset, so an undone state is byte for byte
+# the state that was there before: there is no inverse arithmetic to get wrong.
+# A new event after undo drops the redo stack.
+from array import array
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+LOG_CAPACITY = const(600)   # events in one game; a Moosehead game is the longest
+STATE_CAPACITY = const(64)  # bytes; every rules module's STATE_SIZE fits
+_EVENT_LIMIT = const(0x40000000)  # 2**30
+
+
+class Game:
+    def __init__(self, log_capacity=LOG_CAPACITY):
+        self.log = array("i", bytearray(log_capacity))
+        self.state = bytearray(STATE_CAPACITY)
+        self.rules = None
+        self.players = 0
+        self.options = 0
+        self.n = 0      # events applied
+        self.top = 0    # events applied + redo stack
+        self.scratch = bytearray(STATE_CAPACITY)  # for per-hand replays
+
+    def new(self, rules, players, options=0):
+        """Start a new game. Raises ValueError (naming the field) on bad input."""
+        if players < rules.MIN_PLAYERS or players > rules.MAX_PLAYERS:
+            raise ValueError("players: %s takes %d to %d players" % (
+                rules.NAME, rules.MIN_PLAYERS, rules.MAX_PLAYERS))
+        rules.check_options(players, options)
+        self.rules = rules
+        self.players = players
+        self.options = options
+        self.n = 0
+        self.top = 0
+        self._reset(self.state)
+
+    def _reset(self, state):
+        for i in range(STATE_CAPACITY):
+            state[i] = 0
+        self.rules.reset(state, self.players, self.options)
+
+    def check(self, event):
+        """Raise ValueError if event cannot be applied now; change nothing."""
+        if self.rules is None:
+            raise ValueError("game: no game in progress; start one first")
+        if event < 0 or event >= _EVENT_LIMIT:
+            raise ValueError("event: out of range")
+        if self.n >= len(self.log):
+            raise ValueError("game: event log is full")
+        self.rules.check(self.state, self.players, event)
+
+    def apply(self, event):
+        """Validate and apply one event. Allocation-free when the event is valid."""
+        self.check(event)
+        self.rules.apply(self.state, self.players, event)
+        self.log[self.n] = event
+        self.n += 1
+        self.top = self.n
+
+    def undo(self):
+        if self.n == 0:
+            raise ValueError("undo: nothing to undo")
+        self.n -= 1
+        self._replay(self.state, self.n)
+
+    def redo(self):
+        if self.n == self.top:
+            raise ValueError("redo: nothing to redo")
+        self.rules.apply(self.state, self.players, self.log[self.n])
+        self.n += 1
+
+    def can_undo(self):
+        return self.n > 0
+
+    def can_redo(self):
+        return self.top > self.n
+
+    def _replay(self, state, count):
+        self._reset(state)
+        rules = self.rules
+        players = self.players
+        log = self.log
+        for i in range(count):
+            rules.apply(state, players, log[i])
+
+    # --- reading the game -------------------------------------------------
+
+    def total(self, player):
+        return self.rules.total(self.state, self.players, player)
+
+    def winners(self):
+        """Bit mask of the winning players (several on a tie; 0 before any score)."""
+        return self.rules.winners(self.state, self.players)
+
+    def complete(self):
+        return self.rules.complete(self.state, self.players)
+
+    def hands(self):
+        """How many hands are scored (misdeals are not hands)."""
+        return self.rules.hands(self.state)
+
+    def hand_event_index(self, hand):
+        """Index in the log of the event that closed the given hand (0-based)."""
+        rules = self.rules
+        seen = 0
+        for i in range(self.n):
+            if rules.ends_hand(self.log[i]):
+                if seen == hand:
+                    return i
+                seen += 1
+        return -1
+
+    def hand_scores(self, hand, out):
+        """Write each player's score in the given hand (0-based) into out.
+
+        The score of a hand is the change of every total over the events of
+        that hand, found by replaying the log into a scratch state: generic
+        for every game and allocation-free."""
+        rules = self.rules
+        players = self.players
+        state = self.scratch
+        self._reset(state)
+        for p in range(players):
+            out[p] = 0
+        seen = 0
+        for i in range(self.n):
+            event = self.log[i]
+            if seen == hand:
+                for p in range(players):
+                    out[p] -= rules.total(state, players, p)
+            rules.apply(state, players, event)
+            if seen == hand:
+                for p in range(players):
+                    out[p] += rules.total(state, players, p)
+            if rules.ends_hand(event):
+                if seen == hand:
+                    return True
+                seen += 1
+        return seen == hand and self.n > 0 and not rules.ends_hand(self.log[self.n - 1])

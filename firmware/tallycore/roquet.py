@@ -1,0 +1,254 @@
+# Roquet (1899) and A. T. Dana's patented peg board.
+# Rules: GAMES.md "Roquet and its board (seed 001)".
+#
+# The board (GAMES.md, "The board"): for each player a tally row of 45 holes
+# (15 single, then 15 double: an outer and an inner lane) and a king row of
+# 20 holes worth 5 each. Hole numbering used everywhere in tallyboard:
+#   tally holes  0..14  single holes, positions 1..15 (up the board)
+#   tally holes 15..29  outer lane of the double holes, positions 16..30
+#   tally holes 30..44  inner lane of the double holes, column c = hole - 30;
+#                       position 31 is column 14 (the turn), 45 is column 0
+#   king holes   0..19  5, 10, ... 100
+#
+# Event encoding (a small int below 2**10):
+#   bits 0-1  kind: 0 peg, 1 hand end
+#   bit  2    player (peg)
+#   bits 3-9  points 1..99 (peg)
+#
+# State (STATE_SIZE bytes):
+#   [0]  flags: bit0 game over, bits1-2 winners mask, bit3 someone reached
+#        the 15th hole this hand, bit4 which player did first
+#   [1]  options (see OPT_*)
+#   [2..4)   hands ended, u16
+#   [4..8)   king totals of players 0, 1 (exact, never rounded), u16
+#   [8..12)  tally (this hand's count) of players 0, 1, u16
+#   [12..16) back peg: the tally before the player's last peg this hand, u16
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+NAME = "roquet"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(2)
+STATE_SIZE = const(16)
+
+GAME_POINTS = const(100)
+TRACK = const(60)          # the tally row is a 60-point track on 45 holes
+TALLY_HOLES = const(45)
+KING_HOLES = const(20)
+KING_STEP = const(5)
+MAX_PEG = const(99)        # one pegging; a bigger count is pegged in parts
+MAX_TALLY = const(999)     # one hand's count; far above anything playable
+
+# Options (packed in one int)
+OPT_END_AT_HAND_END = const(1)  # GAMES.md Roquet, "Reading (end)": optional
+OPT_LANDMARK_BONUS = const(2)   # GAMES.md Roquet, "Reading (counts)": optional
+
+# Landmarks (GAMES.md Roquet, "The board": holes 15, 30 and 31 are embossed)
+LANDMARK_HOLES = b"\x0e\x1d\x2c"  # tally holes of positions 15, 30, 31
+
+KIND_PEG = const(0)
+KIND_HAND_END = const(1)
+HAND_END = const(1)
+
+_GAME_OVER = const(1)
+_REACHED_15 = const(8)
+_FIRST_15 = const(16)
+_KING = const(4)
+_TALLY = const(8)
+_BACK = const(12)
+
+
+def pack_peg(player, points):
+    if player < 0 or player > 1:
+        raise ValueError("player: must be 0 or 1")
+    if points < 1 or points > MAX_PEG:
+        raise ValueError("points: must be 1 to 99")
+    return player << 2 | points << 3
+
+
+def peg_player(event):
+    return (event >> 2) & 1
+
+
+def peg_points(event):
+    return event >> 3
+
+
+def _get(state, at):
+    return state[at] | state[at + 1] << 8
+
+
+def _put(state, at, value):
+    state[at] = value & 0xFF
+    state[at + 1] = value >> 8
+
+
+def check_options(players, options):
+    if options & ~(OPT_END_AT_HAND_END | OPT_LANDMARK_BONUS):
+        raise ValueError("options: unknown Roquet option")
+
+
+def reset(state, players, options):
+    state[1] = options
+
+
+def check(state, players, event):
+    kind = event & 3
+    if kind == KIND_HAND_END:
+        if event != HAND_END:
+            raise ValueError("event: not a Roquet event")
+        if state[0] & _GAME_OVER and not (_get(state, _TALLY) or _get(state, _TALLY + 2)):
+            raise ValueError("game: the game is over")
+        return
+    if kind != KIND_PEG or event >> 10:
+        raise ValueError("event: not a Roquet event")
+    points = event >> 3
+    if points < 1 or points > MAX_PEG:
+        raise ValueError("points: must be 1 to 99")
+    if state[0] & _GAME_OVER:
+        raise ValueError("game: the game is over")
+    if _get(state, _TALLY + 2 * ((event >> 2) & 1)) + points > MAX_TALLY - 19:
+        raise ValueError("points: the hand's count would pass 980")
+
+
+def apply(state, players, event):
+    if event == HAND_END:
+        _end_hand(state)
+        return
+    player = (event >> 2) & 1
+    points = event >> 3
+    old = _get(state, _TALLY + 2 * player)
+    new = old + points
+    if state[1] & OPT_LANDMARK_BONUS:
+        # GAMES.md Roquet, "Reading (counts)": reaching the 31st hole before the
+        # opponent reaches the 15th scores 9 more; reaching hole 46 scores 10 more.
+        if old < 31 <= new and _get(state, _TALLY + 2 * (1 - player)) < 15:
+            new += 9
+        if old < 46 <= new:
+            new += 10
+    flags = state[0]
+    if not flags & _REACHED_15 and new >= 15:
+        # GAMES.md Roquet: whoever first reaches the 15th hole may take the trump.
+        flags |= _REACHED_15 | (_FIRST_15 if player else 0)
+    _put(state, _BACK + 2 * player, old)
+    _put(state, _TALLY + 2 * player, new)
+    if not state[1] & OPT_END_AT_HAND_END:
+        # GAMES.md Roquet, "Reading (end)": by default the game ends as soon as
+        # king total + running tally reaches 100.
+        if _get(state, _KING + 2 * player) + new >= GAME_POINTS:
+            flags |= _GAME_OVER | (2 << player)
+    state[0] = flags
+
+
+def _end_hand(state):
+    # GAMES.md Roquet: the king peg moves up by the hand's count, the tally peg
+    # goes back to the start.
+    for p in range(2):
+        _put(state, _KING + 2 * p, _get(state, _KING + 2 * p) + _get(state, _TALLY + 2 * p))
+        _put(state, _TALLY + 2 * p, 0)
+        _put(state, _BACK + 2 * p, 0)
+    _put(state, 2, _get(state, 2) + 1)
+    flags = state[0] & ~(_REACHED_15 | _FIRST_15)
+    if state[1] & OPT_END_AT_HAND_END and not flags & _GAME_OVER:
+        a = _get(state, _KING)
+        b = _get(state, _KING + 2)
+        if a >= GAME_POINTS or b >= GAME_POINTS:
+            flags |= _GAME_OVER
+            if a >= b:
+                flags |= 2
+            if b >= a:
+                flags |= 4
+    state[0] = flags
+
+
+# --- reading the game ----------------------------------------------------
+
+def king_total(state, player):
+    """The king peg's exact total (pegs banked at the end of each hand)."""
+    return _get(state, _KING + 2 * player)
+
+
+def tally(state, player):
+    """The count of the hand in progress (the tally peg's position)."""
+    return _get(state, _TALLY + 2 * player)
+
+
+def back_peg(state, player):
+    """Where the tally peg stood before its last move this hand."""
+    return _get(state, _BACK + 2 * player)
+
+
+def total(state, players, player):
+    return _get(state, _KING + 2 * player) + _get(state, _TALLY + 2 * player)
+
+
+def first_to_15(state):
+    """The player who first reached the 15th hole this hand, or -1."""
+    if not state[0] & _REACHED_15:
+        return -1
+    return 1 if state[0] & _FIRST_15 else 0
+
+
+def hands(state):
+    return _get(state, 2)
+
+
+def ends_hand(event):
+    return event == HAND_END
+
+
+def complete(state, players):
+    return state[0] & _GAME_OVER != 0
+
+
+def winners(state, players):
+    if state[0] & _GAME_OVER:
+        return (state[0] >> 1) & 3
+    a = total(state, 2, 0)
+    b = total(state, 2, 1)
+    if a == 0 and b == 0:
+        return 0
+    return 1 if a > b else 2 if b > a else 3
+
+
+# --- the board's geometry (GAMES.md Roquet, "Reading (the track)") --------
+
+def tally_hole(position):
+    """Tally-row hole (0..44) of a track position; -1 for 0 (the station).
+
+    The track is 60 points long: up the single holes (1..15), up the outer
+    lane (16..30), the turn at 31, down the inner lane (31..45) and down the
+    single holes again (46..60, where 46 is the 15th hole again). A count
+    over 60 goes round again; tally_laps says how many times."""
+    if position <= 0:
+        return -1
+    position = (position - 1) % TRACK + 1
+    if position <= 30:
+        return position - 1  # up the single holes, then up the outer lane
+    if position <= 45:
+        return 30 + 45 - position
+    return 60 - position
+
+
+def tally_laps(position):
+    """Full laps of the 60-point track behind the position."""
+    if position <= 0:
+        return 0
+    return (position - 1) // TRACK
+
+
+def king_hole(total_points):
+    """King-row hole (0..19) for a total; -1 below 5. Capped at the 100 hole."""
+    fives = total_points // KING_STEP
+    if fives > KING_HOLES:
+        fives = KING_HOLES
+    return fives - 1
+
+
+def king_remainder(total_points):
+    """The points the king row cannot show (GAMES.md: the remainder is kept)."""
+    return total_points % KING_STEP

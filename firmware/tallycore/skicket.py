@@ -1,0 +1,354 @@
+# Skicket (1916): the four-player bidding game with individual scores.
+# Rules: GAMES.md "Skicket (seed 000)"; each clause below cites its place there.
+#
+# Players are indices 0..3 in the starting seat order (player 0, the score
+# keeper, never moves). Seats are numbered clockwise from the keeper.
+#
+# Event encoding (one hand, a small int below 2**20):
+#   bits  0-1  purchaser   player index 0..3 (as entered: the winning bidder)
+#   bits  2-4  level       bid level 1..7
+#   bits  5-7  strain      0 C, 1 S, 2 H, 3 D, 4 NT, 5 NK (bidding order)
+#   bits  8-10 doubled_by  player index 0..3, or 4 = nobody
+#   bits 11-13 redoubled_by player index 0..3, or 4 = nobody
+#   bit  14    lone        the purchaser plays alone
+#   bits 15-18 tricks      0..13 won by the purchaser's side (by him alone if lone)
+#   bit  19    misdeal     set alone: a misdeal (no other bit set)
+#
+# State (STATE_SIZE bytes, all the game there is):
+#   [0]      hands scored (0..6; misdeals are not hands)
+#   [1]      misdeals seen (saturates at 255)
+#   [2..20)  the six hands, 3 bytes each, little-endian event
+#   [20..28) totals of players 0..3, u16 little-endian (max 6 * 520 = 3120)
+from array import array
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+NAME = "skicket"
+MIN_PLAYERS = const(4)
+MAX_PLAYERS = const(4)
+STATE_SIZE = const(28)
+HANDS_PER_GAME = const(6)
+
+CLUBS = const(0)
+SPADES = const(1)
+HEARTS = const(2)
+DIAMONDS = const(3)
+NO_TRUMP = const(4)
+NO_TRICK = const(5)
+STRAIN_NAMES = ("C", "S", "H", "D", "NT", "NK")
+NOBODY = const(4)
+MISDEAL = const(0x80000)
+
+_HANDS = const(2)
+_TOTALS = const(20)
+_LONE = const(0x4000)
+
+# Pivoting (GAMES.md Skicket, "Pivoting"): seat -> player for each pair of
+# hands. A B C D; after hand 2 player 1 swaps with seat 2; after hand 4 with seat 3.
+_SEATS = b"\x00\x01\x02\x03\x00\x02\x01\x03\x00\x02\x03\x01"
+
+
+def schedule(level):
+    # GAMES.md Skicket: "Schedule: L -> 60 + 10*L" (70 .. 130)
+    return 60 + 10 * level
+
+
+def seat_player(hand, seat):
+    """Player index in the given seat for hand (0-based, 0..5)."""
+    return _SEATS[(hand >> 1) * 4 + seat]
+
+
+def player_seat(hand, player):
+    base = (hand >> 1) * 4
+    for seat in range(4):
+        if _SEATS[base + seat] == player:
+            return seat
+    return -1
+
+
+def partner(hand, player):
+    return seat_player(hand, (player_seat(hand, player) + 2) & 3)
+
+
+def dealer(hand):
+    # GAMES.md Skicket, "Deal": hand h (1-based) is dealt from seat (2+h-1) mod 4;
+    # with 0-based hand that is seat (2+hand) mod 4. A misdeal keeps the dealer.
+    return seat_player(hand, (2 + hand) & 3)
+
+
+def pack_hand(purchaser, level, strain, doubled_by, redoubled_by, lone, tricks):
+    """Pack one hand, range-checking every field. None means nobody."""
+    if purchaser is None or purchaser < 0 or purchaser > 3:
+        raise ValueError("purchaser: must be a player 0 to 3")
+    if level < 1 or level > 7:
+        raise ValueError("bid: level must be 1 to 7")
+    if strain < 0 or strain > NO_TRICK:
+        raise ValueError("bid: strain must be C, S, H, D, NT or NK")
+    if doubled_by is None:
+        doubled_by = NOBODY
+    elif doubled_by < 0 or doubled_by > 3:
+        raise ValueError("doubled_by: must be a player 0 to 3 or null")
+    if redoubled_by is None:
+        redoubled_by = NOBODY
+    elif redoubled_by < 0 or redoubled_by > 3:
+        raise ValueError("redoubled_by: must be a player 0 to 3 or null")
+    if tricks < 0 or tricks > 13:
+        raise ValueError("tricks: must be 0 to 13")
+    return (purchaser | level << 2 | strain << 5 | doubled_by << 8
+            | redoubled_by << 11 | (_LONE if lone else 0) | tricks << 15)
+
+
+def parse_bid(text):
+    """'4H' -> (4, HEARTS); 'NK' and 'NT' strains are two letters."""
+    if len(text) < 2 or text[0] < "1" or text[0] > "7":
+        raise ValueError("bid: must be a level 1 to 7 and a strain C, S, H, D, NT or NK")
+    strain_text = text[1:]
+    for strain in range(6):
+        if STRAIN_NAMES[strain] == strain_text:
+            return ord(text[0]) - 48, strain
+    raise ValueError("bid: must be a level 1 to 7 and a strain C, S, H, D, NT or NK")
+
+
+def bid_text(level, strain):
+    return str(level) + STRAIN_NAMES[strain]
+
+
+def purchaser_of(event):
+    return event & 3
+
+
+def level_of(event):
+    return (event >> 2) & 7
+
+
+def strain_of(event):
+    return (event >> 5) & 7
+
+
+def doubled_by_of(event):
+    return (event >> 8) & 7
+
+
+def redoubled_by_of(event):
+    return (event >> 11) & 7
+
+
+def lone_of(event):
+    return (event >> 14) & 1
+
+
+def tricks_of(event):
+    return (event >> 15) & 15
+
+
+def made(event):
+    """Whether the contract was made. GAMES.md Skicket: a bid of L needs 6+L
+    tricks; in No Trick (rule 5) the adversaries must take 6+L."""
+    need = 6 + level_of(event)
+    if strain_of(event) == NO_TRICK:
+        return 13 - tricks_of(event) >= need
+    return tricks_of(event) >= need
+
+
+def check_options(players, options):
+    if options != 0:
+        raise ValueError("options: skicket has no options")
+
+
+def reset(state, players, options):
+    pass  # all zeros is the empty game
+
+
+def check(state, players, event):
+    hand = state[0]
+    if event == MISDEAL:
+        if hand >= HANDS_PER_GAME:
+            raise ValueError("hand: the six hands of the game are all in")
+        return
+    if event >> 19:
+        raise ValueError("event: not a Skicket hand")
+    if hand >= HANDS_PER_GAME:
+        raise ValueError("hand: the six hands of the game are all in")
+    level = level_of(event)
+    strain = strain_of(event)
+    if level < 1:
+        raise ValueError("bid: level must be 1 to 7")
+    if strain > NO_TRICK:
+        raise ValueError("bid: strain must be C, S, H, D, NT or NK")
+    if tricks_of(event) > 13:
+        raise ValueError("tricks: must be 0 to 13")
+    purchaser = purchaser_of(event)
+    mate = partner(hand, purchaser)
+    doubler = doubled_by_of(event)
+    redoubler = redoubled_by_of(event)
+    if doubler > NOBODY:
+        raise ValueError("doubled_by: must be a player 0 to 3 or null")
+    if redoubler > NOBODY:
+        raise ValueError("redoubled_by: must be a player 0 to 3 or null")
+    # GAMES.md Skicket, "Bidding facts": a double is by an adversary.
+    if doubler == purchaser or doubler == mate:
+        raise ValueError("doubled_by: a player cannot double his own side's bid")
+    if redoubler != NOBODY:
+        if doubler == NOBODY:
+            raise ValueError("redoubled_by: a redouble needs a double")
+        if redoubler != purchaser and redoubler != mate:
+            raise ValueError("redoubled_by: must be the purchaser or the purchaser's partner")
+    if lone_of(event):
+        # GAMES.md Skicket rule 6: never on No Trick.
+        if strain == NO_TRICK:
+            raise ValueError("lone: a lone hand cannot be played on No Trick")
+        # Rule 6, redoubled: the lone player is the one who redoubles.
+        if redoubler == mate:
+            raise ValueError("redoubled_by: a lone hand is redoubled by the purchaser himself")
+
+
+def apply(state, players, event):
+    if event == MISDEAL:
+        # GAMES.md Skicket, "Deal": redealt by the same dealer, scores nothing.
+        if state[1] < 255:
+            state[1] += 1
+        return
+    hand = state[0]
+    at = _HANDS + 3 * hand
+    state[at] = event & 0xFF
+    state[at + 1] = (event >> 8) & 0xFF
+    state[at + 2] = event >> 16
+    score_hand(event, hand, _scores)
+    for p in range(4):
+        at = _TOTALS + 2 * p
+        value = state[at] | state[at + 1] << 8
+        value += _scores[p]
+        state[at] = value & 0xFF
+        state[at + 1] = value >> 8
+    state[0] = hand + 1
+
+
+_scores = array("i", (0, 0, 0, 0))
+
+
+def score_hand(event, hand, out):
+    """Each player's score for one (valid) hand, into out[0..3].
+
+    hand is the 0-based index of the hand in the game: it fixes who sits
+    where (pivoting) and so who partners whom."""
+    for p in range(4):
+        out[p] = 0
+    if event == MISDEAL:
+        return
+    purchaser = event & 3
+    level = (event >> 2) & 7
+    doubler = (event >> 8) & 7
+    redoubler = (event >> 11) & 7
+    tricks = (event >> 15) & 15
+    mate = partner(hand, purchaser)
+    if redoubler == mate:
+        # GAMES.md Skicket, "Bidding facts": the partner who redoubles assumes
+        # the role of successful bidder and all liabilities.
+        purchaser = mate
+        mate = event & 3
+    seat = player_seat(hand, purchaser)
+    left = seat_player(hand, (seat + 1) & 3)
+    right = seat_player(hand, (seat + 3) & 3)
+    amount = 60 + 10 * level  # schedule
+    their_tricks = 13 - tricks
+    if (event >> 5) & 7 == NO_TRICK:
+        # Rule 5: every 10-point count is mirrored (tricks a side did NOT take).
+        won = their_tricks >= 6 + level
+        every_trick = their_tricks == 13
+        count_theirs = 10 * tricks
+        count_ours = 10 * their_tricks
+    else:
+        won = tricks >= 6 + level
+        every_trick = tricks == 13
+        count_theirs = 10 * their_tricks
+        count_ours = 10 * tricks
+    lone = event & _LONE
+    if doubler == NOBODY:
+        if every_trick and won:
+            amount = 130  # Rule 7: taking every trick pays 130 undoubled
+        if lone:
+            # Rule 6: the partner is a silent adversary; all three get the
+            # adversaries' count; made, the purchaser alone gets A.
+            out[mate] = count_theirs
+            out[left] = count_theirs
+            out[right] = count_theirs
+            if won:
+                out[purchaser] = amount
+        else:
+            if won:
+                out[purchaser] = amount   # Rule 1
+                out[mate] = amount
+            else:
+                out[mate] = count_ours    # Rule 2: the purchaser forfeits
+            out[left] = count_theirs
+            out[right] = count_theirs
+        return
+    # Rules 3 and 4: doubled pays 2A, redoubled 4A; rule 7 does not apply.
+    stake = amount * (4 if redoubler != NOBODY else 2)
+    doubler_mate = left if doubler == right else right
+    if lone:
+        # Rule 6, lone doubled / redoubled.
+        if won:
+            out[purchaser] = stake
+            out[mate] = count_theirs
+            out[doubler_mate] = count_theirs
+        else:
+            out[mate] = stake
+            out[left] = stake
+            out[right] = stake
+        return
+    if won:
+        out[purchaser] = stake
+        out[mate] = stake
+        out[doubler_mate] = count_theirs  # the loser (doubler) forfeits
+    else:
+        out[doubler] = stake
+        out[doubler_mate] = stake
+        out[mate] = count_ours  # the loser (purchaser) forfeits
+
+
+def hand_event(state, hand):
+    at = _HANDS + 3 * hand
+    return state[at] | state[at + 1] << 8 | state[at + 2] << 16
+
+
+def misdeals(state):
+    return state[1]
+
+
+def total(state, players, player):
+    at = _TOTALS + 2 * player
+    return state[at] | state[at + 1] << 8
+
+
+def hands(state):
+    return state[0]
+
+
+def ends_hand(event):
+    return event != MISDEAL
+
+
+def complete(state, players):
+    # GAMES.md Skicket, "Game": six hands.
+    return state[0] >= HANDS_PER_GAME
+
+
+def winners(state, players):
+    # GAMES.md Skicket, "Game": largest individual total wins; ties possible.
+    if state[0] == 0:
+        return 0
+    best = -1
+    mask = 0
+    for p in range(4):
+        value = total(state, 4, p)
+        if value > best:
+            best = value
+            mask = 1 << p
+        elif value == best:
+            mask |= 1 << p
+    return mask

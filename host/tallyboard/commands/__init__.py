@@ -1,0 +1,7 @@
+"""CLI command modules. Each module defines click commands and a
+`register(group)` function; cli.py registers every module named in
+COMMAND_MODULES, so areas of the CLI live in their own files."""
+
+COMMAND_MODULES = (
+    "records",
+)

@@ -1,0 +1,50 @@
+"""Commands that work on game records with no board: sheet, demo."""
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+
+import click
+from rich.console import Console
+
+from .. import records, sheet
+from ..errors import reports_errors
+
+
+@click.command("sheet")
+@click.argument("record", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the machine-readable sheet (RECORDS.md).")
+@reports_errors
+def sheet_cmd(record: str, as_json: bool) -> None:
+    """Print the score sheet of a game RECORD (a RECORDS.md JSON file; - reads stdin)."""
+    if record == "-":
+        loaded = records.loads(sys.stdin.read(), source="stdin")
+    else:
+        loaded = records.load(record)
+    doc = sheet.sheet_json(loaded)
+    if as_json:
+        click.echo(json.dumps(doc))
+    else:
+        sheet.print_sheet(doc)
+
+
+def demo_records() -> list[str]:
+    data = resources.files("tallyboard") / "data"
+    return sorted(p.name for p in data.iterdir() if p.name.startswith("demo_") and p.name.endswith(".json"))
+
+
+@click.command("demo")
+@reports_errors
+def demo_cmd() -> None:
+    """Print the score sheets of the bundled demo games (no board needed)."""
+    console = Console()
+    for name in demo_records():
+        text = (resources.files("tallyboard") / "data" / name).read_text(encoding="utf-8")
+        sheet.print_sheet(sheet.sheet_json(records.loads(text, source=name)), console)
+        console.print()
+
+
+def register(group: click.Group) -> None:
+    group.add_command(sheet_cmd)
+    group.add_command(demo_cmd)
