@@ -1,0 +1,111 @@
+# The engine's log: undo and redo any number of steps, byte for byte.
+from tallycore import game, roquet, skicket
+
+
+def test_undo_redo_restore_exact_states():
+    g = game.Game()
+    g.new(skicket, 4)
+    snapshots = [bytes(g.state)]
+    hands = [(0, 3, 2, 9), (1, 2, 1, 7), (2, 1, 5, 5), (3, 4, 3, 10)]
+    for p, level, strain, tricks in hands:
+        g.apply(skicket.pack_hand(p, level, strain, None, None, False, tricks))
+        snapshots.append(bytes(g.state))
+    g.apply(skicket.MISDEAL)
+    snapshots.append(bytes(g.state))
+    for k in range(len(snapshots) - 1, 0, -1):
+        g.undo()
+        assert bytes(g.state) == snapshots[k - 1], k
+    for k in range(1, len(snapshots)):
+        g.redo()
+        assert bytes(g.state) == snapshots[k], k
+
+
+def test_nothing_to_undo_or_redo():
+    g = game.Game()
+    g.new(roquet, 2)
+    for action, field in ((g.undo, "undo"), (g.redo, "redo")):
+        try:
+            action()
+        except ValueError as exc:
+            assert str(exc).startswith(field + ":")
+        else:
+            raise AssertionError(field + " with nothing to do")
+
+
+def test_a_new_event_after_undo_drops_the_redo_stack():
+    g = game.Game()
+    g.new(roquet, 2)
+    g.apply(roquet.pack_peg(0, 5))
+    g.apply(roquet.pack_peg(0, 7))
+    g.undo()
+    assert g.can_redo()
+    g.apply(roquet.pack_peg(1, 2))
+    assert not g.can_redo()
+    assert (g.total(0), g.total(1)) == (5, 2)
+
+
+def test_no_game_means_a_clear_error():
+    g = game.Game()
+    try:
+        g.apply(1)
+    except ValueError as exc:
+        assert str(exc).startswith("game:")
+    else:
+        raise AssertionError("applied an event with no game")
+
+
+def test_wrong_player_count_is_refused():
+    g = game.Game()
+    try:
+        g.new(skicket, 3)
+    except ValueError as exc:
+        assert str(exc).startswith("players:")
+    else:
+        raise AssertionError("skicket with 3 players")
+
+
+def test_hand_scores_from_the_log():
+    g = game.Game()
+    g.new(roquet, 2)
+    for player, points in ((0, 3), (1, 4), (0, 2)):
+        g.apply(roquet.pack_peg(player, points))
+    g.apply(roquet.HAND_END)
+    g.apply(roquet.pack_peg(1, 9))
+    g.apply(roquet.HAND_END)
+    out = [0, 0]
+    g.hand_scores(0, out)
+    assert out == [5, 4]   # 3 + 2 and 4
+    g.hand_scores(1, out)
+    assert out == [0, 9]
+
+
+def test_scoring_allocates_nothing():
+    import sys
+    if sys.implementation.name != "micropython":
+        return  # heap_lock exists only on MicroPython
+    import micropython
+    g = game.Game()
+    g.new(skicket, 4)
+    hand = skicket.pack_hand(1, 4, 5, 0, 1, False, 3)
+    misdeal = skicket.MISDEAL
+    micropython.heap_lock()
+    try:
+        g.apply(misdeal)
+        g.apply(hand)
+        g.undo()
+        g.redo()
+    finally:
+        micropython.heap_unlock()
+    assert g.hands() == 1
+    g.new(roquet, 2, roquet.OPT_LANDMARK_BONUS)
+    peg = roquet.pack_peg(0, 31)
+    end = roquet.HAND_END
+    micropython.heap_lock()
+    try:
+        g.apply(peg)
+        g.apply(end)
+        g.undo()
+        g.redo()
+    finally:
+        micropython.heap_unlock()
+    assert g.total(0) == 40  # 31 + 9 landmark bonus (opponent below 15)
