@@ -13,10 +13,14 @@
 # A new event after undo drops the redo stack.
 from array import array
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 LOG_CAPACITY = const(600)   # events in one game; a Moosehead game is the longest
@@ -28,7 +32,7 @@ class Game:
     def __init__(self, log_capacity=LOG_CAPACITY):
         self.log = array("i", bytearray(log_capacity))
         self.state = bytearray(STATE_CAPACITY)
-        self.rules = None
+        self.rules = None  # type: Any
         self.players = 0
         self.options = 0
         self.n = 0      # events applied

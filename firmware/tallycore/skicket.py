@@ -24,7 +24,7 @@ from array import array
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 NAME = "skicket"
@@ -167,12 +167,12 @@ def check(state, players, event):
     hand = state[0]
     if event == MISDEAL:
         if hand >= HANDS_PER_GAME:
-            raise ValueError("hand: the six hands of the game are all in")
+            raise ValueError("game: the six hands of the game are all in")
         return
     if event >> 19:
         raise ValueError("event: not a Skicket hand")
     if hand >= HANDS_PER_GAME:
-        raise ValueError("hand: the six hands of the game are all in")
+        raise ValueError("game: the six hands of the game are all in")
     level = level_of(event)
     strain = strain_of(event)
     if level < 1:

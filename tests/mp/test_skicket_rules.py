@@ -228,7 +228,7 @@ def test_six_hand_game_totals_and_winner():
     # C 90+60+70+110+50+60 = 440; D 40+70+70+110+80+70 = 440
     assert [g.total(p) for p in range(4)] == [380, 170, 440, 440]
     assert g.winners() == (1 << 2) | (1 << 3)  # a tie: C and D
-    rejects("hand", purchaser=0, level=1, strain=C, tricks=7, hand=6)
+    rejects("game", purchaser=0, level=1, strain=C, tricks=7, hand=6)
 
 
 def test_impossible_hands_are_refused_naming_the_field():
