@@ -12,6 +12,33 @@ class RecordError(TallyboardError):
     """A game record that cannot be read or breaks a rule."""
 
 
+class BoardNotFound(TallyboardError):
+    """No board (or several) where the user pointed; the message says what to do."""
+
+    exit_code = 3
+
+
+class TransportError(TallyboardError):
+    """The serial link failed: port gone, cable pulled, no reply in time."""
+
+    exit_code = 4
+
+
+class ProtocolError(TransportError):
+    """The board's replies make no sense (bad checksum, wrong version, garbage)."""
+
+
+class BoardError(TallyboardError):
+    """The board refused a request: keeps the board's own error code and text."""
+
+    exit_code = 2
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"the board says: {message} ({code})" if message else f"the board says: {code}")
+        self.code = code
+        self.board_message = message
+
+
 def reports_errors(fn):  # type: ignore[no-untyped-def]
     """Decorator for CLI commands: a TallyboardError becomes one line on
     stderr ("tallyboard: ...") and the error's exit status; stdout stays empty."""

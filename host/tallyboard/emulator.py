@@ -1,0 +1,374 @@
+"""The emulator: the firmware itself, run by the MicroPython unix port, with
+its USB serial port on a pseudo-terminal.
+
+    flash folder   the board's filesystem: the file set `deploy` writes
+                   (fileset.py) plus whatever the firmware keeps there (the
+                   journal, its config). It survives power cuts and restarts.
+    io folder      TALLYBOARD_EMU_IO: the hardware stand-ins in firmware/emu/
+                   write leds.bin (the last WS2812 frame, GRB) and oled.bin
+                   (the SSD1306 buffer) there and read pins.bin (one byte per
+                   GPIO 0..29; missing = all high = buttons released).
+    port           the slave end of a pty; open it with pyserial like
+                   /dev/ttyACM0. A relay thread copies bytes between the pty
+                   master and the micropython process's stdin/stdout.
+
+Power cut = SIGKILL the process and keep the flash folder; `power_on` boots
+again from it. The pty (and so the port's path) stays across power cuts, as
+a Pico comes back on the same /dev/ttyACM0; bytes the host sends while the
+power is off are lost, and board output nobody reads is dropped when the
+pty's buffer is full, as USB CDC drops output with no host attached.
+
+`tallyboard emulate` runs one in the foreground and records it in
+<state>/running.json (pid, port, flash); `--emulator` on every other command
+attaches to that one if it is running, else boots one from the default flash
+folder for the length of the command (so a game carries on from one command
+to the next, from the journal on its flash, as on a real board).
+The state folder is $TALLYBOARD_EMULATOR_HOME, else
+$XDG_STATE_HOME/tallyboard/emulator, else ~/.local/state/tallyboard/emulator."""
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+import tty
+from pathlib import Path
+from typing import IO
+
+from . import fileset
+from .errors import TallyboardError, TransportError
+from .mpunix import FIRMWARE_DIR, micropython_binary
+
+EMU_MODULES_DIR = FIRMWARE_DIR / "emu"
+GPIO_COUNT = 30
+# the unix port's heap; the objects there are bigger (64-bit words), so this
+# is roughly the RP2040's ~190 KB of heap
+HEAP_SIZE = "384K"
+
+
+def state_home() -> Path:
+    explicit = os.environ.get("TALLYBOARD_EMULATOR_HOME")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "tallyboard" / "emulator"
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    partial = path.with_name(path.name + ".part")
+    partial.write_bytes(data)
+    os.replace(partial, path)
+
+
+class Emulator:
+    """One emulated board. Use as a context manager, or start()/stop()."""
+
+    def __init__(self, flash: Path | None = None, io_dir: Path | None = None,
+                 files: list[fileset.FirmwareFile] | None = None, install: bool = True,
+                 heap_size: str = HEAP_SIZE) -> None:
+        home = state_home()
+        self.flash = Path(flash) if flash else home / "flash"
+        self.io_dir = Path(io_dir) if io_dir else self.flash.parent / (self.flash.name + "-io")
+        self.files = files
+        self.install = install
+        self.heap_size = heap_size
+        self.log_path = self.io_dir / "emulator.log"
+        self._master = -1
+        self._slave = -1
+        self.port = ""
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._relay: threading.Thread | None = None
+        self._wake_r = self._wake_w = -1
+        self._lock_file: IO[bytes] | None = None
+        self._pins = bytearray(b"\x01" * GPIO_COUNT)
+
+    # --- life cycle --------------------------------------------------------
+    def start(self) -> str:
+        """Install the file set on the flash folder, open the pty, power on.
+        Returns the port (the pty's slave path)."""
+        self.flash.mkdir(parents=True, exist_ok=True)
+        self.io_dir.mkdir(parents=True, exist_ok=True)
+        self._lock()
+        try:
+            if self.install:
+                fileset.install(self.files if self.files is not None else fileset.build(), self.flash)
+            self._master, self._slave = os.openpty()
+            # raw: no echo, no newline translation, no signals from 0x03; the
+            # host's pyserial sets the same when it opens the port
+            tty.setraw(self._slave)
+            os.set_blocking(self._master, False)
+            self.port = os.ttyname(self._slave)
+            self.set_pins(self._pins)
+            self.power_on()
+        except BaseException:
+            self.stop()
+            raise
+        return self.port
+
+    def _lock(self) -> None:
+        path = self.flash.parent / (self.flash.name + ".lock")
+        self._lock_file = open(path, "wb")
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock_file.close()
+            self._lock_file = None
+            raise TallyboardError(f"another emulator is running on {self.flash}; use it "
+                                  "(--emulator attaches to `tallyboard emulate`) or stop it first") from None
+
+    def argv(self) -> list[str]:
+        return [micropython_binary(), "-X", f"heapsize={self.heap_size}", "main.py"]
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        # the stand-ins for machine/neopixel/rp2 come after the flash folder
+        # ("" = the working directory) on the module path
+        env["MICROPYPATH"] = os.pathsep.join(["", str(EMU_MODULES_DIR), ".frozen"])
+        env["TALLYBOARD_EMU_IO"] = str(self.io_dir)
+        return env
+
+    def power_on(self) -> None:
+        if self.running:
+            return
+        self._drop_pending_input()
+        log = open(self.log_path, "ab")
+        try:
+            self._proc = subprocess.Popen(
+                self.argv(), cwd=self.flash, env=self.env(), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=log, bufsize=0, start_new_session=True)
+        finally:
+            log.close()
+        self._wake_r, self._wake_w = os.pipe()
+        self._relay = threading.Thread(target=self._run_relay, args=(self._proc, self._wake_r),
+                                       name="emulator-relay", daemon=True)
+        self._relay.start()
+
+    def cut_power(self) -> None:
+        """SIGKILL the firmware at whatever it is doing; the flash folder stays."""
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                os.kill(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait()
+        self._stop_relay()
+        for stream in (proc.stdin, proc.stdout):
+            if stream:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self._proc = None
+
+    def restart(self, off_seconds: float = 0.0) -> None:
+        """Power cut, then power on again from the same flash."""
+        self.cut_power()
+        if off_seconds:
+            time.sleep(off_seconds)
+        self.power_on()
+
+    def stop(self) -> None:
+        self.cut_power()
+        for fd in (self._master, self._slave):
+            if fd >= 0:
+                os.close(fd)
+        self._master = self._slave = -1
+        if self._lock_file is not None:
+            self._lock_file.close()
+            self._lock_file = None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def log_tail(self, lines: int = 5) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+    def __enter__(self) -> "Emulator":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- the relay -----------------------------------------------------------
+    def _drop_pending_input(self) -> None:
+        while self._master >= 0:
+            try:
+                if not os.read(self._master, 4096):
+                    return
+            except OSError:
+                return
+
+    def _stop_relay(self) -> None:
+        if self._relay is not None:
+            os.write(self._wake_w, b"x")
+            self._relay.join(5)
+            self._relay = None
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            self._wake_r = self._wake_w = -1
+
+    def _run_relay(self, proc: subprocess.Popen[bytes], wake: int) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        to_board = proc.stdin.fileno()
+        from_board = proc.stdout.fileno()
+        os.set_blocking(to_board, False)
+        pending = bytearray()
+        sel = selectors.DefaultSelector()
+        sel.register(self._master, selectors.EVENT_READ, "host")
+        sel.register(from_board, selectors.EVENT_READ, "board")
+        sel.register(wake, selectors.EVENT_READ, "wake")
+        writing = False
+        board_alive = True
+        try:
+            while True:
+                for key, _ in sel.select(1.0):
+                    if key.data == "wake":
+                        return
+                    if key.data == "host":
+                        try:
+                            data = os.read(self._master, 4096)
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            return
+                        if board_alive:
+                            pending += data
+                    elif key.data == "board":
+                        data = os.read(from_board, 4096)
+                        if not data:
+                            # the firmware exited or crashed: a dead board, the port stays
+                            sel.unregister(from_board)
+                            if writing:
+                                sel.unregister(to_board)
+                                writing = False
+                            board_alive = False
+                            pending.clear()
+                            continue
+                        self._to_host(data)
+                    elif key.data == "to_board":
+                        try:
+                            sent = os.write(to_board, pending)
+                            del pending[:sent]
+                        except BlockingIOError:
+                            pass
+                        except OSError:
+                            pending.clear()
+                if board_alive and pending and not writing:
+                    sel.register(to_board, selectors.EVENT_WRITE, "to_board")
+                    writing = True
+                elif writing and not pending:
+                    sel.unregister(to_board)
+                    writing = False
+        finally:
+            sel.close()
+
+    def _to_host(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                sent = os.write(self._master, view)
+            except BlockingIOError:
+                return  # nobody is reading the port: dropped, as USB CDC does
+            except OSError as exc:
+                if exc.errno in (errno.EIO, errno.EBADF):
+                    return
+                raise
+            view = view[sent:]
+
+    # --- the hardware stand-ins' files ---------------------------------------
+    def set_pins(self, levels: bytes | bytearray) -> None:
+        self._pins[:] = bytes(levels[:GPIO_COUNT]).ljust(GPIO_COUNT, b"\x01")
+        _write_atomic(self.io_dir / "pins.bin", bytes(self._pins))
+
+    def set_pin(self, pin: int, high: bool) -> None:
+        if not 0 <= pin < GPIO_COUNT:
+            raise ValueError(f"pin: GPIO {pin} is out of range 0 to {GPIO_COUNT - 1}")
+        self._pins[pin] = 1 if high else 0
+        self.set_pins(self._pins)
+
+    def press(self, pin: int) -> None:
+        """Hold a pulled-up button down (its pin reads low)."""
+        self.set_pin(pin, False)
+
+    def release(self, pin: int) -> None:
+        self.set_pin(pin, True)
+
+    def leds(self) -> bytes:
+        """The last WS2812 frame the firmware wrote (GRB bytes), b"" if none yet."""
+        return self._read_io("leds.bin")
+
+    def oled(self) -> bytes:
+        """The SSD1306's 1024-byte buffer last shown, b"" if none yet."""
+        return self._read_io("oled.bin")
+
+    def _read_io(self, name: str) -> bytes:
+        try:
+            return (self.io_dir / name).read_bytes()
+        except FileNotFoundError:
+            return b""
+
+
+# ---------------------------------------------------------------- the running one
+
+def running_file() -> Path:
+    return state_home() / "running.json"
+
+
+def write_running(emulator: Emulator) -> None:
+    state_home().mkdir(parents=True, exist_ok=True)
+    _write_atomic(running_file(), json.dumps({
+        "pid": os.getpid(), "port": emulator.port, "flash": str(emulator.flash),
+        "io": str(emulator.io_dir)}).encode())
+
+
+def clear_running() -> None:
+    try:
+        data = json.loads(running_file().read_text())
+        if data.get("pid") == os.getpid():
+            running_file().unlink()
+    except (OSError, ValueError):
+        pass
+
+
+def find_running() -> dict | None:
+    """The `tallyboard emulate` that is running now, if any: {pid, port, flash, io}."""
+    try:
+        data = json.loads(running_file().read_text())
+        pid = int(data["pid"])
+        port = str(data["port"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    if not os.path.exists(port):
+        return None
+    return data
+
+
+def require_port_alive(emulator: Emulator) -> None:
+    if not emulator.running:
+        tail = emulator.log_tail()
+        raise TransportError("the emulated board stopped" + (f": {tail}" if tail else "")
+                             + f"; see {emulator.log_path}")

