@@ -1,0 +1,609 @@
+# The wire protocol between the host and the board: ONE table of messages
+# that both sides read (docs/protocol.md explains it for people).
+#
+# Frames are lines of printable ASCII (0x20..0x7E) ending in "\n" (a "\r"
+# before it is ignored), at most MAX_FRAME bytes with the newline:
+#   request  <seq> <VERB> <arg>...*<CRC>          seq 1..65535
+#   reply    <seq> OK <key=value>...*<CRC>
+#            <seq> ERR <CODE> <message>*<CRC>     seq 0: the line could not be trusted
+#   event    ! <eseq> <KIND> <key=value>...*<CRC>
+# CRC is 4 uppercase hex digits of CRC-16/CCITT-FALSE over every byte before "*".
+#
+# The board side (LineReader, Request.parse, Writer) works in preallocated
+# buffers and allocates nothing for a valid line. The host side helpers at
+# the end (encode_request, check_frame, fields) allocate freely.
+from array import array
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import VERSION
+from tallycore.games import GAMES
+from tallycore.game import LOG_CAPACITY
+
+FIRMWARE_VERSION = VERSION
+PROTOCOL_VERSION = const(1)
+MAX_FRAME = const(128)        # bytes, newline included
+MAX_TOKENS = const(10)        # seq, verb and up to 8 arguments
+MAX_SEQ = const(65535)
+MAX_NAME = const(12)          # a player's name
+MAX_BOARD_NAME = const(16)    # a board definition's name
+EVENT_LIMIT = const(0x40000000)  # every packed core event is below 2**30
+MAX_PLAYERS = const(4)        # the most any game takes (sizes "totals")
+GAME_NAMES = tuple(rules.NAME.encode() for rules in GAMES)  # bytes, as on the wire
+
+# --- argument types ---------------------------------------------------------
+T_INT = const(0)    # decimal, lo..hi
+T_GAME = const(1)   # a game name (tallycore.games); value: index in GAMES
+T_WHO = const(2)    # a player index lo..hi, or "-" for nobody; value: NOBODY for "-"
+T_BID = const(3)    # Skicket bid: level 1-7 and strain C S H D NT NK; value: level | strain << 3
+T_TEXT = const(4)   # lo..hi characters from NAME_CHARS; value: start << 8 | end in the line
+T_RGB = const(5)    # colour RRGGBB in hex; value: 0xRRGGBB
+T_WORD = const(6)   # one of the words in the tuple `lo`; value: its index
+TYPE_NAMES = ("int", "game", "who", "bid", "text", "rgb", "word")
+NOBODY = const(4)
+NAME_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-."
+STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as bytes
+
+# --- the message table -------------------------------------------------------
+# (verb, ((arg name, type, lo, hi), ...), optional trailing args, reply fields, what it does)
+# Every state-changing verb replies "n top eseq": events applied, applied +
+# redo stack, and the sequence number of the event it pushed.
+_CHANGE = ("n", "top", "eseq")
+CFG_OPS = (b"GET", b"SET")
+VERBS = (
+    (b"HELLO", (), 0,
+     ("fw", "proto", "board", "games", "frame", "log", "players"),
+     "identify: firmware and protocol versions, board definition, games, limits"),
+    (b"NEW", (("game", T_GAME, 0, 0), ("players", T_INT, 1, MAX_PLAYERS),
+              ("options", T_INT, 0, 0xFFFF)), 1,
+     _CHANGE, "start a new game (options default 0); drops the game in progress"),
+    (b"EV", (("event", T_INT, 0, EVENT_LIMIT - 1),), 0,
+     _CHANGE, "apply one event packed as tallycore packs it (any game)"),
+    (b"HAND", (("purchaser", T_INT, 0, 3), ("bid", T_BID, 0, 0), ("doubled_by", T_WHO, 0, 3),
+               ("redoubled_by", T_WHO, 0, 3), ("lone", T_INT, 0, 1), ("tricks", T_INT, 0, 13)), 0,
+     _CHANGE, "Skicket: one hand's result (who: player 0-3 or - for nobody)"),
+    (b"MISDEAL", (), 0, _CHANGE, "Skicket: a misdeal (redealt by the same dealer)"),
+    (b"PEG", (("player", T_INT, 0, 1), ("points", T_INT, 1, 99)), 0,
+     _CHANGE, "Roquet: peg points for a player"),
+    (b"END", (), 0, _CHANGE, "Roquet: end of the hand (tally pegs go to the king row)"),
+    (b"UNDO", (), 0, _CHANGE, "undo the last event (it goes on the redo stack)"),
+    (b"REDO", (), 0, _CHANGE, "redo the last undone event"),
+    (b"STATE", (), 0,
+     ("game", "players", "options", "n", "top", "complete", "winners", "totals", "lcrc", "eseq"),
+     "summary for resynchronisation; lcrc = CRC-16 of log[0:top], 4 bytes LE each"),
+    (b"LOG", (("at", T_INT, 0, LOG_CAPACITY),), 0,
+     ("at", "count", "top", "ev"),
+     "the event log (redo stack included) from index at, as many as fit in a frame"),
+    (b"CFG", (("op", T_WORD, CFG_OPS, 0), ("key", T_WORD, 0, 0),
+              ("player", T_INT, 0, MAX_PLAYERS - 1), ("value", T_TEXT, 1, MAX_BOARD_NAME)), 2,
+     ("key", "player", "value"),
+     "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)"),
+)
+(V_HELLO, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
+ V_STATE, V_LOG, V_CFG) = range(len(VERBS))
+
+# Config keys: (key, type, lo, hi, per player, default)
+CONFIG_KEYS = (
+    (b"brightness", T_INT, 0, 255, False, 64),
+    (b"budget_ma", T_INT, 100, 3000, False, 500),
+    (b"name", T_TEXT, 1, MAX_NAME, True, None),          # default "P1".."P4"
+    (b"colour", T_RGB, 0, 0xFFFFFF, True, None),         # default: PLAYER_COLOURS
+    (b"board", T_TEXT, 1, MAX_BOARD_NAME, False, b"pico"),
+)
+K_BRIGHTNESS, K_BUDGET, K_NAME, K_COLOUR, K_BOARD = range(len(CONFIG_KEYS))
+PLAYER_COLOURS = (0xFF2000, 0x0040FF, 0x00C000, 0xC000C0)
+
+# Error codes: (code, what it means)
+ERRORS = (
+    (b"FRAME", "the line is too long, not printable ASCII, or not a frame"),
+    (b"CRC", "the checksum is missing or wrong"),
+    (b"SEQ", "the sequence number is missing or not 1..65535"),
+    (b"VERB", "unknown verb"),
+    (b"ARGS", "wrong number of arguments or a malformed argument"),
+    (b"RANGE", "an argument is out of range"),
+    (b"RULE", "the rules do not allow it now (no game, wrong game, game over, nothing to undo)"),
+    (b"FULL", "the event log is full"),
+    (b"FLASH", "the board could not write its flash; nothing was changed"),
+)
+E_OK = const(0)  # not an error: parse succeeded
+E_FRAME, E_CRC, E_SEQ, E_VERB, E_ARGS, E_RANGE, E_RULE, E_FULL, E_FLASH = range(1, len(ERRORS) + 1)
+
+# Events pushed by the board: (kind, fields, when)
+EVENTS = (
+    (b"BOOT", ("fw", "proto", "game", "n", "top"), "the app started (state restored from flash)"),
+    (b"NEW", ("game", "players", "options", "n", "top"), "a new game started"),
+    (b"EV", ("n", "top", "ev", "src", "totals"), "an event was applied (src=host or board)"),
+    (b"UNDO", ("n", "top", "src", "totals"), "the last event was undone"),
+    (b"REDO", ("n", "top", "ev", "src", "totals"), "an undone event was redone"),
+    (b"CFG", ("key", "player", "value"), "a config value changed"),
+)
+K_BOOT, K_NEW, K_EVENT, K_UNDO, K_REDO, K_CFG = range(len(EVENTS))
+EVENT_SEQ_LIMIT = const(65535)   # event seq runs 1..65535 then wraps to 1
+
+# --- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection) ----------
+_CRC_TABLE = array("H", bytearray(512))
+for _i in range(256):
+    _c = _i << 8
+    for _b in range(8):
+        _c = ((_c << 1) ^ 0x1021) & 0xFFFF if _c & 0x8000 else (_c << 1) & 0xFFFF
+    _CRC_TABLE[_i] = _c
+
+
+def crc16(data, start=0, end=-1, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE of data[start:end] (end -1: to the end). No allocation."""
+    if end < 0:
+        end = len(data)
+    table = _CRC_TABLE
+    for i in range(start, end):
+        crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ data[i]) & 0xFF]
+    return crc
+
+
+_HEX = b"0123456789ABCDEF"
+
+
+def _hex_value(c):
+    if 48 <= c <= 57:
+        return c - 48
+    if 65 <= c <= 70:
+        return c - 55
+    return -1   # lowercase is not accepted: the contract says uppercase
+
+
+def _upper(c):
+    return c - 32 if 97 <= c <= 122 else c
+
+
+def _same_word(buf, start, end, word, fold):
+    """buf[start:end] == word (bytes); fold: case-insensitive."""
+    if end - start != len(word):
+        return False
+    for i in range(end - start):
+        c = buf[start + i]
+        w = word[i]
+        if c != w and not (fold and _upper(c) == _upper(w)):
+            return False
+    return True
+
+
+# --- board side: collecting lines --------------------------------------------
+class LineReader:
+    """Collects bytes into one preallocated line buffer.
+
+    feed(byte) returns FEED_MORE, FEED_LINE (self.length bytes in self.line,
+    newline and \r stripped) or FEED_OVERFLOW (a line longer than MAX_FRAME
+    ended; it was discarded). Noise resynchronises at the next newline."""
+
+    def __init__(self):
+        self.line = bytearray(MAX_FRAME)
+        self.length = 0
+        self.overflow = False
+
+    def feed(self, byte):
+        if byte == 10:
+            if self.overflow:
+                self.overflow = False
+                self.length = 0
+                return FEED_OVERFLOW
+            n = self.length
+            if n and self.line[n - 1] == 13:
+                n -= 1
+            self.length = n
+            return FEED_LINE
+        if self.overflow:
+            return FEED_MORE
+        if self.length >= MAX_FRAME - 1:  # no room left for the newline
+            self.overflow = True
+            return FEED_MORE
+        self.line[self.length] = byte
+        self.length += 1
+        return FEED_MORE
+
+    def clear(self):
+        self.length = 0
+        self.overflow = False
+
+
+FEED_MORE = const(0)
+FEED_LINE = const(1)
+FEED_OVERFLOW = const(2)
+
+
+# --- board side: parsing one request -------------------------------------------
+class Request:
+    """One parsed request, in place: token positions and argument values."""
+
+    def __init__(self):
+        self.starts = array("H", bytearray(2 * MAX_TOKENS))
+        self.ends = array("H", bytearray(2 * MAX_TOKENS))
+        self.tokens = 0
+        self.values = array("i", bytearray(4 * MAX_TOKENS))  # parsed arguments
+        self.nargs = 0
+        self.seq = 0
+        self.crc = 0         # the request's own CRC (with seq, tells a retry from a new line)
+        self.verb = -1
+        self.line = None
+        self.error = E_OK
+        self.message = b""   # a bytes literal naming what is wrong
+        self.cfg_key = -1
+        self.cfg_player = -1
+        self.cfg_value = -1  # token index of the value (SET)
+
+    def _fail(self, code, message):
+        self.error = code
+        self.message = message
+        return code
+
+    def parse(self, line, length):
+        """Parse line[0:length]. Returns E_OK or an error code (self.message says why)."""
+        self.line = line
+        self.seq = 0
+        self.verb = -1
+        self.nargs = 0
+        self.tokens = 0
+        self.error = E_OK
+        self.message = b""
+        # printable ASCII only
+        star = -1
+        for i in range(length):
+            c = line[i]
+            if c < 32 or c > 126:
+                return self._fail(E_FRAME, b"not printable ASCII; resend the frame")
+            if c == 42:
+                star = i
+        if star < 0 or length - star != 5:
+            return self._fail(E_CRC, b"no checksum; end the frame with *XXXX (CRC-16/CCITT-FALSE)")
+        given = 0
+        for i in range(star + 1, length):
+            h = _hex_value(line[i])
+            if h < 0:
+                return self._fail(E_CRC, b"the checksum must be 4 uppercase hex digits")
+            given = given << 4 | h
+        if crc16(line, 0, star) != given:
+            return self._fail(E_CRC, b"checksum mismatch; resend the frame")
+        self.crc = given
+        # tokens
+        n = 0
+        i = 0
+        while i < star:
+            if line[i] == 32:
+                i += 1
+                continue
+            if n >= MAX_TOKENS:
+                return self._fail(E_ARGS, b"too many arguments")
+            self.starts[n] = i
+            while i < star and line[i] != 32:
+                i += 1
+            self.ends[n] = i
+            n += 1
+        self.tokens = n
+        if n == 0:
+            return self._fail(E_SEQ, b"no sequence number")
+        seq = self.int_at(0, MAX_SEQ)
+        if seq < 1:
+            return self._fail(E_SEQ, b"the sequence number must be 1 to 65535")
+        self.seq = seq
+        if n < 2:
+            return self._fail(E_VERB, b"no verb; send HELLO to start")
+        verb = -1
+        for v in range(len(VERBS)):
+            if _same_word(line, self.starts[1], self.ends[1], VERBS[v][0], True):
+                verb = v
+                break
+        if verb < 0:
+            return self._fail(E_VERB, b"unknown verb; see docs/protocol.md")
+        self.verb = verb
+        if verb == V_CFG:
+            return self._parse_cfg()
+        spec = VERBS[verb][1]
+        given = n - 2
+        if given > len(spec) or given < len(spec) - VERBS[verb][2]:
+            return self._fail(E_ARGS, b"wrong number of arguments; see docs/protocol.md")
+        for a in range(given):
+            arg = spec[a]
+            code = self._value(a, 2 + a, arg[1], arg[2], arg[3])
+            if code:
+                return code
+        self.nargs = given
+        return E_OK
+
+    def _value(self, slot, token, kind, lo, hi):
+        """Parse token into self.values[slot]; E_OK or an error code."""
+        line = self.line
+        start = self.starts[token]
+        end = self.ends[token]
+        if kind == T_INT:
+            value = self.int_at(token, EVENT_LIMIT - 1)
+            if value < 0:
+                return self._fail(E_ARGS, b"a number was expected")
+            if value < lo or value > hi:
+                return self._fail(E_RANGE, b"a number is out of range; see docs/protocol.md")
+        elif kind == T_WHO:
+            if end - start == 1 and line[start] == 45:  # "-"
+                value = NOBODY
+            else:
+                value = self.int_at(token, EVENT_LIMIT - 1)
+                if value < 0:
+                    return self._fail(E_ARGS, b"a player number or - was expected")
+                if value < lo or value > hi:
+                    return self._fail(E_RANGE, b"a player number is out of range")
+        elif kind == T_GAME:
+            value = -1
+            for g in range(len(GAME_NAMES)):
+                if _same_word(line, start, end, GAME_NAMES[g], True):
+                    value = g
+            if value < 0:
+                return self._fail(E_RANGE, b"unknown game; HELLO lists the games")
+        elif kind == T_BID:
+            level = line[start] - 48
+            if end - start < 2 or level < 1 or level > 7:
+                return self._fail(E_RANGE, b"bid: level 1 to 7 then C, S, H, D, NT or NK")
+            value = -1
+            for s in range(len(STRAINS)):
+                if _same_word(line, start + 1, end, STRAINS[s], True):
+                    value = level | s << 3
+            if value < 0:
+                return self._fail(E_RANGE, b"bid: level 1 to 7 then C, S, H, D, NT or NK")
+        elif kind == T_TEXT:
+            if end - start < lo or end - start > hi:
+                return self._fail(E_RANGE, b"text too long (names: 12, boards: 16 characters)")
+            for i in range(start, end):
+                if not _name_char(line[i]):
+                    return self._fail(E_RANGE, b"text: use letters, digits, _ - and . only")
+            value = start << 8 | end
+        elif kind == T_RGB:
+            if end - start != 6:
+                return self._fail(E_ARGS, b"colour: RRGGBB in hex")
+            value = 0
+            for i in range(start, end):
+                h = _hex_value(_upper(line[i]))
+                if h < 0:
+                    return self._fail(E_ARGS, b"colour: RRGGBB in hex")
+                value = value << 4 | h
+        else:  # T_WORD: lo is the tuple of words
+            value = -1
+            for w in range(len(lo)):
+                if _same_word(line, start, end, lo[w], True):
+                    value = w
+            if value < 0:
+                return self._fail(E_RANGE, b"unknown word; see docs/protocol.md")
+        self.values[slot] = value
+        return E_OK
+
+    def _parse_cfg(self):
+        # CFG GET key [player] | CFG SET key [player] value
+        n = self.tokens
+        if n < 4:
+            return self._fail(E_ARGS, b"CFG GET key [player] or CFG SET key [player] value")
+        code = self._value(0, 2, T_WORD, CFG_OPS, 0)
+        if code:
+            return code
+        key = -1
+        for k in range(len(CONFIG_KEYS)):
+            if _same_word(self.line, self.starts[3], self.ends[3], CONFIG_KEYS[k][0], True):
+                key = k
+        if key < 0:
+            return self._fail(E_RANGE, b"unknown config key: brightness budget_ma name colour board")
+        self.values[1] = key
+        spec = CONFIG_KEYS[key]
+        setting = self.values[0] == 1
+        want = 4 + (1 if spec[4] else 0) + (1 if setting else 0)
+        if n != want:
+            return self._fail(E_ARGS, b"CFG GET key [player] or CFG SET key [player] value")
+        self.cfg_key = key
+        self.cfg_player = -1
+        token = 4
+        if spec[4]:
+            code = self._value(2, 4, T_INT, 0, MAX_PLAYERS - 1)
+            if code:
+                return code
+            self.cfg_player = self.values[2]
+            token = 5
+        self.cfg_value = -1
+        if setting:
+            code = self._value(3, token, spec[1], spec[2], spec[3])
+            if code:
+                return code
+            self.cfg_value = token
+        self.nargs = n - 2
+        return E_OK
+
+    def int_at(self, token, limit):
+        """The decimal token as an int 0..limit, or -1 if it is not one."""
+        line = self.line
+        start = self.starts[token]
+        end = self.ends[token]
+        if end - start < 1 or end - start > 10:
+            return -1
+        value = 0
+        for i in range(start, end):
+            d = line[i] - 48
+            if d < 0 or d > 9:
+                return -1
+            value = value * 10 + d
+            if value > limit:
+                return -1
+        return value
+
+
+def _name_char(c):
+    return (48 <= c <= 57) or (65 <= c <= 90) or (97 <= c <= 122) or c == 95 or c == 45 or c == 46
+
+
+# --- board side: writing replies and events ------------------------------------
+class Writer:
+    """Builds one outgoing frame in a preallocated buffer.
+
+    w.reply(seq) / w.error(seq, code, message) / w.event(eseq, kind), then
+    key()/number()/text() pieces, then finish(); the frame is buf[0:length]."""
+
+    def __init__(self):
+        self.buf = bytearray(MAX_FRAME + 8)
+        self.length = 0
+        self._digits = bytearray(12)
+
+    def start(self):
+        self.length = 0
+
+    def text(self, data):
+        """Append bytes (or a str on error paths), keeping room for *XXXX\\n.
+
+        Characters outside printable ASCII become '?'."""
+        buf = self.buf
+        at = self.length
+        room = MAX_FRAME - 6
+        for i in range(len(data)):
+            if at >= room:
+                break
+            c = data[i]
+            if not isinstance(c, int):
+                c = ord(c)
+            buf[at] = c if 32 <= c <= 126 and c != 42 else 63
+            at += 1
+        self.length = at
+
+    def copy(self, src, start, end):
+        """Append src[start:end] (bytes), no allocation."""
+        buf = self.buf
+        at = self.length
+        room = MAX_FRAME - 6
+        for i in range(start, end):
+            if at >= room:
+                break
+            buf[at] = src[i]
+            at += 1
+        self.length = at
+
+    def byte(self, c):
+        if self.length < MAX_FRAME - 6:
+            self.buf[self.length] = c
+            self.length += 1
+
+    def number(self, value):
+        if value < 0:
+            self.byte(45)
+            value = -value
+        digits = self._digits
+        n = 0
+        while True:
+            digits[n] = 48 + value % 10
+            n += 1
+            value //= 10
+            if value == 0:
+                break
+        while n:
+            n -= 1
+            self.byte(digits[n])
+
+    def hex(self, value, width):
+        for shift in range(4 * (width - 1), -1, -4):
+            self.byte(_HEX[(value >> shift) & 15])
+
+    def key(self, name):
+        """ ' name=' (name is bytes)."""
+        self.byte(32)
+        self.text(name)
+        self.byte(61)
+
+    def reply(self, seq):
+        self.length = 0
+        self.number(seq)
+        self.text(b" OK")
+
+    def error(self, seq, code, message):
+        self.length = 0
+        self.number(seq)
+        self.text(b" ERR ")
+        self.text(ERRORS[code - 1][0])
+        self.byte(32)
+        self.text(message)
+
+    def event(self, eseq, kind):
+        self.length = 0
+        self.text(b"! ")
+        self.number(eseq)
+        self.byte(32)
+        self.text(EVENTS[kind][0])
+
+    def room(self):
+        """Bytes still free before the *XXXX\\n tail."""
+        return MAX_FRAME - 6 - self.length
+
+    def finish(self):
+        crc = crc16(self.buf, 0, self.length)
+        buf = self.buf
+        at = self.length
+        buf[at] = 42
+        for i in range(4):
+            buf[at + 1 + i] = _HEX[(crc >> (12 - 4 * i)) & 15]
+        buf[at + 5] = 10
+        self.length = at + 6
+        return self.length
+
+
+# --- host side helpers (allocate; not for the board's hot paths) ---------------
+def verb_spec(name):
+    """The VERBS row of a verb name (str or bytes, any case); KeyError if unknown."""
+    if isinstance(name, str):
+        name = name.encode()
+    name = name.upper()
+    for row in VERBS:
+        if row[0] == name:
+            return row
+    raise KeyError(name)
+
+
+def encode_request(seq, text):
+    """b'<seq> <text>*<CRC>\\n' for a request body like 'PEG 0 5'."""
+    if isinstance(text, str):
+        text = text.encode()
+    body = b"%d %s" % (seq, text)
+    return b"%s*%04X\n" % (body, crc16(body))
+
+
+def check_frame(line):
+    """The body of a received frame (bytes before '*'), checksum verified.
+
+    Raises ValueError with a short reason if the line is not a valid frame."""
+    if isinstance(line, str):
+        line = line.encode()
+    line = line.rstrip(b"\r\n")
+    star = line.rfind(b"*")
+    if star < 0 or len(line) - star != 5:
+        raise ValueError("frame: no *XXXX checksum")
+    try:
+        given = int(line[star + 1:], 16)
+    except ValueError:
+        raise ValueError("frame: the checksum is not hex")
+    if crc16(line, 0, star) != given:
+        raise ValueError("frame: checksum mismatch")
+    return line[:star]
+
+
+def fields(body):
+    """{'key': 'value'} of the key=value words of a frame body (str values)."""
+    if isinstance(body, bytes):
+        body = body.decode()
+    out = {}
+    for word in body.split(" "):
+        eq = word.find("=")
+        if eq > 0:
+            out[word[:eq]] = word[eq + 1:]
+    return out
+
+
+def log_crc(events):
+    """lcrc of STATE: CRC-16/CCITT-FALSE over each event as 4 bytes little-endian."""
+    crc = 0xFFFF
+    four = bytearray(4)
+    for e in events:
+        four[0] = e & 0xFF
+        four[1] = (e >> 8) & 0xFF
+        four[2] = (e >> 16) & 0xFF
+        four[3] = (e >> 24) & 0xFF
+        crc = crc16(four, 0, 4, crc)
+    return crc
