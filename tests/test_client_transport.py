@@ -1,0 +1,113 @@
+"""Port discovery and the line transport, over a pty relayed to a tiny
+MicroPython echo program (the emulator's plumbing without the firmware)."""
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tallyboard import transport
+from tallyboard.emulator import Emulator
+from tallyboard.errors import BoardNotFound, TransportError
+
+
+def port(device, vid, description="USB serial"):
+    return SimpleNamespace(device=device, description=description, serial_number="E66", vid=vid, pid=5)
+
+
+def test_one_pico_is_found():
+    ports = [port("/dev/ttyUSB0", 0x0403), port("/dev/ttyACM0", 0x2E8A, "Board in FS mode")]
+    assert transport.find_board_port(lambda: ports) == "/dev/ttyACM0"
+
+
+def test_no_pico_says_what_to_do():
+    with pytest.raises(BoardNotFound) as info:
+        transport.find_board_port(lambda: [port("/dev/ttyUSB0", 0x0403), port("/dev/ttyS0", None)])
+    assert str(info.value) == "no board found on USB: check the cable, or add --emulator"
+
+
+def test_several_picos_ask_for_port():
+    ports = [port("/dev/ttyACM1", 0x2E8A), port("/dev/ttyACM0", 0x2E8A)]
+    with pytest.raises(BoardNotFound) as info:
+        transport.find_board_port(lambda: ports)
+    assert str(info.value) == "several boards found (/dev/ttyACM0, /dev/ttyACM1): choose one with --port"
+
+
+ECHO = """import sys
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    sys.stdout.write("echo " + line)
+"""
+
+
+@pytest.fixture
+def echo_board(tmp_path):
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    (flash / "main.py").write_text(ECHO)
+    with Emulator(flash=flash, install=False) as emu:
+        yield emu
+
+
+def test_lines_round_trip_and_survive_a_power_cut(echo_board):
+    link = transport.SerialTransport(echo_board.port)
+    seen = []
+    link.tap = lambda direction, data: seen.append((direction, data))
+    link.write(b"one\r\n")
+    assert link.read_line(2) == b"echo one"      # the \r before \n is dropped
+    echo_board.cut_power()
+    link.write(b"lost while off\n")
+    assert link.read_line(0.2) is None
+    echo_board.power_on()
+    link.write(b"two\n")
+    assert link.read_line(2) == b"echo two"       # what was sent while off never arrives
+    link.close()
+    link.reopen()                                  # drop and reopen the port: same path
+    link.write(b"three\n")
+    assert link.read_line(2) == b"echo three"
+    assert (">", b"one\r\n") in seen
+    link.close()
+
+
+def test_a_line_arriving_in_pieces_is_joined(echo_board):
+    link = transport.SerialTransport(echo_board.port)
+    link.write(b"par")
+    assert link.read_line(0.1) is None
+    link.write(b"tial\n")
+    assert link.read_line(2) == b"echo partial"
+    link.close()
+
+
+def test_a_missing_port_says_what_to_do(tmp_path):
+    with pytest.raises(TransportError, match="cannot open .*check the cable"):
+        transport.SerialTransport(str(tmp_path / "ttyACM9"))
+
+
+def test_port_taken_by_another_program(echo_board):
+    first = transport.SerialTransport(echo_board.port)
+    with pytest.raises(TransportError, match="no other program"):
+        transport.SerialTransport(echo_board.port)
+    first.close()
+
+
+def test_pins_and_io_files(echo_board):
+    echo_board.press(3)
+    pins = (echo_board.io_dir / "pins.bin").read_bytes()
+    assert len(pins) == 30 and pins[3] == 0 and pins.count(1) == 29
+    echo_board.release(3)
+    assert (echo_board.io_dir / "pins.bin").read_bytes() == b"\x01" * 30
+    with pytest.raises(ValueError, match="GPIO 30"):
+        echo_board.press(30)
+    assert echo_board.leds() == b""                 # the echo program drives no LEDs
+    (echo_board.io_dir / "leds.bin").write_bytes(b"\x00\xff\x00")
+    assert echo_board.leds() == b"\x00\xff\x00"
+    env = echo_board.env()
+    assert env["TALLYBOARD_EMU_IO"] == str(echo_board.io_dir)
+    assert env["MICROPYPATH"].split(os.pathsep)[1].endswith("firmware/emu")
+
+
+def test_two_emulators_cannot_share_a_flash_folder(echo_board):
+    with pytest.raises(Exception, match="another emulator is running"):
+        Emulator(flash=echo_board.flash, install=False).start()
