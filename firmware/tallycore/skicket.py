@@ -14,6 +14,10 @@
 #   bits 15-18 tricks      0..13 won by the purchaser's side (by him alone if lone)
 #   bit  19    misdeal     set alone: a misdeal (no other bit set)
 #
+# Hand result (the four scores of one hand as one small int below 2**24):
+#   every Skicket score is a multiple of 10 and at most 520 (4 * 130), so
+#   player p's score / 10 (0..52) sits in bits 6p..6p+5. See hand_result.
+#
 # State (STATE_SIZE bytes, all the game there is):
 #   [0]      hands scored (0..6; misdeals are not hands)
 #   [1]      misdeals seen (saturates at 255)
@@ -309,6 +313,18 @@ def score_hand(event, hand, out):
         out[doubler] = stake
         out[doubler_mate] = stake
         out[mate] = count_ours  # the loser (purchaser) forfeits
+
+
+def hand_result(event, hand):
+    """The hand's four scores packed as one small int (see the top of this file)."""
+    score_hand(event, hand, _scores)
+    return (_scores[0] // 10 | (_scores[1] // 10) << 6 | (_scores[2] // 10) << 12
+            | (_scores[3] // 10) << 18)
+
+
+def result_score(result, player):
+    """One player's score from a packed hand result."""
+    return 10 * ((result >> (6 * player)) & 63)
 
 
 def hand_event(state, hand):

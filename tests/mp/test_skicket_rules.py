@@ -257,3 +257,15 @@ def test_bid_text_round_trip():
             assert str(exc).startswith("bid:")
         else:
             raise AssertionError("accepted bid " + bad)
+
+
+def test_hand_result_packs_four_scores_in_24_bits():
+    # A 1C doubled by B, redoubled by A, 7 tricks: 280 0 280 60 -> 28 0 28 6
+    event = skicket.pack_hand(0, 1, C, 1, 0, False, 7)
+    result = skicket.hand_result(event, 0)
+    assert result == 28 | 0 << 6 | 28 << 12 | 6 << 18
+    assert [skicket.result_score(result, p) for p in range(4)] == [280, 0, 280, 60]
+    # the largest: a redoubled 7 made, 4 * 130 = 520 -> 52 < 64
+    event = skicket.pack_hand(0, 7, S, 1, 0, False, 13)
+    assert skicket.result_score(skicket.hand_result(event, 0), 0) == 520
+    assert skicket.hand_result(event, 0) < 2 ** 24
