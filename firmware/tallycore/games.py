@@ -3,8 +3,12 @@
 #   NAME, MIN_PLAYERS, MAX_PLAYERS, STATE_SIZE, check_options, reset, check,
 #   apply, total, hands, ends_hand, complete, winners.
 from tallycore import skicket, roquet
+from tallycore import (bishops_whist, rummy, parquet, coronado, foozle, jaimy, hoodoo,
+                       numero, sachem, quatro, doolittle, despised_nines, ups_and_downs,
+                       moosehead)
 
-GAMES = (skicket, roquet)
+GAMES = (skicket, roquet, bishops_whist, rummy, parquet, coronado, foozle, jaimy, hoodoo,
+         numero, sachem, quatro, doolittle, despised_nines, ups_and_downs, moosehead)
 
 
 def by_name(name):

@@ -1,0 +1,209 @@
+# Bishops Whist (A. T. Dana, 1899): four players in two sides, 13 tricks;
+# game 25, every hand played out, the higher side wins if both pass 25.
+# Rules: GAMES.md "Bishops Whist (seed 001)"; seed 001 "THE GAME", "ABSTRACT
+# OF THE GAME", "THE MISDEAL", "EXPOSED CARDS", "THE REVOKE".
+#
+# Sides: players 0 & 2 (side 0) and 1 & 3 (side 1), partners facing. SIDES
+# is 2: total(p) is the total of p's side (so total(0), total(1) are the two
+# sides' totals and partners always show the same number), and winners() is
+# the mask of both players of the winning side. Totals are signed: penalties
+# can take a side below zero.
+#
+# Event encoding (one hand, a small int below 2**28):
+#   bits  0-3  tricks won by side 0      bits  4-7  tricks won by side 1
+#   bits  8-10 bishops won by side 0     bits 11-13 bishops won by side 1
+#   bit  14    a bishop was turned as the trump card (the dealer's side)
+#   bits 15-17 exposed-card penalties of side 0 (0..7)   bits 18-20 side 1
+#   bits 21-23 revokes of side 0 (0..7)                  bits 24-26 side 1
+#   MISDEAL    bit 27 alone: scores nothing, the deal passes to the left
+#
+# State: the shared layout of points.py (side totals kept on both partners),
+# then [20..22) deals so far, misdeals included (u16); [22] options.
+# Options: bits 0-2 first dealer (player 0 to 3).
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "bishops_whist"
+MIN_PLAYERS = const(4)
+MAX_PLAYERS = const(4)
+SIDES = const(2)
+STATE_SIZE = const(23)
+TARGET = const(25)
+MISDEAL = const(0x8000000)
+TURNED = const(0x4000)
+BOOK = const(6)
+TRICK_POINTS = const(1)    # each trick over six
+BISHOP_POINTS = const(2)   # each bishop among a side's tricks
+TURNED_POINTS = const(1)   # a bishop turned as trump card, to the dealer's side
+EXPOSED_POINTS = const(2)  # lost per exposed card
+REVOKE_POINTS = const(4)   # lost per revoke
+
+_DEALS = const(20)
+_OPTIONS = const(22)
+_SIDE_MASK = b"\x05\x0a"   # players of side 0 (0, 2) and of side 1 (1, 3)
+
+
+def pack_hand(tricks, bishops, turned=False, exposed=(0, 0), revokes=(0, 0)):
+    for side in range(2):
+        if tricks[side] < 0 or tricks[side] > 13:
+            raise ValueError("tricks: a side wins 0 to 13 tricks")
+        if bishops[side] < 0 or bishops[side] > 4:
+            raise ValueError("bishops: a side wins 0 to 4 bishops")
+        if exposed[side] < 0 or exposed[side] > 7:
+            raise ValueError("exposed: 0 to 7 exposed-card penalties per side in a hand")
+        if revokes[side] < 0 or revokes[side] > 7:
+            raise ValueError("revokes: 0 to 7 revokes per side in a hand")
+    return (tricks[0] | tricks[1] << 4 | bishops[0] << 8 | bishops[1] << 11
+            | (TURNED if turned else 0) | exposed[0] << 15 | exposed[1] << 18
+            | revokes[0] << 21 | revokes[1] << 24)
+
+
+def tricks_of(event, side):
+    return (event >> (4 * side)) & 15
+
+
+def bishops_of(event, side):
+    return (event >> (8 + 3 * side)) & 7
+
+
+def turned_of(event):
+    return event & TURNED != 0
+
+
+def exposed_of(event, side):
+    return (event >> (15 + 3 * side)) & 7
+
+
+def revokes_of(event, side):
+    return (event >> (21 + 3 * side)) & 7
+
+
+def side_of(player):
+    return player & 1
+
+
+def dealer_of_deal(first_dealer, deal):
+    # GAMES.md Bishops Whist: the deal rotates left; a misdeal passes it on too.
+    return (first_dealer + deal) & 3
+
+
+def score_side(event, side, dealer):
+    """Points of one side for one hand (GAMES.md Bishops Whist, "Per hand")."""
+    if event == MISDEAL:
+        return 0  # a misdeal scores nothing; the turned-bishop point is lost
+    tricks = (event >> (4 * side)) & 15
+    value = 0
+    if tricks > BOOK:
+        value = TRICK_POINTS * (tricks - BOOK)   # 1 per trick over six
+    value += BISHOP_POINTS * ((event >> (8 + 3 * side)) & 7)
+    if event & TURNED and dealer & 1 == side:
+        value += TURNED_POINTS                   # bishop cut the dealer
+    value -= EXPOSED_POINTS * ((event >> (15 + 3 * side)) & 7)
+    value -= REVOKE_POINTS * ((event >> (21 + 3 * side)) & 7)
+    return value
+
+
+def check_options(players, options):
+    if options >> points.DEALER_BITS:
+        raise ValueError("options: bishops_whist has only first_dealer")
+    points.check_first_dealer(players, options)
+
+
+def reset(state, players, options):
+    state[_OPTIONS] = options
+
+
+def deals(state):
+    return points.get_u16(state, _DEALS)
+
+
+def dealer(state):
+    """The player dealing the next hand."""
+    return dealer_of_deal(state[_OPTIONS], points.get_u16(state, _DEALS))
+
+
+def check(state, players, event):
+    if points.over(state):
+        raise ValueError("hand: the game is over (25 points)")
+    if event == MISDEAL:
+        return
+    if event >> 27:
+        raise ValueError("event: not a Bishops Whist hand")
+    if (event & 15) + ((event >> 4) & 15) != 13:
+        raise ValueError("tricks: must add up to 13, not %d" % ((event & 15) + ((event >> 4) & 15)))
+    if ((event >> 8) & 7) + ((event >> 11) & 7) != 4:
+        raise ValueError("bishops: must add up to 4, not %d" % (((event >> 8) & 7) + ((event >> 11) & 7)))
+    for side in range(2):
+        if (event >> (8 + 3 * side)) & 7 and not (event >> (4 * side)) & 15:
+            raise ValueError("bishops: side %d won no tricks, so no bishops" % side)
+
+
+def apply(state, players, event):
+    deal = points.get_u16(state, _DEALS)
+    points.put_u16(state, _DEALS, deal + 1)
+    if event == MISDEAL:
+        return
+    dealer_player = (state[_OPTIONS] + deal) & 3
+    barred = 0
+    for side in range(2):
+        value = score_side(event, side, dealer_player)
+        points.add(state, side, value)
+        points.add(state, side + 2, value)
+        if (event >> (21 + 3 * side)) & 7:
+            barred |= _SIDE_MASK[side]   # a revoking side cannot win on this hand
+    points.end_hand(state)
+    # Game: 25 points, every hand played out; if both sides pass 25 the
+    # higher total wins. Reading: equal totals over 25 play another hand.
+    mask = 0
+    mark = 0
+    for side in range(2):
+        value = points.total(state, side)
+        if barred & _SIDE_MASK[side] or value < TARGET:
+            continue
+        if mask == 0 or value > mark:
+            mark = value
+            mask = _SIDE_MASK[side]
+        elif value == mark:
+            mask = 0xF
+    if mask and mask != 0xF:
+        state[points.FLAGS] |= points.OVER
+        state[points.WON] = mask
+
+
+def total(state, players, player):
+    return points.total(state, player & 1)
+
+
+def side_total(state, side):
+    return points.total(state, side)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return event != MISDEAL
+
+
+def complete(state, players):
+    return points.over(state)
+
+
+def winners(state, players):
+    if points.over(state):
+        return state[points.WON]
+    if points.hands(state) == 0:
+        return 0
+    zero = points.total(state, 0)
+    one = points.total(state, 1)
+    if zero > one:
+        return 5
+    if one > zero:
+        return 10
+    return 15

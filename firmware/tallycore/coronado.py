@@ -1,0 +1,117 @@
+# Coronado: two players, sixes up, five tricks, first to 7.
+# Rules: GAMES.md "Rummy and the short games", Coronado (seed 002, "CORONADO").
+#
+# The dealer alternates, player 0 first (option first_dealer). Every hand is
+# scored for the dealer's opponent's play, by how he played it:
+#   stand    he played without drawing (paragraph 4)
+#   refused  he asked for cards and the dealer refused (paragraph 5)
+#   drew     he asked for cards and got them (paragraphs 6, 9)
+#
+# Event encoding (one hand, a small int below 2**5):
+#   bits 0-1  mode    0 stand, 1 refused, 2 drew
+#   bits 2-4  tricks  0..5 won by the dealer's opponent
+#
+# State: the shared layout of points.py (hands, game over, totals).
+# Options: bits 0-2 first dealer (0 or 1).
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "coronado"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(2)
+STATE_SIZE = const(21)
+TARGET = const(7)
+
+STAND = const(0)
+REFUSED = const(1)
+DREW = const(2)
+MODES = ("stand", "refused", "drew")
+
+
+def pack_hand(mode, tricks):
+    if mode < STAND or mode > DREW:
+        raise ValueError("mode: must be stand, refused or drew")
+    if tricks < 0 or tricks > 5:
+        raise ValueError("tricks: must be 0 to 5")
+    return mode | tricks << 2
+
+
+def mode_of(event):
+    return event & 3
+
+
+def tricks_of(event):
+    return event >> 2
+
+
+def check_options(players, options):
+    if options >> points.DEALER_BITS:
+        raise ValueError("options: coronado has only first_dealer")
+    points.check_first_dealer(players, options)
+
+
+def reset(state, players, options):
+    state[points.HAND] = options  # kept for dealer()
+
+
+def dealer(state, hand):
+    """The dealer of hand (0-based): the deal alternates."""
+    return (state[points.HAND] + hand) & 1
+
+
+def check(state, players, event):
+    if points.over(state):
+        raise ValueError("hand: the game is over (first to 7)")
+    if event >> 5 or event & 3 > DREW:
+        raise ValueError("mode: must be stand, refused or drew")
+    if event >> 2 > 5:
+        raise ValueError("tricks: must be 0 to 5")
+
+
+def apply(state, players, event):
+    hand = points.hands(state)
+    mode = event & 3
+    tricks = event >> 2
+    dealer_player = (state[points.HAND] + hand) & 1
+    if mode == STAND:
+        # Paragraph 4: standing, he must take three tricks or the dealer scores 2.
+        if tricks < 3:
+            points.add(state, dealer_player, 2)
+        else:
+            points.add(state, 1 - dealer_player, 2 if tricks == 5 else 1)
+    elif mode == REFUSED and tricks >= 3:
+        # Paragraph 5: the dealer refused and did not take three: opponent 2.
+        points.add(state, 1 - dealer_player, 2)
+    elif tricks >= 3:
+        # Paragraph 9: three tricks of five count 1, all five 2.
+        points.add(state, 1 - dealer_player, 2 if tricks == 5 else 1)
+    else:
+        points.add(state, dealer_player, 2 if tricks == 0 else 1)
+    points.end_hand(state)
+    # GAMES.md Coronado: first to 7 wins (checked at the end of the hand).
+    points.reach(state, 2, TARGET)
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return True
+
+
+def complete(state, players):
+    return points.over(state)
+
+
+def winners(state, players):
+    return points.winners_first_to(state, players)

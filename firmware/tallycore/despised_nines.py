@@ -1,0 +1,86 @@
+# The Despised Nines: sixes up (36 cards), no trumps; each nine taken counts
+# 4 points against the taker; one deal per player, lowest total wins.
+# Rules: GAMES.md "Rummy and the short games", Despised Nines (seed 002).
+#
+# Event encoding (one hand, a small int below 2**24): nines taken by player
+# p in bits 3p..3p+2 (0..4 each); the four nines of the pack at most.
+#
+# State: the shared layout of points.py. Options: bits 0-2 first dealer.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "despised_nines"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)   # 36 cards: four each for eight players
+STATE_SIZE = const(20)
+TARGET = const(0)        # one deal per player, lowest wins
+NINE_POINTS = const(4)
+
+
+def pack_hand(nines):
+    event = 0
+    for p in range(len(nines)):
+        if nines[p] < 0 or nines[p] > 4:
+            raise ValueError("nines: a player takes 0 to 4 nines")
+        event |= nines[p] << (3 * p)
+    return event
+
+
+def nines_of(event, player):
+    return (event >> (3 * player)) & 7
+
+
+def check_options(players, options):
+    if options >> points.DEALER_BITS:
+        raise ValueError("options: despised_nines has only first_dealer")
+    points.check_first_dealer(players, options)
+
+
+def reset(state, players, options):
+    pass
+
+
+def check(state, players, event):
+    if points.hands(state) >= players:
+        raise ValueError("hand: every player has dealt; the game is over")
+    if event >> (3 * players):
+        raise ValueError("nines: one count per player")
+    taken = 0
+    for p in range(players):
+        taken += (event >> (3 * p)) & 7
+    # The pack has four nines.
+    if taken > 4:
+        raise ValueError("nines: only four nines in the pack, not %d" % taken)
+
+
+def apply(state, players, event):
+    for p in range(players):
+        # GAMES.md Despised Nines: each nine taken is 4 points against.
+        points.add(state, p, NINE_POINTS * ((event >> (3 * p)) & 7))
+    points.end_hand(state)
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return True
+
+
+def complete(state, players):
+    # GAMES.md: "One deal per player".
+    return points.hands(state) >= players
+
+
+def winners(state, players):
+    return points.best(state, players, True)  # lowest wins

@@ -1,0 +1,118 @@
+# Doolittle: six cards each, no trumps; every trick counts AGAINST its taker
+# by its place in the hand; one deal per player, smallest total wins.
+# Rules: GAMES.md "Rummy and the short games", Doolittle (seed 002,
+# "THE GAME OF DOOLITTLE" 4-5).
+#
+# Event encoding (a hand is a sequence, each a small int below 2**4):
+#   trick   0..7: the player who took the next trick
+#   END     8: closes the hand; it must hold exactly one trick per card dealt
+#
+# State: the shared layout of points.py, then
+#   [20] cards dealt to each player (option; the text deals six)
+#   [21] tricks taken so far in the hand in progress
+# Options: bits 0-2 first dealer; bits 3-6 cards dealt to each player, 6 to
+# 13 (0 = six, the text). Tricks after the sixth ("any further tricks") are
+# what a larger deal makes possible.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "doolittle"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)   # six cards each: 8 * 6 = 48
+STATE_SIZE = const(22)
+TARGET = const(0)        # one deal per player, smallest wins
+END = const(8)
+CARDS = const(6)
+OPT_CARDS_SHIFT = const(3)
+# GAMES.md Doolittle: tricks 1, 2 -> 5; 3, 4 -> 10; 5 -> 20; 6 -> 30; more -> 10.
+TRICK_POINTS = b"\x05\x05\x0a\x0a\x14\x1e"
+FURTHER_TRICK = const(10)
+
+_CARDS = const(20)
+_TAKEN = const(21)
+
+
+def trick_points(trick):
+    """Points against the taker of the given trick (1-based)."""
+    if trick <= 6:
+        return TRICK_POINTS[trick - 1]
+    return FURTHER_TRICK
+
+
+def cards_dealt(options):
+    cards = options >> OPT_CARDS_SHIFT
+    return cards if cards else CARDS
+
+
+def check_options(players, options):
+    if options >> 7:
+        raise ValueError("options: doolittle has first_dealer and cards")
+    points.check_first_dealer(players, options)
+    cards = cards_dealt(options)
+    if cards < CARDS or cards > 13:
+        raise ValueError("cards: must be 6 to 13 cards each")
+    if cards * players > 52:
+        raise ValueError("cards: %d players cannot each be dealt %d cards" % (players, cards))
+
+
+def reset(state, players, options):
+    state[_CARDS] = cards_dealt(options)
+
+
+def check(state, players, event):
+    if points.hands(state) >= players:
+        raise ValueError("hand: every player has dealt; the game is over")
+    cards = state[_CARDS]
+    if event == END:
+        if state[_TAKEN] != cards:
+            raise ValueError("takers: %d tricks, but a hand of %d cards has %d" % (
+                state[_TAKEN], cards, cards))
+        return
+    if event > END:
+        raise ValueError("event: not a Doolittle trick")
+    if event >= players:
+        raise ValueError("takers: trick %d: player %d is out of range 0 to %d" % (
+            state[_TAKEN] + 1, event, players - 1))
+    if state[_TAKEN] >= cards:
+        raise ValueError("takers: trick %d: a hand of %d cards has %d tricks" % (
+            state[_TAKEN] + 1, cards, cards))
+
+
+def apply(state, players, event):
+    if event == END:
+        state[_TAKEN] = 0
+        points.end_hand(state)
+        return
+    trick = state[_TAKEN] + 1
+    state[_TAKEN] = trick
+    # GAMES.md Doolittle: "counted against the players taking the tricks".
+    points.add(state, event, TRICK_POINTS[trick - 1] if trick <= 6 else FURTHER_TRICK)
+
+
+def taken(state):
+    return state[_TAKEN]
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return event == END
+
+
+def complete(state, players):
+    return points.hands(state) >= players  # each deals in turn
+
+
+def winners(state, players):
+    return points.best(state, players, True)  # smallest wins

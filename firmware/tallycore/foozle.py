@@ -1,0 +1,105 @@
+# Foozle: any number (2 to 8), five cards, the highest bidder plays against
+# all; first to 50. Rules: GAMES.md "Rummy and the short games", Foozle
+# (seed 002, "FOOZLE").
+#
+# Event encoding (one hand, a small int below 2**9):
+#   bits 0-2  bidder  player index
+#   bits 3-5  bid     1..5 tricks
+#   bits 6-8  tricks  0..5 won by the bidder
+#
+# State: the shared layout of points.py. Options: bits 0-2 first dealer.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "foozle"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)   # five cards each from one pack: 8 * 5 = 40
+STATE_SIZE = const(20)
+TARGET = const(50)
+
+
+def pack_hand(bidder, bid, tricks):
+    if bidder < 0 or bidder > 7:
+        raise ValueError("bidder: must be a player index")
+    if bid < 1 or bid > 5:
+        raise ValueError("bid: must be 1 to 5 tricks")
+    if tricks < 0 or tricks > 5:
+        raise ValueError("tricks: must be 0 to 5")
+    return bidder | bid << 3 | tricks << 6
+
+
+def bidder_of(event):
+    return event & 7
+
+
+def bid_of(event):
+    return (event >> 3) & 7
+
+
+def tricks_of(event):
+    return event >> 6
+
+
+def check_options(players, options):
+    if options >> points.DEALER_BITS:
+        raise ValueError("options: foozle has only first_dealer")
+    points.check_first_dealer(players, options)
+
+
+def reset(state, players, options):
+    pass
+
+
+def check(state, players, event):
+    if points.over(state):
+        raise ValueError("hand: the game is over (first to 50)")
+    if event >> 9:
+        raise ValueError("event: not a Foozle hand")
+    if event & 7 >= players:
+        raise ValueError("bidder: player %d is out of range 0 to %d" % (event & 7, players - 1))
+    bid = (event >> 3) & 7
+    # GAMES.md Foozle: bids of 1 to 5 tricks ("five of course being the highest").
+    if bid < 1 or bid > 5:
+        raise ValueError("bid: must be 1 to 5 tricks")
+    if event >> 6 > 5:
+        raise ValueError("tricks: must be 0 to 5")
+
+
+def apply(state, players, event):
+    bidder = event & 7
+    bid = (event >> 3) & 7
+    if event >> 6 >= bid:
+        # Made: bid x number of opponents, no more for overtricks.
+        points.add(state, bidder, bid * (players - 1))
+    else:
+        # Failed: each opponent scores the bid.
+        for p in range(players):
+            if p != bidder:
+                points.add(state, p, bid)
+    points.end_hand(state)
+    points.reach(state, players, TARGET)  # first to 50, at the end of the hand
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return True
+
+
+def complete(state, players):
+    return points.over(state)
+
+
+def winners(state, players):
+    return points.winners_first_to(state, players)

@@ -1,0 +1,119 @@
+# Jaimy: five cards, each for himself (or partners with 4 or 6 players);
+# three tricks may be claimed for 3, all five score 7; first to 21.
+# Rules: GAMES.md "Rummy and the short games", Jaimy (seed 002, "JAIMY").
+#
+# Event encoding (one hand, a small int below 2**5):
+#   bits 0-1  kind    0 nobody scored, 1 claimed (stopped with three tricks),
+#                     2 all (took all five)
+#   bits 2-4  player  who claimed or took all five (0 when nobody)
+#
+# Partnerships (option, 4 or 6 players only): two sides sitting alternately,
+# players 0, 2, 4 against 1, 3, 5 ("two or three to each side"). A side's
+# points go to every partner, so total(p) is p's side total and winners()
+# names every partner of the winning side.
+#
+# State: the shared layout of points.py.
+# Options: bits 0-2 first dealer; bit 3 partnerships.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "jaimy"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)   # five cards each and a turned trump: 8 * 5 + 1 = 41
+STATE_SIZE = const(21)
+TARGET = const(21)
+OPT_PARTNERS = const(8)
+
+NOBODY_SCORED = const(0)
+CLAIMED = const(1)
+ALL = const(2)
+CLAIM_POINTS = const(3)
+ALL_POINTS = const(7)
+
+_OPTIONS = const(20)  # points.HAND: the options, for partnerships
+
+
+def pack_hand(kind, player=0):
+    if kind < NOBODY_SCORED or kind > ALL:
+        raise ValueError("hand: must be claimed, all or nobody")
+    if player < 0 or player > 7:
+        raise ValueError("player: must be a player index")
+    return kind | player << 2
+
+
+def kind_of(event):
+    return event & 3
+
+
+def player_of(event):
+    return event >> 2
+
+
+def check_options(players, options):
+    if options >> 4:
+        raise ValueError("options: jaimy has first_dealer and partners")
+    points.check_first_dealer(players, options)
+    if options & OPT_PARTNERS and players != 4 and players != 6:
+        raise ValueError("partners: partnerships need 4 or 6 players")
+
+
+def reset(state, players, options):
+    state[_OPTIONS] = options
+
+
+def check(state, players, event):
+    if points.over(state):
+        raise ValueError("hand: the game is over (first to 21)")
+    if event >> 5 or event & 3 > ALL:
+        raise ValueError("event: not a Jaimy hand")
+    player = event >> 2
+    if event & 3 == NOBODY_SCORED:
+        if player:
+            raise ValueError("event: not a Jaimy hand")
+    elif player >= players:
+        raise ValueError("%s: player %d is out of range 0 to %d" % (
+            "claimed" if event & 3 == CLAIMED else "all", player, players - 1))
+
+
+def apply(state, players, event):
+    kind = event & 3
+    if kind != NOBODY_SCORED:
+        # GAMES.md Jaimy: three tricks claimed count 3; all five score 7.
+        amount = CLAIM_POINTS if kind == CLAIMED else ALL_POINTS
+        player = event >> 2
+        if state[_OPTIONS] & OPT_PARTNERS:
+            for p in range(player & 1, players, 2):
+                points.add(state, p, amount)
+        else:
+            points.add(state, player, amount)
+    points.end_hand(state)
+    points.reach(state, players, TARGET)  # first to 21, at the end of the hand
+
+
+def partners(state):
+    return state[_OPTIONS] & OPT_PARTNERS != 0
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return True
+
+
+def complete(state, players):
+    return points.over(state)
+
+
+def winners(state, players):
+    return points.winners_first_to(state, players)

@@ -1,0 +1,208 @@
+# Moosehead (2 to 8 players): five cards each, played one at a time to a
+# running count toward 30; making 15, 20, 25 or 30 pegs 2, a go pegs 1 to
+# the last player; after the hand each player scores 2 for every combination
+# of his five played cards that counts 15. First to 50.
+# Rules: GAMES.md "Rummy and the short games", Moosehead (seed 002, "RULES
+# FOR MOOSEHEAD", "SCORING", "EXAMPLE", "COUNTING THE HAND").
+#
+# Card values: ace 1, pips at face, J Q K 10 each as in cribbage (GAMES.md
+# Reading); option: J 11, Q 12, K 13.
+#
+# Event encoding (a hand is a sequence, each a small int below 2**12):
+#   play   bits 0-2 player, bits 3-9 the card played (cards.py: rank |
+#          suit << 4; suit 4 = not given). The board adds it to the count;
+#          15, 20, 25 or 30 pegs 2; a count of 30 closes the round.
+#   GO     1024: all have passed ("I pass" in turn); the player who played
+#          the last card pegs 1 and a new round starts from 0.
+#   END    2048: closes the hand; every player has played his five cards;
+#          each scores 2 per combination of them totalling 15.
+#
+# State: the shared layout of points.py, then the hand in progress:
+#   [20]      running count (0..30; 0 = no round in progress)
+#   [21]      the player who played the last card
+#   [22..46)  players 0..7, 3 bytes each (24 bits): the values of the cards
+#             he played, 4 bits each in bits 0-19, how many in bits 20-22
+#   [46..53)  cards of each rank played, 4 bits each (one pack: at most 4)
+#   [53..60)  the suited cards played, one bit per card (suit * 13 + rank - 1)
+#   [60]      options
+# Options: bits 0-2 first dealer; bit 3 faces count 11, 12, 13.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "moosehead"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)   # five cards each: 8 * 5 = 40
+STATE_SIZE = const(61)
+TARGET = const(50)
+GO = const(1024)
+END = const(2048)
+LIMIT = const(30)
+CARDS = const(5)
+OPT_FACES_RANK = const(8)
+
+_COUNT = const(20)
+_LAST = const(21)
+_PLAYED = const(22)
+_RANKS = const(46)
+_SEEN = const(53)
+_OPTIONS = const(60)
+
+
+def pack_play(player, card):
+    if player < 0 or player > 7:
+        raise ValueError("plays: player must be a player index")
+    if card & 15 < 1 or card & 15 > 13 or card >> 4 > 4:
+        raise ValueError("plays: unknown card")
+    return player | card << 3
+
+
+def card_value(card, options):
+    rank = card & 15
+    if rank > 10 and not options & OPT_FACES_RANK:
+        return 10
+    return rank
+
+
+def fifteens(hand):
+    """Combinations of a player's five card values (4 bits each in hand) that
+    total 15: every non-empty subset, as the 31 bit masks of five cards."""
+    found = 0
+    for subset in range(1, 32):
+        total_value = 0
+        for card in range(CARDS):
+            if subset >> card & 1:
+                total_value += (hand >> (4 * card)) & 15
+        if total_value == 15:
+            found += 1
+    return found
+
+
+def _played(state, player):
+    at = _PLAYED + 3 * player
+    return state[at] | state[at + 1] << 8 | state[at + 2] << 16
+
+
+def check_options(players, options):
+    if options >> 4:
+        raise ValueError("options: moosehead has first_dealer and faces")
+    points.check_first_dealer(players, options)
+
+
+def reset(state, players, options):
+    state[_OPTIONS] = options
+
+
+def check(state, players, event):
+    if points.over(state):
+        raise ValueError("hand: the game is over (first to 50)")
+    if event == GO:
+        # GAMES.md Moosehead: a go needs a round in progress below 30.
+        if state[_COUNT] == 0:
+            raise ValueError("plays: go: no card played since the count started")
+        return
+    if event == END:
+        for p in range(players):
+            played = state[_PLAYED + 3 * p + 2] >> 4
+            if played != CARDS:
+                raise ValueError("plays: player %d played %d cards; each plays all five" % (p, played))
+        return
+    player = event & 7
+    card = event >> 3
+    rank = card & 15
+    if event >> 10 or rank < 1 or rank > 13 or card >> 4 > 4:
+        raise ValueError("plays: unknown card")
+    if player >= players:
+        raise ValueError("plays: player %d is out of range 0 to %d" % (player, players - 1))
+    if state[_PLAYED + 3 * player + 2] >> 4 >= CARDS:
+        raise ValueError("plays: player %d has played his five cards" % player)
+    count = state[_COUNT] + card_value(card, state[_OPTIONS])
+    if count > LIMIT:
+        raise ValueError("plays: %s would take the count to %d, past 30" % (_RANK_TEXT[rank], count))
+    if (state[_RANKS + ((rank - 1) >> 1)] >> (4 * ((rank - 1) & 1))) & 15 >= 4:
+        raise ValueError("plays: a fifth %s (one pack)" % _RANK_TEXT[rank])
+    if card >> 4 < 4:
+        bit = (card >> 4) * 13 + rank - 1
+        if state[_SEEN + (bit >> 3)] >> (bit & 7) & 1:
+            raise ValueError("plays: the same card twice")
+
+
+_RANK_TEXT = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def apply(state, players, event):
+    if event == GO:
+        # GAMES.md Moosehead ("SCORING"): all passed: the last card pegs 1.
+        points.add(state, state[_LAST], 1)
+        state[_COUNT] = 0
+        return
+    if event == END:
+        for p in range(players):
+            # "COUNTING THE HAND": 2 for every combination counting 15.
+            points.add(state, p, 2 * fifteens(_played(state, p) & 0xFFFFF))
+        for i in range(_COUNT, _OPTIONS):
+            state[i] = 0
+        points.end_hand(state)
+        points.reach(state, players, TARGET)  # first to 50, at the end of the hand
+        return
+    player = event & 7
+    card = event >> 3
+    rank = card & 15
+    value = card_value(card, state[_OPTIONS])
+    count = state[_COUNT] + value
+    # "SCORING": calling 15, 20, 25 or 30 scores 2.
+    if count == 15 or count == 20 or count == 25 or count == LIMIT:
+        points.add(state, player, 2)
+    state[_COUNT] = 0 if count == LIMIT else count  # 30 is the limit of a round
+    state[_LAST] = player
+    hand = _played(state, player)
+    played = hand >> 20
+    hand |= value << (4 * played)
+    hand = (hand & 0xFFFFF) | (played + 1) << 20
+    at = _PLAYED + 3 * player
+    state[at] = hand & 0xFF
+    state[at + 1] = (hand >> 8) & 0xFF
+    state[at + 2] = hand >> 16
+    at = _RANKS + ((rank - 1) >> 1)
+    state[at] += 1 << (4 * ((rank - 1) & 1))
+    if card >> 4 < 4:
+        bit = (card >> 4) * 13 + rank - 1
+        state[_SEEN + (bit >> 3)] |= 1 << (bit & 7)
+
+
+def count(state):
+    """The running count of the round in progress (0 between rounds)."""
+    return state[_COUNT]
+
+
+def played_values(state, player, out):
+    """The values of the cards the player has played this hand into out; returns how many."""
+    hand = _played(state, player)
+    played = hand >> 20
+    for i in range(played):
+        out[i] = (hand >> (4 * i)) & 15
+    return played
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return event == END
+
+
+def complete(state, players):
+    return points.over(state)
+
+
+def winners(state, players):
+    return points.winners_first_to(state, players)

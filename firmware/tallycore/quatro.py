@@ -1,0 +1,117 @@
+# Quatro: the whole pack dealt; a trick is four cards of one number, won by
+# asking the other players for cards; no points: most tricks wins the hand.
+# Rules: GAMES.md "Rummy and the short games", Quatro (seed 002, "QUATRO").
+#
+# The board keeps a session: totals count hands won (every player tied on
+# most tricks wins that hand); complete when every player has dealt once;
+# most hands won wins.
+#
+# Event encoding (a hand is a sequence, each a small int below 2**10):
+#   count   bits 0-2 player, bits 3-6 tricks of four (0..13)
+#   END     bit 9 alone: closes the hand; every player's count must be in and
+#           they add up to 13 (the game ends when "all the cards have been
+#           formed into tricks": thirteen numbers, one trick each)
+#
+# State: the shared layout of points.py, then the hand in progress:
+#   [20..28) tricks of players 0..7   [28] mask of players counted
+# Options: bits 0-2 first dealer.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "quatro"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)
+STATE_SIZE = const(29)
+TARGET = const(0)
+END = const(512)
+TRICKS = const(13)
+
+_TRICKS = const(20)
+_GIVEN = const(28)
+
+
+def pack_count(player, tricks):
+    if tricks < 0 or tricks > TRICKS:
+        raise ValueError("tricks: must be 0 to 13")
+    return player | tricks << 3
+
+
+def check_options(players, options):
+    if options >> points.DEALER_BITS:
+        raise ValueError("options: quatro has only first_dealer")
+    points.check_first_dealer(players, options)
+
+
+def reset(state, players, options):
+    pass
+
+
+def check(state, players, event):
+    if points.hands(state) >= players:
+        raise ValueError("hand: every player has dealt; the game is over")
+    if event == END:
+        if state[_GIVEN] != (1 << players) - 1:
+            raise ValueError("tricks: one count per player")
+        made = 0
+        for p in range(players):
+            made += state[_TRICKS + p]
+        if made != TRICKS:
+            raise ValueError("tricks: must add up to 13, not %d" % made)
+        return
+    if event >> 7:
+        raise ValueError("tricks: must be 0 to 13")
+    player = event & 7
+    if player >= players:
+        raise ValueError("tricks: player %d is out of range 0 to %d" % (player, players - 1))
+    if state[_GIVEN] >> player & 1:
+        raise ValueError("tricks: player %d counted twice" % player)
+    if event >> 3 > TRICKS:
+        raise ValueError("tricks: must be 0 to 13")
+
+
+def apply(state, players, event):
+    if event != END:
+        state[_TRICKS + (event & 7)] = event >> 3
+        state[_GIVEN] |= 1 << (event & 7)
+        return
+    # GAMES.md Quatro: most tricks wins (the hand).
+    most = 0
+    for p in range(players):
+        if state[_TRICKS + p] > most:
+            most = state[_TRICKS + p]
+    for p in range(players):
+        if state[_TRICKS + p] == most:
+            points.add(state, p, 1)
+        state[_TRICKS + p] = 0
+    state[_GIVEN] = 0
+    points.end_hand(state)
+
+
+def tricks(state, player):
+    """Tricks counted so far in the hand in progress."""
+    return state[_TRICKS + player]
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return event == END
+
+
+def complete(state, players):
+    return points.hands(state) >= players
+
+
+def winners(state, players):
+    return points.best(state, players, False)

@@ -1,0 +1,154 @@
+# Rummy (1916): two players get 8 cards, three or more 6; the first player
+# out wins the hand and every other player has his unplayed cards' total set
+# down against him; one deal per player; fewest points against wins.
+# Rules: GAMES.md "Rummy and the short games", Rummy (seed 002, "RULES FOR
+# RUMMY": "a player left with 10, 3 and 4 has 17 set down against himself").
+# Parquet scores the same way (parquet.py reuses this module).
+#
+# Card values (GAMES.md, "Card numbers"): ace 1, pips at face, J 11, Q 12,
+# K 13 by default (the text's sequence "9, 10, 11"); option: faces count 10.
+#
+# Event encoding (a hand is a sequence, each a small int below 2**11):
+#   card    bits 0-2 player, bits 3-9 one of his unplayed cards (cards.py:
+#           rank | suit << 4; suit 4 = not given)
+#   OUT     bit 10 | player who went out: closes the hand. He holds no card;
+#           every other player holds at least one (only one player goes out)
+#
+# State: the shared layout of points.py, then the hand in progress:
+#   [20..26) unplayed cards of players 0..5    [26..32) their total, u8
+#   [32..45) cards of each rank seen (one pack: at most 4)
+#   [45..52) the suited cards seen, one bit per card (suit * 13 + rank - 1)
+#   [52]     options
+# Options: bits 0-2 first dealer; bit 3 faces count 10.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "rummy"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(6)
+STATE_SIZE = const(53)
+TARGET = const(0)        # one deal per player, fewest points against wins
+OUT = const(1024)
+OPT_FACES_TEN = const(8)
+
+_COUNT = const(20)
+_SUM = const(26)
+_RANKS = const(32)
+_SEEN = const(45)
+_OPTIONS = const(52)
+
+
+def pack_card(player, card):
+    if card & 15 < 1 or card & 15 > 13 or card >> 4 > 4:
+        raise ValueError("cards: unknown card")
+    return player | card << 3
+
+
+def pack_out(player):
+    return OUT | player
+
+
+def hand_size(players):
+    # GAMES.md Rummy: "two players get 8 cards, three or more get 6".
+    return 8 if players == 2 else 6
+
+
+def card_value(card, options):
+    rank = card & 15
+    if options & OPT_FACES_TEN and rank > 10:
+        return 10
+    return rank
+
+
+def check_options(players, options):
+    if options >> 4:
+        raise ValueError("options: %s has first_dealer and faces" % NAME)
+    points.check_first_dealer(players, options)
+
+
+def reset(state, players, options):
+    state[_OPTIONS] = options
+
+
+def check(state, players, event):
+    if points.hands(state) >= players:
+        raise ValueError("hand: every player has dealt; the game is over")
+    player = event & 7
+    if player >= players:
+        raise ValueError("%s: player %d is out of range 0 to %d" % (
+            "out" if event & OUT else "cards", player, players - 1))
+    if event & OUT:
+        if event != OUT | player:
+            raise ValueError("event: not a Rummy hand")
+        if state[_COUNT + player]:
+            raise ValueError("out: player %d went out but has cards left" % player)
+        for p in range(players):
+            if p != player and state[_COUNT + p] == 0:
+                raise ValueError("cards: players %d and %d both have no cards left; only one goes out" % (
+                    player, p))
+        return
+    card = event >> 3
+    rank = card & 15
+    suit = card >> 4
+    if event >> 10 or rank < 1 or rank > 13 or suit > 4:
+        raise ValueError("cards: player %d: unknown card" % player)
+    if state[_COUNT + player] >= hand_size(players):
+        raise ValueError("cards: player %d holds at most %d cards" % (player, hand_size(players)))
+    if state[_RANKS + rank - 1] >= 4:
+        raise ValueError("cards: player %d: a fifth card of one rank (one pack)" % player)
+    if suit < 4:
+        bit = suit * 13 + rank - 1
+        if state[_SEEN + (bit >> 3)] >> (bit & 7) & 1:
+            raise ValueError("cards: player %d: the same card twice" % player)
+
+
+def apply(state, players, event):
+    player = event & 7
+    if event & OUT:
+        # GAMES.md Rummy: each opponent of the player out has his unplayed
+        # cards' total set down against him; the player out scores nothing.
+        for p in range(players):
+            points.add(state, p, state[_SUM + p])
+        for i in range(_COUNT, _OPTIONS):
+            state[i] = 0
+        points.end_hand(state)
+        return
+    card = event >> 3
+    rank = card & 15
+    state[_COUNT + player] += 1
+    state[_SUM + player] += card_value(card, state[_OPTIONS])
+    state[_RANKS + rank - 1] += 1
+    if card >> 4 < 4:
+        bit = (card >> 4) * 13 + rank - 1
+        state[_SEEN + (bit >> 3)] |= 1 << (bit & 7)
+
+
+def against(state, player):
+    """Points against the player in the hand in progress."""
+    return state[_SUM + player]
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return event & OUT != 0
+
+
+def complete(state, players):
+    # GAMES.md Rummy: "One deal per player".
+    return points.hands(state) >= players
+
+
+def winners(state, players):
+    return points.best(state, players, True)  # fewest points against

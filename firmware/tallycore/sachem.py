@@ -1,0 +1,98 @@
+# Sachem: six cards each, a trump turned; points to the capturer; first to 50.
+# Rules: GAMES.md "Rummy and the short games", Sachem (seed 002, "SACHEM" 5-6).
+#
+# Event encoding (one hand, a small int below 2**16): four 4-bit fields, each
+# the player who captured that card, or 8 = nobody (no trump was played; the
+# nine of trumps was not in play; nobody had most sevens and eights):
+#   bits  0-3  first trump played   (3 points)
+#   bits  4-7  last trump played    (3 points)
+#   bits  8-11 nine of trumps       (9 points)
+#   bits 12-15 "Sachem": most sevens and eights captured (7 points)
+#
+# State: the shared layout of points.py. Options: bits 0-2 first dealer.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "sachem"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)   # six cards each and a turned trump: 8 * 6 + 1 = 49
+STATE_SIZE = const(20)
+TARGET = const(50)
+NOBODY = const(8)
+FIELDS = ("first_trump", "last_trump", "nine", "sachem")
+VALUES = b"\x03\x03\x09\x07"   # GAMES.md Sachem: 3, 3, 9, 7
+
+
+def pack_hand(first_trump, last_trump, nine, sachem):
+    event = 0
+    shift = 0
+    for who in (first_trump, last_trump, nine, sachem):
+        if who is None:
+            who = NOBODY
+        elif who < 0 or who > 7:
+            raise ValueError("%s: must be a player index or null" % FIELDS[shift >> 2])
+        event |= who << shift
+        shift += 4
+    return event
+
+
+def captor(event, field):
+    return (event >> (4 * field)) & 15
+
+
+def check_options(players, options):
+    if options >> points.DEALER_BITS:
+        raise ValueError("options: sachem has only first_dealer")
+    points.check_first_dealer(players, options)
+
+
+def reset(state, players, options):
+    pass
+
+
+def check(state, players, event):
+    if points.over(state):
+        raise ValueError("hand: the game is over (first to 50)")
+    if event >> 16:
+        raise ValueError("event: not a Sachem hand")
+    for field in range(4):
+        who = (event >> (4 * field)) & 15
+        if who != NOBODY and who >= players:
+            raise ValueError("%s: player %d is out of range 0 to %d" % (FIELDS[field], who, players - 1))
+    # A first trump played means a last one (the same card if only one was).
+    if (event & 15 == NOBODY) != ((event >> 4) & 15 == NOBODY):
+        raise ValueError("last_trump: first and last trump are both captured or both null")
+
+
+def apply(state, players, event):
+    for field in range(4):
+        who = (event >> (4 * field)) & 15
+        if who != NOBODY:
+            points.add(state, who, VALUES[field])
+    points.end_hand(state)
+    points.reach(state, players, TARGET)  # first to 50, at the end of the hand
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return True
+
+
+def complete(state, players):
+    return points.over(state)
+
+
+def winners(state, players):
+    return points.winners_first_to(state, players)

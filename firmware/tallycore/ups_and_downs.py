@@ -1,0 +1,67 @@
+# Ups and Downs: any number (2 to 8); no points: the first to play all his
+# cards wins the hand. Rules: GAMES.md "Rummy and the short games", Ups and
+# Downs (seed 002, "UPS and DOWNS").
+#
+# The board keeps a session: totals count hands won, and the session is
+# complete when every player has dealt once (GAMES.md: "one deal per player
+# ... or a count of hands won"); most hands won wins, ties reported.
+#
+# Event encoding (one hand, a small int below 2**3): the winner's index.
+#
+# State: the shared layout of points.py. Options: bits 0-2 first dealer.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore import points
+
+NAME = "ups_and_downs"
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)   # the pack dealt out; the board's eight seats
+STATE_SIZE = const(20)
+TARGET = const(0)            # not a first-to-N game
+
+
+def check_options(players, options):
+    if options >> points.DEALER_BITS:
+        raise ValueError("options: ups_and_downs has only first_dealer")
+    points.check_first_dealer(players, options)
+
+
+def reset(state, players, options):
+    pass
+
+
+def check(state, players, event):
+    if points.hands(state) >= players:
+        raise ValueError("hand: every player has dealt; the game is over")
+    if event >= players:
+        raise ValueError("winner: player %d is out of range 0 to %d" % (event, players - 1))
+
+
+def apply(state, players, event):
+    # GAMES.md Ups and Downs: the first to play out wins; a won hand counts 1.
+    points.add(state, event, 1)
+    points.end_hand(state)
+
+
+def total(state, players, player):
+    return points.total(state, player)
+
+
+def hands(state):
+    return points.hands(state)
+
+
+def ends_hand(event):
+    return True
+
+
+def complete(state, players):
+    return points.hands(state) >= players
+
+
+def winners(state, players):
+    return points.best(state, players, False)
