@@ -1,0 +1,213 @@
+# Board definitions: the data that says how one build of the board is wired.
+#
+# A definition is a JSON file in board/ (see board/README.md). It names the
+# pins, the LED chain order, the display, the inputs and the current budget.
+# from_dict() validates it into compact tables the firmware uses at run
+# time; the same module runs on the host to render and check definitions.
+#
+# Peg slots: every hole of the peg field has a slot number
+#   player * SLOTS_PER_PLAYER + STATION            the station hole
+#   player * SLOTS_PER_PLAYER + TALLY + hole       tally holes 0..44
+#   player * SLOTS_PER_PLAYER + KING + hole        king holes 0..19
+# (hole numbers as in roquet.py). led_of[slot] is the LED's index in the chain.
+#
+# The chain is a list of runs in wire order, [player, row, first, last]: the
+# next LEDs along the wire are that row's holes first..last (last < first
+# runs backwards, as a serpentine needs).
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+STATION = const(0)
+TALLY = const(1)
+KING = const(46)
+SLOTS_PER_PLAYER = const(66)
+SLOTS = const(132)
+MAX_LEDS = const(255)   # LED indices live in a bytearray
+GPIO_COUNT = const(30)  # GPIO 0..29 on the RP2040 and the RP2350A (Pico 2)
+NO_PIN = const(-1)
+
+_ROWS = ("station", "tally", "king")
+_ROW_BASE = b"\x00\x01\x2e"      # STATION, TALLY, KING
+_ROW_HOLES = b"\x01\x2d\x14"     # 1, 45, 20
+
+
+class BoardDef:
+    def __init__(self):
+        self.name = ""
+        self.mcu = ""
+        self.led_pin = 0
+        self.led_count = 0
+        self.led_of = bytearray(SLOTS)
+        self.has_oled = False
+        self.oled_bus = 0
+        self.oled_sda = NO_PIN
+        self.oled_scl = NO_PIN
+        self.oled_address = 0x3C
+        self.oled_freq = 400000
+        self.oled_width = 128
+        self.oled_height = 64
+        self.seat_pins = bytearray(0)
+        self.undo_pin = NO_PIN
+        self.shift_pin = NO_PIN
+        self.encoder_a = NO_PIN
+        self.encoder_b = NO_PIN
+        self.encoder_push = NO_PIN
+        self.steps_per_detent = 4
+        self.budget_ma = 500
+        self.ma_per_channel = 20
+        self.idle_ma_per_led = 1
+
+    def led(self, player, row, hole):
+        """LED index of a hole: row is STATION, TALLY or KING."""
+        return self.led_of[player * SLOTS_PER_PLAYER + row + hole]
+
+
+def _int(value, name, low, high):
+    if not isinstance(value, int) or isinstance(value, bool) or value < low or value > high:
+        raise ValueError("board: %s must be a whole number %d to %d" % (name, low, high))
+    return value
+
+
+def _pin(value, name, used, optional=False):
+    if value is None and optional:
+        return NO_PIN
+    pin = _int(value, name, 0, GPIO_COUNT - 1)
+    if pin in used:
+        raise ValueError("board: %s uses GPIO %d, which is already taken" % (name, pin))
+    used.append(pin)
+    return pin
+
+
+def _section(d, key, optional=False):
+    value = d.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError("board: missing section %s" % key)
+    return value
+
+
+def from_dict(d):
+    """Validate a parsed definition; raises ValueError naming the field."""
+    if not isinstance(d, dict):
+        raise ValueError("board: a definition is a JSON object")
+    b = BoardDef()
+    name = d.get("name")
+    if not isinstance(name, str) or not name or len(name) > 40:
+        raise ValueError("board: name must be a text of 1 to 40 characters")
+    b.name = name
+    mcu = d.get("mcu", "rp2040")
+    if mcu not in ("rp2040", "rp2350"):
+        raise ValueError("board: mcu must be rp2040 or rp2350")
+    b.mcu = mcu
+    used = []
+
+    leds = _section(d, "leds")
+    b.led_pin = _pin(leds.get("pin"), "leds.pin", used)
+    b.led_count = _int(leds.get("count"), "leds.count", SLOTS, MAX_LEDS)
+    if leds.get("order", "GRB") != "GRB":
+        raise ValueError("board: leds.order: only GRB (WS2812B) chains are supported")
+    _chain(b, leds.get("chain"))
+
+    oled = _section(d, "oled", True)
+    if oled is not None:
+        b.has_oled = True
+        if oled.get("driver", "ssd1306") != "ssd1306":
+            raise ValueError("board: oled.driver: only ssd1306 is supported")
+        b.oled_width = _int(oled.get("width", 128), "oled.width", 128, 128)
+        b.oled_height = _int(oled.get("height", 64), "oled.height", 64, 64)
+        b.oled_bus = _int(oled.get("bus", 0), "oled.bus", 0, 1)
+        b.oled_sda = _pin(oled.get("sda"), "oled.sda", used)
+        b.oled_scl = _pin(oled.get("scl"), "oled.scl", used)
+        b.oled_address = _int(oled.get("address", 0x3C), "oled.address", 8, 119)
+        b.oled_freq = _int(oled.get("freq", 400000), "oled.freq", 10000, 1000000)
+
+    buttons = _section(d, "buttons")
+    seats = buttons.get("seats")
+    if not isinstance(seats, list) or len(seats) < 1 or len(seats) > 4:
+        raise ValueError("board: buttons.seats must list 1 to 4 pins")
+    b.seat_pins = bytearray(len(seats))
+    for i in range(len(seats)):
+        b.seat_pins[i] = _pin(seats[i], "buttons.seats[%d]" % i, used)
+    b.undo_pin = _pin(buttons.get("undo"), "buttons.undo", used, True)
+    b.shift_pin = _pin(buttons.get("shift"), "buttons.shift", used, True)
+
+    encoder = _section(d, "encoder", True)
+    if encoder is not None:
+        b.encoder_a = _pin(encoder.get("a"), "encoder.a", used)
+        b.encoder_b = _pin(encoder.get("b"), "encoder.b", used)
+        b.encoder_push = _pin(encoder.get("push"), "encoder.push", used)
+        b.steps_per_detent = _int(encoder.get("steps_per_detent", 4), "encoder.steps_per_detent", 1, 4)
+
+    power = _section(d, "power")
+    b.budget_ma = _int(power.get("budget_ma", 500), "power.budget_ma", 100, 20000)
+    b.ma_per_channel = _int(power.get("ma_per_channel", 20), "power.ma_per_channel", 1, 60)
+    b.idle_ma_per_led = _int(power.get("idle_ma_per_led", 1), "power.idle_ma_per_led", 0, 5)
+    if b.idle_ma_per_led * b.led_count >= b.budget_ma:
+        raise ValueError("board: power.budget_ma is below the idle current of the chain")
+    return b
+
+
+def _chain(b, chain):
+    if not isinstance(chain, list) or not chain:
+        raise ValueError("board: leds.chain must list runs [player, row, first, last]")
+    seen = bytearray(SLOTS)
+    led = 0
+    for i in range(len(chain)):
+        run = chain[i]
+        if not isinstance(run, list) or len(run) != 4:
+            raise ValueError("board: leds.chain[%d] must be [player, row, first, last]" % i)
+        player = _int(run[0], "leds.chain[%d] player" % i, 0, 1)
+        if run[1] not in _ROWS:
+            raise ValueError("board: leds.chain[%d] row must be station, tally or king" % i)
+        row = _ROWS.index(run[1])
+        holes = _ROW_HOLES[row]
+        first = _int(run[2], "leds.chain[%d] first hole" % i, 0, holes - 1)
+        last = _int(run[3], "leds.chain[%d] last hole" % i, 0, holes - 1)
+        step = 1 if last >= first else -1
+        hole = first
+        while True:
+            slot = player * SLOTS_PER_PLAYER + _ROW_BASE[row] + hole
+            if seen[slot]:
+                raise ValueError("board: leds.chain[%d] maps %s hole %d of player %d twice" % (
+                    i, run[1], hole, player))
+            if led >= b.led_count:
+                raise ValueError("board: leds.chain has more LEDs than leds.count")
+            seen[slot] = 1
+            b.led_of[slot] = led
+            led += 1
+            if hole == last:
+                break
+            hole += step
+    for slot in range(SLOTS):
+        if not seen[slot]:
+            player = slot // SLOTS_PER_PLAYER
+            rest = slot % SLOTS_PER_PLAYER
+            row = 0 if rest < TALLY else 1 if rest < KING else 2
+            raise ValueError("board: leds.chain leaves %s hole %d of player %d without an LED" % (
+                _ROWS[row], rest - _ROW_BASE[row], player))
+
+
+def load(path):
+    """Read and validate a definition file."""
+    import json
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except OSError:
+        raise ValueError("board: no definition file %s" % path)
+    except ValueError:
+        raise ValueError("board: %s is not valid JSON" % path)
+    return from_dict(d)
+
+
+def find(name, folder="board"):
+    """The definition called name in folder (name.json)."""
+    for ch in name:
+        if not (ch.isalpha() or ch.isdigit() or ch in "-_"):
+            raise ValueError("board: a board name has letters, digits, - and _ only")
+    return load(folder + "/" + name + ".json")

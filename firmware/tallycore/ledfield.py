@@ -1,0 +1,244 @@
+# The LED peg field: composes the WS2812 frame (GRB bytes, chain order from
+# the board definition) for a game into one preallocated bytearray.
+#
+# What the field shows (docs/display.md has the pictures):
+# Roquet (GAMES.md "Roquet and its board"), for each player:
+#   - the tally peg at its hole of the 60-point track (roquet.tally_hole);
+#     before play and after every hand it stands in the station hole;
+#   - the back peg: the hole the tally peg left at its last move stays lit
+#     faintly (the station hole after the first peg of a hand);
+#   - a count over 60 (another lap of the track) lights the station hole
+#     at half strength while the peg is out on the track;
+#   - the king peg at its king hole (5, 10 ... 100);
+#   - the king remainder (GAMES.md, "Reading (the king row)": the exact total
+#     is kept): the king hole after the peg glows at remainder/5 strength
+#     (1..4 points: 20%..80%);
+#   - the embossed 15th, 30th and 31st holes glow dim white;
+#   - game end: the winner's whole king row is lit (both rows on a tie).
+# Other games (Skicket included): progress bars. Player p uses side p % 2:
+# players 0 and 1 the king row (20 holes), players 2 and 3 the straight run
+# of tally holes 1..30. A first-to-N game (rules.TARGET) scales a total to
+# its target; a game without one (Skicket) scales to the leader, who fills
+# the row. The bar is faint with its tip full; the winners' bars are full
+# at game end. Skicket lights the dealer's side station hole in the colour
+# of the dealer of the next hand.
+#
+# Current budget (as WLED's automatic brightness limiter): the estimate is
+# sum(channel values) * ma_per_channel / 255 + idle_ma_per_led * LEDs; if it
+# is over the budget every channel is scaled by the same integer fraction,
+# so the frame never exceeds it. Integer math only; no allocation per frame.
+from tallycore import roquet
+from tallycore import skicket
+from tallycore.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+# Light levels in 1/256 of full.
+FULL = const(256)
+TRAIL = const(40)
+LAP = const(128)
+LANDMARK = const(20)
+REMAINDER_STEP = const(51)  # remainder r of 5 -> r * 51/256 (20%, 40%, 60%, 80%)
+
+WHITE = const(4)           # colour index of the landmark marks
+COLOURS = const(5)         # four players and white
+DEFAULT_BRIGHTNESS = const(64)
+DEFAULT_COLOURS = b"\xff\x20\x00\x00\x60\xff\x00\xc8\x28\xff\xa0\x00\xff\xff\xff"
+
+_BAR_KING = const(20)
+_BAR_TALLY = const(30)
+
+
+class LedField:
+    def __init__(self, board):
+        self.board = board
+        self.led_of = board.led_of
+        self.frame = bytearray(3 * board.led_count)
+        self._blank = bytearray(3 * board.led_count)
+        self.colours = bytearray(DEFAULT_COLOURS)  # RGB per colour index
+        self.brightness = DEFAULT_BRIGHTNESS
+        self.budget_ma = board.budget_ma
+        self.scaled = False  # whether the last frame was scaled to the budget
+        self._allowed = 0
+        self._set_allowed()
+
+    # --- settings ----------------------------------------------------------
+
+    def set_brightness(self, value):
+        if not isinstance(value, int) or value < 0 or value > 255:
+            raise ValueError("brightness: must be 0 to 255")
+        self.brightness = value
+
+    def set_colour(self, player, r, g, b):
+        if player < 0 or player > 3:
+            raise ValueError("colour: player must be 0 to 3")
+        for v in (r, g, b):
+            if not isinstance(v, int) or v < 0 or v > 255:
+                raise ValueError("colour: red, green and blue must be 0 to 255")
+        self.colours[3 * player] = r
+        self.colours[3 * player + 1] = g
+        self.colours[3 * player + 2] = b
+
+    def set_budget(self, ma):
+        board = self.board
+        if not isinstance(ma, int) or ma <= board.idle_ma_per_led * board.led_count or ma > 20000:
+            raise ValueError("budget_ma: must be above the chain's idle current (%d mA) and at most 20000"
+                             % (board.idle_ma_per_led * board.led_count))
+        self.budget_ma = ma
+        self._set_allowed()
+
+    def configure(self, config):
+        """Apply the display keys of a config dict: brightness, colours, budget_ma."""
+        if "brightness" in config:
+            self.set_brightness(config["brightness"])
+        if "colours" in config:
+            colours = config["colours"]
+            if not isinstance(colours, list) or len(colours) > 4:
+                raise ValueError("colours: a list of up to four [red, green, blue]")
+            for p in range(len(colours)):
+                c = colours[p]
+                if not isinstance(c, list) or len(c) != 3:
+                    raise ValueError("colours: each colour is [red, green, blue]")
+                self.set_colour(p, c[0], c[1], c[2])
+        if "budget_ma" in config:
+            self.set_budget(config["budget_ma"])
+
+    def _set_allowed(self):
+        board = self.board
+        # The most channel-value sum whose current fits the budget:
+        # sum * ma_per_channel / 255 <= budget - idle.
+        self._allowed = (self.budget_ma - board.idle_ma_per_led * board.led_count) * 255 // board.ma_per_channel
+
+    # --- composing -----------------------------------------------------------
+
+    def compose(self, game):
+        """Compose the frame for game; returns the frame buffer (not a copy)."""
+        self.frame[:] = self._blank
+        rules = game.rules
+        if rules is None:
+            self._set(STATION, WHITE, LANDMARK)
+            self._set(SLOTS_PER_PLAYER + STATION, WHITE, LANDMARK)
+        elif rules is roquet:
+            self._roquet(game)
+        else:
+            self._progress(game)
+        self._limit()
+        return self.frame
+
+    def _set(self, slot, colour, level):
+        at = 3 * self.led_of[slot]
+        c = 3 * colour
+        colours = self.colours
+        scale = self.brightness * level
+        frame = self.frame
+        frame[at] = _channel(colours[c + 1], scale)
+        frame[at + 1] = _channel(colours[c], scale)
+        frame[at + 2] = _channel(colours[c + 2], scale)
+
+    def _roquet(self, game):
+        state = game.state
+        over = game.complete()
+        winners = game.winners() if over else 0
+        landmarks = roquet.LANDMARK_HOLES
+        for p in range(2):
+            base = p * SLOTS_PER_PLAYER
+            for i in range(3):
+                self._set(base + TALLY + landmarks[i], WHITE, LANDMARK)
+            if winners >> p & 1:
+                for h in range(20):
+                    self._set(base + KING + h, p, FULL)
+            position = roquet.tally(state, p)
+            if position == 0:
+                self._set(base + STATION, p, FULL)
+            else:
+                if roquet.tally_laps(position):
+                    self._set(base + STATION, p, LAP)
+                back = roquet.back_peg(state, p)
+                hole = roquet.tally_hole(position)
+                if back == 0:
+                    self._set(base + STATION, p, TRAIL)
+                else:
+                    back_hole = roquet.tally_hole(back)
+                    if back_hole != hole:
+                        self._set(base + TALLY + back_hole, p, TRAIL)
+                self._set(base + TALLY + hole, p, FULL)
+            king = roquet.king_total(state, p)
+            hole = roquet.king_hole(king)
+            rest = roquet.king_remainder(king)
+            if rest and hole < 19:
+                self._set(base + KING + hole + 1, p, rest * REMAINDER_STEP)
+            if hole >= 0:
+                self._set(base + KING + hole, p, FULL)
+
+    def _progress(self, game):
+        rules = game.rules
+        players = game.players
+        if players > 4:
+            players = 4
+        target = getattr(rules, "TARGET", 0)
+        over = game.complete()
+        winners = game.winners() if over else 0
+        scale = target
+        if not target:
+            for p in range(players):
+                t = game.total(p)
+                if t > scale:
+                    scale = t
+        for p in range(players):
+            base = (p & 1) * SLOTS_PER_PLAYER
+            if p < 2:
+                base += KING
+                length = _BAR_KING
+            else:
+                base += TALLY
+                length = _BAR_TALLY
+            t = game.total(p)
+            lit = 0
+            if scale > 0 and t > 0:
+                lit = t * length // scale
+                if lit > length:
+                    lit = length
+                if lit == 0:
+                    lit = 1  # any score shows
+            if winners >> p & 1:
+                for h in range(length):
+                    self._set(base + h, p, FULL)
+                continue
+            for h in range(lit):
+                self._set(base + h, p, FULL if h == lit - 1 else TRAIL)
+        if rules is skicket and not over:
+            dealer = skicket.dealer(game.hands())
+            self._set((dealer & 1) * SLOTS_PER_PLAYER + STATION, dealer, FULL)
+
+    def _limit(self):
+        frame = self.frame
+        total = 0
+        for i in range(len(frame)):
+            total += frame[i]
+        allowed = self._allowed
+        self.scaled = total > allowed
+        if self.scaled:
+            for i in range(len(frame)):
+                frame[i] = frame[i] * allowed // total
+
+    def estimate_ma(self):
+        """The current the last frame draws by the budget's estimate (rounded up)."""
+        board = self.board
+        total = 0
+        frame = self.frame
+        for i in range(len(frame)):
+            total += frame[i]
+        return (total * board.ma_per_channel + 254) // 255 + board.idle_ma_per_led * board.led_count
+
+
+def _channel(value, scale):
+    # value 0..255 times brightness (0..255) times level (0..256) / 2**16;
+    # a lit channel never rounds down to dark.
+    v = value * scale >> 16
+    if v == 0 and value and scale:
+        return 1
+    return v
