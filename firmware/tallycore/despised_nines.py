@@ -2,8 +2,9 @@
 # 4 points against the taker; one deal per player, lowest total wins.
 # Rules: GAMES.md "Rummy and the short games", Despised Nines (seed 002).
 #
-# Event encoding (one hand, a small int below 2**24): nines taken by player
-# p in bits 3p..3p+2 (0..4 each); the four nines of the pack at most.
+# Event encoding (one hand, a small int below 2**27): nines taken by player
+# p in bits 3p..3p+2 (0..4 each; the four nines of the pack at most), and the
+# number of players less one in bits 24-26 (the counts cover every player).
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
 try:
@@ -24,15 +25,21 @@ NINE_POINTS = const(4)
 
 def pack_hand(nines):
     event = 0
+    if len(nines) < 1 or len(nines) > 8:
+        raise ValueError("nines: one count per player")
     for p in range(len(nines)):
         if nines[p] < 0 or nines[p] > 4:
             raise ValueError("nines: a player takes 0 to 4 nines")
         event |= nines[p] << (3 * p)
-    return event
+    return event | (len(nines) - 1) << 24
 
 
 def nines_of(event, player):
     return (event >> (3 * player)) & 7
+
+
+def players_of(event):
+    return (event >> 24) + 1
 
 
 def check_options(players, options):
@@ -48,7 +55,7 @@ def reset(state, players, options):
 def check(state, players, event):
     if points.hands(state) >= players:
         raise ValueError("hand: every player has dealt; the game is over")
-    if event >> (3 * players):
+    if event >> 24 != players - 1 or (event & 0xFFFFFF) >> (3 * players):
         raise ValueError("nines: one count per player")
     taken = 0
     for p in range(players):

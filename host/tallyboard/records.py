@@ -258,3 +258,7 @@ def to_document(name: str, players: list[str], options: dict, game: core_game.Ga
         doc["options"] = dict(options)
     doc["hands"] = hands_of(game, name)
     return doc
+
+
+# The fourteen short games register their adapters here (RECORDS.md "The other games").
+from . import adapters_other  # noqa: E402,F401

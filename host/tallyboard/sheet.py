@@ -109,6 +109,8 @@ def sheet_json(loaded: LoadedGame) -> dict[str, Any]:
 
 def _winner_line(doc: dict[str, Any]) -> Text:
     names = [doc["players"][p] for p in doc["winners"]]
+    if "sides" in doc and len(doc["totals"]) == len(doc["sides"]):  # totals per side (Bishops Whist)
+        names = ["+".join(doc["players"][p] for p in doc["sides"][s]) for s in doc["winners"]]
     if not names:
         return Text("No score yet.")
     verb = "wins" if doc["complete"] else "leads"
@@ -190,3 +192,7 @@ def print_sheet(doc: dict[str, Any], console: Console | None = None) -> None:
     console = console or Console()
     console.print(SHEET_TABLE.get(doc["game"], _generic_table)(doc))
     console.print(_winner_line(doc))
+
+
+# The fourteen short games register their sheets here (RECORDS.md "The other games").
+from . import sheet_other  # noqa: E402,F401
