@@ -30,9 +30,9 @@ MAX_FRAME = const(128)        # bytes, newline included
 MAX_TOKENS = const(10)        # seq, verb and up to 8 arguments
 MAX_SEQ = const(65535)
 MAX_NAME = const(12)          # a player's name
-MAX_BOARD_NAME = const(16)    # a board definition's name
+MAX_BOARD_NAME = const(32)    # a board definition's name (its file name in board/)
 EVENT_LIMIT = const(0x40000000)  # every packed core event is below 2**30
-MAX_PLAYERS = const(4)        # the most any game takes (sizes "totals")
+MAX_PLAYERS = const(8)        # the most any game takes (sizes "totals", names, colours)
 GAME_NAMES = tuple(rules.NAME.encode() for rules in GAMES)  # bytes, as on the wire
 
 # --- argument types ---------------------------------------------------------
@@ -57,7 +57,10 @@ CFG_OPS = (b"GET", b"SET")
 VERBS = (
     (b"HELLO", (), 0,
      ("fw", "proto", "board", "games", "frame", "log", "players"),
-     "identify: firmware and protocol versions, board definition, games, limits"),
+     "identify: firmware and protocol versions, board definition, number of games (GAME lists them), limits"),
+    (b"GAME", (("index", T_INT, 0, 255),), 0,
+     ("index", "name", "min", "max"),
+     "the game at index 0..games-1 of HELLO: its name and player range"),
     (b"NEW", (("game", T_GAME, 0, 0), ("players", T_INT, 1, MAX_PLAYERS),
               ("options", T_INT, 0, 0xFFFF)), 1,
      _CHANGE, "start a new game (options default 0); drops the game in progress"),
@@ -73,8 +76,11 @@ VERBS = (
     (b"UNDO", (), 0, _CHANGE, "undo the last event (it goes on the redo stack)"),
     (b"REDO", (), 0, _CHANGE, "redo the last undone event"),
     (b"STATE", (), 0,
-     ("game", "players", "options", "n", "top", "complete", "winners", "totals", "lcrc", "eseq"),
+     ("game", "players", "options", "n", "top", "lcrc", "eseq"),
      "summary for resynchronisation; lcrc = CRC-16 of log[0:top], 4 bytes LE each"),
+    (b"SCORE", (), 0,
+     ("hands", "complete", "winners", "totals"),
+     "the score: hands played, game complete, winners bit mask, totals per player"),
     (b"LOG", (("at", T_INT, 0, LOG_CAPACITY),), 0,
      ("at", "count", "top", "ev"),
      "the event log (redo stack included) from index at, as many as fit in a frame"),
@@ -83,8 +89,8 @@ VERBS = (
      ("key", "player", "value"),
      "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)"),
 )
-(V_HELLO, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
- V_STATE, V_LOG, V_CFG) = range(len(VERBS))
+(V_HELLO, V_GAME, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
+ V_STATE, V_SCORE, V_LOG, V_CFG) = range(len(VERBS))
 
 # Config keys: (key, type, lo, hi, per player, default)
 CONFIG_KEYS = (
@@ -92,10 +98,11 @@ CONFIG_KEYS = (
     (b"budget_ma", T_INT, 100, 3000, False, 500),
     (b"name", T_TEXT, 1, MAX_NAME, True, None),          # default "P1".."P4"
     (b"colour", T_RGB, 0, 0xFFFFFF, True, None),         # default: PLAYER_COLOURS
-    (b"board", T_TEXT, 1, MAX_BOARD_NAME, False, b"pico"),
+    (b"board", T_TEXT, 1, MAX_BOARD_NAME, False, b"pico-reference"),
 )
 K_BRIGHTNESS, K_BUDGET, K_NAME, K_COLOUR, K_BOARD = range(len(CONFIG_KEYS))
-PLAYER_COLOURS = (0xFF2000, 0x0040FF, 0x00C000, 0xC000C0)
+PLAYER_COLOURS = (0xFF2000, 0x0040FF, 0x00C000, 0xC000C0,
+                  0xFFC000, 0x00C0C0, 0xFF60A0, 0xC0C0C0)
 
 # Error codes: (code, what it means)
 ERRORS = (
@@ -350,7 +357,7 @@ class Request:
                 return self._fail(E_RANGE, b"bid: level 1 to 7 then C, S, H, D, NT or NK")
         elif kind == T_TEXT:
             if end - start < lo or end - start > hi:
-                return self._fail(E_RANGE, b"text too long (names: 12, boards: 16 characters)")
+                return self._fail(E_RANGE, b"text too long (names: 12, boards: 32 characters)")
             for i in range(start, end):
                 if not _name_char(line[i]):
                     return self._fail(E_RANGE, b"text: use letters, digits, _ - and . only")
