@@ -47,7 +47,7 @@ REMAINDER_STEP = const(51)  # remainder r of 5 -> r * 51/256 (20%, 40%, 60%, 80%
 WHITE = const(4)           # colour index of the landmark marks
 COLOURS = const(5)         # four players and white
 DEFAULT_BRIGHTNESS = const(64)
-DEFAULT_COLOURS = b"\xff\x20\x00\x00\x60\xff\x00\xc8\x28\xff\xa0\x00\xff\xff\xff"
+DEFAULT_COLOURS = b"\xff\x20\x00\x00\x40\xff\x00\xc0\x00\xc0\x00\xc0\xff\xff\xff"  # as protocol.PLAYER_COLOURS
 
 _BAR_KING = const(20)
 _BAR_TALLY = const(30)
@@ -84,34 +84,29 @@ class LedField:
         self.colours[3 * player + 2] = b
 
     def set_budget(self, ma):
-        board = self.board
-        if not isinstance(ma, int) or ma <= board.idle_ma_per_led * board.led_count or ma > 20000:
-            raise ValueError("budget_ma: must be above the chain's idle current (%d mA) and at most 20000"
-                             % (board.idle_ma_per_led * board.led_count))
+        """Current budget in mA. A budget at or below the chain's idle current
+        leaves every LED dark (the idle current itself cannot be cut)."""
+        if not isinstance(ma, int) or ma < 1 or ma > 20000:
+            raise ValueError("budget_ma: must be 1 to 20000")
         self.budget_ma = ma
         self._set_allowed()
 
     def configure(self, config):
-        """Apply the display keys of a config dict: brightness, colours, budget_ma."""
-        if "brightness" in config:
-            self.set_brightness(config["brightness"])
-        if "colours" in config:
-            colours = config["colours"]
-            if not isinstance(colours, list) or len(colours) > 4:
-                raise ValueError("colours: a list of up to four [red, green, blue]")
-            for p in range(len(colours)):
-                c = colours[p]
-                if not isinstance(c, list) or len(c) != 3:
-                    raise ValueError("colours: each colour is [red, green, blue]")
-                self.set_colour(p, c[0], c[1], c[2])
-        if "budget_ma" in config:
-            self.set_budget(config["budget_ma"])
+        """Take brightness, budget_ma and colours (0xRRGGBB per player) from
+        the board's Config (tallycore.config)."""
+        self.set_brightness(config.brightness)
+        self.set_budget(config.budget_ma)
+        colours = config.colours
+        for p in range(len(colours) if len(colours) < 4 else 4):
+            rgb = colours[p]
+            self.set_colour(p, rgb >> 16 & 0xFF, rgb >> 8 & 0xFF, rgb & 0xFF)
 
     def _set_allowed(self):
         board = self.board
         # The most channel-value sum whose current fits the budget:
         # sum * ma_per_channel / 255 <= budget - idle.
-        self._allowed = (self.budget_ma - board.idle_ma_per_led * board.led_count) * 255 // board.ma_per_channel
+        spare = self.budget_ma - board.idle_ma_per_led * board.led_count
+        self._allowed = spare * 255 // board.ma_per_channel if spare > 0 else 0
 
     # --- composing -----------------------------------------------------------
 
@@ -221,7 +216,7 @@ class LedField:
             total += frame[i]
         allowed = self._allowed
         self.scaled = total > allowed
-        if self.scaled:
+        if self.scaled:  # total > allowed >= 0
             for i in range(len(frame)):
                 frame[i] = frame[i] * allowed // total
 

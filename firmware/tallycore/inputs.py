@@ -1,0 +1,173 @@
+# The board's controls, after Peter Hinch's micropython-async primitives:
+# buttons and the rotary encoder are polled in asyncio tasks; a pin is an
+# injected callable returning 0 or 1 (machine.Pin.value on the board, the
+# emulator's pins.bin, a list in a test). Buttons are wired to ground with
+# pull-ups: 0 = pressed. Every input goes to one handler(kind, value) with
+# the kinds of tallycore.menu (SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD).
+#
+# poll(now_ms) does the work and is what the tests drive with made-up
+# times; run() is the task that calls it. No ISR is needed: an encoder
+# detent takes tens of ms by hand and the encoder task polls every 2 ms.
+try:
+    import asyncio
+except ImportError:  # pragma: no cover - every supported port has asyncio
+    asyncio = None
+
+try:
+    from time import ticks_ms, ticks_diff
+except ImportError:  # CPython
+    import time as _time
+
+    def ticks_ms():
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
+
+    def ticks_diff(a, b):
+        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+from tallycore.menu import SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+_ENCODER_POLL_MS = const(2)
+
+
+async def _sleep_ms(ms):
+    if hasattr(asyncio, "sleep_ms"):
+        await asyncio.sleep_ms(ms)
+    else:  # CPython's asyncio
+        await asyncio.sleep(ms / 1000)
+
+
+class Button:
+    """A debounced push button. A press shorter than long_press_ms sends
+    (short_kind, value) when released; held that long it sends
+    (long_kind, value) at once and nothing on release. A button without a
+    long kind sends short_kind as soon as it is pressed."""
+    debounce_ms = 50
+    long_press_ms = 600
+
+    def __init__(self, pin, handler, short_kind, long_kind=-1, value=0, shift=None):
+        self.pin = pin
+        self.handler = handler
+        self.short_kind = short_kind
+        self.long_kind = long_kind
+        self.value = value
+        self.shift = shift        # another Button: held, a short press counts as long
+        self.pressed = False
+        self.down_at = 0
+        self.long_sent = False
+
+    def poll(self, now):
+        down = self.pin() == 0
+        if down and not self.pressed:
+            self.pressed = True
+            self.down_at = now
+            self.long_sent = False
+            if self.long_kind < 0:
+                self.handler(self.short_kind, self.value)
+            elif self.shift is not None and self.shift.pressed:
+                self.long_sent = True
+                self.handler(self.long_kind, self.value)
+        elif down:
+            if (self.long_kind >= 0 and not self.long_sent
+                    and ticks_diff(now, self.down_at) >= self.long_press_ms):
+                self.long_sent = True
+                self.handler(self.long_kind, self.value)
+        elif self.pressed:
+            self.pressed = False
+            if self.long_kind >= 0 and not self.long_sent:
+                self.handler(self.short_kind, self.value)
+
+    async def run(self):
+        while True:
+            self.poll(ticks_ms())
+            await _sleep_ms(self.debounce_ms)
+
+
+# Quadrature: index (previous AB << 2 | AB) -> step (+1 clockwise, -1
+# counter-clockwise, 0 for no change or a bounce that skipped a state).
+_STEPS = b"\x00\x01\xff\x00\xff\x00\x00\x01\x01\x00\x00\xff\x00\xff\x01\x00"
+
+
+class Encoder:
+    """A rotary encoder on pins a and b: one (TURN, +1 / -1) per detent."""
+
+    def __init__(self, pin_a, pin_b, handler, steps_per_detent=4):
+        self.pin_a = pin_a
+        self.pin_b = pin_b
+        self.handler = handler
+        self.steps_per_detent = steps_per_detent
+        self.state = pin_a() << 1 | pin_b()
+        self.count = 0
+
+    def poll(self, now=0):
+        new = self.pin_a() << 1 | self.pin_b()
+        if new == self.state:
+            return
+        step = _STEPS[self.state << 2 | new]
+        self.state = new
+        if step == 0:
+            return
+        self.count += 1 if step == 1 else -1
+        if self.count >= self.steps_per_detent:
+            self.count = 0
+            self.handler(TURN, 1)
+        elif self.count <= -self.steps_per_detent:
+            self.count = 0
+            self.handler(TURN, -1)
+
+    async def run(self):
+        while True:
+            self.poll()
+            await _sleep_ms(_ENCODER_POLL_MS)
+
+
+class Inputs:
+    """Every control of a board definition. pin_reader(gpio) returns the
+    pin callable for a GPIO (the hardware layer makes it: pull-up input)."""
+
+    def __init__(self, board, pin_reader, handler):
+        self.handler = handler
+        self.buttons = []
+        self.shift = None
+        if board.shift_pin >= 0:
+            self.shift = Button(pin_reader(board.shift_pin), _ignore, -1)
+            self.buttons.append(self.shift)
+        for seat in range(len(board.seat_pins)):
+            self.buttons.append(Button(pin_reader(board.seat_pins[seat]), handler, SEAT,
+                                       SEAT_LONG, seat, self.shift))
+        if board.undo_pin >= 0:
+            self.buttons.append(Button(pin_reader(board.undo_pin), handler, UNDO))
+        self.encoder = None
+        if board.encoder_a >= 0:
+            self.encoder = Encoder(pin_reader(board.encoder_a), pin_reader(board.encoder_b),
+                                   handler, board.steps_per_detent)
+            self.buttons.append(Button(pin_reader(board.encoder_push), handler, PUSH, HOLD))
+
+    def poll(self, now):
+        for button in self.buttons:
+            button.poll(now)
+        if self.encoder is not None:
+            self.encoder.poll(now)
+
+    async def run_buttons(self):
+        while True:
+            now = ticks_ms()
+            for button in self.buttons:
+                button.poll(now)
+            await _sleep_ms(Button.debounce_ms)
+
+    def tasks(self):
+        """Start the polling tasks (call inside the app's event loop)."""
+        started = [asyncio.create_task(self.run_buttons())]
+        if self.encoder is not None:
+            started.append(asyncio.create_task(self.encoder.run()))
+        return started
+
+
+def _ignore(kind, value):
+    pass

@@ -1,0 +1,67 @@
+# What the board shows, tied to the hardware the app hands in.
+#
+#   view = View(board, pixels, oled, config)
+#   view.refresh(game, board_input)     # after every change (cheap when none)
+#
+# board: a tallycore.boarddef.BoardDef. pixels: a neopixel.NeoPixel for the
+# chain (only .buf and .write() are used), or None. oled: a
+# tallycore.ssd1306.SSD1306_I2C (a framebuf with show(pages)), or None when
+# the board has no display. config: the board's tallycore.config.Config
+# (brightness, budget_ma, colours, names), or None for the defaults.
+# board_input: the tallycore.menu.BoardInput whose hand entry and messages
+# are shown, or None.
+#
+# An LED frame goes out only when its bytes differ from the last one sent;
+# the OLED sends only the pages of the rows that changed.
+from tallycore.ledfield import LedField
+
+
+class View:
+    def __init__(self, board, pixels, oled, config=None):
+        self.board = board
+        self.pixels = pixels
+        self.oled = oled
+        self.leds = LedField(board)
+        self.sheet = None
+        if oled is not None:
+            from tallycore.sheetview import SheetView
+            self.sheet = SheetView(oled, oled.show)
+        self._note = None
+        self._error = None
+        self.frames_sent = 0
+        if config is not None:
+            self.configure(config)
+
+    def configure(self, config):
+        """Take the display settings of a Config; ValueError if one is out of range."""
+        self.leds.configure(config)
+        if self.sheet is not None:
+            self.sheet.set_names(config.names)
+            self.sheet.layout = -1  # redraw everything with the new names
+
+    def refresh(self, game, board_input=None):
+        frame = self.leds.compose(game)
+        pixels = self.pixels
+        if pixels is not None and frame != pixels.buf:
+            pixels.buf[:] = frame
+            pixels.write()
+            self.frames_sent += 1
+        sheet = self.sheet
+        if sheet is None:
+            return
+        note = None
+        entry = None
+        if board_input is not None:
+            note = board_input.note
+            if board_input.entry.active:
+                entry = board_input.entry
+        if note is not self._note:
+            self._note = note
+            sheet.set_note(note)
+        if entry is not None:
+            if entry.error is not self._error:
+                self._error = entry.error
+                sheet.set_message(entry.error)
+            sheet.draw_entry(entry, game)
+        else:
+            sheet.draw_game(game)
