@@ -4,4 +4,5 @@ COMMAND_MODULES, so areas of the CLI live in their own files."""
 
 COMMAND_MODULES = (
     "records",
+    "board",
 )

@@ -1,0 +1,402 @@
+"""The protocol client: the host's side of docs/protocol.md.
+
+The message table is the firmware's own (`tallycore.protocol`): verbs and
+their argument specs, reply fields, error codes and event kinds are read from
+there, never listed again here. This module owns what the board leaves to the
+host (Klipper's split): sequence numbers, timeouts and retries (the same
+bytes again, so the board answers a retry from its stored reply and never
+applies it twice), telling events from replies, noticing a gap in the event
+sequence, and rebuilding the exact game from the board's STATE and LOG with
+the same core the board runs, checking it against the board's own figures."""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from tallycore import game as core_game
+from tallycore import games, protocol, roquet
+
+from . import records
+from .errors import BoardError, ProtocolError, RecordError, TransportError
+from .transport import Transport
+
+ERROR_CODES = {row[0].decode() for row in protocol.ERRORS}
+EVENT_KINDS = {row[0].decode(): row[1] for row in protocol.EVENTS}
+
+
+@dataclass
+class Event:
+    """An unsolicited line from the board: `! <eseq> <KIND> <key=value>...`."""
+
+    eseq: int
+    kind: str
+    fields: dict[str, str]
+    line: bytes
+
+
+@dataclass
+class BoardGame:
+    """The game in progress on a board, rebuilt on the host with the core."""
+
+    name: str | None           # None: no game on the board
+    players: int
+    options: int
+    game: core_game.Game | None
+    log: list[int]             # log[0:top]: applied events, then the redo stack
+    state: dict[str, str]      # the board's STATE reply
+    score: dict[str, str]      # the board's SCORE reply
+
+    @property
+    def n(self) -> int:
+        return int(self.state["n"])
+
+    @property
+    def top(self) -> int:
+        return int(self.state["top"])
+
+
+@dataclass
+class Board:
+    """A connected board speaking protocol.PROTOCOL_VERSION.
+
+    timeout: seconds to wait for one reply; retries: how many times the same
+    request is sent again after a timeout or a garbled line."""
+
+    link: Transport
+    timeout: float = 1.0
+    retries: int = 3
+    on_event: Callable[[Event], None] | None = None
+    hello_fields: dict[str, str] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    last_eseq: int = 0         # 0: none seen yet
+    gap: bool = False          # an event was missed: resync with rebuild()
+    noise_lines: int = 0
+    retried: int = 0
+    keep_events: bool = True
+
+    def __post_init__(self) -> None:
+        # a fresh number per connection, so this session's first request is
+        # never mistaken for a retry of the last one the board served
+        self._seq = random.randint(1, protocol.MAX_SEQ)
+        self._stray: list[bytes] = []
+
+    # ------------------------------------------------------------ requests
+    def next_seq(self) -> int:
+        self._seq = self._seq % protocol.MAX_SEQ + 1
+        return self._seq
+
+    def encode(self, verb: str, *args: Any) -> tuple[int, bytes]:
+        """The frame for a request; the verb must be in protocol.VERBS."""
+        try:
+            spec = protocol.verb_spec(verb)
+        except KeyError:
+            raise ValueError(f"{verb}: not a verb of protocol {protocol.PROTOCOL_VERSION}") from None
+        text = " ".join([spec[0].decode(), *(_word(a) for a in args)])
+        seq = self.next_seq()
+        frame = protocol.encode_request(seq, text)
+        if len(frame) > protocol.MAX_FRAME:
+            raise ValueError(f"{verb}: the request is longer than {protocol.MAX_FRAME} bytes")
+        return seq, frame
+
+    def request(self, verb: str, *args: Any, timeout: float | None = None) -> dict[str, str]:
+        """Send one request, wait for its reply; the reply's key=value fields.
+        Raises BoardError (the board's own code and words) on ERR."""
+        seq, frame = self.encode(verb, *args)
+        return self.send_frame(seq, frame, timeout)
+
+    def send_frame(self, seq: int, frame: bytes, timeout: float | None = None) -> dict[str, str]:
+        wait = self.timeout if timeout is None else timeout
+        self._stray = []
+        for attempt in range(self.retries + 1):
+            if attempt:
+                self.retried += 1
+            self.link.write(frame)
+            outcome = self._await_reply(seq, wait)
+            if outcome is None:
+                continue          # timeout, or the board saw our line garbled: same bytes again
+            ok, body = outcome
+            if ok:
+                return protocol.fields(body)
+            parts = body.decode(errors="replace").split(" ", 3)
+            raise BoardError(parts[2] if len(parts) > 2 else "?", parts[3] if len(parts) > 3 else "")
+        raise TransportError(self._silence_hint(frame))
+
+    def _silence_hint(self, frame: bytes) -> str:
+        verb = frame.split(b" ", 2)[1].split(b"*")[0].decode(errors="replace")
+        stray = b" ".join(self._stray[-3:]).decode(errors="replace")
+        if b">>>" in stray or b"Traceback" in stray or b"MicroPython" in stray:
+            return (f"the board on {self.link.name} is at the MicroPython prompt, not running the "
+                    f"tallyboard app (it said: {stray[-80:]!r}): run tallyboard deploy")
+        return (f"no reply from the board on {self.link.name} to {verb} after "
+                f"{self.retries + 1} tries: check the cable, or run tallyboard deploy if the "
+                "firmware is not installed")
+
+    def _await_reply(self, seq: int, wait: float) -> tuple[bool, bytes] | None:
+        """(ok, body) of the reply to seq; None to send the request again."""
+        deadline = time.monotonic() + wait
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            line = self.link.read_line(left)
+            if line is None:
+                return None
+            try:
+                body = protocol.check_frame(line)
+            except ValueError:
+                self.noise_lines += 1
+                self._stray.append(line)
+                continue
+            if body.startswith(b"! "):
+                self._event(body, line)
+                continue
+            head = body.split(b" ", 3)
+            if len(head) < 2 or not head[0].isdigit():
+                self.noise_lines += 1
+                continue
+            their_seq = int(head[0])
+            if their_seq == seq and head[1] in (b"OK", b"ERR"):
+                return head[1] == b"OK", body
+            if their_seq == 0 and head[1] == b"ERR":
+                # the board could not trust a line: ours arrived garbled (or
+                # stale noise did); send ours again
+                return None
+            # a stale reply to an earlier request (answered twice): not ours
+
+    # ------------------------------------------------------------ events
+    def _event(self, body: bytes, line: bytes) -> None:
+        parts = body.decode(errors="replace").split(" ")
+        if len(parts) < 3 or not parts[1].isdigit():
+            self.noise_lines += 1
+            return
+        event = Event(int(parts[1]), parts[2], protocol.fields(body), line)
+        if event.kind == "BOOT":
+            # the board restarted: its event numbers start again
+            self.gap = self.gap or self.last_eseq != 0
+        elif self.last_eseq and event.eseq != self.last_eseq % protocol.EVENT_SEQ_LIMIT + 1:
+            self.gap = True
+        self.last_eseq = event.eseq
+        if self.keep_events:
+            self.events.append(event)
+        if self.on_event:
+            self.on_event(event)
+
+    def poll_events(self, timeout: float) -> list[Event]:
+        """Events that arrive within timeout seconds (for watch)."""
+        before = len(self.events)
+        keep = self.keep_events
+        self.keep_events = True
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                line = self.link.read_line(left)
+                if line is None:
+                    break
+                try:
+                    body = protocol.check_frame(line)
+                except ValueError:
+                    self.noise_lines += 1
+                    continue
+                if body.startswith(b"! "):
+                    self._event(body, line)
+        finally:
+            self.keep_events = keep
+        got = self.events[before:]
+        if not keep:
+            del self.events[before:]
+        return got
+
+    # ------------------------------------------------------------ the verbs
+    def hello(self) -> dict[str, str]:
+        """Identify the board; a clear error if it runs another protocol."""
+        try:
+            reply = self.request("HELLO")
+        except BoardError as exc:
+            raise ProtocolError(f"the board on {self.link.name} does not understand HELLO "
+                                f"({exc.board_message}): its firmware is too old; run tallyboard deploy") from None
+        try:
+            theirs = int(reply.get("proto", "0"))
+        except ValueError:
+            theirs = 0
+        ours = protocol.PROTOCOL_VERSION
+        if theirs != ours:
+            which = "older" if theirs < ours else "newer"
+            advice = "run tallyboard deploy" if theirs < ours else "upgrade this tallyboard (pip install -U tallyboard)"
+            raise ProtocolError(f"the board's firmware {reply.get('fw', '?')} speaks protocol {theirs}, "
+                                f"{which} than this tallyboard's {ours}: {advice}")
+        self.hello_fields = reply
+        return reply
+
+    def connect(self) -> dict[str, str]:
+        """Drop whatever stale bytes wait on the port, then HELLO."""
+        self.link.drain()
+        return self.hello()
+
+    def reconnect(self) -> BoardGame:
+        """Close and reopen the port (a pulled cable, a restarted board) and
+        resynchronise: HELLO, then the full state."""
+        self.link.reopen()
+        self.gap = False
+        self.last_eseq = 0
+        self.connect()
+        return self.rebuild()
+
+    def new(self, name: str, players: int, options: int = 0) -> dict[str, str]:
+        return self.request("NEW", name, players, options)
+
+    def event(self, packed: int) -> dict[str, str]:
+        return self.request("EV", packed)
+
+    def hand(self, purchaser: int, bid: str, doubled_by: int | None, redoubled_by: int | None,
+             lone: bool, tricks: int) -> dict[str, str]:
+        return self.request("HAND", purchaser, bid, doubled_by, redoubled_by, int(lone), tricks)
+
+    def misdeal(self) -> dict[str, str]:
+        return self.request("MISDEAL")
+
+    def peg(self, player: int, points: int) -> dict[str, str]:
+        return self.request("PEG", player, points)
+
+    def end(self) -> dict[str, str]:
+        return self.request("END")
+
+    def undo(self) -> dict[str, str]:
+        return self.request("UNDO")
+
+    def redo(self) -> dict[str, str]:
+        return self.request("REDO")
+
+    def state(self) -> dict[str, str]:
+        return self.request("STATE")
+
+    def score(self) -> dict[str, str]:
+        return self.request("SCORE")
+
+    def log(self, top: int) -> list[int]:
+        """log[0:top] (the redo stack included), in as many LOG requests as it takes."""
+        out: list[int] = []
+        while len(out) < top:
+            reply = self.request("LOG", len(out))
+            count = _int(reply, "count")
+            if _int(reply, "at") != len(out) or count < 1:
+                raise ProtocolError(f"LOG {len(out)}: the board answered at={reply.get('at')} "
+                                    f"count={reply.get('count')}")
+            words = reply.get("ev", "")
+            chunk = [int(w) for w in words.split(",")] if words else []
+            if len(chunk) != count:
+                raise ProtocolError(f"LOG {len(out)}: count={count} but {len(chunk)} events")
+            out += chunk
+        return out[:top]
+
+    def cfg_get(self, key: str, player: int | None = None) -> str:
+        args = ["GET", key] + ([] if player is None else [player])
+        return self.request("CFG", *args)["value"]
+
+    def cfg_set(self, key: str, value: str, player: int | None = None) -> str:
+        args = ["SET", key] + ([] if player is None else [player]) + [value]
+        return self.request("CFG", *args)["value"]
+
+    # ------------------------------------------------------------ resync
+    def rebuild(self) -> BoardGame:
+        """The exact game on the board, rebuilt with tallycore from STATE and
+        LOG and checked against the board's own totals, winners, completion
+        and log checksum. Clears a pending event gap."""
+        state = self.state()
+        self.gap = False
+        if "eseq" in state and state["eseq"].isdigit():
+            self.last_eseq = int(state["eseq"])
+        name = state.get("game", "-")
+        top = _int(state, "top")
+        n = _int(state, "n")
+        log = self.log(top)
+        lcrc = protocol.log_crc(log)
+        if _int(state, "lcrc", 16) != lcrc:
+            raise ProtocolError(f"the board's log checksum {state.get('lcrc')} does not match the "
+                                f"{top} events it sent ({lcrc:04X}); run the command again")
+        if name in ("-", ""):
+            return BoardGame(None, 0, 0, None, log, state, {})
+        players = _int(state, "players")
+        options = _int(state, "options")
+        try:
+            rules = games.by_name(name)
+        except ValueError:
+            raise ProtocolError(f"the board plays {name}, which this tallyboard does not know: "
+                                "upgrade this tallyboard") from None
+        game = core_game.Game()
+        try:
+            game.new(rules, players, options)
+            for event in log:
+                game.apply(event)
+            for _ in range(top - n):
+                game.undo()
+        except ValueError as exc:
+            raise ProtocolError(f"the board's log breaks a rule on the host ({exc}): "
+                                "the board and this tallyboard run different cores; run tallyboard deploy") from None
+        score = self.score()
+        mismatch = score_mismatch(game, score)
+        if mismatch:
+            raise ProtocolError(mismatch)
+        return BoardGame(name, players, options, game, log, state, score)
+
+    def player_names(self, players: int) -> list[str]:
+        return [self.cfg_get("name", p) for p in range(players)]
+
+    def loaded_game(self, current: BoardGame | None = None) -> records.LoadedGame:
+        """The board's game as a records.LoadedGame (for sheet and export)."""
+        current = current or self.rebuild()
+        if current.name is None or current.game is None:
+            raise RecordError("no game on the board: start one with tallyboard new")
+        doc = records.to_document(current.name, self.player_names(current.players),
+                                  options_document(current.name, current.options), current.game)
+        return records.from_document(doc, source="the board")
+
+
+def score_mismatch(game: core_game.Game, score: dict[str, str]) -> str | None:
+    """What differs between the board's SCORE reply and a game on the host (None: nothing)."""
+    mine = {
+        "hands": str(game.hands()),
+        "totals": ",".join(str(game.total(p)) for p in range(game.players)),
+        "winners": str(game.winners()),
+        "complete": str(int(bool(game.complete()))),
+    }
+    for key, value in mine.items():
+        if score.get(key) != value:
+            return f"SCORE {key}: the board says {score.get(key)}, the host core {value}"
+    return None
+
+
+def options_document(name: str, packed: int) -> dict[str, Any]:
+    """The RECORDS.md `options` object for a game's packed options."""
+    if name == "roquet":
+        doc: dict[str, Any] = {}
+        if packed & roquet.OPT_END_AT_HAND_END:
+            doc["end"] = "hand_end"
+        if packed & roquet.OPT_LANDMARK_BONUS:
+            doc["landmark_bonus"] = True
+        return doc
+    if packed:
+        raise RecordError(f"{name}: options {packed} have no record form in this tallyboard")
+    return {}
+
+
+def _word(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(int(value))
+    text = str(value)
+    if not text or " " in text or "*" in text or not text.isprintable() or not text.isascii():
+        raise ValueError(f"{text!r}: not one word of printable ASCII")
+    return text
+
+
+def _int(reply: dict[str, str], key: str, base: int = 10) -> int:
+    try:
+        return int(reply[key], base)
+    except (KeyError, ValueError):
+        raise ProtocolError(f"the board's reply has no valid {key}= ({reply})") from None

@@ -1,0 +1,320 @@
+"""Differential simulation: random legal games played through the board (over
+the protocol) and through the core on the host, compared after every step.
+
+Every game draws from its own `random.Random` seeded with (seed, game name,
+game number), so one failing game can be replayed alone. A step is an event
+(a legal one: the host core's `check` picks it; sent with the game's own verb
+or the generic EV), an undo, a redo, or a probe with an event the core refuses
+(the board must refuse it too, changing nothing). After each step the board's
+reply, its event line and its STATE must equal the host's game; at the end of
+each game (and after every reconnection) the whole log is fetched and the
+game rebuilt. In some games the port is closed and reopened mid-game, and the
+host resynchronises from the board."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tallycore import game as core_game
+from tallycore import games, protocol, roquet, skicket
+
+from .client import Board, score_mismatch
+from .errors import BoardError, TallyboardError
+
+SIMULATED_GAMES = ("skicket", "roquet")
+MAX_STEPS = 200
+
+
+class SimulationMismatch(TallyboardError):
+    """The board and the host core disagree: the message says how to reproduce."""
+
+    exit_code = 5
+
+
+@dataclass
+class Stats:
+    games: int = 0
+    steps: int = 0
+    events: int = 0
+    undos: int = 0
+    redos: int = 0
+    probes: int = 0
+    reconnects: int = 0
+    by_game: dict[str, int] = field(default_factory=dict)
+
+
+def game_rng(seed: int, name: str, number: int) -> random.Random:
+    return random.Random(f"{seed}:{name}:{number}")
+
+
+# ---------------------------------------------------------------- random events
+
+def skicket_candidate(rng: random.Random) -> int:
+    if rng.random() < 0.06:
+        return skicket.MISDEAL
+    purchaser = rng.randrange(4)
+    level = rng.choice((1, 1, 2, 2, 3, 3, 4, 5, 6, 7))
+    strain = rng.randrange(6)
+    doubled = rng.randrange(4) if rng.random() < 0.3 else None
+    redoubled = rng.randrange(4) if doubled is not None and rng.random() < 0.4 else None
+    lone = rng.random() < 0.15
+    need = 6 + level
+    tricks = max(0, min(13, need + rng.choice((-3, -2, -1, -1, 0, 0, 0, 1, 1, 2, 13))))
+    return skicket.pack_hand(purchaser, level, strain, doubled, redoubled, lone, tricks)
+
+
+def roquet_candidate(rng: random.Random) -> int:
+    if rng.random() < 0.15:
+        return roquet.HAND_END
+    points = rng.choice((1, 1, 2, 2, 2, 5, 5, 9, 10, rng.randint(1, 30)))
+    return roquet.pack_peg(rng.randrange(2), points)
+
+
+CANDIDATES: dict[str, Callable[[random.Random], int]] = {
+    "skicket": skicket_candidate,
+    "roquet": roquet_candidate,
+}
+
+
+def roquet_options(rng: random.Random) -> int:
+    return rng.choice((0, 0, roquet.OPT_END_AT_HAND_END, roquet.OPT_LANDMARK_BONUS,
+                       roquet.OPT_END_AT_HAND_END | roquet.OPT_LANDMARK_BONUS))
+
+
+def legal(game: core_game.Game, event: int) -> bool:
+    try:
+        game.check(event)
+    except ValueError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- one game
+
+class GameRun:
+    def __init__(self, board: Board, name: str, number: int, seed: int, games_total: int,
+                 stats: Stats, reconnect: bool | None = None) -> None:
+        self.board = board
+        self.name = name
+        self.number = number
+        self.seed = seed
+        self.games_total = games_total
+        self.stats = stats
+        self.rng = game_rng(seed, name, number)
+        self.rules = games.by_name(name)
+        self.host = core_game.Game()
+        self.step_text = "NEW"
+        # about one game in four drops and reopens the port somewhere mid-game
+        self.reconnect_at = -1
+        if reconnect is None:
+            reconnect = self.rng.random() < 0.25
+        if reconnect:
+            self.reconnect_at = self.rng.randint(1, 12)
+
+    def fail(self, what: str) -> SimulationMismatch:
+        return SimulationMismatch(
+            f"{self.name} game {self.number} (seed {self.seed}), after {self.step_text}: {what}; "
+            f"reproduce with: tallyboard simulate --game {self.name} --seed {self.seed} "
+            f"--first {self.number} --games 1")
+
+    def play(self) -> None:
+        players = self.rules.MIN_PLAYERS
+        options = roquet_options(self.rng) if self.name == "roquet" else 0
+        self.host.new(self.rules, players, options)
+        self.step_text = f"NEW {self.name} {players} {options}"
+        reply = self.board.new(self.name, players, options)
+        self.check_reply(reply)
+        self.check_state()
+        step = 0
+        while not self.host.complete() and step < MAX_STEPS:
+            step += 1
+            if step == self.reconnect_at:
+                self.reconnect()
+            self.one_step()
+            self.stats.steps += 1
+        if self.host.complete():
+            self.probe()   # nothing can be scored after the end of the game
+        # sometimes undo from the finished game and redo again
+        if self.host.complete() and self.rng.random() < 0.2:
+            self.undo()
+            self.redo()
+        self.check_rebuild()
+
+    def one_step(self) -> None:
+        rng = self.rng
+        roll = rng.random()
+        if roll < 0.08 and self.host.can_undo():
+            self.undo()
+        elif roll < 0.12 and self.host.can_redo():
+            self.redo()
+        elif roll < 0.16:
+            self.probe()
+        else:
+            self.event()
+
+    # --- steps ---------------------------------------------------------
+    def event(self) -> None:
+        candidate = CANDIDATES[self.name]
+        for _ in range(200):
+            event = candidate(self.rng)
+            if legal(self.host, event):
+                break
+        else:
+            raise self.fail("the generator found no legal event in 200 tries")
+        use_verb = self.rng.random() < 0.5
+        self.step_text, send = self.describe(event, use_verb)
+        try:
+            reply = send()
+        except BoardError as exc:
+            raise self.fail(f"the board refused a legal event: {exc}") from None
+        self.host.apply(event)
+        self.stats.events += 1
+        self.check_reply(reply)
+        self.check_event("EV", event)
+        self.check_state()
+
+    def undo(self) -> None:
+        self.step_text = "UNDO"
+        reply = self.board.undo()
+        self.host.undo()
+        self.stats.undos += 1
+        self.check_reply(reply)
+        self.check_event("UNDO", None)
+        self.check_state()
+
+    def redo(self) -> None:
+        self.step_text = "REDO"
+        event = self.host.log[self.host.n]
+        reply = self.board.redo()
+        self.host.redo()
+        self.stats.redos += 1
+        self.check_reply(reply)
+        self.check_event("REDO", event)
+        self.check_state()
+
+    def probe(self) -> None:
+        """An event the host core refuses: the board must refuse it and change nothing."""
+        candidate = CANDIDATES[self.name]
+        for _ in range(50):
+            event = candidate(self.rng)
+            if not legal(self.host, event):
+                break
+        else:
+            return  # every draw was legal here (e.g. early Roquet): nothing to probe
+        self.step_text, send = self.describe(event, self.rng.random() < 0.5)
+        self.step_text = "refused " + self.step_text
+        self.stats.probes += 1
+        before = len(self.board.events)
+        try:
+            reply = send()
+        except BoardError as exc:
+            if exc.code not in ("RULE", "FULL", "RANGE"):
+                raise self.fail(f"the board refused it with {exc.code}, expected RULE") from None
+        else:
+            raise self.fail(f"the board accepted an event the core refuses ({reply})")
+        if len(self.board.events) != before:
+            raise self.fail("the board sent an event for a refused request")
+        self.check_state()
+
+    def describe(self, event: int, use_verb: bool) -> tuple[str, Callable[[], dict[str, str]]]:
+        """The request for an event: the game's own verb, or EV."""
+        board = self.board
+        if use_verb and self.name == "skicket":
+            if event == skicket.MISDEAL:
+                return "MISDEAL", board.misdeal
+            doubler = skicket.doubled_by_of(event)
+            redoubler = skicket.redoubled_by_of(event)
+            args = (skicket.purchaser_of(event), skicket.bid_text(skicket.level_of(event), skicket.strain_of(event)),
+                    None if doubler == skicket.NOBODY else doubler,
+                    None if redoubler == skicket.NOBODY else redoubler,
+                    bool(skicket.lone_of(event)), skicket.tricks_of(event))
+            text = "HAND " + " ".join("-" if a is None else str(int(a) if isinstance(a, bool) else a) for a in args)
+            return text, lambda: board.hand(*args)
+        if use_verb and self.name == "roquet":
+            if event == roquet.HAND_END:
+                return "END", board.end
+            player, points = roquet.peg_player(event), roquet.peg_points(event)
+            return f"PEG {player} {points}", lambda: board.peg(player, points)
+        return f"EV {event}", lambda: board.event(event)
+
+    def reconnect(self) -> None:
+        self.step_text = "closing and reopening the port"
+        current = self.board.reconnect()
+        self.stats.reconnects += 1
+        self.compare_game(current)
+
+    # --- comparisons --------------------------------------------------------
+    def check_reply(self, reply: dict[str, str]) -> None:
+        host = (self.host.n, self.host.top)
+        theirs = (_num(reply, "n"), _num(reply, "top"))
+        if theirs != host:
+            raise self.fail(f"the board replied n={theirs[0]} top={theirs[1]}, the host has n={host[0]} top={host[1]}")
+
+    def check_event(self, kind: str, event: int | None) -> None:
+        if not self.board.events:
+            raise self.fail(f"the board sent no {kind} event")
+        got = self.board.events[-1]
+        self.board.events.clear()
+        if got.kind != kind:
+            raise self.fail(f"the board's event was {got.kind}, expected {kind}")
+        if event is not None and _num(got.fields, "ev") != event:
+            raise self.fail(f"the board's event carries ev={got.fields.get('ev')}, expected {event}")
+        totals = ",".join(str(self.host.total(p)) for p in range(self.host.players))
+        if got.fields.get("totals") != totals:
+            raise self.fail(f"the board's event says totals {got.fields.get('totals')}, the host core {totals}")
+        if self.board.gap:
+            raise self.fail("the board's event numbers skipped one")
+
+    def check_state(self) -> None:
+        state = self.board.state()
+        host = self.host
+        expect = {"game": self.name, "n": str(host.n), "top": str(host.top),
+                  "players": str(host.players), "options": str(host.options)}
+        for key, value in expect.items():
+            if state.get(key) != value:
+                raise self.fail(f"STATE {key}: the board says {state.get(key)}, the host core {value}")
+        lcrc = protocol.log_crc(host.log[i] for i in range(host.top))
+        if _num(state, "lcrc", 16) != lcrc:
+            raise self.fail(f"STATE lcrc: the board says {state.get('lcrc')}, the host's log gives {lcrc:04X}")
+        mismatch = score_mismatch(host, self.board.score())
+        if mismatch:
+            raise self.fail(mismatch)
+
+    def check_rebuild(self) -> None:
+        self.compare_game(self.board.rebuild())
+
+    def compare_game(self, current) -> None:  # type: ignore[no-untyped-def]
+        host = self.host
+        mine = [host.log[i] for i in range(host.top)]
+        if current.name != self.name or current.log != mine or (current.n, current.top) != (host.n, host.top):
+            raise self.fail(f"the board's game ({current.name}, n={current.n}, top={current.top}, "
+                            f"log {current.log}) differs from the host's (n={host.n}, top={host.top}, log {mine})")
+        if bytes(current.game.state) != bytes(host.state):
+            raise self.fail("the game rebuilt from the board's log has another state than the host's")
+
+
+def _num(fields: dict[str, str], key: str, base: int = 10) -> int:
+    try:
+        return int(fields.get(key, ""), base)
+    except ValueError:
+        return -1
+
+
+def simulate(board: Board, names: tuple[str, ...], count: int, seed: int,
+             progress: Callable[[str, int], None] | None = None, first: int = 1) -> Stats:
+    """Play `count` games of each name (numbered first..first+count-1); raise
+    SimulationMismatch at the first difference."""
+    stats = Stats()
+    board.keep_events = True
+    for name in names:
+        if name not in SIMULATED_GAMES:
+            raise TallyboardError(f"simulate: {name} is not simulated; choose from {', '.join(SIMULATED_GAMES)}")
+    for name in names:
+        for number in range(first, first + count):
+            GameRun(board, name, number, seed, count, stats).play()
+            stats.games += 1
+            stats.by_game[name] = stats.by_game.get(name, 0) + 1
+            if progress:
+                progress(name, number)
+    return stats
