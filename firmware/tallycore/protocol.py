@@ -127,8 +127,9 @@ EVENTS = (
     (b"UNDO", ("n", "top", "src", "totals"), "the last event was undone"),
     (b"REDO", ("n", "top", "ev", "src", "totals"), "an undone event was redone"),
     (b"CFG", ("key", "player", "value"), "a config value changed"),
+    (b"NOTE", ("text",), "a problem for people to read (spaces written as _)"),
 )
-K_BOOT, K_NEW, K_EVENT, K_UNDO, K_REDO, K_CFG = range(len(EVENTS))
+K_BOOT, K_NEW, K_EVENT, K_UNDO, K_REDO, K_CFG, K_NOTE = range(len(EVENTS))
 EVENT_SEQ_LIMIT = const(65535)   # event seq runs 1..65535 then wraps to 1
 
 # --- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection) ----------

@@ -1,0 +1,110 @@
+# tallyboard: the app. MicroPython runs this after boot.py, from the flash
+# root (on the emulator: from the flash folder, with firmware/emu first on
+# the module path). Output on stdout is the wire protocol (docs/protocol.md).
+#
+# Safe mode: hold the undo button (seat 0's button on a board without one)
+# while the board powers up and the app does not start: the REPL stays free
+# for mpremote to repair a bad deploy. Ctrl-C (0x03) from mpremote always
+# stops the app and the watchdog with it.
+import sys
+
+
+def _note(app, text):
+    # a problem found at boot, as an event the host can show (printable only)
+    from tallycore import protocol as P
+    w = app._event(P.K_NOTE)
+    w.key(b"text")
+    w.text(text.replace(" ", "_"))
+    app._push(P.K_NOTE)
+
+
+def start():
+    from tallycore import hw, boarddef
+    from tallycore.app import App, BOARD_DIR
+
+    app = App()
+    app.config.load()
+    board = None
+    board_problem = None
+    try:
+        board = boarddef.find(app.config.board, BOARD_DIR)
+    except (ValueError, OSError) as exc:
+        board_problem = str(exc)
+    if board is not None and hw.safe_mode_held(board):
+        print("tallyboard: safe mode (button held at power-up): the app is not running; "
+              "use mpremote, or power-cycle to start it")
+        return
+    app.board_name = board.name if board is not None else app.config.board
+    watchdog = None
+    try:
+        app.boot()
+        if board_problem:
+            _note(app, board_problem + "; set one with CFG SET board <name>")
+        if board is not None:
+            _attach_views(app, board)
+        watchdog = hw.Watchdog()
+        app.run(watchdog)
+    finally:
+        # Ctrl-C, or the host closed the line (emulator): the REPL must not be
+        # reset under mpremote's feet
+        if watchdog is not None:
+            watchdog.stop()
+
+
+def _attach_views(app, board):
+    # The display (tallycore.view) and the board's controls (tallycore.inputs,
+    # tallycore.menu), if this firmware has them. A failure here leaves a
+    # NOTE for the host; the scoring and the protocol run on regardless.
+    from tallycore import hw
+    from tallycore import protocol as P
+    try:
+        from tallycore.view import View
+    except ImportError:
+        return
+    try:
+        oled = None
+        bus = hw.oled_i2c(board)
+        if bus is not None:
+            from tallycore.ssd1306 import SSD1306_I2C
+            oled = SSD1306_I2C(bus, board.oled_address)
+        view = View(board, hw.Pixels(board.led_pin, board.led_count), oled, app.config)
+    except Exception as exc:
+        _note(app, "display: %s" % exc)
+        return
+    board_input = None
+    try:
+        from tallycore.menu import BoardInput
+        from tallycore.inputs import Inputs
+        board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo)
+
+        def handle(kind, value=0):
+            board_input.handle(kind, value)
+            _refresh(app, view, board_input)
+
+        inputs = Inputs(board, hw.button, handle)
+        app.on_start(inputs.tasks)
+    except ImportError:
+        pass
+    except Exception as exc:
+        _note(app, "inputs: %s" % exc)
+
+    def changed(kind):
+        if kind == P.K_CFG:
+            try:
+                view.configure(app.config)
+            except ValueError as exc:
+                _note(app, "display: %s" % exc)
+        _refresh(app, view, board_input)
+
+    app.on_change(changed)
+    _refresh(app, view, board_input)
+
+
+def _refresh(app, view, board_input):
+    try:
+        view.refresh(app.game, board_input)
+    except Exception:  # a display bug must not stop the scoring
+        app.listener_errors += 1
+
+
+start()

@@ -1,0 +1,618 @@
+# The app on the board: serves the wire protocol (protocol.py) on USB CDC
+# (stdin/stdout), keeps the game in RAM and on flash (journal.py, config.py),
+# pushes an event for every change, and tells the display and the inputs.
+#
+# Hooks for the display and input code:
+#   app.on_change(callback)   callback(kind) after every change; kind is a
+#                             protocol K_* event kind (K_BOOT, K_NEW, K_EVENT,
+#                             K_UNDO, K_REDO, K_CFG). A failing listener is
+#                             counted in app.listener_errors, never fatal.
+#   app.local_event(event)    a packed core event from the board's buttons:
+#   app.local_undo()          journaled, applied and pushed exactly like a
+#   app.local_redo()          host request; each raises ValueError with the
+#                             core's message when refused (nothing changed).
+#   app.add_task(coroutine)   another task to run in the app's asyncio loop;
+#   app.on_start(starter)     or starter() called in the loop, returning tasks.
+import sys
+
+try:
+    import asyncio
+except ImportError:  # older MicroPython
+    import uasyncio as asyncio  # type: ignore
+
+from tallycore import protocol as P
+from tallycore import skicket, roquet
+from tallycore.game import Game, LOG_CAPACITY
+from tallycore.games import GAMES
+from tallycore.journal import Journal, KIND_APPLY, KIND_UNDO, KIND_REDO
+from tallycore.config import Config
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+WATCHDOG_FEED_MS = const(1000)
+BOARD_DIR = "board"
+_SRC_HOST = b"host"
+_SRC_BOARD = b"board"
+_LENGTH_WRITE = sys.implementation.name == "micropython"  # stream.write(buf, n)
+
+
+def _emit(out, buf, length):
+    if _LENGTH_WRITE:
+        out.write(buf, length)   # MicroPython streams take a length: no slice
+    else:
+        out.write(bytes(buf[:length]))
+        out.flush()
+
+
+def _raise_if(message):
+    if message is not None:
+        raise ValueError(message if isinstance(message, str) else message.decode())
+
+
+class App:
+    def __init__(self, out=None, root="", board_name=""):
+        self.out = out if out is not None else sys.stdout.buffer
+        self.root = root
+        self.game = Game(LOG_CAPACITY)
+        self.journal = Journal(self.game, root)
+        self.config = Config(root)
+        self.board_name = board_name
+        self.reader = P.LineReader()
+        self.request = P.Request()
+        self.writer = P.Writer()        # replies
+        self.events = P.Writer()        # pushed events
+        self.last_reply = bytearray(P.MAX_FRAME + 8)
+        self.last_reply_length = 0      # 0: rebuild from the state (after a boot)
+        self.last_seq = 0
+        self.last_crc = 0
+        self.eseq = 0
+        self.listeners = []
+        self.listener_errors = 0
+        self.tasks = []
+        self.starters = []
+        self.served = 0                 # requests answered (any outcome)
+        self.byte = bytearray(1)
+        self.running = False
+
+    # --- start ---------------------------------------------------------------
+    def boot(self):
+        """Load the config and restore the game in progress from flash."""
+        self.config.load()
+        if not self.board_name:
+            self.board_name = self.config.board
+        try:
+            self.journal.restore()
+        except OSError:
+            pass  # a game restored without compaction is still right; the next write retries
+        self.last_seq = self.journal.last_seq
+        self.last_crc = self.journal.last_crc
+        self.last_reply_length = 0
+        self.eseq = 0
+        w = self._event(P.K_BOOT)
+        w.key(b"fw")
+        w.text(P.FIRMWARE_VERSION)
+        w.key(b"proto")
+        w.number(P.PROTOCOL_VERSION)
+        self._game_name(w)
+        w.key(b"n")
+        w.number(self.game.n)
+        w.key(b"top")
+        w.number(self.game.top)
+        self._push(P.K_BOOT)
+
+    def on_change(self, callback):
+        self.listeners.append(callback)
+
+    def add_task(self, coroutine):
+        self.tasks.append(coroutine)
+
+    # --- bytes in ---------------------------------------------------------------
+    def feed(self, byte):
+        """One byte from the host. Allocation-free for a valid frame."""
+        state = self.reader.feed(byte)
+        if state == P.FEED_LINE:
+            length = self.reader.length
+            self.reader.length = 0
+            if length:
+                self.handle_line(self.reader.line, length)
+        elif state == P.FEED_OVERFLOW:
+            self._error(0, P.E_FRAME, b"line longer than 128 bytes; resend the frame")
+
+    def feed_bytes(self, data):
+        for i in range(len(data)):
+            self.feed(data[i])
+
+    def handle_line(self, line, length):
+        req = self.request
+        code = req.parse(line, length)
+        self.served += 1
+        if code:
+            seq = req.seq if code > P.E_SEQ else 0
+            self._error(seq, code, req.message)
+            if seq:
+                self._store(seq, req.crc)
+            return
+        seq = req.seq
+        if seq == self.last_seq and req.crc == self.last_crc:
+            self._repeat(seq)
+            return
+        self._dispatch(req, seq)
+        self._store(seq, req.crc)
+
+    def _store(self, seq, crc):
+        self.last_seq = seq
+        self.last_crc = crc
+        w = self.writer
+        buf = self.last_reply
+        for i in range(w.length):
+            buf[i] = w.buf[i]
+        self.last_reply_length = w.length
+
+    def _repeat(self, seq):
+        if self.last_reply_length:
+            _emit(self.out, self.last_reply, self.last_reply_length)
+        else:
+            # after a restart: the change was journaled with this seq; answer
+            # with the state it left (it is not applied again)
+            self._change_reply(seq)
+
+    # --- dispatch -----------------------------------------------------------------
+    def _dispatch(self, req, seq):
+        verb = req.verb
+        v = req.values
+        if verb == P.V_HELLO:
+            self._hello(seq)
+        elif verb == P.V_GAME:
+            self._game_info(seq, v[0])
+        elif verb == P.V_NEW:
+            self._new(seq, req.crc, v[0], v[1], v[2] if req.nargs > 2 else 0)
+        elif verb == P.V_EV:
+            self._apply(seq, req.crc, v[0], _SRC_HOST, True)
+        elif verb == P.V_HAND:
+            if self.game.rules is not skicket:
+                self._wrong_game(seq, b"HAND is for Skicket; use EV, PEG or END for this game")
+                return
+            doubled = None if v[2] == P.NOBODY else v[2]
+            redoubled = None if v[3] == P.NOBODY else v[3]
+            try:
+                event = skicket.pack_hand(v[0], v[1] & 7, v[1] >> 3, doubled, redoubled, v[4], v[5])
+            except ValueError as exc:
+                self._error(seq, P.E_RANGE, str(exc))
+                return
+            self._apply(seq, req.crc, event, _SRC_HOST, True)
+        elif verb == P.V_MISDEAL:
+            if self.game.rules is not skicket:
+                self._wrong_game(seq, b"MISDEAL is for Skicket")
+                return
+            self._apply(seq, req.crc, skicket.MISDEAL, _SRC_HOST, True)
+        elif verb == P.V_PEG:
+            if self.game.rules is not roquet:
+                self._wrong_game(seq, b"PEG is for Roquet; use EV or HAND for this game")
+                return
+            self._apply(seq, req.crc, v[0] << 2 | v[1] << 3, _SRC_HOST, True)
+        elif verb == P.V_END:
+            if self.game.rules is not roquet:
+                self._wrong_game(seq, b"END is for Roquet; use EV for this game")
+                return
+            self._apply(seq, req.crc, roquet.HAND_END, _SRC_HOST, True)
+        elif verb == P.V_UNDO:
+            self._undo(seq, req.crc, _SRC_HOST, True)
+        elif verb == P.V_REDO:
+            self._redo(seq, req.crc, _SRC_HOST, True)
+        elif verb == P.V_STATE:
+            self._state(seq)
+        elif verb == P.V_SCORE:
+            self._score(seq)
+        elif verb == P.V_LOG:
+            self._log(seq, v[0])
+        else:
+            self._cfg(seq, req)
+
+    # --- replies -------------------------------------------------------------------
+    def _send_reply(self):
+        self.writer.finish()
+        _emit(self.out, self.writer.buf, self.writer.length)
+
+    def _error(self, seq, code, message):
+        self.writer.error(seq, code, message)
+        self._send_reply()
+
+    def _wrong_game(self, seq, message):
+        if self.game.rules is None:
+            message = b"no game in progress; start one with NEW"
+        self._error(seq, P.E_RULE, message)
+
+    def _change_reply(self, seq):
+        w = self.writer
+        w.reply(seq)
+        w.key(b"n")
+        w.number(self.game.n)
+        w.key(b"top")
+        w.number(self.game.top)
+        w.key(b"eseq")
+        w.number(self.eseq)
+        self._send_reply()
+
+    def _game_name(self, w):
+        w.key(b"game")
+        rules = self.game.rules
+        if rules is None:
+            w.byte(45)
+            return
+        for g in range(len(GAMES)):
+            if GAMES[g] is rules:
+                w.text(P.GAME_NAMES[g])
+
+    def _hello(self, seq):
+        w = self.writer
+        w.reply(seq)
+        w.key(b"fw")
+        w.text(P.FIRMWARE_VERSION)
+        w.key(b"proto")
+        w.number(P.PROTOCOL_VERSION)
+        w.key(b"board")
+        w.text(self.board_name)
+        w.key(b"games")
+        w.number(len(GAMES))
+        w.key(b"frame")
+        w.number(P.MAX_FRAME)
+        w.key(b"log")
+        w.number(len(self.game.log))
+        w.key(b"players")
+        w.number(P.MAX_PLAYERS)
+        self._send_reply()
+
+    def _game_info(self, seq, index):
+        if index >= len(GAMES):
+            self._error(seq, P.E_RANGE, b"no game at that index; HELLO says how many there are")
+            return
+        rules = GAMES[index]
+        w = self.writer
+        w.reply(seq)
+        w.key(b"index")
+        w.number(index)
+        w.key(b"name")
+        w.text(P.GAME_NAMES[index])
+        w.key(b"min")
+        w.number(rules.MIN_PLAYERS)
+        w.key(b"max")
+        w.number(rules.MAX_PLAYERS)
+        self._send_reply()
+
+    def _state(self, seq):
+        game = self.game
+        w = self.writer
+        w.reply(seq)
+        self._game_name(w)
+        w.key(b"players")
+        w.number(game.players)
+        w.key(b"options")
+        w.number(game.options)
+        w.key(b"n")
+        w.number(game.n)
+        w.key(b"top")
+        w.number(game.top)
+        w.key(b"lcrc")
+        w.hex(self._log_crc(), 4)
+        w.key(b"eseq")
+        w.number(self.eseq)
+        self._send_reply()
+
+    def _log_crc(self):
+        crc = 0xFFFF
+        log = self.game.log
+        four = self.journal.record   # 12 spare bytes between journal writes
+        for i in range(self.game.top):
+            e = log[i]
+            four[0] = e & 0xFF
+            four[1] = (e >> 8) & 0xFF
+            four[2] = (e >> 16) & 0xFF
+            four[3] = (e >> 24) & 0xFF
+            crc = P.crc16(four, 0, 4, crc)
+        return crc
+
+    def _totals(self, w):
+        game = self.game
+        w.key(b"totals")
+        for p in range(game.players):
+            if p:
+                w.byte(44)
+            w.number(game.total(p))
+
+    def _score(self, seq):
+        game = self.game
+        if game.rules is None:
+            self._error(seq, P.E_RULE, b"no game in progress; start one with NEW")
+            return
+        w = self.writer
+        w.reply(seq)
+        w.key(b"hands")
+        w.number(game.hands())
+        w.key(b"complete")
+        w.number(1 if game.complete() else 0)
+        w.key(b"winners")
+        w.number(game.winners())
+        self._totals(w)
+        self._send_reply()
+
+    def _log(self, seq, at):
+        game = self.game
+        top = game.top
+        if at > top:
+            self._error(seq, P.E_RANGE, b"at is past the end of the log (STATE gives top)")
+            return
+        w = self.writer
+        w.reply(seq)
+        w.key(b"at")
+        w.number(at)
+        w.key(b"count")
+        count_at = w.length
+        w.text(b"000")   # patched below: three digits, zero-padded
+        w.key(b"top")
+        w.number(top)
+        w.key(b"ev")
+        count = 0
+        log = game.log
+        while at + count < top and w.room() >= 12:
+            if count:
+                w.byte(44)
+            w.number(log[at + count])
+            count += 1
+        buf = w.buf
+        buf[count_at] = 48 + count // 100
+        buf[count_at + 1] = 48 + (count // 10) % 10
+        buf[count_at + 2] = 48 + count % 10
+        self._send_reply()
+
+    # --- changes -------------------------------------------------------------------
+    def _event(self, kind):
+        eseq = self.eseq + 1
+        if eseq > P.EVENT_SEQ_LIMIT:
+            eseq = 1
+        self.eseq = eseq
+        self.events.event(eseq, kind)
+        return self.events
+
+    def _push(self, kind):
+        w = self.events
+        w.finish()
+        _emit(self.out, w.buf, w.length)
+        for callback in self.listeners:
+            try:
+                callback(kind)
+            except Exception:  # a display bug must not stop the scoring
+                self.listener_errors += 1
+
+    def _push_change(self, kind, event, src):
+        w = self._event(kind)
+        w.key(b"n")
+        w.number(self.game.n)
+        w.key(b"top")
+        w.number(self.game.top)
+        if kind != P.K_UNDO:
+            w.key(b"ev")
+            w.number(event)
+        w.key(b"src")
+        w.text(src)
+        self._totals(w)
+        self._push(kind)
+
+    def _refuse(self, seq, code, message, reply):
+        if reply:
+            self._error(seq, code, message)
+        return message
+
+    def _apply(self, seq, crc, event, src, reply):
+        game = self.game
+        try:
+            game.check(event)
+        except ValueError as exc:
+            code = P.E_FULL if game.rules is not None and game.n >= len(game.log) else P.E_RULE
+            return self._refuse(seq, code, str(exc), reply)
+        try:
+            self.journal.append(KIND_APPLY, event, seq, crc)
+        except OSError:
+            return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
+        game.apply(event)
+        self.journal.after_append()
+        self._push_change(P.K_EVENT, event, src)
+        if reply:
+            self._change_reply(seq)
+        return None
+
+    def _undo(self, seq, crc, src, reply):
+        if self.game.rules is None:
+            return self._refuse(seq, P.E_RULE, b"no game in progress; start one with NEW", reply)
+        if not self.game.can_undo():
+            return self._refuse(seq, P.E_RULE, b"nothing to undo", reply)
+        try:
+            self.journal.append(KIND_UNDO, 0, seq, crc)
+        except OSError:
+            return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
+        self.game.undo()
+        self.journal.after_append()
+        self._push_change(P.K_UNDO, 0, src)
+        if reply:
+            self._change_reply(seq)
+        return None
+
+    def _redo(self, seq, crc, src, reply):
+        game = self.game
+        if game.rules is None:
+            return self._refuse(seq, P.E_RULE, b"no game in progress; start one with NEW", reply)
+        if not game.can_redo():
+            return self._refuse(seq, P.E_RULE, b"nothing to redo", reply)
+        event = game.log[game.n]
+        try:
+            self.journal.append(KIND_REDO, 0, seq, crc)
+        except OSError:
+            return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
+        game.redo()
+        self.journal.after_append()
+        self._push_change(P.K_REDO, event, src)
+        if reply:
+            self._change_reply(seq)
+        return None
+
+    def _new(self, seq, crc, index, players, options):
+        rules = GAMES[index]
+        if players < rules.MIN_PLAYERS or players > rules.MAX_PLAYERS:
+            self._error(seq, P.E_RANGE, "players: %s takes %d to %d players" % (
+                rules.NAME, rules.MIN_PLAYERS, rules.MAX_PLAYERS))
+            return
+        try:
+            rules.check_options(players, options)
+        except ValueError as exc:
+            self._error(seq, P.E_RANGE, str(exc))
+            return
+        try:
+            self.journal.start(rules, players, options, seq, crc)
+        except OSError:
+            self._error(seq, P.E_FLASH, b"flash write failed; the game in progress is kept")
+            return
+        self.game.new(rules, players, options)
+        w = self._event(P.K_NEW)
+        self._game_name(w)
+        w.key(b"players")
+        w.number(players)
+        w.key(b"options")
+        w.number(options)
+        w.key(b"n")
+        w.number(0)
+        w.key(b"top")
+        w.number(0)
+        self._push(P.K_NEW)
+        self._change_reply(seq)
+
+    # --- config ----------------------------------------------------------------------
+    def _cfg(self, seq, req):
+        key = req.cfg_key
+        spec = P.CONFIG_KEYS[key]
+        player = req.cfg_player if spec[4] else 0
+        if req.values[0] == 1:  # SET
+            kind = spec[1]
+            if kind == P.T_TEXT:
+                packed = req.values[3]
+                value = bytes(req.line[packed >> 8:packed & 0xFF]).decode()
+                if key == P.K_BOARD and not self._board_exists(value):
+                    self._error(seq, P.E_RANGE, "board: no definition board/%s.json on the board" % value)
+                    return
+            else:
+                value = req.values[3]
+            old = self.config.get(key, player)
+            try:
+                self.config.set(key, player, value)
+            except ValueError as exc:
+                self._error(seq, P.E_RANGE, str(exc))
+                return
+            try:
+                self.config.save()
+            except OSError:
+                self.config.set(key, player, old)
+                self._error(seq, P.E_FLASH, b"flash write failed; the setting is unchanged")
+                return
+            w = self._event(P.K_CFG)
+            self._cfg_fields(w, key, player)
+            self._push(P.K_CFG)
+        w = self.writer
+        w.reply(seq)
+        self._cfg_fields(w, key, player)
+        self._send_reply()
+
+    def _cfg_fields(self, w, key, player):
+        spec = P.CONFIG_KEYS[key]
+        w.key(b"key")
+        w.text(spec[0])
+        w.key(b"player")
+        if spec[4]:
+            w.number(player)
+        else:
+            w.byte(45)
+        w.key(b"value")
+        value = self.config.get(key, player)
+        if spec[1] == P.T_RGB:
+            w.hex(value, 6)
+        elif spec[1] == P.T_INT:
+            w.number(value)
+        else:
+            w.text(value)
+
+    def _board_exists(self, name):
+        import os
+        try:
+            os.stat(self.root + BOARD_DIR + "/" + name + ".json")
+            return True
+        except OSError:
+            return False
+
+    # --- the board's own inputs ------------------------------------------------------
+    def local_event(self, event):
+        """Apply a packed core event from the board's buttons, journaled and
+        pushed like a host request. Raises ValueError (the core's message)
+        when refused; nothing changed then."""
+        _raise_if(self._apply(0, 0, event, _SRC_BOARD, False))
+
+    def local_undo(self):
+        _raise_if(self._undo(0, 0, _SRC_BOARD, False))
+
+    def local_redo(self):
+        _raise_if(self._redo(0, 0, _SRC_BOARD, False))
+
+    def on_start(self, starter):
+        """starter() is called inside the running loop (to create its tasks)."""
+        self.starters.append(starter)
+
+    # --- the loop --------------------------------------------------------------------
+    async def serve(self, stream=None):
+        """Read the host's bytes until end of input (never, on a board)."""
+        import select
+        stream = stream if stream is not None else sys.stdin.buffer
+        reader = asyncio.StreamReader(stream)
+        poller = select.poll()
+        poller.register(stream, select.POLLIN)
+        byte = self.byte
+        while True:
+            if not await reader.readinto(byte):
+                return
+            self.feed(byte[0])
+            # drain what is already there without going round the loop
+            while True:
+                ready = False
+                for _ in poller.ipoll(0):
+                    ready = True
+                if not ready:
+                    break
+                if not stream.readinto(byte):
+                    return
+                self.feed(byte[0])
+
+    async def feed_watchdog(self, watchdog):
+        while True:
+            watchdog.feed()
+            await asyncio.sleep_ms(WATCHDOG_FEED_MS)
+
+    async def main(self, watchdog=None):
+        self.running = True
+        extra = []
+        if watchdog is not None:
+            extra.append(asyncio.create_task(self.feed_watchdog(watchdog)))
+        for coroutine in self.tasks:
+            extra.append(asyncio.create_task(coroutine))
+        for starter in self.starters:
+            started = starter()
+            if started:
+                extra.extend(started)
+        try:
+            await self.serve()
+        finally:
+            self.running = False
+            for task in extra:
+                task.cancel()
+            self.journal.close()
+
+    def run(self, watchdog=None):
+        asyncio.run(self.main(watchdog))

@@ -1,0 +1,133 @@
+# The board's settings (protocol.CONFIG_KEYS), kept in config.txt on flash.
+# The file is "key value" lines (per-player keys as "name.2 Ann"), written as
+# config.txt.tmp then renamed (atomic on littlefs). Every value is
+# range-checked again when loaded; a bad line keeps the default.
+import os
+
+from tallycore.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
+                                T_RGB, K_BRIGHTNESS, K_BUDGET, K_NAME, K_COLOUR, K_BOARD)
+
+CONFIG_FILE = "config.txt"
+
+
+def _valid_text(text, lo, hi):
+    if len(text) < lo or len(text) > hi:
+        return False
+    for c in text:
+        if not (c.isalpha() or c.isdigit() or c in "_-.") or ord(c) > 126:
+            return False
+    return True
+
+
+class Config:
+    def __init__(self, root=""):
+        self.path = root + CONFIG_FILE
+        self.brightness = CONFIG_KEYS[K_BRIGHTNESS][5]
+        self.budget_ma = CONFIG_KEYS[K_BUDGET][5]
+        self.names = ["P%d" % (p + 1) for p in range(MAX_PLAYERS)]
+        self.colours = list(PLAYER_COLOURS)
+        self.board = CONFIG_KEYS[K_BOARD][5].decode()
+        self.problems = 0  # lines of the file that were not understood
+
+    def get(self, key, player=0):
+        """The value of a key as stored (int or str)."""
+        if key == K_BRIGHTNESS:
+            return self.brightness
+        if key == K_BUDGET:
+            return self.budget_ma
+        if key == K_NAME:
+            return self.names[player]
+        if key == K_COLOUR:
+            return self.colours[player]
+        return self.board
+
+    def set(self, key, player, value):
+        """Set a key in RAM after checking it; ValueError says what is wrong."""
+        spec = CONFIG_KEYS[key]
+        kind = spec[1]
+        if spec[4] and (player < 0 or player >= MAX_PLAYERS):
+            raise ValueError("player: must be 0 to 3")
+        if kind == T_INT or kind == T_RGB:
+            if not isinstance(value, int) or value < spec[2] or value > spec[3]:
+                raise ValueError("%s: must be %d to %d" % (spec[0].decode(), spec[2], spec[3]))
+        elif kind == T_TEXT:
+            if not isinstance(value, str) or not _valid_text(value, spec[2], spec[3]):
+                raise ValueError("%s: 1 to %d letters, digits, _ - ." % (spec[0].decode(), spec[3]))
+        if key == K_BRIGHTNESS:
+            self.brightness = value
+        elif key == K_BUDGET:
+            self.budget_ma = value
+        elif key == K_NAME:
+            self.names[player] = value
+        elif key == K_COLOUR:
+            self.colours[player] = value
+        else:
+            self.board = value
+
+    def text(self):
+        lines = ["brightness %d" % self.brightness, "budget_ma %d" % self.budget_ma,
+                 "board %s" % self.board]
+        for p in range(MAX_PLAYERS):
+            lines.append("name.%d %s" % (p, self.names[p]))
+            lines.append("colour.%d %06X" % (p, self.colours[p]))
+        return "\n".join(lines) + "\n"
+
+    def save(self):
+        """Write-then-rename. Raises OSError if the flash write fails."""
+        tmp = self.path + ".tmp"
+        f = open(tmp, "w")
+        try:
+            f.write(self.text())
+            f.flush()
+        finally:
+            f.close()
+        os.rename(tmp, self.path)
+
+    def load(self):
+        """Read the file if there is one; returns True if it was there."""
+        try:
+            f = open(self.path, "r")
+        except OSError:
+            return False
+        try:
+            text = f.read(4096)
+        except (OSError, UnicodeError):
+            text = ""
+        finally:
+            f.close()
+        self.problems = 0
+        for line in text.split("\n"):
+            if not line:
+                continue
+            try:
+                self._load_line(line)
+            except (ValueError, IndexError):
+                self.problems += 1
+        return True
+
+    def _load_line(self, line):
+        space = line.find(" ")
+        if space < 1:
+            raise ValueError("line")
+        name = line[:space]
+        raw = line[space + 1:]
+        player = 0
+        dot = name.find(".")
+        if dot > 0:
+            player = int(name[dot + 1:])
+            name = name[:dot]
+        for key in range(len(CONFIG_KEYS)):
+            spec = CONFIG_KEYS[key]
+            if spec[0].decode() != name or spec[4] != (dot > 0):
+                continue
+            if spec[1] == T_INT:
+                value = int(raw)   # int() of text, never eval
+            elif spec[1] == T_RGB:
+                if len(raw) != 6:
+                    raise ValueError("colour")
+                value = int(raw, 16)
+            else:
+                value = raw
+            self.set(key, player, value)
+            return
+        raise ValueError("key")

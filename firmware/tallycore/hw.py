@@ -1,0 +1,121 @@
+# The ONE hardware layer: every use of machine, neopixel and rp2 is here.
+# On the Pico these are MicroPython's own modules; under the emulator they are
+# the stand-ins in firmware/emu/ (never deployed), found first on sys.path.
+# The rest of the firmware gets small objects: a pixel strip with `buf` and
+# `write()`, the OLED's I2C bus, button pins as callables (0 = pressed), a
+# watchdog with feed() and stop(), and the reset cause.
+import sys
+
+import machine
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+WATCHDOG_MS = const(8000)   # the RP2040's WDT tops out at ~8.3 s
+
+# WATCHDOG_CTRL register and its ENABLE bit, to stop the hardware watchdog
+# when the app hands the board back to the REPL (Ctrl-C from mpremote): the
+# WDT cannot be stopped through machine.WDT. (RP2040 datasheet 4.7.6,
+# RP2350 datasheet 12.9.)
+_WATCHDOG_CTRL_RP2040 = const(0x40058000)
+_WATCHDOG_CTRL_RP2350 = const(0x400D8000)
+_WATCHDOG_ENABLE = const(0x40000000)
+
+RESET_CAUSES = ((getattr(machine, "PWRON_RESET", 1), "power-on"),
+                (getattr(machine, "WDT_RESET", 3), "watchdog"),
+                (getattr(machine, "HARD_RESET", 2), "reset"),
+                (getattr(machine, "SOFT_RESET", 5), "soft-reset"))
+
+
+def is_emulator():
+    return getattr(machine, "EMULATOR", False)
+
+
+class Pixels:
+    """The WS2812 chain: fill `buf` (GRB bytes, chain order) then write()."""
+
+    def __init__(self, pin, count):
+        import neopixel
+        self.strip = neopixel.NeoPixel(machine.Pin(pin, machine.Pin.OUT), count)
+        self.buf = self.strip.buf
+        self.count = count
+
+    def show(self, frame):
+        """Copy a composed frame (same length as buf) in and send it."""
+        buf = self.buf
+        for i in range(len(buf)):
+            buf[i] = frame[i]
+        self.strip.write()
+
+    def write(self):
+        self.strip.write()
+
+
+def oled_i2c(board):
+    """The OLED's I2C bus, or None when the board has no OLED."""
+    if not board.has_oled:
+        return None
+    return machine.I2C(board.oled_bus, sda=machine.Pin(board.oled_sda),
+                       scl=machine.Pin(board.oled_scl), freq=board.oled_freq)
+
+
+def button(pin):
+    """A pulled-up input as a callable: 0 while pressed, 1 when released."""
+    return machine.Pin(pin, machine.Pin.IN, machine.Pin.PULL_UP).value
+
+
+def safe_mode_held(board):
+    """Whether the safe-mode button (undo, else seat 0) is held now."""
+    pin = board.undo_pin
+    if pin < 0:
+        if not len(board.seat_pins):
+            return False
+        pin = board.seat_pins[0]
+    read = button(pin)
+    # held for the whole of ~50 ms: a bounce or a glitch does not count
+    for _ in range(5):
+        if read():
+            return False
+        sleep_ms(10)
+    return True
+
+
+def sleep_ms(ms):
+    import time
+    time.sleep_ms(ms)
+
+
+class Watchdog:
+    """The hardware watchdog; feed() at least every WATCHDOG_MS."""
+
+    def __init__(self, timeout_ms=WATCHDOG_MS):
+        self.wdt = machine.WDT(timeout=timeout_ms)
+
+    def feed(self):
+        self.wdt.feed()
+
+    def stop(self):
+        """Stop the watchdog (the app is handing the board to the REPL)."""
+        if is_emulator():
+            self.wdt.stop()
+            return
+        address = _WATCHDOG_CTRL_RP2350 if "RP2350" in sys.implementation._machine else _WATCHDOG_CTRL_RP2040
+        try:
+            machine.mem32[address] &= ~_WATCHDOG_ENABLE
+        except (AttributeError, OSError):
+            pass
+
+
+def reset_cause():
+    cause = machine.reset_cause()
+    for code, name in RESET_CAUSES:
+        if code == cause:
+            return name
+    return "unknown"
+
+
+def reset():
+    machine.reset()

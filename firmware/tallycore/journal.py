@@ -1,0 +1,325 @@
+# The power-cut-safe journal of the game in progress (DESIGN.md, "Persistence").
+#
+# Two files in the flash root (littlefs: os.rename is atomic):
+#   game.snp  snapshot: the game, its whole event log, n, a generation number,
+#             the last request's seq and CRC; CRC-16 over it all. Written as
+#             game.snp.tmp then renamed.
+#   game.jnl  append-only 12-byte records after that snapshot:
+#               [0] kind  [1..5) event u32 LE  [5..7) seq u16 LE
+#               [7..9) request CRC u16 LE  [9] generation & 0xFF  [10..12) CRC-16
+#             The first record is a header naming the snapshot's generation
+#             (in the event field). Each record is flushed before the change
+#             is acknowledged; littlefs commits the file on flush.
+# Boot: snapshot, then the longest valid prefix of the journal if its header
+# names the snapshot's generation. A torn last record (power cut in the middle
+# of a write) ends the prefix; if anything was cut off the journal is
+# compacted at once so that new records never follow garbage.
+# Compaction: new snapshot (generation + 1) first, then a new journal holding
+# only its header, each write-then-rename. A cut between the two leaves a
+# journal of the old generation, ignored because the snapshot has its records.
+import os
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from tallycore.protocol import crc16
+from tallycore.games import GAMES
+
+SNAPSHOT = "game.snp"
+JOURNAL = "game.jnl"
+RECORD_SIZE = const(12)
+COMPACT_AFTER = const(256)   # records; about 3 KB of journal
+
+KIND_APPLY = const(1)
+KIND_UNDO = const(2)
+KIND_REDO = const(3)
+KIND_HEADER = const(4)
+
+_MAGIC = b"TBS1"
+_HEAD = const(34)   # snapshot bytes before the events:
+#   magic 4, generation u32, name length, name 16, players, options u32, n u16, top u16
+_NAME_MAX = const(16)
+
+
+def _put16(buf, at, value):
+    buf[at] = value & 0xFF
+    buf[at + 1] = (value >> 8) & 0xFF
+
+
+def _get16(buf, at):
+    return buf[at] | buf[at + 1] << 8
+
+
+def _put32(buf, at, value):
+    buf[at] = value & 0xFF
+    buf[at + 1] = (value >> 8) & 0xFF
+    buf[at + 2] = (value >> 16) & 0xFF
+    buf[at + 3] = (value >> 24) & 0xFF
+
+
+def _get32(buf, at):
+    # events are below 2**30, so this stays a small int on the RP2040
+    return buf[at] | buf[at + 1] << 8 | buf[at + 2] << 16 | buf[at + 3] << 24
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _write_atomic(path, data, length):
+    tmp = path + ".tmp"
+    f = open(tmp, "wb")
+    try:
+        f.write(memoryview(data)[:length])
+        f.flush()
+    finally:
+        f.close()
+    os.rename(tmp, path)
+
+
+class Journal:
+    """Keeps one Game (tallycore.game) on flash. root: folder prefix ("" = cwd)."""
+
+    def __init__(self, game, root=""):
+        self.game = game
+        self.root = root
+        self.record = bytearray(RECORD_SIZE)
+        self.file = None
+        self.generation = 0
+        self.records = 0       # records in the journal after its header
+        self.last_seq = 0      # the last state-changing request written
+        self.last_crc = 0
+        self.dirty = False     # a write failed: compact before appending again
+        self.restored = 0      # journal records replayed at the last restore
+        self.cut = False       # the last restore found a torn or corrupt tail
+
+    def _path(self, name):
+        return self.root + name
+
+    # --- writing ---------------------------------------------------------
+    def start(self, rules, players, options, seq=0, crc=0):
+        """Persist a new, empty game (before it replaces the one in RAM).
+
+        Raises OSError if the flash write fails; then nothing changed."""
+        self._write_snapshot(rules.NAME, players, options, None, 0, 0, seq, crc)
+
+    def append(self, kind, event=0, seq=0, crc=0):
+        """Write one record and flush it. Allocation-free unless compaction
+        is due. Raises OSError if the flash write fails."""
+        if self.dirty or self.file is None:
+            self.compact()
+        rec = self.record
+        rec[0] = kind
+        _put32(rec, 1, event)
+        _put16(rec, 5, seq)
+        _put16(rec, 7, crc)
+        rec[9] = self.generation & 0xFF
+        _put16(rec, 10, crc16(rec, 0, 10))
+        try:
+            self.file.write(rec)
+            self.file.flush()
+        except OSError:
+            self.dirty = True
+            raise
+        self.records += 1
+        if seq:
+            self.last_seq = seq
+            self.last_crc = crc
+
+    def after_append(self):
+        """Compact if the journal has grown long (call once the change is in RAM)."""
+        if self.records >= COMPACT_AFTER:
+            try:
+                self.compact()
+            except OSError:
+                self.dirty = True
+
+    def compact(self):
+        """Snapshot the game in RAM and start an empty journal."""
+        game = self.game
+        if game.rules is None:
+            self.close()
+            return
+        self._write_snapshot(game.rules.NAME, game.players, game.options, game.log,
+                             game.n, game.top, self.last_seq, self.last_crc)
+
+    def _write_snapshot(self, name, players, options, log, n, top, seq, crc):
+        generation = self.generation + 1
+        size = _HEAD + 4 * top + 2
+        data = bytearray(size)
+        data[0:4] = _MAGIC
+        _put32(data, 4, generation)
+        name_bytes = name.encode()
+        data[8] = len(name_bytes)
+        data[9:9 + len(name_bytes)] = name_bytes   # game names are at most 16 bytes
+        data[25] = players
+        _put32(data, 26, options)
+        _put16(data, 30, n)
+        _put16(data, 32, top)
+        for i in range(top):
+            _put32(data, _HEAD + 4 * i, log[i])
+        # the request that made this state, after the events
+        body = _HEAD + 4 * top
+        full = bytearray(size + 4)
+        full[0:body] = data[0:body]
+        _put16(full, body, seq)
+        _put16(full, body + 2, crc)
+        _put16(full, body + 4, crc16(full, 0, body + 4))
+        self.close()
+        _write_atomic(self._path(SNAPSHOT), full, body + 6)
+        # the snapshot is in; from here the old journal is stale
+        self.generation = generation
+        self.last_seq = seq
+        self.last_crc = crc
+        header = self.record
+        header[0] = KIND_HEADER
+        _put32(header, 1, generation & 0x3FFFFFFF)
+        _put16(header, 5, 0)
+        _put16(header, 7, 0)
+        header[9] = generation & 0xFF
+        _put16(header, 10, crc16(header, 0, 10))
+        _write_atomic(self._path(JOURNAL), header, RECORD_SIZE)
+        self.file = open(self._path(JOURNAL), "ab")
+        self.records = 0
+        self.dirty = False
+
+    def close(self):
+        if self.file is not None:
+            try:
+                self.file.close()
+            except OSError:
+                pass
+            self.file = None
+
+    def clear(self):
+        """Forget the game on flash (no game in progress)."""
+        self.close()
+        _remove(self._path(JOURNAL))
+        _remove(self._path(SNAPSHOT))
+
+    # --- reading ---------------------------------------------------------
+    def restore(self):
+        """Rebuild the game from flash. Returns True if a game was restored.
+
+        A missing or corrupt snapshot means no game (and the journal is not
+        used). Never raises on bad data; raises OSError only if compaction
+        after a torn tail cannot write."""
+        game = self.game
+        self.restored = 0
+        self.cut = False
+        self.close()
+        try:
+            f = open(self._path(SNAPSHOT), "rb")
+        except OSError:
+            return False
+        try:
+            data = f.read()
+        finally:
+            f.close()
+        if not self._load_snapshot(data):
+            return False
+        self._replay_journal()
+        if self.cut or not _exists(self._path(JOURNAL)):
+            self.compact()
+        else:
+            self.file = open(self._path(JOURNAL), "ab")
+        return game.rules is not None
+
+    def _load_snapshot(self, data):
+        game = self.game
+        if len(data) < _HEAD + 6 or data[0:4] != _MAGIC:
+            return False
+        top = _get16(data, 32)
+        body = _HEAD + 4 * top
+        if len(data) != body + 6 or crc16(data, 0, body + 4) != _get16(data, body + 4):
+            return False
+        name_len = data[8]
+        if name_len > _NAME_MAX:
+            return False
+        name = bytes(data[9:9 + name_len])
+        rules = None
+        for candidate in GAMES:
+            if candidate.NAME.encode() == name:
+                rules = candidate
+        if rules is None:
+            return False
+        n = _get16(data, 30)
+        if n > top or top > len(game.log):
+            return False
+        try:
+            game.new(rules, data[25], _get32(data, 26))
+            for i in range(top):
+                game.apply(_get32(data, _HEAD + 4 * i))
+            for i in range(top - n):
+                game.undo()
+        except ValueError:
+            game.rules = None
+            return False
+        self.generation = _get32(data, 4)
+        self.last_seq = _get16(data, body)
+        self.last_crc = _get16(data, body + 2)
+        return True
+
+    def _replay_journal(self):
+        game = self.game
+        rec = self.record
+        try:
+            f = open(self._path(JOURNAL), "rb")
+        except OSError:
+            return
+        try:
+            first = True
+            while True:
+                got = f.readinto(rec)
+                if not got:
+                    break   # clean end
+                if got != RECORD_SIZE or crc16(rec, 0, 10) != _get16(rec, 10):
+                    self.cut = True  # torn or corrupt: the valid prefix ends here
+                    break
+                kind = rec[0]
+                if first:
+                    first = False
+                    if kind != KIND_HEADER or _get32(rec, 1) != self.generation & 0x3FFFFFFF:
+                        self.cut = True  # a journal of an older snapshot
+                        break
+                    continue
+                if rec[9] != self.generation & 0xFF:
+                    self.cut = True
+                    break
+                try:
+                    if kind == KIND_APPLY:
+                        game.apply(_get32(rec, 1))
+                    elif kind == KIND_UNDO:
+                        game.undo()
+                    elif kind == KIND_REDO:
+                        game.redo()
+                    else:
+                        self.cut = True
+                        break
+                except ValueError:
+                    self.cut = True
+                    break
+                self.restored += 1
+                seq = _get16(rec, 5)
+                if seq:
+                    self.last_seq = seq
+                    self.last_crc = _get16(rec, 7)
+            if first:
+                self.cut = True  # empty journal: no header
+        finally:
+            f.close()
+        self.records = self.restored
