@@ -125,8 +125,10 @@ class Board:
 
     def _silence_hint(self, frame: bytes) -> str:
         verb = frame.split(b" ", 2)[1].split(b"*")[0].decode(errors="replace")
-        stray = b" ".join(self._stray[-3:]).decode(errors="replace")
-        if b">>>" in stray or b"Traceback" in stray or b"MicroPython" in stray:
+        # what came instead of replies: lines that were no frames, and a
+        # prompt that never ends in a newline
+        stray = b" ".join(self._stray[-3:] + [self.link.pending()]).decode(errors="replace").strip()
+        if ">>>" in stray or "Traceback" in stray or "MicroPython" in stray:
             return (f"the board on {self.link.name} is at the MicroPython prompt, not running the "
                     f"tallyboard app (it said: {stray[-80:]!r}): run tallyboard deploy")
         return (f"no reply from the board on {self.link.name} to {verb} after "

@@ -66,10 +66,12 @@ def stage(files: list[fileset.FirmwareFile], staging: Path) -> None:
         target.write_bytes(f.data)
 
 
-def deploy(port: str, files: list[fileset.FirmwareFile], runner: Runner = mpremote_runner,
+def deploy(port: str, files: list[fileset.FirmwareFile], runner: Runner | None = None,
            progress: Callable[[str], None] | None = None) -> int:
     """Copy the file set to the board on port; returns the bytes copied.
+    `runner` runs one mpremote command line (default: mpremote itself);
     `progress` is called once per step with a short description."""
+    runner = runner or mpremote_runner
     with tempfile.TemporaryDirectory(prefix="tallyboard-deploy-") as tmp:
         staging = Path(tmp)
         stage(files, staging)

@@ -80,6 +80,10 @@ class Transport:
                     self.tap("<", chunk)
                 self._buffer += chunk
 
+    def pending(self) -> bytes:
+        """Bytes received that do not make a whole line yet."""
+        return bytes(self._buffer)
+
     def drain(self, quiet: float = 0.05) -> bytes:
         """Read and drop everything until the line is quiet; returns what was dropped."""
         dropped = bytes(self._buffer)
