@@ -150,8 +150,6 @@ class LedField:
             if position == 0:
                 self._set(base + STATION, p, FULL)
             else:
-                if roquet.tally_laps(position):
-                    self._set(base + STATION, p, LAP)
                 back = roquet.back_peg(state, p)
                 hole = roquet.tally_hole(position)
                 if back == 0:
@@ -160,6 +158,8 @@ class LedField:
                     back_hole = roquet.tally_hole(back)
                     if back_hole != hole:
                         self._set(base + TALLY + back_hole, p, TRAIL)
+                if roquet.tally_laps(position):
+                    self._set(base + STATION, p, LAP)
                 self._set(base + TALLY + hole, p, FULL)
             king = roquet.king_total(state, p)
             hole = roquet.king_hole(king)

@@ -1,0 +1,116 @@
+# Board definitions: the reference wiring and the serpentine Pico 2 build
+# are data only; the loader refuses broken definitions with a clear message.
+from tallycore import boarddef
+
+_HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+BOARD_DIR = _HERE + "/../../board"
+
+
+def _reference():
+    return boarddef.find("pico-reference", BOARD_DIR)
+
+
+def _valid_dict():
+    return {
+        "name": "t", "leds": {"pin": 2, "count": 132, "chain": [
+            [0, "station", 0, 0], [0, "tally", 0, 44], [0, "king", 0, 19],
+            [1, "station", 0, 0], [1, "tally", 0, 44], [1, "king", 0, 19]]},
+        "oled": None, "buttons": {"seats": [10, 11]}, "power": {"budget_ma": 500}}
+
+
+def _refused(d, words):
+    try:
+        boarddef.from_dict(d)
+    except ValueError as exc:
+        text = str(exc)
+        assert text.startswith("board: "), text
+        for word in words:
+            assert word in text, text
+        return
+    raise AssertionError("accepted a broken definition")
+
+
+def test_reference_chain_runs_hole_by_hole_along_each_player():
+    b = _reference()
+    assert b.name == "pico-reference" and b.led_count == 132 and b.has_oled
+    # Runs: p0 station (LED 0), tally 0..44 (1..45), king 0..19 (46..65);
+    # p1 station (66), tally (67..111), king (112..131).
+    assert b.led(0, boarddef.STATION, 0) == 0
+    assert b.led(0, boarddef.TALLY, 0) == 1
+    assert b.led(0, boarddef.TALLY, 15) == 16
+    assert b.led(0, boarddef.TALLY, 44) == 45
+    assert b.led(0, boarddef.KING, 0) == 46
+    assert b.led(0, boarddef.KING, 19) == 65
+    assert b.led(1, boarddef.STATION, 0) == 66
+    assert b.led(1, boarddef.TALLY, 0) == 67
+    assert b.led(1, boarddef.KING, 19) == 131
+    assert b.oled_sda == 4 and b.oled_scl == 5 and b.oled_address == 0x3C
+    assert bytes(b.seat_pins) == bytes([10, 11, 12, 13])
+    assert b.undo_pin == 14 and b.shift_pin == 15
+    assert (b.encoder_a, b.encoder_b, b.encoder_push) == (16, 17, 18)
+    assert b.budget_ma == 500
+
+
+def test_serpentine_build_is_data_only():
+    b = boarddef.find("pico2-serpentine-nooled", BOARD_DIR)
+    assert b.mcu == "rp2350" and not b.has_oled
+    # Runs: p0 station 0; tally 0..29 -> 1..30; tally 44..30 -> 31..45;
+    # king 0..19 -> 46..65; p1 king 0..19 -> 66..85; p1 tally 44..30 -> 86..100;
+    # p1 station 101; p1 tally 0..29 -> 102..131.
+    assert b.led(0, boarddef.TALLY, 29) == 30
+    assert b.led(0, boarddef.TALLY, 44) == 31
+    assert b.led(0, boarddef.TALLY, 30) == 45
+    assert b.led(1, boarddef.KING, 0) == 66
+    assert b.led(1, boarddef.TALLY, 44) == 86
+    assert b.led(1, boarddef.TALLY, 30) == 100
+    assert b.led(1, boarddef.STATION, 0) == 101
+    assert b.led(1, boarddef.TALLY, 0) == 102
+    assert b.led(1, boarddef.TALLY, 29) == 131
+    assert b.undo_pin == 8 and b.shift_pin == boarddef.NO_PIN
+    assert len(b.seat_pins) == 2
+
+
+def test_every_led_is_one_hole_on_both_boards():
+    for name in ("pico-reference", "pico2-serpentine-nooled"):
+        b = boarddef.find(name, BOARD_DIR)
+        seen = sorted(b.led_of)
+        assert seen == list(range(132)), name
+
+
+def test_broken_definitions_are_refused_with_the_field():
+    d = _valid_dict()
+    boarddef.from_dict(d)  # the base is valid
+    d = _valid_dict()
+    d["leds"]["chain"][1] = [0, "tally", 0, 43]
+    _refused(d, ("tally hole 44", "player 0", "without an LED"))
+    d = _valid_dict()
+    d["leds"]["chain"].append([1, "king", 3, 3])
+    _refused(d, ("king hole 3", "twice"))
+    d = _valid_dict()
+    d["buttons"]["seats"] = [10, 2]
+    _refused(d, ("buttons.seats[1]", "GPIO 2", "taken"))
+    d = _valid_dict()
+    d["leds"]["pin"] = 30
+    _refused(d, ("leds.pin", "0 to 29"))
+    d = _valid_dict()
+    d["leds"]["count"] = 100
+    _refused(d, ("leds.count",))
+    d = _valid_dict()
+    d["leds"]["chain"][0] = [0, "peg", 0, 0]
+    _refused(d, ("station, tally or king",))
+    d = _valid_dict()
+    d["leds"]["chain"][2] = [0, "king", 0, 20]
+    _refused(d, ("last hole", "0 to 19"))
+    d = _valid_dict()
+    d["power"]["budget_ma"] = 120   # below 132 LEDs x 1 mA idle
+    _refused(d, ("idle current",))
+
+
+def test_missing_file_and_bad_names_are_refused():
+    for name in ("no-such-board", "../etc/passwd"):
+        try:
+            boarddef.find(name, BOARD_DIR)
+        except ValueError as exc:
+            assert str(exc).startswith("board: "), exc
+            continue
+        raise AssertionError(name)
