@@ -1,0 +1,311 @@
+# The power-cut-safe journal (tallycore/journal.py), in process: every way a
+# power cut can leave the flash (a record cut at every byte, a corrupt byte,
+# a cut in the middle of compaction, a stale temporary file) restores the
+# exact game up to the last complete record, and new records after a restore
+# never follow garbage. Runs under CPython and under the MicroPython unix port.
+import os
+import sys
+
+from tallycore import roquet, skicket
+from tallycore.game import Game
+from tallycore.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, RECORD_SIZE,
+                               SNAPSHOT, JOURNAL, COMPACT_AFTER)
+
+_counter = [0]
+
+
+def _folder():
+    """A fresh folder (with a trailing /) for one test's flash files."""
+    _counter[0] += 1
+    token = "".join("%02x" % b for b in os.urandom(4))
+    path = "/tmp/tallyboard-journal-%s-%d" % (token, _counter[0])
+    os.mkdir(path)
+    return path + "/"
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def _cleanup(root):
+    for name in os.listdir(root[:-1]):
+        os.remove(root + name)
+    os.rmdir(root[:-1])
+
+
+def _journaled(root, rules, players, events):
+    """A game on flash: new, then each event journaled and applied ('U' undo, 'R' redo)."""
+    game = Game()
+    journal = Journal(game, root)
+    journal.start(rules, players, 0, 1, 0x1111)
+    game.new(rules, players, 0)
+    seq = 2
+    for event in events:
+        if event == "U":
+            journal.append(KIND_UNDO, 0, seq, 0x2000 + seq)
+            game.undo()
+        elif event == "R":
+            journal.append(KIND_REDO, 0, seq, 0x2000 + seq)
+            game.redo()
+        else:
+            game.check(event)
+            journal.append(KIND_APPLY, event, seq, 0x2000 + seq)
+            game.apply(event)
+        seq += 1
+    return game, journal
+
+
+def _restored(root):
+    game = Game()
+    journal = Journal(game, root)
+    ok = journal.restore()
+    return ok, game, journal
+
+
+def _log(game):
+    return [game.log[i] for i in range(game.top)]
+
+
+# Roquet pegs: event = player << 2 | points << 3
+P0_5 = 0 << 2 | 5 << 3     # 40: player 0 pegs 5
+P1_17 = 1 << 2 | 17 << 3   # 140: player 1 pegs 17
+P0_3 = 0 << 2 | 3 << 3     # 24: player 0 pegs 3
+END = roquet.HAND_END      # 1
+
+
+def test_restore_after_clean_shutdown():
+    root = _folder()
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3])
+        journal.close()
+        ok, again, j2 = _restored(root)
+        assert ok
+        assert again.rules is roquet and again.players == 2
+        assert _log(again) == [40, 140, 24]
+        assert again.n == 3
+        # player 0: 5 + 3 = 8; player 1: 17
+        assert again.total(0) == 8 and again.total(1) == 17
+        assert j2.last_seq == 4 and j2.last_crc == 0x2004
+        assert j2.restored == 3 and not j2.cut
+        j2.close()
+    finally:
+        _cleanup(root)
+
+
+def test_undo_and_redo_are_journaled():
+    root = _folder()
+    try:
+        # peg 5, peg 17, undo (17 goes on the redo stack), undo, redo (5 back), peg 3 drops the stack
+        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, "U", "U", "R"])
+        journal.close()
+        ok, again, j2 = _restored(root)
+        assert ok
+        assert again.n == 1 and again.top == 2
+        assert _log(again) == [40, 140]
+        assert again.total(0) == 5 and again.total(1) == 0
+        j2.close()
+    finally:
+        _cleanup(root)
+
+
+def test_no_files_no_game():
+    root = _folder()
+    try:
+        ok, game, journal = _restored(root)
+        assert not ok
+        assert game.rules is None
+    finally:
+        _cleanup(root)
+
+
+def test_a_cut_at_every_byte_of_the_last_record():
+    root = _folder()
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3])
+        journal.close()
+        full = _read(root + JOURNAL)
+        # header + 3 records
+        assert len(full) == 4 * RECORD_SIZE
+        snapshot = _read(root + SNAPSHOT)
+        for cut in range(len(full) - RECORD_SIZE, len(full)):
+            _write(root + SNAPSHOT, snapshot)
+            _write(root + JOURNAL, full[:cut])
+            ok, again, j2 = _restored(root)
+            assert ok, cut
+            # the last record (peg 3) is torn: the game is after peg 5 and 17
+            assert _log(again) == [40, 140], cut
+            assert again.total(0) == 5 and again.total(1) == 17
+            assert j2.cut == (cut != len(full) - RECORD_SIZE), cut
+            # carry on after the cut: the new record must be found on the next boot
+            again.check(P0_3)
+            j2.append(KIND_APPLY, P0_3, 9, 0x0909)
+            again.apply(P0_3)
+            j2.close()
+            ok, third, j3 = _restored(root)
+            assert _log(third) == [40, 140, 24], cut
+            assert third.total(0) == 8
+            assert j3.last_seq == 9
+            j3.close()
+            # back to the original files for the next cut
+            for name in os.listdir(root[:-1]):
+                os.remove(root + name)
+    finally:
+        _cleanup(root)
+
+
+def test_a_cut_inside_the_header_of_a_fresh_journal():
+    root = _folder()
+    try:
+        game, journal = _journaled(root, skicket, 4, [])
+        journal.close()
+        full = _read(root + JOURNAL)
+        for cut in range(0, RECORD_SIZE):
+            _write(root + JOURNAL, full[:cut])
+            ok, again, j2 = _restored(root)
+            assert ok and again.rules is skicket and again.n == 0
+            j2.close()
+    finally:
+        _cleanup(root)
+
+
+def test_a_corrupt_byte_ends_the_valid_prefix():
+    root = _folder()
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3, END])
+        journal.close()
+        full = _read(root + JOURNAL)
+        snapshot = _read(root + SNAPSHOT)
+        # corrupt each byte of record 2 (peg 17, bytes 24..35): only peg 5 survives
+        for at in range(2 * RECORD_SIZE, 3 * RECORD_SIZE):
+            damaged = bytearray(full)
+            damaged[at] ^= 0x5A
+            _write(root + SNAPSHOT, snapshot)
+            _write(root + JOURNAL, damaged)
+            ok, again, j2 = _restored(root)
+            assert ok
+            assert _log(again) == [40], at
+            assert j2.cut
+            j2.close()
+    finally:
+        _cleanup(root)
+
+
+def test_a_cut_between_snapshot_and_journal_during_compaction():
+    root = _folder()
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17])
+        old_journal = _read(root + JOURNAL)
+        journal.compact()              # snapshot generation 2 holds both pegs
+        journal.close()
+        # the cut came after the snapshot's rename, before the journal's:
+        _write(root + JOURNAL, old_journal)
+        ok, again, j2 = _restored(root)
+        assert ok
+        # the old journal's two pegs are NOT applied a second time
+        assert _log(again) == [40, 140]
+        assert again.total(0) == 5 and again.total(1) == 17
+        j2.close()
+    finally:
+        _cleanup(root)
+
+
+def test_a_stale_temporary_snapshot_is_ignored():
+    root = _folder()
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5])
+        journal.close()
+        _write(root + SNAPSHOT + ".tmp", b"TBS1 half a snapshot")
+        ok, again, j2 = _restored(root)
+        assert ok and _log(again) == [40]
+        j2.close()
+    finally:
+        _cleanup(root)
+
+
+def test_a_corrupt_snapshot_means_no_game():
+    root = _folder()
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5])
+        journal.close()
+        snapshot = bytearray(_read(root + SNAPSHOT))
+        snapshot[10] ^= 1
+        _write(root + SNAPSHOT, snapshot)
+        ok, again, j2 = _restored(root)
+        assert not ok and again.rules is None
+    finally:
+        _cleanup(root)
+
+
+def test_compaction_keeps_the_game_and_the_redo_stack():
+    root = _folder()
+    try:
+        game, journal = _journaled(root, roquet, 2, [])
+        peg = 0 << 2 | 1 << 3   # player 0 pegs 1
+        seq = 10
+        for i in range(60):
+            journal.append(KIND_APPLY, peg, seq, seq)
+            game.apply(peg)
+            journal.after_append()
+            seq += 1
+        journal.compact()   # snapshot: 60 events, n 60; journal: header only
+        journal.append(KIND_UNDO, 0, seq, seq)
+        game.undo()
+        journal.after_append()
+        # 60 pegs of 1, one undone: n 59, top 60, player 0 has 59
+        assert journal.records == 1
+        journal.close()
+        ok, again, j2 = _restored(root)
+        assert ok
+        assert again.n == 59 and again.top == 60
+        assert again.total(0) == 59
+        assert j2.last_seq == seq
+        j2.close()
+    finally:
+        _cleanup(root)
+
+
+def test_compaction_is_triggered_by_journal_length():
+    root = _folder()
+    try:
+        game, journal = _journaled(root, roquet, 2, [])
+        peg = 1 << 2 | 1 << 3
+        for i in range(COMPACT_AFTER):
+            journal.append(KIND_UNDO if i % 2 else KIND_APPLY, peg if i % 2 == 0 else 0, 0, 0)
+            if i % 2:
+                game.undo()
+            else:
+                game.apply(peg)
+            journal.after_append()
+        # the journal was compacted: only its header is left
+        assert len(_read(root + JOURNAL)) == RECORD_SIZE
+        journal.close()
+        ok, again, j2 = _restored(root)
+        assert again.n == 0 and again.top == 1   # the last peg is on the redo stack
+        j2.close()
+    finally:
+        _cleanup(root)
+
+
+def test_append_allocates_nothing():
+    if sys.implementation.name != "micropython":
+        return
+    import micropython
+    root = _folder()
+    try:
+        game, journal = _journaled(root, roquet, 2, [])
+        micropython.heap_lock()
+        try:
+            for i in range(20):
+                journal.append(KIND_APPLY, P0_3, i + 1, i)
+        finally:
+            micropython.heap_unlock()
+        assert journal.records == 20
+        journal.close()
+    finally:
+        _cleanup(root)

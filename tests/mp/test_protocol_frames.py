@@ -1,0 +1,330 @@
+# The wire protocol's board side (tallycore/protocol.py): CRC, line
+# collection, request parsing, reply writing. Runs under CPython (pytest)
+# and under the MicroPython unix port (tests/mp/run.py); the heap_lock
+# proofs run only under MicroPython.
+import sys
+
+from tallycore import protocol as P
+
+
+def _frame(body):
+    """A request line (no newline) with its checksum, as a bytearray."""
+    body = body.encode() if isinstance(body, str) else body
+    crc = P.crc16(body)
+    line = bytearray(body)
+    line.extend(b"*")
+    for shift in (12, 8, 4, 0):
+        line.append(b"0123456789ABCDEF"[(crc >> shift) & 15])
+    return line
+
+
+def _parse(text):
+    line = _frame(text)
+    req = P.Request()
+    code = req.parse(line, len(line))
+    return req, code
+
+
+# --- CRC-16/CCITT-FALSE --------------------------------------------------------
+
+def test_crc_check_value():
+    # The catalogue check value of CRC-16/CCITT-FALSE: "123456789" -> 0x29B1.
+    assert P.crc16(b"123456789") == 0x29B1
+
+
+def test_crc_of_nothing_is_the_init_value():
+    assert P.crc16(b"") == 0xFFFF
+
+
+def test_crc_of_one_byte_by_hand():
+    # "A" = 0x41. crc = 0xFFFF; (crc >> 8) ^ 0x41 = 0xFF ^ 0x41 = 0xBE;
+    # table[0xBE] is 0xBE << 8 = 0xBE00 shifted 8 times through poly 0x1021:
+    # the published CRC-16/CCITT-FALSE of b"A" is 0xB915.
+    assert P.crc16(b"A") == 0xB915
+
+
+def test_crc_of_a_range_and_chaining():
+    data = b"xx123456789yy"
+    assert P.crc16(data, 2, 11) == 0x29B1
+    first = P.crc16(b"12345")
+    assert P.crc16(b"6789", 0, 4, first) == 0x29B1
+
+
+def test_log_crc_is_crc_of_little_endian_words():
+    # events 40 and 140: bytes 28 00 00 00 8C 00 00 00
+    assert P.log_crc([40, 140]) == P.crc16(b"\x28\x00\x00\x00\x8c\x00\x00\x00")
+    assert P.log_crc([]) == 0xFFFF
+
+
+# --- lines ---------------------------------------------------------------------------
+
+def _feed(reader, data):
+    results = []
+    for b in data:
+        state = reader.feed(b)
+        if state != P.FEED_MORE:
+            results.append((state, bytes(reader.line[:reader.length]) if state == P.FEED_LINE else b""))
+            reader.length = 0
+    return results
+
+
+def test_reader_strips_newline_and_carriage_return():
+    reader = P.LineReader()
+    assert _feed(reader, b"1 HELLO*ABCD\r\n2 X\n") == [
+        (P.FEED_LINE, b"1 HELLO*ABCD"), (P.FEED_LINE, b"2 X")]
+
+
+def test_reader_overflow_discards_up_to_the_newline_and_resynchronises():
+    reader = P.LineReader()
+    long_line = b"9" * 200 + b"\n"
+    got = _feed(reader, long_line + b"3 OK\n")
+    assert got == [(P.FEED_OVERFLOW, b""), (P.FEED_LINE, b"3 OK")]
+
+
+def test_reader_limit_is_128_bytes_with_the_newline():
+    reader = P.LineReader()
+    # 127 bytes + newline = 128: accepted; 128 bytes + newline: too long
+    assert _feed(reader, b"a" * 127 + b"\n") == [(P.FEED_LINE, b"a" * 127)]
+    assert _feed(reader, b"a" * 128 + b"\n") == [(P.FEED_OVERFLOW, b"")]
+
+
+# --- requests --------------------------------------------------------------------------
+
+def test_parse_hello():
+    req, code = _parse("1 HELLO")
+    assert code == P.E_OK
+    assert req.seq == 1
+    assert req.verb == P.V_HELLO
+    assert req.nargs == 0
+
+
+def test_parse_is_case_insensitive_for_verbs_and_words():
+    req, code = _parse("7 new RoQuet 2 3")
+    assert code == P.E_OK
+    assert req.verb == P.V_NEW
+    assert req.values[0] == 1          # roquet is GAMES[1]
+    assert req.values[1] == 2
+    assert req.values[2] == 3
+
+
+def test_parse_new_options_are_optional():
+    req, code = _parse("8 NEW skicket 4")
+    assert code == P.E_OK and req.nargs == 2
+    assert req.values[0] == 0          # skicket is GAMES[0]
+
+
+def test_parse_hand_with_nobody_and_bid():
+    req, code = _parse("65535 HAND 2 7NT - - 1 13")
+    assert code == P.E_OK
+    assert req.seq == 65535
+    # 7NT: level 7, strain NT = 4 -> 7 | 4 << 3 = 39
+    assert list(req.values[:6]) == [2, 39, P.NOBODY, P.NOBODY, 1, 13]
+
+
+def test_parse_bid_strains():
+    # 1C -> 1 | 0 << 3 = 1; 3S -> 3 | 8 = 11; 4H -> 4 | 16 = 20; 5D -> 5 | 24 = 29; 2NK -> 2 | 40 = 42
+    for bid, value in (("1C", 1), ("3S", 11), ("4H", 20), ("5D", 29), ("2NK", 42), ("6nt", 38)):
+        req, code = _parse("3 HAND 0 %s 1 - 0 7" % bid)
+        assert code == P.E_OK, bid
+        assert req.values[1] == value, bid
+
+
+def test_parse_event_up_to_2_to_the_30():
+    req, code = _parse("4 EV 1073741823")
+    assert code == P.E_OK and req.values[0] == 1073741823
+    req, code = _parse("4 EV 1073741824")
+    assert code == P.E_ARGS   # not a number the board can hold
+
+
+def test_parse_multiple_spaces():
+    req, code = _parse("5   PEG  1   99")
+    assert code == P.E_OK and list(req.values[:2]) == [1, 99]
+
+
+def test_parse_cfg():
+    req, code = _parse("6 CFG SET name 2 Ann_B")
+    assert code == P.E_OK
+    assert req.cfg_key == P.K_NAME and req.cfg_player == 2
+    packed = req.values[3]
+    assert bytes(req.line[packed >> 8:packed & 0xFF]) == b"Ann_B"
+    req, code = _parse("6 CFG SET colour 7 00ff80")
+    assert code == P.E_OK and req.values[3] == 0x00FF80 and req.cfg_player == 7
+    req, code = _parse("6 CFG GET brightness")
+    assert code == P.E_OK and req.values[0] == 0 and req.cfg_key == P.K_BRIGHTNESS
+    req, code = _parse("6 CFG SET budget_ma 3000")
+    assert code == P.E_OK and req.values[3] == 3000
+
+
+def test_parse_errors():
+    cases = (
+        ("1 HELLO extra", P.E_ARGS),
+        ("0 HELLO", P.E_SEQ),
+        ("65536 HELLO", P.E_SEQ),
+        ("x HELLO", P.E_SEQ),
+        ("1", P.E_VERB),
+        ("1 FLY 2", P.E_VERB),
+        ("1 PEG 2 5", P.E_RANGE),       # Roquet has players 0 and 1
+        ("1 PEG 0 100", P.E_RANGE),     # one pegging is 1..99
+        ("1 PEG 0 0", P.E_RANGE),
+        ("1 PEG 0 -5", P.E_ARGS),
+        ("1 PEG 0", P.E_ARGS),
+        ("1 NEW chess 2", P.E_RANGE),
+        ("1 NEW roquet 9", P.E_RANGE),
+        ("1 HAND 0 8H - - 0 7", P.E_RANGE),
+        ("1 HAND 0 4X - - 0 7", P.E_RANGE),
+        ("1 HAND 0 4H 5 - 0 7", P.E_RANGE),
+        ("1 HAND 0 4H - - 2 7", P.E_RANGE),
+        ("1 HAND 0 4H - - 0 14", P.E_RANGE),
+        ("1 CFG SET brightness 256", P.E_RANGE),
+        ("1 CFG SET budget_ma 99", P.E_RANGE),
+        ("1 CFG SET name 8 Ann", P.E_RANGE),
+        ("1 CFG SET name 1 ThirteenChars", P.E_RANGE),
+        ("1 CFG SET name 1 a*b", P.E_RANGE),   # the last star starts the checksum; "a*b" is no name
+        ("1 CFG SET name 1 a=b", P.E_RANGE),
+        ("1 CFG SET colour 1 12345", P.E_ARGS),
+        ("1 CFG SET colour 1 12345G", P.E_ARGS),
+        ("1 CFG GET volume", P.E_RANGE),
+        ("1 CFG PUT brightness 3", P.E_RANGE),
+        ("1 CFG SET brightness", P.E_ARGS),
+        ("1 CFG GET name", P.E_ARGS),
+        ("1 EV 1 2 3 4 5 6 7 8 9", P.E_ARGS),  # more than 10 words
+    )
+    for text, want in cases:
+        req, code = _parse(text)
+        assert code == want, (text, code, req.message)
+        assert len(req.message) > 0, text
+
+
+def test_parse_rejects_a_wrong_or_missing_checksum():
+    req = P.Request()
+    line = _frame("1 HELLO")
+    line[-1] = line[-1] + 1 if line[-1] != 70 else 48   # change the last hex digit
+    assert req.parse(line, len(line)) == P.E_CRC
+    line = bytearray(b"1 HELLO")
+    assert req.parse(line, len(line)) == P.E_CRC
+    line = bytearray(b"1 HELLO*29b1")      # lowercase hex is not the contract
+    assert req.parse(line, len(line)) == P.E_CRC
+    assert req.seq == 0                     # an untrusted line has no seq
+
+
+def test_parse_rejects_control_bytes():
+    req = P.Request()
+    line = _frame(b"1 HEL\x03LO")
+    assert req.parse(line, len(line)) == P.E_FRAME
+    line = bytearray(b"\xff\xfe\x01")
+    assert req.parse(line, len(line)) == P.E_FRAME
+
+
+def test_int_at_limits():
+    req, code = _parse("12345 HELLO")
+    assert req.int_at(0, 65535) == 12345
+    assert req.int_at(0, 12344) == -1
+    assert req.int_at(1, 65535) == -1   # HELLO is not a number
+
+
+# --- replies ---------------------------------------------------------------------------
+
+def _written(w):
+    return bytes(w.buf[:w.length])
+
+
+def test_writer_reply_and_checksum():
+    w = P.Writer()
+    w.reply(42)
+    w.key(b"n")
+    w.number(0)
+    w.key(b"top")
+    w.number(1234567)
+    w.key(b"neg")
+    w.number(-15)
+    w.finish()
+    text = _written(w)
+    assert text.startswith(b"42 OK n=0 top=1234567 neg=-15*")
+    assert text.endswith(b"\n")
+    body = text[:-6]
+    assert int(text[-5:-1], 16) == P.crc16(body)
+    assert P.check_frame(text) == body
+    assert P.fields(body) == {"n": "0", "top": "1234567", "neg": "-15"}
+
+
+def test_writer_error_and_event():
+    w = P.Writer()
+    w.error(0, P.E_CRC, b"checksum mismatch")
+    w.finish()
+    assert _written(w)[:-6] == b"0 ERR CRC checksum mismatch"
+    w.event(9, P.K_UNDO)
+    w.key(b"n")
+    w.number(3)
+    w.finish()
+    assert _written(w)[:-6] == b"! 9 UNDO n=3"
+
+
+def test_writer_never_exceeds_the_frame_and_keeps_text_printable():
+    w = P.Writer()
+    w.error(7, P.E_RULE, "x" * 300 + "\x03")
+    w.finish()
+    out = _written(w)
+    assert len(out) == P.MAX_FRAME
+    for c in out[:-1]:
+        assert 32 <= c <= 126
+    w.error(7, P.E_RULE, "a\x03b*c")
+    w.finish()
+    assert _written(w)[:-6] == b"7 ERR RULE a?b?c"   # control byte and star replaced
+
+
+def test_writer_hex():
+    w = P.Writer()
+    w.start()
+    w.hex(0x00FF80, 6)
+    w.hex(0xB, 4)
+    assert _written(w) == b"00FF80000B"
+
+
+def test_encode_request_round_trip():
+    frame = P.encode_request(3, "PEG 0 5")
+    assert frame.startswith(b"3 PEG 0 5*") and frame.endswith(b"\n")
+    req = P.Request()
+    line = bytearray(frame[:-1])
+    assert req.parse(line, len(line)) == P.E_OK
+    assert req.verb == P.V_PEG
+
+
+def test_every_request_fits_a_frame_at_its_longest():
+    # the longest HAND: "65535 HAND 3 7NK 3 3 1 13*XXXX\n" is well under 128
+    assert len(P.encode_request(65535, "HAND 3 7NK 3 3 1 13")) < P.MAX_FRAME
+    assert len(P.encode_request(65535, "CFG SET board " + "b" * 32)) < P.MAX_FRAME
+
+
+# --- allocation-free (MicroPython only) ---------------------------------------------
+
+def test_parse_and_reply_allocate_nothing():
+    if sys.implementation.name != "micropython":
+        return
+    import micropython
+    reader = P.LineReader()
+    req = P.Request()
+    w = P.Writer()
+    lines = [bytes(_frame(t)) + b"\n" for t in (
+        "65535 HAND 2 7NT 1 3 0 13", "9 PEG 1 99", "10 CFG SET name 3 Ann", "11 EV 1073741823",
+        "12 CFG SET colour 1 A0B0C0", "13 NEW skicket 4", "14 LOG 0")]
+    bad = [b"noise \x7f\xff\n", b"1 HELLO*0000\n", bytes(_frame("1 FLY")) + b"\n"]
+    results = []
+    for data in lines + bad:
+        codes = bytearray(4)
+        count = 0
+        micropython.heap_lock()
+        try:
+            for i in range(len(data)):
+                if reader.feed(data[i]) == P.FEED_LINE:
+                    codes[count] = req.parse(reader.line, reader.length)
+                    reader.length = 0
+                    w.reply(req.seq)
+                    w.key(b"n")
+                    w.number(req.values[0])
+                    w.finish()
+                    count += 1
+        finally:
+            micropython.heap_unlock()
+        results.append(codes[0])
+    assert results[:len(lines)] == [0] * len(lines), results
+    assert results[len(lines):] == [P.E_FRAME, P.E_CRC, P.E_VERB], results
