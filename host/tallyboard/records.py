@@ -217,7 +217,10 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
     try:
         game.new(rules, len(players), packed_options)
     except ValueError as exc:
-        raise fail("players", str(exc).split(": ", 1)[-1]) from None
+        field, _, message = str(exc).partition(": ")
+        if field != "players":  # an option the game refuses for this many players
+            raise fail("options", str(exc)) from None
+        raise fail("players", message) from None
     hands = doc.get("hands")
     if not isinstance(hands, list):
         raise fail("hands", "must be a list")
