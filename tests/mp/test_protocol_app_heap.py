@@ -1,0 +1,85 @@
+# The whole path of a scoring request on the board, from the bytes of the
+# frame to the journal record, the pushed event and the reply, allocates
+# nothing (MicroPython only: micropython.heap_lock). Under CPython the same
+# checks run for the replies without the heap lock.
+import os
+import sys
+
+from tallycore import protocol as P
+from tallycore.app import App
+
+
+def _folder():
+    token = "".join("%02x" % b for b in os.urandom(4))
+    path = "/tmp/tallyboard-app-%s" % token
+    os.mkdir(path)
+    return path + "/"
+
+
+def _cleanup(root):
+    for name in os.listdir(root[:-1]):
+        os.remove(root + name)
+    os.rmdir(root[:-1])
+
+
+def _lines(path):
+    with open(path, "rb") as f:
+        return f.read().split(b"\n")[:-1]
+
+
+def _run(requests, locked):
+    """Feed requests after a NEW roquet 2; returns the output lines."""
+    root = _folder()
+    try:
+        out = open(root + "out.txt", "wb")
+        app = App(out, root, "test")
+        app.boot()
+        app.feed_bytes(P.encode_request(1, "NEW roquet 2"))
+        frames = [P.encode_request(seq, text) for seq, text in requests]
+        heap = None
+        if locked and sys.implementation.name == "micropython":
+            import micropython
+            heap = micropython
+        for frame in frames:
+            if heap:
+                heap.heap_lock()
+            try:
+                for i in range(len(frame)):
+                    app.feed(frame[i])
+            finally:
+                if heap:
+                    heap.heap_unlock()
+        app.journal.close()
+        out.close()
+        return _lines(root + "out.txt")
+    finally:
+        _cleanup(root)
+
+
+def test_scoring_requests_allocate_nothing():
+    lines = _run([(2, "PEG 0 5"), (3, "PEG 1 17"), (4, "UNDO"), (5, "REDO"), (6, "EV 96"),
+                  (7, "END"), (8, "STATE"), (9, "SCORE"), (10, "LOG 0"), (10, "LOG 0"),
+                  (11, "HELLO")], True)
+    bodies = [P.check_frame(line) for line in lines]
+    # BOOT, NEW + reply, then per change an event and a reply
+    assert bodies[3] == b"! 3 EV n=1 top=1 ev=40 src=host totals=5,0"
+    assert bodies[4] == b"2 OK n=1 top=1 eseq=3"
+    assert bodies[6] == b"3 OK n=2 top=2 eseq=4"
+    assert bodies[7] == b"! 5 UNDO n=1 top=2 src=host totals=5,0"
+    assert bodies[9] == b"! 6 REDO n=2 top=2 ev=140 src=host totals=5,17"
+    # EV 96 = player 0 pegs 12: 5 + 12 = 17; END banks both tallies (king 17 and 17)
+    assert bodies[11] == b"! 7 EV n=3 top=3 ev=96 src=host totals=17,17"
+    assert bodies[13] == b"! 8 EV n=4 top=4 ev=1 src=host totals=17,17"
+    assert bodies[15].startswith(b"8 OK game=roquet players=2 options=0 n=4 top=4 lcrc=")
+    assert bodies[16] == b"9 OK hands=1 complete=0 winners=3 totals=17,17"
+    assert bodies[17] == b"10 OK at=0 count=004 top=4 ev=40,140,96,1"
+    assert bodies[18] == bodies[17]   # the retry is answered again from the stored reply
+    assert bodies[19].startswith(b"11 OK fw=")
+
+
+def test_bad_frames_allocate_nothing_either():
+    lines = _run([(2, "PEG 0 100"), (3, "FLY"), (4, "HAND 0 4H - - 0 10")], True)
+    bodies = [P.check_frame(line) for line in lines]
+    assert bodies[3].startswith(b"2 ERR RANGE ")
+    assert bodies[4].startswith(b"3 ERR VERB ")
+    assert bodies[5].startswith(b"4 ERR RULE HAND is for Skicket")
