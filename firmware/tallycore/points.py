@@ -15,7 +15,7 @@
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 HANDS = const(0)
