@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .errors import TallyboardError
 from .mpunix import FIRMWARE_DIR
@@ -90,9 +91,10 @@ def board_dir() -> Path | None:
 
 
 def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
-          cache: Path | None = None) -> list[FirmwareFile]:
+          cache: Path | None = None, progress: Callable[[str], None] | None = None) -> list[FirmwareFile]:
     """The file set, in copy order: packages and board data first, boot.py and
-    main.py last (so a deploy cut short never boots a new main on an old core)."""
+    main.py last (so a deploy cut short never boots a new main on an old core).
+    `progress` is called with each module's name once it is compiled."""
     files: list[FirmwareFile] = []
     for package in PACKAGES:
         folder = firmware_dir / package
@@ -101,6 +103,8 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
         for source in sorted(folder.glob("*.py")):
             dest = f"{package}/{source.stem}.mpy"
             files.append(FirmwareFile(dest, compile_mpy(source, f"{package}/{source.name}", cache), source))
+            if progress:
+                progress(dest)
     folder = board_dir() if boards is True else (boards or None)
     if folder is not None:
         for source in sorted(p for p in Path(folder).iterdir() if p.is_file() and not p.name.startswith(".")):

@@ -541,9 +541,8 @@ def deploy_cmd(port: str | None, use_emulator: bool) -> None:
     console = Console(stderr=True)
     sources = sorted((emu_mod.FIRMWARE_DIR / "tallycore").glob("*.py"))
     with _progress(console) as progress:
-        task = progress.add_task("compiling", total=len(sources))
-        files = fileset.build()
-        progress.update(task, completed=len(sources))
+        task = progress.add_task("compiling with mpy-cross", total=len(sources))
+        files = fileset.build(progress=lambda name: progress.update(task, advance=1, description=f"compiled {name}"))
     if use_emulator:
         running = emu_mod.find_running()
         flash = Path(running["flash"]) if running else emu_mod.state_home() / "flash"
@@ -557,8 +556,8 @@ def deploy_cmd(port: str | None, use_emulator: bool) -> None:
         total = deploy_mod.deploy(port, files, progress=lambda step: progress.update(
             task, advance=1, description=step))
     board = _wait_for_board(port)
-    console.print(f"deployed {len(files)} files ({total} bytes) to {port}; the board runs firmware "
-                  f"{board.get('fw')} (protocol {board.get('proto')})")
+    click.echo(f"deployed {len(files)} files ({total} bytes) to {port}; the board runs firmware "
+               f"{board.get('fw')} (protocol {board.get('proto')})")
 
 
 def _progress(console: Console) -> Progress:

@@ -1,0 +1,207 @@
+"""The board commands of the CLI, run against the real firmware in the
+emulator: scoring worked out by hand, the live sheet equal to a record's,
+export, undo/redo, config, errors that say what to do, --emulator across
+commands (the game carries on from the emulator's flash), `emulate` in the
+foreground, play, monitor, watch, and deploy with a fake mpremote."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from emu_fixtures import emulated_board
+
+from tallyboard import deploy as deploy_mod
+from tallyboard.cli import main
+from tallyboard.emulator import Emulator
+
+
+def run(*args: str, env: dict | None = None):
+    result = CliRunner().invoke(main, list(args), env=env)
+    return result
+
+
+@pytest.fixture(scope="module")
+def port(tmp_path_factory):
+    with emulated_board(tmp_path_factory.mktemp("cli") / "flash") as (emulator, board):
+        board.link.close()        # the commands open the port themselves
+        yield emulator.port
+
+
+def test_a_skicket_game_from_the_command_line(port, tmp_path):
+    out = run("new", "skicket", "--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee", "-p", port)
+    assert out.exit_code == 0, out.output
+    assert out.output == "skicket: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
+    # Hand 1: Ann (0) bids 3H, takes 9 = 6 + 3: made. Ann and partner Cy get
+    # 60 + 10*3 = 90; Bob and Dee get 10 * (13 - 9) = 40.
+    out = run("hand", "Ann", "3H", "9", "-p", port)
+    assert out.output == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand)\n", out.output
+    # Hand 2 (same seats): Bob (1, partner Dee) bids 2S, needs 8, takes 7:
+    # set, doubled by Cy (rule 3): the doubler Cy and his partner Ann get
+    # 2A = 2 * (60 + 20) = 160; Bob 0; Dee 10 * 7 = 70.
+    out = run("hand", "1", "2s", "7", "--doubled-by", "cy", "-p", port)
+    assert out.output == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n", out.output
+
+    # the live sheet is the sheet of the same game as a record
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps({"format": "tallyboard/1", "game": "skicket",
+                                  "players": ["Ann", "Bob", "Cy", "Dee"],
+                                  "hands": [{"purchaser": 0, "bid": "3H", "tricks": 9},
+                                            {"purchaser": 1, "bid": "2S", "doubled_by": 2, "tricks": 7}]}))
+    live = run("sheet", "--json", "-p", port)
+    assert live.exit_code == 0, live.output
+    assert json.loads(live.output) == json.loads(run("sheet", "--json", str(record)).output)
+    assert run("sheet", "-p", port).output == run("sheet", str(record)).output
+
+    exported = json.loads(run("export", "-p", port).output)
+    assert exported["players"] == ["Ann", "Bob", "Cy", "Dee"]
+    assert exported["hands"][1] == {"purchaser": 1, "bid": "2S", "doubled_by": 2, "redoubled_by": None,
+                                    "lone": False, "tricks": 7}
+
+    out = run("undo", "-p", port)
+    assert out.output == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand, 1 to redo)\n"
+    out = run("redo", "-p", port)
+    assert out.output == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n"
+    out = run("misdeal", "-p", port)
+    assert out.output == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n"
+
+    status = run("status", "-p", port)
+    assert status.output.startswith(f"board pico-reference on {port}: firmware ")
+
+
+def test_board_errors_are_one_line_with_what_to_do(port):
+    run("new", "skicket", "-p", port)
+    out = run("peg", "0", "5", "-p", port)
+    assert out.exit_code == 2
+    assert out.output.startswith("tallyboard: the board says: ") and out.output.endswith("(RULE)\n")
+    out = run("hand", "Zoe", "3H", "9", "-p", port)
+    assert out.exit_code == 1
+    assert out.output == ("tallyboard: player 'Zoe': not a player of this game (Ann, Bob, Cy, Dee); "
+                          "give a name or a number 0 to 3\n")
+    out = run("hand", "0", "8H", "9", "-p", port)
+    assert out.exit_code == 1 and "bid" in out.output
+    out = run("new", "whist", "-p", port)
+    assert out.output.startswith("tallyboard: unknown game 'whist'; known games: skicket, roquet")
+
+
+def test_roquet_options_and_pegs(port):
+    out = run("new", "roquet", "-o", "end=hand_end", "--name", "Ann", "--name", "Bob", "-p", port)
+    assert out.exit_code == 0, out.output
+    run("peg", "Ann", "20", "-p", port)
+    out = run("peg", "bob", "7", "-p", port)
+    assert out.output == "roquet: Ann 20  Bob 7  (0 hands)\n"
+    out = run("end", "-p", port)
+    assert out.output == "roquet: Ann 20  Bob 7  (1 hand)\n"
+    doc = json.loads(run("export", "-p", port).output)
+    assert doc["options"] == {"end": "hand_end"}
+    assert doc["hands"] == [[[0, 20], [1, 7]]]
+    out = run("new", "roquet", "-o", "end=sometime", "-p", port)
+    assert out.exit_code == 1 and out.output.startswith("tallyboard: --option: end: must be")
+
+
+def test_config(port):
+    assert run("config", "set", "name", "Zed", "--player", "3", "-p", port).output == "Zed\n"
+    assert run("config", "get", "name", "--player", "3", "-p", port).output == "Zed\n"
+    assert run("config", "set", "brightness", "40", "-p", port).output == "40\n"
+    out = run("config", "set", "brightness", "999", "-p", port)
+    assert out.exit_code == 2 and "(RANGE)" in out.output
+    assert run("config", "get", "brightness", "-p", port).output == "40\n"   # unchanged
+    out = run("config", "get", "name", "-p", port)
+    assert out.output == "tallyboard: name is set per player: add --player N\n"
+    listing = run("config", "get", "-p", port).output.splitlines()
+    assert "brightness 40" in listing and "name.3 Zed" in listing
+
+
+def test_monitor_shows_both_directions(port):
+    out = run("monitor", "--send", "STATE", "--send", "FORMAT", "-p", port)
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert any(" > " in line and " HELLO*" in line for line in lines)
+    assert any(" > " in line and " STATE*" in line for line in lines)
+    assert any(" < " in line and " OK game=" in line for line in lines)
+    assert "not sent: FORMAT: not a verb of protocol 1" in out.output
+
+
+def test_watch_draws_sheet_and_pegs(port):
+    run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port)
+    run("peg", "0", "15", "-p", port)
+    out = run("watch", "--duration", "0.3", "-p", port)
+    assert out.exit_code == 0, out.output
+    assert "Roquet — Ann v Bob" in out.output
+    # Ann's tally peg in the 15th hole: the last of the first 15 single holes
+    assert "Ann tally ··············● " in out.output
+
+
+def test_no_board_and_conflicting_options():
+    out = run("status")
+    assert out.exit_code == 3
+    assert out.output == "tallyboard: no board found on USB: check the cable, or add --emulator\n"
+    out = run("status", "--port", "/dev/ttyACM0", "--emulator")
+    assert out.exit_code == 2 and "either --port or --emulator" in out.output
+
+
+def test_emulator_option_keeps_the_game_on_its_flash(tmp_path):
+    env = {"TALLYBOARD_EMULATOR_HOME": str(tmp_path / "emu")}
+    assert run("new", "roquet", "--emulator", env=env).exit_code == 0
+    run("peg", "0", "5", "--emulator", env=env)
+    out = run("peg", "1", "3", "--emulator", env=env)      # a third boot from the same flash
+    assert out.output == "roquet: P1 5  P2 3  (0 hands)\n", out.output
+    assert (tmp_path / "emu" / "flash" / "main.py").exists()
+
+
+def test_emulate_in_the_foreground_and_attach(tmp_path):
+    env = dict(os.environ, TALLYBOARD_EMULATOR_HOME=str(tmp_path / "emu"))
+    proc = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "emulate", "--fresh"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = proc.stdout.readline().strip()
+        assert port.startswith("/dev/")
+        out = run("status", "--emulator", env={"TALLYBOARD_EMULATOR_HOME": str(tmp_path / "emu")})
+        assert out.exit_code == 0, out.output
+        assert f"on {port}:" in out.output                  # attached to the running one
+        ports = run("ports", env={"TALLYBOARD_EMULATOR_HOME": str(tmp_path / "emu")})
+        assert port in ports.output and "emulator" in ports.output
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(10)
+    assert not (tmp_path / "emu" / "running.json").exists()
+
+
+def test_play_runs_the_demo_through_the_board():
+    out = run("play")
+    assert out.exit_code == 0, out.output
+    demo = run("demo").output
+    # the sheets the board gives are the sheets of the bundled records
+    for block in demo.strip().split("\n\n"):
+        assert block.strip() in out.output
+    assert "hand 3: misdeal" in out.output
+
+
+def test_deploy_copies_the_file_set_and_checks_the_board(tmp_path, monkeypatch):
+    with Emulator(flash=tmp_path / "flash") as emulator:
+        (emulator.flash / "main.py").write_text("old firmware")   # replaced by the deploy
+        emulator.restart()
+        ran: list[list[str]] = []
+
+        def fake_mpremote(argv):
+            ran.append(list(argv))
+            if argv[3:5] == ["fs", "cp"]:
+                target = emulator.flash / argv[-1][1:]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(Path(argv[-2]).read_bytes())
+            elif argv[-1] == "reset":
+                emulator.restart()
+
+        monkeypatch.setattr(deploy_mod, "mpremote_runner", fake_mpremote)
+        out = run("deploy", "--port", emulator.port)
+        assert out.exit_code == 0, out.output
+        assert ran[-1] == ["connect", emulator.port, "reset"]
+        assert ran[-2][-1] == ":main.py"
+        assert "the board runs firmware 0.1.0 (protocol 1)" in out.output
+        assert (emulator.flash / "main.py").read_text() != "old firmware"
