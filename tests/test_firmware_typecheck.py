@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STUB_DISTS = ("micropython-rp2-rpi_pico-stubs", "micropython-stdlib-stubs")
 # Stub modules with errors of their own (not ours to fix).
 STUB_MODULES = ["machine", "umachine", "rp2", "rp2.*", "_mpy_shed", "_mpy_shed.*", "_thread",
-                "uasyncio", "uasyncio.*", "asyncio", "asyncio.*", "network", "bluetooth", "ubluetooth"]
+                "uasyncio", "uasyncio.*", "asyncio", "asyncio.*", "network", "bluetooth", "ubluetooth", "vfs"]
 
 
 def stub_tree(dst: Path) -> Path:

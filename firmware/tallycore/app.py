@@ -30,7 +30,7 @@ from tallycore.config import Config
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 WATCHDOG_FEED_MS = const(1000)

@@ -5,7 +5,7 @@
 import os
 
 from tallycore.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
-                                T_RGB, K_BRIGHTNESS, K_BUDGET, K_NAME, K_COLOUR, K_BOARD)
+                                T_RGB, K_BRIGHTNESS, K_BUDGET, K_NAME, K_COLOUR, DEFAULT_BOARD)
 
 CONFIG_FILE = "config.txt"
 
@@ -19,14 +19,19 @@ def _valid_text(text, lo, hi):
     return True
 
 
+def _default_int(key):
+    value = CONFIG_KEYS[key][5]
+    return value if isinstance(value, int) else 0
+
+
 class Config:
     def __init__(self, root=""):
         self.path = root + CONFIG_FILE
-        self.brightness = CONFIG_KEYS[K_BRIGHTNESS][5]
-        self.budget_ma = CONFIG_KEYS[K_BUDGET][5]
+        self.brightness = _default_int(K_BRIGHTNESS)
+        self.budget_ma = _default_int(K_BUDGET)
         self.names = ["P%d" % (p + 1) for p in range(MAX_PLAYERS)]
         self.colours = list(PLAYER_COLOURS)
-        self.board = CONFIG_KEYS[K_BOARD][5].decode()
+        self.board = DEFAULT_BOARD.decode()
         self.problems = 0  # lines of the file that were not understood
 
     def get(self, key, player=0):
@@ -49,10 +54,10 @@ class Config:
             raise ValueError("player: must be 0 to 3")
         if kind == T_INT or kind == T_RGB:
             if not isinstance(value, int) or value < spec[2] or value > spec[3]:
-                raise ValueError("%s: must be %d to %d" % (spec[0].decode(), spec[2], spec[3]))
+                raise ValueError("%s: must be %s to %s" % (spec[0].decode(), spec[2], spec[3]))
         elif kind == T_TEXT:
             if not isinstance(value, str) or not _valid_text(value, spec[2], spec[3]):
-                raise ValueError("%s: 1 to %d letters, digits, _ - ." % (spec[0].decode(), spec[3]))
+                raise ValueError("%s: 1 to %s letters, digits, _ - ." % (spec[0].decode(), spec[3]))
         if key == K_BRIGHTNESS:
             self.brightness = value
         elif key == K_BUDGET:

@@ -11,7 +11,7 @@ import machine
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 WATCHDOG_MS = const(8000)   # the RP2040's WDT tops out at ~8.3 s
@@ -100,7 +100,7 @@ class Watchdog:
     def stop(self):
         """Stop the watchdog (the app is handing the board to the REPL)."""
         if is_emulator():
-            self.wdt.stop()
+            getattr(self.wdt, "stop")()   # only the emulator's WDT can stop
             return
         address = _WATCHDOG_CTRL_RP2350 if "RP2350" in sys.implementation._machine else _WATCHDOG_CTRL_RP2040
         try:

@@ -22,7 +22,7 @@ import os
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 from tallycore.protocol import crc16
@@ -129,9 +129,12 @@ class Journal:
         _put16(rec, 7, crc)
         rec[9] = self.generation & 0xFF
         _put16(rec, 10, crc16(rec, 0, 10))
+        f = self.file
+        if f is None:
+            raise OSError("journal: no game in progress")
         try:
-            self.file.write(rec)
-            self.file.flush()
+            f.write(rec)
+            f.flush()
         except OSError:
             self.dirty = True
             raise

@@ -17,7 +17,7 @@ from array import array
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 from tallycore import VERSION
@@ -92,13 +92,14 @@ VERBS = (
 (V_HELLO, V_GAME, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
  V_STATE, V_SCORE, V_LOG, V_CFG) = range(len(VERBS))
 
+DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)
 CONFIG_KEYS = (
     (b"brightness", T_INT, 0, 255, False, 64),
     (b"budget_ma", T_INT, 100, 3000, False, 500),
     (b"name", T_TEXT, 1, MAX_NAME, True, None),          # default "P1".."P4"
     (b"colour", T_RGB, 0, 0xFFFFFF, True, None),         # default: PLAYER_COLOURS
-    (b"board", T_TEXT, 1, MAX_BOARD_NAME, False, b"pico-reference"),
+    (b"board", T_TEXT, 1, MAX_BOARD_NAME, False, DEFAULT_BOARD),
 )
 K_BRIGHTNESS, K_BUDGET, K_NAME, K_COLOUR, K_BOARD = range(len(CONFIG_KEYS))
 PLAYER_COLOURS = (0xFF2000, 0x0040FF, 0x00C000, 0xC000C0,
@@ -234,7 +235,7 @@ class Request:
         self.seq = 0
         self.crc = 0         # the request's own CRC (with seq, tells a retry from a new line)
         self.verb = -1
-        self.line = None
+        self.line = bytearray(0)   # the line being parsed (set by parse)
         self.error = E_OK
         self.message = b""   # a bytes literal naming what is wrong
         self.cfg_key = -1
