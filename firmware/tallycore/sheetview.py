@@ -110,7 +110,8 @@ class SheetView:
             n = len(text) if len(text) < 3 else 3
             line = bytearray(n)
             for i in range(n):
-                line[i] = ord(text[i])
+                c = ord(text[i])
+                line[i] = c if 32 < c < 127 else 63
             self.names[p] = line
 
     def set_note(self, text):

@@ -5,4 +5,6 @@ COMMAND_MODULES, so areas of the CLI live in their own files."""
 COMMAND_MODULES = (
     "records",
     "board",
+    "show",
+    "enter",
 )

@@ -1,0 +1,67 @@
+# Run by the MicroPython unix port (never imported by the host): composes the
+# exact LED frame and OLED buffer the firmware shows for a game, with the
+# firmware's own tallycore.view, and prints them as two hex lines
+# ("leds <hex>", "oled <hex>"; "oled -" for a board without a display).
+#   micropython frame_dump.py SPEC.json      (tallycore on MICROPYPATH)
+# SPEC: {"board_file": path, "game": name or null, "players": n, "options": n,
+#        "events": [...], "undone": n, "names": [...], "colours": [0xRRGGBB...],
+#        "brightness": n, "budget_ma": n}
+import sys
+import json
+import binascii
+
+import framebuf
+from tallycore import boarddef, games
+from tallycore.game import Game
+from tallycore.view import View
+
+
+class Pixels:
+    def __init__(self, count):
+        self.buf = bytearray(3 * count)
+
+    def write(self):
+        pass
+
+
+class Oled(framebuf.FrameBuffer):
+    def __init__(self):
+        self.buffer = bytearray(1024)
+        super().__init__(self.buffer, 128, 64, framebuf.MONO_VLSB)
+
+    def show(self, pages=0xFF):
+        pass
+
+
+class Config:
+    def __init__(self, spec):
+        self.brightness = spec["brightness"]
+        self.budget_ma = spec["budget_ma"]
+        self.colours = spec["colours"]
+        self.names = spec["names"]
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        spec = json.load(f)
+    board = boarddef.load(spec["board_file"])
+    pixels = Pixels(board.led_count)
+    oled = Oled() if board.has_oled else None
+    view = View(board, pixels, oled, Config(spec))
+    game = Game()
+    if spec["game"]:
+        game.new(games.by_name(spec["game"]), spec["players"], spec["options"])
+        for event in spec["events"]:
+            game.apply(event)
+        for _ in range(spec["undone"]):
+            game.undo()
+    view.refresh(game)
+    print("leds", binascii.hexlify(pixels.buf).decode())
+    print("oled", binascii.hexlify(oled.buffer).decode() if oled is not None else "-")
+
+
+try:
+    main()
+except (ValueError, OSError, KeyError) as exc:
+    print("error", exc)
+    sys.exit(1)
