@@ -6,5 +6,4 @@ COMMAND_MODULES = (
     "records",
     "board",
     "show",
-    "enter",
 )
