@@ -22,7 +22,7 @@ import json
 from typing import Any, Iterator
 
 from tallycore import (bishops_whist, cards, coronado, despised_nines, doolittle, foozle,
-                       jaimy, moosehead, numero, quatro, rummy, sachem)
+                       jaimy, moosehead, numero, points, quatro, rummy, sachem)
 
 from .records import ADAPTERS, Adapter, _bool, _int, _only, _player
 
@@ -327,6 +327,34 @@ def _moosehead_hand(events: list[int]) -> Any:
         elif event != moosehead.END:
             plays.append([event & 7, cards.text(event >> 3)])
     return {"plays": plays}
+
+
+# ---------------------------------------------------------------- options, back
+
+
+def options_document(name: str, packed: int) -> dict[str, Any]:
+    """The RECORDS.md `options` object for one of these games' packed options
+    (defaults left out), the reverse of the adapter's `options`."""
+    doc: dict[str, Any] = {}
+    if packed & points.DEALER_MASK:
+        doc["first_dealer"] = packed & points.DEALER_MASK
+    rest = packed >> points.DEALER_BITS << points.DEALER_BITS
+    if name in ("rummy", "parquet") and rest & rummy.OPT_FACES_TEN:
+        doc["faces"] = "ten"
+        rest &= ~rummy.OPT_FACES_TEN
+    elif name == "moosehead" and rest & moosehead.OPT_FACES_RANK:
+        doc["faces"] = "rank"
+        rest &= ~moosehead.OPT_FACES_RANK
+    elif name == "jaimy" and rest & jaimy.OPT_PARTNERS:
+        doc["partners"] = True
+        rest &= ~jaimy.OPT_PARTNERS
+    elif name == "doolittle" and rest:
+        if doolittle.cards_dealt(packed) != doolittle.CARDS:
+            doc["cards"] = doolittle.cards_dealt(packed)
+        rest = 0
+    if rest:
+        raise ValueError(f"options: {name} has no option {rest}")
+    return doc
 
 
 # ---------------------------------------------------------------- registry

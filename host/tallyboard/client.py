@@ -18,7 +18,7 @@ from typing import Any, Callable
 from tallycore import game as core_game
 from tallycore import games, protocol, roquet
 
-from . import records
+from . import adapters_other, records
 from .errors import BoardError, ProtocolError, RecordError, TransportError
 from .transport import Transport
 
@@ -381,6 +381,11 @@ def options_document(name: str, packed: int) -> dict[str, Any]:
         if packed & roquet.OPT_LANDMARK_BONUS:
             doc["landmark_bonus"] = True
         return doc
+    if name in adapters_other.OTHER_GAMES:
+        try:
+            return adapters_other.options_document(name, packed)
+        except ValueError as exc:
+            raise RecordError(f"{name}: {exc}") from None
     if packed:
         raise RecordError(f"{name}: options {packed} have no record form in this tallyboard")
     return {}

@@ -6,4 +6,5 @@ COMMAND_MODULES = (
     "records",
     "board",
     "show",
+    "enter",
 )

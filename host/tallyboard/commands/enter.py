@@ -1,0 +1,92 @@
+"""`tallyboard enter HAND`: score one hand of any game on the board, written
+as in RECORDS.md ('{"bidder": 2, "bid": 3, "tricks": 4}', '{"winner": 1}',
+'{"plays": [[0, "8"], [1, "3"], "go", ...]}').
+
+The hand becomes the game's core events through the same record adapter
+`tallyboard sheet` uses, is checked whole on a copy of the board's game
+first (an impossible hand is refused with the field named and nothing is
+sent), then goes to the board one event at a time over the protocol's `EV`
+verb. Should the link fail part-way through a hand of several events, the
+events already applied are undone, so the board never keeps half a hand."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from tallycore import game as core_game
+
+from .. import records
+from ..client import Board, options_document
+from ..errors import TallyboardError, reports_errors
+from .board import board_options, connected, current_game, print_summary
+
+
+def hand_events(board: Board, text: str) -> tuple[list[int], str]:
+    """The events of one hand for the game on the board, checked on a copy of it."""
+    try:
+        hand: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TallyboardError(f"hand: bad JSON at column {exc.colno}: {exc.msg}; write the hand as in "
+                              "RECORDS.md, e.g. '{\"winner\": 1}'") from None
+    current = current_game(board)
+    assert current.game is not None and current.name is not None
+    adapter = records.ADAPTERS.get(current.name)
+    if adapter is None:
+        raise TallyboardError(f"the board plays {current.name}, which has no record form here: "
+                              "upgrade this tallyboard")
+    game = current.game
+    if game.complete():
+        raise TallyboardError(f"{current.name}: the game is over; start a new one with tallyboard new")
+    check = core_game.Game()
+    check.new(game.rules, game.players, game.options)
+    for i in range(game.n):
+        check.apply(game.log[i])
+    events: list[int] = []
+    try:
+        for event in adapter.events(hand, game.players, options_document(current.name, game.options)):
+            check.apply(event)
+            events.append(event)
+    except ValueError as exc:
+        raise TallyboardError(f"hand {game.hands() + 1}: {exc}") from None
+    return events, current.name
+
+
+@click.command("enter")
+@click.argument("hand")
+@board_options
+@reports_errors
+def enter_cmd(hand: str, port: str | None, use_emulator: bool, timeout: float) -> None:
+    """Score one HAND of the game on the board, written as a RECORDS.md hand
+    (JSON; - reads it from stdin). Works for every game, e.g.
+    tallyboard enter '{"bidder": 2, "bid": 3, "tricks": 4}'."""
+    text = sys.stdin.read() if hand == "-" else hand
+    with connected(port, use_emulator, timeout) as board:
+        events, _ = hand_events(board, text)
+        start = board.rebuild().n
+        try:
+            for event in events:
+                board.event(event)
+        except TallyboardError:
+            if len(events) > 1:
+                _take_back(board, start)
+            raise
+        print_summary(board)
+
+
+def _take_back(board: Board, start: int) -> None:
+    """Undo the part of a hand the board applied before the link failed
+    (counted on the board itself: a reply lost on the way is no guess)."""
+    try:
+        applied = board.reconnect().n - start
+        for _ in range(applied):
+            board.undo()
+    except TallyboardError as exc:
+        raise TallyboardError(f"the board may keep part of a hand ({exc}); check it with tallyboard "
+                              "sheet and take it back with tallyboard undo") from None
+
+
+def register(group: click.Group) -> None:
+    group.add_command(enter_cmd)

@@ -1,0 +1,86 @@
+"""The short games on the real firmware in the emulator: `tallyboard new`
+with their options, `tallyboard enter` with RECORDS.md hands (sent as core
+events over the protocol), impossible hands refused with nothing sent, the
+live sheet equal to the record's, export with options."""
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+from click.testing import CliRunner
+from emu_fixtures import emulated_board
+
+from tallyboard.cli import main
+
+NAMES = ["--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee"]
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture(scope="module")
+def port(tmp_path_factory):
+    with emulated_board(tmp_path_factory.mktemp("short") / "flash") as (emulator, board):
+        board.link.close()
+        yield emulator.port
+
+
+def test_foozle_hands_entered_and_an_impossible_one_refused(port):
+    assert run("new", "foozle", *NAMES, "-p", port).stdout == "foozle: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
+    # Cy (2) bids 3 and takes 4: 3 * 3 opponents = 9, no more for the overtrick.
+    out = run("enter", '{"bidder": 2, "bid": 3, "tricks": 4}', "-p", port)
+    assert out.stdout == "foozle: Ann 0  Bob 0  Cy 9  Dee 0  (1 hand)\n", out.stderr
+    # A bid of 6: refused naming the hand and the field; nothing reaches the board.
+    out = run("enter", '{"bidder": 2, "bid": 6, "tricks": 4}', "-p", port)
+    assert out.exit_code == 1 and out.stdout == ""
+    assert out.stderr == "tallyboard: hand 2: bid: must be 1 to 5 tricks, not 6\n"
+    out = run("enter", '{"bidder": 2, "bid": ', "-p", port)
+    assert out.exit_code == 1 and out.stderr.startswith("tallyboard: hand: bad JSON")
+    # Bob (1) bids 4 and takes 3: each other player scores 4.
+    out = run("enter", '{"bidder": 1, "bid": 4, "tricks": 3}', "-p", port)
+    assert out.stdout == "foozle: Ann 4  Bob 0  Cy 13  Dee 4  (2 hands)\n"
+    out = run("undo", "-p", port)
+    assert out.stdout == "foozle: Ann 0  Bob 0  Cy 9  Dee 0  (1 hand, 1 to redo)\n"
+
+
+def test_moosehead_hand_of_plays_and_the_live_sheet(port, tmp_path):
+    record = json.loads((resources.files("tallyboard") / "data" / "sample_moosehead.json").read_text())
+    assert run("new", "moosehead", *NAMES, "-p", port).exit_code == 0
+    out = run("enter", json.dumps(record["hands"][0]), "-p", port)
+    # pegging 2 2 2 4 and fifteens 0 4 4 0 (tests/mp/test_games_moosehead.py)
+    assert out.stdout == "moosehead: Ann 2  Bob 6  Cy 6  Dee 4  (1 hand)\n", out.stderr
+    path = tmp_path / "moosehead.json"
+    record["players"] = ["Ann", "Bob", "Cy", "Dee"]
+    path.write_text(json.dumps(record))
+    live = run("sheet", "--json", "-p", port)
+    assert json.loads(live.stdout) == json.loads(run("sheet", "--json", str(path)).stdout)
+    # A play past 30 in the next hand: refused, the board keeps only the first hand.
+    out = run("enter", '{"plays": [[0, "10"], [1, "10"], [2, "5"], [3, "6"]]}', "-p", port)
+    assert out.stderr == "tallyboard: hand 2: plays: 6 would take the count to 31, past 30\n"
+    assert run("status", "-p", port).stdout.endswith("moosehead: Ann 2  Bob 6  Cy 6  Dee 4  (1 hand)\n")
+
+
+def test_options_and_export(port):
+    assert run("new", "rummy", "-n", "3", "-o", "faces=ten", "-p", port).exit_code == 0
+    # faces count 10: 10 + 3 + 4 = 17 against Bob, K = 10 against Cy.
+    out = run("enter", '{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}', "-p", port)
+    assert out.stdout == "rummy: Ann 0  Bob 17  Cy 10  (1 hand)\n", out.stderr
+    exported = json.loads(run("export", "-p", port).stdout)
+    assert exported["options"] == {"faces": "ten"}
+    assert exported["hands"] == [{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}]
+    out = run("new", "jaimy", "-n", "3", "-o", "partners=true", "-p", port)
+    assert out.exit_code != 0 and "partners: partnerships need 4 or 6 players" in out.stderr
+
+
+def test_bishops_whist_sides_and_a_negative_total_over_the_wire(port):
+    assert run("new", "bishops_whist", *NAMES, "-p", port).exit_code == 0
+    # Side A-C: 6 tricks, no bishops, 2 revokes: 0 - 2 * 4 = -8.
+    # Side B-D: 7 tricks, 4 bishops: 1 + 8 = 9.
+    out = run("enter", '{"tricks": [6, 7], "bishops": [0, 4], "revokes": [2, 0]}', "-p", port)
+    assert out.stdout == "bishops_whist: Ann -8  Bob 9  Cy -8  Dee 9  (1 hand)\n", out.stderr
+    out = run("enter", '{"tricks": [7, 7], "bishops": [0, 4]}', "-p", port)
+    assert out.stderr == "tallyboard: hand 2: tricks: must add up to 13, not 14\n"
+    doc = json.loads(run("sheet", "--json", "-p", port).stdout)
+    assert doc["totals"] == [-8, 9] and doc["sides"] == [[0, 2], [1, 3]]
