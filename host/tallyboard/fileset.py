@@ -105,9 +105,9 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
             files.append(FirmwareFile(dest, compile_mpy(source, f"{package}/{source.name}", cache), source))
             if progress:
                 progress(dest)
-    folder = board_dir() if boards is True else (boards or None)
-    if folder is not None:
-        for source in sorted(p for p in Path(folder).iterdir() if p.is_file() and not p.name.startswith(".")):
+    boards_folder = board_dir() if boards is True else (boards or None)
+    if boards_folder is not None:
+        for source in sorted(p for p in Path(boards_folder).iterdir() if p.is_file() and not p.name.startswith(".")):
             files.append(FirmwareFile(f"board/{source.name}", source.read_bytes(), source))
     for name in ROOT_SCRIPTS:
         source = firmware_dir / name

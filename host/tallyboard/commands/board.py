@@ -30,7 +30,7 @@ from .. import deploy as deploy_mod
 from .. import emulator as emu_mod
 from .. import fileset, records, sheet
 from ..client import Board, BoardGame
-from ..errors import BoardError, RecordError, TallyboardError, TransportError, reports_errors
+from ..errors import BoardError, TallyboardError, TransportError, reports_errors
 from ..simulate import SIMULATED_GAMES, simulate
 from ..transport import SerialTransport, find_board_port, list_serial_ports
 
@@ -235,9 +235,11 @@ def hand_cmd(purchaser: str, bid: str, tricks: int, doubled_by: str | None, redo
         current = current_game(board)
         if current.name != "skicket":
             raise TallyboardError(f"the board plays {current.name}, not skicket")
-        who = [player_index(board, v, current.players) if v is not None else None
-               for v in (purchaser, doubled_by, redoubled_by)]
-        board.hand(who[0], bid.upper(), who[1], who[2], lone, tricks)
+        def who(value: str | None) -> int | None:
+            return None if value is None else player_index(board, value, current.players)
+
+        board.hand(player_index(board, purchaser, current.players), bid.upper(), who(doubled_by),
+                   who(redoubled_by), lone, tricks)
         print_summary(board)
 
 
