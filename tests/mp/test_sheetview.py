@@ -1,0 +1,176 @@
+# The OLED score sheet (framebuf: MicroPython only; under CPython these
+# return at once and tests/test_display_micropython.py runs them for real).
+# Goldens in tests/golden/oled_*.bin were checked by eye once, rendered to
+# PNG (tests/golden/README.md); the glyph and page checks are worked by hand.
+try:
+    import framebuf
+except ImportError:
+    framebuf = None
+
+from tallycore import menu, roquet, skicket
+from tallycore.game import Game
+
+_HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+GOLDEN = _HERE + "/../golden/"
+
+
+def _pixel(buf, x, y):
+    return buf[(y >> 3) * 128 + x] >> (y & 7) & 1
+
+
+class Screen:
+    def __init__(self):
+        from tallycore.sheetview import SheetView
+        self.buf = bytearray(1024)
+        self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
+        self.sent = []
+        self.view = SheetView(self.fb, self.sent.append)
+        self.view.set_names(["Ann", "Bob", "Cy", "Dee"])
+
+
+def skicket_game():
+    g = Game()
+    g.new(skicket, 4, 0)
+    g.apply(skicket.pack_hand(0, 4, skicket.HEARTS, None, None, False, 10))
+    g.apply(skicket.pack_hand(1, 2, skicket.NO_TRUMP, 0, 1, False, 9))
+    g.apply(skicket.pack_hand(3, 3, skicket.NO_TRICK, None, None, False, 2))
+    return g
+
+
+def roquet_game():
+    g = Game()
+    g.new(roquet, 2, 0)
+    for e in (roquet.pack_peg(0, 10), roquet.pack_peg(0, 6), roquet.pack_peg(1, 3), roquet.HAND_END,
+              roquet.pack_peg(1, 2)):
+        g.apply(e)
+    return g
+
+
+def screens():
+    """(name, OLED buffer) of the golden screens."""
+    out = []
+    s = Screen()
+    s.view.draw_game(skicket_game())
+    out.append(("skicket", bytes(s.buf)))
+    s.view.draw_game(roquet_game())
+    out.append(("roquet", bytes(s.buf)))
+    g = skicket_game()
+    entry = menu.HandEntry(g.apply)
+    entry.open(g, 1)
+    for _ in range(4):
+        entry.push(g)     # purchaser B, level 1, clubs, doubled by nobody -> lone
+    entry.turn(1)
+    s.view.set_message("doubled_by: a player cannot double his own side's bid")
+    s.view.draw_entry(entry, g)
+    out.append(("entry", bytes(s.buf)))
+    return out
+
+
+def test_screens_match_their_goldens():
+    if framebuf is None:
+        return
+    for name, buf in screens():
+        with open(GOLDEN + "oled_" + name + ".bin", "rb") as f:
+            assert buf == f.read(), name
+
+
+def test_hand_number_glyph_is_where_the_layout_puts_it():
+    if framebuf is None:
+        return
+    s = Screen()
+    s.view.draw_game(skicket_game())
+    # Row 1 (hand 1) starts at y = 6; its column 0 is the glyph '1':
+    # columns 0x12, 0x1F, 0x10 (bit 0 = top) -> pixels (0,7) (0,10),
+    # (1,6)..(1,10), (2,10); column 3 is the gap between characters.
+    lit = ((0, 7), (0, 10), (1, 6), (1, 7), (1, 8), (1, 9), (1, 10), (2, 10))
+    for x in range(4):
+        for y in range(6, 12):
+            assert _pixel(s.buf, x, y) == (1 if (x, y) in lit else 0), (x, y)
+    # The header's underline: row 0 is underlined at y = 0 + 6 - 1 = 5.
+    assert all(_pixel(s.buf, x, 5) for x in range(128))
+
+
+def test_only_changed_rows_are_redrawn_and_sent():
+    if framebuf is None:
+        return
+    s = Screen()
+    g = skicket_game()
+    assert s.view.draw_game(g) == 0xFF            # first screen: every page
+    assert s.view.draw_game(g) == 0               # nothing changed: nothing sent
+    g.apply(skicket.pack_hand(2, 1, skicket.CLUBS, None, None, False, 7))
+    # Changed: hand row 4 (y 24..29: page 3), totals (y 42..47: page 5), the
+    # next-hand line (y 48..53: page 6) and the last contract (y 54..59:
+    # pages 6, 7): mask 0x08 | 0x20 | 0x40 | 0x80 = 0xE8.
+    assert s.view.draw_game(g) == 0xE8
+    assert s.sent == [0xFF, 0xE8]
+
+
+def test_redrawing_allocates_nothing():
+    if framebuf is None:
+        return
+    import micropython
+    s = Screen()
+    games = (skicket_game(), roquet_game())
+    entry = menu.HandEntry(games[0].apply)
+    entry.open(games[0], 2)
+    for g in games:
+        s.view.draw_game(g)
+        g.undo()
+        micropython.heap_lock()
+        try:
+            s.view.draw_game(g)
+        finally:
+            micropython.heap_unlock()
+    s.view.draw_entry(entry, games[0])
+    entry.turn(1)
+    micropython.heap_lock()
+    try:
+        s.view.draw_entry(entry, games[0])
+    finally:
+        micropython.heap_unlock()
+
+
+class FakeI2C:
+    """An SSD1306 on the bus: follows column/page addressing into its RAM."""
+
+    def __init__(self):
+        self.ram = bytearray(1024)
+        self.data_bytes = 0
+        self.args = []
+        self.col = self.page = 0
+
+    def writeto(self, addr, buf):
+        assert buf[0] == 0x80
+        self.args.append(buf[1])
+        if self.args[0] in (0x21, 0x22) and len(self.args) == 3:
+            if self.args[0] == 0x21:
+                self.col = self.args[1]
+            else:
+                self.page = self.args[1]
+            self.args = []
+        elif self.args[0] not in (0x21, 0x22):
+            self.args = []
+
+    def writevto(self, addr, parts):
+        assert bytes(parts[0]) == b"\x40"
+        for byte in parts[1]:
+            self.ram[self.page * 128 + self.col] = byte
+            self.col += 1
+            self.data_bytes += 1
+
+
+def test_ssd1306_sends_only_the_pages_asked_for():
+    if framebuf is None:
+        return
+    from tallycore.ssd1306 import SSD1306_I2C
+    bus = FakeI2C()
+    oled = SSD1306_I2C(bus)
+    assert bus.data_bytes == 1024          # init clears every page
+    oled.fill_rect(0, 8, 5, 5, 1)          # page 1
+    oled.fill_rect(0, 40, 5, 5, 1)         # page 5
+    oled.show(0x02)
+    assert bus.data_bytes == 1024 + 128
+    assert bus.ram[128:256] == oled.buffer[128:256]
+    assert bus.ram[640] == 0               # page 5 not sent yet
+    oled.show(0x20)
+    assert bytes(bus.ram) == bytes(oled.buffer)
