@@ -1,0 +1,55 @@
+"""Input on the board itself, in the emulator (the real firmware): presses
+made while no host is connected are scored on the board, shown on its LEDs
+and OLED, and reach the host when it connects."""
+import time
+
+from tallycore import roquet
+from tallyboard.client import Board
+from tallyboard.emulator import Emulator
+from tallyboard.transport import SerialTransport
+
+SEAT_A, SEAT_B, KNOB_PUSH = 10, 11, 18   # board/pico-reference.json
+
+
+def _press(emulator, pin, seconds=0.15):
+    emulator.press(pin)
+    time.sleep(seconds)
+    emulator.release(pin)
+    time.sleep(0.15)
+
+
+def _connect(emulator):
+    link = SerialTransport(emulator.port)
+    board = Board(link, timeout=3.0)
+    board.connect()
+    return link, board
+
+
+def test_presses_without_a_host_reach_it_when_it_connects(tmp_path):
+    with Emulator(flash=tmp_path / "flash") as emulator:
+        link, board = _connect(emulator)
+        board.new("roquet", 2)
+        link.close()                                  # the host goes away
+        _press(emulator, SEAT_A)                      # A pegs 1
+        _press(emulator, SEAT_B, 0.9)                 # long press: B pegs 5
+        _press(emulator, SEAT_A)                      # A pegs 1 more
+        time.sleep(0.3)
+        # On the board meanwhile: A's tally peg at position 2 -> tally hole 1,
+        # LED 1 + 1 = 2 on the reference chain, full red (G 8, R 63, B 0).
+        leds = emulator.leds()
+        assert leds[3 * 2:3 * 3] == bytes((8, 63, 0))
+        link, board = _connect(emulator)              # the host comes back
+        try:
+            current = board.rebuild()
+            assert current.log == [roquet.pack_peg(0, 1), roquet.pack_peg(1, 5), roquet.pack_peg(0, 1)]
+            assert roquet.tally(current.game.state, 0) == 2
+            assert roquet.tally(current.game.state, 1) == 5
+            # The knob ends the hand from the board; the connected host gets the event.
+            _press(emulator, KNOB_PUSH)
+            _press(emulator, KNOB_PUSH)
+            events = board.poll_events(1.0)
+            assert any(e.fields.get("src") == "board" and e.fields.get("ev") == str(roquet.HAND_END)
+                       for e in events), events
+            assert board.rebuild().game.total(1) == 5
+        finally:
+            link.close()
