@@ -48,6 +48,10 @@ def _emit(out, buf, length):
         out.flush()
 
 
+def _zero():
+    return 0
+
+
 def _raise_if(message):
     if message is not None:
         raise ValueError(message if isinstance(message, str) else message.decode())
@@ -209,6 +213,8 @@ class App:
             self._score(seq)
         elif verb == P.V_LOG:
             self._log(seq, v[0])
+        elif verb == P.V_STATS:
+            self._stats(seq)
         else:
             self._cfg(seq, req)
 
@@ -366,6 +372,23 @@ class App:
         buf[count_at] = 48 + count // 100
         buf[count_at + 1] = 48 + (count // 10) % 10
         buf[count_at + 2] = 48 + count % 10
+        self._send_reply()
+
+    def _stats(self, seq):
+        import gc
+        gc.collect()
+        w = self.writer
+        w.reply(seq)
+        w.key(b"free")
+        w.number(getattr(gc, "mem_free", _zero)())   # MicroPython only
+        w.key(b"alloc")
+        w.number(getattr(gc, "mem_alloc", _zero)())
+        w.key(b"served")
+        w.number(self.served)
+        w.key(b"journal")
+        w.number(self.journal.records)
+        w.key(b"errors")
+        w.number(self.listener_errors)
         self._send_reply()
 
     # --- changes -------------------------------------------------------------------

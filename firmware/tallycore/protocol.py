@@ -84,13 +84,16 @@ VERBS = (
     (b"LOG", (("at", T_INT, 0, LOG_CAPACITY),), 0,
      ("at", "count", "top", "ev"),
      "the event log (redo stack included) from index at, as many as fit in a frame"),
+    (b"STATS", (), 0,
+     ("free", "alloc", "served", "journal", "errors"),
+     "the board's health: heap bytes free and in use (after a collection), requests served, journal records, display errors"),
     (b"CFG", (("op", T_WORD, CFG_OPS, 0), ("key", T_WORD, 0, 0),
               ("player", T_INT, 0, MAX_PLAYERS - 1), ("value", T_TEXT, 1, MAX_BOARD_NAME)), 2,
      ("key", "player", "value"),
      "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
- V_STATE, V_SCORE, V_LOG, V_CFG) = range(len(VERBS))
+ V_STATE, V_SCORE, V_LOG, V_STATS, V_CFG) = range(len(VERBS))
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)
