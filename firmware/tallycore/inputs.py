@@ -8,20 +8,17 @@
 # poll(now_ms) does the work and is what the tests drive with made-up
 # times; run() is the task that calls it. No ISR is needed: an encoder
 # detent takes tens of ms by hand and the encoder task polls every 2 ms.
-try:
-    import asyncio
-except ImportError:  # pragma: no cover - every supported port has asyncio
-    asyncio = None
+import asyncio
 
 try:
     from time import ticks_ms, ticks_diff
 except ImportError:  # CPython
     import time as _time
 
-    def ticks_ms():
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF
+    def ticks_ms():  # type: ignore[misc]
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
 
-    def ticks_diff(a, b):
+    def ticks_diff(a, b):  # type: ignore[misc]
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 from tallycore.menu import SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD
@@ -29,7 +26,7 @@ from tallycore.menu import SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 _ENCODER_POLL_MS = const(2)

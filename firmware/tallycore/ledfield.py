@@ -34,7 +34,7 @@ from tallycore.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 # Light levels in 1/256 of full.

@@ -21,7 +21,7 @@ from tallycore import skicket, roquet
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 # Input kinds (tallycore.inputs emits them).

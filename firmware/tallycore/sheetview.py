@@ -18,7 +18,7 @@ from tallycore import skicket, roquet, menu
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 COLS = const(32)

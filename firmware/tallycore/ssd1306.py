@@ -12,7 +12,7 @@ import framebuf
 try:
     from micropython import const
 except ImportError:  # CPython
-    def const(x):
+    def const(x):  # type: ignore[misc]
         return x
 
 _SET_CONTRAST = const(0x81)
