@@ -23,6 +23,7 @@ def start():
     from tallycore.app import App, BOARD_DIR
 
     app = App()
+    app.exit_on_eof = hw.is_emulator()
     app.config.load()
     board = None
     board_problem = None

@@ -81,6 +81,10 @@ class App:
         self.served = 0                 # requests answered (any outcome)
         self.byte = bytearray(1)
         self.running = False
+        self.internal_errors = 0
+        # the end of input ends the app under the emulator (its process
+        # exits); on a board a read of nothing is only "nothing yet"
+        self.exit_on_eof = True
 
     # --- start ---------------------------------------------------------------
     def boot(self):
@@ -144,7 +148,11 @@ class App:
         if seq == self.last_seq and req.crc == self.last_crc:
             self._repeat(seq)
             return
-        self._dispatch(req, seq)
+        try:
+            self._dispatch(req, seq)
+        except Exception as exc:  # a firmware bug: answer, and keep serving
+            self.internal_errors += 1
+            self._error(seq, P.E_BOARD, "%s: %s" % (type(exc).__name__, exc))
         self._store(seq, req.crc)
 
     def _store(self, seq, crc):
@@ -388,7 +396,7 @@ class App:
         w.key(b"journal")
         w.number(self.journal.records)
         w.key(b"errors")
-        w.number(self.listener_errors)
+        w.number(self.listener_errors + self.internal_errors)
         self._send_reply()
 
     # --- changes -------------------------------------------------------------------
@@ -600,7 +608,10 @@ class App:
         byte = self.byte
         while True:
             if not await reader.readinto(byte):
-                return
+                if self.exit_on_eof:
+                    return
+                await asyncio.sleep_ms(10)
+                continue
             self.feed(byte[0])
             # drain what is already there without going round the loop
             while True:
@@ -610,7 +621,9 @@ class App:
                 if not ready:
                     break
                 if not stream.readinto(byte):
-                    return
+                    if self.exit_on_eof:
+                        return
+                    break
                 self.feed(byte[0])
 
     async def feed_watchdog(self, watchdog):

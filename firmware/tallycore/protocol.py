@@ -86,7 +86,7 @@ VERBS = (
      "the event log (redo stack included) from index at, as many as fit in a frame"),
     (b"STATS", (), 0,
      ("free", "alloc", "served", "journal", "errors"),
-     "the board's health: heap bytes free and in use (after a collection), requests served, journal records, display errors"),
+     "the board's health: heap bytes free and in use (after a collection), requests served, journal records, internal and display errors"),
     (b"CFG", (("op", T_WORD, CFG_OPS, 0), ("key", T_WORD, 0, 0),
               ("player", T_INT, 0, MAX_PLAYERS - 1), ("value", T_TEXT, 1, MAX_BOARD_NAME)), 2,
      ("key", "player", "value"),
@@ -119,9 +119,10 @@ ERRORS = (
     (b"RULE", "the rules do not allow it now (no game, wrong game, game over, nothing to undo)"),
     (b"FULL", "the event log is full"),
     (b"FLASH", "the board could not write its flash; nothing was changed"),
+    (b"BOARD", "the board hit an internal error serving the request; send STATE to see where it stands"),
 )
 E_OK = const(0)  # not an error: parse succeeded
-E_FRAME, E_CRC, E_SEQ, E_VERB, E_ARGS, E_RANGE, E_RULE, E_FULL, E_FLASH = range(1, len(ERRORS) + 1)
+E_FRAME, E_CRC, E_SEQ, E_VERB, E_ARGS, E_RANGE, E_RULE, E_FULL, E_FLASH, E_BOARD = range(1, len(ERRORS) + 1)
 
 # Events pushed by the board: (kind, fields, when)
 EVENTS = (
