@@ -73,6 +73,7 @@ def test_a_skicket_game_from_the_command_line(port, tmp_path):
 
     status = run("status", "-p", port)
     assert status.output.startswith(f"board pico-reference on {port}: firmware ")
+    assert "; games: skicket, roquet, " in status.output
 
 
 def test_board_errors_are_one_line_with_what_to_do(port):
@@ -180,7 +181,7 @@ def test_play_runs_the_demo_through_the_board():
     # the sheets the board gives are the sheets of the bundled records
     for block in demo.strip().split("\n\n"):
         assert block.strip() in out.output
-    assert "hand 3: misdeal" in out.output
+    assert "deal 3: misdeal" in out.output
 
 
 def test_deploy_copies_the_file_set_and_checks_the_board(tmp_path, monkeypatch):

@@ -248,6 +248,15 @@ class Board:
         self.connect()
         return self.rebuild()
 
+    def games(self) -> list[tuple[str, int, int]]:
+        """The games the board plays: (name, fewest players, most players)."""
+        count = _int(self.hello_fields or self.hello(), "games")
+        out = []
+        for index in range(count):
+            reply = self.request("GAME", index)
+            out.append((reply.get("name", "?"), _int(reply, "min"), _int(reply, "max")))
+        return out
+
     def new(self, name: str, players: int, options: int = 0) -> dict[str, str]:
         return self.request("NEW", name, players, options)
 

@@ -159,8 +159,9 @@ def status_cmd(port: str | None, use_emulator: bool, timeout: float) -> None:
     """Show the board's firmware and the game in progress."""
     with connected(port, use_emulator, timeout) as board:
         h = board.hello_fields
+        names = ", ".join(name for name, _, _ in board.games())
         click.echo(f"board {h.get('board')} on {board.link.name}: firmware {h.get('fw')}, "
-                   f"protocol {h.get('proto')}, games {h.get('games', '').replace(',', ', ')}")
+                   f"protocol {h.get('proto')}; games: {names}")
         print_summary(board)
 
 
@@ -655,11 +656,16 @@ def private_board(port: str | None, timeout: float) -> Iterator[tuple[Board, emu
 @click.option("--first", type=click.IntRange(1), default=1, help="Number of the first game (to replay one).")
 @click.option("--port", "-p", metavar="PORT",
               help="Run on this board (its game is replaced!) instead of a private emulator.")
+@click.option("--emulator", "use_emulator", is_flag=True,
+              help="Run on a private emulator in a temporary flash folder (the default).")
 @click.option("--timeout", type=click.FloatRange(0.05, 60), default=2.0, show_default=True)
 @reports_errors
-def simulate_cmd(game_names: str, count: int, seed: int, first: int, port: str | None, timeout: float) -> None:
+def simulate_cmd(game_names: str, count: int, seed: int, first: int, port: str | None, use_emulator: bool,
+                 timeout: float) -> None:
     """Differential simulation: random legal games through the board and through
     the core on the host, compared after every step; stops at the first difference."""
+    if port and use_emulator:
+        raise click.UsageError("give either --port or --emulator, not both")
     names = SIMULATED_GAMES if game_names == "all" else (game_names,)
     console = Console(stderr=True)
     with private_board(port, timeout) as (board, _emulator):
@@ -693,11 +699,11 @@ def play_document(board: Board, doc: dict[str, Any], echo: Callable[[str], None]
         if name == "skicket":
             if hand.get("misdeal"):
                 board.misdeal()
-                echo(f"hand {number}: misdeal")
+                echo(f"deal {number}: misdeal")
             else:
                 board.hand(hand["purchaser"], hand["bid"], hand.get("doubled_by"), hand.get("redoubled_by"),
                            hand.get("lone", False), hand["tricks"])
-                echo(f"hand {number}: {players[hand['purchaser']]} {hand['bid']}, {hand['tricks']} tricks")
+                echo(f"deal {number}: {players[hand['purchaser']]} {hand['bid']}, {hand['tricks']} tricks")
         else:
             for player, points in hand:
                 board.peg(player, points)
@@ -710,11 +716,15 @@ def play_document(board: Board, doc: dict[str, Any], echo: Callable[[str], None]
 
 @click.command("play")
 @click.option("--port", "-p", metavar="PORT", help="Play on this board instead of a private emulator.")
+@click.option("--emulator", "use_emulator", is_flag=True,
+              help="Play on a private emulator in a temporary flash folder (the default).")
 @click.option("--pause", type=float, default=0.0, help="Seconds between hands (to watch the board).")
 @reports_errors
-def play_cmd(port: str | None, pause: float) -> None:
+def play_cmd(port: str | None, use_emulator: bool, pause: float) -> None:
     """The demo with no hardware: start the emulator, play a short Skicket and a
     Roquet game through the wire protocol, and show the board's sheets."""
+    if port and use_emulator:
+        raise click.UsageError("give either --port or --emulator, not both")
     console = Console()
     with private_board(port, 2.0) as (board, emulator):
         h = board.hello_fields
