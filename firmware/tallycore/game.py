@@ -30,7 +30,9 @@ _EVENT_LIMIT = const(0x40000000)  # 2**30
 
 class Game:
     def __init__(self, log_capacity=LOG_CAPACITY):
-        self.log = array("i", bytearray(log_capacity))
+        # A bytes initializer gives raw item bytes ('i' is 4 bytes on CPython,
+        # the unix port and the RP2040): 4 per event for log_capacity events.
+        self.log = array("i", bytes(4 * log_capacity))
         self.state = bytearray(STATE_CAPACITY)
         self.rules = None  # type: Any
         self.players = 0
