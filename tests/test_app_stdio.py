@@ -312,3 +312,101 @@ def test_a_seat_button_on_the_board_pegs_and_is_pushed_to_the_host(board: Board)
     # and it is on flash like any other event
     s = board.ask((3, "SCORE"))
     assert s.fields(3)["totals"] == "1,0"
+
+
+class Running:
+    """One power-on of the app, talked to one frame at a time."""
+
+    def __init__(self, board: Board) -> None:
+        self.proc = subprocess.Popen([micropython_binary(), "main.py"], cwd=board.flash,
+                                     env=env_for(board.io), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+
+    def send(self, frame: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(frame)
+
+    def reply(self, seq: int) -> bytes:
+        assert self.proc.stdout is not None
+        prefix = b"%d " % seq
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the app ended"
+            body = P.check_frame(line)
+            if body.startswith(prefix):
+                return body
+
+    def cut_power(self) -> None:
+        self.proc.kill()          # SIGKILL: wherever it is, mid-write included
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream:
+                stream.close()
+
+
+def test_power_cuts_at_random_points_lose_nothing_acknowledged(board: Board) -> None:
+    import random
+
+    rng = random.Random(20260522)
+    board.ask((1, "NEW roquet 2"))
+    acknowledged: list[int] = []      # events whose OK the host has seen, in order
+    seq = 2
+    # pegs of 1 for either player and a hand end now and then: 120 events keep
+    # both totals far below 100 (at most 60 points each)
+    for power_on in range(15):
+        app = Running(board)
+        in_flight = None
+        try:
+            for _ in range(rng.randint(0, 8)):
+                player = rng.randint(0, 1)
+                text, event = ("END", 1) if rng.random() < 0.1 else (f"PEG {player} 1", player << 2 | 1 << 3)
+                frame = P.encode_request(seq, text)
+                app.send(frame)
+                assert app.reply(seq).startswith(b"%d OK" % seq)
+                acknowledged.append(event)
+                seq += 1
+            # one more request, cut while the board may be journaling it
+            player = rng.randint(0, 1)
+            in_flight = (P.encode_request(seq, f"PEG {player} 1"), player << 2 | 1 << 3, seq)
+            app.send(in_flight[0])
+            time.sleep(rng.random() * 0.004)
+        finally:
+            app.cut_power()
+        # power on again: the host retries the request it had no answer for
+        frame, event, retry_seq = in_flight
+        s = board.run(frame + P.encode_request(60000, "STATE") + P.encode_request(60001, "LOG 0"))
+        assert s.reply(retry_seq).startswith(b"%d OK" % retry_seq)
+        acknowledged.append(event)     # now it is acknowledged, exactly once
+        seq += 1
+        state = s.fields(60000)
+        assert state["n"] == state["top"] == str(len(acknowledged)), power_on
+        log = s.fields(60001)
+        have = [int(e) for e in log["ev"].split(",")] if log["ev"] else []
+        assert have == acknowledged[:len(have)], power_on
+        assert int(log["count"]) == len(have)
+        while len(have) < len(acknowledged):   # LOG pages: fetch the rest
+            rest = board.ask((60002, f"LOG {len(have)}")).fields(60002)
+            assert int(rest["count"]) > 0
+            have += [int(e) for e in rest["ev"].split(",")]
+        assert have == acknowledged, power_on
+
+
+def test_safe_mode_skips_the_app(board: Board) -> None:
+    held = bytearray(b"\x01" * 30)
+    held[14] = 0                       # the reference board's undo button (GPIO 14)
+    (board.io / "pins.bin").write_bytes(bytes(held))
+    proc = subprocess.run([micropython_binary(), "main.py"], cwd=board.flash, env=env_for(board.io),
+                          input=P.encode_request(1, "HELLO"), capture_output=True, timeout=60)
+    assert proc.returncode == 0
+    assert b"safe mode" in proc.stdout
+    assert b"1 OK" not in proc.stdout       # nothing served: the REPL is left alone
+    (board.io / "pins.bin").unlink()
+    s = board.ask((1, "HELLO"))
+    assert s.fields(1)["proto"] == "1"
+
+
+def test_stats_show_the_heap_and_requests(board: Board) -> None:
+    s = board.ask((1, "NEW roquet 2"), (2, "PEG 0 1"), (3, "STATS"))
+    stats = s.fields(3)
+    assert int(stats["free"]) > 0 and int(stats["alloc"]) > 0
+    assert stats["served"] == "3" and stats["journal"] == "1" and stats["errors"] == "0"
