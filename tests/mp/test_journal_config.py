@@ -1,0 +1,87 @@
+# The board's settings on flash (tallycore/config.py): saved with
+# write-then-rename, every value range-checked again when loaded, a bad line
+# keeping its default. Runs under CPython and the MicroPython unix port.
+import os
+
+from tallycore import protocol as P
+from tallycore.config import Config, CONFIG_FILE
+
+
+def _folder():
+    token = "".join("%02x" % b for b in os.urandom(4))
+    path = "/tmp/tallyboard-config-%s" % token
+    os.mkdir(path)
+    return path + "/"
+
+
+def _cleanup(root):
+    for name in os.listdir(root[:-1]):
+        os.remove(root + name)
+    os.rmdir(root[:-1])
+
+
+def test_defaults():
+    c = Config("/nonexistent-folder/")
+    assert not c.load()
+    assert c.brightness == 64 and c.budget_ma == 500 and c.board == "pico-reference"
+    assert c.names[0] == "P1" and c.names[7] == "P8"
+    assert c.colours[1] == 0x0040FF
+
+
+def test_save_and_load_round_trip():
+    root = _folder()
+    try:
+        c = Config(root)
+        c.set(P.K_BRIGHTNESS, 0, 255)
+        c.set(P.K_BUDGET, 0, 100)
+        c.set(P.K_NAME, 3, "Dee-3.x_y")
+        c.set(P.K_COLOUR, 7, 0xABCDEF)
+        c.set(P.K_BOARD, 0, "pico2-serpentine-nooled")
+        c.save()
+        assert CONFIG_FILE + ".tmp" not in os.listdir(root[:-1])
+        again = Config(root)
+        assert again.load()
+        assert again.problems == 0
+        assert (again.brightness, again.budget_ma) == (255, 100)
+        assert again.names[3] == "Dee-3.x_y" and again.colours[7] == 0xABCDEF
+        assert again.board == "pico2-serpentine-nooled"
+    finally:
+        _cleanup(root)
+
+
+def test_set_checks_ranges():
+    c = Config("")
+    for key, player, value in ((P.K_BRIGHTNESS, 0, 256), (P.K_BRIGHTNESS, 0, -1), (P.K_BUDGET, 0, 99),
+                               (P.K_BUDGET, 0, 3001), (P.K_NAME, 8, "Ann"), (P.K_NAME, 0, ""),
+                               (P.K_NAME, 0, "a b"), (P.K_NAME, 0, "x" * 13), (P.K_COLOUR, 0, 0x1000000),
+                               (P.K_BOARD, 0, "../etc"), (P.K_BRIGHTNESS, 0, "12")):
+        try:
+            c.set(key, player, value)
+        except ValueError:
+            continue
+        assert False, (key, player, value)
+    assert c.brightness == 64 and c.names[0] == "P1"
+
+
+def test_a_damaged_file_keeps_the_defaults_for_its_bad_lines():
+    root = _folder()
+    try:
+        with open(root + CONFIG_FILE, "w") as f:
+            f.write("brightness 300\n"           # out of range
+                    "budget_ma 750\n"            # fine
+                    "name.2 Bob\n"               # fine
+                    "name.9 Zed\n"               # no player 9
+                    "colour.1 GGGGGG\n"          # not hex
+                    "colour.2 00FF00\n"          # fine
+                    "board __import__('os')\n"   # never evaluated; not a board name
+                    "volume 11\n"                # no such key
+                    "brightness\n"               # no value
+                    "\x00\xff garbage")
+        c = Config(root)
+        assert c.load()
+        assert c.problems == 7
+        assert c.brightness == 64 and c.budget_ma == 750
+        assert c.names[2] == "Bob" and c.colours[2] == 0x00FF00 and c.colours[1] == 0x0040FF
+        assert c.board == "pico-reference"
+    finally:
+        _cleanup(root)
