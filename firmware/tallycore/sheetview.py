@@ -199,7 +199,7 @@ class SheetView:
             _put(self.lines[0], 0, b"TALLYBOARD")
             _put(self.lines[3], 0, b"NO GAME IN PROGRESS.")
             _put(self.lines[4], 0, b"START ONE FROM THE HOST:")
-            _put(self.lines[5], 0, b"TALLYBOARD PLAY ...")
+            _put(self.lines[5], 0, b"TALLYBOARD NEW GAME")
             if self.note_len:
                 self.lines[9][:] = self.note
         elif rules is skicket:

@@ -1,7 +1,8 @@
 # The OLED score sheet (framebuf: MicroPython only; under CPython these
 # return at once and tests/test_display_micropython.py runs them for real).
 # Goldens in tests/golden/oled_*.bin were checked by eye once, rendered to
-# PNG (tests/golden/README.md); the glyph and page checks are worked by hand.
+# PNG beside them (tests/golden/oled_png.py; regenerate with
+# tests/golden/make_oled_goldens.py); the glyph and page checks are worked by hand.
 try:
     import framebuf
 except ImportError:
