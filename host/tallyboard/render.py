@@ -135,7 +135,7 @@ def oled_pixel(oled: bytes, x: int, y: int) -> bool:
 
 def _labels() -> list[tuple[float, float, str, int, int]]:
     """(x, y, text, size, rotation) for the printed parts of the board."""
-    out = []
+    out: list[tuple[float, float, str, int, int]] = []
     king_span = _column_x(29) - _TALLY_X0
     for player in range(2):
         for hole in range(roquet.KING_HOLES):
