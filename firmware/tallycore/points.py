@@ -99,8 +99,7 @@ def best(state, players, lowest):
 def reach(state, players, target):
     """First to N, checked at the end of a hand: if a total has reached the
     target the game is over and the highest total wins (a tie: every player
-    on it). Players who cannot win on this hand are left out by the caller
-    through first_to_target_excluding."""
+    on it). Returns the winners mask (0: the game goes on)."""
     return reach_excluding(state, players, target, 0)
 
 
