@@ -111,3 +111,35 @@ def test_pins_and_io_files(echo_board):
 def test_two_emulators_cannot_share_a_flash_folder(echo_board):
     with pytest.raises(Exception, match="another emulator is running"):
         Emulator(flash=echo_board.flash, install=False).start()
+
+
+def test_a_pulled_cable_is_a_clear_error(tmp_path):
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    (flash / "main.py").write_text(ECHO)
+    emulator = Emulator(flash=flash, install=False)
+    emulator.start()
+    link = transport.SerialTransport(emulator.port)
+    link.write(b"hi\n")
+    assert link.read_line(2) == b"echo hi"
+    emulator.stop()                                   # the port itself goes away
+    with pytest.raises(TransportError, match="lost the board on .*check the cable"):
+        link.write(b"anyone?\n")
+        link.read_line(1)
+    link.close()
+
+
+def test_a_crashed_firmware_is_reported_with_its_error(tmp_path):
+    from tallyboard.client import Board
+    from tallyboard.emulator import require_port_alive
+
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    (flash / "main.py").write_text("x = 1 // 0\n")
+    with Emulator(flash=flash, install=False) as emulator:
+        link = transport.SerialTransport(emulator.port)
+        with pytest.raises(TransportError, match="no reply from the board"):
+            Board(link, timeout=0.1, retries=1).hello()
+        with pytest.raises(TransportError, match="the emulated board stopped: .*ZeroDivisionError"):
+            require_port_alive(emulator)
+        link.close()

@@ -49,6 +49,7 @@ GPIO_COUNT = 30
 # the unix port's heap; the objects there are bigger (64-bit words), so this
 # is roughly the RP2040's ~190 KB of heap
 HEAP_SIZE = "384K"
+LOG_LIMIT = 1 << 20   # bytes of the firmware's stderr kept in emulator.log
 
 
 def state_home() -> Path:
@@ -136,6 +137,11 @@ class Emulator:
         if self.running:
             return
         self._drop_pending_input()
+        try:
+            if self.log_path.stat().st_size > LOG_LIMIT:
+                self.log_path.unlink()   # keep the firmware's stderr from growing without end
+        except FileNotFoundError:
+            pass
         log = open(self.log_path, "ab")
         try:
             self._proc = subprocess.Popen(

@@ -68,6 +68,10 @@ def open_link(port: str | None, use_emulator: bool) -> Iterator[tuple[SerialTran
         link = SerialTransport(port)
         try:
             yield link, emulator
+        except TransportError:
+            if emulator is not None:
+                emu_mod.require_port_alive(emulator)   # a crashed firmware: say why
+            raise
         finally:
             link.close()
     finally:
@@ -431,7 +435,8 @@ def watch_cmd(duration: float, port: str | None, use_emulator: bool, timeout: fl
     deadline = time.monotonic() + duration if duration > 0 else None
     with connected(port, use_emulator, timeout) as board:
         board.keep_events = False
-        with Live(render_board(board, console.width), console=console, auto_refresh=False) as live:
+        with Live(render_board(board, console.width), console=console, auto_refresh=False) as live, \
+                contextlib.suppress(KeyboardInterrupt):
             while deadline is None or time.monotonic() < deadline:
                 try:
                     events = board.poll_events(0.2)
@@ -487,16 +492,22 @@ def monitor_cmd(requests: tuple[str, ...], duration: float, port: str | None, us
         if requests and end is None:
             return
         reader = _stdin_lines() if not requests else None
-        while end is None or time.monotonic() < end:
-            board.poll_events(0.1)
-            if reader is not None:
-                line = reader()
-                if line is None:
-                    if not interactive:
-                        board.poll_events(0.3)
-                        return
-                elif line.strip():
-                    _monitor_send(board, line.strip())
+        with contextlib.suppress(KeyboardInterrupt):
+            _monitor_loop(board, reader, end, interactive)
+
+
+def _monitor_loop(board: Board, reader: Callable[[], str | None] | None, end: float | None,
+                  interactive: bool) -> None:
+    while end is None or time.monotonic() < end:
+        board.poll_events(0.1)
+        if reader is not None:
+            line = reader()
+            if line is None:
+                if not interactive:
+                    board.poll_events(0.3)
+                    return
+            elif line.strip():
+                _monitor_send(board, line.strip())
 
 
 def _monitor_send(board: Board, text: str) -> None:
