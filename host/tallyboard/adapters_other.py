@@ -224,7 +224,9 @@ def _jaimy_hand(events: list[int]) -> Any:
 
 def _winner_events(hand: Any, players: int, options: dict) -> Iterator[int]:
     hand = _only(hand, {"winner"})
-    yield _player(hand, "winner", players)
+    winner = _player(hand, "winner", players)
+    assert winner is not None
+    yield winner
 
 
 def _winner_hand(events: list[int]) -> Any:

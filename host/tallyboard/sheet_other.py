@@ -102,7 +102,7 @@ def _bishops_json(loaded: LoadedGame) -> dict[str, Any]:
     game = loaded.game
     first = game.options & points.DEALER_MASK
     scores = _hand_scores(loaded)
-    hands = []
+    hands: list[dict[str, Any]] = []
     deal = 0
     misdeals = 0
     for events in _record_hands(loaded):
@@ -159,7 +159,11 @@ def _short_table(doc: dict[str, Any]) -> Table:
     for p, name in enumerate(players):
         table.add_column(name, justify="right", footer=str(doc["totals"][p]), no_wrap=True, min_width=4)
     for row in doc["hands"]:
-        table.add_row(str(row["hand"]), players[row["dealer"]], *(str(s) for s in row["scores"]))
+        if "fifteens" in row:  # Moosehead: "score (pegging+fifteens)"
+            cells = [f"{s} ({p}+{f})" for s, p, f in zip(row["scores"], row["pegging"], row["fifteens"])]
+        else:
+            cells = [str(s) for s in row["scores"]]
+        table.add_row(str(row["hand"]), players[row["dealer"]], *cells)
     table.caption = _caption(doc)
     return table
 
