@@ -140,6 +140,8 @@ def _caption(doc: dict[str, Any]) -> str:
     players = doc["players"]
     if "target" in doc:
         text = f"first to {doc['target']}"
+        if doc["game"] == "moosehead":
+            text = "score (pegging+fifteens); " + text
     elif doc["wins"] == "most hands":
         text = "one deal per player; most hands won wins"
     else:
