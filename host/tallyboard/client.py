@@ -128,7 +128,11 @@ class Board:
         # what came instead of replies: lines that were no frames, and a
         # prompt that never ends in a newline
         stray = b" ".join(self._stray[-3:] + [self.link.pending()]).decode(errors="replace").strip()
-        if ">>>" in stray or "Traceback" in stray or "MicroPython" in stray:
+        if "Traceback" in stray or "Error" in stray:
+            return (f"the tallyboard app on {self.link.name} stopped with an error (it said: "
+                    f"{stray[-100:]!r}): power the board off and on; if it happens again, run "
+                    "tallyboard deploy")
+        if ">>>" in stray or "MicroPython" in stray:
             return (f"the board on {self.link.name} is at the MicroPython prompt, not running the "
                     f"tallyboard app (it said: {stray[-80:]!r}): run tallyboard deploy")
         return (f"no reply from the board on {self.link.name} to {verb} after "

@@ -50,6 +50,7 @@ GPIO_COUNT = 30
 # is roughly the RP2040's ~190 KB of heap
 HEAP_SIZE = "384K"
 LOG_LIMIT = 1 << 20   # bytes of the firmware's stderr kept in emulator.log
+OUTPUT_KEPT = 400     # bytes of its last output kept to explain a crash
 
 
 def state_home() -> Path:
@@ -87,6 +88,7 @@ class Emulator:
         self._wake_r = self._wake_w = -1
         self._lock_file: IO[bytes] | None = None
         self._pins = bytearray(b"\x01" * GPIO_COUNT)
+        self.last_output = b""   # the firmware's last bytes on stdout (a traceback, say)
 
     # --- life cycle --------------------------------------------------------
     def start(self) -> str:
@@ -269,6 +271,7 @@ class Emulator:
                             pending.clear()
                             continue
                         self._to_host(data)
+                        self.last_output = (self.last_output + data)[-OUTPUT_KEPT:]
                     elif key.data == "to_board":
                         try:
                             sent = os.write(to_board, pending)
@@ -375,6 +378,7 @@ def find_running() -> dict | None:
 
 def require_port_alive(emulator: Emulator) -> None:
     if not emulator.running:
-        tail = emulator.log_tail()
+        said = emulator.last_output.decode(errors="replace").strip().splitlines()[-3:]
+        tail = emulator.log_tail() or " ".join(line.strip() for line in said)
         raise TransportError("the emulated board stopped" + (f": {tail}" if tail else "")
                              + f"; see {emulator.log_path}")
