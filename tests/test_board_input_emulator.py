@@ -53,3 +53,24 @@ def test_presses_without_a_host_reach_it_when_it_connects(tmp_path):
             assert board.rebuild().game.total(1) == 5
         finally:
             link.close()
+
+
+def test_picture_of_a_board_is_what_it_shows(tmp_path):
+    """render.frame_for_board (used by `tallyboard show` for a board on USB)
+    composes, from the game and settings read over the wire, the very bytes
+    the emulated board last sent to its LEDs and OLED."""
+    from tallyboard import render
+
+    with Emulator(flash=tmp_path / "flash") as emulator:
+        link, board = _connect(emulator)
+        try:
+            board.new("skicket", 4)
+            board.cfg_set("name", "Ann", 0)
+            board.cfg_set("brightness", "90")
+            board.hand(0, "4H", None, None, False, 10)
+            time.sleep(0.5)
+            frame = render.frame_for_board(board)
+            assert frame.leds == emulator.leds()
+            assert frame.oled == emulator.oled()
+        finally:
+            link.close()

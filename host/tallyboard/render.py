@@ -340,7 +340,7 @@ def terminal(frame: Frame, braille: bool = False) -> Any:
     def tally_lines(player: int) -> list[Text]:
         # as on the board: station and single holes 1-15, then the double
         # holes' inner lane (31 at the turn .. 45) above the outer lane (16-30)
-        singles = Text()
+        singles = Text("  ")
         singles.append_text(cell(player, "station", 0))
         singles.append(" ")
         for hole in range(15):
@@ -357,7 +357,7 @@ def terminal(frame: Frame, braille: bool = False) -> Any:
         return [inner, singles, outer]
 
     def king_line(player: int) -> Text:
-        line = Text("  ")
+        line = Text("    ")  # centred under the tally row's span
         for hole in range(roquet.KING_HOLES):
             line.append_text(cell(player, "king", hole))
             line.append("  ")
@@ -365,10 +365,10 @@ def terminal(frame: Frame, braille: bool = False) -> Any:
 
     lines: list[Text] = []
     width = 70
-    for line in reversed(tally_lines(1) + [king_line(1)]):
+    for line in reversed([king_line(1)] + tally_lines(1)):  # B's side, turned round
         line.append(" " * (width - len(line)))
         lines.append(_reversed(line))
-    lines.append(Text("  " + "LIVRET".center(60, "─"), style="rgb(200,170,120)"))
+    lines.append(Text("  " + "LIVRET".center(66, "─"), style="rgb(200,170,120)"))
     lines.append(king_line(0))
     lines.extend(tally_lines(0))
     if frame.oled is not None:
@@ -491,3 +491,21 @@ def frame_from_files(board: BoardDef, io_dir: Path, title: str = "") -> Frame:
     except FileNotFoundError:
         oled = None if not board.has_oled else bytes(OLED_BYTES)
     return Frame(board, leds, oled, title)
+
+
+def frame_for_board(board: Any, title: str = "") -> Frame:
+    """The frame a connected board (tallyboard.client.Board, HELLO done)
+    shows now: its game and display settings read over the wire, composed by
+    the firmware's own code (the protocol has no frame dump). For `watch`:
+    ``rich`` can print ``terminal(frame_for_board(board))``."""
+    from tallycore import protocol
+
+    name = board.hello_fields.get("board", "pico-reference")
+    current = board.rebuild()
+    names = [board.cfg_get("name", p) for p in range(protocol.MAX_PLAYERS)]
+    colours = [int(board.cfg_get("colour", p), 16) for p in range(protocol.MAX_PLAYERS)]
+    brightness = int(board.cfg_get("brightness"))
+    budget = int(board.cfg_get("budget_ma"))
+    return frame_for_game(name, current.name, current.players or 0, current.options, current.log,
+                          current.top - current.n, names, colours, brightness, budget,
+                          title or f"board on {board.link.name}")

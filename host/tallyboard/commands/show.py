@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from tallycore import games, protocol
+from tallycore import protocol
 
 from .. import emulator as emu_mod
 from .. import records, render
@@ -109,21 +109,8 @@ def _from_emulator(timeout: float) -> render.Frame:
 
 
 def _from_board(port: str | None, timeout: float) -> render.Frame:
-    # The protocol has no frame dump: the board's game, names and display
-    # settings are read over the wire and drawn by the same firmware code.
     with connected(port, False, timeout) as board:
-        name = board.hello_fields.get("board", "pico-reference")
-        current = board.rebuild()
-        players = current.players or 0
-        names = [board.cfg_get("name", p) for p in range(protocol.MAX_PLAYERS)]
-        colours = [int(board.cfg_get("colour", p), 16) for p in range(protocol.MAX_PLAYERS)]
-        brightness = int(board.cfg_get("brightness"))
-        budget = int(board.cfg_get("budget_ma"))
-        undone = current.top - current.n
-        if current.name is not None:
-            games.by_name(current.name)
-        return render.frame_for_game(name, current.name, players, current.options, current.log, undone,
-                                     names, colours, brightness, budget, f"board on {board.link.name}")
+        return render.frame_for_board(board)
 
 
 def register(group: click.Group) -> None:
