@@ -87,6 +87,9 @@ def test_board_errors_are_one_line_with_what_to_do(port):
                           "give a name or a number 0 to 3\n")
     out = run("hand", "0", "8H", "9", "-p", port)
     assert out.exit_code == 1 and "bid" in out.output
+    out = run("new", "roquet", "--name", "Ann", "--name", "Bob Lee", "-p", port)
+    assert out.output == "tallyboard: --name 'Bob Lee': 1 to 12 letters, digits, _ - or .\n"
+    assert run("config", "get", "name", "--player", "0", "-p", port).output == "Ann\n"  # unchanged
     out = run("new", "whist", "-p", port)
     assert out.output.startswith("tallyboard: unknown game 'whist'; known games: skicket, roquet")
 

@@ -19,8 +19,12 @@ from tallycore import game as core_game
 from tallycore import games, protocol, roquet
 
 from . import adapters_other, records
-from .errors import BoardError, ProtocolError, RecordError, TransportError
+from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError
 from .transport import Transport
+
+class RequestError(TallyboardError, ValueError):
+    """A request that cannot be sent as asked (unknown verb, a value that is not one word)."""
+
 
 ERROR_CODES = {row[0].decode() for row in protocol.ERRORS}
 EVENT_KINDS = {row[0].decode(): row[1] for row in protocol.EVENTS}
@@ -92,12 +96,12 @@ class Board:
         try:
             spec = protocol.verb_spec(verb)
         except KeyError:
-            raise ValueError(f"{verb}: not a verb of protocol {protocol.PROTOCOL_VERSION}") from None
+            raise RequestError(f"{verb}: not a verb of protocol {protocol.PROTOCOL_VERSION}") from None
         text = " ".join([spec[0].decode(), *(_word(a) for a in args)])
         seq = self.next_seq()
         frame = protocol.encode_request(seq, text)
         if len(frame) > protocol.MAX_FRAME:
-            raise ValueError(f"{verb}: the request is longer than {protocol.MAX_FRAME} bytes")
+            raise RequestError(f"{verb}: the request is longer than {protocol.MAX_FRAME} bytes")
         return seq, frame
 
     def request(self, verb: str, *args: Any, timeout: float | None = None) -> dict[str, str]:
@@ -411,7 +415,7 @@ def _word(value: Any) -> str:
         return str(int(value))
     text = str(value)
     if not text or " " in text or "*" in text or not text.isprintable() or not text.isascii():
-        raise ValueError(f"{text!r}: not one word of printable ASCII")
+        raise RequestError(f"{text!r}: must be one word of printable ASCII (no spaces)")
     return text
 
 

@@ -201,6 +201,11 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
         players = len(names) if names else rules.MIN_PLAYERS
     if names and len(names) != players:
         raise TallyboardError(f"{len(names)} names for {players} players: give one --name per player")
+    allowed = protocol.NAME_CHARS.decode()
+    for name in names:
+        # checked here too, so a bad third name does not leave two names changed
+        if not 1 <= len(name) <= protocol.MAX_NAME or any(c not in allowed for c in name):
+            raise TallyboardError(f"--name {name!r}: 1 to {protocol.MAX_NAME} letters, digits, _ - or .")
     option_doc: dict[str, Any] = {}
     for item in options:
         key, eq, value = item.partition("=")
