@@ -47,10 +47,12 @@ _QUESTION = const(48)  # glyph of '?', for characters the font lacks
 SHEET = const(0)
 ROQUET = const(1)
 ENTRY = const(2)
+LIST = const(3)
 _LAYOUTS = (
     b"\x00\x02\x06\x00\x0c\x00\x12\x00\x18\x00\x1e\x00\x24\x02\x2a\x00\x30\x00\x36\x00",
     b"\x00\x02\x08\x01\x16\x00\x1c\x00\x22\x00\x28\x00\x2e\x00\x35\x00",
     b"\x00\x02\x08\x00\x10\x01\x1e\x00\x26\x00\x2c\x00\x32\x00\x3a\x00",
+    b"\x00\x02\x06\x00\x0c\x00\x12\x00\x18\x00\x1e\x00\x24\x00\x2a\x00\x30\x00\x36\x00",
 )
 
 _STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")
@@ -98,6 +100,8 @@ class SheetView:
         self.message_len = 0
         self.names = [bytearray(b"A"), bytearray(b"B"), bytearray(b"C"), bytearray(b"D")]
         self._scores = [0, 0, 0, 0]
+        self._named = None            # the rules whose name is in _game_name
+        self._game_name = bytearray(0)
 
     # --- configuration and messages (these may allocate) ------------------
 
@@ -209,7 +213,7 @@ class SheetView:
             self.use(ROQUET)
             self._roquet(game)
         else:
-            self.use(SHEET)
+            self.use(LIST)
             self._generic(game)
         return self.flush()
 
@@ -364,11 +368,16 @@ class SheetView:
 
     def _generic(self, game):
         lines = self.lines
+        if game.rules is not self._named:  # a new game: its name, once
+            self._named = game.rules
+            name = game.rules.NAME
+            self._game_name = bytearray(len(name) if len(name) < 16 else 16)
+            _copy(self._game_name, name.replace("_", " ").upper())
         line = lines[0]
         _blank(line)
-        at = _put(line, 0, b"HAND ")
+        at = _put(line, 0, self._game_name)
+        at = _put(line, at + 2, b"HAND ")
         _numl(line, at, game.hands())
-        _put(line, 22, b"TOTAL")
         winners = game.winners()
         players = game.players
         for r in range(1, 9):
@@ -388,7 +397,10 @@ class SheetView:
         else:
             _blank(line)
             if game.complete():
-                _put(line, 0, b"GAME OVER")
+                at = _put(line, 0, b"GAME OVER. WON BY")
+                for p in range(players if players < 4 else 4):
+                    if winners >> p & 1:
+                        at = _put(line, at + 1, self.names[p])
 
     # --- hand entry -------------------------------------------------------------
 

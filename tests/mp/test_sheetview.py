@@ -110,8 +110,13 @@ def test_redrawing_allocates_nothing():
     if framebuf is None:
         return
     import micropython
+    from tallycore import foozle
     s = Screen()
-    games = (skicket_game(), roquet_game())
+    short = Game()
+    short.new(foozle, 5, 0)
+    short.apply(foozle.pack_hand(2, 3, 4))
+    short.apply(foozle.pack_hand(0, 2, 1))
+    games = (skicket_game(), roquet_game(), short)
     entry = menu.HandEntry(games[0].apply)
     entry.open(games[0], 2)
     for g in games:
