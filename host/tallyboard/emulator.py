@@ -32,6 +32,7 @@ import fcntl
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import threading
@@ -91,13 +92,17 @@ class Emulator:
         self.last_output = b""   # the firmware's last bytes on stdout (a traceback, say)
 
     # --- life cycle --------------------------------------------------------
-    def start(self) -> str:
+    def start(self, fresh: bool = False) -> str:
         """Install the file set on the flash folder, open the pty, power on.
-        Returns the port (the pty's slave path)."""
+        fresh: erase the flash folder first (the emulated board's game and
+        config). Returns the port (the pty's slave path)."""
         self.flash.mkdir(parents=True, exist_ok=True)
         self.io_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
         try:
+            if fresh:
+                shutil.rmtree(self.flash)
+                self.flash.mkdir()
             if self.install:
                 fileset.install(self.files if self.files is not None else fileset.build(), self.flash)
             self._master, self._slave = os.openpty()

@@ -619,11 +619,7 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
     port on a pseudo-terminal; print the port and run until Ctrl-C. Other
     commands reach it with --emulator (or --port PORT)."""
     emulator = emu_mod.Emulator(Path(flash) if flash else None)
-    if fresh and emulator.flash.exists():
-        import shutil
-
-        shutil.rmtree(emulator.flash)
-    port = emulator.start()
+    port = emulator.start(fresh=fresh)
     emu_mod.write_running(emulator)
     click.echo(port)
     click.echo(f"emulating a board on {port} (flash: {emulator.flash}, I/O: {emulator.io_dir}); "
