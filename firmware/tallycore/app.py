@@ -503,6 +503,14 @@ class App:
         try:
             self.journal.start(rules, players, options, seq, crc)
         except OSError:
+            # the new snapshot may be in already: put the game in RAM back on flash
+            try:
+                if self.game.rules is None:
+                    self.journal.clear()
+                else:
+                    self.journal.compact()
+            except OSError:
+                self.journal.dirty = True
             self._error(seq, P.E_FLASH, b"flash write failed; the game in progress is kept")
             return
         self.game.new(rules, players, options)
