@@ -169,8 +169,21 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
         out = run("status", "--emulator", env={"TALLYBOARD_EMULATOR_HOME": str(tmp_path / "emu")})
         assert out.exit_code == 0, out.output
         assert f"on {port}:" in out.output                  # attached to the running one
-        ports = run("ports", env={"TALLYBOARD_EMULATOR_HOME": str(tmp_path / "emu")})
+        home = {"TALLYBOARD_EMULATOR_HOME": str(tmp_path / "emu")}
+        ports = run("ports", env=home)
         assert port in ports.output and "emulator" in ports.output
+        # the board's own buttons: seat 0 pegs 1 for player 0, seat 1 for player 1
+        run("new", "roquet", "--emulator", env=home)
+        assert run("press", "seat0", env=home).exit_code == 0
+        run("press", "seat1", env=home)
+        run("press", "seat0", env=home)
+        for _ in range(20):      # the firmware debounces the last release, then pegs
+            last = run("status", "--emulator", env=home).output.splitlines()[-1]
+            if last == "roquet: P1 2  P2 1  (0 hands)":
+                break
+            time.sleep(0.1)
+        assert last == "roquet: P1 2  P2 1  (0 hands)"
+        assert run("press", "seat9", env=home).output.startswith("tallyboard: unknown button 'seat9'; this board has: seat0")
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(10)

@@ -637,6 +637,51 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
         emulator.stop()
 
 
+@click.command("press")
+@click.argument("button")
+@click.option("--hold", type=click.FloatRange(0.02, 10), default=0.15, show_default=True,
+              help="Seconds to hold it down (a long press is 0.6 s or more).")
+@reports_errors
+def press_cmd(button: str, hold: float) -> None:
+    """Press a button of the running `tallyboard emulate`: seat0..seat3, undo,
+    shift or push (the encoder's), pins as in its board definition."""
+    running = emu_mod.find_running()
+    if not running:
+        raise TallyboardError("no emulator is running: start one with tallyboard emulate")
+    flash = Path(running["flash"])
+    pins = board_buttons(flash)
+    if button not in pins:
+        raise TallyboardError(f"unknown button {button!r}; this board has: {', '.join(pins)}")
+    emulator = emu_mod.Emulator(flash=flash, io_dir=Path(running["io"]), install=False)
+    emulator.press(pins[button])
+    time.sleep(hold)
+    emulator.release(pins[button])
+
+
+def board_buttons(flash: Path) -> dict[str, int]:
+    """Button name -> GPIO, from the board definition the emulated board uses."""
+    name = next(row[5] for row in protocol.CONFIG_KEYS if row[0] == b"board").decode()
+    try:
+        for line in (flash / "config.txt").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "board" and value.strip():
+                name = value.strip()
+    except OSError:
+        pass
+    try:
+        doc = json.loads((flash / "board" / f"{name}.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise TallyboardError(f"cannot read the board definition {name}: {exc}") from None
+    buttons = doc.get("buttons", {})
+    pins = {f"seat{i}": pin for i, pin in enumerate(buttons.get("seats", []))}
+    for key in ("undo", "shift"):
+        if isinstance(buttons.get(key), int):
+            pins[key] = buttons[key]
+    if isinstance(doc.get("encoder", {}).get("push"), int):
+        pins["push"] = doc["encoder"]["push"]
+    return pins
+
+
 # ---------------------------------------------------------------- simulate and play
 
 @contextlib.contextmanager
@@ -753,5 +798,5 @@ def play_cmd(port: str | None, use_emulator: bool, pause: float) -> None:
 def register(group: click.Group) -> None:
     for command in (ports_cmd, status_cmd, new_cmd, hand_cmd, misdeal_cmd, peg_cmd, end_cmd, undo_cmd,
                     redo_cmd, config_group, export_cmd, watch_cmd, monitor_cmd, deploy_cmd, emulate_cmd,
-                    simulate_cmd, play_cmd):
+                    press_cmd, simulate_cmd, play_cmd):
         group.add_command(command)
