@@ -7,7 +7,7 @@ from pathlib import Path
 from tallyboard.mpunix import micropython_binary
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("test_sheetview", "test_ledfield", "test_menu", "test_boarddef")
+MODULES = ("test_sheetview", "test_ledfield", "test_menu", "test_boarddef", "test_view")
 
 
 def test_display_checks_pass_under_micropython():
