@@ -10,6 +10,7 @@ and turns every OS-level failure into a TransportError that says what to do.
 vendor id 0x2E8A."""
 from __future__ import annotations
 
+import select
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -112,6 +113,7 @@ class SerialTransport(Transport):
         self.name = port
         self.baudrate = baudrate
         self._serial: serial.Serial | None = None
+        self._fd: int | None = None
         self.reopen()
 
     def reopen(self) -> None:
@@ -121,6 +123,10 @@ class SerialTransport(Transport):
             # exclusive: two programs on one board would steal each other's replies
             self._serial = serial.Serial(self.port, self.baudrate, timeout=0, write_timeout=2,
                                          exclusive=True)
+            try:
+                self._fd = self._serial.fileno()
+            except (AttributeError, OSError, serial.SerialException):
+                self._fd = None   # no pollable descriptor (Windows): pyserial's timeouts
         except serial.SerialException as exc:
             raise TransportError(
                 f"cannot open {self.port}: {_reason(exc)}; check the cable and that no other "
@@ -150,6 +156,11 @@ class SerialTransport(Transport):
     def _read(self, timeout: float) -> bytes:
         port = self._port()
         try:
+            if self._fd is not None:
+                # wait with select: setting pyserial's timeout reconfigures the tty each time
+                if not select.select([self._fd], [], [], timeout)[0]:
+                    return b""
+                return port.read(max(1, port.in_waiting))
             port.timeout = timeout
             first = port.read(1)
             if not first:
