@@ -69,6 +69,15 @@ def test_a_garbled_request_is_sent_again():
     assert link.written[0] == link.written[1]
 
 
+def test_an_error_for_stale_noise_before_ours_does_not_resend():
+    def answer(seq, verb, count):
+        return frame("0 ERR FRAME not printable ASCII; resend the frame") + frame(HELLO_OK.format(seq=seq))
+
+    link = FakeLink(answer)
+    assert Board(link, timeout=0.5).hello()["proto"] == str(protocol.PROTOCOL_VERSION)
+    assert len(link.written) == 1
+
+
 def test_silence_says_what_to_do():
     link = FakeLink(lambda seq, verb, count: b"")
     link.name = "/dev/ttyACM0"

@@ -26,6 +26,8 @@ class RequestError(TallyboardError, ValueError):
     """A request that cannot be sent as asked (unknown verb, a value that is not one word)."""
 
 
+GARBLED_WAIT = 0.25   # seconds to wait for our reply after a seq-0 error
+
 ERROR_CODES = {row[0].decode() for row in protocol.ERRORS}
 EVENT_KINDS = {row[0].decode(): row[1] for row in protocol.EVENTS}
 
@@ -170,9 +172,10 @@ class Board:
             if their_seq == seq and head[1] in (b"OK", b"ERR"):
                 return head[1] == b"OK", body
             if their_seq == 0 and head[1] == b"ERR":
-                # the board could not trust a line: ours arrived garbled (or
-                # stale noise did); send ours again
-                return None
+                # the board could not trust a line: ours arrived garbled, or
+                # stale noise before it did. The board answers in order, so
+                # if ours was fine its reply follows at once; else send again.
+                deadline = min(deadline, time.monotonic() + GARBLED_WAIT)
             # a stale reply to an earlier request (answered twice): not ours
 
     # ------------------------------------------------------------ events
