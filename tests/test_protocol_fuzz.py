@@ -1,0 +1,61 @@
+"""Noise on the wire, generated: the board-side parser and the app never
+raise, answer every line with one well-formed frame, and change nothing
+unless a request is valid."""
+import io
+
+from hypothesis import given, settings, strategies as st
+
+from tallycore import protocol as P
+from tallycore.app import App
+
+VERB_WORDS = [row[0].decode() for row in P.VERBS] + ["GET", "SET", "name", "colour", "board",
+                                                     "brightness", "roquet", "skicket", "-", "4H"]
+word = st.one_of(st.sampled_from(VERB_WORDS), st.integers(-5, 2 ** 31).map(str),
+                 st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), max_size=14))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_parse_never_raises_on_bytes(data):
+    req = P.Request()
+    line = bytearray(data[:P.MAX_FRAME])
+    code = req.parse(line, len(line))
+    assert 0 <= code <= len(P.ERRORS)
+    if code:
+        assert req.message
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 70000), st.lists(word, max_size=9))
+def test_checksummed_garbage_is_answered_with_one_frame(seq, words):
+    out = io.BytesIO()
+    app = App(out, "/nonexistent-flash-folder/", "test")   # no flash: nothing can be written
+    frame = P.encode_request(seq, " ".join(words))
+    app.feed_bytes(frame)
+    lines = out.getvalue().split(b"\n")[:-1]
+    replies = [line for line in lines if not line.startswith(b"!")]
+    assert len(replies) == 1
+    body = P.check_frame(replies[0])
+    assert len(replies[0]) + 1 <= P.MAX_FRAME
+    head = body.split(b" ")
+    assert head[1:3] != [b"ERR", b"BOARD"], body   # an internal error is a firmware bug
+    if len(frame) > P.MAX_FRAME:
+        assert head[:3] == [b"0", b"ERR", b"FRAME"]
+    elif head[1] == b"OK":
+        assert head[0] == str(seq).encode()
+    for line in lines:
+        assert all(32 <= c <= 126 for c in line)
+    # with no flash to write to, nothing can have changed
+    assert app.game.rules is None or app.game.n == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400))
+def test_noise_bytes_never_change_a_game(noise):
+    out = io.BytesIO()
+    app = App(out, "/nonexistent-flash-folder/", "test")
+    app.game.new(__import__("tallycore.roquet", None, None, ["roquet"]), 2, 0)
+    app.feed_bytes(noise + b"\n")
+    assert app.game.n == 0
+    for line in out.getvalue().split(b"\n")[:-1]:
+        P.check_frame(line)
