@@ -5,6 +5,7 @@ COMMAND_MODULES, so areas of the CLI live in their own files."""
 COMMAND_MODULES = (
     "records",
     "board",
+    "emulation",
     "show",
     "enter",
 )

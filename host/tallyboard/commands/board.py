@@ -1,6 +1,6 @@
 """Commands that talk to a board (or the emulator) over the wire protocol:
 ports, status, new, hand, misdeal, peg, end, undo, redo, config, export,
-watch, monitor, deploy, emulate, simulate, play.
+watch, monitor, deploy (emulate, press, simulate and play: emulation.py).
 
 Every board command takes --port PORT, or --emulator, or finds the one board
 on USB by itself (a Raspberry Pi Pico: USB VID 0x2E8A)."""
@@ -9,11 +9,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import signal
 import sys
-import tempfile
 import time
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -31,7 +28,6 @@ from .. import emulator as emu_mod
 from .. import fileset, records, sheet
 from ..client import Board, BoardGame
 from ..errors import BoardError, TallyboardError, TransportError, reports_errors
-from ..simulate import SIMULATED_GAMES, simulate
 from ..transport import SerialTransport, find_board_port, list_serial_ports
 
 # ---------------------------------------------------------------- connecting
@@ -608,195 +604,7 @@ def _wait_for_board(port: str, seconds: float = 15.0) -> dict[str, str]:
                          "unplug it and plug it in again, then run tallyboard status")
 
 
-# ---------------------------------------------------------------- emulate
-
-@click.command("emulate")
-@click.option("--flash", type=click.Path(file_okay=False), help="The flash folder (default: the emulator's own).")
-@click.option("--fresh", is_flag=True, help="Start from an empty flash (erases the emulated board's game).")
-@reports_errors
-def emulate_cmd(flash: str | None, fresh: bool) -> None:
-    """Run the firmware in the emulator (MicroPython unix port) with its serial
-    port on a pseudo-terminal; print the port and run until Ctrl-C. Other
-    commands reach it with --emulator (or --port PORT)."""
-    emulator = emu_mod.Emulator(Path(flash) if flash else None)
-    port = emulator.start(fresh=fresh)
-    emu_mod.write_running(emulator)
-    click.echo(port)
-    click.echo(f"emulating a board on {port} (flash: {emulator.flash}, I/O: {emulator.io_dir}); "
-               "use --emulator or --port with other commands; Ctrl-C stops it", err=True)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    try:
-        while emulator.running:
-            time.sleep(0.2)
-        raise TallyboardError("the emulated firmware stopped: " + (emulator.log_tail() or "no output")
-                              + f" (log: {emulator.log_path})")
-    except KeyboardInterrupt:
-        pass
-    finally:
-        emu_mod.clear_running()
-        emulator.stop()
-
-
-@click.command("press")
-@click.argument("button")
-@click.option("--hold", type=click.FloatRange(0.02, 10), default=0.15, show_default=True,
-              help="Seconds to hold it down (a long press is 0.6 s or more).")
-@reports_errors
-def press_cmd(button: str, hold: float) -> None:
-    """Press a button of the running `tallyboard emulate`: seat0..seat3, undo,
-    shift or push (the encoder's), pins as in its board definition."""
-    running = emu_mod.find_running()
-    if not running:
-        raise TallyboardError("no emulator is running: start one with tallyboard emulate")
-    flash = Path(running["flash"])
-    pins = board_buttons(flash)
-    if button not in pins:
-        raise TallyboardError(f"unknown button {button!r}; this board has: {', '.join(pins)}")
-    emulator = emu_mod.Emulator(flash=flash, io_dir=Path(running["io"]), install=False)
-    emulator.press(pins[button])
-    time.sleep(hold)
-    emulator.release(pins[button])
-
-
-def board_buttons(flash: Path) -> dict[str, int]:
-    """Button name -> GPIO, from the board definition the emulated board uses."""
-    name = next(row[5] for row in protocol.CONFIG_KEYS if row[0] == b"board").decode()
-    try:
-        for line in (flash / "config.txt").read_text().splitlines():
-            key, _, value = line.partition(" ")
-            if key == "board" and value.strip():
-                name = value.strip()
-    except OSError:
-        pass
-    try:
-        doc = json.loads((flash / "board" / f"{name}.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise TallyboardError(f"cannot read the board definition {name}: {exc}") from None
-    buttons = doc.get("buttons", {})
-    pins = {f"seat{i}": pin for i, pin in enumerate(buttons.get("seats", []))}
-    for key in ("undo", "shift"):
-        if isinstance(buttons.get(key), int):
-            pins[key] = buttons[key]
-    if isinstance(doc.get("encoder", {}).get("push"), int):
-        pins["push"] = doc["encoder"]["push"]
-    return pins
-
-
-# ---------------------------------------------------------------- simulate and play
-
-@contextlib.contextmanager
-def private_board(port: str | None, timeout: float) -> Iterator[tuple[Board, emu_mod.Emulator | None]]:
-    """A board for simulate/play: the given port, else a fresh emulator in a
-    temporary flash folder (the user's emulated game is left alone)."""
-    if port:
-        with connected(port, False, timeout) as board:
-            yield board, None
-        return
-    with tempfile.TemporaryDirectory(prefix="tallyboard-emu-") as tmp:
-        with emu_mod.Emulator(flash=Path(tmp) / "flash") as emulator:
-            link = SerialTransport(emulator.port)
-            try:
-                board = Board(link, timeout=max(timeout, 3.0))
-                board.connect()
-                board.timeout = timeout
-                yield board, emulator
-            finally:
-                link.close()
-
-
-@click.command("simulate")
-@click.option("--game", "game_names", type=click.Choice(SIMULATED_GAMES + ("all",)), default="all",
-              show_default=True, help="Which game to simulate.")
-@click.option("--games", "count", type=click.IntRange(1), default=100, show_default=True,
-              help="How many games (of each game).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed (same seed, same games).")
-@click.option("--first", type=click.IntRange(1), default=1, help="Number of the first game (to replay one).")
-@click.option("--port", "-p", metavar="PORT",
-              help="Run on this board (its game is replaced!) instead of a private emulator.")
-@click.option("--emulator", "use_emulator", is_flag=True,
-              help="Run on a private emulator in a temporary flash folder (the default).")
-@click.option("--timeout", type=click.FloatRange(0.05, 60), default=2.0, show_default=True)
-@reports_errors
-def simulate_cmd(game_names: str, count: int, seed: int, first: int, port: str | None, use_emulator: bool,
-                 timeout: float) -> None:
-    """Differential simulation: random legal games through the board and through
-    the core on the host, compared after every step; stops at the first difference."""
-    if port and use_emulator:
-        raise click.UsageError("give either --port or --emulator, not both")
-    names = SIMULATED_GAMES if game_names == "all" else (game_names,)
-    console = Console(stderr=True)
-    with private_board(port, timeout) as (board, _emulator):
-        with _progress(console) as progress:
-            task = progress.add_task("simulating", total=count * len(names))
-            stats = simulate(board, names, count, seed, first=first,
-                             progress=lambda name, number: progress.update(
-                                 task, advance=1, description=f"{name} game {number}"))
-    click.echo(f"{stats.games} games agree ({', '.join(f'{v} {k}' for k, v in stats.by_game.items())}; "
-               f"{stats.events} events, {stats.undos} undos, {stats.redos} redos, {stats.probes} refused "
-               f"probes, {stats.reconnects} reconnections; seed {seed})")
-
-
-def demo_documents() -> list[dict[str, Any]]:
-    data = resources.files("tallyboard") / "data"
-    return [json.loads((data / f"demo_{name}.json").read_text(encoding="utf-8"))
-            for name in ("skicket", "roquet")]
-
-
-def play_document(board: Board, doc: dict[str, Any], echo: Callable[[str], None] = lambda s: None,
-                  pause: float = 0.0) -> None:
-    """Play a game record through the board with the game's own verbs."""
-    name = doc["game"]
-    players = doc["players"]
-    loaded = records.from_document(doc, source="demo")   # checks the record first
-    for p, player in enumerate(players):
-        board.cfg_set("name", player, p)
-    board.new(name, len(players), records.ADAPTERS[name].options(doc.get("options", {})))
-    echo(f"NEW {name} " + " ".join(players))
-    for number, hand in enumerate(doc["hands"], 1):
-        if name == "skicket":
-            if hand.get("misdeal"):
-                board.misdeal()
-                echo(f"deal {number}: misdeal")
-            else:
-                board.hand(hand["purchaser"], hand["bid"], hand.get("doubled_by"), hand.get("redoubled_by"),
-                           hand.get("lone", False), hand["tricks"])
-                echo(f"deal {number}: {players[hand['purchaser']]} {hand['bid']}, {hand['tricks']} tricks")
-        else:
-            for player, points in hand:
-                board.peg(player, points)
-            board.end()
-            echo(f"hand {number}: " + ", ".join(f"{players[p]} +{pts}" for p, pts in hand))
-        if pause:
-            time.sleep(pause)
-    del loaded
-
-
-@click.command("play")
-@click.option("--port", "-p", metavar="PORT", help="Play on this board instead of a private emulator.")
-@click.option("--emulator", "use_emulator", is_flag=True,
-              help="Play on a private emulator in a temporary flash folder (the default).")
-@click.option("--pause", type=float, default=0.0, help="Seconds between hands (to watch the board).")
-@reports_errors
-def play_cmd(port: str | None, use_emulator: bool, pause: float) -> None:
-    """The demo with no hardware: start the emulator, play a short Skicket and a
-    Roquet game through the wire protocol, and show the board's sheets."""
-    if port and use_emulator:
-        raise click.UsageError("give either --port or --emulator, not both")
-    console = Console()
-    with private_board(port, 2.0) as (board, emulator):
-        h = board.hello_fields
-        where = f"the emulator on {board.link.name}" if emulator else board.link.name
-        console.print(f"[bold]tallyboard[/] firmware {h.get('fw')} (protocol {h.get('proto')}, "
-                      f"board {h.get('board')}) on {where}")
-        for doc in demo_documents():
-            console.print()
-            play_document(board, doc, echo=lambda s: console.print(f"  {s}", style="dim"), pause=pause)
-            loaded = board.loaded_game()
-            sheet.print_sheet(sheet.sheet_json(loaded), console)
-
-
 def register(group: click.Group) -> None:
     for command in (ports_cmd, status_cmd, new_cmd, hand_cmd, misdeal_cmd, peg_cmd, end_cmd, undo_cmd,
-                    redo_cmd, config_group, export_cmd, watch_cmd, monitor_cmd, deploy_cmd, emulate_cmd,
-                    press_cmd, simulate_cmd, play_cmd):
+                    redo_cmd, config_group, export_cmd, watch_cmd, monitor_cmd, deploy_cmd):
         group.add_command(command)
