@@ -213,6 +213,14 @@ def test_a_repeated_sequence_number_is_answered_again_not_applied_twice(board: B
     assert s.fields(9)["totals"] == "5,2"
 
 
+def test_a_retry_after_a_reconnect_hello_is_not_applied_twice(board: Board) -> None:
+    peg = P.encode_request(2, "PEG 1 4")
+    s = board.run(P.encode_request(1, "NEW roquet 2") + peg + P.encode_request(3, "HELLO") + peg
+                  + P.encode_request(4, "SCORE"))
+    assert s.reply(4) == b"4 OK hands=0 complete=0 winners=2 totals=0,4"
+    assert len([e for e in s.events() if b" EV " in e]) == 1
+
+
 def test_a_retry_after_a_restart_is_not_applied_twice(board: Board) -> None:
     board.ask((1, "NEW roquet 2"), (2, "PEG 0 5"))
     # the host never saw the OK for 2 (power cut); it sends the same frame again

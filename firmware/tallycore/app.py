@@ -148,6 +148,13 @@ class App:
         if seq == self.last_seq and req.crc == self.last_crc:
             self._repeat(seq)
             return
+        journal = self.journal
+        if seq == journal.last_seq and req.crc == journal.last_crc:
+            # a retry of the last change after other requests (a HELLO on
+            # reconnecting, say): it is in the journal, so it is not applied again
+            self._change_reply(seq)
+            self._store(seq, req.crc)
+            return
         try:
             self._dispatch(req, seq)
         except Exception as exc:  # a firmware bug: answer, and keep serving
