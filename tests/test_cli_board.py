@@ -142,7 +142,10 @@ def test_watch_draws_sheet_and_pegs(port):
     assert "Ann tally ··············● " in out.output
 
 
-def test_no_board_and_conflicting_options():
+def test_no_board_and_conflicting_options(monkeypatch):
+    from serial.tools import list_ports
+
+    monkeypatch.setattr(list_ports, "comports", lambda: [])      # whatever is plugged in here
     out = run("status")
     assert out.exit_code == 3
     assert out.output == "tallyboard: no board found on USB: check the cable, or add --emulator\n"

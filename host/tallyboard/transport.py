@@ -195,17 +195,18 @@ class PortInfo:
         return self.vid == PICO_USB_VID
 
 
-def list_serial_ports(lister: Callable[[], list] = list_ports.comports) -> list[PortInfo]:
+def list_serial_ports(lister: Callable[[], list] | None = None) -> list[PortInfo]:
+    found = (lister or list_ports.comports)()
     return sorted((PortInfo(p.device, p.description or "", p.serial_number, p.vid, p.pid)
-                   for p in lister()), key=lambda p: p.device)
+                   for p in found), key=lambda p: p.device)
 
 
-def board_ports(lister: Callable[[], list] = list_ports.comports) -> list[PortInfo]:
+def board_ports(lister: Callable[[], list] | None = None) -> list[PortInfo]:
     """The connected boards (USB VID 0x2E8A, Raspberry Pi)."""
     return [p for p in list_serial_ports(lister) if p.is_pico]
 
 
-def find_board_port(lister: Callable[[], list] = list_ports.comports) -> str:
+def find_board_port(lister: Callable[[], list] | None = None) -> str:
     """The one board's port; a BoardNotFound telling the user what to do otherwise."""
     boards = board_ports(lister)
     if not boards:
