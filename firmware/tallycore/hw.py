@@ -43,13 +43,6 @@ class Pixels:
         self.buf = self.strip.buf
         self.count = count
 
-    def show(self, frame):
-        """Copy a composed frame (same length as buf) in and send it."""
-        buf = self.buf
-        for i in range(len(buf)):
-            buf[i] = frame[i]
-        self.strip.write()
-
     def write(self):
         self.strip.write()
 
