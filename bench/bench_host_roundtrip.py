@@ -111,25 +111,29 @@ def main() -> None:
     parser.add_argument("--commands", type=int, default=2000)
     parser.add_argument("--events", type=int, default=3000)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="tallyboard-bench-") as tmp:
-        with Emulator(flash=Path(tmp) / "flash") as emulator:
-            link = SerialTransport(emulator.port)
-            board = Board(link, timeout=5.0)
-            board.connect()
-            log_room = int(board.hello_fields["log"]) - 2
-            print(f"firmware {board.hello_fields['fw']}, protocol {board.hello_fields['proto']}, "
-                  f"board {board.hello_fields['board']}, event log {log_room + 2}")
-            board.new("roquet", 2, OPTIONS)
-            for name, verb, verb_args in (("query STATE", "STATE", ()), ("scoring PEG", "PEG", (0, 1))):
-                times = round_trips(board, verb, verb_args, args.commands, log_room)
-                print(f"round trip {name:12s} median {statistics.median(times) * 1e3:7.3f} ms   "
-                      f"p99 {percentile(times, 99) * 1e3:7.3f} ms   (n={len(times)})")
-            for window in (1, 8):
-                rate, count = sustained(board, args.events, window, log_room)
-                print(f"sustained scoring, {window} in flight: {rate:8.0f} events/s   "
-                      f"({count} events, none lost: replies, event numbers and log verified)")
-            print(f"retries {board.retried}, noise lines {board.noise_lines}")
-            link.close()
+    for io_files in (True, False):
+        print("with the display: LED frame and OLED buffer written to files on every change" if io_files
+              else "without the display files (TALLYBOARD_EMU_IO unset): the protocol and the journal alone")
+        with tempfile.TemporaryDirectory(prefix="tallyboard-bench-") as tmp:
+            with Emulator(flash=Path(tmp) / "flash", io_files=io_files) as emulator:
+                link = SerialTransport(emulator.port)
+                board = Board(link, timeout=5.0)
+                board.connect()
+                log_room = int(board.hello_fields["log"]) - 2
+                if io_files:
+                    print(f"  firmware {board.hello_fields['fw']}, protocol {board.hello_fields['proto']}, "
+                          f"board {board.hello_fields['board']}, event log {log_room + 2}")
+                board.new("roquet", 2, OPTIONS)
+                for name, verb, verb_args in (("query STATE", "STATE", ()), ("scoring PEG", "PEG", (0, 1))):
+                    times = round_trips(board, verb, verb_args, args.commands, log_room)
+                    print(f"  round trip {name:12s} median {statistics.median(times) * 1e3:7.3f} ms   "
+                          f"p99 {percentile(times, 99) * 1e3:7.3f} ms   (n={len(times)})")
+                for window in (1, 8):
+                    rate, count = sustained(board, args.events, window, log_room)
+                    print(f"  sustained scoring, {window} in flight: {rate:8.0f} events/s   "
+                          f"({count} events, none lost: replies, event numbers and log verified)")
+                print(f"  retries {board.retried}, noise lines {board.noise_lines}")
+                link.close()
 
 
 if __name__ == "__main__":

@@ -73,13 +73,16 @@ class Emulator:
 
     def __init__(self, flash: Path | None = None, io_dir: Path | None = None,
                  files: list[fileset.FirmwareFile] | None = None, install: bool = True,
-                 heap_size: str = HEAP_SIZE) -> None:
+                 heap_size: str = HEAP_SIZE, io_files: bool = True) -> None:
         home = state_home()
         self.flash = Path(flash) if flash else home / "flash"
         self.io_dir = Path(io_dir) if io_dir else self.flash.parent / (self.flash.name + "-io")
         self.files = files
         self.install = install
         self.heap_size = heap_size
+        # False: no TALLYBOARD_EMU_IO, so the stand-ins write no leds.bin/oled.bin
+        # and read no pins.bin (benchmarks: the protocol and journal alone)
+        self.io_files = io_files
         self.log_path = self.io_dir / "emulator.log"
         self._master = -1
         self._slave = -1
@@ -137,7 +140,10 @@ class Emulator:
         # the stand-ins for machine/neopixel/rp2 come after the flash folder
         # ("" = the working directory) on the module path
         env["MICROPYPATH"] = os.pathsep.join(["", str(EMU_MODULES_DIR), ".frozen"])
-        env["TALLYBOARD_EMU_IO"] = str(self.io_dir)
+        if self.io_files:
+            env["TALLYBOARD_EMU_IO"] = str(self.io_dir)
+        else:
+            env.pop("TALLYBOARD_EMU_IO", None)
         return env
 
     def power_on(self) -> None:
