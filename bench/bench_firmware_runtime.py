@@ -11,6 +11,8 @@ with the heap the emulator gives it (-X heapsize=384K), and measures:
     commands and after --commands commands of a mixed stream (pegs, undo,
     redo, queries, config reads, retries, bad frames). No growth = the same
     heap in use after 10,000 as after 100, within a few hundred bytes.
+  * serving one request inside MicroPython (bytes in, journal write, event,
+    reply; no display), mean over 2000 requests;
   * boot + restore: a game of --events events plus undo/redo records in the
     journal; the time from starting the process to the BOOT event (the game
     restored) and to the first reply, median of --boots power-ons; and
@@ -148,6 +150,31 @@ def boot_restore(flash: Path, io: Path, events: int, boots: int) -> None:
           f"{out[2]} journal records replayed onto the snapshot)")
 
 
+def request_time(flash: Path, io: Path) -> None:
+    """Serving one request inside MicroPython: bytes in, journal, event, reply."""
+    frames = []
+    for i in range(2000):
+        frames.append(P.encode_request(2 + i, ("PEG 0 1", "UNDO", "STATE")[i % 3]))
+    (flash / "frames.bin").write_bytes(b"".join(frames))
+    script = ("import time, gc\n"
+              "from tallycore.app import App\n"
+              "from tallycore import protocol as P\n"
+              "app = App(open('/dev/null', 'wb'), '', 'bench')\n"
+              "app.boot()\n"
+              "app.feed_bytes(P.encode_request(1, 'NEW roquet 2'))\n"
+              "data = open('frames.bin', 'rb').read()\n"
+              "gc.collect()\n"
+              "t = time.ticks_us()\n"
+              "app.feed_bytes(data)\n"
+              "d = time.ticks_diff(time.ticks_us(), t)\n"
+              "print(d, app.served, len(data))\n")
+    out = subprocess.run([micropython_binary(), "-X", f"heapsize={HEAP}", "-c", script], cwd=flash,
+                         env=env_for(io), capture_output=True, text=True, check=True).stdout.split()
+    micros, served, size = int(out[0]), int(out[1]), int(out[2])
+    print(f"serve_request_us            {micros / (served - 1):>7.1f}   (mean over {served - 1} requests: "
+          f"PEG / UNDO journaled, STATE; {size / (served - 1):.0f} bytes each, in MicroPython, no display)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--commands", type=int, default=10000)
@@ -157,7 +184,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         files = fileset.build()
         for name, job in (("heap", lambda f, i: heap_growth(f, i, args.commands)),
-                          ("boot", lambda f, i: boot_restore(f, i, args.events, args.boots))):
+                          ("boot", lambda f, i: boot_restore(f, i, args.events, args.boots)),
+                          ("serve", request_time)):
             flash = Path(tmp) / name / "flash"
             io = Path(tmp) / name / "io"
             flash.mkdir(parents=True)
