@@ -187,6 +187,11 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
             time.sleep(0.1)
         assert last == "roquet: P1 2  P2 1  (0 hands)"
         assert run("press", "seat9", env=home).output.startswith("tallyboard: unknown button 'seat9'; this board has: seat0")
+        # deploy to the running emulator: new files on its flash, a reset, the game kept
+        out = run("deploy", "--emulator", env=home)
+        assert out.exit_code == 0, out.output
+        assert "and reset it; it runs firmware 0.1.0 (protocol 1)" in out.output
+        assert run("status", "--emulator", env=home).output.splitlines()[-1] == "roquet: P1 2  P2 1  (0 hands)"
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(10)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -559,18 +561,27 @@ def deploy_cmd(port: str | None, use_emulator: bool) -> None:
         task = progress.add_task("compiling with mpy-cross", total=len(sources))
         files = fileset.build(progress=lambda name: progress.update(task, advance=1, description=f"compiled {name}"))
     if use_emulator:
+        if port:
+            raise click.UsageError("give either --port or --emulator, not both")
         running = emu_mod.find_running()
         flash = Path(running["flash"]) if running else emu_mod.state_home() / "flash"
         changed = fileset.install(files, flash)
-        console.print(f"installed {len(files)} files on the emulator's flash {flash} ({changed} changed)"
-                      + ("; restart `tallyboard emulate` to boot them" if running else ""))
+        if not running:
+            click.echo(f"installed {len(files)} files on the emulator's flash {flash} ({changed} changed); "
+                       "the next command with --emulator boots them")
+            return
+        os.kill(int(running["pid"]), signal.SIGHUP)   # `tallyboard emulate` resets its board
+        board = _wait_for_board(running["port"])
+        click.echo(f"installed {len(files)} files on the emulator's flash {flash} ({changed} changed) and "
+                   f"reset it; it runs firmware {board.get('fw')} (protocol {board.get('proto')})")
         return
+    rediscover = port is None
     port = port or find_board_port()
     with _progress(console) as progress:
         task = progress.add_task(f"deploying to {port}", total=len(files) + 2)
         total = deploy_mod.deploy(port, files, progress=lambda step: progress.update(
             task, advance=1, description=step))
-    board = _wait_for_board(port)
+    board = _wait_for_board(port, rediscover=rediscover)
     click.echo(f"deployed {len(files)} files ({total} bytes) to {port}; the board runs firmware "
                f"{board.get('fw')} (protocol {board.get('proto')})")
 
@@ -580,14 +591,17 @@ def _progress(console: Console) -> Progress:
                     TimeElapsedColumn(), console=console, transient=False)
 
 
-def _wait_for_board(port: str, seconds: float = 15.0) -> dict[str, str]:
-    """After a reset the Pico re-enumerates; HELLO once it is back."""
+def _wait_for_board(port: str, seconds: float = 15.0, rediscover: bool = False) -> dict[str, str]:
+    """After a reset the Pico re-enumerates (found again by its USB id when
+    rediscover: it may come back on another port); HELLO once it is back."""
     deadline = time.monotonic() + seconds
     last: Exception | None = None
     while time.monotonic() < deadline:
         try:
+            if rediscover:
+                port = find_board_port()
             link = SerialTransport(port)
-        except TransportError as exc:
+        except TallyboardError as exc:     # not back yet: no such port, no board on USB
             last = exc
             time.sleep(0.5)
             continue

@@ -44,11 +44,19 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
     click.echo(f"emulating a board on {port} (flash: {emulator.flash}, I/O: {emulator.io_dir}); "
                "use --emulator or --port with other commands; Ctrl-C stops it", err=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # SIGHUP = the reset button (`tallyboard deploy --emulator` sends it after
+    # installing new firmware on the flash)
+    reset = []
+    signal.signal(signal.SIGHUP, lambda *_: reset.append(1))
     try:
-        while emulator.running:
-            time.sleep(0.2)
-        raise TallyboardError("the emulated firmware stopped: " + (emulator.log_tail() or "no output")
-                              + f" (log: {emulator.log_path})")
+        while True:
+            if reset:
+                reset.clear()
+                emulator.restart()
+                click.echo("reset: the emulated board boots again", err=True)
+            if not emulator.running:
+                emu_mod.require_port_alive(emulator)   # raises, saying why it stopped
+            time.sleep(0.1)
     except KeyboardInterrupt:
         pass
     finally:
