@@ -143,3 +143,45 @@ def test_a_crashed_firmware_is_reported_with_its_error(tmp_path):
         with pytest.raises(TransportError, match="the emulated board stopped: .*ZeroDivisionError"):
             require_port_alive(emulator)
         link.close()
+
+
+class ChunkedLink(transport.Transport):
+    """Hands out a byte stream in the given chunk sizes, one chunk per read."""
+
+    def __init__(self, data, sizes):
+        super().__init__()
+        self.chunks = []
+        at = 0
+        for size in sizes:
+            self.chunks.append(data[at:at + size])
+            at += size
+        self.chunks.append(data[at:])
+
+    def _read(self, timeout):
+        return self.chunks.pop(0) if self.chunks else b""
+
+    def _write(self, data):
+        pass
+
+    def close(self):
+        pass
+
+    def reopen(self):
+        pass
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=12),
+       sizes=st.lists(st.integers(1, 17), max_size=40), crlf=st.booleans())
+def test_lines_come_out_whole_however_the_bytes_are_cut(lines, sizes, crlf):
+    # a line of its own that ends in \r loses that \r, as the protocol says
+    ending = b"\r\n" if crlf else b"\n"
+    link = ChunkedLink(b"".join(line + ending for line in lines), sizes)
+    got = [link.read_line(5.0) for _ in lines]
+    assert link.pending() == b"" and not link.chunks
+    expected = [line[:-1] if (not crlf and line.endswith(b"\r")) else line for line in lines]
+    assert got == expected
