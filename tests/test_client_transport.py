@@ -1,6 +1,7 @@
 """Port discovery and the line transport, over a pty relayed to a tiny
 MicroPython echo program (the emulator's plumbing without the firmware)."""
 import os
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -185,3 +186,23 @@ def test_lines_come_out_whole_however_the_bytes_are_cut(lines, sizes, crlf):
     assert link.pending() == b"" and not any(link.chunks)
     expected = [line[:-1] if (not crlf and line.endswith(b"\r")) else line for line in lines]
     assert got == expected
+
+
+def test_power_on_after_the_firmware_died_by_itself(tmp_path):
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    (flash / "main.py").write_text("import sys\nfirst = sys.stdin.readline()\nif first == 'die\\n':\n"
+                                   "    raise SystemExit\nsys.stdout.write('echo ' + first)\n" + ECHO)
+    with Emulator(flash=flash, install=False) as emulator:
+        link = transport.SerialTransport(emulator.port)
+        link.write(b"die\n")
+        for _ in range(100):
+            if not emulator.running:
+                break
+            time.sleep(0.02)
+        assert not emulator.running
+        emulator.power_on()
+        for n in range(20):                           # every line reaches the new firmware
+            link.write(b"x%d\n" % n if n else b"first\n")
+            assert link.read_line(2) == (b"echo x%d" % n if n else b"echo first")
+        link.close()

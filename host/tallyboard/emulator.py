@@ -149,6 +149,8 @@ class Emulator:
     def power_on(self) -> None:
         if self.running:
             return
+        if self._proc is not None:
+            self.cut_power()   # the firmware died by itself: retire its relay first
         self._drop_pending_input()
         try:
             if self.log_path.stat().st_size > LOG_LIMIT:
