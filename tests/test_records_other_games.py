@@ -216,6 +216,8 @@ BAD = [
     ("sachem", P3, [{"first_trump": 0, "last_trump": 2, "nine": 5, "sachem": 0}], None,
      "hand 1: nine: player 5 is out of range"),
     ("sachem", P3, [{"first_trump": 0, "last_trump": 2, "nine": 1}], None, "hand 1: sachem: missing"),
+    ("sachem", P3, [{"first_trump": None, "last_trump": None, "nine": 1, "sachem": 0}], None,
+     "hand 1: nine: the nine of trumps was captured, so a trump was played"),
     ("quatro", P3, [{"tricks": [3, 5, 4]}], None, "hand 1: tricks: must add up to 13, not 12"),
     ("doolittle", P3, [{"takers": [1, 1, 0, 2, 2]}], None, "hand 1: takers: 5 tricks, but a hand of 6 cards has 6"),
     ("doolittle", P3, [{"takers": [1, 1, 0, 2, 2, 2, 0]}], None, "hand 1: takers: trick 7:"),

@@ -67,6 +67,9 @@ def check(state, players, event):
     # A first trump played means a last one (the same card if only one was).
     if (event & 15 == NOBODY) != ((event >> 4) & 15 == NOBODY):
         raise ValueError("last_trump: first and last trump are both captured or both null")
+    # The nine of trumps is a trump: if it was captured, a trump was played.
+    if (event >> 8) & 15 != NOBODY and event & 15 == NOBODY:
+        raise ValueError("nine: the nine of trumps was captured, so a trump was played (first_trump is null)")
 
 
 def apply(state, players, event):

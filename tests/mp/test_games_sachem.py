@@ -35,6 +35,9 @@ def test_impossible_hands_are_refused():
     refused(g, sa.pack_hand(0, 0, 5, 0), "nine")
     refused(g, sa.pack_hand(0, 0, 0, 7), "sachem")
     refused(g, sa.pack_hand(0, None, 0, 0), "last_trump")   # a first trump but no last
+    # The nine of trumps captured, but no trump played at all: impossible (the
+    # nine of trumps is itself a trump, so it would be the first trump played).
+    refused(g, sa.pack_hand(None, None, 1, 0), "nine")
     refused_new(sa, 9, 0, "players")
 
 
