@@ -206,3 +206,12 @@ def test_power_on_after_the_firmware_died_by_itself(tmp_path):
             link.write(b"x%d\n" % n if n else b"first\n")
             assert link.read_line(2) == (b"echo x%d" % n if n else b"echo first")
         link.close()
+
+
+def test_a_host_that_reads_late_loses_nothing(echo_board):
+    link = transport.SerialTransport(echo_board.port)
+    lines = [b"line %04d %s" % (n, b"x" * 40) for n in range(400)]   # ~22 KB of echoes
+    link.write(b"".join(line + b"\n" for line in lines))
+    time.sleep(0.5)                                   # far more than the pty's own buffer waits
+    assert [link.read_line(2) for _ in lines] == [b"echo " + line for line in lines]
+    link.close()

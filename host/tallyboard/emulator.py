@@ -52,6 +52,7 @@ GPIO_COUNT = 30
 HEAP_SIZE = "384K"
 LOG_LIMIT = 1 << 20   # bytes of the firmware's stderr kept in emulator.log
 OUTPUT_KEPT = 400     # bytes of its last output kept to explain a crash
+HOST_BUFFER = 1 << 16  # bytes of board output held for a host that does not read
 
 
 def state_home() -> Path:
@@ -247,73 +248,81 @@ class Emulator:
             self._wake_r = self._wake_w = -1
 
     def _run_relay(self, proc: subprocess.Popen[bytes], wake: int) -> None:
+        """Copy host -> board and board -> host until woken. Both ways are
+        buffered and written when the other end can take them; what the board
+        says while nobody reads the port piles up to HOST_BUFFER bytes, then
+        the rest is dropped, as USB CDC drops output with no host."""
         assert proc.stdin is not None and proc.stdout is not None
         to_board = proc.stdin.fileno()
         from_board = proc.stdout.fileno()
         os.set_blocking(to_board, False)
-        pending = bytearray()
+        for_board = bytearray()
+        for_host = bytearray()
+        read_only = selectors.EVENT_READ
+        read_write = selectors.EVENT_READ | selectors.EVENT_WRITE
         sel = selectors.DefaultSelector()
-        sel.register(self._master, selectors.EVENT_READ, "host")
-        sel.register(from_board, selectors.EVENT_READ, "board")
-        sel.register(wake, selectors.EVENT_READ, "wake")
-        writing = False
+        sel.register(self._master, read_only, "host")
+        sel.register(from_board, read_only, "board")
+        sel.register(wake, read_only, "wake")
+        writing_board = False
+        writing_host = False
         board_alive = True
         try:
             while True:
-                for key, _ in sel.select(1.0):
+                for key, mask in sel.select(1.0):
                     if key.data == "wake":
                         return
                     if key.data == "host":
-                        try:
-                            data = os.read(self._master, 4096)
-                        except BlockingIOError:
-                            continue
-                        except OSError:
-                            return
-                        if board_alive:
-                            pending += data
+                        if mask & selectors.EVENT_READ:
+                            try:
+                                data = os.read(self._master, 4096)
+                            except BlockingIOError:
+                                data = b""
+                            except OSError:
+                                return
+                            if board_alive:
+                                for_board += data
+                        if mask & selectors.EVENT_WRITE and for_host:
+                            try:
+                                del for_host[:os.write(self._master, for_host)]
+                            except BlockingIOError:
+                                pass
+                            except OSError as exc:
+                                if exc.errno not in (errno.EIO, errno.EBADF):
+                                    raise
+                                for_host.clear()
                     elif key.data == "board":
                         data = os.read(from_board, 4096)
                         if not data:
                             # the firmware exited or crashed: a dead board, the port stays
                             sel.unregister(from_board)
-                            if writing:
+                            if writing_board:
                                 sel.unregister(to_board)
-                                writing = False
+                                writing_board = False
                             board_alive = False
-                            pending.clear()
+                            for_board.clear()
                             continue
-                        self._to_host(data)
+                        room = HOST_BUFFER - len(for_host)
+                        for_host += data[:max(room, 0)]
                         self.last_output = (self.last_output + data)[-OUTPUT_KEPT:]
                     elif key.data == "to_board":
                         try:
-                            sent = os.write(to_board, pending)
-                            del pending[:sent]
+                            del for_board[:os.write(to_board, for_board)]
                         except BlockingIOError:
                             pass
                         except OSError:
-                            pending.clear()
-                if board_alive and pending and not writing:
+                            for_board.clear()
+                if board_alive and for_board and not writing_board:
                     sel.register(to_board, selectors.EVENT_WRITE, "to_board")
-                    writing = True
-                elif writing and not pending:
+                    writing_board = True
+                elif writing_board and not for_board:
                     sel.unregister(to_board)
-                    writing = False
+                    writing_board = False
+                if bool(for_host) != writing_host:
+                    writing_host = bool(for_host)
+                    sel.modify(self._master, read_write if writing_host else read_only, "host")
         finally:
             sel.close()
-
-    def _to_host(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            try:
-                sent = os.write(self._master, view)
-            except BlockingIOError:
-                return  # nobody is reading the port: dropped, as USB CDC does
-            except OSError as exc:
-                if exc.errno in (errno.EIO, errno.EBADF):
-                    return
-                raise
-            view = view[sent:]
 
     # --- the hardware stand-ins' files ---------------------------------------
     def set_pins(self, levels: bytes | bytearray) -> None:
