@@ -15,8 +15,8 @@ its USB serial port on a pseudo-terminal.
 Power cut = SIGKILL the process and keep the flash folder; `power_on` boots
 again from it. The pty (and so the port's path) stays across power cuts, as
 a Pico comes back on the same /dev/ttyACM0; bytes the host sends while the
-power is off are lost, and board output nobody reads is dropped when the
-pty's buffer is full, as USB CDC drops output with no host attached.
+power is off are lost; board output is held for a host that reads late (up
+to HOST_BUFFER bytes), then dropped, as USB CDC drops output with no host.
 
 `tallyboard emulate` runs one in the foreground and records it in
 <state>/running.json (pid, port, flash); `--emulator` on every other command
