@@ -3,8 +3,9 @@
 # Hoodoo (seed 002, "HOODOO": "FOR ANY NUMBER FROM TWO TO SIX").
 #
 # The board keeps a session: totals count hands won, and the session is
-# complete when every player has dealt once (GAMES.md: "one deal per player
-# ... or a count of hands won"); most hands won wins, ties reported.
+# complete when every player has dealt once (RECORDS.md "The other games":
+# "totals count hands won"; the text plays one hand, so one deal per player
+# is the board's reading); most hands won wins, ties reported.
 #
 # Event encoding (one hand, a small int below 2**3): the winner's index.
 #

@@ -1,6 +1,6 @@
 # Hoodoo and Ups and Downs: no points, the first out wins the hand; the
-# board counts hands won over one deal per player (GAMES.md "Rummy and the
-# short games": "a count of hands won").
+# board counts hands won over one deal per player (RECORDS.md "The other
+# games": "totals count hands won"; one deal per player is the board's reading).
 from tallycore import hoodoo, ups_and_downs
 from shortgames import allocates_nothing, play, refused, refused_new, totals, winners
 
