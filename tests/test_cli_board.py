@@ -135,11 +135,15 @@ def test_monitor_shows_both_directions(port):
 def test_watch_draws_sheet_and_pegs(port):
     run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port)
     run("peg", "0", "15", "-p", port)
-    out = run("watch", "--duration", "0.3", "-p", port)
+    out = run("watch", "--plain", "--duration", "0.3", "-p", port)
     assert out.exit_code == 0, out.output
     assert "Roquet — Ann v Bob" in out.output
     # Ann's tally peg in the 15th hole: the last of the first 15 single holes
     assert "Ann tally ··············● " in out.output
+    pictured = run("watch", "--duration", "0.3", "-p", port)
+    assert pictured.exit_code == 0, pictured.output
+    assert "Roquet — Ann v Bob" in pictured.output and "●" in pictured.output
+    assert "no picture of the board" not in pictured.output
 
 
 def test_no_board_and_conflicting_options(monkeypatch):

@@ -412,7 +412,10 @@ def peg_rows(current: BoardGame, names: list[str]) -> Text:
     return out
 
 
-def render_board(board: Board, width: int = 100) -> Group:
+def render_board(board: Board, width: int = 100, plain: bool = False) -> Group:
+    """The sheet, then the board as it looks (the LED field and the OLED,
+    composed by the firmware's own display code: render.py), or with plain
+    the Roquet pegs as text."""
     current = board.rebuild()
     if current.name is None:
         return Group(Text("No game on the board: start one with tallyboard new GAME."))
@@ -420,7 +423,17 @@ def render_board(board: Board, width: int = 100) -> Group:
     buffer = io.StringIO()
     sheet.print_sheet(sheet.sheet_json(loaded), Console(file=buffer, force_terminal=True, width=width))
     parts: list[Any] = [Text.from_ansi(buffer.getvalue())]
-    if current.name == "roquet":
+    picture = None
+    if not plain:
+        from .. import render   # the firmware's display code, run by the unix port
+
+        try:
+            picture = render.terminal(render.frame_for_board(board), braille=width < 140)
+        except TallyboardError as exc:
+            parts.append(Text(f"(no picture of the board: {exc})", style="dim"))
+    if picture is not None:
+        parts.append(picture)
+    elif current.name == "roquet":
         parts.append(peg_rows(current, loaded.players))
     if current.top > current.n:
         parts.append(Text(f"{current.top - current.n} undone (redo brings back)", style="dim"))
@@ -429,26 +442,32 @@ def render_board(board: Board, width: int = 100) -> Group:
 
 @click.command("watch")
 @click.option("--duration", type=float, default=0, help="Stop after this many seconds (0: until Ctrl-C).")
+@click.option("--plain", is_flag=True, help="The sheet and the Roquet pegs as plain text, no picture of the board.")
 @board_options
 @reports_errors
-def watch_cmd(duration: float, port: str | None, use_emulator: bool, timeout: float) -> None:
-    """A live view of the sheet and the pegs, updated on the board's events
-    (also the board's own buttons). Survives a pulled cable: it reconnects."""
+def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool, timeout: float) -> None:
+    """A live view of the sheet and the board (its pegs and screen), updated
+    on the board's events (also its own buttons). Survives a pulled cable: it
+    reconnects."""
     console = Console()
     deadline = time.monotonic() + duration if duration > 0 else None
+
+    def view() -> Group:
+        return render_board(board, console.width, plain)
+
     with connected(port, use_emulator, timeout) as board:
         board.keep_events = False
-        with Live(render_board(board, console.width), console=console, auto_refresh=False) as live, \
+        with Live(view(), console=console, auto_refresh=False) as live, \
                 contextlib.suppress(KeyboardInterrupt):
             while deadline is None or time.monotonic() < deadline:
                 try:
                     events = board.poll_events(0.2)
                     if events or board.gap:
-                        live.update(render_board(board, console.width), refresh=True)
+                        live.update(view(), refresh=True)
                 except TransportError as exc:
                     live.update(Text(f"{exc}\nreconnecting…", style="yellow"), refresh=True)
                     _reconnect_until(board, deadline)
-                    live.update(render_board(board, console.width), refresh=True)
+                    live.update(view(), refresh=True)
 
 
 def _reconnect_until(board: Board, deadline: float | None) -> None:
