@@ -174,7 +174,7 @@ def play_document(board: Board, doc: dict[str, Any], echo: Callable[[str], None]
     """Play a game record through the board with the game's own verbs."""
     name = doc["game"]
     players = doc["players"]
-    loaded = records.from_document(doc, source="demo")   # checks the record first
+    records.from_document(doc, source="demo")   # checks the record before anything is sent
     for p, player in enumerate(players):
         board.cfg_set("name", player, p)
     board.new(name, len(players), records.ADAPTERS[name].options(doc.get("options", {})))
@@ -195,7 +195,6 @@ def play_document(board: Board, doc: dict[str, Any], echo: Callable[[str], None]
             echo(f"hand {number}: " + ", ".join(f"{players[p]} +{pts}" for p, pts in hand))
         if pause:
             time.sleep(pause)
-    del loaded
 
 
 @click.command("play")
@@ -219,6 +218,10 @@ def play_cmd(port: str | None, use_emulator: bool, pause: float) -> None:
             console.print()
             play_document(board, doc, echo=lambda s: console.print(f"  {s}", style="dim"), pause=pause)
             loaded = board.loaded_game()
+            expected = records.from_document(doc, source="demo")
+            if sheet.sheet_json(loaded) != sheet.sheet_json(expected):
+                raise TallyboardError(f"the board's {doc['game']} game differs from the demo record "
+                                      "played into it: run tallyboard deploy, then tallyboard simulate")
             sheet.print_sheet(sheet.sheet_json(loaded), console)
 
 
