@@ -164,17 +164,26 @@ def test_options_documented_defaults(tmp_path):
     hand = {"out": 1, "cards": [["J", "Q", "K"], []]}
     assert sheet(tmp_path, record("rummy", P2, [hand]))["totals"] == [36, 0]
     assert sheet(tmp_path, record("rummy", P2, [hand], {"faces": "ten"}))["totals"] == [30, 0]
-    # Moosehead faces. Player 0 holds 2 A 3 4 5, player 1 K A 3 2 4; plays:
-    #   0 2, 1 K, 0 A, 1 A, 0 3, 1 3, 0 4, 1 2, go, 0 5, 1 4, go.
-    # Faces 10 (default): counts 2, 12, 13, 14, 17, 20 (1 pegs 2), 24, 26, go (1 pegs 1);
-    #   5, 9, go (1 pegs 1). Fifteens: 0: 1+2+3+4+5 -> 2; 1: 10+1+4, 10+3+2 -> 4.
-    #   Player 0: 2; player 1: 2 + 1 + 1 + 4 = 8.
-    # Faces at rank: counts 2, 15 (1 pegs 2), 16, 17, 20 (0 pegs 2), 23, 27, 29, go (1);
-    #   5, 9, go (1). Fifteens: 0: 2; 1: 13+2 -> 2. Player 0: 2 + 2 = 4; 1: 2 + 1 + 1 + 2 = 6.
-    hand = {"plays": [[0, "2"], [1, "K"], [0, "A"], [1, "A"], [0, "3"], [1, "3"], [0, "4"],
-                      [1, "2"], "go", [0, "5"], [1, "4"], "go"]}
-    assert sheet(tmp_path, record("moosehead", P2, [hand]))["totals"] == [2, 8]
-    assert sheet(tmp_path, record("moosehead", P2, [hand], {"faces": "rank"}))["totals"] == [4, 6]
+    # Moosehead faces. Player 0 holds 2 A 3 4 5, player 1 K A 3 2 4. Played
+    # legally: dealer 0, so player 1 leads; a player who can keep the count
+    # at 30 or below must play; a go only when nobody can; a new round starts
+    # left of the last player. Fifteens: 0: 1+2+3+4+5 -> 2 points either way.
+    # Faces 10 (default), K is 10:
+    #   1 K (10), 0 5 (15: 0 pegs 2), 1 4 (19), 0 A (20: 0 pegs 2), 1 3 (23),
+    #   0 4 (27), 1 2 (29), 0 cannot (2, 3), 1 A (30: 1 pegs 2); 0 2 (2), 0 3 (5),
+    #   no cards left: go, 0 pegs 1. Fifteens: 1: 10+1+4, 10+3+2 -> 4.
+    #   Player 0: 2 + 2 + 1 + 2 = 7; player 1: 2 + 4 = 6.
+    ten = {"plays": [[1, "K"], [0, "5"], [1, "4"], [0, "A"], [1, "3"], [0, "4"], [1, "2"],
+                     [1, "A"], [0, "2"], [0, "3"], "go"]}
+    assert sheet(tmp_path, record("moosehead", P2, [ten]))["totals"] == [7, 6]
+    # Faces at rank, K is 13:
+    #   1 K (13), 0 2 (15: 0 pegs 2), 1 A (16), 0 4 (20: 0 pegs 2), 1 3 (23),
+    #   0 A (24), 1 2 (26), 0 3 (29), 1 4 and 0 5 would pass 30: go, 0 pegs 1;
+    #   1 4 (4), 0 5 (9), no cards left: go, 0 pegs 1. Fifteens: 1: 13+2 -> 2.
+    #   Player 0: 2 + 2 + 1 + 1 + 2 = 8; player 1: 2.
+    rank = {"plays": [[1, "K"], [0, "2"], [1, "A"], [0, "4"], [1, "3"], [0, "A"], [1, "2"],
+                      [0, "3"], "go", [1, "4"], [0, "5"], "go"]}
+    assert sheet(tmp_path, record("moosehead", P2, [rank], {"faces": "rank"}))["totals"] == [8, 2]
     # First dealer: Coronado hand 1 dealt by player 1: player 0 stood with 3: 1 point.
     doc = sheet(tmp_path, record("coronado", P2, [{"mode": "stand", "tricks": 3}], {"first_dealer": 1}))
     assert doc["totals"] == [1, 0] and doc["hands"][0]["dealer"] == 1

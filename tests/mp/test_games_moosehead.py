@@ -88,24 +88,40 @@ def test_faces_at_rank_option():
 
 
 def test_first_to_fifty():
-    # Two players, the same hand three times (one pack: four 10s at most).
-    # Player 0 holds 5 5 5 10 10, player 1 10 J Q K 10:
-    #   0 5 (5), 1 10 (15: 1 pegs 2), 0 10 (25: 0 pegs 2), go: 0 pegs 1;
-    #   1 J (10), 0 5 (15: 0 pegs 2), 1 Q (25: 1 pegs 2), 0 5 (30: 0 pegs 2);
-    #   1 K (10), 0 10 (20: 0 pegs 2), 1 10 (30: 1 pegs 2).
-    hand = plays((0, "5"), (1, "10"), (0, "10"), "go", (1, "J"), (0, "5"), (1, "Q"), (0, "5"),
-                 (1, "K"), (0, "10"), (1, "10")) + [END]
-    # Player 0: pegs 2 + 1 + 2 + 2 + 2 = 9, fifteens 5 5 5 10 10 = 7 * 2 = 14: 23 a hand.
-    # Player 1: pegs 2 + 2 + 2 = 6, fifteens 10 10 10 10 10: none: 6 a hand.
-    g = play(mh, 2, hand)
+    # Two players, the same cards every hand (one pack: four 10s at most),
+    # played legally: the player left of the dealer leads (dealer 0, 1, 0:
+    # leaders 1, 0, 1); a new round starts left of the last player; a player
+    # who can make 30 or less must play; a go only when neither can.
+    # Player 0 holds 5 5 5 10 10, player 1 10 J Q K 10.
+    # Led by player 1:
+    #   1 10 (10), 0 5 (15: 0 pegs 2), 1 J (25: 1 pegs 2), 0 5 (30: 0 pegs 2);
+    #   1 Q (10), 0 10 (20: 0 pegs 2), 1 K (30: 1 pegs 2);
+    #   0 5 (5), 1 10 (15: 1 pegs 2), 0 10 (25: 0 pegs 2), no cards left: go, 0 pegs 1.
+    #   Player 0: pegs 2 + 2 + 2 + 2 + 1 = 9, fifteens 5 5 5 10 10 = 7 * 2 = 14: 23.
+    #   Player 1: pegs 2 + 2 + 2 = 6, fifteens 10 10 10 10 10: none: 6.
+    led_by_1 = plays((1, "10"), (0, "5"), (1, "J"), (0, "5"),
+                     (1, "Q"), (0, "10"), (1, "K"),
+                     (0, "5"), (1, "10"), (0, "10"), "go") + [END]
+    # Led by player 0:
+    #   0 5 (5), 1 10 (15: 1 pegs 2), 0 10 (25: 0 pegs 2), 1 cannot (J Q K 10:
+    #   35), 0 must: 5 (30: 0 pegs 2);
+    #   1 J (10), 0 5 (15: 0 pegs 2), 1 Q (25: 1 pegs 2), 0 10 and 1 K, 10 would
+    #   make 35: go, 1 pegs 1;
+    #   0 10 (10), 1 K (20: 1 pegs 2), 0 has no card, 1 10 (30: 1 pegs 2).
+    #   Player 0: pegs 2 + 2 + 2 = 6, fifteens 14: 20.
+    #   Player 1: pegs 2 + 2 + 1 + 2 + 2 = 9, fifteens none: 9.
+    led_by_0 = plays((0, "5"), (1, "10"), (0, "10"), (0, "5"),
+                     (1, "J"), (0, "5"), (1, "Q"), "go",
+                     (0, "10"), (1, "K"), (1, "10")) + [END]
+    g = play(mh, 2, led_by_1)
     assert totals(g) == [23, 6]
-    for event in hand:
+    for event in led_by_0:
         g.apply(event)
-    assert totals(g) == [46, 12]
+    assert totals(g) == [23 + 20, 6 + 9]          # 43, 15
     assert not g.complete()
-    for event in hand:
+    for event in led_by_1:
         g.apply(event)
-    assert totals(g) == [69, 18]         # first to 50, checked at the end of the hand
+    assert totals(g) == [43 + 23, 15 + 6]         # 66, 21: first to 50, at the end of the hand
     assert g.complete()
     assert winners(g) == [0]
     refused(g, mh.pack_play(0, cards.parse("5")), "hand")
