@@ -19,6 +19,8 @@ and per game:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from functools import partial
 from typing import Any, Iterator
 
 from tallycore import (bishops_whist, cards, coronado, despised_nines, doolittle, foozle,
@@ -378,4 +380,7 @@ OTHER_GAMES: dict[str, Adapter] = {
     "moosehead": Adapter(_moosehead_events, _moosehead_hand, _moosehead_options),
 }
 
+# every one of them turns packed options back into a record's with options_document
+OTHER_GAMES = {name: replace(adapter, options_document=partial(options_document, name))
+               for name, adapter in OTHER_GAMES.items()}
 ADAPTERS.update(OTHER_GAMES)

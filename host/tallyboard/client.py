@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tallycore import game as core_game
-from tallycore import games, protocol, roquet
+from tallycore import games, protocol
 
-from . import adapters_other, records
+from . import records
 from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError
 from .transport import Transport
 
@@ -394,21 +394,10 @@ def score_mismatch(game: core_game.Game, score: dict[str, str]) -> str | None:
 
 def options_document(name: str, packed: int) -> dict[str, Any]:
     """The RECORDS.md `options` object for a game's packed options."""
-    if name == "roquet":
-        doc: dict[str, Any] = {}
-        if packed & roquet.OPT_END_AT_HAND_END:
-            doc["end"] = "hand_end"
-        if packed & roquet.OPT_LANDMARK_BONUS:
-            doc["landmark_bonus"] = True
-        return doc
-    if name in adapters_other.OTHER_GAMES:
-        try:
-            return adapters_other.options_document(name, packed)
-        except ValueError as exc:
-            raise RecordError(f"{name}: {exc}") from None
-    if packed:
-        raise RecordError(f"{name}: options {packed} have no record form in this tallyboard")
-    return {}
+    try:
+        return records.options_document(name, packed)
+    except ValueError as exc:
+        raise RecordError(f"{name}: {exc}") from None
 
 
 def _word(value: Any) -> str:

@@ -146,9 +146,30 @@ def _roquet_options(options: dict) -> int:
     return packed
 
 
+def _roquet_options_document(packed: int) -> dict:
+    doc: dict[str, Any] = {}
+    if packed & roquet.OPT_END_AT_HAND_END:
+        doc["end"] = "hand_end"
+    if packed & roquet.OPT_LANDMARK_BONUS:
+        doc["landmark_bonus"] = True
+    if packed & ~(roquet.OPT_END_AT_HAND_END | roquet.OPT_LANDMARK_BONUS):
+        raise ValueError(f"options: roquet has no option {packed}")
+    return doc
+
+
 def _no_options(options: dict) -> int:
     _only(options, set())
     return 0
+
+
+def options_document(name: str, packed: int) -> dict:
+    """The RECORDS.md `options` object for a game's packed options."""
+    adapter = ADAPTERS[name]
+    if adapter.options_document is not None:
+        return adapter.options_document(packed)
+    if packed:
+        raise ValueError(f"options: {name} has no option {packed}")
+    return {}
 
 
 @dataclass(frozen=True)
@@ -158,6 +179,9 @@ class Adapter:
     events: Callable[[Any, int, dict], Iterator[int]]
     hand: Callable[[list[int]], Any]
     options: Callable[[dict], int]
+    # the reverse of `options`: packed options -> the record's `options` object
+    # (defaults left out); raises ValueError for bits it does not know
+    options_document: Callable[[int], dict] | None = None
     # whether an event is the last of one record hand (Skicket: every event,
     # misdeals included; by default the core's own end of hand)
     closes: Callable[[int], bool] | None = None
@@ -165,7 +189,7 @@ class Adapter:
 
 ADAPTERS: dict[str, Adapter] = {
     "skicket": Adapter(_skicket_events, _skicket_hand, _no_options, closes=lambda event: True),
-    "roquet": Adapter(_roquet_events, _roquet_hand, _roquet_options),
+    "roquet": Adapter(_roquet_events, _roquet_hand, _roquet_options, _roquet_options_document),
 }
 
 

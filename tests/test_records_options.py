@@ -1,0 +1,32 @@
+"""A record's options survive export: packed on the way in, the same object on the way out."""
+import pytest
+
+from tallyboard import records
+
+CASES = [
+    ("skicket", {}),
+    ("roquet", {}),
+    ("roquet", {"end": "hand_end"}),
+    ("roquet", {"landmark_bonus": True}),
+    ("roquet", {"end": "hand_end", "landmark_bonus": True}),
+    ("rummy", {"faces": "ten", "first_dealer": 2}),
+    ("parquet", {"faces": "ten"}),
+    ("moosehead", {"faces": "rank"}),
+    ("jaimy", {"partners": True}),
+    ("doolittle", {"cards": 8}),
+    ("bishops_whist", {"first_dealer": 3}),
+    ("foozle", {}),
+]
+
+
+@pytest.mark.parametrize("name,options", CASES, ids=[f"{n}-{o}" for n, o in CASES])
+def test_options_round_trip(name, options):
+    packed = records.ADAPTERS[name].options(options)
+    assert records.options_document(name, packed) == options
+
+
+def test_unknown_packed_options_are_refused():
+    with pytest.raises(ValueError, match="options: skicket has no option 1"):
+        records.options_document("skicket", 1)
+    with pytest.raises(ValueError, match="options: roquet has no option"):
+        records.options_document("roquet", 4)
