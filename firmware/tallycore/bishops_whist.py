@@ -109,9 +109,7 @@ def score_side(event, side, dealer):
 
 
 def check_options(players, options):
-    if options >> points.DEALER_BITS:
-        raise ValueError("options: bishops_whist has only first_dealer")
-    points.check_first_dealer(players, options)
+    points.check_dealer_only(NAME, players, options)
 
 
 def reset(state, players, options):
@@ -183,16 +181,14 @@ def side_total(state, side):
     return points.total(state, side)
 
 
-def hands(state):
-    return points.hands(state)
+hands = points.hands
 
 
 def ends_hand(event):
     return event != MISDEAL
 
 
-def complete(state, players):
-    return points.over(state)
+complete = points.complete_first_to
 
 
 def winners(state, players):

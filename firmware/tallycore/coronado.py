@@ -50,9 +50,7 @@ def tricks_of(event):
 
 
 def check_options(players, options):
-    if options >> points.DEALER_BITS:
-        raise ValueError("options: coronado has only first_dealer")
-    points.check_first_dealer(players, options)
+    points.check_dealer_only(NAME, players, options)
 
 
 def reset(state, players, options):
@@ -65,8 +63,7 @@ def dealer(state, hand):
 
 
 def check(state, players, event):
-    if points.over(state):
-        raise ValueError("hand: the game is over (first to 7)")
+    points.check_not_over(state, TARGET)
     if event >> 5 or event & 3 > DREW:
         raise ValueError("mode: must be stand, refused or drew")
     if event >> 2 > 5:
@@ -97,21 +94,8 @@ def apply(state, players, event):
     points.reach(state, 2, TARGET)
 
 
-def total(state, players, player):
-    return points.total(state, player)
-
-
-def hands(state):
-    return points.hands(state)
-
-
-def ends_hand(event):
-    return True
-
-
-def complete(state, players):
-    return points.over(state)
-
-
-def winners(state, players):
-    return points.winners_first_to(state, players)
+total = points.player_total
+hands = points.hands
+ends_hand = points.every_event
+complete = points.complete_first_to
+winners = points.winners_first_to

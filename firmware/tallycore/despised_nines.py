@@ -43,18 +43,14 @@ def players_of(event):
 
 
 def check_options(players, options):
-    if options >> points.DEALER_BITS:
-        raise ValueError("options: despised_nines has only first_dealer")
-    points.check_first_dealer(players, options)
+    points.check_dealer_only(NAME, players, options)
 
 
-def reset(state, players, options):
-    pass
+reset = points.reset_nothing
 
 
 def check(state, players, event):
-    if points.hands(state) >= players:
-        raise ValueError("hand: every player has dealt; the game is over")
+    points.check_deal_left(state, players)
     if event >> 24 != players - 1 or (event & 0xFFFFFF) >> (3 * players):
         raise ValueError("nines: one count per player")
     taken = 0
@@ -72,22 +68,9 @@ def apply(state, players, event):
     points.end_hand(state)
 
 
-def total(state, players, player):
-    return points.total(state, player)
-
-
-def hands(state):
-    return points.hands(state)
-
-
-def ends_hand(event):
-    return True
-
-
-def complete(state, players):
-    # GAMES.md: "One deal per player".
-    return points.hands(state) >= players
-
-
-def winners(state, players):
-    return points.best(state, players, True)  # lowest wins
+total = points.player_total
+hands = points.hands
+ends_hand = points.every_event
+# GAMES.md: "One deal per player"; lowest wins.
+complete = points.complete_dealt
+winners = points.winners_lowest

@@ -65,8 +65,7 @@ def reset(state, players, options):
 
 
 def check(state, players, event):
-    if points.hands(state) >= players:
-        raise ValueError("hand: every player has dealt; the game is over")
+    points.check_deal_left(state, players)
     cards = state[_CARDS]
     if event == END:
         if state[_TAKEN] != cards:
@@ -98,21 +97,13 @@ def taken(state):
     return state[_TAKEN]
 
 
-def total(state, players, player):
-    return points.total(state, player)
-
-
-def hands(state):
-    return points.hands(state)
+total = points.player_total
+hands = points.hands
 
 
 def ends_hand(event):
     return event == END
 
 
-def complete(state, players):
-    return points.hands(state) >= players  # each deals in turn
-
-
-def winners(state, players):
-    return points.best(state, players, True)  # smallest wins
+complete = points.complete_dealt  # each deals in turn
+winners = points.winners_lowest  # smallest wins

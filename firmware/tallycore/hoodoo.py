@@ -26,43 +26,15 @@ TARGET = const(0)            # not a first-to-N game
 
 
 def check_options(players, options):
-    if options >> points.DEALER_BITS:
-        raise ValueError("options: hoodoo has only first_dealer")
-    points.check_first_dealer(players, options)
+    points.check_dealer_only(NAME, players, options)
 
 
-def reset(state, players, options):
-    pass
-
-
-def check(state, players, event):
-    if points.hands(state) >= players:
-        raise ValueError("hand: every player has dealt; the game is over")
-    if event >= players:
-        raise ValueError("winner: player %d is out of range 0 to %d" % (event, players - 1))
-
-
-def apply(state, players, event):
-    # GAMES.md Hoodoo: the first to play out wins; a won hand counts 1.
-    points.add(state, event, 1)
-    points.end_hand(state)
-
-
-def total(state, players, player):
-    return points.total(state, player)
-
-
-def hands(state):
-    return points.hands(state)
-
-
-def ends_hand(event):
-    return True
-
-
-def complete(state, players):
-    return points.hands(state) >= players
-
-
-def winners(state, players):
-    return points.best(state, players, False)
+reset = points.reset_nothing
+check = points.check_winner
+# GAMES.md Hoodoo: the first to play out wins; a won hand counts 1.
+apply = points.win_hand
+total = points.player_total
+hands = points.hands
+ends_hand = points.every_event
+complete = points.complete_dealt
+winners = points.winners_highest

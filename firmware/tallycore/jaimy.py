@@ -67,8 +67,7 @@ def reset(state, players, options):
 
 
 def check(state, players, event):
-    if points.over(state):
-        raise ValueError("hand: the game is over (first to 21)")
+    points.check_not_over(state, TARGET)
     if event >> 5 or event & 3 > ALL:
         raise ValueError("event: not a Jaimy hand")
     player = event >> 2
@@ -99,21 +98,8 @@ def partners(state):
     return state[_OPTIONS] & OPT_PARTNERS != 0
 
 
-def total(state, players, player):
-    return points.total(state, player)
-
-
-def hands(state):
-    return points.hands(state)
-
-
-def ends_hand(event):
-    return True
-
-
-def complete(state, players):
-    return points.over(state)
-
-
-def winners(state, players):
-    return points.winners_first_to(state, players)
+total = points.player_total
+hands = points.hands
+ends_hand = points.every_event
+complete = points.complete_first_to
+winners = points.winners_first_to

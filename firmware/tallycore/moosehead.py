@@ -98,8 +98,7 @@ def reset(state, players, options):
 
 
 def check(state, players, event):
-    if points.over(state):
-        raise ValueError("hand: the game is over (first to 50)")
+    points.check_not_over(state, TARGET)
     if event == GO:
         # GAMES.md Moosehead: a go needs a round in progress below 30.
         if state[_COUNT] == 0:
@@ -188,21 +187,13 @@ def played_values(state, player, out):
     return played
 
 
-def total(state, players, player):
-    return points.total(state, player)
-
-
-def hands(state):
-    return points.hands(state)
+total = points.player_total
+hands = points.hands
 
 
 def ends_hand(event):
     return event == END
 
 
-def complete(state, players):
-    return points.over(state)
-
-
-def winners(state, players):
-    return points.winners_first_to(state, players)
+complete = points.complete_first_to
+winners = points.winners_first_to

@@ -41,18 +41,14 @@ def pack_count(player, cards):
 
 
 def check_options(players, options):
-    if options >> points.DEALER_BITS:
-        raise ValueError("options: numero has only first_dealer")
-    points.check_first_dealer(players, options)
+    points.check_dealer_only(NAME, players, options)
 
 
-def reset(state, players, options):
-    pass
+reset = points.reset_nothing
 
 
 def check(state, players, event):
-    if points.hands(state) >= players:
-        raise ValueError("hand: every player has dealt; the game is over")
+    points.check_deal_left(state, players)
     if event == END:
         if state[_GIVEN] != (1 << players) - 1:
             raise ValueError("cards: one count per player")
@@ -96,21 +92,13 @@ def held(state, player):
     return state[_HELD + player]
 
 
-def total(state, players, player):
-    return points.total(state, player)
-
-
-def hands(state):
-    return points.hands(state)
+total = points.player_total
+hands = points.hands
 
 
 def ends_hand(event):
     return event == END
 
 
-def complete(state, players):
-    return points.hands(state) >= players
-
-
-def winners(state, players):
-    return points.best(state, players, False)
+complete = points.complete_dealt
+winners = points.winners_highest

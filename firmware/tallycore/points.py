@@ -130,3 +130,72 @@ def winners_first_to(state, players):
     if state[FLAGS] & OVER:
         return state[WON]
     return best(state, players, False)
+
+
+# The rules-module interface (game.py) pieces that are the same in several
+# games: a module binds the one it needs, e.g. `winners = points.winners_highest`.
+
+def check_dealer_only(name, players, options):
+    """check_options() of a game whose only option is the first dealer."""
+    if options >> DEALER_BITS:
+        raise ValueError("options: %s has only first_dealer" % name)
+    check_first_dealer(players, options)
+
+
+def reset_nothing(state, players, options):
+    """reset() of a game that keeps nothing beyond the zeroed state."""
+
+
+def check_deal_left(state, players):
+    """One deal per player: no hand once every player has dealt."""
+    if hands(state) >= players:
+        raise ValueError("hand: every player has dealt; the game is over")
+
+
+def check_not_over(state, target):
+    """First to N: no hand once the game is over."""
+    if state[FLAGS] & OVER:
+        raise ValueError("hand: the game is over (first to %d)" % target)
+
+
+def player_total(state, players, player):
+    """total() of a game that keeps one total per player."""
+    return total(state, player)
+
+
+def every_event(event):
+    """ends_hand() of a game whose hand is one event."""
+    return True
+
+
+def complete_dealt(state, players):
+    """complete() of one deal per player: every player has dealt."""
+    return hands(state) >= players
+
+
+def complete_first_to(state, players):
+    """complete() of a first-to-N game: the target was reached."""
+    return state[FLAGS] & OVER
+
+
+def winners_highest(state, players):
+    """winners() of most hands won / highest total: the leaders."""
+    return best(state, players, False)
+
+
+def winners_lowest(state, players):
+    """winners() of lowest total wins."""
+    return best(state, players, True)
+
+
+def check_winner(state, players, event):
+    """check() of a session whose hand is its winner's index (one deal per player)."""
+    check_deal_left(state, players)
+    if event >= players:
+        raise ValueError("winner: player %d is out of range 0 to %d" % (event, players - 1))
+
+
+def win_hand(state, players, event):
+    """apply() of a session whose hand is its winner's index: a won hand counts 1."""
+    add(state, event, 1)
+    end_hand(state)

@@ -76,8 +76,7 @@ def reset(state, players, options):
 
 
 def check(state, players, event):
-    if points.hands(state) >= players:
-        raise ValueError("hand: every player has dealt; the game is over")
+    points.check_deal_left(state, players)
     player = event & 7
     if player >= players:
         raise ValueError("%s: player %d is out of range 0 to %d" % (
@@ -133,22 +132,14 @@ def against(state, player):
     return state[_SUM + player]
 
 
-def total(state, players, player):
-    return points.total(state, player)
-
-
-def hands(state):
-    return points.hands(state)
+total = points.player_total
+hands = points.hands
 
 
 def ends_hand(event):
     return event & OUT != 0
 
 
-def complete(state, players):
-    # GAMES.md Rummy: "One deal per player".
-    return points.hands(state) >= players
-
-
-def winners(state, players):
-    return points.best(state, players, True)  # fewest points against
+# GAMES.md Rummy: "One deal per player".
+complete = points.complete_dealt
+winners = points.winners_lowest  # fewest points against

@@ -46,18 +46,14 @@ def captor(event, field):
 
 
 def check_options(players, options):
-    if options >> points.DEALER_BITS:
-        raise ValueError("options: sachem has only first_dealer")
-    points.check_first_dealer(players, options)
+    points.check_dealer_only(NAME, players, options)
 
 
-def reset(state, players, options):
-    pass
+reset = points.reset_nothing
 
 
 def check(state, players, event):
-    if points.over(state):
-        raise ValueError("hand: the game is over (first to 50)")
+    points.check_not_over(state, TARGET)
     if event >> 16:
         raise ValueError("event: not a Sachem hand")
     for field in range(4):
@@ -81,21 +77,8 @@ def apply(state, players, event):
     points.reach(state, players, TARGET)  # first to 50, at the end of the hand
 
 
-def total(state, players, player):
-    return points.total(state, player)
-
-
-def hands(state):
-    return points.hands(state)
-
-
-def ends_hand(event):
-    return True
-
-
-def complete(state, players):
-    return points.over(state)
-
-
-def winners(state, players):
-    return points.winners_first_to(state, players)
+total = points.player_total
+hands = points.hands
+ends_hand = points.every_event
+complete = points.complete_first_to
+winners = points.winners_first_to
