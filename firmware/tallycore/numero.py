@@ -27,11 +27,10 @@ MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)
 STATE_SIZE = const(29)
 TARGET = const(0)
-END = const(512)
+END = points.COUNTS_END
 PACK = const(52)
 
-_HELD = const(20)
-_GIVEN = const(28)
+_HELD = const(20)  # points.HAND: the counted-hand layout of points.py
 
 
 def pack_count(player, cards):
@@ -50,41 +49,19 @@ reset = points.reset_nothing
 def check(state, players, event):
     points.check_deal_left(state, players)
     if event == END:
-        if state[_GIVEN] != (1 << players) - 1:
-            raise ValueError("cards: one count per player")
-        held = 0
-        for p in range(players):
-            held += state[_HELD + p]
+        held = points.sum_counts(state, players, "cards")
         if held > PACK:
             raise ValueError("cards: %d cards held, but the pack has 52" % held)
         return
     if event >> 9:
         raise ValueError("event: not a Numero hand")
-    player = event & 7
-    if player >= players:
-        raise ValueError("cards: player %d is out of range 0 to %d" % (player, players - 1))
-    if state[_GIVEN] >> player & 1:
-        raise ValueError("cards: player %d counted twice" % player)
+    points.check_count(state, players, event, "cards")
     if event >> 3 > PACK:
         raise ValueError("cards: must be 0 to 52")
 
 
-def apply(state, players, event):
-    if event != END:
-        state[_HELD + (event & 7)] = event >> 3
-        state[_GIVEN] |= 1 << (event & 7)
-        return
-    # GAMES.md Numero: most cards at the end wins (the hand).
-    most = 0
-    for p in range(players):
-        if state[_HELD + p] > most:
-            most = state[_HELD + p]
-    for p in range(players):
-        if most and state[_HELD + p] == most:
-            points.add(state, p, 1)
-        state[_HELD + p] = 0
-    state[_GIVEN] = 0
-    points.end_hand(state)
+# GAMES.md Numero: most cards at the end wins (the hand).
+apply = points.apply_counts
 
 
 def held(state, player):
@@ -94,11 +71,6 @@ def held(state, player):
 
 total = points.player_total
 hands = points.hands
-
-
-def ends_hand(event):
-    return event == END
-
-
+ends_hand = points.ends_counts
 complete = points.complete_dealt
 winners = points.winners_highest

@@ -26,6 +26,7 @@ HAND = const(20)
 OVER = const(1)
 DEALER_MASK = const(7)
 DEALER_BITS = const(3)
+COUNTS_END = const(512)
 
 
 def get_u16(state, at):
@@ -198,4 +199,51 @@ def check_winner(state, players, event):
 def win_hand(state, players, event):
     """apply() of a session whose hand is its winner's index: a won hand counts 1."""
     add(state, event, 1)
+    end_hand(state)
+
+
+# Sessions of counted hands (Numero, Quatro): each player's count of the hand
+# in [HAND + p], the mask of players counted in [HAND + 8]; count events are
+# bits 0-2 the player, bits 3-8 the count; COUNTS_END (bit 9 alone) closes
+# the hand, and the players on the most (none if all have 0) win it.
+
+def sum_counts(state, players, label):
+    """At the end of a counted hand: every count must be in; returns their sum."""
+    if state[HAND + 8] != (1 << players) - 1:
+        raise ValueError("%s: one count per player" % label)
+    made = 0
+    for p in range(players):
+        made += state[HAND + p]
+    return made
+
+
+def check_count(state, players, event, label):
+    """A count event's player: in range and not counted yet this hand."""
+    player = event & 7
+    if player >= players:
+        raise ValueError("%s: player %d is out of range 0 to %d" % (label, player, players - 1))
+    if state[HAND + 8] >> player & 1:
+        raise ValueError("%s: player %d counted twice" % (label, player))
+
+
+def ends_counts(event):
+    """ends_hand() of a counted hand."""
+    return event == COUNTS_END
+
+
+def apply_counts(state, players, event):
+    """apply() of a counted hand: a count is kept; the end scores the most."""
+    if event != COUNTS_END:
+        state[HAND + (event & 7)] = event >> 3
+        state[HAND + 8] |= 1 << (event & 7)
+        return
+    most = 0
+    for p in range(players):
+        if state[HAND + p] > most:
+            most = state[HAND + p]
+    for p in range(players):
+        if most and state[HAND + p] == most:
+            add(state, p, 1)
+        state[HAND + p] = 0
+    state[HAND + 8] = 0
     end_hand(state)

@@ -28,11 +28,10 @@ MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)
 STATE_SIZE = const(29)
 TARGET = const(0)
-END = const(512)
+END = points.COUNTS_END
 TRICKS = const(13)
 
-_TRICKS = const(20)
-_GIVEN = const(28)
+_TRICKS = const(20)  # points.HAND: the counted-hand layout of points.py
 
 
 def pack_count(player, tricks):
@@ -51,41 +50,20 @@ reset = points.reset_nothing
 def check(state, players, event):
     points.check_deal_left(state, players)
     if event == END:
-        if state[_GIVEN] != (1 << players) - 1:
-            raise ValueError("tricks: one count per player")
-        made = 0
-        for p in range(players):
-            made += state[_TRICKS + p]
+        made = points.sum_counts(state, players, "tricks")
         if made != TRICKS:
             raise ValueError("tricks: must add up to 13, not %d" % made)
         return
     if event >> 7:
         raise ValueError("tricks: must be 0 to 13")
-    player = event & 7
-    if player >= players:
-        raise ValueError("tricks: player %d is out of range 0 to %d" % (player, players - 1))
-    if state[_GIVEN] >> player & 1:
-        raise ValueError("tricks: player %d counted twice" % player)
+    points.check_count(state, players, event, "tricks")
     if event >> 3 > TRICKS:
         raise ValueError("tricks: must be 0 to 13")
 
 
-def apply(state, players, event):
-    if event != END:
-        state[_TRICKS + (event & 7)] = event >> 3
-        state[_GIVEN] |= 1 << (event & 7)
-        return
-    # GAMES.md Quatro: most tricks wins (the hand).
-    most = 0
-    for p in range(players):
-        if state[_TRICKS + p] > most:
-            most = state[_TRICKS + p]
-    for p in range(players):
-        if state[_TRICKS + p] == most:
-            points.add(state, p, 1)
-        state[_TRICKS + p] = 0
-    state[_GIVEN] = 0
-    points.end_hand(state)
+# GAMES.md Quatro: most tricks wins (the hand). The tricks add up to 13, so
+# the most is never 0.
+apply = points.apply_counts
 
 
 def tricks(state, player):
@@ -95,11 +73,6 @@ def tricks(state, player):
 
 total = points.player_total
 hands = points.hands
-
-
-def ends_hand(event):
-    return event == END
-
-
+ends_hand = points.ends_counts
 complete = points.complete_dealt
 winners = points.winners_highest
