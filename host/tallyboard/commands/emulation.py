@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
-import sys
 import tempfile
 import time
 from importlib import resources
@@ -43,13 +42,17 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
     click.echo(port)
     click.echo(f"emulating a board on {port} (flash: {emulator.flash}, I/O: {emulator.io_dir}); "
                "use --emulator or --port with other commands; Ctrl-C stops it", err=True)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    # SIGHUP = the reset button (`tallyboard deploy --emulator` sends it after
-    # installing new firmware on the flash)
-    reset = []
+    # Ctrl-C / SIGTERM stop it and SIGHUP is the reset button (`tallyboard
+    # deploy --emulator` sends it after installing new firmware on the flash).
+    # The handlers only set flags, so a signal never lands half-way through a
+    # restart: the loop acts on them between steps.
+    stop: list[int] = []
+    reset: list[int] = []
+    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     signal.signal(signal.SIGHUP, lambda *_: reset.append(1))
     try:
-        while True:
+        while not stop:
             if reset:
                 reset.clear()
                 emulator.restart()
@@ -57,8 +60,6 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
             if not emulator.running:
                 emu_mod.require_port_alive(emulator)   # raises, saying why it stopped
             time.sleep(0.1)
-    except KeyboardInterrupt:
-        pass
     finally:
         emu_mod.clear_running()
         emulator.stop()
