@@ -5,19 +5,7 @@ import os
 
 from tallycore import protocol as P
 from tallycore.config import Config, CONFIG_FILE
-
-
-def _folder():
-    token = "".join("%02x" % b for b in os.urandom(4))
-    path = "/tmp/tallyboard-config-%s" % token
-    os.mkdir(path)
-    return path + "/"
-
-
-def _cleanup(root):
-    for name in os.listdir(root[:-1]):
-        os.remove(root + name)
-    os.rmdir(root[:-1])
+from mpfixtures import cleanup, folder
 
 
 def test_defaults():
@@ -29,7 +17,7 @@ def test_defaults():
 
 
 def test_save_and_load_round_trip():
-    root = _folder()
+    root = folder("config")
     try:
         c = Config(root)
         c.set(P.K_BRIGHTNESS, 0, 255)
@@ -46,7 +34,7 @@ def test_save_and_load_round_trip():
         assert again.names[3] == "Dee-3.x_y" and again.colours[7] == 0xABCDEF
         assert again.board == "pico2-serpentine-nooled"
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_set_checks_ranges():
@@ -64,7 +52,7 @@ def test_set_checks_ranges():
 
 
 def test_a_damaged_file_keeps_the_defaults_for_its_bad_lines():
-    root = _folder()
+    root = folder("config")
     try:
         with open(root + CONFIG_FILE, "w") as f:
             f.write("brightness 300\n"           # out of range
@@ -84,4 +72,4 @@ def test_a_damaged_file_keeps_the_defaults_for_its_bad_lines():
         assert c.names[2] == "Bob" and c.colours[2] == 0x00FF00 and c.colours[1] == 0x0040FF
         assert c.board == "pico-reference"
     finally:
-        _cleanup(root)
+        cleanup(root)

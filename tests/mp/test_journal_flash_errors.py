@@ -1,10 +1,9 @@
 # A flash write that fails (flash full, worn out) is answered ERR FLASH and
 # changes nothing, in RAM or on flash; the board recovers on the next write.
 # Runs under CPython and the MicroPython unix port.
-import os
-
 from tallycore import protocol as P
-from tallycore.app import App
+from mpfixtures import booted_app, cleanup, folder
+from mpfixtures import bodies as read_bodies
 
 
 class _FailingFile:
@@ -18,35 +17,10 @@ class _FailingFile:
         pass
 
 
-def _folder():
-    token = "".join("%02x" % b for b in os.urandom(4))
-    path = "/tmp/tallyboard-flash-%s" % token
-    os.mkdir(path)
-    return path + "/"
-
-
-def _cleanup(root):
-    for name in os.listdir(root[:-1]):
-        os.remove(root + name)
-    os.rmdir(root[:-1])
-
-
-def _app(root):
-    out = open(root + "out.txt", "ab")
-    app = App(out, root, "test")
-    app.boot()
-    return app, out
-
-
-def _bodies(root):
-    with open(root + "out.txt", "rb") as f:
-        return [P.check_frame(line) for line in f.read().split(b"\n")[:-1]]
-
-
 def test_a_failed_journal_write_changes_nothing_and_the_next_one_recovers():
-    root = _folder()
+    root = folder("flash")
     try:
-        app, out = _app(root)
+        app, out = booted_app(root)
         app.feed_bytes(P.encode_request(1, "NEW roquet 2"))
         app.feed_bytes(P.encode_request(2, "PEG 0 5"))
         # the flash fails: appends, and the compaction that would follow
@@ -70,25 +44,25 @@ def test_a_failed_journal_write_changes_nothing_and_the_next_one_recovers():
         app.feed_bytes(P.encode_request(7, "SCORE"))
         app.journal.close()
         out.close()
-        bodies = _bodies(root)
+        bodies = read_bodies(root)
         assert bodies[-6].startswith(b"3 ERR FLASH ")
         assert bodies[-5] == b"4 OK hands=0 complete=0 winners=1 totals=5,0"
         assert bodies[-4].startswith(b"5 ERR FLASH ")
         # PEG 1 3: 1 << 2 | 3 << 3 = 28; totals 5 and 3
         assert bodies[-3] == b"! 4 EV n=2 top=2 ev=28 src=host totals=5,3"   # no event for the failures
         assert bodies[-1] == b"7 OK hands=0 complete=0 winners=1 totals=5,3"
-        again, out = _app(root)
+        again, out = booted_app(root)
         assert again.game.n == 2 and again.game.total(0) == 5 and again.game.total(1) == 3
         again.journal.close()
         out.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_a_failed_new_game_keeps_the_game_in_progress_on_flash_too():
-    root = _folder()
+    root = folder("flash")
     try:
-        app, out = _app(root)
+        app, out = booted_app(root)
         app.feed_bytes(P.encode_request(1, "NEW roquet 2"))
         app.feed_bytes(P.encode_request(2, "PEG 0 7"))
         journal = app.journal
@@ -107,21 +81,21 @@ def test_a_failed_new_game_keeps_the_game_in_progress_on_flash_too():
         app.feed_bytes(P.encode_request(4, "STATE"))
         journal.close()
         out.close()
-        bodies = _bodies(root)
+        bodies = read_bodies(root)
         assert bodies[-2].startswith(b"3 ERR FLASH ")
         assert bodies[-1].startswith(b"4 OK game=roquet players=2 options=0 n=1 top=1 ")
-        again, out = _app(root)
+        again, out = booted_app(root)
         assert again.game.rules.NAME == "roquet" and again.game.total(0) == 7
         again.journal.close()
         out.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_a_failed_config_save_keeps_the_old_value():
-    root = _folder()
+    root = folder("flash")
     try:
-        app, out = _app(root)
+        app, out = booted_app(root)
 
         def failing_save():
             raise OSError(28)
@@ -131,8 +105,8 @@ def test_a_failed_config_save_keeps_the_old_value():
         app.feed_bytes(P.encode_request(2, "CFG GET brightness"))
         app.journal.close()
         out.close()
-        bodies = _bodies(root)
+        bodies = read_bodies(root)
         assert bodies[-2].startswith(b"1 ERR FLASH ")
         assert bodies[-1] == b"2 OK key=brightness player=- value=64"
     finally:
-        _cleanup(root)
+        cleanup(root)

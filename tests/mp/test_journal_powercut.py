@@ -10,18 +10,7 @@ from tallycore import roquet, skicket
 from tallycore.game import Game
 from tallycore.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, RECORD_SIZE,
                                SNAPSHOT, JOURNAL, COMPACT_AFTER)
-
-_counter = [0]
-
-
-def _folder():
-    """A fresh folder (with a trailing /) for one test's flash files."""
-    _counter[0] += 1
-    token = "".join("%02x" % b for b in os.urandom(4))
-    path = "/tmp/tallyboard-journal-%s-%d" % (token, _counter[0])
-    os.mkdir(path)
-    return path + "/"
-
+from mpfixtures import cleanup, folder
 
 def _read(path):
     with open(path, "rb") as f:
@@ -31,12 +20,6 @@ def _read(path):
 def _write(path, data):
     with open(path, "wb") as f:
         f.write(data)
-
-
-def _cleanup(root):
-    for name in os.listdir(root[:-1]):
-        os.remove(root + name)
-    os.rmdir(root[:-1])
 
 
 def _journaled(root, rules, players, events):
@@ -80,7 +63,7 @@ END = roquet.HAND_END      # 1
 
 
 def test_restore_after_clean_shutdown():
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3])
         journal.close()
@@ -95,11 +78,11 @@ def test_restore_after_clean_shutdown():
         assert j2.restored == 3 and not j2.cut
         j2.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_undo_and_redo_are_journaled():
-    root = _folder()
+    root = folder("journal")
     try:
         # peg 5, peg 17, undo (17 goes on the redo stack), undo, redo (5 back), peg 3 drops the stack
         game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, "U", "U", "R"])
@@ -111,21 +94,21 @@ def test_undo_and_redo_are_journaled():
         assert again.total(0) == 5 and again.total(1) == 0
         j2.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_no_files_no_game():
-    root = _folder()
+    root = folder("journal")
     try:
         ok, game, journal = _restored(root)
         assert not ok
         assert game.rules is None
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_a_cut_at_every_byte_of_the_last_record():
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3])
         journal.close()
@@ -156,11 +139,11 @@ def test_a_cut_at_every_byte_of_the_last_record():
             for name in os.listdir(root[:-1]):
                 os.remove(root + name)
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_a_cut_inside_the_header_of_a_fresh_journal():
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, skicket, 4, [])
         journal.close()
@@ -171,11 +154,11 @@ def test_a_cut_inside_the_header_of_a_fresh_journal():
             assert ok and again.rules is skicket and again.n == 0
             j2.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_a_corrupt_byte_ends_the_valid_prefix():
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3, END])
         journal.close()
@@ -193,11 +176,11 @@ def test_a_corrupt_byte_ends_the_valid_prefix():
             assert j2.cut
             j2.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_a_cut_between_snapshot_and_journal_during_compaction():
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [P0_5, P1_17])
         old_journal = _read(root + JOURNAL)
@@ -212,11 +195,11 @@ def test_a_cut_between_snapshot_and_journal_during_compaction():
         assert again.total(0) == 5 and again.total(1) == 17
         j2.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_a_stale_temporary_snapshot_is_ignored():
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [P0_5])
         journal.close()
@@ -225,11 +208,11 @@ def test_a_stale_temporary_snapshot_is_ignored():
         assert ok and _log(again) == [40]
         j2.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_a_corrupt_snapshot_means_no_game():
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [P0_5])
         journal.close()
@@ -239,11 +222,11 @@ def test_a_corrupt_snapshot_means_no_game():
         ok, again, j2 = _restored(root)
         assert not ok and again.rules is None
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_compaction_keeps_the_game_and_the_redo_stack():
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [])
         peg = 0 << 2 | 1 << 3   # player 0 pegs 1
@@ -267,11 +250,11 @@ def test_compaction_keeps_the_game_and_the_redo_stack():
         assert j2.last_seq == seq
         j2.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_compaction_is_triggered_by_journal_length():
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [])
         peg = 1 << 2 | 1 << 3
@@ -289,14 +272,14 @@ def test_compaction_is_triggered_by_journal_length():
         assert again.n == 0 and again.top == 1   # the last peg is on the redo stack
         j2.close()
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_append_allocates_nothing():
     if sys.implementation.name != "micropython":
         return
     import micropython
-    root = _folder()
+    root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [])
         micropython.heap_lock()
@@ -308,4 +291,4 @@ def test_append_allocates_nothing():
         assert journal.records == 20
         journal.close()
     finally:
-        _cleanup(root)
+        cleanup(root)

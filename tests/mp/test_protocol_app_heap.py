@@ -2,38 +2,17 @@
 # frame to the journal record, the pushed event and the reply, allocates
 # nothing (MicroPython only: micropython.heap_lock). Under CPython the same
 # checks run for the replies without the heap lock.
-import os
 import sys
 
 from tallycore import protocol as P
-from tallycore.app import App
-
-
-def _folder():
-    token = "".join("%02x" % b for b in os.urandom(4))
-    path = "/tmp/tallyboard-app-%s" % token
-    os.mkdir(path)
-    return path + "/"
-
-
-def _cleanup(root):
-    for name in os.listdir(root[:-1]):
-        os.remove(root + name)
-    os.rmdir(root[:-1])
-
-
-def _lines(path):
-    with open(path, "rb") as f:
-        return f.read().split(b"\n")[:-1]
+from mpfixtures import booted_app, cleanup, folder, lines
 
 
 def _run(requests, locked):
     """Feed requests after a NEW roquet 2; returns the output lines."""
-    root = _folder()
+    root = folder("app")
     try:
-        out = open(root + "out.txt", "wb")
-        app = App(out, root, "test")
-        app.boot()
+        app, out = booted_app(root)
         app.feed_bytes(P.encode_request(1, "NEW roquet 2"))
         frames = [P.encode_request(seq, text) for seq, text in requests]
         heap = None
@@ -51,9 +30,9 @@ def _run(requests, locked):
                     heap.heap_unlock()
         app.journal.close()
         out.close()
-        return _lines(root + "out.txt")
+        return lines(root + "out.txt")
     finally:
-        _cleanup(root)
+        cleanup(root)
 
 
 def test_scoring_requests_allocate_nothing():

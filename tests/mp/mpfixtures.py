@@ -1,0 +1,45 @@
+# Helpers shared by the tests in tests/mp: a scratch flash folder, and an App
+# booted on one with its frames written to a file. A plain module, not a test
+# (run.py imports only test_*): runs under CPython and the MicroPython unix port.
+import os
+
+from tallycore import protocol as P
+from tallycore.app import App
+
+_counter = [0]
+
+
+def folder(kind):
+    """A fresh folder (with a trailing /) for one test's flash files."""
+    _counter[0] += 1
+    token = "".join("%02x" % b for b in os.urandom(4))
+    path = "/tmp/tallyboard-%s-%s-%d" % (kind, token, _counter[0])
+    os.mkdir(path)
+    return path + "/"
+
+
+def cleanup(root):
+    """Remove a folder() and the files in it."""
+    for name in os.listdir(root[:-1]):
+        os.remove(root + name)
+    os.rmdir(root[:-1])
+
+
+def booted_app(root):
+    """An App on the flash folder root, booted; its frames are appended to
+    root + "out.txt". Returns (app, out)."""
+    out = open(root + "out.txt", "ab")
+    app = App(out, root, "test")
+    app.boot()
+    return app, out
+
+
+def lines(path):
+    """The lines of a file, without their newlines."""
+    with open(path, "rb") as f:
+        return f.read().split(b"\n")[:-1]
+
+
+def bodies(root):
+    """The checked bodies of the frames a booted_app() wrote."""
+    return [P.check_frame(line) for line in lines(root + "out.txt")]
