@@ -18,6 +18,26 @@ def _valid_dict():
         "oled": None, "buttons": {"seats": [10, 11]}, "power": {"budget_ma": 500}}
 
 
+def _valid_with(path, value):
+    """The valid definition with one value changed: path is the keys down to it;
+    a list index equal to the list's length appends the value."""
+    d = _valid_dict()
+    at = d
+    for key in path[:-1]:
+        at = at[key]
+    if isinstance(at, list) and path[-1] == len(at):
+        at.append(value)
+    else:
+        at[path[-1]] = value
+    return d
+
+
+def _assert_leds(b, rows):
+    """rows: (player, run, hole, led): that hole of the player's run is LED led."""
+    for player, run, hole, led in rows:
+        assert b.led(player, run, hole) == led, (player, run, hole, led)
+
+
 def _refused(d, words):
     try:
         boarddef.from_dict(d)
@@ -35,15 +55,11 @@ def test_reference_chain_runs_hole_by_hole_along_each_player():
     assert b.name == "pico-reference" and b.led_count == 132 and b.has_oled
     # Runs: p0 station (LED 0), tally 0..44 (1..45), king 0..19 (46..65);
     # p1 station (66), tally (67..111), king (112..131).
-    assert b.led(0, boarddef.STATION, 0) == 0
-    assert b.led(0, boarddef.TALLY, 0) == 1
-    assert b.led(0, boarddef.TALLY, 15) == 16
-    assert b.led(0, boarddef.TALLY, 44) == 45
-    assert b.led(0, boarddef.KING, 0) == 46
-    assert b.led(0, boarddef.KING, 19) == 65
-    assert b.led(1, boarddef.STATION, 0) == 66
-    assert b.led(1, boarddef.TALLY, 0) == 67
-    assert b.led(1, boarddef.KING, 19) == 131
+    _assert_leds(b, ((0, boarddef.STATION, 0, 0), (0, boarddef.TALLY, 0, 1),
+                     (0, boarddef.TALLY, 15, 16), (0, boarddef.TALLY, 44, 45),
+                     (0, boarddef.KING, 0, 46), (0, boarddef.KING, 19, 65),
+                     (1, boarddef.STATION, 0, 66), (1, boarddef.TALLY, 0, 67),
+                     (1, boarddef.KING, 19, 131)))
     assert b.oled_sda == 4 and b.oled_scl == 5 and b.oled_address == 0x3C
     assert bytes(b.seat_pins) == bytes([10, 11, 12, 13])
     assert b.undo_pin == 14 and b.shift_pin == 15
@@ -57,15 +73,11 @@ def test_serpentine_build_is_data_only():
     # Runs: p0 station 0; tally 0..29 -> 1..30; tally 44..30 -> 31..45;
     # king 0..19 -> 46..65; p1 king 0..19 -> 66..85; p1 tally 44..30 -> 86..100;
     # p1 station 101; p1 tally 0..29 -> 102..131.
-    assert b.led(0, boarddef.TALLY, 29) == 30
-    assert b.led(0, boarddef.TALLY, 44) == 31
-    assert b.led(0, boarddef.TALLY, 30) == 45
-    assert b.led(1, boarddef.KING, 0) == 66
-    assert b.led(1, boarddef.TALLY, 44) == 86
-    assert b.led(1, boarddef.TALLY, 30) == 100
-    assert b.led(1, boarddef.STATION, 0) == 101
-    assert b.led(1, boarddef.TALLY, 0) == 102
-    assert b.led(1, boarddef.TALLY, 29) == 131
+    _assert_leds(b, ((0, boarddef.TALLY, 29, 30), (0, boarddef.TALLY, 44, 31),
+                     (0, boarddef.TALLY, 30, 45), (1, boarddef.KING, 0, 66),
+                     (1, boarddef.TALLY, 44, 86), (1, boarddef.TALLY, 30, 100),
+                     (1, boarddef.STATION, 0, 101), (1, boarddef.TALLY, 0, 102),
+                     (1, boarddef.TALLY, 29, 131)))
     assert b.undo_pin == 8 and b.shift_pin == boarddef.NO_PIN
     assert len(b.seat_pins) == 2
 
@@ -80,30 +92,16 @@ def test_every_led_is_one_hole_on_both_boards():
 def test_broken_definitions_are_refused_with_the_field():
     d = _valid_dict()
     boarddef.from_dict(d)  # the base is valid
-    d = _valid_dict()
-    d["leds"]["chain"][1] = [0, "tally", 0, 43]
-    _refused(d, ("tally hole 44", "player 0", "without an LED"))
-    d = _valid_dict()
-    d["leds"]["chain"].append([1, "king", 3, 3])
-    _refused(d, ("king hole 3", "twice"))
-    d = _valid_dict()
-    d["buttons"]["seats"] = [10, 2]
-    _refused(d, ("buttons.seats[1]", "GPIO 2", "taken"))
-    d = _valid_dict()
-    d["leds"]["pin"] = 30
-    _refused(d, ("leds.pin", "0 to 29"))
-    d = _valid_dict()
-    d["leds"]["count"] = 100
-    _refused(d, ("leds.count",))
-    d = _valid_dict()
-    d["leds"]["chain"][0] = [0, "peg", 0, 0]
-    _refused(d, ("station, tally or king",))
-    d = _valid_dict()
-    d["leds"]["chain"][2] = [0, "king", 0, 20]
-    _refused(d, ("last hole", "0 to 19"))
-    d = _valid_dict()
-    d["power"]["budget_ma"] = 120   # below 132 LEDs x 1 mA idle
-    _refused(d, ("idle current",))
+    for path, value, words in (
+            (("leds", "chain", 1), [0, "tally", 0, 43], ("tally hole 44", "player 0", "without an LED")),
+            (("leds", "chain", 6), [1, "king", 3, 3], ("king hole 3", "twice")),   # appended
+            (("buttons", "seats"), [10, 2], ("buttons.seats[1]", "GPIO 2", "taken")),
+            (("leds", "pin"), 30, ("leds.pin", "0 to 29")),
+            (("leds", "count"), 100, ("leds.count",)),
+            (("leds", "chain", 0), [0, "peg", 0, 0], ("station, tally or king",)),
+            (("leds", "chain", 2), [0, "king", 0, 20], ("last hole", "0 to 19")),
+            (("power", "budget_ma"), 120, ("idle current",))):   # below 132 LEDs x 1 mA idle
+        _refused(_valid_with(path, value), words)
 
 
 def test_missing_file_and_bad_names_are_refused():
