@@ -120,10 +120,15 @@ def _winner_line(doc: dict[str, Any]) -> Text:
     return Text(f"{names[0]} {verb} with {doc['totals'][doc['winners'][0]]}.", style="bold")
 
 
+def new_table(title: str, **kwargs: Any) -> Table:
+    """A score-sheet table: bold title, totals in the footer, compact borders."""
+    return Table(title=title, title_style="bold", show_footer=True, box=box.SIMPLE_HEAD,
+                 pad_edge=False, collapse_padding=True, **kwargs)
+
+
 def _skicket_table(doc: dict[str, Any]) -> Table:
     players = doc["players"]
-    table = Table(title=f"Skicket — {' · '.join(players)}", title_style="bold", show_footer=True,
-                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = new_table(f"Skicket — {' · '.join(players)}")
     table.add_column("#", footer="Tot", justify="right", no_wrap=True)
     table.add_column("Dealer", no_wrap=True)
     table.add_column("Partners", no_wrap=True)
@@ -155,8 +160,7 @@ def _skicket_table(doc: dict[str, Any]) -> Table:
 
 def _roquet_table(doc: dict[str, Any]) -> Table:
     players = doc["players"]
-    table = Table(title=f"Roquet — {' v '.join(players)}", title_style="bold", show_footer=True,
-                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, min_width=36)
+    table = new_table(f"Roquet — {' v '.join(players)}", min_width=36)
     table.add_column("Hand", footer="Total", justify="right")
     for p, name in enumerate(players):
         table.add_column(name, justify="right", footer=str(doc["totals"][p]))
@@ -171,9 +175,7 @@ def _roquet_table(doc: dict[str, Any]) -> Table:
 
 def _generic_table(doc: dict[str, Any]) -> Table:
     players = doc["players"]
-    table = Table(title=f"{doc['game'].replace('_', ' ').title()} — {' · '.join(players)}",
-                  title_style="bold", show_footer=True, box=box.SIMPLE_HEAD, pad_edge=False,
-                  collapse_padding=True)
+    table = new_table(f"{doc['game'].replace('_', ' ').title()} — {' · '.join(players)}")
     table.add_column("Hand", footer="Total", justify="right")
     for p, name in enumerate(players):
         table.add_column(name, justify="right", footer=str(doc["totals"][p]))

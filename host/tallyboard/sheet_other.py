@@ -14,17 +14,15 @@ hand's events (`Game.hand_scores`). This module only lays them out:
 """
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
-from rich import box
 from rich.table import Table
 
 from tallycore import bishops_whist, game as core_game, jaimy, moosehead, points
 
 from .adapters_other import OTHER_GAMES
 from .records import LoadedGame
-from .sheet import SHEET_JSON, SHEET_TABLE, _common, _hand_scores, _ordered
+from .sheet import SHEET_JSON, SHEET_TABLE, _common, _hand_scores, _ordered, new_table
 
 _WINS = {"hoodoo": "most hands", "ups_and_downs": "most hands", "numero": "most hands",
          "quatro": "most hands", "rummy": "lowest", "parquet": "lowest", "doolittle": "lowest",
@@ -153,9 +151,7 @@ def _caption(doc: dict[str, Any]) -> str:
 
 def _short_table(doc: dict[str, Any]) -> Table:
     players = doc["players"]
-    table = Table(title=f"{doc['game'].replace('_', ' ').title()} — {' · '.join(players)}",
-                  title_style="bold", show_footer=True, box=box.SIMPLE_HEAD, pad_edge=False,
-                  collapse_padding=True)
+    table = new_table(f"{doc['game'].replace('_', ' ').title()} — {' · '.join(players)}")
     table.add_column("Hand", footer="Total", justify="right", no_wrap=True)
     table.add_column("Dealer", no_wrap=True)
     for p, name in enumerate(players):
@@ -173,8 +169,7 @@ def _short_table(doc: dict[str, Any]) -> Table:
 def _bishops_table(doc: dict[str, Any]) -> Table:
     players = doc["players"]
     sides = [f"{players[a]}+{players[b]}" for a, b in doc["sides"]]
-    table = Table(title=f"Bishops Whist — {' v '.join(sides)}", title_style="bold", show_footer=True,
-                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = new_table(f"Bishops Whist — {' v '.join(sides)}")
     table.add_column("Hand", footer="Total", justify="right", no_wrap=True)
     table.add_column("Dealer", no_wrap=True)
     table.add_column("Tricks", no_wrap=True)
