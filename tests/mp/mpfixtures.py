@@ -43,3 +43,16 @@ def lines(path):
 def bodies(root):
     """The checked bodies of the frames a booted_app() wrote."""
     return [P.check_frame(line) for line in lines(root + "out.txt")]
+
+
+def send(app, seq, *texts):
+    """Feed the app one request frame per text, numbered from seq on."""
+    for text in texts:
+        app.feed_bytes(P.encode_request(seq, text))
+        seq += 1
+
+
+def shut(app, out):
+    """Close a booted_app()'s journal and its output file."""
+    app.journal.close()
+    out.close()

@@ -1,8 +1,7 @@
 # A flash write that fails (flash full, worn out) is answered ERR FLASH and
 # changes nothing, in RAM or on flash; the board recovers on the next write.
 # Runs under CPython and the MicroPython unix port.
-from tallycore import protocol as P
-from mpfixtures import booted_app, cleanup, folder
+from mpfixtures import booted_app, cleanup, folder, send, shut
 from mpfixtures import bodies as read_bodies
 
 
@@ -21,8 +20,7 @@ def test_a_failed_journal_write_changes_nothing_and_the_next_one_recovers():
     root = folder("flash")
     try:
         app, out = booted_app(root)
-        app.feed_bytes(P.encode_request(1, "NEW roquet 2"))
-        app.feed_bytes(P.encode_request(2, "PEG 0 5"))
+        send(app, 1, "NEW roquet 2", "PEG 0 5")
         # the flash fails: appends, and the compaction that would follow
         journal = app.journal
         broken = [True]
@@ -35,15 +33,11 @@ def test_a_failed_journal_write_changes_nothing_and_the_next_one_recovers():
 
         journal._write_snapshot = snapshot
         journal.file = _FailingFile()
-        app.feed_bytes(P.encode_request(3, "PEG 1 3"))
-        app.feed_bytes(P.encode_request(4, "SCORE"))
-        app.feed_bytes(P.encode_request(5, "UNDO"))
+        send(app, 3, "PEG 1 3", "SCORE", "UNDO")
         # the flash works again: the next write compacts, then appends
         broken[0] = False
-        app.feed_bytes(P.encode_request(6, "PEG 1 3"))
-        app.feed_bytes(P.encode_request(7, "SCORE"))
-        app.journal.close()
-        out.close()
+        send(app, 6, "PEG 1 3", "SCORE")
+        shut(app, out)
         bodies = read_bodies(root)
         assert bodies[-6].startswith(b"3 ERR FLASH ")
         assert bodies[-5] == b"4 OK hands=0 complete=0 winners=1 totals=5,0"
@@ -53,8 +47,7 @@ def test_a_failed_journal_write_changes_nothing_and_the_next_one_recovers():
         assert bodies[-1] == b"7 OK hands=0 complete=0 winners=1 totals=5,3"
         again, out = booted_app(root)
         assert again.game.n == 2 and again.game.total(0) == 5 and again.game.total(1) == 3
-        again.journal.close()
-        out.close()
+        shut(again, out)
     finally:
         cleanup(root)
 
@@ -63,8 +56,7 @@ def test_a_failed_new_game_keeps_the_game_in_progress_on_flash_too():
     root = folder("flash")
     try:
         app, out = booted_app(root)
-        app.feed_bytes(P.encode_request(1, "NEW roquet 2"))
-        app.feed_bytes(P.encode_request(2, "PEG 0 7"))
+        send(app, 1, "NEW roquet 2", "PEG 0 7")
         journal = app.journal
         real_write = journal._write_snapshot
         calls = [0]
@@ -77,17 +69,14 @@ def test_a_failed_new_game_keeps_the_game_in_progress_on_flash_too():
             real_write(*args)
 
         journal._write_snapshot = snapshot_then_fail
-        app.feed_bytes(P.encode_request(3, "NEW skicket 4"))
-        app.feed_bytes(P.encode_request(4, "STATE"))
-        journal.close()
-        out.close()
+        send(app, 3, "NEW skicket 4", "STATE")
+        shut(app, out)
         bodies = read_bodies(root)
         assert bodies[-2].startswith(b"3 ERR FLASH ")
         assert bodies[-1].startswith(b"4 OK game=roquet players=2 options=0 n=1 top=1 ")
         again, out = booted_app(root)
         assert again.game.rules.NAME == "roquet" and again.game.total(0) == 7
-        again.journal.close()
-        out.close()
+        shut(again, out)
     finally:
         cleanup(root)
 
@@ -101,10 +90,8 @@ def test_a_failed_config_save_keeps_the_old_value():
             raise OSError(28)
 
         app.config.save = failing_save
-        app.feed_bytes(P.encode_request(1, "CFG SET brightness 10"))
-        app.feed_bytes(P.encode_request(2, "CFG GET brightness"))
-        app.journal.close()
-        out.close()
+        send(app, 1, "CFG SET brightness 10", "CFG GET brightness")
+        shut(app, out)
         bodies = read_bodies(root)
         assert bodies[-2].startswith(b"1 ERR FLASH ")
         assert bodies[-1] == b"2 OK key=brightness player=- value=64"

@@ -5,7 +5,7 @@
 import sys
 
 from tallycore import protocol as P
-from mpfixtures import booted_app, cleanup, folder, lines
+from mpfixtures import booted_app, cleanup, folder, lines, send, shut
 
 
 def _run(requests, locked):
@@ -13,7 +13,7 @@ def _run(requests, locked):
     root = folder("app")
     try:
         app, out = booted_app(root)
-        app.feed_bytes(P.encode_request(1, "NEW roquet 2"))
+        send(app, 1, "NEW roquet 2")
         frames = [P.encode_request(seq, text) for seq, text in requests]
         heap = None
         if locked and sys.implementation.name == "micropython":
@@ -28,8 +28,7 @@ def _run(requests, locked):
             finally:
                 if heap:
                     heap.heap_unlock()
-        app.journal.close()
-        out.close()
+        shut(app, out)
         return lines(root + "out.txt")
     finally:
         cleanup(root)
