@@ -9,7 +9,11 @@ from pathlib import Path
 
 from .errors import TallyboardError
 
-FIRMWARE_DIR = Path(__file__).resolve().parent.parent.parent / "firmware"
+# The board's file set: firmware/ of the checkout (an editable install), else
+# the copy a regular install carries in tallyboard/firmware_files (setup.py).
+_CHECKOUT_FIRMWARE = Path(__file__).resolve().parent.parent.parent / "firmware"
+FIRMWARE_DIR = (_CHECKOUT_FIRMWARE if (_CHECKOUT_FIRMWARE / "main.py").exists()
+                else Path(__file__).resolve().parent / "firmware_files")
 
 
 def micropython_binary() -> str:

@@ -1,0 +1,34 @@
+"""A regular (non-editable) install carries everything the CLI needs: every
+subpackage, the demo data, and the board's file set (main.py, boot.py, the
+core's sources, the emulator's stand-ins, the board definitions)."""
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_wheel_carries_the_cli_and_the_boards_file_set(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
+                   check=True, capture_output=True, timeout=600)
+    (wheel,) = tmp_path.glob("tallyboard-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {
+        "tallyboard/cli.py",
+        "tallyboard/commands/__init__.py",
+        "tallyboard/commands/board.py",
+        "tallyboard/data/demo_skicket.json",
+        "tallycore/game.py",
+        "tallycore/skicket.py",
+        "tallyboard/firmware_files/main.py",
+        "tallyboard/firmware_files/boot.py",
+        "tallyboard/firmware_files/tallycore/game.py",
+        "tallyboard/firmware_files/tallycore/app.py",
+        "tallyboard/firmware_files/emu/machine.py",
+        "tallyboard/firmware_files/board/pico-reference.json",
+    }
+    assert expected <= names, sorted(expected - names)
+    # every firmware source is in the board's file set
+    for path in (ROOT / "firmware" / "tallycore").glob("*.py"):
+        assert f"tallyboard/firmware_files/tallycore/{path.name}" in names
