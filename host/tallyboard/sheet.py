@@ -107,7 +107,7 @@ def sheet_json(loaded: LoadedGame) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- tables
 
-def _winner_line(doc: dict[str, Any]) -> Text:
+def winner_line(doc: dict[str, Any]) -> Text:
     names = [doc["players"][p] for p in doc["winners"]]
     if "sides" in doc and len(doc["totals"]) == len(doc["sides"]):  # totals per side (Bishops Whist)
         names = ["+".join(doc["players"][p] for p in doc["sides"][s]) for s in doc["winners"]]
@@ -193,7 +193,7 @@ SHEET_TABLE: dict[str, Callable[[dict[str, Any]], Table]] = {
 def print_sheet(doc: dict[str, Any], console: Console | None = None) -> None:
     console = console or Console()
     console.print(SHEET_TABLE.get(doc["game"], _generic_table)(doc))
-    console.print(_winner_line(doc))
+    console.print(winner_line(doc))
 
 
 # The fourteen short games register their sheets here (RECORDS.md "The other games").

@@ -8,4 +8,5 @@ COMMAND_MODULES = (
     "emulation",
     "show",
     "enter",
+    "archive",
 )

@@ -1,0 +1,140 @@
+"""The host's archive of games: one SQLite file of RECORDS.md records.
+
+A record is checked by the core (records.from_document) before it is stored,
+so the archive never holds a game the rules refuse; each record is stored
+once (by the SHA-256 of its canonical JSON); every write is one transaction,
+so a crash or a power cut leaves the archive as it was or with the whole
+game in it."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from . import records, sheet
+from .errors import TallyboardError
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id          INTEGER PRIMARY KEY,
+    digest      TEXT NOT NULL UNIQUE,
+    game        TEXT NOT NULL,
+    players     TEXT NOT NULL,
+    complete    INTEGER NOT NULL,
+    totals      TEXT NOT NULL,
+    winners     TEXT NOT NULL,
+    result      TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    archived_at TEXT NOT NULL,
+    record      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS games_by_game ON games (game);
+"""
+
+
+class ArchiveError(TallyboardError):
+    """The archive cannot be opened or does not hold what was asked for."""
+
+
+def default_path() -> Path:
+    """$TALLYBOARD_ARCHIVE, else $XDG_DATA_HOME/tallyboard/archive.sqlite3
+    (~/.local/share by default)."""
+    explicit = os.environ.get("TALLYBOARD_ARCHIVE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "tallyboard" / "archive.sqlite3"
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: int
+    game: str
+    players: list[str]
+    complete: bool
+    totals: list[int]
+    winners: list[int]
+    result: str
+    source: str
+    archived_at: str
+
+
+def canonical(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"))
+
+
+class Archive:
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path else default_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path)
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise ArchiveError(f"{self.path}: written by a newer tallyboard (archive version {version}); "
+                                   "upgrade tallyboard to read it")
+            with self.db:
+                self.db.executescript(_SCHEMA)
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise ArchiveError(f"{self.path}: cannot open the archive ({exc}); "
+                               "is it a tallyboard archive? choose another with --archive") from None
+        except OSError as exc:
+            raise ArchiveError(f"{self.path}: cannot create the archive ({exc.strerror})") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Archive":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def add(self, loaded: records.LoadedGame, source: str) -> tuple[int, bool]:
+        """Store a game the core has checked (records.load / from_document, or
+        a board's game). Returns (id, new): a game already in the archive is
+        not stored twice."""
+        doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game)
+        text = canonical(doc)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        row = self.db.execute("SELECT id FROM games WHERE digest = ?", (digest,)).fetchone()
+        if row:
+            return row[0], False
+        summary = sheet.sheet_json(loaded)
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT INTO games (digest, game, players, complete, totals, winners, result, source, archived_at,"
+                " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (digest, loaded.name, json.dumps(loaded.players), int(summary["complete"]),
+                 json.dumps(summary["totals"]), json.dumps(summary["winners"]),
+                 sheet.winner_line(summary).plain, source,
+                 datetime.now(timezone.utc).isoformat(timespec="seconds"), text))
+        return int(cursor.lastrowid or 0), True
+
+    def entries(self, game: str | None = None) -> Iterator[Entry]:
+        query = "SELECT id, game, players, complete, totals, winners, result, source, archived_at FROM games"
+        args: tuple[Any, ...] = ()
+        if game:
+            query += " WHERE game = ?"
+            args = (game,)
+        for row in self.db.execute(query + " ORDER BY id", args):
+            yield Entry(row[0], row[1], json.loads(row[2]), bool(row[3]), json.loads(row[4]),
+                        json.loads(row[5]), row[6], row[7], row[8])
+
+    def record(self, game_id: int) -> dict[str, Any]:
+        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise ArchiveError(f"no game #{game_id} in the archive {self.path}; tallyboard archive list shows them")
+        return json.loads(row[0])
+
+    def remove(self, game_id: int) -> None:
+        with self.db:
+            if self.db.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
+                raise ArchiveError(f"no game #{game_id} in the archive {self.path}; tallyboard archive list shows them")

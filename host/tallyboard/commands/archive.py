@@ -1,0 +1,118 @@
+"""`tallyboard archive`: keep finished games in the host's SQLite archive."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from pathlib import Path
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from .. import records, sheet
+from ..archive import Archive
+from ..errors import reports_errors
+from .board import board_options, connected
+
+archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
+                              help="The archive file (default: $TALLYBOARD_ARCHIVE or "
+                                   "~/.local/share/tallyboard/archive.sqlite3).")
+
+
+@click.group("archive")
+def archive_group() -> None:
+    """Keep games in the host's archive (SQLite): save, add, list, show, export, remove."""
+
+
+@archive_group.command("save")
+@archive_option
+@board_options
+@reports_errors
+def save_cmd(archive_path: str | None, port: str | None, use_emulator: bool, timeout: float) -> None:
+    """Copy the board's game into the archive (a game already there is not stored twice)."""
+    with connected(port, use_emulator, timeout) as board:
+        loaded = board.loaded_game()
+    with Archive(archive_path) as archive:
+        game_id, new = archive.add(loaded, source="board")
+        state = "complete" if loaded.game.complete() else "in progress"
+        click.echo(f"{'archived' if new else 'already archived'} as #{game_id}: {loaded.name}, "
+                   f"{' · '.join(loaded.players)} ({state})")
+
+
+@archive_group.command("add")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@archive_option
+@reports_errors
+def add_cmd(files: tuple[str, ...], archive_path: str | None) -> None:
+    """Add game RECORD files (RECORDS.md JSON); each is checked by the rules first."""
+    loaded = [(name, records.load(name)) for name in files]   # every file checked before any is stored
+    with Archive(archive_path) as archive:
+        for name, game in loaded:
+            game_id, new = archive.add(game, source=Path(name).name)
+            click.echo(f"{name}: {'archived' if new else 'already archived'} as #{game_id}")
+
+
+@archive_group.command("list")
+@click.option("--game", help="Only this game (e.g. skicket).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per game, one per line.")
+@archive_option
+@reports_errors
+def list_cmd(game: str | None, as_json: bool, archive_path: str | None) -> None:
+    """List the archived games."""
+    with Archive(archive_path) as archive:
+        entries = list(archive.entries(game))
+        if as_json:
+            for e in entries:
+                click.echo(json.dumps(dataclasses.asdict(e)))
+            return
+        table = Table(title=f"Archive {archive.path}", title_style="bold", box=box.SIMPLE_HEAD,
+                      pad_edge=False, collapse_padding=True)
+    for column in ("#", "game", "players", "totals", "result", "archived", "from"):
+        table.add_column(column, justify="right" if column == "#" else "left",
+                         no_wrap=column in ("#", "game", "archived"))
+    for e in entries:
+        table.add_row(str(e.id), e.game, ", ".join(e.players), " ".join(map(str, e.totals)), e.result,
+                      e.archived_at.replace("T", " ")[:16], e.source)
+    Console().print(table if entries else "The archive is empty: tallyboard archive save --emulator (or add RECORD.json).")
+
+
+@archive_group.command("show")
+@click.argument("game_id", type=int)
+@click.option("--json", "as_json", is_flag=True, help="The machine-readable sheet (RECORDS.md).")
+@archive_option
+@reports_errors
+def show_cmd(game_id: int, as_json: bool, archive_path: str | None) -> None:
+    """Print the score sheet of archived game GAME_ID."""
+    with Archive(archive_path) as archive:
+        doc = sheet.sheet_json(records.from_document(archive.record(game_id), f"#{game_id}"))
+    if as_json:
+        click.echo(json.dumps(doc))
+    else:
+        sheet.print_sheet(doc)
+
+
+@archive_group.command("export")
+@click.argument("game_id", type=int)
+@archive_option
+@reports_errors
+def export_cmd(game_id: int, archive_path: str | None) -> None:
+    """Print archived game GAME_ID as a RECORDS.md record."""
+    with Archive(archive_path) as archive:
+        click.echo(json.dumps(archive.record(game_id), indent=1))
+
+
+@archive_group.command("remove")
+@click.argument("game_id", type=int)
+@archive_option
+@reports_errors
+def remove_cmd(game_id: int, archive_path: str | None) -> None:
+    """Delete archived game GAME_ID."""
+    with Archive(archive_path) as archive:
+        archive.remove(game_id)
+    click.echo(f"removed #{game_id}")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(archive_group)
