@@ -35,12 +35,13 @@ def c(text):
 
 
 def moosehead_hand():
-    # the sample record's hand (4 players): 23 plays and gos, then END
+    # the sample record's hand (4 players, first dealer 3): 24 plays and gos, then END
     out = []
     for move in ((0, "8"), (1, "3"), (2, "4"), (3, "10"), (0, "4"), "go",
-                 (1, "2"), (2, "5"), (3, "7"), (0, "K"), (1, "A"), (2, "A"), (3, "3"), "go",
-                 (0, "6"), (1, "5"), (2, "7"), (3, "9"), (0, "2"), "go",
-                 (1, "9"), (2, "J"), (3, "Q"), "go"):
+                 (1, "2"), (2, "5"), (3, "7"), (0, "K"), (1, "5"), "go",
+                 (2, "7"), (3, "3"), (0, "6"), (1, "4"), (2, "J"),
+                 (3, "9"), (0, "2"), (1, "9"), (2, "5"), "go",
+                 (3, "Q"), "go"):
         out.append(moosehead.GO if move == "go" else moosehead.pack_play(move[0], c(move[1])))
     return out + [moosehead.END]
 
@@ -72,7 +73,7 @@ GAMES = (
     ("doolittle", doolittle, 3, 0, [1, 1, 0, 2, 2, 2, doolittle.END] * 3),
     ("despised_nines", despised_nines, 4, 0, [despised_nines.pack_hand([2, 0, 1, 1])] * 4),
     ("ups_and_downs", ups_and_downs, 8, 0, [0, 1, 2, 3, 4, 5, 6, 7]),
-    ("moosehead", moosehead, 4, 0, moosehead_hand()),
+    ("moosehead", moosehead, 4, 3, moosehead_hand()),
 )
 
 REPEAT = 200

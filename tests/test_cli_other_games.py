@@ -47,19 +47,21 @@ def test_foozle_hands_entered_and_an_impossible_one_refused(port):
 
 def test_moosehead_hand_of_plays_and_the_live_sheet(port, tmp_path):
     record = json.loads((resources.files("tallyboard") / "data" / "sample_moosehead.json").read_text())
-    assert run("new", "moosehead", *NAMES, "-p", port).exit_code == 0
+    assert record["options"] == {"first_dealer": 3}     # Dee deals, Ann leads
+    assert run("new", "moosehead", *NAMES, "-o", "first_dealer=3", "-p", port).exit_code == 0
     out = run("enter", json.dumps(record["hands"][0]), "-p", port)
-    # pegging 2 2 2 4 and fifteens 0 4 4 0 (tests/mp/test_games_moosehead.py)
-    assert out.stdout == "moosehead: Ann 2  Bob 6  Cy 6  Dee 4  (1 hand)\n", out.stderr
+    # pegging 1 5 7 3 and fifteens 0 2 4 0: 1, 5 + 2, 7 + 4, 3 (tests/mp/test_games_moosehead.py)
+    assert out.stdout == "moosehead: Ann 1  Bob 7  Cy 11  Dee 3  (1 hand)\n", out.stderr
     path = tmp_path / "moosehead.json"
     record["players"] = ["Ann", "Bob", "Cy", "Dee"]
     path.write_text(json.dumps(record))
     live = run("sheet", "--json", "-p", port)
     assert json.loads(live.stdout) == json.loads(run("sheet", "--json", str(path)).stdout)
-    # A play past 30 in the next hand: refused, the board keeps only the first hand.
-    out = run("enter", '{"plays": [[0, "10"], [1, "10"], [2, "5"], [3, "6"]]}', "-p", port)
+    # A play past 30 in the next hand (Ann deals, Bob leads): refused, the board
+    # keeps only the first hand.
+    out = run("enter", '{"plays": [[1, "10"], [2, "10"], [3, "5"], [0, "6"]]}', "-p", port)
     assert out.stderr == "tallyboard: hand 2: plays: 6 would take the count to 31, past 30\n"
-    assert run("status", "-p", port).stdout.endswith("moosehead: Ann 2  Bob 6  Cy 6  Dee 4  (1 hand)\n")
+    assert run("status", "-p", port).stdout.endswith("moosehead: Ann 1  Bob 7  Cy 11  Dee 3  (1 hand)\n")
 
 
 def test_options_and_export(port):

@@ -109,8 +109,9 @@ SAMPLES = {
     "doolittle": ([90, 85, 65], [2], True),
     # 4 * (1 + 0 + 2) = 12, 4 * (2 + 1 + 0) = 12, 4 * (0 + 3 + 1) = 16.
     "despised_nines": ([12, 12, 16], [0, 1], True),
-    # pegging 2, 2, 2, 4; fifteens 0, 4, 4, 0 (see tests/mp/test_games_moosehead.py).
-    "moosehead": ([2, 6, 6, 4], [1, 2], False),
+    # first_dealer 3, so Ann leads; pegging 1, 5, 7, 3; fifteens 0, 2, 4, 0:
+    # 1 + 0, 5 + 2, 7 + 4, 3 + 0 (worked play by play in tests/mp/test_games_moosehead.py).
+    "moosehead": ([1, 7, 11, 3], [2], False),
 }
 
 
@@ -154,9 +155,14 @@ def test_bishops_whist_sheet_is_per_side(tmp_path):
 def test_moosehead_sheet_splits_pegging_and_fifteens(tmp_path):
     doc = sheet(tmp_path, sample_text("moosehead"))
     (hand,) = doc["hands"]
-    assert hand["pegging"] == [2, 2, 2, 4]
-    assert hand["fifteens"] == [0, 4, 4, 0]
-    assert doc["target"] == 50 and doc["next_dealer"] == 1
+    # first_dealer 3: Dee deals (Ann leads); the next deal passes left, to Ann (0).
+    assert hand["dealer"] == 3
+    # Pegging: Ann 1 (go); Bob 1 (go) + 2 (20) + 2 (20) = 5; Cy 2 (15) + 2 (30)
+    # + 2 (25) + 1 (go) = 7; Dee 2 (25) + 1 (go) = 3. Fifteens, 2 each: Bob
+    # 2 + 4 + 9 (one); Cy J + 5 and J + the other 5 (two).
+    assert hand["pegging"] == [1, 5, 7, 3]
+    assert hand["fifteens"] == [0, 2, 4, 0]
+    assert doc["target"] == 50 and doc["next_dealer"] == 0
 
 
 def test_options_documented_defaults(tmp_path):

@@ -53,29 +53,41 @@ def test_twenty_and_thirty_peg_two_and_thirty_ends_the_round():
     refused(g, GO, "plays")              # nothing played since: no go
 
 
+FIRST_DEALER = 3   # the sample record's option: D deals, so A leads
+
+
 def full_hand():
-    # Four players, five cards each (the sample record's hand):
-    #   round 1: A 8, B 3, C 4 (15: C 2), D 10 (25: D 2), A 4 (29), go: A 1
-    #   round 2: B 2, C 5, D 7 (14), A K (24), B A (25: B 2), C A (26), D 3 (29), go: D 1
-    #   round 3: A 6, B 5, C 7 (18), D 9 (27), A 2 (29), go: A 1
-    #   round 4: B 9, C J (19), D Q (29), go: D 1
-    # Pegging: A 1 + 1 = 2, B 2, C 2, D 2 + 1 + 1 = 4.
-    # Fifteens: A 8 4 10 2 6: none. B 3 2 1 5 9: 9 + 5 + 1 and 9 + 3 + 2 + 1: 2 -> 4.
-    # C 4 5 1 7 10: 5 + 10 and 4 + 1 + 10: 2 -> 4. D 10 7 3 9 10: none.
+    # Four players, five cards each (the sample record's hand), played legally:
+    # the player left of the dealer leads; a player plays whenever a card of
+    # his keeps the count at 30 or below; a go only when all pass in turn; a
+    # new round starts left of the last player.
+    #   A 8 4 K 6 2   B 3 2 4 5 9   C 4 5 5 7 J   D 10 7 3 9 Q
+    #   round 1: A 8, B 3 (11), C 4 (15: C 2), D 10 (25: D 2), A 4 (29); at 29
+    #            B (2 4 5 9), C (5 5 7 J), D (7 3 9 Q), A (K 6 2) all pass: go, A 1
+    #   round 2: B 2, C 5 (7), D 7 (14), A K (24), B 5 (29); C (5 7 J), D (3 9 Q),
+    #            A (6 2), B (4 9) all pass: go, B 1
+    #   round 3: C 7, D 3 (10), A 6 (16), B 4 (20: B 2), C J (30: C 2, the round ends)
+    #   round 4: D 9, A 2 (11), B 9 (20: B 2), C 5 (25: C 2); D (Q) passes, A B C
+    #            have no cards: go, C 1
+    #   round 5: D Q (10), every card played: go, D 1
+    # Pegging: A 1; B 1 + 2 + 2 = 5; C 2 + 2 + 2 + 1 = 7; D 2 + 1 = 3.
+    # Fifteens: A 8 4 10 6 2: all even, none. B 3 2 5 4 9: 2 + 4 + 9: 1 -> 2.
+    # C 4 5 7 10 5: 10 + 5, 10 + the other 5: 2 -> 4. D 10 7 3 9 10: none.
     return plays((0, "8"), (1, "3"), (2, "4"), (3, "10"), (0, "4"), "go",
-                 (1, "2"), (2, "5"), (3, "7"), (0, "K"), (1, "A"), (2, "A"), (3, "3"), "go",
-                 (0, "6"), (1, "5"), (2, "7"), (3, "9"), (0, "2"), "go",
-                 (1, "9"), (2, "J"), (3, "Q"), "go") + [END]
+                 (1, "2"), (2, "5"), (3, "7"), (0, "K"), (1, "5"), "go",
+                 (2, "7"), (3, "3"), (0, "6"), (1, "4"), (2, "J"),
+                 (3, "9"), (0, "2"), (1, "9"), (2, "5"), "go",
+                 (3, "Q"), "go") + [END]
 
 
 def test_a_whole_hand_pegs_and_fifteens():
-    g = play(mh, 4, full_hand()[:-1])
-    assert totals(g) == [2, 2, 2, 4]     # pegging only
+    g = play(mh, 4, full_hand()[:-1], FIRST_DEALER)
+    assert totals(g) == [1, 5, 7, 3]     # pegging only
     g.apply(END)
-    assert totals(g) == [2, 2 + 4, 2 + 4, 4]
-    assert hand_scores(g, 0) == [2, 6, 6, 4]
+    assert totals(g) == [1, 5 + 2, 7 + 4, 3]
+    assert hand_scores(g, 0) == [1, 7, 11, 3]
     assert g.hands() == 1 and not g.complete()
-    assert winners(g) == [1, 2]          # leading
+    assert winners(g) == [2]             # leading
 
 
 def test_faces_at_rank_option():
@@ -145,4 +157,5 @@ def test_impossible_plays_are_refused():
 
 
 def test_scoring_allocates_nothing():
-    assert allocates_nothing(mh, 4, full_hand() + plays((1, "5"), (2, "10")))
+    # then the next hand (A deals, B leads) begins: B 5, C 10 (15: C pegs 2)
+    assert allocates_nothing(mh, 4, full_hand() + plays((1, "5"), (2, "10")), FIRST_DEALER)
