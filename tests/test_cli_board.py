@@ -234,3 +234,20 @@ def test_deploy_copies_the_file_set_and_checks_the_board(tmp_path, monkeypatch):
         assert ran[-2][-1] == ":main.py"
         assert "the board runs firmware 0.1.0 (protocol 1)" in out.output
         assert (emulator.flash / "main.py").read_text() != "old firmware"
+
+
+def test_live_sheet_keeps_a_roquet_hand_in_progress(port):
+    assert run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port).exit_code == 0
+    for who, points in (("Ann", "7"), ("Bob", "12"), ("Ann", "9")):
+        assert run("peg", who, points, "-p", port).exit_code == 0
+    doc = json.loads(run("sheet", "--json", "-p", port).stdout)
+    # no hand has ended: the tally pegs hold 7 + 9 = 16 and 12, the king pegs 0
+    assert doc["hands"] == [] and doc["tally"] == [16, 12] and doc["king"] == [0, 0]
+    assert doc["totals"] == [16, 12] and doc["complete"] is False
+    # export says that a record holds finished hands
+    out = run("export", "-p", port)
+    assert "the hand in progress (3 events) is written as a finished hand" in out.stderr
+    assert json.loads(out.stdout)["hands"] == [[[0, 7], [1, 12], [0, 9]]]
+    assert run("end", "-p", port).exit_code == 0
+    out = run("export", "-p", port)
+    assert out.stderr == ""

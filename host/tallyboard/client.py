@@ -373,9 +373,10 @@ class Board:
         current = current or self.rebuild()
         if current.name is None or current.game is None:
             raise RecordError("no game on the board: start one with tallyboard new")
-        doc = records.to_document(current.name, self.player_names(current.players),
+        # the core game itself, not a round trip through the record form: a
+        # record's hands are finished hands, the board may be in the middle of one
+        return records.LoadedGame(current.name, self.player_names(current.players),
                                   options_document(current.name, current.options), current.game)
-        return records.from_document(doc, source="the board")
 
 
 def score_mismatch(game: core_game.Game, score: dict[str, str]) -> str | None:

@@ -7,7 +7,7 @@ record is the reverse walk over a game's event log."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -28,8 +28,6 @@ class LoadedGame:
     players: list[str]
     options: dict[str, Any]
     game: core_game.Game
-    # for each scored hand, the record's hand number (1-based, misdeals counted)
-    record_hand: list[int] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- field reading
@@ -252,8 +250,6 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
     for number, hand in enumerate(hands, 1):
         try:
             for event in adapter.events(hand, len(players), options):
-                if rules.ends_hand(event):
-                    loaded.record_hand.append(number)
                 game.apply(event)
         except ValueError as exc:
             raise fail(f"hand {number}", str(exc)) from None
@@ -261,6 +257,25 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
 
 
 # ---------------------------------------------------------------- writing
+
+def open_hand_events(game: core_game.Game, name: str) -> int:
+    """How many applied events belong to a hand not yet finished (0: none).
+    A record's hands are finished hands: reading one back finishes that hand."""
+    closes = ADAPTERS[name].closes or game.rules.ends_hand
+    count = 0
+    for i in range(game.n):
+        count = 0 if closes(game.log[i]) else count + 1
+    return count
+
+
+def open_hand_warning(loaded: LoadedGame) -> str | None:
+    """What to tell the user when a game with a hand in progress is written as a record."""
+    count = open_hand_events(loaded.game, loaded.name)
+    if not count:
+        return None
+    return (f"the hand in progress ({count} event{'s' if count > 1 else ''}) is written as a finished hand, "
+            "as a record holds finished hands; finish the hand on the board first to keep the two in step")
+
 
 def hands_of(game: core_game.Game, name: str) -> list[Any]:
     """The record's hands for a game's applied events (the redo stack is not part of it)."""
