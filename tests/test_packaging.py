@@ -1,6 +1,7 @@
 """A regular (non-editable) install carries everything the CLI needs: every
 subpackage, the demo data, and the board's file set (main.py, boot.py, the
 core's sources, the emulator's stand-ins, the board definitions)."""
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -10,7 +11,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_wheel_carries_the_cli_and_the_boards_file_set(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
+    # build from a copy: pip builds in the source tree and leaves build/ behind
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(source)],
                    check=True, capture_output=True, timeout=600)
     (wheel,) = tmp_path.glob("tallyboard-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())

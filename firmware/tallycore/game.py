@@ -135,7 +135,8 @@ class Game:
 
         The score of a hand is the change of every total over the events of
         that hand, found by replaying the log into a scratch state: generic
-        for every game and allocation-free."""
+        for every game and allocation-free. Returns True when the hand is
+        finished, False for the hand in progress."""
         rules = self.rules
         players = self.players
         state = self.scratch
@@ -156,4 +157,4 @@ class Game:
                 if seen == hand:
                     return True
                 seen += 1
-        return seen == hand and self.n > 0 and not rules.ends_hand(self.log[self.n - 1])
+        return False  # the hand in progress (scores so far), or no such hand (zeros)

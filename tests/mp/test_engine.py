@@ -109,3 +109,14 @@ def test_scoring_allocates_nothing():
     finally:
         micropython.heap_unlock()
     assert g.total(0) == 40  # 31 + 9 landmark bonus (opponent below 15)
+
+
+def test_hand_scores_says_whether_the_hand_is_finished():
+    g = game.Game()
+    g.new(roquet, 2)
+    g.apply(roquet.pack_peg(0, 4))
+    g.apply(roquet.HAND_END)
+    g.apply(roquet.pack_peg(1, 6))
+    out = [0, 0]
+    assert g.hand_scores(0, out) is True and out == [4, 0]
+    assert g.hand_scores(1, out) is False and out == [0, 6]   # in progress: 6 so far
