@@ -23,7 +23,7 @@ except ImportError:  # older MicroPython
 from tallycore import protocol as P
 from tallycore import skicket, roquet
 from tallycore.game import Game, LOG_CAPACITY
-from tallycore.games import GAMES
+from tallycore.games import GAMES, load
 from tallycore.journal import Journal, KIND_APPLY, KIND_UNDO, KIND_REDO
 from tallycore.config import Config
 
@@ -264,8 +264,9 @@ class App:
         if rules is None:
             w.byte(45)
             return
+        name = rules.NAME
         for g in range(len(GAMES)):
-            if GAMES[g] is rules:
+            if GAMES[g][0] == name:
                 w.text(P.GAME_NAMES[g])
 
     def _hello(self, seq):
@@ -291,7 +292,7 @@ class App:
         if index >= len(GAMES):
             self._error(seq, P.E_RANGE, b"no game at that index; HELLO says how many there are")
             return
-        rules = GAMES[index]
+        row = GAMES[index]
         w = self.writer
         w.reply(seq)
         w.key(b"index")
@@ -299,9 +300,9 @@ class App:
         w.key(b"name")
         w.text(P.GAME_NAMES[index])
         w.key(b"min")
-        w.number(rules.MIN_PLAYERS)
+        w.number(row[1])
         w.key(b"max")
-        w.number(rules.MAX_PLAYERS)
+        w.number(row[2])
         self._send_reply()
 
     def _state(self, seq):
@@ -497,11 +498,11 @@ class App:
         return None
 
     def _new(self, seq, crc, index, players, options):
-        rules = GAMES[index]
-        if players < rules.MIN_PLAYERS or players > rules.MAX_PLAYERS:
-            self._error(seq, P.E_RANGE, "players: %s takes %d to %d players" % (
-                rules.NAME, rules.MIN_PLAYERS, rules.MAX_PLAYERS))
+        name, least, most = GAMES[index]
+        if players < least or players > most:
+            self._error(seq, P.E_RANGE, "players: %s takes %d to %d players" % (name, least, most))
             return
+        rules = load(index)
         try:
             rules.check_options(players, options)
         except ValueError as exc:

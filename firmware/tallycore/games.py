@@ -1,22 +1,70 @@
-# The games the board knows, by the names RECORDS.md uses.
-# Each entry is a rules module with the same interface (see game.py):
-#   NAME, MIN_PLAYERS, MAX_PLAYERS, STATE_SIZE, check_options, reset, check,
-#   apply, total, hands, ends_hand, complete, winners.
-from tallycore import skicket, roquet
-from tallycore import (bishops_whist, rummy, parquet, coronado, foozle, jaimy, hoodoo,
-                       numero, sachem, quatro, doolittle, despised_nines, ups_and_downs,
-                       moosehead)
+# The games the board knows, by the names RECORDS.md uses, in wire order
+# (the protocol names a game by its index here).
+#
+# Each game is a rules module tallycore.<name> with the same interface (see
+# game.py): NAME, MIN_PLAYERS, MAX_PLAYERS, STATE_SIZE, check_options, reset,
+# check, apply, total, hands, ends_hand, complete, winners.
+#
+# The modules load on demand: the board's heap holds Skicket and Roquet (the
+# display and the menu use them) and the one short game in play, not all
+# sixteen. The player ranges are here so that listing the games loads none.
+import sys
 
-GAMES = (skicket, roquet, bishops_whist, rummy, parquet, coronado, foozle, jaimy, hoodoo,
-         numero, sachem, quatro, doolittle, despised_nines, ups_and_downs, moosehead)
+GAMES = (
+    # name, min players, max players
+    ("skicket", 4, 4),
+    ("roquet", 2, 2),
+    ("bishops_whist", 4, 4),
+    ("rummy", 2, 6),
+    ("parquet", 2, 6),
+    ("coronado", 2, 2),
+    ("foozle", 2, 8),
+    ("jaimy", 2, 8),
+    ("hoodoo", 2, 6),
+    ("numero", 2, 8),
+    ("sachem", 2, 8),
+    ("quatro", 2, 8),
+    ("doolittle", 2, 8),
+    ("despised_nines", 2, 8),
+    ("ups_and_downs", 2, 8),
+    ("moosehead", 2, 8),
+)
+_RESIDENT = 2   # skicket and roquet stay loaded
+_loaded = [-1]  # the short game loaded last
 
 
-def by_name(name):
-    for rules in GAMES:
-        if rules.NAME == name:
-            return rules
+def index_of(name):
+    for index in range(len(GAMES)):
+        if GAMES[index][0] == name:
+            return index
     raise ValueError("game: unknown game %s" % name)
 
 
+def load(index):
+    """The rules module of the game at index; on the board, a short game
+    loaded before is let go first so only one stays in memory."""
+    name = GAMES[index][0]
+    last = _loaded[0]
+    if sys.implementation.name == "micropython" and last >= _RESIDENT and last != index:
+        _unload(GAMES[last][0])
+    if index >= _RESIDENT:
+        _loaded[0] = index
+    package = __import__("tallycore." + name)
+    return getattr(package, name)
+
+
+def _unload(name):
+    module = "tallycore." + name
+    if module in sys.modules:
+        del sys.modules[module]
+    package = sys.modules.get("tallycore")
+    if package is not None and hasattr(package, name):
+        delattr(package, name)
+
+
+def by_name(name):
+    return load(index_of(name))
+
+
 def names():
-    return [rules.NAME for rules in GAMES]
+    return [row[0] for row in GAMES]

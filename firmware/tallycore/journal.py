@@ -26,7 +26,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore.protocol import crc16
-from tallycore.games import GAMES
+from tallycore.games import by_name
 
 SNAPSHOT = "game.snp"
 JOURNAL = "game.jnl"
@@ -254,11 +254,9 @@ class Journal:
         if name_len > _NAME_MAX:
             return False
         name = bytes(data[9:9 + name_len])
-        rules = None
-        for candidate in GAMES:
-            if candidate.NAME.encode() == name:
-                rules = candidate
-        if rules is None:
+        try:
+            rules = by_name(name.decode())
+        except (ValueError, UnicodeError, ImportError):
             return False
         n = _get16(data, 30)
         if n > top or top > len(game.log):

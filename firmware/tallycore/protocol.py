@@ -33,7 +33,7 @@ MAX_NAME = const(12)          # a player's name
 MAX_BOARD_NAME = const(32)    # a board definition's name (its file name in board/)
 EVENT_LIMIT = const(0x40000000)  # every packed core event is below 2**30
 MAX_PLAYERS = const(8)        # the most any game takes (sizes "totals", names, colours)
-GAME_NAMES = tuple(rules.NAME.encode() for rules in GAMES)  # bytes, as on the wire
+GAME_NAMES = tuple(row[0].encode() for row in GAMES)  # bytes, as on the wire
 
 # --- argument types ---------------------------------------------------------
 T_INT = const(0)    # decimal, lo..hi
