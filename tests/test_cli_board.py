@@ -198,7 +198,11 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
         assert run("status", "--emulator", env=home).output.splitlines()[-1] == "roquet: P1 2  P2 1  (0 hands)"
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()   # never leave an emulator running behind the test
+            raise
     assert not (tmp_path / "emu" / "running.json").exists()
 
 
