@@ -258,10 +258,15 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
 
 # ---------------------------------------------------------------- writing
 
+def _closes_hand(game: core_game.Game, name: str) -> Callable[[int], bool]:
+    """Whether an event is the last of one record hand, for this game."""
+    return ADAPTERS[name].closes or game.rules.ends_hand
+
+
 def open_hand_events(game: core_game.Game, name: str) -> int:
     """How many applied events belong to a hand not yet finished (0: none).
     A record's hands are finished hands: reading one back finishes that hand."""
-    closes = ADAPTERS[name].closes or game.rules.ends_hand
+    closes = _closes_hand(game, name)
     count = 0
     for i in range(game.n):
         count = 0 if closes(game.log[i]) else count + 1
@@ -280,7 +285,7 @@ def open_hand_warning(loaded: LoadedGame) -> str | None:
 def hands_of(game: core_game.Game, name: str) -> list[Any]:
     """The record's hands for a game's applied events (the redo stack is not part of it)."""
     adapter = ADAPTERS[name]
-    closes = adapter.closes or game.rules.ends_hand
+    closes = _closes_hand(game, name)
     out: list[Any] = []
     pending: list[int] = []
     for i in range(game.n):
