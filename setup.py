@@ -1,6 +1,7 @@
 """Build hook: a regular (non-editable) install must be able to deploy and
 emulate, so the wheel carries the board's file set too: main.py, boot.py,
-the tallycore sources, the emulator's stand-ins (firmware/emu) and the board
+the firmware packages (tallycore: the rules, tallyrun: the runtime,
+tallypanel: display and input), the emulator's stand-ins (firmware/emu) and the board
 definitions, under tallyboard/firmware_files/ (see tallyboard.mpunix)."""
 import shutil
 from pathlib import Path
@@ -12,6 +13,8 @@ ROOT = Path(__file__).resolve().parent
 FIRMWARE_FILES = (
     ("firmware", "*.py", ""),
     ("firmware/tallycore", "*.py", "tallycore"),
+    ("firmware/tallyrun", "*.py", "tallyrun"),
+    ("firmware/tallypanel", "*.py", "tallypanel"),
     ("firmware/emu", "*.py", "emu"),
     ("board", "*.json", "board"),
 )

@@ -6,9 +6,9 @@ repo root with either of:
 
 Measures, with the firmware's own modules and the reference board
 (board/pico-reference.json, 132 LEDs):
-  * compose one LED frame (tallycore.ledfield) for a Roquet game in progress
+  * compose one LED frame (tallypanel.ledfield) for a Roquet game in progress
     and a Skicket game, and with the current limiter scaling the frame;
-  * redraw the OLED sheet (tallycore.sheetview): every row, one hand added
+  * redraw the OLED sheet (tallypanel.sheetview): every row, one hand added
     (the rows that changed), and nothing changed;
   * heap allocated per frame and per redraw: gc.mem_alloc() across ROUNDS
     calls with the collector off (target 0), and the same calls again under
@@ -37,10 +37,12 @@ import framebuf
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 sys.path.insert(0, _HERE + "/../firmware")
 
-from tallycore import boarddef, roquet, skicket  # noqa: E402
+from tallypanel import boarddef  # noqa: E402
+
+from tallycore import roquet, skicket
 from tallycore.game import Game  # noqa: E402
-from tallycore.ledfield import LedField  # noqa: E402
-from tallycore.sheetview import SheetView  # noqa: E402
+from tallypanel.ledfield import LedField  # noqa: E402
+from tallypanel.sheetview import SheetView  # noqa: E402
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
 WIRE_US_PER_LED = 30
@@ -110,7 +112,7 @@ def main():
     print("MicroPython %s, %d rounds, board %s (%d LEDs)" % (
         ".".join(str(v) for v in sys.implementation.version[:3]), ROUNDS, board.name, board.led_count))
     print()
-    print("LED frame (tallycore.ledfield)")
+    print("LED frame (tallypanel.ledfield)")
     roquet_us = timed("  compose Roquet frame", lambda: field.compose(rq), ROUNDS)
     timed("  compose Skicket frame", lambda: field.compose(sk), ROUNDS)
     bright = LedField(board)
@@ -122,7 +124,7 @@ def main():
         board.led_count, WIRE_US_PER_LED, wire, LATCH_US))
     print("  compose / wire time                         %7.2f" % (roquet_us / wire))
     print()
-    print("OLED sheet (tallycore.sheetview, 128x64)")
+    print("OLED sheet (tallypanel.sheetview, 128x64)")
     buf = bytearray(1024)
     fb = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
     sheet = SheetView(fb)

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(ROOT / "firmware"))
 
-from tallycore import protocol as P  # noqa: E402
+from tallyrun import protocol as P  # noqa: E402
 from tallyboard import fileset  # noqa: E402
 from tallyboard.mpunix import micropython_binary  # noqa: E402
 
@@ -137,7 +137,7 @@ def boot_restore(flash: Path, io: Path, events: int, boots: int) -> None:
     # Journal.restore() alone, inside MicroPython
     script = ("import time\n"
               "from tallycore.game import Game\n"
-              "from tallycore.journal import Journal\n"
+              "from tallyrun.journal import Journal\n"
               "best = 10**9\n"
               "for i in range(20):\n"
               "    g = Game(); j = Journal(g)\n"
@@ -157,8 +157,8 @@ def request_time(flash: Path, io: Path) -> None:
         frames.append(P.encode_request(2 + i, ("PEG 0 1", "UNDO", "STATE")[i % 3]))
     (flash / "frames.bin").write_bytes(b"".join(frames))
     script = ("import time, gc\n"
-              "from tallycore.app import App\n"
-              "from tallycore import protocol as P\n"
+              "from tallyrun.app import App\n"
+              "from tallyrun import protocol as P\n"
               "app = App(open('/dev/null', 'wb'), '', 'bench')\n"
               "app.boot()\n"
               "app.feed_bytes(P.encode_request(1, 'NEW roquet 2'))\n"

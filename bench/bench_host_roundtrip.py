@@ -27,7 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(ROOT / "firmware"))
 
-from tallycore import protocol, roquet  # noqa: E402
+from tallyrun import protocol  # noqa: E402
+
+from tallycore import roquet
 from tallyboard.client import Board  # noqa: E402
 from tallyboard.emulator import Emulator  # noqa: E402
 from tallyboard.transport import SerialTransport  # noqa: E402

@@ -11,7 +11,7 @@ import sys
 
 def _note(app, text):
     # a problem found at boot, as an event the host can show (printable only)
-    from tallycore import protocol as P
+    from tallyrun import protocol as P
     w = app._event(P.K_NOTE)
     w.key(b"text")
     w.text(text.replace(" ", "_"))
@@ -19,8 +19,8 @@ def _note(app, text):
 
 
 def start():
-    from tallycore import hw, boarddef
-    from tallycore.app import App, BOARD_DIR
+    from tallypanel import hw, boarddef
+    from tallyrun.app import App, BOARD_DIR
 
     app = App()
     app.exit_on_eof = hw.is_emulator()
@@ -53,20 +53,20 @@ def start():
 
 
 def _attach_views(app, board):
-    # The display (tallycore.view) and the board's controls (tallycore.inputs,
-    # tallycore.menu), if this firmware has them. A failure here leaves a
+    # The display (tallypanel.view) and the board's controls (tallypanel.inputs,
+    # tallypanel.menu), if this firmware has them. A failure here leaves a
     # NOTE for the host; the scoring and the protocol run on regardless.
-    from tallycore import hw
-    from tallycore import protocol as P
+    from tallypanel import hw
+    from tallyrun import protocol as P
     try:
-        from tallycore.view import View
+        from tallypanel.view import View
     except ImportError:
         return
     try:
         oled = None
         bus = hw.oled_i2c(board)
         if bus is not None:
-            from tallycore.ssd1306 import SSD1306_I2C
+            from tallypanel.ssd1306 import SSD1306_I2C
             oled = SSD1306_I2C(bus, board.oled_address)
         view = View(board, hw.Pixels(board.led_pin, board.led_count), oled, app.config)
     except Exception as exc:
@@ -74,8 +74,8 @@ def _attach_views(app, board):
         return
     board_input = None
     try:
-        from tallycore.menu import BoardInput
-        from tallycore.inputs import Inputs
+        from tallypanel.menu import BoardInput
+        from tallypanel.inputs import Inputs
         board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo)
 
         def handle(kind, value=0):

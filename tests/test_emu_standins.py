@@ -25,7 +25,7 @@ def run_mp(code: str, io: Path) -> str:
 def test_oled_bin_is_the_driver_buffer(tmp_path: Path) -> None:
     out = run_mp(
         "import machine\n"
-        "from tallycore.ssd1306 import SSD1306_I2C\n"
+        "from tallypanel.ssd1306 import SSD1306_I2C\n"
         "d = SSD1306_I2C(machine.I2C(0, sda=machine.Pin(4), scl=machine.Pin(5)))\n"
         "d.text('Tally 123', 3, 9, 1)\n"
         "d.fill_rect(100, 40, 20, 20, 1)\n"
@@ -71,7 +71,7 @@ def test_pins_bin_is_read_as_the_gpio_levels(tmp_path: Path) -> None:
 
 def test_watchdog_and_reset_cause(tmp_path: Path) -> None:
     out = run_mp(
-        "from tallycore import hw\n"
+        "from tallypanel import hw\n"
         "w = hw.Watchdog()\n"
         "w.feed(); w.feed(); w.stop()\n"
         "print(w.wdt.feeds, w.wdt.running, hw.reset_cause(), hw.is_emulator())\n", tmp_path)

@@ -10,6 +10,12 @@ from tallyboard.errors import TallyboardError
 from tallyboard.mpunix import micropython_binary
 
 
+@pytest.fixture(autouse=True)
+def one_package(monkeypatch):
+    """These tests build a one-package firmware; the real one has three."""
+    monkeypatch.setattr(fileset, "PACKAGES", ("tallycore",))
+
+
 def make_firmware(root: Path) -> Path:
     fw = root / "firmware"
     (fw / "tallycore").mkdir(parents=True)

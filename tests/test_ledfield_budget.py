@@ -9,7 +9,9 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from tallycore import boarddef, ledfield, roquet
+from tallypanel import boarddef, ledfield
+
+from tallycore import roquet
 from tallycore.game import Game
 
 BOARD_DIR = str(Path(__file__).resolve().parent.parent / "board")

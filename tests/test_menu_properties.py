@@ -3,7 +3,9 @@ input handler, the board's game is exactly the events it submitted, and
 whatever the hand entry saved was a hand the core accepts."""
 from hypothesis import given, settings, strategies as st
 
-from tallycore import menu, roquet, skicket
+from tallypanel import menu
+
+from tallycore import roquet, skicket
 from tallycore.game import Game
 
 inputs = st.lists(st.one_of(

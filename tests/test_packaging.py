@@ -26,14 +26,18 @@ def test_the_wheel_carries_the_cli_and_the_boards_file_set(tmp_path):
         "tallyboard/data/demo_skicket.json",
         "tallycore/game.py",
         "tallycore/skicket.py",
+        "tallyrun/protocol.py",
+        "tallypanel/boarddef.py",
         "tallyboard/firmware_files/main.py",
         "tallyboard/firmware_files/boot.py",
         "tallyboard/firmware_files/tallycore/game.py",
-        "tallyboard/firmware_files/tallycore/app.py",
+        "tallyboard/firmware_files/tallyrun/app.py",
+        "tallyboard/firmware_files/tallypanel/view.py",
         "tallyboard/firmware_files/emu/machine.py",
         "tallyboard/firmware_files/board/pico-reference.json",
     }
     assert expected <= names, sorted(expected - names)
     # every firmware source is in the board's file set
-    for path in (ROOT / "firmware" / "tallycore").glob("*.py"):
-        assert f"tallyboard/firmware_files/tallycore/{path.name}" in names
+    for package in ("tallycore", "tallyrun", "tallypanel"):
+        for path in (ROOT / "firmware" / package).glob("*.py"):
+            assert f"tallyboard/firmware_files/{package}/{path.name}" in names

@@ -13,7 +13,9 @@ import time
 import pytest
 from emu_fixtures import emulated_board
 
-from tallycore import games, protocol, roquet
+from tallycore import games, roquet
+
+from tallyrun import protocol
 from tallycore import game as core_game
 from tallyboard.simulate import CANDIDATES, legal, roquet_options
 

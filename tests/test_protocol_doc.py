@@ -1,10 +1,10 @@
-"""docs/protocol.md and firmware/tallycore/protocol.py describe the same
+"""docs/protocol.md and firmware/tallyrun/protocol.py describe the same
 protocol: every verb, error code, event kind and config key of the table is
 in the document's tables, and the document names nothing the table lacks."""
 import re
 from pathlib import Path
 
-from tallycore import protocol as P
+from tallyrun import protocol as P
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 

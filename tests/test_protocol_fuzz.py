@@ -5,8 +5,8 @@ import io
 
 from hypothesis import given, settings, strategies as st
 
-from tallycore import protocol as P
-from tallycore.app import App
+from tallyrun import protocol as P
+from tallyrun.app import App
 
 VERB_WORDS = [row[0].decode() for row in P.VERBS] + ["GET", "SET", "name", "colour", "board",
                                                      "brightness", "roquet", "skicket", "-", "4H"]

@@ -8,9 +8,11 @@ from click.testing import CliRunner
 from PIL import Image
 from rich.console import Console
 
-from tallycore import boarddef, roquet
+from tallypanel import boarddef
+
+from tallycore import roquet
 from tallycore.game import Game
-from tallycore.ledfield import LedField
+from tallypanel.ledfield import LedField
 from tallyboard import records, render
 from tallyboard.cli import main
 

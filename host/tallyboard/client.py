@@ -1,6 +1,6 @@
 """The protocol client: the host's side of docs/protocol.md.
 
-The message table is the firmware's own (`tallycore.protocol`): verbs and
+The message table is the firmware's own (`tallyrun.protocol`): verbs and
 their argument specs, reply fields, error codes and event kinds are read from
 there, never listed again here. This module owns what the board leaves to the
 host (Klipper's split): sequence numbers, timeouts and retries (the same
@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tallycore import game as core_game
-from tallycore import games, protocol
+from tallycore import games
 
+from tallyrun import protocol
 from . import records
 from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError
 from .transport import Transport

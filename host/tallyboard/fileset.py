@@ -2,7 +2,9 @@
 emulator boots from, built in one place so the two can never differ.
 
     main.py, boot.py          as source (MicroPython runs them from source)
-    tallycore/*.mpy           the core and the runtime, compiled by mpy-cross
+    tallycore/*.mpy           the rules,
+    tallyrun/*.mpy            the runtime and
+    tallypanel/*.mpy          display and input, compiled by mpy-cross
                               for -march=armv6m (runs on RP2040 and RP2350,
                               and loads on the unix port: it is bytecode)
     board/*                   board definitions (data files)
@@ -25,7 +27,7 @@ from .mpunix import FIRMWARE_DIR
 
 MPY_ARCH = "armv6m"
 ROOT_SCRIPTS = ("boot.py", "main.py")
-PACKAGES = ("tallycore",)
+PACKAGES = ("tallycore", "tallyrun", "tallypanel")
 # where board definitions may live in a checkout (the first that exists wins)
 BOARD_DIRS = (FIRMWARE_DIR.parent / "board", FIRMWARE_DIR / "board")
 
@@ -133,7 +135,7 @@ def folders(files: list[FirmwareFile]) -> list[str]:
 def install(files: list[FirmwareFile], flash: Path) -> int:
     """Write the file set into a folder that stands for the board's flash
     (the emulator's), leaving every other file there (the journal, the
-    config) alone. A stale tallycore/*.py would shadow its .mpy, so it is
+    config) alone. A stale package/*.py would shadow its .mpy, so it is
     removed. Returns how many files changed."""
     changed = 0
     for folder in folders(files):

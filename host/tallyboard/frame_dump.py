@@ -1,6 +1,6 @@
 # Run by the MicroPython unix port (never imported by the host): composes the
 # exact LED frame and OLED buffer the firmware shows for a game, with the
-# firmware's own tallycore.view, and prints them as two hex lines
+# firmware's own tallypanel.view, and prints them as two hex lines
 # ("leds <hex>", "oled <hex>"; "oled -" for a board without a display).
 #   micropython frame_dump.py SPEC.json      (tallycore on MICROPYPATH)
 # SPEC: {"board_file": path, "game": name or null, "players": n, "options": n,
@@ -11,9 +11,10 @@ import json
 import binascii
 
 import framebuf
-from tallycore import boarddef, games
+from tallypanel import boarddef
+from tallycore import games
 from tallycore.game import Game
-from tallycore.view import View
+from tallypanel.view import View
 
 
 class Pixels:

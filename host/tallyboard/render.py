@@ -10,7 +10,7 @@ first), the king row inside (20 larger holes, 5 to 100), the livret space in
 the middle. The OLED is drawn beside the board, pixel for pixel.
 
 Where the bytes come from (`frame_for_record`, `frame_for_board`): the
-firmware's own tallycore.view, run by the MicroPython unix port
+firmware's own tallypanel.view, run by the MicroPython unix port
 (frame_dump.py), so the picture is byte for byte what the board shows; or
 the emulator's leds.bin / oled.bin."""
 from __future__ import annotations
@@ -25,8 +25,10 @@ from typing import Any, Sequence
 from rich.console import Group
 from rich.text import Text
 
-from tallycore import boarddef, roquet
-from tallycore.boarddef import BoardDef
+from tallypanel import boarddef
+
+from tallycore import roquet
+from tallypanel.boarddef import BoardDef
 
 from .errors import TallyboardError
 from .mpunix import core_path, micropython_binary
@@ -441,9 +443,9 @@ def board_file(name: str) -> Path:
 def frame_for_game(board_name: str, game: str | None, players: int, options: int, events: Sequence[int],
                    undone: int = 0, names: Sequence[str] = (), colours: Sequence[int] = (),
                    brightness: int = 64, budget_ma: int = 500, title: str = "") -> Frame:
-    """The exact frame the firmware shows for a game: its own tallycore.view
+    """The exact frame the firmware shows for a game: its own tallypanel.view
     run by the MicroPython unix port (frame_dump.py)."""
-    from tallycore import protocol
+    from tallyrun import protocol
 
     board = find_board(board_name)
     spec = {"board_file": str(board_file(board_name)), "game": game, "players": players,
@@ -498,7 +500,7 @@ def frame_for_board(board: Any, title: str = "") -> Frame:
     shows now: its game and display settings read over the wire, composed by
     the firmware's own code (the protocol has no frame dump). For `watch`:
     ``rich`` can print ``terminal(frame_for_board(board))``."""
-    from tallycore import protocol
+    from tallyrun import protocol
 
     name = board.hello_fields.get("board", "pico-reference")
     current = board.rebuild()

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from tallycore import game as core_game
-from tallycore import games, protocol, roquet, skicket
+from tallycore import games, roquet, skicket
 
+from tallyrun import protocol
 from .client import Board, score_mismatch
 from .errors import BoardError, TallyboardError
 

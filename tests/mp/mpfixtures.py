@@ -3,8 +3,8 @@
 # (run.py imports only test_*): runs under CPython and the MicroPython unix port.
 import os
 
-from tallycore import protocol as P
-from tallycore.app import App
+from tallyrun import protocol as P
+from tallyrun.app import App
 
 _counter = [0]
 

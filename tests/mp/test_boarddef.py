@@ -1,6 +1,6 @@
 # Board definitions: the reference wiring and the serpentine Pico 2 build
 # are data only; the loader refuses broken definitions with a clear message.
-from tallycore import boarddef
+from tallypanel import boarddef
 
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 BOARD_DIR = _HERE + "/../../board"

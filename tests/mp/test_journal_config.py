@@ -1,10 +1,10 @@
-# The board's settings on flash (tallycore/config.py): saved with
+# The board's settings on flash (tallyrun/config.py): saved with
 # write-then-rename, every value range-checked again when loaded, a bad line
 # keeping its default. Runs under CPython and the MicroPython unix port.
 import os
 
-from tallycore import protocol as P
-from tallycore.config import Config, CONFIG_FILE
+from tallyrun import protocol as P
+from tallyrun.config import Config, CONFIG_FILE
 from mpfixtures import cleanup, folder
 
 

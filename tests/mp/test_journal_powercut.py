@@ -1,4 +1,4 @@
-# The power-cut-safe journal (tallycore/journal.py), in process: every way a
+# The power-cut-safe journal (tallyrun/journal.py), in process: every way a
 # power cut can leave the flash (a record cut at every byte, a corrupt byte,
 # a cut in the middle of compaction, a stale temporary file) restores the
 # exact game up to the last complete record, and new records after a restore
@@ -8,7 +8,7 @@ import sys
 
 from tallycore import roquet, skicket
 from tallycore.game import Game
-from tallycore.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, RECORD_SIZE,
+from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, RECORD_SIZE,
                                SNAPSHOT, JOURNAL, COMPACT_AFTER)
 from mpfixtures import cleanup, folder
 

@@ -5,7 +5,8 @@
 # brightness 64 (the default) and levels FULL 256, TRAIL 40, LANDMARK 20,
 # remainder r * 51. Default colours: A 0xFF2000, B 0x0040FF, C 0x00C000,
 # D 0xC000C0, landmarks white. Bytes are G, R, B per LED.
-from tallycore import boarddef, ledfield, roquet, skicket
+from tallypanel import boarddef, ledfield
+from tallycore import roquet, skicket
 from tallycore.game import Game
 
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."

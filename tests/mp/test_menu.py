@@ -1,9 +1,10 @@
 # The board's own controls: the encoder's Skicket hand entry (confirm, back,
 # cancel, refused entries), seat pegging in Roquet, debounced buttons and the
 # quadrature decoding of the encoder.
-from tallycore import boarddef, menu, roquet, skicket
+from tallypanel import boarddef, menu
+from tallycore import roquet, skicket
 from tallycore.game import Game
-from tallycore.inputs import Button, Encoder, Inputs
+from tallypanel.inputs import Button, Encoder, Inputs
 
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 BOARD_DIR = _HERE + "/../../board"

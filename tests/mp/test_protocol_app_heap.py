@@ -4,7 +4,7 @@
 # checks run for the replies without the heap lock.
 import sys
 
-from tallycore import protocol as P
+from tallyrun import protocol as P
 from mpfixtures import booted_app, cleanup, folder, lines, send, shut
 
 

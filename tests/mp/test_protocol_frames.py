@@ -1,10 +1,10 @@
-# The wire protocol's board side (tallycore/protocol.py): CRC, line
+# The wire protocol's board side (tallyrun/protocol.py): CRC, line
 # collection, request parsing, reply writing. Runs under CPython (pytest)
 # and under the MicroPython unix port (tests/mp/run.py); the heap_lock
 # proofs run only under MicroPython.
 import sys
 
-from tallycore import protocol as P
+from tallyrun import protocol as P
 
 
 def _frame(body):

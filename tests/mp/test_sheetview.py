@@ -8,7 +8,9 @@ try:
 except ImportError:
     framebuf = None
 
-from tallycore import menu, roquet, skicket
+from tallypanel import menu
+
+from tallycore import roquet, skicket
 from tallycore.game import Game
 
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
@@ -21,7 +23,7 @@ def _pixel(buf, x, y):
 
 class Screen:
     def __init__(self):
-        from tallycore.sheetview import SheetView
+        from tallypanel.sheetview import SheetView
         self.buf = bytearray(1024)
         self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
         self.sent = []
@@ -168,7 +170,7 @@ class FakeI2C:
 def test_ssd1306_sends_only_the_pages_asked_for():
     if framebuf is None:
         return
-    from tallycore.ssd1306 import SSD1306_I2C
+    from tallypanel.ssd1306 import SSD1306_I2C
     bus = FakeI2C()
     oled = SSD1306_I2C(bus)
     assert bus.data_bytes == 1024          # init clears every page

@@ -1,8 +1,9 @@
-# tallycore.view: the LED frame goes out only when its bytes change; the OLED
+# tallypanel.view: the LED frame goes out only when its bytes change; the OLED
 # follows the game, the hand entry and the board's messages.
-from tallycore import boarddef, menu, roquet
+from tallypanel import boarddef, menu
+from tallycore import roquet
 from tallycore.game import Game
-from tallycore.view import View
+from tallypanel.view import View
 
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 BOARD_DIR = _HERE + "/../../board"

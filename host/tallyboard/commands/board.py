@@ -23,8 +23,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from tallycore import games, protocol, roquet, skicket
+from tallycore import games, roquet, skicket
 
+
+from tallyrun import protocol
 from .. import deploy as deploy_mod
 from .. import emulator as emu_mod
 from .. import fileset, records, sheet
@@ -578,7 +580,7 @@ def _stdin_lines() -> Callable[[], str | None]:
 def deploy_cmd(port: str | None, use_emulator: bool) -> None:
     """Compile the firmware with mpy-cross and copy it to the board with mpremote."""
     console = Console(stderr=True)
-    sources = sorted((emu_mod.FIRMWARE_DIR / "tallycore").glob("*.py"))
+    sources = [s for package in fileset.PACKAGES for s in (emu_mod.FIRMWARE_DIR / package).glob("*.py")]
     with _progress(console) as progress:
         task = progress.add_task("compiling with mpy-cross", total=len(sources))
         files = fileset.build(progress=lambda name: progress.update(task, advance=1, description=f"compiled {name}"))

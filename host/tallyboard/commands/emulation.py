@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 import click
 from rich.console import Console
 
-from tallycore import protocol
+from tallyrun import protocol
 
 from .. import emulator as emu_mod
 from .. import records, sheet

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from tallycore import protocol
+from tallyrun import protocol
 
 from .. import emulator as emu_mod
 from .. import records, render

@@ -20,12 +20,12 @@ try:
 except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
-from tallycore import protocol as P
+from tallyrun import protocol as P
 from tallycore import skicket, roquet
 from tallycore.game import Game, LOG_CAPACITY
 from tallycore.games import GAMES, load
-from tallycore.journal import Journal, KIND_APPLY, KIND_UNDO, KIND_REDO
-from tallycore.config import Config
+from tallyrun.journal import Journal, KIND_APPLY, KIND_UNDO, KIND_REDO
+from tallyrun.config import Config
 
 try:
     from micropython import const

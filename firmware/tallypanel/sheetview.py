@@ -13,8 +13,10 @@
 # sent (show(mask)). Nothing is allocated per redraw of a game screen.
 import framebuf
 
-from tallycore import skicket, roquet, menu
+from tallycore import skicket, roquet
 
+
+from tallypanel import menu
 try:
     from micropython import const
 except ImportError:  # CPython

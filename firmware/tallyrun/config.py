@@ -4,7 +4,7 @@
 # range-checked again when loaded; a bad line keeps the default.
 import os
 
-from tallycore.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
+from tallyrun.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
                                 T_RGB, K_BRIGHTNESS, K_BUDGET, K_NAME, K_COLOUR, DEFAULT_BOARD)
 
 CONFIG_FILE = "config.txt"

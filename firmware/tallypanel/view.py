@@ -3,17 +3,17 @@
 #   view = View(board, pixels, oled, config)
 #   view.refresh(game, board_input)     # after every change (cheap when none)
 #
-# board: a tallycore.boarddef.BoardDef. pixels: a neopixel.NeoPixel for the
+# board: a tallypanel.boarddef.BoardDef. pixels: a neopixel.NeoPixel for the
 # chain (only .buf and .write() are used), or None. oled: a
-# tallycore.ssd1306.SSD1306_I2C (a framebuf with show(pages)), or None when
-# the board has no display. config: the board's tallycore.config.Config
+# tallypanel.ssd1306.SSD1306_I2C (a framebuf with show(pages)), or None when
+# the board has no display. config: the board's tallyrun.config.Config
 # (brightness, budget_ma, colours, names), or None for the defaults.
-# board_input: the tallycore.menu.BoardInput whose hand entry and messages
+# board_input: the tallypanel.menu.BoardInput whose hand entry and messages
 # are shown, or None.
 #
 # An LED frame goes out only when its bytes differ from the last one sent;
 # the OLED sends only the pages of the rows that changed.
-from tallycore.ledfield import LedField
+from tallypanel.ledfield import LedField
 
 
 class View:
@@ -24,7 +24,7 @@ class View:
         self.leds = LedField(board)
         self.sheet = None
         if oled is not None:
-            from tallycore.sheetview import SheetView
+            from tallypanel.sheetview import SheetView
             self.sheet = SheetView(oled, oled.show)
         self._note = None
         self._error = None

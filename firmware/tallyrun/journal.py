@@ -25,7 +25,7 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-from tallycore.protocol import crc16
+from tallyrun.protocol import crc16
 from tallycore.games import by_name
 
 SNAPSHOT = "game.snp"

@@ -3,7 +3,7 @@
 # injected callable returning 0 or 1 (machine.Pin.value on the board, the
 # emulator's pins.bin, a list in a test). Buttons are wired to ground with
 # pull-ups: 0 = pressed. Every input goes to one handler(kind, value) with
-# the kinds of tallycore.menu (SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD).
+# the kinds of tallypanel.menu (SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD).
 #
 # poll(now_ms) does the work and is what the tests drive with made-up
 # times; run() is the task that calls it. No ISR is needed: an encoder
@@ -21,7 +21,7 @@ except ImportError:  # CPython
     def ticks_diff(a, b):  # type: ignore[misc]
         return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
-from tallycore.menu import SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD
+from tallypanel.menu import SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD
 
 try:
     from micropython import const

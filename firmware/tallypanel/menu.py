@@ -2,7 +2,7 @@
 # encoder that walks through entering a Skicket hand (or ending a Roquet hand).
 #
 # Pure logic: no hardware, no display. Input arrives as (kind, value) from
-# tallycore.inputs through BoardInput.handle; scoring goes out through the
+# tallypanel.inputs through BoardInput.handle; scoring goes out through the
 # injected submit(event) (the app's local_event, which applies the event,
 # journals it and pushes it to the host) and undo(). Both raise ValueError
 # with the core's message when the board must refuse; the message is kept in
@@ -24,7 +24,7 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-# Input kinds (tallycore.inputs emits them).
+# Input kinds (tallypanel.inputs emits them).
 SEAT = const(0)       # value: seat index; a short press
 SEAT_LONG = const(1)  # value: seat index; a long press or shift + press
 UNDO = const(2)

@@ -29,7 +29,7 @@
 # so the frame never exceeds it. Integer math only; no allocation per frame.
 from tallycore import roquet
 from tallycore import skicket
-from tallycore.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER
+from tallypanel.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER
 
 try:
     from micropython import const
@@ -93,7 +93,7 @@ class LedField:
 
     def configure(self, config):
         """Take brightness, budget_ma and colours (0xRRGGBB per player) from
-        the board's Config (tallycore.config)."""
+        the board's Config (tallyrun.config)."""
         self.set_brightness(config.brightness)
         self.set_budget(config.budget_ma)
         colours = config.colours

@@ -1,0 +1,1 @@
+# The board runtime: the protocol loop, the journal, the configuration.
