@@ -107,3 +107,22 @@ def test_every_doc_link_into_the_rules_exists():
             assert anchor.upper() in ids, f"{path}: rules.md has no anchor #{anchor}"
         for clause in DOC_CITATION.findall(text):
             assert clause in ids, f"{path}: rules.md has no clause {clause}"
+
+
+def test_the_rules_table_has_every_game_in_wire_order_with_its_players():
+    from tallycore import games
+
+    rows = re.findall(r"^\| \[[A-Z]{2}\]\(#[a-z]{2}\) \| [^|(]+\(`([a-z_]+)`\) \| ([0-9–]+)[ ,|]",
+                      RULES.read_text(encoding="utf-8"), re.M)
+    assert [name for name, _ in rows] == games.names()
+    for (name, players), (_, low, high) in zip(rows, games.GAMES):
+        assert players == (str(low) if low == high else f"{low}–{high}"), name
+
+
+def test_records_md_has_a_hand_form_for_every_game():
+    from tallyboard import records
+
+    text = (ROOT / "docs" / "records.md").read_text(encoding="utf-8")
+    headed = set(re.findall(r"`([a-z_]+)`", "\n".join(re.findall(r"^### .*$", text, re.M))))
+    assert set(records.ADAPTERS) <= headed
+    assert f'"format": "{records.FORMAT}"' in text
