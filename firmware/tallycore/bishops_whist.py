@@ -1,6 +1,6 @@
 # Bishops Whist (A. T. Dana, 1899): four players in two sides, 13 tricks;
 # game 25, every hand played out, the higher side wins if both pass 25.
-# Rules: GAMES.md "Bishops Whist (seed 001)"; seed 001 "THE GAME", "ABSTRACT
+# Rules: docs/rules.md BW; seed 001 "THE GAME", "ABSTRACT
 # OF THE GAME", "THE MISDEAL", "EXPOSED CARDS", "THE REVOKE".
 #
 # Sides: players 0 & 2 (side 0) and 1 & 3 (side 1), partners facing. SIDES
@@ -88,12 +88,12 @@ def side_of(player):
 
 
 def dealer_of_deal(first_dealer, deal):
-    # GAMES.md Bishops Whist: the deal rotates left; a misdeal passes it on too.
+    # docs/rules.md BW3: the deal rotates left; a misdeal passes it on too.
     return (first_dealer + deal) & 3
 
 
 def score_side(event, side, dealer):
-    """Points of one side for one hand (GAMES.md Bishops Whist, "Per hand")."""
+    """Points of one side for one hand (docs/rules.md BW4, BW5)."""
     if event == MISDEAL:
         return 0  # a misdeal scores nothing; the turned-bishop point is lost
     tricks = (event >> (4 * side)) & 15

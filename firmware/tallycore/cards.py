@@ -1,8 +1,8 @@
 # Cards as small ints, for the games that total or name cards.
 #
 # Encoding: card = rank | suit << 4, below 80.
-#   rank 1..13: ace 1, 2..10, jack 11, queen 12, king 13 (GAMES.md "Rummy
-#        and the short games": the text's sequences "9, 10, 11" make J 11,
+#   rank 1..13: ace 1, 2..10, jack 11, queen 12, king 13 (docs/rules.md G3:
+#        the text's sequences "9, 10, 11" make J 11,
 #        Q 12, K 13)
 #   suit 0 clubs, 1 spades, 2 hearts, 3 diamonds, 4 not given
 try:

@@ -1,5 +1,5 @@
 # Coronado: two players, sixes up, five tricks, first to 7.
-# Rules: GAMES.md "Rummy and the short games", Coronado (seed 002, "CORONADO").
+# Rules: docs/rules.md CO (seed 002, "CORONADO").
 #
 # The dealer alternates, player 0 first (option first_dealer). Every hand is
 # scored for the dealer's opponent's play, by how he played it:
@@ -90,7 +90,7 @@ def apply(state, players, event):
     else:
         points.add(state, dealer_player, 2 if tricks == 0 else 1)
     points.end_hand(state)
-    # GAMES.md Coronado: first to 7 wins (checked at the end of the hand).
+    # docs/rules.md CO5: first to 7 wins (checked at the end of the hand).
     points.reach(state, 2, TARGET)
 
 

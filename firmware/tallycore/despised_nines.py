@@ -1,6 +1,6 @@
 # The Despised Nines: sixes up (36 cards), no trumps; each nine taken counts
 # 4 points against the taker; one deal per player, lowest total wins.
-# Rules: GAMES.md "Rummy and the short games", Despised Nines (seed 002).
+# Rules: docs/rules.md DN (seed 002, "The Despised Nines").
 #
 # Event encoding (one hand, a small int below 2**27): nines taken by player
 # p in bits 3p..3p+2 (0..4 each; the four nines of the pack at most), and the
@@ -63,7 +63,7 @@ def check(state, players, event):
 
 def apply(state, players, event):
     for p in range(players):
-        # GAMES.md Despised Nines: each nine taken is 4 points against.
+        # docs/rules.md DN2: each nine taken is 4 points against.
         points.add(state, p, NINE_POINTS * ((event >> (3 * p)) & 7))
     points.end_hand(state)
 
@@ -71,6 +71,6 @@ def apply(state, players, event):
 total = points.player_total
 hands = points.hands
 ends_hand = points.every_event
-# GAMES.md: "One deal per player"; lowest wins.
+# docs/rules.md DN3: one deal per player; lowest wins.
 complete = points.complete_dealt
 winners = points.winners_lowest

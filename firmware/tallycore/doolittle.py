@@ -1,6 +1,6 @@
 # Doolittle: six cards each, no trumps; every trick counts AGAINST its taker
 # by its place in the hand; one deal per player, smallest total wins.
-# Rules: GAMES.md "Rummy and the short games", Doolittle (seed 002,
+# Rules: docs/rules.md DO (seed 002,
 # "THE GAME OF DOOLITTLE" 4-5).
 #
 # Event encoding (a hand is a sequence, each a small int below 2**4):
@@ -29,7 +29,7 @@ TARGET = const(0)        # one deal per player, smallest wins
 END = const(8)
 CARDS = const(6)
 OPT_CARDS_SHIFT = const(3)
-# GAMES.md Doolittle: tricks 1, 2 -> 5; 3, 4 -> 10; 5 -> 20; 6 -> 30; more -> 10.
+# docs/rules.md DO2: tricks 1, 2 -> 5; 3, 4 -> 10; 5 -> 20; 6 -> 30; more -> 10.
 TRICK_POINTS = b"\x05\x05\x0a\x0a\x14\x1e"
 FURTHER_TRICK = const(10)
 
@@ -89,7 +89,7 @@ def apply(state, players, event):
         return
     trick = state[_TAKEN] + 1
     state[_TAKEN] = trick
-    # GAMES.md Doolittle: "counted against the players taking the tricks".
+    # docs/rules.md DO2: "counted against the players taking the tricks".
     points.add(state, event, TRICK_POINTS[trick - 1] if trick <= 6 else FURTHER_TRICK)
 
 

@@ -1,5 +1,5 @@
 # Foozle: any number (2 to 8), five cards, the highest bidder plays against
-# all; first to 50. Rules: GAMES.md "Rummy and the short games", Foozle
+# all; first to 50. Rules: docs/rules.md FO
 # (seed 002, "FOOZLE").
 #
 # Event encoding (one hand, a small int below 2**9):
@@ -59,7 +59,7 @@ def check(state, players, event):
     if event & 7 >= players:
         raise ValueError("bidder: player %d is out of range 0 to %d" % (event & 7, players - 1))
     bid = (event >> 3) & 7
-    # GAMES.md Foozle: bids of 1 to 5 tricks ("five of course being the highest").
+    # docs/rules.md FO2: bids of 1 to 5 tricks ("five of course being the highest").
     if bid < 1 or bid > 5:
         raise ValueError("bid: must be 1 to 5 tricks")
     if event >> 6 > 5:

@@ -1,4 +1,4 @@
-# The games the board knows, by the names RECORDS.md uses, in wire order
+# The games the board knows, by the names game records use, in wire order
 # (the protocol names a game by its index here).
 #
 # Each game is a rules module tallycore.<name> with the same interface (see

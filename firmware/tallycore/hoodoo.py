@@ -1,10 +1,10 @@
 # Hoodoo: 2 to 6 players, eight cards each; no points: the first to play out
-# all his cards wins the hand. Rules: GAMES.md "Rummy and the short games",
-# Hoodoo (seed 002, "HOODOO": "FOR ANY NUMBER FROM TWO TO SIX").
+# all his cards wins the hand. Rules: docs/rules.md HO
+# (seed 002, "HOODOO": "FOR ANY NUMBER FROM TWO TO SIX").
 #
 # The board keeps a session: totals count hands won, and the session is
-# complete when every player has dealt once (RECORDS.md "The other games":
-# "totals count hands won"; the text plays one hand, so one deal per player
+# complete when every player has dealt once (docs/rules.md G6: totals count
+# hands won; the text plays one hand, so one deal per player
 # is the board's reading); most hands won wins, ties reported.
 #
 # Event encoding (one hand, a small int below 2**3): the winner's index.
@@ -31,7 +31,7 @@ def check_options(players, options):
 
 reset = points.reset_nothing
 check = points.check_winner
-# GAMES.md Hoodoo: the first to play out wins; a won hand counts 1.
+# docs/rules.md HO2, HO3: the first to play out wins; a won hand counts 1.
 apply = points.win_hand
 total = points.player_total
 hands = points.hands

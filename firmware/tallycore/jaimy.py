@@ -1,6 +1,6 @@
 # Jaimy: five cards, each for himself (or partners with 4 or 6 players);
 # three tricks may be claimed for 3, all five score 7; first to 21.
-# Rules: GAMES.md "Rummy and the short games", Jaimy (seed 002, "JAIMY").
+# Rules: docs/rules.md JA (seed 002, "JAIMY").
 #
 # Event encoding (one hand, a small int below 2**5):
 #   bits 0-1  kind    0 nobody scored, 1 claimed (stopped with three tricks),
@@ -82,7 +82,7 @@ def check(state, players, event):
 def apply(state, players, event):
     kind = event & 3
     if kind != NOBODY_SCORED:
-        # GAMES.md Jaimy: three tricks claimed count 3; all five score 7.
+        # docs/rules.md JA2: three tricks claimed count 3; all five score 7.
         amount = CLAIM_POINTS if kind == CLAIMED else ALL_POINTS
         player = event >> 2
         if state[_OPTIONS] & OPT_PARTNERS:

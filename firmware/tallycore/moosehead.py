@@ -2,11 +2,11 @@
 # running count toward 30; making 15, 20, 25 or 30 pegs 2, a go pegs 1 to
 # the last player; after the hand each player scores 2 for every combination
 # of his five played cards that counts 15. First to 50.
-# Rules: GAMES.md "Rummy and the short games", Moosehead (seed 002, "RULES
+# Rules: docs/rules.md MH (seed 002, "RULES
 # FOR MOOSEHEAD", "SCORING", "EXAMPLE", "COUNTING THE HAND").
 #
-# Card values: ace 1, pips at face, J Q K 10 each as in cribbage (GAMES.md
-# Reading); option: J 11, Q 12, K 13.
+# Card values: ace 1, pips at face, J Q K 10 each as in cribbage (a reading,
+# docs/rules.md MH2); option: J 11, Q 12, K 13.
 #
 # Event encoding (a hand is a sequence, each a small int below 2**12):
 #   play   bits 0-2 player, bits 3-9 the card played (cards.py: rank |
@@ -100,7 +100,7 @@ def reset(state, players, options):
 def check(state, players, event):
     points.check_not_over(state, TARGET)
     if event == GO:
-        # GAMES.md Moosehead: a go needs a round in progress below 30.
+        # docs/rules.md MH4: a go needs a round in progress below 30.
         if state[_COUNT] == 0:
             raise ValueError("plays: go: no card played since the count started")
         return
@@ -135,7 +135,7 @@ _RANK_TEXT = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "
 
 def apply(state, players, event):
     if event == GO:
-        # GAMES.md Moosehead ("SCORING"): all passed: the last card pegs 1.
+        # docs/rules.md MH4 ("SCORING"): all passed: the last card pegs 1.
         points.add(state, state[_LAST], 1)
         state[_COUNT] = 0
         return

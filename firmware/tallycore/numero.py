@@ -1,6 +1,6 @@
 # Numero (for children): the whole pack dealt; piles captured by matching the
 # first card; no points: most cards at the end wins the hand.
-# Rules: GAMES.md "Rummy and the short games", Numero (seed 002, "NUMERO").
+# Rules: docs/rules.md NU (seed 002, "NUMERO").
 #
 # The board keeps a session: totals count hands won (every player tied on
 # most cards wins that hand); complete when every player has dealt once;
@@ -60,7 +60,7 @@ def check(state, players, event):
         raise ValueError("cards: must be 0 to 52")
 
 
-# GAMES.md Numero: most cards at the end wins (the hand).
+# docs/rules.md NU2: most cards at the end wins (the hand).
 apply = points.apply_counts
 
 

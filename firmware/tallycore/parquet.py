@@ -1,6 +1,6 @@
 # Parquet: Rummy with the played cards "parked" together in the centre;
-# scored exactly as Rummy (GAMES.md "Rummy and the short games": "Rummy (and
-# Parquet, same scoring)"; seed 002, "PARQUET"). One implementation: the
+# scored exactly as Rummy (docs/rules.md PQ1: Rummy and Parquet have the
+# same scoring; seed 002, "PARQUET"). One implementation: the
 # rules are rummy.py's; only the name differs.
 try:
     from micropython import const

@@ -1,6 +1,6 @@
 # Quatro: the whole pack dealt; a trick is four cards of one number, won by
 # asking the other players for cards; no points: most tricks wins the hand.
-# Rules: GAMES.md "Rummy and the short games", Quatro (seed 002, "QUATRO").
+# Rules: docs/rules.md QU (seed 002, "QUATRO").
 #
 # The board keeps a session: totals count hands won (every player tied on
 # most tricks wins that hand); complete when every player has dealt once;
@@ -61,7 +61,7 @@ def check(state, players, event):
         raise ValueError("tricks: must be 0 to 13")
 
 
-# GAMES.md Quatro: most tricks wins (the hand). The tricks add up to 13, so
+# docs/rules.md QU2: most tricks wins (the hand). The tricks add up to 13, so
 # the most is never 0.
 apply = points.apply_counts
 

@@ -1,7 +1,7 @@
 # Roquet (1899) and A. T. Dana's patented peg board.
-# Rules: GAMES.md "Roquet and its board (seed 001)".
+# Rules: docs/rules.md RQ (seed 001, "ROQUET").
 #
-# The board (GAMES.md, "The board"): for each player a tally row of 45 holes
+# The board (docs/rules.md RQ2): for each player a tally row of 45 holes
 # (15 single, then 15 double: an outer and an inner lane) and a king row of
 # 20 holes worth 5 each. Hole numbering used everywhere in tallyboard:
 #   tally holes  0..14  single holes, positions 1..15 (up the board)
@@ -44,10 +44,10 @@ MAX_PEG = const(99)        # one pegging; a bigger count is pegged in parts
 MAX_TALLY = const(999)     # one hand's count; far above anything playable
 
 # Options (packed in one int)
-OPT_END_AT_HAND_END = const(1)  # GAMES.md Roquet, "Reading (end)": optional
-OPT_LANDMARK_BONUS = const(2)   # GAMES.md Roquet, "Reading (counts)": optional
+OPT_END_AT_HAND_END = const(1)  # docs/rules.md RQ9: optional
+OPT_LANDMARK_BONUS = const(2)   # docs/rules.md RQ8: optional
 
-# Landmarks (GAMES.md Roquet, "The board": holes 15, 30 and 31 are embossed)
+# Landmarks (docs/rules.md RQ2: holes 15, 30 and 31 are embossed)
 LANDMARK_HOLES = b"\x0e\x1d\x2c"  # tally holes of positions 15, 30, 31
 
 KIND_PEG = const(0)
@@ -124,7 +124,7 @@ def apply(state, players, event):
     old = _get(state, _TALLY + 2 * player)
     new = old + points
     if state[1] & OPT_LANDMARK_BONUS:
-        # GAMES.md Roquet, "Reading (counts)": reaching the 31st hole before the
+        # docs/rules.md RQ8: reaching the 31st hole before the
         # opponent reaches the 15th scores 9 more; reaching hole 46 scores 10 more.
         if old < 31 <= new and _get(state, _TALLY + 2 * (1 - player)) < 15:
             new += 9
@@ -132,12 +132,12 @@ def apply(state, players, event):
             new += 10
     flags = state[0]
     if not flags & _REACHED_15 and new >= 15:
-        # GAMES.md Roquet: whoever first reaches the 15th hole may take the trump.
+        # docs/rules.md RQ7: whoever first reaches the 15th hole may take the trump.
         flags |= _REACHED_15 | (_FIRST_15 if player else 0)
     _put(state, _BACK + 2 * player, old)
     _put(state, _TALLY + 2 * player, new)
     if not state[1] & OPT_END_AT_HAND_END:
-        # GAMES.md Roquet, "Reading (end)": by default the game ends as soon as
+        # docs/rules.md RQ9: by default the game ends as soon as
         # king total + running tally reaches 100.
         if _get(state, _KING + 2 * player) + new >= GAME_POINTS:
             flags |= _GAME_OVER | (2 << player)
@@ -145,7 +145,7 @@ def apply(state, players, event):
 
 
 def _end_hand(state):
-    # GAMES.md Roquet: the king peg moves up by the hand's count, the tally peg
+    # docs/rules.md RQ3: the king peg moves up by the hand's count, the tally peg
     # goes back to the start.
     for p in range(2):
         _put(state, _KING + 2 * p, _get(state, _KING + 2 * p) + _get(state, _TALLY + 2 * p))
@@ -215,7 +215,7 @@ def winners(state, players):
     return 1 if a > b else 2 if b > a else 3
 
 
-# --- the board's geometry (GAMES.md Roquet, "Reading (the track)") --------
+# --- the board's geometry (docs/rules.md RQ4) -----------------------------
 
 def tally_hole(position):
     """Tally-row hole (0..44) of a track position; -1 for 0 (the station).
@@ -250,5 +250,5 @@ def king_hole(total_points):
 
 
 def king_remainder(total_points):
-    """The points the king row cannot show (GAMES.md: the remainder is kept)."""
+    """The points the king row cannot show (docs/rules.md RQ5: the remainder is kept)."""
     return total_points % KING_STEP

@@ -1,11 +1,11 @@
 # Rummy (1916): two players get 8 cards, three or more 6; the first player
 # out wins the hand and every other player has his unplayed cards' total set
 # down against him; one deal per player; fewest points against wins.
-# Rules: GAMES.md "Rummy and the short games", Rummy (seed 002, "RULES FOR
+# Rules: docs/rules.md RU (seed 002, "RULES FOR
 # RUMMY": "a player left with 10, 3 and 4 has 17 set down against himself").
 # Parquet scores the same way (parquet.py reuses this module).
 #
-# Card values (GAMES.md, "Card numbers"): ace 1, pips at face, J 11, Q 12,
+# Card values (docs/rules.md RU3, G3): ace 1, pips at face, J 11, Q 12,
 # K 13 by default (the text's sequence "9, 10, 11"); option: faces count 10.
 #
 # Event encoding (a hand is a sequence, each a small int below 2**11):
@@ -54,7 +54,7 @@ def pack_out(player):
 
 
 def hand_size(players):
-    # GAMES.md Rummy: "two players get 8 cards, three or more get 6".
+    # docs/rules.md RU1: two players get 8 cards, three or more get 6.
     return 8 if players == 2 else 6
 
 
@@ -109,7 +109,7 @@ def check(state, players, event):
 def apply(state, players, event):
     player = event & 7
     if event & OUT:
-        # GAMES.md Rummy: each opponent of the player out has his unplayed
+        # docs/rules.md RU2: each opponent of the player out has his unplayed
         # cards' total set down against him; the player out scores nothing.
         for p in range(players):
             points.add(state, p, state[_SUM + p])
@@ -140,6 +140,6 @@ def ends_hand(event):
     return event & OUT != 0
 
 
-# GAMES.md Rummy: "One deal per player".
+# docs/rules.md RU4: one deal per player.
 complete = points.complete_dealt
 winners = points.winners_lowest  # fewest points against

@@ -1,5 +1,5 @@
 # Sachem: six cards each, a trump turned; points to the capturer; first to 50.
-# Rules: GAMES.md "Rummy and the short games", Sachem (seed 002, "SACHEM" 5-6).
+# Rules: docs/rules.md SA (seed 002, "SACHEM" 5-6).
 #
 # Event encoding (one hand, a small int below 2**16): four 4-bit fields, each
 # the player who captured that card, or 8 = nobody (no trump was played; the
@@ -25,7 +25,7 @@ STATE_SIZE = const(20)
 TARGET = const(50)
 NOBODY = const(8)
 FIELDS = ("first_trump", "last_trump", "nine", "sachem")
-VALUES = b"\x03\x03\x09\x07"   # GAMES.md Sachem: 3, 3, 9, 7
+VALUES = b"\x03\x03\x09\x07"   # docs/rules.md SA2: 3, 3, 9, 7
 
 
 def pack_hand(first_trump, last_trump, nine, sachem):

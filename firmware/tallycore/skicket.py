@@ -1,5 +1,5 @@
 # Skicket (1916): the four-player bidding game with individual scores.
-# Rules: GAMES.md "Skicket (seed 000)"; each clause below cites its place there.
+# Rules: docs/rules.md SK (seed 000); each clause below cites its place there.
 #
 # Players are indices 0..3 in the starting seat order (player 0, the score
 # keeper, never moves). Seats are numbered clockwise from the keeper.
@@ -51,13 +51,13 @@ _HANDS = const(2)
 _TOTALS = const(20)
 _LONE = const(0x4000)
 
-# Pivoting (GAMES.md Skicket, "Pivoting"): seat -> player for each pair of
+# Pivoting (docs/rules.md SK5): seat -> player for each pair of
 # hands. A B C D; after hand 2 player 1 swaps with seat 2; after hand 4 with seat 3.
 _SEATS = b"\x00\x01\x02\x03\x00\x02\x01\x03\x00\x02\x03\x01"
 
 
 def schedule(level):
-    # GAMES.md Skicket: "Schedule: L -> 60 + 10*L" (70 .. 130)
+    # docs/rules.md SK2: the schedule, L -> 60 + 10*L (70 .. 130)
     return 60 + 10 * level
 
 
@@ -79,7 +79,7 @@ def partner(hand, player):
 
 
 def dealer(hand):
-    # GAMES.md Skicket, "Deal": hand h (1-based) is dealt from seat (2+h-1) mod 4;
+    # docs/rules.md SK3: hand h (1-based) is dealt from seat (2+h-1) mod 4;
     # with 0-based hand that is seat (2+hand) mod 4. A misdeal keeps the dealer.
     return seat_player(hand, (2 + hand) & 3)
 
@@ -150,8 +150,8 @@ def tricks_of(event):
 
 
 def made(event):
-    """Whether the contract was made. GAMES.md Skicket: a bid of L needs 6+L
-    tricks; in No Trick (rule 5) the adversaries must take 6+L."""
+    """Whether the contract was made. docs/rules.md SK2: a bid of L needs 6+L
+    tricks; in No Trick (docs/rules.md SK11) the adversaries must take 6+L."""
     need = 6 + level_of(event)
     if strain_of(event) == NO_TRICK:
         return 13 - tricks_of(event) >= need
@@ -193,7 +193,7 @@ def check(state, players, event):
         raise ValueError("doubled_by: must be a player 0 to 3 or null")
     if redoubler > NOBODY:
         raise ValueError("redoubled_by: must be a player 0 to 3 or null")
-    # GAMES.md Skicket, "Bidding facts": a double is by an adversary.
+    # docs/rules.md SK6: a double is by an adversary.
     if doubler == purchaser or doubler == mate:
         raise ValueError("doubled_by: a player cannot double his own side's bid")
     if redoubler != NOBODY:
@@ -202,17 +202,17 @@ def check(state, players, event):
         if redoubler != purchaser and redoubler != mate:
             raise ValueError("redoubled_by: must be the purchaser or the purchaser's partner")
     if lone_of(event):
-        # GAMES.md Skicket rule 6: never on No Trick.
+        # docs/rules.md SK12: never on No Trick.
         if strain == NO_TRICK:
             raise ValueError("lone: a lone hand cannot be played on No Trick")
-        # Rule 6, redoubled: the lone player is the one who redoubles.
+        # docs/rules.md SK13, redoubled: the lone player is the one who redoubles.
         if redoubler == mate:
             raise ValueError("redoubled_by: a lone hand is redoubled by the purchaser himself")
 
 
 def apply(state, players, event):
     if event == MISDEAL:
-        # GAMES.md Skicket, "Deal": redealt by the same dealer, scores nothing.
+        # docs/rules.md SK3: redealt by the same dealer, scores nothing.
         if state[1] < 255:
             state[1] += 1
         return
@@ -250,7 +250,7 @@ def score_hand(event, hand, out):
     tricks = (event >> 15) & 15
     mate = partner(hand, purchaser)
     if redoubler == mate:
-        # GAMES.md Skicket, "Bidding facts": the partner who redoubles assumes
+        # docs/rules.md SK6: the partner who redoubles assumes
         # the role of successful bidder and all liabilities.
         purchaser = mate
         mate = event & 3
@@ -260,7 +260,7 @@ def score_hand(event, hand, out):
     amount = 60 + 10 * level  # schedule
     their_tricks = 13 - tricks
     if (event >> 5) & 7 == NO_TRICK:
-        # Rule 5: every 10-point count is mirrored (tricks a side did NOT take).
+        # docs/rules.md SK11: every 10-point count is mirrored (tricks a side did NOT take).
         won = their_tricks >= 6 + level
         every_trick = their_tricks == 13
         count_theirs = 10 * tricks
@@ -273,9 +273,9 @@ def score_hand(event, hand, out):
     lone = event & _LONE
     if doubler == NOBODY:
         if every_trick and won:
-            amount = 130  # Rule 7: taking every trick pays 130 undoubled
+            amount = 130  # docs/rules.md SK14: taking every trick pays 130 undoubled
         if lone:
-            # Rule 6: the partner is a silent adversary; all three get the
+            # docs/rules.md SK12: the partner is a silent adversary; all three get the
             # adversaries' count; made, the purchaser alone gets A.
             out[mate] = count_theirs
             out[left] = count_theirs
@@ -284,18 +284,18 @@ def score_hand(event, hand, out):
                 out[purchaser] = amount
         else:
             if won:
-                out[purchaser] = amount   # Rule 1
+                out[purchaser] = amount   # docs/rules.md SK7
                 out[mate] = amount
             else:
-                out[mate] = count_ours    # Rule 2: the purchaser forfeits
+                out[mate] = count_ours    # docs/rules.md SK8: the purchaser forfeits
             out[left] = count_theirs
             out[right] = count_theirs
         return
-    # Rules 3 and 4: doubled pays 2A, redoubled 4A; rule 7 does not apply.
+    # docs/rules.md SK9, SK10: doubled pays 2A, redoubled 4A; SK14 does not apply.
     stake = amount * (4 if redoubler != NOBODY else 2)
     doubler_mate = left if doubler == right else right
     if lone:
-        # Rule 6, lone doubled / redoubled.
+        # docs/rules.md SK13: lone doubled / redoubled.
         if won:
             out[purchaser] = stake
             out[mate] = count_theirs
@@ -350,12 +350,12 @@ def ends_hand(event):
 
 
 def complete(state, players):
-    # GAMES.md Skicket, "Game": six hands.
+    # docs/rules.md SK4: six hands.
     return state[0] >= HANDS_PER_GAME
 
 
 def winners(state, players):
-    # GAMES.md Skicket, "Game": largest individual total wins; ties possible.
+    # docs/rules.md SK4: largest individual total wins; ties possible.
     if state[0] == 0:
         return 0
     best = -1

@@ -2,7 +2,7 @@
 # the board definition) for a game into one preallocated bytearray.
 #
 # What the field shows (docs/display.md has the pictures):
-# Roquet (GAMES.md "Roquet and its board"), for each player:
+# Roquet (docs/rules.md RQ2 to RQ5), for each player:
 #   - the tally peg at its hole of the 60-point track (roquet.tally_hole);
 #     before play and after every hand it stands in the station hole;
 #   - the back peg: the hole the tally peg left at its last move stays lit
@@ -10,7 +10,7 @@
 #   - a count over 60 (another lap of the track) lights the station hole
 #     at half strength while the peg is out on the track;
 #   - the king peg at its king hole (5, 10 ... 100);
-#   - the king remainder (GAMES.md, "Reading (the king row)": the exact total
+#   - the king remainder (docs/rules.md RQ5: the exact total
 #     is kept): the king hole after the peg glows at remainder/5 strength
 #     (1..4 points: 20%..80%);
 #   - the embossed 15th, 30th and 31st holes glow dim white;

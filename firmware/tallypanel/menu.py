@@ -8,7 +8,7 @@
 # with the core's message when the board must refuse; the message is kept in
 # BoardInput.note (or HandEntry.error) for the OLED.
 #
-# Skicket hand entry (GAMES.md Skicket, "Bidding facts the sheet records"):
+# Skicket hand entry (the facts of a hand, docs/rules.md SK6):
 #   purchaser (or MISDEAL) -> bid level -> strain -> doubled by -> redoubled by
 #   (only when doubled) -> lone hand -> tricks -> confirm (SAVE / CANCEL).
 # Turn = change the value, push = next step, hold (long push) = back one
@@ -57,7 +57,7 @@ MISDEAL_CHOICE = const(4)  # the purchaser step's last value
 NOBODY = const(4)          # doubled/redoubled by nobody
 SAVE = const(0)
 CANCEL = const(1)
-SEAT_POINTS = const(1)     # DESIGN.md "Input": a seat press pegs +1
+SEAT_POINTS = const(1)     # docs/display.md "Input on the board": a seat press pegs +1
 LONG_POINTS = const(5)     # a long press, or shift + press, +5
 
 
@@ -104,7 +104,7 @@ class HandEntry:
         span = _HIGH[step] - low + 1
         self.values[step] = (self.values[step] - low + delta) % span + low
         if step == LEVEL:
-            # Suggest the tricks the bid needs (GAMES.md: a bid of L needs 6+L).
+            # Suggest the tricks the bid needs (docs/rules.md SK2: a bid of L needs 6+L).
             self.values[TRICKS] = 6 + self.values[LEVEL]
         self.error = None
 
@@ -216,7 +216,7 @@ class BoardInput:
             if game.complete():
                 raise ValueError("game: the six hands of the game are all in")
             # The pressing seat's player (pivoting moves players between
-            # seats: GAMES.md Skicket, "Pivoting") bought the bid.
+            # seats: docs/rules.md SK5) bought the bid.
             self.entry.open(game, skicket.seat_player(game.hands(), seat & 3))
         else:
             raise ValueError("game: enter %s hands from the host" % game.rules.NAME)

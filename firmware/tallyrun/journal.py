@@ -1,4 +1,4 @@
-# The power-cut-safe journal of the game in progress (DESIGN.md, "Persistence").
+# The power-cut-safe journal of the game in progress (docs/firmware.md, "The journal").
 #
 # Two files in the flash root (littlefs: os.rename is atomic):
 #   game.snp  snapshot: the game, its whole event log, n, a generation number,

@@ -1,6 +1,6 @@
-"""Record adapters for the fourteen short games (RECORDS.md "The other games").
+"""Record adapters for the fourteen short games (docs/records.md, "Hands, game by game").
 
-Each adapter turns one RECORDS.md hand into the core's packed events (and
+Each adapter turns one record hand into the core's packed events (and
 back, for export) and a record's `options` object into the packed options
 int. Only the shape of the JSON is checked here (types, indices, card names);
 every rule is checked by the game's own module in `tallycore`, whose error
@@ -337,7 +337,7 @@ def _moosehead_hand(events: list[int]) -> Any:
 
 
 def options_document(name: str, packed: int) -> dict[str, Any]:
-    """The RECORDS.md `options` object for one of these games' packed options
+    """The record's `options` object for one of these games' packed options
     (defaults left out), the reverse of the adapter's `options`."""
     doc: dict[str, Any] = {}
     if packed & points.DEALER_MASK:

@@ -1,4 +1,4 @@
-"""The host's archive of games: one SQLite file of RECORDS.md records.
+"""The host's archive of games: one SQLite file of game records (docs/records.md).
 
 A record is checked by the core (records.from_document) before it is stored,
 so the archive never holds a game the rules refuse; each record is stored

@@ -395,7 +395,7 @@ def score_mismatch(game: core_game.Game, score: dict[str, str]) -> str | None:
 
 
 def options_document(name: str, packed: int) -> dict[str, Any]:
-    """The RECORDS.md `options` object for a game's packed options."""
+    """The record's `options` object (docs/records.md) for a game's packed options."""
     try:
         return records.options_document(name, packed)
     except ValueError as exc:

@@ -1,4 +1,4 @@
-"""Game records (RECORDS.md): JSON <-> the core's packed events.
+"""Game records (docs/records.md): JSON <-> the core's packed events.
 
 Reading a record turns every hand into the core's events and applies them to
 a `tallycore.game.Game`; every rule check is the core's own, and its error
@@ -161,7 +161,7 @@ def _no_options(options: dict) -> int:
 
 
 def options_document(name: str, packed: int) -> dict:
-    """The RECORDS.md `options` object for a game's packed options."""
+    """The record's `options` object (docs/records.md) for a game's packed options."""
     adapter = ADAPTERS[name]
     if adapter.options_document is not None:
         return adapter.options_document(packed)
@@ -307,5 +307,5 @@ def to_document(name: str, players: list[str], options: dict, game: core_game.Ga
     return doc
 
 
-# The fourteen short games register their adapters here (RECORDS.md "The other games").
+# The fourteen short games register their adapters here (docs/records.md, "Hands, game by game").
 from . import adapters_other  # noqa: E402,F401

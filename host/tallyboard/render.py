@@ -2,7 +2,7 @@
 shows, drawn as the physical board (PNG with Pillow, SVG as text, and a
 terminal rendering with rich for `watch`).
 
-Layout (A. T. Dana's Roquet board, GAMES.md "The board"): two sides, player
+Layout (A. T. Dana's Roquet board, docs/rules.md RQ2): two sides, player
 A at the near edge and player B at the far edge (turned round, as he sits);
 on each side the tally row outside (15 single holes, then the double holes'
 outer and inner lanes, in divisions of five, the station hole before the

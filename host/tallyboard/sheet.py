@@ -1,4 +1,4 @@
-"""The score sheet: `tallyboard sheet` as JSON (RECORDS.md) and as a table.
+"""The score sheet: `tallyboard sheet` as JSON (docs/records.md) and as a table.
 
 Every number here comes from the core (`tallycore`); this module only lays
 them out."""
@@ -196,5 +196,5 @@ def print_sheet(doc: dict[str, Any], console: Console | None = None) -> None:
     console.print(winner_line(doc))
 
 
-# The fourteen short games register their sheets here (RECORDS.md "The other games").
+# The fourteen short games register their sheets here (docs/records.md, "The other games").
 from . import sheet_other  # noqa: E402,F401

@@ -1,4 +1,4 @@
-"""Score sheets of the fourteen short games (RECORDS.md "The other games").
+"""Score sheets of the fourteen short games (docs/records.md, "The other games").
 
 Every number comes from the core: the game's totals, winners and
 completeness, and each hand's scores as the change of the totals over that

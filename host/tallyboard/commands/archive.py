@@ -49,7 +49,7 @@ def save_cmd(archive_path: str | None, port: str | None, use_emulator: bool, tim
 @archive_option
 @reports_errors
 def add_cmd(files: tuple[str, ...], archive_path: str | None) -> None:
-    """Add game RECORD files (RECORDS.md JSON); each is checked by the rules first."""
+    """Add game RECORD files (JSON, see docs/records.md); each is checked by the rules first."""
     loaded = [(name, records.load(name)) for name in files]   # every file checked before any is stored
     with Archive(archive_path) as archive:
         for name, game in loaded:
@@ -83,7 +83,7 @@ def list_cmd(game: str | None, as_json: bool, archive_path: str | None) -> None:
 
 @archive_group.command("show")
 @click.argument("game_id", type=int)
-@click.option("--json", "as_json", is_flag=True, help="The machine-readable sheet (RECORDS.md).")
+@click.option("--json", "as_json", is_flag=True, help="The machine-readable sheet (docs/records.md).")
 @archive_option
 @reports_errors
 def show_cmd(game_id: int, as_json: bool, archive_path: str | None) -> None:
@@ -101,7 +101,7 @@ def show_cmd(game_id: int, as_json: bool, archive_path: str | None) -> None:
 @archive_option
 @reports_errors
 def export_cmd(game_id: int, archive_path: str | None) -> None:
-    """Print archived game GAME_ID as a RECORDS.md record."""
+    """Print archived game GAME_ID as a game record (JSON, see docs/records.md)."""
     with Archive(archive_path) as archive:
         click.echo(json.dumps(archive.record(game_id), indent=1))
 

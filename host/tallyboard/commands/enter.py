@@ -1,5 +1,5 @@
 """`tallyboard enter HAND`: score one hand of any game on the board, written
-as in RECORDS.md ('{"bidder": 2, "bid": 3, "tricks": 4}', '{"winner": 1}',
+as in docs/records.md ('{"bidder": 2, "bid": 3, "tricks": 4}', '{"winner": 1}',
 '{"plays": [[0, "8"], [1, "3"], "go", ...]}').
 
 The hand becomes the game's core events through the same record adapter
@@ -30,7 +30,7 @@ def hand_events(board: Board, text: str) -> tuple[list[int], str]:
         hand: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TallyboardError(f"hand: bad JSON at column {exc.colno}: {exc.msg}; write the hand as in "
-                              "RECORDS.md, e.g. '{\"winner\": 1}'") from None
+                              "docs/records.md, e.g. '{\"winner\": 1}'") from None
     current = current_game(board)
     assert current.game is not None and current.name is not None
     adapter = records.ADAPTERS.get(current.name)
@@ -59,8 +59,8 @@ def hand_events(board: Board, text: str) -> tuple[list[int], str]:
 @board_options
 @reports_errors
 def enter_cmd(hand: str, port: str | None, use_emulator: bool, timeout: float) -> None:
-    """Score one HAND of the game on the board, written as a RECORDS.md hand
-    (JSON; - reads it from stdin). Works for every game, e.g.
+    """Score one HAND of the game on the board, written as a record hand
+    (JSON as in docs/records.md; - reads it from stdin). Works for every game, e.g.
     tallyboard enter '{"bidder": 2, "bid": 3, "tricks": 4}'."""
     text = sys.stdin.read() if hand == "-" else hand
     with connected(port, use_emulator, timeout) as board:

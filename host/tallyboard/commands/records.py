@@ -14,12 +14,12 @@ from ..errors import reports_errors
 
 @click.command("sheet")
 @click.argument("record", type=click.Path(dir_okay=False, allow_dash=True), required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print the machine-readable sheet (RECORDS.md).")
+@click.option("--json", "as_json", is_flag=True, help="Print the machine-readable sheet (docs/records.md).")
 @click.option("--port", "-p", metavar="PORT", help="With no RECORD: the board on this port.")
 @click.option("--emulator", "use_emulator", is_flag=True, help="With no RECORD: the emulator.")
 @reports_errors
 def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator: bool) -> None:
-    """Print the score sheet of a game RECORD (a RECORDS.md JSON file; - reads stdin),
+    """Print the score sheet of a game RECORD (a JSON file, see docs/records.md; - reads stdin),
     or with no RECORD of the game on the board (--port/--emulator, or the one on USB)."""
     if record is None:
         from .board import live_sheet
