@@ -1,0 +1,128 @@
+"""The firmware on the device twin: an emulated RP2040 (rp2040js) running real MicroPython
+v1.28.0, deployed with `tallyboard deploy` over its emulated USB CDC.
+
+    python bench/bench_device_twin.py [--pegs 20] [--idle 10] [--json]
+
+Prints, in emulated time at 125 MHz: boot to the BOOT event (blank, and with a game restored
+after a power cut), PEG / HAND / UNDO / REDO request -> OK latency, flash erases and page
+programs per acknowledged event, idle CPU busy with no traffic, the heap free after boot
+(STATS), and how many requests one `tallyboard peg` costs on the wire. rp2040js models no
+flash busy time, XIP cache misses or I²C bus time: a real Pico is that or slower (a W25Q16
+sector erase is 45 ms typical, 400 ms worst; a page program 0.4 ms).
+Needs node, socat and rp2040js (shared/rp2emu/setup.sh)."""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from twin import Twin, missing  # noqa: E402
+
+HANDS = [  # Skicket: purchaser, bid, doubled by, redoubled by, lone, tricks
+    (0, "4H", None, None, False, 10), (1, "2S", None, None, False, 7), (2, "3NT", 1, None, False, 9),
+    (3, "1C", None, None, False, 6), (0, "5D", None, None, False, 10), (1, "2NK", None, None, False, 5)]
+
+
+def replies(twin):
+    return [line for line in twin.lines() if not line.text.startswith("!") and line.since_request_us is not None]
+
+
+def boot_ms(twin, wait=30.0):
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        for line in twin.lines():
+            if " BOOT " in line.text:
+                return line.since_reset_ms
+        time.sleep(0.2)
+    raise RuntimeError("no BOOT event from the twin")
+
+
+def timed(twin, action, count):
+    """Run action() count times; each reply's latency (ms) and flash work per action."""
+    before = twin.stats()
+    twin.mark()
+    latencies = []
+    for _ in range(count):
+        action()
+        latencies.append(replies(twin)[-1].since_request_us / 1000)
+    after = twin.stats()
+    return {"median_ms": round(statistics.median(latencies), 2), "max_ms": round(max(latencies), 2),
+            "erases_per_event": round((after["flash_erases"] - before["flash_erases"]) / count, 3),
+            "programs_per_event": round((after["flash_programs"] - before["flash_programs"]) / count, 3)}
+
+
+def run(pegs: int, idle_s: float) -> dict:
+    figures: dict = {}
+    with tempfile.TemporaryDirectory() as tmp, Twin(Path(tmp)) as twin:
+        started = time.monotonic()
+        twin.deploy()
+        figures["deploy_s"] = round(time.monotonic() - started, 1)
+        figures["boot_blank_ms"] = round(boot_ms(twin), 1)
+        board = twin.board()
+        stats = board.request("STATS")
+        figures["heap_free_after_boot"] = int(stats["free"])
+        figures["heap_alloc_after_boot"] = int(stats["alloc"])
+
+        board.new("roquet", 2)
+        figures["peg"] = timed(twin, lambda: board.peg(0, 1), pegs)
+        figures["undo"] = timed(twin, board.undo, 5)
+        figures["redo"] = timed(twin, board.redo, 5)
+
+        board.link.close()      # one program at a time on the port
+        twin.mark()
+        done = twin.tallyboard("peg", "0", "5")
+        if done.returncode:
+            raise RuntimeError(f"tallyboard peg failed: {done.stdout}{done.stderr}")
+        figures["requests_per_cli_peg"] = len(replies(twin))
+        board = twin.board()
+
+        board.new("skicket", 4)
+        hands = iter(HANDS)
+        figures["hand"] = timed(twin, lambda: board.hand(*next(hands)), len(HANDS))
+
+        before = twin.stats()
+        time.sleep(idle_s)
+        after = twin.stats()
+        emulated = after["emu_ms"] - before["emu_ms"]
+        figures["idle_busy_percent"] = round(100 * (after["busy_ms"] - before["busy_ms"]) / emulated, 1)
+
+        board.link.close()
+        twin.power_cut()
+        twin.mark()
+        twin.start()
+        figures["boot_with_game_ms"] = round(boot_ms(twin), 1)
+        board = twin.board()
+        state = board.state()
+        figures["restored_events"] = int(state["n"])
+        board.link.close()
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pegs", type=int, default=20)
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds of wall time with no traffic")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    why = missing()
+    if why:
+        print(f"bench_device_twin: {why}", file=sys.stderr)
+        return 2
+    figures = run(args.pegs, args.idle)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    for key, value in figures.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v}" for k, v in value.items())
+        print(f"{key:24} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""The device twin (an emulated RP2040 running real MicroPython v1.28.0, from the
+steering repository's shared/rp2emu) driven from Python: start it, bridge its USB
+CDC to a pty, read its counters, cut its power.
+
+    with Twin(folder) as twin:          # a blank chip; flash image kept in folder
+        twin.deploy()                   # tallyboard deploy --port <its pty>
+        board = twin.board()            # a tallyboard.client.Board on it
+        board.new("roquet", 2)
+        board.peg(0, 5)
+        twin.replies()[-1]              # the reply's emulated latency (µs) and text
+        twin.stats()                    # emulated time, busy time, flash erases/programs
+        twin.power_cut()                # SIGKILL: the flash image keeps what the chip held
+
+Figures are emulated time on a 125 MHz RP2040; rp2040js models no flash busy time,
+no XIP cache misses and no I²C bus time, so a real Pico is that or slower.
+Used by bench/bench_device_twin.py and tests/test_device_twin.py."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RP2EMU = Path(os.environ.get("TALLYBOARD_RP2EMU", ROOT.parent / "shared" / "rp2emu"))
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tallyboard-rp2emu"
+
+_STATS = re.compile(r"\[rp2emu (?P<tag>[^\]]+)\] (?P<fields>.*)")
+_LINE = re.compile(r"\[rp2emu line\] since_reset_ms=(?P<reset>[\d.]+)"
+                   r"(?: since_request_us=(?P<request>[\d.]+) cycles=(?P<cycles>\d+))? (?P<text>.*)")
+
+
+def missing() -> str | None:
+    """Why the twin cannot run here, or None when it can."""
+    if not (RP2EMU / "run.mjs").exists():
+        return f"the device twin is not at {RP2EMU} (set TALLYBOARD_RP2EMU)"
+    if shutil.which("node") is None:
+        return "node is not installed (run shared/rp2emu/setup.sh)"
+    if shutil.which("socat") is None:
+        return "socat is not installed (run shared/rp2emu/setup.sh)"
+    if not (CACHE / "node" / "node_modules" / "rp2040js").exists() and not (RP2EMU / "node_modules").exists():
+        return "rp2040js is not installed (run shared/rp2emu/setup.sh)"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Line:
+    since_reset_ms: float
+    since_request_us: float | None   # replies (and events after a request) only
+    text: str
+
+
+class Twin:
+    def __init__(self, folder: Path, *, oled: bool = True, hold: int | None = None) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.image = self.folder / "pico.img"
+        self.log = self.folder / "pico.log"
+        self.link = self.folder / "tty"
+        self.oled = oled
+        self.hold = hold
+        self.port = _free_port()
+        self.node: subprocess.Popen | None = None
+        self.bridge: subprocess.Popen | None = None
+        self._log_at = 0
+
+    # ------------------------------------------------------------ life
+    def start(self) -> "Twin":
+        args = ["node", str(RP2EMU / "run.mjs"), "--port", str(self.port), "--save", str(self.image),
+                "--stats", "--trace"]
+        if self.image.exists():
+            args += ["--fs", str(self.image)]
+        if not self.oled:
+            args.append("--no-oled")
+        if self.hold is not None:
+            args += ["--hold", str(self.hold)]
+        with open(self.log, "ab") as log:
+            self.node = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+        if self.bridge is None:
+            self.bridge = subprocess.Popen(["bash", str(RP2EMU / "serial-pty.sh"), str(self.port), str(self.link)],
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                           start_new_session=True)
+        deadline = time.monotonic() + 30
+        while not self.link.exists():
+            if time.monotonic() > deadline or self.node.poll() is not None:
+                raise RuntimeError(f"the device twin did not start; see {self.log}")
+            time.sleep(0.1)
+        return self
+
+    def stop(self) -> None:
+        for proc in (self.bridge, self.node):
+            if proc is not None and proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(10)
+        self.bridge = self.node = None
+
+    def power_cut(self) -> None:
+        """SIGKILL the chip: the image holds what its flash held at that instant.
+        The pty bridge reconnects when the chip comes back (start())."""
+        assert self.node is not None
+        os.killpg(self.node.pid, signal.SIGKILL)
+        self.node.wait(10)
+        self.node = None
+        if self.link.exists():
+            self.link.unlink()
+
+    def __enter__(self) -> "Twin":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------ host side
+    def tallyboard(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        exe = Path(sys.executable).with_name("tallyboard")
+        return subprocess.run([str(exe), *args, "--port", str(self.link)], capture_output=True, text=True,
+                              timeout=timeout)
+
+    def deploy(self) -> None:
+        done = self.tallyboard("deploy", timeout=600)
+        if done.returncode:
+            raise RuntimeError(f"deploy failed: {done.stdout}{done.stderr}")
+
+    def board(self, timeout: float = 5.0):
+        from tallyboard.client import Board
+        from tallyboard.transport import SerialTransport
+
+        board = Board(SerialTransport(str(self.link)), timeout=timeout)
+        board.connect()
+        return board
+
+    # ------------------------------------------------------------ counters
+    def _new_log(self) -> list[str]:
+        data = self.log.read_bytes()
+        text = data[self._log_at:].decode("latin1")
+        self._log_at = len(data)
+        return text.splitlines()
+
+    def mark(self) -> None:
+        """Forget what the chip said so far: replies() and lines() start here."""
+        self._new_log()
+
+    def lines(self) -> list[Line]:
+        out = []
+        for raw in self._new_log():
+            m = _LINE.match(raw)
+            if m:
+                request = m.group("request")
+                out.append(Line(float(m.group("reset")), float(request) if request else None, m.group("text")))
+        return out
+
+    def stats(self) -> dict[str, float]:
+        """The chip's counters now (SIGUSR1 to the runner)."""
+        assert self.node is not None
+        before = self.log.stat().st_size
+        os.kill(self.node.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            data = self.log.read_bytes()[before:].decode("latin1")
+            for raw in data.splitlines():
+                m = _STATS.match(raw)
+                if m and m.group("tag") == "stats":
+                    fields = dict(part.split("=", 1) for part in m.group("fields").split() if "=" in part)
+                    return {k: float(v) for k, v in fields.items()
+                            if re.fullmatch(r"-?[\d.]+", v)}
+            time.sleep(0.05)
+        raise RuntimeError(f"the device twin printed no stats; see {self.log}")
