@@ -33,6 +33,7 @@ MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
 SIDES = const(2)
 STATE_SIZE = const(23)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(25)
 MISDEAL = const(0x8000000)
 TURNED = const(0x4000)

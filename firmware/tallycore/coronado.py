@@ -25,6 +25,7 @@ NAME = "coronado"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(2)
 STATE_SIZE = const(21)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(7)
 
 STAND = const(0)

@@ -19,6 +19,7 @@ NAME = "despised_nines"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # 36 cards: four each for eight players
 STATE_SIZE = const(20)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)        # one deal per player, lowest wins
 NINE_POINTS = const(4)
 

@@ -25,6 +25,7 @@ NAME = "doolittle"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # six cards each: 8 * 6 = 48
 STATE_SIZE = const(22)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)        # one deal per player, smallest wins
 END = const(8)
 CARDS = const(6)

@@ -20,6 +20,7 @@ NAME = "foozle"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each from one pack: 8 * 5 = 40
 STATE_SIZE = const(20)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
 
 

@@ -2,8 +2,8 @@
 # (the protocol names a game by its index here).
 #
 # Each game is a rules module tallycore.<name> with the same interface (see
-# game.py): NAME, MIN_PLAYERS, MAX_PLAYERS, STATE_SIZE, check_options, reset,
-# check, apply, total, hands, ends_hand, complete, winners.
+# game.py): NAME, MIN_PLAYERS, MAX_PLAYERS, STATE_SIZE, VIEW, check_options,
+# reset, check, apply, total, hands, ends_hand, complete, winners.
 #
 # The modules load on demand: the board's heap holds Skicket and Roquet (the
 # display and the menu use them) and the one short game in play, not all
@@ -46,20 +46,23 @@ def load(index):
     name = GAMES[index][0]
     last = _loaded[0]
     if sys.implementation.name == "micropython" and last >= _RESIDENT and last != index:
-        _unload(GAMES[last][0])
+        unload("tallycore." + GAMES[last][0])
     if index >= _RESIDENT:
         _loaded[0] = index
     package = __import__("tallycore." + name)
     return getattr(package, name)
 
 
-def _unload(name):
-    module = "tallycore." + name
-    if module in sys.modules:
-        del sys.modules[module]
-    package = sys.modules.get("tallycore")
-    if package is not None and hasattr(package, name):
-        delattr(package, name)
+def unload(name):
+    """Drop the module of that dotted name from sys.modules and its package,
+    so its memory goes once nothing else holds it."""
+    if name in sys.modules:
+        del sys.modules[name]
+    dot = name.rfind(".")
+    package = sys.modules.get(name[:dot])
+    attr = name[dot + 1:]
+    if package is not None and hasattr(package, attr):
+        delattr(package, attr)
 
 
 def by_name(name):

@@ -22,6 +22,7 @@ NAME = "hoodoo"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(6)   # eight cards each: 6 * 8 = 48 of 52 (the text: two to six)
 STATE_SIZE = const(20)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)            # not a first-to-N game
 
 

@@ -26,6 +26,7 @@ NAME = "jaimy"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each and a turned trump: 8 * 5 + 1 = 41
 STATE_SIZE = const(21)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(21)
 OPT_PARTNERS = const(8)
 

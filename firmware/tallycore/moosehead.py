@@ -38,6 +38,7 @@ NAME = "moosehead"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each: 8 * 5 = 40
 STATE_SIZE = const(61)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
 GO = const(1024)
 END = const(2048)

@@ -26,6 +26,7 @@ NAME = "numero"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)
 STATE_SIZE = const(29)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)
 END = points.COUNTS_END
 PACK = const(52)

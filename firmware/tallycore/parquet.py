@@ -14,6 +14,7 @@ NAME = "parquet"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(6)
 STATE_SIZE = rummy.STATE_SIZE
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)
 OUT = rummy.OUT
 OPT_FACES_TEN = rummy.OPT_FACES_TEN

@@ -27,6 +27,7 @@ NAME = "quatro"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)
 STATE_SIZE = const(29)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)
 END = points.COUNTS_END
 TRICKS = const(13)

@@ -34,6 +34,7 @@ NAME = "roquet"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(2)
 STATE_SIZE = const(16)
+VIEW = "roquetview"    # tallypanel.roquetview: the pegs, its summary, seat pegging
 
 GAME_POINTS = const(100)
 TRACK = const(60)          # the tally row is a 60-point track on 45 holes

@@ -32,6 +32,7 @@ NAME = "rummy"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(6)
 STATE_SIZE = const(53)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)        # one deal per player, fewest points against wins
 OUT = const(1024)
 OPT_FACES_TEN = const(8)

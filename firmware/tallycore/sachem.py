@@ -22,6 +22,7 @@ NAME = "sachem"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # six cards each and a turned trump: 8 * 6 + 1 = 49
 STATE_SIZE = const(20)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
 NOBODY = const(8)
 FIELDS = ("first_trump", "last_trump", "nine", "sachem")

@@ -35,6 +35,7 @@ NAME = "skicket"
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
 STATE_SIZE = const(28)
+VIEW = "skicketview"   # tallypanel.skicketview: its sheet, hand entry and dealer LED
 HANDS_PER_GAME = const(6)
 
 CLUBS = const(0)

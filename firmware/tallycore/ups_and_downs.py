@@ -22,6 +22,7 @@ NAME = "ups_and_downs"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # the pack dealt out; the board's eight seats
 STATE_SIZE = const(20)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)            # not a first-to-N game
 
 
