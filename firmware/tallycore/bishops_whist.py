@@ -28,7 +28,6 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "bishops_whist"
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
 SIDES = const(2)
@@ -109,11 +108,11 @@ def score_side(event, side, dealer):
     return value
 
 
-def check_options(players, options):
-    points.check_dealer_only(NAME, players, options)
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
 
 
-def reset(state, players, options):
+def reset(state, players, options, variant):
     state[_OPTIONS] = options
 
 

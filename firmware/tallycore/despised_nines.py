@@ -15,7 +15,6 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "despised_nines"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # 36 cards: four each for eight players
 STATE_SIZE = const(20)
@@ -43,8 +42,8 @@ def players_of(event):
     return (event >> 24) + 1
 
 
-def check_options(players, options):
-    points.check_dealer_only(NAME, players, options)
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
 
 
 reset = points.reset_nothing

@@ -55,7 +55,7 @@ class HandEntry:
     def open(self, game, purchaser=0):
         view = gameview.of(game)
         if view is None:
-            raise ValueError("game: enter %s hands from the host" % game.rules.NAME)
+            raise ValueError("game: enter %s hands from the host" % game.name())
         self.view = view
         self.rules = game.rules
         self.hand = game.hands()
@@ -148,7 +148,7 @@ class BoardInput:
             elif kind == SEAT or kind == SEAT_LONG:
                 view = gameview.of(game)
                 if view is None:
-                    raise ValueError("game: enter %s hands from the host" % game.rules.NAME)
+                    raise ValueError("game: enter %s hands from the host" % game.name())
                 view.seat(self, game, value, kind == SEAT_LONG)
             elif kind == PUSH:
                 if game.complete():

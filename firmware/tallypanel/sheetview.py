@@ -82,7 +82,7 @@ class SheetView:
         self.message = bytearray(3 * COLS)  # a longer message (hand entry)
         self.message_len = 0
         self.names = [bytearray(b"A"), bytearray(b"B"), bytearray(b"C"), bytearray(b"D")]
-        self._named = None            # the rules whose name is in _game_name
+        self._named = -1              # the game (its index) whose name is in _game_name
         self._game_name = bytearray(0)
 
     # --- configuration and messages (these may allocate) ------------------
@@ -199,9 +199,9 @@ class SheetView:
 
     def _generic(self, game):
         lines = self.lines
-        if game.rules is not self._named:  # a new game: its name, once
-            self._named = game.rules
-            name = game.rules.NAME
+        if game.index != self._named:  # a new game: its name, once
+            self._named = game.index
+            name = game.name()
             self._game_name = bytearray(len(name) if len(name) < 16 else 16)
             copy(self._game_name, name.replace("_", " ").upper())
         line = lines[0]

@@ -1,6 +1,8 @@
-# Hoodoo: 2 to 6 players, eight cards each; no points: the first to play out
-# all his cards wins the hand. Rules: GAMES.md "Rummy and the short games",
-# Hoodoo (seed 002, "HOODOO": "FOR ANY NUMBER FROM TWO TO SIX").
+# Hoodoo and Ups and Downs: one rule under two names (their rows in
+# tallycore/games.py give each its player range). No points: the first to
+# play out all his cards wins the hand. Rules: GAMES.md "Rummy and the short
+# games", Hoodoo (seed 002, "HOODOO": "FOR ANY NUMBER FROM TWO TO SIX";
+# eight cards each) and Ups and Downs (seed 002, "UPS and DOWNS": any number).
 #
 # The board keeps a session: totals count hands won, and the session is
 # complete when every player has dealt once (RECORDS.md "The other games":
@@ -18,21 +20,20 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "hoodoo"
 MIN_PLAYERS = const(2)
-MAX_PLAYERS = const(6)   # eight cards each: 6 * 8 = 48 of 52 (the text: two to six)
+MAX_PLAYERS = const(8)       # Ups and Downs; Hoodoo's row says 6
 STATE_SIZE = const(20)
-VIEW = None            # the panel's screens for any short game
+VIEW = None                  # the panel's screens for any short game
 TARGET = const(0)            # not a first-to-N game
 
 
-def check_options(players, options):
-    points.check_dealer_only(NAME, players, options)
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
 
 
 reset = points.reset_nothing
 check = points.check_winner
-# GAMES.md Hoodoo: the first to play out wins; a won hand counts 1.
+# GAMES.md Hoodoo, Ups and Downs: the first to play out wins; a won hand counts 1.
 apply = points.win_hand
 total = points.player_total
 hands = points.hands
