@@ -1,7 +1,7 @@
 """Board runtime figures (issue 3), on the MicroPython unix port. Run from
 the repo root:
 
-    python bench/bench_firmware_runtime.py [--commands 10000] [--events 140] [--boots 10]
+    python bench/bench_firmware_runtime.py [--commands 10000] [--events 140] [--boots 10] [--game "hoodoo 3"]
 
 Boots the file set deploy writes (main.py, boot.py, tallycore/*.mpy for
 armv6m, board/) with the emulator's stand-ins, in a temporary flash folder,
@@ -9,8 +9,10 @@ with the heap the emulator gives it (-X heapsize=384K), and measures:
 
   * heap: STATS (gc.collect, then gc.mem_free / gc.mem_alloc) after 100
     commands and after --commands commands of a mixed stream (pegs, undo,
-    redo, queries, config reads, retries, bad frames). No growth = the same
-    heap in use after 10,000 as after 100, within a few hundred bytes.
+    redo, queries, config reads, retries, bad frames), with --game in play
+    (NEW's arguments; Roquet by default, another game refuses the pegs). No
+    growth = the same heap in use after 10,000 as after 100, within a few
+    hundred bytes.
   * serving one request inside MicroPython (bytes in, journal write, event,
     reply; no display), mean over 2000 requests;
   * boot + restore: a game of --events events plus undo/redo records in the
@@ -80,8 +82,8 @@ def stats(replies: list[bytes], seq: int) -> dict[str, str]:
     raise SystemExit(f"no STATS reply {seq}")
 
 
-def heap_growth(flash: Path, io: Path, commands: int) -> None:
-    start = [P.encode_request(1, "NEW roquet 2")]
+def heap_growth(flash: Path, io: Path, commands: int, game: str) -> None:
+    start = [P.encode_request(1, "NEW " + game)]
     first = mixed_commands(100, 2)
     rest = mixed_commands(commands - 100, 102)
     data = b"".join(start + first + [P.encode_request(60001, "STATS")] + rest
@@ -91,6 +93,7 @@ def heap_growth(flash: Path, io: Path, commands: int) -> None:
     seconds = time.perf_counter() - begin
     after_100 = stats(replies, 60001)
     after_all = stats(replies, 60002)
+    print(f"game_in_play                {game}")
     print(f"heap_after_100_commands     alloc {int(after_100['alloc']):>7d} B   free {int(after_100['free']):>7d} B")
     print(f"heap_after_{commands}_commands   alloc {int(after_all['alloc']):>7d} B   free {int(after_all['free']):>7d} B")
     print(f"heap_growth                 {int(after_all['alloc']) - int(after_100['alloc']):>+7d} B")
@@ -180,10 +183,11 @@ def main() -> None:
     parser.add_argument("--commands", type=int, default=10000)
     parser.add_argument("--events", type=int, default=140)
     parser.add_argument("--boots", type=int, default=10)
+    parser.add_argument("--game", default="roquet 2", help="the game in play for the heap figure")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         files = fileset.build()
-        for name, job in (("heap", lambda f, i: heap_growth(f, i, args.commands)),
+        for name, job in (("heap", lambda f, i: heap_growth(f, i, args.commands, args.game)),
                           ("boot", lambda f, i: boot_restore(f, i, args.events, args.boots)),
                           ("serve", request_time)):
             flash = Path(tmp) / name / "flash"

@@ -14,9 +14,8 @@ MICRO = sys.implementation.name == "micropython"
 
 gc.collect()
 before = gc.mem_alloc() if MICRO else 0
-from tallycore import (bishops_whist, cards, coronado, despised_nines, doolittle, foozle,  # noqa: E402
-                       game, hoodoo, jaimy, moosehead, numero, parquet, quatro, rummy, sachem,
-                       ups_and_downs)
+from tallycore import (bishops_whist, cards, coronado, despised_nines, doolittle, first_out,  # noqa: E402,F401
+                       foozle, game, jaimy, moosehead, most_count, rummy, sachem)
 gc.collect()
 if MICRO:
     print("short_games_import_heap %d bytes" % (gc.mem_alloc() - before))
@@ -62,17 +61,19 @@ GAMES = (
      [bishops_whist.pack_hand((7, 6), (2, 2), True, (0, 1), (0, 0)), bishops_whist.MISDEAL,
       bishops_whist.pack_hand((5, 8), (1, 3), False, (0, 0), (0, 0))] * 2),
     ("rummy", rummy, 3, 0, rummy_hands(rummy)),
-    ("parquet", parquet, 3, 0, rummy_hands(parquet)),
+    ("parquet", "parquet", 3, 0, rummy_hands(rummy)),
     ("coronado", coronado, 2, 0, [coronado.pack_hand(m, t) for m, t in ((0, 3), (1, 2), (2, 4), (0, 1))]),
     ("foozle", foozle, 4, 0, [foozle.pack_hand(2, 3, 4), foozle.pack_hand(1, 4, 3)] * 2),
     ("jaimy", jaimy, 4, jaimy.OPT_PARTNERS, [jaimy.pack_hand(1, 1), jaimy.pack_hand(2, 2), 0]),
-    ("hoodoo", hoodoo, 6, 0, [0, 1, 2, 3, 4, 5]),
-    ("numero", numero, 4, 0, [numero.pack_count(p, v) for p, v in enumerate((20, 12, 0, 20))] + [numero.END]),
+    ("hoodoo", "hoodoo", 6, 0, [0, 1, 2, 3, 4, 5]),
+    ("numero", "numero", 4, 0, [most_count.pack_count(p, v, most_count.PACK) for p, v in enumerate((20, 12, 0, 20))]
+     + [most_count.END]),
     ("sachem", sachem, 4, 0, [sachem.pack_hand(0, 2, 1, 3), sachem.pack_hand(1, 1, None, None)] * 2),
-    ("quatro", quatro, 3, 0, [quatro.pack_count(p, v) for p, v in enumerate((3, 5, 5))] + [quatro.END]),
+    ("quatro", "quatro", 3, 0, [most_count.pack_count(p, v, most_count.TRICKS) for p, v in enumerate((3, 5, 5))]
+     + [most_count.END]),
     ("doolittle", doolittle, 3, 0, [1, 1, 0, 2, 2, 2, doolittle.END] * 3),
     ("despised_nines", despised_nines, 4, 0, [despised_nines.pack_hand([2, 0, 1, 1])] * 4),
-    ("ups_and_downs", ups_and_downs, 8, 0, [0, 1, 2, 3, 4, 5, 6, 7]),
+    ("ups_and_downs", "ups_and_downs", 8, 0, [0, 1, 2, 3, 4, 5, 6, 7]),
     ("moosehead", moosehead, 4, 3, moosehead_hand()),
 )
 

@@ -28,11 +28,11 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "bishops_whist"
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
 SIDES = const(2)
 STATE_SIZE = const(23)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(25)
 MISDEAL = const(0x8000000)
 TURNED = const(0x4000)
@@ -108,11 +108,11 @@ def score_side(event, side, dealer):
     return value
 
 
-def check_options(players, options):
-    points.check_dealer_only(NAME, players, options)
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
 
 
-def reset(state, players, options):
+def reset(state, players, options, variant):
     state[_OPTIONS] = options
 
 

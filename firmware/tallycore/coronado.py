@@ -21,10 +21,10 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "coronado"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(2)
 STATE_SIZE = const(21)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(7)
 
 STAND = const(0)
@@ -49,11 +49,11 @@ def tricks_of(event):
     return event >> 2
 
 
-def check_options(players, options):
-    points.check_dealer_only(NAME, players, options)
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
 
 
-def reset(state, players, options):
+def reset(state, players, options, variant):
     state[points.HAND] = options  # kept for dealer()
 
 

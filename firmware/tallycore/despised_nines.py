@@ -15,10 +15,10 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "despised_nines"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # 36 cards: four each for eight players
 STATE_SIZE = const(20)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)        # one deal per player, lowest wins
 NINE_POINTS = const(4)
 
@@ -42,8 +42,8 @@ def players_of(event):
     return (event >> 24) + 1
 
 
-def check_options(players, options):
-    points.check_dealer_only(NAME, players, options)
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
 
 
 reset = points.reset_nothing

@@ -21,10 +21,10 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "doolittle"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # six cards each: 8 * 6 = 48
 STATE_SIZE = const(22)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)        # one deal per player, smallest wins
 END = const(8)
 CARDS = const(6)
@@ -49,7 +49,7 @@ def cards_dealt(options):
     return cards if cards else CARDS
 
 
-def check_options(players, options):
+def check_options(players, options, name):
     if options >> 7:
         raise ValueError("options: doolittle has first_dealer and cards")
     points.check_first_dealer(players, options)
@@ -60,7 +60,7 @@ def check_options(players, options):
         raise ValueError("cards: %d players cannot each be dealt %d cards" % (players, cards))
 
 
-def reset(state, players, options):
+def reset(state, players, options, variant):
     state[_CARDS] = cards_dealt(options)
 
 

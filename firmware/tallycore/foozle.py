@@ -16,10 +16,10 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "foozle"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each from one pack: 8 * 5 = 40
 STATE_SIZE = const(20)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
 
 
@@ -45,8 +45,8 @@ def tricks_of(event):
     return event >> 6
 
 
-def check_options(players, options):
-    points.check_dealer_only(NAME, players, options)
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
 
 
 reset = points.reset_nothing

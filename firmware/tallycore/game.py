@@ -1,7 +1,8 @@
 # The game engine: one game in progress, its event log, undo and redo.
 #
-# A game is a rules module (skicket, roquet, ...) plus a state buffer that
-# only the rules module writes, and a log of the events applied to it.
+# A game is a row of the registry (tallycore.games: its name, player range,
+# rules module and variant) plus a state buffer that only the rules module
+# writes, and a log of the events applied to it.
 #
 # Events are packed small ints (each rules module documents its encoding),
 # always 0 <= event < 2**30 so they stay small ints on the RP2040.
@@ -12,6 +13,8 @@
 # the state that was there before: there is no inverse arithmetic to get wrong.
 # A new event after undo drops the redo stack.
 from array import array
+
+from tallycore import games
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,29 +38,52 @@ class Game:
         self.log = array("i", bytes(4 * log_capacity))
         self.state = bytearray(STATE_CAPACITY)
         self.rules = None  # type: Any
+        self.index = -1     # the game's row in tallycore.games.GAMES
+        self.variant = 0    # the row's per-variant value, for rules.reset
         self.players = 0
         self.options = 0
         self.n = 0      # events applied
         self.top = 0    # events applied + redo stack
         self.scratch = bytearray(STATE_CAPACITY)  # for per-hand replays
 
-    def new(self, rules, players, options=0):
-        """Start a new game. Raises ValueError (naming the field) on bad input."""
-        if players < rules.MIN_PLAYERS or players > rules.MAX_PLAYERS:
-            raise ValueError("players: %s takes %d to %d players" % (
-                rules.NAME, rules.MIN_PLAYERS, rules.MAX_PLAYERS))
-        rules.check_options(players, options)
+    def new(self, game, players, options=0):
+        """Start a new game: game is its index in tallycore.games, its name,
+        or the rules module of the one game it scores. Raises ValueError
+        (naming the field) on bad input."""
+        index, rules = self._checked(game, players, options)
         self.rules = rules
+        self.index = index
+        self.variant = games.GAMES[index][4]
         self.players = players
         self.options = options
         self.n = 0
         self.top = 0
         self._reset(self.state)
 
+    def check_new(self, game, players, options=0):
+        """Raise ValueError if new() would refuse; change nothing."""
+        self._checked(game, players, options)
+
+    def _checked(self, game, players, options):
+        index = games.find(game)
+        row = games.GAMES[index]
+        name = row[0]
+        least = row[1]
+        most = row[2]
+        if players < least or players > most:
+            raise ValueError("players: %s takes %d to %d players" % (name, least, most))
+        rules = games.load(index) if isinstance(game, (int, str)) else game
+        rules.check_options(players, options, name)
+        return index, rules
+
+    def name(self):
+        """The game's name (docs/records.md, the wire), or None before a game."""
+        return games.GAMES[self.index][0] if self.rules is not None else None
+
     def _reset(self, state):
         for i in range(STATE_CAPACITY):
             state[i] = 0
-        self.rules.reset(state, self.players, self.options)
+        self.rules.reset(state, self.players, self.options, self.variant)
 
     def check(self, event):
         """Raise ValueError if event cannot be applied now; change nothing."""

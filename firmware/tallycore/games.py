@@ -1,36 +1,46 @@
 # The games the board knows, by the names game records use, in wire order
 # (the protocol names a game by its index here).
 #
-# Each game is a rules module tallycore.<name> with the same interface (see
-# game.py): NAME, MIN_PLAYERS, MAX_PLAYERS, STATE_SIZE, check_options, reset,
-# check, apply, total, hands, ends_hand, complete, winners.
+# Each row names a rules module tallycore.<module> with the interface of
+# game.py: MIN_PLAYERS, MAX_PLAYERS, STATE_SIZE, VIEW, check_options, reset,
+# check, apply, total, hands, ends_hand, complete, winners. Games that are
+# one rule under other names share a module and differ by their row: the
+# player range, and a small per-variant value the module reads at reset()
+# (0 when a module scores one game). A module's MIN_PLAYERS..MAX_PLAYERS is
+# the most its rule takes; the row's range is the game's own.
 #
-# The modules load on demand: the board's heap holds Skicket and Roquet (the
-# display and the menu use them) and the one short game in play, not all
-# sixteen. The player ranges are here so that listing the games loads none.
+# The modules load on demand and, on the board, only the one in play stays
+# in memory. The names and player ranges are here so that listing the
+# games loads none.
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 GAMES = (
-    # name, min players, max players
-    ("skicket", 4, 4),
-    ("roquet", 2, 2),
-    ("bishops_whist", 4, 4),
-    ("rummy", 2, 6),
-    ("parquet", 2, 6),
-    ("coronado", 2, 2),
-    ("foozle", 2, 8),
-    ("jaimy", 2, 8),
-    ("hoodoo", 2, 6),
-    ("numero", 2, 8),
-    ("sachem", 2, 8),
-    ("quatro", 2, 8),
-    ("doolittle", 2, 8),
-    ("despised_nines", 2, 8),
-    ("ups_and_downs", 2, 8),
-    ("moosehead", 2, 8),
+    # name, min players, max players, rules module, variant
+    ("skicket", 4, 4, "skicket", 0),
+    ("roquet", 2, 2, "roquet", 0),
+    ("bishops_whist", 4, 4, "bishops_whist", 0),
+    ("rummy", 2, 6, "rummy", 0),
+    ("parquet", 2, 6, "rummy", 0),         # Rummy with the cards parked
+    ("coronado", 2, 2, "coronado", 0),
+    ("foozle", 2, 8, "foozle", 0),
+    ("jaimy", 2, 8, "jaimy", 0),
+    # eight cards each: 6 * 8 = 48 of 52 (the text: two to six)
+    ("hoodoo", 2, 6, "first_out", 0),
+    ("numero", 2, 8, "most_count", 52),   # counts cards: at most the pack
+    ("sachem", 2, 8, "sachem", 0),
+    ("quatro", 2, 8, "most_count", 13),   # counts tricks of four: all thirteen
+    ("doolittle", 2, 8, "doolittle", 0),
+    ("despised_nines", 2, 8, "despised_nines", 0),
+    # the pack dealt out; the board's eight seats
+    ("ups_and_downs", 2, 8, "first_out", 0),
+    ("moosehead", 2, 8, "moosehead", 0),
 )
-_RESIDENT = 2   # skicket and roquet stay loaded
-_loaded = [-1]  # the short game loaded last
+_MICRO = sys.implementation.name == "micropython"
+_loaded = [None, None]  # type: list[Any]  # the rules module loaded last: its name, the module
 
 
 def index_of(name):
@@ -40,26 +50,60 @@ def index_of(name):
     raise ValueError("game: unknown game %s" % name)
 
 
+def find(game):
+    """The index of a game given by its index, its name, or its rules module
+    (the game the module is named after, else the one game it scores)."""
+    if isinstance(game, int):
+        if game < 0 or game >= len(GAMES):
+            raise ValueError("game: no game at index %d" % game)
+        return game
+    if isinstance(game, str):
+        return index_of(game)
+    module = game.__name__
+    short = module[module.rfind(".") + 1:]
+    found = -1
+    for index in range(len(GAMES)):
+        if GAMES[index][0] == short and GAMES[index][3] == short:
+            return index
+    for index in range(len(GAMES)):
+        if GAMES[index][3] == short:
+            if found >= 0:
+                raise ValueError("game: %s scores %s and %s; name the game" % (
+                    module, GAMES[found][0], GAMES[index][0]))
+            found = index
+    if found < 0:
+        raise ValueError("game: %s is not a game's rules" % module)
+    return found
+
+
 def load(index):
-    """The rules module of the game at index; on the board, a short game
-    loaded before is let go first so only one stays in memory."""
-    name = GAMES[index][0]
-    last = _loaded[0]
-    if sys.implementation.name == "micropython" and last >= _RESIDENT and last != index:
-        _unload(GAMES[last][0])
-    if index >= _RESIDENT:
-        _loaded[0] = index
+    """The rules module of the game at index. On the board every other
+    game's rules are let go first, so only the game in play stays in memory
+    (a module still referenced elsewhere keeps working)."""
+    name = GAMES[index][3]
+    if name == _loaded[0]:
+        return _loaded[1]   # the same rules again (a new game, or its other name)
+    if _MICRO:
+        for row in GAMES:
+            if row[3] != name:
+                unload("tallycore." + row[3])
     package = __import__("tallycore." + name)
-    return getattr(package, name)
+    module = getattr(package, name)
+    _loaded[0] = name
+    _loaded[1] = module
+    return module
 
 
-def _unload(name):
-    module = "tallycore." + name
-    if module in sys.modules:
-        del sys.modules[module]
-    package = sys.modules.get("tallycore")
-    if package is not None and hasattr(package, name):
-        delattr(package, name)
+def unload(name):
+    """Drop the module of that dotted name from sys.modules and its package,
+    so its memory goes once nothing else holds it."""
+    if name in sys.modules:
+        del sys.modules[name]
+    dot = name.rfind(".")
+    package = sys.modules.get(name[:dot])
+    attr = name[dot + 1:]
+    if package is not None and hasattr(package, attr):
+        delattr(package, attr)
 
 
 def by_name(name):

@@ -22,10 +22,10 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "jaimy"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each and a turned trump: 8 * 5 + 1 = 41
 STATE_SIZE = const(21)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(21)
 OPT_PARTNERS = const(8)
 
@@ -54,7 +54,7 @@ def player_of(event):
     return event >> 2
 
 
-def check_options(players, options):
+def check_options(players, options, name):
     if options >> 4:
         raise ValueError("options: jaimy has first_dealer and partners")
     points.check_first_dealer(players, options)
@@ -62,7 +62,7 @@ def check_options(players, options):
         raise ValueError("partners: partnerships need 4 or 6 players")
 
 
-def reset(state, players, options):
+def reset(state, players, options, variant):
     state[_OPTIONS] = options
 
 

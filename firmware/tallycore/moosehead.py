@@ -34,10 +34,10 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "moosehead"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each: 8 * 5 = 40
 STATE_SIZE = const(61)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
 GO = const(1024)
 END = const(2048)
@@ -87,13 +87,13 @@ def _played(state, player):
     return state[at] | state[at + 1] << 8 | state[at + 2] << 16
 
 
-def check_options(players, options):
+def check_options(players, options, name):
     if options >> 4:
         raise ValueError("options: moosehead has first_dealer and faces")
     points.check_first_dealer(players, options)
 
 
-def reset(state, players, options):
+def reset(state, players, options, variant):
     state[_OPTIONS] = options
 
 

@@ -143,7 +143,7 @@ def check_dealer_only(name, players, options):
     check_first_dealer(players, options)
 
 
-def reset_nothing(state, players, options):
+def reset_nothing(state, players, options, variant):
     """reset() of a game that keeps nothing beyond the zeroed state."""
 
 

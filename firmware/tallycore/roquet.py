@@ -30,10 +30,10 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-NAME = "roquet"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(2)
 STATE_SIZE = const(16)
+VIEW = "roquetview"    # tallypanel.roquetview: the pegs, its summary, seat pegging
 
 GAME_POINTS = const(100)
 TRACK = const(60)          # the tally row is a 60-point track on 45 holes
@@ -87,12 +87,12 @@ def _put(state, at, value):
     state[at + 1] = value >> 8
 
 
-def check_options(players, options):
+def check_options(players, options, name):
     if options & ~(OPT_END_AT_HAND_END | OPT_LANDMARK_BONUS):
         raise ValueError("options: unknown Roquet option")
 
 
-def reset(state, players, options):
+def reset(state, players, options, variant):
     state[1] = options
 
 

@@ -1,9 +1,12 @@
-# Rummy (1916): two players get 8 cards, three or more 6; the first player
-# out wins the hand and every other player has his unplayed cards' total set
-# down against him; one deal per player; fewest points against wins.
-# Rules: docs/rules.md RU (seed 002, "RULES FOR
-# RUMMY": "a player left with 10, 3 and 4 has 17 set down against himself").
-# Parquet scores the same way (parquet.py reuses this module).
+# Rummy (1916) and Parquet: two players get 8 cards, three or more 6; the
+# first player out wins the hand and every other player has his unplayed
+# cards' total set down against him; one deal per player; fewest points
+# against wins. Rules: docs/rules.md RU and PQ, Rummy (seed
+# 002, "RULES FOR RUMMY": "a player left with 10, 3 and 4 has 17 set down
+# against himself"); Parquet, Rummy with the played cards "parked" together
+# in the centre, is scored exactly as Rummy ("Rummy (and Parquet, same
+# scoring)"; seed 002, "PARQUET"): one rule under two names, the two rows of
+# tallycore/games.py.
 #
 # Card values (docs/rules.md RU3, G3): ace 1, pips at face, J 11, Q 12,
 # K 13 by default (the text's sequence "9, 10, 11"); option: faces count 10.
@@ -28,10 +31,10 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "rummy"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(6)
 STATE_SIZE = const(53)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(0)        # one deal per player, fewest points against wins
 OUT = const(1024)
 OPT_FACES_TEN = const(8)
@@ -65,13 +68,13 @@ def card_value(card, options):
     return rank
 
 
-def check_options(players, options):
+def check_options(players, options, name):
     if options >> 4:
-        raise ValueError("options: %s has first_dealer and faces" % NAME)
+        raise ValueError("options: %s has first_dealer and faces" % name)
     points.check_first_dealer(players, options)
 
 
-def reset(state, players, options):
+def reset(state, players, options, variant):
     state[_OPTIONS] = options
 
 

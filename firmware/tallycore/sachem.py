@@ -18,10 +18,10 @@ except ImportError:  # CPython
 
 from tallycore import points
 
-NAME = "sachem"
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # six cards each and a turned trump: 8 * 6 + 1 = 49
 STATE_SIZE = const(20)
+VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
 NOBODY = const(8)
 FIELDS = ("first_trump", "last_trump", "nine", "sachem")
@@ -45,8 +45,8 @@ def captor(event, field):
     return (event >> (4 * field)) & 15
 
 
-def check_options(players, options):
-    points.check_dealer_only(NAME, players, options)
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
 
 
 reset = points.reset_nothing

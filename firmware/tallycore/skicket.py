@@ -31,10 +31,10 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-NAME = "skicket"
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
 STATE_SIZE = const(28)
+VIEW = "skicketview"   # tallypanel.skicketview: its sheet, hand entry and dealer LED
 HANDS_PER_GAME = const(6)
 
 CLUBS = const(0)
@@ -158,12 +158,12 @@ def made(event):
     return tricks_of(event) >= need
 
 
-def check_options(players, options):
+def check_options(players, options, name):
     if options != 0:
         raise ValueError("options: skicket has no options")
 
 
-def reset(state, players, options):
+def reset(state, players, options, variant):
     pass  # all zeros is the empty game
 
 

@@ -1,34 +1,21 @@
 # The LED peg field: composes the WS2812 frame (GRB bytes, chain order from
 # the board definition) for a game into one preallocated bytearray.
 #
-# What the field shows (docs/display.md has the pictures):
-# Roquet (docs/rules.md RQ2 to RQ5), for each player:
-#   - the tally peg at its hole of the 60-point track (roquet.tally_hole);
-#     before play and after every hand it stands in the station hole;
-#   - the back peg: the hole the tally peg left at its last move stays lit
-#     faintly (the station hole after the first peg of a hand);
-#   - a count over 60 (another lap of the track) lights the station hole
-#     at half strength while the peg is out on the track;
-#   - the king peg at its king hole (5, 10 ... 100);
-#   - the king remainder (docs/rules.md RQ5: the exact total
-#     is kept): the king hole after the peg glows at remainder/5 strength
-#     (1..4 points: 20%..80%);
-#   - the embossed 15th, 30th and 31st holes glow dim white;
-#   - game end: the winner's whole king row is lit (both rows on a tie).
-# Other games (Skicket included): progress bars. Player p uses side p % 2:
-# players 0 and 1 the king row (20 holes), players 2 and 3 the straight run
-# of tally holes 1..30. A first-to-N game (rules.TARGET) scales a total to
-# its target; a game without one (Skicket) scales to the leader, who fills
-# the row. The bar is faint with its tip full; the winners' bars are full
-# at game end. Skicket lights the dealer's side station hole in the colour
-# of the dealer of the next hand.
+# What the field shows (docs/display.md has the pictures): a game with a
+# view of its own (tallypanel.gameview) lights its LEDs itself: Roquet's
+# pegs (tallypanel.roquetview), Skicket's bars and dealer
+# (tallypanel.skicketview). Any other game: progress bars. Player p uses
+# side p % 2: players 0 and 1 the king row (20 holes), players 2 and 3 the
+# straight run of tally holes 1..30. A first-to-N game (rules.TARGET) scales
+# a total to its target; a game without one scales to the leader, who fills
+# the row. The bar is faint with its tip full; the winners' bars are full at
+# game end.
 #
 # Current budget (as WLED's automatic brightness limiter): the estimate is
 # sum(channel values) * ma_per_channel / 255 + idle_ma_per_led * LEDs; if it
 # is over the budget every channel is scaled by the same integer fraction,
 # so the frame never exceeds it. Integer math only; no allocation per frame.
-from tallycore import roquet
-from tallycore import skicket
+from tallypanel import gameview
 from tallypanel.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER
 
 try:
@@ -113,18 +100,19 @@ class LedField:
     def compose(self, game):
         """Compose the frame for game; returns the frame buffer (not a copy)."""
         self.frame[:] = self._blank
-        rules = game.rules
-        if rules is None:
-            self._set(STATION, WHITE, LANDMARK)
-            self._set(SLOTS_PER_PLAYER + STATION, WHITE, LANDMARK)
-        elif rules is roquet:
-            self._roquet(game)
+        view = gameview.of(game)
+        if game.rules is None:
+            self.light(STATION, WHITE, LANDMARK)
+            self.light(SLOTS_PER_PLAYER + STATION, WHITE, LANDMARK)
+        elif view is not None:
+            view.leds(self, game)
         else:
-            self._progress(game)
+            self.progress(game)
         self._limit()
         return self.frame
 
-    def _set(self, slot, colour, level):
+    def light(self, slot, colour, level):
+        """Light a slot of the board (boarddef) in a colour index at a level (of 256)."""
         at = 3 * self.led_of[slot]
         c = 3 * colour
         colours = self.colours
@@ -134,42 +122,8 @@ class LedField:
         frame[at + 1] = _channel(colours[c], scale)
         frame[at + 2] = _channel(colours[c + 2], scale)
 
-    def _roquet(self, game):
-        state = game.state
-        over = game.complete()
-        winners = game.winners() if over else 0
-        landmarks = roquet.LANDMARK_HOLES
-        for p in range(2):
-            base = p * SLOTS_PER_PLAYER
-            for i in range(3):
-                self._set(base + TALLY + landmarks[i], WHITE, LANDMARK)
-            if winners >> p & 1:
-                for h in range(20):
-                    self._set(base + KING + h, p, FULL)
-            position = roquet.tally(state, p)
-            if position == 0:
-                self._set(base + STATION, p, FULL)
-            else:
-                back = roquet.back_peg(state, p)
-                hole = roquet.tally_hole(position)
-                if back == 0:
-                    self._set(base + STATION, p, TRAIL)
-                else:
-                    back_hole = roquet.tally_hole(back)
-                    if back_hole != hole:
-                        self._set(base + TALLY + back_hole, p, TRAIL)
-                if roquet.tally_laps(position):
-                    self._set(base + STATION, p, LAP)
-                self._set(base + TALLY + hole, p, FULL)
-            king = roquet.king_total(state, p)
-            hole = roquet.king_hole(king)
-            rest = roquet.king_remainder(king)
-            if rest and hole < 19:
-                self._set(base + KING + hole + 1, p, rest * REMAINDER_STEP)
-            if hole >= 0:
-                self._set(base + KING + hole, p, FULL)
-
-    def _progress(self, game):
+    def progress(self, game):
+        """The progress bars of the game's totals."""
         rules = game.rules
         players = game.players
         if players > 4:
@@ -201,13 +155,10 @@ class LedField:
                     lit = 1  # any score shows
             if winners >> p & 1:
                 for h in range(length):
-                    self._set(base + h, p, FULL)
+                    self.light(base + h, p, FULL)
                 continue
             for h in range(lit):
-                self._set(base + h, p, FULL if h == lit - 1 else TRAIL)
-        if rules is skicket and not over:
-            dealer = skicket.dealer(game.hands())
-            self._set((dealer & 1) * SLOTS_PER_PLAYER + STATION, dealer, FULL)
+                self.light(base + h, p, FULL if h == lit - 1 else TRAIL)
 
     def _limit(self):
         frame = self.frame

@@ -53,7 +53,7 @@ class View:
         entry = None
         if board_input is not None:
             note = board_input.note
-            if board_input.entry.active:
+            if board_input.entry.open_on(game):
                 entry = board_input.entry
         if note is not self._note:
             self._note = note

@@ -23,7 +23,7 @@ except ImportError:  # older MicroPython
 from tallyrun import protocol as P
 from tallycore import skicket, roquet
 from tallycore.game import Game, LOG_CAPACITY
-from tallycore.games import GAMES, load
+from tallycore.games import GAMES
 from tallyrun.journal import Journal, KIND_APPLY, KIND_UNDO, KIND_REDO
 from tallyrun.config import Config
 
@@ -192,7 +192,7 @@ class App:
         elif verb == P.V_EV:
             self._apply(seq, req.crc, v[0], _SRC_HOST, True)
         elif verb == P.V_HAND:
-            if self.game.rules is not skicket:
+            if not self._playing(skicket):
                 self._wrong_game(seq, b"HAND is for Skicket; use EV, PEG or END for this game")
                 return
             doubled = None if v[2] == P.NOBODY else v[2]
@@ -204,17 +204,17 @@ class App:
                 return
             self._apply(seq, req.crc, event, _SRC_HOST, True)
         elif verb == P.V_MISDEAL:
-            if self.game.rules is not skicket:
+            if not self._playing(skicket):
                 self._wrong_game(seq, b"MISDEAL is for Skicket")
                 return
             self._apply(seq, req.crc, skicket.MISDEAL, _SRC_HOST, True)
         elif verb == P.V_PEG:
-            if self.game.rules is not roquet:
+            if not self._playing(roquet):
                 self._wrong_game(seq, b"PEG is for Roquet; use EV or HAND for this game")
                 return
             self._apply(seq, req.crc, v[0] << 2 | v[1] << 3, _SRC_HOST, True)
         elif verb == P.V_END:
-            if self.game.rules is not roquet:
+            if not self._playing(roquet):
                 self._wrong_game(seq, b"END is for Roquet; use EV for this game")
                 return
             self._apply(seq, req.crc, roquet.HAND_END, _SRC_HOST, True)
@@ -242,6 +242,12 @@ class App:
         self.writer.error(seq, code, message)
         self._send_reply()
 
+    def _playing(self, rules):
+        # by the module's name: on the board a game switch lets the rules
+        # module go, and the game played again is a new copy (tallycore.games.load)
+        current = self.game.rules
+        return current is not None and current.__name__ == rules.__name__
+
     def _wrong_game(self, seq, message):
         if self.game.rules is None:
             message = b"no game in progress; start one with NEW"
@@ -260,14 +266,10 @@ class App:
 
     def _game_name(self, w):
         w.key(b"game")
-        rules = self.game.rules
-        if rules is None:
+        if self.game.rules is None:
             w.byte(45)
             return
-        name = rules.NAME
-        for g in range(len(GAMES)):
-            if GAMES[g][0] == name:
-                w.text(P.GAME_NAMES[g])
+        w.text(P.GAME_NAMES[self.game.index])
 
     def _hello(self, seq):
         w = self.writer
@@ -498,18 +500,13 @@ class App:
         return None
 
     def _new(self, seq, crc, index, players, options):
-        name, least, most = GAMES[index]
-        if players < least or players > most:
-            self._error(seq, P.E_RANGE, "players: %s takes %d to %d players" % (name, least, most))
-            return
-        rules = load(index)
         try:
-            rules.check_options(players, options)
+            self.game.check_new(index, players, options)   # the player range, then the options
         except ValueError as exc:
             self._error(seq, P.E_RANGE, str(exc))
             return
         try:
-            self.journal.start(rules, players, options, seq, crc)
+            self.journal.start(index, players, options, seq, crc)
         except OSError:
             # the new snapshot may be in already: put the game in RAM back on flash
             try:
@@ -521,7 +518,7 @@ class App:
                 self.journal.dirty = True
             self._error(seq, P.E_FLASH, b"flash write failed; the game in progress is kept")
             return
-        self.game.new(rules, players, options)
+        self.game.new(index, players, options)
         w = self._event(P.K_NEW)
         self._game_name(w)
         w.key(b"players")

@@ -26,7 +26,7 @@ except ImportError:  # CPython
         return x
 
 from tallyrun.protocol import crc16
-from tallycore.games import by_name
+from tallycore.games import GAMES, find, index_of
 
 SNAPSHOT = "game.snp"
 JOURNAL = "game.jnl"
@@ -111,11 +111,12 @@ class Journal:
         return self.root + name
 
     # --- writing ---------------------------------------------------------
-    def start(self, rules, players, options, seq=0, crc=0):
-        """Persist a new, empty game (before it replaces the one in RAM).
+    def start(self, game, players, options, seq=0, crc=0):
+        """Persist a new, empty game (before it replaces the one in RAM); game
+        as Game.new takes it (index, name or rules module).
 
         Raises OSError if the flash write fails; then nothing changed."""
-        self._write_snapshot(rules.NAME, players, options, None, 0, 0, seq, crc)
+        self._write_snapshot(GAMES[find(game)][0], players, options, None, 0, 0, seq, crc)
 
     def append(self, kind, event=0, seq=0, crc=0):
         """Write one record and flush it. Allocation-free unless compaction
@@ -157,7 +158,7 @@ class Journal:
         if game.rules is None:
             self.close()
             return
-        self._write_snapshot(game.rules.NAME, game.players, game.options, game.log,
+        self._write_snapshot(game.name(), game.players, game.options, game.log,
                              game.n, game.top, self.last_seq, self.last_crc)
 
     def _write_snapshot(self, name, players, options, log, n, top, seq, crc):
@@ -255,19 +256,19 @@ class Journal:
             return False
         name = bytes(data[9:9 + name_len])
         try:
-            rules = by_name(name.decode())
-        except (ValueError, UnicodeError, ImportError):
+            index = index_of(name.decode())   # the game's name, as docs/records.md spells it
+        except (ValueError, UnicodeError):
             return False
         n = _get16(data, 30)
         if n > top or top > len(game.log):
             return False
         try:
-            game.new(rules, data[25], _get32(data, 26))
+            game.new(index, data[25], _get32(data, 26))
             for i in range(top):
                 game.apply(_get32(data, _HEAD + 4 * i))
             for i in range(top - n):
                 game.undo()
-        except ValueError:
+        except (ValueError, ImportError):
             game.rules = None
             return False
         self.generation = _get32(data, 4)

@@ -24,7 +24,7 @@ from functools import partial
 from typing import Any, Iterator
 
 from tallycore import (bishops_whist, cards, coronado, despised_nines, doolittle, foozle,
-                       jaimy, moosehead, numero, points, quatro, rummy, sachem)
+                       jaimy, moosehead, most_count, points, rummy, sachem)
 
 from .records import ADAPTERS, Adapter, _bool, _int, _only, _player
 
@@ -238,9 +238,9 @@ def _winner_hand(events: list[int]) -> Any:
 
 def _numero_events(hand: Any, players: int, options: dict) -> Iterator[int]:
     hand = _only(hand, {"cards"})
-    for p, held in enumerate(_per_player(hand, "cards", players, numero.PACK)):
-        yield numero.pack_count(p, held)
-    yield numero.END
+    for p, held in enumerate(_per_player(hand, "cards", players, most_count.PACK)):
+        yield most_count.pack_count(p, held, most_count.PACK)
+    yield most_count.END
 
 
 def _count_hand(key: str, end: int):  # type: ignore[no-untyped-def]
@@ -252,9 +252,9 @@ def _count_hand(key: str, end: int):  # type: ignore[no-untyped-def]
 
 def _quatro_events(hand: Any, players: int, options: dict) -> Iterator[int]:
     hand = _only(hand, {"tricks"})
-    for p, tricks in enumerate(_per_player(hand, "tricks", players, quatro.TRICKS)):
-        yield quatro.pack_count(p, tricks)
-    yield quatro.END
+    for p, tricks in enumerate(_per_player(hand, "tricks", players, most_count.TRICKS)):
+        yield most_count.pack_count(p, tricks, most_count.TRICKS)
+    yield most_count.END
 
 
 def _sachem_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -371,9 +371,9 @@ OTHER_GAMES: dict[str, Adapter] = {
     "foozle": Adapter(_foozle_events, _foozle_hand, _dealer_only),
     "jaimy": Adapter(_jaimy_events, _jaimy_hand, _jaimy_options),
     "hoodoo": Adapter(_winner_events, _winner_hand, _dealer_only),
-    "numero": Adapter(_numero_events, _count_hand("cards", numero.END), _dealer_only),
+    "numero": Adapter(_numero_events, _count_hand("cards", most_count.END), _dealer_only),
     "sachem": Adapter(_sachem_events, _sachem_hand, _dealer_only),
-    "quatro": Adapter(_quatro_events, _count_hand("tricks", quatro.END), _dealer_only),
+    "quatro": Adapter(_quatro_events, _count_hand("tricks", most_count.END), _dealer_only),
     "doolittle": Adapter(_doolittle_events, _doolittle_hand, _doolittle_options),
     "despised_nines": Adapter(_nines_events, _nines_hand, _dealer_only),
     "ups_and_downs": Adapter(_winner_events, _winner_hand, _dealer_only),

@@ -346,13 +346,13 @@ class Board:
         players = _int(state, "players")
         options = _int(state, "options")
         try:
-            rules = games.by_name(name)
+            index = games.index_of(name)
         except ValueError:
             raise ProtocolError(f"the board plays {name}, which this tallyboard does not know: "
                                 "upgrade this tallyboard") from None
         game = core_game.Game()
         try:
-            game.new(rules, players, options)
+            game.new(index, players, options)
             for event in log:
                 game.apply(event)
             for _ in range(top - n):

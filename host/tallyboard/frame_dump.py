@@ -51,7 +51,7 @@ def main():
     view = View(board, pixels, oled, Config(spec))
     game = Game()
     if spec["game"]:
-        game.new(games.by_name(spec["game"]), spec["players"], spec["options"])
+        game.new(games.index_of(spec["game"]), spec["players"], spec["options"])
         for event in spec["events"]:
             game.apply(event)
         for _ in range(spec["undone"]):

@@ -224,7 +224,7 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
     adapter = ADAPTERS.get(name) if isinstance(name, str) else None
     if adapter is None:
         raise fail("game", f"unknown game {json.dumps(name)}; known games: {', '.join(ADAPTERS)}")
-    rules = games.by_name(name)
+    index = games.index_of(name)
     players = doc.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
         raise fail("players", "must be a list of player names")
@@ -237,7 +237,7 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
         raise fail("options", str(exc)) from None
     game = core_game.Game()
     try:
-        game.new(rules, len(players), packed_options)
+        game.new(index, len(players), packed_options)
     except ValueError as exc:
         field, _, message = str(exc).partition(": ")
         if field != "players":  # an option the game refuses for this many players

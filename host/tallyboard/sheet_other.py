@@ -79,7 +79,7 @@ def _moosehead_split(loaded: LoadedGame, hands: list[dict[str, Any]]) -> None:
     """Each hand's scores split at its closing event: pegging before, fifteens at it."""
     game = loaded.game
     replay = core_game.Game()
-    replay.new(game.rules, game.players, game.options)
+    replay.new(game.index, game.players, game.options)
     n = game.players
     hand = 0
     start = [0] * n

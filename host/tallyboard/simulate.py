@@ -103,7 +103,7 @@ class GameRun:
         self.games_total = games_total
         self.stats = stats
         self.rng = game_rng(seed, name, number)
-        self.rules = games.by_name(name)
+        self.index = games.index_of(name)
         self.host = core_game.Game()
         self.step_text = "NEW"
         # about one game in four drops and reopens the port somewhere mid-game
@@ -120,9 +120,9 @@ class GameRun:
             f"--first {self.number} --games 1")
 
     def play(self) -> None:
-        players = self.rules.MIN_PLAYERS
+        players = games.GAMES[self.index][1]   # the fewest players the game takes
         options = roquet_options(self.rng) if self.name == "roquet" else 0
-        self.host.new(self.rules, players, options)
+        self.host.new(self.index, players, options)
         self.step_text = f"NEW {self.name} {players} {options}"
         reply = self.board.new(self.name, players, options)
         self.check_reply(reply)

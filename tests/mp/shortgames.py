@@ -8,7 +8,8 @@ MICRO = sys.implementation.name == "micropython"
 
 
 def play(rules, players, events, options=0):
-    """A new game with every event applied (each must be accepted)."""
+    """A new game with every event applied (each must be accepted); rules:
+    the game as Game.new takes it (a name, or the rules module of one game)."""
     g = game.Game()
     g.new(rules, players, options)
     for event in events:
@@ -52,7 +53,7 @@ def refused_new(rules, players, options, field):
     except ValueError as exc:
         assert str(exc).startswith(field + ":"), str(exc)
         return
-    raise AssertionError("accepted %d players / options %d for %s" % (players, options, rules.NAME))
+    raise AssertionError("accepted %d players / options %d for %s" % (players, options, rules))
 
 
 def allocates_nothing(rules, players, events, options=0):

@@ -75,7 +75,7 @@ def test_a_failed_new_game_keeps_the_game_in_progress_on_flash_too():
         assert bodies[-2].startswith(b"3 ERR FLASH ")
         assert bodies[-1].startswith(b"4 OK game=roquet players=2 options=0 n=1 top=1 ")
         again, out = booted_app(root)
-        assert again.game.rules.NAME == "roquet" and again.game.total(0) == 7
+        assert again.game.name() == "roquet" and again.game.total(0) == 7
         shut(again, out)
     finally:
         cleanup(root)

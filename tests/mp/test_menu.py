@@ -1,7 +1,7 @@
 # The board's own controls: the encoder's Skicket hand entry (confirm, back,
 # cancel, refused entries), seat pegging in Roquet, debounced buttons and the
 # quadrature decoding of the encoder.
-from tallypanel import boarddef, menu
+from tallypanel import boarddef, menu, roquetview, skicketview
 from tallycore import roquet, skicket
 from tallycore.game import Game
 from tallypanel.inputs import Button, Encoder, Inputs
@@ -42,17 +42,17 @@ def test_entering_a_skicket_hand_with_the_knob():
     b = Board(skicket, 4)
     e = b.input.entry
     b.do(menu.PUSH)
-    assert e.active and e.step == menu.PURCHASER
+    assert e.active and e.step == skicketview.PURCHASER
     b.do(turn(1), menu.PUSH)                    # purchaser B
     b.do(turn(3), menu.PUSH)                    # level 1 -> 4
     b.do(turn(2), menu.PUSH)                    # strain C -> H
-    assert e.step == menu.DOUBLED
+    assert e.step == skicketview.DOUBLED
     b.do(menu.PUSH)                             # doubled by nobody: redouble skipped
-    assert e.step == menu.LONE
+    assert e.step == skicketview.LONE
     b.do(menu.PUSH)                             # not lone
-    assert e.step == menu.TRICKS and e.value() == 10   # 6 + 4 suggested
+    assert e.step == skicketview.TRICKS and e.value() == 10   # 6 + 4 suggested
     b.do(menu.PUSH)
-    assert e.step == menu.CONFIRM
+    assert e.step == skicketview.CONFIRM
     b.do(menu.PUSH)
     assert not e.active
     assert b.sent == [skicket.pack_hand(1, 4, skicket.HEARTS, None, None, False, 10)]
@@ -66,7 +66,7 @@ def test_doubled_and_redoubled_hand():
     # A bids 2S, doubled by B, redoubled by A, takes 7 (needs 8): set.
     b.do(menu.PUSH, menu.PUSH, turn(1), menu.PUSH, turn(1), menu.PUSH)
     b.do(turn(-3), menu.PUSH)                   # doubled by: NOBODY(4) - 3 = B
-    assert b.input.entry.step == menu.REDOUBLED
+    assert b.input.entry.step == skicketview.REDOUBLED
     b.do(turn(1), menu.PUSH)                    # NOBODY + 1 wraps to A
     b.do(menu.PUSH, turn(-1), menu.PUSH, menu.PUSH)  # not lone, tricks 8 - 1 = 7
     assert b.sent == [skicket.pack_hand(0, 2, skicket.SPADES, 1, 0, False, 7)]
@@ -81,11 +81,11 @@ def test_hold_goes_back_one_step_and_out_of_the_first():
     b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH)  # at DOUBLED
     b.do(menu.PUSH)                                   # nobody -> LONE
     b.do(menu.HOLD)
-    assert e.step == menu.DOUBLED                     # back skips the redouble
+    assert e.step == skicketview.DOUBLED              # back skips the redouble
     b.do(menu.HOLD, menu.HOLD)
-    assert e.step == menu.LEVEL
+    assert e.step == skicketview.LEVEL
     b.do(menu.UNDO)                                   # undo backs out too
-    assert e.step == menu.PURCHASER
+    assert e.step == skicketview.PURCHASER
     b.do(menu.HOLD)
     assert not e.active and b.sent == [] and b.game.hands() == 0
 
@@ -95,7 +95,7 @@ def test_cancel_at_confirm_scores_nothing():
     b.do(menu.PUSH)
     for _ in range(6):  # purchaser, level, strain, doubled (nobody), lone, tricks
         b.do(menu.PUSH)
-    assert b.input.entry.step == menu.CONFIRM
+    assert b.input.entry.step == skicketview.CONFIRM
     b.do(turn(1), menu.PUSH)                    # SAVE -> CANCEL
     assert not b.input.entry.active and b.sent == [] and b.game.hands() == 0
 
@@ -106,7 +106,7 @@ def test_refused_hand_returns_to_the_field_with_the_cores_message():
     # A bids, doubled by C: C is A's partner (seats 0 and 2).
     b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH, turn(-2), menu.PUSH)
     b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH)  # redouble none, lone no, tricks, confirm
-    assert e.active and e.step == menu.DOUBLED
+    assert e.active and e.step == skicketview.DOUBLED
     assert e.error.startswith("doubled_by:"), e.error
     assert b.sent == [] and b.game.hands() == 0
     b.do(turn(-1))                              # C -> B, an adversary
@@ -120,14 +120,14 @@ def test_lone_no_trick_is_refused():
     e = b.input.entry
     b.do(menu.PUSH, menu.PUSH, menu.PUSH, turn(-1), menu.PUSH)  # strain C - 1 = NK
     b.do(menu.PUSH, turn(1), menu.PUSH, menu.PUSH, menu.PUSH)   # lone yes
-    assert e.step == menu.LONE and e.error.startswith("lone:"), e.error
+    assert e.step == skicketview.LONE and e.error.startswith("lone:"), e.error
     assert b.sent == []
 
 
 def test_misdeal_from_the_purchaser_step():
     b = Board(skicket, 4)
     b.do(menu.PUSH, turn(-1), menu.PUSH)        # A - 1 wraps to MISDEAL
-    assert b.input.entry.step == menu.CONFIRM
+    assert b.input.entry.step == skicketview.CONFIRM
     b.do(menu.PUSH)
     assert b.sent == [skicket.MISDEAL] and b.game.hands() == 0
 
@@ -148,7 +148,7 @@ def test_roquet_seats_peg_and_the_knob_ends_the_hand():
     b.do(menu.UNDO)
     assert roquet.tally(b.game.state, 0) == 1
     b.do(menu.PUSH)
-    assert b.input.entry.step == menu.END_HAND
+    assert b.input.entry.step == roquetview.END_HAND
     b.do(menu.PUSH)
     assert b.sent[-1] == roquet.HAND_END and roquet.king_total(b.game.state, 1) == 5
     b.do((menu.SEAT, 2))

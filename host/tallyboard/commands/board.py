@@ -191,14 +191,14 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
             port: str | None, use_emulator: bool, timeout: float) -> None:
     """Start a new GAME on the board (the game in progress is dropped)."""
     try:
-        rules = games.by_name(game)
+        least, most = games.GAMES[games.index_of(game)][1:3]
     except ValueError:
         raise TallyboardError(f"unknown game {game!r}; known games: {', '.join(games.names())}") from None
     if players is None:
-        if rules.MIN_PLAYERS != rules.MAX_PLAYERS and not names:
-            raise TallyboardError(f"{game} takes {rules.MIN_PLAYERS} to {rules.MAX_PLAYERS} players: "
+        if least != most and not names:
+            raise TallyboardError(f"{game} takes {least} to {most} players: "
                                   "say how many with --players")
-        players = len(names) if names else rules.MIN_PLAYERS
+        players = len(names) if names else least
     if names and len(names) != players:
         raise TallyboardError(f"{len(names)} names for {players} players: give one --name per player")
     allowed = protocol.NAME_CHARS.decode()

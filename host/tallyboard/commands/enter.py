@@ -41,7 +41,7 @@ def hand_events(board: Board, text: str) -> tuple[list[int], str]:
     if game.complete():
         raise TallyboardError(f"{current.name}: the game is over; start a new one with tallyboard new")
     check = core_game.Game()
-    check.new(game.rules, game.players, game.options)
+    check.new(game.index, game.players, game.options)
     for i in range(game.n):
         check.apply(game.log[i])
     events: list[int] = []

@@ -1,0 +1,42 @@
+# Hoodoo and Ups and Downs: one rule under two names (their rows in
+# tallycore/games.py give each its player range). No points: the first to
+# play out all his cards wins the hand. Rules: docs/rules.md HO and UD,
+# Hoodoo (seed 002, "HOODOO": "FOR ANY NUMBER FROM TWO TO SIX";
+# eight cards each) and Ups and Downs (seed 002, "UPS and DOWNS": any number).
+#
+# The board keeps a session: totals count hands won, and the session is
+# complete when every player has dealt once (docs/records.md:
+# totals count hands won; the text plays one hand, so one deal per player
+# is the board's reading); most hands won wins, ties reported.
+#
+# Event encoding (one hand, a small int below 2**3): the winner's index.
+#
+# State: the shared layout of points.py. Options: bits 0-2 first dealer.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+from tallycore import points
+
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)       # Ups and Downs; Hoodoo's row says 6
+STATE_SIZE = const(20)
+VIEW = None                  # the panel's screens for any short game
+TARGET = const(0)            # not a first-to-N game
+
+
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
+
+
+reset = points.reset_nothing
+check = points.check_winner
+# docs/rules.md HO2, UD2: the first to play out wins; a won hand counts 1.
+apply = points.win_hand
+total = points.player_total
+hands = points.hands
+ends_hand = points.every_event
+complete = points.complete_dealt
+winners = points.winners_highest

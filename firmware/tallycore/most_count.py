@@ -1,0 +1,106 @@
+# Numero and Quatro: one rule under two names, the counted hand. The whole
+# pack is dealt; at the end of the hand each player's count is entered and
+# the players on the most win the hand; no points. Rules: docs/rules.md NU and QU,
+# Numero (seed 002, "NUMERO", for children: piles captured
+# by matching the first card; most cards wins) and Quatro (seed 002,
+# "QUATRO": a trick is four cards of one number, won by asking the other
+# players for cards; most tricks wins).
+#
+# The variant (the game's row in tallycore/games.py) is the cap on a count,
+# and it says what is counted:
+#   PACK (52)    Numero: cards held at the end; they add up to at most 52
+#                (the last pile may lie uncaptured)
+#   TRICKS (13)  Quatro: tricks of four; they add up to 13 (the game ends
+#                when "all the cards have been formed into tricks": thirteen
+#                numbers, one trick each)
+#
+# The board keeps a session: totals count hands won (every player tied on the
+# most wins that hand); complete when every player has dealt once; most
+# hands won wins.
+#
+# Event encoding (a hand is a sequence, each a small int below 2**10):
+#   count   bits 0-2 player, then the count: cards in bits 3-8 (0..52),
+#           tricks in bits 3-6 (0..13)
+#   END     bit 9 alone: closes the hand; every player's count must be in
+#
+# State: the shared layout of points.py, then the hand in progress:
+#   [20..28) counts of players 0..7   [28] mask of players counted
+#   [29] the cap (the variant)
+# Options: bits 0-2 first dealer.
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+from tallycore import points
+
+MIN_PLAYERS = const(2)
+MAX_PLAYERS = const(8)
+STATE_SIZE = const(30)
+VIEW = None            # the panel's screens for any short game
+TARGET = const(0)
+END = points.COUNTS_END
+PACK = const(52)
+TRICKS = const(13)
+
+_COUNTS = const(20)  # points.HAND: the counted-hand layout of points.py
+_CAP = const(29)
+
+
+def _label(cap):
+    return "cards" if cap == PACK else "tricks"
+
+
+def pack_count(player, count, cap):
+    """A count event; cap: the game's variant, PACK or TRICKS."""
+    if count < 0 or count > cap:
+        raise ValueError("%s: must be 0 to %d" % (_label(cap), cap))
+    return player | count << 3
+
+
+def check_options(players, options, name):
+    points.check_dealer_only(name, players, options)
+
+
+def reset(state, players, options, variant):
+    state[_CAP] = variant
+
+
+def check(state, players, event):
+    points.check_deal_left(state, players)
+    cap = state[_CAP]
+    cards = cap == PACK
+    label = "cards" if cards else "tricks"
+    if event == END:
+        made = points.sum_counts(state, players, label)
+        if cards and made > PACK:
+            raise ValueError("cards: %d cards held, but the pack has 52" % made)
+        if not cards and made != TRICKS:
+            raise ValueError("tricks: must add up to 13, not %d" % made)
+        return
+    # a count wider than its field: Numero's is bits 3-8, Quatro's bits 3-6
+    if cards and event >> 9:
+        raise ValueError("event: not a Numero hand")
+    if not cards and event >> 7:
+        raise ValueError("tricks: must be 0 to 13")
+    points.check_count(state, players, event, label)
+    if event >> 3 > cap:
+        raise ValueError("%s: must be 0 to %d" % (label, cap))
+
+
+# docs/rules.md NU2, QU2: most cards at the end wins (the hand); Quatro: most tricks
+# wins (the hand). Quatro's tricks add up to 13, so the most is never 0.
+apply = points.apply_counts
+
+
+def count(state, player):
+    """The count entered so far in the hand in progress."""
+    return state[_COUNTS + player]
+
+
+total = points.player_total
+hands = points.hands
+ends_hand = points.ends_counts
+complete = points.complete_dealt
+winners = points.winners_highest

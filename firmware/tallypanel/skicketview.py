@@ -1,0 +1,289 @@
+# Skicket on the board (docs/rules.md SK): the OLED score sheet, the
+# knob's hand entry, the seat buttons that open it, and the dealer on the
+# LED field. Loaded only while Skicket is in play (tallypanel.gameview); the
+# rules are the game's own module, game.rules (tallycore.skicket).
+#
+# Hand entry (docs/rules.md SK6, the facts of a hand):
+#   purchaser (or MISDEAL) -> bid level -> strain -> doubled by -> redoubled by
+#   (only when doubled) -> lone hand -> tricks -> confirm (SAVE / CANCEL).
+# Turn = change the value, push = next step, hold (long push) = back one
+# step; hold on the first step (or CANCEL at confirm) leaves without
+# scoring. The hand is packed by skicket.pack_hand and checked by
+# Game.check: a refused hand goes back to the step its field names, with the
+# core's message shown (tallypanel.menu.HandEntry).
+from tallypanel.boarddef import STATION, SLOTS_PER_PLAYER
+from tallypanel.ledfield import FULL
+from tallypanel.menu import SAVE, CANCEL
+from tallypanel.screen import SHEET, blank, put, num, numl, right
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+# Steps of the hand entry.
+PURCHASER = const(0)
+LEVEL = const(1)
+STRAIN = const(2)
+DOUBLED = const(3)
+REDOUBLED = const(4)
+LONE = const(5)
+TRICKS = const(6)
+CONFIRM = const(7)
+
+STEP_NAMES = (b"PURCHASER", b"BID LEVEL", b"STRAIN", b"DOUBLED BY", b"REDOUBLED BY",
+              b"LONE HAND", b"TRICKS WON BY BIDDERS", b"SAVE THE HAND?")
+# Lowest and highest value of each step.
+LOW = b"\x00\x01\x00\x00\x00\x00\x00\x00"
+HIGH = b"\x04\x07\x05\x04\x04\x01\x0d\x01"
+# The step a core error message points to, by its field name.
+FIELDS = (("purchaser", PURCHASER), ("bid", LEVEL), ("doubled_by", DOUBLED),
+          ("redoubled_by", REDOUBLED), ("lone", LONE), ("tricks", TRICKS))
+
+MISDEAL_CHOICE = const(4)  # the purchaser step's last value
+NOBODY = const(4)          # doubled/redoubled by nobody
+
+_STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")
+_STRAIN_WORDS = (b"CLUBS", b"SPADES", b"HEARTS", b"DIAMONDS", b"NO TRUMP", b"NO TRICK")
+_scores = [0, 0, 0, 0]     # one hand's scores, for the sheet
+
+
+# --- the LED field ----------------------------------------------------------
+
+def leds(field, game):
+    """The progress bars of any game, and the dealer's side station hole in
+    the colour of the dealer of the next hand."""
+    field.progress(game)
+    if not game.complete():
+        dealer = game.rules.dealer(game.hands())
+        field.light((dealer & 1) * SLOTS_PER_PLAYER + STATION, dealer, FULL)
+
+
+# --- the OLED sheet ---------------------------------------------------------
+# cols: 0 hand, 1 dealer, scores right-aligned at 2-6, 7-11, 12-16,
+# 17-21, then the contract: purchaser, bid, X / XX, L, tricks (23-31).
+
+def draw_sheet(sheet, game):
+    skicket = game.rules
+    sheet.use(SHEET)
+    state = game.state
+    lines = sheet.lines
+    names = sheet.names
+    scores = _scores
+    hands = skicket.hands(state)
+    line = lines[0]
+    blank(line)
+    line[0] = 35  # '#'
+    line[1] = 68  # 'D'
+    for p in range(4):
+        right(line, 7 + 5 * p, names[p])
+    put(line, 23, b"CONTRACT")
+    for h in range(skicket.HANDS_PER_GAME):
+        line = lines[1 + h]
+        blank(line)
+        line[0] = 49 + h
+        line[1] = 65 + skicket.dealer(h)
+        if h >= hands:
+            continue
+        event = skicket.hand_event(state, h)
+        skicket.score_hand(event, h, scores)
+        for p in range(4):
+            num(line, 7 + 5 * p, scores[p])
+        line[23] = 65 + skicket.purchaser_of(event)
+        _contract(skicket, line, 24, event)
+        num(line, 32, skicket.tricks_of(event))
+    line = lines[7]
+    blank(line)
+    line[0] = 84  # 'T'
+    winners = game.winners()
+    for p in range(4):
+        start = num(line, 7 + 5 * p, skicket.total(state, 4, p))
+        if winners >> p & 1:
+            line[start - 1] = 42  # '*'
+    if game.complete():
+        put(line, 23, b"FINAL")
+    else:
+        at = put(line, 23, b"HAND ")
+        line[at] = 49 + hands
+        put(line, at + 1, b"/6")
+    line = lines[8]
+    blank(line)
+    if game.complete():
+        at = put(line, 0, b"GAME OVER. WON BY")
+        for p in range(4):
+            if winners >> p & 1:
+                at = put(line, at + 1, names[p])
+    else:
+        at = put(line, 0, b"HAND ")
+        line[at] = 49 + hands
+        at = put(line, at + 2, names[skicket.dealer(hands)])
+        at = put(line, at + 1, b"DEALS.")
+        mate = skicket.partner(hands, 0)
+        at = put(line, at + 2, names[0])
+        line[at] = 43  # '+'
+        at = put(line, at + 1, names[mate])
+        other = 1 if mate != 1 else 2
+        at = put(line, at + 1, names[other])
+        line[at] = 43
+        put(line, at + 1, names[skicket.partner(hands, other)])
+    line = lines[9]
+    if sheet.note_len:
+        line[:] = sheet.note
+    else:
+        blank(line)
+        if hands == 0:
+            put(line, 0, b"PUSH THE KNOB TO ENTER A HAND")
+        else:
+            _last_hand(skicket, names, line, skicket.hand_event(state, hands - 1))
+
+
+def _last_hand(skicket, names, line, event):
+    at = put(line, 0, names[skicket.purchaser_of(event)])
+    at = put(line, at + 1, b"BID")
+    at = _contract(skicket, line, at + 1, event)
+    at = numl(line, at + 1, skicket.tricks_of(event))
+    at = put(line, at, b" TRICKS ")
+    put(line, at, b"MADE" if skicket.made(event) else b"SET")
+
+
+def _contract(skicket, line, at, event):
+    """bid, X (doubled) or XX (redoubled), L (lone). Returns the column after."""
+    line[at] = 48 + skicket.level_of(event)
+    at = put(line, at + 1, _STRAINS[skicket.strain_of(event)])
+    if skicket.redoubled_by_of(event) != skicket.NOBODY:
+        at = put(line, at, b"XX")
+    elif skicket.doubled_by_of(event) != skicket.NOBODY:
+        at = put(line, at, b"X")
+    if skicket.lone_of(event):
+        at = put(line, at, b"L")
+    return at
+
+
+# --- the board's controls ---------------------------------------------------
+
+def seat(board_input, game, seat, long):
+    """A seat button opens the hand entry with the player in that seat as
+    purchaser."""
+    if game.complete():
+        raise ValueError("game: the six hands of the game are all in")
+    # The pressing seat's player (pivoting moves players between seats:
+    # docs/rules.md SK5) bought the bid.
+    board_input.entry.open(game, game.rules.seat_player(game.hands(), seat & 3))
+
+
+def open_entry(entry, game, purchaser):
+    v = entry.values
+    v[PURCHASER] = purchaser
+    v[LEVEL] = 1
+    v[STRAIN] = game.rules.CLUBS
+    v[DOUBLED] = NOBODY
+    v[REDOUBLED] = NOBODY
+    v[LONE] = 0
+    v[TRICKS] = 7  # a bid of 1 needs 6 + 1 tricks
+    v[CONFIRM] = SAVE
+    entry.step = PURCHASER
+
+
+def turned(entry):
+    if entry.step == LEVEL:
+        # Suggest the tricks the bid needs (docs/rules.md SK2: a bid of L needs 6+L).
+        entry.values[TRICKS] = 6 + entry.values[LEVEL]
+
+
+def push(entry, game):
+    step = entry.step
+    v = entry.values
+    if step == PURCHASER and v[PURCHASER] == MISDEAL_CHOICE:
+        entry.step = CONFIRM
+    elif step == DOUBLED and v[DOUBLED] == NOBODY:
+        v[REDOUBLED] = NOBODY
+        entry.step = LONE
+    elif step < CONFIRM:
+        entry.step = step + 1
+    elif v[CONFIRM] == CANCEL:
+        entry.close()
+    else:
+        return entry.save(hand_event(entry, game))
+    return False
+
+
+def back(entry):
+    step = entry.step
+    if step == PURCHASER:
+        entry.close()
+    elif step == CONFIRM and entry.values[PURCHASER] == MISDEAL_CHOICE:
+        entry.step = PURCHASER
+    elif step == LONE and entry.values[DOUBLED] == NOBODY:
+        entry.step = DOUBLED
+    else:
+        entry.step = step - 1
+
+
+def hand_event(entry, game):
+    """The packed hand; ValueError from the core if a field is out of range."""
+    skicket = game.rules
+    v = entry.values
+    if v[PURCHASER] == MISDEAL_CHOICE:
+        return skicket.MISDEAL
+    return skicket.pack_hand(v[PURCHASER], v[LEVEL], v[STRAIN],
+                             None if v[DOUBLED] == NOBODY else v[DOUBLED],
+                             None if v[REDOUBLED] == NOBODY else v[REDOUBLED],
+                             v[LONE] == 1, v[TRICKS])
+
+
+def draw_entry(sheet, entry, game, at):
+    """The entry screen's dealer (row 0 from column at), step (row 1), value
+    (row 2, big) and what was entered so far (row 3); sheetview draws the rest."""
+    skicket = game.rules
+    lines = sheet.lines
+    names = sheet.names
+    v = entry.values
+    step = entry.step
+    if entry.hand < skicket.HANDS_PER_GAME:
+        at = put(lines[0], at + 2, b"DEALER")
+        put(lines[0], at + 1, names[skicket.dealer(entry.hand)])
+    put(lines[1], 0, STEP_NAMES[step])
+    line = lines[2]  # big
+    value = v[step]
+    if step == PURCHASER:
+        if value == MISDEAL_CHOICE:
+            put(line, 4, b"MISDEAL")
+        else:
+            put(line, 6, names[value])
+    elif step == LEVEL or step == TRICKS:
+        num(line, 9, value)
+    elif step == STRAIN:
+        put(line, 2, _STRAIN_WORDS[value])
+    elif step == DOUBLED or step == REDOUBLED:
+        if value == NOBODY:
+            put(line, 5, b"NOBODY")
+        else:
+            put(line, 6, names[value])
+    elif step == LONE:
+        put(line, 6, b"YES" if value else b"NO")
+    else:
+        put(line, 4, b"CANCEL" if value else b"YES")
+    if step == PURCHASER:
+        return
+    line = lines[3]
+    if v[PURCHASER] == MISDEAL_CHOICE:
+        put(line, 0, b"MISDEAL: THE SAME DEALER DEALS AGAIN")
+        return
+    at = put(line, 0, names[v[PURCHASER]])
+    if step > LEVEL:
+        line[at + 1] = 48 + v[LEVEL]
+        at = at + 2
+        if step > STRAIN:
+            at = put(line, at, _STRAINS[v[STRAIN]])
+        if step > DOUBLED and v[DOUBLED] != NOBODY:
+            at = put(line, at + 1, b"X:")
+            at = put(line, at, names[v[DOUBLED]])
+        if step > REDOUBLED and v[REDOUBLED] != NOBODY:
+            at = put(line, at + 1, b"XX:")
+            at = put(line, at, names[v[REDOUBLED]])
+        if step > LONE and v[LONE]:
+            at = put(line, at + 1, b"LONE")
+        if step > TRICKS:
+            at = numl(line, at + 1, v[TRICKS])
+            put(line, at, b" TRICKS")
