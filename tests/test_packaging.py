@@ -23,6 +23,8 @@ def test_the_wheel_carries_the_cli_and_the_boards_file_set(tmp_path):
         "tallyboard/cli.py",
         "tallyboard/commands/__init__.py",
         "tallyboard/commands/board.py",
+        "tallyboard/games/__init__.py",
+        "tallyboard/games/skicket.py",
         "tallyboard/data/demo_skicket.json",
         "tallycore/game.py",
         "tallycore/skicket.py",

@@ -17,7 +17,8 @@ from tallycore import games, roquet
 
 from tallyrun import protocol
 from tallycore import game as core_game
-from tallyboard.simulate import CANDIDATES, legal, roquet_options
+from tallyboard import games as profiles
+from tallyboard.simulate import legal
 
 ROUNDS = 60
 
@@ -72,14 +73,14 @@ def next_op(model: Model, rng: random.Random) -> tuple:
     if g.complete() or rng.random() < 0.03:
         name = rng.choice(("skicket", "roquet"))
         rules = games.by_name(name)
-        return ("NEW", name, rules.MIN_PLAYERS, roquet_options(rng) if name == "roquet" else 0)
+        return ("NEW", name, rules.MIN_PLAYERS, profiles.profile(name).simulation_options(rng))
     roll = rng.random()
     if roll < 0.12 and g.can_undo():
         return ("UNDO",)
     if roll < 0.18 and g.can_redo():
         return ("REDO",)
     while True:
-        event = CANDIDATES[model.name](rng)
+        event = profiles.profile(model.name).candidate(rng)
         if legal(g, event):
             return ("EV", event)
 

@@ -1,7 +1,7 @@
 """A record's options survive export: packed on the way in, the same object on the way out."""
 import pytest
 
-from tallyboard import records
+from tallyboard import games, records
 
 CASES = [
     ("skicket", {}),
@@ -21,7 +21,7 @@ CASES = [
 
 @pytest.mark.parametrize("name,options", CASES, ids=[f"{n}-{o}" for n, o in CASES])
 def test_options_round_trip(name, options):
-    packed = records.ADAPTERS[name].options(options)
+    packed = games.profile(name).options(options)
     assert records.options_document(name, packed) == options
 
 

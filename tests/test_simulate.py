@@ -8,6 +8,8 @@ from emu_fixtures import emulated_board
 
 from tallycore import roquet, skicket
 from tallyboard import simulate as sim
+from tallyboard.games import roquet as roquet_profile
+from tallyboard.games import skicket as skicket_profile
 from tallyboard.cli import main
 
 
@@ -29,7 +31,7 @@ def test_two_hundred_games_agree(emu):
 
 def test_generated_skicket_hands_cover_the_rules():
     rng = sim.game_rng(1, "skicket", 1)
-    draws = [sim.skicket_candidate(rng) for _ in range(3000)]
+    draws = [skicket_profile.candidate(rng) for _ in range(3000)]
     hands = [e for e in draws if e != skicket.MISDEAL]
     assert skicket.MISDEAL in draws
     assert any(skicket.doubled_by_of(e) != skicket.NOBODY for e in hands)
@@ -41,7 +43,7 @@ def test_generated_skicket_hands_cover_the_rules():
 
 def test_generated_roquet_pegs_are_in_range():
     rng = sim.game_rng(1, "roquet", 1)
-    draws = [sim.roquet_candidate(rng) for _ in range(2000)]
+    draws = [roquet_profile.candidate(rng) for _ in range(2000)]
     assert roquet.HAND_END in draws
     points = [roquet.peg_points(e) for e in draws if e != roquet.HAND_END]
     assert min(points) == 1 and max(points) <= 99

@@ -21,6 +21,7 @@ from tallycore import games
 from tallyrun import protocol
 from . import records
 from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError
+from .games.base import LoadedGame
 from .transport import Transport
 
 class RequestError(TallyboardError, ValueError):
@@ -369,14 +370,14 @@ class Board:
     def player_names(self, players: int) -> list[str]:
         return [self.cfg_get("name", p) for p in range(players)]
 
-    def loaded_game(self, current: BoardGame | None = None) -> records.LoadedGame:
-        """The board's game as a records.LoadedGame (for sheet and export)."""
+    def loaded_game(self, current: BoardGame | None = None) -> LoadedGame:
+        """The board's game as a LoadedGame (for sheet and export)."""
         current = current or self.rebuild()
         if current.name is None or current.game is None:
             raise RecordError("no game on the board: start one with tallyboard new")
         # the core game itself, not a round trip through the record form: a
         # record's hands are finished hands, the board may be in the middle of one
-        return records.LoadedGame(current.name, self.player_names(current.players),
+        return LoadedGame(current.name, self.player_names(current.players),
                                   options_document(current.name, current.options), current.game)
 
 

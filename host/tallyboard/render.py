@@ -25,9 +25,8 @@ from typing import Any, Sequence
 from rich.console import Group
 from rich.text import Text
 
+from tallycore import roquet  # LANDMARK_HOLES only: the board definition has no landmarks
 from tallypanel import boarddef
-
-from tallycore import roquet
 from tallypanel.boarddef import BoardDef
 
 from .errors import TallyboardError
@@ -55,6 +54,10 @@ _LANE_GAP = 26
 _KING_Y = _OUTER_Y - _LANE_GAP - 66
 _TALLY_R = 7
 _KING_R = 11
+
+# the holes of each side's rows, as the board definition numbers its slots
+TALLY_HOLES = boarddef.KING - boarddef.TALLY              # 45
+KING_HOLES = boarddef.SLOTS_PER_PLAYER - boarddef.KING    # 20
 
 
 @dataclass
@@ -94,7 +97,7 @@ def holes(board: BoardDef) -> list[Hole]:
         single_y = _OUTER_Y - _LANE_GAP / 2
         x, y = place(_STATION_X, single_y)
         out.append(Hole(x, y, _TALLY_R + 1, player, "station", 0, board.led(player, boarddef.STATION, 0)))
-        for hole in range(roquet.TALLY_HOLES):
+        for hole in range(TALLY_HOLES):
             if hole < 15:
                 column, lane_y = hole, single_y                     # single holes 1..15
             elif hole < 30:
@@ -104,7 +107,7 @@ def holes(board: BoardDef) -> list[Hole]:
             x, y = place(_column_x(column), lane_y)
             out.append(Hole(x, y, _TALLY_R, player, "tally", hole, board.led(player, boarddef.TALLY, hole),
                             hole in roquet.LANDMARK_HOLES))
-        for hole in range(roquet.KING_HOLES):
+        for hole in range(KING_HOLES):
             x, y = place(_TALLY_X0 + hole * king_span / 19, _KING_Y)
             out.append(Hole(x, y, _KING_R, player, "king", hole, board.led(player, boarddef.KING, hole)))
     return out
@@ -140,7 +143,7 @@ def _labels() -> list[tuple[float, float, str, int, int]]:
     out: list[tuple[float, float, str, int, int]] = []
     king_span = _column_x(29) - _TALLY_X0
     for player in range(2):
-        for hole in range(roquet.KING_HOLES):
+        for hole in range(KING_HOLES):
             x = _TALLY_X0 + hole * king_span / 19
             y = _KING_Y + 24
             if player:
@@ -360,7 +363,7 @@ def terminal(frame: Frame, braille: bool = False) -> Any:
 
     def king_line(player: int) -> Text:
         line = Text("    ")  # centred under the tally row's span
-        for hole in range(roquet.KING_HOLES):
+        for hole in range(KING_HOLES):
             line.append_text(cell(player, "king", hole))
             line.append("  ")
         return line

@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from tallycore import game as core_game
-from tallycore import games, roquet, skicket
 
 from tallyrun import protocol
+from . import games
 from .client import Board, score_mismatch
 from .errors import BoardError, TallyboardError
 
-SIMULATED_GAMES = ("skicket", "roquet")
 MAX_STEPS = 200
 
 
@@ -49,38 +48,12 @@ def game_rng(seed: int, name: str, number: int) -> random.Random:
     return random.Random(f"{seed}:{name}:{number}")
 
 
-# ---------------------------------------------------------------- random events
-
-def skicket_candidate(rng: random.Random) -> int:
-    if rng.random() < 0.06:
-        return skicket.MISDEAL
-    purchaser = rng.randrange(4)
-    level = rng.choice((1, 1, 2, 2, 3, 3, 4, 5, 6, 7))
-    strain = rng.randrange(6)
-    doubled = rng.randrange(4) if rng.random() < 0.3 else None
-    redoubled = rng.randrange(4) if doubled is not None and rng.random() < 0.4 else None
-    lone = rng.random() < 0.15
-    need = 6 + level
-    tricks = max(0, min(13, need + rng.choice((-3, -2, -1, -1, 0, 0, 0, 1, 1, 2, 13))))
-    return skicket.pack_hand(purchaser, level, strain, doubled, redoubled, lone, tricks)
+def simulated_games() -> tuple[str, ...]:
+    """The games with a random event generator in their profile."""
+    return tuple(p.name for p in games.profiles() if p.candidate is not None)
 
 
-def roquet_candidate(rng: random.Random) -> int:
-    if rng.random() < 0.15:
-        return roquet.HAND_END
-    points = rng.choice((1, 1, 2, 2, 2, 5, 5, 9, 10, rng.randint(1, 30)))
-    return roquet.pack_peg(rng.randrange(2), points)
-
-
-CANDIDATES: dict[str, Callable[[random.Random], int]] = {
-    "skicket": skicket_candidate,
-    "roquet": roquet_candidate,
-}
-
-
-def roquet_options(rng: random.Random) -> int:
-    return rng.choice((0, 0, roquet.OPT_END_AT_HAND_END, roquet.OPT_LANDMARK_BONUS,
-                       roquet.OPT_END_AT_HAND_END | roquet.OPT_LANDMARK_BONUS))
+SIMULATED_GAMES = simulated_games()
 
 
 def legal(game: core_game.Game, event: int) -> bool:
@@ -103,7 +76,7 @@ class GameRun:
         self.games_total = games_total
         self.stats = stats
         self.rng = game_rng(seed, name, number)
-        self.index = games.index_of(name)
+        self.profile = games.profile(name)
         self.host = core_game.Game()
         self.step_text = "NEW"
         # about one game in four drops and reopens the port somewhere mid-game
@@ -120,9 +93,9 @@ class GameRun:
             f"--first {self.number} --games 1")
 
     def play(self) -> None:
-        players = games.GAMES[self.index][1]   # the fewest players the game takes
-        options = roquet_options(self.rng) if self.name == "roquet" else 0
-        self.host.new(self.index, players, options)
+        players = self.profile.fewest_players
+        options = self.profile.simulation_options(self.rng)
+        self.host.new(self.profile.index, players, options)
         self.step_text = f"NEW {self.name} {players} {options}"
         reply = self.board.new(self.name, players, options)
         self.check_reply(reply)
@@ -155,10 +128,14 @@ class GameRun:
             self.event()
 
     # --- steps ---------------------------------------------------------
+    def candidate(self) -> int:
+        candidate = self.profile.candidate
+        assert candidate is not None, f"{self.name} is not simulated"
+        return candidate(self.rng)
+
     def event(self) -> None:
-        candidate = CANDIDATES[self.name]
         for _ in range(200):
-            event = candidate(self.rng)
+            event = self.candidate()
             if legal(self.host, event):
                 break
         else:
@@ -196,9 +173,8 @@ class GameRun:
 
     def probe(self) -> None:
         """An event the host core refuses: the board must refuse it and change nothing."""
-        candidate = CANDIDATES[self.name]
         for _ in range(50):
-            event = candidate(self.rng)
+            event = self.candidate()
             if not legal(self.host, event):
                 break
         else:
@@ -221,22 +197,8 @@ class GameRun:
     def describe(self, event: int, use_verb: bool) -> tuple[str, Callable[[], dict[str, str]]]:
         """The request for an event: the game's own verb, or EV."""
         board = self.board
-        if use_verb and self.name == "skicket":
-            if event == skicket.MISDEAL:
-                return "MISDEAL", board.misdeal
-            doubler = skicket.doubled_by_of(event)
-            redoubler = skicket.redoubled_by_of(event)
-            args = (skicket.purchaser_of(event), skicket.bid_text(skicket.level_of(event), skicket.strain_of(event)),
-                    None if doubler == skicket.NOBODY else doubler,
-                    None if redoubler == skicket.NOBODY else redoubler,
-                    bool(skicket.lone_of(event)), skicket.tricks_of(event))
-            text = "HAND " + " ".join("-" if a is None else str(int(a) if isinstance(a, bool) else a) for a in args)
-            return text, lambda: board.hand(*args)
-        if use_verb and self.name == "roquet":
-            if event == roquet.HAND_END:
-                return "END", board.end
-            player, points = roquet.peg_player(event), roquet.peg_points(event)
-            return f"PEG {player} {points}", lambda: board.peg(player, points)
+        if use_verb and self.profile.send is not None:
+            return self.profile.send(board, event)
         return f"EV {event}", lambda: board.event(event)
 
     def reconnect(self) -> None:

@@ -58,7 +58,7 @@ def add_cmd(files: tuple[str, ...], archive_path: str | None) -> None:
 
 
 @archive_group.command("list")
-@click.option("--game", help="Only this game (e.g. skicket).")
+@click.option("--game", help="Only this game (its name as tallyboard new takes it).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game, one per line.")
 @archive_option
 @reports_errors

@@ -18,7 +18,7 @@ from rich.console import Console
 from tallyrun import protocol
 
 from .. import emulator as emu_mod
-from .. import records, sheet
+from .. import games, records, sheet
 from ..client import Board
 from ..errors import TallyboardError, reports_errors
 from ..simulate import SIMULATED_GAMES, simulate
@@ -165,35 +165,35 @@ def simulate_cmd(game_names: str, count: int, seed: int, first: int, port: str |
 
 
 def demo_documents() -> list[dict[str, Any]]:
+    """The bundled demo records (data/demo_<game>.json), in the games' order."""
     data = resources.files("tallyboard") / "data"
-    return [json.loads((data / f"demo_{name}.json").read_text(encoding="utf-8"))
-            for name in ("skicket", "roquet")]
+    files = [data / f"demo_{name}.json" for name in games.names()]
+    return [json.loads(f.read_text(encoding="utf-8")) for f in files if f.is_file()]
 
 
 def play_document(board: Board, doc: dict[str, Any], echo: Callable[[str], None] = lambda s: None,
                   pause: float = 0.0) -> None:
-    """Play a game record through the board with the game's own verbs."""
+    """Play a game record through the board with the game's own verbs (EV
+    for a game that has none)."""
     name = doc["game"]
     players = doc["players"]
+    options = doc.get("options", {})
     records.from_document(doc, source="demo")   # checks the record before anything is sent
+    profile = games.profile(name)
     for p, player in enumerate(players):
         board.cfg_set("name", player, p)
-    board.new(name, len(players), records.ADAPTERS[name].options(doc.get("options", {})))
+    board.new(name, len(players), profile.options(options))
     echo(f"NEW {name} " + " ".join(players))
     for number, hand in enumerate(doc["hands"], 1):
-        if name == "skicket":
-            if hand.get("misdeal"):
-                board.misdeal()
-                echo(f"deal {number}: misdeal")
+        for event in profile.events(hand, len(players), options):
+            if profile.send is not None:
+                profile.send(board, event)[1]()
             else:
-                board.hand(hand["purchaser"], hand["bid"], hand.get("doubled_by"), hand.get("redoubled_by"),
-                           hand.get("lone", False), hand["tricks"])
-                echo(f"deal {number}: {players[hand['purchaser']]} {hand['bid']}, {hand['tricks']} tricks")
+                board.event(event)
+        if profile.hand_line is not None:
+            echo(profile.hand_line(number, hand, players))
         else:
-            for player, points in hand:
-                board.peg(player, points)
-            board.end()
-            echo(f"hand {number}: " + ", ".join(f"{players[p]} +{pts}" for p, pts in hand))
+            echo(f"hand {number}: {json.dumps(hand)}")
         if pause:
             time.sleep(pause)
 

@@ -2,7 +2,7 @@
 as in docs/records.md ('{"bidder": 2, "bid": 3, "tricks": 4}', '{"winner": 1}',
 '{"plays": [[0, "8"], [1, "3"], "go", ...]}').
 
-The hand becomes the game's core events through the same record adapter
+The hand becomes the game's core events through the same game profile
 `tallyboard sheet` uses, is checked whole on a copy of the board's game
 first (an impossible hand is refused with the field named and nothing is
 sent), then goes to the board one event at a time over the protocol's `EV`
@@ -18,7 +18,7 @@ import click
 
 from tallycore import game as core_game
 
-from .. import records
+from .. import games
 from ..client import Board, options_document
 from ..errors import TallyboardError, reports_errors
 from .board import board_options, connected, current_game, print_summary
@@ -33,10 +33,11 @@ def hand_events(board: Board, text: str) -> tuple[list[int], str]:
                               "docs/records.md, e.g. '{\"winner\": 1}'") from None
     current = current_game(board)
     assert current.game is not None and current.name is not None
-    adapter = records.ADAPTERS.get(current.name)
-    if adapter is None:
+    try:
+        profile = games.profile(current.name)
+    except ValueError:
         raise TallyboardError(f"the board plays {current.name}, which has no record form here: "
-                              "upgrade this tallyboard")
+                              "upgrade this tallyboard") from None
     game = current.game
     if game.complete():
         raise TallyboardError(f"{current.name}: the game is over; start a new one with tallyboard new")
@@ -46,7 +47,7 @@ def hand_events(board: Board, text: str) -> tuple[list[int], str]:
         check.apply(game.log[i])
     events: list[int] = []
     try:
-        for event in adapter.events(hand, game.players, options_document(current.name, game.options)):
+        for event in profile.events(hand, game.players, options_document(current.name, game.options)):
             check.apply(event)
             events.append(event)
     except ValueError as exc:

@@ -1,0 +1,63 @@
+"""Rummy on the host (docs/records.md, "Hands, game by game"): a hand is who went out
+and every player's unplayed cards. Options: first_dealer (default 0), faces:
+"rank" (default: J 11, Q 12, K 13) or "ten". Parquet's records are the same
+(games/parquet.py uses these functions)."""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from tallycore import cards, rummy
+
+from . import fields, sheetparts
+from .base import WINS_LOWEST, GameProfile
+
+
+def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
+    hand = fields.only(hand, {"out", "cards"})
+    out = fields.read_player(hand, "out", players)
+    held = hand.get("cards")
+    if not isinstance(held, list) or len(held) != players:
+        raise ValueError(f"cards: one list of unplayed cards per player ({players})")
+    for p, unplayed in enumerate(held):
+        if not isinstance(unplayed, list):
+            raise ValueError(f"cards: player {p}: must be a list of cards")
+        for text in unplayed:
+            yield rummy.pack_card(p, fields.read_card(text, f"cards: player {p}"))
+    yield rummy.pack_out(out)
+
+
+def record_hand(events: list[int]) -> Any:
+    held: dict[int, list[str]] = {}
+    out = 0
+    for event in events:
+        if event & rummy.OUT:
+            out = event & 7
+        else:
+            held.setdefault(event & 7, []).append(cards.text(event >> 3))
+    players = max([out, *held]) + 1
+    return {"out": out, "cards": [held.get(p, []) for p in range(players)]}
+
+
+def record_options(options: dict) -> int:
+    fields.only(options, {"first_dealer", "faces"})
+    return fields.first_dealer(options) | (0 if fields.faces_rank(options, "rank") else rummy.OPT_FACES_TEN)
+
+
+def faces_document(packed: int, rest: int, doc: dict) -> int:
+    if rest & rummy.OPT_FACES_TEN:
+        doc["faces"] = "ten"
+        rest &= ~rummy.OPT_FACES_TEN
+    return rest
+
+
+PROFILE = GameProfile(
+    name="rummy",
+    events=record_events,
+    hand=record_hand,
+    options=record_options,
+    options_document=fields.dealer_options_document("rummy", faces_document),
+    closes=None,
+    sheet_json=sheetparts.short_json,
+    sheet_table=sheetparts.short_table,
+    wins=WINS_LOWEST,
+)
