@@ -82,7 +82,7 @@ def _attach_views(app, board):
             board_input.handle(kind, value)
             _refresh(app, view, board_input)
 
-        inputs = Inputs(board, hw.button, handle)
+        inputs = Inputs(board, hw.button, handle, hw.pin_irq)
         app.on_start(inputs.tasks)
     except ImportError:
         pass

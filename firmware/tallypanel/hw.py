@@ -60,6 +60,16 @@ def button(pin):
     return machine.Pin(pin, machine.Pin.IN, machine.Pin.PULL_UP).value
 
 
+def pin_irq(pin, isr):
+    """Call isr(pin) from an interrupt on every edge of a pulled-up input;
+    False where pins have no interrupts (the emulator), so the caller polls."""
+    if is_emulator():
+        return False
+    gpio = machine.Pin(pin, machine.Pin.IN, machine.Pin.PULL_UP)
+    gpio.irq(isr, machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING)
+    return True
+
+
 def safe_mode_held(board):
     """Whether the safe-mode button (undo, else seat 0) is held now."""
     pin = board.undo_pin

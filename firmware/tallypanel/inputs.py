@@ -6,8 +6,10 @@
 # the kinds of tallypanel.menu (SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD).
 #
 # poll(now_ms) does the work and is what the tests drive with made-up
-# times; run() is the task that calls it. No ISR is needed: an encoder
-# detent takes tens of ms by hand and the encoder task polls every 2 ms.
+# times; run() is the task that calls it. Where the hardware layer offers
+# pin-change interrupts (pin_irq), the encoder task sleeps until an edge: the
+# interrupt only sets a ThreadSafeFlag and the task reads the pins. Without
+# them (the emulator) it polls every 2 ms, fast enough for a detent by hand.
 import asyncio
 
 try:
@@ -32,11 +34,13 @@ except ImportError:  # CPython
 _ENCODER_POLL_MS = const(2)
 
 
-async def _sleep_ms(ms):
-    if hasattr(asyncio, "sleep_ms"):
-        await asyncio.sleep_ms(ms)
-    else:  # CPython's asyncio
-        await asyncio.sleep(ms / 1000)
+# MicroPython's sleep_ms reuses one generator; an `async def` wrapper around it
+# would allocate a new one on every poll (500 a second for the encoder).
+if hasattr(asyncio, "sleep_ms"):
+    _sleep_ms = asyncio.sleep_ms
+else:  # CPython's asyncio
+    def _sleep_ms(ms):  # type: ignore[misc]
+        return asyncio.sleep(ms / 1000)
 
 
 class Button:
@@ -122,12 +126,29 @@ class Encoder:
             self.poll()
             await _sleep_ms(_ENCODER_POLL_MS)
 
+    def wake_on_edges(self, pin_irq, gpio_a, gpio_b):
+        """Sleep until a pin changes instead of polling, if pin_irq(gpio, isr)
+        can attach an interrupt to both pins (it returns False where it cannot)."""
+        if not hasattr(asyncio, "ThreadSafeFlag"):
+            return False
+        self.flag = asyncio.ThreadSafeFlag()
+        self.isr = self._edge   # bound once: the interrupt must not allocate
+        return pin_irq(gpio_a, self.isr) and pin_irq(gpio_b, self.isr)
+
+    def _edge(self, pin):
+        self.flag.set()
+
+    async def run_on_edges(self):
+        while True:
+            await self.flag.wait()
+            self.poll()
+
 
 class Inputs:
     """Every control of a board definition. pin_reader(gpio) returns the
     pin callable for a GPIO (the hardware layer makes it: pull-up input)."""
 
-    def __init__(self, board, pin_reader, handler):
+    def __init__(self, board, pin_reader, handler, pin_irq=None):
         self.handler = handler
         self.buttons = []
         self.shift = None
@@ -143,6 +164,8 @@ class Inputs:
         if board.encoder_a >= 0:
             self.encoder = Encoder(pin_reader(board.encoder_a), pin_reader(board.encoder_b),
                                    handler, board.steps_per_detent)
+            self.encoder_on_edges = (pin_irq is not None
+                                     and self.encoder.wake_on_edges(pin_irq, board.encoder_a, board.encoder_b))
             self.buttons.append(Button(pin_reader(board.encoder_push), handler, PUSH, HOLD))
 
     def poll(self, now):
@@ -162,7 +185,8 @@ class Inputs:
         """Start the polling tasks (call inside the app's event loop)."""
         started = [asyncio.create_task(self.run_buttons())]
         if self.encoder is not None:
-            started.append(asyncio.create_task(self.encoder.run()))
+            run = self.encoder.run_on_edges if self.encoder_on_edges else self.encoder.run
+            started.append(asyncio.create_task(run()))
         return started
 
 

@@ -1,0 +1,115 @@
+# The controls cost nothing while nobody touches them: the polling loops
+# allocate nothing (proved under micropython.heap_lock on the unix port), the
+# poll sleep is asyncio's own (no generator per call), and where the hardware
+# layer gives pin interrupts the encoder task sleeps until an edge.
+import sys
+
+try:
+    import asyncio
+except ImportError:  # older MicroPython
+    import uasyncio as asyncio  # type: ignore
+
+from tallypanel import boarddef, inputs, menu
+from tallypanel.inputs import Encoder, Inputs
+
+_HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+BOARD_DIR = _HERE + "/../../board"
+_MICROPYTHON = sys.implementation.name == "micropython"
+
+
+class Pins:
+    def __init__(self):
+        self.level = [1] * 30
+
+    def reader(self, gpio):
+        level = self.level
+
+        def read():
+            return level[gpio]
+        return read
+
+
+def _board():
+    return boarddef.find("pico-reference", BOARD_DIR)
+
+
+def test_polling_every_control_allocates_nothing():
+    pins = Pins()
+    counts = [0, 0, 0, 0, 0, 0]
+
+    def handler(kind, value):
+        counts[kind] += 1
+
+    controls = Inputs(_board(), pins.reader, handler)
+    board = _board()
+    undo = board.undo_pin
+    a, b = board.encoder_a, board.encoder_b
+    quadrature = ((0, 1), (0, 0), (1, 0), (1, 1))
+    if _MICROPYTHON:
+        import micropython
+        micropython.heap_lock()
+    try:
+        now = 0
+        for turn in range(200):
+            for level_a, level_b in quadrature:     # one detent clockwise
+                pins.level[a] = level_a
+                pins.level[b] = level_b
+                controls.poll(now)
+                now += 2
+            pins.level[undo] = turn & 1              # undo pressed every other round
+            controls.poll(now)
+            now += 60
+    finally:
+        if _MICROPYTHON:
+            micropython.heap_unlock()
+    assert counts[menu.TURN] == 200
+    assert counts[menu.UNDO] == 100
+
+
+def test_the_poll_sleep_is_asyncio_s_own():
+    if _MICROPYTHON:
+        assert inputs._sleep_ms is asyncio.sleep_ms   # reuses one generator
+    else:
+        sleeper = inputs._sleep_ms(5)                 # CPython: asyncio.sleep(0.005)
+        assert asyncio.iscoroutine(sleeper)
+        sleeper.close()
+
+
+def test_the_encoder_sleeps_until_an_edge_where_pins_have_interrupts():
+    pins = Pins()
+    attached = {}
+
+    def pin_irq(gpio, isr):
+        attached[gpio] = isr
+        return True
+
+    turns = []
+    encoder = Encoder(pins.reader(20), pins.reader(21), lambda kind, value: turns.append(value))
+    on_edges = encoder.wake_on_edges(pin_irq, 20, 21)
+    if not hasattr(asyncio, "ThreadSafeFlag"):   # CPython's asyncio: the encoder polls
+        assert on_edges is False and attached == {}
+        return
+    assert on_edges is True and sorted(attached) == [20, 21]
+    assert attached[20] == attached[21]          # one bound method, made once
+
+    async def turn_once():
+        task = asyncio.create_task(encoder.run_on_edges())
+        await asyncio.sleep_ms(1)                # the task now waits for an edge
+        for level_a, level_b in ((0, 1), (0, 0), (1, 0), (1, 1)):
+            pins.level[20] = level_a
+            pins.level[21] = level_b
+            attached[20](None)                   # what the interrupt does
+            await asyncio.sleep_ms(5)
+        task.cancel()
+
+    asyncio.run(turn_once())
+    # A B from 1 1 through 0 1, 0 0, 1 0 back to 1 1: four steps of the
+    # quadrature table's -1 direction, one detent counter-clockwise
+    assert turns == [-1]
+
+
+def test_a_board_without_interrupts_polls_the_encoder():
+    controls = Inputs(_board(), Pins().reader, lambda kind, value: None, lambda gpio, isr: False)
+    assert controls.encoder_on_edges is False
+    controls = Inputs(_board(), Pins().reader, lambda kind, value: None)
+    assert controls.encoder_on_edges is False
