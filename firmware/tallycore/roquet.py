@@ -70,6 +70,18 @@ def pack_peg(player, points):
     return player << 2 | points << 3
 
 
+# The wire protocol's verbs of this game (tallyrun.protocol VERBS; any other
+# game refuses them) and the event each makes from the request's values.
+VERBS = (b"PEG", b"END")
+
+
+def verb_event(verb, values):
+    """verb: its index in VERBS. PEG's values: player, points."""
+    if verb == 0:
+        return pack_peg(values[0], values[1])
+    return HAND_END
+
+
 def peg_player(event):
     return (event >> 2) & 1
 

@@ -106,6 +106,21 @@ def pack_hand(purchaser, level, strain, doubled_by, redoubled_by, lone, tricks):
             | redoubled_by << 11 | (_LONE if lone else 0) | tricks << 15)
 
 
+# The wire protocol's verbs of this game (tallyrun.protocol VERBS; any other
+# game refuses them) and the event each makes from the request's values.
+VERBS = (b"HAND", b"MISDEAL")
+
+
+def verb_event(verb, values):
+    """verb: its index in VERBS. HAND's values: purchaser, bid (level | strain
+    << 3), doubled by, redoubled by (NOBODY for "-"), lone, tricks."""
+    if verb == 0:
+        doubled = None if values[2] == NOBODY else values[2]
+        redoubled = None if values[3] == NOBODY else values[3]
+        return pack_hand(values[0], values[1] & 7, values[1] >> 3, doubled, redoubled, values[4], values[5])
+    return MISDEAL
+
+
 def parse_bid(text):
     """'4H' -> (4, HEARTS); 'NK' and 'NT' strains are two letters."""
     if len(text) < 2 or text[0] < "1" or text[0] > "7":

@@ -21,7 +21,6 @@ except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
 from tallyrun import protocol as P
-from tallycore import skicket, roquet
 from tallycore.game import Game, LOG_CAPACITY
 from tallycore.games import GAMES
 from tallyrun.journal import Journal, KIND_APPLY, KIND_UNDO, KIND_REDO
@@ -38,6 +37,18 @@ BOARD_DIR = "board"
 _SRC_HOST = b"host"
 _SRC_BOARD = b"board"
 _LENGTH_WRITE = sys.implementation.name == "micropython"  # stream.write(buf, n)
+
+
+def _refusal(spec):
+    # the message table says whose a game's verb is ("Roquet: peg points ...")
+    owner, colon, _ = spec[4].partition(": ")
+    if not colon or " " in owner or not owner[:1].isupper():
+        return b""
+    return ("%s is for %s; use EV for this game" % (spec[0].decode(), owner)).encode()
+
+
+# "PEG is for Roquet; use EV for this game", made once: a refusal allocates nothing
+_REFUSALS = tuple(_refusal(spec) for spec in P.VERBS)
 
 
 def _emit(out, buf, length):
@@ -191,33 +202,6 @@ class App:
             self._new(seq, req.crc, v[0], v[1], v[2] if req.nargs > 2 else 0)
         elif verb == P.V_EV:
             self._apply(seq, req.crc, v[0], _SRC_HOST, True)
-        elif verb == P.V_HAND:
-            if not self._playing(skicket):
-                self._wrong_game(seq, b"HAND is for Skicket; use EV, PEG or END for this game")
-                return
-            doubled = None if v[2] == P.NOBODY else v[2]
-            redoubled = None if v[3] == P.NOBODY else v[3]
-            try:
-                event = skicket.pack_hand(v[0], v[1] & 7, v[1] >> 3, doubled, redoubled, v[4], v[5])
-            except ValueError as exc:
-                self._error(seq, P.E_RANGE, str(exc))
-                return
-            self._apply(seq, req.crc, event, _SRC_HOST, True)
-        elif verb == P.V_MISDEAL:
-            if not self._playing(skicket):
-                self._wrong_game(seq, b"MISDEAL is for Skicket")
-                return
-            self._apply(seq, req.crc, skicket.MISDEAL, _SRC_HOST, True)
-        elif verb == P.V_PEG:
-            if not self._playing(roquet):
-                self._wrong_game(seq, b"PEG is for Roquet; use EV or HAND for this game")
-                return
-            self._apply(seq, req.crc, v[0] << 2 | v[1] << 3, _SRC_HOST, True)
-        elif verb == P.V_END:
-            if not self._playing(roquet):
-                self._wrong_game(seq, b"END is for Roquet; use EV for this game")
-                return
-            self._apply(seq, req.crc, roquet.HAND_END, _SRC_HOST, True)
         elif verb == P.V_UNDO:
             self._undo(seq, req.crc, _SRC_HOST, True)
         elif verb == P.V_REDO:
@@ -230,8 +214,27 @@ class App:
             self._log(seq, v[0])
         elif verb == P.V_STATS:
             self._stats(seq)
-        else:
+        elif verb == P.V_CFG:
             self._cfg(seq, req)
+        else:
+            self._game_verb(seq, req)
+
+    def _game_verb(self, seq, req):
+        # HAND, MISDEAL, PEG, END: each the verb of one game, declared by its
+        # rules module (VERBS, verb_event); every other game refuses it
+        name = P.VERBS[req.verb][0]
+        rules = self.game.rules
+        verbs = () if rules is None else getattr(rules, "VERBS", ())
+        for index in range(len(verbs)):
+            if verbs[index] == name:
+                try:
+                    event = rules.verb_event(index, req.values)
+                except ValueError as exc:
+                    self._error(seq, P.E_RANGE, str(exc))
+                    return
+                self._apply(seq, req.crc, event, _SRC_HOST, True)
+                return
+        self._wrong_game(seq, _REFUSALS[req.verb])
 
     # --- replies -------------------------------------------------------------------
     def _send_reply(self):
@@ -241,12 +244,6 @@ class App:
     def _error(self, seq, code, message):
         self.writer.error(seq, code, message)
         self._send_reply()
-
-    def _playing(self, rules):
-        # by the module's name: on the board a game switch lets the rules
-        # module go, and the game played again is a new copy (tallycore.games.load)
-        current = self.game.rules
-        return current is not None and current.__name__ == rules.__name__
 
     def _wrong_game(self, seq, message):
         if self.game.rules is None:

@@ -1,0 +1,43 @@
+"""The wire protocol's game verbs (HAND, MISDEAL, PEG, END) are declared by the
+rules module of the one game that takes them (VERBS, verb_event), and the
+message table says whose each is: the board refuses them for any other game
+with that name ("PEG is for Roquet"), without loading the owner's rules."""
+from tallycore import games
+from tallyrun import protocol as P
+
+# the verbs every game takes (the runtime's own)
+RUNTIME_VERBS = {b"HELLO", b"GAME", b"NEW", b"EV", b"UNDO", b"REDO", b"STATE", b"SCORE", b"LOG", b"STATS",
+                 b"CFG"}
+
+
+def declared():
+    owners = {}
+    for name, *_ in games.GAMES:
+        rules = games.load(games.index_of(name))
+        for verb in getattr(rules, "VERBS", ()):
+            owners.setdefault(verb, set()).add(name)
+    return owners
+
+
+def test_every_game_verb_has_one_owner_and_the_table_names_it():
+    owners = declared()
+    table = {spec[0]: spec[4] for spec in P.VERBS}
+    assert set(owners) | RUNTIME_VERBS == set(table)
+    assert not set(owners) & RUNTIME_VERBS
+    for verb, names in owners.items():
+        assert len(names) == 1, (verb, names)
+        (name,) = names
+        assert table[verb].split(":", 1)[0] == name.replace("_", " ").title()
+
+
+def test_verb_events_are_the_games_own_packing():
+    skicket = games.by_name("skicket")
+    roquet = games.by_name("roquet")
+    assert skicket.NOBODY == P.NOBODY   # "-" on the wire is the rules' nobody
+    # HAND 2 4H - - 0 10: purchaser 2, level 4, strain hearts (2), tricks 10
+    values = [2, 4 | 2 << 3, P.NOBODY, P.NOBODY, 0, 10]
+    assert skicket.verb_event(0, values) == 2 | 4 << 2 | 2 << 5 | 4 << 8 | 4 << 11 | 10 << 15
+    assert skicket.verb_event(1, []) == skicket.MISDEAL
+    # PEG 1 5: player 1 at bit 2, points 5 from bit 3
+    assert roquet.verb_event(0, [1, 5]) == 1 << 2 | 5 << 3
+    assert roquet.verb_event(1, []) == roquet.HAND_END
