@@ -22,7 +22,7 @@ def test_the_wheel_carries_the_cli_and_the_boards_file_set(tmp_path):
     expected = {
         "tallyboard/cli.py",
         "tallyboard/commands/__init__.py",
-        "tallyboard/commands/board.py",
+        "tallyboard/commands/scoring.py",
         "tallyboard/games/__init__.py",
         "tallyboard/games/skicket.py",
         "tallyboard/data/demo_skicket.json",

@@ -347,6 +347,15 @@ def _open_serial(port: str) -> SerialTransport:
             time.sleep(0.1)
 
 
+def serving(port: str) -> bool:
+    """Whether a tallyboard process serves this port now."""
+    sock = _connect(socket_path(port))
+    if sock is None:
+        return False
+    sock.close()
+    return True
+
+
 def open_link(port: str, serve: bool = False) -> Transport:
     """The link to the board on port: through the hub that serves it, if one does;
     else the port itself, shared with other tallyboard processes when serve is

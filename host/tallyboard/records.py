@@ -21,11 +21,6 @@ FORMAT = "tallyboard/1"
 READABLE_FORMATS = (FORMAT,)
 
 
-# TEMPORARY, remove once commands/board.py is split (it reads
-# records.ADAPTERS.get(game).options): use games.profile(name) instead.
-ADAPTERS = {profile.name: profile for profile in games.profiles()}
-
-
 def options_document(name: str, packed: int) -> dict:
     """The docs/records.md `options` object for a game's packed options (defaults
     left out); ValueError for bits the game does not know."""

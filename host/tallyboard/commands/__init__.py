@@ -4,7 +4,11 @@ COMMAND_MODULES, so areas of the CLI live in their own files."""
 
 COMMAND_MODULES = (
     "records",
-    "board",
+    "link",
+    "scoring",
+    "config",
+    "live",
+    "deploy",
     "emulation",
     "show",
     "enter",

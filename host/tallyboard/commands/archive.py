@@ -14,7 +14,7 @@ from rich.table import Table
 from .. import records, sheet
 from ..archive import Archive
 from ..errors import reports_errors
-from .board import board_options, connected
+from .link import board_options, connected
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file (default: $TALLYBOARD_ARCHIVE or "

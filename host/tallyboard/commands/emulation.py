@@ -23,7 +23,7 @@ from ..client import Board
 from ..errors import TallyboardError, reports_errors
 from ..simulate import SIMULATED_GAMES, simulate
 from ..transport import SerialTransport
-from .board import _progress, connected
+from .link import connected, progress_bar
 
 
 # ---------------------------------------------------------------- emulate
@@ -154,7 +154,7 @@ def simulate_cmd(game_names: str, count: int, seed: int, first: int, port: str |
     names = SIMULATED_GAMES if game_names == "all" else (game_names,)
     console = Console(stderr=True)
     with private_board(port, timeout) as (board, _emulator):
-        with _progress(console) as progress:
+        with progress_bar(console) as progress:
             task = progress.add_task("simulating", total=count * len(names))
             stats = simulate(board, names, count, seed, first=first,
                              progress=lambda name, number: progress.update(

@@ -21,7 +21,7 @@ from tallycore import game as core_game
 from .. import games
 from ..client import Board, options_document
 from ..errors import TallyboardError, reports_errors
-from .board import board_options, connected, current_game, print_summary
+from .link import board_options, connected, current_game, print_summary
 
 
 def hand_events(board: Board, text: str) -> tuple[list[int], str]:

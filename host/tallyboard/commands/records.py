@@ -22,7 +22,7 @@ def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator:
     """Print the score sheet of a game RECORD (a JSON file, see docs/records.md; - reads stdin),
     or with no RECORD of the game on the board (--port/--emulator, or the one on USB)."""
     if record is None:
-        from .board import live_sheet
+        from .scoring import live_sheet
 
         loaded = live_sheet(port, use_emulator, 1.0)
     elif record == "-":

@@ -15,7 +15,7 @@ from .. import emulator as emu_mod
 from .. import records, render
 from ..client import Board
 from ..errors import TallyboardError, reports_errors
-from .board import board_options, connected, open_link
+from .link import board_options, connected, open_link
 
 # How long a freshly started emulator gets to draw its first frame.
 _FIRST_FRAME_SECONDS = 5.0

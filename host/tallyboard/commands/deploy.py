@@ -1,0 +1,90 @@
+"""`tallyboard deploy`: compile the firmware with mpy-cross and copy it to
+the board with mpremote (or onto the emulator's flash folder)."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from .. import deploy as deploy_mod
+from .. import emulator as emu_mod
+from .. import fileset, portshare
+from ..client import Board
+from ..errors import TallyboardError, TransportError, reports_errors
+from ..transport import SerialTransport, find_board_port
+from .link import progress_bar
+
+
+@click.command("deploy")
+@click.option("--port", "-p", metavar="PORT", help="The board's serial port (default: the one board on USB).")
+@click.option("--emulator", "use_emulator", is_flag=True, help="Install on the emulator's flash folder instead.")
+@reports_errors
+def deploy_cmd(port: str | None, use_emulator: bool) -> None:
+    """Compile the firmware with mpy-cross and copy it to the board with mpremote."""
+    console = Console(stderr=True)
+    sources = [s for package in fileset.PACKAGES for s in (emu_mod.FIRMWARE_DIR / package).glob("*.py")]
+    with progress_bar(console) as progress:
+        task = progress.add_task("compiling with mpy-cross", total=len(sources))
+        files = fileset.build(progress=lambda name: progress.update(task, advance=1, description=f"compiled {name}"))
+    if use_emulator:
+        if port:
+            raise click.UsageError("give either --port or --emulator, not both")
+        running = emu_mod.find_running()
+        flash = Path(running["flash"]) if running else emu_mod.state_home() / "flash"
+        changed = fileset.install(files, flash)
+        if not running:
+            click.echo(f"installed {len(files)} files on the emulator's flash {flash} ({changed} changed); "
+                       "the next command with --emulator boots them")
+            return
+        os.kill(int(running["pid"]), signal.SIGHUP)   # `tallyboard emulate` resets its board
+        board = _wait_for_board(running["port"])
+        click.echo(f"installed {len(files)} files on the emulator's flash {flash} ({changed} changed) and "
+                   f"reset it; it runs firmware {board.get('fw')} (protocol {board.get('proto')})")
+        return
+    rediscover = port is None
+    port = port or find_board_port()
+    if portshare.serving(port):
+        raise TallyboardError(f"{port} is in use by {portshare.holder_of(port) or 'a tallyboard watch or monitor'}; "
+                              "stop it first: deploy needs the port for mpremote")
+    with progress_bar(console) as progress:
+        task = progress.add_task(f"deploying to {port}", total=len(files) + 2)
+        total = deploy_mod.deploy(port, files, progress=lambda step: progress.update(
+            task, advance=1, description=step))
+    board = _wait_for_board(port, rediscover=rediscover)
+    click.echo(f"deployed {len(files)} files ({total} bytes) to {port}; the board runs firmware "
+               f"{board.get('fw')} (protocol {board.get('proto')})")
+
+
+def _wait_for_board(port: str, seconds: float = 15.0, rediscover: bool = False) -> dict[str, str]:
+    """After a reset the Pico re-enumerates (found again by its USB id when
+    rediscover: it may come back on another port); HELLO once it is back."""
+    deadline = time.monotonic() + seconds
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            if rediscover:
+                port = find_board_port()
+            link = SerialTransport(port)
+        except TallyboardError as exc:     # not back yet: no such port, no board on USB
+            last = exc
+            time.sleep(0.5)
+            continue
+        try:
+            board = Board(link, timeout=1.0)
+            link.drain()
+            return board.hello()
+        except TallyboardError as exc:
+            last = exc
+            time.sleep(0.5)
+        finally:
+            link.close()
+    raise TransportError(f"the board on {port} did not answer after the deploy ({last}); "
+                         "unplug it and plug it in again, then run tallyboard status")
+
+
+def register(group: click.Group) -> None:
+    group.add_command(deploy_cmd)

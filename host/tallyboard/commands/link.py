@@ -1,0 +1,167 @@
+"""The link to a board, for every command that talks to one: --port PORT, or
+--emulator, or the one board found on USB by itself (a Raspberry Pi Pico: USB
+VID 0x2E8A); connecting (HELLO), naming players, the game's summary, and the
+`ports` command. A port one tallyboard process serves (`watch`, `monitor`) is
+shared with the others (portshare.py)."""
+from __future__ import annotations
+
+import contextlib
+import functools
+from typing import Any, Callable, Iterator
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .. import emulator as emu_mod
+from .. import portshare
+from ..client import Board, BoardGame
+from ..errors import TallyboardError, TransportError, reports_errors
+from ..transport import Transport, find_board_port, list_serial_ports
+
+# ---------------------------------------------------------------- connecting
+
+
+def board_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--port, --emulator and --timeout, shared by every board command."""
+    fn = click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
+                      help="Seconds to wait for each reply before sending the request again.")(fn)
+    fn = click.option("--emulator", "use_emulator", is_flag=True,
+                      help="Use the emulator: the running `tallyboard emulate`, else one started for "
+                           "this command on the emulator's flash folder.")(fn)
+    fn = click.option("--port", "-p", metavar="PORT",
+                      help="The board's serial port (default: the one board found on USB).")(fn)
+    return fn
+
+
+@contextlib.contextmanager
+def open_link(port: str | None, use_emulator: bool,
+              serve: bool = False) -> Iterator[tuple[Transport, emu_mod.Emulator | None]]:
+    """The link to the chosen board (and the emulator started for it, if any);
+    with serve, this process shares the port with other tallyboard processes."""
+    if port and use_emulator:
+        raise click.UsageError("give either --port or --emulator, not both")
+    emulator = None
+    if use_emulator:
+        running = emu_mod.find_running()
+        if running:
+            port = running["port"]
+        else:
+            emulator = emu_mod.Emulator()
+            port = emulator.start()
+    elif not port:
+        port = find_board_port()
+    try:
+        link = portshare.open_link(port, serve)
+        try:
+            yield link, emulator
+        except TransportError:
+            if emulator is not None:
+                emu_mod.require_port_alive(emulator)   # a crashed firmware: say why
+            raise
+        finally:
+            link.close()
+    finally:
+        if emulator is not None:
+            emulator.stop()
+
+
+@contextlib.contextmanager
+def connected(port: str | None, use_emulator: bool, timeout: float = 1.0,
+              tap: Callable[[str, bytes], None] | None = None, serve: bool = False) -> Iterator[Board]:
+    with open_link(port, use_emulator, serve) as (link, emulator):
+        link.tap = tap
+        board = Board(link, timeout=timeout)
+        # a board (or emulator) that has just booted may need a moment
+        first_wait = max(timeout, 3.0) if emulator is not None else timeout
+        link.drain()
+        board.timeout = first_wait
+        board.hello()
+        board.timeout = timeout
+        yield board
+
+
+def player_index(board: Board, value: str, players: int) -> int:
+    """A player given as an index (0-based, as on the sheet) or by name."""
+    if value.isdigit():
+        index = int(value)
+        if index >= players:
+            raise TallyboardError(f"player {index}: this game has players 0 to {players - 1}")
+        return index
+    names = board.player_names(players)
+    folded = [n.lower() for n in names]
+    if value.lower() in folded:
+        return folded.index(value.lower())
+    raise TallyboardError(f"player {value!r}: not a player of this game ({', '.join(names)}); "
+                          "give a name or a number 0 to " + str(players - 1))
+
+
+def current_game(board: Board) -> BoardGame:
+    current = board.rebuild()
+    if current.name is None:
+        raise TallyboardError("no game on the board: start one with tallyboard new GAME")
+    return current
+
+
+def print_summary(board: Board, console: Console | None = None) -> None:
+    console = console or Console()
+    current = board.rebuild()
+    if current.name is None or current.game is None:
+        console.print("No game on the board.")
+        return
+    names = board.player_names(current.players)
+    g = current.game
+    totals = "  ".join(f"{names[p]} {g.total(p)}" for p in range(current.players))
+    winners = [names[p] for p in range(current.players) if g.winners() >> p & 1]
+    line = f"{current.name}: {totals}  ({g.hands()} hand{'s' if g.hands() != 1 else ''}"
+    if current.top > current.n:
+        line += f", {current.top - current.n} to redo"
+    line += ")"
+    if g.complete():
+        line += f"  game over: {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}"
+    console.print(line)
+
+
+def scoring(act: Callable[..., None]) -> Callable[..., None]:
+    """A command that changes the game on the board: connect, act(board, ...)
+    with the command's own arguments, then print the game's summary."""
+    @board_options
+    @reports_errors
+    @functools.wraps(act)
+    def command(port: str | None, use_emulator: bool, timeout: float, **arguments: Any) -> None:
+        with connected(port, use_emulator, timeout) as board:
+            act(board, **arguments)
+            print_summary(board)
+    return command
+
+
+def progress_bar(console: Console) -> Progress:
+    """The progress bar of long work (compiling, copying files to a board)."""
+    return Progress(TextColumn("{task.description:<40}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=console, transient=False)
+
+
+# ---------------------------------------------------------------- ports
+
+@click.command("ports")
+@reports_errors
+def ports_cmd() -> None:
+    """List serial ports; boards (Raspberry Pi Pico, USB VID 0x2E8A) are marked."""
+    found = list_serial_ports()
+    running = emu_mod.find_running()
+    if not found and not running:
+        click.echo("no serial ports found; plug in the board, or use --emulator")
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("port", "board", "description", "serial"):
+        table.add_column(column)
+    for p in found:
+        table.add_row(p.device, "yes" if p.is_pico else "", p.description, p.serial_number or "")
+    if running:
+        table.add_row(running["port"], "emulator", f"tallyboard emulate (pid {running['pid']})", "")
+    Console().print(table)
+
+
+def register(group: click.Group) -> None:
+    group.add_command(ports_cmd)

@@ -1,0 +1,187 @@
+"""The commands that change or show the game on the board: status, new, hand,
+misdeal, peg, end, undo, redo, export. The ones that only act go through
+link.scoring (connect, act, print the summary)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tallycore import games
+from tallyrun import protocol
+
+from .. import games as profiles
+from .. import records
+from ..client import Board
+from ..errors import TallyboardError, reports_errors
+from .link import board_options, connected, current_game, player_index, print_summary, scoring
+
+
+@click.command("status")
+@board_options
+@reports_errors
+def status_cmd(port: str | None, use_emulator: bool, timeout: float) -> None:
+    """Show the board's firmware and the game in progress."""
+    with connected(port, use_emulator, timeout) as board:
+        h = board.hello_fields
+        names = ", ".join(name for name, _, _ in board.games())
+        click.echo(f"board {h.get('board')} on {board.link.name}: firmware {h.get('fw')}, "
+                   f"protocol {h.get('proto')}; games: {names}")
+        print_summary(board)
+
+
+def _option_value(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if text.isdigit():
+        return int(text)
+    return text
+
+
+@click.command("new")
+@click.argument("game")
+@click.option("--players", "-n", type=int, help="How many players (default: the game's number).")
+@click.option("--name", "names", multiple=True, metavar="NAME",
+              help="A player's name, in seat order (repeat for each player).")
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+              help="A game option as in docs/records.md, e.g. -o end=hand_end -o landmark_bonus=true.")
+@board_options
+@reports_errors
+def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tuple[str, ...],
+            port: str | None, use_emulator: bool, timeout: float) -> None:
+    """Start a new GAME on the board (the game in progress is dropped)."""
+    try:
+        least, most = games.GAMES[games.index_of(game)][1:3]
+    except ValueError:
+        raise TallyboardError(f"unknown game {game!r}; known games: {', '.join(games.names())}") from None
+    if players is None:
+        if least != most and not names:
+            raise TallyboardError(f"{game} takes {least} to {most} players: "
+                                  "say how many with --players")
+        players = len(names) if names else least
+    if names and len(names) != players:
+        raise TallyboardError(f"{len(names)} names for {players} players: give one --name per player")
+    allowed = protocol.NAME_CHARS.decode()
+    for name in names:
+        # checked here too, so a bad third name does not leave two names changed
+        if not 1 <= len(name) <= protocol.MAX_NAME or any(c not in allowed for c in name):
+            raise TallyboardError(f"--name {name!r}: 1 to {protocol.MAX_NAME} letters, digits, _ - or .")
+    option_doc: dict[str, Any] = {}
+    for item in options:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise TallyboardError(f"--option {item!r}: write it as KEY=VALUE")
+        option_doc[key] = _option_value(value)
+    try:
+        packed = profiles.profile(game).options(option_doc)
+    except ValueError as exc:
+        raise TallyboardError(f"--option: {exc}") from None
+    with connected(port, use_emulator, timeout) as board:
+        for p, name in enumerate(names):
+            board.cfg_set("name", name, p)
+        board.new(game, players, packed)
+        print_summary(board)
+
+
+@click.command("hand")
+@click.argument("purchaser")
+@click.argument("bid")
+@click.argument("tricks", type=click.IntRange(0, 13))
+@click.option("--doubled-by", "-d", metavar="PLAYER", help="The adversary who doubled.")
+@click.option("--redoubled-by", "-r", metavar="PLAYER", help="Who redoubled (the purchaser or partner).")
+@click.option("--lone", is_flag=True, help="The purchaser played a lone hand.")
+@board_options
+@reports_errors
+def hand_cmd(purchaser: str, bid: str, tricks: int, doubled_by: str | None, redoubled_by: str | None,
+             lone: bool, port: str | None, use_emulator: bool, timeout: float) -> None:
+    """Skicket: score one hand. PURCHASER (name or number) bid BID (e.g. 4H, 2NT, 1NK)
+    and his side took TRICKS tricks."""
+    owner = profiles.by_verb("HAND")
+    try:
+        owner.verbs["HAND"](bid.upper())
+    except ValueError as exc:
+        raise TallyboardError(str(exc)) from None
+    with connected(port, use_emulator, timeout) as board:
+        current = current_game(board)
+        if current.name != owner.name:
+            raise TallyboardError(f"the board plays {current.name}, not {owner.name}")
+        def who(value: str | None) -> int | None:
+            return None if value is None else player_index(board, value, current.players)
+
+        board.hand(player_index(board, purchaser, current.players), bid.upper(), who(doubled_by),
+                   who(redoubled_by), lone, tricks)
+        print_summary(board)
+
+@click.command("misdeal")
+@scoring
+def misdeal_cmd(board: Board) -> None:
+    """Skicket: record a misdeal (the same dealer deals again; nobody scores)."""
+    board.misdeal()
+
+
+@click.command("peg")
+@click.argument("player")
+@click.argument("points", type=click.IntRange(1, 99))
+@scoring
+def peg_cmd(board: Board, player: str, points: int) -> None:
+    """Roquet: peg POINTS (1 to 99) for PLAYER (name or number)."""
+    current = current_game(board)
+    board.peg(player_index(board, player, current.players), points)
+
+
+@click.command("end")
+@scoring
+def end_cmd(board: Board) -> None:
+    """Roquet: end the hand (the tally pegs move to the king row)."""
+    board.end()
+
+
+@click.command("undo")
+@scoring
+def undo_cmd(board: Board) -> None:
+    """Undo the last scoring on the board."""
+    board.undo()
+
+
+@click.command("redo")
+@scoring
+def redo_cmd(board: Board) -> None:
+    """Redo the scoring undone last."""
+    board.redo()
+
+
+@click.command("export")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
+              help="Write the record to this file (default: stdout).")
+@board_options
+@reports_errors
+def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout: float) -> None:
+    """Print the board's game as a game record (JSON, see docs/records.md)."""
+    with connected(port, use_emulator, timeout) as board:
+        loaded = board.loaded_game()
+        doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game)
+    warning = records.open_hand_warning(loaded)
+    if warning:
+        click.echo(f"tallyboard: note: {warning}", err=True)
+    text = json.dumps(doc, indent=1)
+    if output:
+        partial = Path(output + ".part")
+        partial.write_text(text + "\n", encoding="utf-8")
+        partial.replace(output)
+    else:
+        click.echo(text)
+
+
+def live_sheet(port: str | None, use_emulator: bool, timeout: float) -> records.LoadedGame:
+    """The board's game for `tallyboard sheet` with no RECORD."""
+    with connected(port, use_emulator, timeout) as board:
+        return board.loaded_game()
+
+
+def register(group: click.Group) -> None:
+    for command in (status_cmd, new_cmd, hand_cmd, misdeal_cmd, peg_cmd, end_cmd, undo_cmd, redo_cmd,
+                    export_cmd):
+        group.add_command(command)
