@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(ROOT / "firmware"))
 
 from tallyrun import protocol as P  # noqa: E402
+from tallyboard import wire  # noqa: E402
 from tallyboard import fileset  # noqa: E402
 from tallyboard.mpunix import micropython_binary  # noqa: E402
 
@@ -54,7 +55,7 @@ def run(flash: Path, io: Path, data: bytes) -> list[bytes]:
                           env=env_for(io), input=data, capture_output=True, timeout=600)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr.decode(errors="replace"))
-    return [P.check_frame(line) for line in proc.stdout.split(b"\n")[:-1]]
+    return [wire.check_frame(line) for line in proc.stdout.split(b"\n")[:-1]]
 
 
 def mixed_commands(count: int, first_seq: int) -> list[bytes]:
@@ -68,7 +69,7 @@ def mixed_commands(count: int, first_seq: int) -> list[bytes]:
         if text == "BAD":
             out.append(b"%d PEG 0 5*0000\n" % seq)          # a wrong checksum
         else:
-            out.append(P.encode_request(seq, text))
+            out.append(wire.encode_request(seq, text))
         if i % 50 == 49:
             out.append(out[-1])                            # a retry now and then
         seq = seq % P.MAX_SEQ + 1
@@ -78,16 +79,16 @@ def mixed_commands(count: int, first_seq: int) -> list[bytes]:
 def stats(replies: list[bytes], seq: int) -> dict[str, str]:
     for body in replies:
         if body.startswith(b"%d OK free=" % seq):
-            return P.fields(body)
+            return wire.fields(body)
     raise SystemExit(f"no STATS reply {seq}")
 
 
 def heap_growth(flash: Path, io: Path, commands: int, game: str) -> None:
-    start = [P.encode_request(1, "NEW " + game)]
+    start = [wire.encode_request(1, "NEW " + game)]
     first = mixed_commands(100, 2)
     rest = mixed_commands(commands - 100, 102)
-    data = b"".join(start + first + [P.encode_request(60001, "STATS")] + rest
-                    + [P.encode_request(60002, "STATS")])
+    data = b"".join(start + first + [wire.encode_request(60001, "STATS")] + rest
+                    + [wire.encode_request(60002, "STATS")])
     begin = time.perf_counter()
     replies = run(flash, io, data)
     seconds = time.perf_counter() - begin
@@ -103,17 +104,17 @@ def heap_growth(flash: Path, io: Path, commands: int, game: str) -> None:
 def boot_restore(flash: Path, io: Path, events: int, boots: int) -> None:
     # peg 1 for each player, undo, redo: a game of events/2 pegs, with
     # undo and redo records in the journal on top of the snapshot
-    requests = [P.encode_request(1, "NEW roquet 2")]
+    requests = [wire.encode_request(1, "NEW roquet 2")]
     seq = 2
     for i in range(events):
-        requests.append(P.encode_request(seq, ("PEG 0 1", "PEG 1 1", "UNDO", "REDO")[i % 4]))
+        requests.append(wire.encode_request(seq, ("PEG 0 1", "PEG 1 1", "UNDO", "REDO")[i % 4]))
         seq += 1
     run(flash, io, b"".join(requests))
     journal_bytes = (flash / "game.jnl").stat().st_size
     snapshot_bytes = (flash / "game.snp").stat().st_size
     to_boot = []
     to_reply = []
-    hello = P.encode_request(1, "STATE")
+    hello = wire.encode_request(1, "STATE")
     for _ in range(boots):
         begin = time.perf_counter()
         proc = subprocess.Popen([micropython_binary(), "-X", f"heapsize={HEAP}", "main.py"], cwd=flash,
@@ -131,7 +132,7 @@ def boot_restore(flash: Path, io: Path, events: int, boots: int) -> None:
         to_reply.append(time.perf_counter() - begin)
         proc.stdin.close()
         proc.wait(timeout=30)
-    state = P.fields(P.check_frame(line))
+    state = wire.fields(wire.check_frame(line))
     print(f"restore_game                n={state['n']} top={state['top']}, snapshot {snapshot_bytes} B, "
           f"journal {journal_bytes} B ({journal_bytes // 12 - 1} records)")
     print(f"boot_to_BOOT_event_ms       {1000 * statistics.median(to_boot):>7.1f}   (median of {boots}; "
@@ -157,14 +158,13 @@ def request_time(flash: Path, io: Path) -> None:
     """Serving one request inside MicroPython: bytes in, journal, event, reply."""
     frames = []
     for i in range(2000):
-        frames.append(P.encode_request(2 + i, ("PEG 0 1", "UNDO", "STATE")[i % 3]))
+        frames.append(wire.encode_request(2 + i, ("PEG 0 1", "UNDO", "STATE")[i % 3]))
     (flash / "frames.bin").write_bytes(b"".join(frames))
     script = ("import time, gc\n"
               "from tallyrun.app import App\n"
-              "from tallyrun import protocol as P\n"
               "app = App(open('/dev/null', 'wb'), '', 'bench')\n"
               "app.boot()\n"
-              "app.feed_bytes(P.encode_request(1, 'NEW roquet 2'))\n"
+              f"app.feed_bytes({wire.encode_request(1, 'NEW roquet 2')!r})\n"
               "data = open('frames.bin', 'rb').read()\n"
               "gc.collect()\n"
               "t = time.ticks_us()\n"

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(ROOT / "firmware"))
 
-from tallyrun import protocol  # noqa: E402
+from tallyboard import wire  # noqa: E402
 
 from tallycore import roquet
 from tallyboard.client import Board  # noqa: E402
@@ -84,7 +84,7 @@ def sustained(board: Board, total: int, window: int, log_room: int) -> tuple[flo
             line = board.link.read_line(5.0)
             if line is None:
                 raise SystemExit(f"lost: no reply after {replies} of {batch} events")
-            body = protocol.check_frame(line)
+            body = wire.check_frame(line)
             if body.startswith(b"! "):
                 board._event(body, line)
                 continue

@@ -12,10 +12,10 @@ import sys
 def _note(app, text):
     # a problem found at boot, as an event the host can show (printable only)
     from tallyrun import protocol as P
-    w = app._event(P.K_NOTE)
+    w = app._event(P.EV_NOTE)
     w.key(b"text")
     w.text(text.replace(" ", "_"))
-    app._push(P.K_NOTE)
+    app._push(P.EV_NOTE)
 
 
 def start():
@@ -90,7 +90,7 @@ def _attach_views(app, board):
         _note(app, "inputs: %s" % exc)
 
     def changed(kind):
-        if kind == P.K_CFG:
+        if kind == P.EV_CFG:
             try:
                 view.configure(app.config)
             except ValueError as exc:

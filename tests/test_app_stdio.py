@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 sys.path.insert(0, str(FIRMWARE))
 from tallyrun import protocol as P  # noqa: E402
+from tallyboard import wire  # noqa: E402
 from tallyboard.fileset import PACKAGES  # noqa: E402
 
 BOARD_DIRS = [ROOT / "board", FIRMWARE / "board"]
@@ -65,13 +66,13 @@ class Session:
             assert len(line) + 1 <= P.MAX_FRAME, line
             for c in line:
                 assert 32 <= c <= 126, line
-            P.check_frame(line)   # every line the board writes is a valid frame
+            wire.check_frame(line)   # every line the board writes is a valid frame
 
     def replies(self) -> list[bytes]:
-        return [P.check_frame(line) for line in self.lines if not line.startswith(b"!")]
+        return [wire.check_frame(line) for line in self.lines if not line.startswith(b"!")]
 
     def events(self) -> list[bytes]:
-        return [P.check_frame(line) for line in self.lines if line.startswith(b"!")]
+        return [wire.check_frame(line) for line in self.lines if line.startswith(b"!")]
 
     def reply(self, seq: int) -> bytes:
         found = [r for r in self.replies() if r.split(b" ", 1)[0] == str(seq).encode()]
@@ -79,7 +80,7 @@ class Session:
         return found[0]
 
     def fields(self, seq: int) -> dict[str, str]:
-        return P.fields(self.reply(seq))
+        return wire.fields(self.reply(seq))
 
 
 class Board:
@@ -95,7 +96,7 @@ class Board:
         return Session(proc.stdout, proc.returncode, proc.stderr)
 
     def ask(self, *requests: tuple[int, str]) -> Session:
-        return self.run(b"".join(P.encode_request(seq, text) for seq, text in requests))
+        return self.run(b"".join(wire.encode_request(seq, text) for seq, text in requests))
 
 
 @pytest.fixture
@@ -126,7 +127,7 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
 
 def test_events_come_before_their_reply_and_count_up(board: Board) -> None:
     s = board.ask((10, "NEW roquet 2"), (11, "PEG 1 3"), (12, "UNDO"), (13, "REDO"))
-    bodies = [P.check_frame(line) for line in s.lines]
+    bodies = [wire.check_frame(line) for line in s.lines]
     assert bodies == [
         b"! 1 BOOT fw=%s proto=1 game=- n=0 top=0" % P.FIRMWARE_VERSION.encode(),
         b"! 2 NEW game=roquet players=2 options=0 n=0 top=0",
@@ -155,7 +156,7 @@ def test_a_skicket_hand_by_hand(board: Board) -> None:
 
 
 def test_bad_input_is_answered_and_changes_nothing(board: Board) -> None:
-    good = P.encode_request
+    good = wire.encode_request
     bad_crc = bytearray(good(5, "PEG 0 5"))
     bad_crc[-2] = ord("0") if bad_crc[-2] != ord("0") else ord("1")
     data = b"".join([
@@ -204,21 +205,21 @@ def test_bad_input_is_answered_and_changes_nothing(board: Board) -> None:
 
 
 def test_a_repeated_sequence_number_is_answered_again_not_applied_twice(board: Board) -> None:
-    peg = P.encode_request(7, "PEG 0 5")
-    s = board.run(P.encode_request(6, "NEW roquet 2") + peg + peg + peg + P.encode_request(8, "SCORE"))
+    peg = wire.encode_request(7, "PEG 0 5")
+    s = board.run(wire.encode_request(6, "NEW roquet 2") + peg + peg + peg + wire.encode_request(8, "SCORE"))
     replies = s.replies()
     assert replies[1] == replies[2] == replies[3] == b"7 OK n=1 top=1 eseq=3"
     assert s.fields(8)["totals"] == "5,0"
     assert len([e for e in s.events() if b" EV " in e]) == 1
     # the same seq with different content is a new request, not a retry
-    s = board.run(P.encode_request(7, "PEG 1 2") + P.encode_request(9, "SCORE"))
+    s = board.run(wire.encode_request(7, "PEG 1 2") + wire.encode_request(9, "SCORE"))
     assert s.fields(9)["totals"] == "5,2"
 
 
 def test_a_retry_after_a_reconnect_hello_is_not_applied_twice(board: Board) -> None:
-    peg = P.encode_request(2, "PEG 1 4")
-    s = board.run(P.encode_request(1, "NEW roquet 2") + peg + P.encode_request(3, "HELLO") + peg
-                  + P.encode_request(4, "SCORE"))
+    peg = wire.encode_request(2, "PEG 1 4")
+    s = board.run(wire.encode_request(1, "NEW roquet 2") + peg + wire.encode_request(3, "HELLO") + peg
+                  + wire.encode_request(4, "SCORE"))
     assert s.reply(4) == b"4 OK hands=0 complete=0 winners=2 totals=0,4"
     assert len([e for e in s.events() if b" EV " in e]) == 1
 
@@ -256,7 +257,7 @@ def test_the_game_and_config_survive_a_restart(board: Board) -> None:
 
 def test_half_a_frame_then_the_cable_is_pulled(board: Board) -> None:
     board.ask((1, "NEW roquet 2"), (2, "PEG 0 5"))
-    half = P.encode_request(3, "PEG 0 7")[:6]
+    half = wire.encode_request(3, "PEG 0 7")[:6]
     s = board.run(half)              # end of input in the middle of a frame
     assert s.replies() == []
     s = board.ask((4, "SCORE"))
@@ -309,7 +310,7 @@ def test_a_seat_button_on_the_board_pegs_and_is_pushed_to_the_host(board: Board)
         time.sleep(0.3)
         pins.write_bytes(b"\x01" * 30)           # released: a short press pegs 1
         time.sleep(0.5)
-        out, err = proc.communicate(P.encode_request(2, "SCORE"), timeout=30)
+        out, err = proc.communicate(wire.encode_request(2, "SCORE"), timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -342,7 +343,7 @@ class Running:
         while True:
             line = self.proc.stdout.readline()
             assert line, "the app ended"
-            body = P.check_frame(line)
+            body = wire.check_frame(line)
             if body.startswith(prefix):
                 return body
 
@@ -370,21 +371,21 @@ def test_power_cuts_at_random_points_lose_nothing_acknowledged(board: Board) -> 
             for _ in range(rng.randint(0, 8)):
                 player = rng.randint(0, 1)
                 text, event = ("END", 1) if rng.random() < 0.1 else (f"PEG {player} 1", player << 2 | 1 << 3)
-                frame = P.encode_request(seq, text)
+                frame = wire.encode_request(seq, text)
                 app.send(frame)
                 assert app.reply(seq).startswith(b"%d OK" % seq)
                 acknowledged.append(event)
                 seq += 1
             # one more request, cut while the board may be journaling it
             player = rng.randint(0, 1)
-            in_flight = (P.encode_request(seq, f"PEG {player} 1"), player << 2 | 1 << 3, seq)
+            in_flight = (wire.encode_request(seq, f"PEG {player} 1"), player << 2 | 1 << 3, seq)
             app.send(in_flight[0])
             time.sleep(rng.random() * 0.004)
         finally:
             app.cut_power()
         # power on again: the host retries the request it had no answer for
         frame, event, retry_seq = in_flight
-        s = board.run(frame + P.encode_request(60000, "STATE") + P.encode_request(60001, "LOG 0"))
+        s = board.run(frame + wire.encode_request(60000, "STATE") + wire.encode_request(60001, "LOG 0"))
         assert s.reply(retry_seq).startswith(b"%d OK" % retry_seq)
         acknowledged.append(event)     # now it is acknowledged, exactly once
         seq += 1
@@ -406,7 +407,7 @@ def test_safe_mode_skips_the_app(board: Board) -> None:
     held[14] = 0                       # the reference board's undo button (GPIO 14)
     (board.io / "pins.bin").write_bytes(bytes(held))
     proc = subprocess.run([micropython_binary(), "main.py"], cwd=board.flash, env=env_for(board.io),
-                          input=P.encode_request(1, "HELLO"), capture_output=True, timeout=60)
+                          input=wire.encode_request(1, "HELLO"), capture_output=True, timeout=60)
     assert proc.returncode == 0
     assert b"safe mode" in proc.stdout
     assert b"1 OK" not in proc.stdout       # nothing served: the REPL is left alone

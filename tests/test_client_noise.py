@@ -8,6 +8,7 @@ import pytest
 from emu_fixtures import emulated_board
 
 from tallyrun import protocol
+from tallyboard import wire
 from tallyboard.errors import BoardError
 
 # never in-band: 0x01/0x03/0x04 reach the REPL (0x03 stops the app by design)
@@ -32,7 +33,7 @@ def test_line_noise_changes_nothing(emu):
         if kind == 0:
             line = bytes(rng.choice(NOISE_BYTES) for _ in range(rng.randint(0, 60)))
         elif kind == 1:      # a real request with its checksum broken
-            good = protocol.encode_request(rng.randint(1, 65535), "PEG 1 9").rstrip(b"\n")
+            good = wire.encode_request(rng.randint(1, 65535), "PEG 1 9").rstrip(b"\n")
             line = good[:-1] + (b"0" if good[-1:] != b"0" else b"1")
         elif kind == 2:      # longer than a frame
             line = b"1 PEG 1 9 " + b"9" * rng.randint(120, 400)
@@ -45,7 +46,7 @@ def test_line_noise_changes_nothing(emu):
         reply = board.link.read_line(0.5)
         if reply is None:
             break
-        body = protocol.check_frame(reply)       # every answer is itself a good frame
+        body = wire.check_frame(reply)       # every answer is itself a good frame
         assert body.startswith(b"0 ERR "), reply  # seq 0: the line could not be trusted
         errors += 1
     # one error per line, but a line of nothing at all may be let pass
@@ -70,7 +71,7 @@ def test_junk_requests_get_one_reply_each_and_no_crash(emu):
         args = [rng.choice(words) for _ in range(rng.randint(0, 8))]
         text = " ".join([verb] + args).strip() or "HELLO"
         seq = board.next_seq()
-        frame = protocol.encode_request(seq, text)
+        frame = wire.encode_request(seq, text)
         if len(frame) > protocol.MAX_FRAME:
             continue
         try:

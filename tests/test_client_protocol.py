@@ -8,6 +8,7 @@ import pytest
 from emu_fixtures import emulated_board
 
 from tallyrun import protocol
+from tallyboard import wire
 from tallyboard.client import Board
 from tallyboard.errors import BoardError, ProtocolError, TransportError
 from tallyboard.transport import Transport
@@ -195,7 +196,7 @@ def test_noise_and_a_half_frame_change_nothing(emu):
     board.link.write(b"x" * 300 + b"\n")            # longer than a frame
     lines = [board.link.read_line(2), board.link.read_line(2)]
     assert all(line is not None and line.startswith(b"0 ERR ") for line in lines), lines
-    half = protocol.encode_request(60000, "PEG 1 9")[:8]
+    half = wire.encode_request(60000, "PEG 1 9")[:8]
     board.link.write(half)                           # half a frame, then the port drops
     board.link.close()
     board.link.reopen()

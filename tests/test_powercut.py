@@ -15,7 +15,7 @@ from emu_fixtures import emulated_board
 
 from tallycore import games, roquet
 
-from tallyrun import protocol
+from tallyboard import wire
 from tallycore import game as core_game
 from tallyboard import games as profiles
 from tallyboard.simulate import legal
@@ -101,7 +101,7 @@ def read_acks(board, seqs: list[int], wait: float) -> set[int]:
         if line is None:
             return acked
         try:
-            body = protocol.check_frame(line)
+            body = wire.check_frame(line)
         except ValueError:
             continue
         head = body.split(b" ")

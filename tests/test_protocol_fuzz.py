@@ -6,6 +6,7 @@ import io
 from hypothesis import given, settings, strategies as st
 
 from tallyrun import protocol as P
+from tallyboard import wire
 from tallyrun.app import App
 
 VERB_WORDS = [row[0].decode() for row in P.VERBS] + ["GET", "SET", "name", "colour", "board",
@@ -30,12 +31,12 @@ def test_parse_never_raises_on_bytes(data):
 def test_checksummed_garbage_is_answered_with_one_frame(seq, words):
     out = io.BytesIO()
     app = App(out, "/nonexistent-flash-folder/", "test")   # no flash: nothing can be written
-    frame = P.encode_request(seq, " ".join(words))
+    frame = wire.encode_request(seq, " ".join(words))
     app.feed_bytes(frame)
     lines = out.getvalue().split(b"\n")[:-1]
     replies = [line for line in lines if not line.startswith(b"!")]
     assert len(replies) == 1
-    body = P.check_frame(replies[0])
+    body = wire.check_frame(replies[0])
     assert len(replies[0]) + 1 <= P.MAX_FRAME
     head = body.split(b" ")
     assert head[1:3] != [b"ERR", b"BOARD"], body   # an internal error is a firmware bug
@@ -58,7 +59,7 @@ def test_noise_bytes_never_change_a_game(noise):
     app.feed_bytes(noise + b"\n")
     assert app.game.n == 0
     for line in out.getvalue().split(b"\n")[:-1]:
-        P.check_frame(line)
+        wire.check_frame(line)
 
 
 ROQUET_REQUESTS = st.sampled_from(["PEG 0 1", "PEG 1 7", "PEG 0 13", "END", "UNDO", "UNDO", "REDO",
@@ -75,9 +76,9 @@ def test_any_sequence_of_requests_is_restored_exactly(requests, landmarks):
         out = io.BytesIO()
         app = App(out, root, "test")
         app.boot()
-        app.feed_bytes(P.encode_request(1, "NEW roquet 2 %d" % (2 if landmarks else 0)))
+        app.feed_bytes(wire.encode_request(1, "NEW roquet 2 %d" % (2 if landmarks else 0)))
         for i, text in enumerate(requests):
-            app.feed_bytes(P.encode_request(i + 2, text))
+            app.feed_bytes(wire.encode_request(i + 2, text))
         app.journal.close()
         again = App(io.BytesIO(), root, "test")
         again.boot()

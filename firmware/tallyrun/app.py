@@ -4,8 +4,8 @@
 #
 # Hooks for the display and input code:
 #   app.on_change(callback)   callback(kind) after every change; kind is a
-#                             protocol K_* event kind (K_BOOT, K_NEW, K_EVENT,
-#                             K_UNDO, K_REDO, K_CFG). A failing listener is
+#                             protocol EV_* event kind (EV_BOOT, EV_NEW, EV_EVENT,
+#                             EV_UNDO, EV_REDO, EV_CFG). A failing listener is
 #                             counted in app.listener_errors, never fatal.
 #   app.local_event(event)    a packed core event from the board's buttons:
 #   app.local_undo()          journaled, applied and pushed exactly like a
@@ -111,7 +111,7 @@ class App:
         self.last_crc = self.journal.last_crc
         self.last_reply_length = 0
         self.eseq = 0
-        w = self._event(P.K_BOOT)
+        w = self._event(P.EV_BOOT)
         w.key(b"fw")
         w.text(P.FIRMWARE_VERSION)
         w.key(b"proto")
@@ -121,7 +121,7 @@ class App:
         w.number(self.game.n)
         w.key(b"top")
         w.number(self.game.top)
-        self._push(P.K_BOOT)
+        self._push(P.EV_BOOT)
 
     def on_change(self, callback):
         self.listeners.append(callback)
@@ -431,7 +431,7 @@ class App:
         w.number(self.game.n)
         w.key(b"top")
         w.number(self.game.top)
-        if kind != P.K_UNDO:
+        if kind != P.EV_UNDO:
             w.key(b"ev")
             w.number(event)
         w.key(b"src")
@@ -457,7 +457,7 @@ class App:
             return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
         game.apply(event)
         self.journal.after_append()
-        self._push_change(P.K_EVENT, event, src)
+        self._push_change(P.EV_EVENT, event, src)
         if reply:
             self._change_reply(seq)
         return None
@@ -473,7 +473,7 @@ class App:
             return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
         self.game.undo()
         self.journal.after_append()
-        self._push_change(P.K_UNDO, 0, src)
+        self._push_change(P.EV_UNDO, 0, src)
         if reply:
             self._change_reply(seq)
         return None
@@ -491,7 +491,7 @@ class App:
             return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
         game.redo()
         self.journal.after_append()
-        self._push_change(P.K_REDO, event, src)
+        self._push_change(P.EV_REDO, event, src)
         if reply:
             self._change_reply(seq)
         return None
@@ -516,7 +516,7 @@ class App:
             self._error(seq, P.E_FLASH, b"flash write failed; the game in progress is kept")
             return
         self.game.new(index, players, options)
-        w = self._event(P.K_NEW)
+        w = self._event(P.EV_NEW)
         self._game_name(w)
         w.key(b"players")
         w.number(players)
@@ -526,7 +526,7 @@ class App:
         w.number(0)
         w.key(b"top")
         w.number(0)
-        self._push(P.K_NEW)
+        self._push(P.EV_NEW)
         self._change_reply(seq)
 
     # --- config ----------------------------------------------------------------------
@@ -539,7 +539,7 @@ class App:
             if kind == P.T_TEXT:
                 packed = req.values[3]
                 value = bytes(req.line[packed >> 8:packed & 0xFF]).decode()
-                if key == P.K_BOARD and not self._board_exists(value):
+                if key == P.CFG_BOARD and not self._board_exists(value):
                     self._error(seq, P.E_RANGE, "board: no definition board/%s.json on the board" % value)
                     return
             else:
@@ -556,9 +556,9 @@ class App:
                 self.config.set(key, player, old)
                 self._error(seq, P.E_FLASH, b"flash write failed; the setting is unchanged")
                 return
-            w = self._event(P.K_CFG)
+            w = self._event(P.EV_CFG)
             self._cfg_fields(w, key, player)
-            self._push(P.K_CFG)
+            self._push(P.EV_CFG)
         w = self.writer
         w.reply(seq)
         self._cfg_fields(w, key, player)

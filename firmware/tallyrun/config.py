@@ -5,7 +5,7 @@
 import os
 
 from tallyrun.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
-                                T_RGB, K_BRIGHTNESS, K_BUDGET, K_NAME, K_COLOUR, DEFAULT_BOARD)
+                                T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, DEFAULT_BOARD)
 
 CONFIG_FILE = "config.txt"
 
@@ -27,8 +27,8 @@ def _default_int(key):
 class Config:
     def __init__(self, root=""):
         self.path = root + CONFIG_FILE
-        self.brightness = _default_int(K_BRIGHTNESS)
-        self.budget_ma = _default_int(K_BUDGET)
+        self.brightness = _default_int(CFG_BRIGHTNESS)
+        self.budget_ma = _default_int(CFG_BUDGET)
         self.names = ["P%d" % (p + 1) for p in range(MAX_PLAYERS)]
         self.colours = list(PLAYER_COLOURS)
         self.board = DEFAULT_BOARD.decode()
@@ -36,13 +36,13 @@ class Config:
 
     def get(self, key, player=0):
         """The value of a key as stored (int or str)."""
-        if key == K_BRIGHTNESS:
+        if key == CFG_BRIGHTNESS:
             return self.brightness
-        if key == K_BUDGET:
+        if key == CFG_BUDGET:
             return self.budget_ma
-        if key == K_NAME:
+        if key == CFG_NAME:
             return self.names[player]
-        if key == K_COLOUR:
+        if key == CFG_COLOUR:
             return self.colours[player]
         return self.board
 
@@ -58,13 +58,13 @@ class Config:
         elif kind == T_TEXT:
             if not isinstance(value, str) or not _valid_text(value, spec[2], spec[3]):
                 raise ValueError("%s: 1 to %s letters, digits, _ - ." % (spec[0].decode(), spec[3]))
-        if key == K_BRIGHTNESS:
+        if key == CFG_BRIGHTNESS:
             self.brightness = value
-        elif key == K_BUDGET:
+        elif key == CFG_BUDGET:
             self.budget_ma = value
-        elif key == K_NAME:
+        elif key == CFG_NAME:
             self.names[player] = value
-        elif key == K_COLOUR:
+        elif key == CFG_COLOUR:
             self.colours[player] = value
         else:
             self.board = value

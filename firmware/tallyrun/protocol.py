@@ -104,7 +104,7 @@ CONFIG_KEYS = (
     (b"colour", T_RGB, 0, 0xFFFFFF, True, None),         # default: PLAYER_COLOURS
     (b"board", T_TEXT, 1, MAX_BOARD_NAME, False, DEFAULT_BOARD),
 )
-K_BRIGHTNESS, K_BUDGET, K_NAME, K_COLOUR, K_BOARD = range(len(CONFIG_KEYS))
+CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_BOARD = range(len(CONFIG_KEYS))
 PLAYER_COLOURS = (0xFF2000, 0x0040FF, 0x00C000, 0xC000C0,
                   0xFFC000, 0x00C0C0, 0xFF60A0, 0xC0C0C0)
 
@@ -134,7 +134,7 @@ EVENTS = (
     (b"CFG", ("key", "player", "value"), "a config value changed"),
     (b"NOTE", ("text",), "a problem for people to read (spaces written as _)"),
 )
-K_BOOT, K_NEW, K_EVENT, K_UNDO, K_REDO, K_CFG, K_NOTE = range(len(EVENTS))
+EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE = range(len(EVENTS))
 EVENT_SEQ_LIMIT = const(65535)   # event seq runs 1..65535 then wraps to 1
 
 # --- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection) ----------
@@ -556,67 +556,3 @@ class Writer:
         buf[at + 5] = 10
         self.length = at + 6
         return self.length
-
-
-# --- host side helpers (allocate; not for the board's hot paths) ---------------
-def verb_spec(name):
-    """The VERBS row of a verb name (str or bytes, any case); KeyError if unknown."""
-    if isinstance(name, str):
-        name = name.encode()
-    name = name.upper()
-    for row in VERBS:
-        if row[0] == name:
-            return row
-    raise KeyError(name)
-
-
-def encode_request(seq, text):
-    """b'<seq> <text>*<CRC>\\n' for a request body like 'PEG 0 5'."""
-    if isinstance(text, str):
-        text = text.encode()
-    body = b"%d %s" % (seq, text)
-    return b"%s*%04X\n" % (body, crc16(body))
-
-
-def check_frame(line):
-    """The body of a received frame (bytes before '*'), checksum verified.
-
-    Raises ValueError with a short reason if the line is not a valid frame."""
-    if isinstance(line, str):
-        line = line.encode()
-    line = line.rstrip(b"\r\n")
-    star = line.rfind(b"*")
-    if star < 0 or len(line) - star != 5:
-        raise ValueError("frame: no *XXXX checksum")
-    try:
-        given = int(line[star + 1:], 16)
-    except ValueError:
-        raise ValueError("frame: the checksum is not hex")
-    if crc16(line, 0, star) != given:
-        raise ValueError("frame: checksum mismatch")
-    return line[:star]
-
-
-def fields(body):
-    """{'key': 'value'} of the key=value words of a frame body (str values)."""
-    if isinstance(body, bytes):
-        body = body.decode()
-    out = {}
-    for word in body.split(" "):
-        eq = word.find("=")
-        if eq > 0:
-            out[word[:eq]] = word[eq + 1:]
-    return out
-
-
-def log_crc(events):
-    """lcrc of STATE: CRC-16/CCITT-FALSE over each event as 4 bytes little-endian."""
-    crc = 0xFFFF
-    four = bytearray(4)
-    for e in events:
-        four[0] = e & 0xFF
-        four[1] = (e >> 8) & 0xFF
-        four[2] = (e >> 16) & 0xFF
-        four[3] = (e >> 24) & 0xFF
-        crc = crc16(four, 0, 4, crc)
-    return crc

@@ -19,6 +19,7 @@ from tallycore import game as core_game
 from tallycore import games
 
 from tallyrun import protocol
+from . import wire
 from . import records
 from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError
 from .games.base import LoadedGame
@@ -98,12 +99,12 @@ class Board:
     def encode(self, verb: str, *args: Any) -> tuple[int, bytes]:
         """The frame for a request; the verb must be in protocol.VERBS."""
         try:
-            spec = protocol.verb_spec(verb)
+            spec = wire.verb_spec(verb)
         except KeyError:
             raise RequestError(f"{verb}: not a verb of protocol {protocol.PROTOCOL_VERSION}") from None
         text = " ".join([spec[0].decode(), *(_word(a) for a in args)])
         seq = self.next_seq()
-        frame = protocol.encode_request(seq, text)
+        frame = wire.encode_request(seq, text)
         if len(frame) > protocol.MAX_FRAME:
             raise RequestError(f"{verb}: the request is longer than {protocol.MAX_FRAME} bytes")
         return seq, frame
@@ -126,7 +127,7 @@ class Board:
                 continue          # timeout, or the board saw our line garbled: same bytes again
             ok, body = outcome
             if ok:
-                return protocol.fields(body)
+                return wire.fields(body)
             parts = body.decode(errors="replace").split(" ", 3)
             raise BoardError(parts[2] if len(parts) > 2 else "?", parts[3] if len(parts) > 3 else "")
         raise TransportError(self._silence_hint(frame))
@@ -158,7 +159,7 @@ class Board:
             if line is None:
                 return None
             try:
-                body = protocol.check_frame(line)
+                body = wire.check_frame(line)
             except ValueError:
                 self.noise_lines += 1
                 self._stray.append(line)
@@ -186,7 +187,7 @@ class Board:
         if len(parts) < 3 or not parts[1].isdigit():
             self.noise_lines += 1
             return
-        event = Event(int(parts[1]), parts[2], protocol.fields(body), line)
+        event = Event(int(parts[1]), parts[2], wire.fields(body), line)
         if event.kind == "BOOT":
             # the board restarted: its event numbers start again
             self.gap = self.gap or self.last_eseq != 0
@@ -213,7 +214,7 @@ class Board:
                 if line is None:
                     break
                 try:
-                    body = protocol.check_frame(line)
+                    body = wire.check_frame(line)
                 except ValueError:
                     self.noise_lines += 1
                     continue
@@ -338,7 +339,7 @@ class Board:
         top = _int(state, "top")
         n = _int(state, "n")
         log = self.log(top)
-        lcrc = protocol.log_crc(log)
+        lcrc = wire.log_crc(log)
         if _int(state, "lcrc", 16) != lcrc:
             raise ProtocolError(f"the board's log checksum {state.get('lcrc')} does not match the "
                                 f"{top} events it sent ({lcrc:04X}); run the command again")

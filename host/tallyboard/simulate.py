@@ -18,7 +18,7 @@ from typing import Callable
 
 from tallycore import game as core_game
 
-from tallyrun import protocol
+from . import wire
 from . import games
 from .client import Board, score_mismatch
 from .errors import BoardError, TallyboardError
@@ -237,7 +237,7 @@ class GameRun:
         for key, value in expect.items():
             if state.get(key) != value:
                 raise self.fail(f"STATE {key}: the board says {state.get(key)}, the host core {value}")
-        lcrc = protocol.log_crc(host.log[i] for i in range(host.top))
+        lcrc = wire.log_crc(host.log[i] for i in range(host.top))
         if _num(state, "lcrc", 16) != lcrc:
             raise self.fail(f"STATE lcrc: the board says {state.get('lcrc')}, the host's log gives {lcrc:04X}")
         mismatch = score_mismatch(host, self.board.score())

@@ -3,7 +3,7 @@
 # (run.py imports only test_*): runs under CPython and the MicroPython unix port.
 import os
 
-from tallyrun import protocol as P
+from tallyboard import wire
 from tallyrun.app import App
 
 _counter = [0]
@@ -42,13 +42,13 @@ def lines(path):
 
 def bodies(root):
     """The checked bodies of the frames a booted_app() wrote."""
-    return [P.check_frame(line) for line in lines(root + "out.txt")]
+    return [wire.check_frame(line) for line in lines(root + "out.txt")]
 
 
 def send(app, seq, *texts):
     """Feed the app one request frame per text, numbered from seq on."""
     for text in texts:
-        app.feed_bytes(P.encode_request(seq, text))
+        app.feed_bytes(wire.encode_request(seq, text))
         seq += 1
 
 

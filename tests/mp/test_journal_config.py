@@ -20,11 +20,11 @@ def test_save_and_load_round_trip():
     root = folder("config")
     try:
         c = Config(root)
-        c.set(P.K_BRIGHTNESS, 0, 255)
-        c.set(P.K_BUDGET, 0, 100)
-        c.set(P.K_NAME, 3, "Dee-3.x_y")
-        c.set(P.K_COLOUR, 7, 0xABCDEF)
-        c.set(P.K_BOARD, 0, "pico2-serpentine-nooled")
+        c.set(P.CFG_BRIGHTNESS, 0, 255)
+        c.set(P.CFG_BUDGET, 0, 100)
+        c.set(P.CFG_NAME, 3, "Dee-3.x_y")
+        c.set(P.CFG_COLOUR, 7, 0xABCDEF)
+        c.set(P.CFG_BOARD, 0, "pico2-serpentine-nooled")
         c.save()
         assert CONFIG_FILE + ".tmp" not in os.listdir(root[:-1])
         again = Config(root)
@@ -39,10 +39,10 @@ def test_save_and_load_round_trip():
 
 def test_set_checks_ranges():
     c = Config("")
-    for key, player, value in ((P.K_BRIGHTNESS, 0, 256), (P.K_BRIGHTNESS, 0, -1), (P.K_BUDGET, 0, 99),
-                               (P.K_BUDGET, 0, 3001), (P.K_NAME, 8, "Ann"), (P.K_NAME, 0, ""),
-                               (P.K_NAME, 0, "a b"), (P.K_NAME, 0, "x" * 13), (P.K_COLOUR, 0, 0x1000000),
-                               (P.K_BOARD, 0, "../etc"), (P.K_BRIGHTNESS, 0, "12")):
+    for key, player, value in ((P.CFG_BRIGHTNESS, 0, 256), (P.CFG_BRIGHTNESS, 0, -1), (P.CFG_BUDGET, 0, 99),
+                               (P.CFG_BUDGET, 0, 3001), (P.CFG_NAME, 8, "Ann"), (P.CFG_NAME, 0, ""),
+                               (P.CFG_NAME, 0, "a b"), (P.CFG_NAME, 0, "x" * 13), (P.CFG_COLOUR, 0, 0x1000000),
+                               (P.CFG_BOARD, 0, "../etc"), (P.CFG_BRIGHTNESS, 0, "12")):
         try:
             c.set(key, player, value)
         except ValueError:

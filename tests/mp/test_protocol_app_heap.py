@@ -4,7 +4,7 @@
 # checks run for the replies without the heap lock.
 import sys
 
-from tallyrun import protocol as P
+from tallyboard import wire
 from mpfixtures import booted_app, cleanup, folder, lines, send, shut
 
 
@@ -14,7 +14,7 @@ def _run(requests, locked):
     try:
         app, out = booted_app(root)
         send(app, 1, "NEW roquet 2")
-        frames = [P.encode_request(seq, text) for seq, text in requests]
+        frames = [wire.encode_request(seq, text) for seq, text in requests]
         heap = None
         if locked and sys.implementation.name == "micropython":
             import micropython
@@ -38,7 +38,7 @@ def test_scoring_requests_allocate_nothing():
     lines = _run([(2, "PEG 0 5"), (3, "PEG 1 17"), (4, "UNDO"), (5, "REDO"), (6, "EV 96"),
                   (7, "END"), (8, "STATE"), (9, "SCORE"), (10, "LOG 0"), (10, "LOG 0"),
                   (11, "HELLO")], True)
-    bodies = [P.check_frame(line) for line in lines]
+    bodies = [wire.check_frame(line) for line in lines]
     # BOOT, NEW + reply, then per change an event and a reply
     assert bodies[3] == b"! 3 EV n=1 top=1 ev=40 src=host totals=5,0"
     assert bodies[4] == b"2 OK n=1 top=1 eseq=3"
@@ -57,7 +57,7 @@ def test_scoring_requests_allocate_nothing():
 
 def test_bad_frames_allocate_nothing_either():
     lines = _run([(2, "PEG 0 100"), (3, "FLY"), (4, "HAND 0 4H - - 0 10")], True)
-    bodies = [P.check_frame(line) for line in lines]
+    bodies = [wire.check_frame(line) for line in lines]
     assert bodies[3].startswith(b"2 ERR RANGE ")
     assert bodies[4].startswith(b"3 ERR VERB ")
     assert bodies[5].startswith(b"4 ERR RULE HAND is for Skicket")

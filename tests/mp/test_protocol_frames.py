@@ -5,6 +5,7 @@
 import sys
 
 from tallyrun import protocol as P
+from tallyboard import wire
 
 
 def _frame(body):
@@ -52,8 +53,8 @@ def test_crc_of_a_range_and_chaining():
 
 def test_log_crc_is_crc_of_little_endian_words():
     # events 40 and 140: bytes 28 00 00 00 8C 00 00 00
-    assert P.log_crc([40, 140]) == P.crc16(b"\x28\x00\x00\x00\x8c\x00\x00\x00")
-    assert P.log_crc([]) == 0xFFFF
+    assert wire.log_crc([40, 140]) == P.crc16(b"\x28\x00\x00\x00\x8c\x00\x00\x00")
+    assert wire.log_crc([]) == 0xFFFF
 
 
 # --- lines ---------------------------------------------------------------------------
@@ -144,13 +145,13 @@ def test_parse_multiple_spaces():
 def test_parse_cfg():
     req, code = _parse("6 CFG SET name 2 Ann_B")
     assert code == P.E_OK
-    assert req.cfg_key == P.K_NAME and req.cfg_player == 2
+    assert req.cfg_key == P.CFG_NAME and req.cfg_player == 2
     packed = req.values[3]
     assert bytes(req.line[packed >> 8:packed & 0xFF]) == b"Ann_B"
     req, code = _parse("6 CFG SET colour 7 00ff80")
     assert code == P.E_OK and req.values[3] == 0x00FF80 and req.cfg_player == 7
     req, code = _parse("6 CFG GET brightness")
-    assert code == P.E_OK and req.values[0] == 0 and req.cfg_key == P.K_BRIGHTNESS
+    assert code == P.E_OK and req.values[0] == 0 and req.cfg_key == P.CFG_BRIGHTNESS
     req, code = _parse("6 CFG SET budget_ma 3000")
     assert code == P.E_OK and req.values[3] == 3000
 
@@ -243,8 +244,8 @@ def test_writer_reply_and_checksum():
     assert text.endswith(b"\n")
     body = text[:-6]
     assert int(text[-5:-1], 16) == P.crc16(body)
-    assert P.check_frame(text) == body
-    assert P.fields(body) == {"n": "0", "top": "1234567", "neg": "-15"}
+    assert wire.check_frame(text) == body
+    assert wire.fields(body) == {"n": "0", "top": "1234567", "neg": "-15"}
 
 
 def test_writer_error_and_event():
@@ -252,7 +253,7 @@ def test_writer_error_and_event():
     w.error(0, P.E_CRC, b"checksum mismatch")
     w.finish()
     assert _written(w)[:-6] == b"0 ERR CRC checksum mismatch"
-    w.event(9, P.K_UNDO)
+    w.event(9, P.EV_UNDO)
     w.key(b"n")
     w.number(3)
     w.finish()
@@ -281,7 +282,7 @@ def test_writer_hex():
 
 
 def test_encode_request_round_trip():
-    frame = P.encode_request(3, "PEG 0 5")
+    frame = wire.encode_request(3, "PEG 0 5")
     assert frame.startswith(b"3 PEG 0 5*") and frame.endswith(b"\n")
     req = P.Request()
     line = bytearray(frame[:-1])
@@ -291,8 +292,8 @@ def test_encode_request_round_trip():
 
 def test_every_request_fits_a_frame_at_its_longest():
     # the longest HAND: "65535 HAND 3 7NK 3 3 1 13*XXXX\n" is well under 128
-    assert len(P.encode_request(65535, "HAND 3 7NK 3 3 1 13")) < P.MAX_FRAME
-    assert len(P.encode_request(65535, "CFG SET board " + "b" * 32)) < P.MAX_FRAME
+    assert len(wire.encode_request(65535, "HAND 3 7NK 3 3 1 13")) < P.MAX_FRAME
+    assert len(wire.encode_request(65535, "CFG SET board " + "b" * 32)) < P.MAX_FRAME
 
 
 # --- allocation-free (MicroPython only) ---------------------------------------------

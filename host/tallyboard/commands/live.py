@@ -14,7 +14,7 @@ import click
 from rich.console import Console, Group
 from rich.text import Text
 
-from tallyrun import protocol
+from .. import wire
 
 from .. import games as profiles
 from .. import sheet
@@ -116,7 +116,7 @@ def monitor_cmd(requests: tuple[str, ...], duration: float, port: str | None, us
             mark = ""
             if direction == "<" and line.strip():
                 try:
-                    protocol.check_frame(line)
+                    wire.check_frame(line)
                 except ValueError as exc:
                     mark = f"   <- {exc}"
             click.echo(f"{stamp} {direction} {line.decode('ascii', errors='backslashreplace')}{mark}")

@@ -29,10 +29,10 @@ _FIRST_FRAME_SECONDS = 5.0
               help="RECORD only: show the game after its first N events (a game in progress).")
 @click.option("--board", "board_name", default="pico-reference", show_default=True, metavar="NAME",
               help="RECORD only: the board definition to draw (board/NAME.json).")
-@click.option("--brightness", type=click.IntRange(0, 255), default=protocol.CONFIG_KEYS[protocol.K_BRIGHTNESS][5],
+@click.option("--brightness", type=click.IntRange(0, 255), default=protocol.CONFIG_KEYS[protocol.CFG_BRIGHTNESS][5],
               show_default=True, help="RECORD only: the LED brightness setting.")
 @click.option("--budget", "budget_ma", type=click.IntRange(100, 3000),
-              default=protocol.CONFIG_KEYS[protocol.K_BUDGET][5], show_default=True,
+              default=protocol.CONFIG_KEYS[protocol.CFG_BUDGET][5], show_default=True,
               help="RECORD only: the current budget in mA.")
 @click.option("--braille", is_flag=True, help="Terminal: draw the OLED in braille (half as wide).")
 @board_options
