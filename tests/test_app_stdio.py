@@ -125,20 +125,22 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
     assert s.fields(9) == {"index": "1", "name": "roquet", "min": "2", "max": "2"}
 
 
-def test_events_come_before_their_reply_and_count_up(board: Board) -> None:
+def test_each_reply_comes_before_its_event_and_events_count_up(board: Board) -> None:
+    # the host is answered first; the pushed event (and the display) follow,
+    # and the reply names the eseq of the event that follows it
     s = board.ask((10, "NEW roquet 2"), (11, "PEG 1 3"), (12, "UNDO"), (13, "REDO"))
     bodies = [wire.check_frame(line) for line in s.lines]
     assert bodies == [
         b"! 1 BOOT fw=%s proto=1 game=- n=0 top=0" % P.FIRMWARE_VERSION.encode(),
-        b"! 2 NEW game=roquet players=2 options=0 n=0 top=0",
         b"10 OK n=0 top=0 eseq=2",
+        b"! 2 NEW game=roquet players=2 options=0 n=0 top=0",
         # 1 << 2 | 3 << 3 = 28
-        b"! 3 EV n=1 top=1 ev=28 src=host totals=0,3",
         b"11 OK n=1 top=1 eseq=3",
-        b"! 4 UNDO n=0 top=1 src=host totals=0,0",
+        b"! 3 EV n=1 top=1 ev=28 src=host totals=0,3",
         b"12 OK n=0 top=1 eseq=4",
-        b"! 5 REDO n=1 top=1 ev=28 src=host totals=0,3",
+        b"! 4 UNDO n=0 top=1 src=host totals=0,0",
         b"13 OK n=1 top=1 eseq=5",
+        b"! 5 REDO n=1 top=1 ev=28 src=host totals=0,3",
     ]
 
 

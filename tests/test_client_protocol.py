@@ -191,6 +191,7 @@ def test_noise_and_a_half_frame_change_nothing(emu):
     emulator, board = emu
     board.new("roquet", 2)
     board.peg(1, 3)
+    board.poll_events(0.3)                           # the peg's event follows its reply
     board.events.clear()
     board.link.write(b"\x07\xfe garbage *ZZZZ\n")
     board.link.write(b"x" * 300 + b"\n")            # longer than a frame

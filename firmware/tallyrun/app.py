@@ -21,8 +21,8 @@ except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
 from tallyrun import protocol as P
+from tallyrun import replies
 from tallycore.game import Game, LOG_CAPACITY
-from tallycore.games import GAMES
 from tallyrun.journal import Journal, KIND_APPLY, KIND_UNDO, KIND_REDO
 from tallyrun.config import Config
 
@@ -36,6 +36,7 @@ WATCHDOG_FEED_MS = const(1000)
 BOARD_DIR = "board"
 _SRC_HOST = b"host"
 _SRC_BOARD = b"board"
+_PUSHED = (0, P.EV_EVENT, P.EV_UNDO, P.EV_REDO)   # by journal kind: the event pushed
 _LENGTH_WRITE = sys.implementation.name == "micropython"  # stream.write(buf, n)
 
 
@@ -57,10 +58,6 @@ def _emit(out, buf, length):
     else:
         out.write(bytes(buf[:length]))
         out.flush()
-
-
-def _zero():
-    return 0
 
 
 def _raise_if(message):
@@ -116,7 +113,7 @@ class App:
         w.text(P.FIRMWARE_VERSION)
         w.key(b"proto")
         w.number(P.PROTOCOL_VERSION)
-        self._game_name(w)
+        replies.game_name(self, w)
         w.key(b"n")
         w.number(self.game.n)
         w.key(b"top")
@@ -139,7 +136,7 @@ class App:
             if length:
                 self.handle_line(self.reader.line, length)
         elif state == P.FEED_OVERFLOW:
-            self._error(0, P.E_FRAME, b"line longer than 128 bytes; resend the frame")
+            self.error(0, P.E_FRAME, b"line longer than 128 bytes; resend the frame")
 
     def feed_bytes(self, data):
         for i in range(len(data)):
@@ -151,7 +148,7 @@ class App:
         self.served += 1
         if code:
             seq = req.seq if code > P.E_SEQ else 0
-            self._error(seq, code, req.message)
+            self.error(seq, code, req.message)
             if seq:
                 self._store(seq, req.crc)
             return
@@ -163,14 +160,14 @@ class App:
         if seq == journal.last_seq and req.crc == journal.last_crc:
             # a retry of the last change after other requests (a HELLO on
             # reconnecting, say): it is in the journal, so it is not applied again
-            self._change_reply(seq)
+            replies.change(self, seq)
             self._store(seq, req.crc)
             return
         try:
             self._dispatch(req, seq)
         except Exception as exc:  # a firmware bug: answer, and keep serving
             self.internal_errors += 1
-            self._error(seq, P.E_BOARD, "%s: %s" % (type(exc).__name__, exc))
+            self.error(seq, P.E_BOARD, "%s: %s" % (type(exc).__name__, exc))
         self._store(seq, req.crc)
 
     def _store(self, seq, crc):
@@ -188,32 +185,32 @@ class App:
         else:
             # after a restart: the change was journaled with this seq; answer
             # with the state it left (it is not applied again)
-            self._change_reply(seq)
+            replies.change(self, seq)
 
     # --- dispatch -----------------------------------------------------------------
     def _dispatch(self, req, seq):
         verb = req.verb
         v = req.values
         if verb == P.V_HELLO:
-            self._hello(seq)
+            replies.hello(self, seq)
         elif verb == P.V_GAME:
-            self._game_info(seq, v[0])
+            replies.game_info(self, seq, v[0])
         elif verb == P.V_NEW:
             self._new(seq, req.crc, v[0], v[1], v[2] if req.nargs > 2 else 0)
         elif verb == P.V_EV:
-            self._apply(seq, req.crc, v[0], _SRC_HOST, True)
+            self._change(KIND_APPLY, seq, req.crc, v[0], _SRC_HOST, True)
         elif verb == P.V_UNDO:
-            self._undo(seq, req.crc, _SRC_HOST, True)
+            self._change(KIND_UNDO, seq, req.crc, 0, _SRC_HOST, True)
         elif verb == P.V_REDO:
-            self._redo(seq, req.crc, _SRC_HOST, True)
+            self._change(KIND_REDO, seq, req.crc, 0, _SRC_HOST, True)
         elif verb == P.V_STATE:
-            self._state(seq)
+            replies.state(self, seq)
         elif verb == P.V_SCORE:
-            self._score(seq)
+            replies.score(self, seq)
         elif verb == P.V_LOG:
-            self._log(seq, v[0])
+            replies.log(self, seq, v[0])
         elif verb == P.V_STATS:
-            self._stats(seq)
+            replies.stats(self, seq)
         elif verb == P.V_CFG:
             self._cfg(seq, req)
         else:
@@ -230,183 +227,27 @@ class App:
                 try:
                     event = rules.verb_event(index, req.values)
                 except ValueError as exc:
-                    self._error(seq, P.E_RANGE, str(exc))
+                    self.error(seq, P.E_RANGE, str(exc))
                     return
-                self._apply(seq, req.crc, event, _SRC_HOST, True)
+                self._change(KIND_APPLY, seq, req.crc, event, _SRC_HOST, True)
                 return
         self._wrong_game(seq, _REFUSALS[req.verb])
 
     # --- replies -------------------------------------------------------------------
-    def _send_reply(self):
+    def send_reply(self):
         self.writer.finish()
         _emit(self.out, self.writer.buf, self.writer.length)
 
-    def _error(self, seq, code, message):
+    def error(self, seq, code, message):
         self.writer.error(seq, code, message)
-        self._send_reply()
+        self.send_reply()
 
     def _wrong_game(self, seq, message):
         if self.game.rules is None:
             message = b"no game in progress; start one with NEW"
-        self._error(seq, P.E_RULE, message)
+        self.error(seq, P.E_RULE, message)
 
-    def _change_reply(self, seq):
-        w = self.writer
-        w.reply(seq)
-        w.key(b"n")
-        w.number(self.game.n)
-        w.key(b"top")
-        w.number(self.game.top)
-        w.key(b"eseq")
-        w.number(self.eseq)
-        self._send_reply()
-
-    def _game_name(self, w):
-        w.key(b"game")
-        if self.game.rules is None:
-            w.byte(45)
-            return
-        w.text(P.GAME_NAMES[self.game.index])
-
-    def _hello(self, seq):
-        w = self.writer
-        w.reply(seq)
-        w.key(b"fw")
-        w.text(P.FIRMWARE_VERSION)
-        w.key(b"proto")
-        w.number(P.PROTOCOL_VERSION)
-        w.key(b"board")
-        w.text(self.board_name)
-        w.key(b"games")
-        w.number(len(GAMES))
-        w.key(b"frame")
-        w.number(P.MAX_FRAME)
-        w.key(b"log")
-        w.number(len(self.game.log))
-        w.key(b"players")
-        w.number(P.MAX_PLAYERS)
-        self._send_reply()
-
-    def _game_info(self, seq, index):
-        if index >= len(GAMES):
-            self._error(seq, P.E_RANGE, b"no game at that index; HELLO says how many there are")
-            return
-        row = GAMES[index]
-        w = self.writer
-        w.reply(seq)
-        w.key(b"index")
-        w.number(index)
-        w.key(b"name")
-        w.text(P.GAME_NAMES[index])
-        w.key(b"min")
-        w.number(row[1])
-        w.key(b"max")
-        w.number(row[2])
-        self._send_reply()
-
-    def _state(self, seq):
-        game = self.game
-        w = self.writer
-        w.reply(seq)
-        self._game_name(w)
-        w.key(b"players")
-        w.number(game.players)
-        w.key(b"options")
-        w.number(game.options)
-        w.key(b"n")
-        w.number(game.n)
-        w.key(b"top")
-        w.number(game.top)
-        w.key(b"lcrc")
-        w.hex(self._log_crc(), 4)
-        w.key(b"eseq")
-        w.number(self.eseq)
-        self._send_reply()
-
-    def _log_crc(self):
-        crc = 0xFFFF
-        log = self.game.log
-        four = self.journal.record   # 12 spare bytes between journal writes
-        for i in range(self.game.top):
-            e = log[i]
-            four[0] = e & 0xFF
-            four[1] = (e >> 8) & 0xFF
-            four[2] = (e >> 16) & 0xFF
-            four[3] = (e >> 24) & 0xFF
-            crc = P.crc16(four, 0, 4, crc)
-        return crc
-
-    def _totals(self, w):
-        game = self.game
-        w.key(b"totals")
-        for p in range(game.players):
-            if p:
-                w.byte(44)
-            w.number(game.total(p))
-
-    def _score(self, seq):
-        game = self.game
-        if game.rules is None:
-            self._error(seq, P.E_RULE, b"no game in progress; start one with NEW")
-            return
-        w = self.writer
-        w.reply(seq)
-        w.key(b"hands")
-        w.number(game.hands())
-        w.key(b"complete")
-        w.number(1 if game.complete() else 0)
-        w.key(b"winners")
-        w.number(game.winners())
-        self._totals(w)
-        self._send_reply()
-
-    def _log(self, seq, at):
-        game = self.game
-        top = game.top
-        if at > top:
-            self._error(seq, P.E_RANGE, b"at is past the end of the log (STATE gives top)")
-            return
-        w = self.writer
-        w.reply(seq)
-        w.key(b"at")
-        w.number(at)
-        w.key(b"count")
-        count_at = w.length
-        w.text(b"000")   # patched below: three digits, zero-padded
-        w.key(b"top")
-        w.number(top)
-        w.key(b"ev")
-        count = 0
-        log = game.log
-        while at + count < top and w.room() >= 12:
-            if count:
-                w.byte(44)
-            w.number(log[at + count])
-            count += 1
-        buf = w.buf
-        buf[count_at] = 48 + count // 100
-        buf[count_at + 1] = 48 + (count // 10) % 10
-        buf[count_at + 2] = 48 + count % 10
-        self._send_reply()
-
-    def _stats(self, seq):
-        import gc
-        gc.collect()
-        w = self.writer
-        w.reply(seq)
-        w.key(b"free")
-        w.number(getattr(gc, "mem_free", _zero)())   # MicroPython only
-        w.key(b"alloc")
-        w.number(getattr(gc, "mem_alloc", _zero)())
-        w.key(b"served")
-        w.number(self.served)
-        w.key(b"journal")
-        w.number(self.journal.records)
-        w.key(b"errors")
-        w.number(self.listener_errors + self.internal_errors)
-        self._send_reply()
-
-    # --- changes -------------------------------------------------------------------
+    # --- changes: one path (check, journal, apply, reply, then tell) ------------------
     def _event(self, kind):
         eseq = self.eseq + 1
         if eseq > P.EVENT_SEQ_LIMIT:
@@ -416,6 +257,7 @@ class App:
         return self.events
 
     def _push(self, kind):
+        """Send the event composed in self.events, then tell the listeners (the display)."""
         w = self.events
         w.finish()
         _emit(self.out, w.buf, w.length)
@@ -425,7 +267,7 @@ class App:
             except Exception:  # a display bug must not stop the scoring
                 self.listener_errors += 1
 
-    def _push_change(self, kind, event, src):
+    def _compose_change(self, kind, event, src):
         w = self._event(kind)
         w.key(b"n")
         w.number(self.game.n)
@@ -436,71 +278,57 @@ class App:
             w.number(event)
         w.key(b"src")
         w.text(src)
-        self._totals(w)
-        self._push(kind)
+        replies.totals(self, w)
 
     def _refuse(self, seq, code, message, reply):
         if reply:
-            self._error(seq, code, message)
+            self.error(seq, code, message)
         return message
 
-    def _apply(self, seq, crc, event, src, reply):
+    def _change(self, kind, seq, crc, event, src, reply):
+        """Every change of the game in progress, from the host or the board's
+        own controls: check it, journal it, apply it, answer the host, and only
+        then push the event and let the display draw. kind: KIND_APPLY (event),
+        KIND_UNDO or KIND_REDO. Returns None, or the refusal's message (then
+        nothing changed)."""
         game = self.game
-        try:
-            game.check(event)
-        except ValueError as exc:
-            code = P.E_FULL if game.rules is not None and game.n >= len(game.log) else P.E_RULE
-            return self._refuse(seq, code, str(exc), reply)
-        try:
-            self.journal.append(KIND_APPLY, event, seq, crc)
-        except OSError:
-            return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
-        game.apply(event)
-        self.journal.after_append()
-        self._push_change(P.EV_EVENT, event, src)
-        if reply:
-            self._change_reply(seq)
-        return None
-
-    def _undo(self, seq, crc, src, reply):
-        if self.game.rules is None:
+        if kind == KIND_APPLY:
+            try:
+                game.check(event)
+            except ValueError as exc:
+                code = P.E_FULL if game.rules is not None and game.n >= len(game.log) else P.E_RULE
+                return self._refuse(seq, code, str(exc), reply)
+        elif game.rules is None:
             return self._refuse(seq, P.E_RULE, b"no game in progress; start one with NEW", reply)
-        if not self.game.can_undo():
+        elif kind == KIND_UNDO and not game.can_undo():
             return self._refuse(seq, P.E_RULE, b"nothing to undo", reply)
+        elif kind == KIND_REDO:
+            if not game.can_redo():
+                return self._refuse(seq, P.E_RULE, b"nothing to redo", reply)
+            event = game.log[game.n]
         try:
-            self.journal.append(KIND_UNDO, 0, seq, crc)
+            self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
         except OSError:
             return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
-        self.game.undo()
+        if kind == KIND_APPLY:
+            game.apply(event)
+        elif kind == KIND_UNDO:
+            game.undo()
+        else:
+            game.redo()
         self.journal.after_append()
-        self._push_change(P.EV_UNDO, 0, src)
+        pushed = _PUSHED[kind]
+        self._compose_change(pushed, event, src)   # takes the eseq the reply names
         if reply:
-            self._change_reply(seq)
-        return None
-
-    def _redo(self, seq, crc, src, reply):
-        game = self.game
-        if game.rules is None:
-            return self._refuse(seq, P.E_RULE, b"no game in progress; start one with NEW", reply)
-        if not game.can_redo():
-            return self._refuse(seq, P.E_RULE, b"nothing to redo", reply)
-        event = game.log[game.n]
-        try:
-            self.journal.append(KIND_REDO, 0, seq, crc)
-        except OSError:
-            return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
-        game.redo()
-        self.journal.after_append()
-        self._push_change(P.EV_REDO, event, src)
-        if reply:
-            self._change_reply(seq)
+            replies.change(self, seq)
+        self._push(pushed)
         return None
 
     def _new(self, seq, crc, index, players, options):
         try:
             self.game.check_new(index, players, options)   # the player range, then the options
         except ValueError as exc:
-            self._error(seq, P.E_RANGE, str(exc))
+            self.error(seq, P.E_RANGE, str(exc))
             return
         try:
             self.journal.start(index, players, options, seq, crc)
@@ -513,11 +341,11 @@ class App:
                     self.journal.compact()
             except OSError:
                 self.journal.dirty = True
-            self._error(seq, P.E_FLASH, b"flash write failed; the game in progress is kept")
+            self.error(seq, P.E_FLASH, b"flash write failed; the game in progress is kept")
             return
         self.game.new(index, players, options)
         w = self._event(P.EV_NEW)
-        self._game_name(w)
+        replies.game_name(self, w)
         w.key(b"players")
         w.number(players)
         w.key(b"options")
@@ -526,8 +354,8 @@ class App:
         w.number(0)
         w.key(b"top")
         w.number(0)
+        replies.change(self, seq)
         self._push(P.EV_NEW)
-        self._change_reply(seq)
 
     # --- config ----------------------------------------------------------------------
     def _cfg(self, seq, req):
@@ -540,7 +368,7 @@ class App:
                 packed = req.values[3]
                 value = bytes(req.line[packed >> 8:packed & 0xFF]).decode()
                 if key == P.CFG_BOARD and not self._board_exists(value):
-                    self._error(seq, P.E_RANGE, "board: no definition board/%s.json on the board" % value)
+                    self.error(seq, P.E_RANGE, "board: no definition board/%s.json on the board" % value)
                     return
             else:
                 value = req.values[3]
@@ -548,13 +376,13 @@ class App:
             try:
                 self.config.set(key, player, value)
             except ValueError as exc:
-                self._error(seq, P.E_RANGE, str(exc))
+                self.error(seq, P.E_RANGE, str(exc))
                 return
             try:
                 self.config.save()
             except OSError:
                 self.config.set(key, player, old)
-                self._error(seq, P.E_FLASH, b"flash write failed; the setting is unchanged")
+                self.error(seq, P.E_FLASH, b"flash write failed; the setting is unchanged")
                 return
             w = self._event(P.EV_CFG)
             self._cfg_fields(w, key, player)
@@ -562,7 +390,7 @@ class App:
         w = self.writer
         w.reply(seq)
         self._cfg_fields(w, key, player)
-        self._send_reply()
+        self.send_reply()
 
     def _cfg_fields(self, w, key, player):
         spec = P.CONFIG_KEYS[key]
@@ -595,13 +423,13 @@ class App:
         """Apply a packed core event from the board's buttons, journaled and
         pushed like a host request. Raises ValueError (the core's message)
         when refused; nothing changed then."""
-        _raise_if(self._apply(0, 0, event, _SRC_BOARD, False))
+        _raise_if(self._change(KIND_APPLY, 0, 0, event, _SRC_BOARD, False))
 
     def local_undo(self):
-        _raise_if(self._undo(0, 0, _SRC_BOARD, False))
+        _raise_if(self._change(KIND_UNDO, 0, 0, 0, _SRC_BOARD, False))
 
     def local_redo(self):
-        _raise_if(self._redo(0, 0, _SRC_BOARD, False))
+        _raise_if(self._change(KIND_REDO, 0, 0, 0, _SRC_BOARD, False))
 
     def on_start(self, starter):
         """starter() is called inside the running loop (to create its tasks)."""

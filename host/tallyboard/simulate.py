@@ -13,6 +13,7 @@ host resynchronises from the board."""
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -215,6 +216,11 @@ class GameRun:
             raise self.fail(f"the board replied n={theirs[0]} top={theirs[1]}, the host has n={host[0]} top={host[1]}")
 
     def check_event(self, kind: str, event: int | None) -> None:
+        # the board answers first and pushes the change's event right after
+        deadline = time.monotonic() + self.board.timeout
+        while ((not self.board.events or self.board.events[-1].kind != kind)
+               and time.monotonic() < deadline):
+            self.board.poll_events(0.05)
         if not self.board.events:
             raise self.fail(f"the board sent no {kind} event")
         got = self.board.events[-1]

@@ -39,15 +39,15 @@ def test_scoring_requests_allocate_nothing():
                   (7, "END"), (8, "STATE"), (9, "SCORE"), (10, "LOG 0"), (10, "LOG 0"),
                   (11, "HELLO")], True)
     bodies = [wire.check_frame(line) for line in lines]
-    # BOOT, NEW + reply, then per change an event and a reply
-    assert bodies[3] == b"! 3 EV n=1 top=1 ev=40 src=host totals=5,0"
-    assert bodies[4] == b"2 OK n=1 top=1 eseq=3"
-    assert bodies[6] == b"3 OK n=2 top=2 eseq=4"
-    assert bodies[7] == b"! 5 UNDO n=1 top=2 src=host totals=5,0"
-    assert bodies[9] == b"! 6 REDO n=2 top=2 ev=140 src=host totals=5,17"
+    # BOOT, NEW's reply and event, then per change its reply and then its event
+    assert bodies[3] == b"2 OK n=1 top=1 eseq=3"
+    assert bodies[4] == b"! 3 EV n=1 top=1 ev=40 src=host totals=5,0"
+    assert bodies[5] == b"3 OK n=2 top=2 eseq=4"
+    assert bodies[8] == b"! 5 UNDO n=1 top=2 src=host totals=5,0"
+    assert bodies[10] == b"! 6 REDO n=2 top=2 ev=140 src=host totals=5,17"
     # EV 96 = player 0 pegs 12: 5 + 12 = 17; END banks both tallies (king 17 and 17)
-    assert bodies[11] == b"! 7 EV n=3 top=3 ev=96 src=host totals=17,17"
-    assert bodies[13] == b"! 8 EV n=4 top=4 ev=1 src=host totals=17,17"
+    assert bodies[12] == b"! 7 EV n=3 top=3 ev=96 src=host totals=17,17"
+    assert bodies[14] == b"! 8 EV n=4 top=4 ev=1 src=host totals=17,17"
     assert bodies[15].startswith(b"8 OK game=roquet players=2 options=0 n=4 top=4 lcrc=")
     assert bodies[16] == b"9 OK hands=1 complete=0 winners=3 totals=17,17"
     assert bodies[17] == b"10 OK at=0 count=004 top=4 ev=40,140,96,1"

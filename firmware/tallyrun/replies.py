@@ -1,0 +1,167 @@
+# The board's replies to the requests that read (HELLO, GAME, STATE, SCORE,
+# LOG, STATS) and the fields every change reply carries, written into the
+# app's preallocated frame writer (tallyrun.protocol.Writer) and sent with
+# app.send_reply(): allocation-free but for STATS (a collection first).
+from tallycore.games import GAMES
+from tallyrun import protocol as P
+
+
+def _zero():
+    return 0
+
+
+def change(app, seq):
+    w = app.writer
+    w.reply(seq)
+    w.key(b"n")
+    w.number(app.game.n)
+    w.key(b"top")
+    w.number(app.game.top)
+    w.key(b"eseq")
+    w.number(app.eseq)
+    app.send_reply()
+
+def game_name(app, w):
+    w.key(b"game")
+    if app.game.rules is None:
+        w.byte(45)
+        return
+    w.text(P.GAME_NAMES[app.game.index])
+
+def hello(app, seq):
+    w = app.writer
+    w.reply(seq)
+    w.key(b"fw")
+    w.text(P.FIRMWARE_VERSION)
+    w.key(b"proto")
+    w.number(P.PROTOCOL_VERSION)
+    w.key(b"board")
+    w.text(app.board_name)
+    w.key(b"games")
+    w.number(len(GAMES))
+    w.key(b"frame")
+    w.number(P.MAX_FRAME)
+    w.key(b"log")
+    w.number(len(app.game.log))
+    w.key(b"players")
+    w.number(P.MAX_PLAYERS)
+    app.send_reply()
+
+def game_info(app, seq, index):
+    if index >= len(GAMES):
+        app.error(seq, P.E_RANGE, b"no game at that index; HELLO says how many there are")
+        return
+    row = GAMES[index]
+    w = app.writer
+    w.reply(seq)
+    w.key(b"index")
+    w.number(index)
+    w.key(b"name")
+    w.text(P.GAME_NAMES[index])
+    w.key(b"min")
+    w.number(row[1])
+    w.key(b"max")
+    w.number(row[2])
+    app.send_reply()
+
+def state(app, seq):
+    game = app.game
+    w = app.writer
+    w.reply(seq)
+    game_name(app, w)
+    w.key(b"players")
+    w.number(game.players)
+    w.key(b"options")
+    w.number(game.options)
+    w.key(b"n")
+    w.number(game.n)
+    w.key(b"top")
+    w.number(game.top)
+    w.key(b"lcrc")
+    w.hex(log_crc(app), 4)
+    w.key(b"eseq")
+    w.number(app.eseq)
+    app.send_reply()
+
+def log_crc(app):
+    crc = 0xFFFF
+    log = app.game.log
+    four = app.journal.record   # 12 spare bytes between journal writes
+    for i in range(app.game.top):
+        e = log[i]
+        four[0] = e & 0xFF
+        four[1] = (e >> 8) & 0xFF
+        four[2] = (e >> 16) & 0xFF
+        four[3] = (e >> 24) & 0xFF
+        crc = P.crc16(four, 0, 4, crc)
+    return crc
+
+def totals(app, w):
+    game = app.game
+    w.key(b"totals")
+    for p in range(game.players):
+        if p:
+            w.byte(44)
+        w.number(game.total(p))
+
+def score(app, seq):
+    game = app.game
+    if game.rules is None:
+        app.error(seq, P.E_RULE, b"no game in progress; start one with NEW")
+        return
+    w = app.writer
+    w.reply(seq)
+    w.key(b"hands")
+    w.number(game.hands())
+    w.key(b"complete")
+    w.number(1 if game.complete() else 0)
+    w.key(b"winners")
+    w.number(game.winners())
+    totals(app, w)
+    app.send_reply()
+
+def log(app, seq, at):
+    game = app.game
+    top = game.top
+    if at > top:
+        app.error(seq, P.E_RANGE, b"at is past the end of the log (STATE gives top)")
+        return
+    w = app.writer
+    w.reply(seq)
+    w.key(b"at")
+    w.number(at)
+    w.key(b"count")
+    count_at = w.length
+    w.text(b"000")   # patched below: three digits, zero-padded
+    w.key(b"top")
+    w.number(top)
+    w.key(b"ev")
+    count = 0
+    log = game.log
+    while at + count < top and w.room() >= 12:
+        if count:
+            w.byte(44)
+        w.number(log[at + count])
+        count += 1
+    buf = w.buf
+    buf[count_at] = 48 + count // 100
+    buf[count_at + 1] = 48 + (count // 10) % 10
+    buf[count_at + 2] = 48 + count % 10
+    app.send_reply()
+
+def stats(app, seq):
+    import gc
+    gc.collect()
+    w = app.writer
+    w.reply(seq)
+    w.key(b"free")
+    w.number(getattr(gc, "mem_free", _zero)())   # MicroPython only
+    w.key(b"alloc")
+    w.number(getattr(gc, "mem_alloc", _zero)())
+    w.key(b"served")
+    w.number(app.served)
+    w.key(b"journal")
+    w.number(app.journal.records)
+    w.key(b"errors")
+    w.number(app.listener_errors + app.internal_errors)
+    app.send_reply()
