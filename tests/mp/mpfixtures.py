@@ -9,6 +9,19 @@ from tallyrun.app import App
 _counter = [0]
 
 
+class Skip(Exception):
+    """A check this interpreter cannot make; tests/mp/run.py counts it apart."""
+
+
+def skip(reason):
+    """Skip the calling test: pytest's skip under CPython, Skip under MicroPython."""
+    try:
+        import pytest
+    except ImportError:
+        raise Skip(reason)
+    pytest.skip(reason)
+
+
 def folder(kind):
     """A fresh folder (with a trailing /) for one test's flash files."""
     _counter[0] += 1

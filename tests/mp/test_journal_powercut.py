@@ -10,7 +10,7 @@ from tallycore import roquet, skicket
 from tallycore.game import Game
 from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, RECORD_SIZE,
                                SNAPSHOT, JOURNAL, COMPACT_AFTER)
-from mpfixtures import cleanup, folder
+from mpfixtures import cleanup, folder, skip
 
 def _read(path):
     with open(path, "rb") as f:
@@ -277,7 +277,7 @@ def test_compaction_is_triggered_by_journal_length():
 
 def test_append_allocates_nothing():
     if sys.implementation.name != "micropython":
-        return
+        skip("needs micropython.heap_lock: runs in the MicroPython pass (tests/test_micropython_port.py)")
     import micropython
     root = folder("journal")
     try:

@@ -2,6 +2,7 @@
 # collection, request parsing, reply writing. Runs under CPython (pytest)
 # and under the MicroPython unix port (tests/mp/run.py); the heap_lock
 # proofs run only under MicroPython.
+from mpfixtures import skip
 import sys
 
 from tallyrun import protocol as P
@@ -300,7 +301,7 @@ def test_every_request_fits_a_frame_at_its_longest():
 
 def test_parse_and_reply_allocate_nothing():
     if sys.implementation.name != "micropython":
-        return
+        skip("needs micropython.heap_lock: runs in the MicroPython pass (tests/test_micropython_port.py)")
     import micropython
     reader = P.LineReader()
     req = P.Request()

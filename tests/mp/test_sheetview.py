@@ -8,6 +8,7 @@ try:
 except ImportError:
     framebuf = None
 
+from mpfixtures import skip
 from tallypanel import menu
 
 from tallycore import roquet, skicket
@@ -71,7 +72,7 @@ def screens():
 
 def test_screens_match_their_goldens():
     if framebuf is None:
-        return
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
     for name, buf in screens():
         with open(GOLDEN + "oled_" + name + ".bin", "rb") as f:
             assert buf == f.read(), name
@@ -79,7 +80,7 @@ def test_screens_match_their_goldens():
 
 def test_hand_number_glyph_is_where_the_layout_puts_it():
     if framebuf is None:
-        return
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
     s = Screen()
     s.view.draw_game(skicket_game())
     # Row 1 (hand 1) starts at y = 6; its column 0 is the glyph '1':
@@ -95,7 +96,7 @@ def test_hand_number_glyph_is_where_the_layout_puts_it():
 
 def test_only_changed_rows_are_redrawn_and_sent():
     if framebuf is None:
-        return
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
     s = Screen()
     g = skicket_game()
     assert s.view.draw_game(g) == 0xFF            # first screen: every page
@@ -110,7 +111,7 @@ def test_only_changed_rows_are_redrawn_and_sent():
 
 def test_redrawing_allocates_nothing():
     if framebuf is None:
-        return
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
     import micropython
     from tallycore import foozle
     s = Screen()
@@ -169,7 +170,7 @@ class FakeI2C:
 
 def test_ssd1306_sends_only_the_pages_asked_for():
     if framebuf is None:
-        return
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
     from tallypanel.ssd1306 import SSD1306_I2C
     bus = FakeI2C()
     oled = SSD1306_I2C(bus)
