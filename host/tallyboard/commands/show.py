@@ -2,7 +2,6 @@
 drawn as the physical board (PNG, SVG, or in the terminal)."""
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from rich.console import Console
 from tallyrun import protocol
 
 from .. import emulator as emu_mod
-from .. import records, render
+from .. import files, records, render
 from ..client import Board
 from ..errors import TallyboardError, reports_errors
 from .board import board_options, connected, open_link
@@ -70,7 +69,7 @@ def show_cmd(record: str | None, png_path: str | None, svg_path: str | None, upt
 def _from_record(record: str, upto: int | None, board_name: str, brightness: int,
                  budget_ma: int) -> render.Frame:
     if record == "-":
-        loaded = records.loads(sys.stdin.read(), source="stdin")
+        loaded = records.loads(files.read_stdin(), source="stdin")
         source = "stdin"
     else:
         loaded = records.load(record)
