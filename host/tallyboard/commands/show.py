@@ -2,6 +2,7 @@
 drawn as the physical board (PNG, SVG, or in the terminal)."""
 from __future__ import annotations
 
+import io
 import time
 from pathlib import Path
 
@@ -55,11 +56,13 @@ def show_cmd(record: str | None, png_path: str | None, svg_path: str | None, upt
         frame = _from_board(port, timeout)
     wrote = False
     if png_path:
-        render.png(frame, png_path)
+        picture = io.BytesIO()
+        render.png(frame, picture)
+        files.write_output(png_path, picture.getvalue())
         click.echo(f"wrote {png_path}")
         wrote = True
     if svg_path:
-        Path(svg_path).write_text(render.svg(frame), encoding="utf-8")
+        files.write_output(svg_path, render.svg(frame))
         click.echo(f"wrote {svg_path}")
         wrote = True
     if not wrote:
