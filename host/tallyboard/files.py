@@ -4,6 +4,7 @@ output out."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -68,7 +69,7 @@ def write_output(path: str | Path, data: bytes | str) -> None:
         except FileNotFoundError:
             mode = None
         if mode is not None and stat.S_ISDIR(mode):
-            raise IsADirectoryError(21, os.strerror(21))
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if mode is not None and not stat.S_ISREG(mode):
             with open(target, "wb") as device:
                 device.write(data)
@@ -99,12 +100,13 @@ def _write_and_rename(target: str, data: bytes, mode: int | None) -> None:
 
 class _GuardedStdout:
     """sys.stdout while a command runs: a write or flush that fails (a full
-    disk, a closed pipe) raises FileError, and is kept in `error` should
-    the caller swallow it (click's probes of the stream do)."""
+    disk) raises FileError, and is kept in `error` should the caller swallow
+    it (click's probes of the stream do). A closed pipe (| head) stays the
+    OSError click ends quietly with."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
-        self.error: FileError | None = None
+        self.error: OSError | FileError | None = None
 
     def write(self, text: str) -> int:
         try:
@@ -121,8 +123,11 @@ class _GuardedStdout:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
-    def _failed(self, exc: OSError) -> FileError:
-        self.error = FileError(f"cannot write to standard output: {exc.strerror or exc}")
+    def _failed(self, exc: OSError) -> OSError | FileError:
+        if exc.errno == errno.EPIPE:
+            self.error = exc
+        else:
+            self.error = FileError(f"cannot write to standard output: {exc.strerror or exc}")
         return self.error
 
     def discard(self) -> None:
