@@ -4,7 +4,8 @@ A record is checked by the core (records.from_document) before it is stored,
 so the archive never holds a game the rules refuse; each record is stored
 once (by the SHA-256 of its canonical JSON); every write is one transaction,
 so a crash or a power cut leaves the archive as it was or with the whole
-game in it."""
+game in it. A row damaged on disk (a column that is not JSON) is reported on
+its own, as Unreadable, and every other game stays readable."""
 from __future__ import annotations
 
 import hashlib
@@ -65,13 +66,40 @@ class Entry:
     archived_at: str
 
 
+@dataclass(frozen=True)
+class Unreadable:
+    """A row the archive cannot read (damaged on disk or by another program);
+    the other games are read as usual."""
+    id: int
+    reason: str
+
+
+def _column(row: tuple[Any, ...], index: int, name: str, shape: str = "") -> Any:
+    """A JSON column of a games row: a list of names (shape "names"), of whole
+    numbers ("numbers"), or the record; ValueError says what is wrong with it."""
+    try:
+        value = json.loads(row[index])
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValueError(f"the {name} column is not JSON ({exc})") from None
+    if shape == "names" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise ValueError(f"the {name} column is not a list of names")
+    if shape == "numbers" and not (isinstance(value, list) and all(type(v) is int for v in value)):
+        raise ValueError(f"the {name} column is not a list of whole numbers")
+    return value
+
+
 def canonical(doc: dict[str, Any]) -> str:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
 
 class Archive:
     def __init__(self, path: Path | str | None = None) -> None:
+        """The archive at path (its folder must exist), else at default_path()
+        (its folders are made on first use)."""
         self.path = Path(path) if path else default_path()
+        if path and not self.path.parent.is_dir():
+            raise ArchiveError(f"cannot open the archive {self.path}: the folder {self.path.parent} does not "
+                               "exist; create it or choose another --archive")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path)
@@ -118,21 +146,36 @@ class Archive:
                  datetime.now(timezone.utc).isoformat(timespec="seconds"), text))
         return int(cursor.lastrowid or 0), True
 
-    def entries(self, game: str | None = None) -> Iterator[Entry]:
-        query = "SELECT id, game, players, complete, totals, winners, result, source, archived_at FROM games"
+    def entries(self, game: str | None = None) -> Iterator[Entry | Unreadable]:
+        """The games in the order they were archived; a row that cannot be
+        read is an Unreadable in its place."""
+        query = ("SELECT id, game, players, complete, totals, winners, result, source, archived_at, record"
+                 " FROM games")
         args: tuple[Any, ...] = ()
         if game:
             query += " WHERE game = ?"
             args = (game,)
         for row in self.db.execute(query + " ORDER BY id", args):
-            yield Entry(row[0], row[1], json.loads(row[2]), bool(row[3]), json.loads(row[4]),
-                        json.loads(row[5]), row[6], row[7], row[8])
+            try:
+                players = _column(row, 2, "players", "names")
+                totals = _column(row, 4, "totals", "numbers")
+                winners = _column(row, 5, "winners", "numbers")
+                _column(row, 9, "record")
+            except ValueError as exc:
+                yield Unreadable(row[0], f"{exc}; tallyboard archive remove {row[0]} deletes it")
+                continue
+            yield Entry(row[0], row[1], players, bool(row[3]), totals, winners, row[6], row[7], row[8])
 
-    def record(self, game_id: int) -> dict[str, Any]:
+    def record(self, game_id: int) -> Any:
+        """The record of game #game_id as stored (from_document checks it)."""
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise ArchiveError(f"no game #{game_id} in the archive {self.path}; tallyboard archive list shows them")
-        return json.loads(row[0])
+        try:
+            return _column(row, 0, "record")
+        except ValueError as exc:
+            raise ArchiveError(f"game #{game_id} in the archive {self.path} is unreadable: {exc}; "
+                               f"tallyboard archive remove {game_id} deletes it") from None
 
     def remove(self, game_id: int) -> None:
         with self.db:

@@ -37,22 +37,3 @@ class BoardError(TallyboardError):
         super().__init__(f"the board says: {message} ({code})" if message else f"the board says: {code}")
         self.code = code
         self.board_message = message
-
-
-def reports_errors(fn):  # type: ignore[no-untyped-def]
-    """Decorator for CLI commands: a TallyboardError becomes one line on
-    stderr ("tallyboard: ...") and the error's exit status; stdout stays empty."""
-    import functools
-    import sys
-
-    import click
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
-        try:
-            return fn(*args, **kwargs)
-        except TallyboardError as exc:
-            click.echo(f"tallyboard: {exc}", err=True)
-            sys.exit(exc.exit_code)
-
-    return wrapper

@@ -13,7 +13,7 @@ from typing import Any
 
 from tallycore import game as core_game
 
-from . import games
+from . import files, games
 from .errors import RecordError
 from .games.base import LoadedGame
 
@@ -30,19 +30,11 @@ def options_document(name: str, packed: int) -> dict:
 # ---------------------------------------------------------------- reading
 
 def load(path: str | Path) -> LoadedGame:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read the record ({exc.strerror})") from None
-    return loads(text, source=str(path))
+    return from_document(files.read_json(path, "record"), str(path))
 
 
-def loads(text: str, source: str = "record") -> LoadedGame:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{source}: bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    return from_document(doc, source)
+def loads(text: str | bytes, source: str = "record") -> LoadedGame:
+    return from_document(files.parse_json(text, source, "record"), source)
 
 
 def from_document(doc: Any, source: str = "record") -> LoadedGame:

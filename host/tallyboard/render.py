@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, BinaryIO, Sequence
 
 from rich.console import Group
 from rich.text import Text
@@ -244,7 +244,7 @@ def _esc(text: str) -> str:
 
 # ---------------------------------------------------------------- PNG
 
-def png(frame: Frame, path: str | Path) -> None:
+def png(frame: Frame, path: str | Path | BinaryIO) -> None:
     from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
     _check(frame)
@@ -288,7 +288,7 @@ def png(frame: Frame, path: str | Path) -> None:
     _png_oled(frame, draw, small)
     if frame.title:
         draw.text((PANEL_X, HEIGHT - 30), frame.title, fill=(204, 204, 204), font=small)
-    image.save(str(path))
+    image.save(path, format="PNG")
 
 
 def _png_oled(frame: Frame, draw: Any, font: Any) -> None:

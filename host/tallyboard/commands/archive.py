@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import records, sheet
-from ..archive import Archive
-from ..errors import reports_errors
+from ..archive import Archive, Unreadable
+from .reporting import reports_errors
 from .link import board_options, connected
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
@@ -65,10 +65,14 @@ def add_cmd(files: tuple[str, ...], archive_path: str | None) -> None:
 def list_cmd(game: str | None, as_json: bool, archive_path: str | None) -> None:
     """List the archived games."""
     with Archive(archive_path) as archive:
-        entries = list(archive.entries(game))
+        rows = list(archive.entries(game))
+        entries = [e for e in rows if not isinstance(e, Unreadable)]
+        unreadable = [e for e in rows if isinstance(e, Unreadable)]
         if as_json:
             for e in entries:
                 click.echo(json.dumps(dataclasses.asdict(e)))
+            for bad in unreadable:
+                click.echo(f"tallyboard: #{bad.id}: unreadable: {bad.reason}", err=True)
             return
         table = Table(title=f"Archive {archive.path}", title_style="bold", box=box.SIMPLE_HEAD,
                       pad_edge=False, collapse_padding=True)
@@ -78,7 +82,11 @@ def list_cmd(game: str | None, as_json: bool, archive_path: str | None) -> None:
     for e in entries:
         table.add_row(str(e.id), e.game, ", ".join(e.players), " ".join(map(str, e.totals)), e.result,
                       e.archived_at.replace("T", " ")[:16], e.source)
-    Console().print(table if entries else "The archive is empty: tallyboard archive save --emulator (or add RECORD.json).")
+    console = Console()
+    if entries or not unreadable:
+        console.print(table if entries else "The archive is empty: tallyboard archive save --emulator (or add RECORD.json).")
+    for bad in unreadable:
+        click.echo(f"#{bad.id}: unreadable: {bad.reason}")
 
 
 @archive_group.command("show")

@@ -6,7 +6,8 @@ import click
 
 from tallyrun import protocol
 
-from ..errors import TallyboardError, reports_errors
+from ..errors import TallyboardError
+from .reporting import reports_errors
 from .link import board_options, connected
 
 

@@ -14,7 +14,8 @@ from .. import deploy as deploy_mod
 from .. import emulator as emu_mod
 from .. import fileset, portshare
 from ..client import Board
-from ..errors import TallyboardError, TransportError, reports_errors
+from ..errors import TallyboardError, TransportError
+from .reporting import reports_errors
 from ..transport import SerialTransport, find_board_port
 from .link import progress_bar
 

@@ -20,7 +20,8 @@ from tallyrun import protocol
 from .. import emulator as emu_mod
 from .. import games, records, sheet
 from ..client import Board
-from ..errors import TallyboardError, reports_errors
+from ..errors import TallyboardError
+from .reporting import reports_errors
 from ..simulate import SIMULATED_GAMES, simulate
 from ..transport import SerialTransport
 from .link import connected, progress_bar

@@ -10,27 +10,23 @@ verb. Should the link fail part-way through a hand of several events, the
 events already applied are undone, so the board never keeps half a hand."""
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
 import click
 
 from tallycore import game as core_game
 
-from .. import games
+from .. import files, games
 from ..client import Board, options_document
-from ..errors import TallyboardError, reports_errors
+from ..errors import TallyboardError
+from .reporting import reports_errors
 from .link import board_options, connected, current_game, print_summary
 
 
-def hand_events(board: Board, text: str) -> tuple[list[int], str]:
+def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:
     """The events of one hand for the game on the board, checked on a copy of it."""
-    try:
-        hand: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TallyboardError(f"hand: bad JSON at column {exc.colno}: {exc.msg}; write the hand as in "
-                              "docs/records.md, e.g. '{\"winner\": 1}'") from None
+    hand: Any = files.parse_json(text, "hand", "hand", hint="; write the hand as in docs/records.md, "
+                                 "e.g. '{\"winner\": 1}'")
     current = current_game(board)
     assert current.game is not None and current.name is not None
     try:
@@ -63,7 +59,7 @@ def enter_cmd(hand: str, port: str | None, use_emulator: bool, timeout: float) -
     """Score one HAND of the game on the board, written as a record hand
     (JSON as in docs/records.md; - reads it from stdin). Works for every game, e.g.
     tallyboard enter '{"bidder": 2, "bid": 3, "tricks": 4}'."""
-    text = sys.stdin.read() if hand == "-" else hand
+    text = files.read_stdin() if hand == "-" else hand
     with connected(port, use_emulator, timeout) as board:
         events, _ = hand_events(board, text)
         start = board.rebuild().n

@@ -17,7 +17,8 @@ from rich.table import Table
 from .. import emulator as emu_mod
 from .. import portshare
 from ..client import Board, BoardGame
-from ..errors import TallyboardError, TransportError, reports_errors
+from ..errors import TallyboardError, TransportError
+from .reporting import reports_errors
 from ..transport import Transport, find_board_port, list_serial_ports
 
 # ---------------------------------------------------------------- connecting

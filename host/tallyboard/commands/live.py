@@ -19,7 +19,8 @@ from .. import wire
 from .. import games as profiles
 from .. import sheet
 from ..client import Board
-from ..errors import BoardError, TallyboardError, TransportError, reports_errors
+from ..errors import BoardError, TallyboardError, TransportError
+from .reporting import reports_errors
 from .link import board_options, connected
 
 # ---------------------------------------------------------------- watch

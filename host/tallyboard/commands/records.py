@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from importlib import resources
 
 import click
 from rich.console import Console
 
-from .. import records, sheet
-from ..errors import reports_errors
+from .. import files, records, sheet
+from .reporting import reports_errors
 
 
 @click.command("sheet")
@@ -26,7 +25,7 @@ def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator:
 
         loaded = live_sheet(port, use_emulator, 1.0)
     elif record == "-":
-        loaded = records.loads(sys.stdin.read(), source="stdin")
+        loaded = records.loads(files.read_stdin(), source="stdin")
     else:
         loaded = records.load(record)
     doc = sheet.sheet_json(loaded)

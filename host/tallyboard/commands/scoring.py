@@ -13,9 +13,10 @@ from tallycore import games
 from tallyrun import protocol
 
 from .. import games as profiles
-from .. import records
+from .. import files, records
 from ..client import Board
-from ..errors import TallyboardError, reports_errors
+from ..errors import TallyboardError
+from .reporting import reports_errors
 from .link import board_options, connected, current_game, player_index, print_summary, scoring
 
 
@@ -168,9 +169,7 @@ def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout
         click.echo(f"tallyboard: note: {warning}", err=True)
     text = json.dumps(doc, indent=1)
     if output:
-        partial = Path(output + ".part")
-        partial.write_text(text + "\n", encoding="utf-8")
-        partial.replace(output)
+        files.write_output(output, text + "\n")
     else:
         click.echo(text)
 

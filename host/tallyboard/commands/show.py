@@ -2,7 +2,7 @@
 drawn as the physical board (PNG, SVG, or in the terminal)."""
 from __future__ import annotations
 
-import sys
+import io
 import time
 from pathlib import Path
 
@@ -12,9 +12,10 @@ from rich.console import Console
 from tallyrun import protocol
 
 from .. import emulator as emu_mod
-from .. import records, render
+from .. import files, records, render
 from ..client import Board
-from ..errors import TallyboardError, reports_errors
+from ..errors import TallyboardError
+from .reporting import reports_errors
 from .link import board_options, connected, open_link
 
 # How long a freshly started emulator gets to draw its first frame.
@@ -56,11 +57,13 @@ def show_cmd(record: str | None, png_path: str | None, svg_path: str | None, upt
         frame = _from_board(port, timeout)
     wrote = False
     if png_path:
-        render.png(frame, png_path)
+        picture = io.BytesIO()
+        render.png(frame, picture)
+        files.write_output(png_path, picture.getvalue())
         click.echo(f"wrote {png_path}")
         wrote = True
     if svg_path:
-        Path(svg_path).write_text(render.svg(frame), encoding="utf-8")
+        files.write_output(svg_path, render.svg(frame))
         click.echo(f"wrote {svg_path}")
         wrote = True
     if not wrote:
@@ -70,7 +73,7 @@ def show_cmd(record: str | None, png_path: str | None, svg_path: str | None, upt
 def _from_record(record: str, upto: int | None, board_name: str, brightness: int,
                  budget_ma: int) -> render.Frame:
     if record == "-":
-        loaded = records.loads(sys.stdin.read(), source="stdin")
+        loaded = records.loads(files.read_stdin(), source="stdin")
         source = "stdin"
     else:
         loaded = records.load(record)
