@@ -1,18 +1,4 @@
-"""Hoodoo on the host (docs/records.md, "Hands, game by game"): a hand is its winner.
-Options: first_dealer (default 0)."""
-from __future__ import annotations
+"""Hoodoo on the host: scored as the first player out (games/first_out.py)."""
+from . import first_out
 
-from . import fields, sheetparts
-from .base import WINS_MOST_HANDS, GameProfile
-
-PROFILE = GameProfile(
-    name="hoodoo",
-    events=fields.winner_events,
-    hand=fields.winner_hand,
-    options=fields.dealer_only,
-    options_document=fields.dealer_options_document("hoodoo"),
-    closes=None,
-    sheet_json=sheetparts.short_json,
-    sheet_table=sheetparts.short_table,
-    wins=WINS_MOST_HANDS,
-)
+PROFILE = first_out.profile("hoodoo")
