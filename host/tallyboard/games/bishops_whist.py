@@ -9,8 +9,8 @@ from rich.table import Table
 
 from tallycore import bishops_whist, points
 
-from . import fields, sheetparts
-from .base import WINS_TARGET, GameProfile, LoadedGame
+from . import fields, sheetparts, short
+from .base import WINS_TARGET, LoadedGame
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -107,14 +107,5 @@ def sheet_table(doc: dict[str, Any]) -> Table:
     return table
 
 
-PROFILE = GameProfile(
-    name="bishops_whist",
-    events=record_events,
-    hand=record_hand,
-    options=fields.dealer_only,
-    options_document=fields.dealer_options_document("bishops_whist"),
-    closes=closes,
-    sheet_json=sheet_json,
-    sheet_table=sheet_table,
-    wins=WINS_TARGET,
-)
+PROFILE = short.profile("bishops_whist", record_events, record_hand, WINS_TARGET,
+                        closes=closes, sheet_json=sheet_json, sheet_table=sheet_table)

@@ -6,8 +6,8 @@ from typing import Any, Iterator
 
 from tallycore import despised_nines
 
-from . import fields, sheetparts
-from .base import WINS_LOWEST, GameProfile
+from . import fields, short
+from .base import WINS_LOWEST
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -20,14 +20,4 @@ def record_hand(events: list[int]) -> Any:
     return {"nines": [despised_nines.nines_of(event, p) for p in range(despised_nines.players_of(event))]}
 
 
-PROFILE = GameProfile(
-    name="despised_nines",
-    events=record_events,
-    hand=record_hand,
-    options=fields.dealer_only,
-    options_document=fields.dealer_options_document("despised_nines"),
-    closes=None,
-    sheet_json=sheetparts.short_json,
-    sheet_table=sheetparts.short_table,
-    wins=WINS_LOWEST,
-)
+PROFILE = short.profile("despised_nines", record_events, record_hand, WINS_LOWEST)

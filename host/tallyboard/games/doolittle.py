@@ -8,8 +8,8 @@ from typing import Any, Iterator
 
 from tallycore import doolittle
 
-from . import fields, sheetparts
-from .base import WINS_LOWEST, GameProfile
+from . import fields, short
+from .base import WINS_LOWEST
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -42,14 +42,5 @@ def cards_document(packed: int, rest: int, doc: dict) -> int:
     return 0
 
 
-PROFILE = GameProfile(
-    name="doolittle",
-    events=record_events,
-    hand=record_hand,
-    options=record_options,
-    options_document=fields.dealer_options_document("doolittle", cards_document),
-    closes=None,
-    sheet_json=sheetparts.short_json,
-    sheet_table=sheetparts.short_table,
-    wins=WINS_LOWEST,
-)
+PROFILE = short.profile("doolittle", record_events, record_hand, WINS_LOWEST,
+                        options=record_options, more_options=cards_document)

@@ -6,8 +6,8 @@ from typing import Any, Iterator
 
 from tallycore import foozle
 
-from . import fields, sheetparts
-from .base import WINS_TARGET, GameProfile
+from . import fields, short
+from .base import WINS_TARGET
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -27,14 +27,4 @@ def record_hand(events: list[int]) -> Any:
     return {"bidder": foozle.bidder_of(event), "bid": foozle.bid_of(event), "tricks": foozle.tricks_of(event)}
 
 
-PROFILE = GameProfile(
-    name="foozle",
-    events=record_events,
-    hand=record_hand,
-    options=fields.dealer_only,
-    options_document=fields.dealer_options_document("foozle"),
-    closes=None,
-    sheet_json=sheetparts.short_json,
-    sheet_table=sheetparts.short_table,
-    wins=WINS_TARGET,
-)
+PROFILE = short.profile("foozle", record_events, record_hand, WINS_TARGET)

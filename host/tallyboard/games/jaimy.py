@@ -8,8 +8,8 @@ from typing import Any, Iterator
 
 from tallycore import jaimy
 
-from . import fields, sheetparts
-from .base import WINS_TARGET, GameProfile, LoadedGame
+from . import fields, sheetparts, short
+from .base import WINS_TARGET, LoadedGame
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -56,14 +56,5 @@ def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
     return sheetparts.short_json(profile, loaded, sides)
 
 
-PROFILE = GameProfile(
-    name="jaimy",
-    events=record_events,
-    hand=record_hand,
-    options=record_options,
-    options_document=fields.dealer_options_document("jaimy", partners_document),
-    closes=None,
-    sheet_json=sheet_json,
-    sheet_table=sheetparts.short_table,
-    wins=WINS_TARGET,
-)
+PROFILE = short.profile("jaimy", record_events, record_hand, WINS_TARGET,
+                        options=record_options, more_options=partners_document, sheet_json=sheet_json)

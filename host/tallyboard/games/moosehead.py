@@ -13,8 +13,8 @@ from rich.table import Table
 from tallycore import cards, moosehead
 from tallycore import game as core_game
 
-from . import fields, sheetparts
-from .base import WINS_TARGET, GameProfile, LoadedGame
+from . import fields, sheetparts, short
+from .base import WINS_TARGET, LoadedGame
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -92,14 +92,5 @@ def sheet_table(doc: dict[str, Any]) -> Table:
     return sheetparts.short_table(doc, split_cells, note="score (pegging+fifteens)")
 
 
-PROFILE = GameProfile(
-    name="moosehead",
-    events=record_events,
-    hand=record_hand,
-    options=record_options,
-    options_document=fields.dealer_options_document("moosehead", faces_document),
-    closes=None,
-    sheet_json=sheet_json,
-    sheet_table=sheet_table,
-    wins=WINS_TARGET,
-)
+PROFILE = short.profile("moosehead", record_events, record_hand, WINS_TARGET,
+                        options=record_options, more_options=faces_document, sheet_json=sheet_json, sheet_table=sheet_table)

@@ -8,8 +8,8 @@ from typing import Any, Iterator
 
 from tallycore import cards, rummy
 
-from . import fields, sheetparts
-from .base import WINS_LOWEST, GameProfile
+from . import fields, short
+from .base import WINS_LOWEST
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -50,14 +50,5 @@ def faces_document(packed: int, rest: int, doc: dict) -> int:
     return rest
 
 
-PROFILE = GameProfile(
-    name="rummy",
-    events=record_events,
-    hand=record_hand,
-    options=record_options,
-    options_document=fields.dealer_options_document("rummy", faces_document),
-    closes=None,
-    sheet_json=sheetparts.short_json,
-    sheet_table=sheetparts.short_table,
-    wins=WINS_LOWEST,
-)
+PROFILE = short.profile("rummy", record_events, record_hand, WINS_LOWEST,
+                        options=record_options, more_options=faces_document)

@@ -6,8 +6,8 @@ from typing import Any, Iterator
 
 from tallycore import sachem
 
-from . import fields, sheetparts
-from .base import WINS_TARGET, GameProfile
+from . import fields, short
+from .base import WINS_TARGET
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -29,14 +29,4 @@ def record_hand(events: list[int]) -> Any:
     return out
 
 
-PROFILE = GameProfile(
-    name="sachem",
-    events=record_events,
-    hand=record_hand,
-    options=fields.dealer_only,
-    options_document=fields.dealer_options_document("sachem"),
-    closes=None,
-    sheet_json=sheetparts.short_json,
-    sheet_table=sheetparts.short_table,
-    wins=WINS_TARGET,
-)
+PROFILE = short.profile("sachem", record_events, record_hand, WINS_TARGET)
