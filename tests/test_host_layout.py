@@ -16,10 +16,7 @@ from tallycore import games as core_games
 HOST = Path(__file__).resolve().parent.parent / "host" / "tallyboard"
 GAME_NAMES = core_games.names()
 
-# render.py draws Dana's Roquet board: its landmark holes are the rules
-# module's (tallypanel.boarddef has no landmarks); the hole counts come from
-# the board definition.
-ALLOWED_NAMES = {("render.py", "roquet")}
+ALLOWED_NAMES: set[tuple[str, str]] = set()
 ALLOWED_PRIVATE: set[tuple[str, str]] = set()
 
 

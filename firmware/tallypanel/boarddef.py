@@ -25,6 +25,9 @@ STATION = const(0)
 TALLY = const(1)
 KING = const(46)
 SLOTS_PER_PLAYER = const(66)
+# Dana's board (docs/rules.md RQ2): the embossed tally holes, the 15th, 30th and
+# 31st (0-based holes 14, 29, 44; the Roquet track passes them at 15, 30 and 31)
+EMBOSSED_HOLES = b"\x0e\x1d\x2c"
 SLOTS = const(132)
 MAX_LEDS = const(255)   # LED indices live in a bytearray
 GPIO_COUNT = const(30)  # GPIO 0..29 on the RP2040 and the RP2350A (Pico 2)

@@ -25,7 +25,6 @@ from typing import Any, BinaryIO, Sequence
 from rich.console import Group
 from rich.text import Text
 
-from tallycore import roquet  # LANDMARK_HOLES only: the board definition has no landmarks
 from tallypanel import boarddef
 from tallypanel.boarddef import BoardDef
 
@@ -106,7 +105,7 @@ def holes(board: BoardDef) -> list[Hole]:
                 column, lane_y = 15 + hole - 30, _OUTER_Y - _LANE_GAP  # inner lane, 31 at the turn
             x, y = place(_column_x(column), lane_y)
             out.append(Hole(x, y, _TALLY_R, player, "tally", hole, board.led(player, boarddef.TALLY, hole),
-                            hole in roquet.LANDMARK_HOLES))
+                            hole in boarddef.EMBOSSED_HOLES))
         for hole in range(KING_HOLES):
             x, y = place(_TALLY_X0 + hole * king_span / 19, _KING_Y)
             out.append(Hole(x, y, _KING_R, player, "king", hole, board.led(player, boarddef.KING, hole)))

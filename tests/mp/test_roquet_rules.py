@@ -41,6 +41,8 @@ def test_landmarks_are_the_15th_30th_and_31st_holes():
     assert bytes(roquet.LANDMARK_HOLES) == bytes([roquet.tally_hole(15), roquet.tally_hole(30),
                                                   roquet.tally_hole(31)])
     assert bytes(roquet.LANDMARK_HOLES) == bytes([14, 29, 44])
+    from tallypanel import boarddef
+    assert boarddef.EMBOSSED_HOLES == bytes(roquet.LANDMARK_HOLES)   # the board is Dana's Roquet board
 
 
 def test_king_row_in_fives_with_remainder():
