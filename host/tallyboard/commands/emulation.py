@@ -85,6 +85,7 @@ def press_cmd(button: str, hold: float) -> None:
     emulator.press(pins[button])
     time.sleep(hold)
     emulator.release(pins[button])
+    click.echo(f"pressed {button} (GPIO {pins[button]}) for {hold:g} s on the emulated board")
 
 
 def board_buttons(flash: Path) -> dict[str, int]:

@@ -54,6 +54,7 @@ def _option_value(text: str) -> Any:
 def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tuple[str, ...],
             port: str | None, use_emulator: bool, timeout: float) -> None:
     """Start a new GAME on the board (the game in progress is dropped)."""
+    game = game.lower()   # as on the wire: game names are case-insensitive
     try:
         least, most = games.GAMES[games.index_of(game)][1:3]
     except ValueError:

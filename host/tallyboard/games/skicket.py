@@ -92,7 +92,7 @@ def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
 def sheet_table(doc: dict[str, Any]) -> Table:
     players = doc["players"]
     table = sheetparts.new_table(f"Skicket — {' · '.join(players)}")
-    table.add_column("#", footer="Tot", justify="right", no_wrap=True)
+    table.add_column("#", footer="Total", justify="right", no_wrap=True)
     table.add_column("Dealer", no_wrap=True)
     table.add_column("Partners", no_wrap=True)
     table.add_column("Contract", no_wrap=True)

@@ -1,0 +1,55 @@
+"""Small things everyone sees (issue 10, item 14): the Skicket sheet's total
+row reads "Total" as Roquet's does, `new` takes a game name in any case as the
+wire does, and `press` says what it pressed."""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from click.testing import CliRunner
+from emu_fixtures import emulated_board
+
+from tallyboard.cli import main
+
+
+def run(*args, env=None):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+def test_the_skicket_sheet_totals_row_says_total(tmp_path):
+    record = tmp_path / "s.json"
+    record.write_text(json.dumps({"format": "tallyboard/1", "game": "skicket", "players": ["Ann", "Bob", "Cy", "Dee"],
+                                  "hands": [{"purchaser": 0, "bid": "4H", "tricks": 10}]}))
+    out = run("sheet", str(record))
+    assert out.exit_code == 0, out.output
+    # made 4H: 60 + 10 * 4 = 100 to Ann and Cy; Bob and Dee 10 * (13 - 10) = 30
+    total = [line.split() for line in out.output.splitlines() if line.split()[:1] == ["Total"]]
+    assert total == [["Total", "100", "30", "100", "30"]], out.output
+
+
+def test_new_takes_the_game_name_in_any_case(tmp_path):
+    with emulated_board(tmp_path / "flash") as (emulator, board):
+        board.link.close()
+        out = run("new", "SKICKET", "-p", emulator.port)
+        assert out.exit_code == 0, out.output
+        assert out.output == "skicket: P1 0  P2 0  P3 0  P4 0  (0 hands)\n"
+
+
+def test_press_says_what_it_pressed(tmp_path):
+    env = dict(os.environ, TALLYBOARD_EMULATOR_HOME=str(tmp_path / "emu"))
+    proc = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "emulate", "--fresh"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip().startswith("/dev/")
+        out = run("press", "seat0", env={"TALLYBOARD_EMULATOR_HOME": str(tmp_path / "emu")})
+        assert out.exit_code == 0, out.output
+        assert out.output.startswith("pressed seat0 (GPIO "), out.output
+        assert "on the emulated board" in out.output
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
