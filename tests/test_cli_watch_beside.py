@@ -30,21 +30,25 @@ def test_watch_in_one_process_and_scoring_in_others(tmp_path):
                                   "-p", port], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             home = {"XDG_RUNTIME_DIR": str(tmp_path / "run")}
+            served = tmp_path / "run" / "tallyboard"
             deadline = time.monotonic() + 20
-            while True:                 # until watch has the port and serves it
-                out = run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port, env=home)
-                if out.exit_code == 0 or time.monotonic() > deadline:
-                    break
-                time.sleep(0.3)
+            while not list(served.glob("*.sock")):      # until watch has the port and serves it
+                assert watch.poll() is None and time.monotonic() < deadline, watch.communicate()
+                time.sleep(0.2)
+            out = run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port, env=home)
             assert out.exit_code == 0, out.output
             out = run("peg", "Ann", "5", "-p", port, env=home)
             assert out.exit_code == 0, out.output
             assert out.output == "roquet: Ann 5  Bob 0  (0 hands)\n"
             out = run("peg", "Bob", "3", "-p", port, env=home)
             assert out.output == "roquet: Ann 5  Bob 3  (0 hands)\n", out.output
+            assert list(served.glob("*.sock")), "watch stopped serving its port"
             out = run("sheet", "--json", "-p", port, env=home)
             assert out.exit_code == 0, out.output
             assert '"totals": [\n  5,\n  3\n ]' in out.output or '"totals": [5, 3]' in out.output
+            out = run("deploy", "-p", port, env=home)   # mpremote needs the port itself
+            assert out.exit_code == 1
+            assert f"is served to other commands by pid {watch.pid} (" in out.output, out.output
             time.sleep(1.0)             # watch redraws on the board's events
         finally:
             watch.send_signal(signal.SIGINT)

@@ -112,6 +112,16 @@ def test_without_a_hub_a_command_opens_the_port_itself(board):
         link.close()
 
 
+def test_the_process_serving_a_port_is_named(board):
+    assert portshare.server_of(board.path) is None
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        assert portshare.server_of(board.path).startswith(f"pid {os.getpid()} (")
+    finally:
+        owner.close()
+    assert portshare.server_of(board.path) is None
+
+
 def test_clients_hear_when_the_owner_stops(board):
     owner = portshare.open_link(board.path, serve=True)
     other = portshare.open_link(board.path)

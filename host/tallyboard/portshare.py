@@ -24,6 +24,7 @@ import os
 import queue
 import select
 import socket
+import struct
 import threading
 import time
 from pathlib import Path
@@ -100,14 +101,18 @@ class Hub:
         self.port = port
         self.serial = _open_serial(port)
         self.path = socket_path(port)
+        # listening before it has its name: a client that finds the name can
+        # connect, and a name that refuses is a dead owner's (see _connect)
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        building = self.path.with_name(f"{self.path.stem}.{os.getpid()}.new")
         try:
-            self.path.unlink()
+            building.unlink()
         except FileNotFoundError:
             pass
-        self.listener.bind(str(self.path))
-        os.chmod(self.path, 0o600)
+        self.listener.bind(str(building))
+        os.chmod(building, 0o600)
         self.listener.listen(16)
+        os.replace(building, self.path)
         self.lock = threading.Lock()   # the client list, the seq owners and a line going out
         self.clients: list[_Client] = []
         self.sent_by: dict[int, _Client] = {}
@@ -347,13 +352,21 @@ def _open_serial(port: str) -> SerialTransport:
             time.sleep(0.1)
 
 
-def serving(port: str) -> bool:
-    """Whether a tallyboard process serves this port now."""
+def server_of(port: str) -> str | None:
+    """The tallyboard process serving this port now ("pid 123 (tallyboard watch)"),
+    or None when none does."""
     sock = _connect(socket_path(port))
     if sock is None:
-        return False
-    sock.close()
-    return True
+        return None
+    try:
+        pid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                  struct.calcsize("3i")))[0]
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        return f"pid {pid} ({cmdline.strip()[:80]})"
+    except (AttributeError, OSError):   # no SO_PEERCRED or /proc here
+        return "another tallyboard process (a watch or a monitor)"
+    finally:
+        sock.close()
 
 
 def open_link(port: str, serve: bool = False) -> Transport:

@@ -48,8 +48,9 @@ def deploy_cmd(port: str | None, use_emulator: bool) -> None:
         return
     rediscover = port is None
     port = port or find_board_port()
-    if portshare.serving(port):
-        raise TallyboardError(f"{port} is in use by {portshare.holder_of(port) or 'a tallyboard watch or monitor'}; "
+    server = portshare.server_of(port)
+    if server is not None:
+        raise TallyboardError(f"{port} is served to other commands by {server}; "
                               "stop it first: deploy needs the port for mpremote")
     with progress_bar(console) as progress:
         task = progress.add_task(f"deploying to {port}", total=len(files) + 2)
