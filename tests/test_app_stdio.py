@@ -108,7 +108,7 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
     s = board.ask((1, "HELLO"), (2, "NEW roquet 2"), (3, "PEG 0 5"), (4, "PEG 1 17"), (5, "PEG 0 12"),
                   (6, "SCORE"), (7, "STATE"), (8, "LOG 0"), (9, "GAME 1"))
     hello = s.fields(1)
-    assert hello["fw"] == P.FIRMWARE_VERSION and hello["proto"] == "1"
+    assert hello["fw"] == P.FIRMWARE_VERSION and hello["proto"] == "2"
     assert hello["frame"] == "128" and hello["games"] == "16" and hello["players"] == "8"
     assert hello["board"] == "pico-reference"
     assert s.fields(2) == {"n": "0", "top": "0", "eseq": "2"}
@@ -131,7 +131,7 @@ def test_each_reply_comes_before_its_event_and_events_count_up(board: Board) -> 
     s = board.ask((10, "NEW roquet 2"), (11, "PEG 1 3"), (12, "UNDO"), (13, "REDO"))
     bodies = [wire.check_frame(line) for line in s.lines]
     assert bodies == [
-        b"! 1 BOOT fw=%s proto=1 game=- n=0 top=0" % P.FIRMWARE_VERSION.encode(),
+        b"! 1 BOOT fw=%s proto=2 game=- n=0 top=0" % P.FIRMWARE_VERSION.encode(),
         b"10 OK n=0 top=0 eseq=2",
         b"! 2 NEW game=roquet players=2 options=0 n=0 top=0",
         # 1 << 2 | 3 << 3 = 28
@@ -226,6 +226,29 @@ def test_a_retry_after_a_reconnect_hello_is_not_applied_twice(board: Board) -> N
     assert len([e for e in s.events() if b" EV " in e]) == 1
 
 
+def test_hello_hands_each_session_seqs_that_no_retry_can_match(board: Board) -> None:
+    # issue 10.1: the last change was PEG 0 5 with seq 1; a new host session
+    # (another CLI run) that happened to start at seq 1 with the same PEG used
+    # to get the stored OK without the PEG being applied. HELLO now hands a
+    # session 1024 seqs starting after the last change: 1 + 1 = 2.
+    board.ask((9, "NEW roquet 2"), (1, "PEG 0 5"))
+    s = board.ask((500, "HELLO"), (501, "HELLO"), (502, "HELLO"))
+    first = [int(s.fields(seq)["seqs"]) for seq in (500, 501, 502)]
+    assert first == [2, 2 + 1024, 2 + 2048]
+    # the same PEG with the session's first seq is applied: 5 + 5 = 10
+    s = board.ask((2, "PEG 0 5"), (3, "SCORE"))
+    assert s.reply(2) == b"2 OK n=2 top=2 eseq=2"
+    assert s.fields(3)["totals"] == "10,0"
+    # near the top of the seqs (1..65535) a session's range wraps round, and
+    # still skips the last change's seq: 65001 + 1024 - 65535 = 490
+    board.ask((65000, "PEG 1 1"))
+    s = board.ask((7, "HELLO"), (8, "HELLO"))
+    assert [int(s.fields(seq)["seqs"]) for seq in (7, 8)] == [65001, 490]
+    board.ask((300, "PEG 1 1"))
+    s = board.ask((7, "HELLO"))
+    assert s.fields(7)["seqs"] == "301"
+
+
 def test_a_retry_after_a_restart_is_not_applied_twice(board: Board) -> None:
     board.ask((1, "NEW roquet 2"), (2, "PEG 0 5"))
     # the host never saw the OK for 2 (power cut); it sends the same frame again
@@ -287,7 +310,7 @@ def test_boots_from_the_compiled_file_set(tmp_path: Path) -> None:
     board = Board(tmp_path, compiled=True)
     assert not list((board.flash / "tallycore").glob("*.py"))
     s = board.ask((1, "HELLO"), (2, "NEW skicket 4"), (3, "HAND 0 4H - - 0 10"), (4, "SCORE"))
-    assert s.fields(1)["proto"] == "1"
+    assert s.fields(1)["proto"] == "2"
     assert s.fields(4)["totals"] == "100,30,100,30"
 
 
@@ -415,7 +438,7 @@ def test_safe_mode_skips_the_app(board: Board) -> None:
     assert b"1 OK" not in proc.stdout       # nothing served: the REPL is left alone
     (board.io / "pins.bin").unlink()
     s = board.ask((1, "HELLO"))
-    assert s.fields(1)["proto"] == "1"
+    assert s.fields(1)["proto"] == "2"
 
 
 def test_stats_show_the_heap_and_requests(board: Board) -> None:

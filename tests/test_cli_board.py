@@ -109,6 +109,22 @@ def test_roquet_options_and_pegs(port):
     assert out.exit_code == 1 and out.output.startswith("tallyboard: --option: end: must be")
 
 
+def test_the_same_peg_twice_is_scored_twice_whatever_the_seq(port, monkeypatch):
+    # issue 10.1: each command used to number its requests from a random
+    # start; two identical commands that drew the same start got the first's
+    # stored OK and the second peg was lost. Pin the starts so that both
+    # PEGs draw the same seq (the second command reads one LOG more before
+    # its PEG, so it starts one lower): both still count.
+    from tallyboard import client
+    assert run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port).exit_code == 0
+    starts = iter([4242, 4241])
+    monkeypatch.setattr(client.random, "randint", lambda lo, hi: next(starts))
+    run("peg", "Ann", "5", "-p", port)
+    out = run("peg", "Ann", "5", "-p", port)
+    # Ann: 5 + 5 = 10
+    assert out.exit_code == 0 and out.output == "roquet: Ann 10  Bob 0  (0 hands)\n", out.output
+
+
 def test_config(port):
     assert run("config", "set", "name", "Zed", "--player", "3", "-p", port).output == "Zed\n"
     assert run("config", "get", "name", "--player", "3", "-p", port).output == "Zed\n"

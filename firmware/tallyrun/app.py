@@ -81,6 +81,7 @@ class App:
         self.last_reply_length = 0      # 0: rebuild from the state (after a boot)
         self.last_seq = 0
         self.last_crc = 0
+        self.session_next = 1           # the first seq of the next session HELLO opens
         self.eseq = 0
         self.listeners = []
         self.listener_errors = 0
@@ -106,6 +107,7 @@ class App:
             pass  # a game restored without compaction is still right; the next write retries
         self.last_seq = self.journal.last_seq
         self.last_crc = self.journal.last_crc
+        self.session_next = self.journal.last_seq % P.MAX_SEQ + 1
         self.last_reply_length = 0
         self.eseq = 0
         w = self._event(P.EV_BOOT)
@@ -169,6 +171,18 @@ class App:
             self.internal_errors += 1
             self.error(seq, P.E_BOARD, "%s: %s" % (type(exc).__name__, exc))
         self._store(seq, req.crc)
+
+    def open_session(self):
+        """The first of SESSION_SEQS seqs for a host session (HELLO): never the
+        seq of the last change journaled, so a new session's request is never
+        taken for a retry of it, and disjoint from the last 63 sessions' seqs."""
+        first = self.session_next
+        last_change = self.journal.last_seq
+        if last_change and (last_change - first) % P.MAX_SEQ < P.SESSION_SEQS:
+            first = last_change % P.MAX_SEQ + 1
+        after = first + P.SESSION_SEQS
+        self.session_next = after if after <= P.MAX_SEQ else after - P.MAX_SEQ
+        return first
 
     def _store(self, seq, crc):
         self.last_seq = seq

@@ -25,10 +25,11 @@ from tallycore.games import GAMES
 from tallycore.game import LOG_CAPACITY
 
 FIRMWARE_VERSION = VERSION
-PROTOCOL_VERSION = const(1)
+PROTOCOL_VERSION = const(2)
 MAX_FRAME = const(128)        # bytes, newline included
 MAX_TOKENS = const(10)        # seq, verb and up to 8 arguments
 MAX_SEQ = const(65535)
+SESSION_SEQS = const(1024)    # the seqs HELLO hands one host session (seqs=<first>)
 MAX_NAME = const(12)          # a player's name
 MAX_BOARD_NAME = const(32)    # a board definition's name (its file name in board/)
 EVENT_LIMIT = const(0x40000000)  # every packed core event is below 2**30
@@ -56,7 +57,7 @@ _CHANGE = ("n", "top", "eseq")
 CFG_OPS = (b"GET", b"SET")
 VERBS = (
     (b"HELLO", (), 0,
-     ("fw", "proto", "board", "games", "frame", "log", "players"),
+     ("fw", "proto", "board", "games", "frame", "log", "players", "seqs"),
      "identify: firmware and protocol versions, board definition, number of games (GAME lists them), limits"),
     (b"GAME", (("index", T_INT, 0, 255),), 0,
      ("index", "name", "min", "max"),

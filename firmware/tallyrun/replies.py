@@ -45,6 +45,8 @@ def hello(app, seq):
     w.number(len(app.game.log))
     w.key(b"players")
     w.number(P.MAX_PLAYERS)
+    w.key(b"seqs")
+    w.number(app.open_session())
     app.send_reply()
 
 def game_info(app, seq, index):

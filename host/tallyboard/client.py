@@ -86,15 +86,29 @@ class Board:
     keep_events: bool = True
 
     def __post_init__(self) -> None:
-        # a fresh number per connection, so this session's first request is
-        # never mistaken for a retry of the last one the board served
+        # until HELLO hands this session its own seqs (seqs=<first>), a random
+        # start: HELLO itself only reads, so it cannot be taken for a change
         self._seq = random.randint(1, protocol.MAX_SEQ)
+        self._session_left: int | None = None   # seqs left of the session's; None: none opened
+        self.n: int | None = None   # the board's n as last heard (a reply or an event); None: unknown
+        self.events_heard = 0
         self._stray: list[bytes] = []
 
     # ------------------------------------------------------------ requests
     def next_seq(self) -> int:
         self._seq = self._seq % protocol.MAX_SEQ + 1
+        if self._session_left is not None:
+            self._session_left -= 1
         return self._seq
+
+    def _open_session(self, reply: dict[str, str]) -> None:
+        """Number the next requests from the seqs the board handed this session:
+        the board never hands out the seq of its last change, nor another
+        session's, so no request of ours is taken for a retry of theirs."""
+        first = reply.get("seqs", "")
+        if first.isdigit() and 1 <= int(first) <= protocol.MAX_SEQ:
+            self._seq = int(first) - 1 if int(first) > 1 else protocol.MAX_SEQ
+            self._session_left = protocol.SESSION_SEQS
 
     def encode(self, verb: str, *args: Any) -> tuple[int, bytes]:
         """The frame for a request; the verb must be in protocol.VERBS."""
@@ -112,8 +126,28 @@ class Board:
     def request(self, verb: str, *args: Any, timeout: float | None = None) -> dict[str, str]:
         """Send one request, wait for its reply; the reply's key=value fields.
         Raises BoardError (the board's own code and words) on ERR."""
+        if self._session_left is not None and self._session_left <= 0 and verb != "HELLO":
+            self.hello()   # this session's seqs are used up (or the board restarted): new ones
         seq, frame = self.encode(verb, *args)
-        return self.send_frame(seq, frame, timeout)
+        step = _CHANGES.get(verb)
+        before, heard = self.n, self.events_heard
+        reply = self.send_frame(seq, frame, timeout)
+        # n must have moved by this change alone; an event heard meanwhile (a
+        # change from another host or the board's buttons) leaves it unjudged
+        if (step is not None and before is not None and heard == self.events_heard
+                and reply.get("n", "").isdigit()):
+            expected = 0 if verb == "NEW" else before + step
+            if int(reply["n"]) != expected:
+                raise ProtocolError(f"{verb}: the board answered n={reply['n']} where this change makes "
+                                    f"n={expected}; it may not have been applied: check with "
+                                    "tallyboard status before entering it again")
+        self._heard_n(reply)
+        return reply
+
+    def _heard_n(self, fields: dict[str, str]) -> None:
+        n = fields.get("n", "")
+        if n.isdigit():
+            self.n = int(n)
 
     def send_frame(self, seq: int, frame: bytes, timeout: float | None = None) -> dict[str, str]:
         wait = self.timeout if timeout is None else timeout
@@ -189,11 +223,16 @@ class Board:
             return
         event = Event(int(parts[1]), parts[2], wire.fields(body), line)
         if event.kind == "BOOT":
-            # the board restarted: its event numbers start again
+            # the board restarted: its event numbers start again, and it may
+            # hand our seqs to another session: ask for new ones first
             self.gap = self.gap or self.last_eseq != 0
+            if self._session_left is not None:
+                self._session_left = 0
         elif self.last_eseq and event.eseq != self.last_eseq % protocol.EVENT_SEQ_LIMIT + 1:
             self.gap = True
         self.last_eseq = event.eseq
+        self.events_heard += 1
+        self._heard_n(event.fields)
         if self.keep_events:
             self.events.append(event)
         if self.on_event:
@@ -246,6 +285,7 @@ class Board:
             raise ProtocolError(f"the board's firmware {reply.get('fw', '?')} speaks protocol {theirs}, "
                                 f"{which} than this tallyboard's {ours}: {advice}")
         self.hello_fields = reply
+        self._open_session(reply)
         return reply
 
     def connect(self) -> dict[str, str]:
@@ -380,6 +420,10 @@ class Board:
         # record's hands are finished hands, the board may be in the middle of one
         return LoadedGame(current.name, self.player_names(current.players),
                                   options_document(current.name, current.options), current.game)
+
+
+# the verbs that change n, and by how much (NEW: to 0)
+_CHANGES = {"NEW": 0, "EV": 1, "HAND": 1, "MISDEAL": 1, "PEG": 1, "END": 1, "REDO": 1, "UNDO": -1}
 
 
 def score_mismatch(game: core_game.Game, score: dict[str, str]) -> str | None:
