@@ -71,6 +71,8 @@ class Game:
         least = row[1]
         most = row[2]
         if players < least or players > most:
+            if least == most:
+                raise ValueError("players: %s takes %d players" % (name, least))
             raise ValueError("players: %s takes %d to %d players" % (name, least, most))
         rules = games.load(index) if isinstance(game, (int, str)) else game
         rules.check_options(players, options, name)

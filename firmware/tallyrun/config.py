@@ -51,7 +51,7 @@ class Config:
         spec = CONFIG_KEYS[key]
         kind = spec[1]
         if spec[4] and (player < 0 or player >= MAX_PLAYERS):
-            raise ValueError("player: must be 0 to 3")
+            raise ValueError("player: must be 0 to %d" % (MAX_PLAYERS - 1))
         if kind == T_INT or kind == T_RGB:
             if not isinstance(value, int) or value < spec[2] or value > spec[3]:
                 raise ValueError("%s: must be %s to %s" % (spec[0].decode(), spec[2], spec[3]))

@@ -34,6 +34,15 @@ class BoardError(TallyboardError):
     exit_code = 2
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"the board says: {message} ({code})" if message else f"the board says: {code}")
+        words = message
+        for wire_words, cli_words in _IN_CLI_WORDS:
+            words = words.replace(wire_words, cli_words)
+        super().__init__(f"the board says: {words} ({code})" if message else f"the board says: {code}")
         self.code = code
         self.board_message = message
+
+
+# The board's advice names wire verbs; a command line user runs commands.
+_IN_CLI_WORDS = (
+    ("start one with NEW", "start one with tallyboard new GAME"),
+)

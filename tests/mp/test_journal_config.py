@@ -49,6 +49,11 @@ def test_set_checks_ranges():
             continue
         assert False, (key, player, value)
     assert c.brightness == 64 and c.names[0] == "P1"
+    try:
+        c.set(P.CFG_NAME, 8, "Ann")
+    except ValueError as exc:
+        # eight players (0 to 7) have names, not four
+        assert str(exc) == "player: must be 0 to 7", exc
 
 
 def test_a_damaged_file_keeps_the_defaults_for_its_bad_lines():

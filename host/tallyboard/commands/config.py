@@ -30,6 +30,31 @@ def _check_key(key: str, player: int | None) -> None:
         raise TallyboardError(f"{key} is not a per-player setting: leave out --player")
 
 
+_EXAMPLES = {"brightness": "64", "budget_ma": "500", "name": "Ann", "colour": "FF2000",
+             "board": "pico-reference"}
+
+
+def _check_value(key: str, value: str) -> None:
+    """The board's own ranges (protocol.CONFIG_KEYS), checked before sending,
+    in words that say what to type."""
+    spec = next(row for row in protocol.CONFIG_KEYS if row[0].decode() == key)
+    kind, lo, hi = spec[1], spec[2], spec[3]
+    example = f"e.g. tallyboard config set {key}{' --player 0' if spec[4] else ''} {_EXAMPLES.get(key, '')}"
+    if kind == protocol.T_INT:
+        if not value.isdigit() or not lo <= int(value) <= hi:
+            raise TallyboardError(f"{key} {value}: must be a whole number {lo} to {hi}; {example}")
+    elif kind == protocol.T_RGB:
+        if len(value) != 6 or any(c not in "0123456789abcdefABCDEF" for c in value):
+            raise TallyboardError(f"{key} {value}: six hex digits RRGGBB (FF0000 is red); {example}")
+    else:
+        allowed = protocol.NAME_CHARS.decode()
+        if not lo <= len(value) <= hi or any(c not in allowed for c in value):
+            raise TallyboardError(f"{key} {value!r}: {lo} to {hi} letters, digits, _ - or .; {example}")
+        if key == "name" and value.isdigit():
+            raise TallyboardError(f"name {value!r}: a name cannot be only digits, which stand for seat "
+                                  "numbers (tallyboard peg 0 5 is seat 0); add a letter")
+
+
 @config_group.command("get")
 @click.argument("key", required=False)
 @click.option("--player", type=click.IntRange(0, protocol.MAX_PLAYERS - 1), help="For per-player keys.")
@@ -62,7 +87,14 @@ def config_set_cmd(key: str, value: str, player: int | None, port: str | None, u
                    timeout: float) -> None:
     """Change a setting: KEY VALUE (the board checks the range and keeps it across power cuts)."""
     _check_key(key, player)
+    _check_value(key, value)
     with connected(port, use_emulator, timeout) as board:
+        if key == "name" and player is not None:
+            others = {p: board.cfg_get("name", p) for p in range(protocol.MAX_PLAYERS) if p != player}
+            same = [p for p, name in others.items() if name.lower() == value.lower()]
+            if same:
+                raise TallyboardError(f"name {value!r} is player {same[0]}'s already: each player needs a "
+                                      "name of their own, so that a command given a name knows whom it means")
         click.echo(board.cfg_set(key, value, player))
 
 

@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .. import emulator as emu_mod
+from .. import games as profiles
 from .. import portshare
 from ..client import Board, BoardGame
 from ..errors import TallyboardError, TransportError
@@ -102,6 +103,17 @@ def current_game(board: Board) -> BoardGame:
     current = board.rebuild()
     if current.name is None:
         raise TallyboardError("no game on the board: start one with tallyboard new GAME")
+    return current
+
+
+def game_of_verb(board: Board, verb: str) -> BoardGame:
+    """The game in progress, which must be the one whose verb this is (PEG: Roquet)."""
+    current = current_game(board)
+    owner = profiles.by_verb(verb)
+    if current.name != owner.name:
+        raise TallyboardError(f"{verb.lower()} is for {owner.name}, and the board plays {current.name}: "
+                              f"use tallyboard enter for {current.name}, or start {owner.name} with "
+                              f"tallyboard new {owner.name}")
     return current
 
 

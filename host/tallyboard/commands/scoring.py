@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from tallycore import game as core_game
 from tallycore import games
 from tallyrun import protocol
 
@@ -17,7 +18,7 @@ from .. import files, records
 from ..client import Board
 from ..errors import TallyboardError
 from .reporting import reports_errors
-from .link import board_options, connected, current_game, player_index, print_summary, scoring
+from .link import board_options, connected, game_of_verb, player_index, print_summary, scoring
 
 
 @click.command("status")
@@ -56,21 +57,21 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
     """Start a new GAME on the board (the game in progress is dropped)."""
     game = game.lower()   # as on the wire: game names are case-insensitive
     try:
-        least, most = games.GAMES[games.index_of(game)][1:3]
+        index = games.index_of(game)
     except ValueError:
         raise TallyboardError(f"unknown game {game!r}; known games: {', '.join(games.names())}") from None
+    least, most = games.GAMES[index][1:3]
+    takes = f"{game} takes {least} players" if least == most else f"{game} takes {least} to {most} players"
     if players is None:
         if least != most and not names:
-            raise TallyboardError(f"{game} takes {least} to {most} players: "
-                                  "say how many with --players")
+            raise TallyboardError(f"{takes}: say how many with --players, e.g. tallyboard new {game} "
+                                  f"--players {least}")
         players = len(names) if names else least
+    if not least <= players <= most:
+        raise TallyboardError(f"--players {players}: {takes}")
     if names and len(names) != players:
         raise TallyboardError(f"{len(names)} names for {players} players: give one --name per player")
-    allowed = protocol.NAME_CHARS.decode()
-    for name in names:
-        # checked here too, so a bad third name does not leave two names changed
-        if not 1 <= len(name) <= protocol.MAX_NAME or any(c not in allowed for c in name):
-            raise TallyboardError(f"--name {name!r}: 1 to {protocol.MAX_NAME} letters, digits, _ - or .")
+    check_names(names)
     option_doc: dict[str, Any] = {}
     for item in options:
         key, eq, value = item.partition("=")
@@ -79,13 +80,33 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
         option_doc[key] = _option_value(value)
     try:
         packed = profiles.profile(game).options(option_doc)
+        # the board's own check, made here first (the same core): nothing is
+        # sent, no name changed, when the board would refuse the game
+        core_game.Game().check_new(index, players, packed)
     except ValueError as exc:
-        raise TallyboardError(f"--option: {exc}") from None
+        raise TallyboardError(f"--option: {exc}" if option_doc else str(exc)) from None
     with connected(port, use_emulator, timeout) as board:
+        board.new(game, players, packed)
         for p, name in enumerate(names):
             board.cfg_set("name", name, p)
-        board.new(game, players, packed)
         print_summary(board)
+
+
+def check_names(names: tuple[str, ...] | list[str]) -> None:
+    """Names a command can tell apart: allowed characters, not a seat number,
+    each its own (a command finds a player by name, in any case)."""
+    allowed = protocol.NAME_CHARS.decode()
+    seen: set[str] = set()
+    for name in names:
+        if not 1 <= len(name) <= protocol.MAX_NAME or any(c not in allowed for c in name):
+            raise TallyboardError(f"--name {name!r}: 1 to {protocol.MAX_NAME} letters, digits, _ - or .")
+        if name.isdigit():
+            raise TallyboardError(f"--name {name!r}: a name cannot be only digits, which stand for seat "
+                                  "numbers (tallyboard peg 0 5 is seat 0); add a letter")
+        if name.lower() in seen:
+            raise TallyboardError(f"--name {name!r} is given twice: each player needs a name of their own, "
+                                  "so that tallyboard peg NAME knows whom to score")
+        seen.add(name.lower())
 
 
 @click.command("hand")
@@ -107,9 +128,7 @@ def hand_cmd(purchaser: str, bid: str, tricks: int, doubled_by: str | None, redo
     except ValueError as exc:
         raise TallyboardError(str(exc)) from None
     with connected(port, use_emulator, timeout) as board:
-        current = current_game(board)
-        if current.name != owner.name:
-            raise TallyboardError(f"the board plays {current.name}, not {owner.name}")
+        current = game_of_verb(board, "HAND")
         def who(value: str | None) -> int | None:
             return None if value is None else player_index(board, value, current.players)
 
@@ -121,7 +140,9 @@ def hand_cmd(purchaser: str, bid: str, tricks: int, doubled_by: str | None, redo
 @scoring
 def misdeal_cmd(board: Board) -> None:
     """Skicket: record a misdeal (the same dealer deals again; nobody scores)."""
+    game_of_verb(board, "MISDEAL")
     board.misdeal()
+    click.echo("misdeal recorded: the same dealer deals again")
 
 
 @click.command("peg")
@@ -130,7 +151,7 @@ def misdeal_cmd(board: Board) -> None:
 @scoring
 def peg_cmd(board: Board, player: str, points: int) -> None:
     """Roquet: peg POINTS (1 to 99) for PLAYER (name or number)."""
-    current = current_game(board)
+    current = game_of_verb(board, "PEG")
     board.peg(player_index(board, player, current.players), points)
 
 
@@ -138,6 +159,7 @@ def peg_cmd(board: Board, player: str, points: int) -> None:
 @scoring
 def end_cmd(board: Board) -> None:
     """Roquet: end the hand (the tally pegs move to the king row)."""
+    game_of_verb(board, "END")
     board.end()
 
 
