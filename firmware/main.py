@@ -9,15 +9,6 @@
 import sys
 
 
-def _note(app, text):
-    # a problem found at boot, as an event the host can show (printable only)
-    from tallyrun import protocol as P
-    w = app._event(P.EV_NOTE)
-    w.key(b"text")
-    w.text(text.replace(" ", "_"))
-    app._push(P.EV_NOTE)
-
-
 def start():
     from tallypanel import hw, boarddef
     from tallyrun.app import App, BOARD_DIR
@@ -28,7 +19,7 @@ def start():
     board = None
     board_problem = None
     try:
-        board = boarddef.find(app.config.board, BOARD_DIR)
+        board = boarddef.find(app.config.board, BOARD_DIR, hw.mcu())
     except (ValueError, OSError) as exc:
         board_problem = str(exc)
     if board is not None and hw.safe_mode_held(board):
@@ -36,11 +27,12 @@ def start():
               "use mpremote, or power-cycle to start it")
         return
     app.board_name = board.name if board is not None else app.config.board
+    app.check_board = lambda name: boarddef.find(name, BOARD_DIR, hw.mcu())
     watchdog = None
     try:
         app.boot()
         if board_problem:
-            _note(app, board_problem + "; set one with CFG SET board <name>")
+            app.note(board_problem + "; set another with config set board NAME")
         if board is not None:
             _attach_views(app, board)
         watchdog = hw.Watchdog()
@@ -70,7 +62,7 @@ def _attach_views(app, board):
             oled = SSD1306_I2C(bus, board.oled_address)
         view = View(board, hw.Pixels(board.led_pin, board.led_count), oled, app.config)
     except Exception as exc:
-        _note(app, "display: %s" % exc)
+        app.note("display: %s" % exc)
         return
     board_input = None
     try:
@@ -87,14 +79,14 @@ def _attach_views(app, board):
     except ImportError:
         pass
     except Exception as exc:
-        _note(app, "inputs: %s" % exc)
+        app.note("inputs: %s" % exc)
 
     def changed(kind):
         if kind == P.EV_CFG:
             try:
                 view.configure(app.config)
             except ValueError as exc:
-                _note(app, "display: %s" % exc)
+                app.note("display: %s" % exc)
         _refresh(app, view, board_input)
 
     app.on_change(changed)

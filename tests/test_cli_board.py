@@ -69,7 +69,8 @@ def test_a_skicket_game_from_the_command_line(port, tmp_path):
     out = run("redo", "-p", port)
     assert out.output == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n"
     out = run("misdeal", "-p", port)
-    assert out.output == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n"
+    assert out.output == ("misdeal recorded: the same dealer deals again\n"
+                          "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n")
 
     status = run("status", "-p", port)
     assert status.output.startswith(f"board pico-reference on {port}: firmware ")
@@ -78,9 +79,9 @@ def test_a_skicket_game_from_the_command_line(port, tmp_path):
 
 def test_board_errors_are_one_line_with_what_to_do(port):
     run("new", "skicket", "-p", port)
-    out = run("peg", "0", "5", "-p", port)
+    out = run("undo", "-p", port)
     assert out.exit_code == 2
-    assert out.output.startswith("tallyboard: the board says: ") and out.output.endswith("(RULE)\n")
+    assert out.output == "tallyboard: the board says: nothing to undo (RULE)\n"
     out = run("hand", "Zoe", "3H", "9", "-p", port)
     assert out.exit_code == 1
     assert out.output == ("tallyboard: player 'Zoe': not a player of this game (Ann, Bob, Cy, Dee); "
@@ -130,7 +131,7 @@ def test_config(port):
     assert run("config", "get", "name", "--player", "3", "-p", port).output == "Zed\n"
     assert run("config", "set", "brightness", "40", "-p", port).output == "40\n"
     out = run("config", "set", "brightness", "999", "-p", port)
-    assert out.exit_code == 2 and "(RANGE)" in out.output
+    assert out.exit_code == 1 and "must be a whole number 0 to 255" in out.output   # checked before sending
     assert run("config", "get", "brightness", "-p", port).output == "40\n"   # unchanged
     out = run("config", "get", "name", "-p", port)
     assert out.output == "tallyboard: name is set per player: add --player N\n"
@@ -145,7 +146,7 @@ def test_monitor_shows_both_directions(port):
     assert any(" > " in line and " HELLO*" in line for line in lines)
     assert any(" > " in line and " STATE*" in line for line in lines)
     assert any(" < " in line and " OK game=" in line for line in lines)
-    assert "not sent: FORMAT: not a verb of protocol 1" in out.output
+    assert "not sent: FORMAT: not a verb of protocol 2" in out.output
 
 
 def test_watch_draws_sheet_and_pegs(port):
@@ -210,7 +211,7 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
         # deploy to the running emulator: new files on its flash, a reset, the game kept
         out = run("deploy", "--emulator", env=home)
         assert out.exit_code == 0, out.output
-        assert "and reset it; it runs firmware 0.1.0 (protocol 1)" in out.output
+        assert "and reset it; it runs firmware 0.1.0 (protocol 2)" in out.output
         assert run("status", "--emulator", env=home).output.splitlines()[-1] == "roquet: P1 2  P2 1  (0 hands)"
     finally:
         proc.send_signal(signal.SIGINT)
@@ -252,7 +253,7 @@ def test_deploy_copies_the_file_set_and_checks_the_board(tmp_path, monkeypatch):
         assert out.exit_code == 0, out.output
         assert ran[-1] == ["connect", emulator.port, "reset"]
         assert ran[-2][-1] == ":main.py"
-        assert "the board runs firmware 0.1.0 (protocol 1)" in out.output
+        assert "the board runs firmware 0.1.0 (protocol 2)" in out.output
         assert (emulator.flash / "main.py").read_text() != "old firmware"
 
 

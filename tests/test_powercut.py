@@ -250,3 +250,40 @@ def test_a_torn_journal_record_is_dropped_at_any_byte(emu):
     emulator.cut_power()
     emulator.power_on()
     assert board.reconnect().log == kept.log
+
+
+def test_damaged_storage_is_said_where_people_look_and_kept_aside(emu):
+    """Issue 10.8: one flipped byte in journal record 3 of 11 used to restore
+    n=2 silently and compact the 8 intact records after it away. Now the
+    board says what it dropped (status, watch, every command's pointer), the
+    damaged journal is kept as game.jnl.bad, and the game goes on from what
+    is provably intact."""
+    from click.testing import CliRunner
+    from tallyboard.cli import main
+
+    emulator, board = emu
+    board.new("roquet", 2)
+    for points in range(1, 12):
+        board.peg(0, points)
+    emulator.cut_power()
+    journal = emulator.flash / "game.jnl"
+    data = bytearray(journal.read_bytes())
+    assert len(data) == 12 * 12                  # the header and 11 records
+    data[3 * 12 + 4] ^= 0x01                     # record 3's event
+    journal.write_bytes(bytes(data))
+    emulator.power_on()
+    current = board.reconnect()
+    # records 1 and 2 apply: 1 + 2 = 3 points; records 3..11 dropped: 11 - 3 + 1 = 9
+    assert current.n == 2 and current.game.total(0) == 3
+    assert (emulator.flash / "game.jnl.bad").read_bytes() == bytes(data)
+    board.link.close()
+    note = "the board found when it started: journal record 3 of 11 damaged: 9 changes dropped; " \
+           "kept as game.jnl.bad"
+    status = CliRunner().invoke(main, ["status", "-p", emulator.port])
+    assert note in status.output.splitlines(), status.output
+    peg = CliRunner().invoke(main, ["peg", "0", "4", "-p", emulator.port])
+    assert peg.exit_code == 0
+    assert "roquet: P1 7  P2 0  (0 hands)" in peg.output                  # 3 + 4 = 7
+    assert "the board found 1 problem when it started: see tallyboard status" in peg.output
+    watch = CliRunner().invoke(main, ["watch", "--duration", "0.5", "--plain", "-p", emulator.port])
+    assert "journal record 3 of 11 damaged" in watch.output.replace("\n", " "), watch.output

@@ -208,9 +208,13 @@ def load(path):
     return from_dict(d)
 
 
-def find(name, folder="board"):
-    """The definition called name in folder (name.json)."""
+def find(name, folder="board", mcu=None):
+    """The definition called name in folder (name.json); with mcu (the chip
+    this runs on), one for another chip is refused: its pins would be wrong."""
     for ch in name:
         if not (ch.isalpha() or ch.isdigit() or ch in "-_"):
             raise ValueError("board: a board name has letters, digits, - and _ only")
-    return load(folder + "/" + name + ".json")
+    b = load(folder + "/" + name + ".json")
+    if mcu is not None and b.mcu != mcu:
+        raise ValueError("board: %s.json is for an %s, and this board is an %s" % (name, b.mcu, mcu))
+    return b

@@ -34,6 +34,17 @@ def is_emulator():
     return getattr(machine, "EMULATOR", False)
 
 
+def mcu():
+    """The chip this runs on ("rp2040" or "rp2350"); None under the emulator,
+    which plays any board definition."""
+    machine_name = getattr(sys.implementation, "_machine", "")
+    if "RP2350" in machine_name:
+        return "rp2350"
+    if "RP2040" in machine_name:
+        return "rp2040"
+    return None
+
+
 class Pixels:
     """The WS2812 chain: fill `buf` (GRB bytes, chain order) then write()."""
 

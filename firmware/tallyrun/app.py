@@ -60,6 +60,13 @@ def _emit(out, buf, length):
         out.flush()
 
 
+def _flash_failed(exc, kept):
+    # errno 28 (ENOSPC): the filesystem is full, and trying again will not help
+    if exc.args and exc.args[0] == 28:
+        return "the board's flash is full; %s: free space (mpremote rm) or redeploy" % kept
+    return "flash write failed; %s; try again" % kept
+
+
 def _raise_if(message):
     if message is not None:
         raise ValueError(message if isinstance(message, str) else message.decode())
@@ -84,6 +91,10 @@ class App:
         self.session_next = 1           # the first seq of the next session HELLO opens
         self.eseq = 0
         self.listeners = []
+        self.notes = []                 # problems found at boot (NOTE), spaces as _
+        # check_board(name): raises ValueError (why) unless board/<name>.json is
+        # a definition this board can run; main.py sets the panel's own check
+        self.check_board = self._board_exists
         self.listener_errors = 0
         self.tasks = []
         self.starters = []
@@ -121,6 +132,24 @@ class App:
         w.key(b"top")
         w.number(self.game.top)
         self._push(P.EV_BOOT)
+        for problem in self.journal.problems:
+            self.note(problem)
+        if self.config.problems:
+            self.note("config.txt: %d line%s not understood (line %s): %s" % (
+                self.config.problems, "s" if self.config.problems > 1 else "",
+                ", ".join(str(n) for n in self.config.bad_lines),
+                "those settings keep their defaults"))
+
+    def note(self, text):
+        """A problem for people to read (a bad board definition, damaged
+        storage): kept for NOTE until the next boot, and pushed as an event."""
+        text = text.replace(" ", "_")
+        if len(self.notes) < P.MAX_NOTES:
+            self.notes.append(text)
+        w = self._event(P.EV_NOTE)
+        w.key(b"text")
+        w.text(text)
+        self._push(P.EV_NOTE)
 
     def on_change(self, callback):
         self.listeners.append(callback)
@@ -225,6 +254,8 @@ class App:
             replies.log(self, seq, v[0])
         elif verb == P.V_STATS:
             replies.stats(self, seq)
+        elif verb == P.V_NOTE:
+            replies.note(self, seq, v[0])
         elif verb == P.V_CFG:
             self._cfg(seq, req)
         else:
@@ -322,8 +353,8 @@ class App:
             event = game.log[game.n]
         try:
             self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
-        except OSError:
-            return self._refuse(seq, P.E_FLASH, b"flash write failed; nothing changed, try again", reply)
+        except OSError as exc:
+            return self._refuse(seq, P.E_FLASH, _flash_failed(exc, "nothing changed"), reply)
         if kind == KIND_APPLY:
             game.apply(event)
         elif kind == KIND_UNDO:
@@ -346,7 +377,7 @@ class App:
             return
         try:
             self.journal.start(index, players, options, seq, crc)
-        except OSError:
+        except OSError as exc:
             # the new snapshot may be in already: put the game in RAM back on flash
             try:
                 if self.game.rules is None:
@@ -355,7 +386,7 @@ class App:
                     self.journal.compact()
             except OSError:
                 self.journal.dirty = True
-            self.error(seq, P.E_FLASH, b"flash write failed; the game in progress is kept")
+            self.error(seq, P.E_FLASH, _flash_failed(exc, "the game in progress is kept"))
             return
         self.game.new(index, players, options)
         w = self._event(P.EV_NEW)
@@ -381,9 +412,12 @@ class App:
             if kind == P.T_TEXT:
                 packed = req.values[3]
                 value = bytes(req.line[packed >> 8:packed & 0xFF]).decode()
-                if key == P.CFG_BOARD and not self._board_exists(value):
-                    self.error(seq, P.E_RANGE, "board: no definition board/%s.json on the board" % value)
-                    return
+                if key == P.CFG_BOARD:
+                    try:
+                        self.check_board(value)
+                    except (ValueError, OSError) as exc:
+                        self.error(seq, P.E_RANGE, "%s; the setting is unchanged" % exc)
+                        return
             else:
                 value = req.values[3]
             old = self.config.get(key, player)
@@ -394,9 +428,9 @@ class App:
                 return
             try:
                 self.config.save()
-            except OSError:
+            except OSError as exc:
                 self.config.set(key, player, old)
-                self.error(seq, P.E_FLASH, b"flash write failed; the setting is unchanged")
+                self.error(seq, P.E_FLASH, _flash_failed(exc, "the setting is unchanged"))
                 return
             w = self._event(P.EV_CFG)
             self._cfg_fields(w, key, player)
@@ -428,9 +462,8 @@ class App:
         import os
         try:
             os.stat(self.root + BOARD_DIR + "/" + name + ".json")
-            return True
         except OSError:
-            return False
+            raise ValueError("board: no definition board/%s.json on the board" % name)
 
     # --- the board's own inputs ------------------------------------------------------
     def local_event(self, event):

@@ -33,6 +33,7 @@ class Config:
         self.colours = list(PLAYER_COLOURS)
         self.board = DEFAULT_BOARD.decode()
         self.problems = 0  # lines of the file that were not understood
+        self.bad_lines = []  # their line numbers (the first four)
 
     def get(self, key, player=0):
         """The value of a key as stored (int or str)."""
@@ -89,25 +90,32 @@ class Config:
         os.rename(tmp, self.path)
 
     def load(self):
-        """Read the file if there is one; returns True if it was there."""
+        """Read the file if there is one; returns True if it was there. A line
+        that cannot be read (bad bytes, a value out of range) keeps its
+        default; problems counts them and bad_lines names the first few."""
         try:
-            f = open(self.path, "r")
+            f = open(self.path, "rb")
         except OSError:
             return False
         try:
-            text = f.read(4096)
-        except (OSError, UnicodeError):
-            text = ""
+            data = f.read(4096)
+        except OSError:
+            data = b""
         finally:
             f.close()
         self.problems = 0
-        for line in text.split("\n"):
-            if not line:
+        self.bad_lines = []
+        number = 0
+        for raw in data.split(b"\n"):
+            number += 1
+            if not raw:
                 continue
             try:
-                self._load_line(line)
-            except (ValueError, IndexError):
+                self._load_line(raw.decode())
+            except (ValueError, IndexError, UnicodeError):
                 self.problems += 1
+                if len(self.bad_lines) < 4:
+                    self.bad_lines.append(number)
         return True
 
     def _load_line(self, line):

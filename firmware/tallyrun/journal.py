@@ -1,19 +1,23 @@
 # The power-cut-safe journal of the game in progress (docs/firmware.md, "The journal").
 #
-# Two files in the flash root (littlefs: os.rename is atomic):
+# Files in the flash root (littlefs: os.rename is atomic):
 #   game.snp  snapshot: the game, its whole event log, n, a generation number,
 #             the last request's seq and CRC; CRC-16 over it all. Written as
-#             game.snp.tmp then renamed.
+#             game.snp.tmp then renamed; then the same again as game.snb, its
+#             copy, read when game.snp is damaged.
 #   game.jnl  append-only 12-byte records after that snapshot:
 #               [0] kind  [1..5) event u32 LE  [5..7) seq u16 LE
 #               [7..9) request CRC u16 LE  [9] generation & 0xFF  [10..12) CRC-16
 #             The first record is a header naming the snapshot's generation
 #             (in the event field). Each record is flushed before the change
 #             is acknowledged; littlefs commits the file on flush.
-# Boot: snapshot, then the longest valid prefix of the journal if its header
-# names the snapshot's generation. A torn last record (power cut in the middle
-# of a write) ends the prefix; if anything was cut off the journal is
-# compacted at once so that new records never follow garbage.
+# Boot: snapshot (or its copy), then the longest valid prefix of the journal if
+# its header names the snapshot's generation. A torn last record (power cut in
+# the middle of a write, before its OK) or a damaged one ends the prefix; the
+# journal is then moved aside as game.jnl.bad (the records after the damage
+# are kept there for inspection, never applied) and compacted at once, so new
+# records never follow garbage. What was dropped, and why, is in `problems`
+# (the app's boot NOTEs); damaged snapshots are kept as game.snp.bad.
 # Compaction: new snapshot (generation + 1) first, then a new journal holding
 # only its header, each write-then-rename. A cut between the two leaves a
 # journal of the old generation, ignored because the snapshot has its records.
@@ -27,9 +31,12 @@ except ImportError:  # CPython
 
 from tallyrun.protocol import crc16
 from tallycore.games import GAMES, find, index_of
+from tallycore.game import LOG_CAPACITY
 
 SNAPSHOT = "game.snp"
+SNAPSHOT_COPY = "game.snb"
 JOURNAL = "game.jnl"
+BAD = ".bad"                 # a damaged file, kept aside under its name + BAD
 RECORD_SIZE = const(12)
 COMPACT_AFTER = const(256)   # records; about 3 KB of journal
 
@@ -42,6 +49,7 @@ _MAGIC = b"TBS1"
 _HEAD = const(34)   # snapshot bytes before the events:
 #   magic 4, generation u32, name length, name 16, players, options u32, n u16, top u16
 _NAME_MAX = const(16)
+_SNAPSHOT_MAX = _HEAD + 4 * LOG_CAPACITY + 6
 
 
 def _put16(buf, at, value):
@@ -106,6 +114,10 @@ class Journal:
         self.dirty = False     # a write failed: compact before appending again
         self.restored = 0      # journal records replayed at the last restore
         self.cut = False       # the last restore found a torn or corrupt tail
+        self.problems = []     # what the last restore dropped, and why (for people)
+        # the one snapshot buffer: a compaction allocates nothing, so it cannot
+        # fail for want of memory after its change was applied
+        self.snapshot = bytearray(_SNAPSHOT_MAX)
 
     def _path(self, name):
         return self.root + name
@@ -163,29 +175,29 @@ class Journal:
 
     def _write_snapshot(self, name, players, options, log, n, top, seq, crc):
         generation = self.generation + 1
-        size = _HEAD + 4 * top + 2
-        data = bytearray(size)
-        data[0:4] = _MAGIC
-        _put32(data, 4, generation)
+        full = self.snapshot
+        full[0:4] = _MAGIC
+        _put32(full, 4, generation)
         name_bytes = name.encode()
-        data[8] = len(name_bytes)
-        data[9:9 + len(name_bytes)] = name_bytes   # game names are at most 16 bytes
-        data[25] = players
-        _put32(data, 26, options)
-        _put16(data, 30, n)
-        _put16(data, 32, top)
+        full[8] = len(name_bytes)
+        for i in range(_NAME_MAX):   # game names are at most 16 bytes
+            full[9 + i] = name_bytes[i] if i < len(name_bytes) else 0
+        full[25] = players
+        _put32(full, 26, options)
+        _put16(full, 30, n)
+        _put16(full, 32, top)
         for i in range(top):
-            _put32(data, _HEAD + 4 * i, log[i])
+            _put32(full, _HEAD + 4 * i, log[i])
         # the request that made this state, after the events
         body = _HEAD + 4 * top
-        full = bytearray(size + 4)
-        full[0:body] = data[0:body]
         _put16(full, body, seq)
         _put16(full, body + 2, crc)
         _put16(full, body + 4, crc16(full, 0, body + 4))
         self.close()
         _write_atomic(self._path(SNAPSHOT), full, body + 6)
-        # the snapshot is in; from here the old journal is stale
+        # the snapshot is in; from here the old journal is stale. Its copy
+        # follows (a cut before the copy's rename leaves the snapshot itself)
+        _write_atomic(self._path(SNAPSHOT_COPY), full, body + 6)
         self.generation = generation
         self.last_seq = seq
         self.last_crc = crc
@@ -213,35 +225,66 @@ class Journal:
         """Forget the game on flash (no game in progress)."""
         self.close()
         _remove(self._path(JOURNAL))
+        _remove(self._path(SNAPSHOT_COPY))   # the copy first: a cut never leaves it alone
         _remove(self._path(SNAPSHOT))
 
     # --- reading ---------------------------------------------------------
     def restore(self):
         """Rebuild the game from flash. Returns True if a game was restored.
 
-        A missing or corrupt snapshot means no game (and the journal is not
-        used). Never raises on bad data; raises OSError only if compaction
-        after a torn tail cannot write."""
+        A damaged snapshot is replaced by its copy; with both damaged there is
+        no game (the files are kept aside as .bad). Never raises on bad data;
+        raises OSError only if compaction after a torn tail cannot write.
+        problems says, for people, what was dropped and why."""
         game = self.game
         self.restored = 0
         self.cut = False
+        self.problems = []
         self.close()
-        try:
-            f = open(self._path(SNAPSHOT), "rb")
-        except OSError:
-            return False
-        try:
-            data = f.read()
-        finally:
-            f.close()
-        if not self._load_snapshot(data):
-            return False
+        snapshot = self._read(SNAPSHOT)
+        if snapshot is None or not self._load_snapshot(snapshot):
+            copy = self._read(SNAPSHOT_COPY)
+            if copy is not None and self._load_snapshot(copy):
+                if snapshot is not None:
+                    self._set_aside(SNAPSHOT)
+                self.problems.append("snapshot %s %s: the game was restored from its copy %s" % (
+                    SNAPSHOT, "missing" if snapshot is None else "damaged (kept as %s%s)" % (SNAPSHOT, BAD),
+                    SNAPSHOT_COPY))
+            else:
+                if snapshot is not None or copy is not None:
+                    self._set_aside(SNAPSHOT)
+                    self._set_aside(SNAPSHOT_COPY)
+                    self._set_aside(JOURNAL)
+                    self.problems.append("snapshot %s and its copy damaged: no game restored; the files "
+                                         "are kept as %s%s and %s%s" % (SNAPSHOT, SNAPSHOT, BAD, JOURNAL, BAD))
+                return False
+        found = len(self.problems)
         self._replay_journal()
+        if len(self.problems) > found:
+            self._set_aside(JOURNAL)    # damaged: kept for inspection, never appended to
         if self.cut or not _exists(self._path(JOURNAL)):
             self.compact()
         else:
             self.file = open(self._path(JOURNAL), "ab")
         return game.rules is not None
+
+    def _read(self, name):
+        try:
+            f = open(self._path(name), "rb")
+        except OSError:
+            return None
+        try:
+            return f.read()
+        except OSError:
+            return b""
+        finally:
+            f.close()
+
+    def _set_aside(self, name):
+        try:
+            os.rename(self._path(name), self._path(name + BAD))
+        except OSError:
+            pass   # not there
 
     def _load_snapshot(self, data):
         game = self.game
@@ -284,35 +327,55 @@ class Journal:
         except OSError:
             return
         try:
-            first = True
+            size = os.stat(self._path(JOURNAL))[6]
+        except OSError:
+            size = 0
+        whole = max(size // RECORD_SIZE - 1, 0)   # the records after the header
+        why = None                           # why the valid prefix ended early
+        index = 0                            # records read after the header
+        first = True
+        try:
             while True:
                 got = f.readinto(rec)
                 if not got:
-                    break   # clean end
-                if got != RECORD_SIZE or crc16(rec, 0, 10) != _get16(rec, 10):
-                    self.cut = True  # torn or corrupt: the valid prefix ends here
+                    break   # the end
+                if got != RECORD_SIZE:
+                    self.cut = True
+                    if first:
+                        why = "damaged"
+                    else:
+                        self.problems.append("journal ends in a partial record (the change being written "
+                                             "when the power went, never acknowledged): dropped")
                     break
                 kind = rec[0]
                 if first:
                     first = False
-                    if kind != KIND_HEADER or _get32(rec, 1) != self.generation & 0x3FFFFFFF:
-                        self.cut = True  # a journal of an older snapshot
+                    if crc16(rec, 0, 10) != _get16(rec, 10) or kind != KIND_HEADER:
+                        self.cut = True
+                        why = "damaged"
+                    elif _get32(rec, 1) != self.generation & 0x3FFFFFFF:
+                        self.cut = True  # a journal of an older snapshot: its changes are in the snapshot
+                    if self.cut:
                         break
                     continue
-                if rec[9] != self.generation & 0xFF:
-                    self.cut = True
-                    break
-                try:
-                    if kind == KIND_APPLY:
-                        game.apply(_get32(rec, 1))
-                    elif kind == KIND_UNDO:
-                        game.undo()
-                    elif kind == KIND_REDO:
-                        game.redo()
-                    else:
-                        self.cut = True
-                        break
-                except ValueError:
+                index += 1
+                if crc16(rec, 0, 10) != _get16(rec, 10):
+                    why = "damaged"
+                elif rec[9] != self.generation & 0xFF:
+                    why = "from another snapshot"
+                else:
+                    try:
+                        if kind == KIND_APPLY:
+                            game.apply(_get32(rec, 1))
+                        elif kind == KIND_UNDO:
+                            game.undo()
+                        elif kind == KIND_REDO:
+                            game.redo()
+                        else:
+                            why = "damaged"
+                    except ValueError:
+                        why = "refused by the rules"
+                if why is not None:
                     self.cut = True
                     break
                 self.restored += 1
@@ -320,8 +383,17 @@ class Journal:
                 if seq:
                     self.last_seq = seq
                     self.last_crc = _get16(rec, 7)
-            if first:
-                self.cut = True  # empty journal: no header
+            if first and why is None:
+                self.cut = True
+                why = "damaged"    # an empty journal: it is written whole, then renamed
         finally:
             f.close()
         self.records = self.restored
+        if why is None:
+            return
+        if index == 0:
+            self.problems.append("journal header %s: %d changes after the snapshot dropped; kept as %s%s"
+                                 % (why, whole, JOURNAL, BAD))
+        else:
+            self.problems.append("journal record %d of %d %s: %d changes dropped; kept as %s%s"
+                                 % (index, whole, why, whole - index + 1, JOURNAL, BAD))

@@ -33,6 +33,7 @@ SESSION_SEQS = const(1024)    # the seqs HELLO hands one host session (seqs=<fir
 MAX_NAME = const(12)          # a player's name
 MAX_BOARD_NAME = const(32)    # a board definition's name (its file name in board/)
 EVENT_LIMIT = const(0x40000000)  # every packed core event is below 2**30
+MAX_NOTES = const(4)          # problems found at boot, kept for NOTE until the next boot
 MAX_PLAYERS = const(8)        # the most any game takes (sizes "totals", names, colours)
 GAME_NAMES = tuple(row[0].encode() for row in GAMES)  # bytes, as on the wire
 
@@ -77,7 +78,7 @@ VERBS = (
     (b"UNDO", (), 0, _CHANGE, "undo the last event (it goes on the redo stack)"),
     (b"REDO", (), 0, _CHANGE, "redo the last undone event"),
     (b"STATE", (), 0,
-     ("game", "players", "options", "n", "top", "lcrc", "eseq"),
+     ("game", "players", "options", "n", "top", "lcrc", "eseq", "notes"),
      "summary for resynchronisation; lcrc = CRC-16 of log[0:top], 4 bytes LE each"),
     (b"SCORE", (), 0,
      ("hands", "complete", "winners", "totals"),
@@ -88,13 +89,16 @@ VERBS = (
     (b"STATS", (), 0,
      ("free", "alloc", "served", "journal", "errors"),
      "the board's health: heap bytes free and in use (after a collection), requests served, journal records, internal and display errors"),
+    (b"NOTE", (("index", T_INT, 0, MAX_NOTES - 1),), 0,
+     ("count", "text"),
+     "the problems the board found when it started (STATE's notes says how many), spaces written as _"),
     (b"CFG", (("op", T_WORD, CFG_OPS, 0), ("key", T_WORD, 0, 0),
               ("player", T_INT, 0, MAX_PLAYERS - 1), ("value", T_TEXT, 1, MAX_BOARD_NAME)), 2,
      ("key", "player", "value"),
      "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
- V_STATE, V_SCORE, V_LOG, V_STATS, V_CFG) = range(len(VERBS))
+ V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG) = range(len(VERBS))
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)

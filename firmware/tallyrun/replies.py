@@ -83,6 +83,20 @@ def state(app, seq):
     w.hex(log_crc(app), 4)
     w.key(b"eseq")
     w.number(app.eseq)
+    w.key(b"notes")
+    w.number(len(app.notes))
+    app.send_reply()
+
+def note(app, seq, index):
+    if index >= len(app.notes):
+        app.error(seq, P.E_RANGE, b"no note at that index; STATE says how many (notes)")
+        return
+    w = app.writer
+    w.reply(seq)
+    w.key(b"count")
+    w.number(len(app.notes))
+    w.key(b"text")
+    w.text(app.notes[index])
     app.send_reply()
 
 def log_crc(app):

@@ -408,6 +408,11 @@ class Board:
             raise ProtocolError(mismatch)
         return BoardGame(name, players, options, game, log, state, score)
 
+    def notes(self, count: int) -> list[str]:
+        """The problems the board found when it started (STATE's notes=count):
+        a bad board definition, damaged storage."""
+        return [self.request("NOTE", i).get("text", "").replace("_", " ") for i in range(count)]
+
     def player_names(self, players: int) -> list[str]:
         return [self.cfg_get("name", p) for p in range(players)]
 

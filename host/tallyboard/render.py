@@ -433,6 +433,16 @@ def find_board(name: str) -> BoardDef:
         raise TallyboardError(f"{exc}; the definitions are in {folder}") from None
 
 
+def board_on_flash(flash: Path, name: str) -> BoardDef:
+    """The definition the board itself runs: board/NAME.json on its flash (the
+    emulator's flash folder), which may differ from the checkout's."""
+    try:
+        return boarddef.find(name, str(Path(flash) / "board"))
+    except ValueError as exc:
+        raise TallyboardError(f"the board's own definition: {exc}; it runs without its display "
+                              f"until one is set with tallyboard config set board NAME") from None
+
+
 def board_file(name: str) -> Path:
     from . import fileset
 

@@ -78,3 +78,17 @@ def test_a_damaged_file_keeps_the_defaults_for_its_bad_lines():
         assert c.board == "pico-reference"
     finally:
         cleanup(root)
+
+
+def test_one_byte_that_is_not_utf8_costs_only_its_line():
+    root = folder("config")
+    try:
+        with open(root + CONFIG_FILE, "wb") as f:
+            f.write(b"brightness 99\nname.0 A\xffn\nname.1 Bob\nbudget_ma 900\n")
+        c = Config(root)
+        assert c.load()
+        # line 2 cannot be read: it alone keeps its default (P1)
+        assert c.problems == 1 and c.bad_lines == [2]
+        assert c.brightness == 99 and c.names[0] == "P1" and c.names[1] == "Bob" and c.budget_ma == 900
+    finally:
+        cleanup(root)

@@ -39,7 +39,7 @@ def test_a_failed_journal_write_changes_nothing_and_the_next_one_recovers():
         send(app, 6, "PEG 1 3", "SCORE")
         shut(app, out)
         bodies = read_bodies(root)
-        assert bodies[-6].startswith(b"3 ERR FLASH ")
+        assert bodies[-6] == b"3 ERR FLASH the board's flash is full; nothing changed: free space (mpremote rm) or redeploy"
         assert bodies[-5] == b"4 OK hands=0 complete=0 winners=1 totals=5,0"
         assert bodies[-4].startswith(b"5 ERR FLASH ")
         # PEG 1 3: 1 << 2 | 3 << 3 = 28; totals 5 and 3
@@ -73,7 +73,9 @@ def test_a_failed_new_game_keeps_the_game_in_progress_on_flash_too():
         send(app, 3, "NEW skicket 4", "STATE")
         shut(app, out)
         bodies = read_bodies(root)
-        assert bodies[-2].startswith(b"3 ERR FLASH ")
+        # a new game is not a setting: the message says what was kept
+        assert bodies[-2] == (b"3 ERR FLASH the board's flash is full; the game in progress is kept: "
+                              b"free space (mpremote rm) or redeploy")
         assert bodies[-1].startswith(b"4 OK game=roquet players=2 options=0 n=1 top=1 ")
         again, out = booted_app(root)
         assert again.game.name() == "roquet" and again.game.total(0) == 7
@@ -96,5 +98,33 @@ def test_a_failed_config_save_keeps_the_old_value():
         bodies = read_bodies(root)
         assert bodies[-2].startswith(b"1 ERR FLASH ")
         assert bodies[-1] == b"2 OK key=brightness player=- value=64"
+    finally:
+        cleanup(root)
+
+
+def test_damaged_storage_is_a_note_at_boot_that_state_counts_and_note_reads():
+    root = folder("flash")
+    try:
+        app, out = booted_app(root)
+        send(app, 1, "NEW roquet 2", "PEG 0 5", "PEG 0 6", "PEG 0 7")
+        shut(app, out)
+        with open(root + "game.jnl", "rb") as f:
+            journal = bytearray(f.read())
+        journal[2 * 12 + 1] ^= 0xFF           # record 2 of 3 (after the 12-byte header)
+        with open(root + "game.jnl", "wb") as f:
+            f.write(journal)
+        with open(root + "out.txt", "wb"):
+            pass
+        app, out = booted_app(root)
+        send(app, 9, "STATE", "NOTE 0", "NOTE 1")
+        shut(app, out)
+        bodies = read_bodies(root)
+        assert bodies[0].startswith(b"! 1 BOOT ") and b" n=1 " in bodies[0]   # peg 5 survived
+        # record 2 and the one after it: 3 - 2 + 1 = 2 changes dropped
+        text = b"journal_record_2_of_3_damaged:_2_changes_dropped;_kept_as_game.jnl.bad"
+        assert bodies[1] == b"! 2 NOTE text=" + text
+        assert bodies[2].endswith(b" notes=1")
+        assert bodies[3] == b"10 OK count=1 text=" + text
+        assert bodies[4] == b"11 ERR RANGE no note at that index; STATE says how many (notes)"
     finally:
         cleanup(root)

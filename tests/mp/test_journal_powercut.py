@@ -9,7 +9,7 @@ import sys
 from tallycore import roquet, skicket
 from tallycore.game import Game
 from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, RECORD_SIZE,
-                               SNAPSHOT, JOURNAL, COMPACT_AFTER)
+                               SNAPSHOT, SNAPSHOT_COPY, JOURNAL, COMPACT_AFTER)
 from mpfixtures import cleanup, folder, skip
 
 def _read(path):
@@ -211,16 +211,91 @@ def test_a_stale_temporary_snapshot_is_ignored():
         cleanup(root)
 
 
-def test_a_corrupt_snapshot_means_no_game():
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def test_a_corrupt_snapshot_is_replaced_by_its_copy_and_kept_aside():
+    root = folder("journal")
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17])
+        journal.close()
+        damaged = bytearray(_read(root + SNAPSHOT))
+        damaged[10] ^= 1
+        _write(root + SNAPSHOT, damaged)
+        ok, again, j2 = _restored(root)
+        # the copy and the intact journal: both pegs, 5 and 17
+        assert ok and _log(again) == [40, 140]
+        assert j2.problems == ["snapshot game.snp damaged (kept as game.snp.bad): the game was "
+                               "restored from its copy game.snb"]
+        assert _read(root + SNAPSHOT + ".bad") == bytes(damaged)
+        j2.close()
+    finally:
+        cleanup(root)
+
+
+def test_a_snapshot_and_its_copy_both_damaged_mean_no_game_and_the_files_are_kept():
     root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [P0_5])
         journal.close()
-        snapshot = bytearray(_read(root + SNAPSHOT))
-        snapshot[10] ^= 1
-        _write(root + SNAPSHOT, snapshot)
+        for name in (SNAPSHOT, SNAPSHOT_COPY):
+            snapshot = bytearray(_read(root + name))
+            snapshot[10] ^= 1
+            _write(root + name, snapshot)
         ok, again, j2 = _restored(root)
         assert not ok and again.rules is None
+        assert j2.problems == ["snapshot game.snp and its copy damaged: no game restored; the files are "
+                               "kept as game.snp.bad and game.jnl.bad"]
+        for name in (SNAPSHOT, SNAPSHOT_COPY, JOURNAL):
+            assert _exists(root + name + ".bad") and not _exists(root + name), name
+    finally:
+        cleanup(root)
+
+
+def test_a_damaged_record_in_the_middle_is_reported_and_the_rest_kept_aside():
+    root = folder("journal")
+    try:
+        # 11 records after the header: pegs of 1 to 11 points for player 0
+        pegs = [0 << 2 | k << 3 for k in range(1, 12)]
+        game, journal = _journaled(root, roquet, 2, pegs)
+        journal.close()
+        full = bytearray(_read(root + JOURNAL))
+        full[3 * RECORD_SIZE + 2] ^= 0x10      # record 3 (the header is record 0)
+        _write(root + JOURNAL, full)
+        ok, again, j2 = _restored(root)
+        # records 1 and 2 are intact and applied: 1 + 2 = 3 points
+        assert ok and again.n == 2 and again.total(0) == 3
+        # record 3 and the 8 after it: 11 - 3 + 1 = 9 changes dropped
+        assert j2.problems == ["journal record 3 of 11 damaged: 9 changes dropped; kept as game.jnl.bad"]
+        assert _read(root + JOURNAL + ".bad") == bytes(full)
+        # the journal went on from the intact state; the next boot is clean
+        j2.append(KIND_APPLY, P0_5, 99, 0x9999)
+        again.apply(P0_5)
+        j2.close()
+        ok, third, j3 = _restored(root)
+        assert ok and third.total(0) == 3 + 5 and j3.problems == []
+        j3.close()
+    finally:
+        cleanup(root)
+
+
+def test_a_partial_last_record_is_reported():
+    root = folder("journal")
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17])
+        journal.close()
+        full = _read(root + JOURNAL)
+        _write(root + JOURNAL, full[:len(full) - 5])
+        ok, again, j2 = _restored(root)
+        assert ok and _log(again) == [40]
+        assert j2.problems == ["journal ends in a partial record (the change being written when the "
+                               "power went, never acknowledged): dropped"]
+        j2.close()
     finally:
         cleanup(root)
 

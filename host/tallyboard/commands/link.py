@@ -117,9 +117,18 @@ def game_of_verb(board: Board, verb: str) -> BoardGame:
     return current
 
 
-def print_summary(board: Board, console: Console | None = None) -> None:
+def print_summary(board: Board, console: Console | None = None, notes_in_full: bool = False) -> None:
+    """One line for the game in progress; and what the board found wrong when
+    it started (in full, or a pointer to `status` on stderr)."""
     console = console or Console()
     current = board.rebuild()
+    count = int(current.state.get("notes", "0") or 0) if current.state.get("notes", "").isdigit() else 0
+    if count and notes_in_full:
+        for text in board.notes(count):
+            click.echo(f"the board found when it started: {text}")
+    elif count:
+        click.echo(f"tallyboard: note: the board found {count} problem{'s' if count > 1 else ''} when it "
+                   "started: see tallyboard status", err=True)
     if current.name is None or current.game is None:
         console.print("No game on the board.")
         return

@@ -18,7 +18,7 @@ from .. import wire
 
 from .. import games as profiles
 from .. import sheet
-from ..client import Board
+from ..client import Board, BoardGame
 from ..errors import BoardError, TallyboardError, TransportError
 from .reporting import reports_errors
 from .link import board_options, connected
@@ -29,8 +29,14 @@ from .link import board_options, connected
 def render_board(board: Board, width: int = 100, plain: bool = False) -> Group:
     """The sheet, then the board as it looks (the LED field and the OLED,
     composed by the firmware's own display code: render.py), or with plain
-    the Roquet pegs as text."""
+    the Roquet pegs as text. Above it, what the board found wrong when it started."""
     current = board.rebuild()
+    notes = board.notes(int(current.state["notes"])) if current.state.get("notes", "").isdigit() else []
+    warnings = [Text(f"the board found when it started: {text}", style="yellow") for text in notes]
+    return Group(*warnings, _board_view(board, current, width, plain))
+
+
+def _board_view(board: Board, current: BoardGame, width: int, plain: bool) -> Group:
     if current.name is None:
         return Group(Text("No game on the board: start one with tallyboard new GAME."))
     loaded = board.loaded_game(current)

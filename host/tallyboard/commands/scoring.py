@@ -31,7 +31,7 @@ def status_cmd(port: str | None, use_emulator: bool, timeout: float) -> None:
         names = ", ".join(name for name, _, _ in board.games())
         click.echo(f"board {h.get('board')} on {board.link.name}: firmware {h.get('fw')}, "
                    f"protocol {h.get('proto')}; games: {names}")
-        print_summary(board)
+        print_summary(board, notes_in_full=True)
 
 
 def _option_value(text: str) -> Any:

@@ -94,8 +94,8 @@ def _from_emulator(timeout: float) -> render.Frame:
     if running:
         with connected(None, True, timeout) as board:
             name = board.hello_fields.get("board", "pico-reference")
-        return render.frame_from_files(render.find_board(name), Path(running["io"]),
-                                       f"emulator {running['port']}")
+        return render.frame_from_files(render.board_on_flash(Path(running["flash"]), name),
+                                       Path(running["io"]), f"emulator {running['port']}")
     # no `tallyboard emulate` running: boot one on the emulator's flash for this picture
     with open_link(None, True) as (link, emulator):
         assert emulator is not None
@@ -103,7 +103,7 @@ def _from_emulator(timeout: float) -> render.Frame:
         link.drain()
         board.hello()
         name = board.hello_fields.get("board", "pico-reference")
-        definition = render.find_board(name)
+        definition = render.board_on_flash(emulator.flash, name)
         deadline = time.monotonic() + _FIRST_FRAME_SECONDS
         while not emulator.leds() and time.monotonic() < deadline:
             time.sleep(0.05)
