@@ -58,8 +58,8 @@ RECORDS_MD_HANDS = [
     # Sachem: first trump 3 + Sachem 7 to player 0, last trump 3 to player 2, nine 9 to 1.
     ("sachem", P3, {"first_trump": 0, "last_trump": 2, "nine": 1, "sachem": 0}, [10, 9, 3]),
     ("sachem", P3, {"first_trump": 0, "last_trump": 2, "nine": None, "sachem": None}, [3, 0, 3]),
-    # Quatro: 3, 5, 5: players 1 and 2 tie on most tricks.
-    ("quatro", P3, {"tricks": [3, 5, 5]}, [0, 1, 1]),
+    # Quatro: 3, 5, 5: the tricks are the scores (docs/rules.md QU3).
+    ("quatro", P3, {"tricks": [3, 5, 5]}, [3, 5, 5]),
     # Doolittle: 1: 5 + 5; 0: 10; 2: 10 + 20 + 30 = 60.
     ("doolittle", P3, {"takers": [1, 1, 0, 2, 2, 2]}, [10, 10, 60]),
     # Despised Nines: 4 per nine: 8, 0, 4, 4.
@@ -103,8 +103,8 @@ SAMPLES = {
     "numero": ([2, 3, 1, 2], [1], True),
     # 22 + 22 + 9 = 53 to player 2; 3 + 3 + 7 = 13 to player 0.
     "sachem": ([13, 0, 53], [2], True),
-    # most tricks: 0 (6), 0 (7), 1 (12).
-    "quatro": ([2, 1, 0], [0], True),
+    # tricks: 6 + 7 + 1 = 14, 5 + 0 + 12 = 17, 2 + 6 + 0 = 8; most tricks wins.
+    "quatro": ([14, 17, 8], [1], True),
     # 10 + 80 + 0 = 90; 10 + 0 + 75 = 85; 60 + 0 + 5 = 65.
     "doolittle": ([90, 85, 65], [2], True),
     # 4 * (1 + 0 + 2) = 12, 4 * (2 + 1 + 0) = 12, 4 * (0 + 3 + 1) = 16.
