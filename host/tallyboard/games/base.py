@@ -20,7 +20,8 @@ WINS_TARGET = "target"          # first to the rules' TARGET (the sheet prints "
 WINS_HIGHEST = "highest"
 WINS_LOWEST = "lowest"
 WINS_MOST_HANDS = "most hands"
-WINS = (WINS_TARGET, WINS_HIGHEST, WINS_LOWEST, WINS_MOST_HANDS)
+WINS_MOST_TRICKS = "most tricks"   # Quatro: the totals are tricks (docs/rules.md QU3)
+WINS = (WINS_TARGET, WINS_HIGHEST, WINS_LOWEST, WINS_MOST_HANDS, WINS_MOST_TRICKS)
 
 
 @dataclass
