@@ -1,6 +1,6 @@
 """Small things everyone sees (issue 10, item 14): the Skicket sheet's total
 row reads "Total" as Roquet's does, `new` takes a game name in any case as the
-wire does, and `press` says what it pressed."""
+wire does, `press` says what it pressed, and `watch` ends its last line."""
 import json
 import os
 import signal
@@ -53,3 +53,24 @@ def test_press_says_what_it_pressed(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+def test_watch_ends_its_last_line(tmp_path):
+    # Written to a pipe, the live view's last frame is all watch prints: it
+    # ends with one newline whatever the view ends with.
+    with emulated_board(tmp_path / "flash") as (emulator, board):
+        board.link.close()
+        port = emulator.port
+        out = run("watch", "--plain", "--duration", "0.2", "-p", port)
+        assert out.exit_code == 0, out.output
+        assert out.output == "No game on the board: start one with tallyboard new GAME.\n"
+        assert run("new", "roquet", "-p", port).exit_code == 0
+        for plain in (("--plain",), ()):   # the Roquet pegs as text, or the picture
+            out = run("watch", *plain, "--duration", "0.2", "-p", port)
+            assert out.exit_code == 0, out.output
+            assert out.output.endswith("\n") and not out.output.endswith("\n\n"), repr(out.output[-80:])
+        assert run("new", "foozle", "-n", "3", "-p", port).exit_code == 0
+        assert run("enter", '{"bidder": 2, "bid": 3, "tricks": 4}', "-p", port).exit_code == 0
+        assert run("undo", "-p", port).exit_code == 0
+        out = run("watch", "--plain", "--duration", "0.2", "-p", port)
+        assert out.output.endswith("No score yet.\n\n1 undone (redo brings back)\n"), repr(out.output[-80:])
