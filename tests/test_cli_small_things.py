@@ -1,6 +1,7 @@
 """Small things everyone sees (issue 10, item 14): the Skicket sheet's total
 row reads "Total" as Roquet's does, `new` takes a game name in any case as the
-wire does, `press` says what it pressed, and `watch` ends its last line."""
+wire does, `press` says what it pressed, `watch` ends its last line, and a
+full log says what to do."""
 import json
 import os
 import signal
@@ -74,3 +75,23 @@ def test_watch_ends_its_last_line(tmp_path):
         assert run("undo", "-p", port).exit_code == 0
         out = run("watch", "--plain", "--duration", "0.2", "-p", port)
         assert out.output.endswith("No score yet.\n\n1 undone (redo brings back)\n"), repr(out.output[-80:])
+
+
+def test_a_full_log_says_what_to_do(tmp_path):
+    # 600 misdeals fill the board's log (tallycore.game.LOG_CAPACITY, the
+    # board's HELLO log=600); every way of adding a change then says what to do.
+    advice = ("tallyboard: the game's log is full (600 changes); archive it (tallyboard archive save) "
+              "and start a new game with tallyboard new\n")
+    with emulated_board(tmp_path / "flash") as (emulator, board):
+        board.new("skicket", 4)
+        for _ in range(600):
+            board.misdeal()
+        board.link.close()
+        port = emulator.port
+        out = run("misdeal", "-p", port)                       # refused by the board: ERR FULL
+        assert (out.exit_code, out.stdout, out.stderr) == (2, "", advice)
+        out = run("enter", '{"misdeal": true}', "-p", port)    # refused by enter's own check
+        assert (out.exit_code, out.stdout, out.stderr) == (1, "", advice)
+        archive = tmp_path / "archive.sqlite3"
+        out = run("archive", "save", "--archive", str(archive), "-p", port)
+        assert out.exit_code == 0 and out.stdout.startswith("archived as #1: skicket"), out.output

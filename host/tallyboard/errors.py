@@ -29,11 +29,22 @@ class ProtocolError(TransportError):
 
 
 class BoardError(TallyboardError):
-    """The board refused a request: keeps the board's own error code and text."""
+    """The board refused a request: keeps the board's own error code and text.
+    The user reads the board's words, or `text` where the host says better
+    what to do (its own commands)."""
 
     exit_code = 2
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"the board says: {message} ({code})" if message else f"the board says: {code}")
+    def __init__(self, code: str, message: str, text: str | None = None) -> None:
+        if text is None:
+            text = f"the board says: {message} ({code})" if message else f"the board says: {code}"
+        super().__init__(text)
         self.code = code
         self.board_message = message
+
+
+def log_full(capacity: object) -> str:
+    """What to do when the game's log is full (the board's ERR FULL, or the
+    host's check of a hand before it is sent)."""
+    return (f"the game's log is full ({capacity} changes); archive it (tallyboard archive save) "
+            "and start a new game with tallyboard new")

@@ -18,7 +18,7 @@ from tallycore import game as core_game
 
 from .. import files, games
 from ..client import Board, options_document
-from ..errors import TallyboardError
+from ..errors import TallyboardError, log_full
 from .reporting import reports_errors
 from .link import board_options, connected, current_game, print_summary
 
@@ -47,6 +47,8 @@ def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:
             check.apply(event)
             events.append(event)
     except ValueError as exc:
+        if check.n >= len(check.log):   # the hand is no fault of its own
+            raise TallyboardError(log_full(len(check.log))) from None
         raise TallyboardError(f"hand {game.hands() + 1}: {exc}") from None
     return events, current.name
 
