@@ -99,6 +99,20 @@ def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     assert out.exit_code != 0 and "hands_won: unknown field" in out.stderr
 
 
+def test_bad_json_hints_at_the_games_own_hand(port):
+    # The hint after bad JSON is the hand form of the game on the board
+    # (each profile's example_hand), not one game's for all.
+    hints = {"quatro": '{"tricks": [3, 5, 5]}', "foozle": '{"bidder": 2, "bid": 3, "tricks": 4}'}
+    for name, example in hints.items():
+        assert run("new", name, "-n", "3", "-p", port).exit_code == 0
+        out = run("enter", '{"tricks": [3, 5', "-p", port)
+        assert out.exit_code == 1 and out.stdout == ""
+        assert out.stderr == ("tallyboard: hand: bad JSON at line 1 column 17: Expecting \',\' delimiter; "
+                              f"write the hand as in docs/records.md, e.g. '{example}'\n"), out.stderr
+        other = hints["foozle" if name == "quatro" else "quatro"]
+        assert other not in out.stderr and '{"winner": 1}' not in out.stderr
+
+
 def test_bishops_whist_sides_and_a_negative_total_over_the_wire(port):
     assert run("new", "bishops_whist", *NAMES, "-p", port).exit_code == 0
     # Side A-C: 6 tricks, no bishops, 2 revokes: 0 - 2 * 4 = -8.

@@ -68,6 +68,9 @@ class GameProfile:
     sheet_table: Callable[[dict[str, Any]], Table]
     # how the game is won: one of WINS
     wins: str
+    # one hand as a record writes it (JSON), a hand the game takes first:
+    # the example `tallyboard enter` gives after bad JSON
+    example_hand: str
     # --- simulation and the board's own verbs
     # a random event (legal or not: the core sorts them); None: not simulated
     candidate: Callable[[random.Random], int] | None = None

@@ -45,9 +45,9 @@ def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
     return sheetparts.short_json(profile, loaded, how_won)
 
 
-def profile(name: str, key: str, cap: int, wins: str = WINS_MOST_HANDS, *,
+def profile(name: str, key: str, cap: int, example_hand: str, wins: str = WINS_MOST_HANDS, *,
             options: Callable[[dict], int] = fields.dealer_only,
             more_options: Callable[[int, int, dict], int] | None = None) -> GameProfile:
     """wins: how the game is won with its default options."""
     return short.profile(name, count_events(key, cap), fields.count_hand(key, most_count.END), wins,
-                         options=options, more_options=more_options, sheet_json=sheet_json)
+                         example_hand, options=options, more_options=more_options, sheet_json=sheet_json)
