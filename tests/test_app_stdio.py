@@ -304,6 +304,17 @@ def test_a_long_game_is_compacted_and_restored(board: Board) -> None:
     assert s.fields(2)["n"] == "1"
 
 
+def test_a_full_log_says_what_to_do(board: Board) -> None:
+    # Skicket takes any number of misdeals (SK3), one event each: 600 fill
+    # the log (tallycore.game.LOG_CAPACITY); the 601st is refused FULL, and
+    # the message says what to do next (docs/protocol.md, Errors).
+    requests = [(1, "NEW skicket 4")] + [(2 + i, "MISDEAL") for i in range(601)]
+    s = board.ask(*requests)
+    assert s.fields(601)["n"] == "600"
+    assert s.reply(602) == b"602 ERR FULL game: the log is full (600 changes); archive the game and start a new one"
+    assert board.ask((1, "STATE")).fields(1)["n"] == "600"
+
+
 def test_boots_from_the_compiled_file_set(tmp_path: Path) -> None:
     # deploy writes tallycore as .mpy for -march=armv6m; the unix port loads the
     # same files (bytecode only), so the emulator boots what the board boots

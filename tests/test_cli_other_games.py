@@ -76,6 +76,43 @@ def test_options_and_export(port):
     assert out.exit_code != 0 and "partners: partnerships need 4 or 6 players" in out.stderr
 
 
+def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
+    # docs/rules.md QU3: the totals add up the tricks: 6, 5, 2 then 7, 0, 6:
+    # 6 + 7 = 13, 5 + 0 = 5, 2 + 6 = 8.
+    assert run("new", "quatro", "-n", "3", "-p", port).exit_code == 0
+    assert run("enter", '{"tricks": [6, 5, 2]}', "-p", port).stdout == "quatro: Ann 6  Bob 5  Cy 2  (1 hand)\n"
+    out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
+    assert out.stdout == "quatro: Ann 13  Bob 5  Cy 8  (2 hands)\n", out.stderr
+    doc = json.loads(run("sheet", "--json", "-p", port).stdout)
+    assert doc["wins"] == "most tricks" and doc["totals"] == [13, 5, 8]
+    assert "options" not in json.loads(run("export", "-p", port).stdout)
+    # hands_won: the same hands are a hand won each by Ann (6) and Ann (7): 2, 0, 0.
+    assert run("new", "quatro", "-n", "3", "-o", "hands_won=true", "-p", port).exit_code == 0
+    run("enter", '{"tricks": [6, 5, 2]}', "-p", port)
+    out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
+    assert out.stdout == "quatro: Ann 2  Bob 0  Cy 0  (2 hands)\n", out.stderr
+    exported = json.loads(run("export", "-p", port).stdout)
+    assert exported["options"] == {"hands_won": True}
+    assert exported["hands"] == [{"tricks": [6, 5, 2]}, {"tricks": [7, 0, 6]}]
+    assert json.loads(run("sheet", "--json", "-p", port).stdout)["wins"] == "most hands"
+    out = run("new", "numero", "-n", "3", "-o", "hands_won=true", "-p", port)
+    assert out.exit_code != 0 and "hands_won: unknown field" in out.stderr
+
+
+def test_bad_json_hints_at_the_games_own_hand(port):
+    # The hint after bad JSON is the hand form of the game on the board
+    # (each profile's example_hand), not one game's for all.
+    hints = {"quatro": '{"tricks": [3, 5, 5]}', "foozle": '{"bidder": 2, "bid": 3, "tricks": 4}'}
+    for name, example in hints.items():
+        assert run("new", name, "-n", "3", "-p", port).exit_code == 0
+        out = run("enter", '{"tricks": [3, 5', "-p", port)
+        assert out.exit_code == 1 and out.stdout == ""
+        assert out.stderr == ("tallyboard: hand: bad JSON at line 1 column 17: Expecting \',\' delimiter; "
+                              f"write the hand as in docs/records.md, e.g. '{example}'\n"), out.stderr
+        other = hints["foozle" if name == "quatro" else "quatro"]
+        assert other not in out.stderr and '{"winner": 1}' not in out.stderr
+
+
 def test_bishops_whist_sides_and_a_negative_total_over_the_wire(port):
     assert run("new", "bishops_whist", *NAMES, "-p", port).exit_code == 0
     # Side A-C: 6 tricks, no bishops, 2 revokes: 0 - 2 * 4 = -8.

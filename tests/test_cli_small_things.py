@@ -1,6 +1,7 @@
 """Small things everyone sees (issue 10, item 14): the Skicket sheet's total
 row reads "Total" as Roquet's does, `new` takes a game name in any case as the
-wire does, and `press` says what it pressed."""
+wire does, `press` says what it pressed, `watch` ends its last line, and a
+full log says what to do."""
 import json
 import os
 import signal
@@ -53,3 +54,44 @@ def test_press_says_what_it_pressed(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+def test_watch_ends_its_last_line(tmp_path):
+    # Written to a pipe, the live view's last frame is all watch prints: it
+    # ends with one newline whatever the view ends with.
+    with emulated_board(tmp_path / "flash") as (emulator, board):
+        board.link.close()
+        port = emulator.port
+        out = run("watch", "--plain", "--duration", "0.2", "-p", port)
+        assert out.exit_code == 0, out.output
+        assert out.output == "No game on the board: start one with tallyboard new GAME.\n"
+        assert run("new", "roquet", "-p", port).exit_code == 0
+        for plain in (("--plain",), ()):   # the Roquet pegs as text, or the picture
+            out = run("watch", *plain, "--duration", "0.2", "-p", port)
+            assert out.exit_code == 0, out.output
+            assert out.output.endswith("\n") and not out.output.endswith("\n\n"), repr(out.output[-80:])
+        assert run("new", "foozle", "-n", "3", "-p", port).exit_code == 0
+        assert run("enter", '{"bidder": 2, "bid": 3, "tricks": 4}', "-p", port).exit_code == 0
+        assert run("undo", "-p", port).exit_code == 0
+        out = run("watch", "--plain", "--duration", "0.2", "-p", port)
+        assert out.output.endswith("No score yet.\n\n1 undone (redo brings back)\n"), repr(out.output[-80:])
+
+
+def test_a_full_log_says_what_to_do(tmp_path):
+    # 600 misdeals fill the board's log (tallycore.game.LOG_CAPACITY, the
+    # board's HELLO log=600); every way of adding a change then says what to do.
+    advice = ("tallyboard: the game's log is full (600 changes); archive it (tallyboard archive save) "
+              "and start a new game with tallyboard new\n")
+    with emulated_board(tmp_path / "flash") as (emulator, board):
+        board.new("skicket", 4)
+        for _ in range(600):
+            board.misdeal()
+        board.link.close()
+        port = emulator.port
+        out = run("misdeal", "-p", port)                       # refused by the board: ERR FULL
+        assert (out.exit_code, out.stdout, out.stderr) == (2, "", advice)
+        out = run("enter", '{"misdeal": true}', "-p", port)    # refused by enter's own check
+        assert (out.exit_code, out.stdout, out.stderr) == (1, "", advice)
+        archive = tmp_path / "archive.sqlite3"
+        out = run("archive", "save", "--archive", str(archive), "-p", port)
+        assert out.exit_code == 0 and out.stdout.startswith("archived as #1: skicket"), out.output

@@ -124,7 +124,7 @@ GAMES = [
     ("hoodoo", (2, 6), (0,), winner_hand),
     ("numero", (2, 4, 8), (0,), counts_hand(most_count.PACK, 30)),
     ("sachem", (2, 5), (0,), sachem_hand),
-    ("quatro", (2, 5), (0,), quatro_hand),
+    ("quatro", (2, 5), (0, most_count.OPT_HANDS_WON), quatro_hand),
     ("doolittle", (2, 3, 8), (0,), doolittle_hand),
     ("despised_nines", (2, 4, 8), (0,), nines_hand),
     ("ups_and_downs", (2, 8), (0,), winner_hand),

@@ -94,6 +94,28 @@ def test_how_each_game_is_won_agrees_with_its_rules():
             assert (profile.wins == base.WINS_TARGET) == bool(target), profile.name
 
 
+def test_each_game_has_an_example_hand_it_accepts():
+    # The example `enter` gives after bad JSON is a hand the game takes as
+    # its first, with some number of players in its range (default options).
+    import json
+
+    from tallycore import game as core_game
+
+    for profile in games.profiles():
+        hand = json.loads(profile.example_hand)
+        accepted = []
+        for players in range(profile.fewest_players, core_games.GAMES[profile.index][2] + 1):
+            g = core_game.Game()
+            g.new(profile.index, players, 0)
+            try:
+                for event in profile.events(hand, players, {}):
+                    g.apply(event)
+            except ValueError:
+                continue
+            accepted.append(players)
+        assert accepted, (profile.name, profile.example_hand)
+
+
 def test_the_own_verbs_have_one_game_each():
     owners = {}
     for profile in games.profiles():

@@ -16,6 +16,10 @@ CASES = [
     ("doolittle", {"cards": 8}),
     ("bishops_whist", {"first_dealer": 3}),
     ("foozle", {}),
+    ("quatro", {}),
+    ("quatro", {"hands_won": True}),
+    ("quatro", {"hands_won": True, "first_dealer": 2}),
+    ("numero", {"first_dealer": 1}),
 ]
 
 
@@ -30,3 +34,12 @@ def test_unknown_packed_options_are_refused():
         records.options_document("skicket", 1)
     with pytest.raises(ValueError, match="options: roquet has no option"):
         records.options_document("roquet", 4)
+    # Quatro's hands_won (bit 3) is not Numero's
+    with pytest.raises(ValueError, match="options: numero has no option 8"):
+        records.options_document("numero", 8)
+
+
+def test_quatro_hands_won_is_bit_3():
+    # bits 0-2 the first dealer, bit 3 hands_won: 2 | 8 = 10
+    assert games.profile("quatro").options({"hands_won": True, "first_dealer": 2}) == 10
+    assert games.profile("quatro").options({"hands_won": False}) == 0

@@ -58,8 +58,8 @@ RECORDS_MD_HANDS = [
     # Sachem: first trump 3 + Sachem 7 to player 0, last trump 3 to player 2, nine 9 to 1.
     ("sachem", P3, {"first_trump": 0, "last_trump": 2, "nine": 1, "sachem": 0}, [10, 9, 3]),
     ("sachem", P3, {"first_trump": 0, "last_trump": 2, "nine": None, "sachem": None}, [3, 0, 3]),
-    # Quatro: 3, 5, 5: players 1 and 2 tie on most tricks.
-    ("quatro", P3, {"tricks": [3, 5, 5]}, [0, 1, 1]),
+    # Quatro: 3, 5, 5: the tricks are the scores (docs/rules.md QU3).
+    ("quatro", P3, {"tricks": [3, 5, 5]}, [3, 5, 5]),
     # Doolittle: 1: 5 + 5; 0: 10; 2: 10 + 20 + 30 = 60.
     ("doolittle", P3, {"takers": [1, 1, 0, 2, 2, 2]}, [10, 10, 60]),
     # Despised Nines: 4 per nine: 8, 0, 4, 4.
@@ -103,8 +103,8 @@ SAMPLES = {
     "numero": ([2, 3, 1, 2], [1], True),
     # 22 + 22 + 9 = 53 to player 2; 3 + 3 + 7 = 13 to player 0.
     "sachem": ([13, 0, 53], [2], True),
-    # most tricks: 0 (6), 0 (7), 1 (12).
-    "quatro": ([2, 1, 0], [0], True),
+    # tricks: 6 + 7 + 1 = 14, 5 + 0 + 12 = 17, 2 + 6 + 0 = 8; most tricks wins.
+    "quatro": ([14, 17, 8], [1], True),
     # 10 + 80 + 0 = 90; 10 + 0 + 75 = 85; 60 + 0 + 5 = 65.
     "doolittle": ([90, 85, 65], [2], True),
     # 4 * (1 + 0 + 2) = 12, 4 * (2 + 1 + 0) = 12, 4 * (0 + 3 + 1) = 16.
@@ -193,6 +193,26 @@ def test_options_documented_defaults(tmp_path):
     # First dealer: Coronado hand 1 dealt by player 1: player 0 stood with 3: 1 point.
     doc = sheet(tmp_path, record("coronado", P2, [{"mode": "stand", "tricks": 3}], {"first_dealer": 1}))
     assert doc["totals"] == [1, 0] and doc["hands"][0]["dealer"] == 1
+    # Quatro: the sample's tricks 6, 5, 2 / 7, 0, 6 / 1, 12, 0. By default the
+    # totals are tricks, 6 + 7 + 1 = 14, 5 + 0 + 12 = 17, 2 + 6 + 0 = 8: Bob;
+    # with hands_won the hands go to Ann (6), Ann (7), Bob (12): 2, 1, 0: Ann.
+    quatro = json.loads(sample_text("quatro"))
+    doc = sheet(tmp_path, quatro)
+    assert (doc["totals"], doc["winners"], doc["wins"]) == ([14, 17, 8], [1], "most tricks")
+    assert [h["scores"] for h in doc["hands"]] == [[6, 5, 2], [7, 0, 6], [1, 12, 0]]
+    quatro["options"] = {"hands_won": True}
+    doc = sheet(tmp_path, quatro)
+    assert (doc["totals"], doc["winners"], doc["wins"]) == ([2, 1, 0], [0], "most hands")
+    assert [h["scores"] for h in doc["hands"]] == [[1, 0, 0], [1, 0, 0], [0, 1, 0]]
+    table = run_sheet(tmp_path, quatro)
+    assert "most hands won wins" in " ".join(table.stdout.split()) and "Ann wins with 2" in table.stdout
+    quatro["options"] = {"hands_won": False}
+    table = run_sheet(tmp_path, quatro)
+    assert "most tricks wins" in " ".join(table.stdout.split()) and "Bob wins with 17" in table.stdout
+    assert sheet(tmp_path, quatro)["totals"] == [14, 17, 8]
+    # Numero keeps counting hands won: 20, 12, 0, 20 is a hand each to 0 and 3.
+    doc = sheet(tmp_path, record("numero", P4, [{"cards": [20, 12, 0, 20]}]))
+    assert (doc["totals"], doc["wins"]) == ([1, 0, 0, 1], "most hands")
     # Doolittle cards 7: the seventh trick counts 10.
     doc = sheet(tmp_path, record("doolittle", P3, [{"takers": [0] * 7}], {"cards": 7}))
     assert doc["totals"] == [5 + 5 + 10 + 10 + 20 + 30 + 10, 0, 0]
@@ -234,6 +254,8 @@ BAD = [
     ("sachem", P3, [{"first_trump": None, "last_trump": None, "nine": 1, "sachem": 0}], None,
      "hand 1: nine: the nine of trumps was captured, so a trump was played"),
     ("quatro", P3, [{"tricks": [3, 5, 4]}], None, "hand 1: tricks: must add up to 13, not 12"),
+    ("quatro", P3, [], {"hands_won": "yes"}, "options: hands_won: must be true or false"),
+    ("numero", P3, [], {"hands_won": True}, "options: hands_won: unknown field"),
     ("doolittle", P3, [{"takers": [1, 1, 0, 2, 2]}], None, "hand 1: takers: 5 tricks, but a hand of 6 cards has 6"),
     ("doolittle", P3, [{"takers": [1, 1, 0, 2, 2, 2, 0]}], None, "hand 1: takers: trick 7:"),
     ("doolittle", P3, [{"takers": [1, 1, 0, 3, 2, 2]}], None, "hand 1: takers: trick 4: 3 is not a player"),

@@ -62,6 +62,17 @@ def test_skicket_full_game_with_misdeal(tmp_path):
     assert doc["complete"] is True
 
 
+def test_skicket_sheet_counts_600_misdeals(tmp_path):
+    # 600 misdeals (as many as the board's log holds), then no hand: the
+    # sheet says 600, not a byte's 255.
+    record = skicket_record([{"misdeal": True}] * 600)
+    doc = json.loads(run_sheet(tmp_path, record, "--json").stdout)
+    assert doc["misdeals"] == 600 and doc["hands"] == []
+    table = run_sheet(tmp_path, record)
+    assert table.exit_code == 0, table.stderr
+    assert "600 misdeals" in " ".join(table.stdout.split())
+
+
 def test_skicket_table_names_dealer_contract_and_winner(tmp_path):
     result = run_sheet(tmp_path, skicket_record([{"purchaser": 1, "bid": "2S", "doubled_by": 2, "tricks": 7}]))
     assert result.exit_code == 0

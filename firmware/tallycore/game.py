@@ -94,7 +94,7 @@ class Game:
         if event < 0 or event >= _EVENT_LIMIT:
             raise ValueError("event: out of range")
         if self.n >= len(self.log):
-            raise ValueError("game: event log is full")
+            raise ValueError("game: the log is full (%d changes)" % len(self.log))
         self.rules.check(self.state, self.players, event)
 
     def apply(self, event):

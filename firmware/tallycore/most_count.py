@@ -14,9 +14,13 @@
 #                when "all the cards have been formed into tricks": thirteen
 #                numbers, one trick each)
 #
-# The board keeps a session: totals count hands won (every player tied on the
-# most wins that hand); complete when every player has dealt once; most
-# hands won wins.
+# The board keeps a session, complete when every player has dealt once, and
+# the highest total wins it (ties: every player on it). What a total counts:
+#   Numero   hands won (every player tied on the most wins that hand);
+#            docs/rules.md NU3
+#   Quatro   the tricks themselves, added up over the hands, as the text
+#            decides a deal by tricks (most tricks wins); with the option
+#            hands_won (OPT_HANDS_WON), hands won as in Numero; docs/rules.md QU3
 #
 # Event encoding (a hand is a sequence, each a small int below 2**10):
 #   count   bits 0-2 player, then the count: cards in bits 3-8 (0..52),
@@ -25,27 +29,30 @@
 #
 # State: the shared layout of points.py, then the hand in progress:
 #   [20..28) counts of players 0..7   [28] mask of players counted
-#   [29] the cap (the variant)
-# Options: bits 0-2 first dealer.
+#   [29] the cap (the variant)        [30] 1: a total adds the counts up,
+#                                          0: it counts hands won
+# Options: bits 0-2 first dealer; Quatro only: bit 3 hands_won.
 try:
     from micropython import const
 except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-from tallycore import points
+from tallycore import games, points
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)
-STATE_SIZE = const(30)
+STATE_SIZE = const(31)
 VIEW = None            # the panel's screens for any short game
 TARGET = const(0)
 END = points.COUNTS_END
 PACK = const(52)
 TRICKS = const(13)
+OPT_HANDS_WON = const(8)  # Quatro: a total counts hands won, not tricks (docs/rules.md QU3)
 
 _COUNTS = const(20)  # points.HAND: the counted-hand layout of points.py
 _CAP = const(29)
+_ADDS = const(30)
 
 
 def _label(cap):
@@ -60,11 +67,25 @@ def pack_count(player, count, cap):
 
 
 def check_options(players, options, name):
-    points.check_dealer_only(name, players, options)
+    # the variant of the game's registry row: hands_won is the TRICKS variant's
+    if games.GAMES[games.index_of(name)][4] != TRICKS:
+        points.check_dealer_only(name, players, options)
+        return
+    if options >> 4:
+        raise ValueError("options: %s has first_dealer and hands_won" % name)
+    points.check_first_dealer(players, options)
 
 
 def reset(state, players, options, variant):
     state[_CAP] = variant
+    # docs/rules.md NU3: Numero counts hands won; QU3: Quatro adds up tricks,
+    # or counts hands won with the option
+    state[_ADDS] = 1 if variant == TRICKS and not options & OPT_HANDS_WON else 0
+
+
+def hands_won(state):
+    """Whether a total counts hands won (else it adds up the counts)."""
+    return not state[_ADDS]
 
 
 def check(state, players, event):
@@ -89,9 +110,18 @@ def check(state, players, event):
         raise ValueError("%s: must be 0 to %d" % (label, cap))
 
 
-# docs/rules.md NU2, QU2: most cards at the end wins (the hand); Quatro: most tricks
-# wins (the hand). Quatro's tricks add up to 13, so the most is never 0.
-apply = points.apply_counts
+def apply(state, players, event):
+    if event == END and state[_ADDS]:
+        # docs/rules.md QU3: the session total is the tricks: each player's
+        # tricks of the hand are added to his total
+        for p in range(players):
+            points.add(state, p, state[_COUNTS + p])
+        points.close_counts(state, players)
+        return
+    # docs/rules.md NU2, NU3, QU2, QU3 (hands_won): most cards at the end
+    # (Numero) or most tricks (Quatro) wins the hand, and a hand won counts 1.
+    # Quatro's tricks add up to 13, so the most is never 0.
+    points.apply_counts(state, players, event)
 
 
 def count(state, player):

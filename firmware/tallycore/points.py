@@ -205,7 +205,8 @@ def win_hand(state, players, event):
 # Sessions of counted hands (Numero, Quatro): each player's count of the hand
 # in [HAND + p], the mask of players counted in [HAND + 8]; count events are
 # bits 0-2 the player, bits 3-8 the count; COUNTS_END (bit 9 alone) closes
-# the hand, and the players on the most (none if all have 0) win it.
+# the hand, and the players on the most (none if all have 0) win it
+# (apply_counts), or the game adds the counts up itself (close_counts after).
 
 def sum_counts(state, players, label):
     """At the end of a counted hand: every count must be in; returns their sum."""
@@ -244,6 +245,12 @@ def apply_counts(state, players, event):
     for p in range(players):
         if most and state[HAND + p] == most:
             add(state, p, 1)
+    close_counts(state, players)
+
+
+def close_counts(state, players):
+    """The end of a counted hand, once scored: the counts cleared, a hand more."""
+    for p in range(players):
         state[HAND + p] = 0
     state[HAND + 8] = 0
     end_hand(state)

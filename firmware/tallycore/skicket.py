@@ -20,9 +20,11 @@
 #
 # State (STATE_SIZE bytes, all the game there is):
 #   [0]      hands scored (0..6; misdeals are not hands)
-#   [1]      misdeals seen (saturates at 255)
+#   [1]      misdeals seen, low byte (the high byte is [28])
 #   [2..20)  the six hands, 3 bytes each, little-endian event
 #   [20..28) totals of players 0..3, u16 little-endian (max 6 * 520 = 3120)
+#   [28]     misdeals seen, high byte: a u16 in [1] and [28], as a game takes
+#            as many misdeals as its log holds (saturates at 65535)
 from array import array
 
 try:
@@ -33,7 +35,7 @@ except ImportError:  # CPython
 
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
-STATE_SIZE = const(28)
+STATE_SIZE = const(29)
 VIEW = "skicketview"   # tallypanel.skicketview: its sheet, hand entry and dealer LED
 HANDS_PER_GAME = const(6)
 
@@ -47,8 +49,10 @@ STRAIN_NAMES = ("C", "S", "H", "D", "NT", "NK")
 NOBODY = const(4)
 MISDEAL = const(0x80000)
 
+_MISDEALS_LOW = const(1)
 _HANDS = const(2)
 _TOTALS = const(20)
+_MISDEALS_HIGH = const(28)
 _LONE = const(0x4000)
 
 # Pivoting (docs/rules.md SK5): seat -> player for each pair of
@@ -228,8 +232,11 @@ def check(state, players, event):
 def apply(state, players, event):
     if event == MISDEAL:
         # docs/rules.md SK3: redealt by the same dealer, scores nothing.
-        if state[1] < 255:
-            state[1] += 1
+        count = state[_MISDEALS_LOW] | state[_MISDEALS_HIGH] << 8
+        if count < 0xFFFF:
+            count += 1
+            state[_MISDEALS_LOW] = count & 0xFF
+            state[_MISDEALS_HIGH] = count >> 8
         return
     hand = state[0]
     at = _HANDS + 3 * hand
@@ -348,7 +355,7 @@ def hand_event(state, hand):
 
 
 def misdeals(state):
-    return state[1]
+    return state[_MISDEALS_LOW] | state[_MISDEALS_HIGH] << 8
 
 
 def total(state, players, player):

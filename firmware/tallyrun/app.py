@@ -341,8 +341,11 @@ class App:
             try:
                 game.check(event)
             except ValueError as exc:
-                code = P.E_FULL if game.rules is not None and game.n >= len(game.log) else P.E_RULE
-                return self._refuse(seq, code, str(exc), reply)
+                if game.rules is not None and game.n >= len(game.log):
+                    # what to do next (docs/protocol.md, Errors): the game is
+                    # kept whole; more changes need a new game
+                    return self._refuse(seq, P.E_FULL, "%s; archive the game and start a new one" % exc, reply)
+                return self._refuse(seq, P.E_RULE, str(exc), reply)
         elif game.rules is None:
             return self._refuse(seq, P.E_RULE, b"no game in progress; start one with NEW", reply)
         elif kind == KIND_UNDO and not game.can_undo():

@@ -122,7 +122,7 @@ ERRORS = (
     (b"ARGS", "wrong number of arguments or a malformed argument"),
     (b"RANGE", "an argument is out of range"),
     (b"RULE", "the rules do not allow it now (no game, wrong game, game over, nothing to undo)"),
-    (b"FULL", "the event log is full"),
+    (b"FULL", "the event log is full: the game is kept; archive it and start a new one"),
     (b"FLASH", "the board could not write its flash; nothing was changed"),
     (b"BOARD", "the board hit an internal error serving the request; send STATE to see where it stands"),
 )

@@ -21,7 +21,7 @@ from tallycore import games
 from tallyrun import protocol
 from . import wire
 from . import records
-from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError
+from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError, log_full
 from .games.base import LoadedGame
 from .transport import Transport
 
@@ -163,8 +163,16 @@ class Board:
             if ok:
                 return wire.fields(body)
             parts = body.decode(errors="replace").split(" ", 3)
-            raise BoardError(parts[2] if len(parts) > 2 else "?", parts[3] if len(parts) > 3 else "")
+            code = parts[2] if len(parts) > 2 else "?"
+            raise BoardError(code, parts[3] if len(parts) > 3 else "", self._in_host_words(code))
         raise TransportError(self._silence_hint(frame))
+
+    def _in_host_words(self, code: str) -> str | None:
+        """What to do after a refusal, where the host says it better with its
+        own commands; None: the board's words say it."""
+        if code == protocol.ERRORS[protocol.E_FULL - 1][0].decode():
+            return log_full(self.hello_fields.get("log", core_game.LOG_CAPACITY))
+        return None
 
     def _silence_hint(self, frame: bytes) -> str:
         verb = frame.split(b" ", 2)[1].split(b"*")[0].decode(errors="replace")

@@ -29,15 +29,19 @@ class ProtocolError(TransportError):
 
 
 class BoardError(TallyboardError):
-    """The board refused a request: keeps the board's own error code and text."""
+    """The board refused a request: keeps the board's own error code and text.
+    The user reads the board's words, or `text` where the host says better
+    what to do (its own commands)."""
 
     exit_code = 2
 
-    def __init__(self, code: str, message: str) -> None:
-        words = message
-        for wire_words, cli_words in _IN_CLI_WORDS:
-            words = words.replace(wire_words, cli_words)
-        super().__init__(f"the board says: {words} ({code})" if message else f"the board says: {code}")
+    def __init__(self, code: str, message: str, text: str | None = None) -> None:
+        if text is None:
+            words = message
+            for wire_words, cli_words in _IN_CLI_WORDS:
+                words = words.replace(wire_words, cli_words)
+            text = f"the board says: {words} ({code})" if message else f"the board says: {code}"
+        super().__init__(text)
         self.code = code
         self.board_message = message
 
@@ -46,3 +50,10 @@ class BoardError(TallyboardError):
 _IN_CLI_WORDS = (
     ("start one with NEW", "start one with tallyboard new GAME"),
 )
+
+
+def log_full(capacity: object) -> str:
+    """What to do when the game's log is full (the board's ERR FULL, or the
+    host's check of a hand before it is sent)."""
+    return (f"the game's log is full ({capacity} changes); archive it (tallyboard archive save) "
+            "and start a new game with tallyboard new")

@@ -166,6 +166,29 @@ def test_skicket_progress_bars_scaled_to_the_leader():
     assert led(66) == b"\x00\x30\x30"
 
 
+def test_quatro_progress_bars_are_tricks_scaled_to_the_leader():
+    from tallycore import most_count
+    board, field = _field()
+    g = Game()
+    g.new("quatro", 3, 0)
+    # Two hands: tricks 6, 5, 2 and 7, 0, 6: Ann 6 + 7 = 13, Bob 5 + 0 = 5,
+    # Cy 2 + 6 = 8 (docs/rules.md QU3); the game goes on (three deals).
+    for hand in ((6, 5, 2), (7, 0, 6)):
+        for p in range(3):
+            g.apply(most_count.pack_count(p, hand[p], most_count.TRICKS))
+        g.apply(most_count.END)
+    frame = field.compose(g)
+
+    def led(i):
+        return bytes(frame[3 * i:3 * i + 3])
+    # A (side 0 king row, 20 holes, LEDs 46..65): the leader, 13 * 20 // 13 = 20 lit.
+    assert led(46) == bytes(A_TRAIL) and led(64) == bytes(A_TRAIL) and led(65) == bytes(A_FULL)
+    # B (side 1 king row, LEDs 112..): 5 * 20 // 13 = 100 // 13 = 7 lit: 112..118, tip 118.
+    assert led(117) == bytes((2, 0, 9)) and led(118) == bytes(B_FULL) and led(119) == b"\x00\x00\x00"
+    # C (side 0 tally holes, LEDs 1..30): 8 * 30 // 13 = 240 // 13 = 18 lit: 1..18, tip 18.
+    assert led(18) == b"\x30\x00\x00" and led(17) == b"\x07\x00\x00" and led(19) == b"\x00\x00\x00"
+
+
 def test_budget_scales_a_bright_frame_down():
     board, field = _field()
     field.set_brightness(255)

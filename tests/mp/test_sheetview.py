@@ -139,6 +139,29 @@ def test_redrawing_allocates_nothing():
         micropython.heap_unlock()
 
 
+def test_quatro_sheet_shows_tricks_past_nine():
+    if framebuf is None:
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
+    from tallycore import most_count
+    g = Game()
+    g.new("quatro", 3, 0)
+    # tricks 6, 5, 2 / 7, 0, 6 / 1, 12, 0 (docs/rules.md QU3): Ann 6 + 7 + 1 = 14,
+    # Bob 5 + 0 + 12 = 17, Cy 2 + 6 + 0 = 8; Bob has most.
+    for hand in ((6, 5, 2), (7, 0, 6), (1, 12, 0)):
+        for p in range(3):
+            g.apply(most_count.pack_count(p, hand[p], most_count.TRICKS))
+        g.apply(most_count.END)
+    s = Screen()
+    s.view.draw_game(g)
+    lines = [bytes(line) for line in s.view.lines]
+    assert lines[0].startswith(b"QUATRO  HAND 3")
+    # a total ends before column 27; the winner's has a star before it
+    assert lines[1][:5] == b"1 Ann" and lines[1][24:27] == b" 14"
+    assert lines[2][:5] == b"2 Bob" and lines[2][24:27] == b"*17"
+    assert lines[3][:4] == b"3 Cy" and lines[3][24:27] == b"  8"
+    assert lines[9].startswith(b"GAME OVER. WON BY Bob")
+
+
 class FakeI2C:
     """An SSD1306 on the bus: follows column/page addressing into its RAM."""
 

@@ -210,6 +210,20 @@ def test_misdeal_scores_nothing_and_keeps_the_dealer():
     assert skicket.dealer(g.hands()) == 2
 
 
+def test_misdeals_are_counted_past_255():
+    # A game may take as many misdeals as its log holds (600): the count is
+    # not a byte. 600 misdeals, then one undone: 599.
+    g = game.Game()
+    g.new(skicket, 4)
+    for _ in range(600):
+        g.apply(skicket.MISDEAL)
+    assert skicket.misdeals(g.state) == 600
+    g.undo()
+    assert skicket.misdeals(g.state) == 599
+    g.redo()
+    assert skicket.misdeals(g.state) == 600 and g.hands() == 0
+
+
 def test_six_hand_game_totals_and_winner():
     g = game.Game()
     g.new(skicket, 4)

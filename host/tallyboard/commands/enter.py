@@ -1,6 +1,7 @@
 """`tallyboard enter HAND`: score one hand of any game on the board, written
 as in docs/records.md ('{"bidder": 2, "bid": 3, "tricks": 4}', '{"winner": 1}',
-'{"plays": [[0, "8"], [1, "3"], "go", ...]}').
+'{"plays": [[0, "8"], [1, "3"], "go", ...]}'); after bad JSON it shows the
+form of the game on the board (its profile's example_hand).
 
 The hand becomes the game's core events through the same game profile
 `tallyboard sheet` uses, is checked whole on a copy of the board's game
@@ -18,15 +19,13 @@ from tallycore import game as core_game
 
 from .. import files, games
 from ..client import Board, options_document
-from ..errors import TallyboardError
+from ..errors import TallyboardError, log_full
 from .reporting import reports_errors
 from .link import board_options, connected, current_game, print_summary
 
 
 def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:
     """The events of one hand for the game on the board, checked on a copy of it."""
-    hand: Any = files.parse_json(text, "hand", "hand", hint="; write the hand as in docs/records.md, "
-                                 "e.g. '{\"winner\": 1}'")
     current = current_game(board)
     assert current.game is not None and current.name is not None
     try:
@@ -34,6 +33,8 @@ def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:
     except ValueError:
         raise TallyboardError(f"the board plays {current.name}, which has no record form here: "
                               "upgrade this tallyboard") from None
+    hand: Any = files.parse_json(text, "hand", "hand", hint="; write the hand as in docs/records.md, "
+                                 f"e.g. '{profile.example_hand}'")
     game = current.game
     if game.complete():
         raise TallyboardError(f"{current.name}: the game is over; start a new one with tallyboard new")
@@ -47,6 +48,8 @@ def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:
             check.apply(event)
             events.append(event)
     except ValueError as exc:
+        if check.n >= len(check.log):   # the hand is no fault of its own
+            raise TallyboardError(log_full(len(check.log))) from None
         raise TallyboardError(f"hand {game.hands() + 1}: {exc}") from None
     return events, current.name
 

@@ -57,6 +57,15 @@ def _board_view(board: Board, current: BoardGame, width: int, plain: bool) -> Gr
         parts.append(profiles.profile(current.name).plain_view(current.game, loaded.players))
     if current.top > current.n:
         parts.append(Text(f"{current.top - current.n} undone (redo brings back)", style="dim"))
+    return _unended(parts)
+
+
+def _unended(parts: list[Any]) -> Group:
+    """The parts as one view whose last line has no newline (the sheet's
+    text ends with one): watch ends the view's last line itself, once."""
+    last = parts[-1]
+    if isinstance(last, Text) and last.plain.endswith("\n"):
+        last.right_crop(1)
     return Group(*parts)
 
 
@@ -79,17 +88,21 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
         board.keep_events = False
         from rich.live import Live
 
-        with Live(view(), console=console, auto_refresh=False) as live, \
-                contextlib.suppress(KeyboardInterrupt):
-            while deadline is None or time.monotonic() < deadline:
-                try:
-                    events = board.poll_events(0.2)
-                    if events or board.gap:
+        try:
+            with Live(view(), console=console, auto_refresh=False) as live, \
+                    contextlib.suppress(KeyboardInterrupt):
+                while deadline is None or time.monotonic() < deadline:
+                    try:
+                        events = board.poll_events(0.2)
+                        if events or board.gap:
+                            live.update(view(), refresh=True)
+                    except TransportError as exc:
+                        live.update(Text(f"{exc}\nreconnecting…", style="yellow"), refresh=True)
+                        _reconnect_until(board, deadline)
                         live.update(view(), refresh=True)
-                except TransportError as exc:
-                    live.update(Text(f"{exc}\nreconnecting…", style="yellow"), refresh=True)
-                    _reconnect_until(board, deadline)
-                    live.update(view(), refresh=True)
+        finally:
+            if not console.is_terminal:
+                console.line()   # rich ends the live view's last line on a terminal only
 
 
 def _reconnect_until(board: Board, deadline: float | None) -> None:

@@ -20,7 +20,8 @@ WINS_TARGET = "target"          # first to the rules' TARGET (the sheet prints "
 WINS_HIGHEST = "highest"
 WINS_LOWEST = "lowest"
 WINS_MOST_HANDS = "most hands"
-WINS = (WINS_TARGET, WINS_HIGHEST, WINS_LOWEST, WINS_MOST_HANDS)
+WINS_MOST_TRICKS = "most tricks"   # Quatro: the totals are tricks (docs/rules.md QU3)
+WINS = (WINS_TARGET, WINS_HIGHEST, WINS_LOWEST, WINS_MOST_HANDS, WINS_MOST_TRICKS)
 
 
 @dataclass
@@ -67,6 +68,9 @@ class GameProfile:
     sheet_table: Callable[[dict[str, Any]], Table]
     # how the game is won: one of WINS
     wins: str
+    # one hand as a record writes it (JSON), a hand the game takes first:
+    # the example `tallyboard enter` gives after bad JSON
+    example_hand: str
     # --- simulation and the board's own verbs
     # a random event (legal or not: the core sorts them); None: not simulated
     candidate: Callable[[random.Random], int] | None = None

@@ -108,4 +108,5 @@ def sheet_table(doc: dict[str, Any]) -> Table:
 
 
 PROFILE = short.profile("bishops_whist", record_events, record_hand, WINS_TARGET,
+                        '{"tricks": [7, 6], "bishops": [3, 1]}',
                         closes=closes, sheet_json=sheet_json, sheet_table=sheet_table)

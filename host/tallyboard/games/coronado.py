@@ -27,4 +27,5 @@ def record_hand(events: list[int]) -> Any:
     return {"mode": coronado.MODES[coronado.mode_of(event)], "tricks": coronado.tricks_of(event)}
 
 
-PROFILE = short.profile("coronado", record_events, record_hand, WINS_TARGET)
+PROFILE = short.profile("coronado", record_events, record_hand, WINS_TARGET,
+                        '{"mode": "stand", "tricks": 3}')

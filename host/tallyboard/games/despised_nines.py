@@ -20,4 +20,5 @@ def record_hand(events: list[int]) -> Any:
     return {"nines": [despised_nines.nines_of(event, p) for p in range(despised_nines.players_of(event))]}
 
 
-PROFILE = short.profile("despised_nines", record_events, record_hand, WINS_LOWEST)
+PROFILE = short.profile("despised_nines", record_events, record_hand, WINS_LOWEST,
+                        '{"nines": [2, 0, 1, 1]}')

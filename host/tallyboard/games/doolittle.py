@@ -43,4 +43,5 @@ def cards_document(packed: int, rest: int, doc: dict) -> int:
 
 
 PROFILE = short.profile("doolittle", record_events, record_hand, WINS_LOWEST,
+                        '{"takers": [1, 1, 0, 2, 2, 2]}',
                         options=record_options, more_options=cards_document)

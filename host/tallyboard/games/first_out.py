@@ -18,4 +18,5 @@ def profile(name: str) -> GameProfile:
         sheet_json=sheetparts.short_json,
         sheet_table=sheetparts.short_table,
         wins=WINS_MOST_HANDS,
+        example_hand='{"winner": 1}',
     )

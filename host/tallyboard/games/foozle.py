@@ -27,4 +27,5 @@ def record_hand(events: list[int]) -> Any:
     return {"bidder": foozle.bidder_of(event), "bid": foozle.bid_of(event), "tricks": foozle.tricks_of(event)}
 
 
-PROFILE = short.profile("foozle", record_events, record_hand, WINS_TARGET)
+PROFILE = short.profile("foozle", record_events, record_hand, WINS_TARGET,
+                        '{"bidder": 2, "bid": 3, "tricks": 4}')

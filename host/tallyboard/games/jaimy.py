@@ -56,5 +56,5 @@ def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
     return sheetparts.short_json(profile, loaded, sides)
 
 
-PROFILE = short.profile("jaimy", record_events, record_hand, WINS_TARGET,
+PROFILE = short.profile("jaimy", record_events, record_hand, WINS_TARGET, '{"claimed": 1}',
                         options=record_options, more_options=partners_document, sheet_json=sheet_json)

@@ -93,4 +93,6 @@ def sheet_table(doc: dict[str, Any]) -> Table:
 
 
 PROFILE = short.profile("moosehead", record_events, record_hand, WINS_TARGET,
+                        '{"plays": [[1, "K"], [0, "5"], [1, "4"], [0, "A"], [1, "3"], [0, "4"], [1, "2"], '
+                        '[1, "A"], [0, "2"], [0, "3"], "go"]}',
                         options=record_options, more_options=faces_document, sheet_json=sheet_json, sheet_table=sheet_table)

@@ -1,15 +1,16 @@
 """The profile of a game whose hand goes to the most of a count (Numero: cards
 held, Quatro: tricks of four; one rule, tallycore.most_count, under two names
 with another cap; docs/records.md, "Hands, game by game"): a hand is each
-player's count. Options: first_dealer (default 0)."""
+player's count. Options: first_dealer (default 0); Quatro also hands_won
+(default false: the totals are tricks; true: hands won, docs/rules.md QU3)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
 from tallycore import most_count
 
-from . import fields, sheetparts
-from .base import WINS_MOST_HANDS, GameProfile
+from . import fields, sheetparts, short
+from .base import WINS_MOST_HANDS, WINS_MOST_TRICKS, GameProfile, LoadedGame
 
 
 def count_events(key: str, cap: int) -> Callable[[Any, int, dict], Iterator[int]]:
@@ -21,15 +22,32 @@ def count_events(key: str, cap: int) -> Callable[[Any, int, dict], Iterator[int]
     return record_events
 
 
-def profile(name: str, key: str, cap: int) -> GameProfile:
-    return GameProfile(
-        name=name,
-        events=count_events(key, cap),
-        hand=fields.count_hand(key, most_count.END),
-        options=fields.dealer_only,
-        options_document=fields.dealer_options_document(name),
-        closes=None,
-        sheet_json=sheetparts.short_json,
-        sheet_table=sheetparts.short_table,
-        wins=WINS_MOST_HANDS,
-    )
+def hands_won_options(options: dict) -> int:
+    """Quatro's options: first_dealer, and hands_won (bit 3) when true."""
+    fields.only(options, {"first_dealer", "hands_won"})
+    hands_won = most_count.OPT_HANDS_WON if fields.read_bool(options, "hands_won") else 0
+    return fields.first_dealer(options) | hands_won
+
+
+def hands_won_document(packed: int, rest: int, doc: dict) -> int:
+    if rest & most_count.OPT_HANDS_WON:
+        doc["hands_won"] = True
+        rest &= ~most_count.OPT_HANDS_WON
+    return rest
+
+
+def how_won(loaded: LoadedGame, doc: dict[str, Any]) -> None:
+    """What the totals count, as the core keeps them: hands won, or tricks."""
+    doc["wins"] = WINS_MOST_HANDS if most_count.hands_won(loaded.game.state) else WINS_MOST_TRICKS
+
+
+def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
+    return sheetparts.short_json(profile, loaded, how_won)
+
+
+def profile(name: str, key: str, cap: int, example_hand: str, wins: str = WINS_MOST_HANDS, *,
+            options: Callable[[dict], int] = fields.dealer_only,
+            more_options: Callable[[int, int, dict], int] | None = None) -> GameProfile:
+    """wins: how the game is won with its default options."""
+    return short.profile(name, count_events(key, cap), fields.count_hand(key, most_count.END), wins,
+                         example_hand, options=options, more_options=more_options, sheet_json=sheet_json)

@@ -4,4 +4,4 @@ from tallycore import most_count as rule
 
 from . import most_count
 
-PROFILE = most_count.profile("numero", "cards", rule.PACK)
+PROFILE = most_count.profile("numero", "cards", rule.PACK, '{"cards": [20, 12, 0, 20]}')

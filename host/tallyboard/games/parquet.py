@@ -5,4 +5,5 @@ from . import rummy, short
 from .base import WINS_LOWEST
 
 PROFILE = short.profile("parquet", rummy.record_events, rummy.record_hand, WINS_LOWEST,
+                        '{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}',
                         options=rummy.record_options, more_options=rummy.faces_document)

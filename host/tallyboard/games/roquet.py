@@ -155,6 +155,7 @@ PROFILE = GameProfile(
     sheet_json=sheet_json,
     sheet_table=sheet_table,
     wins=WINS_TARGET,
+    example_hand="[[0, 5], [1, 2]]",
     candidate=candidate,
     simulation_options=simulation_options,
     send=send,

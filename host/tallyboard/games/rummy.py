@@ -51,4 +51,5 @@ def faces_document(packed: int, rest: int, doc: dict) -> int:
 
 
 PROFILE = short.profile("rummy", record_events, record_hand, WINS_LOWEST,
+                        '{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}',
                         options=record_options, more_options=faces_document)

@@ -29,4 +29,5 @@ def record_hand(events: list[int]) -> Any:
     return out
 
 
-PROFILE = short.profile("sachem", record_events, record_hand, WINS_TARGET)
+PROFILE = short.profile("sachem", record_events, record_hand, WINS_TARGET,
+                        '{"first_trump": 0, "last_trump": 2, "nine": 1, "sachem": 0}')

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from tallycore import points
 
-from .base import WINS_MOST_HANDS, WINS_TARGET, GameProfile, LoadedGame
+from .base import WINS_MOST_HANDS, WINS_MOST_TRICKS, WINS_TARGET, GameProfile, LoadedGame
 
 KEY_ORDER = ("game", "players", "hands")
 
@@ -111,6 +111,8 @@ def short_caption(doc: dict[str, Any], note: str = "") -> str:
         text = f"first to {doc['target']}"
     elif doc["wins"] == WINS_MOST_HANDS:
         text = "one deal per player; most hands won wins"
+    elif doc["wins"] == WINS_MOST_TRICKS:
+        text = "one deal per player; most tricks wins"
     else:
         text = "one deal per player; fewest points wins (points are against)"
     if note:

@@ -10,7 +10,7 @@ from . import fields, sheetparts
 from .base import GameProfile
 
 
-def profile(name: str, events: Callable[..., Any], hand: Callable[..., Any], wins: str, *,
+def profile(name: str, events: Callable[..., Any], hand: Callable[..., Any], wins: str, example_hand: str, *,
             options: Callable[[dict], int] = fields.dealer_only,
             more_options: Callable[[int, int, dict], int] | None = None,
             closes: Callable[[int], bool] | None = None,
@@ -18,4 +18,5 @@ def profile(name: str, events: Callable[..., Any], hand: Callable[..., Any], win
             sheet_table: Callable[..., Any] = sheetparts.short_table) -> GameProfile:
     return GameProfile(name=name, events=events, hand=hand, options=options,
                        options_document=fields.dealer_options_document(name, more_options),
-                       closes=closes, sheet_json=sheet_json, sheet_table=sheet_table, wins=wins)
+                       closes=closes, sheet_json=sheet_json, sheet_table=sheet_table, wins=wins,
+                       example_hand=example_hand)

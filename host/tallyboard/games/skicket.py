@@ -168,6 +168,7 @@ PROFILE = GameProfile(
     sheet_json=sheet_json,
     sheet_table=sheet_table,
     wins=WINS_HIGHEST,
+    example_hand='{"purchaser": 0, "bid": "4H", "tricks": 10}',
     candidate=candidate,
     send=send,
     verbs={"HAND": check_bid, "MISDEAL": nothing_to_check},
