@@ -13,7 +13,7 @@ def start():
     from tallypanel import hw, boarddef
     from tallyrun.app import App, BOARD_DIR
 
-    app = App()
+    app = App(flash=hw.journal_flash())
     app.exit_on_eof = hw.is_emulator()
     app.config.load()
     board = None

@@ -211,7 +211,7 @@ def test_a_torn_journal_record_is_dropped_at_any_byte(emu):
     erased flash (0xFF). The board boots with or without that one change,
     consistent, and every later acknowledged change survives the next cut."""
     emulator, board = emu
-    journal = emulator.flash / "game.jnl"
+    journal = emulator.flash / "journal.raw"      # the ring of records (firmware/tallyrun/ring.py)
     board.new("roquet", 2)
     model = Model()
     model.apply(("NEW", "roquet", 2, 0))
@@ -219,20 +219,26 @@ def test_a_torn_journal_record_is_dropped_at_any_byte(emu):
     for cut_at in range(0, 13):
         board.peg(1, 1)                                   # acknowledged
         model.apply(("EV", roquet.pack_peg(1, 1)))
-        before = journal.stat().st_size
+        before = journal.read_bytes()
         seq, frame = board.encode("PEG", 0, 2)            # sent, never acknowledged
         board.link.write(frame)
         deadline = time.monotonic() + 2
-        while journal.stat().st_size == before and time.monotonic() < deadline:
+        while journal.read_bytes() == before and time.monotonic() < deadline:
             time.sleep(0.0005)
         emulator.cut_power()
-        after = journal.stat().st_size
-        assert after > before, "the request never reached the journal"
-        data = journal.read_bytes()
-        torn = data[:before + min(cut_at, after - before)]
+        data = bytearray(journal.read_bytes())
+        changed = [i for i in range(len(data)) if data[i] != before[i]]
+        assert changed, "the request never reached the journal"
+        # the record programmed into erased flash: 12 bytes from the first changed one
+        # (within one page: records never straddle a page)
+        first = changed[0] - (changed[0] - 256) % 4096 % 256 % 12
+        torn = bytearray(data)
+        for i in range(first + min(cut_at, 12), first + 12):
+            torn[i] = 0xFF                                # the program cut after cut_at bytes
         if cut_at == 12:
-            torn = data[:before + 5] + b"\xff" * 7           # erased flash after half a record
-        journal.write_bytes(torn)
+            for i in range(first + 5, first + 12):
+                torn[i] = 0xFF                            # half a record, erased flash after it
+        journal.write_bytes(bytes(torn))
         emulator.power_on()
         current = board.reconnect()
         with_peg = model.copy()
@@ -253,8 +259,8 @@ def test_a_torn_journal_record_is_dropped_at_any_byte(emu):
 
 
 def test_damaged_storage_is_said_where_people_look_and_kept_aside(emu):
-    """Issue 10.8: one flipped byte in journal record 3 of 11 used to restore
-    n=2 silently and compact the 8 intact records after it away. Now the
+    """Issue 10.8: one flipped byte in the journal's record of the third peg of
+    eleven used to restore n=2 silently and compact the 8 intact records after it away. Now the
     board says what it dropped (status, watch, every command's pointer), the
     damaged journal is kept as game.jnl.bad, and the game goes on from what
     is provably intact."""
@@ -266,18 +272,23 @@ def test_damaged_storage_is_said_where_people_look_and_kept_aside(emu):
     for points in range(1, 12):
         board.peg(0, points)
     emulator.cut_power()
-    journal = emulator.flash / "game.jnl"
+    # the game's 12 records (the NEW, then pegs of 1 to 11) are the first
+    # records of the ring block the snapshot names (firmware/tallyrun/ring.py)
+    snapshot = (emulator.flash / "game.snp").read_bytes()
+    top = snapshot[32] | snapshot[33] << 8
+    block = snapshot[34 + 4 * top + 4]
+    journal = emulator.flash / "journal.raw"
     data = bytearray(journal.read_bytes())
-    assert len(data) == 12 * 12                  # the header and 11 records
-    data[3 * 12 + 4] ^= 0x01                     # record 3's event
+    record = block * 4096 + 256 + 3 * 12            # the 4th record: the peg of 3
+    data[record + 1] ^= 0x01                        # its event
     journal.write_bytes(bytes(data))
     emulator.power_on()
     current = board.reconnect()
-    # records 1 and 2 apply: 1 + 2 = 3 points; records 3..11 dropped: 11 - 3 + 1 = 9
+    # pegs 1 and 2 apply: 1 + 2 = 3 points; the game's records 4..12 dropped: 12 - 4 + 1 = 9
     assert current.n == 2 and current.game.total(0) == 3
-    assert (emulator.flash / "game.jnl.bad").read_bytes() == bytes(data)
+    assert len((emulator.flash / "game.jnl.bad").read_bytes()) == 12 * 12   # the game's 12 records
     board.link.close()
-    note = "the board found when it started: journal record 3 of 11 damaged: 9 changes dropped; " \
+    note = "the board found when it started: journal record 4 of 12 damaged: 9 changes dropped; " \
            "kept as game.jnl.bad"
     status = CliRunner().invoke(main, ["status", "-p", emulator.port])
     assert note in status.output.splitlines(), status.output
@@ -286,4 +297,4 @@ def test_damaged_storage_is_said_where_people_look_and_kept_aside(emu):
     assert "roquet: P1 7  P2 0  (0 hands)" in peg.output                  # 3 + 4 = 7
     assert "the board found 1 problem when it started: see tallyboard status" in peg.output
     watch = CliRunner().invoke(main, ["watch", "--duration", "0.5", "--plain", "-p", emulator.port])
-    assert "journal record 3 of 11 damaged" in watch.output.replace("\n", " "), watch.output
+    assert "journal record 4 of 12 damaged" in watch.output.replace("\n", " "), watch.output

@@ -34,6 +34,16 @@ def is_emulator():
     return getattr(machine, "EMULATOR", False)
 
 
+def journal_flash():
+    """The block device the journal's ring lives in: the chip's flash storage
+    (littlefs's own device, rp2.Flash()); None under the emulator, whose ring
+    is a plain file."""
+    if is_emulator():
+        return None
+    import rp2
+    return rp2.Flash()
+
+
 def mcu():
     """The chip this runs on ("rp2040" or "rp2350"); None under the emulator,
     which plays any board definition."""

@@ -73,11 +73,13 @@ def _raise_if(message):
 
 
 class App:
-    def __init__(self, out=None, root="", board_name=""):
+    def __init__(self, out=None, root="", board_name="", flash=None):
         self.out = out if out is not None else sys.stdout.buffer
         self.root = root
         self.game = Game(LOG_CAPACITY)
-        self.journal = Journal(self.game, root)
+        # flash: the chip's block device (hw.journal_flash()) for the journal's
+        # raw ring; None keeps the ring in a plain file (the emulator, tests)
+        self.journal = Journal(self.game, root, flash)
         self.config = Config(root)
         self.board_name = board_name
         self.reader = P.LineReader()
@@ -364,12 +366,12 @@ class App:
             game.undo()
         else:
             game.redo()
-        self.journal.after_append()
         pushed = _PUSHED[kind]
         self._compose_change(pushed, event, src)   # takes the eseq the reply names
         if reply:
             replies.change(self, seq)
         self._push(pushed)
+        self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
 
     def _new(self, seq, crc, index, players, options):
@@ -381,14 +383,7 @@ class App:
         try:
             self.journal.start(index, players, options, seq, crc)
         except OSError as exc:
-            # the new snapshot may be in already: put the game in RAM back on flash
-            try:
-                if self.game.rules is None:
-                    self.journal.clear()
-                else:
-                    self.journal.compact()
-            except OSError:
-                self.journal.dirty = True
+            # the record is not in (or torn: the journal snapshots before its next one)
             self.error(seq, P.E_FLASH, _flash_failed(exc, "the game in progress is kept"))
             return
         self.game.new(index, players, options)
@@ -404,6 +399,7 @@ class App:
         w.number(0)
         replies.change(self, seq)
         self._push(P.EV_NEW)
+        self.journal.after_append()
 
     # --- config ----------------------------------------------------------------------
     def _cfg(self, seq, req):

@@ -5,15 +5,28 @@ from mpfixtures import booted_app, cleanup, folder, send, shut
 from mpfixtures import bodies as read_bodies
 
 
-class _FailingFile:
-    def write(self, data):
-        raise OSError(28)   # ENOSPC
+class _FailingFlash:
+    """A block device whose writes fail (flash full, worn out): ENOSPC."""
 
-    def flush(self):
-        raise OSError(28)
+    def __init__(self, real):
+        self.real = real
+        self.failing = True
+
+    def readblocks(self, block, buf, offset=0):
+        self.real.readblocks(block, buf, offset)
+
+    def writeblocks(self, block, buf, offset=None):
+        if self.failing:
+            raise OSError(28)
+        self.real.writeblocks(block, buf, offset)
+
+    def ioctl(self, op, arg):
+        if self.failing and op == 6:
+            raise OSError(28)
+        return self.real.ioctl(op, arg)
 
     def close(self):
-        pass
+        self.real.close()
 
 
 def test_a_failed_journal_write_changes_nothing_and_the_next_one_recovers():
@@ -21,21 +34,21 @@ def test_a_failed_journal_write_changes_nothing_and_the_next_one_recovers():
     try:
         app, out = booted_app(root)
         send(app, 1, "NEW roquet 2", "PEG 0 5")
-        # the flash fails: appends, and the compaction that would follow
+        # the flash fails: records, and the snapshot that would follow
         journal = app.journal
-        broken = [True]
+        flash = _FailingFlash(journal.ring.device)
+        journal.ring.device = flash
         real_write = journal._write_snapshot
 
         def snapshot(*args):
-            if broken[0]:
+            if flash.failing:
                 raise OSError(28)
             real_write(*args)
 
         journal._write_snapshot = snapshot
-        journal.file = _FailingFile()
         send(app, 3, "PEG 1 3", "SCORE", "UNDO")
-        # the flash works again: the next write compacts, then appends
-        broken[0] = False
+        # the flash works again: the next write snapshots, then appends
+        flash.failing = False
         send(app, 6, "PEG 1 3", "SCORE")
         shut(app, out)
         bodies = read_bodies(root)
@@ -59,17 +72,7 @@ def test_a_failed_new_game_keeps_the_game_in_progress_on_flash_too():
         app, out = booted_app(root)
         send(app, 1, "NEW roquet 2", "PEG 0 7")
         journal = app.journal
-        real_write = journal._write_snapshot
-        calls = [0]
-
-        def snapshot_then_fail(*args):
-            calls[0] += 1
-            if calls[0] == 1:
-                real_write(*args)          # the new game's snapshot gets in...
-                raise OSError(28)          # ...then the flash fails
-            real_write(*args)
-
-        journal._write_snapshot = snapshot_then_fail
+        journal.ring.device = _FailingFlash(journal.ring.device)
         send(app, 3, "NEW skicket 4", "STATE")
         shut(app, out)
         bodies = read_bodies(root)
@@ -84,35 +87,21 @@ def test_a_failed_new_game_keeps_the_game_in_progress_on_flash_too():
         cleanup(root)
 
 
-def test_a_failed_config_save_keeps_the_old_value():
-    root = folder("flash")
-    try:
-        app, out = booted_app(root)
-
-        def failing_save():
-            raise OSError(28)
-
-        app.config.save = failing_save
-        send(app, 1, "CFG SET brightness 10", "CFG GET brightness")
-        shut(app, out)
-        bodies = read_bodies(root)
-        assert bodies[-2].startswith(b"1 ERR FLASH ")
-        assert bodies[-1] == b"2 OK key=brightness player=- value=64"
-    finally:
-        cleanup(root)
-
-
 def test_damaged_storage_is_a_note_at_boot_that_state_counts_and_note_reads():
     root = folder("flash")
     try:
         app, out = booted_app(root)
         send(app, 1, "NEW roquet 2", "PEG 0 5", "PEG 0 6", "PEG 0 7")
         shut(app, out)
-        with open(root + "game.jnl", "rb") as f:
-            journal = bytearray(f.read())
-        journal[2 * 12 + 1] ^= 0xFF           # record 2 of 3 (after the 12-byte header)
-        with open(root + "game.jnl", "wb") as f:
-            f.write(journal)
+        from tallyrun import ring as R
+        journal = app.journal
+        with open(root + R.PLACEHOLDER, "rb") as f:
+            raw = bytearray(f.read())
+        # the game's records: the NEW, then pegs 5, 6, 7; damage the second of them (record 3)
+        at = journal.start_k * R.BLOCK + R.slot_offset(2)
+        raw[at + 1] ^= 0xFF
+        with open(root + R.PLACEHOLDER, "wb") as f:
+            f.write(raw)
         with open(root + "out.txt", "wb"):
             pass
         app, out = booted_app(root)
@@ -120,8 +109,9 @@ def test_damaged_storage_is_a_note_at_boot_that_state_counts_and_note_reads():
         shut(app, out)
         bodies = read_bodies(root)
         assert bodies[0].startswith(b"! 1 BOOT ") and b" n=1 " in bodies[0]   # peg 5 survived
-        # record 2 and the one after it: 3 - 2 + 1 = 2 changes dropped
-        text = b"journal_record_2_of_3_damaged:_2_changes_dropped;_kept_as_game.jnl.bad"
+        # the game's 4 records (NEW and three pegs); the 3rd and the one after it:
+        # 4 - 3 + 1 = 2 changes dropped
+        text = b"journal_record_3_of_4_damaged:_2_changes_dropped;_kept_as_game.jnl.bad"
         assert bodies[1] == b"! 2 NOTE text=" + text
         assert bodies[2].endswith(b" notes=1")
         assert bodies[3] == b"10 OK count=1 text=" + text

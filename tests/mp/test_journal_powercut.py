@@ -1,15 +1,19 @@
-# The power-cut-safe journal (tallyrun/journal.py), in process: every way a
-# power cut can leave the flash (a record cut at every byte, a corrupt byte,
-# a cut in the middle of compaction, a stale temporary file) restores the
-# exact game up to the last complete record, and new records after a restore
-# never follow garbage. Runs under CPython and under the MicroPython unix port.
+# The power-cut-safe journal (tallyrun/journal.py, tallyrun/ring.py), in
+# process: every way a power cut or damage can leave the flash (a record
+# programmed to any byte, a corrupt byte, a cut between a snapshot and its
+# erase, an erase ahead cut short, a stale temporary file) restores the exact
+# game up to the last whole record, says what it dropped, and new records after
+# a restore never follow garbage. The ring lives in journal.raw, a plain file
+# with NOR flash's rules (ring.FileDevice), so the flash work per event is
+# counted too. Runs under CPython and under the MicroPython unix port.
 import os
 import sys
 
 from tallycore import roquet, skicket
 from tallycore.game import Game
+from tallyrun import ring as R
 from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, RECORD_SIZE,
-                               SNAPSHOT, SNAPSHOT_COPY, JOURNAL, COMPACT_AFTER)
+                               SNAPSHOT, SNAPSHOT_COPY)
 from mpfixtures import cleanup, folder, skip
 
 def _read(path):
@@ -26,8 +30,10 @@ def _journaled(root, rules, players, events):
     """A game on flash: new, then each event journaled and applied ('U' undo, 'R' redo)."""
     game = Game()
     journal = Journal(game, root)
+    journal.restore()
     journal.start(rules, players, 0, 1, 0x1111)
     game.new(rules, players, 0)
+    journal.after_append()
     seq = 2
     for event in events:
         if event == "U":
@@ -40,6 +46,7 @@ def _journaled(root, rules, players, events):
             game.check(event)
             journal.append(KIND_APPLY, event, seq, 0x2000 + seq)
             game.apply(event)
+        journal.after_append()
         seq += 1
     return game, journal
 
@@ -53,6 +60,20 @@ def _restored(root):
 
 def _log(game):
     return [game.log[i] for i in range(game.top)]
+
+
+def _offset(journal, position):
+    """Where record `position` (0: the NEW) of the snapshot's records is in journal.raw."""
+    k = (journal.start_k + position // R.SLOTS) % R.RING_BLOCKS
+    return k * R.BLOCK + R.slot_offset(position % R.SLOTS)
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
 
 
 # Roquet pegs: event = player << 2 | points << 3
@@ -75,7 +96,7 @@ def test_restore_after_clean_shutdown():
         # player 0: 5 + 3 = 8; player 1: 17
         assert again.total(0) == 8 and again.total(1) == 17
         assert j2.last_seq == 4 and j2.last_crc == 0x2004
-        assert j2.restored == 3 and not j2.cut
+        assert j2.restored == 4 and not j2.cut     # the NEW and three pegs
         j2.close()
     finally:
         cleanup(root)
@@ -107,97 +128,6 @@ def test_no_files_no_game():
         cleanup(root)
 
 
-def test_a_cut_at_every_byte_of_the_last_record():
-    root = folder("journal")
-    try:
-        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3])
-        journal.close()
-        full = _read(root + JOURNAL)
-        # header + 3 records
-        assert len(full) == 4 * RECORD_SIZE
-        snapshot = _read(root + SNAPSHOT)
-        for cut in range(len(full) - RECORD_SIZE, len(full)):
-            _write(root + SNAPSHOT, snapshot)
-            _write(root + JOURNAL, full[:cut])
-            ok, again, j2 = _restored(root)
-            assert ok, cut
-            # the last record (peg 3) is torn: the game is after peg 5 and 17
-            assert _log(again) == [40, 140], cut
-            assert again.total(0) == 5 and again.total(1) == 17
-            assert j2.cut == (cut != len(full) - RECORD_SIZE), cut
-            # carry on after the cut: the new record must be found on the next boot
-            again.check(P0_3)
-            j2.append(KIND_APPLY, P0_3, 9, 0x0909)
-            again.apply(P0_3)
-            j2.close()
-            ok, third, j3 = _restored(root)
-            assert _log(third) == [40, 140, 24], cut
-            assert third.total(0) == 8
-            assert j3.last_seq == 9
-            j3.close()
-            # back to the original files for the next cut
-            for name in os.listdir(root[:-1]):
-                os.remove(root + name)
-    finally:
-        cleanup(root)
-
-
-def test_a_cut_inside_the_header_of_a_fresh_journal():
-    root = folder("journal")
-    try:
-        game, journal = _journaled(root, skicket, 4, [])
-        journal.close()
-        full = _read(root + JOURNAL)
-        for cut in range(0, RECORD_SIZE):
-            _write(root + JOURNAL, full[:cut])
-            ok, again, j2 = _restored(root)
-            assert ok and again.name() == "skicket" and again.n == 0
-            j2.close()
-    finally:
-        cleanup(root)
-
-
-def test_a_corrupt_byte_ends_the_valid_prefix():
-    root = folder("journal")
-    try:
-        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3, END])
-        journal.close()
-        full = _read(root + JOURNAL)
-        snapshot = _read(root + SNAPSHOT)
-        # corrupt each byte of record 2 (peg 17, bytes 24..35): only peg 5 survives
-        for at in range(2 * RECORD_SIZE, 3 * RECORD_SIZE):
-            damaged = bytearray(full)
-            damaged[at] ^= 0x5A
-            _write(root + SNAPSHOT, snapshot)
-            _write(root + JOURNAL, damaged)
-            ok, again, j2 = _restored(root)
-            assert ok
-            assert _log(again) == [40], at
-            assert j2.cut
-            j2.close()
-    finally:
-        cleanup(root)
-
-
-def test_a_cut_between_snapshot_and_journal_during_compaction():
-    root = folder("journal")
-    try:
-        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17])
-        old_journal = _read(root + JOURNAL)
-        journal.compact()              # snapshot generation 2 holds both pegs
-        journal.close()
-        # the cut came after the snapshot's rename, before the journal's:
-        _write(root + JOURNAL, old_journal)
-        ok, again, j2 = _restored(root)
-        assert ok
-        # the old journal's two pegs are NOT applied a second time
-        assert _log(again) == [40, 140]
-        assert again.total(0) == 5 and again.total(1) == 17
-        j2.close()
-    finally:
-        cleanup(root)
-
-
 def test_a_stale_temporary_snapshot_is_ignored():
     root = folder("journal")
     try:
@@ -209,14 +139,6 @@ def test_a_stale_temporary_snapshot_is_ignored():
         j2.close()
     finally:
         cleanup(root)
-
-
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
 
 
 def test_a_corrupt_snapshot_is_replaced_by_its_copy_and_kept_aside():
@@ -238,21 +160,47 @@ def test_a_corrupt_snapshot_is_replaced_by_its_copy_and_kept_aside():
         cleanup(root)
 
 
-def test_a_snapshot_and_its_copy_both_damaged_mean_no_game_and_the_files_are_kept():
+
+
+def test_a_record_programmed_to_any_byte_is_whole_or_dropped():
     root = folder("journal")
     try:
-        game, journal = _journaled(root, roquet, 2, [P0_5])
+        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3])
         journal.close()
-        for name in (SNAPSHOT, SNAPSHOT_COPY):
-            snapshot = bytearray(_read(root + name))
-            snapshot[10] ^= 1
-            _write(root + name, snapshot)
-        ok, again, j2 = _restored(root)
-        assert not ok and again.rules is None
-        assert j2.problems == ["snapshot game.snp and its copy damaged: no game restored; the files are "
-                               "kept as game.snp.bad and game.jnl.bad"]
-        for name in (SNAPSHOT, SNAPSHOT_COPY, JOURNAL):
-            assert _exists(root + name + ".bad") and not _exists(root + name), name
+        raw = _read(root + R.PLACEHOLDER)
+        at = _offset(journal, 3)                       # the NEW is record 0: peg 3 is record 3
+        snapshot = _read(root + SNAPSHOT)
+        for cut in range(0, RECORD_SIZE + 1):
+            # a page program cut short: the first `cut` bytes are in, the rest still erased
+            torn = bytearray(raw)
+            for i in range(cut, RECORD_SIZE):
+                torn[at + i] = 0xFF
+            _write(root + R.PLACEHOLDER, torn)
+            _write(root + SNAPSHOT, snapshot)
+            ok, again, j2 = _restored(root)
+            assert ok, cut
+            if cut == RECORD_SIZE:
+                assert _log(again) == [40, 140, 24] and j2.problems == [], cut
+            else:
+                # peg 3 never was acknowledged: 5 and 17 stand
+                assert _log(again) == [40, 140], cut
+                assert again.total(0) == 5 and again.total(1) == 17
+                expected = [] if cut == 0 else ["journal ends in a partial record (the change being "
+                                                "written when the power went, never acknowledged): dropped"]
+                assert j2.problems == expected, (cut, j2.problems)
+            # carry on after the cut: the next record is found on the next boot
+            again.check(P0_3)
+            j2.append(KIND_APPLY, P0_3, 9, 0x0909)
+            again.apply(P0_3)
+            j2.after_append()
+            j2.close()
+            ok, third, j3 = _restored(root)
+            assert _log(third) == _log(again), cut
+            assert j3.last_seq == 9 and j3.problems == [], cut
+            j3.close()
+            for name in os.listdir(root[:-1]):
+                if name not in (R.PLACEHOLDER, SNAPSHOT):
+                    os.remove(root + name)
     finally:
         cleanup(root)
 
@@ -260,22 +208,24 @@ def test_a_snapshot_and_its_copy_both_damaged_mean_no_game_and_the_files_are_kep
 def test_a_damaged_record_in_the_middle_is_reported_and_the_rest_kept_aside():
     root = folder("journal")
     try:
-        # 11 records after the header: pegs of 1 to 11 points for player 0
+        # 11 pegs after the NEW: player 0 pegs 1, 2, ..., 11 points
         pegs = [0 << 2 | k << 3 for k in range(1, 12)]
         game, journal = _journaled(root, roquet, 2, pegs)
         journal.close()
-        full = bytearray(_read(root + JOURNAL))
-        full[3 * RECORD_SIZE + 2] ^= 0x10      # record 3 (the header is record 0)
-        _write(root + JOURNAL, full)
+        raw = bytearray(_read(root + R.PLACEHOLDER))
+        raw[_offset(journal, 3) + 2] ^= 0x10            # peg 3 (record 3 after the NEW)
+        _write(root + R.PLACEHOLDER, raw)
         ok, again, j2 = _restored(root)
-        # records 1 and 2 are intact and applied: 1 + 2 = 3 points
+        # pegs 1 and 2 are intact and applied: 1 + 2 = 3 points
         assert ok and again.n == 2 and again.total(0) == 3
-        # record 3 and the 8 after it: 11 - 3 + 1 = 9 changes dropped
-        assert j2.problems == ["journal record 3 of 11 damaged: 9 changes dropped; kept as game.jnl.bad"]
-        assert _read(root + JOURNAL + ".bad") == bytes(full)
-        # the journal went on from the intact state; the next boot is clean
+        # the game's records are the NEW and 11 pegs (12); the bad one is its 4th;
+        # it and the 8 after it are dropped: 12 - 4 + 1 = 9
+        assert j2.problems == ["journal record 4 of 12 damaged: 9 changes dropped; kept as game.jnl.bad"]
+        assert len(_read(root + "game.jnl.bad")) == 12 * RECORD_SIZE
+        # the journal goes on from the intact state; the next boot is clean
         j2.append(KIND_APPLY, P0_5, 99, 0x9999)
         again.apply(P0_5)
+        j2.after_append()
         j2.close()
         ok, third, j3 = _restored(root)
         assert ok and third.total(0) == 3 + 5 and j3.problems == []
@@ -284,67 +234,104 @@ def test_a_damaged_record_in_the_middle_is_reported_and_the_rest_kept_aside():
         cleanup(root)
 
 
-def test_a_partial_last_record_is_reported():
+def test_a_snapshot_and_its_copy_both_damaged_mean_no_game_and_the_files_are_kept():
+    root = folder("journal")
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5])
+        journal.compact()          # the game is in the snapshot now
+        journal.close()
+        for name in (SNAPSHOT, SNAPSHOT_COPY):
+            snapshot = bytearray(_read(root + name))
+            snapshot[10] ^= 1
+            _write(root + name, snapshot)
+        ok, again, j2 = _restored(root)
+        assert not ok and again.rules is None
+        assert j2.problems == ["snapshot game.snp and its copy damaged: no game restored; the files are "
+                               "kept as game.snp.bad and game.snb.bad"]
+        for name in (SNAPSHOT, SNAPSHOT_COPY):
+            assert _exists(root + name + ".bad") and not _exists(root + name), name
+    finally:
+        cleanup(root)
+
+
+def test_a_cut_between_a_snapshot_and_its_erase_leaves_stale_records_that_are_ignored():
     root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [P0_5, P1_17])
+        raw_before = _read(root + R.PLACEHOLDER)
+        journal.compact()              # snapshot: both pegs; the ring goes on in the next block
         journal.close()
-        full = _read(root + JOURNAL)
-        _write(root + JOURNAL, full[:len(full) - 5])
+        # the cut came after the snapshot's rename, before its block was erased:
+        # put back what the ring held (the new snapshot's block held older records)
+        k = journal.start_k
+        raw = bytearray(_read(root + R.PLACEHOLDER))
+        stale = bytearray(raw_before)
+        raw[k * R.BLOCK:(k + 1) * R.BLOCK] = stale[(k - 1) * R.BLOCK:k * R.BLOCK]   # records of the old generation
+        _write(root + R.PLACEHOLDER, raw)
+        ok, again, j2 = _restored(root)
+        # the old generation's pegs are NOT applied a second time, and nothing is reported
+        assert ok and _log(again) == [40, 140] and j2.problems == []
+        j2.append(KIND_APPLY, P0_3, 30, 30)
+        again.apply(P0_3)
+        j2.close()
+        ok, third, j3 = _restored(root)
+        assert _log(third) == [40, 140, 24]
+        j3.close()
+    finally:
+        cleanup(root)
+
+
+def test_an_erase_ahead_cut_short_is_erased_again_at_boot():
+    root = folder("journal")
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5])
+        journal.close()
+        nxt = (journal.k + 1) % R.RING_BLOCKS
+        raw = bytearray(_read(root + R.PLACEHOLDER))
+        for i in range(nxt * R.BLOCK + 300, nxt * R.BLOCK + 900):
+            raw[i] = 0x00                # half erased: old bits still there
+        _write(root + R.PLACEHOLDER, raw)
         ok, again, j2 = _restored(root)
         assert ok and _log(again) == [40]
-        assert j2.problems == ["journal ends in a partial record (the change being written when the "
-                               "power went, never acknowledged): dropped"]
+        assert _read(root + R.PLACEHOLDER)[nxt * R.BLOCK:(nxt + 1) * R.BLOCK] == b"\xff" * R.BLOCK
         j2.close()
     finally:
         cleanup(root)
 
 
-def test_compaction_keeps_the_game_and_the_redo_stack():
+def test_a_long_session_costs_one_page_program_per_event_and_an_erase_per_250_or_more():
     root = folder("journal")
     try:
-        game, journal = _journaled(root, roquet, 2, [])
-        peg = 0 << 2 | 1 << 3   # player 0 pegs 1
-        seq = 10
-        for i in range(60):
-            journal.append(KIND_APPLY, peg, seq, seq)
-            game.apply(peg)
-            journal.after_append()
-            seq += 1
-        journal.compact()   # snapshot: 60 events, n 60; journal: header only
-        journal.append(KIND_UNDO, 0, seq, seq)
-        game.undo()
-        journal.after_append()
-        # 60 pegs of 1, one undone: n 59, top 60, player 0 has 59
-        assert journal.records == 1
+        game, journal = _journaled(root, skicket, 4, [])
+        device = journal.ring.device
+        erases, programs = device.erases, device.programs
+        # 12,000 changes (more than a turn of the ring: 32 blocks of 315 records):
+        # misdeals, each undone and redone
+        misdeal = skicket.MISDEAL
+        events = 0
+        for i in range(4000):
+            for kind in (KIND_APPLY, KIND_UNDO, KIND_REDO):
+                journal.append(kind, misdeal if kind == KIND_APPLY else 0, 0, 0)
+                if kind == KIND_APPLY:
+                    game.apply(misdeal)
+                elif kind == KIND_UNDO:
+                    game.undo()
+                else:
+                    game.redo()
+                journal.after_append()
+                events += 1
+            if game.n >= 590:                # keep inside the log: a new game
+                journal.start(skicket, 4, 0, 0, 0)
+                game.new(skicket, 4, 0)
+                journal.after_append()
+                events += 1
+        programs = device.programs - programs
+        erases = device.erases - erases
+        assert programs == events, (programs, events)            # one page program each
+        assert erases * 250 <= events, (erases, events)          # at most one erase per 250
         journal.close()
         ok, again, j2 = _restored(root)
-        assert ok
-        assert again.n == 59 and again.top == 60
-        assert again.total(0) == 59
-        assert j2.last_seq == seq
-        j2.close()
-    finally:
-        cleanup(root)
-
-
-def test_compaction_is_triggered_by_journal_length():
-    root = folder("journal")
-    try:
-        game, journal = _journaled(root, roquet, 2, [])
-        peg = 1 << 2 | 1 << 3
-        for i in range(COMPACT_AFTER):
-            journal.append(KIND_UNDO if i % 2 else KIND_APPLY, peg if i % 2 == 0 else 0, 0, 0)
-            if i % 2:
-                game.undo()
-            else:
-                game.apply(peg)
-            journal.after_append()
-        # the journal was compacted: only its header is left
-        assert len(_read(root + JOURNAL)) == RECORD_SIZE
-        journal.close()
-        ok, again, j2 = _restored(root)
-        assert again.n == 0 and again.top == 1   # the last peg is on the redo stack
+        assert again.n == game.n and again.top == game.top and j2.problems == []
         j2.close()
     finally:
         cleanup(root)
@@ -363,7 +350,33 @@ def test_append_allocates_nothing():
                 journal.append(KIND_APPLY, P0_3, i + 1, i)
         finally:
             micropython.heap_unlock()
-        assert journal.records == 20
+        assert journal.records == 21
         journal.close()
+    finally:
+        cleanup(root)
+
+
+def test_a_board_with_the_earlier_journal_keeps_its_game():
+    from tallyrun import oldjournal
+    root = folder("journal")
+    try:
+        game = Game()
+        old = oldjournal.Journal(game, root)
+        old.start(roquet, 2, 0, 1, 0x1111)
+        game.new(roquet, 2, 0)
+        for seq, event in ((2, P0_5), (3, P1_17)):
+            old.append(oldjournal.KIND_APPLY, event, seq, 0x3000 + seq)
+            game.apply(event)
+        old.close()
+        assert _exists(root + oldjournal.JOURNAL)
+        ok, again, j2 = _restored(root)
+        assert ok and _log(again) == [40, 140] and j2.last_seq == 3 and j2.problems == []
+        assert not _exists(root + oldjournal.JOURNAL)
+        j2.append(KIND_APPLY, P0_3, 4, 4)
+        again.apply(P0_3)
+        j2.close()
+        ok, third, j3 = _restored(root)
+        assert _log(third) == [40, 140, 24]
+        j3.close()
     finally:
         cleanup(root)

@@ -1,0 +1,498 @@
+# The power-cut-safe journal of the game in progress (docs/firmware.md, "The journal").
+#
+# A snapshot file and a ring of records in raw flash (ring.py):
+#   game.snp  snapshot: the game (or none), its whole event log, n, a
+#             generation number, the last request's seq and CRC, and where in
+#             the ring its records start; CRC-16 over it all. Written as
+#             game.snp.tmp then renamed; then the same again as game.snb, its
+#             copy, read when game.snp is damaged. Written only when the ring
+#             comes round to its oldest block (every ~10,000 records), after
+#             damage, and when a board first runs this journal.
+#   the ring  12-byte records, each programmed once into erased flash:
+#               [0] kind  [1..5) event u32 LE  [5..7) seq u16 LE
+#               [7..9) request CRC u16 LE  [9] generation & 0xFF  [10..12) CRC-16
+#             A NEW is a record too (its event packs game, players, options).
+#             Each block is erased ahead of use, after the reply that filled
+#             the one before it.
+# Boot: the snapshot (or its copy); then the ring from the snapshot's start:
+# the last block in use is found by each block's last slot, the current game's
+# records by its last NEW, and those are replayed. A torn last record (a power
+# cut in the middle of a program, before its OK) or a damaged one ends the
+# replay; the journal then goes on after a new snapshot in the next block, so
+# new records never follow garbage. Damage is reported in `problems` (the
+# app's boot NOTEs) and its records are copied to game.jnl.bad; a damaged
+# snapshot is kept as game.snp.bad.
+import os
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+from tallyrun.protocol import crc16
+from tallyrun import ring as R
+from tallycore.games import GAMES, find, index_of
+from tallycore.game import LOG_CAPACITY
+
+SNAPSHOT = "game.snp"
+SNAPSHOT_COPY = "game.snb"
+OLD_JOURNAL = "game.jnl"     # the littlefs-append journal of earlier firmware (oldjournal.py)
+BAD = ".bad"                 # a damaged file, kept aside under its name + BAD
+BAD_RECORDS = "game.jnl.bad"
+RECORD_SIZE = const(12)
+
+KIND_APPLY = const(1)
+KIND_UNDO = const(2)
+KIND_REDO = const(3)
+KIND_NEW = const(5)
+_ERASED = const(0xFF)
+
+_MAGIC = b"TBS2"
+_HEAD = const(34)   # snapshot bytes before the events:
+#   magic 4, generation u32, name length, name 16, players, options u32, n u16, top u16
+_TAIL = const(10)   # after the events: seq u16, crc u16, ring block u16, ring slot u16, CRC-16
+_NAME_MAX = const(16)
+_SNAPSHOT_MAX = _HEAD + 4 * LOG_CAPACITY + _TAIL
+
+
+def pack_new(index, players, options):
+    """A NEW record's event: game index (5 bits), players (4), options (16)."""
+    return index | players << 5 | options << 9
+
+
+def _put16(buf, at, value):
+    buf[at] = value & 0xFF
+    buf[at + 1] = (value >> 8) & 0xFF
+
+
+def _get16(buf, at):
+    return buf[at] | buf[at + 1] << 8
+
+
+def _put32(buf, at, value):
+    buf[at] = value & 0xFF
+    buf[at + 1] = (value >> 8) & 0xFF
+    buf[at + 2] = (value >> 16) & 0xFF
+    buf[at + 3] = (value >> 24) & 0xFF
+
+
+def _get32(buf, at):
+    # events are below 2**30, so this stays a small int on the RP2040
+    return buf[at] | buf[at + 1] << 8 | buf[at + 2] << 16 | buf[at + 3] << 24
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _write_atomic(path, data, length):
+    tmp = path + ".tmp"
+    f = open(tmp, "wb")
+    try:
+        f.write(memoryview(data)[:length])
+        f.flush()
+    finally:
+        f.close()
+    os.rename(tmp, path)
+
+
+class Journal:
+    """Keeps one Game (tallycore.game) on flash. root: folder prefix ("" =
+    cwd); device: the littlefs block device the ring lives in (the chip's
+    rp2.Flash()), or None for a plain file (the emulator, tests)."""
+
+    def __init__(self, game, root="", device=None):
+        self.game = game
+        self.root = root
+        self.device = device
+        self.ring = None
+        self.record = bytearray(RECORD_SIZE)
+        self.generation = 0
+        self.k = 0             # the ring position of the next record: block k, slot
+        self.slot = 0
+        self.start_k = 0       # where the snapshot's records start
+        self.start_slot = 0
+        self.records = 0       # records after the snapshot
+        self.last_seq = 0      # the last state-changing request written
+        self.last_crc = 0
+        self.dirty = False     # a write failed or a record was torn: snapshot before appending
+        self.erase_due = False  # the block after this one wants erasing (after the reply)
+        self.restored = 0      # records replayed at the last restore
+        self.cut = False       # the last restore found a torn or corrupt tail
+        self.problems = []     # what the last restore dropped, and why (for people)
+        # the one snapshot buffer: a compaction allocates nothing, so it cannot
+        # fail for want of memory after its change was applied
+        self.snapshot = bytearray(_SNAPSHOT_MAX)
+
+    def _path(self, name):
+        return self.root + name
+
+    def _open_ring(self):
+        ring = self.ring
+        if ring is None:
+            ring = R.open_ring(self.root, self.device)
+            self.ring = ring
+        return ring
+
+    # --- writing ---------------------------------------------------------
+    def start(self, game, players, options, seq=0, crc=0):
+        """Persist a new, empty game (before it replaces the one in RAM); game
+        as Game.new takes it (index, name or rules module). One record.
+
+        Raises OSError if the flash write fails; then nothing changed."""
+        self.append(KIND_NEW, pack_new(find(game), players, options), seq, crc)
+
+    def append(self, kind, event=0, seq=0, crc=0):
+        """Program one record. Allocation-free unless a snapshot is due.
+        Raises OSError if the flash write fails."""
+        ring = self._open_ring()
+        if self.dirty:
+            self.compact()
+        rec = self.record
+        rec[0] = kind
+        _put32(rec, 1, event)
+        _put16(rec, 5, seq)
+        _put16(rec, 7, crc)
+        rec[9] = self.generation & 0xFF
+        _put16(rec, 10, crc16(rec, 0, 10))
+        try:
+            ring.program(self.k, self.slot, rec)
+        except OSError:
+            self.dirty = True
+            raise
+        self.records += 1
+        if seq:
+            self.last_seq = seq
+            self.last_crc = crc
+        self.slot += 1
+        if self.slot == R.SLOTS:
+            self.slot = 0
+            self.k = (self.k + 1) % R.RING_BLOCKS
+            self.erase_due = True
+
+    def after_append(self):
+        """After the reply: erase the next block ahead of use, or, when the ring
+        has come round to the snapshot's first block, take a new snapshot."""
+        if not self.erase_due and not self.dirty:
+            return
+        try:
+            if self.dirty:
+                self.compact()
+            elif (self.k + 1) % R.RING_BLOCKS == self.start_k:
+                self.compact()
+            else:
+                self._open_ring().erase((self.k + 1) % R.RING_BLOCKS)
+                self.erase_due = False
+        except OSError:
+            self.dirty = True
+
+    def compact(self):
+        """Snapshot the game in RAM; the ring goes on from the start of the next
+        block. The snapshot is in before that block is erased: a cut between
+        leaves its stale records there, which the next boot recognises (another
+        generation) and erases."""
+        game = self.game
+        ring = self._open_ring()
+        k = (self.k + 1) % R.RING_BLOCKS
+        if game.rules is None:
+            self._write_snapshot("", 0, 0, game.log, 0, 0, self.last_seq, self.last_crc, k)
+        else:
+            self._write_snapshot(game.name(), game.players, game.options, game.log,
+                                 game.n, game.top, self.last_seq, self.last_crc, k)
+        ring.erase(k)
+        ring.erase((k + 1) % R.RING_BLOCKS)
+
+    def _write_snapshot(self, name, players, options, log, n, top, seq, crc, k):
+        generation = self.generation + 1
+        full = self.snapshot
+        full[0:4] = _MAGIC
+        _put32(full, 4, generation)
+        name_bytes = name.encode()
+        full[8] = len(name_bytes)
+        for i in range(_NAME_MAX):   # game names are at most 16 bytes
+            full[9 + i] = name_bytes[i] if i < len(name_bytes) else 0
+        full[25] = players
+        _put32(full, 26, options)
+        _put16(full, 30, n)
+        _put16(full, 32, top)
+        for i in range(top):
+            _put32(full, _HEAD + 4 * i, log[i])
+        body = _HEAD + 4 * top
+        _put16(full, body, seq)          # the request that made this state
+        _put16(full, body + 2, crc)
+        _put16(full, body + 4, k)        # where its records start in the ring
+        _put16(full, body + 6, 0)
+        _put16(full, body + 8, crc16(full, 0, body + 8))
+        _write_atomic(self._path(SNAPSHOT), full, body + _TAIL)
+        # the snapshot is in; the copy follows (a cut before the copy's rename
+        # leaves the snapshot itself whole)
+        _write_atomic(self._path(SNAPSHOT_COPY), full, body + _TAIL)
+        self.generation = generation
+        self.last_seq = seq
+        self.last_crc = crc
+        self.k = self.start_k = k
+        self.slot = self.start_slot = 0
+        self.records = 0
+        self.dirty = False
+        self.erase_due = False
+
+    def close(self):
+        """Every record is on flash when append returns; this lets go of the
+        emulator's journal file."""
+        if self.ring is not None and self.device is None:
+            self.ring.device.close()
+            self.ring = None
+
+    def clear(self):
+        """Forget the game on flash (no game in progress)."""
+        rules = self.game.rules
+        self.game.rules = None
+        try:
+            self.compact()
+        finally:
+            self.game.rules = rules
+
+    # --- reading ---------------------------------------------------------
+    def restore(self):
+        """Rebuild the game from flash. Returns True if a game was restored.
+
+        A damaged snapshot is replaced by its copy; with both damaged there is
+        no game (the files are kept aside as .bad). Never raises on bad data;
+        raises OSError only if the snapshot after a torn tail cannot be written.
+        problems says, for people, what was dropped and why."""
+        game = self.game
+        self.restored = 0
+        self.cut = False
+        self.problems = []
+        if _exists(self._path(OLD_JOURNAL)) or self._old_snapshot():
+            return self._restore_old()
+        try:
+            self._open_ring()
+        except OSError as exc:
+            self.problems.append("journal flash unusable (%s): the game is kept in the snapshot only" % exc)
+            self.ring = None
+        snapshot = self._read(SNAPSHOT)
+        if snapshot is None or not self._load_snapshot(snapshot):
+            copy = self._read(SNAPSHOT_COPY)
+            if copy is not None and self._load_snapshot(copy):
+                if snapshot is not None:
+                    self._set_aside(SNAPSHOT)
+                self.problems.append("snapshot %s %s: the game was restored from its copy %s" % (
+                    SNAPSHOT, "missing" if snapshot is None else "damaged (kept as %s%s)" % (SNAPSHOT, BAD),
+                    SNAPSHOT_COPY))
+            elif snapshot is not None or copy is not None:
+                self._set_aside(SNAPSHOT)
+                self._set_aside(SNAPSHOT_COPY)
+                self.problems.append("snapshot %s and its copy damaged: no game restored; the files "
+                                     "are kept as %s%s and %s%s" % (SNAPSHOT, SNAPSHOT, BAD, SNAPSHOT_COPY, BAD))
+                game.rules = None
+                self.dirty = True
+                return False
+            else:
+                game.rules = None      # a blank board: the first record writes the first snapshot
+                self.dirty = True
+                return False
+        if self.ring is None:
+            self.dirty = True
+        elif self.ring.created:
+            self.problems.append("%s was missing: made again; the changes after the last snapshot are lost"
+                                 % R.PLACEHOLDER)
+            self.cut = True
+        else:
+            self._replay()
+        if self.cut:
+            self.compact()
+        return game.rules is not None
+
+    def _old_snapshot(self):
+        data = self._read(SNAPSHOT)
+        return data is not None and data[0:4] == b"TBS1"
+
+    def _restore_old(self):
+        # a board whose game was written by the earlier journal: read it that
+        # way once, then carry it into this one
+        from tallyrun.oldjournal import Journal as OldJournal
+        old = OldJournal(self.game, self.root)
+        restored = old.restore()
+        old.close()
+        self.problems.extend(old.problems)
+        self.last_seq = old.last_seq
+        self.last_crc = old.last_crc
+        self._open_ring()
+        self.compact()
+        for name in (OLD_JOURNAL, OLD_JOURNAL + ".tmp"):
+            _remove(self._path(name))
+        return restored
+
+    def _read(self, name):
+        try:
+            f = open(self._path(name), "rb")
+        except OSError:
+            return None
+        try:
+            return f.read()
+        except OSError:
+            return b""
+        finally:
+            f.close()
+
+    def _set_aside(self, name):
+        try:
+            os.rename(self._path(name), self._path(name + BAD))
+        except OSError:
+            pass   # not there
+
+    def _load_snapshot(self, data):
+        game = self.game
+        if len(data) < _HEAD + _TAIL or data[0:4] != _MAGIC:
+            return False
+        top = _get16(data, 32)
+        body = _HEAD + 4 * top
+        if len(data) != body + _TAIL or crc16(data, 0, body + 8) != _get16(data, body + 8):
+            return False
+        name_len = data[8]
+        if name_len > _NAME_MAX:
+            return False
+        k = _get16(data, body + 4)
+        if k >= R.RING_BLOCKS:
+            return False
+        n = _get16(data, 30)
+        if n > top or top > len(game.log):
+            return False
+        if name_len:
+            try:
+                index = index_of(bytes(data[9:9 + name_len]).decode())
+                game.new(index, data[25], _get32(data, 26))
+                for i in range(top):
+                    game.apply(_get32(data, _HEAD + 4 * i))
+                for i in range(top - n):
+                    game.undo()
+            except (ValueError, ImportError, UnicodeError):
+                game.rules = None
+                return False
+        else:
+            game.rules = None
+        self.generation = _get32(data, 4)
+        self.last_seq = _get16(data, body)
+        self.last_crc = _get16(data, body + 2)
+        self.k = self.start_k = k
+        self.slot = self.start_slot = 0
+        return True
+
+    # --- the ring ---------------------------------------------------------
+    def _valid(self, k, slot):
+        """Read the record at (k, slot) into self.record: 1 a record of this
+        generation, 0 erased flash, 2 a whole record of another generation (a
+        block not yet erased), -1 anything else (torn or damaged)."""
+        rec = self.record
+        self._open_ring().read(k, slot, rec)
+        if crc16(rec, 0, 10) == _get16(rec, 10):
+            return 1 if rec[9] == self.generation & 0xFF else 2
+        for i in range(RECORD_SIZE):
+            if rec[i] != _ERASED:
+                return -1
+        return 0
+
+    def _at(self, position):
+        return self._valid((self.start_k + position // R.SLOTS) % R.RING_BLOCKS, position % R.SLOTS)
+
+    def _replay(self):
+        """Apply the current game's records; find the head; report damage."""
+        ring = self._open_ring()
+        capacity = R.RING_BLOCKS * R.SLOTS
+        # the last block in use: blocks fill one after another from the start
+        full = 0
+        while full < R.RING_BLOCKS - 1 and self._at(full * R.SLOTS + R.SLOTS - 1) == 1:
+            full += 1
+        # the head: the first slot of that block that holds no record
+        head = full * R.SLOTS
+        while head < (full + 1) * R.SLOTS and self._at(head) == 1:
+            head += 1
+        tail = self._at(head) if head < capacity else 0
+        total = head
+        if tail == -1:
+            # torn (the last write) or damaged (good records follow it)?
+            position = head + 1
+            while position < capacity:
+                state = self._at(position)
+                if state == 1:
+                    total = position + 1
+                elif state != -1:
+                    break
+                position += 1
+        # the current game starts at its last NEW (or with the snapshot)
+        begin = head
+        while begin > 0:
+            begin -= 1
+            self._at(begin)
+            if self.record[0] == KIND_NEW:
+                break
+        index = begin
+        why = None
+        while index < total:
+            if self._at(index) != 1:
+                why = "damaged"
+                break
+            rec = self.record
+            try:
+                kind = rec[0]
+                event = _get32(rec, 1)
+                if kind == KIND_APPLY:
+                    self.game.apply(event)
+                elif kind == KIND_UNDO:
+                    self.game.undo()
+                elif kind == KIND_REDO:
+                    self.game.redo()
+                elif kind == KIND_NEW:
+                    self.game.new(event & 0x1F, (event >> 5) & 0xF, (event >> 9) & 0xFFFF)
+                else:
+                    why = "damaged"
+                    break
+            except (ValueError, ImportError):
+                why = "refused by the rules"
+                break
+            self.restored += 1
+            seq = _get16(rec, 5)
+            if seq:
+                self.last_seq = seq
+                self.last_crc = _get16(rec, 7)
+            index += 1
+        self.records = index
+        self.k = (self.start_k + index // R.SLOTS) % R.RING_BLOCKS
+        self.slot = index % R.SLOTS
+        if why is not None:
+            self.cut = True
+            self._keep_bad(begin, total)
+            self.problems.append("journal record %d of %d %s: %d changes dropped; kept as %s"
+                                 % (index - begin + 1, total - begin, why, total - index, BAD_RECORDS))
+        elif tail == -1:
+            self.cut = True
+            self.problems.append("journal ends in a partial record (the change being written when the "
+                                 "power went, never acknowledged): dropped")
+        elif tail == 2:
+            self.cut = True          # a block not erased yet (a cut before its erase): quietly
+        elif not ring.erased((self.k + 1) % R.RING_BLOCKS):
+            ring.erase((self.k + 1) % R.RING_BLOCKS)   # a cut while it was erased ahead
+
+    def _keep_bad(self, begin, total):
+        # the current game's records as they are on flash, for inspection
+        try:
+            with open(self._path(BAD_RECORDS), "wb") as f:
+                for index in range(begin, total):
+                    self._open_ring().read((self.start_k + index // R.SLOTS) % R.RING_BLOCKS,
+                                           index % R.SLOTS, self.record)
+                    f.write(self.record)
+        except OSError:
+            pass

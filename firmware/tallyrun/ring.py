@@ -1,0 +1,297 @@
+# The journal's flash: a ring of 4 KB blocks where each record is programmed
+# into erased flash in place, with no filesystem in the way (docs/firmware.md,
+# "The journal"). littlefs rewrites a file's last block on every synced append
+# (1-2 sector erases and 4-13 page programs per 12-byte record on the chip);
+# here a record costs one page program, and a block one erase per 315 records.
+#
+# Where the blocks are:
+#   on the chip: the data blocks of one littlefs file, journal.raw (128 KB,
+#     written once, never written through littlefs again), found by the marker
+#     written at the start of each block's data, listed with each block's first
+#     48 bytes in journal.map. littlefs keeps a file's block list in the blocks
+#     themselves (CTZ skip-list: block i > 0 starts with ctz(i) + 1 pointers),
+#     so after erasing a block the ring programs those bytes back at once, and
+#     repair() restores them at boot after a power cut in between. The
+#     filesystem must span the whole storage region (MicroPython's _boot.py
+#     formats it afresh otherwise), so the ring lives inside it.
+#   under the emulator and CPython: journal.raw is a plain file holding the
+#     blocks (FileDevice), with the same erase and program rules as NOR flash.
+#
+# Block layout: page 0 holds littlefs's pointers and the marker; pages 1..15
+# hold 21 records of 12 bytes each (the last 4 bytes of a page unused), so a
+# record never straddles a page and is programmed by one page program (0xFF
+# everywhere else in the page leaves those bytes as they are).
+import os
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+BLOCK = const(4096)
+PAGE = const(256)
+RECORD = const(12)
+PER_PAGE = const(21)
+SLOTS = const(315)          # records in a block: 15 pages of 21
+RING_BLOCKS = const(32)     # 128 KB: 10,080 records between two snapshots
+PREFIX = const(48)          # page 0's bytes kept per block: pointers (<= 24) and marker (16)
+PLACEHOLDER = "journal.raw"
+MAP = "journal.map"
+_MARK = b"TBJR"
+_MAP_MAGIC = b"TBJM"
+_ERASE = const(6)           # MP_BLOCKDEV_IOCTL_BLOCK_ERASE
+_COUNT = const(4)           # MP_BLOCKDEV_IOCTL_BLOCK_COUNT
+
+
+def slot_offset(slot):
+    """The byte offset of a record slot in its block."""
+    return PAGE + (slot // PER_PAGE) * PAGE + (slot % PER_PAGE) * RECORD
+
+
+def pointer_bytes(index):
+    """littlefs's CTZ skip-list: file block index > 0 starts with ctz(index) + 1 pointers."""
+    if index == 0:
+        return 0
+    zeros = 0
+    while not (index >> zeros) & 1:
+        zeros += 1
+    return 4 * (zeros + 1)
+
+
+class FileDevice:
+    """A block device in one host file (the emulator and CPython): an erase
+    sets a block to 0xFF, a program can only clear bits (as NOR flash does).
+    Counts erases and page programs."""
+
+    def __init__(self, path, blocks):
+        self.path = path
+        self.blocks = blocks
+        self.erases = 0
+        self.programs = 0
+        self.scratch = bytearray(PAGE)
+        self.whole = memoryview(self.scratch)   # a page program reads and writes through it: no allocation
+        try:
+            size = os.stat(path)[6]
+        except OSError:
+            size = -1
+        if size != blocks * BLOCK:
+            with open(path, "wb") as f:
+                blank = b"\xff" * BLOCK
+                for _ in range(blocks):
+                    f.write(blank)
+        self.file = open(path, "r+b")
+
+    def readblocks(self, block, buf, offset=0):
+        self.file.seek(block * BLOCK + offset)
+        self.file.readinto(buf)
+
+    def writeblocks(self, block, buf, offset=None):
+        if offset is None:
+            self.ioctl(_ERASE, block)
+            offset = 0
+        scratch = self.scratch
+        at = 0
+        while at < len(buf):
+            length = min(PAGE, len(buf) - at)
+            where = block * BLOCK + offset + at
+            self.file.seek(where)
+            view = self.whole if length == PAGE else self.whole[:length]
+            self.file.readinto(view)
+            for i in range(length):
+                scratch[i] &= buf[at + i]
+            self.file.seek(where)
+            self.file.write(view)
+            self.programs += 1
+            at += length
+        self.file.flush()
+
+    def ioctl(self, op, arg):
+        if op == _COUNT:
+            return self.blocks
+        if op == 5:
+            return BLOCK
+        if op == _ERASE:
+            self.file.seek(arg * BLOCK)
+            for _ in range(BLOCK // PAGE):
+                self.file.write(b"\xff" * PAGE)
+            self.file.flush()
+            self.erases += 1
+            return 0
+        return 0
+
+    def close(self):
+        self.file.close()
+
+
+class Ring:
+    """RING_BLOCKS blocks of a block device, in ring order. Positions are
+    (k, slot): the k-th block of the ring, the slot in it."""
+
+    def __init__(self, device, blocks, prefixes):
+        self.device = device
+        self.blocks = blocks          # physical block numbers, in ring order
+        self.prefixes = prefixes      # each block's first PREFIX bytes, or None (a plain file)
+        self.page = bytearray(b"\xff" * PAGE)
+        self.head = bytearray(PREFIX)
+        self.created = False          # made just now (its records, if any, are gone)
+
+    def read(self, k, slot, buf):
+        self.device.readblocks(self.blocks[k], buf, slot_offset(slot))
+
+    def program(self, k, slot, record):
+        """One page program: the record's bytes, 0xFF around them."""
+        offset = slot_offset(slot)
+        page_at = offset - offset % PAGE
+        at = offset - page_at
+        page = self.page
+        for i in range(RECORD):
+            page[at + i] = record[i]
+        try:
+            self.device.writeblocks(self.blocks[k], page, page_at)
+        finally:
+            for i in range(RECORD):
+                page[at + i] = 0xFF
+
+    def erase(self, k):
+        """Erase a block, then give littlefs its pointers (and the marker) back."""
+        self.device.ioctl(_ERASE, self.blocks[k])
+        if self.prefixes is not None:
+            self._put_prefix(k)
+
+    def _put_prefix(self, k):
+        page = self.page
+        prefix = self.prefixes[k]
+        for i in range(PREFIX):
+            page[i] = prefix[i]
+        try:
+            self.device.writeblocks(self.blocks[k], page, 0)
+        finally:
+            for i in range(PREFIX):
+                page[i] = 0xFF
+
+    def erased(self, k):
+        """True when every record slot of block k is erased."""
+        page = self.page   # read into, then made 0xFF again
+        try:
+            for p in range(1, BLOCK // PAGE):
+                self.device.readblocks(self.blocks[k], page, p * PAGE)
+                for i in range(PAGE):
+                    if page[i] != 0xFF:
+                        return False
+            return True
+        finally:
+            for i in range(PAGE):
+                page[i] = 0xFF
+
+    def repair(self):
+        """After a power cut between an erase and its pointers: put them back.
+        Raises OSError when a block holds something else (the placeholder file
+        was removed and its blocks reused): the ring must not be used."""
+        if self.prefixes is None:
+            return
+        head = self.head
+        for k in range(len(self.blocks)):
+            self.device.readblocks(self.blocks[k], head, 0)
+            if head == self.prefixes[k]:
+                continue
+            for i in range(PREFIX):
+                if head[i] != 0xFF:
+                    raise OSError("journal: block %d is not the journal's any more" % self.blocks[k])
+            self._put_prefix(k)
+
+
+def open_ring(root, device=None):
+    """The ring: in journal.raw's blocks on a littlefs block device (the
+    chip: rp2.Flash()), or, without a device, in journal.raw as a plain file.
+    Creates what is missing (the placeholder, its map). Raises OSError when
+    the flash cannot hold it."""
+    if device is None:
+        return Ring(FileDevice(root + PLACEHOLDER, RING_BLOCKS), list(range(RING_BLOCKS)), None)
+    ring = _load_map(root, device)
+    if ring is None:
+        ring = _create(root, device)
+    ring.repair()
+    return ring
+
+
+def _load_map(root, device):
+    try:
+        os.stat(root + PLACEHOLDER)
+        with open(root + MAP, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    count = RING_BLOCKS
+    if len(data) != 8 + count * (2 + PREFIX) or data[0:4] != _MAP_MAGIC:
+        return None
+    blocks = []
+    prefixes = []
+    at = 8
+    total = device.ioctl(_COUNT, 0)
+    for _ in range(count):
+        block = data[at] | data[at + 1] << 8
+        if block >= total:
+            return None
+        blocks.append(block)
+        prefixes.append(bytes(data[at + 2:at + 2 + PREFIX]))
+        at += 2 + PREFIX
+    return Ring(device, blocks, prefixes)
+
+
+def _create(root, device):
+    """Write journal.raw (a marker at the start of each block's data, 0xFF
+    everywhere else), find its blocks on the device, write journal.map."""
+    nonce = os.urandom(4)
+    path = root + PLACEHOLDER
+    buf = bytearray(b"\xff" * BLOCK)
+    with open(path + ".tmp", "wb") as f:
+        for index in range(RING_BLOCKS):
+            data = BLOCK - pointer_bytes(index)
+            _marker(buf, 0, index, nonce)
+            f.write(memoryview(buf)[:data])
+    os.rename(path + ".tmp", path)
+    found = [-1] * RING_BLOCKS
+    prefixes = [b""] * RING_BLOCKS
+    head = bytearray(PREFIX)
+    for block in range(device.ioctl(_COUNT, 0)):
+        device.readblocks(block, head, 0)
+        for at in range(0, PREFIX - 16 + 1, 4):
+            if head[at:at + 4] == _MARK and head[at + 6:at + 10] == nonce:
+                index = head[at + 4]
+                if index < RING_BLOCKS and pointer_bytes(index) == at:
+                    found[index] = block
+                    prefixes[index] = bytes(head)
+                break
+    if -1 in found:
+        raise OSError("journal: journal.raw's blocks were not found on the flash")
+    _remove(root + MAP)
+    table = bytearray(8 + RING_BLOCKS * (2 + PREFIX))
+    table[0:4] = _MAP_MAGIC
+    table[4:8] = nonce
+    at = 8
+    for index in range(RING_BLOCKS):
+        table[at] = found[index] & 0xFF
+        table[at + 1] = found[index] >> 8
+        table[at + 2:at + 2 + PREFIX] = prefixes[index]
+        at += 2 + PREFIX
+    with open(root + MAP + ".tmp", "wb") as f:
+        f.write(table)
+    os.rename(root + MAP + ".tmp", root + MAP)
+    ring = Ring(device, found, prefixes)
+    ring.created = True
+    return ring
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _marker(buf, at, index, nonce):
+    buf[at:at + 4] = _MARK
+    buf[at + 4] = index
+    buf[at + 5] = RING_BLOCKS
+    buf[at + 6:at + 10] = nonce
