@@ -113,7 +113,7 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
     assert hello["board"] == "pico-reference"
     assert s.fields(2) == {"n": "0", "top": "0", "eseq": "2"}
     # PEG p k packs p << 2 | k << 3: 0,5 -> 40; 1,17 -> 4 + 136 = 140; 0,12 -> 96
-    assert s.fields(5) == {"n": "3", "top": "3", "eseq": "5"}
+    assert s.fields(5) == {"n": "3", "top": "3", "eseq": "5", "ev": "96"}
     # player 0: 5 + 12 = 17; player 1: 17; nobody finished, tie: winners 0b11 = 3
     assert s.fields(6) == {"hands": "0", "complete": "0", "winners": "3", "totals": "17,17"}
     state = s.fields(7)
@@ -135,11 +135,11 @@ def test_each_reply_comes_before_its_event_and_events_count_up(board: Board) -> 
         b"10 OK n=0 top=0 eseq=2",
         b"! 2 NEW game=roquet players=2 options=0 n=0 top=0",
         # 1 << 2 | 3 << 3 = 28
-        b"11 OK n=1 top=1 eseq=3",
+        b"11 OK n=1 top=1 eseq=3 ev=28",
         b"! 3 EV n=1 top=1 ev=28 src=host totals=0,3",
         b"12 OK n=0 top=1 eseq=4",
         b"! 4 UNDO n=0 top=1 src=host totals=0,0",
-        b"13 OK n=1 top=1 eseq=5",
+        b"13 OK n=1 top=1 eseq=5 ev=28",
         b"! 5 REDO n=1 top=1 ev=28 src=host totals=0,3",
     ]
 
@@ -210,7 +210,8 @@ def test_a_repeated_sequence_number_is_answered_again_not_applied_twice(board: B
     peg = wire.encode_request(7, "PEG 0 5")
     s = board.run(wire.encode_request(6, "NEW roquet 2") + peg + peg + peg + wire.encode_request(8, "SCORE"))
     replies = s.replies()
-    assert replies[1] == replies[2] == replies[3] == b"7 OK n=1 top=1 eseq=3"
+    # PEG 0 5: 0 << 2 | 5 << 3 = 40
+    assert replies[1] == replies[2] == replies[3] == b"7 OK n=1 top=1 eseq=3 ev=40"
     assert s.fields(8)["totals"] == "5,0"
     assert len([e for e in s.events() if b" EV " in e]) == 1
     # the same seq with different content is a new request, not a retry
@@ -237,7 +238,7 @@ def test_hello_hands_each_session_seqs_that_no_retry_can_match(board: Board) -> 
     assert first == [2, 2 + 1024, 2 + 2048]
     # the same PEG with the session's first seq is applied: 5 + 5 = 10
     s = board.ask((2, "PEG 0 5"), (3, "SCORE"))
-    assert s.reply(2) == b"2 OK n=2 top=2 eseq=2"
+    assert s.reply(2) == b"2 OK n=2 top=2 eseq=2 ev=40"
     assert s.fields(3)["totals"] == "10,0"
     # near the top of the seqs (1..65535) a session's range wraps round, and
     # still skips the last change's seq: 65001 + 1024 - 65535 = 490
@@ -298,7 +299,8 @@ def test_a_long_game_is_kept_in_the_ring_and_restored(board: Board) -> None:
         requests += [(seq, "UNDO"), (seq + 1, "REDO")]
         seq += 2
     s = board.ask(*requests)
-    assert s.reply(seq - 1) == b"%d OK n=1 top=1 eseq=%d" % (seq - 1, 603)
+    # the last REDO brings back PEG 0 3: 0 << 2 | 3 << 3 = 24
+    assert s.reply(seq - 1) == b"%d OK n=1 top=1 eseq=%d ev=24" % (seq - 1, 603)
     assert (board.flash / "journal.raw").stat().st_size == 32 * 4096      # the ring never grows
     assert not (board.flash / "game.jnl").exists()
     s = board.ask((1, "SCORE"), (2, "STATE"))

@@ -183,7 +183,8 @@ def test_a_retry_is_answered_again_and_not_applied_twice(emu):
     seq, request = board.encode("PEG", 0, 5)
     first = board.send_frame(seq, request)
     again = board.send_frame(seq, request)           # the same bytes: a retry
-    assert first == again == {"n": "1", "top": "1", "eseq": first["eseq"]}
+    # PEG 0 5: 0 << 2 | 5 << 3 = 40
+    assert first == again == {"n": "1", "top": "1", "eseq": first["eseq"], "ev": "40"}
     assert board.score()["totals"] == "5,0"          # 5 once, not 10
 
 

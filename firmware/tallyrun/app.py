@@ -14,6 +14,7 @@
 #   app.add_task(coroutine)   another task to run in the app's asyncio loop;
 #   app.on_start(starter)     or starter() called in the loop, returning tasks.
 import sys
+from array import array
 
 try:
     import asyncio
@@ -94,6 +95,10 @@ class App:
         self.eseq = 0
         self.listeners = []
         self.notes = []                 # problems found at boot (NOTE), spaces as _
+        # CRC-16 of log[0:i + 1] for each i, right up to log_crcs_valid: the
+        # log CRC (STATE, OPEN) costs one step per new event, not the whole log
+        self.log_crcs = array("H", bytearray(2 * LOG_CAPACITY))
+        self.log_crcs_valid = 0
         # check_board(name): raises ValueError (why) unless board/<name>.json is
         # a definition this board can run; main.py sets the panel's own check
         self.check_board = self._board_exists
@@ -250,6 +255,8 @@ class App:
             self._change(KIND_REDO, seq, req.crc, 0, _SRC_HOST, True)
         elif verb == P.V_STATE:
             replies.state(self, seq)
+        elif verb == P.V_OPEN:
+            replies.open_session(self, seq)
         elif verb == P.V_SCORE:
             replies.score(self, seq)
         elif verb == P.V_LOG:
@@ -361,6 +368,8 @@ class App:
         except OSError as exc:
             return self._refuse(seq, P.E_FLASH, _flash_failed(exc, "nothing changed"), reply)
         if kind == KIND_APPLY:
+            if self.log_crcs_valid > game.n:
+                self.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
             game.apply(event)
         elif kind == KIND_UNDO:
             game.undo()
@@ -369,7 +378,7 @@ class App:
         pushed = _PUSHED[kind]
         self._compose_change(pushed, event, src)   # takes the eseq the reply names
         if reply:
-            replies.change(self, seq)
+            replies.change(self, seq, -1 if kind == KIND_UNDO else event)
         self._push(pushed)
         self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
@@ -387,6 +396,7 @@ class App:
             self.error(seq, P.E_FLASH, _flash_failed(exc, "the game in progress is kept"))
             return
         self.game.new(index, players, options)
+        self.log_crcs_valid = 0
         w = self._event(P.EV_NEW)
         replies.game_name(self, w)
         w.key(b"players")

@@ -5,7 +5,7 @@
 import os
 
 from tallyrun.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
-                                T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, DEFAULT_BOARD)
+                                T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, DEFAULT_BOARD, crc16)
 
 CONFIG_FILE = "config.txt"
 
@@ -34,6 +34,7 @@ class Config:
         self.board = DEFAULT_BOARD.decode()
         self.problems = 0  # lines of the file that were not understood
         self.bad_lines = []  # their line numbers (the first four)
+        self.crc = 0xFFFF    # CRC-16 of the settings as saved: OPEN's ccrc (has a name changed?)
 
     def get(self, key, player=0):
         """The value of a key as stored (int or str)."""
@@ -81,13 +82,15 @@ class Config:
     def save(self):
         """Write-then-rename. Raises OSError if the flash write fails."""
         tmp = self.path + ".tmp"
-        f = open(tmp, "w")
+        text = self.text().encode()
+        f = open(tmp, "wb")
         try:
-            f.write(self.text())
+            f.write(text)
             f.flush()
         finally:
             f.close()
         os.rename(tmp, self.path)
+        self.crc = crc16(text, 0, len(text))
 
     def load(self):
         """Read the file if there is one; returns True if it was there. A line
@@ -105,6 +108,7 @@ class Config:
             f.close()
         self.problems = 0
         self.bad_lines = []
+        self.crc = crc16(data, 0, len(data))
         number = 0
         for raw in data.split(b"\n"):
             number += 1

@@ -55,6 +55,7 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 # Every state-changing verb replies "n top eseq": events applied, applied +
 # redo stack, and the sequence number of the event it pushed.
 _CHANGE = ("n", "top", "eseq")
+_APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
 VERBS = (
     (b"HELLO", (), 0,
@@ -67,16 +68,19 @@ VERBS = (
               ("options", T_INT, 0, 0xFFFF)), 1,
      _CHANGE, "start a new game (options default 0); drops the game in progress"),
     (b"EV", (("event", T_INT, 0, EVENT_LIMIT - 1),), 0,
-     _CHANGE, "apply one event packed as tallycore packs it (any game)"),
+     _APPLIED, "apply one event packed as tallycore packs it (any game)"),
     (b"HAND", (("purchaser", T_INT, 0, 3), ("bid", T_BID, 0, 0), ("doubled_by", T_WHO, 0, 3),
                ("redoubled_by", T_WHO, 0, 3), ("lone", T_INT, 0, 1), ("tricks", T_INT, 0, 13)), 0,
-     _CHANGE, "Skicket: one hand's result (who: player 0-3 or - for nobody)"),
-    (b"MISDEAL", (), 0, _CHANGE, "Skicket: a misdeal (redealt by the same dealer)"),
+     _APPLIED, "Skicket: one hand's result (who: player 0-3 or - for nobody)"),
+    (b"MISDEAL", (), 0, _APPLIED, "Skicket: a misdeal (redealt by the same dealer)"),
     (b"PEG", (("player", T_INT, 0, 1), ("points", T_INT, 1, 99)), 0,
-     _CHANGE, "Roquet: peg points for a player"),
-    (b"END", (), 0, _CHANGE, "Roquet: end of the hand (tally pegs go to the king row)"),
+     _APPLIED, "Roquet: peg points for a player"),
+    (b"END", (), 0, _APPLIED, "Roquet: end of the hand (tally pegs go to the king row)"),
     (b"UNDO", (), 0, _CHANGE, "undo the last event (it goes on the redo stack)"),
-    (b"REDO", (), 0, _CHANGE, "redo the last undone event"),
+    (b"REDO", (), 0, _APPLIED, "redo the last undone event"),
+    (b"OPEN", (), 0,
+     ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "ccrc", "notes"),
+     "open a session as HELLO does, with what says whether a host's copy of the game is current"),
     (b"STATE", (), 0,
      ("game", "players", "options", "n", "top", "lcrc", "eseq", "notes"),
      "summary for resynchronisation; lcrc = CRC-16 of log[0:top], 4 bytes LE each"),
@@ -98,7 +102,7 @@ VERBS = (
      "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
- V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG) = range(len(VERBS))
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG) = range(len(VERBS))
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)

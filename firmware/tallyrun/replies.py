@@ -10,7 +10,7 @@ def _zero():
     return 0
 
 
-def change(app, seq):
+def change(app, seq, event=-1):
     w = app.writer
     w.reply(seq)
     w.key(b"n")
@@ -19,6 +19,9 @@ def change(app, seq):
     w.number(app.game.top)
     w.key(b"eseq")
     w.number(app.eseq)
+    if event >= 0:
+        w.key(b"ev")       # the event applied: a host keeps its copy of the game without reading it back
+        w.number(event)
     app.send_reply()
 
 def game_name(app, w):
@@ -100,17 +103,52 @@ def note(app, seq, index):
     app.send_reply()
 
 def log_crc(app):
-    crc = 0xFFFF
-    log = app.game.log
+    """CRC-16 of log[0:top], 4 bytes LE each: from the app's running prefix CRCs,
+    extended from where they are still right (allocation-free)."""
+    game = app.game
+    prefix = app.log_crcs
+    log = game.log
     four = app.journal.record   # 12 spare bytes between journal writes
-    for i in range(app.game.top):
-        e = log[i]
+    at = app.log_crcs_valid
+    crc = prefix[at - 1] if at else 0xFFFF
+    while at < game.top:
+        e = log[at]
         four[0] = e & 0xFF
         four[1] = (e >> 8) & 0xFF
         four[2] = (e >> 16) & 0xFF
         four[3] = (e >> 24) & 0xFF
         crc = P.crc16(four, 0, 4, crc)
-    return crc
+        prefix[at] = crc
+        at += 1
+    app.log_crcs_valid = at
+    return prefix[game.top - 1] if game.top else 0xFFFF
+
+def open_session(app, seq):
+    """OPEN: HELLO's session and protocol check with what a host needs to tell
+    whether its cached view of the game is current."""
+    game = app.game
+    w = app.writer
+    w.reply(seq)
+    w.key(b"proto")
+    w.number(P.PROTOCOL_VERSION)
+    w.key(b"seqs")
+    w.number(app.open_session())
+    game_name(app, w)
+    w.key(b"players")
+    w.number(game.players)
+    w.key(b"options")
+    w.number(game.options)
+    w.key(b"n")
+    w.number(game.n)
+    w.key(b"top")
+    w.number(game.top)
+    w.key(b"lcrc")
+    w.hex(log_crc(app), 4)
+    w.key(b"ccrc")
+    w.hex(app.config.crc, 4)
+    w.key(b"notes")
+    w.number(len(app.notes))
+    app.send_reply()
 
 def totals(app, w):
     game = app.game

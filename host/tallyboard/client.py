@@ -78,6 +78,9 @@ class Board:
     retries: int = 3
     on_event: Callable[[Event], None] | None = None
     hello_fields: dict[str, str] = field(default_factory=dict)
+    open_fields: dict[str, str] = field(default_factory=dict)
+    view: "BoardGame | None" = None      # the game as this command knows it (commands/link.py)
+    view_names: list[str] | None = None  # and its players' names
     events: list[Event] = field(default_factory=list)
     last_eseq: int = 0         # 0: none seen yet
     gap: bool = False          # an event was missed: resync with rebuild()
@@ -126,7 +129,7 @@ class Board:
     def request(self, verb: str, *args: Any, timeout: float | None = None) -> dict[str, str]:
         """Send one request, wait for its reply; the reply's key=value fields.
         Raises BoardError (the board's own code and words) on ERR."""
-        if self._session_left is not None and self._session_left <= 0 and verb != "HELLO":
+        if self._session_left is not None and self._session_left <= 0 and verb not in ("HELLO", "OPEN"):
             self.hello()   # this session's seqs are used up (or the board restarted): new ones
         seq, frame = self.encode(verb, *args)
         step = _CHANGES.get(verb)
@@ -277,10 +280,23 @@ class Board:
     # ------------------------------------------------------------ the verbs
     def hello(self) -> dict[str, str]:
         """Identify the board; a clear error if it runs another protocol."""
+        reply = self._opening("HELLO")
+        self.hello_fields = reply
+        return reply
+
+    def open(self) -> dict[str, str]:
+        """OPEN: a session as HELLO opens one, and the board's stamp of its game
+        (game, players, options, n, top, log CRC, settings CRC, notes): enough
+        for a command to tell whether its cached copy is current."""
+        reply = self._opening("OPEN")
+        self.open_fields = reply
+        return reply
+
+    def _opening(self, verb: str) -> dict[str, str]:
         try:
-            reply = self.request("HELLO")
+            reply = self.request(verb)
         except BoardError as exc:
-            raise ProtocolError(f"the board on {self.link.name} does not understand HELLO "
+            raise ProtocolError(f"the board on {self.link.name} does not understand {verb} "
                                 f"({exc.board_message}): its firmware is too old; run tallyboard deploy") from None
         try:
             theirs = int(reply.get("proto", "0"))
@@ -292,7 +308,6 @@ class Board:
             advice = "run tallyboard deploy" if theirs < ours else "upgrade this tallyboard (pip install -U tallyboard)"
             raise ProtocolError(f"the board's firmware {reply.get('fw', '?')} speaks protocol {theirs}, "
                                 f"{which} than this tallyboard's {ours}: {advice}")
-        self.hello_fields = reply
         self._open_session(reply)
         return reply
 
@@ -395,21 +410,7 @@ class Board:
             return BoardGame(None, 0, 0, None, log, state, {})
         players = _int(state, "players")
         options = _int(state, "options")
-        try:
-            index = games.index_of(name)
-        except ValueError:
-            raise ProtocolError(f"the board plays {name}, which this tallyboard does not know: "
-                                "upgrade this tallyboard") from None
-        game = core_game.Game()
-        try:
-            game.new(index, players, options)
-            for event in log:
-                game.apply(event)
-            for _ in range(top - n):
-                game.undo()
-        except ValueError as exc:
-            raise ProtocolError(f"the board's log breaks a rule on the host ({exc}): "
-                                "the board and this tallyboard run different cores; run tallyboard deploy") from None
+        game = game_from_log(name, players, options, log, n)
         score = self.score()
         mismatch = score_mismatch(game, score)
         if mismatch:
@@ -433,6 +434,26 @@ class Board:
         # record's hands are finished hands, the board may be in the middle of one
         return LoadedGame(current.name, self.player_names(current.players),
                                   options_document(current.name, current.options), current.game)
+
+
+def game_from_log(name: str, players: int, options: int, log: list[int], n: int) -> core_game.Game:
+    """The core game whose log[0:top] is log with n applied (the rest on the redo stack)."""
+    try:
+        index = games.index_of(name)
+    except ValueError:
+        raise ProtocolError(f"the board plays {name}, which this tallyboard does not know: "
+                            "upgrade this tallyboard") from None
+    game = core_game.Game()
+    try:
+        game.new(index, players, options)
+        for event in log:
+            game.apply(event)
+        for _ in range(len(log) - n):
+            game.undo()
+    except ValueError as exc:
+        raise ProtocolError(f"the board's log breaks a rule on the host ({exc}): "
+                            "the board and this tallyboard run different cores; run tallyboard deploy") from None
+    return game
 
 
 # the verbs that change n, and by how much (NEW: to 0)

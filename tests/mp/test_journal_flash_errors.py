@@ -56,7 +56,7 @@ def test_a_failed_journal_write_changes_nothing_and_the_next_one_recovers():
         assert bodies[-5] == b"4 OK hands=0 complete=0 winners=1 totals=5,0"
         assert bodies[-4].startswith(b"5 ERR FLASH ")
         # PEG 1 3: 1 << 2 | 3 << 3 = 28; totals 5 and 3
-        assert bodies[-3] == b"6 OK n=2 top=2 eseq=4"
+        assert bodies[-3] == b"6 OK n=2 top=2 eseq=4 ev=28"
         assert bodies[-2] == b"! 4 EV n=2 top=2 ev=28 src=host totals=5,3"   # no event for the failures
         assert bodies[-1] == b"7 OK hands=0 complete=0 winners=1 totals=5,3"
         again, out = booted_app(root)

@@ -26,24 +26,23 @@ class CountingFlash:
 
     def __init__(self, sectors):
         self.sectors = sectors
-        self.data = bytearray(b"\xff" * (sectors * _SECTOR))
-        self.view = memoryview(self.data)
+        # a sector each: no large block of the unix port's heap
+        self.data = [bytearray(_ERASED_SECTOR) for _ in range(sectors)]
         self.erases = 0
         self.programs = 0
 
     def readblocks(self, block, buf, offset=0):
-        at = block * _SECTOR + offset
-        buf[:] = self.view[at:at + len(buf)]
+        buf[:] = memoryview(self.data[block])[offset:offset + len(buf)]
 
     def writeblocks(self, block, buf, offset=None):
         if offset is None:
             self.ioctl(6, block)
             offset = 0
-        at = block * _SECTOR + offset
-        assert at % _PAGE + len(buf) <= _PAGE or (at % _PAGE == 0 and len(buf) % _PAGE == 0), \
+        assert offset % _PAGE + len(buf) <= _PAGE or (offset % _PAGE == 0 and len(buf) % _PAGE == 0), \
             "a program must stay inside its pages"
+        sector = self.data[block]
         for i in range(len(buf)):
-            self.data[at + i] &= buf[i]
+            sector[offset + i] &= buf[i]
         self.programs += (len(buf) + _PAGE - 1) // _PAGE
 
     def ioctl(self, op, arg):
@@ -52,8 +51,7 @@ class CountingFlash:
         if op == 5:
             return _SECTOR
         if op == 6:
-            at = arg * _SECTOR
-            self.view[at:at + _SECTOR] = _ERASED_SECTOR
+            self.data[arg][:] = _ERASED_SECTOR
             self.erases += 1
             return 0
         return 0

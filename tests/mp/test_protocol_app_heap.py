@@ -40,9 +40,9 @@ def test_scoring_requests_allocate_nothing():
                   (11, "HELLO")], True)
     bodies = [wire.check_frame(line) for line in lines]
     # BOOT, NEW's reply and event, then per change its reply and then its event
-    assert bodies[3] == b"2 OK n=1 top=1 eseq=3"
+    assert bodies[3] == b"2 OK n=1 top=1 eseq=3 ev=40"
     assert bodies[4] == b"! 3 EV n=1 top=1 ev=40 src=host totals=5,0"
-    assert bodies[5] == b"3 OK n=2 top=2 eseq=4"
+    assert bodies[5] == b"3 OK n=2 top=2 eseq=4 ev=140"
     assert bodies[8] == b"! 5 UNDO n=1 top=2 src=host totals=5,0"
     assert bodies[10] == b"! 6 REDO n=2 top=2 ev=140 src=host totals=5,17"
     # EV 96 = player 0 pegs 12: 5 + 12 = 17; END banks both tallies (king 17 and 17)

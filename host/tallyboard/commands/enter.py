@@ -21,7 +21,7 @@ from .. import files, games
 from ..client import Board, options_document
 from ..errors import TallyboardError, log_full
 from .reporting import reports_errors
-from .link import board_options, connected, current_game, print_summary
+from .link import board_options, change, connected, current_game, print_summary
 
 
 def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:
@@ -63,14 +63,15 @@ def enter_cmd(hand: str, port: str | None, use_emulator: bool, timeout: float) -
     (JSON as in docs/records.md; - reads it from stdin). Works for every game, e.g.
     tallyboard enter '{"bidder": 2, "bid": 3, "tricks": 4}'."""
     text = files.read_stdin() if hand == "-" else hand
-    with connected(port, use_emulator, timeout) as board:
+    with connected(port, use_emulator, timeout, opening="OPEN") as board:
         events, _ = hand_events(board, text)
-        start = board.rebuild().n
+        start = current_game(board).n
         try:
             for event in events:
-                board.event(event)
+                change(board, "EV", event)
         except TallyboardError:
             if len(events) > 1:
+                board.view = None
                 _take_back(board, start)
             raise
         print_summary(board)

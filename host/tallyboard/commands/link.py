@@ -17,7 +17,8 @@ from rich.table import Table
 from .. import emulator as emu_mod
 from .. import games as profiles
 from .. import portshare
-from ..client import Board, BoardGame
+from .. import viewcache, wire
+from ..client import Board, BoardGame, game_from_log
 from ..errors import TallyboardError, TransportError
 from .reporting import reports_errors
 from ..transport import Transport, find_board_port, list_serial_ports
@@ -71,7 +72,11 @@ def open_link(port: str | None, use_emulator: bool,
 
 @contextlib.contextmanager
 def connected(port: str | None, use_emulator: bool, timeout: float = 1.0,
-              tap: Callable[[str, bytes], None] | None = None, serve: bool = False) -> Iterator[Board]:
+              tap: Callable[[str, bytes], None] | None = None, serve: bool = False,
+              opening: str = "HELLO") -> Iterator[Board]:
+    """The board, its session opened: with HELLO (who it is), or for a command
+    that changes the game with OPEN (the stamp that says whether this host's
+    copy of the game is current: then the change is the only other request)."""
     with open_link(port, use_emulator, serve) as (link, emulator):
         link.tap = tap
         board = Board(link, timeout=timeout)
@@ -79,7 +84,10 @@ def connected(port: str | None, use_emulator: bool, timeout: float = 1.0,
         first_wait = max(timeout, 3.0) if emulator is not None else timeout
         link.drain()
         board.timeout = first_wait
-        board.hello()
+        if opening == "OPEN":
+            board.open()
+        else:
+            board.hello()
         board.timeout = timeout
         yield board
 
@@ -91,7 +99,7 @@ def player_index(board: Board, value: str, players: int) -> int:
         if index >= players:
             raise TallyboardError(f"player {index}: this game has players 0 to {players - 1}")
         return index
-    names = board.player_names(players)
+    names = names_of(board, players)
     folded = [n.lower() for n in names]
     if value.lower() in folded:
         return folded.index(value.lower())
@@ -99,11 +107,78 @@ def player_index(board: Board, value: str, players: int) -> int:
                           "give a name or a number 0 to " + str(players - 1))
 
 
+def names_of(board: Board, players: int) -> list[str]:
+    if board.view_names is not None and len(board.view_names) >= players:
+        return board.view_names[:players]
+    return board.player_names(players)
+
+
 def current_game(board: Board) -> BoardGame:
-    current = board.rebuild()
-    if current.name is None:
+    """The game in progress: this host's copy when OPEN's stamp says it is the
+    board's (no request), else read from the board (and kept for next time)."""
+    if board.view is None:
+        board.view, board.view_names = _read_view(board)
+    if board.view.name is None:
         raise TallyboardError("no game on the board: start one with tallyboard new GAME")
-    return current
+    return board.view
+
+
+def _read_view(board: Board) -> tuple[BoardGame, list[str]]:
+    fields = board.open_fields
+    if fields:
+        cached = viewcache.load(board.link.name, viewcache.stamp_of(fields))
+        if cached is not None:
+            log, names = cached
+            name = fields["game"]
+            players, options, n = int(fields["players"]), int(fields["options"]), int(fields["n"])
+            if name in ("-", ""):
+                return BoardGame(None, 0, 0, None, log, dict(fields), {}), names
+            game = game_from_log(name, players, options, log, n)
+            return BoardGame(name, players, options, game, log, dict(fields), {}), names
+    current = board.rebuild()
+    names = board.player_names(current.players) if current.name is not None else []
+    if fields:
+        _keep(board, current, names)
+    return current, names
+
+
+def _keep(board: Board, current: BoardGame, names: list[str]) -> None:
+    stamp = viewcache.stamp_of(dict(current.state, ccrc=board.open_fields.get("ccrc", "")))
+    if current.name is None:
+        stamp["game"] = "-"
+    viewcache.save(board.link.name, stamp, current.log, names)
+
+
+def change(board: Board, verb: str, *args: Any) -> dict[str, str]:
+    """Send a change of the game in progress (current_game first) and keep this
+    host's copy in step with the board's reply: its n, and the event applied."""
+    current = board.view
+    reply = board.request(verb, *args)
+    if current is None or current.game is None:
+        return reply
+    game, log = current.game, list(current.log)
+    try:
+        if verb == "UNDO":
+            game.undo()
+        elif verb == "REDO":
+            game.redo()
+        elif reply.get("ev", "").isdigit():
+            del log[game.n:]
+            game.apply(int(reply["ev"]))
+            log.append(int(reply["ev"]))
+        else:
+            raise ValueError("no ev in the reply (a retry's answer)")
+        if str(game.n) != reply.get("n") or str(len(log)) != reply.get("top"):
+            raise ValueError("the copy is not the board's")
+    except ValueError:
+        board.view = None       # read it again for the summary
+        viewcache.forget(board.link.name)
+        return reply
+    state = dict(current.state, n=reply["n"], top=reply["top"], lcrc=f"{wire.log_crc(log):04X}")
+    board.view = BoardGame(current.name, current.players, current.options, game, log, state, {})
+    if board.open_fields and board.view_names is not None:
+        _keep(board, board.view, board.view_names)
+    return reply
 
 
 def game_of_verb(board: Board, verb: str) -> BoardGame:
@@ -121,8 +196,9 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
     """One line for the game in progress; and what the board found wrong when
     it started (in full, or a pointer to `status` on stderr)."""
     console = console or Console()
-    current = board.rebuild()
-    count = int(current.state.get("notes", "0") or 0) if current.state.get("notes", "").isdigit() else 0
+    current = board.view if board.view is not None else board.rebuild()
+    notes = board.open_fields.get("notes") or current.state.get("notes", "")
+    count = int(notes) if notes.isdigit() else 0
     if count and notes_in_full:
         for text in board.notes(count):
             click.echo(f"the board found when it started: {text}")
@@ -132,7 +208,7 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
     if current.name is None or current.game is None:
         console.print("No game on the board.")
         return
-    names = board.player_names(current.players)
+    names = names_of(board, current.players)
     g = current.game
     totals = "  ".join(f"{names[p]} {g.total(p)}" for p in range(current.players))
     winners = [names[p] for p in range(current.players) if g.winners() >> p & 1]
@@ -152,7 +228,7 @@ def scoring(act: Callable[..., None]) -> Callable[..., None]:
     @reports_errors
     @functools.wraps(act)
     def command(port: str | None, use_emulator: bool, timeout: float, **arguments: Any) -> None:
-        with connected(port, use_emulator, timeout) as board:
+        with connected(port, use_emulator, timeout, opening="OPEN") as board:
             act(board, **arguments)
             print_summary(board)
     return command

@@ -18,7 +18,8 @@ from .. import files, records
 from ..client import Board
 from ..errors import TallyboardError
 from .reporting import reports_errors
-from .link import board_options, connected, game_of_verb, player_index, print_summary, scoring
+from .link import (board_options, change, connected, current_game, game_of_verb, player_index, print_summary,
+                   scoring)
 
 
 @click.command("status")
@@ -127,13 +128,13 @@ def hand_cmd(purchaser: str, bid: str, tricks: int, doubled_by: str | None, redo
         owner.verbs["HAND"](bid.upper())
     except ValueError as exc:
         raise TallyboardError(str(exc)) from None
-    with connected(port, use_emulator, timeout) as board:
+    with connected(port, use_emulator, timeout, opening="OPEN") as board:
         current = game_of_verb(board, "HAND")
         def who(value: str | None) -> int | None:
             return None if value is None else player_index(board, value, current.players)
 
-        board.hand(player_index(board, purchaser, current.players), bid.upper(), who(doubled_by),
-                   who(redoubled_by), lone, tricks)
+        change(board, "HAND", player_index(board, purchaser, current.players), bid.upper(),
+               who(doubled_by), who(redoubled_by), int(lone), tricks)
         print_summary(board)
 
 @click.command("misdeal")
@@ -141,7 +142,7 @@ def hand_cmd(purchaser: str, bid: str, tricks: int, doubled_by: str | None, redo
 def misdeal_cmd(board: Board) -> None:
     """Skicket: record a misdeal (the same dealer deals again; nobody scores)."""
     game_of_verb(board, "MISDEAL")
-    board.misdeal()
+    change(board, "MISDEAL")
     click.echo("misdeal recorded: the same dealer deals again")
 
 
@@ -152,7 +153,7 @@ def misdeal_cmd(board: Board) -> None:
 def peg_cmd(board: Board, player: str, points: int) -> None:
     """Roquet: peg POINTS (1 to 99) for PLAYER (name or number)."""
     current = game_of_verb(board, "PEG")
-    board.peg(player_index(board, player, current.players), points)
+    change(board, "PEG", player_index(board, player, current.players), points)
 
 
 @click.command("end")
@@ -160,21 +161,23 @@ def peg_cmd(board: Board, player: str, points: int) -> None:
 def end_cmd(board: Board) -> None:
     """Roquet: end the hand (the tally pegs move to the king row)."""
     game_of_verb(board, "END")
-    board.end()
+    change(board, "END")
 
 
 @click.command("undo")
 @scoring
 def undo_cmd(board: Board) -> None:
     """Undo the last scoring on the board."""
-    board.undo()
+    current_game(board)
+    change(board, "UNDO")
 
 
 @click.command("redo")
 @scoring
 def redo_cmd(board: Board) -> None:
     """Redo the scoring undone last."""
-    board.redo()
+    current_game(board)
+    change(board, "REDO")
 
 
 @click.command("export")

@@ -1,0 +1,72 @@
+"""The host's copy of a board's game, kept between commands, so that a command
+that changes the game costs two requests (OPEN, then the change) rather than
+reading the whole game back each time (issue 11: each request is 14-22 ms on
+the chip, even when it only reads).
+
+OPEN answers the board's stamp of its game: game, players, options, n, top,
+the CRC of its log and the CRC of its settings (the players' names). A copy
+whose stamp equals the board's is the board's game, names included; any other
+copy is dropped and the game read again. The copy lives in one small JSON file
+per port under the user's cache folder; a missing, unreadable or foreign file
+is only a slower command, never a wrong one."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from . import wire
+
+STAMP_KEYS = ("game", "players", "options", "n", "top", "lcrc", "ccrc")
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else Path.home() / ".cache") / "tallyboard" / "views"
+
+
+def _path(port: str) -> Path:
+    real = os.path.realpath(port)
+    return cache_dir() / (hashlib.sha1(real.encode()).hexdigest()[:16] + ".json")
+
+
+def stamp_of(fields: dict[str, str]) -> dict[str, str]:
+    return {key: fields.get(key, "") for key in STAMP_KEYS}
+
+
+def load(port: str, stamp: dict[str, str]) -> tuple[list[int], list[str]] | None:
+    """(log[0:top], names) when the copy for this port has exactly this stamp."""
+    try:
+        doc: Any = json.loads(_path(port).read_text())
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or doc.get("stamp") != stamp:
+        return None
+    log, names = doc.get("log"), doc.get("names")
+    if (not isinstance(log, list) or not all(isinstance(e, int) for e in log)
+            or not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
+        return None
+    if len(log) != int(stamp["top"]) or wire.log_crc(log) != int(stamp["lcrc"], 16):
+        return None
+    return log, names
+
+
+def save(port: str, stamp: dict[str, str], log: list[int], names: list[str]) -> None:
+    """Keep the copy; a cache that cannot be written only costs the next command time."""
+    path = _path(port)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"stamp": stamp, "log": log, "names": names}))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def forget(port: str) -> None:
+    try:
+        _path(port).unlink()
+    except OSError:
+        pass
