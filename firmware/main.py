@@ -29,15 +29,18 @@ def start():
     app.board_name = board.name if board is not None else app.config.board
     app.check_board = lambda name: boarddef.find(name, BOARD_DIR, hw.mcu())
     watchdog = None
+    finish = None
     try:
         app.boot()
         if board_problem:
             app.note(board_problem + "; set another with config set board NAME")
         if board is not None:
-            _attach_views(app, board)
+            finish = _attach_views(app, board)
         watchdog = hw.Watchdog()
         app.run(watchdog)
     finally:
+        if finish is not None:
+            finish()
         # Ctrl-C, or the host closed the line (emulator): the REPL must not be
         # reset under mpremote's feet
         if watchdog is not None:
@@ -46,25 +49,41 @@ def start():
 
 def _attach_views(app, board):
     # The display (tallypanel.view) and the board's controls (tallypanel.inputs,
-    # tallypanel.menu), if this firmware has them. A failure here leaves a
-    # NOTE for the host; the scoring and the protocol run on regardless.
+    # tallypanel.menu), if this firmware has them. Each part that fails leaves
+    # a NOTE for the host and the others working: no OLED, the LEDs and buttons
+    # still score; the scoring and the protocol run on regardless.
     from tallypanel import hw
     from tallyrun import protocol as P
     try:
         from tallypanel.view import View
     except ImportError:
         return
+    oled = None
     try:
-        oled = None
         bus = hw.oled_i2c(board)
         if bus is not None:
             from tallypanel.ssd1306 import SSD1306_I2C
             oled = SSD1306_I2C(bus, board.oled_address)
-        view = View(board, hw.Pixels(board.led_pin, board.led_count), oled, app.config)
+    except Exception as exc:
+        app.note("display: no OLED answering at 0x%02X (%s): the LEDs and buttons work without it"
+                 % (board.oled_address, exc))
+    pixels = None
+    try:
+        pixels = hw.Pixels(board.led_pin, board.led_count)
+    except Exception as exc:
+        app.note("display: the LED chain on GPIO %d cannot start (%s): the OLED and buttons work "
+                 "without it" % (board.led_pin, exc))
+    try:
+        view = View(board, pixels, oled, app.config)
     except Exception as exc:
         app.note("display: %s" % exc)
         return
     board_input = None
+    due = [True]      # a change waits to be drawn
+
+    def draw_soon():
+        due[0] = True
+
     try:
         from tallypanel.menu import BoardInput
         from tallypanel.inputs import Inputs
@@ -72,7 +91,7 @@ def _attach_views(app, board):
 
         def handle(kind, value=0):
             board_input.handle(kind, value)
-            _refresh(app, view, board_input)
+            draw_soon()
 
         inputs = Inputs(board, hw.button, handle, hw.pin_irq)
         app.on_start(inputs.tasks)
@@ -87,10 +106,35 @@ def _attach_views(app, board):
                 view.configure(app.config)
             except ValueError as exc:
                 app.note("display: %s" % exc)
-        _refresh(app, view, board_input)
+        draw_soon()
 
     app.on_change(changed)
-    _refresh(app, view, board_input)
+    app.add_task(_painter(app, view, board_input, due))
+
+    def finish():
+        # the app stopped (the emulator's input ended): draw what is still due
+        if due[0]:
+            due[0] = False
+            _refresh(app, view, board_input)
+
+    return finish
+
+
+async def _painter(app, view, board_input, due):
+    # The display catches up after the replies: a change only marks it due;
+    # this draws when no request is arriving, once for any number of changes.
+    try:
+        import asyncio
+    except ImportError:
+        import uasyncio as asyncio  # type: ignore
+    while True:
+        if due[0] and not app.receiving():
+            due[0] = False
+            _refresh(app, view, board_input)
+        await asyncio.sleep_ms(_PAINT_MS)
+
+
+_PAINT_MS = 15
 
 
 def _refresh(app, view, board_input):

@@ -107,6 +107,7 @@ class App:
         self.starters = []
         self.served = 0                 # requests answered (any outcome)
         self.byte = bytearray(1)
+        self.poller = None              # the input's poller, while serve() runs
         self.running = False
         self.internal_errors = 0
         # the end of input ends the app under the emulator (its process
@@ -499,6 +500,7 @@ class App:
         reader = asyncio.StreamReader(stream)
         poller = select.poll()
         poller.register(stream, select.POLLIN)
+        self.poller = poller
         byte = self.byte
         while True:
             if not await reader.readinto(byte):
@@ -519,6 +521,18 @@ class App:
                         return
                     break
                 self.feed(byte[0])
+
+    def receiving(self):
+        """True while a request is arriving or waiting to be read: the display
+        waits (allocation-free)."""
+        if self.reader.length:
+            return True
+        poller = self.poller
+        if poller is None:
+            return False
+        for _ in poller.ipoll(0):
+            return True
+        return False
 
     async def feed_watchdog(self, watchdog):
         while True:
