@@ -303,13 +303,17 @@ class App:
         self.error(seq, P.E_RULE, message)
 
     # --- changes: one path (check, journal, apply, reply, then tell) ------------------
-    def _event(self, kind):
-        eseq = self.eseq + 1
-        if eseq > P.EVENT_SEQ_LIMIT:
-            eseq = 1
-        self.eseq = eseq
-        self.events.event(eseq, kind)
+    def _event(self, kind, reserved=False):
+        """Start composing an event; reserved: its eseq was taken already (by
+        the reply that names it, sent first)."""
+        if not reserved:
+            self._reserve_eseq()
+        self.events.event(self.eseq, kind)
         return self.events
+
+    def _reserve_eseq(self):
+        eseq = self.eseq + 1
+        self.eseq = eseq if eseq <= P.EVENT_SEQ_LIMIT else 1
 
     def _push(self, kind):
         """Send the event composed in self.events, then tell the listeners (the display)."""
@@ -323,7 +327,7 @@ class App:
                 self.listener_errors += 1
 
     def _compose_change(self, kind, event, src):
-        w = self._event(kind)
+        w = self._event(kind, True)
         w.key(b"n")
         w.number(self.game.n)
         w.key(b"top")
@@ -377,9 +381,10 @@ class App:
         else:
             game.redo()
         pushed = _PUSHED[kind]
-        self._compose_change(pushed, event, src)   # takes the eseq the reply names
+        self._reserve_eseq()      # the reply names the event that follows it
         if reply:
             replies.change(self, seq, -1 if kind == KIND_UNDO else event)
+        self._compose_change(pushed, event, src)
         self._push(pushed)
         self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
@@ -398,7 +403,9 @@ class App:
             return
         self.game.new(index, players, options)
         self.log_crcs_valid = 0
-        w = self._event(P.EV_NEW)
+        self._reserve_eseq()
+        replies.change(self, seq)
+        w = self._event(P.EV_NEW, True)
         replies.game_name(self, w)
         w.key(b"players")
         w.number(players)
@@ -408,7 +415,6 @@ class App:
         w.number(0)
         w.key(b"top")
         w.number(0)
-        replies.change(self, seq)
         self._push(P.EV_NEW)
         self.journal.after_append()
 
