@@ -8,8 +8,16 @@
 # stops the app and the watchdog with it.
 import sys
 
+# Why the app did not start, for the host to ask at the REPL (main.py's
+# globals are the REPL's): a host that gets the REPL's answer to HELLO reads
+# it over the raw REPL, as mpremote would, and says the board is in safe mode
+# rather than that the app failed (host/tallyboard/repl.py). None: the app
+# started (and if the REPL answers, it stopped).
+tallyboard_safe_mode = None
+
 
 def start():
+    global tallyboard_safe_mode
     from tallypanel import hw, boarddef
     from tallyrun.app import App, BOARD_DIR
 
@@ -23,8 +31,10 @@ def start():
     except (ValueError, OSError) as exc:
         board_problem = str(exc)
     if board is not None and hw.safe_mode_held(board):
+        tallyboard_safe_mode = "button held at power-up"
         print("tallyboard: safe mode (button held at power-up): the app is not running; "
               "use mpremote, or power-cycle to start it")
+        hw.stay_at_repl()
         return
     app.board_name = board.name if board is not None else app.config.board
     app.check_board = lambda name: boarddef.find(name, BOARD_DIR, hw.mcu())

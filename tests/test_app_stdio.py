@@ -451,6 +451,8 @@ def test_safe_mode_skips_the_app(board: Board) -> None:
     assert proc.returncode == 0
     assert b"safe mode" in proc.stdout
     assert b"1 OK" not in proc.stdout       # nothing served: the REPL is left alone
+    # and the REPL stays, as on a Pico: it reads the frame as Python
+    assert b"SyntaxError: invalid syntax" in proc.stdout
     (board.io / "pins.bin").unlink()
     s = board.ask((1, "HELLO"))
     assert s.fields(1)["proto"] == "2"

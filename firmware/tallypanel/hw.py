@@ -107,6 +107,15 @@ def safe_mode_held(board):
     return True
 
 
+def stay_at_repl():
+    """Leave the board at MicroPython's REPL when main.py returns (safe mode).
+    A Pico does that by itself; the emulator, the unix port, exits after its
+    script unless MICROPYINSPECT asks it to stay, as a Pico would."""
+    if is_emulator():
+        import os
+        os.putenv("MICROPYINSPECT", "1")
+
+
 def sleep_ms(ms):
     import time
     time.sleep_ms(ms)

@@ -21,6 +21,7 @@ from tallycore import games
 from tallyrun import protocol
 from . import wire
 from . import records
+from . import repl
 from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError, log_full
 from .games.base import LoadedGame
 from .transport import Transport
@@ -298,6 +299,12 @@ class Board:
         except BoardError as exc:
             raise ProtocolError(f"the board on {self.link.name} does not understand {verb} "
                                 f"({exc.board_message}): its firmware is too old; run tallyboard deploy") from None
+        except TransportError:
+            # MicroPython's REPL may have answered instead of the app: ask it
+            # whether main.py left the app out on purpose (repl.py)
+            if repl.safe_mode(self.link):
+                raise TransportError(repl.SAFE_MODE_ADVICE) from None
+            raise
         try:
             theirs = int(reply.get("proto", "0"))
         except ValueError:

@@ -20,6 +20,7 @@ from .. import games as profiles
 from .. import sheet
 from ..client import Board, BoardGame
 from ..errors import BoardError, TallyboardError, TransportError
+from ..transport import MAX_LINE
 from .reporting import reports_errors
 from .link import board_options, connected
 
@@ -128,35 +129,100 @@ def monitor_cmd(requests: tuple[str, ...], duration: float, port: str | None, us
                 timeout: float) -> None:
     """Show the raw protocol traffic both ways, with timestamps; type requests
     (e.g. PEG 0 5) on stdin to send them (seq and checksum are added)."""
-    start = time.monotonic()
-
-    def tap(direction: str, data: bytes) -> None:
-        for line in data.splitlines():
-            stamp = f"{time.monotonic() - start:9.3f}"
-            mark = ""
-            if direction == "<" and line.strip():
-                try:
-                    wire.check_frame(line)
-                except ValueError as exc:
-                    mark = f"   <- {exc}"
-            click.echo(f"{stamp} {direction} {line.decode('ascii', errors='backslashreplace')}{mark}")
-
-    with connected(port, use_emulator, timeout, tap=tap, serve=True) as board:
-        for text in requests:
-            _monitor_send(board, text)
-        interactive = not requests and sys.stdin.isatty()
-        end = time.monotonic() + duration if duration > 0 else None
-        if requests and end is None:
-            return
-        reader = _stdin_lines() if not requests else None
-        with contextlib.suppress(KeyboardInterrupt):
-            _monitor_loop(board, reader, end, interactive)
+    tap = TrafficLines()
+    try:
+        with connected(port, use_emulator, timeout, tap=tap, serve=True) as board:
+            for text in requests:
+                _monitor_send(board, text)
+            interactive = not requests and sys.stdin.isatty()
+            end = time.monotonic() + duration if duration > 0 else None
+            if requests and end is None:
+                return
+            reader = _stdin_lines() if not requests else None
+            with contextlib.suppress(KeyboardInterrupt):
+                _monitor_loop(board, tap, reader, end, interactive)
+    finally:
+        tap.finish()    # a part line still waiting for its end is shown, marked
 
 
-def _monitor_loop(board: Board, reader: Callable[[], str | None] | None, end: float | None,
-                  interactive: bool) -> None:
+class TrafficLines:
+    """The monitor's tap (transport.Tap): the bytes each way put back into
+    lines before they are checked and shown. A link hands over bytes in the
+    pieces it got them in (a Pico's USB full-speed CDC sends 64-byte packets),
+    so one reply can come in several pieces; each direction keeps its part
+    line until the rest arrives, and a frame is checked and shown once, whole.
+
+    A part line is shown all the same, marked incomplete, when no more of it
+    came for wait_for_end seconds (looked at whenever bytes pass and on every
+    turn of the monitor loop), when it grows to transport.MAX_LINE bytes, and
+    when the monitor stops (finish): MicroPython's REPL prompt, say, never
+    ends its line."""
+
+    def __init__(self, show: Callable[[str], None] = click.echo,
+                 clock: Callable[[], float] = time.monotonic, wait_for_end: float = 0.5) -> None:
+        self.show = show
+        self.clock = clock
+        self.wait_for_end = wait_for_end
+        self.start = clock()
+        self._part = {">": bytearray(), "<": bytearray()}
+        self._last_byte_at = {">": self.start, "<": self.start}
+
+    def __call__(self, direction: str, data: bytes) -> None:
+        self.show_stale()
+        now = self.clock()
+        part = self._part[direction]
+        part += data
+        self._last_byte_at[direction] = now
+        while True:
+            end = part.find(b"\n")
+            if end < 0:
+                break
+            line = bytes(part[:end])
+            del part[:end + 1]
+            self._show(direction, line[:-1] if line.endswith(b"\r") else line, now)
+        if len(part) >= MAX_LINE:
+            self._show(direction, bytes(part), now,
+                       f"incomplete: {len(part)} bytes and no end of line")
+            part.clear()
+
+    def show_stale(self) -> None:
+        """Show the part lines that waited too long for their end."""
+        now = self.clock()
+        for direction, part in self._part.items():
+            if part and now - self._last_byte_at[direction] >= self.wait_for_end:
+                self._show(direction, bytes(part), self._last_byte_at[direction],
+                           f"incomplete: no end of line within {self.wait_for_end:g} s")
+                part.clear()
+
+    def finish(self) -> None:
+        """Show what is left of a line each way (the monitor is stopping)."""
+        for direction, part in self._part.items():
+            if part:
+                self._show(direction, bytes(part), self._last_byte_at[direction],
+                           "incomplete: no end of line before the monitor stopped")
+                part.clear()
+
+    def _show(self, direction: str, line: bytes, at: float, incomplete: str = "") -> None:
+        mark = f"   <- {incomplete}" if incomplete else ""
+        if direction == "<" and line.strip() and not incomplete:
+            try:
+                wire.check_frame(line)
+            except ValueError as exc:
+                mark = f"   <- {exc}"
+        self.show(f"{at - self.start:9.3f} {direction} {_visible(line)}{mark}")
+
+
+def _visible(line: bytes) -> str:
+    """The line as text, every byte that is no printable ASCII as \\xNN (a
+    stray carriage return would overwrite the line on a terminal)."""
+    return "".join(chr(b) if 32 <= b < 127 else f"\\x{b:02x}" for b in line)
+
+
+def _monitor_loop(board: Board, tap: TrafficLines, reader: Callable[[], str | None] | None,
+                  end: float | None, interactive: bool) -> None:
     while end is None or time.monotonic() < end:
         board.poll_events(0.1)
+        tap.show_stale()
         if reader is not None:
             line = reader()
             if line is None:

@@ -1,0 +1,113 @@
+"""Safe mode seen from the host: a board powered up with its undo button held
+runs no app and leaves MicroPython's REPL on the port (firmware/main.py); the
+REPL reads HELLO as Python and answers with a SyntaxError. The host asks the
+REPL (raw REPL, as mpremote would: host/tallyboard/repl.py) for main.py's
+safe-mode marker, and says what the board is and what to do instead of
+"the app stopped with an error". Each emulator here is stopped by its `with`."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tallyboard import repl
+from tallyboard.cli import main
+from tallyboard.emulator import Emulator
+from tallyboard.transport import SerialTransport, Transport
+
+UNDO_BUTTON = 14    # GPIO of the reference board's undo button (board/pico-reference.json)
+SAFE_MODE_SAID = ("tallyboard: the board is in safe mode (a button was held at power-up): the app is not "
+                  "running; power-cycle it without holding a button, or use mpremote to repair it\n")
+
+
+def status(port: str):
+    return CliRunner().invoke(main, ["status", "-p", port, "--timeout", "0.5"])
+
+
+def booted_with_undo_held(flash: Path) -> Emulator:
+    emulator = Emulator(flash=flash)
+    emulator.io_dir.mkdir(parents=True)
+    emulator.press(UNDO_BUTTON)           # held before the power comes on
+    return emulator
+
+
+def prompt_shows(link: Transport, seconds: float = 3.0) -> bool:
+    """Whether the REPL's prompt comes within seconds (after the lines before it)."""
+    deadline = time.monotonic() + seconds
+    while not repl.at_prompt(link) and time.monotonic() < deadline:
+        link.read_line(0.05)
+    return repl.at_prompt(link)
+
+
+def test_status_says_the_board_is_in_safe_mode_and_what_to_do(tmp_path):
+    with booted_with_undo_held(tmp_path / "flash") as emulator:
+        out = status(emulator.port)
+        assert (out.exit_code, out.output) == (4, SAFE_MODE_SAID)
+        # asking left the board at the REPL's prompt, as it was found: asked again, the same
+        link = SerialTransport(emulator.port)
+        try:
+            link.write(b"\r")                    # an empty line: the prompt again
+            assert prompt_shows(link)
+            assert repl.safe_mode(link) == "button held at power-up"
+            link.write(b"\r")
+            assert prompt_shows(link)
+        finally:
+            link.close()
+        out = status(emulator.port)
+        assert (out.exit_code, out.output) == (4, SAFE_MODE_SAID)
+        # what the advice says: power-cycle without holding the button
+        emulator.release(UNDO_BUTTON)
+        emulator.restart()
+        out = status(emulator.port)
+        assert out.exit_code == 0, out.output
+        assert out.output.startswith(f"board pico-reference on {emulator.port}: firmware ")
+
+
+def test_a_prompt_without_the_marker_is_not_called_safe_mode(tmp_path):
+    # a board at the REPL whose main.py left no marker (its app stopped): the
+    # message stays the one for a board whose app is not running
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    (flash / "main.py").write_text("import os\nos.putenv('MICROPYINSPECT', '1')   # stay at the REPL\n")
+    with Emulator(flash=flash, install=False) as emulator:
+        out = status(emulator.port)
+        assert out.exit_code == 4
+        assert out.output.startswith(f"tallyboard: the tallyboard app on {emulator.port} stopped with an error")
+        assert "safe mode" not in out.output
+        link = SerialTransport(emulator.port)
+        try:
+            link.write(b"\r")
+            assert prompt_shows(link)
+            assert repl.safe_mode(link) is None
+        finally:
+            link.close()
+
+
+class RecordingLink(Transport):
+    """A link whose board has said `said` (no newline at its end) and says nothing more."""
+
+    def __init__(self, said: bytes) -> None:
+        super().__init__()
+        self._buffer += said
+        self.written: list[bytes] = []
+
+    def _write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def _read(self, timeout: float) -> bytes:
+        return b""
+
+    def close(self) -> None:
+        pass
+
+    def reopen(self) -> None:
+        pass
+
+
+def test_nothing_is_sent_unless_the_prompt_is_showing():
+    # an app mid-line, a stray line ending: a board that may be running the app
+    for said in (b"12 OK n=", b"Traceback", b">>> 1 HELLO*0000", b""):
+        link = RecordingLink(said)
+        assert repl.safe_mode(link) is None
+        assert link.written == []
