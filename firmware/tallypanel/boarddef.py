@@ -195,26 +195,54 @@ def _chain(b, chain):
                 _ROWS[row], rest - _ROW_BASE[row], player))
 
 
-def load(path):
-    """Read and validate a definition file."""
+def read(path):
+    """A definition file's JSON, not yet checked (from_dict checks it)."""
     import json
     try:
         with open(path) as f:
-            d = json.load(f)
+            return json.load(f)
     except OSError:
         raise ValueError("board: no definition file %s" % path)
     except ValueError:
         raise ValueError("board: %s is not valid JSON" % path)
-    return from_dict(d)
 
 
-def find(name, folder="board", mcu=None):
-    """The definition called name in folder (name.json); with mcu (the chip
-    this runs on), one for another chip is refused: its pins would be wrong."""
+def load(path):
+    """Read and validate a definition file."""
+    return from_dict(read(path))
+
+
+def path_of(name, folder="board"):
     for ch in name:
         if not (ch.isalpha() or ch.isdigit() or ch in "-_"):
             raise ValueError("board: a board name has letters, digits, - and _ only")
-    b = load(folder + "/" + name + ".json")
+    return folder + "/" + name + ".json"
+
+
+def checked(d, name, mcu=None):
+    """from_dict(d); with mcu (the chip this runs on), a definition for
+    another chip is refused: its pins would be wrong."""
+    b = from_dict(d)
     if mcu is not None and b.mcu != mcu:
         raise ValueError("board: %s.json is for an %s, and this board is an %s" % (name, b.mcu, mcu))
     return b
+
+
+def find(name, folder="board", mcu=None):
+    """The definition called name in folder (name.json), checked."""
+    return checked(read(path_of(name, folder)), name, mcu)
+
+
+def safe_mode_pin(d):
+    """The safe-mode button (undo, else seat 0) of a definition not yet
+    checked, read before anything else at power-up; -1 if it names none."""
+    try:
+        buttons = d["buttons"]
+        pin = buttons.get("undo")
+        if pin is None:
+            pin = buttons["seats"][0]
+        if isinstance(pin, int) and 0 <= pin <= 29:
+            return pin
+    except (KeyError, IndexError, TypeError, AttributeError):
+        pass
+    return -1

@@ -91,13 +91,10 @@ def pin_irq(pin, isr):
     return True
 
 
-def safe_mode_held(board):
-    """Whether the safe-mode button (undo, else seat 0) is held now."""
-    pin = board.undo_pin
+def safe_mode_held(pin):
+    """Whether the safe-mode button on this pin is held now (-1: no button)."""
     if pin < 0:
-        if not len(board.seat_pins):
-            return False
-        pin = board.seat_pins[0]
+        return False
     read = button(pin)
     # held for the whole of ~50 ms: a bounce or a glitch does not count
     for _ in range(5):

@@ -29,6 +29,16 @@ def _parse(text):
 
 # --- CRC-16/CCITT-FALSE --------------------------------------------------------
 
+def test_the_written_out_crc_table_is_the_polynomial_s():
+    # CRC-16/CCITT-FALSE, polynomial 0x1021: the table entry of byte i is i
+    # shifted through 8 rounds of "shift left, xor 0x1021 when the top bit was set"
+    for i in range(256):
+        c = i << 8
+        for _ in range(8):
+            c = ((c << 1) ^ 0x1021) & 0xFFFF if c & 0x8000 else (c << 1) & 0xFFFF
+        assert P._CRC_TABLE[i] == c, i
+
+
 def test_crc_check_value():
     # The catalogue check value of CRC-16/CCITT-FALSE: "123456789" -> 0x29B1.
     assert P.crc16(b"123456789") == 0x29B1

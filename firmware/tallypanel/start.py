@@ -1,0 +1,155 @@
+# The app's start (run by main.py): the board definition, safe mode, the
+# app booted from flash, then the display and the board's controls attached
+# after the BOOT event. A module rather than main.py itself so that it is
+# loaded compiled (.mpy) at power-up instead of parsed from source.
+#
+# Safe mode: hold the undo button (seat 0's button on a board without one)
+# while the board powers up and the app does not start: the REPL stays free
+# for mpremote to repair a bad deploy. Ctrl-C (0x03) from mpremote always
+# stops the app and the watchdog with it.
+
+
+def start():
+    """Run the app; returns only in safe mode (why, for main.py's global) or
+    when the emulator's input ends."""
+    from tallypanel import hw, boarddef
+    from tallyrun.app import App, BOARD_DIR
+
+    app = App(flash=hw.journal_flash())
+    app.exit_on_eof = hw.is_emulator()
+    app.config.load()
+    name = app.config.board
+    definition = None
+    board_problem = None
+    try:
+        definition = boarddef.read(boarddef.path_of(name, BOARD_DIR))
+    except ValueError as exc:
+        board_problem = str(exc)
+    if definition is not None and hw.safe_mode_held(boarddef.safe_mode_pin(definition)):
+        print("tallyboard: safe mode (button held at power-up): the app is not running; "
+              "use mpremote, or power-cycle to start it")
+        hw.stay_at_repl()
+        return "button held at power-up"
+    given = definition.get("name") if isinstance(definition, dict) else None
+    app.board_name = given if isinstance(given, str) and 0 < len(given) <= 40 else name
+    app.check_board = lambda other: boarddef.find(other, BOARD_DIR, hw.mcu())
+    watchdog = None
+    finish = None
+    board = None
+    try:
+        app.boot()      # BOOT goes out first; the definition is checked after it
+        if definition is not None:
+            try:
+                board = boarddef.checked(definition, name, hw.mcu())
+            except ValueError as exc:
+                board_problem = str(exc)
+        if board_problem:
+            app.note(board_problem + "; set another with config set board NAME")
+        if board is not None:
+            finish = _attach_views(app, board)
+        watchdog = hw.Watchdog()
+        app.run(watchdog)
+    finally:
+        if finish is not None:
+            finish()
+        # Ctrl-C, or the host closed the line (emulator): the REPL must not be
+        # reset under mpremote's feet
+        if watchdog is not None:
+            watchdog.stop()
+
+
+def _attach_views(app, board):
+    # The display (tallypanel.view) and the board's controls (tallypanel.inputs,
+    # tallypanel.menu), if this firmware has them. Each part that fails leaves
+    # a NOTE for the host and the others working: no OLED, the LEDs and buttons
+    # still score; the scoring and the protocol run on regardless.
+    from tallypanel import hw
+    from tallyrun import protocol as P
+    try:
+        from tallypanel.view import View
+    except ImportError:
+        return
+    oled = None
+    try:
+        bus = hw.oled_i2c(board)
+        if bus is not None:
+            from tallypanel.ssd1306 import SSD1306_I2C
+            oled = SSD1306_I2C(bus, board.oled_address)
+    except Exception as exc:
+        app.note("display: no OLED answering at 0x%02X (%s): the LEDs and buttons work without it"
+                 % (board.oled_address, exc))
+    pixels = None
+    try:
+        pixels = hw.Pixels(board.led_pin, board.led_count)
+    except Exception as exc:
+        app.note("display: the LED chain on GPIO %d cannot start (%s): the OLED and buttons work "
+                 "without it" % (board.led_pin, exc))
+    try:
+        view = View(board, pixels, oled, app.config)
+    except Exception as exc:
+        app.note("display: %s" % exc)
+        return
+    board_input = None
+    due = [True]      # a change waits to be drawn
+
+    def draw_soon():
+        due[0] = True
+
+    try:
+        from tallypanel.menu import BoardInput
+        from tallypanel.inputs import Inputs
+        board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo)
+
+        def handle(kind, value=0):
+            board_input.handle(kind, value)
+            draw_soon()
+
+        inputs = Inputs(board, hw.button, handle, hw.pin_irq)
+        app.on_start(inputs.tasks)
+    except ImportError:
+        pass
+    except Exception as exc:
+        app.note("inputs: %s" % exc)
+
+    def changed(kind):
+        if kind == P.EV_CFG:
+            try:
+                view.configure(app.config)
+            except ValueError as exc:
+                app.note("display: %s" % exc)
+        draw_soon()
+
+    app.on_change(changed)
+    app.add_task(_painter(app, view, board_input, due))
+
+    def finish():
+        # the app stopped (the emulator's input ended): draw what is still due
+        if due[0]:
+            due[0] = False
+            _refresh(app, view, board_input)
+
+    return finish
+
+
+async def _painter(app, view, board_input, due):
+    # The display catches up after the replies: a change only marks it due;
+    # this draws when no request is arriving, once for any number of changes.
+    try:
+        import asyncio
+    except ImportError:
+        import uasyncio as asyncio  # type: ignore
+    while True:
+        if due[0] and not app.receiving():
+            due[0] = False
+            _refresh(app, view, board_input)
+        await asyncio.sleep_ms(_PAINT_MS)
+
+
+_PAINT_MS = 15
+
+
+def _refresh(app, view, board_input):
+    try:
+        view.refresh(app.game, board_input)
+    except Exception:  # a display bug must not stop the scoring
+        app.listener_errors += 1
