@@ -138,14 +138,17 @@ async def _painter(app, view, board_input, due):
         import asyncio
     except ImportError:
         import uasyncio as asyncio  # type: ignore
+    from time import ticks_diff, ticks_ms
     while True:
-        if due[0] and not app.receiving():
+        if due[0] and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS:
             due[0] = False
             _refresh(app, view, board_input)
         await asyncio.sleep_ms(_PAINT_MS)
 
 
-_PAINT_MS = 15
+_PAINT_MS = 40    # how often the painter looks (it costs the idle board ~1 % at this rate)
+_QUIET_MS = 25    # and how long the host must have been quiet: a burst of requests is
+#                   answered back to back and drawn once after it
 
 
 def _refresh(app, view, board_input):

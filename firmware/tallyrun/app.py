@@ -17,6 +17,14 @@ import sys
 from array import array
 
 try:
+    from time import ticks_ms as _ticks_ms
+except ImportError:  # CPython
+    import time as _time
+
+    def _ticks_ms():  # type: ignore[misc]
+        return int(_time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
+
+try:
     import asyncio
 except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
@@ -108,6 +116,7 @@ class App:
         self.served = 0                 # requests answered (any outcome)
         self.byte = bytearray(1)
         self.poller = None              # the input's poller, while serve() runs
+        self.last_request_ms = _ticks_ms()   # when the last request was read (the display waits for quiet)
         self.running = False
         self.internal_errors = 0
         # the end of input ends the app under the emulator (its process
@@ -185,6 +194,7 @@ class App:
         req = self.request
         code = req.parse(line, length)
         self.served += 1
+        self.last_request_ms = _ticks_ms()
         if code:
             seq = req.seq if code > P.E_SEQ else 0
             self.error(seq, code, req.message)
