@@ -142,7 +142,15 @@ async def _painter(app, view, board_input, due):
     while True:
         if due[0] and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS:
             due[0] = False
-            _refresh(app, view, board_input)
+            try:
+                view.refresh_leds(app.game)
+                await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
+                if app.receiving():
+                    due[0] = True             # the sheet after it
+                else:
+                    view.refresh_sheet(app.game, board_input)
+            except Exception:  # a display bug must not stop the scoring
+                app.listener_errors += 1
         await asyncio.sleep_ms(_PAINT_MS)
 
 

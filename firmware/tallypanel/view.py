@@ -40,12 +40,20 @@ class View:
             self.sheet.layout = -1  # redraw everything with the new names
 
     def refresh(self, game, board_input=None):
+        self.refresh_leds(game)
+        self.refresh_sheet(game, board_input)
+
+    def refresh_leds(self, game):
+        """The LED field alone (the painter yields to the host between the two parts)."""
         frame = self.leds.compose(game)
         pixels = self.pixels
         if pixels is not None and frame != pixels.buf:
             pixels.buf[:] = frame
             pixels.write()
             self.frames_sent += 1
+
+    def refresh_sheet(self, game, board_input=None):
+        """The OLED sheet alone: the rows that changed."""
         sheet = self.sheet
         if sheet is None:
             return
