@@ -16,20 +16,21 @@ A deploy is two sessions:
   2. copy what differs, in one session: prepare (make the folders, delete a
      stale tallycore/*.py, which would shadow the new .mpy, .mpy files no
      longer in the set and .part files a cut-short deploy left), write each
-     file, the core first and main.py last so a deploy cut short never boots
-     a new main.py on an old core, set the board setting when --board
+     file that differs, the core first and main.py last so a deploy cut short
+     never boots a new main.py on an old core, set the board setting when --board
      changes it, and a hard reset so the new firmware boots. A command line
      longer than COMMAND_LINE_BUDGET would be split into more sessions (the
-     reset in the last); the file set fits in one many times over.
+     reset in the last); the whole file set takes about a third of it.
 
 Each file is written by a small staged script (`mpremote run`) that hands its
 bytes, deflated (when the board can unpack them) and base64 in one string, to
-tallyboard_write() (defined by the prepare step): one raw-REPL exec per file,
-where `mpremote fs cp` runs one exec per 256 bytes (repr-escaped) plus three
-for its checks; on the device twin that is the difference between 20 s and
-7 s of copying. tallyboard_write() checks the bytes' SHA-256, writes
-NAME.part and renames it over NAME (a cut never leaves half a file) and
-prints `tallyboard: wrote NAME`: progress follows those lines.
+tallyboard_write() (WRITER_SCRIPT, defined at the start of each copy session):
+one raw-REPL exec per file, where `mpremote fs cp` runs one exec per 256 bytes
+(repr-escaped) plus three for its checks. On the device twin a blank chip's
+copy took 21 s with fs cp in one session, and takes about 7 s so
+(docs/benchmarks.md). tallyboard_write() checks the bytes' SHA-256, writes
+NAME.part and renames it over NAME (a cut never leaves half a file) and prints
+`tallyboard: wrote NAME`: progress follows those lines.
 
 Only what the board runs is copied: the compiled packages, boot.py, main.py
 and the board definitions for its chip (the only ones it can be set to use).
