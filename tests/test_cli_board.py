@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from emu_fixtures import emulated_board
+from fake_mpremote import RP2040, FakeMpremote, commands_of
 
 from tallyboard import deploy as deploy_mod
 from tallyboard.cli import main
@@ -237,24 +238,41 @@ def test_deploy_copies_the_file_set_and_checks_the_board(tmp_path, monkeypatch):
     with Emulator(flash=tmp_path / "flash") as emulator:
         (emulator.flash / "main.py").write_text("old firmware")   # replaced by the deploy
         emulator.restart()
-        ran: list[list[str]] = []
-
-        def fake_mpremote(argv):
-            ran.append(list(argv))
-            if argv[3:5] == ["fs", "cp"]:
-                target = emulator.flash / argv[-1][1:]
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(Path(argv[-2]).read_bytes())
-            elif argv[-1] == "reset":
-                emulator.restart()
-
-        monkeypatch.setattr(deploy_mod, "mpremote_runner", fake_mpremote)
+        board = FakeMpremote(emulator.flash, RP2040, on_reset=emulator.restart)
+        monkeypatch.setattr(deploy_mod, "mpremote_runner", board)
         out = run("deploy", "--port", emulator.port)
         assert out.exit_code == 0, out.output
-        assert ran[-1] == ["connect", emulator.port, "reset"]
-        assert ran[-2][-1] == ":main.py"
-        assert "the board runs firmware 0.1.0 (protocol 2)" in out.output
+        # one session asks the board what it holds, one copies what differs (main.py) and resets it
+        assert len(board.sessions) == 2
+        assert [c[0] for c in commands_of(board.sessions[1])] == ["connect", "resume", "exec", "run", "reset"]
+        assert board.scripts_run[0].startswith("tallyboard_write('main.py', ")
+        assert (f"of them already there) to the rp2040 on {emulator.port}; the board runs firmware 0.1.0 "
+                "(protocol 2) with board definition pico-reference\n") in out.output
         assert (emulator.flash / "main.py").read_text() != "old firmware"
+
+
+def test_deploy_refuses_a_definition_for_another_chip_and_takes_one_with_board(tmp_path, monkeypatch):
+    with Emulator(flash=tmp_path / "flash") as emulator:
+        # the emulator plays any chip: it takes the Pico 2's definition
+        assert run("config", "set", "board", "pico2-serpentine-nooled", "-p", emulator.port).exit_code == 0
+        board = FakeMpremote(emulator.flash, RP2040, on_reset=emulator.restart)
+        monkeypatch.setattr(deploy_mod, "mpremote_runner", board)
+        before = {p: p.read_bytes() for p in emulator.flash.rglob("*") if p.is_file()}
+        out = run("deploy", "--port", emulator.port)
+        assert out.exit_code == 1
+        assert out.output.splitlines()[-1] == (     # after the progress bars
+            "tallyboard: board definition pico2-serpentine-nooled (the board's setting) is for an rp2350, and "
+            f"the board on {emulator.port} is an rp2040 (Raspberry Pi Pico with RP2040); nothing was copied. "
+            "Choose a definition for an rp2040: tallyboard deploy --board NAME, one of: pico-reference")
+        assert len(board.sessions) == 1 and board.resets == 0
+        assert {p: p.read_bytes() for p in emulator.flash.rglob("*") if p.is_file()} == before
+        # as it says: --board sets the definition, with the firmware's own config
+        out = run("deploy", "--port", emulator.port, "--board", "pico-reference")
+        assert out.exit_code == 0, out.output
+        assert out.output.endswith("with board definition pico-reference (set by this deploy)\n"), out.output
+        assert run("config", "get", "board", "-p", emulator.port).output == "pico-reference\n"
+    out = run("deploy", "--emulator", "--board", "pico-reference")
+    assert out.exit_code == 2 and "tallyboard config set board NAME --emulator" in out.output
 
 
 def test_live_sheet_keeps_a_roquet_hand_in_progress(port):

@@ -2,42 +2,273 @@
 
 mpremote interrupts the running app with Ctrl-C (the wire protocol never
 sends 0x03, so the app always lets it through), enters the raw REPL and
-writes files. The steps, each one `mpremote` run so a progress bar can follow:
+runs the commands it is given, chained with `+`, in one process (a session).
+A deploy is two sessions:
 
-  1. prepare: make the folders, delete a stale tallycore/*.py (it would
-     shadow the new .mpy) and .mpy files that are no longer part of the set;
-  2. one `fs cp` per file, the core first and main.py last, so a deploy cut
-     short never boots a new main.py on an old core;
-  3. a hard reset, so the new firmware boots.
+  1. ask the board (survey_script): its chip (sys.implementation._machine,
+     e.g. "Raspberry Pi Pico with RP2040"), the board definition its
+     config.txt names, whether it has MicroPython's deflate module, and the
+     SHA-256 of each file of the set it holds (those it holds already are
+     not copied again).
+     The definition the board is to run (--board, else the configured one,
+     else pico-reference) must be one for this chip (its "mcu"), or nothing
+     is copied: its pins would be wrong.
+  2. copy what differs, in one session: prepare (make the folders, delete a
+     stale tallycore/*.py, which would shadow the new .mpy, .mpy files no
+     longer in the set and .part files a cut-short deploy left), write each
+     file that differs, the core first and main.py last so a deploy cut short
+     never boots a new main.py on an old core, set the board setting when --board
+     changes it, and a hard reset so the new firmware boots. A command line
+     longer than COMMAND_LINE_BUDGET would be split into more sessions (the
+     reset in the last); the whole file set takes about a third of it.
 
-The game journal and the board's configuration are left alone."""
+Each file is written by a small staged script (`mpremote run`) that hands its
+bytes, deflated (when the board can unpack them) and base64 in one string, to
+tallyboard_write() (WRITER_SCRIPT, defined at the start of each copy session):
+one raw-REPL exec per file, where `mpremote fs cp` runs one exec per 256 bytes
+(repr-escaped) plus three for its checks. On the device twin a blank chip's
+copy took 21 s with fs cp in one session, and takes about 7 s so
+(docs/benchmarks.md). tallyboard_write() checks the bytes' SHA-256, writes
+NAME.part and renames it over NAME (a cut never leaves half a file) and prints
+`tallyboard: wrote NAME`: progress follows those lines.
+
+Only what the board runs is copied: the compiled packages, boot.py, main.py
+and the board definitions for its chip (the only ones it can be set to use).
+The game journal and the board's other settings are left alone."""
 from __future__ import annotations
 
+import binascii
+import json
+import queue
 import subprocess
 import sys
 import tempfile
+import threading
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
+
+from tallypanel import boarddef
+from tallyrun.protocol import DEFAULT_BOARD
 
 from . import fileset
 from .errors import TallyboardError
 
-Runner = Callable[[Sequence[str]], None]
+LineSink = Callable[[str], None]
+# runs one mpremote session (its arguments), handing each line it prints to the sink
+Runner = Callable[[Sequence[str], LineSink], None]
+# told (what was just done, steps done, steps in all) after each step
+Progress = Callable[[str, int, int], None]
+
+# Characters one mpremote command line may hold: under Windows' 32,767 with room
+# for the Python that runs it (Linux allows far more).
+COMMAND_LINE_BUDGET = 24_000
+# Seconds mpremote may go without printing a line (one file written, the
+# board's answer) before the session is taken for hung.
+SILENCE_LIMIT = 60.0
+
+CHIP_LINE = "chip "
+BOARD_LINE = "board "
+SHA256_LINE = "sha256 "
+INFLATES_LINE = "inflates"     # the board has MicroPython's deflate module
+# zlib window for packed files: 2**10 bytes is all the board allocates to unpack one
+PACK_WBITS = 10
+PREPARED_LINE = "tallyboard: prepared"
+WROTE_LINE = "tallyboard: wrote "
+BOARD_SET_LINE = "tallyboard: board set"
+
+_CHIPS = (("RP2350", "rp2350"), ("RP2040", "rp2040"))   # as firmware/tallypanel/hw.py mcu()
 
 
-def mpremote_runner(argv: Sequence[str]) -> None:
-    """Run mpremote (the one installed with this Python); raise with its words on failure."""
-    proc = subprocess.run([sys.executable, "-m", "mpremote", *argv], capture_output=True, text=True,
-                          timeout=120)
-    if proc.returncode != 0:
-        lines = (proc.stderr or proc.stdout).strip().splitlines()
-        said = lines[-1] if lines else f"exit status {proc.returncode}"
-        raise TallyboardError(f"mpremote failed ({said}); check the cable and that no other "
-                              "program has the port open, then run tallyboard deploy again")
+def survey_script(paths: Sequence[str]) -> str:
+    """MicroPython code that says the chip, the board setting, whether it can
+    unpack deflate streams and the SHA-256 of each of paths it holds (none if
+    it has no hashlib)."""
+    return "\n".join([
+        "import sys",
+        f"print({CHIP_LINE!r} + sys.implementation._machine)",
+        "try:",              # a damaged config.txt: the board runs its default, and so does this
+        " for line in open('config.txt'):",
+        f"  if line.startswith({BOARD_LINE!r}):",
+        "   print(line.strip())",
+        "except (OSError, ValueError):",
+        " pass",
+        "try:",
+        " import deflate",
+        f" print({INFLATES_LINE!r})",
+        "except ImportError:",
+        " pass",
+        "try:",
+        " from hashlib import sha256",
+        " from binascii import hexlify",
+        "except ImportError:",
+        " sha256 = None",
+        "b = bytearray(512)",
+        f"for p in {list(paths)!r} if sha256 else ():",
+        " h = sha256()",
+        " try:",           # not there, or not a file: it is written
+        "  with open(p, 'rb') as f:",
+        "   while True:",
+        "    n = f.readinto(b)",
+        "    if not n:",
+        "     break",
+        "    h.update(memoryview(b)[:n])",
+        " except OSError:",
+        "  continue",
+        f" print({SHA256_LINE!r} + hexlify(h.digest()).decode() + ' ' + p)",
+    ])
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What the board said when asked (session 1)."""
+    machine: str                    # sys.implementation._machine
+    configured_board: str | None    # the board setting in its config.txt, if any
+    sha256: dict[str, str]          # hex digest of each file of the set it holds, by path
+    inflates: bool = False          # it can unpack files sent deflated
+
+    @property
+    def mcu(self) -> str | None:
+        """The chip as a board definition names it, rp2040 or rp2350; None for a
+        chip that is neither (the firmware then plays any definition, as hw.mcu())."""
+        for marker, mcu in _CHIPS:
+            if marker in self.machine:
+                return mcu
+        return None
+
+
+@dataclass
+class Deployed:
+    survey: Survey
+    board: str                      # the definition the board is set to run
+    board_set: bool                 # whether this deploy changed the board setting
+    files: list[fileset.FirmwareFile]                           # what the board runs, all on it now
+    written: list[str] = field(default_factory=list)            # the files this deploy wrote
+    sessions: int = 0               # mpremote sessions run (the survey included)
+
+    @property
+    def bytes(self) -> int:
+        return sum(len(f.data) for f in self.files)
+
+
+class MpremoteFailed(TallyboardError):
+    def __init__(self, said: str) -> None:
+        super().__init__(said)
+        self.said = said
+
+
+def mpremote_runner(argv: Sequence[str], on_line: LineSink) -> None:
+    """Run one mpremote session (the one installed with this Python), handing
+    each line it prints to on_line as it comes; raise with its last words on
+    failure or after SILENCE_LIMIT seconds without a line."""
+    # -u: unbuffered, the board's lines come as they are printed
+    proc = subprocess.Popen([sys.executable, "-u", "-m", "mpremote", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, errors="replace")
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line.rstrip("\r\n"))
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    said: list[str] = []
+    try:
+        while True:
+            try:
+                line = lines.get(timeout=SILENCE_LIMIT)
+            except queue.Empty:
+                raise MpremoteFailed(f"it said nothing for {SILENCE_LIMIT:.0f} s") from None
+            if line is None:
+                break
+            if line.strip():
+                said.append(line.strip())
+            on_line(line)
+        if proc.wait() != 0:
+            raise MpremoteFailed(said[-1] if said else f"exit status {proc.returncode}")
+    finally:
+        if proc.poll() is None:      # hung, or the user pressed Ctrl-C: no mpremote left behind
+            proc.kill()
+            proc.wait()
+
+
+def survey(port: str, paths: Sequence[str], runner: Runner) -> Survey:
+    """Session 1: the board's chip, its board setting and the files it holds."""
+    machine: str | None = None
+    configured: str | None = None
+    hashes: dict[str, str] = {}
+    inflates = False
+
+    def hear(line: str) -> None:
+        nonlocal machine, configured, inflates
+        if line.startswith(CHIP_LINE):
+            machine = line[len(CHIP_LINE):].strip()
+        elif line.startswith(BOARD_LINE):
+            configured = line[len(BOARD_LINE):].strip() or None   # the last line wins, as on the board
+        elif line.startswith(SHA256_LINE):
+            digest, _, path = line[len(SHA256_LINE):].strip().partition(" ")
+            hashes[path] = digest
+        elif line.strip() == INFLATES_LINE:
+            inflates = True
+
+    runner(["connect", port, "exec", survey_script(paths)], hear)
+    if machine is None:
+        raise TallyboardError(f"the board on {port} did not say which chip it is; is it running "
+                              "MicroPython? Install MicroPython for the Pico, then run tallyboard deploy again")
+    return Survey(machine, configured, hashes, inflates)
+
+
+def definitions(files: list[fileset.FirmwareFile]) -> dict[str, boarddef.BoardDef]:
+    """The board definitions in the file set, by name, each checked by the panel's
+    own boarddef (a bad one is refused here, before the board is touched)."""
+    found = {}
+    for f in files:
+        name = fileset.definition_name(f)
+        if name is None:
+            continue
+        try:
+            found[name] = boarddef.from_dict(json.loads(f.data))
+        except ValueError as exc:     # JSON errors are ValueErrors too
+            raise TallyboardError(f"{f.source}: {exc}; fix it or take it out of the board folder, "
+                                  "then run tallyboard deploy again") from None
+    return found
+
+
+def choose_board(found: Survey, port: str, board: str | None, known: dict[str, boarddef.BoardDef]) -> str:
+    """The definition the board is to run (board, else the configured one, else
+    the default), refused when it is for another chip."""
+    for_chip = sorted(name for name, d in known.items() if found.mcu in (None, d.mcu))
+    choices = ", ".join(for_chip) or "none in this checkout"
+    if board is not None:
+        if board not in known:
+            raise TallyboardError(f"there is no board definition {board!r}; the definitions for this "
+                                  f"{found.mcu or 'chip'} are: {choices}")
+        chosen, why = board, "chosen with --board"
+    else:
+        chosen = found.configured_board or DEFAULT_BOARD.decode()
+        why = "the board's setting" if found.configured_board else "the default"
+        if chosen not in known:
+            return chosen     # the board's own file (not in this checkout): it keeps it, and checks it at boot
+    mcu = known[chosen].mcu
+    if found.mcu is not None and mcu != found.mcu:
+        raise TallyboardError(
+            f"board definition {chosen} ({why}) is for an {mcu}, and the board on {port} is an {found.mcu} "
+            f"({found.machine}); nothing was copied. Choose a definition for an {found.mcu}: "
+            f"tallyboard deploy --board NAME, one of: {choices}")
+    return chosen
+
+
+def for_chip(files: list[fileset.FirmwareFile], known: dict[str, boarddef.BoardDef],
+             mcu: str | None) -> list[fileset.FirmwareFile]:
+    """The files the board runs: the firmware and the definitions for its chip."""
+    return [f for f in files if (name := fileset.definition_name(f)) is None or mcu in (None, known[name].mcu)]
 
 
 def prepare_script(files: list[fileset.FirmwareFile]) -> str:
-    """MicroPython code run on the board before copying (step 1)."""
+    """MicroPython code run on the board before writing: the folders, and
+    stale files away."""
     keep = sorted(f.dest for f in files)
     lines = ["import os"]
     for folder in fileset.folders(files):
@@ -47,44 +278,173 @@ def prepare_script(files: list[fileset.FirmwareFile]) -> str:
                   f" p={package!r}+'/'+n",
                   f" if n.endswith('.py') or (n.endswith('.mpy') and p not in {keep!r}):",
                   "  os.remove(p)"]
+    lines += ["for n in os.listdir():",          # the root
+              " if n.endswith('.part'):",
+              "  os.remove(n)"]
+    for folder in fileset.folders(files):
+        lines += [f"for n in os.listdir({folder!r}):",
+                  " if n.endswith('.part'):",
+                  f"  os.remove({folder!r}+'/'+n)"]
+    lines.append(f"print({PREPARED_LINE!r})")
     return "\n".join(lines)
 
 
-def plan(port: str, files: list[fileset.FirmwareFile], staging: Path) -> list[list[str]]:
-    """The mpremote command lines a deploy runs, in order (files staged under staging)."""
-    steps = [["connect", port, "exec", prepare_script(files)]]
-    for f in files:
-        steps.append(["connect", port, "resume", "fs", "cp", str(staging / f.dest), ":" + f.dest])
-    steps.append(["connect", port, "reset"])
-    return steps
+# tallyboard_write() for the writing scripts: defined at the start of each copy session
+WRITER_SCRIPT = "\n".join([
+    "import os",
+    "from binascii import a2b_base64",
+    "try:",
+    " from hashlib import sha256",
+    "except ImportError:",
+    " sha256 = None",
+    "def tallyboard_write(path, text, digest, packed=False):",
+    " data = a2b_base64(text)",
+    " if packed:",
+    "  from deflate import DeflateIO, ZLIB",
+    "  from io import BytesIO",
+    "  data = DeflateIO(BytesIO(data), ZLIB).read()",
+    " if sha256 and sha256(data).digest() != a2b_base64(digest):",
+    "  raise OSError('tallyboard: ' + path + ' arrived damaged; run tallyboard deploy again')",
+    " f = open(path + '.part', 'wb')",
+    " try:",
+    "  f.write(data)",
+    " finally:",
+    "  f.close()",
+    " os.rename(path + '.part', path)",
+    f" print({WROTE_LINE!r} + path)",
+])
 
 
-def stage(files: list[fileset.FirmwareFile], staging: Path) -> None:
-    for f in files:
-        target = staging / f.dest
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(f.data)
+def write_script(f: fileset.FirmwareFile, inflates: bool) -> str:
+    """MicroPython code that writes one file (with tallyboard_write from the
+    prepare step): deflated when the board can unpack it and it gets smaller."""
+    digest = binascii.b2a_base64(bytes.fromhex(f.sha256), newline=False).decode()
+    packer = zlib.compressobj(9, zlib.DEFLATED, PACK_WBITS)
+    packed = packer.compress(f.data) + packer.flush()
+    if inflates and len(packed) < len(f.data):
+        text = binascii.b2a_base64(packed, newline=False).decode()
+        return f"tallyboard_write({f.dest!r}, {text!r}, {digest!r}, True)\n"
+    text = binascii.b2a_base64(f.data, newline=False).decode()
+    return f"tallyboard_write({f.dest!r}, {text!r}, {digest!r})\n"
+
+
+def set_board_script(name: str) -> str:
+    """MicroPython code that sets the board setting with the firmware just
+    written (its own Config: the same checks and the same file as CFG SET)."""
+    return "\n".join([
+        "from tallyrun.config import Config",
+        "from tallyrun.protocol import CFG_BOARD",
+        "c = Config()",
+        "c.load()",
+        f"c.set(CFG_BOARD, 0, {name!r})",
+        "c.save()",
+        f"print({BOARD_SET_LINE!r})",
+    ])
+
+
+def stage(files: list[fileset.FirmwareFile], staging: Path, inflates: bool) -> list[Path]:
+    """One writing script per file, in order; their paths."""
+    scripts = []
+    for number, f in enumerate(files):
+        script = staging / f"{number:03d}-{f.dest.replace('/', '.')}.py"
+        script.write_text(write_script(f, inflates))
+        scripts.append(script)
+    return scripts
+
+
+def copy_sessions(port: str, files: list[fileset.FirmwareFile], scripts: list[Path],
+                  board_to_set: str | None) -> list[list[str]]:
+    """Session 2: the mpremote command lines that prepare, run the staged
+    writing scripts, set the board and reset: one, unless the command line
+    would pass the budget. Each resumes (no soft reset: the app stays stopped)
+    and first defines tallyboard_write."""
+    commands = [["run", str(script)] for script in scripts]
+    if board_to_set is not None:
+        commands.append(["exec", set_board_script(board_to_set)])
+    commands.append(["reset"])
+    sessions = [["connect", port, "resume", "exec", prepare_script(files) + "\n" + WRITER_SCRIPT]]
+    opened = True        # the session holds only its opening so far
+    for command in commands:
+        if not opened and _length(sessions[-1] + ["+", *command]) > COMMAND_LINE_BUDGET:
+            sessions.append(["connect", port, "resume", "exec", WRITER_SCRIPT])
+            opened = True
+        sessions[-1] += ["+", *command]
+        opened = False
+    return sessions
+
+
+def _length(argv: list[str]) -> int:
+    return sum(len(arg) + 3 for arg in argv)    # a space and quotes around each
+
+
+class _Following:
+    """Follows the copy session's lines: counts the steps done, tells progress."""
+
+    def __init__(self, chosen: str, steps_total: int, progress: Progress | None, written: list[str]) -> None:
+        self.chosen = chosen
+        self.steps_total = steps_total
+        self.progress = progress
+        self.written = written
+        self.done = 1            # the survey
+
+    def step(self, what: str) -> None:
+        self.done += 1
+        if self.progress:
+            self.progress(what, self.done, self.steps_total)
+
+    def hear(self, line: str) -> None:
+        text = line.strip()
+        if text == PREPARED_LINE:
+            self.step("prepared the board's folders")
+        elif text.startswith(WROTE_LINE):
+            self.written.append(text[len(WROTE_LINE):])
+            self.step(f"copied {self.written[-1]}")
+        elif text == BOARD_SET_LINE:
+            self.step(f"set the board to run {self.chosen}")
 
 
 def deploy(port: str, files: list[fileset.FirmwareFile], runner: Runner | None = None,
-           progress: Callable[[str], None] | None = None) -> int:
-    """Copy the file set to the board on port; returns the bytes copied.
-    `runner` runs one mpremote command line (default: mpremote itself);
-    `progress` is called once per step with a short description."""
+           progress: Progress | None = None, board: str | None = None) -> Deployed:
+    """Copy the file set to the board on port, set to run the definition
+    `board` (default: the one it is set to, else pico-reference).
+    `runner` runs one mpremote session (default: mpremote itself); `progress`
+    is told after each step (the survey, the folders prepared, each file
+    written, the board set, the reset)."""
     runner = runner or mpremote_runner
+    known = definitions(files)
+    try:
+        found = survey(port, [f.dest for f in files], runner)
+    except MpremoteFailed as exc:
+        raise _in_user_words(exc, "while asking the board which chip it is") from None
+    chosen = choose_board(found, port, board, known)
+    runs = for_chip(files, known, found.mcu)
+    to_write = [f for f in runs if found.sha256.get(f.dest) != f.sha256]
+    board_to_set = chosen if board is not None and board != found.configured_board else None
+    result = Deployed(found, chosen, board_to_set is not None, runs, sessions=1)
+    steps_total = 2 + len(to_write) + (board_to_set is not None) + 1
+    if progress:
+        progress(f"the board is an {found.mcu or found.machine}; {len(runs) - len(to_write)} of "
+                 f"{len(runs)} files already there", 1, steps_total)
+    following = _Following(chosen, steps_total, progress, result.written)
     with tempfile.TemporaryDirectory(prefix="tallyboard-deploy-") as tmp:
-        staging = Path(tmp)
-        stage(files, staging)
-        for argv in plan(port, files, staging):
-            runner(argv)
-            if progress:
-                progress(_describe(argv))
-    return sum(len(f.data) for f in files)
+        scripts = stage(to_write, Path(tmp), found.inflates)
+        for argv in copy_sessions(port, runs, scripts, board_to_set):
+            try:
+                runner(argv, following.hear)
+            except MpremoteFailed as exc:
+                cut_short = len(result.written) < len(to_write)
+                raise _in_user_words(exc, f"after copying {len(result.written)} of {len(to_write)} files",
+                                     "the board keeps its old main.py (main.py comes last); " if cut_short
+                                     else "") from None
+            result.sessions += 1
+    following.step("reset the board")
+    return result
 
 
-def _describe(argv: Sequence[str]) -> str:
-    if "cp" in argv:
-        return f"copied {argv[-1][1:]}"
-    if "reset" in argv:
-        return "reset the board"
-    return "prepared the board's folders"
+def _in_user_words(exc: MpremoteFailed, when: str, left: str = "") -> TallyboardError:
+    """The failure, what it left on the board, and what to do."""
+    if "ENOSPC" in exc.said or "Errno 28" in exc.said:
+        return TallyboardError(f"the board's flash is full ({when}); {left}make room (mpremote fs ls, "
+                               "mpremote fs rm FILE), then run tallyboard deploy again")
+    return TallyboardError(f"mpremote failed {when} ({exc.said}); {left}check the cable and that no "
+                           "other program has the port open, then run tallyboard deploy again")

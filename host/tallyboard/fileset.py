@@ -7,7 +7,8 @@ emulator boots from, built in one place so the two can never differ.
     tallypanel/*.mpy          display and input, compiled by mpy-cross
                               for -march=armv6m (runs on RP2040 and RP2350,
                               and loads on the unix port: it is bytecode)
-    board/*                   board definitions (data files)
+    board/*.json              board definitions (data files; the folder's
+                              README.md is for people and stays behind)
 
 Compiled files are cached by content hash (source, name, mpy-cross version,
 flags) under the user's cache folder, so a second deploy or emulator start
@@ -30,6 +31,7 @@ ROOT_SCRIPTS = ("boot.py", "main.py")
 PACKAGES = ("tallycore", "tallyrun", "tallypanel")
 # where board definitions may live in a checkout (the first that exists wins)
 BOARD_DIRS = (FIRMWARE_DIR.parent / "board", FIRMWARE_DIR / "board")
+BOARD_FOLDER = "board"   # on the board's flash (tallyrun.app.BOARD_DIR)
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,8 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
                 progress(dest)
     boards_folder = board_dir() if boards is True else (boards or None)
     if boards_folder is not None:
-        for source in sorted(p for p in Path(boards_folder).iterdir() if p.is_file() and not p.name.startswith(".")):
-            files.append(FirmwareFile(f"board/{source.name}", source.read_bytes(), source))
+        for source in sorted(p for p in Path(boards_folder).glob("*.json") if p.is_file()):
+            files.append(FirmwareFile(f"{BOARD_FOLDER}/{source.name}", source.read_bytes(), source))
     for name in ROOT_SCRIPTS:
         source = firmware_dir / name
         if source.exists():
@@ -118,6 +120,14 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
     if not any(f.dest == "main.py" for f in files):
         raise TallyboardError(f"{firmware_dir / 'main.py'}: missing; the firmware cannot boot without it")
     return files
+
+
+def definition_name(f: FirmwareFile) -> str | None:
+    """The board definition's name (board/NAME.json), or None for any other file."""
+    folder, _, name = f.dest.rpartition("/")
+    if folder == BOARD_FOLDER and name.endswith(".json"):
+        return name[:-len(".json")]
+    return None
 
 
 def folders(files: list[FirmwareFile]) -> list[str]:

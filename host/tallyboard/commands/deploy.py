@@ -23,10 +23,16 @@ from .link import progress_bar
 @click.command("deploy")
 @click.option("--port", "-p", metavar="PORT", help="The board's serial port (default: the one board on USB).")
 @click.option("--emulator", "use_emulator", is_flag=True, help="Install on the emulator's flash folder instead.")
+@click.option("--board", "-b", metavar="NAME",
+              help="The board definition to run (board/NAME.json), one for the board's chip; set on the "
+                   "board as its board setting (default: the board's setting, else pico-reference).")
 @reports_errors
-def deploy_cmd(port: str | None, use_emulator: bool) -> None:
+def deploy_cmd(port: str | None, use_emulator: bool, board: str | None) -> None:
     """Compile the firmware with mpy-cross and copy it to the board with mpremote."""
     console = Console(stderr=True)
+    if use_emulator and board:
+        raise click.UsageError("--board is for a board on USB; the emulator plays any definition: "
+                               "tallyboard config set board NAME --emulator")
     sources = [s for package in fileset.PACKAGES for s in (emu_mod.FIRMWARE_DIR / package).glob("*.py")]
     with progress_bar(console) as progress:
         task = progress.add_task("compiling with mpy-cross", total=len(sources))
@@ -42,9 +48,9 @@ def deploy_cmd(port: str | None, use_emulator: bool) -> None:
                        "the next command with --emulator boots them")
             return
         os.kill(int(running["pid"]), signal.SIGHUP)   # `tallyboard emulate` resets its board
-        board = _wait_for_board(running["port"])
+        hello = _wait_for_board(running["port"])
         click.echo(f"installed {len(files)} files on the emulator's flash {flash} ({changed} changed) and "
-                   f"reset it; it runs firmware {board.get('fw')} (protocol {board.get('proto')})")
+                   f"reset it; it runs firmware {hello.get('fw')} (protocol {hello.get('proto')})")
         return
     rediscover = port is None
     port = port or find_board_port()
@@ -53,12 +59,18 @@ def deploy_cmd(port: str | None, use_emulator: bool) -> None:
         raise TallyboardError(f"{port} is served to other commands by {server}; "
                               "stop it first: deploy needs the port for mpremote")
     with progress_bar(console) as progress:
-        task = progress.add_task(f"deploying to {port}", total=len(files) + 2)
-        total = deploy_mod.deploy(port, files, progress=lambda step: progress.update(
-            task, advance=1, description=step))
-    board = _wait_for_board(port, rediscover=rediscover)
-    click.echo(f"deployed {len(files)} files ({total} bytes) to {port}; the board runs firmware "
-               f"{board.get('fw')} (protocol {board.get('proto')})")
+        task = progress.add_task(f"asking the board on {port} which chip it is and what it holds", total=None)
+        deployed = deploy_mod.deploy(port, files, board=board, progress=lambda step, done, total: progress.update(
+            task, completed=done, total=total, description=step))
+    hello = _wait_for_board(port, rediscover=rediscover)
+    unchanged = len(deployed.files) - len(deployed.written)
+    already = "" if not unchanged else (", all of them already there" if not deployed.written
+                                        else f", {unchanged} of them already there")
+    set_now = " (set by this deploy)" if deployed.board_set else ""
+    click.echo(f"deployed {len(deployed.files)} files ({deployed.bytes} bytes{already}) to the "
+               f"{deployed.survey.mcu or deployed.survey.machine} on {port}; the board runs firmware "
+               f"{hello.get('fw')} (protocol {hello.get('proto')}) with board definition "
+               f"{hello.get('board', deployed.board)}{set_now}")
 
 
 def _wait_for_board(port: str, seconds: float = 15.0, rediscover: bool = False) -> dict[str, str]:

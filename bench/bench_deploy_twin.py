@@ -1,0 +1,64 @@
+"""`tallyboard deploy` to the device twin (an emulated RP2040 running real MicroPython
+v1.28.0), timed: once to a blank chip, then again with nothing changed.
+
+    python bench/bench_deploy_twin.py [--json]
+
+For each deploy: wall seconds (the whole command: compiling from the mpy-cross cache,
+mpremote, the reset and the HELLO check), emulated seconds and the chip's busy part
+of them, and the flash erases and page programs it cost. Run it with the Python of
+the environment tallyboard is installed in (it runs that environment's `tallyboard`).
+Set TALLYBOARD_RP2EMU when the checkout is not beside shared/rp2emu.
+Needs node, socat and rp2040js (shared/rp2emu/setup.sh)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from twin import Twin, missing  # noqa: E402
+
+FIRST_BOOT_S = 3.0   # MicroPython formats its littlefs on a blank chip's first boot
+
+
+def timed_deploy(twin: Twin) -> dict:
+    before = twin.stats()
+    started = time.monotonic()
+    twin.deploy()
+    wall = time.monotonic() - started
+    after = twin.stats()
+    return {"wall_s": round(wall, 1),
+            "emulated_s": round((after["emu_ms"] - before["emu_ms"]) / 1000, 1),
+            "busy_s": round((after["busy_ms"] - before["busy_ms"]) / 1000, 1),
+            "flash_erases": int(after["flash_erases"] - before["flash_erases"]),
+            "flash_programs": int(after["flash_programs"] - before["flash_programs"])}
+
+
+def run() -> dict:
+    with tempfile.TemporaryDirectory() as tmp, Twin(Path(tmp)) as twin:
+        time.sleep(FIRST_BOOT_S)
+        return {"blank": timed_deploy(twin), "again": timed_deploy(twin)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    why = missing()
+    if why:
+        print(f"bench_deploy_twin: {why}", file=sys.stderr)
+        return 2
+    figures = run()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    for key, value in figures.items():
+        print(f"{key:8} " + ", ".join(f"{k} {v}" for k, v in value.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
