@@ -76,7 +76,8 @@ class Chip:
         try:
             return self.twin.tallyboard(*args, timeout=limit)
         except subprocess.TimeoutExpired:
-            pytest.fail(f"tallyboard {' '.join(args)} did not end within {limit:.0f} s{self.log_tail()}")
+            pass     # run() has killed the command
+        pytest.fail(f"tallyboard {' '.join(args)} did not end within {limit:.0f} s{self.log_tail()}")
 
     def score(self, *args: str) -> str:
         """A command that must succeed; its standard output."""
@@ -131,11 +132,13 @@ class Chip:
                                 f"within {COMMAND_S} s{self.log_tail()}")
                 time.sleep(0.005)
             self.twin.power_cut()
+            limit = self.deadline.left(COMMAND_S)
             try:
-                out, err = command.communicate(timeout=self.deadline.left(COMMAND_S))
+                out, err = command.communicate(timeout=limit)
+                return subprocess.CompletedProcess(command.args, command.returncode, out, err)
             except subprocess.TimeoutExpired:
-                pytest.fail(f"tallyboard {' '.join(args)} still ran {COMMAND_S} s after the board lost power")
-            return subprocess.CompletedProcess(command.args, command.returncode, out, err)
+                pass     # killed below
+            pytest.fail(f"tallyboard {' '.join(args)} still ran {limit:.0f} s after the board lost power")
         finally:
             if command.poll() is None:
                 os.killpg(command.pid, signal.SIGKILL)
