@@ -1,0 +1,329 @@
+"""The firmware on the device twin (issue 11): an emulated Raspberry Pi Pico (rp2040js)
+running stock MicroPython v1.28.0, driven by bench/twin.py. A blank chip gets the firmware
+with `tallyboard deploy --port <its pty>`; a Skicket game and a Roquet game are played
+through `tallyboard` commands with the scores worked out by hand; the power is cut in the
+middle (SIGKILL: the flash image keeps what the chip's flash held at that instant) and the
+chip boots again from that image: every change the board acknowledged is there once, and
+the game carries on.
+
+Optional: skipped, with the reason, where the twin cannot run (it needs ../shared/rp2emu,
+node, socat and rp2040js; TALLYBOARD_RP2EMU names another folder). Marked `twin`, so
+`pytest -m "not twin"` leaves it out. The twin runs busy code at about a quarter of a real
+Pico's speed; the whole module keeps to BUDGET_S of wall time."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_twin_driver():
+    spec = importlib.util.spec_from_file_location("twin", ROOT / "bench" / "twin.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["twin"] = module       # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+device_twin = _load_twin_driver()
+WHY_NOT = device_twin.missing()
+
+pytestmark = [pytest.mark.twin,
+              pytest.mark.skipif(WHY_NOT is not None, reason=f"the device twin cannot run here: {WHY_NOT}")]
+
+BUDGET_S = 220          # the whole module, deploy included (about 75 s on a 2-core machine)
+DEPLOY_S = 120          # tallyboard deploy to a blank chip (about 30 s)
+COMMAND_S = 30          # one other tallyboard command (about 1 s)
+BOOT_S = 30             # power back on to the firmware's BOOT event (about 2 s)
+
+# A change's reply: the board sends it only once the change is in its journal
+# (docs/protocol.md: checked, journaled, applied, answered, then pushed).
+CHANGE_ACKNOWLEDGED = re.compile(r"\d+ OK n=\d+ top=\d+ eseq=\d+")
+BOOT_EVENT = re.compile(r"! \d+ BOOT .*\bgame=(?P<game>\S+) n=(?P<n>\d+) top=(?P<top>\d+)")
+
+
+class Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+
+    def left(self, most: float) -> float:
+        left = self.at - time.monotonic()
+        if left <= 0:
+            pytest.fail(f"the device twin tests ran past their {self.seconds} s budget")
+        return min(left, most)
+
+
+class Chip:
+    """The twin with the module's deadline: tallyboard commands on its port, power cuts."""
+
+    def __init__(self, twin, deadline: Deadline) -> None:
+        self.twin = twin
+        self.deadline = deadline
+
+    def tallyboard(self, *args: str, most: float = COMMAND_S) -> subprocess.CompletedProcess:
+        limit = self.deadline.left(most)
+        try:
+            return self.twin.tallyboard(*args, timeout=limit)
+        except subprocess.TimeoutExpired:
+            pass     # run() has killed the command
+        pytest.fail(f"tallyboard {' '.join(args)} did not end within {limit:.0f} s{self.log_tail()}")
+
+    def score(self, *args: str) -> str:
+        """A command that must succeed; its standard output."""
+        done = self.tallyboard(*args)
+        assert done.returncode == 0, (f"tallyboard {' '.join(args)}: exit {done.returncode}\n"
+                                      f"{done.stdout}{done.stderr}{self.log_tail()}")
+        assert done.stderr == "", done.stderr
+        return done.stdout
+
+    def summary(self) -> str:
+        """The game's one-line summary, as `tallyboard status` ends."""
+        return self.score("status").splitlines()[-1]
+
+    def power_cut_and_boot(self) -> dict[str, str]:
+        """Cut the power, power up from the flash image, wait for the firmware's BOOT
+        event; its game, n (changes applied) and top (applied + to redo)."""
+        self.twin.power_cut()
+        self.twin.mark()
+        self.twin.start()
+        return self.wait_for_boot()
+
+    def wait_for_boot(self) -> dict[str, str]:
+        limit = self.deadline.left(BOOT_S)
+        until = time.monotonic() + limit
+        while time.monotonic() < until:
+            for line in self.twin.lines():
+                found = BOOT_EVENT.search(line.text)
+                if found:
+                    return found.groupdict()
+            time.sleep(0.1)
+        pytest.fail(f"no BOOT event within {limit:.0f} s of power-up{self.log_tail()}")
+
+    def cut_power_as_the_board_acknowledges(self, *args: str) -> subprocess.CompletedProcess:
+        """Run a scoring command and cut the power the moment the board has sent the
+        reply to its change: the board has acknowledged it, and the command (which reads
+        the board's state before it prints) has almost always not reported it yet.
+        What the command said, once it has ended."""
+        self.twin.mark()
+        exe = Path(sys.executable).with_name("tallyboard")
+        command = subprocess.Popen([str(exe), *args, "--port", str(self.twin.link)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            until = time.monotonic() + self.deadline.left(COMMAND_S)
+            while not any(line.since_request_us is not None and CHANGE_ACKNOWLEDGED.match(line.text)
+                          for line in self.twin.lines()):
+                if command.poll() is not None:
+                    out, err = command.communicate()
+                    pytest.fail(f"tallyboard {' '.join(args)} ended (exit {command.returncode}) before the "
+                                f"board acknowledged a change: {out}{err}{self.log_tail()}")
+                if time.monotonic() > until:
+                    pytest.fail(f"the board did not acknowledge tallyboard {' '.join(args)} "
+                                f"within {COMMAND_S} s{self.log_tail()}")
+                time.sleep(0.005)
+            self.twin.power_cut()
+            limit = self.deadline.left(COMMAND_S)
+            try:
+                out, err = command.communicate(timeout=limit)
+                return subprocess.CompletedProcess(command.args, command.returncode, out, err)
+            except subprocess.TimeoutExpired:
+                pass     # killed below
+            pytest.fail(f"tallyboard {' '.join(args)} still ran {limit:.0f} s after the board lost power")
+        finally:
+            if command.poll() is None:
+                os.killpg(command.pid, signal.SIGKILL)
+                command.wait(10)
+
+    def power_up(self) -> dict[str, str]:
+        self.twin.mark()
+        self.twin.start()
+        return self.wait_for_boot()
+
+    def log_tail(self, lines: int = 15) -> str:
+        try:
+            text = self.twin.log.read_bytes().decode("latin1").splitlines()[-lines:]
+        except OSError:
+            return ""
+        return "\nthe twin's log ends:\n" + "\n".join(text)
+
+
+def _running_in_group(pgid: int) -> list[int]:
+    """The processes of a process group that still run (a zombie has ended: only its
+    exit status waits to be collected)."""
+    running = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue           # ended while we looked
+        state, group = fields[0], int(fields[2])
+        if group == pgid and state != "Z":
+            running.append(int(stat.parent.name))
+    return running
+
+
+def _still_running(pgids: list[int], wait: float = 5.0) -> list[int]:
+    until = time.monotonic() + wait
+    while True:
+        left = [pid for pgid in pgids for pid in _running_in_group(pgid)]
+        if not left or time.monotonic() > until:
+            return left
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def chip(tmp_path_factory):
+    """A blank twin with the firmware deployed through the CLI; stopped (node, the pty
+    bridge and its socat) whatever happens."""
+    deadline = Deadline(BUDGET_S)
+    twin = device_twin.Twin(tmp_path_factory.mktemp("twin"))
+    try:
+        twin.start()
+        blank = Chip(twin, deadline)
+        # a blank chip: MicroPython formats its littlefs on first boot, then deploy copies the file set
+        deployed = blank.tallyboard("deploy", most=DEPLOY_S)
+        assert deployed.returncode == 0, f"{deployed.stdout}{deployed.stderr}{blank.log_tail()}"
+        assert "the board runs firmware 0.1.0 (protocol 2)" in deployed.stdout, deployed.stdout
+        yield blank
+    finally:
+        started = [proc.pid for proc in (twin.node, twin.bridge) if proc is not None]
+        twin.stop()
+    left = _still_running(started)
+    assert not left, f"the twin left processes running: {left}"
+
+
+def test_a_skicket_game_survives_power_cuts(chip):
+    # Seats 0 to 3: Ann (the keeper), Bob, Cy, Dee. Partners (docs/rules.md SK5):
+    # hands 1-2 Ann+Cy, Bob+Dee; 3-4 Ann+Bob, Cy+Dee; 5-6 Ann+Dee, Cy+Bob.
+    # A bid of level L needs 6 + L tricks and is worth A = 60 + 10 L (SK2).
+    assert chip.score("new", "skicket", "--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee") \
+        == "skicket: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
+    # Hand 1: Ann bids 3H, takes 9: made (SK7). Ann and Cy A = 90 each; Bob and Dee
+    # 10 x their 13 - 9 = 4 tricks = 40 each.
+    assert chip.score("hand", "Ann", "3H", "9") == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand)\n"
+    # Hand 2: Bob bids 2S, needs 8, takes 7, doubled by Cy: set (SK9). The doubler Cy
+    # and his partner Ann 2A = 160 each; Bob nothing; Dee 10 x 7 = 70.
+    assert chip.score("hand", "1", "2s", "7", "--doubled-by", "cy") \
+        == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n"
+    assert chip.score("undo") == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand, 1 to redo)\n"
+
+    # Power cut between commands: the undo was acknowledged, so the board comes back
+    # with hand 1 applied and hand 2 on the redo stack.
+    booted = chip.power_cut_and_boot()
+    assert booted == {"game": "skicket", "n": "1", "top": "2"}
+    assert chip.summary() == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand, 1 to redo)"
+    assert chip.score("redo") == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n"
+    # a misdeal scores nothing and is not one of the six hands (SK3)
+    assert chip.score("misdeal") == ("misdeal recorded: the same dealer deals again\n"
+                                     "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n")
+
+    # Hand 3: Dee bids 4NT, takes 10: made. Dee and Cy A = 100 each; Ann and Bob
+    # 10 x 3 = 30 each. The power goes the moment the board has acknowledged it.
+    said = chip.cut_power_as_the_board_acknowledges("hand", "Dee", "4NT", "10")
+    assert said.returncode in (0, 4) and "Traceback" not in said.stderr, said
+    booted = chip.power_up()
+    assert booted == {"game": "skicket", "n": "4", "top": "4"}     # hands 1-2, the misdeal, hand 3
+    assert chip.summary() == "skicket: Ann 280  Bob 70  Cy 350  Dee 210  (3 hands)"
+
+    # Hand 4: Bob bids 1NK (No Trick: made when his side takes 7 - 1 = 6 or fewer,
+    # SK11) and his side takes 4. Bob and Ann A = 70 each; Cy and Dee 10 x the tricks
+    # they did not take, 4 = 40 each.
+    assert chip.score("hand", "Bob", "1NK", "4") == "skicket: Ann 350  Bob 140  Cy 390  Dee 250  (4 hands)\n"
+    # Hand 5: Cy bids 2C alone and takes 8 (SK12): he alone A = 80; his partner Bob,
+    # silent, and Ann and Dee 10 x 5 = 50 each.
+    assert chip.score("hand", "Cy", "2C", "8", "--lone") \
+        == "skicket: Ann 400  Bob 190  Cy 470  Dee 300  (5 hands)\n"
+    # Hand 6: Ann bids 5D, needs 11, doubled by Cy, redoubled by herself, takes 11
+    # (SK10): Ann and Dee 4A = 440 each; the doubler Cy nothing; his partner Bob
+    # 10 x the 2 tricks of his side = 20.
+    assert chip.score("hand", "Ann", "5D", "11", "-d", "Cy", "-r", "Ann") \
+        == "skicket: Ann 840  Bob 210  Cy 470  Dee 740  (6 hands)  game over: Ann wins\n"
+    refused = chip.tallyboard("hand", "Ann", "1H", "7")          # six hands make a game (SK4)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == "tallyboard: the board says: game: the six hands of the game are all in (RULE)\n"
+
+    # the board's record holds each acknowledged change once
+    exported = json.loads(chip.score("export"))
+    assert exported["players"] == ["Ann", "Bob", "Cy", "Dee"]
+    assert [hand.get("bid", "misdeal") for hand in exported["hands"]] == ["3H", "2S", "misdeal", "4NT", "1NK",
+                                                                         "2C", "5D"]
+    sheet = json.loads(chip.score("sheet", "--json"))
+    assert [hand["scores"] for hand in sheet["hands"]] == [[90, 40, 90, 40], [160, 0, 160, 70],
+                                                          [30, 30, 100, 100], [70, 70, 40, 40],
+                                                          [50, 50, 80, 50], [440, 20, 0, 440]]
+    assert (sheet["totals"], sheet["winners"], sheet["complete"], sheet["misdeals"]) \
+        == ([840, 210, 470, 740], [0], True, 1)
+
+
+def test_a_roquet_game_survives_a_power_cut(chip):
+    # The first to 100 (king row plus the hand's count) wins the moment he gets
+    # there (docs/rules.md RQ9); end moves the hand's counts to the king row.
+    assert chip.score("new", "roquet", "--name", "Ann", "--name", "Bob") == "roquet: Ann 0  Bob 0  (0 hands)\n"
+    assert chip.score("peg", "Ann", "20") == "roquet: Ann 20  Bob 0  (0 hands)\n"
+    assert chip.score("peg", "Bob", "7") == "roquet: Ann 20  Bob 7  (0 hands)\n"
+    assert chip.score("end") == "roquet: Ann 20  Bob 7  (1 hand)\n"
+    assert chip.score("peg", "Ann", "9") == "roquet: Ann 29  Bob 7  (1 hand)\n"
+
+    # Bob pegs 12 and the power goes the moment the board has acknowledged it:
+    # it is there after the power cut, once (Bob 7 + 12 = 19, not 31).
+    said = chip.cut_power_as_the_board_acknowledges("peg", "Bob", "12")
+    assert said.returncode in (0, 4) and "Traceback" not in said.stderr, said
+    booted = chip.power_up()
+    assert booted == {"game": "roquet", "n": "5", "top": "5"}
+    assert chip.summary() == "roquet: Ann 29  Bob 19  (1 hand)"
+
+    assert chip.score("peg", "Bob", "5") == "roquet: Ann 29  Bob 24  (1 hand)\n"
+    assert chip.score("undo") == "roquet: Ann 29  Bob 19  (1 hand, 1 to redo)\n"
+    assert chip.score("redo") == "roquet: Ann 29  Bob 24  (1 hand)\n"
+    assert chip.score("end") == "roquet: Ann 29  Bob 24  (2 hands)\n"
+    assert chip.score("peg", "Ann", "40") == "roquet: Ann 69  Bob 24  (2 hands)\n"
+    assert chip.score("peg", "Ann", "31") == "roquet: Ann 100  Bob 24  (2 hands)  game over: Ann wins\n"
+    refused = chip.tallyboard("peg", "Bob", "1")                 # nothing more is pegged
+    assert (refused.returncode, refused.stderr) == (2, "tallyboard: the board says: game: the game is over (RULE)\n")
+    assert chip.score("end") == "roquet: Ann 100  Bob 24  (3 hands)  game over: Ann wins\n"
+
+    # hand 2's pegs once each; the king row holds every count
+    exported = json.loads(chip.score("export"))
+    assert exported["hands"] == [[[0, 20], [1, 7]], [[0, 9], [1, 12], [1, 5]], [[0, 40], [0, 31]]]
+    sheet = json.loads(chip.score("sheet", "--json"))
+    assert [hand["scores"] for hand in sheet["hands"]] == [[20, 7], [9, 17], [71, 0]]
+    assert (sheet["king"], sheet["tally"], sheet["totals"], sheet["winners"], sheet["complete"]) \
+        == ([100, 24], [0, 0], [100, 24], [0], True)
+    # the text sheet is the sheet of the same game as a record
+    record = {"format": "tallyboard/1", "game": "roquet", "players": ["Ann", "Bob"], "hands": exported["hands"]}
+    assert chip.score("sheet") == _sheet_of_record(record)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "host bug: a command whose link is lost after it sent its change says 'lost the board on PORT "
+    "(Input/output error): check the cable, then run the command again' (transport.py, exit 4) whether "
+    "or not the board recorded the change; here the board had journaled and answered it, so running "
+    "the command again counts it twice"))
+def test_a_command_cut_off_by_the_power_does_not_ask_for_its_change_again(chip):
+    assert chip.score("new", "roquet", "--name", "Ann", "--name", "Bob") == "roquet: Ann 0  Bob 0  (0 hands)\n"
+    said = chip.cut_power_as_the_board_acknowledges("peg", "Ann", "5")
+    assert chip.power_up() == {"game": "roquet", "n": "1", "top": "1"}
+    assert chip.summary() == "roquet: Ann 5  Bob 0  (0 hands)"       # the peg is on the board
+    if said.returncode == 0:
+        pytest.skip("the command had printed the new score before the power went")
+    assert said.returncode == 4 and said.stdout == "", said
+    # the user cannot know whether the peg counted: the command must not ask for it again
+    assert "run the command again" not in said.stderr, said.stderr
+    assert "tallyboard status" in said.stderr, said.stderr
+
+
+def _sheet_of_record(record: dict) -> str:
+    done = subprocess.run([str(Path(sys.executable).with_name("tallyboard")), "sheet", "-"],
+                          input=json.dumps(record), capture_output=True, text=True, timeout=COMMAND_S)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
