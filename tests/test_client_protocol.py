@@ -238,3 +238,22 @@ def test_out_of_range_values_are_refused_by_the_board(emu):
         board.request("PEG", 2, 1)                    # Roquet has players 0 and 1
     assert info.value.code == "RANGE"
     assert board.score()["totals"] == "0,0"
+
+
+def test_a_link_lost_after_a_change_went_out_does_not_ask_for_it_again():
+    # the device twin found it: the power went as the board journaled a PEG;
+    # "run the command again" would have counted the peg twice
+    class Dying(FakeLink):
+        def _read(self, timeout):
+            raise TransportError("lost the board on /dev/x (Input/output error): check the cable, "
+                                 "then run the command again")
+
+    with pytest.raises(TransportError) as info:
+        Board(Dying(lambda *a: b"")).peg(0, 5)
+    said = str(info.value)
+    assert "run the command again" not in said
+    assert said == ("lost the board on /dev/x (Input/output error), after PEG was sent: the board may have "
+                    "recorded it; check with tallyboard status before entering it again")
+    with pytest.raises(TransportError) as info:
+        Board(Dying(lambda *a: b"")).state()            # a read: the transport's own advice stands
+    assert "run the command again" in str(info.value)

@@ -304,11 +304,6 @@ def test_a_roquet_game_survives_a_power_cut(chip):
     assert chip.score("sheet") == _sheet_of_record(record)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "host bug: a command whose link is lost after it sent its change says 'lost the board on PORT "
-    "(Input/output error): check the cable, then run the command again' (transport.py, exit 4) whether "
-    "or not the board recorded the change; here the board had journaled and answered it, so running "
-    "the command again counts it twice"))
 def test_a_command_cut_off_by_the_power_does_not_ask_for_its_change_again(chip):
     assert chip.score("new", "roquet", "--name", "Ann", "--name", "Bob") == "roquet: Ann 0  Bob 0  (0 hands)\n"
     said = chip.cut_power_as_the_board_acknowledges("peg", "Ann", "5")

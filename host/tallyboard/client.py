@@ -135,7 +135,15 @@ class Board:
         seq, frame = self.encode(verb, *args)
         step = _CHANGES.get(verb)
         before, heard = self.n, self.events_heard
-        reply = self.send_frame(seq, frame, timeout)
+        try:
+            reply = self.send_frame(seq, frame, timeout)
+        except TransportError as exc:
+            if step is None:
+                raise
+            # the change went out; whether the board recorded it, nobody here knows
+            lost = str(exc).split(": check the cable")[0]
+            raise TransportError(f"{lost}, after {verb} was sent: the board may have recorded it; check "
+                                 "with tallyboard status before entering it again") from None
         # n must have moved by this change alone; an event heard meanwhile (a
         # change from another host or the board's buttons) leaves it unjudged
         if (step is not None and before is not None and heard == self.events_heard

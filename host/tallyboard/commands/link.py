@@ -230,7 +230,10 @@ def scoring(act: Callable[..., None]) -> Callable[..., None]:
     def command(port: str | None, use_emulator: bool, timeout: float, **arguments: Any) -> None:
         with connected(port, use_emulator, timeout, opening="OPEN") as board:
             act(board, **arguments)
-            print_summary(board)
+            try:
+                print_summary(board)
+            except TransportError as exc:
+                raise TransportError(f"the board recorded the change, then: {exc}") from None
     return command
 
 
