@@ -258,8 +258,9 @@ class Board:
         if self.on_event:
             self.on_event(event)
 
-    def poll_events(self, timeout: float) -> list[Event]:
-        """Events that arrive within timeout seconds (for watch)."""
+    def poll_events(self, timeout: float, first: bool = False) -> list[Event]:
+        """Events that arrive within timeout seconds (for watch); with first,
+        return as soon as one has come."""
         before = len(self.events)
         keep = self.keep_events
         self.keep_events = True
@@ -279,6 +280,8 @@ class Board:
                     continue
                 if body.startswith(b"! "):
                     self._event(body, line)
+                    if first:
+                        break
         finally:
             self.keep_events = keep
         got = self.events[before:]

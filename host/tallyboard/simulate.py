@@ -220,7 +220,7 @@ class GameRun:
         deadline = time.monotonic() + self.board.timeout
         while ((not self.board.events or self.board.events[-1].kind != kind)
                and time.monotonic() < deadline):
-            self.board.poll_events(0.05)
+            self.board.poll_events(0.05, first=True)
         if not self.board.events:
             raise self.fail(f"the board sent no {kind} event")
         got = self.board.events[-1]
