@@ -77,6 +77,9 @@ class SheetView:
         self.layout = -1
         self.rows = 0
         self.pages = 0      # pages changed by the last draw
+        # stop(): True when the board has something more urgent (a request
+        # arriving): flush() leaves the rows it has not drawn for the next one
+        self.stop = None
         self.note = bytearray(COLS)  # a one-line message under the sheet
         self.note_len = 0
         self.message = bytearray(3 * COLS)  # a longer message (hand entry)
@@ -142,14 +145,24 @@ class SheetView:
                 line[c] = 0  # never a character: every row is redrawn
         self.pages = 0xFF
 
+    def lines_pending(self):
+        """True while a row differs from what the display shows (a flush cut short)."""
+        for r in range(self.rows):
+            if self.lines[r] != self.shown[r]:
+                return True
+        return False
+
     def flush(self):
         """Redraw the rows that changed and send their pages; returns the page mask."""
         spec = LAYOUTS[self.layout]
         pages = self.pages
+        stop = self.stop
         for r in range(self.rows):
             line = self.lines[r]
             if line == self.shown[r]:
                 continue
+            if stop is not None and pages and stop():
+                break          # this row and those after it: next time
             self.shown[r][:] = line
             y = spec[2 * r]
             flags = spec[2 * r + 1]

@@ -123,8 +123,9 @@ def _attach_views(app, board):
     app.add_task(_painter(app, view, board_input, due))
 
     def finish():
-        # the app stopped (the emulator's input ended): draw what is still due
-        if due[0]:
+        # the app stopped (the emulator's input ended): draw what is still due, whole
+        view.set_stop(None)
+        if due[0] or view.pending():
             due[0] = False
             _refresh(app, view, board_input)
 
@@ -139,16 +140,17 @@ async def _painter(app, view, board_input, due):
     except ImportError:
         import uasyncio as asyncio  # type: ignore
     from time import ticks_diff, ticks_ms
+    view.set_stop(app.receiving)
     while True:
         if due[0] and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS:
             due[0] = False
             try:
                 view.refresh_leds(app.game)
                 await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
-                if app.receiving():
-                    due[0] = True             # the sheet after it
-                else:
+                if not app.receiving():
                     view.refresh_sheet(app.game, board_input)
+                if view.pending():
+                    due[0] = True             # cut short by a request: the rest after it
             except Exception:  # a display bug must not stop the scoring
                 app.listener_errors += 1
         await asyncio.sleep_ms(_PAINT_MS)

@@ -29,6 +29,7 @@ class View:
         self._note = None
         self._error = None
         self.frames_sent = 0
+        self.stop = None
         if config is not None:
             self.configure(config)
 
@@ -43,10 +44,26 @@ class View:
         self.refresh_leds(game)
         self.refresh_sheet(game, board_input)
 
+    def set_stop(self, stop):
+        """stop(): True when a request is arriving; a refresh then leaves what
+        it has not sent yet for the next one (the LED frame, the OLED rows)."""
+        self.stop = stop
+        if self.sheet is not None:
+            self.sheet.stop = stop
+
+    def pending(self):
+        """True when the last refresh was cut short by stop()."""
+        sheet = self.sheet
+        if sheet is not None and sheet.lines_pending():
+            return True
+        return self.pixels is not None and self.leds.frame != self.pixels.buf
+
     def refresh_leds(self, game):
         """The LED field alone (the painter yields to the host between the two parts)."""
         frame = self.leds.compose(game)
         pixels = self.pixels
+        if self.stop is not None and self.stop():
+            return             # composed; sent next time
         if pixels is not None and frame != pixels.buf:
             pixels.buf[:] = frame
             pixels.write()

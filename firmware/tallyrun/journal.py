@@ -306,9 +306,9 @@ class Journal:
                 return False
         if self.ring is None:
             self.dirty = True
-        elif self.ring.created:
-            self.problems.append("%s was missing: made again; the changes after the last snapshot are lost"
-                                 % R.PLACEHOLDER)
+        elif self.ring.lost:
+            self.problems.append("%s: made again; the changes after the last snapshot are lost"
+                                 % self.ring.lost)
             self.cut = True
         else:
             self._replay()

@@ -71,10 +71,15 @@ class FileDevice:
         self.programs = 0
         self.scratch = bytearray(PAGE)
         self.whole = memoryview(self.scratch)   # a page program reads and writes through it: no allocation
+        self.remade = ""      # why the file was made again, if it was there but not whole
         try:
             size = os.stat(path)[6]
         except OSError:
             size = -1
+        if size >= 0 and size != blocks * BLOCK:
+            self.remade = "%s was %d bytes, not %d (kept as %s.bad)" % (PLACEHOLDER, size, blocks * BLOCK,
+                                                                      PLACEHOLDER)
+            os.rename(path, path + ".bad")
         if size != blocks * BLOCK:
             with open(path, "wb") as f:
                 blank = b"\xff" * BLOCK
@@ -135,6 +140,7 @@ class Ring:
         self.page = bytearray(b"\xff" * PAGE)
         self.head = bytearray(PREFIX)
         self.created = False          # made just now (its records, if any, are gone)
+        self.lost = ""                # why records were lost when it was made again (for people)
 
     def read(self, k, slot, buf):
         self.device.readblocks(self.blocks[k], buf, slot_offset(slot))
@@ -207,7 +213,10 @@ def open_ring(root, device=None):
     Creates what is missing (the placeholder, its map). Raises OSError when
     the flash cannot hold it."""
     if device is None:
-        return Ring(FileDevice(root + PLACEHOLDER, RING_BLOCKS), list(range(RING_BLOCKS)), None)
+        device = FileDevice(root + PLACEHOLDER, RING_BLOCKS)
+        ring = Ring(device, list(range(RING_BLOCKS)), None)
+        ring.lost = device.remade
+        return ring
     ring = _load_map(root, device)
     if ring is None:
         ring = _create(root, device)
@@ -280,6 +289,7 @@ def _create(root, device):
     os.rename(root + MAP + ".tmp", root + MAP)
     ring = Ring(device, found, prefixes)
     ring.created = True
+    ring.lost = "%s was missing" % PLACEHOLDER
     return ring
 
 

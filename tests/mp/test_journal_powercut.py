@@ -380,3 +380,23 @@ def test_a_board_with_the_earlier_journal_keeps_its_game():
         j3.close()
     finally:
         cleanup(root)
+
+
+def test_a_journal_file_cut_short_is_kept_aside_and_said():
+    root = folder("journal")
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5])
+        journal.compact()                  # the peg is in the snapshot
+        journal.append(KIND_APPLY, P1_17, 9, 9)
+        journal.close()
+        raw = _read(root + R.PLACEHOLDER)
+        _write(root + R.PLACEHOLDER, raw[:5000])
+        ok, again, j2 = _restored(root)
+        # the snapshot's game stands; the peg of 17 after it was in the lost part
+        assert ok and _log(again) == [40]
+        assert j2.problems == ["journal.raw was 5000 bytes, not 131072 (kept as journal.raw.bad): made again; "
+                               "the changes after the last snapshot are lost"]
+        assert _read(root + R.PLACEHOLDER + ".bad") == raw[:5000]
+        j2.close()
+    finally:
+        cleanup(root)

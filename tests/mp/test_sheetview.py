@@ -109,6 +109,32 @@ def test_only_changed_rows_are_redrawn_and_sent():
     assert s.sent == [0xFF, 0xE8]
 
 
+def test_a_redraw_cut_short_by_a_request_sends_the_rest_next_time():
+    if framebuf is None:
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
+    s = Screen()
+    g = skicket_game()
+    s.view.draw_game(g)
+    g.apply(skicket.pack_hand(2, 1, skicket.CLUBS, None, None, False, 7))
+    arriving = [False]
+
+    def stop():
+        return arriving[0]
+
+    s.view.stop = stop
+    arriving[0] = True
+    # the first changed row (hand 4, page 3) is drawn before the board looks:
+    # a request arriving then leaves the totals, next-hand and contract rows
+    assert s.view.draw_game(g) == 0x08
+    assert s.view.lines_pending()
+    arriving[0] = False
+    # the rest, as test_only_changed_rows_are_redrawn_and_sent counts it:
+    # 0xE8 without page 3 = 0xE0
+    assert s.view.flush() == 0xE0
+    assert not s.view.lines_pending()
+    assert s.sent == [0xFF, 0x08, 0xE0]
+
+
 def test_redrawing_allocates_nothing():
     if framebuf is None:
         skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
