@@ -28,6 +28,7 @@ except ImportError:  # CPython
 
 LOG_CAPACITY = const(600)   # events in one game; a Moosehead game is the longest
 STATE_CAPACITY = const(64)  # bytes; every rules module's STATE_SIZE fits
+CHECKPOINT = const(32)      # events between the states undo restarts from
 _EVENT_LIMIT = const(0x40000000)  # 2**30
 
 
@@ -45,6 +46,9 @@ class Game:
         self.n = 0      # events applied
         self.top = 0    # events applied + redo stack
         self.scratch = bytearray(STATE_CAPACITY)  # for per-hand replays
+        # the state after every CHECKPOINT-th event, so that an undo replays
+        # fewer than CHECKPOINT events whatever the game's length
+        self.checkpoints = bytearray(STATE_CAPACITY * (log_capacity // CHECKPOINT + 1))
 
     def new(self, game, players, options=0):
         """Start a new game: game is its index in tallycore.games, its name,
@@ -104,32 +108,51 @@ class Game:
         self.log[self.n] = event
         self.n += 1
         self.top = self.n
+        self._checkpoint()
+
+    def _checkpoint(self):
+        # the log before n is what it was when n last reached this multiple, or
+        # n would not be here again without passing through apply or redo
+        n = self.n
+        if n % CHECKPOINT == 0:
+            state = self.state
+            points = self.checkpoints
+            at = (n // CHECKPOINT) * STATE_CAPACITY
+            for i in range(STATE_CAPACITY):
+                points[at + i] = state[i]
 
     def undo(self):
         if self.n == 0:
             raise ValueError("undo: nothing to undo")
         self.n -= 1
-        self._replay(self.state, self.n)
+        n = self.n
+        base = n - n % CHECKPOINT
+        state = self.state
+        if base == 0:
+            self._reset(state)
+        else:
+            points = self.checkpoints
+            at = (base // CHECKPOINT) * STATE_CAPACITY
+            for i in range(STATE_CAPACITY):
+                state[i] = points[at + i]
+        rules = self.rules
+        players = self.players
+        log = self.log
+        for i in range(base, n):
+            rules.apply(state, players, log[i])
 
     def redo(self):
         if self.n == self.top:
             raise ValueError("redo: nothing to redo")
         self.rules.apply(self.state, self.players, self.log[self.n])
         self.n += 1
+        self._checkpoint()
 
     def can_undo(self):
         return self.n > 0
 
     def can_redo(self):
         return self.top > self.n
-
-    def _replay(self, state, count):
-        self._reset(state)
-        rules = self.rules
-        players = self.players
-        log = self.log
-        for i in range(count):
-            rules.apply(state, players, log[i])
 
     # --- reading the game -------------------------------------------------
 

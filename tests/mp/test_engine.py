@@ -121,3 +121,53 @@ def test_hand_scores_says_whether_the_hand_is_finished():
     out = [0, 0]
     assert g.hand_scores(0, out) is True and out == [4, 0]
     assert g.hand_scores(1, out) is False and out == [0, 6]   # in progress: 6 so far
+
+
+def test_an_undo_replays_fewer_than_a_checkpoint_of_events_whatever_the_game_s_length():
+    # issue 11: an undo replayed the whole log (600 applies in a long game);
+    # it now starts from the state kept every 32 events
+    g = game.Game()
+    g.new(roquet, 2, 0)
+    pegs = [roquet.pack_peg(k % 2, 1) for k in range(90)]   # 45 points each: nobody reaches 100
+    for e in pegs:
+        g.apply(e)
+    calls = [0]
+    real = roquet.apply
+
+    def counting(state, players, event):
+        calls[0] += 1
+        real(state, players, event)
+
+    roquet.apply = counting
+    try:
+        g.undo()                       # n 90 -> 89: from the checkpoint at 64, 89 - 64 = 25 applies
+        assert calls[0] == 25 and g.n == 89
+        calls[0] = 0
+        for _ in range(89 - 63):       # down to 63: from the checkpoint at 32, 31 applies
+            g.undo()
+        assert g.n == 63 and calls[0] <= 26 * 31
+    finally:
+        roquet.apply = real
+    # every undone state is the state of a fresh replay of the same events
+    for n in range(63, -1, -1):
+        fresh = game.Game()
+        fresh.new(roquet, 2, 0)
+        for i in range(n):
+            fresh.apply(pegs[i])
+        assert g.n == n and bytes(g.state) == bytes(fresh.state), n
+        if n:
+            g.undo()
+    # a different history after undoing below a checkpoint: its state is kept anew
+    other = roquet.pack_peg(0, 7)
+    for _ in range(40):
+        g.apply(other)                 # pegs of 7 for player 0 until the game ends (15: 105 >= 100)
+        if g.complete():
+            break
+    n = g.n
+    assert n == 15
+    g.undo()
+    fresh = game.Game()
+    fresh.new(roquet, 2, 0)
+    for i in range(n - 1):
+        fresh.apply(g.log[i])
+    assert bytes(g.state) == bytes(fresh.state)

@@ -26,6 +26,19 @@ def _write(path, data):
         f.write(data)
 
 
+def _peek(path, at, length):
+    """length bytes of a file from offset at (the ring file is 128 KB: no whole copies)."""
+    with open(path, "rb") as f:
+        f.seek(at)
+        return f.read(length)
+
+
+def _poke(path, at, data):
+    with open(path, "r+b") as f:
+        f.seek(at)
+        f.write(data)
+
+
 def _journaled(root, rules, players, events):
     """A game on flash: new, then each event journaled and applied ('U' undo, 'R' redo)."""
     game = Game()
@@ -165,18 +178,16 @@ def test_a_corrupt_snapshot_is_replaced_by_its_copy_and_kept_aside():
 def test_a_record_programmed_to_any_byte_is_whole_or_dropped():
     root = folder("journal")
     try:
-        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3])
-        journal.close()
-        raw = _read(root + R.PLACEHOLDER)
-        at = _offset(journal, 3)                       # the NEW is record 0: peg 3 is record 3
-        snapshot = _read(root + SNAPSHOT)
         for cut in range(0, RECORD_SIZE + 1):
-            # a page program cut short: the first `cut` bytes are in, the rest still erased
-            torn = bytearray(raw)
-            for i in range(cut, RECORD_SIZE):
-                torn[at + i] = 0xFF
-            _write(root + R.PLACEHOLDER, torn)
-            _write(root + SNAPSHOT, snapshot)
+            for name in os.listdir(root[:-1]):
+                os.remove(root + name)
+            game, journal = _journaled(root, roquet, 2, [P0_5, P1_17, P0_3])
+            journal.close()
+            # a page program cut short: the first `cut` bytes of peg 3 (record 3
+            # after the NEW) are in, the rest still erased
+            at = _offset(journal, 3)
+            record = _peek(root + R.PLACEHOLDER, at, RECORD_SIZE)
+            _poke(root + R.PLACEHOLDER, at, record[:cut] + b"\xff" * (RECORD_SIZE - cut))
             ok, again, j2 = _restored(root)
             assert ok, cut
             if cut == RECORD_SIZE:
@@ -198,9 +209,6 @@ def test_a_record_programmed_to_any_byte_is_whole_or_dropped():
             assert _log(third) == _log(again), cut
             assert j3.last_seq == 9 and j3.problems == [], cut
             j3.close()
-            for name in os.listdir(root[:-1]):
-                if name not in (R.PLACEHOLDER, SNAPSHOT):
-                    os.remove(root + name)
     finally:
         cleanup(root)
 
@@ -212,9 +220,8 @@ def test_a_damaged_record_in_the_middle_is_reported_and_the_rest_kept_aside():
         pegs = [0 << 2 | k << 3 for k in range(1, 12)]
         game, journal = _journaled(root, roquet, 2, pegs)
         journal.close()
-        raw = bytearray(_read(root + R.PLACEHOLDER))
-        raw[_offset(journal, 3) + 2] ^= 0x10            # peg 3 (record 3 after the NEW)
-        _write(root + R.PLACEHOLDER, raw)
+        at = _offset(journal, 3) + 2                     # peg 3 (record 3 after the NEW)
+        _poke(root + R.PLACEHOLDER, at, bytes([_peek(root + R.PLACEHOLDER, at, 1)[0] ^ 0x10]))
         ok, again, j2 = _restored(root)
         # pegs 1 and 2 are intact and applied: 1 + 2 = 3 points
         assert ok and again.n == 2 and again.total(0) == 3
@@ -258,16 +265,13 @@ def test_a_cut_between_a_snapshot_and_its_erase_leaves_stale_records_that_are_ig
     root = folder("journal")
     try:
         game, journal = _journaled(root, roquet, 2, [P0_5, P1_17])
-        raw_before = _read(root + R.PLACEHOLDER)
         journal.compact()              # snapshot: both pegs; the ring goes on in the next block
         journal.close()
         # the cut came after the snapshot's rename, before its block was erased:
-        # put back what the ring held (the new snapshot's block held older records)
+        # that block still holds records of the old generation (the old block's, copied in)
         k = journal.start_k
-        raw = bytearray(_read(root + R.PLACEHOLDER))
-        stale = bytearray(raw_before)
-        raw[k * R.BLOCK:(k + 1) * R.BLOCK] = stale[(k - 1) * R.BLOCK:k * R.BLOCK]   # records of the old generation
-        _write(root + R.PLACEHOLDER, raw)
+        old = _peek(root + R.PLACEHOLDER, (k - 1) * R.BLOCK, R.BLOCK)
+        _poke(root + R.PLACEHOLDER, k * R.BLOCK, old)
         ok, again, j2 = _restored(root)
         # the old generation's pegs are NOT applied a second time, and nothing is reported
         assert ok and _log(again) == [40, 140] and j2.problems == []
@@ -287,13 +291,10 @@ def test_an_erase_ahead_cut_short_is_erased_again_at_boot():
         game, journal = _journaled(root, roquet, 2, [P0_5])
         journal.close()
         nxt = (journal.k + 1) % R.RING_BLOCKS
-        raw = bytearray(_read(root + R.PLACEHOLDER))
-        for i in range(nxt * R.BLOCK + 300, nxt * R.BLOCK + 900):
-            raw[i] = 0x00                # half erased: old bits still there
-        _write(root + R.PLACEHOLDER, raw)
+        _poke(root + R.PLACEHOLDER, nxt * R.BLOCK + 300, bytes(600))   # half erased: old bits still there
         ok, again, j2 = _restored(root)
         assert ok and _log(again) == [40]
-        assert _read(root + R.PLACEHOLDER)[nxt * R.BLOCK:(nxt + 1) * R.BLOCK] == b"\xff" * R.BLOCK
+        assert _peek(root + R.PLACEHOLDER, nxt * R.BLOCK, R.BLOCK) == b"\xff" * R.BLOCK
         j2.close()
     finally:
         cleanup(root)
@@ -389,14 +390,14 @@ def test_a_journal_file_cut_short_is_kept_aside_and_said():
         journal.compact()                  # the peg is in the snapshot
         journal.append(KIND_APPLY, P1_17, 9, 9)
         journal.close()
-        raw = _read(root + R.PLACEHOLDER)
-        _write(root + R.PLACEHOLDER, raw[:5000])
+        raw = _peek(root + R.PLACEHOLDER, 0, 5000)
+        _write(root + R.PLACEHOLDER, raw)
         ok, again, j2 = _restored(root)
         # the snapshot's game stands; the peg of 17 after it was in the lost part
         assert ok and _log(again) == [40]
         assert j2.problems == ["journal.raw was 5000 bytes, not 131072 (kept as journal.raw.bad): made again; "
                                "the changes after the last snapshot are lost"]
-        assert _read(root + R.PLACEHOLDER + ".bad") == raw[:5000]
+        assert _read(root + R.PLACEHOLDER + ".bad") == raw
         j2.close()
     finally:
         cleanup(root)
