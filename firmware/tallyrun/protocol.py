@@ -165,14 +165,33 @@ _CRC_TABLE = array("H", bytes.fromhex(
 ))
 
 
-def crc16(data, start=0, end=-1, crc=0xFFFF):
-    """CRC-16/CCITT-FALSE of data[start:end] (end -1: to the end). No allocation."""
-    if end < 0:
-        end = len(data)
+def _crc16_bytecode(data, start, end, crc):
     table = _CRC_TABLE
     for i in range(start, end):
         crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ data[i]) & 0xFF]
     return crc
+
+
+_crc16_loop = _crc16_bytecode
+try:
+    # machine code (viper), compiled for the chip: every frame in and out and
+    # every journal record is checksummed on the request's path. The emulator
+    # (the unix port) cannot load the chip's machine code and keeps the loop.
+    from tallyrun.crcfast import crc16_table as _crc16_native
+
+    def _crc16_with_table(data, start, end, crc):
+        return _crc16_native(data, _CRC_TABLE, start << 16 | end, crc)
+
+    _crc16_loop = _crc16_with_table
+except (ImportError, ValueError):   # CPython; an .mpy for another arch
+    pass
+
+
+def crc16(data, start=0, end=-1, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE of data[start:end] (end -1: to the end). No allocation."""
+    if end < 0:
+        end = len(data)
+    return _crc16_loop(data, start, end, crc)
 
 
 _HEX = b"0123456789ABCDEF"
