@@ -43,12 +43,16 @@ def boot_ms(twin, wait=30.0):
     raise RuntimeError("no BOOT event from the twin")
 
 
-def timed(twin, action, count):
-    """Run action() count times; each reply's latency (ms) and flash work per action."""
+def timed(twin, action, count, gap=0.3):
+    """Run action() count times, gap seconds apart (0.3: the display has caught
+    up, as between a player's commands; 0: back to back); each reply's latency
+    (ms) and flash work per action."""
     before = twin.stats()
     twin.mark()
     latencies = []
     for _ in range(count):
+        if gap:
+            time.sleep(gap)
         action()
         latencies.append(replies(twin)[-1].since_request_us / 1000)
     after = twin.stats()
@@ -71,6 +75,7 @@ def run(pegs: int, idle_s: float) -> dict:
 
         board.new("roquet", 2)
         figures["peg"] = timed(twin, lambda: board.peg(0, 1), pegs)
+        figures["peg_back_to_back"] = timed(twin, lambda: board.peg(1, 1), pegs, gap=0)
         figures["undo"] = timed(twin, board.undo, min(5, pegs))
         figures["redo"] = timed(twin, board.redo, min(5, pegs))
 

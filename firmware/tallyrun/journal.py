@@ -278,12 +278,14 @@ class Journal:
         self.problems = []
         if _exists(self._path(OLD_JOURNAL)) or self._old_snapshot():
             return self._restore_old()
-        try:
-            self._open_ring()
-        except OSError as exc:
-            self.problems.append("journal flash unusable (%s): the game is kept in the snapshot only" % exc)
-            self.ring = None
         snapshot = self._read(SNAPSHOT)
+        if snapshot is not None or _exists(self._path(SNAPSHOT_COPY)):
+            # a blank board makes its ring at its first record, not at power-up
+            try:
+                self._open_ring()
+            except OSError as exc:
+                self.problems.append("journal flash unusable (%s): the game is kept in the snapshot only" % exc)
+                self.ring = None
         if snapshot is None or not self._load_snapshot(snapshot):
             copy = self._read(SNAPSHOT_COPY)
             if copy is not None and self._load_snapshot(copy):
