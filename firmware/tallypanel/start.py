@@ -7,6 +7,10 @@
 # while the board powers up and the app does not start: the REPL stays free
 # for mpremote to repair a bad deploy. Ctrl-C (0x03) from mpremote always
 # stops the app and the watchdog with it.
+try:
+    from time import ticks_diff, ticks_ms
+except ImportError:  # CPython (the tests import this module)
+    from tallypanel.inputs import ticks_diff, ticks_ms
 
 
 def start():
@@ -139,10 +143,9 @@ async def _painter(app, view, board_input, due):
         import asyncio
     except ImportError:
         import uasyncio as asyncio  # type: ignore
-    from time import ticks_diff, ticks_ms
     view.set_stop(app.receiving)
     while True:
-        if due[0] and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS:
+        if paint_due(app, due):
             due[0] = False
             try:
                 view.refresh_leds(app.game)
@@ -154,6 +157,12 @@ async def _painter(app, view, board_input, due):
             except Exception:  # a display bug must not stop the scoring
                 app.listener_errors += 1
         await asyncio.sleep_ms(_PAINT_MS)
+
+
+def paint_due(app, due):
+    """Whether to draw now: a change waits, no request is arriving, and the
+    host has been quiet for _QUIET_MS. Allocation-free (the painter's poll)."""
+    return due[0] and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS
 
 
 _PAINT_MS = 40    # how often the painter looks (it costs the idle board ~1 % at this rate)

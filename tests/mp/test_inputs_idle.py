@@ -113,3 +113,37 @@ def test_a_board_without_interrupts_polls_the_encoder():
     assert controls.encoder_on_edges is False
     controls = Inputs(_board(), Pins().reader, lambda kind, value: None)
     assert controls.encoder_on_edges is False
+
+
+def test_the_painter_s_poll_allocates_nothing():
+    # the display's painter looks every 40 ms whether a change waits to be drawn
+    if not _MICROPYTHON:
+        from mpfixtures import skip
+        skip("needs micropython.heap_lock and time.ticks_ms: runs in the MicroPython pass")
+    import micropython
+    from time import ticks_ms
+    from tallypanel import start
+
+    class App:
+        def __init__(self):
+            self.arriving = False
+            self.last_request_ms = ticks_ms() - 1000
+
+        def receiving(self):
+            return self.arriving
+
+    app = App()
+    due = [False]
+    answers = [None] * 102
+    start.paint_due(app, due)
+    micropython.heap_lock()
+    try:
+        for i in range(100):
+            answers[i] = start.paint_due(app, due)       # nothing to draw
+        due[0] = True
+        answers[100] = start.paint_due(app, due)         # a change, the host quiet: draw
+        app.arriving = True
+        answers[101] = start.paint_due(app, due)         # a request arriving: not now
+    finally:
+        micropython.heap_unlock()
+    assert answers == [False] * 100 + [True, False]
