@@ -104,6 +104,11 @@ class Game:
     def apply(self, event):
         """Validate and apply one event. Allocation-free when the event is valid."""
         self.check(event)
+        self.apply_checked(event)
+
+    def apply_checked(self, event):
+        """Apply an event check() has just passed (the board checks before it
+        journals, and need not check twice)."""
         self.rules.apply(self.state, self.players, event)
         self.log[self.n] = event
         self.n += 1

@@ -385,7 +385,7 @@ class App:
         if kind == KIND_APPLY:
             if self.log_crcs_valid > game.n:
                 self.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
-            game.apply(event)
+            game.apply_checked(event)            # checked above, before the journal
         elif kind == KIND_UNDO:
             game.undo()
         else:
