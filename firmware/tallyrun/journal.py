@@ -61,28 +61,28 @@ def pack_new(index, players, options):
     return index | players << 5 | options << 9
 
 
-def _put16(buf, at, value):
+def put16(buf, at, value):
     buf[at] = value & 0xFF
     buf[at + 1] = (value >> 8) & 0xFF
 
 
-def _get16(buf, at):
+def get16(buf, at):
     return buf[at] | buf[at + 1] << 8
 
 
-def _put32(buf, at, value):
+def put32(buf, at, value):
     buf[at] = value & 0xFF
     buf[at + 1] = (value >> 8) & 0xFF
     buf[at + 2] = (value >> 16) & 0xFF
     buf[at + 3] = (value >> 24) & 0xFF
 
 
-def _get32(buf, at):
+def get32(buf, at):
     # events are below 2**30, so this stays a small int on the RP2040
     return buf[at] | buf[at + 1] << 8 | buf[at + 2] << 16 | buf[at + 3] << 24
 
 
-def _exists(path):
+def exists(path):
     try:
         os.stat(path)
         return True
@@ -90,14 +90,14 @@ def _exists(path):
         return False
 
 
-def _remove(path):
+def remove_quietly(path):
     try:
         os.remove(path)
     except OSError:
         pass
 
 
-def _write_atomic(path, data, length):
+def write_atomic(path, data, length):
     tmp = path + ".tmp"
     f = open(tmp, "wb")
     try:
@@ -162,11 +162,11 @@ class Journal:
             self.compact()
         rec = self.record
         rec[0] = kind
-        _put32(rec, 1, event)
-        _put16(rec, 5, seq)
-        _put16(rec, 7, crc)
+        put32(rec, 1, event)
+        put16(rec, 5, seq)
+        put16(rec, 7, crc)
         rec[9] = self.generation & 0xFF
-        _put16(rec, 10, crc16(rec, 0, 10))
+        put16(rec, 10, crc16(rec, 0, 10))
         try:
             ring.program(self.k, self.slot, rec)
         except OSError:
@@ -218,27 +218,27 @@ class Journal:
         generation = self.generation + 1
         full = self.snapshot
         full[0:4] = _MAGIC
-        _put32(full, 4, generation)
+        put32(full, 4, generation)
         name_bytes = name.encode()
         full[8] = len(name_bytes)
         for i in range(_NAME_MAX):   # game names are at most 16 bytes
             full[9 + i] = name_bytes[i] if i < len(name_bytes) else 0
         full[25] = players
-        _put32(full, 26, options)
-        _put16(full, 30, n)
-        _put16(full, 32, top)
+        put32(full, 26, options)
+        put16(full, 30, n)
+        put16(full, 32, top)
         for i in range(top):
-            _put32(full, _HEAD + 4 * i, log[i])
+            put32(full, _HEAD + 4 * i, log[i])
         body = _HEAD + 4 * top
-        _put16(full, body, seq)          # the request that made this state
-        _put16(full, body + 2, crc)
-        _put16(full, body + 4, k)        # where its records start in the ring
-        _put16(full, body + 6, 0)
-        _put16(full, body + 8, crc16(full, 0, body + 8))
-        _write_atomic(self._path(SNAPSHOT), full, body + _TAIL)
+        put16(full, body, seq)          # the request that made this state
+        put16(full, body + 2, crc)
+        put16(full, body + 4, k)        # where its records start in the ring
+        put16(full, body + 6, 0)
+        put16(full, body + 8, crc16(full, 0, body + 8))
+        write_atomic(self._path(SNAPSHOT), full, body + _TAIL)
         # the snapshot is in; the copy follows (a cut before the copy's rename
         # leaves the snapshot itself whole)
-        _write_atomic(self._path(SNAPSHOT_COPY), full, body + _TAIL)
+        write_atomic(self._path(SNAPSHOT_COPY), full, body + _TAIL)
         self.generation = generation
         self.last_seq = seq
         self.last_crc = crc
@@ -276,10 +276,10 @@ class Journal:
         self.restored = 0
         self.cut = False
         self.problems = []
-        if _exists(self._path(OLD_JOURNAL)) or self._old_snapshot():
+        if exists(self._path(OLD_JOURNAL)) or self._old_snapshot():
             return self._restore_old()
         snapshot = self._read(SNAPSHOT)
-        if snapshot is not None or _exists(self._path(SNAPSHOT_COPY)):
+        if snapshot is not None or exists(self._path(SNAPSHOT_COPY)):
             # a blank board makes its ring at its first record, not at power-up
             try:
                 self._open_ring()
@@ -335,7 +335,7 @@ class Journal:
         self._open_ring()
         self.compact()
         for name in (OLD_JOURNAL, OLD_JOURNAL + ".tmp"):
-            _remove(self._path(name))
+            remove_quietly(self._path(name))
         return restored
 
     def _read(self, name):
@@ -360,25 +360,25 @@ class Journal:
         game = self.game
         if len(data) < _HEAD + _TAIL or data[0:4] != _MAGIC:
             return False
-        top = _get16(data, 32)
+        top = get16(data, 32)
         body = _HEAD + 4 * top
-        if len(data) != body + _TAIL or crc16(data, 0, body + 8) != _get16(data, body + 8):
+        if len(data) != body + _TAIL or crc16(data, 0, body + 8) != get16(data, body + 8):
             return False
         name_len = data[8]
         if name_len > _NAME_MAX:
             return False
-        k = _get16(data, body + 4)
+        k = get16(data, body + 4)
         if k >= R.RING_BLOCKS:
             return False
-        n = _get16(data, 30)
+        n = get16(data, 30)
         if n > top or top > len(game.log):
             return False
         if name_len:
             try:
                 index = index_of(bytes(data[9:9 + name_len]).decode())
-                game.new(index, data[25], _get32(data, 26))
+                game.new(index, data[25], get32(data, 26))
                 for i in range(top):
-                    game.apply(_get32(data, _HEAD + 4 * i))
+                    game.apply(get32(data, _HEAD + 4 * i))
                 for i in range(top - n):
                     game.undo()
             except (ValueError, ImportError, UnicodeError):
@@ -386,9 +386,9 @@ class Journal:
                 return False
         else:
             game.rules = None
-        self.generation = _get32(data, 4)
-        self.last_seq = _get16(data, body)
-        self.last_crc = _get16(data, body + 2)
+        self.generation = get32(data, 4)
+        self.last_seq = get16(data, body)
+        self.last_crc = get16(data, body + 2)
         self.k = self.start_k = k
         self.slot = self.start_slot = 0
         return True
@@ -400,7 +400,7 @@ class Journal:
         block not yet erased), -1 anything else (torn or damaged)."""
         rec = self.record
         self._open_ring().read(k, slot, rec)
-        if crc16(rec, 0, 10) == _get16(rec, 10):
+        if crc16(rec, 0, 10) == get16(rec, 10):
             return 1 if rec[9] == self.generation & 0xFF else 2
         for i in range(RECORD_SIZE):
             if rec[i] != _ERASED:
@@ -450,7 +450,7 @@ class Journal:
             rec = self.record
             try:
                 kind = rec[0]
-                event = _get32(rec, 1)
+                event = get32(rec, 1)
                 if kind == KIND_APPLY:
                     self.game.apply(event)
                 elif kind == KIND_UNDO:
@@ -466,10 +466,10 @@ class Journal:
                 why = "refused by the rules"
                 break
             self.restored += 1
-            seq = _get16(rec, 5)
+            seq = get16(rec, 5)
             if seq:
                 self.last_seq = seq
-                self.last_crc = _get16(rec, 7)
+                self.last_crc = get16(rec, 7)
             index += 1
         self.records = index
         self.k = (self.start_k + index // R.SLOTS) % R.RING_BLOCKS

@@ -30,6 +30,8 @@ except ImportError:  # CPython
         return x
 
 from tallyrun.protocol import crc16
+# the byte helpers are the journal's own (this module is imported from it, once)
+from tallyrun.journal import put16, get16, put32, get32, exists, remove_quietly, write_atomic
 from tallycore.games import GAMES, find, index_of
 from tallycore.game import LOG_CAPACITY
 
@@ -50,53 +52,6 @@ _HEAD = const(34)   # snapshot bytes before the events:
 #   magic 4, generation u32, name length, name 16, players, options u32, n u16, top u16
 _NAME_MAX = const(16)
 _SNAPSHOT_MAX = _HEAD + 4 * LOG_CAPACITY + 6
-
-
-def _put16(buf, at, value):
-    buf[at] = value & 0xFF
-    buf[at + 1] = (value >> 8) & 0xFF
-
-
-def _get16(buf, at):
-    return buf[at] | buf[at + 1] << 8
-
-
-def _put32(buf, at, value):
-    buf[at] = value & 0xFF
-    buf[at + 1] = (value >> 8) & 0xFF
-    buf[at + 2] = (value >> 16) & 0xFF
-    buf[at + 3] = (value >> 24) & 0xFF
-
-
-def _get32(buf, at):
-    # events are below 2**30, so this stays a small int on the RP2040
-    return buf[at] | buf[at + 1] << 8 | buf[at + 2] << 16 | buf[at + 3] << 24
-
-
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
-
-
-def _remove(path):
-    try:
-        os.remove(path)
-    except OSError:
-        pass
-
-
-def _write_atomic(path, data, length):
-    tmp = path + ".tmp"
-    f = open(tmp, "wb")
-    try:
-        f.write(memoryview(data)[:length])
-        f.flush()
-    finally:
-        f.close()
-    os.rename(tmp, path)
 
 
 class Journal:
@@ -137,11 +92,11 @@ class Journal:
             self.compact()
         rec = self.record
         rec[0] = kind
-        _put32(rec, 1, event)
-        _put16(rec, 5, seq)
-        _put16(rec, 7, crc)
+        put32(rec, 1, event)
+        put16(rec, 5, seq)
+        put16(rec, 7, crc)
         rec[9] = self.generation & 0xFF
-        _put16(rec, 10, crc16(rec, 0, 10))
+        put16(rec, 10, crc16(rec, 0, 10))
         f = self.file
         if f is None:
             raise OSError("journal: no game in progress")
@@ -177,38 +132,38 @@ class Journal:
         generation = self.generation + 1
         full = self.snapshot
         full[0:4] = _MAGIC
-        _put32(full, 4, generation)
+        put32(full, 4, generation)
         name_bytes = name.encode()
         full[8] = len(name_bytes)
         for i in range(_NAME_MAX):   # game names are at most 16 bytes
             full[9 + i] = name_bytes[i] if i < len(name_bytes) else 0
         full[25] = players
-        _put32(full, 26, options)
-        _put16(full, 30, n)
-        _put16(full, 32, top)
+        put32(full, 26, options)
+        put16(full, 30, n)
+        put16(full, 32, top)
         for i in range(top):
-            _put32(full, _HEAD + 4 * i, log[i])
+            put32(full, _HEAD + 4 * i, log[i])
         # the request that made this state, after the events
         body = _HEAD + 4 * top
-        _put16(full, body, seq)
-        _put16(full, body + 2, crc)
-        _put16(full, body + 4, crc16(full, 0, body + 4))
+        put16(full, body, seq)
+        put16(full, body + 2, crc)
+        put16(full, body + 4, crc16(full, 0, body + 4))
         self.close()
-        _write_atomic(self._path(SNAPSHOT), full, body + 6)
+        write_atomic(self._path(SNAPSHOT), full, body + 6)
         # the snapshot is in; from here the old journal is stale. Its copy
         # follows (a cut before the copy's rename leaves the snapshot itself)
-        _write_atomic(self._path(SNAPSHOT_COPY), full, body + 6)
+        write_atomic(self._path(SNAPSHOT_COPY), full, body + 6)
         self.generation = generation
         self.last_seq = seq
         self.last_crc = crc
         header = self.record
         header[0] = KIND_HEADER
-        _put32(header, 1, generation & 0x3FFFFFFF)
-        _put16(header, 5, 0)
-        _put16(header, 7, 0)
+        put32(header, 1, generation & 0x3FFFFFFF)
+        put16(header, 5, 0)
+        put16(header, 7, 0)
         header[9] = generation & 0xFF
-        _put16(header, 10, crc16(header, 0, 10))
-        _write_atomic(self._path(JOURNAL), header, RECORD_SIZE)
+        put16(header, 10, crc16(header, 0, 10))
+        write_atomic(self._path(JOURNAL), header, RECORD_SIZE)
         self.file = open(self._path(JOURNAL), "ab")
         self.records = 0
         self.dirty = False
@@ -224,9 +179,9 @@ class Journal:
     def clear(self):
         """Forget the game on flash (no game in progress)."""
         self.close()
-        _remove(self._path(JOURNAL))
-        _remove(self._path(SNAPSHOT_COPY))   # the copy first: a cut never leaves it alone
-        _remove(self._path(SNAPSHOT))
+        remove_quietly(self._path(JOURNAL))
+        remove_quietly(self._path(SNAPSHOT_COPY))   # the copy first: a cut never leaves it alone
+        remove_quietly(self._path(SNAPSHOT))
 
     # --- reading ---------------------------------------------------------
     def restore(self):
@@ -262,7 +217,7 @@ class Journal:
         self._replay_journal()
         if len(self.problems) > found:
             self._set_aside(JOURNAL)    # damaged: kept for inspection, never appended to
-        if self.cut or not _exists(self._path(JOURNAL)):
+        if self.cut or not exists(self._path(JOURNAL)):
             self.compact()
         else:
             self.file = open(self._path(JOURNAL), "ab")
@@ -290,9 +245,9 @@ class Journal:
         game = self.game
         if len(data) < _HEAD + 6 or data[0:4] != _MAGIC:
             return False
-        top = _get16(data, 32)
+        top = get16(data, 32)
         body = _HEAD + 4 * top
-        if len(data) != body + 6 or crc16(data, 0, body + 4) != _get16(data, body + 4):
+        if len(data) != body + 6 or crc16(data, 0, body + 4) != get16(data, body + 4):
             return False
         name_len = data[8]
         if name_len > _NAME_MAX:
@@ -302,21 +257,21 @@ class Journal:
             index = index_of(name.decode())   # the game's name, as docs/records.md spells it
         except (ValueError, UnicodeError):
             return False
-        n = _get16(data, 30)
+        n = get16(data, 30)
         if n > top or top > len(game.log):
             return False
         try:
-            game.new(index, data[25], _get32(data, 26))
+            game.new(index, data[25], get32(data, 26))
             for i in range(top):
-                game.apply(_get32(data, _HEAD + 4 * i))
+                game.apply(get32(data, _HEAD + 4 * i))
             for i in range(top - n):
                 game.undo()
         except (ValueError, ImportError):
             game.rules = None
             return False
-        self.generation = _get32(data, 4)
-        self.last_seq = _get16(data, body)
-        self.last_crc = _get16(data, body + 2)
+        self.generation = get32(data, 4)
+        self.last_seq = get16(data, body)
+        self.last_crc = get16(data, body + 2)
         return True
 
     def _replay_journal(self):
@@ -350,23 +305,23 @@ class Journal:
                 kind = rec[0]
                 if first:
                     first = False
-                    if crc16(rec, 0, 10) != _get16(rec, 10) or kind != KIND_HEADER:
+                    if crc16(rec, 0, 10) != get16(rec, 10) or kind != KIND_HEADER:
                         self.cut = True
                         why = "damaged"
-                    elif _get32(rec, 1) != self.generation & 0x3FFFFFFF:
+                    elif get32(rec, 1) != self.generation & 0x3FFFFFFF:
                         self.cut = True  # a journal of an older snapshot: its changes are in the snapshot
                     if self.cut:
                         break
                     continue
                 index += 1
-                if crc16(rec, 0, 10) != _get16(rec, 10):
+                if crc16(rec, 0, 10) != get16(rec, 10):
                     why = "damaged"
                 elif rec[9] != self.generation & 0xFF:
                     why = "from another snapshot"
                 else:
                     try:
                         if kind == KIND_APPLY:
-                            game.apply(_get32(rec, 1))
+                            game.apply(get32(rec, 1))
                         elif kind == KIND_UNDO:
                             game.undo()
                         elif kind == KIND_REDO:
@@ -379,10 +334,10 @@ class Journal:
                     self.cut = True
                     break
                 self.restored += 1
-                seq = _get16(rec, 5)
+                seq = get16(rec, 5)
                 if seq:
                     self.last_seq = seq
-                    self.last_crc = _get16(rec, 7)
+                    self.last_crc = get16(rec, 7)
             if first and why is None:
                 self.cut = True
                 why = "damaged"    # an empty journal: it is written whole, then renamed

@@ -69,10 +69,9 @@ def game_info(app, seq, index):
     w.number(row[2])
     app.send_reply()
 
-def state(app, seq):
+def _stamp(app, w):
+    # what says which game this is and how far it has gone (STATE, OPEN)
     game = app.game
-    w = app.writer
-    w.reply(seq)
     game_name(app, w)
     w.key(b"players")
     w.number(game.players)
@@ -84,6 +83,11 @@ def state(app, seq):
     w.number(game.top)
     w.key(b"lcrc")
     w.hex(log_crc(app), 4)
+
+def state(app, seq):
+    w = app.writer
+    w.reply(seq)
+    _stamp(app, w)
     w.key(b"eseq")
     w.number(app.eseq)
     w.key(b"notes")
@@ -126,24 +130,13 @@ def log_crc(app):
 def open_session(app, seq):
     """OPEN: HELLO's session and protocol check with what a host needs to tell
     whether its cached view of the game is current."""
-    game = app.game
     w = app.writer
     w.reply(seq)
     w.key(b"proto")
     w.number(P.PROTOCOL_VERSION)
     w.key(b"seqs")
     w.number(app.open_session())
-    game_name(app, w)
-    w.key(b"players")
-    w.number(game.players)
-    w.key(b"options")
-    w.number(game.options)
-    w.key(b"n")
-    w.number(game.n)
-    w.key(b"top")
-    w.number(game.top)
-    w.key(b"lcrc")
-    w.hex(log_crc(app), 4)
+    _stamp(app, w)
     w.key(b"ccrc")
     w.hex(app.config.crc, 4)
     w.key(b"notes")
