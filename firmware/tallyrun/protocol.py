@@ -535,8 +535,14 @@ class Writer:
             self.length += 1
 
     def number(self, value):
+        # on every reply's path: the digits go straight into the buffer, no
+        # method call per digit (divmod() would allocate its tuple)
+        buf = self.buf
+        at = self.length
         if value < 0:
-            self.byte(45)
+            if at < MAX_FRAME - 6:
+                buf[at] = 45
+                at += 1
             value = -value
         digits = self._digits
         n = 0
@@ -548,7 +554,10 @@ class Writer:
                 break
         while n:
             n -= 1
-            self.byte(digits[n])
+            if at < MAX_FRAME - 6:
+                buf[at] = digits[n]
+                at += 1
+        self.length = at
 
     def hex(self, value, width):
         for shift in range(4 * (width - 1), -1, -4):
@@ -556,6 +565,17 @@ class Writer:
 
     def key(self, name):
         """ ' name=' (name is bytes)."""
+        buf = self.buf
+        at = self.length
+        if at + len(name) + 2 <= MAX_FRAME - 6:
+            buf[at] = 32
+            at += 1
+            for i in range(len(name)):
+                buf[at] = name[i]
+                at += 1
+            buf[at] = 61
+            self.length = at + 1
+            return
         self.byte(32)
         self.text(name)
         self.byte(61)
