@@ -252,18 +252,21 @@ class App:
     def _dispatch(self, req, seq):
         verb = req.verb
         v = req.values
-        if verb == P.V_HELLO:
-            replies.hello(self, seq)
-        elif verb == P.V_GAME:
-            replies.game_info(self, seq, v[0])
-        elif verb == P.V_NEW:
-            self._new(seq, req.crc, v[0], v[1], v[2] if req.nargs > 2 else 0)
+        # the changes first: they are the requests that must be answered fastest
+        if _REFUSALS[verb]:         # HAND, MISDEAL, PEG, END: a game's own verb
+            self._game_verb(seq, req)
         elif verb == P.V_EV:
             self._change(KIND_APPLY, seq, req.crc, v[0], _SRC_HOST, True)
         elif verb == P.V_UNDO:
             self._change(KIND_UNDO, seq, req.crc, 0, _SRC_HOST, True)
         elif verb == P.V_REDO:
             self._change(KIND_REDO, seq, req.crc, 0, _SRC_HOST, True)
+        elif verb == P.V_HELLO:
+            replies.hello(self, seq)
+        elif verb == P.V_GAME:
+            replies.game_info(self, seq, v[0])
+        elif verb == P.V_NEW:
+            self._new(seq, req.crc, v[0], v[1], v[2] if req.nargs > 2 else 0)
         elif verb == P.V_STATE:
             replies.state(self, seq)
         elif verb == P.V_OPEN:
@@ -276,10 +279,8 @@ class App:
             replies.stats(self, seq)
         elif verb == P.V_NOTE:
             replies.note(self, seq, v[0])
-        elif verb == P.V_CFG:
-            self._cfg(seq, req)
         else:
-            self._game_verb(seq, req)
+            self._cfg(seq, req)
 
     def _game_verb(self, seq, req):
         # HAND, MISDEAL, PEG, END: each the verb of one game, declared by its
