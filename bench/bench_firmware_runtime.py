@@ -110,7 +110,6 @@ def boot_restore(flash: Path, io: Path, events: int, boots: int) -> None:
         requests.append(wire.encode_request(seq, ("PEG 0 1", "PEG 1 1", "UNDO", "REDO")[i % 4]))
         seq += 1
     run(flash, io, b"".join(requests))
-    journal_bytes = (flash / "game.jnl").stat().st_size
     snapshot_bytes = (flash / "game.snp").stat().st_size
     to_boot = []
     to_reply = []
@@ -134,7 +133,7 @@ def boot_restore(flash: Path, io: Path, events: int, boots: int) -> None:
         proc.wait(timeout=30)
     state = wire.fields(wire.check_frame(line))
     print(f"restore_game                n={state['n']} top={state['top']}, snapshot {snapshot_bytes} B, "
-          f"journal {journal_bytes} B ({journal_bytes // 12 - 1} records)")
+          f"the rest from the journal's ring (journal.raw)")
     print(f"boot_to_BOOT_event_ms       {1000 * statistics.median(to_boot):>7.1f}   (median of {boots}; "
           "process start, imports, config, restore)")
     print(f"boot_to_first_reply_ms      {1000 * statistics.median(to_reply):>7.1f}")
