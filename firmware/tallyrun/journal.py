@@ -255,15 +255,6 @@ class Journal:
             self.ring.device.close()
             self.ring = None
 
-    def clear(self):
-        """Forget the game on flash (no game in progress)."""
-        rules = self.game.rules
-        self.game.rules = None
-        try:
-            self.compact()
-        finally:
-            self.game.rules = rules
-
     # --- reading ---------------------------------------------------------
     def restore(self):
         """Rebuild the game from flash. Returns True if a game was restored.

@@ -139,8 +139,7 @@ class Ring:
         self.prefixes = prefixes      # each block's first PREFIX bytes, or None (a plain file)
         self.page = bytearray(b"\xff" * PAGE)
         self.head = bytearray(PREFIX)
-        self.created = False          # made just now (its records, if any, are gone)
-        self.lost = ""                # why records were lost when it was made again (for people)
+        self.lost = ""                # made again just now: why its records are gone (for people)
 
     def read(self, k, slot, buf):
         self.device.readblocks(self.blocks[k], buf, slot_offset(slot))
@@ -288,7 +287,6 @@ def _create(root, device):
         f.write(table)
     os.rename(root + MAP + ".tmp", root + MAP)
     ring = Ring(device, found, prefixes)
-    ring.created = True
     ring.lost = "%s was missing" % PLACEHOLDER
     return ring
 
