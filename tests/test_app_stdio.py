@@ -337,6 +337,21 @@ def test_the_board_writes_its_led_frame_and_oled_for_the_emulator(board: Board) 
     assert len((board.io / "oled.bin").read_bytes()) == 1024
 
 
+def test_a_board_without_its_oled_still_lights_its_leds_and_says_what_is_missing(board: Board) -> None:
+    # issue 11.5: main.py used to give up on the whole view when the OLED did
+    # not answer: no LEDs, no buttons
+    (board.io / "no-oled").write_bytes(b"")
+    s = board.ask((1, "NEW roquet 2"), (2, "PEG 0 5"), (3, "STATE"), (4, "NOTE 0"))
+    notes = [e for e in s.events() if b" NOTE " in e]
+    assert len(notes) == 1 and b"display:_no_OLED_answering_at_0x3C" in notes[0], s.raw
+    assert s.fields(3)["notes"] == "1"
+    assert s.fields(4)["text"].startswith("display:_no_OLED_answering_at_0x3C")
+    assert s.fields(4)["text"].endswith("the_LEDs_and_buttons_work_without_it")
+    leds = (board.io / "leds.bin").read_bytes()
+    assert len(leds) == 3 * 132 and any(leds)          # the peg field still shows the game
+    assert not (board.io / "oled.bin").exists()
+
+
 def test_a_seat_button_on_the_board_pegs_and_is_pushed_to_the_host(board: Board) -> None:
     board.ask((1, "NEW roquet 2"))
     pins = board.io / "pins.bin"

@@ -4,6 +4,9 @@
 #             file means every pin is high (pulled-up buttons released)
 #   oled.bin  written: the SSD1306's 1024-byte page-ordered buffer, after
 #             every data transfer (write then rename)
+#   no-oled   read: when this file exists, nothing answers on the I2C bus
+#             (a board whose OLED is missing or unplugged): writes raise
+#             OSError(ENODEV), as on the chip
 # The WS2812 chain is neopixel.py's (leds.bin).
 import os
 import time
@@ -117,13 +120,26 @@ class I2C:
         self.contrast = 0xFF
 
     def scan(self):
-        return [0x3C]
+        try:
+            os.stat(io_path("no-oled"))
+            return []
+        except OSError:
+            return [0x3C]
+
+    def _answers(self):
+        try:
+            os.stat(io_path("no-oled"))
+        except OSError:
+            return
+        raise OSError(19)   # ENODEV: no device acknowledged its address
 
     def writeto(self, addr, buf, stop=True):
+        self._answers()
         self._transfer(buf)
         return len(buf)
 
     def writevto(self, addr, vector, stop=True):
+        self._answers()
         joined = bytearray()
         for part in vector:
             joined.extend(part)
