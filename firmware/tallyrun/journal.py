@@ -97,6 +97,58 @@ def remove_quietly(path):
         pass
 
 
+def load_game(game, data, magic, tail):
+    """Rebuild game from a snapshot's bytes: magic, the head (_HEAD bytes), the
+    events, then tail bytes ending in the CRC-16 of all before it. Returns
+    where the tail starts, or -1 (the bytes are not a whole snapshot; a
+    snapshot of no game leaves game.rules None)."""
+    if len(data) < _HEAD + tail or data[0:4] != magic:
+        return -1
+    top = get16(data, 32)
+    body = _HEAD + 4 * top
+    if len(data) != body + tail or crc16(data, 0, body + tail - 2) != get16(data, body + tail - 2):
+        return -1
+    name_len = data[8]
+    n = get16(data, 30)
+    if name_len > _NAME_MAX or n > top or top > len(game.log):
+        return -1
+    if not name_len:
+        game.rules = None
+        return body
+    try:
+        game.new(index_of(bytes(data[9:9 + name_len]).decode()), data[25], get32(data, 26))
+        for i in range(top):
+            game.apply(get32(data, _HEAD + 4 * i))
+        for i in range(top - n):
+            game.undo()
+    except (ValueError, ImportError, UnicodeError):
+        game.rules = None
+        return -1
+    return body
+
+
+def read_whole(path):
+    """A file's bytes; None when there is none (b"" when it cannot be read)."""
+    try:
+        f = open(path, "rb")
+    except OSError:
+        return None
+    try:
+        return f.read()
+    except OSError:
+        return b""
+    finally:
+        f.close()
+
+
+def set_aside(path):
+    """Keep a damaged file as path + BAD (nothing when there is none)."""
+    try:
+        os.rename(path, path + BAD)
+    except OSError:
+        pass
+
+
 def write_atomic(path, data, length):
     tmp = path + ".tmp"
     f = open(tmp, "wb")
@@ -330,53 +382,19 @@ class Journal:
         return restored
 
     def _read(self, name):
-        try:
-            f = open(self._path(name), "rb")
-        except OSError:
-            return None
-        try:
-            return f.read()
-        except OSError:
-            return b""
-        finally:
-            f.close()
+        return read_whole(self._path(name))
 
     def _set_aside(self, name):
-        try:
-            os.rename(self._path(name), self._path(name + BAD))
-        except OSError:
-            pass   # not there
+        set_aside(self._path(name))
 
     def _load_snapshot(self, data):
-        game = self.game
-        if len(data) < _HEAD + _TAIL or data[0:4] != _MAGIC:
-            return False
-        top = get16(data, 32)
-        body = _HEAD + 4 * top
-        if len(data) != body + _TAIL or crc16(data, 0, body + 8) != get16(data, body + 8):
-            return False
-        name_len = data[8]
-        if name_len > _NAME_MAX:
+        body = load_game(self.game, data, _MAGIC, _TAIL)
+        if body < 0:
             return False
         k = get16(data, body + 4)
         if k >= R.RING_BLOCKS:
+            self.game.rules = None
             return False
-        n = get16(data, 30)
-        if n > top or top > len(game.log):
-            return False
-        if name_len:
-            try:
-                index = index_of(bytes(data[9:9 + name_len]).decode())
-                game.new(index, data[25], get32(data, 26))
-                for i in range(top):
-                    game.apply(get32(data, _HEAD + 4 * i))
-                for i in range(top - n):
-                    game.undo()
-            except (ValueError, ImportError, UnicodeError):
-                game.rules = None
-                return False
-        else:
-            game.rules = None
         self.generation = get32(data, 4)
         self.last_seq = get16(data, body)
         self.last_crc = get16(data, body + 2)

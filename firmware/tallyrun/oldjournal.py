@@ -1,26 +1,18 @@
-# The power-cut-safe journal of the game in progress (docs/firmware.md, "The journal").
+# The journal of the firmware before the raw-flash ring (tallyrun/journal.py
+# reads a board's game through this once, at the first boot of the new
+# firmware, and writes it anew in its own format). Its writers remain so that
+# tests can make the flash of a board that ran the earlier firmware.
 #
 # Files in the flash root (littlefs: os.rename is atomic):
-#   game.snp  snapshot: the game, its whole event log, n, a generation number,
-#             the last request's seq and CRC; CRC-16 over it all. Written as
-#             game.snp.tmp then renamed; then the same again as game.snb, its
-#             copy, read when game.snp is damaged.
+#   game.snp  snapshot "TBS1": the game, its whole event log, n, a generation
+#             number, the last request's seq and CRC; CRC-16 over it all.
 #   game.jnl  append-only 12-byte records after that snapshot:
 #               [0] kind  [1..5) event u32 LE  [5..7) seq u16 LE
 #               [7..9) request CRC u16 LE  [9] generation & 0xFF  [10..12) CRC-16
-#             The first record is a header naming the snapshot's generation
-#             (in the event field). Each record is flushed before the change
-#             is acknowledged; littlefs commits the file on flush.
-# Boot: snapshot (or its copy), then the longest valid prefix of the journal if
-# its header names the snapshot's generation. A torn last record (power cut in
-# the middle of a write, before its OK) or a damaged one ends the prefix; the
-# journal is then moved aside as game.jnl.bad (the records after the damage
-# are kept there for inspection, never applied) and compacted at once, so new
-# records never follow garbage. What was dropped, and why, is in `problems`
-# (the app's boot NOTEs); damaged snapshots are kept as game.snp.bad.
-# Compaction: new snapshot (generation + 1) first, then a new journal holding
-# only its header, each write-then-rename. A cut between the two leaves a
-# journal of the old generation, ignored because the snapshot has its records.
+#             The first record is a header naming the snapshot's generation.
+# Reading: the snapshot, then the longest valid prefix of the journal if its
+# header names the snapshot's generation. What could not be read is said in
+# `problems`; damaged files are kept as .bad.
 import os
 
 try:
@@ -31,12 +23,12 @@ except ImportError:  # CPython
 
 from tallyrun.protocol import crc16
 # the byte helpers are the journal's own (this module is imported from it, once)
-from tallyrun.journal import put16, get16, put32, get32, exists, remove_quietly, write_atomic
+from tallyrun.journal import (put16, get16, put32, get32, exists, remove_quietly, write_atomic, load_game,
+                              read_whole, set_aside)
 from tallycore.games import GAMES, find, index_of
 from tallycore.game import LOG_CAPACITY
 
 SNAPSHOT = "game.snp"
-SNAPSHOT_COPY = "game.snb"
 JOURNAL = "game.jnl"
 BAD = ".bad"                 # a damaged file, kept aside under its name + BAD
 RECORD_SIZE = const(12)
@@ -150,9 +142,7 @@ class Journal:
         put16(full, body + 4, crc16(full, 0, body + 4))
         self.close()
         write_atomic(self._path(SNAPSHOT), full, body + 6)
-        # the snapshot is in; from here the old journal is stale. Its copy
-        # follows (a cut before the copy's rename leaves the snapshot itself)
-        write_atomic(self._path(SNAPSHOT_COPY), full, body + 6)
+        # the snapshot is in; from here the old journal is stale
         self.generation = generation
         self.last_seq = seq
         self.last_crc = crc
@@ -180,99 +170,46 @@ class Journal:
         """Forget the game on flash (no game in progress)."""
         self.close()
         remove_quietly(self._path(JOURNAL))
-        remove_quietly(self._path(SNAPSHOT_COPY))   # the copy first: a cut never leaves it alone
         remove_quietly(self._path(SNAPSHOT))
 
     # --- reading ---------------------------------------------------------
     def restore(self):
-        """Rebuild the game from flash. Returns True if a game was restored.
-
-        A damaged snapshot is replaced by its copy; with both damaged there is
-        no game (the files are kept aside as .bad). Never raises on bad data;
-        raises OSError only if compaction after a torn tail cannot write.
-        problems says, for people, what was dropped and why."""
-        game = self.game
+        """Read the game this journal left on flash; returns True if there was
+        one. Reads only: tallyrun.journal writes it anew in its own format.
+        problems says, for people, what could not be read."""
         self.restored = 0
         self.cut = False
         self.problems = []
         self.close()
         snapshot = self._read(SNAPSHOT)
-        if snapshot is None or not self._load_snapshot(snapshot):
-            copy = self._read(SNAPSHOT_COPY)
-            if copy is not None and self._load_snapshot(copy):
-                if snapshot is not None:
-                    self._set_aside(SNAPSHOT)
-                self.problems.append("snapshot %s %s: the game was restored from its copy %s" % (
-                    SNAPSHOT, "missing" if snapshot is None else "damaged (kept as %s%s)" % (SNAPSHOT, BAD),
-                    SNAPSHOT_COPY))
-            else:
-                if snapshot is not None or copy is not None:
-                    self._set_aside(SNAPSHOT)
-                    self._set_aside(SNAPSHOT_COPY)
-                    self._set_aside(JOURNAL)
-                    self.problems.append("snapshot %s and its copy damaged: no game restored; the files "
-                                         "are kept as %s%s and %s%s" % (SNAPSHOT, SNAPSHOT, BAD, JOURNAL, BAD))
-                return False
+        if snapshot is None:
+            return False
+        if not self._load_snapshot(snapshot):
+            self._set_aside(SNAPSHOT)
+            self._set_aside(JOURNAL)
+            self.problems.append("snapshot %s (of the earlier journal) damaged: no game restored; the files "
+                                 "are kept as %s%s and %s%s" % (SNAPSHOT, SNAPSHOT, BAD, JOURNAL, BAD))
+            return False
         found = len(self.problems)
         self._replay_journal()
         if len(self.problems) > found:
-            self._set_aside(JOURNAL)    # damaged: kept for inspection, never appended to
-        if self.cut or not exists(self._path(JOURNAL)):
-            self.compact()
-        else:
-            self.file = open(self._path(JOURNAL), "ab")
-        return game.rules is not None
+            self._set_aside(JOURNAL)    # damaged: kept for inspection
+        return self.game.rules is not None
 
     def _read(self, name):
-        try:
-            f = open(self._path(name), "rb")
-        except OSError:
-            return None
-        try:
-            return f.read()
-        except OSError:
-            return b""
-        finally:
-            f.close()
+        return read_whole(self._path(name))
 
     def _set_aside(self, name):
-        try:
-            os.rename(self._path(name), self._path(name + BAD))
-        except OSError:
-            pass   # not there
+        set_aside(self._path(name))
 
     def _load_snapshot(self, data):
-        game = self.game
-        if len(data) < _HEAD + 6 or data[0:4] != _MAGIC:
-            return False
-        top = get16(data, 32)
-        body = _HEAD + 4 * top
-        if len(data) != body + 6 or crc16(data, 0, body + 4) != get16(data, body + 4):
-            return False
-        name_len = data[8]
-        if name_len > _NAME_MAX:
-            return False
-        name = bytes(data[9:9 + name_len])
-        try:
-            index = index_of(name.decode())   # the game's name, as docs/records.md spells it
-        except (ValueError, UnicodeError):
-            return False
-        n = get16(data, 30)
-        if n > top or top > len(game.log):
-            return False
-        try:
-            game.new(index, data[25], get32(data, 26))
-            for i in range(top):
-                game.apply(get32(data, _HEAD + 4 * i))
-            for i in range(top - n):
-                game.undo()
-        except (ValueError, ImportError):
-            game.rules = None
+        body = load_game(self.game, data, _MAGIC, 6)
+        if body < 0:
             return False
         self.generation = get32(data, 4)
         self.last_seq = get16(data, body)
         self.last_crc = get16(data, body + 2)
-        return True
+        return self.game.rules is not None
 
     def _replay_journal(self):
         game = self.game
