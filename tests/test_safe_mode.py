@@ -40,10 +40,21 @@ def prompt_shows(link: Transport, seconds: float = 3.0) -> bool:
     return repl.at_prompt(link)
 
 
-def test_status_says_the_board_is_in_safe_mode_and_what_to_do(tmp_path):
+def test_status_says_the_board_is_in_safe_mode_and_what_to_do(tmp_path, monkeypatch):
+    sent = []
+    real_write = SerialTransport.write
+
+    def counting(self, data):
+        sent.append(bytes(data))
+        return real_write(self, data)
+
     with booted_with_undo_held(tmp_path / "flash") as emulator:
+        monkeypatch.setattr(SerialTransport, "write", counting)
         out = status(emulator.port)
+        monkeypatch.setattr(SerialTransport, "write", real_write)
         assert (out.exit_code, out.output) == (4, SAFE_MODE_SAID)
+        # the REPL echoed HELLO once: it was not sent again three times (4-5 s)
+        assert len([frame for frame in sent if b" HELLO*" in frame]) == 1, sent
         # asking left the board at the REPL's prompt, as it was found: asked again, the same
         link = SerialTransport(emulator.port)
         try:

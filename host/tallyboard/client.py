@@ -97,6 +97,7 @@ class Board:
         self.n: int | None = None   # the board's n as last heard (a reply or an event); None: unknown
         self.events_heard = 0
         self._stray: list[bytes] = []
+        self._repl_answered = False
 
     # ------------------------------------------------------------ requests
     def next_seq(self) -> int:
@@ -164,12 +165,15 @@ class Board:
     def send_frame(self, seq: int, frame: bytes, timeout: float | None = None) -> dict[str, str]:
         wait = self.timeout if timeout is None else timeout
         self._stray = []
+        self._repl_answered = False
         for attempt in range(self.retries + 1):
             if attempt:
                 self.retried += 1
             self.link.write(frame)
             outcome = self._await_reply(seq, wait)
             if outcome is None:
+                if self._repl_answered:
+                    break         # the REPL, not the app: sending again changes nothing
                 continue          # timeout, or the board saw our line garbled: same bytes again
             ok, body = outcome
             if ok:
@@ -217,6 +221,16 @@ class Board:
             except ValueError:
                 self.noise_lines += 1
                 self._stray.append(line)
+                if line.startswith(b">>> %d " % seq):
+                    # MicroPython's REPL echoed our request: no app is there to
+                    # answer it, however often it is sent. Keep what the REPL
+                    # says next (for the error), then stop trying.
+                    self._repl_answered = True
+                    while True:
+                        more = self.link.read_line(GARBLED_WAIT)
+                        if more is None:
+                            return None
+                        self._stray.append(more)
                 continue
             if body.startswith(b"! "):
                 self._event(body, line)
