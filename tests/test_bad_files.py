@@ -12,7 +12,8 @@ from tallyboard.cli import main
 NOT_UTF8 = b"\xff\xfe\x00"
 DEEP = b"[" * 3_000_000
 
-CASES = [("not UTF-8", NOT_UTF8, "not UTF-8 JSON"), ("deep", DEEP, "too deeply nested")]
+CASES = [("not UTF-8", NOT_UTF8, "not UTF-8 JSON"), ("deep", DEEP, "too deeply nested"),
+         ("empty", b"", "empty: no record in it"), ("blank", b" \n\t\n", "empty: no record in it")]
 
 
 def check_one_line(result, source: str, message: str) -> None:

@@ -45,6 +45,8 @@ def parse_json(data: bytes | str, source: str, what: str = "record", hint: str =
         except UnicodeDecodeError as exc:
             raise FileError(f"{source}: not UTF-8 JSON (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
                             f"save the {what} as UTF-8 text") from None
+    if not data.strip():
+        raise FileError(f"{source}: empty: no {what} in it{hint or ''}")
     try:
         return json.loads(data)
     except json.JSONDecodeError as exc:
