@@ -32,6 +32,7 @@ except ImportError:  # CPython
 
 from tallyrun.protocol import crc16
 from tallyrun import ring as R
+from tallyrun.ring import remove_quietly
 from tallycore.games import GAMES, find, index_of
 from tallycore.game import LOG_CAPACITY
 
@@ -90,11 +91,22 @@ def exists(path):
         return False
 
 
-def remove_quietly(path):
-    try:
-        os.remove(path)
-    except OSError:
-        pass
+def put_game(full, magic, generation, name, players, options, log, n, top):
+    """Write a snapshot's magic, head and events into full (load_game reads
+    them back); returns where its tail starts."""
+    full[0:4] = magic
+    put32(full, 4, generation)
+    name_bytes = name.encode()
+    full[8] = len(name_bytes)
+    for i in range(_NAME_MAX):   # game names are at most 16 bytes
+        full[9 + i] = name_bytes[i] if i < len(name_bytes) else 0
+    full[25] = players
+    put32(full, 26, options)
+    put16(full, 30, n)
+    put16(full, 32, top)
+    for i in range(top):
+        put32(full, _HEAD + 4 * i, log[i])
+    return _HEAD + 4 * top
 
 
 def load_game(game, data, magic, tail):
@@ -269,19 +281,7 @@ class Journal:
     def _write_snapshot(self, name, players, options, log, n, top, seq, crc, k):
         generation = self.generation + 1
         full = self.snapshot
-        full[0:4] = _MAGIC
-        put32(full, 4, generation)
-        name_bytes = name.encode()
-        full[8] = len(name_bytes)
-        for i in range(_NAME_MAX):   # game names are at most 16 bytes
-            full[9 + i] = name_bytes[i] if i < len(name_bytes) else 0
-        full[25] = players
-        put32(full, 26, options)
-        put16(full, 30, n)
-        put16(full, 32, top)
-        for i in range(top):
-            put32(full, _HEAD + 4 * i, log[i])
-        body = _HEAD + 4 * top
+        body = put_game(full, _MAGIC, generation, name, players, options, log, n, top)
         put16(full, body, seq)          # the request that made this state
         put16(full, body + 2, crc)
         put16(full, body + 4, k)        # where its records start in the ring

@@ -24,8 +24,8 @@ except ImportError:  # CPython
 from tallyrun.protocol import crc16
 # the byte helpers are the journal's own (this module is imported from it, once)
 from tallyrun.journal import (put16, get16, put32, get32, exists, remove_quietly, write_atomic, load_game,
-                              read_whole, set_aside)
-from tallycore.games import GAMES, find, index_of
+                              put_game, read_whole, set_aside)
+from tallycore.games import GAMES, find
 from tallycore.game import LOG_CAPACITY
 
 SNAPSHOT = "game.snp"
@@ -42,7 +42,6 @@ KIND_HEADER = const(4)
 _MAGIC = b"TBS1"
 _HEAD = const(34)   # snapshot bytes before the events:
 #   magic 4, generation u32, name length, name 16, players, options u32, n u16, top u16
-_NAME_MAX = const(16)
 _SNAPSHOT_MAX = _HEAD + 4 * LOG_CAPACITY + 6
 
 
@@ -123,20 +122,8 @@ class Journal:
     def _write_snapshot(self, name, players, options, log, n, top, seq, crc):
         generation = self.generation + 1
         full = self.snapshot
-        full[0:4] = _MAGIC
-        put32(full, 4, generation)
-        name_bytes = name.encode()
-        full[8] = len(name_bytes)
-        for i in range(_NAME_MAX):   # game names are at most 16 bytes
-            full[9 + i] = name_bytes[i] if i < len(name_bytes) else 0
-        full[25] = players
-        put32(full, 26, options)
-        put16(full, 30, n)
-        put16(full, 32, top)
-        for i in range(top):
-            put32(full, _HEAD + 4 * i, log[i])
+        body = put_game(full, _MAGIC, generation, name, players, options, log, n, top)
         # the request that made this state, after the events
-        body = _HEAD + 4 * top
         put16(full, body, seq)
         put16(full, body + 2, crc)
         put16(full, body + 4, crc16(full, 0, body + 4))

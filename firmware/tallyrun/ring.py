@@ -273,7 +273,7 @@ def _create(root, device):
                 break
     if -1 in found:
         raise OSError("journal: journal.raw's blocks were not found on the flash")
-    _remove(root + MAP)
+    remove_quietly(root + MAP)
     table = bytearray(8 + RING_BLOCKS * (2 + PREFIX))
     table[0:4] = _MAP_MAGIC
     table[4:8] = nonce
@@ -291,11 +291,11 @@ def _create(root, device):
     return ring
 
 
-def _remove(path):
+def remove_quietly(path):
     try:
         os.remove(path)
     except OSError:
-        pass
+        pass   # not there
 
 
 def _marker(buf, at, index, nonce):
