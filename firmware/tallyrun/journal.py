@@ -33,7 +33,7 @@ except ImportError:  # CPython
 from tallyrun.protocol import crc16
 from tallyrun import ring as R
 from tallyrun.ring import remove_quietly
-from tallycore.games import GAMES, find, index_of
+from tallycore.games import find, index_of
 from tallycore.game import LOG_CAPACITY
 
 SNAPSHOT = "game.snp"
