@@ -16,6 +16,7 @@ except ImportError:  # CPython (the tests import this module)
 def start():
     """Run the app; returns only in safe mode (why, for main.py's global) or
     when the emulator's input ends."""
+    _frozen_first()
     from tallypanel import hw, boarddef
     from tallyrun.app import App, BOARD_DIR
 
@@ -41,7 +42,7 @@ def start():
     finish = None
     board = None
     try:
-        app.boot()      # BOOT goes out first; the definition is checked after it
+        app.boot(config_loaded=True)   # BOOT goes out first; the definition is checked after it
         if definition is not None:
             try:
                 board = boarddef.checked(definition, name, hw.mcu())
@@ -60,6 +61,16 @@ def start():
         # reset under mpremote's feet
         if watchdog is not None:
             watchdog.stop()
+
+
+def _frozen_first():
+    # The image's frozen modules (asyncio) are looked up before the flash: a
+    # module looked for on littlefs first costs three directory lookups there
+    # (~8 ms on the chip); a lookup among the frozen ones costs next to nothing.
+    import sys
+    if ".frozen" in sys.path:
+        sys.path.remove(".frozen")
+        sys.path.insert(0, ".frozen")
 
 
 def _attach_views(app, board):

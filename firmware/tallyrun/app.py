@@ -124,9 +124,11 @@ class App:
         self.exit_on_eof = True
 
     # --- start ---------------------------------------------------------------
-    def boot(self):
-        """Load the config and restore the game in progress from flash."""
-        self.config.load()
+    def boot(self, config_loaded=False):
+        """Load the config (unless the caller just did) and restore the game
+        in progress from flash."""
+        if not config_loaded:
+            self.config.load()
         if not self.board_name:
             self.board_name = self.config.board
         try:

@@ -319,9 +319,9 @@ class Journal:
         self.restored = 0
         self.cut = False
         self.problems = []
-        if exists(self._path(OLD_JOURNAL)) or self._old_snapshot():
-            return self._restore_old()
         snapshot = self._read(SNAPSHOT)
+        if (snapshot is not None and snapshot[0:4] == b"TBS1") or exists(self._path(OLD_JOURNAL)):
+            return self._restore_old()
         if snapshot is not None or exists(self._path(SNAPSHOT_COPY)):
             # a blank board makes its ring at its first record, not at power-up
             try:
@@ -360,10 +360,6 @@ class Journal:
         if self.cut:
             self.compact()
         return game.rules is not None
-
-    def _old_snapshot(self):
-        data = self._read(SNAPSHOT)
-        return data is not None and data[0:4] == b"TBS1"
 
     def _restore_old(self):
         # a board whose game was written by the earlier journal: read it that

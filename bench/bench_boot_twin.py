@@ -1,0 +1,188 @@
+"""Where the device twin's power-on to BOOT goes: the emulated RP2040 running the stock
+MicroPython v1.28.0 image, the firmware deployed with `tallyboard deploy`.
+
+    python bench/bench_boot_twin.py [--json]
+
+Prints, in emulated time at 125 MHz: power-on to the BOOT event with a Skicket game of six
+hands restored; the steps of the app's start up to BOOT, timed on the chip; and, for every
+module BOOT needs, its import from littlefs (as at power-up) beside its import from RAM
+through a user filesystem that answers every lookup from a dict (no littlefs at all). The
+second column is the floor for loading that module as an .mpy on this image: what is left
+is MicroPython reading the file, interning its names and copying its bytecode into RAM,
+and running the module's top level. Needs node, socat, rp2040js (shared/rp2emu/setup.sh)
+and mpremote."""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_device_twin import HANDS, boot_ms  # noqa: E402
+from twin import Twin, missing  # noqa: E402
+
+# What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
+BOOT_MODULES = ("tallypanel.hw", "tallypanel.boarddef", "tallycore.game", "tallycore.games", "tallyrun.protocol",
+                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.app",
+                "tallycore.skicket")
+
+_TIMER = """
+import time, gc
+def timed_import(name):
+    gc.collect()
+    began = time.ticks_us()
+    __import__(name)
+    return time.ticks_diff(time.ticks_us(), began)
+"""
+
+FROM_FLASH = _TIMER + """
+print(repr([(name, timed_import(name)) for name in %r]))
+"""
+
+# A user filesystem (the VFS protocol: stat, open; files as io.IOBase streams) holding the
+# modules' .mpy files in RAM, mounted first on the module path.
+FROM_RAM = _TIMER + """
+import io, os, sys, vfs
+WANTED = %r
+FILES = {}
+DIRS = set()
+for name in WANTED:
+    parts = name.split('.')
+    for i in range(1, len(parts)):
+        package = '/'.join(parts[:i])
+        DIRS.add('/' + package)
+        with open(package + '/__init__.mpy', 'rb') as f:
+            FILES['/' + package + '/__init__.mpy'] = f.read()
+    with open('/'.join(parts) + '.mpy', 'rb') as f:
+        FILES['/' + '/'.join(parts) + '.mpy'] = f.read()
+
+class InRam(io.IOBase):
+    def __init__(self, data):
+        self.data = memoryview(data)
+        self.at = 0
+    def readinto(self, buf):
+        n = min(len(buf), len(self.data) - self.at)
+        buf[:n] = self.data[self.at:self.at + n]
+        self.at += n
+        return n
+    def ioctl(self, request, arg):
+        if request == 11:       # MP_STREAM_GET_BUFFER_SIZE: read in 512-byte pieces
+            return 512
+        return 0 if request == 4 else -22
+
+class RamFs:
+    def mount(self, readonly, mkfs):
+        pass
+    def umount(self):
+        pass
+    def chdir(self, path):
+        pass
+    def stat(self, path):
+        if path in DIRS:
+            return (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        if path in FILES:
+            return (0x8000, 0, 0, 0, 0, 0, len(FILES[path]), 0, 0, 0)
+        raise OSError(2)
+    def open(self, path, mode):
+        return InRam(FILES[path])
+
+vfs.mount(RamFs(), '/ram')
+sys.path[:] = ['.frozen', '/ram']
+print(repr([(name, timed_import(name)) for name in WANTED]))
+"""
+
+STEPS = """
+import time
+marks = [time.ticks_us()]
+from tallypanel import hw, boarddef
+marks.append(time.ticks_us())
+from tallyrun.app import App, BOARD_DIR
+marks.append(time.ticks_us())
+app = App(flash=hw.journal_flash())
+app.config.load()
+marks.append(time.ticks_us())
+definition = boarddef.read(boarddef.path_of(app.config.board, BOARD_DIR))
+hw.safe_mode_held(boarddef.safe_mode_pin(definition))
+marks.append(time.ticks_us())
+app.boot(config_loaded=True)
+marks.append(time.ticks_us())
+print(repr([time.ticks_diff(marks[i + 1], marks[i]) for i in range(len(marks) - 1)]))
+"""
+STEP_NAMES = ("import hw, boarddef", "import app (protocol, core, journal, ring, config, replies)",
+              "App(), config.txt read", "board definition read, safe-mode pin", "app.boot(): journal restored, BOOT")
+
+
+def on_chip(twin: Twin, script: str) -> object:
+    """Run script on the chip with mpremote (it stops the app and soft-resets first: a
+    fresh interpreter, nothing imported); the last line it prints, as a Python literal."""
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(script)
+    mpremote = Path(sys.executable).with_name("mpremote")
+    done = subprocess.run([str(mpremote), "connect", str(twin.link), "run", f.name], capture_output=True,
+                          text=True, timeout=120)
+    Path(f.name).unlink()
+    lines = [line for line in done.stdout.splitlines() if line.startswith("[")]
+    if done.returncode or not lines:
+        raise RuntimeError(f"mpremote run failed: {done.stdout}{done.stderr}")
+    return ast.literal_eval(lines[-1])
+
+
+def run() -> dict:
+    figures: dict = {}
+    with tempfile.TemporaryDirectory() as tmp, Twin(Path(tmp)) as twin:
+        twin.deploy()
+        board = twin.board()
+        board.new("skicket", 4)
+        for hand in HANDS:
+            board.hand(*hand)
+        board.link.close()
+        boots = []
+        for _ in range(2):
+            twin.power_cut()
+            twin.mark()
+            twin.start()
+            boots.append(round(boot_ms(twin), 1))
+        figures["boot_with_game_ms"] = boots
+        time.sleep(1)
+        steps = on_chip(twin, STEPS)
+        figures["steps_ms"] = {name: round(us / 1000, 1) for name, us in zip(STEP_NAMES, steps)}
+        flash = dict(on_chip(twin, FROM_FLASH % (BOOT_MODULES,)))
+        ram = dict(on_chip(twin, FROM_RAM % (BOOT_MODULES,)))
+        figures["imports_ms"] = {name: {"littlefs": round(flash[name] / 1000, 1), "ram": round(ram[name] / 1000, 1)}
+                                 for name in BOOT_MODULES}
+        figures["imports_total_ms"] = {"littlefs": round(sum(flash.values()) / 1000, 1),
+                                       "ram": round(sum(ram.values()) / 1000, 1)}
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    why = missing()
+    if why:
+        print(f"bench_boot_twin: {why}", file=sys.stderr)
+        return 2
+    figures = run()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    print(f"power-on to BOOT, Skicket game of six hands restored: {figures['boot_with_game_ms']} ms")
+    print("the start up to BOOT, on the chip:")
+    for name, ms in figures["steps_ms"].items():
+        print(f"  {name:62} {ms:7.1f} ms")
+    print(f"  {'module':24} {'from littlefs':>14} {'from RAM':>10}")
+    for name, pair in figures["imports_ms"].items():
+        print(f"  {name:24} {pair['littlefs']:11.1f} ms {pair['ram']:7.1f} ms")
+    total = figures["imports_total_ms"]
+    print(f"  {'all of them':24} {total['littlefs']:11.1f} ms {total['ram']:7.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
