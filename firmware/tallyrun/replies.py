@@ -22,7 +22,22 @@ def change(app, seq, event=-1):
     if event >= 0:
         w.key(b"ev")       # the event applied: a host keeps its copy of the game without reading it back
         w.number(event)
+    if app.game.held:
+        held(app, w)       # the change waits for its confirmation: n and top did not move
     app.send_reply()
+
+
+def held(app, w):
+    """held=- (nothing waits for a confirmation) or held=kind,event: kind 1
+    apply, 2 undo, 3 redo (docs/protocol.md)."""
+    game = app.game
+    w.key(b"held")
+    if not game.held:
+        w.byte(45)
+        return
+    w.number(game.held)
+    w.byte(44)
+    w.number(game.held_event)
 
 def game_name(app, w):
     w.key(b"game")
@@ -83,6 +98,7 @@ def _stamp(app, w):
     w.number(game.top)
     w.key(b"lcrc")
     w.hex(log_crc(app), 4)
+    held(app, w)
 
 def state(app, seq):
     w = app.writer
