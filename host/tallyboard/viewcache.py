@@ -4,7 +4,9 @@ reading the whole game back each time (issue 11: each request is 14-22 ms on
 the chip, even when it only reads).
 
 OPEN answers the board's stamp of its game: game, players, options, n, top,
-the CRC of its log and the CRC of its settings (the players' names). A copy
+the CRC of its log, the change held for its confirmation (held: a hand that
+is accepted or rejected on the board changes it, so a copy made while it
+waited is never served after) and the CRC of its settings (the players' names). A copy
 whose stamp equals the board's is the board's game, names included; any other
 copy is dropped and the game read again. The copy lives in one small JSON file
 per port under the user's cache folder; a missing, unreadable or foreign file
@@ -19,7 +21,7 @@ from typing import Any
 
 from . import wire
 
-STAMP_KEYS = ("game", "players", "options", "n", "top", "lcrc", "ccrc")
+STAMP_KEYS = ("game", "players", "options", "n", "top", "lcrc", "held", "ccrc")
 
 
 def cache_dir() -> Path:
