@@ -336,8 +336,8 @@ class Game:
 
 
 def _others(scores, players, low_wins):
-    """Who confirms a hand in a game that names no confirmers (docs/rules.md
-    CF2): every player but the one(s) the hand did best by (the most points,
+    """Who confirms a hand in a game that names no confirmers
+    (docs/rules.md CF2): every player but the one(s) the hand did best by (the most points,
     or the fewest in a game the lowest total wins); everyone when all scored
     the same."""
     best = scores[0]

@@ -230,8 +230,8 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
 
 
 def held_words(game: Any, names: list[str]) -> str:
-    """The change a board holds for its confirmation, in words (docs/rules.md
-    CF): which hand, and who may accept it."""
+    """The change a board holds for its confirmation, in words
+    (docs/rules.md CF): which hand, and who may accept it."""
     who = " or ".join(names[p] for p in range(game.players) if game.held_by >> p & 1)
     what = f"the undo of hand {game.held_hand()}" if game.held == core_game.HELD_UNDO else f"hand {game.held_hand()}"
     return f"{what} pending: waiting for {who} to accept on the board"
