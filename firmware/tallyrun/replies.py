@@ -27,17 +27,19 @@ def change(app, seq, event=-1):
     app.send_reply()
 
 
-def held(app, w):
+def held(app, w, event=True):
     """held=- (nothing waits for a confirmation) or held=kind,event: kind 1
-    apply, 2 undo, 3 redo (docs/protocol.md)."""
+    apply, 2 undo, 3 redo (docs/protocol.md); without event, the kind alone
+    (OPEN: its frame has no room for the event beside the rest)."""
     game = app.game
     w.key(b"held")
     if not game.held:
         w.byte(45)
         return
     w.number(game.held)
-    w.byte(44)
-    w.number(game.held_event)
+    if event:
+        w.byte(44)
+        w.number(game.held_event)
 
 def game_name(app, w):
     w.key(b"game")
@@ -84,7 +86,7 @@ def game_info(app, seq, index):
     w.number(row[2])
     app.send_reply()
 
-def _stamp(app, w):
+def _stamp(app, w, event=True):
     # what says which game this is and how far it has gone (STATE, OPEN)
     game = app.game
     game_name(app, w)
@@ -98,7 +100,7 @@ def _stamp(app, w):
     w.number(game.top)
     w.key(b"lcrc")
     w.hex(log_crc(app), 4)
-    held(app, w)
+    held(app, w, event)
 
 def state(app, seq):
     w = app.writer
@@ -152,7 +154,7 @@ def open_session(app, seq):
     w.number(P.PROTOCOL_VERSION)
     w.key(b"seqs")
     w.number(app.open_session())
-    _stamp(app, w)
+    _stamp(app, w, False)
     w.key(b"ccrc")
     w.hex(app.config.crc, 4)
     w.key(b"notes")

@@ -6,7 +6,7 @@
 import sys
 
 from tallyboard import wire
-from tallycore import roquet, rummy, skicket
+from tallycore import despised_nines, roquet, rummy, skicket
 from tallycore.game import Game, CONFIRM, HELD_APPLY, HELD_UNDO
 from tallyrun import journal as J
 from mpfixtures import booted_app, bodies, cleanup, folder, send, shut
@@ -234,6 +234,29 @@ def test_where_the_lowest_total_wins_the_hand_is_confirmed_by_those_it_scored_ag
         game.apply(rummy.pack_card(player, rank | 4 << 4))
     assert game.hold(HELD_APPLY, rummy.pack_out(0)) == 2 | 4
     assert list(game.held_scores)[:3] == [0, 17, 13]
+
+
+def test_the_longest_state_and_open_keep_every_field():
+    # the longest game name, eight players, options with the confirmation flag, a held hand whose
+    # event has 9 digits: no field is cut from a 128-byte frame
+    root = folder("confirm")
+    try:
+        app, out = booted_app(root)
+        send(app, 65530, "NEW despised_nines 8 %d" % (CONFIRM | 7))
+        # the last player took all four nines, 4 points against him each (docs/rules.md DN): 4 * 4 = 16
+        event = despised_nines.pack_hand([0, 0, 0, 0, 0, 0, 0, 4])
+        send(app, 65531, "EV %d" % event, "STATE", "OPEN")
+        assert app.game.held == HELD_APPLY and list(app.game.held_scores) == [0, 0, 0, 0, 0, 0, 0, 16]
+        assert app.game.held_by == 0x80          # the lowest total wins: all but the last did best
+        shut(app, out)
+        lines = bodies(root)
+        state = [line for line in lines if line.startswith(b"65532 OK")][0]
+        opened = [line for line in lines if line.startswith(b"65533 OK")][0]
+        assert state.endswith(b" held=1,%d eseq=3 notes=0" % event), state
+        assert b" held=1 ccrc=" in opened and opened.endswith(b" notes=0"), opened
+        assert len(opened) + 6 <= 128
+    finally:
+        cleanup(root)
 
 
 def test_accept_and_reject_allocate_nothing():

@@ -134,7 +134,7 @@ def _read_view(board: Board) -> tuple[BoardGame, list[str]]:
             players, options, n = int(fields["players"]), int(fields["options"]), int(fields["n"])
             if name in ("-", ""):
                 return BoardGame(None, 0, 0, None, log, dict(fields), {}), names
-            game = game_from_log(name, players, options, log, n, parse_held(fields))
+            game = game_from_log(name, players, options, log, n)   # a copy is served only with held=-
             return BoardGame(name, players, options, game, log, dict(fields), {}), names
     current = board.rebuild()
     names = board.player_names(current.players) if current.name is not None else []
