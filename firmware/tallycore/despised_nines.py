@@ -74,3 +74,4 @@ ends_hand = points.every_event
 # docs/rules.md DN3: one deal per player; lowest wins.
 complete = points.complete_dealt
 winners = points.winners_lowest
+LOW_WINS = True  # the hand's best is its fewest points (docs/rules.md CF2)

@@ -107,3 +107,4 @@ def ends_hand(event):
 
 complete = points.complete_dealt  # each deals in turn
 winners = points.winners_lowest  # smallest wins
+LOW_WINS = True  # the hand's best is its fewest points (docs/rules.md CF2)

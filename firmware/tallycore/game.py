@@ -12,6 +12,11 @@
 # state by replaying [0, n) from a reset, so an undone state is byte for byte
 # the state that was there before: there is no inverse arithmetic to get wrong.
 # A new event after undo drops the redo stack.
+#
+# Confirmation by an opponent (docs/rules.md CF): a change that closes a hand
+# (or takes a confirmed one back) can be held: it waits outside the log, and
+# counts nowhere, until accept() applies it or reject() drops it. Nothing else
+# changes the game while one is held.
 from array import array
 
 from tallycore import games
@@ -30,6 +35,12 @@ LOG_CAPACITY = const(600)   # events in one game; a Moosehead game is the longes
 STATE_CAPACITY = const(64)  # bytes; every rules module's STATE_SIZE fits
 CHECKPOINT = const(32)      # events between the states undo restarts from
 _EVENT_LIMIT = const(0x40000000)  # 2**30
+CONFIRM = const(0x8000)     # an options bit of any game: confirmation forced on (the rules never see it)
+# what a held change does (the journal's KIND_APPLY, KIND_UNDO, KIND_REDO)
+HELD_APPLY = const(1)
+HELD_UNDO = const(2)
+HELD_REDO = const(3)
+_PLAYERS_MAX = const(8)
 
 
 class Game:
@@ -49,6 +60,10 @@ class Game:
         # the state after every CHECKPOINT-th event, so that an undo replays
         # fewer than CHECKPOINT events whatever the game's length
         self.checkpoints = bytearray(STATE_CAPACITY * (log_capacity // CHECKPOINT + 1))
+        self.held = 0          # a change waiting for its confirmation: HELD_*, or 0
+        self.held_event = 0    # the event it applies (HELD_APPLY, HELD_REDO)
+        self.held_by = 0       # bit p: player p may accept it
+        self.held_scores = array("i", bytes(4 * _PLAYERS_MAX))  # what each player gets by it
 
     def new(self, game, players, options=0):
         """Start a new game: game is its index in tallycore.games, its name,
@@ -62,6 +77,7 @@ class Game:
         self.options = options
         self.n = 0
         self.top = 0
+        self.held = 0
         self._reset(self.state)
 
     def check_new(self, game, players, options=0):
@@ -79,7 +95,7 @@ class Game:
                 raise ValueError("players: %s takes %d players" % (name, least))
             raise ValueError("players: %s takes %d to %d players" % (name, least, most))
         rules = games.load(index) if isinstance(game, (int, str)) else game
-        rules.check_options(players, options, name)
+        rules.check_options(players, options & ~CONFIRM, name)
         return index, rules
 
     def name(self):
@@ -89,7 +105,7 @@ class Game:
     def _reset(self, state):
         for i in range(STATE_CAPACITY):
             state[i] = 0
-        self.rules.reset(state, self.players, self.options, self.variant)
+        self.rules.reset(state, self.players, self.options & ~CONFIRM, self.variant)
 
     def check(self, event):
         """Raise ValueError if event cannot be applied now; change nothing."""
@@ -97,6 +113,8 @@ class Game:
             raise ValueError("game: no game in progress; start one first")
         if event < 0 or event >= _EVENT_LIMIT:
             raise ValueError("event: out of range")
+        if self.held:
+            raise ValueError(self.held_message())
         if self.n >= len(self.log):
             raise ValueError("game: the log is full (%d changes)" % len(self.log))
         self.rules.check(self.state, self.players, event)
@@ -159,6 +177,107 @@ class Game:
     def can_redo(self):
         return self.top > self.n
 
+    # --- confirmation by an opponent (docs/rules.md CF) ----------------------
+
+    def forced(self):
+        """Whether this game was started with confirmation forced on."""
+        return self.options & CONFIRM != 0
+
+    def closes_hand(self, kind):
+        """Whether the change (HELD_*) closes a hand or takes a closed one
+        back: the changes that wait for a confirmation."""
+        if kind == HELD_UNDO:
+            return self.n > 0 and self.rules.ends_hand(self.log[self.n - 1])
+        if kind == HELD_REDO:
+            return self.top > self.n and self.rules.ends_hand(self.log[self.n])
+        return False
+
+    def hold(self, kind, event=0):
+        """Hold a change for its confirmation: kind HELD_APPLY (event, which
+        check() has passed), HELD_UNDO or HELD_REDO. Works out who may accept
+        it and what each player gets by it. Raises ValueError (nothing held)
+        when the change could not be made now. Allocation-free."""
+        if self.rules is None:
+            raise ValueError("game: no game in progress; start one first")
+        if self.held:
+            raise ValueError(self.held_message())
+        if kind == HELD_UNDO:
+            if self.n == 0:
+                raise ValueError("undo: nothing to undo")
+            event = self.log[self.n - 1]
+        elif kind == HELD_REDO:
+            if self.n == self.top:
+                raise ValueError("redo: nothing to redo")
+            event = self.log[self.n]
+        elif kind == HELD_APPLY:
+            self.check(event)
+        else:
+            raise ValueError("held: not a change")
+        rules = self.rules
+        players = self.players
+        out = self.held_scores
+        state = self.state
+        scratch = self.scratch
+        if kind == HELD_UNDO:
+            # the hand taken back: each player loses what it gave
+            self.hand_scores(self.hands() - 1, out)
+            for p in range(players):
+                out[p] = -out[p]
+        else:
+            # the hand so far, and the event that closes it
+            self.hand_scores(self.hands(), out)
+            for i in range(STATE_CAPACITY):
+                scratch[i] = state[i]
+            rules.apply(scratch, players, event)
+            for p in range(players):
+                out[p] += rules.total(scratch, players, p) - rules.total(state, players, p)
+        confirmers = getattr(rules, "confirmers", None)
+        if confirmers is not None:
+            by = confirmers(state, players, event, self.hands() - 1 if kind == HELD_UNDO else self.hands())
+        else:
+            by = _others(out, players, getattr(rules, "LOW_WINS", False))
+        self.held = kind
+        self.held_event = event
+        self.held_by = by
+        return by
+
+    def accept(self):
+        """Make the held change; returns its kind (HELD_*). Allocation-free."""
+        kind = self.held
+        if not kind:
+            raise ValueError("confirm: nothing waits for a confirmation")
+        self.held = 0
+        if kind == HELD_APPLY:
+            self.apply_checked(self.held_event)
+        elif kind == HELD_UNDO:
+            self.undo()
+        else:
+            self.redo()
+        return kind
+
+    def reject(self):
+        """Drop the held change; returns its kind (HELD_*)."""
+        kind = self.held
+        if not kind:
+            raise ValueError("confirm: nothing waits for a confirmation")
+        self.held = 0
+        return kind
+
+    def held_hand(self):
+        """The number (1-based) of the hand the held change closes or takes back."""
+        return self.hands() if self.held == HELD_UNDO else self.hands() + 1
+
+    def held_message(self, names=None):
+        """What a refused change is told while a change is held (names: the
+        players' names; None: P1, P2, ...)."""
+        who = []
+        for p in range(self.players):
+            if self.held_by >> p & 1:
+                who.append(names[p] if names is not None and p < len(names) else "P%d" % (p + 1))
+        what = "the undo of hand %d" if self.held == HELD_UNDO else "hand %d"
+        return ("%s is pending: it waits for %s to accept on the board (a long press rejects)"
+                % (what % self.held_hand(), " or ".join(who)))
+
     # --- reading the game -------------------------------------------------
 
     def total(self, player):
@@ -214,3 +333,19 @@ class Game:
                     return True
                 seen += 1
         return False  # the hand in progress (scores so far), or no such hand (zeros)
+
+
+def _others(scores, players, low_wins):
+    """Who confirms a hand in a game that names no confirmers
+    (docs/rules.md CF2): every player but the one(s) the hand did best by (the most points,
+    or the fewest in a game the lowest total wins); everyone when all scored
+    the same."""
+    best = scores[0]
+    for p in range(1, players):
+        if (scores[p] < best) if low_wins else (scores[p] > best):
+            best = scores[p]
+    by = 0
+    for p in range(players):
+        if scores[p] != best:
+            by |= 1 << p
+    return by if by else (1 << players) - 1

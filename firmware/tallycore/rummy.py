@@ -146,3 +146,4 @@ def ends_hand(event):
 # docs/rules.md RU4: one deal per player.
 complete = points.complete_dealt
 winners = points.winners_lowest  # fewest points against
+LOW_WINS = True  # the hand's best is its fewest points (docs/rules.md CF2)

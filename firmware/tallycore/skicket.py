@@ -371,6 +371,14 @@ def ends_hand(event):
     return event != MISDEAL
 
 
+def confirmers(state, players, event, hand):
+    """Who may accept the hand (0-based) that event closes, held for its
+    confirmation (bit p = player p): the purchaser's two opponents in that
+    hand (docs/rules.md CF2)."""
+    purchaser = purchaser_of(event)
+    return 0xF & ~(1 << purchaser | 1 << partner(hand, purchaser))
+
+
 def complete(state, players):
     # docs/rules.md SK4: six hands.
     return state[0] >= HANDS_PER_GAME

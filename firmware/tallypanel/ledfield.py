@@ -108,6 +108,10 @@ class LedField:
             view.leds(self, game)
         else:
             self.progress(game)
+        if game.rules is not None and game.held:
+            # a hand waits for its confirmation (tallypanel.confirm): both station holes white
+            self.light(STATION, WHITE, FULL)
+            self.light(SLOTS_PER_PLAYER + STATION, WHITE, FULL)
         self._limit()
         return self.frame
 

@@ -13,7 +13,7 @@
 # hand (tallypanel.skicketview), Roquet's seats peg and the knob ends the
 # hand (tallypanel.roquetview). The other games' hands are entered from the
 # host.
-from tallypanel import gameview
+from tallypanel import gameview, confirm
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -117,10 +117,12 @@ class BoardInput:
     """Routes the board's controls: seats and the knob as the game in play
     has them (tallypanel.gameview); undo; the encoder."""
 
-    def __init__(self, get_game, submit, undo):
+    def __init__(self, get_game, submit, undo, accept=None, reject=None):
         self.get_game = get_game  # () -> the Game in progress
         self.submit = submit
         self.undo = undo
+        self.accept = accept      # (player): the held change accepted (confirmation by an opponent)
+        self.reject = reject      # (): the held change rejected
         self.entry = HandEntry(submit)
         self.note = None   # a message for the OLED (refused input), or None
         self.changes = 0   # counts handled inputs, so the view knows to redraw
@@ -135,6 +137,11 @@ class BoardInput:
                 raise ValueError("game: no game in progress; start one from the host")
             if entry.active and not entry.open_on(game):
                 entry.close()   # its game was replaced from the host
+            if game.held:       # a hand waits for its confirmation (tallypanel.confirm)
+                if kind != SEAT and kind != SEAT_LONG:
+                    raise ValueError(confirm.WAITS)
+                confirm.answer(self, game, value, kind == SEAT_LONG)
+                return
             if entry.active:
                 if kind == TURN:
                     entry.turn(value)

@@ -185,6 +185,27 @@ def open_entry(entry, game, purchaser):
     entry.step = PURCHASER
 
 
+def reopen_entry(entry, game, event):
+    """The entry of a hand rejected by an opponent (tallypanel.confirm): its
+    values kept, for correction, from the first step."""
+    skicket = game.rules
+    v = entry.values
+    v[PURCHASER] = skicket.purchaser_of(event)
+    v[LEVEL] = skicket.level_of(event)
+    v[STRAIN] = skicket.strain_of(event)
+    v[DOUBLED] = skicket.doubled_by_of(event)
+    v[REDOUBLED] = skicket.redoubled_by_of(event)
+    v[LONE] = 1 if skicket.lone_of(event) else 0
+    v[TRICKS] = skicket.tricks_of(event)
+    v[CONFIRM] = SAVE
+    entry.step = PURCHASER
+
+
+def describe_hand(sheet, game, event, line):
+    """One row saying what a hand held for its confirmation is."""
+    _last_hand(game.rules, sheet.names, line, event)
+
+
 def turned(entry):
     if entry.step == LEVEL:
         # Suggest the tricks the bid needs (docs/rules.md SK2: a bid of L needs 6+L).

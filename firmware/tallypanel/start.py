@@ -113,7 +113,8 @@ def _attach_views(app, board):
     try:
         from tallypanel.menu import BoardInput
         from tallypanel.inputs import Inputs
-        board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo)
+        board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo,
+                                 app.local_accept, app.local_reject)
 
         def handle(kind, value=0):
             board_input.handle(kind, value)

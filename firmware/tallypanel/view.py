@@ -14,6 +14,7 @@
 # An LED frame goes out only when its bytes differ from the last one sent;
 # the OLED sends only the pages of the rows that changed.
 from tallypanel.ledfield import LedField
+from tallypanel import confirm
 
 
 class View:
@@ -83,7 +84,10 @@ class View:
         if note is not self._note:
             self._note = note
             sheet.set_note(note)
-        if entry is not None:
+        if game.rules is not None and game.held:
+            confirm.draw(sheet, game)     # a hand waits for its confirmation
+            sheet.flush()
+        elif entry is not None:
             if entry.error is not self._error:
                 self._error = entry.error
                 sheet.set_message(entry.error)

@@ -11,6 +11,8 @@
 #   app.local_undo()          journaled, applied and pushed exactly like a
 #   app.local_redo()          host request; each raises ValueError with the
 #                             core's message when refused (nothing changed).
+#   app.local_accept(player)  the held change (confirmation by an opponent,
+#   app.local_reject()        docs/rules.md CF) accepted by player, or rejected.
 #   app.add_task(coroutine)   another task to run in the app's asyncio loop;
 #   app.on_start(starter)     or starter() called in the loop, returning tasks.
 import sys
@@ -32,7 +34,8 @@ except ImportError:  # older MicroPython
 from tallyrun import protocol as P
 from tallyrun import replies
 from tallycore.game import Game, LOG_CAPACITY
-from tallyrun.journal import Journal, KIND_APPLY, KIND_UNDO, KIND_REDO
+from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT,
+                              KIND_HELD)
 from tallyrun.config import Config
 
 try:
@@ -364,6 +367,9 @@ class App:
         KIND_UNDO or KIND_REDO. Returns None, or the refusal's message (then
         nothing changed)."""
         game = self.game
+        if game.held:
+            # docs/rules.md CF1: nothing else is entered while a change waits
+            return self._refuse(seq, P.E_RULE, game.held_message(self.config.names), reply)
         if kind == KIND_APPLY:
             try:
                 game.check(event)
@@ -381,6 +387,8 @@ class App:
             if not game.can_redo():
                 return self._refuse(seq, P.E_RULE, b"nothing to redo", reply)
             event = game.log[game.n]
+        if self._confirming() and (game.rules.ends_hand(event) if kind == KIND_APPLY else game.closes_hand(kind)):
+            return self._hold(kind, seq, crc, event, src, reply)
         try:
             self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
         except OSError as exc:
@@ -401,6 +409,73 @@ class App:
         self._push(pushed)
         self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
+
+    def _confirming(self):
+        """Whether a hand waits for an opponent's accept: the board's setting,
+        or the game was started with confirmation forced on."""
+        return self.config.confirm or self.game.forced()
+
+    def _hold(self, kind, seq, crc, event, src, reply):
+        """A change that closes a hand (or takes one back) with confirmation
+        on: held (docs/rules.md CF1), journaled as held, answered, pushed as
+        HELD; it counts when the board accepts it."""
+        game = self.game
+        game.hold(kind, event)     # checked above; works out who accepts and the arithmetic
+        try:
+            self.journal.append(KIND_HELD | kind, game.held_event, seq, crc)
+        except OSError as exc:
+            game.reject()
+            return self._refuse(seq, P.E_FLASH, _flash_failed(exc, "nothing changed"), reply)
+        self._reserve_eseq()
+        if reply:
+            replies.change(self, seq)
+        w = self._event(P.EV_HELD, True)
+        w.key(b"n")
+        w.number(game.n)
+        w.key(b"top")
+        w.number(game.top)
+        replies.held(self, w)
+        w.key(b"by")
+        w.number(game.held_by)
+        w.key(b"src")
+        w.text(src)
+        self._push(P.EV_HELD)
+        self.journal.after_append()
+        return None
+
+    def _settle(self, record):
+        """The held change accepted (KIND_ACCEPT: made now) or rejected
+        (KIND_REJECT: dropped): journaled, made, pushed. Allocation-free but
+        for a refusal."""
+        game = self.game
+        if not game.held:
+            raise ValueError("confirm: nothing waits for a confirmation")
+        try:
+            self.journal.append(record, game.held_event, 0, 0)
+        except OSError as exc:
+            raise ValueError(_flash_failed(exc, "the hand is still pending"))
+        pushed = P.EV_REJECT
+        if record == KIND_ACCEPT:
+            pushed = P.EV_ACCEPT
+            if game.held == KIND_APPLY and self.log_crcs_valid > game.n:
+                self.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
+        self._reserve_eseq()
+        w = self._event(pushed, True)
+        replies.held(self, w)    # what was held, before it goes
+        if record == KIND_ACCEPT:
+            game.accept()
+        else:
+            game.reject()
+        w.key(b"n")
+        w.number(game.n)
+        w.key(b"top")
+        w.number(game.top)
+        w.key(b"src")
+        w.text(_SRC_BOARD)
+        if record == KIND_ACCEPT:
+            replies.totals(self, w)
+        self._push(pushed)
+        self.journal.after_append()
 
     def _new(self, seq, crc, index, players, options):
         try:
@@ -506,6 +581,18 @@ class App:
 
     def local_redo(self):
         _raise_if(self._change(KIND_REDO, 0, 0, 0, _SRC_BOARD, False))
+
+    def local_accept(self, player):
+        """Player (its index) accepts the held change on the board (a seat
+        button); ValueError when there is none, or when player may not."""
+        game = self.game
+        if game.held and not game.held_by >> player & 1:
+            raise ValueError(game.held_message(self.config.names))
+        self._settle(KIND_ACCEPT)
+
+    def local_reject(self):
+        """The held change rejected on the board (a long press)."""
+        self._settle(KIND_REJECT)
 
     def on_start(self, starter):
         """starter() is called inside the running loop (to create its tasks)."""

@@ -5,7 +5,8 @@
 import os
 
 from tallyrun.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
-                                T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, DEFAULT_BOARD, crc16)
+                                T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_CONFIRM, DEFAULT_BOARD,
+                                crc16)
 
 CONFIG_FILE = "config.txt"
 
@@ -32,6 +33,7 @@ class Config:
         self.names = ["P%d" % (p + 1) for p in range(MAX_PLAYERS)]
         self.colours = list(PLAYER_COLOURS)
         self.board = DEFAULT_BOARD.decode()
+        self.confirm = _default_int(CFG_CONFIRM)   # 1: every hand waits for an opponent's accept
         self.problems = 0  # lines of the file that were not understood
         self.bad_lines = []  # their line numbers (the first four)
         self.crc = 0xFFFF    # CRC-16 of the settings as saved: OPEN's ccrc (has a name changed?)
@@ -46,6 +48,8 @@ class Config:
             return self.names[player]
         if key == CFG_COLOUR:
             return self.colours[player]
+        if key == CFG_CONFIRM:
+            return self.confirm
         return self.board
 
     def set(self, key, player, value):
@@ -68,12 +72,14 @@ class Config:
             self.names[player] = value
         elif key == CFG_COLOUR:
             self.colours[player] = value
+        elif key == CFG_CONFIRM:
+            self.confirm = value
         else:
             self.board = value
 
     def text(self):
         lines = ["brightness %d" % self.brightness, "budget_ma %d" % self.budget_ma,
-                 "board %s" % self.board]
+                 "board %s" % self.board, "confirm %d" % self.confirm]
         for p in range(MAX_PLAYERS):
             lines.append("name.%d %s" % (p, self.names[p]))
             lines.append("colour.%d %06X" % (p, self.colours[p]))

@@ -12,6 +12,8 @@
 #               [0] kind  [1..5) event u32 LE  [5..7) seq u16 LE
 #               [7..9) request CRC u16 LE  [9] generation & 0xFF  [10..12) CRC-16
 #             A NEW is a record too (its event packs game, players, options).
+#             A change held for its confirmation (docs/rules.md CF) is one
+#             record, KIND_HELD | its kind, and its accept or reject another.
 #             Each block is erased ahead of use, after the reply that filled
 #             the one before it.
 # Boot: the snapshot (or its copy); then the ring from the snapshot's start:
@@ -47,12 +49,18 @@ KIND_APPLY = const(1)
 KIND_UNDO = const(2)
 KIND_REDO = const(3)
 KIND_NEW = const(5)
+KIND_ACCEPT = const(6)    # the held change accepted: made now
+KIND_REJECT = const(7)    # the held change rejected: dropped
+KIND_HELD = const(8)      # | KIND_APPLY, KIND_UNDO or KIND_REDO: a change held for its confirmation
 _ERASED = const(0xFF)
 
-_MAGIC = b"TBS2"
+_MAGIC = b"TBS3"
+_MAGIC_TBS2 = b"TBS2"   # the snapshot before confirmation: no held change
 _HEAD = const(34)   # snapshot bytes before the events:
 #   magic 4, generation u32, name length, name 16, players, options u32, n u16, top u16
-_TAIL = const(10)   # after the events: seq u16, crc u16, ring block u16, ring slot u16, CRC-16
+_TAIL = const(16)   # after the events: seq u16, crc u16, ring block u16, ring slot u16,
+#                     held kind u16 (0: none), held event u32, CRC-16
+_TAIL_TBS2 = const(10)   # the same without the held change
 _NAME_MAX = const(16)
 _SNAPSHOT_MAX = _HEAD + 4 * LOG_CAPACITY + _TAIL
 
@@ -271,14 +279,15 @@ class Journal:
         ring = self._open_ring()
         k = (self.k + 1) % R.RING_BLOCKS
         if game.rules is None:
-            self._write_snapshot("", 0, 0, game.log, 0, 0, self.last_seq, self.last_crc, k)
+            self._write_snapshot("", 0, 0, game.log, 0, 0, self.last_seq, self.last_crc, k, 0, 0)
         else:
             self._write_snapshot(game.name(), game.players, game.options, game.log,
-                                 game.n, game.top, self.last_seq, self.last_crc, k)
+                                 game.n, game.top, self.last_seq, self.last_crc, k,
+                                 game.held, game.held_event)
         ring.erase(k)
         ring.erase((k + 1) % R.RING_BLOCKS)
 
-    def _write_snapshot(self, name, players, options, log, n, top, seq, crc, k):
+    def _write_snapshot(self, name, players, options, log, n, top, seq, crc, k, held, held_event):
         generation = self.generation + 1
         full = self.snapshot
         body = put_game(full, _MAGIC, generation, name, players, options, log, n, top)
@@ -286,7 +295,9 @@ class Journal:
         put16(full, body + 2, crc)
         put16(full, body + 4, k)        # where its records start in the ring
         put16(full, body + 6, 0)
-        put16(full, body + 8, crc16(full, 0, body + 8))
+        put16(full, body + 8, held)     # a change held for its confirmation
+        put32(full, body + 10, held_event)
+        put16(full, body + 14, crc16(full, 0, body + 14))
         write_atomic(self._path(SNAPSHOT), full, body + _TAIL)
         # the snapshot is in; the copy follows (a cut before the copy's rename
         # leaves the snapshot itself whole)
@@ -384,13 +395,24 @@ class Journal:
         set_aside(self._path(name))
 
     def _load_snapshot(self, data):
-        body = load_game(self.game, data, _MAGIC, _TAIL)
+        game = self.game
+        if data[0:4] == _MAGIC_TBS2:
+            body = load_game(game, data, _MAGIC_TBS2, _TAIL_TBS2)
+        else:
+            body = load_game(game, data, _MAGIC, _TAIL)
         if body < 0:
             return False
         k = get16(data, body + 4)
         if k >= R.RING_BLOCKS:
-            self.game.rules = None
+            game.rules = None
             return False
+        held = get16(data, body + 8) if data[0:4] == _MAGIC else 0
+        if held:
+            try:
+                game.hold(held, get32(data, body + 10))
+            except ValueError:
+                game.rules = None
+                return False
         self.generation = get32(data, 4)
         self.last_seq = get16(data, body)
         self.last_crc = get16(data, body + 2)
@@ -464,6 +486,12 @@ class Journal:
                     self.game.redo()
                 elif kind == KIND_NEW:
                     self.game.new(event & 0x1F, (event >> 5) & 0xF, (event >> 9) & 0xFFFF)
+                elif kind & KIND_HELD:
+                    self.game.hold(kind & ~KIND_HELD, event)
+                elif kind == KIND_ACCEPT:
+                    self.game.accept()
+                elif kind == KIND_REJECT:
+                    self.game.reject()
                 else:
                     why = "damaged"
                     break

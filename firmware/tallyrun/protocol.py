@@ -53,7 +53,9 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 # --- the message table -------------------------------------------------------
 # (verb, ((arg name, type, lo, hi), ...), optional trailing args, reply fields, what it does)
 # Every state-changing verb replies "n top eseq": events applied, applied +
-# redo stack, and the sequence number of the event it pushed.
+# redo stack, and the sequence number of the event it pushed. A change held
+# for its confirmation by an opponent (docs/rules.md CF) replies "held" too,
+# and n and top stay: it counts once the board accepts it.
 _CHANGE = ("n", "top", "eseq")
 _APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
@@ -66,7 +68,8 @@ VERBS = (
      "the game at index 0..games-1 of HELLO: its name and player range"),
     (b"NEW", (("game", T_GAME, 0, 0), ("players", T_INT, 1, MAX_PLAYERS),
               ("options", T_INT, 0, 0xFFFF)), 1,
-     _CHANGE, "start a new game (options default 0); drops the game in progress"),
+     _CHANGE, "start a new game (options default 0; + 32768: confirmation by an opponent forced on); "
+              "drops the game in progress"),
     (b"EV", (("event", T_INT, 0, EVENT_LIMIT - 1),), 0,
      _APPLIED, "apply one event packed as tallycore packs it (any game)"),
     (b"HAND", (("purchaser", T_INT, 0, 3), ("bid", T_BID, 0, 0), ("doubled_by", T_WHO, 0, 3),
@@ -79,11 +82,12 @@ VERBS = (
     (b"UNDO", (), 0, _CHANGE, "undo the last event (it goes on the redo stack)"),
     (b"REDO", (), 0, _APPLIED, "redo the last undone event"),
     (b"OPEN", (), 0,
-     ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "ccrc", "notes"),
+     ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "held", "ccrc", "notes"),
      "open a session as HELLO does, with what says whether a host's copy of the game is current"),
     (b"STATE", (), 0,
-     ("game", "players", "options", "n", "top", "lcrc", "eseq", "notes"),
-     "summary for resynchronisation; lcrc = CRC-16 of log[0:top], 4 bytes LE each"),
+     ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"),
+     "summary for resynchronisation; lcrc = CRC-16 of log[0:top], 4 bytes LE each; held: - or the "
+     "change waiting for its confirmation, kind,event"),
     (b"SCORE", (), 0,
      ("hands", "complete", "winners", "totals"),
      "the score: hands played, game complete, winners bit mask, totals per player"),
@@ -112,8 +116,9 @@ CONFIG_KEYS = (
     (b"name", T_TEXT, 1, MAX_NAME, True, None),          # default "P1".."P4"
     (b"colour", T_RGB, 0, 0xFFFFFF, True, None),         # default: PLAYER_COLOURS
     (b"board", T_TEXT, 1, MAX_BOARD_NAME, False, DEFAULT_BOARD),
+    (b"confirm", T_INT, 0, 1, False, 0),                 # 1: every hand waits for an opponent's accept
 )
-CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_BOARD = range(len(CONFIG_KEYS))
+CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_BOARD, CFG_CONFIRM = range(len(CONFIG_KEYS))
 PLAYER_COLOURS = (0xFF2000, 0x0040FF, 0x00C000, 0xC000C0,
                   0xFFC000, 0x00C0C0, 0xFF60A0, 0xC0C0C0)
 
@@ -142,8 +147,12 @@ EVENTS = (
     (b"REDO", ("n", "top", "ev", "src", "totals"), "an undone event was redone"),
     (b"CFG", ("key", "player", "value"), "a config value changed"),
     (b"NOTE", ("text",), "a problem for people to read (spaces written as _)"),
+    (b"HELD", ("n", "top", "held", "by", "src"),
+     "a change waits for its confirmation by an opponent (held=kind,event; by: who may accept, bit mask)"),
+    (b"ACCEPT", ("n", "top", "held", "src", "totals"), "the held change was accepted on the board and made"),
+    (b"REJECT", ("n", "top", "held", "src"), "the held change was rejected on the board and dropped"),
 )
-EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE = range(len(EVENTS))
+EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE, EV_HELD, EV_ACCEPT, EV_REJECT = range(len(EVENTS))
 EVENT_SEQ_LIMIT = const(65535)   # event seq runs 1..65535 then wraps to 1
 
 # --- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection) ----------
@@ -438,7 +447,7 @@ class Request:
             if _same_word(self.line, self.starts[3], self.ends[3], CONFIG_KEYS[k][0], True):
                 key = k
         if key < 0:
-            return self._fail(E_RANGE, b"unknown config key: brightness budget_ma name colour board")
+            return self._fail(E_RANGE, b"unknown config key: brightness budget_ma name colour board confirm")
         self.values[1] = key
         spec = CONFIG_KEYS[key]
         setting = self.values[0] == 1

@@ -22,7 +22,24 @@ def change(app, seq, event=-1):
     if event >= 0:
         w.key(b"ev")       # the event applied: a host keeps its copy of the game without reading it back
         w.number(event)
+    if app.game.held:
+        held(app, w)       # the change waits for its confirmation: n and top did not move
     app.send_reply()
+
+
+def held(app, w, event=True):
+    """held=- (nothing waits for a confirmation) or held=kind,event: kind 1
+    apply, 2 undo, 3 redo (docs/protocol.md); without event, the kind alone
+    (OPEN: its frame has no room for the event beside the rest)."""
+    game = app.game
+    w.key(b"held")
+    if not game.held:
+        w.byte(45)
+        return
+    w.number(game.held)
+    if event:
+        w.byte(44)
+        w.number(game.held_event)
 
 def game_name(app, w):
     w.key(b"game")
@@ -69,7 +86,7 @@ def game_info(app, seq, index):
     w.number(row[2])
     app.send_reply()
 
-def _stamp(app, w):
+def _stamp(app, w, event=True):
     # what says which game this is and how far it has gone (STATE, OPEN)
     game = app.game
     game_name(app, w)
@@ -83,6 +100,7 @@ def _stamp(app, w):
     w.number(game.top)
     w.key(b"lcrc")
     w.hex(log_crc(app), 4)
+    held(app, w, event)
 
 def state(app, seq):
     w = app.writer
@@ -136,7 +154,7 @@ def open_session(app, seq):
     w.number(P.PROTOCOL_VERSION)
     w.key(b"seqs")
     w.number(app.open_session())
-    _stamp(app, w)
+    _stamp(app, w, False)
     w.key(b"ccrc")
     w.hex(app.config.crc, 4)
     w.key(b"notes")

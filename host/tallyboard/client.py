@@ -66,6 +66,11 @@ class BoardGame:
     def top(self) -> int:
         return int(self.state["top"])
 
+    @property
+    def held(self) -> tuple[int, int] | None:
+        """The change waiting for its confirmation on the board (kind, event), or None."""
+        return parse_held(self.state)
+
 
 @dataclass
 class Board:
@@ -147,8 +152,9 @@ class Board:
                                  "with tallyboard status before entering it again") from None
         # n must have moved by this change alone; an event heard meanwhile (a
         # change from another host or the board's buttons) leaves it unjudged
+        # (a change held for its confirmation moves nothing: it counts once accepted)
         if (step is not None and before is not None and heard == self.events_heard
-                and reply.get("n", "").isdigit()):
+                and reply.get("n", "").isdigit() and parse_held(reply) is None):
             expected = 0 if verb == "NEW" else before + step
             if int(reply["n"]) != expected:
                 raise ProtocolError(f"{verb}: the board answered n={reply['n']} where this change makes "
@@ -442,7 +448,7 @@ class Board:
             return BoardGame(None, 0, 0, None, log, state, {})
         players = _int(state, "players")
         options = _int(state, "options")
-        game = game_from_log(name, players, options, log, n)
+        game = game_from_log(name, players, options, log, n, parse_held(state))
         score = self.score()
         mismatch = score_mismatch(game, score)
         if mismatch:
@@ -468,8 +474,21 @@ class Board:
                                   options_document(current.name, current.options), current.game)
 
 
-def game_from_log(name: str, players: int, options: int, log: list[int], n: int) -> core_game.Game:
-    """The core game whose log[0:top] is log with n applied (the rest on the redo stack)."""
+def parse_held(fields: dict[str, str]) -> tuple[int, int] | None:
+    """A reply's or event's held=kind,event (docs/protocol.md): the change
+    waiting for its confirmation on the board, or None (held=- or none)."""
+    kind, comma, event = fields.get("held", "-").partition(",")
+    if not comma:
+        return None
+    if not (kind.isdigit() and event.isdigit()):
+        raise ProtocolError(f"the board's held={fields.get('held')} is not kind,event")
+    return int(kind), int(event)
+
+
+def game_from_log(name: str, players: int, options: int, log: list[int], n: int,
+                  held: tuple[int, int] | None = None) -> core_game.Game:
+    """The core game whose log[0:top] is log with n applied (the rest on the
+    redo stack), holding the change the board holds for its confirmation."""
     try:
         index = games.index_of(name)
     except ValueError:
@@ -482,6 +501,8 @@ def game_from_log(name: str, players: int, options: int, log: list[int], n: int)
             game.apply(event)
         for _ in range(len(log) - n):
             game.undo()
+        if held is not None:
+            game.hold(*held)
     except ValueError as exc:
         raise ProtocolError(f"the board's log breaks a rule on the host ({exc}): "
                             "the board and this tallyboard run different cores; run tallyboard deploy") from None
@@ -509,7 +530,7 @@ def score_mismatch(game: core_game.Game, score: dict[str, str]) -> str | None:
 def options_document(name: str, packed: int) -> dict[str, Any]:
     """The record's `options` object (docs/records.md) for a game's packed options."""
     try:
-        return records.options_document(name, packed)
+        return records.options_document(name, packed & ~core_game.CONFIRM)   # the board's, not the record's
     except ValueError as exc:
         raise RecordError(f"{name}: {exc}") from None
 

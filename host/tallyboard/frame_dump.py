@@ -5,7 +5,7 @@
 #   micropython frame_dump.py SPEC.json      (tallycore on MICROPYPATH)
 # SPEC: {"board_file": path, "game": name or null, "players": n, "options": n,
 #        "events": [...], "undone": n, "names": [...], "colours": [0xRRGGBB...],
-#        "brightness": n, "budget_ma": n}
+#        "brightness": n, "budget_ma": n, "held": [kind, event] or null}
 import sys
 import json
 import binascii
@@ -56,6 +56,9 @@ def main():
             game.apply(event)
         for _ in range(spec["undone"]):
             game.undo()
+        held = spec.get("held")
+        if held:
+            game.hold(held[0], held[1])     # a hand waiting for its confirmation
     view.refresh(game)
     print("leds", binascii.hexlify(pixels.buf).decode())
     print("oled", binascii.hexlify(oled.buffer).decode() if oled is not None else "-")

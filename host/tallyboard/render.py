@@ -454,7 +454,8 @@ def board_file(name: str) -> Path:
 
 def frame_for_game(board_name: str, game: str | None, players: int, options: int, events: Sequence[int],
                    undone: int = 0, names: Sequence[str] = (), colours: Sequence[int] = (),
-                   brightness: int = 64, budget_ma: int = 500, title: str = "") -> Frame:
+                   brightness: int = 64, budget_ma: int = 500, title: str = "",
+                   held: tuple[int, int] | None = None) -> Frame:
     """The exact frame the firmware shows for a game: its own tallypanel.view
     run by the MicroPython unix port (frame_dump.py)."""
     from tallyrun import protocol
@@ -462,6 +463,7 @@ def frame_for_game(board_name: str, game: str | None, players: int, options: int
     board = find_board(board_name)
     spec = {"board_file": str(board_file(board_name)), "game": game, "players": players,
             "options": options, "events": list(events), "undone": undone,
+            "held": list(held) if held else None,
             "names": list(names) or ["P%d" % (p + 1) for p in range(protocol.MAX_PLAYERS)],
             "colours": list(colours) or list(protocol.PLAYER_COLOURS),
             "brightness": brightness, "budget_ma": budget_ma}
@@ -522,4 +524,4 @@ def frame_for_board(board: Any, title: str = "") -> Frame:
     budget = int(board.cfg_get("budget_ma"))
     return frame_for_game(name, current.name, current.players or 0, current.options, current.log,
                           current.top - current.n, names, colours, brightness, budget,
-                          title or f"board on {board.link.name}")
+                          title or f"board on {board.link.name}", current.held)

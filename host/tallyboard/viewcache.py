@@ -4,7 +4,11 @@ reading the whole game back each time (issue 11: each request is 14-22 ms on
 the chip, even when it only reads).
 
 OPEN answers the board's stamp of its game: game, players, options, n, top,
-the CRC of its log and the CRC of its settings (the players' names). A copy
+the CRC of its log, whether a change is held for its confirmation (held: - or
+its kind) and the CRC of its settings (the players' names). While a hand waits
+no copy is served (OPEN has no room for the held event: the game is read
+again), and a copy made while one waited never matches the stamp after its
+accept or reject. A copy
 whose stamp equals the board's is the board's game, names included; any other
 copy is dropped and the game read again. The copy lives in one small JSON file
 per port under the user's cache folder; a missing, unreadable or foreign file
@@ -19,7 +23,7 @@ from typing import Any
 
 from . import wire
 
-STAMP_KEYS = ("game", "players", "options", "n", "top", "lcrc", "ccrc")
+STAMP_KEYS = ("game", "players", "options", "n", "top", "lcrc", "held", "ccrc")
 
 
 def cache_dir() -> Path:
@@ -42,7 +46,7 @@ def load(port: str, stamp: dict[str, str]) -> tuple[list[int], list[str]] | None
         doc: Any = json.loads(_path(port).read_text())
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
-    if not isinstance(doc, dict) or doc.get("stamp") != stamp:
+    if not isinstance(doc, dict) or doc.get("stamp") != stamp or stamp.get("held", "-") not in ("-", ""):
         return None
     log, names = doc.get("log"), doc.get("names")
     if (not isinstance(log, list) or not all(isinstance(e, int) for e in log)

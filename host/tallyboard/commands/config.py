@@ -1,5 +1,5 @@
 """`tallyboard config get/set`: the board's settings (brightness, budget_ma,
-name, colour, board), checked on the host before they are sent."""
+name, colour, board, confirm), checked on the host before they are sent."""
 from __future__ import annotations
 
 import click
@@ -13,7 +13,7 @@ from .link import board_options, connected
 
 @click.group("config")
 def config_group() -> None:
-    """Read or change the board's settings (brightness, budget_ma, name, colour, board)."""
+    """Read or change the board's settings (brightness, budget_ma, name, colour, board, confirm)."""
 
 
 def _config_keys() -> dict[str, bool]:
@@ -31,7 +31,7 @@ def _check_key(key: str, player: int | None) -> None:
 
 
 _EXAMPLES = {"brightness": "64", "budget_ma": "500", "name": "Ann", "colour": "FF2000",
-             "board": "pico-reference"}
+             "board": "pico-reference", "confirm": "1"}
 
 
 def _check_value(key: str, value: str) -> None:

@@ -10,6 +10,7 @@ import functools
 from typing import Any, Callable, Iterator
 
 import click
+from tallycore import game as core_game
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -18,7 +19,7 @@ from .. import emulator as emu_mod
 from .. import games as profiles
 from .. import portshare
 from .. import viewcache, wire
-from ..client import Board, BoardGame, game_from_log
+from ..client import Board, BoardGame, game_from_log, parse_held
 from ..errors import TallyboardError, TransportError
 from .reporting import reports_errors
 from ..transport import Transport, find_board_port, list_serial_ports
@@ -133,7 +134,7 @@ def _read_view(board: Board) -> tuple[BoardGame, list[str]]:
             players, options, n = int(fields["players"]), int(fields["options"]), int(fields["n"])
             if name in ("-", ""):
                 return BoardGame(None, 0, 0, None, log, dict(fields), {}), names
-            game = game_from_log(name, players, options, log, n)
+            game = game_from_log(name, players, options, log, n)   # a copy is served only with held=-
             return BoardGame(name, players, options, game, log, dict(fields), {}), names
     current = board.rebuild()
     names = board.player_names(current.players) if current.name is not None else []
@@ -157,8 +158,11 @@ def change(board: Board, verb: str, *args: Any) -> dict[str, str]:
     if current is None or current.game is None:
         return reply
     game, log = current.game, list(current.log)
+    held = parse_held(reply)
     try:
-        if verb == "UNDO":
+        if held is not None:
+            game.hold(*held)     # waits for its confirmation on the board: nothing counted yet
+        elif verb == "UNDO":
             game.undo()
         elif verb == "REDO":
             game.redo()
@@ -174,7 +178,8 @@ def change(board: Board, verb: str, *args: Any) -> dict[str, str]:
         board.view = None       # read it again for the summary
         viewcache.forget(board.link.name)
         return reply
-    state = dict(current.state, n=reply["n"], top=reply["top"], lcrc=f"{wire.log_crc(log):04X}")
+    state = dict(current.state, n=reply["n"], top=reply["top"], lcrc=f"{wire.log_crc(log):04X}",
+                 held=reply.get("held", "-"))
     board.view = BoardGame(current.name, current.players, current.options, game, log, state, {})
     if board.open_fields and board.view_names is not None:
         _keep(board, board.view, board.view_names)
@@ -219,6 +224,22 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
     if g.complete():
         line += f"  game over: {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}"
     console.print(line)
+    if g.held:
+        console.print(held_words(g, names), soft_wrap=True)
+        console.print(f"  it gives: {held_gives(g, names)}", soft_wrap=True)
+
+
+def held_words(game: Any, names: list[str]) -> str:
+    """The change a board holds for its confirmation, in words
+    (docs/rules.md CF): which hand, and who may accept it."""
+    who = " or ".join(names[p] for p in range(game.players) if game.held_by >> p & 1)
+    what = f"the undo of hand {game.held_hand()}" if game.held == core_game.HELD_UNDO else f"hand {game.held_hand()}"
+    return f"{what} pending: waiting for {who} to accept on the board"
+
+
+def held_gives(game: Any, names: list[str]) -> str:
+    """What each player gets by the held change (the core's arithmetic)."""
+    return "  ".join(f"{names[p]} {game.held_scores[p]:+d}" for p in range(game.players))
 
 
 def scoring(act: Callable[..., None]) -> Callable[..., None]:

@@ -18,8 +18,8 @@ from .. import files, records
 from ..client import Board
 from ..errors import TallyboardError
 from .reporting import reports_errors
-from .link import (board_options, change, connected, current_game, game_of_verb, player_index, print_summary,
-                   scoring)
+from .link import (board_options, change, connected, current_game, game_of_verb, held_words,
+                   player_index, print_summary, scoring)
 
 
 @click.command("status")
@@ -51,9 +51,12 @@ def _option_value(text: str) -> Any:
               help="A player's name, in seat order (repeat for each player).")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="A game option as in docs/records.md, e.g. -o end=hand_end -o landmark_bonus=true.")
+@click.option("--confirm", is_flag=True,
+              help="Every hand waits for an opponent's accept on the board, whatever the board's "
+                   "confirm setting (docs/rules.md CF).")
 @board_options
 @reports_errors
-def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tuple[str, ...],
+def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tuple[str, ...], confirm: bool,
             port: str | None, use_emulator: bool, timeout: float) -> None:
     """Start a new GAME on the board (the game in progress is dropped)."""
     game = game.lower()   # as on the wire: game names are case-insensitive
@@ -86,6 +89,8 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
         core_game.Game().check_new(index, players, packed)
     except ValueError as exc:
         raise TallyboardError(f"--option: {exc}" if option_doc else str(exc)) from None
+    if confirm:
+        packed |= core_game.CONFIRM
     with connected(port, use_emulator, timeout) as board:
         board.new(game, players, packed)
         for p, name in enumerate(names):
@@ -193,6 +198,10 @@ def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout
     warning = records.open_hand_warning(loaded)
     if warning:
         click.echo(f"tallyboard: note: {warning}", err=True)
+    if loaded.game.held:
+        # docs/records.md: a record holds the hands that count; the pending one is left out
+        click.echo(f"tallyboard: note: {held_words(loaded.game, loaded.players)}; it is left out of "
+                   "the record until it is accepted", err=True)
     text = json.dumps(doc, indent=1)
     if output:
         files.write_output(output, text + "\n")

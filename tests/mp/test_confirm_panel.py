@@ -1,0 +1,182 @@
+# Confirmation by an opponent on the board's own controls and display
+# (tallypanel.confirm, docs/display.md): a Skicket hand entered with the knob
+# waits; a seat of the purchaser's side is refused, a long press rejects and
+# reopens the entry with the hand's values, an opponent's seat accepts (seats
+# pivot: docs/rules.md SK5); the OLED shows the hand's arithmetic and the LED
+# field both station holes white. The app, its journal and its menu wired as
+# tallypanel/start.py wires them.
+from mpfixtures import booted_app, cleanup, folder, send, shut, skip
+from tallypanel import boarddef, menu, skicketview
+from tallypanel.ledfield import LedField
+from tallycore import skicket
+from tallycore.game import CONFIRM, HELD_APPLY
+
+_HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+BOARD_DIR = _HERE + "/../../board"
+NAMES = ("Ann", "Bob", "Cy", "Dee")
+
+
+def _wired(root):
+    app, out = booted_app(root)
+    for p in range(4):
+        send(app, 1 + p, "CFG SET name %d %s" % (p, NAMES[p]))
+    send(app, 5, "NEW skicket 4 %d" % CONFIRM)
+    board_input = menu.BoardInput(lambda: app.game, app.local_event, app.local_undo,
+                                  app.local_accept, app.local_reject)
+    return app, out, board_input
+
+
+def _do(board_input, *steps):
+    for step in steps:
+        if isinstance(step, tuple):
+            board_input.handle(step[0], step[1])
+        else:
+            board_input.handle(step)
+
+
+def _enter(board_input, purchaser, level_turns, strain_turns):
+    """A hand on the knob: purchaser, level 1 + level_turns, strain, nobody doubles,
+    not lone, the tricks the bid needs (suggested), saved."""
+    _do(board_input, menu.PUSH, (menu.TURN, purchaser), menu.PUSH, (menu.TURN, level_turns), menu.PUSH,
+        (menu.TURN, strain_turns), menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH)
+
+
+def _totals(game):
+    return [game.total(p) for p in range(4)]
+
+
+def test_seats_accept_or_reject_the_hand_entered_on_the_knob():
+    root = folder("confirmpanel")
+    try:
+        app, out, board_input = _wired(root)
+        game = app.game
+        entry = board_input.entry
+        _enter(board_input, 1, 3, 2)                    # Bob, 4 hearts, 10 tricks
+        assert not entry.active
+        assert (game.held, game.held_event) == (HELD_APPLY, skicket.pack_hand(1, 4, skicket.HEARTS, None,
+                                                                              None, False, 10))
+        assert game.n == 0
+        _do(board_input, (menu.SEAT, 1))                # Bob bought it: he cannot accept it
+        assert board_input.note.startswith("hand 1 is pending: it waits for Ann or Cy to accept")
+        _do(board_input, menu.PUSH)                     # the knob waits too
+        assert board_input.note.startswith("hand pending: an opponent's seat button accepts it")
+        assert game.held and not entry.active
+        _do(board_input, (menu.SEAT_LONG, 3))           # rejected: the entry reopens with its values
+        assert game.held == 0 and game.n == 0 and entry.active
+        assert entry.step == skicketview.PURCHASER
+        v = entry.values
+        assert (v[skicketview.PURCHASER], v[skicketview.LEVEL], v[skicketview.STRAIN],
+                v[skicketview.DOUBLED], v[skicketview.TRICKS]) == (1, 4, skicket.HEARTS, skicketview.NOBODY, 10)
+        # corrected to 9 tricks: push to the tricks (doubled by nobody skips the redouble), one less, save
+        _do(board_input, menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH, (menu.TURN, -1), menu.PUSH,
+            menu.PUSH)
+        assert game.held == HELD_APPLY and skicket.tricks_of(game.held_event) == 9
+        _do(board_input, (menu.SEAT, 2))                # Cy accepts
+        assert game.held == 0 and game.n == 1
+        # 4H is 6 + 4 = 10 tricks (docs/rules.md SK2); 9 fails, SK8: Bob nothing, Dee 10 * 9 = 90,
+        # Ann and Cy 10 * (13 - 9) = 40
+        assert _totals(game) == [40, 0, 40, 90]
+        shut(app, out)
+    finally:
+        cleanup(root)
+
+
+def test_the_seats_of_the_opponents_after_the_pivot():
+    root = folder("confirmpanel")
+    try:
+        app, out, board_input = _wired(root)
+        game = app.game
+        for _ in range(2):                              # two hands of Ann's 1 club, accepted by Bob
+            _enter(board_input, 0, 0, 0)
+            _do(board_input, (menu.SEAT, 1))
+        assert game.n == 2 and game.held == 0
+        # hand 3 (docs/rules.md SK5): Bob swaps with seat 2, so seats 0-3 hold Ann, Cy, Bob, Dee
+        # and Ann's partner is Bob. Ann's 1 club: her opponents are Cy (seat 1) and Dee (seat 3)
+        _enter(board_input, 0, 0, 0)
+        _do(board_input, (menu.SEAT, 2))                # Bob, in seat 2: refused
+        assert game.held and board_input.note.startswith("hand 3 is pending: it waits for Cy or Dee")
+        _do(board_input, (menu.SEAT, 1))                # Cy, in seat 1
+        assert game.held == 0 and game.n == 3
+        shut(app, out)
+    finally:
+        cleanup(root)
+
+
+def test_undo_on_the_board_waits_for_the_same_confirmation():
+    root = folder("confirmpanel")
+    try:
+        app, out, board_input = _wired(root)
+        game = app.game
+        _enter(board_input, 1, 3, 2)
+        _do(board_input, (menu.SEAT, 0))                # Ann accepts: 30, 100, 30, 100 (SK7)
+        _do(board_input, menu.UNDO)
+        assert game.held == 2 and game.n == 1 and _totals(game) == [30, 100, 30, 100]
+        _do(board_input, (menu.SEAT_LONG, 0))           # rejected: the hand stays, no entry opens
+        assert game.held == 0 and game.n == 1 and not board_input.entry.active
+        _do(board_input, menu.UNDO, (menu.SEAT, 2))     # again, and Cy accepts: nothing counts
+        assert game.n == 0 and _totals(game) == [0, 0, 0, 0]
+        shut(app, out)
+    finally:
+        cleanup(root)
+
+
+def test_the_led_field_marks_a_held_hand():
+    root = folder("confirmpanel")
+    try:
+        app, out, board_input = _wired(root)
+        board = boarddef.find("pico-reference", BOARD_DIR)
+        field = LedField(board)
+        _enter(board_input, 1, 3, 2)
+        frame = field.compose(app.game)
+        # white (255, 255, 255) at full: brightness 64 * 256 = 16384; 255 * 16384 >> 16 = 63
+        for slot in (boarddef.STATION, boarddef.SLOTS_PER_PLAYER + boarddef.STATION):
+            at = 3 * board.led_of[slot]
+            assert bytes(frame[at:at + 3]) == bytes((63, 63, 63)), slot
+        _do(board_input, (menu.SEAT, 0))
+        frame = field.compose(app.game)
+        at = 3 * board.led_of[boarddef.STATION]
+        assert bytes(frame[at:at + 3]) != bytes((63, 63, 63))
+        shut(app, out)
+    finally:
+        cleanup(root)
+
+
+def test_the_oled_shows_the_arithmetic_and_who_accepts():
+    try:
+        import framebuf  # noqa: F401
+    except ImportError:
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
+    from tallypanel.view import View
+    from test_view import Oled
+
+    class Config:
+        brightness = 64
+        budget_ma = 500
+        colours = [0xFF2000, 0x0040FF, 0x00C000, 0xC000C0]
+        names = list(NAMES)
+
+    root = folder("confirmpanel")
+    try:
+        app, out, board_input = _wired(root)
+        board = boarddef.find("pico-reference", BOARD_DIR)
+        view = View(board, None, Oled(), Config())
+        _enter(board_input, 1, 3, 2)
+        view.refresh(app.game, board_input)
+        rows = [bytes(line).decode().rstrip() for line in view.sheet.lines]
+        # SK7: Bob and Dee 100 each, Ann and Cy 30; the totals after it are the same (the first hand)
+        # (names as set, drawn in capitals; the gain right-aligned before column 12, the total before 26)
+        assert rows[:9] == ["HAND 1: CONFIRM?",
+                            "Bob BID 4H 10 TRICKS MADE",
+                            "Ann      +30  TOTAL     30",
+                            "Bob     +100  TOTAL    100",
+                            "Cy       +30  TOTAL     30",
+                            "Dee     +100  TOTAL    100",
+                            "",
+                            "ACCEPT: Ann OR Cy (SEAT)",
+                            "REJECT: HOLD A SEAT BUTTON"], rows
+        _do(board_input, (menu.SEAT, 0))
+        view.refresh(app.game, board_input)
+        assert not bytes(view.sheet.lines[0]).startswith(b"HAND 1: CONFIRM")
+        shut(app, out)
+    finally:
+        cleanup(root)
