@@ -4,10 +4,13 @@
 # the seat buttons and turns the values into the packed events the rules
 # module documents, the events the host sends for a record hand.
 #
-# ENTRY is a tuple of steps; a step is a tuple:
+# ENTRY is a tuple of steps (a module scoring games whose fields differ by
+# name has entry(variant) instead); a step is a tuple:
 #   (name, kind, low, high, shift, base, flags, then, skip, stride, words, specials)
 # name      the record field (docs/records.md) as bytes: the prompt, and the
-#           step a refused hand returns to (the core's message starts "name:")
+#           step a refused hand returns to (the core's message starts with
+#           the name up to its first space, then ":"); a refusal naming no
+#           step returns to the value just chosen
 # kind      PLAYER, NUMBER or CHOOSE (shown), CONST, PLAYERS or REST (not shown)
 # low, high NUMBER: the range; CHOOSE: low is added to the word's index; PLAYER: high is the code of
 #           NOBODY; REST: the value is high - the value of step low
