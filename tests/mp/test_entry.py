@@ -28,13 +28,14 @@ def seat(n):
 
 class Board:
     """A game and a BoardInput wired to it, as the app wires them; counts
-    the actions (a push, a hold, a seat press, a detent of the knob)."""
+    the presses (a push, a hold, a seat) and the detents the knob turns."""
 
     def __init__(self, name, players, options=0):
         self.game = Game()
         self.game.new(name, players, options)
         self.sent = []
-        self.actions = 0
+        self.presses = 0
+        self.detents = 0
         self.record = True
         self.input = menu.BoardInput(self.get_game, self.submit, self.game.undo)
 
@@ -50,10 +51,13 @@ class Board:
         for one in inputs:
             if isinstance(one, tuple):
                 self.input.handle(one[0], one[1])
-                self.actions += abs(one[1]) if one[0] == menu.TURN else 1
+                if one[0] == menu.TURN:
+                    self.detents += abs(one[1])
+                else:
+                    self.presses += 1
             else:
                 self.input.handle(one)
-                self.actions += 1
+                self.presses += 1
         return self
 
     def totals(self):
@@ -65,53 +69,55 @@ class Board:
 
 # --- a hand of each game --------------------------------------------------------
 # Each HANDS row: the game, its players, the inputs of one hand, the totals
-# after it (worked out in the comment), the actions it costs. The costs are
-# the table of docs/display.md (test_board_entry.py holds the two equal).
+# after it (worked out in the comment), what it costs: (presses, detents).
+# The costs are the table of docs/display.md (tests/test_board_entry.py
+# holds the two equal) and tests/test_board_entry.py presses the same hands
+# on the emulated board.
 
 HANDS = (
     # Hoodoo (rules.md HO2): the first out wins the hand, 1 to him. Seat 2
     # opens the entry with C chosen; push saves.
-    ("hoodoo", 4, (seat(2), PUSH), [0, 0, 1, 0], 2),
+    ("hoodoo", 4, (seat(2), PUSH), [0, 0, 1, 0], (2, 0)),
     # Ups and Downs (UD2): the same, B out first.
-    ("ups_and_downs", 5, (seat(1), PUSH), [0, 1, 0, 0, 0], 2),
+    ("ups_and_downs", 5, (seat(1), PUSH), [0, 1, 0, 0, 0], (2, 0)),
     # Foozle (FO3): C bids 3, takes 4: made, 3 x (3 - 1) opponents = 6 to C.
     # seat C, bid 1 + 2, tricks 0 + 4, save.
-    ("foozle", 3, (seat(2), turn(2), PUSH, turn(4), PUSH, PUSH), [0, 0, 6], 10),
-    # Coronado (CO2-CO4): first dealer A; B, the non-dealer, drew and took
+    ("foozle", 3, (seat(2), turn(2), PUSH, turn(4), PUSH, PUSH), [0, 0, 6], (4, 6)),
+    # Coronado (CO4): first dealer A; B, the non-dealer, drew and took
     # all five: 2 to B. Mode STAND + 2 = DREW, tricks 0 + 5.
-    ("coronado", 2, (PUSH, turn(2), PUSH, turn(5), PUSH, PUSH), [0, 2], 11),
+    ("coronado", 2, (PUSH, turn(2), PUSH, turn(5), PUSH, PUSH), [0, 2], (4, 7)),
     # Sachem (SA2): first trump A (3), last trump C (3), nine B (9), sachem
     # A (7): A 3 + 7 = 10, B 9, C 3.
-    ("sachem", 3, (seat(0), seat(2), seat(1), seat(0), PUSH), [10, 9, 3], 5),
+    ("sachem", 3, (seat(0), seat(2), seat(1), seat(0), PUSH), [10, 9, 3], (5, 0)),
     # Jaimy (JA2): B claimed three tricks, 3 to B. Scored NOBODY + 1 =
     # CLAIMED, B by his seat, save.
-    ("jaimy", 3, (PUSH, turn(1), PUSH, seat(1), PUSH), [0, 3, 0], 5),
+    ("jaimy", 3, (PUSH, turn(1), PUSH, seat(1), PUSH), [0, 3, 0], (4, 1)),
     # Despised Nines (DN2): nines A 2, B 0, C 1, D 1: 4 each against:
     # 8, 0, 4, 4.
     ("despised_nines", 4, (PUSH, turn(2), PUSH, PUSH, turn(1), PUSH, turn(1), PUSH, PUSH),
-     [8, 0, 4, 4], 10),
+     [8, 0, 4, 4], (6, 4)),
     # Doolittle (DO2): takers B B A C C C: B 5 + 5 = 10, A 10, C 10 + 20 + 30
     # = 60. Six seat presses, DONE is C (2) + 1, save.
     ("doolittle", 3, (seat(1), seat(1), seat(0), seat(2), seat(2), seat(2), turn(1), PUSH, PUSH),
-     [10, 10, 60], 9),
+     [10, 10, 60], (8, 1)),
     # Numero (NU3): cards held A 20, B 12, C 0, D 20: A and D tie on the
     # most, 1 hand each.
     ("numero", 4, (PUSH, turn(20), PUSH, turn(12), PUSH, PUSH, turn(20), PUSH, PUSH),
-     [1, 0, 0, 1], 58),
+     [1, 0, 0, 1], (6, 52)),
     # Quatro (QU3): tricks A 6, B 5, C 2 (13): the totals add the tricks.
-    ("quatro", 3, (PUSH, turn(6), PUSH, turn(5), PUSH, turn(2), PUSH, PUSH), [6, 5, 2], 18),
+    ("quatro", 3, (PUSH, turn(6), PUSH, turn(5), PUSH, turn(2), PUSH, PUSH), [6, 5, 2], (5, 13)),
     # Rummy (RU2): A out; B holds 10, 3, 4: 17 against B. A: DONE (A - 1);
     # B: A + 9 = 10, 10 - 7 = 3, 3 + 1 = 4, 4 - 4 = DONE; out: A; save.
     ("rummy", 2, (PUSH, turn(-1), PUSH, turn(9), PUSH, turn(-7), PUSH, turn(1), PUSH, turn(-4), PUSH,
-                  PUSH, PUSH), [0, 17], 30),
-    # Parquet (PQ, scored as Rummy): B out; A holds K: 13 against A.
+                  PUSH, PUSH), [0, 17], (8, 22)),
+    # Parquet (PQ1, scored as Rummy): B out; A holds K: 13 against A.
     # A: A - 2 = K (DONE is after K); then K + 1 = DONE; B: the K kept,
     # + 1 = DONE; out B by his seat; save.
-    ("parquet", 2, (PUSH, turn(-2), PUSH, turn(1), PUSH, turn(1), PUSH, seat(1), PUSH), [13, 0], 10),
+    ("parquet", 2, (PUSH, turn(-2), PUSH, turn(1), PUSH, turn(1), PUSH, seat(1), PUSH), [13, 0], (6, 4)),
     # Bishops Whist (BW4): first dealer A. A+C take 8 tricks (2 over
     # six), 3 bishops (6), no bishop turned: 8; B+D 5 tricks, 1 bishop: 2.
     # tricks 0 + 8, bishops 0 + 3, turned NO, penalties NO, save.
-    ("bishops_whist", 4, (PUSH, turn(8), PUSH, turn(3), PUSH, PUSH, PUSH, PUSH), [8, 2, 8, 2], 17),
+    ("bishops_whist", 4, (PUSH, turn(8), PUSH, turn(3), PUSH, PUSH, PUSH, PUSH), [8, 2, 8, 2], (6, 11)),
     # Moosehead (MH3-MH5): the plays of the record example: B K (10), A 5
     # (15: A 2), B 4 (19), A A (20: A 2), B 3 (23), A 4 (27), B 2 (29), B A
     # (30: B 2), A 2 (2), A 3 (5), go (A 1); the rest of the five cards: B 5
@@ -125,7 +131,7 @@ def _run(row):
     b.do(*inputs)
     assert not b.input.entry.active, (name, b.error(), b.input.note)
     assert b.totals() == totals, (name, b.totals())
-    assert b.actions == cost, (name, b.actions)
+    assert (b.presses, b.detents) == cost, (name, b.presses, b.detents)
     return b
 
 
@@ -153,6 +159,8 @@ MOOSEHEAD = (
     PUSH,
 )
 
+MOOSEHEAD_COST = (23, 35)
+
 
 def test_moosehead_hand():
     # The suggestion after A's 3 is B (1); GO is the value after the players
@@ -166,7 +174,7 @@ def test_moosehead_hand():
     # combination: 2. B's K, 4, 3, 2, A: K+4+A and K+3+2: 4.
     # A 5 + 2 = 7, B 2 + 4 = 6.
     assert b.totals() == [7, 6], b.totals()
-    assert b.actions == 58, b.actions
+    assert (b.presses, b.detents) == MOOSEHEAD_COST, (b.presses, b.detents)
 
 
 # --- refused values -------------------------------------------------------------
