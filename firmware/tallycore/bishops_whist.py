@@ -27,6 +27,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import NUMBER, CHOOSE, REST, CONST, EMIT, FOLLOWING, YES_NO
 
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
@@ -47,6 +48,25 @@ _DEALS = const(20)
 _OPTIONS = const(22)
 _SIDE_MASK = b"\x05\x0a"   # players of side 0 (0, 2) and of side 1 (1, 3)
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): side 0's tricks
+# and bishops (side 1's are the rest of 13 and 4), the bishop turned, and,
+# only when asked for, the exposed cards and revokes of each side; MISDEAL
+# in place of the tricks.
+_ALL_DONE = const(11)
+ENTRY = (
+    (b"tricks A+C", NUMBER, 0, 13, 0, 0, 0, FOLLOWING, None, 0, None, ((b"MISDEAL", MISDEAL, _ALL_DONE),)),
+    (b"tricks", REST, 0, 13, 4, 0, 0, FOLLOWING, None, 0, None, None),
+    (b"bishops A+C", NUMBER, 0, 4, 8, 0, 0, FOLLOWING, None, 0, None, None),
+    (b"bishops", REST, 2, 4, 11, 0, 0, FOLLOWING, None, 0, None, None),
+    (b"bishop_turned", CHOOSE, 0, 0, 14, 0, 0, FOLLOWING, None, 0, YES_NO, None),
+    (b"penalties", CHOOSE, 0, 0, -1, 0, 0, FOLLOWING, None, 0, YES_NO, None),
+    (b"exposed A+C", NUMBER, 0, 7, 15, 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"exposed B+D", NUMBER, 0, 7, 18, 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"revokes A+C", NUMBER, 0, 7, 21, 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"revokes B+D", NUMBER, 0, 7, 24, 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"hand", CONST, 0, 0, -1, 0, EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def pack_hand(tricks, bishops, turned=False, exposed=(0, 0), revokes=(0, 0)):
     for side in range(2):

@@ -20,6 +20,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import NUMBER, CHOOSE, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(2)
@@ -32,6 +33,13 @@ REFUSED = const(1)
 DREW = const(2)
 MODES = ("stand", "refused", "drew")
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): the record's
+# mode and tricks, into bits 0-1 and 2-4.
+ENTRY = (
+    (b"mode", CHOOSE, 0, 0, 0, 0, 0, FOLLOWING, None, 0, (b"STAND", b"REFUSED", b"DREW"), None),
+    (b"tricks", NUMBER, 0, 5, 2, 0, EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def pack_hand(mode, tricks):
     if mode < STAND or mode > DREW:

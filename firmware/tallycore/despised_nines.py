@@ -14,6 +14,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import NUMBER, PLAYERS, EACH, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # 36 cards: four each for eight players
@@ -22,6 +23,13 @@ VIEW = None            # the panel's screens for any short game
 TARGET = const(0)        # one deal per player, lowest wins
 NINE_POINTS = const(4)
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): the nines each
+# player took, at bits 3p..3p+2, and the players less one at bits 24-26.
+ENTRY = (
+    (b"nines", NUMBER, 0, 4, 0, 0, EACH, FOLLOWING, None, 3, None, None),
+    (b"nines", PLAYERS, 0, 0, 24, 0, EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def pack_hand(nines):
     event = 0

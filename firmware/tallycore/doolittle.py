@@ -20,6 +20,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import PLAYER, CONST, EMIT, DONE, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # six cards each: 8 * 6 = 48
@@ -36,6 +37,13 @@ FURTHER_TRICK = const(10)
 _CARDS = const(20)
 _TAKEN = const(21)
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): the taker of
+# each trick in order (an event each), DONE after the last, then END.
+ENTRY = (
+    (b"takers", PLAYER, 0, 0, 0, 0, EMIT, 0, None, 0, None, ((b"DONE", DONE, 1),)),
+    (b"takers", CONST, 0, 0, -1, END, EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def trick_points(trick):
     """Points against the taker of the given trick (1-based)."""

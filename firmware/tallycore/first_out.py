@@ -19,6 +19,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import PLAYER, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)       # Ups and Downs; Hoodoo's row says 6
@@ -26,6 +27,11 @@ STATE_SIZE = const(20)
 VIEW = None                  # the panel's screens for any short game
 TARGET = const(0)            # not a first-to-N game
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): the winner.
+ENTRY = (
+    (b"winner", PLAYER, 0, 0, 0, 0, EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def check_options(players, options, name):
     points.check_dealer_only(name, players, options)

@@ -15,6 +15,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import PLAYER, NUMBER, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each from one pack: 8 * 5 = 40
@@ -22,6 +23,14 @@ STATE_SIZE = const(20)
 VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): the record's
+# bidder, bid and tricks, into bits 0-2, 3-5 and 6-8.
+ENTRY = (
+    (b"bidder", PLAYER, 0, 0, 0, 0, 0, FOLLOWING, None, 0, None, None),
+    (b"bid", NUMBER, 1, 5, 3, 0, 0, FOLLOWING, None, 0, None, None),
+    (b"tricks", NUMBER, 0, 5, 6, 0, EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def pack_hand(bidder, bid, tricks):
     if bidder < 0 or bidder > 7:

@@ -3,7 +3,9 @@
 #
 # Each row names a rules module tallycore.<module> with the interface of
 # game.py: MIN_PLAYERS, MAX_PLAYERS, STATE_SIZE, VIEW, check_options, reset,
-# check, apply, total, hands, ends_hand, complete, winners. Games that are
+# check, apply, total, hands, ends_hand, complete, winners; a game without a
+# view of its own also has ENTRY (tallycore.steps: how a hand is entered on
+# the board), or entry(variant) where its names differ. Games that are
 # one rule under other names share a module and differ by their row: the
 # player range, and a small per-variant value the module reads at reset()
 # (0 when a module scores one game). A module's MIN_PLAYERS..MAX_PLAYERS is

@@ -21,6 +21,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import PLAYER, CHOOSE, CONST, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each and a turned trump: 8 * 5 + 1 = 41
@@ -37,6 +38,15 @@ ALL_POINTS = const(7)
 
 _OPTIONS = const(20)  # points.HAND: the options, for partnerships
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): how the hand
+# was scored (bits 0-1: nobody, claimed three tricks, took all five), then
+# who did it (bits 2-4), left out when nobody scored.
+ENTRY = (
+    (b"scored", CHOOSE, 0, 0, 0, 0, 0, FOLLOWING, None, 0, (b"NOBODY", b"CLAIMED", b"ALL FIVE"), None),
+    (b"player", PLAYER, 0, 0, 2, 0, 0, FOLLOWING, (0, NOBODY_SCORED), 0, None, None),
+    (b"hand", CONST, 0, 0, -1, 0, EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def pack_hand(kind, player=0):
     if kind < NOBODY_SCORED or kind > ALL:

@@ -33,6 +33,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import PLAYER, CHOOSE, CONST, EMIT, NEXT, DONE, RANKS, NO_SUIT_CARD, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each: 8 * 5 = 40
@@ -52,6 +53,16 @@ _RANKS = const(46)
 _SEEN = const(53)
 _OPTIONS = const(60)
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): the plays in
+# order: who played (the next player suggested), then the card's rank (the
+# suit not given: 4), an event each; GO when all have passed; DONE after
+# the last play, then END.
+ENTRY = (
+    (b"plays", PLAYER, 0, 0, 0, 0, NEXT, FOLLOWING, None, 0, None, ((b"GO", GO, 0), (b"DONE", DONE, 2))),
+    (b"plays", CHOOSE, 1, 0, 3, NO_SUIT_CARD, EMIT, 0, None, 0, RANKS, None),
+    (b"plays", CONST, 0, 0, -1, END, EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def pack_play(player, card):
     if player < 0 or player > 7:

@@ -39,6 +39,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import games, points
+from tallycore.steps import NUMBER, CONST, EACH, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)
@@ -54,6 +55,23 @@ _COUNTS = const(20)  # points.HAND: the counted-hand layout of points.py
 _CAP = const(29)
 _ADDS = const(30)
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): each player's
+# count (an event each: the player in bits 0-2, the count from bit 3), then
+# END. The count is the variant's: cards held (Numero), tricks (Quatro).
+_CARDS_ENTRY = (
+    (b"cards", NUMBER, 0, PACK, 3, 0, EACH | EMIT, FOLLOWING, None, 0, None, None),
+    (b"cards", CONST, 0, 0, -1, END, EMIT, FOLLOWING, None, 0, None, None),
+)
+_TRICKS_ENTRY = (
+    (b"tricks", NUMBER, 0, TRICKS, 3, 0, EACH | EMIT, FOLLOWING, None, 0, None, None),
+    (b"tricks", CONST, 0, 0, -1, END, EMIT, FOLLOWING, None, 0, None, None),
+)
+
+
+def entry(variant):
+    """The board's entry description of the game of this variant."""
+    return _CARDS_ENTRY if variant == PACK else _TRICKS_ENTRY
 
 def _label(cap):
     return "cards" if cap == PACK else "tricks"

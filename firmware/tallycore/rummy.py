@@ -30,6 +30,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import PLAYER, CHOOSE, EACH, LIST, EMIT, DONE, FOLLOWING, RANKS, NO_SUIT_CARD
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(6)
@@ -45,6 +46,15 @@ _RANKS = const(32)
 _SEEN = const(45)
 _OPTIONS = const(52)
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): each player's
+# unplayed cards by rank (the suit not given: 4), an event each with the
+# player in bits 0-2, DONE after his last; then who went out (OUT | player).
+ENTRY = (
+    (b"cards", CHOOSE, 1, 0, 3, NO_SUIT_CARD, EACH | LIST | EMIT, FOLLOWING, None, 0, RANKS,
+     ((b"DONE", DONE, 1),)),
+    (b"out", PLAYER, 0, 0, 0, OUT, EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def pack_card(player, card):
     if card & 15 < 1 or card & 15 > 13 or card >> 4 > 4:

@@ -17,6 +17,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
+from tallycore.steps import PLAYER, EMIT, NOBODY as NO_ONE, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # six cards each and a turned trump: 8 * 6 + 1 = 49
@@ -27,6 +28,15 @@ NOBODY = const(8)
 FIELDS = ("first_trump", "last_trump", "nine", "sachem")
 VALUES = b"\x03\x03\x09\x07"   # docs/rules.md SA2: 3, 3, 9, 7
 
+
+# The board's own entry (tallypanel.entry, docs/display.md): who captured
+# each scoring card, or nobody (8), into bits 0-3, 4-7, 8-11 and 12-15.
+ENTRY = (
+    (b"first_trump", PLAYER, 0, NOBODY, 0, 0, NO_ONE, FOLLOWING, None, 0, None, None),
+    (b"last_trump", PLAYER, 0, NOBODY, 4, 0, NO_ONE, FOLLOWING, None, 0, None, None),
+    (b"nine", PLAYER, 0, NOBODY, 8, 0, NO_ONE, FOLLOWING, None, 0, None, None),
+    (b"sachem", PLAYER, 0, NOBODY, 12, 0, NO_ONE | EMIT, FOLLOWING, None, 0, None, None),
+)
 
 def pack_hand(first_trump, last_trump, nine, sachem):
     event = 0

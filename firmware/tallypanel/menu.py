@@ -11,8 +11,9 @@
 # What a seat button does and which steps the knob walks through are the
 # game's own (tallypanel.gameview): Skicket's seats open the entry of a
 # hand (tallypanel.skicketview), Roquet's seats peg and the knob ends the
-# hand (tallypanel.roquetview). The other games' hands are entered from the
-# host.
+# hand (tallypanel.roquetview). Every other game's hand is walked from its
+# rules' description (tallypanel.entry): the knob opens it, a seat opens it
+# with that player chosen, and in it a seat chooses a player.
 from tallypanel import gameview, confirm
 
 TYPE_CHECKING = False
@@ -55,7 +56,7 @@ class HandEntry:
     def open(self, game, purchaser=0):
         view = gameview.of(game)
         if view is None:
-            raise ValueError("game: enter %s hands from the host" % game.name())
+            view = described(game)
         self.view = view
         self.rules = game.rules
         self.hand = game.hands()
@@ -80,6 +81,9 @@ class HandEntry:
     def turn(self, delta):
         step = self.step
         view = self.view
+        if view.LOW is None:
+            view.turn(self, delta)   # the described entry turns its own values
+            return
         low = view.LOW[step]
         span = view.HIGH[step] - low + 1
         self.values[step] = (self.values[step] - low + delta) % span + low
@@ -113,6 +117,21 @@ class HandEntry:
         return True
 
 
+_walker = [None]  # type: list[Any]  # tallypanel.entry, once a game without a view has opened it
+
+
+def described(game):
+    """tallypanel.entry, the entry every game without a view of its own
+    walks from its description (its rules' ENTRY)."""
+    walker = _walker[0]
+    if walker is None:
+        from tallypanel import entry
+        walker = _walker[0] = entry
+    if walker.description(game) is None:
+        raise ValueError("game: enter %s hands from the host" % game.name())
+    return walker
+
+
 class BoardInput:
     """Routes the board's controls: seats and the knob as the game in play
     has them (tallypanel.gameview); undo; the encoder."""
@@ -143,6 +162,10 @@ class BoardInput:
                 confirm.answer(self, game, value, kind == SEAT_LONG)
                 return
             if entry.active:
+                if kind == SEAT or kind == SEAT_LONG:
+                    if entry.view.LOW is None:
+                        entry.view.choose_seat(entry, game, value)
+                    return
                 if kind == TURN:
                     entry.turn(value)
                 elif kind == PUSH:
@@ -154,9 +177,16 @@ class BoardInput:
                 self.undo()
             elif kind == SEAT or kind == SEAT_LONG:
                 view = gameview.of(game)
-                if view is None:
-                    raise ValueError("game: enter %s hands from the host" % game.name())
-                view.seat(self, game, value, kind == SEAT_LONG)
+                if view is not None:
+                    view.seat(self, game, value, kind == SEAT_LONG)
+                    return
+                if game.complete():
+                    raise ValueError("game: the game is over")
+                # a seat opens the entry, with that player chosen first
+                view = described(game)
+                entry.open(game)
+                if view.player_step(game):
+                    view.choose_seat(entry, game, value)
             elif kind == PUSH:
                 if game.complete():
                     raise ValueError("game: the game is over")

@@ -254,22 +254,20 @@ class SheetView:
         core's message and the knob's help; allocation-free."""
         self.use(ENTRY)
         lines = self.lines
-        for r in range(4):
+        for r in range(7):
             blank(lines[r])
         line = lines[0]
-        at = put(line, 0, b"HAND ")
-        line[at] = 49 + entry.hand if entry.hand < 9 else 63
+        at = numl(line, put(line, 0, b"HAND "), entry.hand + 1) - 1
         line = lines[2]  # big: the value between arrows
         line[0] = 60  # '<'
         line[15] = 62  # '>'
-        entry.view.draw_entry(self, entry, game, at + 1)
-        for r in range(3):
+        for r in range(3):  # the core's message (a view leaves these rows to it)
             line = lines[4 + r]
-            blank(line)
             start = r * COLS
             end = self.message_len if self.message_len < start + COLS else start + COLS
             for i in range(start, end):
                 line[i - start] = self.message[i]
+        entry.view.draw_entry(self, entry, game, at + 1)
         line = lines[7]
         blank(line)
         put(line, 0, b"TURN:CHOOSE PUSH:OK HOLD:BACK")

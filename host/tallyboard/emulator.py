@@ -342,6 +342,22 @@ class Emulator:
     def release(self, pin: int) -> None:
         self.set_pin(pin, True)
 
+    def turn(self, pin_a: int, pin_b: int, detents: int, steps_per_detent: int = 4,
+             dwell: float = 0.025) -> None:
+        """Turn the encoder on pins a and b by detents (positive: clockwise),
+        one quadrature state at a time, each held for dwell seconds so that the
+        firmware's 2 ms poll (and the stand-in's 5 ms pin refresh) sees it."""
+        order = (3, 2, 0, 1)       # AB: 11 -> 10 -> 00 -> 01 -> 11 is clockwise (tallypanel.inputs)
+        state = self._pins[pin_a] << 1 | self._pins[pin_b]
+        at = order.index(state) if state in order else 0
+        step = 1 if detents > 0 else -1
+        for _ in range(abs(detents) * steps_per_detent):
+            at = (at + step) % 4
+            self._pins[pin_a] = order[at] >> 1
+            self._pins[pin_b] = order[at] & 1
+            self.set_pins(self._pins)
+            time.sleep(dwell)
+
     def leds(self) -> bytes:
         """The last WS2812 frame the firmware wrote (GRB bytes), b"" if none yet."""
         return self._read_io("leds.bin")

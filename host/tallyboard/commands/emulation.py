@@ -66,30 +66,49 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
         emulator.stop()
 
 
+_KNOB = ("right", "left")   # the encoder turned one detent clockwise, counter-clockwise
+_AFTER_RELEASE = 0.08      # the firmware polls its buttons every 50 ms: a next press is its own
+
+
 @click.command("press")
 @click.argument("button")
 @click.option("--hold", type=click.FloatRange(0.02, 10), default=0.15, show_default=True,
               help="Seconds to hold it down (a long press is 0.6 s or more).")
+@click.option("--times", type=click.IntRange(1, 200), default=1, show_default=True,
+              help="How many presses, or detents of the knob.")
 @reports_errors
-def press_cmd(button: str, hold: float) -> None:
+def press_cmd(button: str, hold: float, times: int) -> None:
     """Press a button of the running `tallyboard emulate`: seat0..seat3, undo,
-    shift or push (the encoder's), pins as in its board definition."""
+    shift or push (the encoder's), pins as in its board definition; right or
+    left turns the encoder one detent."""
     running = emu_mod.find_running()
     if not running:
         raise TallyboardError("no emulator is running: start one with tallyboard emulate")
     flash = Path(running["flash"])
-    pins = board_buttons(flash)
-    if button not in pins:
-        raise TallyboardError(f"unknown button {button!r}; this board has: {', '.join(pins)}")
+    doc = board_definition(flash)
+    pins = board_buttons(flash, doc)
+    knob = doc.get("encoder", {})
+    turns = isinstance(knob.get("a"), int) and isinstance(knob.get("b"), int)
+    if button not in pins and not (turns and button in _KNOB):
+        names = [*pins, *(_KNOB if turns else ())]
+        raise TallyboardError(f"unknown button {button!r}; this board has: {', '.join(names)}")
     emulator = emu_mod.Emulator(flash=flash, io_dir=Path(running["io"]), install=False)
-    emulator.press(pins[button])
-    time.sleep(hold)
-    emulator.release(pins[button])
-    click.echo(f"pressed {button} (GPIO {pins[button]}) for {hold:g} s on the emulated board")
+    if button in _KNOB:
+        detents = times if button == "right" else -times
+        emulator.turn(knob["a"], knob["b"], detents, int(knob.get("steps_per_detent", 4)))
+        click.echo(f"turned the knob {button} {times} detent{'s' if times > 1 else ''} on the emulated board")
+        return
+    for _ in range(times):
+        emulator.press(pins[button])
+        time.sleep(hold)
+        emulator.release(pins[button])
+        time.sleep(_AFTER_RELEASE)
+    click.echo(f"pressed {button} (GPIO {pins[button]}) for {hold:g} s"
+               f"{f' {times} times' if times > 1 else ''} on the emulated board")
 
 
-def board_buttons(flash: Path) -> dict[str, int]:
-    """Button name -> GPIO, from the board definition the emulated board uses."""
+def board_definition(flash: Path) -> dict[str, Any]:
+    """The board definition the emulated board uses (its config's board)."""
     name = next(row[5] for row in protocol.CONFIG_KEYS if row[0] == b"board").decode()
     try:
         for line in (flash / "config.txt").read_text().splitlines():
@@ -99,9 +118,15 @@ def board_buttons(flash: Path) -> dict[str, int]:
     except OSError:
         pass
     try:
-        doc = json.loads((flash / "board" / f"{name}.json").read_text())
+        return json.loads((flash / "board" / f"{name}.json").read_text())
     except (OSError, ValueError) as exc:
         raise TallyboardError(f"cannot read the board definition {name}: {exc}") from None
+
+
+def board_buttons(flash: Path, doc: dict[str, Any] | None = None) -> dict[str, int]:
+    """Button name -> GPIO, from the board definition the emulated board uses."""
+    if doc is None:
+        doc = board_definition(flash)
     buttons = doc.get("buttons", {})
     pins = {f"seat{i}": pin for i, pin in enumerate(buttons.get("seats", []))}
     for key in ("undo", "shift"):

@@ -1,0 +1,449 @@
+# The hand entry of every game without a view of its own, walked from the
+# game's one description (its rules module's ENTRY, in the words of
+# tallycore.steps): the knob and the seat buttons choose each value, the
+# values become the packed events the host would send for the record hand,
+# and each event is checked by the core on a copy of the game as soon as it
+# is complete, so a refused value shows the rule's message at once and is
+# corrected where it was entered. SAVE sends the hand's events, in order,
+# through the board's one change path (menu.HandEntry.submit).
+#
+# It plays the part of a game's view for menu.HandEntry (open_entry, turn,
+# push, back, seat, draw_entry). Every value chosen is kept in order (the
+# history); going back drops the last one and walks the history again from
+# the game's state, so the events and the copy are always those of the
+# values shown. Nothing is allocated per press or turn.
+from array import array
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+from tallycore import steps as S
+from tallycore.game import STATE_CAPACITY
+from tallypanel.screen import put, numl
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+_HISTORY = const(200)   # values chosen in one hand: Moosehead's 40 plays and gos
+_EVENTS = const(120)    # events of one hand
+_MAX_PLAYERS = const(8)
+CONFIRM = const(255)    # the step after the last: SAVE or CANCEL
+
+LOW = None              # menu.HandEntry: this view turns its own values
+HIGH = None
+FIELDS = ()
+
+
+class Walk:
+    def __init__(self):
+        self.steps = ()  # type: Any  # the description being walked
+        self.players = 0
+        self.rules = None  # type: Any
+        self.game = None  # type: Any
+        self.step = 0           # index in steps, or CONFIRM
+        self.player = 0         # an EACH step's player
+        self.value = 0          # the value shown: its index among the step's values
+        self.count = 0          # values of the current kind: players, words or the range
+        self.values = bytearray(32)            # the value chosen last at each step (its index)
+        self.at_step = bytearray(_HISTORY)     # the history: step, player, value
+        self.at_player = bytearray(_HISTORY)
+        self.at_value = bytearray(_HISTORY)
+        self.taken = 0
+        self.event = 0          # the event being composed
+        self.events = array("i", bytes(4 * _EVENTS))
+        self.kept = 0
+        self.state = bytearray(STATE_CAPACITY)  # the game with the kept events applied
+        self.changes = array("i", bytes(4 * _MAX_PLAYERS))  # each total's change
+
+
+walk = Walk()
+
+
+def description(game):
+    """The game's entry description, or None when it has none."""
+    rules = game.rules
+    if hasattr(rules, "entry"):
+        return rules.entry(game.variant)
+    return getattr(rules, "ENTRY", None)
+
+
+# --- menu.HandEntry's view interface -----------------------------------------
+
+def open_entry(entry, game, purchaser):
+    w = walk
+    w.steps = description(game)
+    w.game = game
+    w.rules = game.rules
+    w.players = game.players
+    for s in range(len(w.steps)):
+        w.values[s] = 0
+    w.taken = 0
+    _replay(w, 0)
+    entry.step = w.step
+
+
+def turn(entry, delta):
+    w = walk
+    if w.step == CONFIRM:
+        w.value ^= 1 if delta & 1 else 0
+    else:
+        w.value = (w.value + delta) % w.count
+    entry.error = None
+
+
+def turned(entry):
+    pass
+
+
+def push(entry, game):
+    w = walk
+    if w.step == CONFIRM:
+        if w.value:
+            entry.close()
+            return False
+        return _save(entry, w)
+    taken = w.taken
+    if taken >= _HISTORY:
+        entry.error = "hand: too many values for one hand"
+        return False
+    w.at_step[taken] = w.step
+    w.at_player[taken] = w.player
+    w.at_value[taken] = w.value
+    w.taken = taken + 1
+    try:
+        _take(w, w.value)
+        _settle(w)
+    except ValueError as exc:
+        _refused(entry, w, str(exc))
+        return False
+    entry.step = w.step
+    return False
+
+
+def back(entry):
+    w = walk
+    if w.taken == 0:
+        entry.close()
+        return
+    w.taken -= 1
+    value = w.at_value[w.taken]
+    _replay(w, w.taken)
+    w.value = value
+    entry.step = w.step
+
+
+def choose_seat(entry, game, seat):
+    """A seat button in the entry: on a player's step, that player, chosen."""
+    w = walk
+    if w.step == CONFIRM or w.steps[w.step][S.KIND] != S.PLAYER:
+        entry.error = "seat: this step is not a player; turn the knob to choose, push to go on"
+        return
+    if seat >= w.players:
+        entry.error = "seat: no player sits there; turn the knob to choose"
+        return
+    w.value = seat
+    push(entry, game)
+
+
+def player_step(game):
+    """Whether the entry of this game starts with a player (a seat opens it
+    with that player chosen)."""
+    steps = description(game)
+    return steps is not None and steps[0][S.KIND] == S.PLAYER
+
+
+# --- walking the description ------------------------------------------------
+
+def _count(w, step):
+    """How many values the step offers: its own, then its specials."""
+    kind = step[S.KIND]
+    if kind == S.PLAYER:
+        n = w.players + (1 if step[S.FLAGS] & S.NOBODY else 0)
+    elif kind == S.NUMBER:
+        n = step[S.HIGH] - step[S.LOW] + 1
+    else:
+        n = len(step[S.WORDS])
+    specials = step[S.SPECIALS]
+    return n + (len(specials) if specials is not None else 0)
+
+
+def _own(w, step):
+    """How many of the step's values are its own (the rest are specials)."""
+    specials = step[S.SPECIALS]
+    return _count(w, step) - (len(specials) if specials is not None else 0)
+
+
+def _replay(w, upto):
+    """Walk the history [0, upto) again from the game's state."""
+    state = w.state
+    source = w.game.state
+    for i in range(len(state)):
+        state[i] = source[i]
+    w.kept = 0
+    w.event = 0
+    w.step = 0
+    w.player = 0
+    _arrive(w)
+    _settle(w)
+    for i in range(upto):
+        w.step = w.at_step[i]
+        w.player = w.at_player[i]
+        _take(w, w.at_value[i])
+        _settle(w)
+    w.taken = upto
+
+
+def _take(w, value):
+    """The value chosen at the current step: into the event, then on."""
+    step = w.steps[w.step]
+    flags = step[S.FLAGS]
+    own = _own(w, step)
+    if value < own:
+        w.values[w.step] = value     # a special is never a step's value
+    else:
+        word, event, goto = step[S.SPECIALS][value - own]
+        if event != S.DONE:
+            _keep(w, event)
+        w.event = 0
+        if flags & S.EACH and w.player + 1 < w.players:
+            w.player += 1
+            _arrive(w)
+            return
+        _go(w, goto)
+        return
+    if step[S.KIND] == S.PLAYER:
+        code = step[S.HIGH] if value == w.players else value   # NOBODY's code
+    else:
+        code = value + step[S.LOW]
+    w.event |= _bits(w, step, code)
+    if flags & S.EMIT:
+        _keep(w, w.event)
+        w.event = 0
+    if flags & S.EACH:
+        if flags & S.LIST:
+            _arrive(w)               # the same player's next value
+            return
+        if w.player + 1 < w.players:
+            w.player += 1
+            _arrive(w)
+            return
+    _go(w, step[S.THEN])
+
+
+def _bits(w, step, code):
+    shift = step[S.SHIFT]
+    bits = step[S.BASE]
+    if shift >= 0:
+        if step[S.FLAGS] & S.EACH:
+            stride = step[S.STRIDE]
+            if stride:
+                shift += stride * w.player
+            else:
+                bits |= w.player
+        bits |= code << shift
+    return bits
+
+
+def _go(w, target):
+    w.step = w.step + 1 if target == S.FOLLOWING else target
+    w.player = 0
+    _arrive(w)
+
+
+def _arrive(w):
+    """The value a step shows first: the one chosen there last (a new
+    player's own first value on an EACH step, the next player where the
+    step says so)."""
+    if w.step >= len(w.steps):
+        w.step = CONFIRM
+        w.value = 0
+        return
+    step = w.steps[w.step]
+    kind = step[S.KIND]
+    if kind > S.CHOOSE:
+        return
+    w.count = _count(w, step)
+    value = w.values[w.step]
+    if step[S.FLAGS] & S.EACH and not step[S.FLAGS] & S.LIST:
+        value = 0
+    elif step[S.FLAGS] & S.NEXT and w.kept:
+        value = (value + 1) % w.players if value < w.players else 0
+    if value >= w.count:
+        value = 0
+    w.value = value
+
+
+def _settle(w):
+    """Pass over the steps that are not shown: left out by their skip, or
+    worked out (CONST, PLAYERS, REST)."""
+    while w.step != CONFIRM:
+        step = w.steps[w.step]
+        skip = step[S.SKIP]
+        if skip is not None and w.values[skip[0]] == skip[1]:
+            _go(w, step[S.THEN])
+            continue
+        kind = step[S.KIND]
+        if kind <= S.CHOOSE:
+            return
+        if kind == S.PLAYERS:
+            code = w.players - 1
+        elif kind == S.REST:
+            done = step[S.LOW]
+            code = step[S.HIGH] - w.values[done] - w.steps[done][S.LOW]
+        else:
+            code = 0
+        w.values[w.step] = code
+        w.event |= _bits(w, step, code)
+        if step[S.FLAGS] & S.EMIT:
+            _keep(w, w.event)
+            w.event = 0
+        _go(w, step[S.THEN])
+
+
+def _keep(w, event):
+    """An event of the hand, checked by the core on the copy, then kept."""
+    if w.kept >= _EVENTS:
+        raise ValueError("hand: too many changes for one hand")
+    rules = w.rules
+    rules.check(w.state, w.players, event)
+    rules.apply(w.state, w.players, event)
+    w.events[w.kept] = event
+    w.kept += 1
+
+
+def _refused(entry, w, message):
+    """Back to the value the core's message names (its field), else to the
+    value just chosen, with the message shown."""
+    end = w.taken - 1
+    name_end = message.find(":")
+    found = -1
+    if name_end > 0:
+        for i in range(end, -1, -1):
+            if _named(w.steps[w.at_step[i]][S.NAME], message, name_end):
+                found = i
+                break
+    back_to = found if found >= 0 else end
+    value = w.at_value[back_to]
+    _replay(w, back_to)
+    w.value = value
+    entry.step = w.step
+    entry.error = message
+
+
+def _named(name, message, length):
+    """Whether the step's name (up to a space) is the message's field."""
+    n = name.find(b" ")
+    if n < 0:
+        n = len(name)
+    if n != length:
+        return False
+    for i in range(n):
+        if name[i] != ord(message[i]):
+            return False
+    return True
+
+
+def _save(entry, w):
+    """Send the hand's events in order; a refused one (the host changed the
+    game meanwhile) stops there, with the core's message."""
+    for i in range(w.kept):
+        try:
+            entry.submit(w.events[i])
+        except ValueError as exc:
+            entry.error = str(exc)
+            return False
+    entry.close()
+    return True
+
+
+def changes(w):
+    """Each player's change of total over the events kept so far."""
+    rules = w.rules
+    out = w.changes
+    for p in range(w.players):
+        out[p] = rules.total(w.state, w.players, p) - rules.total(w.game.state, w.players, p)
+    return out
+
+
+# --- the screen -------------------------------------------------------------
+
+def draw_entry(sheet, entry, game, at):
+    """Row 1 the step (its record field, the player it is for), row 2 (big)
+    the value, rows 3-6 each total's change so far (rows 4-6 keep the core's
+    message when there is one)."""
+    w = walk
+    lines = sheet.lines
+    line = lines[1]
+    if w.step == CONFIRM:
+        put(line, 0, b"SAVE THE HAND?")
+        put(lines[2], 4, b"CANCEL" if w.value else b"YES")
+    else:
+        step = w.steps[w.step]
+        at = _put_name(line, 0, step[S.NAME])
+        flags = step[S.FLAGS]
+        if flags & S.EACH:
+            at = put(line, at + 1, b"OF")
+            _put_player(sheet, line, at + 1, w.player)
+        _put_value(sheet, lines[2], w, step)
+    rows = 4 if sheet.message_len else 7
+    if w.kept == 0:
+        return
+    out = changes(w)
+    col = 0
+    row = 3
+    for p in range(w.players):
+        if row >= rows:
+            break
+        line = lines[row]
+        start = col
+        col = _put_player(sheet, line, col, p)
+        value = out[p]
+        if value >= 0:
+            line[col] = 43  # '+'
+            col = numl(line, col + 1, value)
+        else:
+            col = numl(line, col, value)
+        col = start + 8
+        if col >= 32:
+            col = 0
+            row += 1
+
+
+def _put_name(line, at, name):
+    """The record field in capitals, '_' as a space."""
+    for c in name:
+        if at >= 32:
+            break
+        line[at] = 32 if c == 95 else (c - 32 if 97 <= c <= 122 else c)
+        at += 1
+    return at
+
+
+def _put_player(sheet, line, at, player):
+    if player < 4:
+        return put(line, at, sheet.names[player])
+    line[at] = 80  # 'P'
+    line[at + 1] = 49 + player
+    return at + 2
+
+
+def _put_value(sheet, line, w, step):
+    value = w.value
+    own = _own(w, step)
+    if value >= own:
+        put(line, 4, step[S.SPECIALS][value - own][0])
+        return
+    kind = step[S.KIND]
+    if kind == S.PLAYER:
+        if value == w.players:
+            put(line, 5, b"NOBODY")
+        else:
+            _put_player(sheet, line, 6, value)
+    elif kind == S.NUMBER:
+        numl(line, 7, value + step[S.LOW])
+    else:
+        put(line, 4, step[S.WORDS][value])

@@ -1,0 +1,146 @@
+"""A hand of each of the sixteen games entered on the emulated board (the real
+firmware) with `tallyboard press`, no host command in between but starting the
+game; the board's totals are the ones worked out by hand from docs/rules.md
+(the arithmetic beside each hand in tests/mp/test_entry.py's HANDS, and below
+for Skicket and Roquet). The entry cost of each hand is the figure of
+docs/display.md. And, property-style: whatever is pressed, the entry never
+sends an event the core refuses, and every refusal is on the screen."""
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings, strategies as st
+
+import test_entry as hands   # tests/mp/test_entry.py: the hands and their arithmetic
+from tallyboard import emulator as emu_mod
+from tallyboard.cli import main
+from tallyboard.client import Board
+from tallyboard.emulator import Emulator
+from tallyboard.transport import SerialTransport
+from tallypanel import menu
+from tallycore import games
+
+ROOT = Path(__file__).resolve().parent.parent
+PUSH, HOLD, turn, seat = hands.PUSH, hands.HOLD, hands.turn, hands.seat
+
+# Skicket (docs/rules.md SK7, SK5): seat B opens the entry with B as
+# purchaser (push); level 1 + 3 = 4, strain C + 2 = H, doubled by nobody,
+# not lone, tricks 10 (6 + 4, suggested), save. B bid 4H and took 10: made; B and his
+# partner D score A = 60 + 10 x 4 = 100 each (SK2's schedule), A and C 10 x
+# (13 - 10) = 30 each.
+SKICKET = ("skicket", 4, (seat(1), PUSH, turn(3), PUSH, turn(2), PUSH, PUSH, PUSH, PUSH, PUSH),
+           [30, 100, 30, 100], (8, 5))
+# Roquet (docs/rules.md RQ3, RQ6): A pegs 1 three times, B a long press (5),
+# the knob ends the hand (push, YES): the tallies go to the king pegs, A 3, B 5.
+ROQUET = ("roquet", 2, (seat(0), seat(0), seat(0), (menu.SEAT_LONG, 1), PUSH, PUSH), [3, 5], (6, 0))
+EVERY_GAME = (SKICKET, ROQUET) + hands.HANDS + (("moosehead", 2, hands.MOOSEHEAD, [7, 6], hands.MOOSEHEAD_COST),)
+
+
+def press_args(one) -> list[list[str]]:
+    """The `tallyboard press` commands of one input."""
+    if isinstance(one, tuple):
+        kind, value = one
+        if kind == menu.TURN:
+            return [["press", "right" if value > 0 else "left", "--times", str(abs(value))]]
+        if kind == menu.SEAT_LONG:
+            return [["press", f"seat{value}", "--hold", "0.8"]]
+        return [["press", f"seat{value}", "--hold", "0.1"]]
+    if one == HOLD:
+        return [["press", "push", "--hold", "0.8"]]
+    return [["press", "push", "--hold", "0.1"]]
+
+
+def test_every_game_is_entered_with_presses_on_the_emulated_board(tmp_path, monkeypatch):
+    assert sorted(row[0] for row in EVERY_GAME) == sorted(games.names())
+    home = tmp_path / "home"
+    monkeypatch.setenv("TALLYBOARD_EMULATOR_HOME", str(home))
+    runner = CliRunner()
+    with Emulator(flash=tmp_path / "flash") as emulator:
+        emu_mod.write_running(emulator)        # as `tallyboard emulate` does: press finds it
+        link = SerialTransport(emulator.port)
+        board = Board(link, timeout=3.0)
+        try:
+            board.connect()
+            for name, players, inputs, totals, _cost in EVERY_GAME:
+                board.new(name, players)
+                time.sleep(0.2)
+                for one in inputs:
+                    for args in press_args(one):
+                        out = runner.invoke(main, args)
+                        assert out.exit_code == 0, out.output
+                deadline = time.monotonic() + 5
+                while True:
+                    game = board.rebuild().game
+                    got = [game.total(p) for p in range(players)]
+                    if game.hands() == 1 or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.1)
+                assert (name, game.hands(), got) == (name, 1, totals)
+        finally:
+            link.close()
+            emu_mod.clear_running()
+
+
+def test_the_entry_costs_in_display_md_are_the_counted_ones():
+    """docs/display.md's table: presses and detents of each example hand, as
+    the hands above count them."""
+    text = (ROOT / "docs" / "display.md").read_text()
+    table = {}
+    for line in text.splitlines():
+        m = re.match(r"\|\s*([A-Za-z ]+?)\s*\|.*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*$", line)
+        if m:
+            table[m.group(1).lower().replace(" ", "_")] = (int(m.group(2)), int(m.group(3)))
+    for name, _players, _inputs, _totals, cost in EVERY_GAME:
+        assert table.get(name) == cost, (name, table.get(name), cost)
+    # Skicket's target: a hand in at most 8 presses.
+    assert SKICKET[4][0] <= 8
+
+
+def test_the_cost_of_skicket_and_roquet_is_counted():
+    for name, players, inputs, totals, cost in (SKICKET, ROQUET):
+        b = hands.Board(name, players)
+        b.do(*inputs)
+        assert b.totals() == totals and (b.presses, b.detents) == cost, (name, b.totals())
+
+
+# --- property: no event the core refuses, no refusal unsaid -----------------------
+
+SHORT_GAMES = [(row[0], row[1]) for row in hands.HANDS] + [("moosehead", 3)]
+INPUT = st.one_of(
+    st.just(PUSH), st.just(HOLD), st.just((menu.UNDO, 0)),
+    st.integers(-3, 3).filter(bool).map(turn),
+    st.integers(0, 3).map(seat))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(SHORT_GAMES), st.lists(INPUT, max_size=60))
+def test_the_entry_sends_only_what_the_core_takes_and_shows_every_refusal(game, inputs):
+    name, players = game
+    b = hands.Board(name, players)
+    refused: list[str] = []
+    rules = b.game.rules
+    check = rules.check
+
+    def watched(state, n, event):
+        try:
+            check(state, n, event)
+        except ValueError as exc:
+            refused.append(str(exc))
+            raise
+
+    rules.check = watched
+    try:
+        for one in inputs:
+            refused.clear()
+            before = b.game.n
+            b.do(one)           # Board.submit raises (failing the test) if the core refuses a sent event
+            entry = b.input.entry
+            if refused and b.game.n == before:
+                shown = entry.error if entry.active else b.input.note
+                assert shown == refused[-1], (one, refused, shown)
+    finally:
+        rules.check = check
