@@ -12,7 +12,7 @@ from rich.table import Table
 from tallycore import skicket
 
 from . import fields, sheetparts
-from .base import WINS_HIGHEST, GameProfile, LoadedGame, nothing_to_check
+from .base import WINS_HIGHEST, GameProfile, LoadedGame, OptionFlag, nothing_to_check
 
 # ---------------------------------------------------------------- records
 
@@ -233,6 +233,12 @@ def candidate(rng: random.Random) -> int:
     return skicket.pack_hand(purchaser, level, strain, doubled, redoubled, lone, tricks)
 
 
+def simulation_options(rng: random.Random) -> int:
+    """A six-hand game most of the time, else four hands or a series, Royal or not."""
+    length = rng.choice((0, 0, 0, skicket.OPT_FOUR_HANDS, skicket.OPT_DUPLICATE))
+    return length | (skicket.OPT_ROYAL if rng.random() < 0.2 else 0)
+
+
 def send(board: Any, event: int) -> tuple[str, Callable[[], dict[str, str]]]:
     """The event as HAND or MISDEAL."""
     if event == skicket.MISDEAL:
@@ -270,4 +276,14 @@ PROFILE = GameProfile(
     send=send,
     verbs={"HAND": check_bid, "MISDEAL": nothing_to_check},
     hand_line=hand_line,
+    simulation_options=simulation_options,
+    flags=(
+        OptionFlag("--hands", "hands", "Skicket: a game of 4 or 6 hands (default 6; rules.md SK16).",
+                   choices=(4, 6), excludes=("--duplicate",),
+                   why="a Duplicate series is always twelve hands"),
+        OptionFlag("--duplicate", "series", "Skicket: the Duplicate series of twelve hands (rules.md SK17).",
+                   value=SERIES),
+        OptionFlag("--royal", "royal", "Skicket: Royal Skicket, scored as Skicket (rules.md SK18).",
+                   value=True),
+    ),
 )
