@@ -138,6 +138,12 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
     except ValueError as exc:
         raise TallyboardError(f"--option: {exc}" if option_doc else str(exc)) from None
     with connected(port, use_emulator, timeout) as board:
+        if option_doc:
+            takes = board.game_options(index)
+            missing = [key for key in option_doc if takes is None or key not in takes]
+            if missing:
+                raise TallyboardError(f"the board's firmware does not take the {game} option "
+                                      f"{missing[0]}; update it with tallyboard deploy")
         board.new(game, players, packed)
         for p, name in enumerate(names):
             board.cfg_set("name", name, p)
