@@ -259,3 +259,41 @@ def test_whole_series_allocates_nothing():
         micropython.heap_unlock()
     assert over and g.hands() == 12 and g.log[12] == last
     assert totals(g) == SERIES_TOTALS
+
+
+# --- the board: options sent with NEW, journaled, kept through a power cut ---
+
+def _hand_request(event):
+    who = "-"
+    doubler = skicket.doubled_by_of(event)
+    return "HAND %d %s %s - 0 %d" % (skicket.purchaser_of(event),
+                                     skicket.bid_text(skicket.level_of(event), skicket.strain_of(event)),
+                                     who if doubler == skicket.NOBODY else str(doubler),
+                                     skicket.tricks_of(event))
+
+
+def test_a_series_on_the_board_survives_a_power_cut():
+    from mpfixtures import booted_app, cleanup, folder, send, shut, bodies
+    root = folder("series")
+    try:
+        app, out = booted_app(root)
+        # options 6 = OPT_DUPLICATE 2 | OPT_ROYAL 4
+        send(app, 1, "NEW skicket 4 6", *[_hand_request(e) for e, _ in SERIES[:9]])
+        out.close()   # the power goes: the journal is never closed
+        app, out = booted_app(root)
+        g = app.game
+        assert g.options == skicket.OPT_DUPLICATE | skicket.OPT_ROYAL
+        assert skicket.series(g.state) and skicket.royal(g.state) and g.hands() == 9
+        # after hand 9: first play A 420, B 410, C 280, D 370 (above), then
+        # hands 7-9: A 50 + 0 + 60, B 70 + 60 + 60, C 50 + 70 + 70, D 70 + 60 + 70
+        assert totals(g) == [530, 600, 470, 570]
+        send(app, 20, *[_hand_request(e) for e, _ in SERIES[9:]])
+        send(app, 40, _hand_request(SERIES[0][0]))
+        shut(app, out)
+        replies = bodies(root)
+        assert replies[-1].startswith(b"40 ERR RULE game: the twelve hands of the series are all in")
+        app, out = booted_app(root)
+        assert app.game.hands() == 12 and app.game.complete() and totals(app.game) == SERIES_TOTALS
+        shut(app, out)
+    finally:
+        cleanup(root)
