@@ -122,7 +122,8 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
     log = s.fields(8)
     assert log == {"at": "0", "count": "003", "top": "3", "ev": "40,140,96"}
     assert int(state["lcrc"], 16) == P.crc16(bytes([40, 0, 0, 0, 140, 0, 0, 0, 96, 0, 0, 0]))
-    assert s.fields(9) == {"index": "1", "name": "roquet", "min": "2", "max": "2"}
+    assert s.fields(9) == {"index": "1", "name": "roquet", "min": "2", "max": "2",
+                           "options": "end,landmark_bonus"}
 
 
 def test_each_reply_comes_before_its_event_and_events_count_up(board: Board) -> None:
@@ -172,7 +173,7 @@ def test_bad_input_is_answered_and_changes_nothing(board: Board) -> None:
         good(6, "PEG 0"),                                      # missing argument
         good(8, "PEG 1 x"),                                    # not a number
         good(9, "NEW roquet 4"),                               # Roquet is for two
-        good(10, "NEW skicket 4 1"),                           # Skicket has no options
+        good(10, "NEW skicket 4 3"),                           # four hands and a 12-hand series
         good(11, "UNDO"),                                      # nothing to undo
         good(12, "CFG SET board nowhere"),                     # no such definition
         b"\r\n\n",                                             # empty lines: ignored

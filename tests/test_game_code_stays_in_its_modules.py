@@ -19,7 +19,7 @@ PENDING: dict[str, str] = {}
 def own_modules() -> dict[str, set[str]]:
     """Each game's (and each shared rule's) own files, relative to firmware/."""
     owners: dict[str, set[str]] = {}
-    for name, _least, _most, module, _variant in games.GAMES:
+    for name, _least, _most, module, *_ in games.GAMES:
         rules = games.load(games.index_of(name))
         files = {f"tallycore/{module}.py"}
         if rules.VIEW is not None:

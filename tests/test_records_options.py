@@ -20,6 +20,10 @@ CASES = [
     ("quatro", {"hands_won": True}),
     ("quatro", {"hands_won": True, "first_dealer": 2}),
     ("numero", {"first_dealer": 1}),
+    ("skicket", {"hands": 4}),
+    ("skicket", {"series": "duplicate"}),
+    ("skicket", {"royal": True}),
+    ("skicket", {"series": "duplicate", "royal": True}),
 ]
 
 
@@ -30,8 +34,9 @@ def test_options_round_trip(name, options):
 
 
 def test_unknown_packed_options_are_refused():
-    with pytest.raises(ValueError, match="options: skicket has no option 1"):
-        records.options_document("skicket", 1)
+    # Skicket's bits are 1 (four hands), 2 (Duplicate series), 4 (Royal)
+    with pytest.raises(ValueError, match="options: skicket has no option 8"):
+        records.options_document("skicket", 8 | 1)
     with pytest.raises(ValueError, match="options: roquet has no option"):
         records.options_document("roquet", 4)
     # Quatro's hands_won (bit 3) is not Numero's

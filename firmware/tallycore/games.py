@@ -9,7 +9,9 @@
 # one rule under other names share a module and differ by their row: the
 # player range, and a small per-variant value the module reads at reset()
 # (0 when a module scores one game). A module's MIN_PLAYERS..MAX_PLAYERS is
-# the most its rule takes; the row's range is the game's own.
+# the most its rule takes; the row's range is the game's own. The last field
+# names the game's options as records write them, so that a host learns
+# from the board which options it takes (GAME) without a module loaded.
 #
 # The modules load on demand and, on the board, only the one in play stays
 # in memory. The names and player ranges are here so that listing the
@@ -21,25 +23,26 @@ if TYPE_CHECKING:
     from typing import Any
 
 GAMES = (
-    # name, min players, max players, rules module, variant
-    ("skicket", 4, 4, "skicket", 0),
-    ("roquet", 2, 2, "roquet", 0),
-    ("bishops_whist", 4, 4, "bishops_whist", 0),
-    ("rummy", 2, 6, "rummy", 0),
-    ("parquet", 2, 6, "rummy", 0),         # Rummy with the cards parked
-    ("coronado", 2, 2, "coronado", 0),
-    ("foozle", 2, 8, "foozle", 0),
-    ("jaimy", 2, 8, "jaimy", 0),
+    # name, min players, max players, rules module, variant, the keys of its
+    # options (docs/records.md "Options"), which GAME lists
+    ("skicket", 4, 4, "skicket", 0, "hands,series,royal"),
+    ("roquet", 2, 2, "roquet", 0, "end,landmark_bonus"),
+    ("bishops_whist", 4, 4, "bishops_whist", 0, "first_dealer"),
+    ("rummy", 2, 6, "rummy", 0, "first_dealer,faces"),
+    ("parquet", 2, 6, "rummy", 0, "first_dealer,faces"),         # Rummy with the cards parked
+    ("coronado", 2, 2, "coronado", 0, "first_dealer"),
+    ("foozle", 2, 8, "foozle", 0, "first_dealer"),
+    ("jaimy", 2, 8, "jaimy", 0, "first_dealer,partners"),
     # eight cards each: 6 * 8 = 48 of 52 (the text: two to six)
-    ("hoodoo", 2, 6, "first_out", 0),
-    ("numero", 2, 8, "most_count", 52),   # counts cards: at most the pack
-    ("sachem", 2, 8, "sachem", 0),
-    ("quatro", 2, 8, "most_count", 13),   # counts tricks of four: all thirteen
-    ("doolittle", 2, 8, "doolittle", 0),
-    ("despised_nines", 2, 8, "despised_nines", 0),
+    ("hoodoo", 2, 6, "first_out", 0, "first_dealer"),
+    ("numero", 2, 8, "most_count", 52, "first_dealer"),   # counts cards: at most the pack
+    ("sachem", 2, 8, "sachem", 0, "first_dealer"),
+    ("quatro", 2, 8, "most_count", 13, "first_dealer,hands_won"),   # counts tricks of four: all thirteen
+    ("doolittle", 2, 8, "doolittle", 0, "first_dealer,cards"),
+    ("despised_nines", 2, 8, "despised_nines", 0, "first_dealer"),
     # the pack dealt out; the board's eight seats
-    ("ups_and_downs", 2, 8, "first_out", 0),
-    ("moosehead", 2, 8, "moosehead", 0),
+    ("ups_and_downs", 2, 8, "first_out", 0, "first_dealer"),
+    ("moosehead", 2, 8, "moosehead", 0, "first_dealer,faces"),
 )
 _MICRO = sys.implementation.name == "micropython"
 _loaded = [None, None]  # type: list[Any]  # the rules module loaded last: its name, the module

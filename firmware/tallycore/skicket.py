@@ -18,13 +18,20 @@
 #   every Skicket score is a multiple of 10 and at most 520 (4 * 130), so
 #   player p's score / 10 (0..52) sits in bits 6p..6p+5. See hand_result.
 #
+# Options (docs/rules.md SK16 to SK18; a game without options is the six-hand
+# game, so old journals and records load unchanged):
+#   OPT_FOUR_HANDS  a game of four hands (Progressive Skicket, SK16)
+#   OPT_DUPLICATE   the Duplicate series of twelve hands (SK17)
+#   OPT_ROYAL       Royal Skicket (SK18): scored as Skicket, kept and shown
+#
 # State (STATE_SIZE bytes, all the game there is):
-#   [0]      hands scored (0..6; misdeals are not hands)
-#   [1]      misdeals seen, low byte (the high byte is [28])
-#   [2..20)  the six hands, 3 bytes each, little-endian event
-#   [20..28) totals of players 0..3, u16 little-endian (max 6 * 520 = 3120)
-#   [28]     misdeals seen, high byte: a u16 in [1] and [28], as a game takes
+#   [0]      hands scored (0..12; misdeals are not hands)
+#   [1]      misdeals seen, low byte (the high byte is [46])
+#   [2..38)  the hands, up to twelve, 3 bytes each, little-endian event
+#   [38..46) totals of players 0..3, u16 little-endian (max 12 * 520 = 6240)
+#   [46]     misdeals seen, high byte: a u16 in [1] and [46], as a game takes
 #            as many misdeals as its log holds (saturates at 65535)
+#   [47]     the options
 from array import array
 
 try:
@@ -35,9 +42,15 @@ except ImportError:  # CPython
 
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
-STATE_SIZE = const(29)
+STATE_SIZE = const(48)
 VIEW = "skicketview"   # tallypanel.skicketview: its sheet, hand entry and dealer LED
-HANDS_PER_GAME = const(6)
+HANDS_PER_GAME = const(6)   # the game without options (docs/rules.md SK4)
+DEALS = const(6)            # the deals of a Duplicate series, each played twice (SK17)
+MOST_HANDS = const(12)      # a whole Duplicate series
+
+OPT_FOUR_HANDS = const(1)
+OPT_DUPLICATE = const(2)
+OPT_ROYAL = const(4)
 
 CLUBS = const(0)
 SPADES = const(1)
@@ -51,8 +64,9 @@ MISDEAL = const(0x80000)
 
 _MISDEALS_LOW = const(1)
 _HANDS = const(2)
-_TOTALS = const(20)
-_MISDEALS_HIGH = const(28)
+_TOTALS = const(38)
+_MISDEALS_HIGH = const(46)
+_OPTIONS = const(47)
 _LONE = const(0x4000)
 
 # Pivoting (docs/rules.md SK5): seat -> player for each pair of
@@ -65,13 +79,27 @@ def schedule(level):
     return 60 + 10 * level
 
 
+def deal_index(hand):
+    """The deal (0..5) a hand (0-based, 0..11) plays: hands 7 to 12 of a
+    Duplicate series replay deals 1 to 6 (docs/rules.md SK17)."""
+    return hand - DEALS if hand >= DEALS else hand
+
+
+def reversed_half(hand):
+    """1 for a hand of a series' second half, its deal played reversed (SK17)."""
+    return 1 if hand >= DEALS else 0
+
+
 def seat_player(hand, seat):
-    """Player index in the given seat for hand (0-based, 0..5)."""
-    return _SEATS[(hand >> 1) * 4 + seat]
+    """Player index in the given seat for hand (0-based, 0..11)."""
+    # docs/rules.md SK5: the seats pivot after every second hand.
+    # docs/rules.md SK16: a four-hand game stops after the first pivot.
+    # docs/rules.md SK17: hand 7 is back at the first seats.
+    return _SEATS[(deal_index(hand) >> 1) * 4 + seat]
 
 
 def player_seat(hand, player):
-    base = (hand >> 1) * 4
+    base = (deal_index(hand) >> 1) * 4
     for seat in range(4):
         if _SEATS[base + seat] == player:
             return seat
@@ -85,7 +113,9 @@ def partner(hand, player):
 def dealer(hand):
     # docs/rules.md SK3: hand h (1-based) is dealt from seat (2+h-1) mod 4;
     # with 0-based hand that is seat (2+hand) mod 4. A misdeal keeps the dealer.
-    return seat_player(hand, (2 + hand) & 3)
+    # docs/rules.md SK17: a reversed deal is dealt one seat further left, where
+    # its dealer's cards now lie.
+    return seat_player(hand, (2 + deal_index(hand) + reversed_half(hand)) & 3)
 
 
 def pack_hand(purchaser, level, strain, doubled_by, redoubled_by, lone, tricks):
@@ -178,24 +208,60 @@ def made(event):
 
 
 def check_options(players, options, name):
-    if options != 0:
-        raise ValueError("options: skicket has no options")
+    if options & ~(OPT_FOUR_HANDS | OPT_DUPLICATE | OPT_ROYAL):
+        raise ValueError("options: unknown Skicket option")
+    if options & OPT_FOUR_HANDS and options & OPT_DUPLICATE:
+        raise ValueError("options: hands: a Duplicate series is twelve hands; leave hands out")
 
 
 def reset(state, players, options, variant):
-    pass  # all zeros is the empty game
+    state[_OPTIONS] = options   # the rest all zeros: the empty game
+
+
+def options_of(state):
+    return state[_OPTIONS]
+
+
+def royal(state):
+    """docs/rules.md SK18: Royal Skicket, scored exactly as Skicket."""
+    return 1 if state[_OPTIONS] & OPT_ROYAL else 0
+
+
+def series(state):
+    """1 for a Duplicate series (docs/rules.md SK17)."""
+    return 1 if state[_OPTIONS] & OPT_DUPLICATE else 0
+
+
+def length(state):
+    """The hands of the game: 4 (SK16), 6 (SK4) or 12 (SK17)."""
+    options = state[_OPTIONS]
+    if options & OPT_DUPLICATE:
+        return MOST_HANDS
+    if options & OPT_FOUR_HANDS:
+        return 4
+    return HANDS_PER_GAME
+
+
+def refuse_over(state):
+    """The error for a hand after the last: docs/rules.md G4, SK4, SK16, SK17."""
+    options = state[_OPTIONS]
+    if options & OPT_DUPLICATE:
+        raise ValueError("game: the twelve hands of the series are all in; start a new game")
+    if options & OPT_FOUR_HANDS:
+        raise ValueError("game: the four hands of the game are all in; start a new game")
+    raise ValueError("game: the six hands of the game are all in")
 
 
 def check(state, players, event):
     hand = state[0]
     if event == MISDEAL:
-        if hand >= HANDS_PER_GAME:
-            raise ValueError("game: the six hands of the game are all in")
+        if hand >= length(state):
+            refuse_over(state)
         return
     if event >> 19:
         raise ValueError("event: not a Skicket hand")
-    if hand >= HANDS_PER_GAME:
-        raise ValueError("game: the six hands of the game are all in")
+    if hand >= length(state):
+        refuse_over(state)
     level = level_of(event)
     strain = strain_of(event)
     if level < 1:
@@ -380,8 +446,8 @@ def confirmers(state, players, event, hand):
 
 
 def complete(state, players):
-    # docs/rules.md SK4: six hands.
-    return state[0] >= HANDS_PER_GAME
+    # docs/rules.md SK4: six hands; SK16: four; SK17: twelve in a series.
+    return state[0] >= length(state)
 
 
 def winners(state, players):

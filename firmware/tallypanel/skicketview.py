@@ -72,17 +72,28 @@ def draw_sheet(sheet, game):
     names = sheet.names
     scores = _scores
     hands = skicket.hands(state)
+    length = skicket.length(state)
+    # a Duplicate series shows the half in play, its rows numbered by deal
+    # (docs/rules.md SK17): hands 7 to 12 once hand 7 is dealt
+    first = skicket.DEALS if hands >= skicket.DEALS else 0
     line = lines[0]
     blank(line)
     line[0] = 35  # '#'
     line[1] = 68  # 'D'
     for p in range(4):
         right(line, 7 + 5 * p, names[p])
-    put(line, 23, b"CONTRACT")
-    for h in range(skicket.HANDS_PER_GAME):
-        line = lines[1 + h]
+    if skicket.royal(state):
+        put(line, 23, b"ROYAL")   # docs/rules.md SK18
+    else:
+        put(line, 23, b"CONTRACT")
+    rows = length - first if length - first < skicket.DEALS else skicket.DEALS
+    for row in range(skicket.DEALS):
+        line = lines[1 + row]
         blank(line)
-        line[0] = 49 + h
+        if row >= rows:
+            continue
+        h = first + row
+        line[0] = 49 + row
         line[1] = 65 + skicket.dealer(h)
         if h >= hands:
             continue
@@ -103,10 +114,16 @@ def draw_sheet(sheet, game):
             line[start - 1] = 42  # '*'
     if game.complete():
         put(line, 23, b"FINAL")
+    elif skicket.series(state):
+        # the deal in play and which half: FIRST play or REVersed
+        at = put(line, 23, b"D")
+        line[at] = 49 + skicket.deal_index(hands)
+        put(line, at + 2, b"REV" if skicket.reversed_half(hands) else b"FIRST")
     else:
         at = put(line, 23, b"HAND ")
         line[at] = 49 + hands
-        put(line, at + 1, b"/6")
+        line[at + 1] = 47  # '/'
+        line[at + 2] = 48 + length
     line = lines[8]
     blank(line)
     if game.complete():
@@ -115,9 +132,18 @@ def draw_sheet(sheet, game):
             if winners >> p & 1:
                 at = put(line, at + 1, names[p])
     else:
-        at = put(line, 0, b"HAND ")
-        line[at] = 49 + hands
-        at = put(line, at + 2, names[skicket.dealer(hands)])
+        if skicket.series(state):
+            at = put(line, 0, b"DEAL ")
+            line[at] = 49 + skicket.deal_index(hands)
+            if skicket.reversed_half(hands):
+                at = put(line, at + 1, b"R")
+            else:
+                at += 1
+        else:
+            at = put(line, 0, b"HAND ")
+            line[at] = 49 + hands
+            at += 1
+        at = put(line, at + 1, names[skicket.dealer(hands)])
         at = put(line, at + 1, b"DEALS.")
         mate = skicket.partner(hands, 0)
         at = put(line, at + 2, names[0])
@@ -166,7 +192,7 @@ def seat(board_input, game, seat, long):
     """A seat button opens the hand entry with the player in that seat as
     purchaser."""
     if game.complete():
-        raise ValueError("game: the six hands of the game are all in")
+        game.rules.refuse_over(game.state)
     # The pressing seat's player (pivoting moves players between seats:
     # docs/rules.md SK5) bought the bid.
     board_input.entry.open(game, game.rules.seat_player(game.hands(), seat & 3))
@@ -261,7 +287,7 @@ def draw_entry(sheet, entry, game, at):
     names = sheet.names
     v = entry.values
     step = entry.step
-    if entry.hand < skicket.HANDS_PER_GAME:
+    if entry.hand < skicket.length(game.state):
         at = put(lines[0], at + 2, b"DEALER")
         put(lines[0], at + 1, names[skicket.dealer(entry.hand)])
     put(lines[1], 0, STEP_NAMES[step])

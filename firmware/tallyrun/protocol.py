@@ -36,6 +36,7 @@ EVENT_LIMIT = const(0x40000000)  # every packed core event is below 2**30
 MAX_NOTES = const(4)          # problems found at boot, kept for NOTE until the next boot
 MAX_PLAYERS = const(8)        # the most any game takes (sizes "totals", names, colours)
 GAME_NAMES = tuple(row[0].encode() for row in GAMES)  # bytes, as on the wire
+GAME_OPTIONS = tuple(row[5].encode() for row in GAMES)  # the option keys GAME lists
 
 # --- argument types ---------------------------------------------------------
 T_INT = const(0)    # decimal, lo..hi
@@ -64,8 +65,8 @@ VERBS = (
      ("fw", "proto", "board", "games", "frame", "log", "players", "seqs"),
      "identify: firmware and protocol versions, board definition, number of games (GAME lists them), limits"),
     (b"GAME", (("index", T_INT, 0, 255),), 0,
-     ("index", "name", "min", "max"),
-     "the game at index 0..games-1 of HELLO: its name and player range"),
+     ("index", "name", "min", "max", "options"),
+     "the game at index 0..games-1 of HELLO: its name, player range and the keys of its options"),
     (b"NEW", (("game", T_GAME, 0, 0), ("players", T_INT, 1, MAX_PLAYERS),
               ("options", T_INT, 0, 0xFFFF)), 1,
      _CHANGE, "start a new game (options default 0; + 32768: confirmation by an opponent forced on); "

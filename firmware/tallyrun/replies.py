@@ -84,6 +84,8 @@ def game_info(app, seq, index):
     w.number(row[1])
     w.key(b"max")
     w.number(row[2])
+    w.key(b"options")
+    w.text(P.GAME_OPTIONS[index])
     app.send_reply()
 
 def _stamp(app, w, event=True):

@@ -372,6 +372,14 @@ class Board:
             out.append((reply.get("name", "?"), _int(reply, "min"), _int(reply, "max")))
         return out
 
+    def game_options(self, index: int) -> list[str] | None:
+        """The keys of the options the board takes for the game at index (GAME's
+        options); None from a board that does not say (before issue 12)."""
+        reply = self.request("GAME", index)
+        if "options" not in reply:
+            return None
+        return [key for key in reply["options"].split(",") if key]
+
     def new(self, name: str, players: int, options: int = 0) -> dict[str, str]:
         return self.request("NEW", name, players, options)
 

@@ -232,3 +232,58 @@ def test_ssd1306_sends_only_the_pages_asked_for():
     assert bus.ram[640] == 0               # page 5 not sent yet
     oled.show(0x20)
     assert bytes(bus.ram) == bytes(oled.buffer)
+
+
+def test_skicket_series_sheet_shows_the_deal_and_half_and_royal():
+    if framebuf is None:
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
+    import micropython
+    g = Game()
+    g.new(skicket, 4, skicket.OPT_DUPLICATE | skicket.OPT_ROYAL)
+    # six hands of 1H by A (player 0) with 7 tricks: made, A and his
+    # partner 70 each, the adversaries 6 tricks = 60 each (docs/rules.md SK7).
+    # Partners of A: C in hands 1-2, B in 3-4, D in 5-6 (SK5).
+    made = skicket.pack_hand(0, 1, skicket.HEARTS, None, None, False, 7)
+    for _ in range(6):
+        g.apply(made)
+    s = Screen()
+    s.view.draw_game(g)
+    lines = [bytes(line) for line in s.view.lines]
+    assert lines[0][23:28] == b"ROYAL"                 # SK18 in the heading
+    # hand 7 = deal 1 reversed: its row is deal 1 again, dealt by D (SK17:
+    # one seat left of deal 1's first dealer C), not yet played
+    assert lines[1][:2] == b"1D" and lines[1][2:].strip() == b""
+    assert lines[6][:2] == b"6A"                       # deal 6 reversed: A deals
+    # totals: A 6 * 70 = 420; B 60 + 60 + 70 + 70 + 60 + 60 = 380; likewise
+    # C 70 + 70 + 60 * 4 = 380, D 60 * 4 + 70 + 70 = 380
+    assert lines[7][:23] == b"T  *420  380  380  380 " and lines[7][23:].rstrip() == b"D1 REV"
+    assert lines[8].startswith(b"DEAL 1R Dee DEALS.")
+    g.apply(skicket.pack_hand(1, 1, skicket.HEARTS, None, None, False, 7))
+    # hand 7: B (partner D) 1H 7 tricks: B, D 70; A, C 60 (SK7)
+    g.undo()
+    s.view.draw_game(g)
+    g.redo()
+    micropython.heap_lock()
+    try:
+        s.view.draw_game(g)
+    finally:
+        micropython.heap_unlock()
+    lines = [bytes(line) for line in s.view.lines]
+    assert lines[1][:23] == b"1D   60   70   60   70 "
+    assert lines[7][23:].rstrip() == b"D2 REV"
+    assert lines[8].startswith(b"DEAL 2R Ann DEALS.")
+
+
+def test_skicket_four_hand_sheet_has_four_rows():
+    if framebuf is None:
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
+    g = Game()
+    g.new(skicket, 4, skicket.OPT_FOUR_HANDS)
+    s = Screen()
+    s.view.draw_game(g)
+    lines = [bytes(line) for line in s.view.lines]
+    assert lines[0][23:31] == b"CONTRACT"
+    # dealers C D A C (docs/rules.md SK16); rows 5 and 6 empty
+    assert [lines[r][:2] for r in range(1, 5)] == [b"1C", b"2D", b"3A", b"4C"]
+    assert lines[5].strip() == b"" and lines[6].strip() == b""
+    assert lines[7][23:].rstrip() == b"HAND 1/4"

@@ -17,6 +17,7 @@ from .. import games as profiles
 from .. import files, records
 from ..client import Board
 from ..errors import TallyboardError
+from ..games.base import OptionFlag
 from .reporting import reports_errors
 from .link import (board_options, change, connected, current_game, game_of_verb, held_words,
                    player_index, print_summary, scoring)
@@ -44,6 +45,54 @@ def _option_value(text: str) -> Any:
     return text
 
 
+def _option_flags() -> dict[str, list[tuple[str, OptionFlag]]]:
+    """Every game's `new` flags, by flag: (game, flag) for each game that has it."""
+    found: dict[str, list[tuple[str, OptionFlag]]] = {}
+    for profile in profiles.profiles():
+        for flag in profile.flags:
+            found.setdefault(flag.flag, []).append((profile.name, flag))
+    return found
+
+
+def _with_option_flags(command: Any) -> Any:
+    """The games' option flags (games/<game>.py `flags`) as click options."""
+    for name, owners in sorted(_option_flags().items(), reverse=True):
+        flag = owners[0][1]
+        dest = "flag_" + name.lstrip("-").replace("-", "_")
+        if flag.value is None:
+            kind: Any = click.Choice([str(c) for c in flag.choices]) if flag.choices else str
+            command = click.option(name, dest, type=kind, help=flag.help)(command)
+        else:
+            command = click.option(name, dest, is_flag=True, help=flag.help)(command)
+    return command
+
+
+def _flag_options(game: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The record options the flags given set for this game; refuses a flag the
+    game lacks, or two that cannot go together, in the flags' own words."""
+    chosen: dict[str, OptionFlag] = {}
+    for name, owners in _option_flags().items():
+        value = given.get("flag_" + name.lstrip("-").replace("-", "_"))
+        if value is None or value is False:
+            continue
+        mine = [flag for owner, flag in owners if owner == game]
+        if not mine:
+            takers = ", ".join(owner for owner, _ in owners)
+            raise TallyboardError(f"{name}: {game} has no such option; only {takers} takes it")
+        chosen[name] = mine[0]
+    doc: dict[str, Any] = {}
+    for name, flag in chosen.items():
+        for other in flag.excludes:
+            if other in chosen:
+                raise TallyboardError(f"{name} cannot go with {other}: {flag.why}; leave {name} out")
+        if flag.value is None:
+            raw = given["flag_" + name.lstrip("-").replace("-", "_")]
+            doc[flag.key] = _option_value(raw)
+        else:
+            doc[flag.key] = flag.value
+    return doc
+
+
 @click.command("new")
 @click.argument("game")
 @click.option("--players", "-n", type=int, help="How many players (default: the game's number).")
@@ -54,10 +103,11 @@ def _option_value(text: str) -> Any:
 @click.option("--confirm", is_flag=True,
               help="Every hand waits for an opponent's accept on the board, whatever the board's "
                    "confirm setting (docs/rules.md CF).")
+@_with_option_flags
 @board_options
 @reports_errors
 def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tuple[str, ...], confirm: bool,
-            port: str | None, use_emulator: bool, timeout: float) -> None:
+            port: str | None, use_emulator: bool, timeout: float, **flags: Any) -> None:
     """Start a new GAME on the board (the game in progress is dropped)."""
     game = game.lower()   # as on the wire: game names are case-insensitive
     try:
@@ -82,6 +132,7 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
         if not eq or not key:
             raise TallyboardError(f"--option {item!r}: write it as KEY=VALUE")
         option_doc[key] = _option_value(value)
+    option_doc.update(_flag_options(game, flags))
     try:
         packed = profiles.profile(game).options(option_doc)
         # the board's own check, made here first (the same core): nothing is
@@ -92,6 +143,12 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
     if confirm:
         packed |= core_game.CONFIRM
     with connected(port, use_emulator, timeout) as board:
+        if option_doc:
+            takes = board.game_options(index)
+            missing = [key for key in option_doc if takes is None or key not in takes]
+            if missing:
+                raise TallyboardError(f"the board's firmware does not take the {game} option "
+                                      f"{missing[0]}; update it with tallyboard deploy")
         board.new(game, players, packed)
         for p, name in enumerate(names):
             board.cfg_set("name", name, p)

@@ -34,6 +34,21 @@ class LoadedGame:
     game: core_game.Game
 
 
+@dataclass(frozen=True)
+class OptionFlag:
+    """A flag of `tallyboard new` that sets one of the game's record options:
+    `--hands 4` sets `"hands": 4`, the bare `--royal` sets `"royal": true`."""
+
+    flag: str                   # "--hands"
+    key: str                    # the option's key in docs/records.md
+    help: str
+    value: Any = None           # what the bare flag sets; None: the flag takes a value
+    choices: tuple[Any, ...] = ()   # the values a flag that takes one allows
+    # flags it cannot go with, and why, in the user's words
+    excludes: tuple[str, ...] = ()
+    why: str = ""
+
+
 def no_simulation_options(rng: random.Random) -> int:
     """A simulated game with no options (draws nothing from the generator)."""
     return 0
@@ -88,6 +103,8 @@ class GameProfile:
     # the game as text for `watch --plain`: (core game, player names) -> Text;
     # None: the sheet says it all
     plain_view: Callable[[core_game.Game, list[str]], Text] | None = None
+    # flags of `tallyboard new` for the game's options (each sets one key)
+    flags: tuple[OptionFlag, ...] = ()
 
     @property
     def index(self) -> int:

@@ -1,5 +1,6 @@
-"""Skicket on the host: its record hands (docs/records.md, "Skicket"), sheet,
-simulation and its own verbs HAND and MISDEAL."""
+"""Skicket on the host: its record hands (docs/records.md, "Skicket"), its
+options (the game's length, the Duplicate series, Royal: docs/rules.md SK16
+to SK18), sheet, simulation and its own verbs HAND and MISDEAL."""
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ from rich.table import Table
 from tallycore import skicket
 
 from . import fields, sheetparts
-from .base import WINS_HIGHEST, GameProfile, LoadedGame, nothing_to_check
+from .base import WINS_HIGHEST, GameProfile, LoadedGame, OptionFlag, nothing_to_check
 
 # ---------------------------------------------------------------- records
 
@@ -64,34 +65,117 @@ def closes(event: int) -> bool:
     return True
 
 
+# ---------------------------------------------------------------- options
+
+SERIES = "duplicate"
+
+
+def record_options(options: dict) -> int:
+    """`hands` (4 or 6), `series` ("duplicate"), `royal` (true or false)."""
+    fields.only(options, {"hands", "series", "royal"})
+    packed = 0
+    if "series" in options:
+        if options["series"] != SERIES:
+            raise ValueError(f"series: must be \"duplicate\", not {json.dumps(options['series'])}")
+        if "hands" in options:
+            raise ValueError("hands: a Duplicate series is twelve hands; leave hands out")
+        packed |= skicket.OPT_DUPLICATE
+    if "hands" in options:
+        hands = fields.read_int(options, "hands")
+        if hands not in (4, 6):
+            raise ValueError(f"hands: must be 4 or 6, not {hands}")
+        if hands == 4:
+            packed |= skicket.OPT_FOUR_HANDS
+    if fields.read_bool(options, "royal"):
+        packed |= skicket.OPT_ROYAL
+    return packed
+
+
+def options_document(packed: int) -> dict:
+    """The reverse of record_options, the defaults left out."""
+    known = skicket.OPT_FOUR_HANDS | skicket.OPT_DUPLICATE | skicket.OPT_ROYAL
+    if packed & ~known:
+        raise ValueError(f"options: skicket has no option {packed & ~known}")
+    doc: dict[str, Any] = {}
+    if packed & skicket.OPT_FOUR_HANDS:
+        doc["hands"] = 4
+    if packed & skicket.OPT_DUPLICATE:
+        doc["series"] = SERIES
+    if packed & skicket.OPT_ROYAL:
+        doc["royal"] = True
+    return doc
+
+
 # ---------------------------------------------------------------- sheet
 
 
 def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
     game = loaded.game
+    state = game.state
+    series = skicket.series(state)
     hands = []
     for hand, scores in enumerate(sheetparts.hand_scores(loaded)):
-        event = skicket.hand_event(game.state, hand)
-        entry: dict[str, Any] = {
-            "hand": hand + 1,
-            "dealer": skicket.dealer(hand),
-            "seats": [skicket.seat_player(hand, s) for s in range(4)],
-        }
+        event = skicket.hand_event(state, hand)
+        entry: dict[str, Any] = {"hand": hand + 1}
+        if series:
+            # docs/rules.md SK17: hands 7 to 12 replay deals 1 to 6 reversed
+            entry["deal"] = skicket.deal_index(hand) + 1
+            entry["reversed"] = bool(skicket.reversed_half(hand))
+        entry["dealer"] = skicket.dealer(hand)
+        entry["seats"] = [skicket.seat_player(hand, s) for s in range(4)]
         entry.update(_contract(event))
         entry["made"] = bool(skicket.made(event))
         entry["scores"] = scores
         hands.append(entry)
     doc = sheetparts.common_fields(loaded)
     doc["hands"] = hands
+    doc["length"] = skicket.length(state)
+    if series:
+        doc["series"] = SERIES
+    if skicket.royal(state):
+        doc["royal"] = True
     doc["misdeals"] = skicket.misdeals(game.state)
     if not doc["complete"]:
         doc["next_dealer"] = skicket.dealer(skicket.hands(game.state))
     return sheetparts.ordered(doc)
 
 
+def _title(doc: dict[str, Any]) -> str:
+    name = "Royal Skicket" if doc.get("royal") else "Skicket"
+    if doc.get("series"):
+        name += ", Duplicate series"
+    elif doc["length"] != skicket.HANDS_PER_GAME:
+        name += f", {doc['length']} hands"
+    return f"{name} — {' · '.join(doc['players'])}"
+
+
+def _contract_text(row: dict[str, Any], players: list[str]) -> str:
+    contract = f"{players[row['purchaser']]} {row['bid']}"
+    if row["lone"]:
+        contract += " alone"
+    if row["doubled_by"] is not None:
+        contract += f" ×2{players[row['doubled_by']]}"
+    if row["redoubled_by"] is not None:
+        contract += f" ×4{players[row['redoubled_by']]}"
+    return contract
+
+
+def _result_text(row: dict[str, Any]) -> str:
+    return f"{row['tricks']} {'made' if row['made'] else 'set'}"
+
+
+def _caption(doc: dict[str, Any], what: str) -> str:
+    caption = f"×2 doubled by, ×4 redoubled by; {len(doc['hands'])} of {doc['length']} {what}"
+    if doc.get("misdeals"):
+        caption += f", {doc['misdeals']} misdeal{'s' if doc['misdeals'] > 1 else ''}"
+    return caption + sheetparts.next_deal(doc)
+
+
 def sheet_table(doc: dict[str, Any]) -> Table:
+    if doc.get("series"):
+        return _series_table(doc)
     players = doc["players"]
-    table = sheetparts.new_table(f"Skicket — {' · '.join(players)}")
+    table = sheetparts.new_table(_title(doc))
     table.add_column("#", footer="Total", justify="right", no_wrap=True)
     table.add_column("Dealer", no_wrap=True)
     table.add_column("Partners", no_wrap=True)
@@ -102,20 +186,33 @@ def sheet_table(doc: dict[str, Any]) -> Table:
     for row in doc["hands"]:
         seats = row["seats"]
         partners = f"{players[seats[0]]}+{players[seats[2]]}"
-        contract = f"{players[row['purchaser']]} {row['bid']}"
-        if row["lone"]:
-            contract += " alone"
-        if row["doubled_by"] is not None:
-            contract += f" ×2{players[row['doubled_by']]}"
-        if row["redoubled_by"] is not None:
-            contract += f" ×4{players[row['redoubled_by']]}"
-        result = f"{row['tricks']} {'made' if row['made'] else 'set'}"
-        table.add_row(str(row["hand"]), players[row["dealer"]], partners, contract, result,
-                      *(str(s) for s in row["scores"]))
-    caption = f"×2 doubled by, ×4 redoubled by; {len(doc['hands'])} of 6 hands"
-    if doc.get("misdeals"):
-        caption += f", {doc['misdeals']} misdeal{'s' if doc['misdeals'] > 1 else ''}"
-    table.caption = caption + sheetparts.next_deal(doc)
+        table.add_row(str(row["hand"]), players[row["dealer"]], partners, _contract_text(row, players),
+                      _result_text(row), *(str(s) for s in row["scores"]))
+    table.caption = _caption(doc, "hands")
+    return table
+
+
+def _series_table(doc: dict[str, Any]) -> Table:
+    """docs/rules.md SK17: one row per deal, its first play and its reversed
+    play side by side, each player's two scores as "first / reversed"."""
+    players = doc["players"]
+    table = sheetparts.new_table(_title(doc))
+    table.add_column("Deal", footer="Total", justify="right", no_wrap=True)
+    table.add_column("Dealers", no_wrap=True)
+    table.add_column("First play", no_wrap=True)
+    table.add_column("Reversed", no_wrap=True)
+    for p, name in enumerate(players):
+        table.add_column(name, justify="right", footer=str(doc["totals"][p]), no_wrap=True, min_width=4)
+    plays: dict[int, list[dict[str, Any]]] = {}
+    for row in doc["hands"]:
+        plays.setdefault(row["deal"], []).append(row)
+    for deal in sorted(plays):
+        rows = plays[deal]
+        cells = [f"{_contract_text(r, players)} {_result_text(r)}" for r in rows] + [""]
+        dealers = "/".join(players[r["dealer"]] for r in rows)
+        scores = ["/".join(str(r["scores"][p]) for r in rows) for p in range(len(players))]
+        table.add_row(str(deal), dealers, cells[0], cells[1], *scores)
+    table.caption = _caption(doc, "hands of the series")
     return table
 
 
@@ -134,6 +231,12 @@ def candidate(rng: random.Random) -> int:
     need = 6 + level
     tricks = max(0, min(13, need + rng.choice((-3, -2, -1, -1, 0, 0, 0, 1, 1, 2, 13))))
     return skicket.pack_hand(purchaser, level, strain, doubled, redoubled, lone, tricks)
+
+
+def simulation_options(rng: random.Random) -> int:
+    """A six-hand game most of the time, else four hands or a series, Royal or not."""
+    length = rng.choice((0, 0, 0, skicket.OPT_FOUR_HANDS, skicket.OPT_DUPLICATE))
+    return length | (skicket.OPT_ROYAL if rng.random() < 0.2 else 0)
 
 
 def send(board: Any, event: int) -> tuple[str, Callable[[], dict[str, str]]]:
@@ -162,8 +265,8 @@ PROFILE = GameProfile(
     name="skicket",
     events=record_events,
     hand=record_hand,
-    options=fields.no_options,
-    options_document=fields.no_options_document("skicket"),
+    options=record_options,
+    options_document=options_document,
     closes=closes,
     sheet_json=sheet_json,
     sheet_table=sheet_table,
@@ -173,4 +276,14 @@ PROFILE = GameProfile(
     send=send,
     verbs={"HAND": check_bid, "MISDEAL": nothing_to_check},
     hand_line=hand_line,
+    simulation_options=simulation_options,
+    flags=(
+        OptionFlag("--hands", "hands", "Skicket: a game of 4 or 6 hands (default 6; rules.md SK16).",
+                   choices=(4, 6), excludes=("--duplicate",),
+                   why="a Duplicate series is always twelve hands"),
+        OptionFlag("--duplicate", "series", "Skicket: the Duplicate series of twelve hands (rules.md SK17).",
+                   value=SERIES),
+        OptionFlag("--royal", "royal", "Skicket: Royal Skicket, scored as Skicket (rules.md SK18).",
+                   value=True),
+    ),
 )
