@@ -17,10 +17,10 @@ from tallyboard.commands import live
 
 HELLO = b"40000 HELLO*5115\n"
 # 95 characters and the newline: 96 bytes, a 64-byte packet and a 32-byte one
-REPLY = (b"40000 OK fw=0.1.0 proto=2 board=pico-reference games=16 frame=128 log=600 "
-         b"players=8 seqs=1*F19E\n")
+REPLY = (b"40000 OK fw=0.1.0 proto=3 board=pico-reference games=16 frame=128 log=600 "
+         b"players=8 seqs=1*BD01\n")
 SHOWN = ["> 40000 HELLO*5115",
-         "< 40000 OK fw=0.1.0 proto=2 board=pico-reference games=16 frame=128 log=600 players=8 seqs=1*F19E"]
+         "< 40000 OK fw=0.1.0 proto=3 board=pico-reference games=16 frame=128 log=600 players=8 seqs=1*BD01"]
 
 
 def pieces(data: bytes, size: int) -> list[bytes]:
@@ -84,10 +84,10 @@ def test_lines_each_way_wait_for_their_own_end():
     tap(">", HELLO[10:])
     assert screen == ["    0.500 > 40000 HELLO*5115"]
     clock.now = 100.625                    # 0.375 s after the reply's first piece: its rest
-    tap("<", REPLY[64:] + b"! 1 BOOT fw=0.1.0 proto=2 game=- n=0 top=0*EAFE\r\n! 2 NE")
+    tap("<", REPLY[64:] + b"! 1 BOOT fw=0.1.0 proto=3 game=- n=0 top=0*1ACF\r\n! 2 NE")
     assert screen[1:] == [
         "    0.625 " + SHOWN[1],
-        "    0.625 < ! 1 BOOT fw=0.1.0 proto=2 game=- n=0 top=0*EAFE",   # \r\n ends a line too
+        "    0.625 < ! 1 BOOT fw=0.1.0 proto=3 game=- n=0 top=0*1ACF",   # \r\n ends a line too
     ]
     clock.now = 100.75
     tap("<", b"W game=roquet players=2 options=0 n=0 top=0*EB70\n")

@@ -25,7 +25,7 @@ from tallycore.games import GAMES
 from tallycore.game import LOG_CAPACITY
 
 FIRMWARE_VERSION = VERSION
-PROTOCOL_VERSION = const(2)
+PROTOCOL_VERSION = const(3)
 MAX_FRAME = const(128)        # bytes, newline included
 MAX_TOKENS = const(10)        # seq, verb and up to 8 arguments
 MAX_SEQ = const(65535)
