@@ -83,3 +83,12 @@ def by_verb(verb: str) -> GameProfile:
         if verb in candidate.verbs:
             return candidate
     raise ValueError(f"no game has the verb {verb}")
+
+
+def club_game() -> GameProfile:
+    """The game a club evening plays at its tables (its profile has
+    club_options): `tallyboard event` finds it here and never names it."""
+    for candidate in _load().values():
+        if candidate.club_options is not None:
+            return candidate
+    raise ValueError("no game is played at a club evening")

@@ -105,6 +105,10 @@ class GameProfile:
     plain_view: Callable[[core_game.Game, list[str]], Text] | None = None
     # flags of `tallyboard new` for the game's options (each sets one key)
     flags: tuple[OptionFlag, ...] = ()
+    # the game a club evening plays at every table (`tallyboard event`,
+    # docs/rules.md SK19): (hands in a game) -> its record options; None:
+    # not a club game
+    club_options: Callable[[int], dict[str, Any]] | None = None
 
     @property
     def index(self) -> int:

@@ -277,6 +277,8 @@ PROFILE = GameProfile(
     verbs={"HAND": check_bid, "MISDEAL": nothing_to_check},
     hand_line=hand_line,
     simulation_options=simulation_options,
+    # Progressive Skicket (rules.md SK16, SK19): four hands or six a game
+    club_options=lambda hands: {} if hands == 6 else {"hands": hands},
     flags=(
         OptionFlag("--hands", "hands", "Skicket: a game of 4 or 6 hands (default 6; rules.md SK16).",
                    choices=(4, 6), excludes=("--duplicate",),
