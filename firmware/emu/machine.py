@@ -4,6 +4,13 @@
 #             file means every pin is high (pulled-up buttons released)
 #   oled.bin  written: the SSD1306's 1024-byte page-ordered buffer, after
 #             every data transfer (write then rename)
+#   steps.txt read: a script of pin levels the stand-in plays in the
+#             firmware's own time, so that a press is seen whatever the load
+#             on the machine (docs/firmware.md, "The emulator's inputs"): a
+#             first line with the script's number, then one step a line,
+#             "ms pin=level pin=level ..."; a step lasts at least ms of the
+#             firmware's ticks and until its first pin has been read twice,
+#             once after the ms; steps.done is then written with the number
 #   no-oled   read: when this file exists, nothing answers on the I2C bus
 #             (a board whose OLED is missing or unplugged): writes raise
 #             OSError(ENODEV), as on the chip
@@ -22,6 +29,10 @@ _IO = os.getenv("TALLYBOARD_EMU_IO") or ""
 _pins = bytearray(b"\x01" * GPIO_COUNT)
 _read_at = [0, False]   # ticks of the last pins.bin read, whether ever read
 _PIN_REFRESH_MS = 5
+_MIN_READS = 2
+# the script being played: its number, its steps [(ms, ((pin, level), ...))],
+# the step in play, when it began, reads of its first pin, reads after its ms
+_script = {"seq": "", "steps": [], "at": -1, "began": 0, "reads": 0, "late": 0}
 
 
 def io_path(name):
@@ -38,12 +49,65 @@ def write_atomic(name, data):
     os.rename(tmp, path)
 
 
+def _load_script():
+    try:
+        with open(io_path("steps.txt")) as f:
+            lines = f.read().split("\n")
+    except OSError:
+        return
+    if not lines or lines[0] == _script["seq"]:
+        return
+    steps = []
+    for line in lines[1:]:
+        words = line.split()
+        if words:
+            steps.append((int(words[0]), tuple((int(w.split("=")[0]), int(w.split("=")[1])) for w in words[1:])))
+    _script["seq"] = lines[0]
+    _script["steps"] = steps
+    _begin_step(0)
+
+
+def _begin_step(at):
+    _script["at"] = at
+    _script["began"] = time.ticks_ms()
+    _script["reads"] = 0
+    _script["late"] = 0
+    if at >= len(_script["steps"]):
+        _script["at"] = -1
+        write_atomic("steps.done", _script["seq"].encode())
+
+
+def _script_read(pin):
+    # the step in play lays its levels over pins.bin's. Reads of its first pin
+    # are counted: once it has been read twice, at least once after the step's
+    # ms, the next step begins (with this read), so that every level is seen
+    # by the firmware's polls for as long as its own clock says
+    at = _script["at"]
+    if at < 0:
+        return
+    ms, levels = _script["steps"][at]
+    if levels and pin == levels[0][0]:
+        if _script["late"] >= 1 and _script["reads"] >= _MIN_READS:
+            _begin_step(at + 1)
+            at = _script["at"]
+            if at < 0:
+                return
+            ms, levels = _script["steps"][at]
+        _script["reads"] += 1
+        if time.ticks_diff(time.ticks_ms(), _script["began"]) >= ms:
+            _script["late"] += 1
+    for pin_, level in levels:
+        _pins[pin_] = level
+
+
 def _refresh_pins():
     now = time.ticks_ms()
     if _read_at[1] and time.ticks_diff(now, _read_at[0]) < _PIN_REFRESH_MS:
         return
     _read_at[0] = now
     _read_at[1] = True
+    if _script["at"] < 0:
+        _load_script()
     try:
         with open(io_path("pins.bin"), "rb") as f:
             got = f.readinto(_pins)
@@ -85,6 +149,7 @@ class Pin:
         if self.mode == Pin.OUT:
             return self._out
         _refresh_pins()
+        _script_read(self.id)
         return _pins[self.id]
 
     def __call__(self, v=None):

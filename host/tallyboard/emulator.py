@@ -342,21 +342,62 @@ class Emulator:
     def release(self, pin: int) -> None:
         self.set_pin(pin, True)
 
+    def play(self, steps: list[tuple[int, dict[int, int]]], timeout: float = 10.0) -> None:
+        """Play pin levels in the firmware's own time: each step (ms, {pin:
+        level}) lasts at least ms of the firmware's clock and until the
+        firmware has read its first pin twice, once after the ms (the
+        stand-in in firmware/emu/machine.py plays it). Returns when the last
+        step is done, so a press is seen however loaded the machine is and
+        the next command finds it made. Raises TallyboardError when the
+        firmware does not play it (the app is not running)."""
+        for _ms, levels in steps:
+            for pin in levels:
+                if not 0 <= pin < GPIO_COUNT:
+                    raise ValueError(f"pin: GPIO {pin} is out of range 0 to {GPIO_COUNT - 1}")
+        # the levels after the script, for whoever reads pins.bin next
+        for _ms, levels in steps:
+            for pin, level in levels.items():
+                self._pins[pin] = 1 if level else 0
+        self.set_pins(self._pins)
+        seq = f"{os.getpid()}-{time.monotonic_ns()}"
+        lines = [seq] + [" ".join([str(ms)] + [f"{pin}={1 if level else 0}" for pin, level in levels.items()])
+                         for ms, levels in steps]
+        done = self.io_dir / "steps.done"
+        _write_atomic(self.io_dir / "steps.txt", "\n".join(lines).encode())
+        deadline = time.monotonic() + timeout + sum(ms for ms, _ in steps) / 1000
+        while time.monotonic() < deadline:
+            try:
+                if done.read_text() == seq:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.01)
+        raise TallyboardError("the emulated board did not take the input: its app is not running "
+                              "(safe mode, or stopped); see tallyboard status")
+
+    def tap(self, pin: int, hold: float = 0.15, times: int = 1, gap: float = 0.08) -> None:
+        """Press a pulled-up button times, each held hold seconds (a long
+        press is 0.6 s or more) and released gap seconds, of the firmware's
+        own clock."""
+        steps: list[tuple[int, dict[int, int]]] = []
+        for _ in range(times):
+            steps += [(int(hold * 1000), {pin: 0}), (int(gap * 1000), {pin: 1})]
+        self.play(steps)
+
     def turn(self, pin_a: int, pin_b: int, detents: int, steps_per_detent: int = 4,
-             dwell: float = 0.025) -> None:
+             dwell: float = 0.01) -> None:
         """Turn the encoder on pins a and b by detents (positive: clockwise),
-        one quadrature state at a time, each held for dwell seconds so that the
-        firmware's 2 ms poll (and the stand-in's 5 ms pin refresh) sees it."""
+        one quadrature state at a time, each held dwell seconds of the
+        firmware's clock and seen by its poll."""
         order = (3, 2, 0, 1)       # AB: 11 -> 10 -> 00 -> 01 -> 11 is clockwise (tallypanel.inputs)
         state = self._pins[pin_a] << 1 | self._pins[pin_b]
         at = order.index(state) if state in order else 0
         step = 1 if detents > 0 else -1
+        steps: list[tuple[int, dict[int, int]]] = []
         for _ in range(abs(detents) * steps_per_detent):
             at = (at + step) % 4
-            self._pins[pin_a] = order[at] >> 1
-            self._pins[pin_b] = order[at] & 1
-            self.set_pins(self._pins)
-            time.sleep(dwell)
+            steps.append((int(dwell * 1000), {pin_a: order[at] >> 1, pin_b: order[at] & 1}))
+        self.play(steps)
 
     def leds(self) -> bytes:
         """The last WS2812 frame the firmware wrote (GRB bytes), b"" if none yet."""

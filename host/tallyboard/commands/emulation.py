@@ -67,7 +67,6 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
 
 
 _KNOB = ("right", "left")   # the encoder turned one detent clockwise, counter-clockwise
-_AFTER_RELEASE = 0.08      # the firmware polls its buttons every 50 ms: a next press is its own
 
 
 @click.command("press")
@@ -98,11 +97,7 @@ def press_cmd(button: str, hold: float, times: int) -> None:
         emulator.turn(knob["a"], knob["b"], detents, int(knob.get("steps_per_detent", 4)))
         click.echo(f"turned the knob {button} {times} detent{'s' if times > 1 else ''} on the emulated board")
         return
-    for _ in range(times):
-        emulator.press(pins[button])
-        time.sleep(hold)
-        emulator.release(pins[button])
-        time.sleep(_AFTER_RELEASE)
+    emulator.tap(pins[button], hold, times)
     click.echo(f"pressed {button} (GPIO {pins[button]}) for {hold:g} s"
                f"{f' {times} times' if times > 1 else ''} on the emulated board")
 
