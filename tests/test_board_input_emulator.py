@@ -12,10 +12,7 @@ SEAT_A, SEAT_B, KNOB_PUSH = 10, 11, 18   # board/pico-reference.json
 
 
 def _press(emulator, pin, seconds=0.15):
-    emulator.press(pin)
-    time.sleep(seconds)
-    emulator.release(pin)
-    time.sleep(0.15)
+    emulator.tap(pin, hold=seconds)
 
 
 def _connect(emulator):

@@ -117,9 +117,7 @@ def test_a_power_cut_keeps_a_hand_pending_and_the_board_accepts_it_after(tmp_pat
         assert current.held == (HELD_APPLY, event) and current.n == 0
         assert [current.game.total(p) for p in range(4)] == [0, 0, 0, 0]
         # hand 1: Ann+Cy, Bob+Dee; Bob's opponents are Ann (seat 0) and Cy (seat 2)
-        emulator.press(SEAT_PINS[2])
-        time.sleep(0.15)
-        emulator.release(SEAT_PINS[2])
+        emulator.tap(SEAT_PINS[2])
         events = board.poll_events(1.0)
         accepted = [e for e in events if e.kind == "ACCEPT"]
         # SK7: Bob and Dee 60 + 10 * 4 = 100 each; Ann and Cy 10 * (13 - 10) = 30
@@ -152,10 +150,7 @@ def test_the_view_cache_is_never_served_across_an_accept_or_a_reject(tmp_path, m
         assert run("new", "skicket", "--confirm", "-p", port).exit_code == 0
         first = run("hand", "0", "4H", "10", "-p", port)
         assert "hand 1 pending: waiting for P2 or P4" in first.output, first.output
-        emulator.press(SEAT_PINS[1])                     # a long press of Bob's seat: rejected
-        time.sleep(0.9)
-        emulator.release(SEAT_PINS[1])
-        time.sleep(0.3)
+        emulator.tap(SEAT_PINS[1], hold=0.9)            # a long press of Bob's seat: rejected
         sent.clear()
         # corrected to 9 tricks: one short of 6 + 4 (SK2), failed; SK8: P1 nothing, her partner
         # P3 10 * 9 = 90, P2 and P4 10 * (13 - 9) = 40
@@ -164,10 +159,7 @@ def test_the_view_cache_is_never_served_across_an_accept_or_a_reject(tmp_path, m
         assert again.output == ("skicket: P1 0  P2 0  P3 0  P4 0  (0 hands)\n"
                                 "hand 1 pending: waiting for P2 or P4 to accept on the board\n"
                                 "  it gives: P1 +0  P2 +40  P3 +90  P4 +40\n"), again.output
-        emulator.press(SEAT_PINS[3])                     # P4 accepts
-        time.sleep(0.15)
-        emulator.release(SEAT_PINS[3])
-        time.sleep(0.3)
+        emulator.tap(SEAT_PINS[3])                       # P4 accepts
         sent.clear()
         out = run("undo", "-p", port)
         assert sent.index("STATE") < sent.index("UNDO"), sent
