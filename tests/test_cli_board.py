@@ -280,13 +280,15 @@ def test_live_sheet_keeps_a_roquet_hand_in_progress(port):
     for who, points in (("Ann", "7"), ("Bob", "12"), ("Ann", "9")):
         assert run("peg", who, points, "-p", port).exit_code == 0
     doc = json.loads(run("sheet", "--json", "-p", port).stdout)
-    # no hand has ended: the tally pegs hold 7 + 9 = 16 and 12, the king pegs 0
-    assert doc["hands"] == [] and doc["tally"] == [16, 12] and doc["king"] == [0, 0]
+    # no hand has ended: the tally pegs hold 7 + 9 = 16 and 12, the king pegs 0;
+    # hand 1 is the sheet's hand in progress, its scores so far the tallies
+    assert doc["hands"] == [{"hand": 1, "open": True, "pegs": [[0, 7], [1, 12], [0, 9]], "scores": [16, 12]}]
+    assert doc["tally"] == [16, 12] and doc["king"] == [0, 0]
     assert doc["totals"] == [16, 12] and doc["complete"] is False
-    # export says that a record holds finished hands
+    # export keeps the hand in progress open, and says so
     out = run("export", "-p", port)
-    assert "the hand in progress (3 events) is written as a finished hand" in out.stderr
-    assert json.loads(out.stdout)["hands"] == [[[0, 7], [1, 12], [0, 9]]]
+    assert 'hand 1 is in progress (3 events): the record keeps it as a hand in progress ("open": true)' in out.stderr
+    assert json.loads(out.stdout)["hands"] == [{"open": True, "pegs": [[0, 7], [1, 12], [0, 9]]}]
     assert run("end", "-p", port).exit_code == 0
     out = run("export", "-p", port)
     assert out.stderr == ""

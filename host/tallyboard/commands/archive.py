@@ -34,9 +34,9 @@ def save_cmd(archive_path: str | None, port: str | None, use_emulator: bool, tim
     """Copy the board's game into the archive (a game already there is not stored twice)."""
     with connected(port, use_emulator, timeout) as board:
         loaded = board.loaded_game()
-    warning = records.open_hand_warning(loaded)
-    if warning:
-        click.echo(f"tallyboard: note: {warning}", err=True)
+    note = records.open_hand_note(loaded)
+    if note:
+        click.echo(f"tallyboard: note: {note}", err=True)
     with Archive(archive_path) as archive:
         game_id, new = archive.add(loaded, source="board")
         state = "complete" if loaded.game.complete() else "in progress"

@@ -190,9 +190,9 @@ def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout
     with connected(port, use_emulator, timeout) as board:
         loaded = board.loaded_game()
         doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game)
-    warning = records.open_hand_warning(loaded)
-    if warning:
-        click.echo(f"tallyboard: note: {warning}", err=True)
+    note = records.open_hand_note(loaded)
+    if note:
+        click.echo(f"tallyboard: note: {note}", err=True)
     text = json.dumps(doc, indent=1)
     if output:
         files.write_output(output, text + "\n")
