@@ -17,6 +17,7 @@ from .. import games as profiles
 from .. import files, records
 from ..client import Board
 from ..errors import TallyboardError
+from .archive import archive_option, before_new
 from .reporting import reports_errors
 from .link import (board_options, change, connected, current_game, game_of_verb, player_index, print_summary,
                    scoring)
@@ -51,11 +52,17 @@ def _option_value(text: str) -> Any:
               help="A player's name, in seat order (repeat for each player).")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="A game option as in docs/records.md, e.g. -o end=hand_end -o landmark_bonus=true.")
+@click.option("--discard", is_flag=True, help="Drop the board's unfinished game even if it is not archived.")
+@click.option("--archive-first", is_flag=True, help="Archive the board's unfinished game first, then start.")
+@archive_option
 @board_options
 @reports_errors
 def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tuple[str, ...],
+            discard: bool, archive_first: bool, archive_path: str | None,
             port: str | None, use_emulator: bool, timeout: float) -> None:
-    """Start a new GAME on the board (the game in progress is dropped)."""
+    """Start a new GAME on the board. An unfinished game on the board that is
+    not in the archive is never dropped silently: asked about at a terminal,
+    else --archive-first or --discard says what to do with it."""
     game = game.lower()   # as on the wire: game names are case-insensitive
     try:
         index = games.index_of(game)
@@ -87,6 +94,7 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
     except ValueError as exc:
         raise TallyboardError(f"--option: {exc}" if option_doc else str(exc)) from None
     with connected(port, use_emulator, timeout) as board:
+        before_new(board, archive_path, discard, archive_first)
         board.new(game, players, packed)
         for p, name in enumerate(names):
             board.cfg_set("name", name, p)
