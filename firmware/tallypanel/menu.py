@@ -113,14 +113,33 @@ class HandEntry:
         return True
 
 
+class NewGame:
+    """The board's own new game: the encoder held outside a hand entry asks,
+    on the OLED, whether to start the game in play again for the same players
+    and options; a push says yes, a hold or undo no. When that would drop a
+    game with something scored, not over, that the host's archive does not
+    hold as it stands (KEPT), a second screen says so and asks for a second
+    push (the warning)."""
+
+    def __init__(self):
+        self.active = False
+        self.warning = False
+
+
 class BoardInput:
     """Routes the board's controls: seats and the knob as the game in play
-    has them (tallypanel.gameview); undo; the encoder."""
+    has them (tallypanel.gameview); undo; the encoder. new_game() starts the
+    game in play again and kept() says whether the host's archive holds it as
+    it stands (the app's local_new and kept); without new_game the board
+    starts no game of its own."""
 
-    def __init__(self, get_game, submit, undo):
+    def __init__(self, get_game, submit, undo, new_game=None, kept=None):
         self.get_game = get_game  # () -> the Game in progress
         self.submit = submit
         self.undo = undo
+        self.new_game = new_game
+        self.kept = kept
+        self.question = NewGame()
         self.entry = HandEntry(submit)
         self.note = None   # a message for the OLED (refused input), or None
         self.changes = 0   # counts handled inputs, so the view knows to redraw
@@ -135,6 +154,13 @@ class BoardInput:
                 raise ValueError("game: no game in progress; start one from the host")
             if entry.active and not entry.open_on(game):
                 entry.close()   # its game was replaced from the host
+            question = self.question
+            if question.active:
+                if kind == PUSH:
+                    self._answer(game)
+                elif kind == HOLD or kind == UNDO:
+                    question.active = False
+                return
             if entry.active:
                 if kind == TURN:
                     entry.turn(value)
@@ -154,5 +180,21 @@ class BoardInput:
                 if game.complete():
                     raise ValueError("game: the game is over")
                 entry.open(game)
+            elif kind == HOLD and self.new_game is not None:
+                question.active = True
+                question.warning = False
         except ValueError as exc:
             self.note = str(exc)
+
+    def unarchived(self, game):
+        """Whether starting again would drop a game with something scored, not
+        over, that the host's archive does not hold as it stands."""
+        return game.n > 0 and not game.complete() and not (self.kept is not None and self.kept())
+
+    def _answer(self, game):
+        question = self.question
+        if not question.warning and self.unarchived(game):
+            question.warning = True   # checked now: the host may have changed the game meanwhile
+            return
+        question.active = False
+        self.new_game()

@@ -113,7 +113,7 @@ def _attach_views(app, board):
     try:
         from tallypanel.menu import BoardInput
         from tallypanel.inputs import Inputs
-        board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo)
+        board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo, app.local_new, app.kept)
 
         def handle(kind, value=0):
             board_input.handle(kind, value)

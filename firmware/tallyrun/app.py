@@ -10,7 +10,10 @@
 #   app.local_event(event)    a packed core event from the board's buttons:
 #   app.local_undo()          journaled, applied and pushed exactly like a
 #   app.local_redo()          host request; each raises ValueError with the
-#                             core's message when refused (nothing changed).
+#   app.local_new()           core's message when refused (nothing changed);
+#                             local_new starts the game in play again.
+#   app.kept()                whether the host's archive holds the game as it
+#                             stands (the host said so with KEPT).
 #   app.add_task(coroutine)   another task to run in the app's asyncio loop;
 #   app.on_start(starter)     or starter() called in the loop, returning tasks.
 import sys
@@ -281,6 +284,8 @@ class App:
             replies.stats(self, seq)
         elif verb == P.V_NOTE:
             replies.note(self, seq, v[0])
+        elif verb == P.V_KEPT:
+            self._kept(seq, req.crc, v[0], v[1])
         else:
             self._cfg(seq, req)
 
@@ -402,22 +407,21 @@ class App:
         self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
 
-    def _new(self, seq, crc, index, players, options):
+    def _new(self, seq, crc, index, players, options, reply=True):
         try:
             self.game.check_new(index, players, options)   # the player range, then the options
         except ValueError as exc:
-            self.error(seq, P.E_RANGE, str(exc))
-            return
+            return self._refuse(seq, P.E_RANGE, str(exc), reply)
         try:
             self.journal.start(index, players, options, seq, crc)
         except OSError as exc:
             # the record is not in (or torn: the journal snapshots before its next one)
-            self.error(seq, P.E_FLASH, _flash_failed(exc, "the game in progress is kept"))
-            return
+            return self._refuse(seq, P.E_FLASH, _flash_failed(exc, "the game in progress is kept"), reply)
         self.game.new(index, players, options)
         self.log_crcs_valid = 0
         self._reserve_eseq()
-        replies.change(self, seq)
+        if reply:
+            replies.change(self, seq)
         w = self._event(P.EV_NEW, True)
         replies.game_name(self, w)
         w.key(b"players")
@@ -429,6 +433,35 @@ class App:
         w.key(b"top")
         w.number(0)
         self._push(P.EV_NEW)
+        self.journal.after_append()
+        return None
+
+    def kept(self):
+        """Whether the host's archive holds the game as it stands: its last
+        KEPT names these n events in force and their log CRC."""
+        kept = self.journal.kept
+        n = self.game.n
+        return kept != 0 and kept & 0x3FF == n and kept >> 10 == replies.log_crc_to(self, n)
+
+    def _kept(self, seq, crc, n, lcrc):
+        # KEPT: journaled with the game (journal.keep) before the reply
+        if self.game.rules is None:
+            self.error(seq, P.E_RULE, b"no game in progress; start one with NEW")
+            return
+        if n != self.game.n or lcrc != replies.log_crc_to(self, n):
+            self.error(seq, P.E_RULE, b"the game changed since the host read it; archive it again")
+            return
+        try:
+            self.journal.keep(n | lcrc << 10, seq, crc)
+        except OSError as exc:
+            self.error(seq, P.E_FLASH, _flash_failed(exc, "nothing changed"))
+            return
+        self._reserve_eseq()
+        replies.change(self, seq)
+        w = self._event(P.EV_KEPT, True)
+        w.key(b"n")
+        w.number(n)
+        self._push(P.EV_KEPT)
         self.journal.after_append()
 
     # --- config ----------------------------------------------------------------------
@@ -506,6 +539,14 @@ class App:
 
     def local_redo(self):
         _raise_if(self._change(KIND_REDO, 0, 0, 0, _SRC_BOARD, False))
+
+    def local_new(self):
+        """The board's own new game: the game in play again, for the same
+        players and options (its menu asks first). ValueError when refused."""
+        game = self.game
+        if game.rules is None:
+            raise ValueError("game: no game in progress; start one from the host")
+        _raise_if(self._new(0, 0, game.index, game.players, game.options, False))
 
     def on_start(self, starter):
         """starter() is called inside the running loop (to create its tasks)."""

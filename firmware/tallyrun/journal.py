@@ -11,7 +11,10 @@
 #   the ring  12-byte records, each programmed once into erased flash:
 #               [0] kind  [1..5) event u32 LE  [5..7) seq u16 LE
 #               [7..9) request CRC u16 LE  [9] generation & 0xFF  [10..12) CRC-16
-#             A NEW is a record too (its event packs game, players, options).
+#             A NEW is a record too (its event packs game, players, options),
+#             and so is KEPT: the host's archive holds the game as it stands
+#             (its event packs n | lcrc << 10, the log CRC of log[0:n]); a
+#             new snapshot writes the KEPT of its game again after it.
 #             Each block is erased ahead of use, after the reply that filled
 #             the one before it.
 # Boot: the snapshot (or its copy); then the ring from the snapshot's start:
@@ -47,6 +50,7 @@ KIND_APPLY = const(1)
 KIND_UNDO = const(2)
 KIND_REDO = const(3)
 KIND_NEW = const(5)
+KIND_KEPT = const(6)
 _ERASED = const(0xFF)
 
 _MAGIC = b"TBS2"
@@ -190,6 +194,7 @@ class Journal:
         self.start_slot = 0
         self.records = 0       # records after the snapshot
         self.last_seq = 0      # the last state-changing request written
+        self.kept = 0          # the game's last KEPT (n | lcrc << 10), 0: none since its NEW
         self.last_crc = 0
         self.dirty = False     # a write failed or a record was torn: snapshot before appending
         self.erase_due = False  # the block after this one wants erasing (after the reply)
@@ -217,6 +222,13 @@ class Journal:
 
         Raises OSError if the flash write fails; then nothing changed."""
         self.append(KIND_NEW, pack_new(find(game), players, options), seq, crc)
+        self.kept = 0
+
+    def keep(self, kept, seq=0, crc=0):
+        """Persist that the host's archive holds the game as it stands
+        (kept = n | lcrc << 10). One record; OSError if the write fails."""
+        self.append(KIND_KEPT, kept, seq, crc)
+        self.kept = kept
 
     def append(self, kind, event=0, seq=0, crc=0):
         """Program one record. Allocation-free unless a snapshot is due.
@@ -277,6 +289,10 @@ class Journal:
                                  game.n, game.top, self.last_seq, self.last_crc, k)
         ring.erase(k)
         ring.erase((k + 1) % R.RING_BLOCKS)
+        if self.kept and game.rules is not None:
+            # the snapshot holds no KEPT: write it again after it (a cut just
+            # before loses it, and the board asks again: the safe side)
+            self.keep(self.kept)
 
     def _write_snapshot(self, name, players, options, log, n, top, seq, crc, k):
         generation = self.generation + 1
@@ -319,6 +335,7 @@ class Journal:
         self.restored = 0
         self.cut = False
         self.problems = []
+        self.kept = 0
         snapshot = self._read(SNAPSHOT)
         if (snapshot is not None and snapshot[0:4] == b"TBS1") or exists(self._path(OLD_JOURNAL)):
             return self._restore_old()
@@ -464,6 +481,9 @@ class Journal:
                     self.game.redo()
                 elif kind == KIND_NEW:
                     self.game.new(event & 0x1F, (event >> 5) & 0xF, (event >> 9) & 0xFFFF)
+                    self.kept = 0
+                elif kind == KIND_KEPT:
+                    self.kept = event
                 else:
                     why = "damaged"
                     break

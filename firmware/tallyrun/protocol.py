@@ -100,9 +100,12 @@ VERBS = (
               ("player", T_INT, 0, MAX_PLAYERS - 1), ("value", T_TEXT, 1, MAX_BOARD_NAME)), 2,
      ("key", "player", "value"),
      "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)"),
+    (b"KEPT", (("n", T_INT, 0, LOG_CAPACITY), ("lcrc", T_INT, 0, 0xFFFF)), 0,
+     _CHANGE, "the host's archive holds the game as it stands: its n events in force, lcrc = CRC-16 of "
+              "log[0:n]; the board's own new game then does not warn that it is not archived"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
- V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG) = range(len(VERBS))
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT) = range(len(VERBS))
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)
@@ -142,8 +145,9 @@ EVENTS = (
     (b"REDO", ("n", "top", "ev", "src", "totals"), "an undone event was redone"),
     (b"CFG", ("key", "player", "value"), "a config value changed"),
     (b"NOTE", ("text",), "a problem for people to read (spaces written as _)"),
+    (b"KEPT", ("n",), "the host's archive holds the game as it stands (its first n events)"),
 )
-EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE = range(len(EVENTS))
+EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE, EV_KEPT = range(len(EVENTS))
 EVENT_SEQ_LIMIT = const(65535)   # event seq runs 1..65535 then wraps to 1
 
 # --- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection) ----------

@@ -75,14 +75,26 @@ def save_cmd(archive_path: str | None, port: str | None, use_emulator: bool, tim
     """Copy the board's game into the archive (a game already there is not stored twice)."""
     with connected(port, use_emulator, timeout) as board:
         loaded = board.loaded_game()
-    note = records.open_hand_note(loaded)
-    if note:
-        click.echo(f"tallyboard: note: {note}", err=True)
-    with Archive(archive_path) as archive:
-        game_id, new = archive.add(loaded, source="board")
-        state = "complete" if loaded.game.complete() else "in progress"
-        click.echo(f"{'archived' if new else 'already archived'} as #{game_id}: {loaded.name}, "
-                   f"{' · '.join(loaded.players)} ({state})")
+        note = records.open_hand_note(loaded)
+        if note:
+            click.echo(f"tallyboard: note: {note}", err=True)
+        with Archive(archive_path) as archive:
+            game_id, new = archive.add(loaded, source="board")
+            state = "complete" if loaded.game.complete() else "in progress"
+            click.echo(f"{'archived' if new else 'already archived'} as #{game_id}: {loaded.name}, "
+                       f"{' · '.join(loaded.players)} ({state})")
+        tell_kept(board, loaded)
+
+
+def tell_kept(board: Board, loaded: records.LoadedGame) -> None:
+    """KEPT: the board keeps with its game that the archive holds it, so that
+    its own new game (the encoder held) does not warn; the archive has the game
+    whatever the board answers."""
+    try:
+        board.kept(loaded.game)
+    except TallyboardError as exc:
+        click.echo(f"tallyboard: note: the board was not told that its game is archived ({exc}); "
+                   "its own new game will warn that it is not", err=True)
 
 
 @archive_group.command("add")
