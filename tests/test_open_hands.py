@@ -124,3 +124,6 @@ def test_moosehead_on_the_board_cut_short_exports_archives_and_shows(tmp_path):
     assert "hand 1… in progress" in cli("archive", "show", "1", "--archive", archive).stdout
     out = cli("show", str(path), "--png", str(tmp_path / "game.png"))
     assert "wrote" in out.stdout and (tmp_path / "game.png").stat().st_size > 0
+    # the picture's title says the hand is in progress: 2 events, none closing hand 1
+    cli("show", str(path), "--svg", str(tmp_path / "game.svg"))
+    assert "game.json: moosehead, 2 of 2 events, hand 1 in progress" in (tmp_path / "game.svg").read_text()
