@@ -97,5 +97,10 @@ def test_save_copies_the_boards_game(tmp_path):
     saved = cli("archive", "save", "--emulator", "--archive", str(tmp_path / "a.sqlite3"))
     assert "archived as #1: roquet, Ann · Bob (in progress)" in saved.stdout
     record = json.loads(cli("archive", "export", "1", "--archive", str(tmp_path / "a.sqlite3")).stdout)
-    # the hand in progress is the record's last hand: Ann 7, Bob 3
-    assert record["players"] == ["Ann", "Bob"] and record["hands"] == [[[0, 7], [1, 3]]]
+    # the hand in progress is the record's last hand, kept open: Ann 7, Bob 3
+    assert record["players"] == ["Ann", "Bob"]
+    assert record["hands"] == [{"open": True, "pegs": [[0, 7], [1, 3]]}]
+    # and the archive shows it as in progress: no hand ended, tallies 7 and 3
+    shown = json.loads(cli("archive", "show", "1", "--json", "--archive", str(tmp_path / "a.sqlite3")).stdout)
+    assert shown["hands"] == [{"hand": 1, "open": True, "pegs": [[0, 7], [1, 3]], "scores": [7, 3]}]
+    assert shown["totals"] == [7, 3] and shown["king"] == [0, 0] and shown["tally"] == [7, 3]

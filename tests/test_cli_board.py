@@ -36,7 +36,7 @@ def port(tmp_path_factory):
 
 
 def test_a_skicket_game_from_the_command_line(port, tmp_path):
-    out = run("new", "skicket", "--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee", "-p", port)
+    out = run("new", "skicket", "--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee", "--discard", "-p", port)
     assert out.exit_code == 0, out.output
     assert out.output == "skicket: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
     # Hand 1: Ann (0) bids 3H, takes 9 = 6 + 3: made. Ann and partner Cy get
@@ -79,7 +79,7 @@ def test_a_skicket_game_from_the_command_line(port, tmp_path):
 
 
 def test_board_errors_are_one_line_with_what_to_do(port):
-    run("new", "skicket", "-p", port)
+    run("new", "skicket", "--discard", "-p", port)
     out = run("undo", "-p", port)
     assert out.exit_code == 2
     assert out.output == "tallyboard: the board says: nothing to undo (RULE)\n"
@@ -89,15 +89,15 @@ def test_board_errors_are_one_line_with_what_to_do(port):
                           "give a name or a number 0 to 3\n")
     out = run("hand", "0", "8H", "9", "-p", port)
     assert out.exit_code == 1 and "bid" in out.output
-    out = run("new", "roquet", "--name", "Ann", "--name", "Bob Lee", "-p", port)
+    out = run("new", "roquet", "--name", "Ann", "--name", "Bob Lee", "--discard", "-p", port)
     assert out.output == "tallyboard: --name 'Bob Lee': 1 to 12 letters, digits, _ - or .\n"
     assert run("config", "get", "name", "--player", "0", "-p", port).output == "Ann\n"  # unchanged
-    out = run("new", "whist", "-p", port)
+    out = run("new", "whist", "--discard", "-p", port)
     assert out.output.startswith("tallyboard: unknown game 'whist'; known games: skicket, roquet")
 
 
 def test_roquet_options_and_pegs(port):
-    out = run("new", "roquet", "-o", "end=hand_end", "--name", "Ann", "--name", "Bob", "-p", port)
+    out = run("new", "roquet", "-o", "end=hand_end", "--name", "Ann", "--name", "Bob", "--discard", "-p", port)
     assert out.exit_code == 0, out.output
     run("peg", "Ann", "20", "-p", port)
     out = run("peg", "bob", "7", "-p", port)
@@ -107,7 +107,7 @@ def test_roquet_options_and_pegs(port):
     doc = json.loads(run("export", "-p", port).output)
     assert doc["options"] == {"end": "hand_end"}
     assert doc["hands"] == [[[0, 20], [1, 7]]]
-    out = run("new", "roquet", "-o", "end=sometime", "-p", port)
+    out = run("new", "roquet", "-o", "end=sometime", "--discard", "-p", port)
     assert out.exit_code == 1 and out.output.startswith("tallyboard: --option: end: must be")
 
 
@@ -118,7 +118,7 @@ def test_the_same_peg_twice_is_scored_twice_whatever_the_seq(port, monkeypatch):
     # PEGs draw the same seq (the second command reads one LOG more before
     # its PEG, so it starts one lower): both still count.
     from tallyboard import client
-    assert run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port).exit_code == 0
+    assert run("new", "roquet", "--name", "Ann", "--name", "Bob", "--discard", "-p", port).exit_code == 0
     starts = iter([4242, 4241])
     monkeypatch.setattr(client.random, "randint", lambda lo, hi: next(starts))
     run("peg", "Ann", "5", "-p", port)
@@ -151,7 +151,7 @@ def test_monitor_shows_both_directions(port):
 
 
 def test_watch_draws_sheet_and_pegs(port):
-    run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port)
+    run("new", "roquet", "--name", "Ann", "--name", "Bob", "--discard", "-p", port)
     run("peg", "0", "15", "-p", port)
     out = run("watch", "--plain", "--duration", "0.3", "-p", port)
     assert out.exit_code == 0, out.output
@@ -276,17 +276,19 @@ def test_deploy_refuses_a_definition_for_another_chip_and_takes_one_with_board(t
 
 
 def test_live_sheet_keeps_a_roquet_hand_in_progress(port):
-    assert run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port).exit_code == 0
+    assert run("new", "roquet", "--name", "Ann", "--name", "Bob", "--discard", "-p", port).exit_code == 0
     for who, points in (("Ann", "7"), ("Bob", "12"), ("Ann", "9")):
         assert run("peg", who, points, "-p", port).exit_code == 0
     doc = json.loads(run("sheet", "--json", "-p", port).stdout)
-    # no hand has ended: the tally pegs hold 7 + 9 = 16 and 12, the king pegs 0
-    assert doc["hands"] == [] and doc["tally"] == [16, 12] and doc["king"] == [0, 0]
+    # no hand has ended: the tally pegs hold 7 + 9 = 16 and 12, the king pegs 0;
+    # hand 1 is the sheet's hand in progress, its scores so far the tallies
+    assert doc["hands"] == [{"hand": 1, "open": True, "pegs": [[0, 7], [1, 12], [0, 9]], "scores": [16, 12]}]
+    assert doc["tally"] == [16, 12] and doc["king"] == [0, 0]
     assert doc["totals"] == [16, 12] and doc["complete"] is False
-    # export says that a record holds finished hands
+    # export keeps the hand in progress open, and says so
     out = run("export", "-p", port)
-    assert "the hand in progress (3 events) is written as a finished hand" in out.stderr
-    assert json.loads(out.stdout)["hands"] == [[[0, 7], [1, 12], [0, 9]]]
+    assert 'hand 1 is in progress (3 events): the record keeps it as a hand in progress ("open": true)' in out.stderr
+    assert json.loads(out.stdout)["hands"] == [{"open": True, "pegs": [[0, 7], [1, 12], [0, 9]]}]
     assert run("end", "-p", port).exit_code == 0
     out = run("export", "-p", port)
     assert out.stderr == ""

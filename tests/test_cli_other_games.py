@@ -28,7 +28,7 @@ def port(tmp_path_factory):
 
 
 def test_foozle_hands_entered_and_an_impossible_one_refused(port):
-    assert run("new", "foozle", *NAMES, "-p", port).stdout == "foozle: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
+    assert run("new", "foozle", *NAMES, "--discard", "-p", port).stdout == "foozle: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
     # Cy (2) bids 3 and takes 4: 3 * 3 opponents = 9, no more for the overtrick.
     out = run("enter", '{"bidder": 2, "bid": 3, "tricks": 4}', "-p", port)
     assert out.stdout == "foozle: Ann 0  Bob 0  Cy 9  Dee 0  (1 hand)\n", out.stderr
@@ -48,7 +48,7 @@ def test_foozle_hands_entered_and_an_impossible_one_refused(port):
 def test_moosehead_hand_of_plays_and_the_live_sheet(port, tmp_path):
     record = json.loads((resources.files("tallyboard") / "data" / "sample_moosehead.json").read_text())
     assert record["options"] == {"first_dealer": 3}     # Dee deals, Ann leads
-    assert run("new", "moosehead", *NAMES, "-o", "first_dealer=3", "-p", port).exit_code == 0
+    assert run("new", "moosehead", *NAMES, "-o", "first_dealer=3", "--discard", "-p", port).exit_code == 0
     out = run("enter", json.dumps(record["hands"][0]), "-p", port)
     # pegging 1 5 7 3 and fifteens 0 2 4 0: 1, 5 + 2, 7 + 4, 3 (tests/mp/test_games_moosehead.py)
     assert out.stdout == "moosehead: Ann 1  Bob 7  Cy 11  Dee 3  (1 hand)\n", out.stderr
@@ -65,21 +65,21 @@ def test_moosehead_hand_of_plays_and_the_live_sheet(port, tmp_path):
 
 
 def test_options_and_export(port):
-    assert run("new", "rummy", "-n", "3", "-o", "faces=ten", "-p", port).exit_code == 0
+    assert run("new", "rummy", "-n", "3", "-o", "faces=ten", "--discard", "-p", port).exit_code == 0
     # faces count 10: 10 + 3 + 4 = 17 against Bob, K = 10 against Cy.
     out = run("enter", '{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}', "-p", port)
     assert out.stdout == "rummy: Ann 0  Bob 17  Cy 10  (1 hand)\n", out.stderr
     exported = json.loads(run("export", "-p", port).stdout)
     assert exported["options"] == {"faces": "ten"}
     assert exported["hands"] == [{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}]
-    out = run("new", "jaimy", "-n", "3", "-o", "partners=true", "-p", port)
+    out = run("new", "jaimy", "-n", "3", "-o", "partners=true", "--discard", "-p", port)
     assert out.exit_code != 0 and "partners: partnerships need 4 or 6 players" in out.stderr
 
 
 def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     # docs/rules.md QU3: the totals add up the tricks: 6, 5, 2 then 7, 0, 6:
     # 6 + 7 = 13, 5 + 0 = 5, 2 + 6 = 8.
-    assert run("new", "quatro", "-n", "3", "-p", port).exit_code == 0
+    assert run("new", "quatro", "-n", "3", "--discard", "-p", port).exit_code == 0
     assert run("enter", '{"tricks": [6, 5, 2]}', "-p", port).stdout == "quatro: Ann 6  Bob 5  Cy 2  (1 hand)\n"
     out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
     assert out.stdout == "quatro: Ann 13  Bob 5  Cy 8  (2 hands)\n", out.stderr
@@ -87,7 +87,7 @@ def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     assert doc["wins"] == "most tricks" and doc["totals"] == [13, 5, 8]
     assert "options" not in json.loads(run("export", "-p", port).stdout)
     # hands_won: the same hands are a hand won each by Ann (6) and Ann (7): 2, 0, 0.
-    assert run("new", "quatro", "-n", "3", "-o", "hands_won=true", "-p", port).exit_code == 0
+    assert run("new", "quatro", "-n", "3", "-o", "hands_won=true", "--discard", "-p", port).exit_code == 0
     run("enter", '{"tricks": [6, 5, 2]}', "-p", port)
     out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
     assert out.stdout == "quatro: Ann 2  Bob 0  Cy 0  (2 hands)\n", out.stderr
@@ -95,7 +95,7 @@ def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     assert exported["options"] == {"hands_won": True}
     assert exported["hands"] == [{"tricks": [6, 5, 2]}, {"tricks": [7, 0, 6]}]
     assert json.loads(run("sheet", "--json", "-p", port).stdout)["wins"] == "most hands"
-    out = run("new", "numero", "-n", "3", "-o", "hands_won=true", "-p", port)
+    out = run("new", "numero", "-n", "3", "-o", "hands_won=true", "--discard", "-p", port)
     assert out.exit_code != 0 and "hands_won: unknown field" in out.stderr
 
 
@@ -104,7 +104,7 @@ def test_bad_json_hints_at_the_games_own_hand(port):
     # (each profile's example_hand), not one game's for all.
     hints = {"quatro": '{"tricks": [3, 5, 5]}', "foozle": '{"bidder": 2, "bid": 3, "tricks": 4}'}
     for name, example in hints.items():
-        assert run("new", name, "-n", "3", "-p", port).exit_code == 0
+        assert run("new", name, "-n", "3", "--discard", "-p", port).exit_code == 0
         out = run("enter", '{"tricks": [3, 5', "-p", port)
         assert out.exit_code == 1 and out.stdout == ""
         assert out.stderr == ("tallyboard: hand: bad JSON at line 1 column 17: Expecting \',\' delimiter; "
@@ -114,7 +114,7 @@ def test_bad_json_hints_at_the_games_own_hand(port):
 
 
 def test_bishops_whist_sides_and_a_negative_total_over_the_wire(port):
-    assert run("new", "bishops_whist", *NAMES, "-p", port).exit_code == 0
+    assert run("new", "bishops_whist", *NAMES, "--discard", "-p", port).exit_code == 0
     # Side A-C: 6 tricks, no bishops, 2 revokes: 0 - 2 * 4 = -8.
     # Side B-D: 7 tricks, 4 bishops: 1 + 8 = 9.
     out = run("enter", '{"tricks": [6, 7], "bishops": [0, 4], "revokes": [2, 0]}', "-p", port)

@@ -132,16 +132,35 @@ def described(game):
     return walker
 
 
+class NewGame:
+    """The board's own new game: the encoder held outside a hand entry asks,
+    on the OLED, whether to start the game in play again for the same players
+    and options; a push says yes, a hold or undo no. When that would drop a
+    game with something scored, not over, that the host's archive does not
+    hold as it stands (KEPT), a second screen says so and asks for a second
+    push (the warning)."""
+
+    def __init__(self):
+        self.active = False
+        self.warning = False
+
+
 class BoardInput:
     """Routes the board's controls: seats and the knob as the game in play
-    has them (tallypanel.gameview); undo; the encoder."""
+    has them (tallypanel.gameview); undo; the encoder. new_game() starts the
+    game in play again and kept() says whether the host's archive holds it as
+    it stands (the app's local_new and kept); without new_game the board
+    starts no game of its own."""
 
-    def __init__(self, get_game, submit, undo, accept=None, reject=None):
+    def __init__(self, get_game, submit, undo, accept=None, reject=None, new_game=None, kept=None):
         self.get_game = get_game  # () -> the Game in progress
         self.submit = submit
         self.undo = undo
         self.accept = accept      # (player): the held change accepted (confirmation by an opponent)
         self.reject = reject      # (): the held change rejected
+        self.new_game = new_game  # (): the game in play started again (the board's own new game)
+        self.kept = kept          # (): whether the host's archive holds the game as it stands
+        self.question = NewGame()
         self.entry = HandEntry(submit)
         self.note = None   # a message for the OLED (refused input), or None
         self.changes = 0   # counts handled inputs, so the view knows to redraw
@@ -160,6 +179,13 @@ class BoardInput:
                 if kind != SEAT and kind != SEAT_LONG:
                     raise ValueError(confirm.WAITS)
                 confirm.answer(self, game, value, kind == SEAT_LONG)
+                return
+            question = self.question
+            if question.active:
+                if kind == PUSH:
+                    self._answer(game)
+                elif kind == HOLD or kind == UNDO:
+                    question.active = False
                 return
             if entry.active:
                 if kind == SEAT or kind == SEAT_LONG:
@@ -191,5 +217,21 @@ class BoardInput:
                 if game.complete():
                     raise ValueError("game: the game is over")
                 entry.open(game)
+            elif kind == HOLD and self.new_game is not None:
+                question.active = True
+                question.warning = False
         except ValueError as exc:
             self.note = str(exc)
+
+    def unarchived(self, game):
+        """Whether starting again would drop a game with something scored, not
+        over, that the host's archive does not hold as it stands."""
+        return game.n > 0 and not game.complete() and not (self.kept is not None and self.kept())
+
+    def _answer(self, game):
+        question = self.question
+        if not question.warning and self.unarchived(game):
+            question.warning = True   # checked now: the host may have changed the game meanwhile
+            return
+        question.active = False
+        self.new_game()

@@ -246,6 +246,29 @@ class SheetView:
                     if winners >> p & 1:
                         at = put(line, at + 1, self.names[p])
 
+    # --- the board's own new game ------------------------------------------------
+
+    def draw_question(self, question):
+        """The new-game question (menu.NewGame), or its warning that the game
+        would be dropped unfinished and unarchived; allocation-free."""
+        self.use(ENTRY)
+        lines = self.lines
+        for r in range(8):
+            blank(lines[r])
+        put(lines[0], 0, b"NEW GAME")
+        if question.warning:
+            put(lines[2], 0, b"NOT ARCHIVED!")
+            put(lines[4], 0, b"THIS GAME IS NOT FINISHED AND")
+            put(lines[5], 0, b"THE HOST HAS NOT ARCHIVED IT:")
+            put(lines[6], 0, b"A NEW GAME DROPS IT FOR GOOD.")
+            put(lines[7], 0, b"PUSH:DROP IT  HOLD:KEEP IT")
+        else:
+            put(lines[2], 0, b"NEW GAME?")
+            put(lines[4], 0, b"START THIS GAME AGAIN, THE")
+            put(lines[5], 0, b"SAME PLAYERS AND OPTIONS.")
+            put(lines[7], 0, b"PUSH:YES  HOLD:NO")
+        return self.flush()
+
     # --- hand entry -------------------------------------------------------------
 
     def draw_entry(self, entry, game):

@@ -114,7 +114,7 @@ def _attach_views(app, board):
         from tallypanel.menu import BoardInput
         from tallypanel.inputs import Inputs
         board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo,
-                                 app.local_accept, app.local_reject)
+                                 app.local_accept, app.local_reject, app.local_new, app.kept)
 
         def handle(kind, value=0):
             board_input.handle(kind, value)

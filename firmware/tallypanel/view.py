@@ -77,16 +77,21 @@ class View:
             return
         note = None
         entry = None
+        question = None
         if board_input is not None:
             note = board_input.note
             if board_input.entry.open_on(game):
                 entry = board_input.entry
+            if board_input.question.active and game.rules is not None:
+                question = board_input.question
         if note is not self._note:
             self._note = note
             sheet.set_note(note)
         if game.rules is not None and game.held:
             confirm.draw(sheet, game)     # a hand waits for its confirmation
             sheet.flush()
+        elif question is not None:
+            sheet.draw_question(question)
         elif entry is not None:
             if entry.error is not self._error:
                 self._error = entry.error

@@ -13,6 +13,10 @@
 #                             core's message when refused (nothing changed).
 #   app.local_accept(player)  the held change (confirmation by an opponent,
 #   app.local_reject()        docs/rules.md CF) accepted by player, or rejected.
+#   app.local_new()           the game in play started again (ValueError with
+#                             the core's message when refused).
+#   app.kept()                whether the host's archive holds the game as it
+#                             stands (the host said so with KEPT).
 #   app.add_task(coroutine)   another task to run in the app's asyncio loop;
 #   app.on_start(starter)     or starter() called in the loop, returning tasks.
 import sys
@@ -284,6 +288,8 @@ class App:
             replies.stats(self, seq)
         elif verb == P.V_NOTE:
             replies.note(self, seq, v[0])
+        elif verb == P.V_KEPT:
+            self._kept(seq, req.crc, v[0], v[1])
         else:
             self._cfg(seq, req)
 
@@ -477,22 +483,21 @@ class App:
         self._push(pushed)
         self.journal.after_append()
 
-    def _new(self, seq, crc, index, players, options):
+    def _new(self, seq, crc, index, players, options, reply=True):
         try:
             self.game.check_new(index, players, options)   # the player range, then the options
         except ValueError as exc:
-            self.error(seq, P.E_RANGE, str(exc))
-            return
+            return self._refuse(seq, P.E_RANGE, str(exc), reply)
         try:
             self.journal.start(index, players, options, seq, crc)
         except OSError as exc:
             # the record is not in (or torn: the journal snapshots before its next one)
-            self.error(seq, P.E_FLASH, _flash_failed(exc, "the game in progress is kept"))
-            return
+            return self._refuse(seq, P.E_FLASH, _flash_failed(exc, "the game in progress is kept"), reply)
         self.game.new(index, players, options)
         self.log_crcs_valid = 0
         self._reserve_eseq()
-        replies.change(self, seq)
+        if reply:
+            replies.change(self, seq)
         w = self._event(P.EV_NEW, True)
         replies.game_name(self, w)
         w.key(b"players")
@@ -504,6 +509,35 @@ class App:
         w.key(b"top")
         w.number(0)
         self._push(P.EV_NEW)
+        self.journal.after_append()
+        return None
+
+    def kept(self):
+        """Whether the host's archive holds the game as it stands: its last
+        KEPT names these n events in force and their log CRC."""
+        kept = self.journal.kept
+        n = self.game.n
+        return kept != 0 and kept & 0x3FF == n and kept >> 10 == replies.log_crc_to(self, n)
+
+    def _kept(self, seq, crc, n, lcrc):
+        # KEPT: journaled with the game (journal.keep) before the reply
+        if self.game.rules is None:
+            self.error(seq, P.E_RULE, b"no game in progress; start one with NEW")
+            return
+        if n != self.game.n or lcrc != replies.log_crc_to(self, n):
+            self.error(seq, P.E_RULE, b"the game changed since the host read it; archive it again")
+            return
+        try:
+            self.journal.keep(n | lcrc << 10, seq, crc)
+        except OSError as exc:
+            self.error(seq, P.E_FLASH, _flash_failed(exc, "nothing changed"))
+            return
+        self._reserve_eseq()
+        replies.change(self, seq)
+        w = self._event(P.EV_KEPT, True)
+        w.key(b"n")
+        w.number(n)
+        self._push(P.EV_KEPT)
         self.journal.after_append()
 
     # --- config ----------------------------------------------------------------------
@@ -593,6 +627,14 @@ class App:
     def local_reject(self):
         """The held change rejected on the board (a long press)."""
         self._settle(KIND_REJECT)
+
+    def local_new(self):
+        """The board's own new game: the game in play again, for the same
+        players and options (its menu asks first). ValueError when refused."""
+        game = self.game
+        if game.rules is None:
+            raise ValueError("game: no game in progress; start one from the host")
+        _raise_if(self._new(0, 0, game.index, game.players, game.options, False))
 
     def on_start(self, starter):
         """starter() is called inside the running loop (to create its tasks)."""

@@ -14,6 +14,9 @@
 #             A NEW is a record too (its event packs game, players, options).
 #             A change held for its confirmation (docs/rules.md CF) is one
 #             record, KIND_HELD | its kind, and its accept or reject another.
+#             So is KEPT: the host's archive holds the game as it stands (its
+#             event packs n | lcrc << 10, the log CRC of log[0:n]); a new
+#             snapshot writes the KEPT of its game again after it.
 #             Each block is erased ahead of use, after the reply that filled
 #             the one before it.
 # Boot: the snapshot (or its copy); then the ring from the snapshot's start:
@@ -52,6 +55,7 @@ KIND_NEW = const(5)
 KIND_ACCEPT = const(6)    # the held change accepted: made now
 KIND_REJECT = const(7)    # the held change rejected: dropped
 KIND_HELD = const(8)      # | KIND_APPLY, KIND_UNDO or KIND_REDO: a change held for its confirmation
+KIND_KEPT = const(16)     # the host's archive holds the game (not 6: ACCEPT; not 8 | k: held)
 _ERASED = const(0xFF)
 
 _MAGIC = b"TBS3"
@@ -198,6 +202,7 @@ class Journal:
         self.start_slot = 0
         self.records = 0       # records after the snapshot
         self.last_seq = 0      # the last state-changing request written
+        self.kept = 0          # the game's last KEPT (n | lcrc << 10), 0: none since its NEW
         self.last_crc = 0
         self.dirty = False     # a write failed or a record was torn: snapshot before appending
         self.erase_due = False  # the block after this one wants erasing (after the reply)
@@ -225,6 +230,13 @@ class Journal:
 
         Raises OSError if the flash write fails; then nothing changed."""
         self.append(KIND_NEW, pack_new(find(game), players, options), seq, crc)
+        self.kept = 0
+
+    def keep(self, kept, seq=0, crc=0):
+        """Persist that the host's archive holds the game as it stands
+        (kept = n | lcrc << 10). One record; OSError if the write fails."""
+        self.append(KIND_KEPT, kept, seq, crc)
+        self.kept = kept
 
     def append(self, kind, event=0, seq=0, crc=0):
         """Program one record. Allocation-free unless a snapshot is due.
@@ -286,6 +298,10 @@ class Journal:
                                  game.held, game.held_event)
         ring.erase(k)
         ring.erase((k + 1) % R.RING_BLOCKS)
+        if self.kept and game.rules is not None:
+            # the snapshot holds no KEPT: write it again after it (a cut just
+            # before loses it, and the board asks again: the safe side)
+            self.keep(self.kept)
 
     def _write_snapshot(self, name, players, options, log, n, top, seq, crc, k, held, held_event):
         generation = self.generation + 1
@@ -330,6 +346,7 @@ class Journal:
         self.restored = 0
         self.cut = False
         self.problems = []
+        self.kept = 0
         snapshot = self._read(SNAPSHOT)
         if (snapshot is not None and snapshot[0:4] == b"TBS1") or exists(self._path(OLD_JOURNAL)):
             return self._restore_old()
@@ -486,6 +503,9 @@ class Journal:
                     self.game.redo()
                 elif kind == KIND_NEW:
                     self.game.new(event & 0x1F, (event >> 5) & 0xF, (event >> 9) & 0xFFFF)
+                    self.kept = 0
+                elif kind == KIND_KEPT:
+                    self.kept = event
                 elif kind & KIND_HELD:
                     self.game.hold(kind & ~KIND_HELD, event)
                 elif kind == KIND_ACCEPT:

@@ -105,9 +105,12 @@ VERBS = (
               ("player", T_INT, 0, MAX_PLAYERS - 1), ("value", T_TEXT, 1, MAX_BOARD_NAME)), 2,
      ("key", "player", "value"),
      "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)"),
+    (b"KEPT", (("n", T_INT, 0, LOG_CAPACITY), ("lcrc", T_INT, 0, 0xFFFF)), 0,
+     _CHANGE, "the host's archive holds the game as it stands: its n events in force, lcrc = CRC-16 of "
+              "log[0:n]; the board's own new game then does not warn that it is not archived"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
- V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG) = range(len(VERBS))
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT) = range(len(VERBS))
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)
@@ -152,8 +155,10 @@ EVENTS = (
      "a change waits for its confirmation by an opponent (held=kind,event; by: who may accept, bit mask)"),
     (b"ACCEPT", ("n", "top", "held", "src", "totals"), "the held change was accepted on the board and made"),
     (b"REJECT", ("n", "top", "held", "src"), "the held change was rejected on the board and dropped"),
+    (b"KEPT", ("n",), "the host's archive holds the game as it stands (its first n events)"),
 )
-EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE, EV_HELD, EV_ACCEPT, EV_REJECT = range(len(EVENTS))
+EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE, EV_HELD, EV_ACCEPT, EV_REJECT, EV_KEPT = range(
+    len(EVENTS))
 EVENT_SEQ_LIMIT = const(65535)   # event seq runs 1..65535 then wraps to 1
 
 # --- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection) ----------

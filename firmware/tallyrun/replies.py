@@ -147,6 +147,12 @@ def log_crc(app):
     app.log_crcs_valid = at
     return prefix[game.top - 1] if game.top else 0xFFFF
 
+def log_crc_to(app, n):
+    """CRC-16 of log[0:n] (n <= top), from the same running prefix CRCs."""
+    log_crc(app)
+    return app.log_crcs[n - 1] if n else 0xFFFF
+
+
 def open_session(app, seq):
     """OPEN: HELLO's session and protocol check with what a host needs to tell
     whether its cached view of the game is current."""

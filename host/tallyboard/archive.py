@@ -92,6 +92,16 @@ def canonical(doc: dict[str, Any]) -> str:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
 
+def archived_id(loaded: records.LoadedGame, path: Path | str | None = None) -> int | None:
+    """The id under which the archive at path (default_path() if None) holds
+    this very game, or None; an archive that does not exist yet holds nothing
+    (and is not created by asking)."""
+    if not (Path(path) if path else default_path()).is_file():
+        return None
+    with Archive(path) as archive:
+        return archive.holds(loaded)
+
+
 class Archive:
     def __init__(self, path: Path | str | None = None) -> None:
         """The archive at path (its folder must exist), else at default_path()
@@ -129,12 +139,11 @@ class Archive:
         """Store a game the core has checked (records.load / from_document, or
         a board's game). Returns (id, new): a game already in the archive is
         not stored twice."""
-        doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game)
-        text = canonical(doc)
+        held = self.holds(loaded)
+        if held is not None:
+            return held, False
+        text = canonical(records.to_document(loaded.name, loaded.players, loaded.options, loaded.game))
         digest = hashlib.sha256(text.encode()).hexdigest()
-        row = self.db.execute("SELECT id FROM games WHERE digest = ?", (digest,)).fetchone()
-        if row:
-            return row[0], False
         summary = sheet.sheet_json(loaded)
         with self.db:
             cursor = self.db.execute(
@@ -145,6 +154,14 @@ class Archive:
                  sheet.winner_line(summary).plain, source,
                  datetime.now(timezone.utc).isoformat(timespec="seconds"), text))
         return int(cursor.lastrowid or 0), True
+
+    def holds(self, loaded: records.LoadedGame) -> int | None:
+        """The id of the game in the archive whose record is this game's,
+        event for event (the same digest add() files it under), else None."""
+        text = canonical(records.to_document(loaded.name, loaded.players, loaded.options, loaded.game))
+        row = self.db.execute("SELECT id FROM games WHERE digest = ?",
+                              (hashlib.sha256(text.encode()).hexdigest(),)).fetchone()
+        return row[0] if row else None
 
     def entries(self, game: str | None = None) -> Iterator[Entry | Unreadable]:
         """The games in the order they were archived; a row that cannot be

@@ -383,6 +383,11 @@ class Board:
     def new(self, name: str, players: int, options: int = 0) -> dict[str, str]:
         return self.request("NEW", name, players, options)
 
+    def kept(self, game: core_game.Game) -> dict[str, str]:
+        """Tell the board that the host's archive holds its game as it stands
+        (KEPT: its n events in force and their log CRC)."""
+        return self.request("KEPT", game.n, wire.log_crc([game.log[i] for i in range(game.n)]))
+
     def event(self, packed: int) -> dict[str, str]:
         return self.request("EV", packed)
 

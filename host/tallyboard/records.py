@@ -76,38 +76,61 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
     loaded = LoadedGame(name, players, options, game)
     for number, hand in enumerate(hands, 1):
         try:
-            for event in profile.events(hand, len(players), options):
+            for event in hand_events(profile, hand, len(players), options, last=number == len(hands)):
                 game.apply(event)
         except ValueError as exc:
             raise fail(f"hand {number}", str(exc)) from None
     return loaded
 
 
+def is_open(hand: Any) -> bool:
+    """Whether a record hand is a hand in progress (it says "open")."""
+    return isinstance(hand, dict) and "open" in hand
+
+
+def hand_events(profile: games.GameProfile, hand: Any, players: int, options: dict,
+                last: bool = True) -> list[int]:
+    """The core's events of one record hand, finished or in progress
+    ("open": true, only as the last hand: its events so far, none closing it).
+    ValueError naming the field for a hand of the wrong shape; the rules are
+    the core's, checked when the events are applied."""
+    if not is_open(hand):
+        return list(profile.events(hand, players, options))
+    if hand["open"] is not True:
+        raise ValueError('open: must be true; a finished hand leaves "open" out')
+    if profile.open_events is None:
+        raise ValueError(f"open: a {profile.name} hand is entered whole, so it is never in progress; "
+                         'leave "open" out')
+    if not last:
+        raise ValueError("open: only the last hand can be in progress")
+    events = list(profile.open_events({k: v for k, v in hand.items() if k != "open"}, players, options))
+    if not events:
+        raise ValueError("open: a hand in progress has something entered; leave an empty one out")
+    return events
+
+
 # ---------------------------------------------------------------- writing
 
-def open_hand_events(game: core_game.Game, name: str) -> int:
-    """How many applied events belong to a hand not yet finished (0: none).
-    A record's hands are finished hands: reading one back finishes that hand."""
-    closes = games.profile(name).closes_hand(game)
-    count = 0
-    for i in range(game.n):
-        count = 0 if closes(game.log[i]) else count + 1
-    return count
-
-
-def open_hand_warning(loaded: LoadedGame) -> str | None:
+def open_hand_note(loaded: LoadedGame) -> str | None:
     """What to tell the user when a game with a hand in progress is written as a record."""
-    count = open_hand_events(loaded.game, loaded.name)
+    count = len(games.profile(loaded.name).hand_in_progress(loaded.game))
     if not count:
         return None
-    return (f"the hand in progress ({count} event{'s' if count > 1 else ''}) is written as a finished hand, "
-            "as a record holds finished hands; finish the hand on the board first to keep the two in step")
+    return (f"hand {loaded.game.hands() + 1} is in progress ({count} event{'s' if count > 1 else ''}): "
+            'the record keeps it as a hand in progress ("open": true)')
 
 
 def hands_of(game: core_game.Game, name: str) -> list[Any]:
-    """The record's hands for a game's applied events (the redo stack is not part of it)."""
+    """The record's hands for a game's applied events (the redo stack is not
+    part of it); a hand not yet finished is the last, with "open": true."""
     profile = games.profile(name)
-    return [profile.hand(events) for events in profile.record_hands(game)]
+    groups = profile.record_hands(game)
+    in_progress = profile.hand_in_progress(game)
+    hands = [profile.hand(events) for events in groups[:len(groups) - bool(in_progress)]]
+    if in_progress:
+        assert profile.open_hand is not None, f"{name}: a hand in progress, but no open_hand"
+        hands.append({"open": True, **profile.open_hand(in_progress, game.players)})
+    return hands
 
 
 def to_document(name: str, players: list[str], options: dict, game: core_game.Game) -> dict:

@@ -401,3 +401,50 @@ def test_a_journal_file_cut_short_is_kept_aside_and_said():
         j2.close()
     finally:
         cleanup(root)
+
+
+def test_the_archive_mark_is_kept_with_its_game_through_a_snapshot_and_dropped_by_new():
+    # KEPT (docs/protocol.md, "The archive mark"): the host's archive holds the
+    # game as it stands, n = 2 events with log CRC 0xBEEF: kept = 2 | 0xBEEF << 10
+    kept = 2 | 0xBEEF << 10
+    root = folder("journal")
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5, P1_17])
+        journal.keep(kept, 10, 0x3010)
+        journal.close()
+        ok, again, j2 = _restored(root)
+        assert ok and j2.kept == kept and _log(again) == [40, 140]
+        assert j2.last_seq == 10 and j2.last_crc == 0x3010      # a retry of KEPT is not applied twice
+        # the ring comes round: the snapshot has no room for the mark, which is written again after it
+        j2.compact()
+        j2.close()
+        ok, third, j3 = _restored(root)
+        assert ok and j3.kept == kept and _log(third) == [40, 140]
+        # a new game has no mark
+        j3.start(roquet, 2, 0, 11, 0x3011)
+        third.new(roquet, 2, 0)
+        assert j3.kept == 0
+        j3.close()
+        ok, fourth, j4 = _restored(root)
+        assert ok and j4.kept == 0 and fourth.n == 0
+        j4.close()
+    finally:
+        cleanup(root)
+
+
+def test_a_cut_before_the_mark_is_written_again_loses_only_the_mark():
+    kept = 1 | 0x1234 << 10
+    root = folder("journal")
+    try:
+        game, journal = _journaled(root, roquet, 2, [P0_5])
+        journal.keep(kept)
+        journal.compact()
+        journal.close()
+        # the cut came after the snapshot, before the mark's record: erase it again
+        _poke(root + R.PLACEHOLDER, _offset(journal, 0), b"\xff" * RECORD_SIZE)
+        ok, again, j2 = _restored(root)
+        # the game is whole; the mark is gone, so the board asks again (the safe side)
+        assert ok and _log(again) == [40] and j2.kept == 0 and j2.problems == []
+        j2.close()
+    finally:
+        cleanup(root)

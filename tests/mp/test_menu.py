@@ -234,3 +234,63 @@ def test_inputs_from_the_reference_board():
     pins.level[18] = 1
     inputs.poll(120)
     assert got == [(menu.UNDO, 0), (menu.PUSH, 0)]
+
+
+class BoardWithNewGame(Board):
+    """A Board whose knob hold starts the game again, and whose host's
+    archive holds the game when `archived` says so (the app's local_new, kept)."""
+
+    def __init__(self, rules, players):
+        Board.__init__(self, rules, players)
+        self.archived = False
+        self.started = 0
+        self.input = menu.BoardInput(self.get_game, self.submit, self.game.undo, self.new_game,
+                                     lambda: self.archived)
+
+    def new_game(self):
+        self.started += 1
+        self.game.new(self.game.rules, self.game.players, self.game.options)
+
+
+def test_new_game_on_the_board_asks_once_for_an_empty_or_archived_game():
+    b = BoardWithNewGame(roquet, 2)
+    q = b.input.question
+    b.do(menu.HOLD)                   # nothing scored: the question, then a push starts again
+    assert q.active and not q.warning
+    b.do(menu.PUSH)
+    assert not q.active and b.started == 1
+    b.do((menu.SEAT, 0))              # player 0 pegs 1, and the host archives the game
+    b.archived = True
+    b.do(menu.HOLD, menu.PUSH)
+    assert b.started == 2 and b.game.n == 0
+
+
+def test_new_game_over_an_unarchived_game_warns_and_needs_a_second_push():
+    b = BoardWithNewGame(roquet, 2)
+    q = b.input.question
+    b.do((menu.SEAT, 0))              # player 0 pegs 1: something scored, not archived
+    b.do(menu.HOLD, menu.PUSH)
+    assert q.active and q.warning and b.started == 0 and b.game.n == 1
+    b.do(menu.HOLD)                   # keep it
+    assert not q.active and b.game.n == 1
+    b.do(menu.HOLD, menu.PUSH, menu.UNDO)   # undo also keeps it, and undoes nothing
+    assert not q.active and b.game.n == 1
+    b.do(menu.HOLD, menu.PUSH, menu.PUSH)   # warned, then dropped
+    assert b.started == 1 and b.game.n == 0
+
+
+def test_the_warning_is_decided_at_the_push():
+    b = BoardWithNewGame(roquet, 2)
+    q = b.input.question
+    b.do(menu.HOLD)
+    b.game.apply(roquet.pack_peg(1, 5))   # the host pegs while the question is open
+    b.do(menu.PUSH)
+    assert q.warning and b.started == 0
+    b.do(menu.PUSH)
+    assert b.started == 1
+
+
+def test_without_new_game_the_hold_does_nothing():
+    b = Board(roquet, 2)
+    b.do(menu.HOLD, menu.PUSH)        # the push ends the hand's question as before
+    assert not b.input.question.active

@@ -165,6 +165,30 @@ def test_redrawing_allocates_nothing():
         micropython.heap_unlock()
 
 
+def test_the_new_game_question_and_its_warning_allocate_nothing():
+    if framebuf is None:
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
+    import micropython
+    s = Screen()
+    question = menu.NewGame()
+    question.active = True
+    assert s.view.draw_question(question) == 0xFF          # a new layout: every page
+    assert bytes(s.view.lines[2][:9]) == b"NEW GAME?"
+    question.warning = True
+    micropython.heap_lock()
+    try:
+        pages = s.view.draw_question(question)
+    finally:
+        micropython.heap_unlock()
+    # changed (the ENTRY layout): the big row 2 (y 16..27: pages 2, 3), the
+    # message rows 4, 5, 6 (y 38..43, 44..49, 50..55: pages 4, 5, 6) and the
+    # help row 7 (y 58..63: page 7); the header and the blank row 3 stay:
+    # 0x04 | 0x08 | 0x10 | 0x20 | 0x40 | 0x80 = 0xFC
+    assert pages == 0xFC
+    assert bytes(s.view.lines[2][:13]) == b"NOT ARCHIVED!"
+    assert bytes(s.view.lines[7][:26]) == b"PUSH:DROP IT  HOLD:KEEP IT"
+
+
 def test_quatro_sheet_shows_tricks_past_nine():
     if framebuf is None:
         skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 
 from pathlib import Path
 
@@ -12,13 +13,53 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import records, sheet
-from ..archive import Archive, Unreadable
+from ..archive import Archive, Unreadable, archived_id
+from ..client import Board
+from ..errors import TallyboardError
 from .reporting import reports_errors
 from .link import board_options, connected
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file (default: $TALLYBOARD_ARCHIVE or "
                                    "~/.local/share/tallyboard/archive.sqlite3).")
+
+
+def interactive() -> bool:
+    """Whether a person at a terminal can answer a question."""
+    return sys.stdin.isatty()
+
+
+def before_new(board: Board, archive_path: str | None, discard: bool, archive_first: bool) -> None:
+    """`tallyboard new` over the board's game: never drop an unfinished game
+    that is not in the archive without a word. The archive holds it when it
+    has this very record (Archive.holds). Otherwise archive it first
+    (--archive-first, or `a` at the question), drop it (--discard, or `d`),
+    or stop with nothing changed."""
+    if discard and archive_first:
+        raise click.UsageError("give --discard or --archive-first, not both")
+    current = board.rebuild()
+    game = current.game
+    if game is None or game.n == 0 or game.complete():
+        return
+    loaded = board.loaded_game(current)
+    if archived_id(loaded, archive_path) is not None:
+        return
+    totals = " ".join(str(t) for t in sheet.sheet_json(loaded)["totals"])
+    what = (f"the board's {loaded.name} game ({' · '.join(loaded.players)}; totals {totals}) "
+            "is not finished and not in the archive")
+    if not (discard or archive_first):
+        if not interactive():
+            raise TallyboardError(f"{what}; nothing was changed: add --archive-first to archive it and then "
+                                  "start the new game, or --discard to drop it")
+        answer = click.prompt(f"{what}. Archive it first (a), discard it (d) or cancel (c)?",
+                              type=click.Choice(["a", "d", "c"]), default="c", err=True)
+        if answer == "c":
+            raise TallyboardError("cancelled: the board keeps its game")
+        archive_first = answer == "a"
+    if archive_first:
+        with Archive(archive_path) as archive:
+            game_id, _ = archive.add(loaded, source="board")
+        click.echo(f"archived as #{game_id}: {loaded.name}, {' · '.join(loaded.players)} (in progress)")
 
 
 @click.group("archive")
@@ -34,14 +75,26 @@ def save_cmd(archive_path: str | None, port: str | None, use_emulator: bool, tim
     """Copy the board's game into the archive (a game already there is not stored twice)."""
     with connected(port, use_emulator, timeout) as board:
         loaded = board.loaded_game()
-    warning = records.open_hand_warning(loaded)
-    if warning:
-        click.echo(f"tallyboard: note: {warning}", err=True)
-    with Archive(archive_path) as archive:
-        game_id, new = archive.add(loaded, source="board")
-        state = "complete" if loaded.game.complete() else "in progress"
-        click.echo(f"{'archived' if new else 'already archived'} as #{game_id}: {loaded.name}, "
-                   f"{' · '.join(loaded.players)} ({state})")
+        note = records.open_hand_note(loaded)
+        if note:
+            click.echo(f"tallyboard: note: {note}", err=True)
+        with Archive(archive_path) as archive:
+            game_id, new = archive.add(loaded, source="board")
+            state = "complete" if loaded.game.complete() else "in progress"
+            click.echo(f"{'archived' if new else 'already archived'} as #{game_id}: {loaded.name}, "
+                       f"{' · '.join(loaded.players)} ({state})")
+        tell_kept(board, loaded)
+
+
+def tell_kept(board: Board, loaded: records.LoadedGame) -> None:
+    """KEPT: the board keeps with its game that the archive holds it, so that
+    its own new game (the encoder held) does not warn; the archive has the game
+    whatever the board answers."""
+    try:
+        board.kept(loaded.game)
+    except TallyboardError as exc:
+        click.echo(f"tallyboard: note: the board was not told that its game is archived ({exc}); "
+                   "its own new game will warn that it is not", err=True)
 
 
 @archive_group.command("add")

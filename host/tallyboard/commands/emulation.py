@@ -207,7 +207,7 @@ def play_document(board: Board, doc: dict[str, Any], echo: Callable[[str], None]
     board.new(name, len(players), profile.options(options))
     echo(f"NEW {name} " + " ".join(players))
     for number, hand in enumerate(doc["hands"], 1):
-        for event in profile.events(hand, len(players), options):
+        for event in records.hand_events(profile, hand, len(players), options, last=number == len(doc["hands"])):
             if profile.send is not None:
                 profile.send(board, event)[1]()
             else:

@@ -7,7 +7,8 @@ The hand becomes the game's core events through the same game profile
 `tallyboard sheet` uses, is checked whole on a copy of the board's game
 first (an impossible hand is refused with the field named and nothing is
 sent), then goes to the board one event at a time over the protocol's `EV`
-verb. Should the link fail part-way through a hand of several events, the
+verb. A hand in progress ("open": true) sends its entries so far and
+leaves the hand open on the board. Should the link fail part-way through a hand of several events, the
 events already applied are undone, so the board never keeps half a hand."""
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import click
 
 from tallycore import game as core_game
 
-from .. import files, games
+from .. import files, games, records
 from ..client import Board, options_document
 from ..errors import TallyboardError, log_full
 from .reporting import reports_errors
@@ -44,7 +45,8 @@ def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:
         check.apply(game.log[i])
     events: list[int] = []
     try:
-        for event in profile.events(hand, game.players, options_document(current.name, game.options)):
+        for event in records.hand_events(profile, hand, game.players,
+                                         options_document(current.name, game.options)):
             check.apply(event)
             events.append(event)
     except ValueError as exc:

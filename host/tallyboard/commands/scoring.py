@@ -18,6 +18,7 @@ from .. import files, records
 from ..client import Board
 from ..errors import TallyboardError
 from ..games.base import OptionFlag
+from .archive import archive_option, before_new
 from .reporting import reports_errors
 from .link import (board_options, change, connected, current_game, game_of_verb, held_words,
                    player_index, print_summary, scoring)
@@ -103,12 +104,18 @@ def _flag_options(game: str, given: dict[str, Any]) -> dict[str, Any]:
 @click.option("--confirm", is_flag=True,
               help="Every hand waits for an opponent's accept on the board, whatever the board's "
                    "confirm setting (docs/rules.md CF).")
+@click.option("--discard", is_flag=True, help="Drop the board's unfinished game even if it is not archived.")
+@click.option("--archive-first", is_flag=True, help="Archive the board's unfinished game first, then start.")
+@archive_option
 @_with_option_flags
 @board_options
 @reports_errors
 def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tuple[str, ...], confirm: bool,
+            discard: bool, archive_first: bool, archive_path: str | None,
             port: str | None, use_emulator: bool, timeout: float, **flags: Any) -> None:
-    """Start a new GAME on the board (the game in progress is dropped)."""
+    """Start a new GAME on the board. An unfinished game on the board that is
+    not in the archive is never dropped silently: asked about at a terminal,
+    else --archive-first or --discard says what to do with it."""
     game = game.lower()   # as on the wire: game names are case-insensitive
     try:
         index = games.index_of(game)
@@ -149,6 +156,7 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
             if missing:
                 raise TallyboardError(f"the board's firmware does not take the {game} option "
                                       f"{missing[0]}; update it with tallyboard deploy")
+        before_new(board, archive_path, discard, archive_first)
         board.new(game, players, packed)
         for p, name in enumerate(names):
             board.cfg_set("name", name, p)
@@ -259,6 +267,9 @@ def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout
         # docs/records.md: a record holds the hands that count; the pending one is left out
         click.echo(f"tallyboard: note: {held_words(loaded.game, loaded.players)}; it is left out of "
                    "the record until it is accepted", err=True)
+    note = records.open_hand_note(loaded)
+    if note:
+        click.echo(f"tallyboard: note: {note}", err=True)
     text = json.dumps(doc, indent=1)
     if output:
         files.write_output(output, text + "\n")

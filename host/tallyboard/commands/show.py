@@ -12,7 +12,7 @@ from rich.console import Console
 from tallyrun import protocol
 
 from .. import emulator as emu_mod
-from .. import files, records, render
+from .. import files, games, records, render
 from ..client import Board
 from ..errors import TallyboardError
 from .reporting import reports_errors
@@ -85,6 +85,8 @@ def _from_record(record: str, upto: int | None, board_name: str, brightness: int
             raise TallyboardError(f"--events {upto}: the record has {len(events)} events; give 0 to {len(events)}")
         events = events[:upto]
     title = f"{source}: {loaded.name}, {len(events)} of {game.n} events"
+    if upto is None and games.profile(loaded.name).hand_in_progress(game):
+        title += f", hand {game.hands() + 1} in progress"
     return render.frame_for_game(board_name, loaded.name, game.players, game.options, events, 0,
                                  [name[:16] for name in loaded.players], (), brightness, budget_ma, title)
 

@@ -97,6 +97,14 @@ class GameProfile:
     # the protocol verbs that are this game's own, each with a check of the
     # words the host can check before it talks to the board (ValueError)
     verbs: Mapping[str, Callable[..., None]] = field(default_factory=dict)
+    # --- a hand in progress (docs/records.md, "A hand in progress"); None for
+    # both: every hand of the game is one entry, never in progress
+    # (events of a hand not yet closed, number of players) -> its record hand
+    # without "open" (records adds it)
+    open_hand: Callable[[list[int], int], Any] | None = None
+    # a record hand in progress ("open" taken out) -> its events, none closing
+    # the hand (shape checks only, as `events`)
+    open_events: Callable[[Any, int, dict], Iterator[int]] | None = None
     # the line `tallyboard play` prints for one record hand it played:
     # (hand number, record hand, player names) -> text; None: a plain line
     hand_line: Callable[[int, Any, list[str]], str] | None = None
@@ -131,6 +139,13 @@ class GameProfile:
     def sheet(self, loaded: LoadedGame) -> dict[str, Any]:
         """The game's `tallyboard sheet --json` document."""
         return self.sheet_json(self, loaded)
+
+    def hand_in_progress(self, game: core_game.Game) -> list[int]:
+        """The events of the hand not yet finished (empty: none)."""
+        groups = self.record_hands(game)
+        if groups and not self.closes_hand(game)(groups[-1][-1]):
+            return groups[-1]
+        return []
 
     def record_hands(self, game: core_game.Game) -> list[list[int]]:
         """The applied events grouped by the record hand they make (the last

@@ -42,6 +42,9 @@ def cards_document(packed: int, rest: int, doc: dict) -> int:
     return 0
 
 
+open_hand, open_events = fields.cut_short(record_events, record_hand)
+
 PROFILE = short.profile("doolittle", record_events, record_hand, WINS_LOWEST,
                         '{"takers": [1, 1, 0, 2, 2, 2]}',
-                        options=record_options, more_options=cards_document)
+                        options=record_options, more_options=cards_document,
+                        open_hand=open_hand, open_events=open_events)

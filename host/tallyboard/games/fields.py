@@ -149,6 +149,19 @@ def winner_hand(events: list[int]) -> Any:
     return {"winner": event}
 
 
+def cut_short(events: Callable[[Any, int, dict], Iterator[int]], hand: Callable[[list[int]], Any]
+              ) -> tuple[Callable[[list[int], int], Any], Callable[[Any, int, dict], Iterator[int]]]:
+    """(open_hand, open_events) of a game whose hand in progress is its finished
+    form cut short (Doolittle's takers, Moosehead's plays so far): written as a
+    finished hand is, read as one less the closing event."""
+    def open_hand(so_far: list[int], players: int) -> Any:
+        return hand(so_far)
+
+    def open_events(record: Any, players: int, options: dict) -> Iterator[int]:
+        yield from list(events(record, players, options))[:-1]
+    return open_hand, open_events
+
+
 def count_hand(key: str, end: int) -> Callable[[list[int]], Any]:
     """{key: [count per player]} from events packed player | count << 3, then end
     (Numero, Quatro)."""

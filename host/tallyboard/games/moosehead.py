@@ -77,6 +77,9 @@ def split_scores(loaded: LoadedGame, doc: dict[str, Any]) -> None:
             hands[hand]["fifteens"] = [after[p] - before[p] for p in range(n)]
             start = after
             hand += 1
+    if hand < len(hands):   # the hand in progress: its pegging so far, fifteens at its end
+        hands[hand]["pegging"] = [replay.total(p) - start[p] for p in range(n)]
+        hands[hand]["fifteens"] = [0] * n
 
 
 def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
@@ -92,7 +95,10 @@ def sheet_table(doc: dict[str, Any]) -> Table:
     return sheetparts.short_table(doc, split_cells, note="score (pegging+fifteens)")
 
 
+open_hand, open_events = fields.cut_short(record_events, record_hand)
+
 PROFILE = short.profile("moosehead", record_events, record_hand, WINS_TARGET,
                         '{"plays": [[1, "K"], [0, "5"], [1, "4"], [0, "A"], [1, "3"], [0, "4"], [1, "2"], '
                         '[1, "A"], [0, "2"], [0, "3"], "go"]}',
-                        options=record_options, more_options=faces_document, sheet_json=sheet_json, sheet_table=sheet_table)
+                        options=record_options, more_options=faces_document, sheet_json=sheet_json,
+                        sheet_table=sheet_table, open_hand=open_hand, open_events=open_events)

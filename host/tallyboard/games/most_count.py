@@ -5,6 +5,7 @@ player's count. Options: first_dealer (default 0); Quatro also hands_won
 (default false: the totals are tricks; true: hands won, docs/rules.md QU3)."""
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Iterator
 
 from tallycore import most_count
@@ -20,6 +21,29 @@ def count_events(key: str, cap: int) -> Callable[[Any, int, dict], Iterator[int]
             yield most_count.pack_count(p, count, cap)
         yield most_count.END
     return record_events
+
+
+def open_counts(key: str) -> Callable[[list[int], int], Any]:
+    """A hand in progress: the counts entered so far, null for a player not counted yet."""
+    def open_hand(events: list[int], players: int) -> Any:
+        counts: dict[int, int] = {e & 7: e >> 3 for e in events}
+        return {key: [counts.get(p) for p in range(players)]}
+    return open_hand
+
+
+def open_count_events(key: str, cap: int) -> Callable[[Any, int, dict], Iterator[int]]:
+    def open_events(hand: Any, players: int, options: dict) -> Iterator[int]:
+        hand = fields.only(hand, {key})
+        values = hand.get(key)
+        if not isinstance(values, list) or len(values) != players:
+            raise ValueError(f"{key}: one count per player, null for a player not counted yet")
+        for p, count in enumerate(values):
+            if count is None:
+                continue
+            if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= cap:
+                raise ValueError(f"{key}: {json.dumps(count)} is not a count 0 to {cap} or null")
+            yield most_count.pack_count(p, count, cap)
+    return open_events
 
 
 def hands_won_options(options: dict) -> int:
@@ -50,4 +74,5 @@ def profile(name: str, key: str, cap: int, example_hand: str, wins: str = WINS_M
             more_options: Callable[[int, int, dict], int] | None = None) -> GameProfile:
     """wins: how the game is won with its default options."""
     return short.profile(name, count_events(key, cap), fields.count_hand(key, most_count.END), wins,
-                         example_hand, options=options, more_options=more_options, sheet_json=sheet_json)
+                         example_hand, options=options, more_options=more_options, sheet_json=sheet_json,
+                         open_hand=open_counts(key), open_events=open_count_events(key, cap))

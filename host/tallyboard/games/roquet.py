@@ -39,6 +39,21 @@ def record_hand(events: list[int]) -> Any:
     return [[roquet.peg_player(e), roquet.peg_points(e)] for e in events if e != roquet.HAND_END]
 
 
+def open_hand(events: list[int], players: int) -> Any:
+    """A hand not yet ended: {"pegs": its peggings so far} (a list cannot say "open")."""
+    return {"pegs": record_hand(events)}
+
+
+def open_events(hand: Any, players: int, options: dict) -> Iterator[int]:
+    hand = fields.only(hand, {"pegs"})
+    if "pegs" not in hand:
+        raise ValueError("pegs: missing; the peggings so far, each [player, points]")
+    try:
+        yield from list(record_events(hand["pegs"], players, options))[:-1]
+    except ValueError as exc:
+        raise ValueError(f"pegs: {exc}") from None
+
+
 def record_options(options: dict) -> int:
     """end: "reach" (default) or "hand_end"; landmark_bonus: false (default) or true."""
     fields.only(options, {"end", "landmark_bonus"})
@@ -74,6 +89,10 @@ def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
     state = loaded.game.state
     doc = sheetparts.common_fields(loaded)
     doc["hands"] = [{"hand": i + 1, "scores": s} for i, s in enumerate(sheetparts.hand_scores(loaded))]
+    in_progress = profile.hand_in_progress(loaded.game)
+    if in_progress:
+        doc["hands"].append({"hand": len(doc["hands"]) + 1, "open": True, **open_hand(in_progress, 2),
+                             "scores": sheetparts.scores_so_far(loaded)})
     doc["king"] = [roquet.king_total(state, p) for p in range(2)]
     doc["tally"] = [roquet.tally(state, p) for p in range(2)]
     return sheetparts.ordered(doc)
@@ -86,10 +105,12 @@ def sheet_table(doc: dict[str, Any]) -> Table:
     for p, name in enumerate(players):
         table.add_column(name, justify="right", footer=str(doc["totals"][p]))
     for row in doc["hands"]:
-        table.add_row(str(row["hand"]), *(str(s) for s in row["scores"]))
-    if any(doc["tally"]):
+        if not row.get("open"):   # the hand in progress is the "now" row
+            table.add_row(str(row["hand"]), *(str(s) for s in row["scores"]))
+    if any(doc["tally"]) or any(row.get("open") for row in doc["hands"]):
         table.add_row("now", *(f"+{t}" for t in doc["tally"]), style="italic")
-    table.caption = "game to 100; king pegs " + ", ".join(
+    note = sheetparts.in_progress_note(doc).replace("…", "")
+    table.caption = (f"{note}; " if note else "") + "game to 100; king pegs " + ", ".join(
         f"{k // 5 * 5}" + (f"+{k % 5}" if k % 5 else "") for k in doc["king"])
     return table
 
@@ -156,6 +177,8 @@ PROFILE = GameProfile(
     sheet_table=sheet_table,
     wins=WINS_TARGET,
     example_hand="[[0, 5], [1, 2]]",
+    open_hand=open_hand,
+    open_events=open_events,
     candidate=candidate,
     simulation_options=simulation_options,
     send=send,

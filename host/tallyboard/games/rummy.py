@@ -38,6 +38,16 @@ def record_hand(events: list[int]) -> Any:
     return {"out": out, "cards": [held.get(p, []) for p in range(players)]}
 
 
+def open_hand(events: list[int], players: int) -> Any:
+    """The cards entered so far, one list per player; nobody out yet."""
+    return {"cards": [[cards.text(e >> 3) for e in events if e & 7 == p] for p in range(players)]}
+
+
+def open_events(hand: Any, players: int, options: dict) -> Iterator[int]:
+    hand = fields.only(hand, {"cards"})
+    yield from list(record_events({"out": 0, **hand}, players, options))[:-1]
+
+
 def record_options(options: dict) -> int:
     fields.only(options, {"first_dealer", "faces"})
     return fields.first_dealer(options) | (0 if fields.faces_rank(options, "rank") else rummy.OPT_FACES_TEN)
@@ -52,4 +62,5 @@ def faces_document(packed: int, rest: int, doc: dict) -> int:
 
 PROFILE = short.profile("rummy", record_events, record_hand, WINS_LOWEST,
                         '{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}',
-                        options=record_options, more_options=faces_document)
+                        options=record_options, more_options=faces_document,
+                        open_hand=open_hand, open_events=open_events)

@@ -46,6 +46,14 @@ def hand_scores(loaded: LoadedGame) -> list[list[int]]:
     return rows
 
 
+def scores_so_far(loaded: LoadedGame) -> list[int]:
+    """The scores of the hand in progress so far, one per player."""
+    game = loaded.game
+    out = array("i", [0] * game.players)
+    game.hand_scores(game.hands(), out)
+    return list(out)
+
+
 def ordered(doc: dict[str, Any]) -> dict[str, Any]:
     """The document with game, players and hands first."""
     first = {k: doc[k] for k in KEY_ORDER if k in doc}
@@ -95,6 +103,14 @@ def short_json(profile: GameProfile, loaded: LoadedGame,
         entry.update(profile.hand(events))
         entry["scores"] = scores[number]
         hands.append(entry)
+    in_progress = profile.hand_in_progress(game)
+    if in_progress:
+        assert profile.open_hand is not None
+        number = len(hands)
+        entry = {"hand": number + 1, "dealer": points.dealer(game.options, game.players, number), "open": True}
+        entry.update(profile.open_hand(in_progress, game.players))
+        entry["scores"] = scores_so_far(loaded)
+        hands.append(entry)
     doc = common_fields(loaded)
     doc["hands"] = hands
     how_won(profile, loaded, doc)
@@ -103,6 +119,13 @@ def short_json(profile: GameProfile, loaded: LoadedGame,
     if not doc["complete"]:
         doc["next_dealer"] = points.dealer(game.options, game.players, game.hands())
     return ordered(doc)
+
+
+def in_progress_note(doc: dict[str, Any]) -> str:
+    """"hand N in progress, scores so far" when the sheet's last hand is open."""
+    if doc["hands"] and doc["hands"][-1].get("open"):
+        return f"hand {doc['hands'][-1]['hand']}… in progress: its scores so far"
+    return ""
 
 
 def short_caption(doc: dict[str, Any], note: str = "") -> str:
@@ -117,6 +140,8 @@ def short_caption(doc: dict[str, Any], note: str = "") -> str:
         text = "one deal per player; fewest points wins (points are against)"
     if note:
         text = f"{note}; {text}"
+    if in_progress_note(doc):
+        text = f"{in_progress_note(doc)}; {text}"
     return text + next_deal(doc)
 
 
@@ -135,6 +160,9 @@ def short_table(doc: dict[str, Any], cells: Callable[[dict[str, Any]], list[str]
     for p, name in enumerate(players):
         table.add_column(name, justify="right", footer=str(doc["totals"][p]), no_wrap=True, min_width=4)
     for row in doc["hands"]:
-        table.add_row(str(row["hand"]), players[row["dealer"]], *cells(row))
+        if row.get("open"):
+            table.add_row(f"{row['hand']}…", players[row["dealer"]], *cells(row), style="italic")
+        else:
+            table.add_row(str(row["hand"]), players[row["dealer"]], *cells(row))
     table.caption = short_caption(doc, note)
     return table
