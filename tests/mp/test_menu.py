@@ -244,8 +244,8 @@ class BoardWithNewGame(Board):
         Board.__init__(self, rules, players)
         self.archived = False
         self.started = 0
-        self.input = menu.BoardInput(self.get_game, self.submit, self.game.undo, self.new_game,
-                                     lambda: self.archived)
+        self.input = menu.BoardInput(self.get_game, self.submit, self.game.undo, new_game=self.new_game,
+                                     kept=lambda: self.archived)
 
     def new_game(self):
         self.started += 1

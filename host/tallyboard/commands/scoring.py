@@ -260,9 +260,6 @@ def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout
     with connected(port, use_emulator, timeout) as board:
         loaded = board.loaded_game()
         doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game)
-    warning = records.open_hand_warning(loaded)
-    if warning:
-        click.echo(f"tallyboard: note: {warning}", err=True)
     if loaded.game.held:
         # docs/records.md: a record holds the hands that count; the pending one is left out
         click.echo(f"tallyboard: note: {held_words(loaded.game, loaded.players)}; it is left out of "
