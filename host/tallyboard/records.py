@@ -85,9 +85,23 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
 
 # ---------------------------------------------------------------- writing
 
+def without_pending(game: core_game.Game) -> core_game.Game:
+    """The game as a record holds it: a hand waiting for its confirmation on
+    the board (docs/rules.md CF1) counts whole or not at all, so the events of
+    it already applied are left out with it (the core's open_hand)."""
+    if game.held != core_game.HELD_APPLY or not game.open_hand():
+        return game
+    counted = core_game.Game()
+    counted.new(game.index, game.players, game.options)
+    for i in range(game.n - game.open_hand()):
+        counted.apply(game.log[i])
+    return counted
+
+
 def open_hand_events(game: core_game.Game, name: str) -> int:
     """How many applied events belong to a hand not yet finished (0: none).
     A record's hands are finished hands: reading one back finishes that hand."""
+    game = without_pending(game)
     closes = games.profile(name).closes_hand(game)
     count = 0
     for i in range(game.n):
@@ -114,5 +128,5 @@ def to_document(name: str, players: list[str], options: dict, game: core_game.Ga
     doc: dict[str, Any] = {"format": FORMAT, "game": name, "players": list(players)}
     if options:
         doc["options"] = dict(options)
-    doc["hands"] = hands_of(game, name)
+    doc["hands"] = hands_of(without_pending(game), name)
     return doc

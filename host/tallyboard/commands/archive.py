@@ -14,7 +14,7 @@ from rich.table import Table
 from .. import records, sheet
 from ..archive import Archive, Unreadable
 from .reporting import reports_errors
-from .link import board_options, connected
+from .link import board_options, connected, held_words
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file (default: $TALLYBOARD_ARCHIVE or "
@@ -37,6 +37,10 @@ def save_cmd(archive_path: str | None, port: str | None, use_emulator: bool, tim
     warning = records.open_hand_warning(loaded)
     if warning:
         click.echo(f"tallyboard: note: {warning}", err=True)
+    if loaded.game.held:
+        # docs/records.md: a record holds the hands that count; the pending one is left out
+        click.echo(f"tallyboard: note: {held_words(loaded.game, loaded.players)}; it is left out of "
+                   "the record until it is accepted", err=True)
     with Archive(archive_path) as archive:
         game_id, new = archive.add(loaded, source="board")
         state = "complete" if loaded.game.complete() else "in progress"
