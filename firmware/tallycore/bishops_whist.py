@@ -208,6 +208,10 @@ def ends_hand(event):
     return event != MISDEAL
 
 
+# docs/rules.md CF1: a hand is its one event; a misdeal before it is no part of it
+REJECT_KEEPS = True
+
+
 complete = points.complete_first_to
 
 

@@ -263,6 +263,21 @@ class Game:
         self.held = 0
         return kind
 
+    def open_hand(self):
+        """How many applied events belong to the hand in progress and are taken
+        back when the event that closes it is rejected (docs/rules.md CF1): the
+        events since the last hand closed, or none in a game whose rules keep
+        them (REJECT_KEEPS: Roquet's pegs, a misdeal that is no hand).
+        Allocation-free."""
+        if self.rules is None or getattr(self.rules, "REJECT_KEEPS", False):
+            return 0
+        ends_hand = self.rules.ends_hand
+        log = self.log
+        start = self.n
+        while start > 0 and not ends_hand(log[start - 1]):
+            start -= 1
+        return self.n - start
+
     def held_hand(self):
         """The number (1-based) of the hand the held change closes or takes back."""
         return self.hands() if self.held == HELD_UNDO else self.hands() + 1

@@ -213,6 +213,10 @@ def ends_hand(event):
     return event == HAND_END
 
 
+# docs/rules.md CF1 (Board): a rejected END leaves the hand's pegs, the table's own record
+REJECT_KEEPS = True
+
+
 def complete(state, players):
     return state[0] & _GAME_OVER != 0
 

@@ -437,6 +437,10 @@ def ends_hand(event):
     return event != MISDEAL
 
 
+# docs/rules.md CF1: a hand is its one event; a misdeal before it is no part of it (SK3)
+REJECT_KEEPS = True
+
+
 def confirmers(state, players, event, hand):
     """Who may accept the hand (0-based) that event closes, held for its
     confirmation (bit p = player p): the purchaser's two opponents in that

@@ -6,8 +6,9 @@
 #   a seat button (short)   the player in that seat accepts, if the rules let
 #                           that player (game.held_by: Skicket, the purchaser's
 #                           opponents); the change is made
-#   a seat button (long)    rejects: the change is dropped and a hand's entry
-#                           reopens on the board with its values, to correct
+#   a seat button (long)    rejects: the change is dropped (a hand whole, with
+#                           the events of it applied before), and a hand's
+#                           entry reopens on the board with its values, to correct
 #   anything else           refused, with what to do
 # Loaded with the panel; nothing here allocates but a refusal.
 from tallycore.game import HELD_APPLY, HELD_UNDO
@@ -26,11 +27,18 @@ def answer(board_input, game, seat, long):
     else:
         held = game.held
         event = game.held_event
-        board_input.reject()
+        taken = board_input.reject()    # the hand's earlier events, taken back with it
         entry = board_input.entry
         entry.close()
+        if held != HELD_APPLY:
+            return
         view = gameview.of(game)
-        if held == HELD_APPLY and view is not None and hasattr(view, "reopen_entry"):
+        if view is None:
+            # a game entered from its description: its hand's values, from the
+            # events taken back and the one rejected (tallypanel.entry)
+            entry.open(game)
+            entry.view.reopen_entry(entry, game, event, taken or 0)
+        elif hasattr(view, "reopen_entry"):
             # the hand's values kept, for correction
             entry.open(game)
             view.reopen_entry(entry, game, event)

@@ -31,6 +31,7 @@ except ImportError:  # CPython
 _HISTORY = const(200)   # values chosen in one hand: Moosehead's 40 plays and gos
 _EVENTS = const(120)    # events of one hand
 _MAX_PLAYERS = const(8)
+_TRIES = const(4000)    # values tried when finding a rejected host hand's values
 CONFIRM = const(255)    # the step after the last: SAVE or CANCEL
 
 LOW = None              # menu.HandEntry: this view turns its own values
@@ -58,6 +59,9 @@ class Walk:
         self.kept = 0
         self.state = bytearray(STATE_CAPACITY)  # the game with the kept events applied
         self.changes = array("i", bytes(4 * _MAX_PLAYERS))  # each total's change
+        self.saved_steps = None  # type: Any  # the description of the hand saved last
+        self.saved_taken = 0     # and how many values it took (the history keeps them)
+        self.target = array("i", bytes(4 * _EVENTS))  # a rejected hand's events
 
 
 walk = Walk()
@@ -356,8 +360,119 @@ def _save(entry, w):
         except ValueError as exc:
             entry.error = str(exc)
             return False
+    w.saved_steps = w.steps     # its values, should an opponent reject it
+    w.saved_taken = w.taken
     entry.close()
     return True
+
+
+# --- a hand rejected by an opponent (tallypanel.confirm) ----------------------
+
+def reopen_entry(entry, game, event, taken):
+    """The entry of a hand rejected by an opponent, open (open_entry) on the
+    game without it: game.log[n:n + taken] are the hand's events taken back,
+    event the one that closed it. Reopens at SAVE THE HAND? with the values
+    that make those very events, to go back to the one to correct: the values
+    chosen when it was saved here, else (a hand from the host) found by
+    walking the description. A hand the description cannot make (a card's
+    suit, events in another order) reopens empty, saying so."""
+    w = walk
+    count = taken + 1
+    if count <= _EVENTS:
+        target = w.target
+        log = game.log
+        for i in range(taken):
+            target[i] = log[game.n + i]
+        target[taken] = event
+        if ((w.saved_steps is w.steps and _again(w, w.saved_taken, target, count))
+                or _search(w, target, count)):
+            w.value = 0
+            entry.step = w.step
+            return
+    _replay(w, 0)
+    entry.step = w.step
+    entry.error = "hand: the board's entry cannot show it; enter it again"
+
+
+def _again(w, upto, target, count):
+    """Whether the saved history [0, upto) still makes target's events."""
+    try:
+        _replay(w, upto)
+    except ValueError:
+        return False
+    return w.step == CONFIRM and w.kept == count and _fits(w, target, count)
+
+
+def _search(w, target, count):
+    """The values that make target's count events, depth first: each value
+    of a step tried in order, one whose bits the events do not hold passed
+    over without walking it."""
+    _replay(w, 0)
+    value = 0
+    for _ in range(_TRIES):
+        if w.step == CONFIRM:
+            if w.kept == count and w.event == 0:
+                return True
+        elif value < w.count and w.taken < _HISTORY:
+            if _could(w, value, target, count):
+                taken = w.taken
+                w.at_step[taken] = w.step
+                w.at_player[taken] = w.player
+                w.at_value[taken] = value
+                w.taken = taken + 1
+                try:
+                    _take(w, value)
+                    _settle(w)
+                    if _fits(w, target, count):
+                        value = 0
+                        continue
+                except ValueError:
+                    pass
+                _replay(w, taken)
+            value += 1
+            continue
+        if w.taken == 0:
+            return False
+        back = w.taken - 1      # this way leads nowhere: the previous value's next
+        value = w.at_value[back] + 1
+        _replay(w, back)
+    return False
+
+
+def _could(w, value, target, count):
+    """Whether the value at the current step can lead to target's events:
+    the bits it adds are in the next one, and an event it completes is it."""
+    step = w.steps[w.step]
+    own = _own(w, step)
+    kept = w.kept
+    if value >= own:
+        event = step[S.SPECIALS][value - own][1]
+        return event == S.DONE or (kept < count and event == target[kept])
+    if step[S.KIND] == S.PLAYER:
+        code = step[S.HIGH] if value == w.players else value
+    else:
+        code = value + step[S.LOW]
+    event = w.event | _bits(w, step, code)
+    if kept >= count:
+        return event == 0
+    if step[S.FLAGS] & S.EMIT:
+        return event == target[kept]
+    return event & ~target[kept] == 0
+
+
+def _fits(w, target, count):
+    """Whether the events kept so far, and the one being composed, agree
+    with target's."""
+    kept = w.kept
+    if kept > count:
+        return False
+    events = w.events
+    for i in range(kept):
+        if events[i] != target[i]:
+            return False
+    if kept == count:
+        return w.event == 0
+    return w.event & ~target[kept] == 0
 
 
 def changes(w):

@@ -12,7 +12,8 @@
 #   app.local_redo()          host request; each raises ValueError with the
 #                             core's message when refused (nothing changed).
 #   app.local_accept(player)  the held change (confirmation by an opponent,
-#   app.local_reject()        docs/rules.md CF) accepted by player, or rejected.
+#   app.local_reject()        docs/rules.md CF) accepted by player, or rejected
+#                             (with the hand's earlier events taken back).
 #   app.local_new()           the game in play started again (ValueError with
 #                             the core's message when refused).
 #   app.kept()                whether the host's archive holds the game as it
@@ -625,8 +626,17 @@ class App:
         self._settle(KIND_ACCEPT)
 
     def local_reject(self):
-        """The held change rejected on the board (a long press)."""
+        """The held change rejected on the board (a long press). A rejected
+        hand goes whole (docs/rules.md CF1): the events of its hand applied
+        before it are taken back after the REJECT, each journaled and pushed
+        as an undo. Returns how many were; allocation-free."""
+        game = self.game
+        whole = game.held == KIND_APPLY
         self._settle(KIND_REJECT)
+        taken = game.open_hand() if whole else 0
+        for _ in range(taken):
+            _raise_if(self._change(KIND_UNDO, 0, 0, 0, _SRC_BOARD, False))
+        return taken
 
     def local_new(self):
         """The board's own new game: the game in play again, for the same

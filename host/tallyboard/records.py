@@ -111,9 +111,22 @@ def hand_events(profile: games.GameProfile, hand: Any, players: int, options: di
 
 # ---------------------------------------------------------------- writing
 
+def without_pending(game: core_game.Game) -> core_game.Game:
+    """The game as a record holds it: a hand waiting for its confirmation on
+    the board (docs/rules.md CF1) counts whole or not at all, so the events of
+    it already applied are left out with it (the core's open_hand)."""
+    if game.held != core_game.HELD_APPLY or not game.open_hand():
+        return game
+    counted = core_game.Game()
+    counted.new(game.index, game.players, game.options)
+    for i in range(game.n - game.open_hand()):
+        counted.apply(game.log[i])
+    return counted
+
+
 def open_hand_note(loaded: LoadedGame) -> str | None:
     """What to tell the user when a game with a hand in progress is written as a record."""
-    count = len(games.profile(loaded.name).hand_in_progress(loaded.game))
+    count = len(games.profile(loaded.name).hand_in_progress(without_pending(loaded.game)))
     if not count:
         return None
     return (f"hand {loaded.game.hands() + 1} is in progress ({count} event{'s' if count > 1 else ''}): "
@@ -137,5 +150,5 @@ def to_document(name: str, players: list[str], options: dict, game: core_game.Ga
     doc: dict[str, Any] = {"format": FORMAT, "game": name, "players": list(players)}
     if options:
         doc["options"] = dict(options)
-    doc["hands"] = hands_of(game, name)
+    doc["hands"] = hands_of(without_pending(game), name)
     return doc

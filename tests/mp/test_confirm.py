@@ -284,3 +284,74 @@ def test_accept_and_reject_allocate_nothing():
         shut(app, out)
     finally:
         cleanup(root)
+
+
+def test_a_rejected_hand_takes_its_earlier_events_back_but_roquet_keeps_its_pegs():
+    game = Game()
+    game.new(rummy, 3, CONFIRM)
+    # hand 1 counted: Bob left with a 2 (docs/rules.md RU2), Ann out
+    for event in (rummy.pack_card(1, 2 | 4 << 4), rummy.pack_card(2, 3 | 4 << 4), rummy.pack_out(0)):
+        game.apply(event)
+    assert game.open_hand() == 0                    # a hand just closed: nothing open
+    game.apply(rummy.pack_card(0, 5 | 4 << 4))
+    game.apply(rummy.pack_card(2, 9 | 4 << 4))
+    assert game.open_hand() == 2                    # hand 2's two cards, since hand 1's OUT
+    game.new(roquet, 2, CONFIRM)
+    game.apply(roquet.pack_peg(0, 5))
+    assert game.open_hand() == 0                    # CF1 (Board): pegs are the table's own record
+    game.new(skicket, 4, CONFIRM)
+    game.apply(skicket.MISDEAL)
+    assert game.open_hand() == 0                    # SK3: a misdeal is no part of the next hand
+
+
+def _rummy_app(root):
+    app, out = booted_app(root)
+    send(app, 1, "NEW rummy 3 %d" % CONFIRM)
+    return app, out
+
+
+# Bob is left with 10, 3 and 4, Cy with a king (no suits), Ann goes out: RU2, RU3
+RUMMY_HAND = (rummy.pack_card(1, 10 | 4 << 4), rummy.pack_card(1, 3 | 4 << 4), rummy.pack_card(1, 4 | 4 << 4),
+              rummy.pack_card(2, 13 | 4 << 4), rummy.pack_out(0))
+
+
+def test_a_rejected_rummy_hand_leaves_nothing_journaled_like_undos():
+    root = folder("confirm")
+    try:
+        app, out = _rummy_app(root)
+        send(app, 10, *["EV %d" % event for event in RUMMY_HAND])
+        game = app.game
+        assert (game.n, game.held) == (4, HELD_APPLY)
+        assert app.local_reject() == 4                  # the four cards go with the OUT
+        assert (game.n, game.held, _totals(game)) == (0, 0, [0, 0, 0])
+        shut(app, out)
+        lines = bodies(root)
+        # the REJECT, then one UNDO pushed for each card, as any undo
+        assert lines[-5].endswith(b"REJECT held=1,%d n=4 top=4 src=board" % rummy.pack_out(0)), lines[-5]
+        assert [line.split()[2:4] for line in lines[-4:]] == [[b"UNDO", b"n=%d" % n] for n in (3, 2, 1, 0)]
+        app, out = booted_app(root)                     # and so after a power cut
+        assert (app.game.n, app.game.held, _totals(app.game)) == (0, 0, [0, 0, 0])
+        shut(app, out)
+    finally:
+        cleanup(root)
+
+
+def test_a_rejected_hand_of_several_events_allocates_nothing():
+    if sys.implementation.name != "micropython":
+        from mpfixtures import skip
+        skip("needs micropython.heap_lock: runs in the MicroPython pass (tests/test_micropython_port.py)")
+    import micropython
+
+    root = folder("confirm")
+    try:
+        app, out = _rummy_app(root)
+        send(app, 10, *["EV %d" % event for event in RUMMY_HAND])
+        micropython.heap_lock()
+        try:
+            taken = app.local_reject()
+        finally:
+            micropython.heap_unlock()
+        assert (taken, app.game.n, app.game.held) == (4, 0, 0)
+        shut(app, out)
+    finally:
+        cleanup(root)

@@ -7,6 +7,8 @@ from importlib import resources
 import click
 from rich.console import Console
 
+from tallycore import game as core_game
+
 from .. import files, records, sheet
 from .reporting import reports_errors
 
@@ -29,10 +31,29 @@ def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator:
     else:
         loaded = records.load(record)
     doc = sheet.sheet_json(loaded)
+    held = loaded.game.held if record is None else 0
+    if held:
+        # docs/records.md: the hand waiting for an opponent's accept is on no sheet yet
+        doc["pending"] = pending(loaded)
     if as_json:
         click.echo(json.dumps(doc))
     else:
         sheet.print_sheet(doc)
+        if held:
+            from .link import held_words
+
+            click.echo(f"{held_words(loaded.game, loaded.players)}: not on the sheet until accepted")
+
+
+def pending(loaded: records.LoadedGame) -> dict[str, object]:
+    """The change waiting for its confirmation on the board (docs/rules.md CF1), for --json."""
+    game = loaded.game
+    doc: dict[str, object] = {"hand": game.held_hand(),
+                              "waiting_for": [loaded.players[p] for p in range(game.players)
+                                              if game.held_by >> p & 1]}
+    if game.held == core_game.HELD_UNDO:
+        doc["undo"] = True
+    return doc
 
 
 def demo_records() -> list[str]:
