@@ -8,6 +8,7 @@ the purchaser's side scores A = 60 + 10 x 1 = 70 each, the adversaries
 3-4 seats 0+1 and 2+3; hands 5-6 seats 0+3 and 1+2 (SK5, SK16). So in a
 game of such hands a player scores 60 x hands + 10 x (hands his side
 bought): in a six-hand game 360 + 10w, in a four-hand game 240 + 10w."""
+import json
 
 
 def made(seat):
@@ -128,10 +129,11 @@ THREE_GAMES_WON = [2, 0, 1, 0, 1, 1, 0, 1, 1, 0, 2, 1]
 
 
 def event_record(names, first, rounds, **extra):
+    """An event record (a deep copy: a test may change it freely)."""
     doc = {"format": "tallyboard-event/1", "kind": "progressive", "players": names, "seating": first,
            "rounds": rounds}
     doc.update(extra)
-    return doc
+    return json.loads(json.dumps(doc))
 
 
 def table_record(names, seats, hands, four_hands):

@@ -265,3 +265,29 @@ def test_next_force_with_the_pin_closes_the_games_short_and_logs_it(store):
     assert store.seating(event, 2) == [[0, 1, 2, 7], [4, 5, 6, 8], [3, 9, 10, 11]]
     doc, _ = tb_event.play.export(store, event)
     assert doc["ended_early"] == [[1, 2], [1, 3]]
+
+
+def test_a_director_s_evening_exports_and_replays_to_the_same_standings(store, tmp_path):
+    set_pin(store)
+    play_round1(store)
+    assert cli("correct", "--round", "1", "--table", "1", "--hand", "4", "tricks=6", "--pin", PIN).exit_code == 0
+    assert cli("next").exit_code == 0
+    # after the correction Ann (210) lost at the head instead of Dee: round 2
+    # seats [[5, 1, 2, 3], [4, 10, 6, 7], [8, 9, 0, 11]]; the director swaps Ann and Jo
+    event = store.event()
+    assert store.seating(event, 2) == [[5, 1, 2, 3], [4, 10, 6, 7], [8, 9, 0, 11]]
+    assert cli("move", "Ann", "--table", "3", "--seat", "1", "--pin", PIN).exit_code == 0
+    seating = store.seating(event, 2)
+    assert seating == [[5, 1, 2, 3], [4, 10, 6, 7], [8, 0, 9, 11]]
+    for t, hands in enumerate(ev.THREE_ROUND2, 1):
+        save(store, 2, t, seating, hands)
+    out = tmp_path / "evening.json"
+    assert cli("export", str(out)).exit_code == 0
+    exported = json.loads(out.read_text())
+    assert exported["reseated"] == [None, seating]
+    assert exported["rounds"][0][0][3]["tricks"] == 6   # the correction, not the board's 7
+    result = cli("replay", str(out), "--json")
+    assert result.exit_code == 0, result.stderr
+    snap = tb_event.snapshot(store, store.event())
+    assert [(s["rank"], s["player"], s["total"]) for s in json.loads(result.stdout)["standings"]] == [
+        (s["rank"], s["player"], s["continuous"]) for s in snap["standings"]]

@@ -154,7 +154,7 @@ def print_snapshot(doc: dict[str, Any], console: Console) -> None:
         board = "—" if t["board"] is None else f"{t['board']} ({t['status']})"
         tables.add_row(str(t["table"]), ", ".join(f"{n} {s}" for n, s in zip(t["names"], t["totals"])), hands, board)
     console.print(tables)
-    if doc["moves"]:
+    if doc["moves"] and doc["state"] != "finished":
         word = "moves" if doc["moves_final"] else "moves so far (provisional)"
         console.print(f"[bold]{word.capitalize()}:[/bold] " + "; ".join(
             f"{m['name']} table {m['from']} → {m['to']} seat {m['seat']}" for m in doc["moves"]))
