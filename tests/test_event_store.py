@@ -245,3 +245,35 @@ def test_no_event_says_how_to_start_one(archive):
     result = cli("status")
     assert result.exit_code != 0
     assert "no event in progress: start one with tallyboard event create NAME --player NAME" in result.stderr
+
+
+def test_readers_in_other_threads_see_whole_changes(archive):
+    import threading
+    import time
+
+    store = create_three(archive)
+    event = store.event()
+    seen, failures = [], []
+    stop = threading.Event()
+
+    def watch():
+        try:
+            while not stop.is_set():
+                doc = tb_event.snapshot(store, event)
+                seen.append(sum(len(t["hands"]) for t in doc["tables"]))
+        except Exception as exc:   # what the view thread would die of
+            failures.append(exc)
+
+    reader = threading.Thread(target=watch)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 10
+        for n in range(1, 5):
+            play_round(store, ev.THREE_NAMES, ev.THREE_FIRST, [g[:n] for g in ev.THREE_ROUND1], 1)
+            while len(seen) < 2 * n and time.monotonic() < deadline:
+                time.sleep(0.01)
+    finally:
+        stop.set()
+        reader.join(10)
+    assert not failures and not reader.is_alive()
+    assert seen == sorted(seen) and seen[-1] == 12 and set(seen) <= set(range(13))

@@ -91,6 +91,11 @@ def played_entries(names: list[str], hands: list[Any], length: int) -> list[int]
 def snapshot(store: EventStore, event: Event) -> dict[str, Any]:
     """The document every view shows (docs/events.md, "The snapshot"), from
     the store only."""
+    with store.reading():
+        return _snapshot(store, event)
+
+
+def _snapshot(store: EventStore, event: Event) -> dict[str, Any]:
     event = store.refresh(event)
     players = store.players(event)
     names, rounds = plays(store, event)

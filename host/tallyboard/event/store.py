@@ -119,6 +119,11 @@ class EventStore:
         """One transaction (use as `with self._write() as db:`)."""
         return _Transaction(self)
 
+    def reading(self) -> Any:
+        """One consistent view for several reads (`with store.reading():`):
+        a write of this process or of another waits until it ends."""
+        return _Transaction(self, "BEGIN")
+
     # ---------------------------------------------------------------- events
 
     def create(self, name: str, players: list[str], seating: list[list[int]], rounds: int,
@@ -364,13 +369,14 @@ class EventStore:
 
 
 class _Transaction:
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, begin: str = "BEGIN IMMEDIATE") -> None:
         self.store = store
+        self.begin = begin
 
     def __enter__(self) -> sqlite3.Connection:
         self.store._lock.acquire()
         try:
-            self.store.db.execute("BEGIN IMMEDIATE")
+            self.store.db.execute(self.begin)
         except BaseException:
             self.store._lock.release()
             raise
