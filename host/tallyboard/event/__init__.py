@@ -1,0 +1,12 @@
+"""A club evening of Progressive Skicket on many boards (docs/events.md):
+the event record and its replay (record.py), the evening's arithmetic
+(standings.py), the SQLite store in the archive file (store.py), each
+table's game as it counts and the snapshot every view shows (play.py), and
+the director's PIN and changes (director.py)."""
+from __future__ import annotations
+
+from .play import add_new_round_pusher, on_new_round, snapshot
+from .store import CREATED, FINISHED, RUNNING, Event, EventError, EventStore
+
+__all__ = ["EventStore", "Event", "EventError", "snapshot", "on_new_round", "add_new_round_pusher",
+           "CREATED", "RUNNING", "FINISHED"]

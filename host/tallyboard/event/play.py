@@ -1,0 +1,218 @@
+"""The evening as the store holds it: each table's game as it counts (the
+board's record with the director's corrections on top), the snapshot every
+view shows, the next round, the end, and the event record written from the
+store. The arithmetic is standings.py's; the rules are tallycore's."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import record, standings
+from .store import FINISHED, Event, EventError, EventStore
+
+VIEW_FORMAT = "tallyboard-event-view/1"
+
+# What pushes a new round (or a new seating of the current one) to the boards
+# of an evening; the boards' part of tallyboard event adds its pusher here.
+_new_round_pushers: list[Callable[[EventStore, Event, int], None]] = []
+
+
+def add_new_round_pusher(push: Callable[[EventStore, Event, int], None]) -> None:
+    if push not in _new_round_pushers:
+        _new_round_pushers.append(push)
+
+
+def on_new_round(store: EventStore, event: Event, round: int) -> None:
+    """Called once the store holds round `round` (or its new seating): when
+    boards are attached, each pusher sends the round to them."""
+    if not store.boards(event):
+        return
+    for push in list(_new_round_pushers):
+        push(store, event, round)
+
+
+# ---------------------------------------------------------------- each table's game as it counts
+
+def counted_hands(store: EventStore, event: Event, round: int, table: int) -> list[Any] | None:
+    """The hands of a table's game as they count: the board's, each hand the
+    director corrected replaced by his, or his whole game when he rescored
+    it. None: nothing stored for the table."""
+    stored = store.table_game(event, round, table)
+    corrected, whole = store.corrections(event, round, table)
+    if whole is not None:
+        return list(whole)
+    if stored is None:
+        return None
+    hands = list(stored.get("hands", []))
+    for number, hand in corrected.items():
+        if number <= len(hands):
+            hands[number - 1] = hand
+    return hands
+
+
+def table_length(event: Event, seating: list[list[int]]) -> int:
+    return standings.game_length(len(seating), event.hands)
+
+
+def round_play(store: EventStore, event: Event, round: int, names: list[str],
+               info: dict[str, Any]) -> standings.RoundPlay:
+    seating = info["seating"]
+    length = table_length(event, seating)
+    play = standings.RoundPlay(seating, [], length)
+    for t, seats in enumerate(seating, 1):
+        hands = counted_hands(store, event, round, t)
+        doc = None
+        if hands is not None:
+            doc = standings.table_sheet([names[p] for p in seats], hands, length,
+                                        f"round {round} table {t}")
+        play.tables.append(standings.TablePlay(t, list(seats), doc, t in info["ended_early"]))
+    return play
+
+
+def plays(store: EventStore, event: Event) -> tuple[list[str], list[standings.RoundPlay]]:
+    names = store.names(event)
+    return names, [round_play(store, event, info["round"], names, info) for info in store.rounds(event)]
+
+
+def played_entries(names: list[str], hands: list[Any], length: int) -> list[int]:
+    """The indexes in `hands` of the hands played (a misdeal is an entry of
+    the record but not one of the game's hands, docs/records.md)."""
+    out = []
+    counted = 0
+    for i in range(len(hands)):
+        now = len(standings.table_sheet(names, hands[:i + 1], length, "")["hands"])
+        if now > counted:
+            out.append(i)
+        counted = now
+    return out
+
+
+# ---------------------------------------------------------------- the snapshot
+
+def snapshot(store: EventStore, event: Event) -> dict[str, Any]:
+    """The document every view shows (docs/events.md, "The snapshot"), from
+    the store only."""
+    with store.reading():
+        return _snapshot(store, event)
+
+
+def _snapshot(store: EventStore, event: Event) -> dict[str, Any]:
+    event = store.refresh(event)
+    players = store.players(event)
+    names, rounds = plays(store, event)
+    evening = standings.evening_of(len(names), rounds)
+    current = rounds[-1]
+    sits = {p: t.table for t in current.tables for p in t.seats}
+    boards = store.boards(event)
+    tables = []
+    for t in current.tables:
+        board = boards.get(t.table, {})
+        hands = []
+        for row in (t.sheet["hands"] if t.sheet else []):
+            hands.append({"hand": row["hand"], "dealer": t.seats[row["dealer"]],
+                          "seats": [t.seats[p] for p in row["seats"]], "scores": row["scores"]})
+        corrected, whole = store.corrections(event, event.round, t.table)
+        tables.append({"table": t.table, "round": event.round, "board": board.get("port"),
+                       "status": board.get("status"), "seats": t.seats, "names": [names[p] for p in t.seats],
+                       "hands": hands, "totals": t.scores(), "complete": bool(t.sheet and t.sheet["complete"]),
+                       "length": current.length, "ended_early": t.ended_early,
+                       "corrected": whole is not None or bool(corrected),
+                       "pending": store.pending(event, event.round, t.table)})
+    moves = standings.moves(current, evening)
+    return {
+        "format": VIEW_FORMAT, "event": event.name, "state": event.state, "round": event.round,
+        "rounds": event.rounds, "hands": current.length, "updated": event.updated_at,
+        "players": names,
+        "standings": [{"rank": rank, "player": p, "name": names[p], "continuous": evening.continuous[p],
+                       "games": evening.games[p], "games_won": evening.games_won[p], "table": sits.get(p),
+                       **({"withdrawn": True} if players[p]["withdrawn"] else {})}
+                      for rank, p in standings.ranked(evening)],
+        "tables": tables,
+        "moves": [{"player": p, "name": names[p], "from": frm, "to": to, "seat": seat}
+                  for p, frm, to, seat in moves],
+        "moves_final": current.over(),
+        "next_seating": standings.next_seating(current, evening),
+        "log": store.log(event),
+    }
+
+
+# ---------------------------------------------------------------- the next round and the end
+
+def unfinished(play: standings.RoundPlay) -> list[str]:
+    """The tables whose game is not over, in words: "table 2 (3 of 4 hands)"."""
+    return [f"table {t.table} ({t.hands_in()} of {play.length} hands)" for t in play.tables if not t.over]
+
+
+def next_seating(store: EventStore, event: Event) -> tuple[list[list[int]], standings.RoundPlay]:
+    names, rounds = plays(store, event)
+    evening = standings.evening_of(len(names), rounds)
+    return standings.next_seating(rounds[-1], evening), rounds[-1]
+
+
+def advance(store: EventStore, event: Event, forced: bool = False) -> Event:
+    """Store the next round, seated by the movement (SK19), once every
+    table's game is over; `forced` (the director's PIN checked by the
+    caller) closes the unfinished games short and logs it. Then the boards
+    are told (on_new_round): the store first, so a push that fails loses
+    nothing."""
+    event = store.refresh(event)
+    if event.state == FINISHED:
+        raise EventError(f"the event {event.name!r} is finished; nothing was changed")
+    if event.round >= event.rounds:
+        raise EventError(f"all {event.rounds} rounds of {event.name!r} are played: tallyboard event finish ends "
+                         "the evening")
+    seating, current = next_seating(store, event)
+    open_tables = unfinished(current)
+    log = None
+    early: list[int] = []
+    if open_tables and not forced:
+        raise EventError(f"round {event.round} is not over: {', '.join(open_tables)}; finish those games, or "
+                         "tallyboard event next --force with the director's PIN")
+    if open_tables:
+        early = [t.table for t in current.tables if not t.over]
+        log = ("next", f"round {event.round + 1} started before round {event.round} was over; "
+               f"those games count as they stand", ", ".join(open_tables), f"round {event.round + 1}: {seating}")
+    event = store.start_round(event, event.round + 1, seating, "movement", early, log)
+    on_new_round(store, event, event.round)
+    return event
+
+
+def finish(store: EventStore, event: Event, forced: bool = False) -> Event:
+    event = store.refresh(event)
+    if event.state == FINISHED:
+        raise EventError(f"the event {event.name!r} is finished already")
+    _, rounds = plays(store, event)
+    open_tables = unfinished(rounds[-1])
+    if open_tables and not forced:
+        raise EventError(f"round {event.round} is not over: {', '.join(open_tables)}; finish those games, or "
+                         "tallyboard event finish --force with the director's PIN")
+    early = [t.table for t in rounds[-1].tables if not t.over]
+    log = None
+    if open_tables:
+        log = ("finish", f"the evening ended before round {event.round} was over; those games count as they "
+               "stand", ", ".join(open_tables), "finished")
+    return store.finish(event, early, log)
+
+
+# ---------------------------------------------------------------- the event record from the store
+
+def export(store: EventStore, event: Event) -> tuple[dict[str, Any], str | None]:
+    """The event record (docs/events.md) of every round that is over, and a
+    note for the user when the round in play is left out."""
+    event = store.refresh(event)
+    names, rounds = plays(store, event)
+    note = None
+    if rounds and not rounds[-1].over():
+        note = (f"round {event.round} is in progress ({', '.join(unfinished(rounds[-1]))}): it is left out of "
+                "the record until every table's game is over")
+        rounds = rounds[:-1]
+    evening = standings.Evening(len(names))
+    reseated: list[list[list[int]] | None] = []
+    for r, play in enumerate(rounds):
+        moved = standings.next_seating(rounds[r - 1], evening) if r else None
+        reseated.append(None if r == 0 or moved == play.seating else play.seating)
+        evening.add_round(play)
+    first = store.seating(event, 1)
+    hands = [[counted_hands(store, event, r, t.table) or [] for t in play.tables] for r, play in enumerate(rounds, 1)]
+    early = [(r, t.table) for r, play in enumerate(rounds, 1) for t in play.tables if t.ended_early]
+    return record.to_document(names, first, hands, reseated, early, event.hands), note
+
