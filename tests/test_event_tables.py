@@ -331,3 +331,35 @@ def test_a_player_name_is_made_one_the_board_takes():
     assert tables_mod.board_name("Ann Lee") == "Ann_Lee"
     assert tables_mod.board_name("Zoë O'Hara-Smith") == "Zo_OHara-Smit"[:12]
     assert len(tables_mod.board_name("x" * 40)) == 12
+
+
+def test_attaching_a_board_that_holds_another_game_stores_none_of_it(evening, tmp_path):
+    store = evening
+    event = store.event()
+    club = games.club_game()
+    with Emulator(flash=tmp_path / "a") as first, Emulator(flash=tmp_path / "b") as second:
+        link = portshare.open_link(first.port)
+        try:
+            board = Board(link, timeout=3.0)
+            board.hello()
+            board.new(club.name, 4, 0)
+            board.request("HAND", 0, "4H", None, None, 0, 10)    # a game from before the evening
+        finally:
+            link.close()
+        tables = Tables(store, event, timeout=2.0)
+        try:
+            tables.attach_ports([first.port, second.port])
+            assert _read_board(first.port)["round"] == 0
+            assert tables.sync() is False and store.saves() == 0
+            # round 1 replaces it with the table's game
+            tables.push_round(1)
+            assert _read_board(first.port)["n"] == 0
+            assert run("hand", "Ann", "4H", "10", "--port", first.port).exit_code == 0
+            # attached again where it already was: its round and its game stay
+            tables.attach_ports([first.port, second.port])
+            held = _read_board(first.port)
+            assert held["round"] == 1 and held["names"] == ["Ann", "Bob", "Cy", "Dee"]
+            tables.sync()
+            assert store.pending(1, 1)["hand"] == 1
+        finally:
+            tables.close()

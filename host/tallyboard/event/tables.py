@@ -214,8 +214,12 @@ class Tables:
         known = _Board(table, port, flash)
         self.boards[table] = known
         board = self._connect(known)
-        board.cfg_set("event", str(self.tag))
-        board.cfg_set("table", str(table))
+        if int(board.cfg_get("event")) != self.tag or int(board.cfg_get("table")) != table:
+            # a board new to this table: whatever game it holds is not this table's
+            # (attached again where it already was, its round and game stay)
+            board.cfg_set("round", "0")
+            board.cfg_set("event", str(self.tag))
+            board.cfg_set("table", str(table))
         self.store.set_board(self.event, table, port, self._board_id(table, board))
         self._status(known, OK)
 
@@ -335,10 +339,13 @@ class Tables:
             raise Refused(self.messages[known.table])
         wanted = [board_name(n) for n in names]
         if (known.round == round and fields.get("game") == name and fields.get("options") == str(options)
-                and fields.get("players") == "4"
-                and [board.cfg_get("name", p) for p in range(4)] == wanted):
+                and fields.get("players") == "4"):
+            # this round's game is there: its hands stay; only a name that differs is set
+            for seat, player in enumerate(wanted):
+                if board.cfg_get("name", seat) != player:
+                    board.cfg_set("name", player, seat)
             self._status(known, OK)
-            return                     # this round's game is there: its hands stay
+            return
         self._sync_one(known)          # the last round's game is stored before it goes
         board.cfg_set("round", "0")    # between rounds: nothing is stored from the board meanwhile
         known.round = 0
