@@ -329,7 +329,8 @@ def test_boards_swapped_on_the_hub_are_refused_and_nothing_is_stored(evening, tm
 
 def test_a_player_name_is_made_one_the_board_takes():
     assert tables_mod.board_name("Ann Lee") == "Ann_Lee"
-    assert tables_mod.board_name("Zoë O'Hara-Smith") == "Zo_OHara-Smit"[:12]
+    # ë and the apostrophe are no board characters; twelve characters at most
+    assert tables_mod.board_name("Zoë O'Hara-Smith") == "Zo_OHara-Smi"
     assert len(tables_mod.board_name("x" * 40)) == 12
 
 
@@ -363,3 +364,17 @@ def test_attaching_a_board_that_holds_another_game_stores_none_of_it(evening, tm
             assert store.pending(1, 1)["hand"] == 1
         finally:
             tables.close()
+
+
+def test_a_board_without_the_evening_settings_is_told_to_update():
+    from tallyboard.errors import BoardError, TallyboardError
+
+    class OldBoard:      # firmware from before the settings event, table and round
+        link = type("Link", (), {"name": "/dev/ttyACM3"})()
+
+        def cfg_get(self, key):
+            raise BoardError("RANGE", "unknown config key: brightness budget_ma name colour board confirm")
+
+    with pytest.raises(TallyboardError, match=r"^the board on /dev/ttyACM3 has no setting event: its firmware is "
+                                              r"older than this tallyboard; run tallyboard deploy --port /dev/ttyACM3$"):
+        tables_mod._setting(OldBoard(), "event")

@@ -37,7 +37,7 @@ from tallyrun import protocol
 from .. import emulator as emu_mod
 from .. import games, portshare, records
 from ..client import Board, BoardGame, options_document
-from ..errors import TallyboardError, TransportError
+from ..errors import BoardError, TallyboardError, TransportError
 
 # statuses a table's board can have (store.set_table_status)
 OK = "ok"
@@ -214,7 +214,7 @@ class Tables:
         known = _Board(table, port, flash)
         self.boards[table] = known
         board = self._connect(known)
-        if int(board.cfg_get("event")) != self.tag or int(board.cfg_get("table")) != table:
+        if _setting(board, "event") != self.tag or _setting(board, "table") != table:
             # a board new to this table: whatever game it holds is not this table's
             # (attached again where it already was, its round and game stay)
             board.cfg_set("round", "0")
@@ -280,9 +280,9 @@ class Tables:
         `event` and `table` settings); read again only when its settings change."""
         if known.checked_ccrc == ccrc and ccrc:
             return True
-        tag = int(board.cfg_get("event"))
-        table = int(board.cfg_get("table"))
-        known.round = int(board.cfg_get("round"))
+        tag = _setting(board, "event")
+        table = _setting(board, "table")
+        known.round = _setting(board, "round")
         port = board.link.name
         if tag == self.tag and table == known.table:
             known.checked_ccrc = ccrc
@@ -463,6 +463,18 @@ def pending_of(current: BoardGame, names: list[str]) -> dict | None:
     return {"hand": game.held_hand(),
             "waiting_for": [names[p] for p in range(game.players) if game.held_by >> p & 1],
             "scores": [game.held_scores[p] for p in range(game.players)]}
+
+
+def _setting(board: Board, key: str) -> int:
+    """One of the evening's settings on a board; a board whose firmware predates
+    them is told to be updated."""
+    try:
+        return int(board.cfg_get(key))
+    except BoardError as exc:
+        if exc.code != "RANGE":
+            raise
+        raise TallyboardError(f"the board on {board.link.name} has no setting {key}: its firmware is older "
+                              f"than this tallyboard; run tallyboard deploy --port {board.link.name}") from None
 
 
 def _alive(pid: int) -> bool:
