@@ -75,9 +75,7 @@ def _stop_all_emulators(folder: Path) -> None:
     deadline = time.monotonic() + 10
     for pid in pids:
         while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
+            if not tables_mod._alive(pid):     # reaps it when it is this process's child
                 break
             time.sleep(0.05)
         else:
@@ -378,3 +376,22 @@ def test_a_board_without_the_evening_settings_is_told_to_update():
     with pytest.raises(TallyboardError, match=r"^the board on /dev/ttyACM3 has no setting event: its firmware is "
                                               r"older than this tallyboard; run tallyboard deploy --port /dev/ttyACM3$"):
         tables_mod._setting(OldBoard(), "event")
+
+
+def test_press_on_a_flash_folder_with_no_emulator_says_how_to_start_one(tmp_path):
+    folder = tmp_path / "table-3"
+    out = run("press", "seat0", "--flash", str(folder))
+    assert out.exit_code == 1
+    assert out.output == (f"tallyboard: no emulator is running on {folder}: start one with "
+                          f"tallyboard emulate --flash {folder}\n")
+
+
+def test_attach_wants_ports_or_emulators_and_changes_nothing_without(evening):
+    out = run("event", "attach")
+    assert out.exit_code == 2 and "give --port for each table's board, or --emulators N" in out.output
+    out = run("event", "attach", "--port", "/dev/null", "--emulators", "2")
+    assert out.exit_code == 2 and "not both" in out.output
+    out = run("event", "attach", "--port", "/dev/ttyX9", "--port", "/dev/ttyX9")
+    assert out.exit_code == 1
+    assert out.output == "tallyboard: the same port is given twice: give each table's board once\n"
+    assert evening.boards(evening.event()) == {}
