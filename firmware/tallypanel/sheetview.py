@@ -86,6 +86,10 @@ class SheetView:
         self.message_len = 0
         self.names = [bytearray(b"A"), bytearray(b"B"), bytearray(b"C"), bytearray(b"D")]
         self._named = -1              # the game (its index) whose name is in _game_name
+        # a club evening's table and round (config table, round): b"T3 R2" in a
+        # sheet's heading, b"TABLE 3 - ROUND 2" where a row has room; b"": none
+        self.table_tag = b""
+        self.table_words = b""
         self._game_name = bytearray(0)
 
     # --- configuration and messages (these may allocate) ------------------
@@ -102,6 +106,18 @@ class SheetView:
                 c = ord(text[i])
                 line[i] = c if 32 < c < 127 else 63
             self.names[p] = line
+
+    def set_table(self, table, round_):
+        """The club evening's table (0: none) and round (0: none) this board scores."""
+        if not table:
+            self.table_tag = b""
+            self.table_words = b""
+        elif not round_:
+            self.table_tag = ("T%d" % table).encode()
+            self.table_words = ("TABLE %d" % table).encode()
+        else:
+            self.table_tag = ("T%d R%d" % (table, round_)).encode()
+            self.table_words = ("TABLE %d - ROUND %d" % (table, round_)).encode()
 
     def set_note(self, text):
         """A message on the sheet's last row; None clears it."""
@@ -196,6 +212,7 @@ class SheetView:
             for r in range(ROWS):
                 blank(self.lines[r])
             put(self.lines[0], 0, b"TALLYBOARD")
+            put(self.lines[1], 0, self.table_words)
             put(self.lines[3], 0, b"NO GAME IN PROGRESS.")
             put(self.lines[4], 0, b"START ONE FROM THE HOST:")
             put(self.lines[5], 0, b"TALLYBOARD NEW GAME")
@@ -222,6 +239,7 @@ class SheetView:
         at = put(line, 0, self._game_name)
         at = put(line, at + 2, b"HAND ")
         numl(line, at, game.hands())
+        put(line, COLS - len(self.table_tag), self.table_tag)
         winners = game.winners()
         players = game.players
         for r in range(1, 9):

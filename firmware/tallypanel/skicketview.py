@@ -82,7 +82,9 @@ def draw_sheet(sheet, game):
     line[1] = 68  # 'D'
     for p in range(4):
         right(line, 7 + 5 * p, names[p])
-    if skicket.royal(state):
+    if sheet.table_tag:
+        put(line, 23, sheet.table_tag)   # a club evening's table and round: T3 R2
+    elif skicket.royal(state):
         put(line, 23, b"ROYAL")   # docs/rules.md SK18
     else:
         put(line, 23, b"CONTRACT")

@@ -7,7 +7,7 @@
 # chain (only .buf and .write() are used), or None. oled: a
 # tallypanel.ssd1306.SSD1306_I2C (a framebuf with show(pages)), or None when
 # the board has no display. config: the board's tallyrun.config.Config
-# (brightness, budget_ma, colours, names), or None for the defaults.
+# (brightness, budget_ma, colours, names, table, round), or None for the defaults.
 # board_input: the tallypanel.menu.BoardInput whose hand entry and messages
 # are shown, or None.
 #
@@ -39,6 +39,7 @@ class View:
         self.leds.configure(config)
         if self.sheet is not None:
             self.sheet.set_names(config.names)
+            self.sheet.set_table(config.table, config.round)
             self.sheet.layout = -1  # redraw everything with the new names
 
     def refresh(self, game, board_input=None):

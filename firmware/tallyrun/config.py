@@ -5,7 +5,8 @@
 import os
 
 from tallyrun.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
-                                T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_CONFIRM, DEFAULT_BOARD,
+                                T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_CONFIRM, CFG_EVENT,
+                                CFG_TABLE, CFG_ROUND, DEFAULT_BOARD,
                                 crc16)
 
 CONFIG_FILE = "config.txt"
@@ -34,6 +35,10 @@ class Config:
         self.colours = list(PLAYER_COLOURS)
         self.board = DEFAULT_BOARD.decode()
         self.confirm = _default_int(CFG_CONFIRM)   # 1: every hand waits for an opponent's accept
+        # a club evening's table (docs/protocol.md): the evening's tag, the table, the round; 0: none
+        self.event = 0
+        self.table = 0
+        self.round = 0
         self.problems = 0  # lines of the file that were not understood
         self.bad_lines = []  # their line numbers (the first four)
         self.crc = 0xFFFF    # CRC-16 of the settings as saved: OPEN's ccrc (has a name changed?)
@@ -50,6 +55,12 @@ class Config:
             return self.colours[player]
         if key == CFG_CONFIRM:
             return self.confirm
+        if key == CFG_EVENT:
+            return self.event
+        if key == CFG_TABLE:
+            return self.table
+        if key == CFG_ROUND:
+            return self.round
         return self.board
 
     def set(self, key, player, value):
@@ -74,12 +85,19 @@ class Config:
             self.colours[player] = value
         elif key == CFG_CONFIRM:
             self.confirm = value
+        elif key == CFG_EVENT:
+            self.event = value
+        elif key == CFG_TABLE:
+            self.table = value
+        elif key == CFG_ROUND:
+            self.round = value
         else:
             self.board = value
 
     def text(self):
         lines = ["brightness %d" % self.brightness, "budget_ma %d" % self.budget_ma,
-                 "board %s" % self.board, "confirm %d" % self.confirm]
+                 "board %s" % self.board, "confirm %d" % self.confirm,
+                 "event %d" % self.event, "table %d" % self.table, "round %d" % self.round]
         for p in range(MAX_PLAYERS):
             lines.append("name.%d %s" % (p, self.names[p]))
             lines.append("colour.%d %06X" % (p, self.colours[p]))

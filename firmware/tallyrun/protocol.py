@@ -32,6 +32,7 @@ MAX_SEQ = const(65535)
 SESSION_SEQS = const(1024)    # the seqs HELLO hands one host session (seqs=<first>)
 MAX_NAME = const(12)          # a player's name
 MAX_BOARD_NAME = const(32)    # a board definition's name (its file name in board/)
+MAX_TABLE = const(99)         # tables of a club evening, and its rounds
 EVENT_LIMIT = const(0x40000000)  # every packed core event is below 2**30
 MAX_NOTES = const(4)          # problems found at boot, kept for NOTE until the next boot
 MAX_PLAYERS = const(8)        # the most any game takes (sizes "totals", names, colours)
@@ -121,8 +122,12 @@ CONFIG_KEYS = (
     (b"colour", T_RGB, 0, 0xFFFFFF, True, None),         # default: PLAYER_COLOURS
     (b"board", T_TEXT, 1, MAX_BOARD_NAME, False, DEFAULT_BOARD),
     (b"confirm", T_INT, 0, 1, False, 0),                 # 1: every hand waits for an opponent's accept
+    (b"event", T_INT, 0, 65535, False, 0),               # the club evening's tag (0: none)
+    (b"table", T_INT, 0, MAX_TABLE, False, 0),           # its table at that evening (0: none)
+    (b"round", T_INT, 0, MAX_TABLE, False, 0),           # the round in play there
 )
-CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_BOARD, CFG_CONFIRM = range(len(CONFIG_KEYS))
+(CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_BOARD, CFG_CONFIRM, CFG_EVENT, CFG_TABLE,
+ CFG_ROUND) = range(len(CONFIG_KEYS))
 PLAYER_COLOURS = (0xFF2000, 0x0040FF, 0x00C000, 0xC000C0,
                   0xFFC000, 0x00C0C0, 0xFF60A0, 0xC0C0C0)
 
@@ -453,7 +458,7 @@ class Request:
             if _same_word(self.line, self.starts[3], self.ends[3], CONFIG_KEYS[k][0], True):
                 key = k
         if key < 0:
-            return self._fail(E_RANGE, b"unknown config key: brightness budget_ma name colour board confirm")
+            return self._fail(E_RANGE, b"unknown config key: brightness budget_ma name colour board confirm event table round")
         self.values[1] = key
         spec = CONFIG_KEYS[key]
         setting = self.values[0] == 1

@@ -420,26 +420,43 @@ def running_file() -> Path:
     return state_home() / "running.json"
 
 
+def flash_running_file(flash: Path) -> Path:
+    """Where a `tallyboard emulate` records itself beside its own flash folder
+    (several run at once at a club evening: `press --flash` finds each one)."""
+    return flash.parent / (flash.name + ".running.json")
+
+
 def write_running(emulator: Emulator) -> None:
     state_home().mkdir(parents=True, exist_ok=True)
-    _write_atomic(running_file(), json.dumps({
-        "pid": os.getpid(), "port": emulator.port, "flash": str(emulator.flash),
-        "io": str(emulator.io_dir)}).encode())
+    data = json.dumps({"pid": os.getpid(), "port": emulator.port, "flash": str(emulator.flash),
+                       "io": str(emulator.io_dir)}).encode()
+    _write_atomic(running_file(), data)
+    _write_atomic(flash_running_file(emulator.flash), data)
 
 
-def clear_running() -> None:
-    try:
-        data = json.loads(running_file().read_text())
-        if data.get("pid") == os.getpid():
-            running_file().unlink()
-    except (OSError, ValueError):
-        pass
+def clear_running(flash: Path | None = None) -> None:
+    for path in (running_file(), *([flash_running_file(flash)] if flash is not None else [])):
+        try:
+            data = json.loads(path.read_text())
+            if data.get("pid") == os.getpid():
+                path.unlink()
+        except (OSError, ValueError):
+            pass
 
 
 def find_running() -> dict | None:
     """The `tallyboard emulate` that is running now, if any: {pid, port, flash, io}."""
+    return _alive(running_file())
+
+
+def running_on(flash: Path) -> dict | None:
+    """The `tallyboard emulate` running on this flash folder now, if any: {pid, port, flash, io}."""
+    return _alive(flash_running_file(Path(flash)))
+
+
+def _alive(record: Path) -> dict | None:
     try:
-        data = json.loads(running_file().read_text())
+        data = json.loads(record.read_text())
         pid = int(data["pid"])
         port = str(data["port"])
     except (OSError, ValueError, KeyError, TypeError):

@@ -40,6 +40,8 @@ class Config:
         self.budget_ma = spec["budget_ma"]
         self.colours = spec["colours"]
         self.names = spec["names"]
+        self.table = spec.get("table", 0)   # a club evening's table and round (config table, round)
+        self.round = spec.get("round", 0)
 
 
 def main():

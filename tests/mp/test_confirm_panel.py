@@ -155,6 +155,8 @@ def test_the_oled_shows_the_arithmetic_and_who_accepts():
         budget_ma = 500
         colours = [0xFF2000, 0x0040FF, 0x00C000, 0xC000C0]
         names = list(NAMES)
+        table = 0
+        round = 0
 
     root = folder("confirmpanel")
     try:

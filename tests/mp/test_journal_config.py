@@ -92,3 +92,48 @@ def test_one_byte_that_is_not_utf8_costs_only_its_line():
         assert c.brightness == 99 and c.names[0] == "P1" and c.names[1] == "Bob" and c.budget_ma == 900
     finally:
         cleanup(root)
+
+
+def test_a_club_table_is_kept_and_range_checked():
+    # event: a 16-bit tag of the evening, table 1..99 and round 0..99 (0: none)
+    c = Config("")
+    assert (c.event, c.table, c.round) == (0, 0, 0)
+    for key, value in ((P.CFG_EVENT, 65536), (P.CFG_EVENT, -1), (P.CFG_TABLE, 100), (P.CFG_ROUND, 100),
+                       (P.CFG_TABLE, "3")):
+        try:
+            c.set(key, 0, value)
+        except ValueError:
+            continue
+        assert False, (key, value)
+    root = folder("config")
+    try:
+        c = Config(root)
+        c.set(P.CFG_EVENT, 0, 65535)
+        c.set(P.CFG_TABLE, 0, 99)
+        c.set(P.CFG_ROUND, 0, 2)
+        c.save()
+        again = Config(root)
+        assert again.load() and again.problems == 0
+        assert (again.event, again.table, again.round) == (65535, 99, 2)
+        assert again.get(P.CFG_TABLE) == 99 and again.get(P.CFG_EVENT) == 65535
+        # a line out of range keeps its default, the others load
+        with open(root + CONFIG_FILE, "ab") as f:
+            f.write(b"table 100\n")
+        again = Config(root)
+        again.load()
+        assert again.problems == 1 and again.table == 99
+    finally:
+        cleanup(root)
+
+
+def test_a_file_from_before_the_club_keys_loads():
+    root = folder("config")
+    try:
+        with open(root + CONFIG_FILE, "wb") as f:
+            f.write(b"brightness 40\nbudget_ma 500\nboard pico-reference\nconfirm 1\nname.0 Ann\n")
+        c = Config(root)
+        assert c.load() and c.problems == 0
+        assert (c.brightness, c.confirm, c.names[0]) == (40, 1, "Ann")
+        assert (c.event, c.table, c.round) == (0, 0, 0)
+    finally:
+        cleanup(root)

@@ -175,6 +175,10 @@ def test_parse_cfg():
     assert code == P.E_OK and req.values[3] == 0x00FF80 and req.cfg_player == 7
     req, code = _parse("6 CFG GET brightness")
     assert code == P.E_OK and req.values[0] == 0 and req.cfg_key == P.CFG_BRIGHTNESS
+    req, code = _parse("6 CFG SET table 99")
+    assert code == P.E_OK and req.cfg_key == P.CFG_TABLE and req.values[3] == 99
+    req, code = _parse("6 CFG SET event 65535")
+    assert code == P.E_OK and req.cfg_key == P.CFG_EVENT and req.values[3] == 65535
     req, code = _parse("6 CFG SET budget_ma 3000")
     assert code == P.E_OK and req.values[3] == 3000
 
@@ -201,6 +205,10 @@ def test_parse_errors():
         ("1 HAND 0 4H - - 0 14", P.E_RANGE),
         ("1 CFG SET brightness 256", P.E_RANGE),
         ("1 CFG SET budget_ma 99", P.E_RANGE),
+        ("1 CFG SET event 65536", P.E_RANGE),      # a 16-bit tag
+        ("1 CFG SET table 100", P.E_RANGE),        # tables and rounds 0..99
+        ("1 CFG SET round 100", P.E_RANGE),
+        ("1 CFG SET table 1 3", P.E_ARGS),         # not a per-player key
         ("1 CFG SET name 8 Ann", P.E_RANGE),
         ("1 CFG SET name 1 ThirteenChars", P.E_RANGE),
         ("1 CFG SET name 1 a*b", P.E_RANGE),   # the last star starts the checksum; "a*b" is no name

@@ -311,3 +311,53 @@ def test_skicket_four_hand_sheet_has_four_rows():
     assert [lines[r][:2] for r in range(1, 5)] == [b"1C", b"2D", b"3A", b"4C"]
     assert lines[5].strip() == b"" and lines[6].strip() == b""
     assert lines[7][23:].rstrip() == b"HAND 1/4"
+
+
+def test_a_club_table_shows_its_table_and_round_in_the_heading():
+    if framebuf is None:
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
+    import micropython
+    from tallyrun.config import Config
+    from tallyrun import protocol as P
+    from tallypanel import boarddef
+    from tallypanel.view import View
+    g = Game()
+    g.new(skicket, 4, skicket.OPT_FOUR_HANDS)
+    s = Screen()
+    config = Config("")
+    for p, name in enumerate(("Ann", "Bob", "Cy", "Dee")):
+        config.set(P.CFG_NAME, p, name)
+    config.set(P.CFG_TABLE, 0, 3)
+    config.set(P.CFG_ROUND, 0, 2)
+    s.view.set_table(config.table, config.round)
+    s.view.draw_game(g)
+    lines = [bytes(line) for line in s.view.lines]
+    # the contract column's title gives way to the table and round; the names stay
+    assert lines[0] == b"#D  Ann  Bob   Cy  Dee T3 R2    ", lines[0]
+    # table 12 of round 10: seven characters, still inside the 32 columns
+    s.view.set_table(12, 10)
+    s.view.layout = -1
+    s.view.draw_game(g)
+    assert bytes(s.view.lines[0])[23:] == b"T12 R10  "
+    # the redraw allocates nothing, the heading included
+    g.apply(skicket.pack_hand(0, 4, skicket.HEARTS, None, None, False, 10))
+    micropython.heap_lock()
+    try:
+        s.view.draw_game(g)
+    finally:
+        micropython.heap_unlock()
+    assert bytes(s.view.lines[0])[23:30] == b"T12 R10"
+    # no game yet: the table in words under the title
+    empty = Game()
+    s.view.set_table(3, 2)
+    s.view.draw_game(empty)
+    assert bytes(s.view.lines[1]).rstrip() == b"TABLE 3 - ROUND 2"
+    # table 0: no table, the heading as ever
+    s.view.set_table(0, 0)
+    s.view.draw_game(g)
+    assert bytes(s.view.lines[0])[23:31] == b"CONTRACT"
+    # a View takes them from the board's config
+    from test_view import Oled
+    view = View(boarddef.find("pico-reference", _HERE + "/../../board"), None, Oled(), config)
+    view.refresh_sheet(g)
+    assert bytes(view.sheet.lines[0])[23:28] == b"T3 R2"

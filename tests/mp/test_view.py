@@ -24,6 +24,8 @@ class Config:
     budget_ma = 500
     colours = [0x0000FF, 0x00FF00, 0xFF0000, 0xFFFFFF]
     names = ["Ann", "Bob", "Cy", "Dee"]
+    table = 0
+    round = 0
 
 
 def _roquet():

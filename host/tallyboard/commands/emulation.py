@@ -62,7 +62,7 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
                 emu_mod.require_port_alive(emulator)   # raises, saying why it stopped
             time.sleep(0.1)
     finally:
-        emu_mod.clear_running()
+        emu_mod.clear_running(emulator.flash)
         emulator.stop()
 
 
@@ -75,12 +75,21 @@ _KNOB = ("right", "left")   # the encoder turned one detent clockwise, counter-c
               help="Seconds to hold it down (a long press is 0.6 s or more).")
 @click.option("--times", type=click.IntRange(1, 200), default=1, show_default=True,
               help="How many presses, or detents of the knob.")
+@click.option("--flash", "flash_dir", type=click.Path(file_okay=False),
+              help="The emulator running on this flash folder (`emulate --flash`; each table's board at "
+                   "a club evening); default: the running `tallyboard emulate`.")
 @reports_errors
-def press_cmd(button: str, hold: float, times: int) -> None:
+def press_cmd(button: str, hold: float, times: int, flash_dir: str | None) -> None:
     """Press a button of the running `tallyboard emulate`: seat0..seat3, undo,
     shift or push (the encoder's), pins as in its board definition; right or
     left turns the encoder one detent."""
-    running = emu_mod.find_running()
+    if flash_dir:
+        running = emu_mod.running_on(Path(flash_dir))
+        if not running:
+            raise TallyboardError(f"no emulator is running on {flash_dir}: start one with "
+                                  f"tallyboard emulate --flash {flash_dir}")
+    else:
+        running = emu_mod.find_running()
     if not running:
         raise TallyboardError("no emulator is running: start one with tallyboard emulate")
     flash = Path(running["flash"])
