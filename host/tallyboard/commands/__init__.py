@@ -13,4 +13,5 @@ COMMAND_MODULES = (
     "show",
     "enter",
     "archive",
+    "event",
 )
