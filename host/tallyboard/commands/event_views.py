@@ -155,7 +155,8 @@ def serve_cmd(host: str, port: int, event_name: str | None, snapshot_file: Path 
         click.echo(f"The club evening's page: {url}{where}; Ctrl-C stops it.")
         sys.stdout.flush()
         try:
-            web.serve(source, sock)
+            with contextlib.suppress(KeyboardInterrupt):   # uvicorn stops, then raises Ctrl-C again
+                web.serve(source, sock)
         finally:
             sock.close()
         click.echo("Stopped.")
