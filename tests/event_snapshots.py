@@ -1,4 +1,4 @@
-"""Snapshot documents of a club evening (docs/event.md "The snapshot"), made
+"""Snapshot documents of a club evening (docs/host.md, "The club evening's live views"), made
 by hand for the live views' tests: the views only show what a snapshot
 says, so these stand in for the store's snapshot().
 

@@ -228,3 +228,25 @@ def test_no_snapshot_yet_is_a_503_saying_why(served):
     wait_for(lambda: source.calls >= 1, 5, "the first read")
     wait_for(lambda: server.get("/snapshot.json")[0] == 503, 2, "the 503")
     assert json.loads(server.get("/snapshot.json")[2]) == {"error": "no event in progress"}
+
+
+def test_serve_says_a_port_in_use_or_a_bad_snapshot_in_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from tallyboard.cli import main
+
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(json.dumps(two_tables()), encoding="utf-8")
+    taken = web.listen("127.0.0.1", 0)
+    try:
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["event", "serve", "--snapshot", str(snapshot), "--port", str(port)])
+    finally:
+        taken.close()
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == (f"tallyboard: cannot listen on 127.0.0.1 port {port} (Address already in use): "
+                             "choose another with --port, or stop what uses it\n")
+    snapshot.write_text('{"format": "tallyboard/1"}', encoding="utf-8")
+    result = CliRunner().invoke(main, ["event", "serve", "--snapshot", str(snapshot), "--port", "0"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == f"tallyboard: {snapshot}: not a club evening's snapshot (its format should be tallyboard-event-view/1)\n"

@@ -1,5 +1,5 @@
 """The club evening's live views: `event watch` (the terminal) and `event
-serve` (a read-only web page). Both show snapshot documents (docs/event.md)
+serve` (a read-only web page). Both show snapshot documents (docs/host.md, "The club evening's live views")
 from a source: the evening in progress (evening_source) or a snapshot file
 (file_source)."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`tallyboard event watch`: the club evening in a terminal, drawn from a
-snapshot document (docs/event.md, "The snapshot"): the standings, each
+snapshot document (docs/host.md, "The club evening's live views"): the standings, each
 table's game and who moves where next. `frame()` draws one snapshot;
 `live()` redraws it from a source whenever it changes. When the tables do
 not fit the terminal's height, they are shown a page at a time, the pages
