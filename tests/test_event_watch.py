@@ -157,3 +157,25 @@ def test_with_no_evening_watch_says_so_and_prints_nothing(tmp_path, monkeypatch)
     result = CliRunner().invoke(main, ["event", "watch", "--once"])
     assert result.exit_code != 0 and result.stdout == ""
     assert result.stderr.startswith("tallyboard: ") and result.stderr.count("\n") == 1
+
+
+def test_a_failing_source_is_said_under_the_last_snapshot_and_watch_goes_on(capsys):
+    state = {"calls": 0}
+
+    def source():
+        state["calls"] += 1
+        if 3 <= state["calls"] <= 6:
+            raise RuntimeError("the board of table 2 does not answer")
+        return two_tables() if state["calls"] < 3 else held_hand_confirmed()
+
+    out = io.StringIO()
+    watch.live(source, Console(file=out, width=80, height=24, force_terminal=True), duration=0.6, poll=0.02)
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    said = shown.index("cannot read the evening just now: the board of table 2 does not answer")
+    assert re.search(r"Σ +140 +160 +160 +180", shown[said:])        # the last snapshot stays shown
+    assert re.search(r"Σ +160 +180 +180 +280", shown[said:])        # then the source answers again
+    state["calls"] = 0
+    lines = io.StringIO()
+    watch.live(source, Console(file=lines), as_json=True, duration=0.6, poll=0.02)
+    assert [json.loads(line) for line in lines.getvalue().splitlines()] == [two_tables(), held_hand_confirmed()]
+    assert capsys.readouterr().err == "tallyboard: cannot read the evening just now: the board of table 2 does not answer\n"

@@ -7,6 +7,7 @@ turning every few seconds; the standings stay."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Any, Callable
 
@@ -155,32 +156,53 @@ def live(source: Callable[[], dict[str, Any]], console: Console, as_json: bool =
          duration: float = 0.0, poll: float = POLL_SECONDS) -> None:
     """Redraw from `source` whenever its snapshot changes (and turn the page
     of tables every few seconds), until Ctrl-C or `duration` seconds. With
-    as_json, one line of JSON for every change instead."""
+    as_json, one line of JSON for every change instead. The first read's
+    failure is raised; a later one is shown under the last snapshot (on
+    stderr with as_json) until the source answers again."""
     from rich.live import Live
 
     deadline = time.monotonic() + duration if duration > 0 else None
-    last = None
+    doc = check(source())
+    problem = None
+
+    def read() -> None:
+        nonlocal doc, problem
+        try:
+            doc, problem = check(source()), None
+        except Exception as exc:   # a board or the store failed for a moment: said, not fatal
+            problem = str(exc) or type(exc).__name__
+
     if as_json:
-        while deadline is None or time.monotonic() < deadline:
-            doc = check(source())
+        last, said = None, None
+        while True:
             text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
             if text != last:
                 console.file.write(text + "\n")
                 console.file.flush()
                 last = text
+            if problem != said and problem is not None:
+                sys.stderr.write(f"tallyboard: cannot read the evening just now: {problem}\n")
+            said = problem
+            if deadline is not None and time.monotonic() >= deadline:
+                return
             time.sleep(poll)
-        return
-    doc = check(source())
+            read()
+
+    def view(page: int) -> RenderableType:
+        shown = frame(doc, console.height - (1 if problem else 0), page)
+        if problem is None:
+            return shown
+        return Group(Text(f"cannot read the evening just now: {problem}", style="bold red"), shown)
+
     page, turned = 0, time.monotonic()
-    with Live(frame(doc, console.height, page), console=console, auto_refresh=False,
-              vertical_overflow="crop") as view:
+    with Live(view(page), console=console, auto_refresh=False, vertical_overflow="crop") as screen:
         while deadline is None or time.monotonic() < deadline:
             time.sleep(poll)
-            fresh = check(source())
+            before = (doc, problem)
+            read()
             now = time.monotonic()
             if now - turned >= PAGE_SECONDS:
                 page, turned = page + 1, now
-            elif fresh == doc:
+            elif (doc, problem) == before:
                 continue
-            doc = fresh
-            view.update(frame(doc, console.height, page), refresh=True)
+            screen.update(view(page), refresh=True)
