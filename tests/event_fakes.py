@@ -45,6 +45,9 @@ class FakeStore:
             raise ValueError(f"no event {name}")
         return Event(doc["name"], doc["players"])
 
+    def names(self, event: Event) -> list[str]:
+        return list(self._read()["event"]["players"])
+
     def seating(self, event: Event, round: int) -> list[list[int]]:
         return self._read()["seatings"][str(round)]
 

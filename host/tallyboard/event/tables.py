@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from tallycore import game as core_game
-from tallycore import progressive
 from tallyrun import protocol
 
+from .standings import game_length
 from .. import emulator as emu_mod
 from .. import games, portshare, records
 from ..client import Board, BoardGame, options_document
@@ -107,6 +107,7 @@ class Tables:
         self.timeout = timeout
         self.tag = event_tag(event)
         self.folder = event_folder(event)
+        self.names = store.names(event)      # the evening's players, by number
         self.messages: dict[int, str] = {}   # table -> what is wrong with its board, in words
         self.boards: dict[int, _Board] = {}
         for table, known in sorted(store.boards(event).items()):
@@ -304,7 +305,7 @@ class Tables:
         """The club game's packed options for an evening of this many tables,
         confirmation by an opponent forced on (docs/rules.md SK19, CF)."""
         club = games.club_game()
-        options = club.club_options(progressive.game_hands(tables))
+        options = club.club_options(game_length(tables, getattr(self.event, "hands", None)))
         return club.options(options) | core_game.CONFIRM
 
     def push_round(self, round: int) -> None:
@@ -323,7 +324,7 @@ class Tables:
         failed = []
         for table, seats in enumerate(seating, 1):
             known = self.boards[table]
-            names = [self.event.players[p] for p in seats]
+            names = [self.names[p] for p in seats]
             try:
                 self._with_link(known, lambda: self._push(known, round, club.name, options, names))
             except TallyboardError as exc:
@@ -440,7 +441,7 @@ class Tables:
         if (str(current.n), str(current.top), current.state.get("lcrc")) != (stamp["n"], stamp["top"], stamp["lcrc"]):
             return False
         seating = self.store.seating(self.event, known.round)
-        names = [self.event.players[p] for p in seating[known.table - 1]]
+        names = [self.names[p] for p in seating[known.table - 1]]
         record = records.to_document(current.name, names, options_document(current.name, current.options),
                                      current.game)
         changed = bool(self.store.save_table_game(self.event, known.round, known.table, record, dict(stamp)))

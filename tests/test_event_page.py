@@ -1,0 +1,195 @@
+"""The club evening's web page in a real browser: `tallyboard event serve`
+in a subprocess, on a free loopback port, showing a snapshot file the test
+rewrites; Debian's headless Chromium (/usr/bin/chromium, installed by
+.ci/run) driven by playwright (never `playwright install`). A hand accepted
+at a table shows on the page within 2 s, without a reload; when the server
+stops, the page says the connection is lost."""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from event_snapshots import held_hand_confirmed, two_tables
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="no /usr/bin/chromium: install Debian's chromium (apt-get install chromium)")
+
+
+def write(path: Path, doc: dict) -> None:
+    """Replace the snapshot file at once, as a store would: never half written."""
+    fresh = path.with_suffix(".tmp")
+    fresh.write_text(json.dumps(doc), encoding="utf-8")
+    os.replace(fresh, path)
+
+
+class Serve:
+    """`tallyboard event serve --snapshot FILE --port 0`, its URL read from
+    the line it prints; stop() is Ctrl-C."""
+
+    def __init__(self, snapshot: Path):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tallyboard.cli", "event", "serve", "--snapshot", str(snapshot), "--port", "0"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        first = self.line(20)
+        assert first.startswith("The club evening's page: http://127.0.0.1:"), first
+        self.url = first.split(": ", 1)[1].split(";")[0]
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+
+    def line(self, seconds: float) -> str:
+        try:
+            return self.lines.get(timeout=seconds)
+        except queue.Empty:
+            self.kill()
+            raise AssertionError(f"serve printed nothing in {seconds} s: {self.process.stderr.read()}") from None
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(10)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, timeout=30_000)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    # bypass_csp: playwright's waits evaluate text, which the page's own policy
+    # forbids (test_a_phone_sees_one_column runs the page under that policy)
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    context.set_default_timeout(5_000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def serve(tmp_path):
+    started: list[Serve] = []
+
+    def start(doc: dict) -> tuple[Serve, Path]:
+        snapshot = tmp_path / "snapshot.json"
+        write(snapshot, doc)
+        started.append(Serve(snapshot))
+        return started[-1], snapshot
+
+    yield start
+    for server in started:
+        server.kill()
+
+
+def cells(page, selector: str) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        selector, "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent.trim()))")
+
+
+def test_a_hand_accepted_at_a_table_shows_within_2_s_then_connection_lost(page, serve):
+    server, snapshot = serve(two_tables())
+    page.goto(server.url, timeout=10_000)
+    page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
+    assert page.text_content("#status") == "live"
+    assert page.text_content("#event") == "Tuesday club"
+    assert page.text_content("#round").startswith("round 2 of 3 · 6-hand games")
+    # the standings, highest continuous score first (worked out in event_snapshots)
+    assert cells(page, "#standings tbody tr") == [
+        ["1", "Fay", "570", "1", "1"], ["2", "Eve", "460", "0", "2"], ["3", "Ann", "440", "1", "1"],
+        ["4", "Bob", "410", "0", "1"], ["5", "Dee", "400", "0", "1"], ["6", "Gus", "280", "0", "2"],
+        ["7", "Hal", "250", "0", "2"], ["8", "Cy", "240", "0", "2"]]
+    # table 1's sheet: three hands, the held fourth, the totals
+    head = '[data-table="1"]'
+    assert cells(page, f"{head} thead tr") == [["#", "Ann", "Bob", "Fay", "Dee"]]
+    assert cells(page, f"{head} tbody tr") == [
+        ["1", "90", "40", "90", "40"], ["2", "0", "70", "0", "70"], ["3", "50", "50", "70", "70"],
+        ["4", "20", "20", "20", "100"]]
+    assert page.get_attribute(f"{head} tbody tr:nth-child(4)", "class") == "held"
+    assert cells(page, f"{head} tfoot tr") == [["Total", "140", "160", "160", "180"]]
+    assert page.text_content(f"{head} .waiting") == "hand 4 waits for Bob or Dee to accept"
+    assert cells(page, '[data-table="2"] tfoot tr') == [["Total", "130", "60", "130", "60"]]
+    assert page.text_content("#next-title") == "Next round, so far"
+    assert page.eval_on_selector_all("#moves li", "items => items.map(i => i.textContent)") == [
+        "Ann: table 1 → table 2, seat 0", "Eve: table 2 → table 1, seat 0"]
+    page.evaluate("window.notReloaded = true")
+
+    # Bob accepts hand 4 at table 1: 140+20, 160+20, 160+20, 180+100
+    accepted = time.monotonic()
+    write(snapshot, held_hand_confirmed())
+    page.wait_for_function(
+        "document.querySelector('[data-table=\"1\"] tfoot tr').textContent.includes('280')", timeout=2_000)
+    assert time.monotonic() - accepted < 2.0
+    assert page.evaluate("window.notReloaded") is True
+    assert cells(page, f"{head} tfoot tr") == [["Total", "160", "180", "180", "280"]]
+    assert cells(page, f"{head} tbody tr")[-1] == ["4", "20", "20", "20", "100"]
+    assert page.get_attribute(f"{head} tbody tr:nth-child(4)", "class") == "fresh"
+    assert page.query_selector(f"{head} .waiting") is None
+    assert cells(page, "#standings tbody tr")[:5] == [
+        ["1", "Fay", "590", "1", "1"], ["2", "Dee", "500", "0", "1"], ["3", "Eve", "460", "0", "2"],
+        ["3", "Ann", "460", "1", "1"], ["5", "Bob", "430", "0", "1"]]
+
+    # the server stops: the page says so and keeps the last standings
+    assert server.stop() == 0
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('connection lost')")
+    assert "lost" in page.get_attribute("#status", "class")
+    assert cells(page, "#standings tbody tr")[0] == ["1", "Fay", "590", "1", "1"]
+    assert server.line(5) == "Stopped.\n"
+
+
+def test_names_are_text_never_html_and_a_finished_evening_names_its_winner(page, serve):
+    doc = held_hand_confirmed()
+    doc["state"] = "finished"
+    doc["moves"], doc["next_seating"], doc["moves_final"] = [], [], True
+    doc["standings"][0]["name"] = doc["tables"][0]["names"][2] = '<img src=x onerror="window.pwned=1">'
+    server, _ = serve(doc)
+    page.goto(server.url, timeout=10_000)
+    page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
+    assert page.query_selector("img") is None and page.evaluate("window.pwned") is None
+    assert cells(page, "#standings tbody tr")[0][1] == '<img src=x onerror="window.pwned=1">'
+    assert page.text_content("#winner") == '<img src=x onerror="window.pwned=1"> wins the evening with 590'
+    assert page.text_content("#next-title") == ""
+    assert "finished" in page.text_content("#round")
+
+
+def test_a_phone_sees_one_column(browser, serve):
+    server, _ = serve(two_tables())
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        phone = context.new_page()
+        phone.goto(server.url, timeout=10_000)
+        phone.wait_for_selector('[data-table="2"]', timeout=5_000)
+        standings = phone.eval_on_selector("#standings-box", "e => e.getBoundingClientRect().toJSON()")
+        tables = phone.eval_on_selector("#tables", "e => e.getBoundingClientRect().toJSON()")
+        assert tables["top"] >= standings["bottom"]                  # below, not beside
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page is {width} px wide on a 390 px phone"
+    finally:
+        context.close()

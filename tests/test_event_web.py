@@ -1,0 +1,252 @@
+"""`tallyboard event serve`'s server without a browser: the page's files,
+/snapshot.json and the server-sent events, on a loopback port, from a source
+the test changes (uvicorn in a thread; every wait bounded)."""
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+
+import pytest
+import uvicorn
+
+from event_snapshots import held_hand_confirmed, two_tables
+from tallyboard.event import web
+
+
+class Served:
+    """The app on a free loopback port, in a thread, until stop()."""
+
+    def __init__(self, source, poll=0.05, heartbeat=15.0):
+        self.app = web.create_app(source, poll, heartbeat)
+        self.sock = web.listen("127.0.0.1", 0)
+        self.port = self.sock.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", timeout_graceful_shutdown=1))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the server did not start in 10 s"
+            time.sleep(0.02)
+
+    def stop(self):
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+        assert not self.thread.is_alive(), "the server did not stop in 10 s"
+
+    def get(self, path, method="GET"):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        try:
+            conn.request(method, path)
+            response = conn.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            conn.close()
+
+
+class Stream:
+    """A client of /events reading whole messages, each read bounded."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        self.sock.sendall(b"GET /events HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n\r\n")
+        self.buffer = b""
+        head = self._until(b"\r\n\r\n", 5)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        assert b"content-type: text/event-stream" in head.lower()
+
+    def _until(self, mark, seconds):
+        deadline = time.monotonic() + seconds
+        while mark not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"nothing ending in {mark!r} within {seconds} s: {self.buffer[-300:]!r}")
+            self.sock.settimeout(left)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the server closed the stream")
+            self.buffer += chunk
+        part, self.buffer = self.buffer.split(mark, 1)
+        return part
+
+    def message(self, seconds=5.0):
+        """The next event's text without chunked-encoding lines: (event, data)."""
+        lines = []
+        while True:
+            raw = self._until(b"\n\n", seconds).decode()
+            lines = [line for line in raw.split("\n") if line and not _is_chunk_size(line)]
+            if lines:
+                break
+        kind = next((line[6:].strip() for line in lines if line.startswith("event:")), "message")
+        data = "\n".join(line[5:].strip() for line in lines if line.startswith("data:"))
+        comment = [line for line in lines if line.startswith(":")]
+        return kind, data, comment
+
+    def close(self):
+        self.sock.close()
+
+
+def _is_chunk_size(line):
+    text = line.strip()
+    return bool(text) and all(c in "0123456789abcdefABCDEF" for c in text) and not text.startswith(":")
+
+
+class FakeSource:
+    """The store's snapshot() stand-in: the test sets what it returns."""
+
+    def __init__(self, doc):
+        self.doc = doc
+        self.calls = 0
+        self.threads = set()
+        self.fail = None
+
+    def __call__(self):
+        self.calls += 1
+        self.threads.add(threading.current_thread().name)
+        if self.fail:
+            raise RuntimeError(self.fail)
+        return self.doc
+
+
+@pytest.fixture
+def served():
+    started = []
+
+    def start(source, **kw):
+        server = Served(source, **kw)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def wait_for(predicate, seconds, what):
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, f"{what} not within {seconds} s"
+        time.sleep(0.02)
+
+
+def test_the_page_and_its_files_are_served_read_only(served):
+    server = served(FakeSource(two_tables()))
+    status, headers, body = server.get("/")
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert b'src="/page.js"' in body and b'href="/page.css"' in body
+    assert b"http" not in body.replace(b"http-equiv", b"")   # nothing from another site (no CDN)
+    assert "default-src 'self'" in headers["content-security-policy"]
+    for path, kind in (("/page.js", "text/javascript"), ("/page.css", "text/css")):
+        status, headers, body = server.get(path)
+        assert status == 200 and headers["content-type"].startswith(kind) and body
+    # nothing on the server changes the evening
+    for path in ("/", "/snapshot.json", "/events"):
+        assert server.get(path, "POST")[0] == 405
+    assert server.get("/director")[0] == 404
+
+
+def test_snapshot_json_is_the_newest_snapshot(served):
+    source = FakeSource(two_tables())
+    server = served(source)
+    wait_for(lambda: source.calls >= 1, 5, "the first read of the source")
+    wait_for(lambda: server.get("/snapshot.json")[0] == 200, 5, "the first snapshot")
+    status, headers, body = server.get("/snapshot.json")
+    assert json.loads(body) == two_tables() and headers["cache-control"] == "no-store"
+    source.doc = held_hand_confirmed()
+    wait_for(lambda: json.loads(server.get("/snapshot.json")[2]) == held_hand_confirmed(), 2, "the change")
+
+
+def test_events_push_the_snapshot_on_every_change_to_every_client(served):
+    source = FakeSource(two_tables())
+    server = served(source)
+    wait_for(lambda: server.get("/snapshot.json")[0] == 200, 5, "the first snapshot")
+    first, second = Stream(server.port), Stream(server.port)
+    try:
+        for stream in (first, second):
+            assert stream.message()[1] == ""                   # retry: only
+            kind, data, _ = stream.message()
+            assert kind == "message" and json.loads(data) == two_tables()
+            assert stream.message() == ("problem", '{"problem": null}', [])
+        wait_for(lambda: server.app.state.feed.clients == 2, 2, "two clients")
+        started = time.monotonic()
+        source.doc = held_hand_confirmed()
+        for stream in (first, second):
+            kind, data, _ = stream.message(2.0)
+            assert json.loads(data) == held_hand_confirmed()
+        assert time.monotonic() - started < 2.0
+    finally:
+        first.close()
+        second.close()
+    # a client that went away is dropped
+    wait_for(lambda: server.app.state.feed.clients == 0, 5, "the clients dropped")
+
+
+def test_a_quiet_stream_gets_a_heartbeat(served):
+    server = served(FakeSource(two_tables()), heartbeat=0.2)
+    wait_for(lambda: server.get("/snapshot.json")[0] == 200, 5, "the first snapshot")
+    stream = Stream(server.port)
+    try:
+        for _ in range(3):
+            stream.message()
+        kind, data, comment = stream.message(2.0)
+        assert comment == [": still here"] and data == ""
+    finally:
+        stream.close()
+
+
+def test_the_source_runs_in_one_worker_thread_and_its_failure_is_said(served):
+    source = FakeSource(two_tables())
+    server = served(source)
+    wait_for(lambda: source.calls >= 3, 5, "three reads")
+    assert len(source.threads) == 1 and threading.main_thread().name not in source.threads
+    stream = Stream(server.port)
+    try:
+        for _ in range(3):
+            stream.message()
+        source.fail = "the archive is locked"
+        kind, data, _ = stream.message(2.0)
+        if kind == "message":              # the snapshot is sent again with the problem
+            kind, data, _ = stream.message(2.0)
+        assert (kind, json.loads(data)) == ("problem", {"problem": "the archive is locked"})
+        # the last snapshot is still served
+        assert json.loads(server.get("/snapshot.json")[2]) == two_tables()
+        source.fail = None
+        kind, data, _ = stream.message(2.0)
+        kind, data, _ = stream.message(2.0) if kind == "message" else (kind, data, _)
+        assert json.loads(data) == {"problem": None}
+    finally:
+        stream.close()
+
+
+def test_no_snapshot_yet_is_a_503_saying_why(served):
+    source = FakeSource(two_tables())
+    source.fail = "no event in progress"
+    server = served(source)
+    wait_for(lambda: source.calls >= 1, 5, "the first read")
+    wait_for(lambda: server.get("/snapshot.json")[0] == 503, 2, "the 503")
+    assert json.loads(server.get("/snapshot.json")[2]) == {"error": "no event in progress"}
+
+
+def test_serve_says_a_port_in_use_or_a_bad_snapshot_in_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from tallyboard.cli import main
+
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(json.dumps(two_tables()), encoding="utf-8")
+    taken = web.listen("127.0.0.1", 0)
+    try:
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["event", "serve", "--snapshot", str(snapshot), "--port", str(port)])
+    finally:
+        taken.close()
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == (f"tallyboard: cannot listen on 127.0.0.1 port {port} (Address already in use): "
+                             "choose another with --port, or stop what uses it\n")
+    snapshot.write_text('{"format": "tallyboard/1"}', encoding="utf-8")
+    result = CliRunner().invoke(main, ["event", "serve", "--snapshot", str(snapshot), "--port", "0"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == f"tallyboard: {snapshot}: not a club evening's snapshot (its format should be tallyboard-event-view/1)\n"
