@@ -86,9 +86,10 @@ class _Link:
         if address.tls:
             self.client.tls_set(ca_certs=str(tls_ca) if tls_ca else None, cert_reqs=ssl.CERT_REQUIRED)
         self.client.reconnect_delay_set(min_delay=1, max_delay=max(1, int(max_backoff)))
+        self.client.suppress_exceptions = True   # the network thread goes on; see _message
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
-        self.client.on_message = self._on_message
+        self.client.on_message = self._message
         self.connected = threading.Event()
         self.generation = 0           # one more at every connection
         self.last_error: str | None = None
@@ -131,6 +132,12 @@ class _Link:
 
     def connected_now(self) -> None:
         """Subscribe and announce; runs at every (re)connection."""
+
+    def _message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        try:
+            self._on_message(client, userdata, message)
+        except Exception:   # a store that failed: not applied, and the table host's resend brings it again
+            log.exception("%s: %s not handled", self.client_id, message.topic)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         raise NotImplementedError
