@@ -322,3 +322,55 @@ def test_a_wrong_password_is_refused_by_the_broker(evening, broker, tmp_path):
     finally:
         table.stop()
         box.close()
+
+
+def make_certificates(folder: Path) -> tuple[Path, brokers.TLSFiles]:
+    """A club CA and a broker certificate for localhost signed by it, as docs/club-mqtt.md tells."""
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True, timeout=60)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=club-ca",
+            "-keyout", "ca.key", "-out", "ca.crt")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "broker.key",
+            "-out", "broker.csr")
+    (folder / "san.ext").write_text("subjectAltName=DNS:localhost\n")
+    openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-days", "2", "-extfile", "san.ext", "-out", "broker.crt")
+    return folder / "ca.crt", brokers.TLSFiles(folder / "broker.crt", folder / "broker.key")
+
+
+@pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists() or subprocess.run(["which", "openssl"],
+                    capture_output=True).returncode, reason="needs mosquitto and openssl")
+def test_mqtts_through_a_tls_listener_with_the_clubs_ca(tmp_path):
+    from tallyboard.club import outbox
+
+    ca, tls = make_certificates(tmp_path)
+    port = brokers.free_port()
+    key = envelope.new_secret()
+    applied: list[int] = []
+    with brokers.Mosquitto(port, USERS, tmp_path / "mosquitto", tls=tls):
+        director = link.DirectorLink(f"mqtts://director:{USERS['director']}@localhost:{port}", "director",
+                                     tls_ca=ca, event=EVENT, key=key, store_path=tmp_path / "d.sqlite3",
+                                     boards=["t1"], on_table_message=lambda c, m: applied.append(m["body"]["n"]))
+        box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, key)
+        table = link.TableLink(f"mqtts://table1:{USERS['table1']}@localhost:{port}", "table1", tls_ca=ca,
+                               outbox=box, boards=["t1"])
+        plain = link.TableLink(f"mqtt://table2:{USERS['table2']}@localhost:{port}", "table2",
+                               outbox=outbox.Outbox(tmp_path / "p.sqlite3", EVENT, key), boards=["t2"],
+                               max_backoff=1.0)
+        try:
+            director.start()
+            table.start()
+            plain.start()
+            director.wait_connected(10)
+            table.wait_connected(10)
+            for n in (1, 2, 3):
+                box.add("t1", "hand", {"n": n})
+            wait_for("the three hands through TLS", lambda: box.pending() == 0, 30)
+            assert applied == [1, 2, 3]
+            with pytest.raises(TimeoutError):   # plain MQTT on the TLS port gets nowhere
+                plain.wait_connected(2)
+        finally:
+            plain.stop()
+            table.stop()
+            director.stop()
