@@ -1,0 +1,234 @@
+"""The signed envelope every club message travels in (docs/club-mqtt.md).
+
+    {"v": 1, "event": "club-2026-11-27", "board": "t1", "seq": 7,
+     "kind": "hand", "body": {...}, "sig": "<HMAC-SHA256, 64 hex digits>"}
+
+`sig` is the HMAC-SHA256, keyed with the evening's secret, of the canonical
+JSON of every other field (keys sorted, no spaces, ASCII). `board` names the
+sender: a board's identity for what a table host publishes about that
+board, "director" for the director, a table host's name for its status.
+
+open_message() takes nothing on trust: the bytes must be one JSON object of
+exactly these fields (no duplicate key, no float, no NaN), each of its type
+and within its range, the event the evening's, the sender known, the
+signature right, and, for the kinds that happen once (SEQUENCED), the
+sequence the next one. It evaluates nothing; the body is handed on as plain
+JSON values for the evening to check against its own schema.
+
+Sequences (per sender, per SEQUENCED kind stream): a table host's messages
+about a board are numbered 1, 2, 3, ... by its outbox, and the director
+takes exactly the next one (`gaps=False`): a seq already applied is refused
+as a replay, a seq beyond the next is refused as a gap and comes again
+after the one missing (the table host resends everything the director has
+not confirmed), so nothing is applied twice or out of order. The director's
+own messages are state (the round, retained by the broker): a table host
+takes any seq above the last it applied (`gaps=True`), since a table that
+joins late needs only the latest.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from typing import Any, Mapping
+
+VERSION = 1
+DIRECTOR = "director"
+SEQUENCED = frozenset({"hand", "state", "round"})   # applied once each, in order
+KINDS = SEQUENCED | {"status", "applied"}           # status, applied: latest wins, replays harmless
+MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
+MAX_BYTES = 64 * 1024        # a whole message; a hand or a round is far smaller
+MAX_DEPTH = 8                # nesting of the body
+SECRET_BYTES = 32
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")   # topic-safe: no / + # or spaces
+_SIG = re.compile(r"[0-9a-f]{64}\Z")
+_FIELDS = frozenset({"v", "event", "board", "seq", "kind", "body", "sig"})
+
+
+class RefusedMessage(ValueError):
+    """A message that is not applied: `reason` is one short word for the log
+    (json, version, field, event, board, signature, replay, gap), the text
+    says what was wrong."""
+
+    def __init__(self, reason: str, text: str) -> None:
+        super().__init__(text)
+        self.reason = reason
+
+
+def check_name(what: str, name: object) -> str:
+    """An event id, board identity or host name: 1-64 letters, digits, _ . -
+    starting with a letter or digit (it becomes a topic level)."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"{what} {name!r} is not a name: use 1 to 64 letters, digits, '_', '.' or '-'")
+    return name
+
+
+def is_name(name: object) -> bool:
+    return isinstance(name, str) and bool(_NAME.match(name))
+
+
+def new_secret() -> bytes:
+    """A fresh secret for one evening."""
+    return secrets.token_bytes(SECRET_BYTES)
+
+
+def canonical(fields: Mapping[str, Any]) -> bytes:
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode("ascii")
+
+
+def signature(key: bytes, fields: Mapping[str, Any]) -> str:
+    unsigned = {name: value for name, value in fields.items() if name != "sig"}
+    return hmac.new(key, canonical(unsigned), hashlib.sha256).hexdigest()
+
+
+def seal(key: bytes, event: str, board: str, seq: int, kind: str, body: Mapping[str, Any]) -> bytes:
+    """The message's bytes, signed; ValueError if a field is out of range."""
+    message = {"v": VERSION, "event": event, "board": board, "seq": seq, "kind": kind, "body": dict(body)}
+    _check_fields(message)
+    message["sig"] = signature(key, message)
+    data = canonical(message)
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"message of {len(data)} bytes; at most {MAX_BYTES}")
+    return data
+
+
+def _no_float(text: str) -> None:
+    raise ValueError(f"a number with a fraction or exponent ({text}): only whole numbers are sent")
+
+
+def _no_constant(text: str) -> None:
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a key appears twice")
+    return out
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if level > MAX_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max([_depth(item, level + 1) for item in value.values()] or [level])
+    if isinstance(value, list):
+        return max([_depth(item, level + 1) for item in value] or [level])
+    return level
+
+
+def _check_fields(message: Mapping[str, Any]) -> None:
+    """Every field of its type and in range; RefusedMessage("field"/"version") if not."""
+    if set(message) - {"sig"} != _FIELDS - {"sig"}:
+        raise RefusedMessage("field", "fields are " + ", ".join(sorted(message)) + "; expected "
+                             + ", ".join(sorted(_FIELDS)))
+    if type(message["v"]) is not int or message["v"] != VERSION:
+        raise RefusedMessage("version", f"version {message['v']!r}; this host reads version {VERSION}")
+    for name in ("event", "board"):
+        try:
+            check_name(name, message[name])
+        except ValueError as error:
+            raise RefusedMessage("field", str(error)) from None
+    seq = message["seq"]
+    if type(seq) is not int or not 0 <= seq <= MAX_SEQ:
+        raise RefusedMessage("field", f"seq {seq!r} is not a whole number from 0 to {MAX_SEQ}")
+    if message["kind"] not in KINDS:
+        raise RefusedMessage("field", f"kind {message['kind']!r}; known kinds: " + ", ".join(sorted(KINDS)))
+    if message["kind"] in SEQUENCED and seq == 0:
+        raise RefusedMessage("field", f"a {message['kind']} message is numbered from 1")
+    body = message["body"]
+    if not isinstance(body, dict):
+        raise RefusedMessage("field", "body is not a JSON object")
+    if _depth(body) > MAX_DEPTH:
+        raise RefusedMessage("field", f"body nested deeper than {MAX_DEPTH}")
+    if "sig" in message and not (isinstance(message["sig"], str) and _SIG.match(message["sig"])):
+        raise RefusedMessage("field", "sig is not 64 lowercase hex digits")
+
+
+def open_message(data: bytes | str, key: bytes, known_boards: Mapping[str, int], *,
+                 event: str | None = None, gaps: bool = False) -> dict[str, Any]:
+    """The message in `data`, checked; RefusedMessage(reason) if it is not to be applied.
+
+    `known_boards` maps every sender this end accepts to the last seq it
+    applied from it (0 for none yet). `event`, if given, is the evening's id.
+    `gaps` as in the module's docstring."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not isinstance(data, (bytes, bytearray)) or len(data) > MAX_BYTES:
+        raise RefusedMessage("json", f"not a message of at most {MAX_BYTES} bytes")
+    try:
+        message = json.loads(bytes(data).decode("utf-8"), parse_float=_no_float, parse_constant=_no_constant,
+                             object_pairs_hook=_no_duplicates)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise RefusedMessage("json", f"not JSON: {error}") from None
+    if not isinstance(message, dict):
+        raise RefusedMessage("json", "not a JSON object")
+    if "v" in message and (type(message["v"]) is not int or message["v"] != VERSION):
+        raise RefusedMessage("version", f"version {message['v']!r}; this host reads version {VERSION}")
+    if "sig" not in message:
+        raise RefusedMessage("field", "no sig")
+    _check_fields(message)
+    if event is not None and message["event"] != event:
+        raise RefusedMessage("event", f"message of event {message['event']!r}, not of {event!r}")
+    sender = message["board"]
+    if sender not in known_boards:
+        raise RefusedMessage("board", f"unknown board {sender!r}")
+    if not hmac.compare_digest(signature(key, message), message["sig"]):
+        raise RefusedMessage("signature", f"bad signature on {message['kind']} {message['seq']} from {sender!r}")
+    if message["kind"] in SEQUENCED:
+        last = known_boards[sender]
+        seq = message["seq"]
+        if seq <= last:
+            raise RefusedMessage("replay", f"{message['kind']} {seq} from {sender!r} already applied (last {last})")
+        if not gaps and seq != last + 1:
+            raise RefusedMessage("gap", f"{message['kind']} {seq} from {sender!r} before {last + 1}")
+    return message
+
+
+def join_code(event: str, secret: bytes) -> str:
+    """What the director shows for a table host to type in: the event, the
+    secret in base32 and a check of both, `tb1:EVENT:SECRET:CHECK`."""
+    check_name("event", event)
+    text = base64.b32encode(secret).decode("ascii").rstrip("=").lower()
+    return f"tb1:{event}:{text}:{_check(event, secret)}"
+
+
+def read_join_code(code: str) -> tuple[str, bytes]:
+    """(event, secret) from a join code; ValueError saying what to do if it was mistyped."""
+    parts = code.strip().split(":")
+    if len(parts) != 4 or parts[0] != "tb1":
+        raise ValueError("not a join code: it looks like tb1:EVENT:SECRET:CHECK; copy it again from the director")
+    _, event, text, check = parts
+    check_name("event", event)
+    try:
+        secret = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
+    except ValueError:
+        raise ValueError("the join code's secret is mistyped; copy it again from the director") from None
+    if len(secret) != SECRET_BYTES or check != _check(event, secret):
+        raise ValueError("the join code is mistyped (its check does not match); copy it again from the director")
+    return event, secret
+
+
+def _check(event: str, secret: bytes) -> str:
+    return hashlib.sha256(event.encode("ascii") + b":" + secret).hexdigest()[:6]
+
+
+def table_topic(event: str, board: str, kind: str) -> str:
+    return f"tallyboard/{event}/table/{board}/{kind}"
+
+
+def host_status_topic(event: str, host: str) -> str:
+    return f"tallyboard/{event}/host/{host}/status"
+
+
+def round_topic(event: str) -> str:
+    return f"tallyboard/{event}/director/round"
+
+
+def applied_topic(event: str, board: str) -> str:
+    return f"tallyboard/{event}/director/applied/{board}"

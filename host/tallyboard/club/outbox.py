@@ -1,0 +1,195 @@
+"""A table host's outbox: every message for the director, in SQLite, until
+the director has applied it (docs/club-mqtt.md).
+
+A message is numbered (per board: 1, 2, 3, ...), signed and stored in one
+transaction, with the caller's own state if the caller gives its connection
+(add_in), so a hand is either scored and queued or neither. The publisher
+(club.link.TableLink) sends the rows in order with QoS 1 and marks a row
+`acked` on the broker's PUBACK; the row stays until the director's
+`applied` message confirms its seq, and every row not confirmed is sent
+again after a reconnect, after a restart of the process (a kill -9
+included), and when the director has not confirmed it in time. The director
+refuses what it applied already, so a resend is harmless.
+
+The file is opened in WAL mode with synchronous=FULL: a row is on disk when
+add() returns."""
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from . import envelope
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS outbox (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    board        TEXT NOT NULL,
+    seq          INTEGER NOT NULL,
+    topic        TEXT NOT NULL,
+    payload      BLOB NOT NULL,
+    added_at     REAL NOT NULL,
+    acked_at     REAL,
+    UNIQUE (board, seq)
+);
+CREATE TABLE IF NOT EXISTS numbered (board TEXT PRIMARY KEY, last INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS confirmed (board TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS received (sender TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class Row:
+    id: int
+    board: str
+    seq: int
+    topic: str
+    payload: bytes
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """A connection to an outbox (or director store) file as this package
+    uses them: WAL, synchronous=FULL, transactions begun explicitly."""
+    connection = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    return connection
+
+
+class Outbox:
+    """The outbox file at `path` of one table host in evening `event`, signing with `key`."""
+
+    def __init__(self, path: str | Path, event: str, key: bytes) -> None:
+        self.event = envelope.check_name("event", event)
+        self.key = key
+        self.path = Path(path)
+        self._db = connect(self.path)
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.RLock()
+        self.changed = threading.Condition()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # --- adding -----------------------------------------------------------
+
+    def add(self, board: str, kind: str, body: Mapping[str, Any]) -> int:
+        """Queue one message about `board`; its seq. Durable when it returns."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                seq = self.add_in(self._db, board, kind, body)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        self.notify()
+        return seq
+
+    def add_in(self, connection: sqlite3.Connection, board: str, kind: str, body: Mapping[str, Any]) -> int:
+        """Queue one message inside the caller's open transaction on a
+        connection to this same file (the caller's own tables beside it);
+        the caller commits, then calls notify(). Its seq."""
+        envelope.check_name("board", board)
+        if kind not in ("hand", "state"):
+            raise ValueError(f"a table host sends hand or state messages, not {kind!r}")
+        row = connection.execute("SELECT last FROM numbered WHERE board = ?", (board,)).fetchone()
+        seq = (row[0] if row else 0) + 1
+        payload = envelope.seal(self.key, self.event, board, seq, kind, body)
+        connection.execute("INSERT INTO numbered (board, last) VALUES (?, ?) "
+                           "ON CONFLICT (board) DO UPDATE SET last = excluded.last", (board, seq))
+        connection.execute("INSERT INTO outbox (board, seq, topic, payload, added_at) VALUES (?, ?, ?, ?, ?)",
+                           (board, seq, envelope.table_topic(self.event, board, kind), payload, time.time()))
+        return seq
+
+    def notify(self) -> None:
+        """Wake the publisher (after a commit of add_in)."""
+        with self.changed:
+            self.changed.notify_all()
+
+    # --- the publisher's side ---------------------------------------------
+
+    def next_unacked(self) -> Row | None:
+        """The oldest row the broker has not acknowledged."""
+        with self._lock:
+            found = self._db.execute("SELECT id, board, seq, topic, payload FROM outbox WHERE acked_at IS NULL "
+                                     "ORDER BY id LIMIT 1").fetchone()
+        return Row(found[0], found[1], found[2], found[3], bytes(found[4])) if found else None
+
+    def mark_acked(self, row_id: int) -> None:
+        with self._lock:
+            self._db.execute("UPDATE outbox SET acked_at = ? WHERE id = ?", (time.time(), row_id))
+
+    def resend_all(self) -> int:
+        """Mark every row the director has not confirmed to be sent again; how many."""
+        with self._lock:
+            return self._db.execute("UPDATE outbox SET acked_at = NULL WHERE acked_at IS NOT NULL").rowcount
+
+    def oldest_unconfirmed_ack(self) -> float | None:
+        """When the broker acknowledged the oldest row the director has not confirmed."""
+        with self._lock:
+            return self._db.execute("SELECT min(acked_at) FROM outbox").fetchone()[0]
+
+    def confirm(self, board: str, seq: int) -> bool:
+        """The director has applied every message of `board` up to `seq`:
+        drop those rows. False (and nothing dropped) if `seq` is beyond what
+        this outbox numbered: this is not the outbox that board's messages
+        came from, and its rows must not be taken as applied."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT last FROM numbered WHERE board = ?", (board,)).fetchone()
+                if row is None or seq > row[0]:
+                    self._db.execute("ROLLBACK")
+                    log.error("the director applied %s messages of board %s, this outbox numbered %s: "
+                              "is this the table host that board was on?", seq, board, row[0] if row else 0)
+                    return False
+                self._db.execute("DELETE FROM outbox WHERE board = ? AND seq <= ?", (board, seq))
+                self._db.execute("INSERT INTO confirmed (board, seq) VALUES (?, ?) ON CONFLICT (board) "
+                                 "DO UPDATE SET seq = max(seq, excluded.seq)", (board, seq))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        self.notify()
+        return True
+
+    # --- what the director sent -------------------------------------------
+
+    def received(self, sender: str) -> int:
+        """The last seq applied from `sender` (the director)."""
+        with self._lock:
+            row = self._db.execute("SELECT seq FROM received WHERE sender = ?", (sender,)).fetchone()
+        return row[0] if row else 0
+
+    def apply_received(self, sender: str, seq: int, apply: Any, message: Mapping[str, Any]) -> None:
+        """apply(connection, message) and record `seq` as applied, in one transaction."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                apply(self._db, message)
+                self._db.execute("INSERT INTO received (sender, seq) VALUES (?, ?) ON CONFLICT (sender) "
+                                 "DO UPDATE SET seq = excluded.seq", (sender, seq))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    # --- for the screen and the tests -------------------------------------
+
+    def pending(self) -> int:
+        """Messages the director has not confirmed yet."""
+        with self._lock:
+            return self._db.execute("SELECT count(*) FROM outbox").fetchone()[0]
+
+    def numbered(self, board: str) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT last FROM numbered WHERE board = ?", (board,)).fetchone()
+        return row[0] if row else 0

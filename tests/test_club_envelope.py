@@ -1,0 +1,146 @@
+"""The club envelope and outbox without a broker (docs/club-mqtt.md): what
+open_message refuses and why, the join code, the broker URL, and an outbox
+that never takes the director's word for more than it numbered."""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+
+import pytest
+
+from tallyboard.club import envelope, link, outbox
+from tallyboard.club.envelope import RefusedMessage
+
+KEY = bytes(range(32))
+EVENT = "club-1"
+
+
+def sealed(**change):
+    fields = {"v": 1, "event": EVENT, "board": "t1", "seq": 1, "kind": "hand", "body": {"n": 1}}
+    fields.update(change)
+    return fields
+
+
+def signed(fields):
+    # the signature worked out here from the envelope's definition: HMAC-SHA256
+    # of the fields but sig as JSON with sorted keys, no spaces
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+    return json.dumps(dict(fields, sig=hmac.new(KEY, text, hashlib.sha256).hexdigest())).encode()
+
+
+def refusal(data, known=None, **options):
+    with pytest.raises(RefusedMessage) as caught:
+        envelope.open_message(data, KEY, {"t1": 0} if known is None else known, **options)
+    return caught.value.reason, str(caught.value)
+
+
+def test_a_message_signed_as_defined_opens_and_seal_makes_the_same_bytes():
+    data = signed(sealed())
+    assert envelope.open_message(data, KEY, {"t1": 0})["body"] == {"n": 1}
+    assert json.loads(envelope.seal(KEY, EVENT, "t1", 1, "hand", {"n": 1})) == json.loads(data)
+
+
+def test_each_bad_message_is_refused_with_its_reason():
+    assert refusal(b"{not json")[0] == "json"
+    assert refusal(b"[1, 2]")[0] == "json"
+    assert refusal(signed(sealed(v=2))) == ("version", "version 2; this host reads version 1")
+    assert refusal(signed(sealed(seq="1")))[0] == "field"
+    assert refusal(signed(sealed(seq=-1)))[0] == "field"
+    assert refusal(signed(sealed(seq=2**53)))[0] == "field"
+    assert refusal(signed(sealed(seq=True)))[0] == "field"            # a bool is not a number here
+    assert refusal(signed(sealed(board="t1/../x")))[0] == "field"    # not a topic level
+    assert refusal(signed(sealed(kind="exec")))[0] == "field"
+    assert refusal(signed(sealed(body=[1])))[0] == "field"
+    assert refusal(signed(dict(sealed(), extra=1)))[0] == "field"
+    assert refusal(signed(sealed(board="t9"))) == ("board", "unknown board 't9'")
+    assert refusal(signed(sealed(event="other")), event=EVENT)[0] == "event"
+    tampered = signed(sealed()).replace(b'"n": 1', b'"n": 2')
+    assert refusal(tampered)[0] == "signature"
+
+
+def test_floats_duplicate_keys_and_deep_bodies_are_refused_unread():
+    assert refusal(signed(sealed()).replace(b'"n": 1', b'"n": 1.5'))[0] == "json"
+    assert refusal(signed(sealed()).replace(b'"n": 1', b'"n": NaN'))[0] == "json"
+    assert refusal(signed(sealed()).replace(b'"n": 1', b'"n": 1, "n": 2'))[0] == "json"
+    deep = {"a": {"a": {"a": {"a": {"a": {"a": {"a": {"a": {"a": 1}}}}}}}}}   # nine levels
+    assert refusal(signed(sealed(body=deep)))[0] == "field"
+    assert refusal(b"[" * 100000 + b"]" * 100000)[0] == "json"
+
+
+def test_sequences_per_board_exactly_the_next_one_for_the_director():
+    # the director applied t1's 1, 2, 3: 3 again is a replay, 5 is a gap, 4 is taken
+    assert refusal(signed(sealed(seq=3)), {"t1": 3}) == ("replay", "hand 3 from 't1' already applied (last 3)")
+    assert refusal(signed(sealed(seq=1)), {"t1": 3})[0] == "replay"
+    assert refusal(signed(sealed(seq=5)), {"t1": 3}) == ("gap", "hand 5 from 't1' before 4")
+    assert envelope.open_message(signed(sealed(seq=4)), KEY, {"t1": 3})["seq"] == 4
+
+
+def test_the_tables_take_any_later_round_and_no_earlier_one():
+    round_7 = signed(sealed(board="director", kind="round", seq=7, body={"round": 2}))
+    assert envelope.open_message(round_7, KEY, {"director": 2}, gaps=True)["seq"] == 7
+    assert refusal(round_7, {"director": 7}, gaps=True)[0] == "replay"
+
+
+def test_status_and_applied_are_not_numbered():
+    status = signed(sealed(board="host1", kind="status", seq=0, body={"online": True, "boards": []}))
+    assert envelope.open_message(status, KEY, {"host1": 5})["body"]["online"] is True
+    assert refusal(signed(sealed(seq=0)))[0] == "field"              # a hand is numbered from 1
+
+
+def test_the_join_code_carries_the_event_and_the_secret_and_catches_a_typo():
+    secret = envelope.new_secret()
+    code = envelope.join_code(EVENT, secret)
+    assert code.startswith("tb1:club-1:")
+    assert envelope.read_join_code(code) == (EVENT, secret)
+    _, event, text, check = code.split(":")
+    typo = "a" if text[5] != "a" else "b"
+    with pytest.raises(ValueError, match="mistyped"):
+        envelope.read_join_code(f"tb1:{event}:{text[:5]}{typo}{text[6:]}:{check}")
+    with pytest.raises(ValueError, match="copy it again from the director"):
+        envelope.read_join_code("club-1 1234")
+
+
+def test_broker_urls():
+    assert link.parse_url("mqtt://ann:p%40ss@10.0.0.5:1884") == link.BrokerAddress("10.0.0.5", 1884, False,
+                                                                                    "ann", "p@ss")
+    assert link.parse_url("mqtts://broker.club") == link.BrokerAddress("broker.club", 8883, True, None, None)
+    with pytest.raises(ValueError, match="mqtt://user:password@host:port"):
+        link.parse_url("http://broker.club")
+    with pytest.raises(ValueError, match="port"):
+        link.parse_url("mqtt://broker.club:99999")
+
+
+def test_the_outbox_numbers_each_board_and_keeps_rows_until_confirmed(tmp_path):
+    box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, KEY)
+    assert [box.add("t1", "hand", {"n": n}) for n in (1, 2, 3)] == [1, 2, 3]
+    assert box.add("t2", "state", {"s": 1}) == 1
+    first = box.next_unacked()
+    assert (first.board, first.seq, first.topic) == ("t1", 1, "tallyboard/club-1/table/t1/hand")
+    box.mark_acked(first.id)
+    assert box.next_unacked().seq == 2
+    assert box.pending() == 4                        # acked by the broker is not yet applied
+    assert box.confirm("t1", 2)
+    assert box.pending() == 2                        # t1's 3 and t2's 1
+    assert not box.confirm("t1", 9)                  # more than it numbered: not this outbox's board
+    assert box.pending() == 2
+    box.close()
+    again = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, KEY)   # after a restart, the numbering goes on
+    assert again.add("t1", "hand", {"n": 4}) == 4
+    with pytest.raises(ValueError, match="hand or state"):
+        again.add("t1", "round", {})
+    again.close()
+
+
+def test_add_in_is_part_of_the_callers_transaction(tmp_path):
+    box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, KEY)
+    mine = outbox.connect(tmp_path / "o.sqlite3")
+    mine.execute("CREATE TABLE scores (n INTEGER)")
+    mine.execute("BEGIN IMMEDIATE")
+    mine.execute("INSERT INTO scores VALUES (1)")
+    box.add_in(mine, "t1", "hand", {"n": 1})
+    mine.execute("ROLLBACK")                         # the hand is not scored: it is not sent either
+    assert box.pending() == 0
+    assert box.add("t1", "hand", {"n": 1}) == 1      # and its number was not used
+    box.close()
+    mine.close()

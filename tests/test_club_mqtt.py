@@ -1,0 +1,376 @@
+"""The club transport against real brokers (docs/club-mqtt.md): table hosts
+as separate processes (tests/club_publisher.py) send signed hands through
+their outboxes to a director in this process; every test runs once on
+mosquitto (Debian's, on a loopback port) and once on the embedded amqtt
+broker. Whatever the fault (the broker restarted, a table host killed with
+SIGKILL, a table host cut off), the director ends with each board's hands
+1..N applied once each, in order; forged, foreign and replayed messages are
+refused, logged and never applied; a wrong password is refused by the broker."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from tallyboard.club import brokers, envelope, link
+
+HERE = Path(__file__).resolve().parent
+PUBLISHER = HERE / "club_publisher.py"
+EVENT = "club-test"
+USERS = {"director": "d-secret-1", "table1": "t1-secret", "table2": "t2-secret", "table3": "t3-secret"}
+WAIT = 60.0   # the longest any test waits for one thing
+
+
+def wait_for(what: str, condition: Callable[[], bool], timeout: float = WAIT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up after {timeout:g} s waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.fixture(params=["mosquitto", "amqtt"])
+def broker(request, tmp_path):
+    port = brokers.free_port()
+    if request.param == "mosquitto":
+        if not Path(brokers.MOSQUITTO).exists():
+            pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+        running: Any = brokers.Mosquitto(port, USERS, tmp_path / "mosquitto")
+    else:
+        running = brokers.EmbeddedBroker(port, USERS)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+class Relay:
+    """A TCP relay from its own loopback port to the broker's, that the test
+    can cut (every connection closed, new ones refused) and restore: a table
+    host cut off the network without a firewall."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.port = brokers.free_port()
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._listener: socket.socket | None = None
+        self.restore()
+
+    def restore(self) -> None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(8)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for end in (source, sink):
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self) -> None:
+        if self._listener is not None:
+            try:
+                self._listener.shutdown(socket.SHUT_RDWR)   # wakes the thread in accept()
+            except OSError:
+                pass
+            self._listener.close()
+            self._listener = None
+        with self._lock:
+            for end in self._sockets:
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                end.close()
+            self._sockets.clear()
+
+
+class Evening:
+    """The director (in this process) and the table host processes of one test."""
+
+    def __init__(self, broker: Any, tmp_path: Path, boards: list[str]) -> None:
+        self.broker = broker
+        self.tmp = tmp_path
+        self.key = envelope.new_secret()
+        self.store = tmp_path / "director.sqlite3"
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.director = link.DirectorLink(self.url("director"), "director", event=EVENT, key=self.key,
+                                          store_path=self.store, boards=boards, on_table_message=self.apply,
+                                          max_backoff=1.0)
+
+    def url(self, user: str, port: int | None = None) -> str:
+        return f"mqtt://{user}:{USERS[user]}@127.0.0.1:{port or self.broker.port}"
+
+    @staticmethod
+    def apply(connection: sqlite3.Connection, message: dict[str, Any]) -> None:
+        # the evening's own table, in the director's transaction; no UNIQUE
+        # constraint, so a hand applied twice would show as two rows
+        connection.execute("CREATE TABLE IF NOT EXISTS hands (id INTEGER PRIMARY KEY, board TEXT, seq INTEGER, "
+                           "n INTEGER)")
+        connection.execute("INSERT INTO hands (board, seq, n) VALUES (?, ?, ?)",
+                           (message["board"], message["seq"], message["body"]["n"]))
+
+    def hands(self, board: str) -> list[int]:
+        """The numbers of `board`'s hands as the director applied them, in order."""
+        with sqlite3.connect(self.store) as reader:
+            try:
+                rows = reader.execute("SELECT seq, n FROM hands WHERE board = ? ORDER BY id", (board,)).fetchall()
+            except sqlite3.OperationalError:   # no hand yet
+                return []
+        assert all(seq == n for seq, n in rows), rows
+        return [n for _, n in rows]
+
+    def table(self, name: str, boards: list[str], count: int, every: float = 0.03,
+              port: int | None = None) -> subprocess.Popen[bytes]:
+        command = [sys.executable, str(PUBLISHER), "--url", self.url(name, port), "--client-id", name,
+                   "--outbox", str(self.tmp / f"{name}.outbox.sqlite3"), "--event", EVENT, "--key", self.key.hex(),
+                   "--count", str(count), "--every", str(every), "--resend-after", "1", "--timeout", "90"]
+        for board in boards:
+            command += ["--board", board]
+        log = open(self.tmp / f"{name}.log", "ab")
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        self.processes.append(process)
+        return process
+
+    def finish(self, process: subprocess.Popen[bytes], name: str) -> None:
+        try:
+            code = process.wait(WAIT + 30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = None
+        assert code == 0, (self.tmp / f"{name}.log").read_text()
+
+    def pending(self, name: str) -> int:
+        with sqlite3.connect(self.tmp / f"{name}.outbox.sqlite3") as reader:
+            return reader.execute("SELECT count(*) FROM outbox").fetchone()[0]
+
+    def close(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+            process.wait(10)
+        self.director.stop()
+
+
+@pytest.fixture
+def evening(broker, tmp_path):
+    made: list[Evening] = []
+
+    def make(boards: list[str]) -> Evening:
+        night = Evening(broker, tmp_path, boards)
+        made.append(night)
+        night.director.start()
+        night.director.wait_connected(10)
+        return night
+
+    try:
+        yield make
+    finally:
+        for night in made:
+            night.close()
+
+
+def test_three_table_hosts_every_hand_applied_once_in_order(evening):
+    night = evening(["t1", "t2", "t3a", "t3b"])
+    tables = [night.table("table1", ["t1"], 40), night.table("table2", ["t2"], 40),
+              night.table("table3", ["t3a", "t3b"], 40)]
+    for process, name in zip(tables, ("table1", "table2", "table3")):
+        night.finish(process, name)
+    # 40 hands queued per board, numbered 1..40 by the outbox: the director's
+    # rows are exactly 1, 2, ..., 40 for each board, none doubled
+    for board in ("t1", "t2", "t3a", "t3b"):
+        assert night.hands(board) == list(range(1, 41))
+    assert night.director.applied() == {"t1": 40, "t2": 40, "t3a": 40, "t3b": 40}
+
+
+def test_the_broker_restarted_mid_stream_loses_and_doubles_nothing(evening, broker):
+    night = evening(["t1", "t2"])
+    one, two = night.table("table1", ["t1"], 60), night.table("table2", ["t2"], 60)
+    wait_for("the director to apply 15 hands of t1", lambda: len(night.hands("t1")) >= 15)
+    broker.restart()
+    assert len(night.hands("t1")) < 60     # restarted mid-stream indeed
+    night.finish(one, "table1")
+    night.finish(two, "table2")
+    assert night.hands("t1") == list(range(1, 61))
+    assert night.hands("t2") == list(range(1, 61))
+
+
+def test_a_table_host_killed_mid_stream_and_started_again_loses_and_doubles_nothing(evening):
+    night = evening(["t1", "t2"])
+    first = night.table("table1", ["t1"], 60)
+    other = night.table("table2", ["t2"], 60)
+    wait_for("the director to apply 15 hands of t1", lambda: len(night.hands("t1")) >= 15)
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait(10)
+    stopped_at = len(night.hands("t1"))
+    assert stopped_at < 60                 # killed mid-stream indeed
+    again = night.table("table1", ["t1"], 60)
+    night.finish(again, "table1")
+    night.finish(other, "table2")
+    assert night.hands("t1") == list(range(1, 61))
+    assert night.hands("t2") == list(range(1, 61))
+
+
+def test_a_table_host_cut_off_keeps_queueing_and_catches_up(evening, broker):
+    night = evening(["t1", "t2"])
+    relay = Relay(broker.port)
+    try:
+        cut_off = night.table("table1", ["t1"], 80, every=0.05, port=relay.port)
+        other = night.table("table2", ["t2"], 40)
+        wait_for("the director to apply 10 hands of t1", lambda: len(night.hands("t1")) >= 10)
+        relay.cut()
+        time.sleep(0.5)                    # what was in flight has landed
+        applied_when_cut = len(night.hands("t1"))
+        wait_for("table1 to queue 10 more hands while cut off", lambda: night.pending("table1") >= 10)
+        assert len(night.hands("t1")) == applied_when_cut    # nothing got through meanwhile
+        relay.restore()
+        night.finish(cut_off, "table1")
+        night.finish(other, "table2")
+    finally:
+        relay.cut()
+    assert night.hands("t1") == list(range(1, 81))
+    assert night.hands("t2") == list(range(1, 41))
+
+
+def raw_client(url: str, client_id: str) -> mqtt.Client:
+    address = link.parse_url(url)
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311)
+    client.username_pw_set(address.username, address.password)
+    client.connect(address.host, address.port)
+    client.loop_start()
+    return client
+
+
+def test_forged_foreign_and_replayed_messages_are_refused_logged_and_never_applied(evening):
+    night = evening(["t1"])
+    night.finish(night.table("table1", ["t1"], 3), "table1")
+    assert night.hands("t1") == [1, 2, 3]
+    topic = envelope.table_topic(EVENT, "t1", "hand")
+    forged = envelope.seal(b"not the evening's secret" * 2, EVENT, "t1", 4, "hand", {"n": 4, "sent_ns": 0})
+    stranger = envelope.seal(night.key, EVENT, "t9", 1, "hand", {"n": 1, "sent_ns": 0})
+    replayed = envelope.seal(night.key, EVENT, "t1", 2, "hand", {"n": 2, "sent_ns": 0})
+    attacker = raw_client(night.url("table2"), "table2")
+    try:
+        for where, payload in ((topic, forged), (envelope.table_topic(EVENT, "t9", "hand"), stranger),
+                               (topic, replayed), (topic, b"{not json")):
+            attacker.publish(where, payload, qos=1).wait_for_publish(10)
+        wait_for("four refusals in the director's log", lambda: len(night.director.refused()) >= 4)
+    finally:
+        attacker.loop_stop()
+        attacker.disconnect()
+    reasons = [(board, reason) for _, board, reason, _ in night.director.refused()]
+    assert reasons == [("t1", "signature"), ("t9", "board"), ("t1", "replay"), ("t1", "json")]
+    assert night.hands("t1") == [1, 2, 3]
+    assert night.hands("t9") == []
+    assert night.director.applied() == {"t1": 3}
+
+
+def test_a_wrong_password_is_refused_by_the_broker(evening, broker, tmp_path):
+    from tallyboard.club import outbox
+
+    night = evening(["t1"])
+    box = outbox.Outbox(tmp_path / "wrong.sqlite3", EVENT, night.key)
+    table = link.TableLink(f"mqtt://table1:wrong-password@127.0.0.1:{broker.port}", "table1", outbox=box,
+                           boards=["t1"], max_backoff=1.0)
+    table.start()
+    try:
+        with pytest.raises(link.ConnectionRefused, match="check the user name and password"):
+            table.wait_connected(10)
+        box.add("t1", "hand", {"n": 1, "sent_ns": 0})
+        time.sleep(1.0)
+        assert night.hands("t1") == []     # kept in its outbox, not delivered
+        assert box.pending() == 1
+    finally:
+        table.stop()
+        box.close()
+
+
+def make_certificates(folder: Path) -> tuple[Path, brokers.TLSFiles]:
+    """A club CA and a broker certificate for localhost signed by it, as docs/club-mqtt.md tells."""
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True, timeout=60)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=club-ca",
+            "-keyout", "ca.key", "-out", "ca.crt")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "broker.key",
+            "-out", "broker.csr")
+    (folder / "san.ext").write_text("subjectAltName=DNS:localhost\n")
+    openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-days", "2", "-extfile", "san.ext", "-out", "broker.crt")
+    return folder / "ca.crt", brokers.TLSFiles(folder / "broker.crt", folder / "broker.key")
+
+
+@pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists() or subprocess.run(["which", "openssl"],
+                    capture_output=True).returncode, reason="needs mosquitto and openssl")
+def test_mqtts_through_a_tls_listener_with_the_clubs_ca(tmp_path):
+    from tallyboard.club import outbox
+
+    ca, tls = make_certificates(tmp_path)
+    port = brokers.free_port()
+    key = envelope.new_secret()
+    applied: list[int] = []
+    with brokers.Mosquitto(port, USERS, tmp_path / "mosquitto", tls=tls):
+        director = link.DirectorLink(f"mqtts://director:{USERS['director']}@localhost:{port}", "director",
+                                     tls_ca=ca, event=EVENT, key=key, store_path=tmp_path / "d.sqlite3",
+                                     boards=["t1"], on_table_message=lambda c, m: applied.append(m["body"]["n"]))
+        box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, key)
+        table = link.TableLink(f"mqtts://table1:{USERS['table1']}@localhost:{port}", "table1", tls_ca=ca,
+                               outbox=box, boards=["t1"])
+        plain = link.TableLink(f"mqtt://table2:{USERS['table2']}@localhost:{port}", "table2",
+                               outbox=outbox.Outbox(tmp_path / "p.sqlite3", EVENT, key), boards=["t2"],
+                               max_backoff=1.0)
+        try:
+            director.start()
+            table.start()
+            plain.start()
+            director.wait_connected(10)
+            table.wait_connected(10)
+            for n in (1, 2, 3):
+                box.add("t1", "hand", {"n": n})
+            wait_for("the three hands through TLS", lambda: box.pending() == 0, 30)
+            assert applied == [1, 2, 3]
+            with pytest.raises(TimeoutError):   # plain MQTT on the TLS port gets nowhere
+                plain.wait_connected(2)
+        finally:
+            plain.stop()
+            table.stop()
+            director.stop()
