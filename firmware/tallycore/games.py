@@ -81,6 +81,10 @@ def find(game):
     return found
 
 
+# what several rules modules import: let go with them on a game switch
+_SHARED = ("points", "cards", "steps")
+
+
 def load(index):
     """The rules module of the game at index. On the board every other
     game's rules are let go first, so only the game in play stays in memory
@@ -92,6 +96,8 @@ def load(index):
         for row in GAMES:
             if row[3] != name:
                 unload("tallycore." + row[3])
+        for shared in _SHARED:      # imported again by the rules that use them
+            unload("tallycore." + shared)
     package = __import__("tallycore." + name)
     module = getattr(package, name)
     _loaded[0] = name
