@@ -13,9 +13,7 @@ and running the module's top level. Needs node, socat, rp2040js (shared/rp2emu/s
 and mpremote."""
 from __future__ import annotations
 
-import argparse
 import ast
-import json
 import subprocess
 import sys
 import tempfile
@@ -24,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_device_twin import HANDS, boot_ms  # noqa: E402
-from twin import Twin, missing  # noqa: E402
+from twin import Twin, bench_main  # noqa: E402
 
 # What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
 BOOT_MODULES = ("tallypanel.hw", "tallypanel.boarddef", "tallycore.game", "tallycore.games", "tallyrun.protocol",
@@ -160,18 +158,7 @@ def run() -> dict:
     return figures
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    why = missing()
-    if why:
-        print(f"bench_boot_twin: {why}", file=sys.stderr)
-        return 2
-    figures = run()
-    if args.json:
-        print(json.dumps(figures, indent=2))
-        return 0
+def show(figures: dict) -> None:
     print(f"power-on to BOOT, Skicket game of six hands restored: {figures['boot_with_game_ms']} ms")
     print("the start up to BOOT, on the chip:")
     for name, ms in figures["steps_ms"].items():
@@ -181,7 +168,10 @@ def main() -> int:
         print(f"  {name:24} {pair['littlefs']:11.1f} ms {pair['ram']:7.1f} ms")
     total = figures["imports_total_ms"]
     print(f"  {'all of them':24} {total['littlefs']:11.1f} ms {total['ram']:7.1f} ms")
-    return 0
+
+
+def main() -> int:
+    return bench_main(__doc__, "bench_boot_twin", run, show)
 
 
 if __name__ == "__main__":

@@ -11,15 +11,13 @@ Set TALLYBOARD_RP2EMU when the checkout is not beside shared/rp2emu.
 Needs node, socat and rp2040js (shared/rp2emu/setup.sh)."""
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin import Twin, missing  # noqa: E402
+from twin import Twin, bench_main  # noqa: E402
 
 FIRST_BOOT_S = 3.0   # MicroPython formats its littlefs on a blank chip's first boot
 
@@ -43,21 +41,13 @@ def run() -> dict:
         return {"blank": timed_deploy(twin), "again": timed_deploy(twin)}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    why = missing()
-    if why:
-        print(f"bench_deploy_twin: {why}", file=sys.stderr)
-        return 2
-    figures = run()
-    if args.json:
-        print(json.dumps(figures, indent=2))
-        return 0
+def show(figures: dict) -> None:
     for key, value in figures.items():
         print(f"{key:8} " + ", ".join(f"{k} {v}" for k, v in value.items()))
-    return 0
+
+
+def main() -> int:
+    return bench_main(__doc__, "bench_deploy_twin", run, show)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ no XIP cache misses and no I²C bus time, so a real Pico is that or slower.
 Used by bench/bench_device_twin.py and tests/test_device_twin.py."""
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import re
 import shutil
@@ -26,6 +28,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 RP2EMU = Path(os.environ.get("TALLYBOARD_RP2EMU", ROOT.parent / "shared" / "rp2emu"))
@@ -181,3 +184,22 @@ class Twin:
                             if re.fullmatch(r"-?[\d.]+", v)}
             time.sleep(0.05)
         raise RuntimeError(f"the device twin printed no stats; see {self.log}")
+
+
+def bench_main(doc: str, script: str, run: Callable[[], dict], show: Callable[[dict], None]) -> int:
+    """A twin benchmark's command line: --json prints the figures as JSON,
+    else show(figures) prints them for people; exit 2, saying why, where the
+    twin cannot run."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    why = missing()
+    if why:
+        print(f"{script}: {why}", file=sys.stderr)
+        return 2
+    figures = run()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        show(figures)
+    return 0

@@ -18,7 +18,7 @@ from rich.table import Table
 from .. import emulator as emu_mod
 from .. import games as profiles
 from .. import portshare
-from .. import viewcache, wire
+from .. import records, viewcache, wire
 from ..client import Board, BoardGame, game_from_log, parse_held
 from ..errors import TallyboardError, TransportError
 from .reporting import reports_errors
@@ -235,6 +235,19 @@ def held_words(game: Any, names: list[str]) -> str:
     who = " or ".join(names[p] for p in range(game.players) if game.held_by >> p & 1)
     what = f"the undo of hand {game.held_hand()}" if game.held == core_game.HELD_UNDO else f"hand {game.held_hand()}"
     return f"{what} pending: waiting for {who} to accept on the board"
+
+
+def note_what_the_record_leaves(loaded: Any) -> None:
+    """On stderr, what a record of the board's game (export, archive save)
+    leaves out or keeps open: a hand pending its confirmation is left out
+    (docs/records.md: a record holds the hands that count), a hand in
+    progress is kept as an open hand."""
+    if loaded.game.held:
+        click.echo(f"tallyboard: note: {held_words(loaded.game, loaded.players)}; it is left out of "
+                   "the record until it is accepted", err=True)
+    note = records.open_hand_note(loaded)
+    if note:
+        click.echo(f"tallyboard: note: {note}", err=True)
 
 
 def held_gives(game: Any, names: list[str]) -> str:

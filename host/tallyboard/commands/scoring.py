@@ -20,7 +20,7 @@ from ..errors import TallyboardError
 from ..games.base import OptionFlag
 from .archive import archive_option, before_new
 from .reporting import reports_errors
-from .link import (board_options, change, connected, current_game, game_of_verb, held_words,
+from .link import (board_options, change, connected, current_game, game_of_verb, note_what_the_record_leaves,
                    player_index, print_summary, scoring)
 
 
@@ -260,13 +260,7 @@ def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout
     with connected(port, use_emulator, timeout) as board:
         loaded = board.loaded_game()
         doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game)
-    if loaded.game.held:
-        # docs/records.md: a record holds the hands that count; the pending one is left out
-        click.echo(f"tallyboard: note: {held_words(loaded.game, loaded.players)}; it is left out of "
-                   "the record until it is accepted", err=True)
-    note = records.open_hand_note(loaded)
-    if note:
-        click.echo(f"tallyboard: note: {note}", err=True)
+    note_what_the_record_leaves(loaded)
     text = json.dumps(doc, indent=1)
     if output:
         files.write_output(output, text + "\n")
