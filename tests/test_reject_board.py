@@ -72,9 +72,8 @@ def test_a_rejected_rummy_hand_entered_on_the_knob_goes_whole_and_reopens(tmp_pa
         emulator.tap(SEAT_PINS[1], hold=0.9)           # a long press of P2's seat: rejected
         state = wait_for(board, lambda s: s.held is None and s.n == 0)
         assert (state.held, state.n, totals(state)) == (None, 0, [0, 0, 0])
-        # nothing of the hand applied: its cards were taken back as undos are, so they wait on the
-        # redo stack (dropped by the next change) like anything undone
-        assert state.game.n == 0 and state.log == [card(1, 10), card(1, 3), card(1, 4), card(2, 13)]
+        # nothing of the hand applied, nor waiting to be redone: the rejected hand goes whole (CF1)
+        assert state.game.n == 0 and state.log == []
         # the entry is open at SAVE THE HAND? with the hand's values: the keeper holds the knob
         # back five values (out, P3's DONE and K, P2's DONE) to P2's 4, shown, and makes it a 5
         for _ in range(5):

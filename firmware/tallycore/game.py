@@ -255,12 +255,21 @@ class Game:
             self.redo()
         return kind
 
-    def reject(self):
-        """Drop the held change; returns its kind (HELD_*)."""
+    def reject(self, take_back=0):
+        """Drop the held change, and with it the take_back events applied
+        before it in its hand (docs/rules.md CF1: a rejected hand goes whole;
+        open_hand() says how many): undone and off the redo stack, as they
+        were never the table's. Returns the kind (HELD_*). Allocation-free."""
         kind = self.held
         if not kind:
             raise ValueError("confirm: nothing waits for a confirmation")
+        if take_back > self.n:
+            raise ValueError("confirm: the hand has fewer events than that")
         self.held = 0
+        for _ in range(take_back):
+            self.undo()
+        if take_back:
+            self.top = self.n
         return kind
 
     def open_hand(self):

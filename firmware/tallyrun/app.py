@@ -39,7 +39,7 @@ except ImportError:  # older MicroPython
 from tallyrun import protocol as P
 from tallyrun import replies
 from tallycore.game import Game, LOG_CAPACITY
-from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT,
+from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND,
                               KIND_HELD)
 from tallyrun.config import Config
 
@@ -450,15 +450,16 @@ class App:
         self.journal.after_append()
         return None
 
-    def _settle(self, record):
+    def _settle(self, record, taken=0):
         """The held change accepted (KIND_ACCEPT: made now) or rejected
-        (KIND_REJECT: dropped): journaled, made, pushed. Allocation-free but
-        for a refusal."""
+        (KIND_REJECT_HAND: dropped, with the taken events of its hand before
+        it): one record journaled, made, pushed. Allocation-free but for a
+        refusal."""
         game = self.game
         if not game.held:
             raise ValueError("confirm: nothing waits for a confirmation")
         try:
-            self.journal.append(record, game.held_event, 0, 0)
+            self.journal.append(record, game.held_event if record == KIND_ACCEPT else taken, 0, 0)
         except OSError as exc:
             raise ValueError(_flash_failed(exc, "the hand is still pending"))
         pushed = P.EV_REJECT
@@ -472,7 +473,9 @@ class App:
         if record == KIND_ACCEPT:
             game.accept()
         else:
-            game.reject()
+            game.reject(taken)
+            if taken and self.log_crcs_valid > game.n:
+                self.log_crcs_valid = game.n
         w.key(b"n")
         w.number(game.n)
         w.key(b"top")
@@ -628,14 +631,12 @@ class App:
     def local_reject(self):
         """The held change rejected on the board (a long press). A rejected
         hand goes whole (docs/rules.md CF1): the events of its hand applied
-        before it are taken back after the REJECT, each journaled and pushed
-        as an undo. Returns how many were; allocation-free."""
+        before it go with it, in the same journal record (a power cut keeps
+        the hand whole or gone), and off the redo stack. Returns how many
+        were taken back; allocation-free."""
         game = self.game
-        whole = game.held == KIND_APPLY
-        self._settle(KIND_REJECT)
-        taken = game.open_hand() if whole else 0
-        for _ in range(taken):
-            _raise_if(self._change(KIND_UNDO, 0, 0, 0, _SRC_BOARD, False))
+        taken = game.open_hand() if game.held == KIND_APPLY else 0
+        self._settle(KIND_REJECT_HAND, taken)
         return taken
 
     def local_new(self):

@@ -54,6 +54,7 @@ KIND_REDO = const(3)
 KIND_NEW = const(5)
 KIND_ACCEPT = const(6)    # the held change accepted: made now
 KIND_REJECT = const(7)    # the held change rejected: dropped
+KIND_REJECT_HAND = const(32)  # rejected with the event's count of its hand's earlier events, taken back with it
 KIND_HELD = const(8)      # | KIND_APPLY, KIND_UNDO or KIND_REDO: a change held for its confirmation
 KIND_KEPT = const(16)     # the host's archive holds the game (not 6: ACCEPT; not 8 | k: held)
 _ERASED = const(0xFF)
@@ -512,6 +513,8 @@ class Journal:
                     self.game.accept()
                 elif kind == KIND_REJECT:
                     self.game.reject()
+                elif kind == KIND_REJECT_HAND:
+                    self.game.reject(event)
                 else:
                     why = "damaged"
                     break

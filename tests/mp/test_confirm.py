@@ -315,22 +315,23 @@ RUMMY_HAND = (rummy.pack_card(1, 10 | 4 << 4), rummy.pack_card(1, 3 | 4 << 4), r
               rummy.pack_card(2, 13 | 4 << 4), rummy.pack_out(0))
 
 
-def test_a_rejected_rummy_hand_leaves_nothing_journaled_like_undos():
+def test_a_rejected_rummy_hand_leaves_nothing_in_one_journal_record():
     root = folder("confirm")
     try:
         app, out = _rummy_app(root)
         send(app, 10, *["EV %d" % event for event in RUMMY_HAND])
         game = app.game
         assert (game.n, game.held) == (4, HELD_APPLY)
+        records = app.journal.records
         assert app.local_reject() == 4                  # the four cards go with the OUT
-        assert (game.n, game.held, _totals(game)) == (0, 0, [0, 0, 0])
+        assert (game.n, game.top, game.held, _totals(game)) == (0, 0, 0, [0, 0, 0])   # nothing to redo either
+        assert app.journal.records == records + 1       # one record: a cut keeps the hand whole or gone
         shut(app, out)
         lines = bodies(root)
-        # the REJECT, then one UNDO pushed for each card, as any undo
-        assert lines[-5].endswith(b"REJECT held=1,%d n=4 top=4 src=board" % rummy.pack_out(0)), lines[-5]
-        assert [line.split()[2:4] for line in lines[-4:]] == [[b"UNDO", b"n=%d" % n] for n in (3, 2, 1, 0)]
+        # one REJECT, the game as it is after it: n and top 0
+        assert lines[-1].endswith(b"REJECT held=1,%d n=0 top=0 src=board" % rummy.pack_out(0)), lines[-1]
         app, out = booted_app(root)                     # and so after a power cut
-        assert (app.game.n, app.game.held, _totals(app.game)) == (0, 0, [0, 0, 0])
+        assert (app.game.n, app.game.top, app.game.held, _totals(app.game)) == (0, 0, 0, [0, 0, 0])
         shut(app, out)
     finally:
         cleanup(root)
