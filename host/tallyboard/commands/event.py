@@ -30,7 +30,7 @@ archive_option = click.option("--archive", "archive_path", type=click.Path(dir_o
                               help="The archive file the evening is kept in (default: $TALLYBOARD_ARCHIVE or "
                                    "~/.local/share/tallyboard/archive.sqlite3).")
 event_option = click.option("--event", "event_name", metavar="NAME",
-                            help="The event (default: the one in progress).")
+                            help="The event (default: the one in progress, else the last one finished).")
 pin_option = click.option("--pin", envvar="TALLYBOARD_DIRECTOR_PIN", metavar="PIN",
                           help="The director's PIN (else $TALLYBOARD_DIRECTOR_PIN, else asked for on a terminal).")
 

@@ -12,7 +12,7 @@ from ..event.tables import Tables, event_folder
 from .reporting import reports_errors
 
 event_option = click.option("--event", "event_name", metavar="NAME",
-                            help="The evening (default: the one in progress).")
+                            help="The evening (default: the one in progress, else the last one finished).")
 timeout_option = click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
                               help="Seconds to wait for each board's reply before asking again.")
 
