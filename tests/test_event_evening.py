@@ -81,6 +81,9 @@ SEATINGS = {
     3: [["Ann", "Bob", "Gus", "Fay"], ["Eve", "Kim", "Lou", "Hal"], ["Ivy", "Jon", "Pat", "Max"],
         ["Cy", "Ned", "Oli", "Dee"]],
 }
+# who moves where after rounds 2 and 3 (name, from, to, seat), from the docstring
+MOVES = {2: {("Cy", 1, 4, 0), ("Gus", 2, 1, 2), ("Lou", 3, 2, 2), ("Max", 4, 3, 3)},
+         3: {("Bob", 1, 4, 1), ("Hal", 2, 1, 1), ("Ivy", 3, 2, 3), ("Ned", 4, 3, 0)}}
 AFTER_3 = [["Ann", "Hal", "Gus", "Fay"], ["Eve", "Kim", "Lou", "Ivy"], ["Ned", "Jon", "Pat", "Max"],
            ["Cy", "Bob", "Oli", "Dee"]]
 # continuous scores (SK20), added up from the docstring's rounds
@@ -259,8 +262,13 @@ def test_an_evening_of_four_boards_sixteen_players_three_rounds(home):
 
     for round in (1, 2, 3):
         play_round(event_dir, ports, round)
+        if round > 1:
+            # the terminal view reads the boards: every game over, the moves are final (SK19)
+            view = json.loads(run("event", "watch", "--once", "--json"))
+            assert view["moves_final"] is True
+            assert {(m["name"], m["from"], m["to"], m["seat"]) for m in view["moves"]} == MOVES[round]
         if round < 3:
-            # no view is running: next reads the boards first (a hand confirmed at a table counts)
+            # next reads the boards first: in round 1 no view has read them (a hand confirmed at a table counts)
             assert run("event", "next").startswith(f"round {round + 1} of 3: ")
             doc = status()
             assert doc["round"] == round + 1
