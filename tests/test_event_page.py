@@ -162,6 +162,8 @@ def test_a_hand_accepted_at_a_table_shows_within_2_s_then_connection_lost(page, 
     assert "lost" in page.get_attribute("#status", "class")
     assert cells(page, "#standings tbody tr")[0] == ["1", "Fay", "590", "1", "1"]
     assert server.line(5) == "Stopped.\n"
+    # the page's open stream ended with the server: no "Exception in ASGI application" on stderr
+    assert server.process.stderr.read() == ""
 
 
 def test_names_are_text_never_html_and_a_finished_evening_names_its_winner(page, serve):

@@ -30,7 +30,7 @@ archive_option = click.option("--archive", "archive_path", type=click.Path(dir_o
                               help="The archive file the evening is kept in (default: $TALLYBOARD_ARCHIVE or "
                                    "~/.local/share/tallyboard/archive.sqlite3).")
 event_option = click.option("--event", "event_name", metavar="NAME",
-                            help="The event (default: the one in progress).")
+                            help="The event (default: the one in progress, else the last one finished).")
 pin_option = click.option("--pin", envvar="TALLYBOARD_DIRECTOR_PIN", metavar="PIN",
                           help="The director's PIN (else $TALLYBOARD_DIRECTOR_PIN, else asked for on a terminal).")
 
@@ -191,6 +191,7 @@ def next_cmd(force: bool, pin: str | None, event_name: str | None, archive_path:
     with store:
         if force:
             _director(store, pin, "tallyboard event next --force")
+        play.read_boards(store, event)
         event = play.advance(store, event, forced=force)
         names = store.names(event)
         click.echo(f"round {event.round} of {event.rounds}: {_seating_text(store.seating(event, event.round), names)}")
@@ -208,6 +209,7 @@ def finish_cmd(force: bool, pin: str | None, event_name: str | None, archive_pat
     with store:
         if force:
             _director(store, pin, "tallyboard event finish --force")
+        play.read_boards(store, event)
         event = play.finish(store, event, forced=force)
         doc = play.snapshot(store, event)
     best = [row for row in doc["standings"] if row["rank"] == 1]

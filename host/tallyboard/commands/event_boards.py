@@ -12,7 +12,7 @@ from ..event.tables import Tables, event_folder
 from .reporting import reports_errors
 
 event_option = click.option("--event", "event_name", metavar="NAME",
-                            help="The evening (default: the one in progress).")
+                            help="The evening (default: the one in progress, else the last one finished).")
 timeout_option = click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
                               help="Seconds to wait for each board's reply before asking again.")
 
@@ -90,6 +90,17 @@ def on_new_round(store: Any, event: Any, round: int, timeout: float = 1.0) -> No
         tables.close()
 
 
+def read_boards(store: Any, event: Any, timeout: float = 1.0) -> None:
+    """The hook `next` and `finish` call first: every board read once, what
+    changed stored (a board that does not answer is marked so; the round's
+    check then names its table)."""
+    tables = Tables(store, event, timeout)
+    try:
+        tables.sync()
+    finally:
+        tables.close()
+
+
 @click.command("resume")
 @event_option
 @timeout_option
@@ -142,8 +153,9 @@ def stop_boards_cmd(event_name: str | None) -> None:
 
 
 def register(group: click.Group) -> None:
-    from ..event import add_new_round_pusher
+    from ..event import add_board_reader, add_new_round_pusher
 
     for command in (attach_cmd, start_cmd, resume_cmd, stop_boards_cmd):
         group.add_command(command)
     add_new_round_pusher(on_new_round)
+    add_board_reader(read_boards)

@@ -93,7 +93,7 @@ def source_options(fn):  # type: ignore[no-untyped-def]
                       help="Show this snapshot document (as `event status --json` writes it), "
                            "read again whenever it changes, instead of the event in progress.")(fn)
     fn = click.option("--event", "event_name", metavar="NAME",
-                      help="The event to show (default: the one in progress).")(fn)
+                      help="The event to show (default: the one in progress, else the last one finished).")(fn)
     return fn
 
 

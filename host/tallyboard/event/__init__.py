@@ -5,8 +5,8 @@ table's game as it counts and the snapshot every view shows (play.py), and
 the director's PIN and changes (director.py)."""
 from __future__ import annotations
 
-from .play import add_new_round_pusher, on_new_round, snapshot
+from .play import add_board_reader, add_new_round_pusher, on_new_round, read_boards, snapshot
 from .store import CREATED, FINISHED, RUNNING, Event, EventError, EventStore
 
-__all__ = ["EventStore", "Event", "EventError", "snapshot", "on_new_round", "add_new_round_pusher",
-           "CREATED", "RUNNING", "FINISHED"]
+__all__ = ["EventStore", "Event", "EventError", "snapshot", "on_new_round", "add_new_round_pusher", "read_boards",
+           "add_board_reader", "CREATED", "RUNNING", "FINISHED"]

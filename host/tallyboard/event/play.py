@@ -21,6 +21,25 @@ def add_new_round_pusher(push: Callable[[EventStore, Event, int], None]) -> None
         _new_round_pushers.append(push)
 
 
+# What reads the attached boards into the store (the boards' part adds its
+# reader): `next` and `finish` call it first, so a hand confirmed at a table
+# counts even when no view was running to read it.
+_board_readers: list[Callable[[EventStore, Event], None]] = []
+
+
+def add_board_reader(read: Callable[[EventStore, Event], None]) -> None:
+    if read not in _board_readers:
+        _board_readers.append(read)
+
+
+def read_boards(store: EventStore, event: Event) -> None:
+    """When boards are attached: read each once and store what changed."""
+    if not store.boards(event):
+        return
+    for read in list(_board_readers):
+        read(store, event)
+
+
 def on_new_round(store: EventStore, event: Event, round: int) -> None:
     """Called once the store holds round `round` (or its new seating): when
     boards are attached, each pusher sends the round to them."""

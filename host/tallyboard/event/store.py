@@ -149,7 +149,8 @@ class EventStore:
             "SELECT id, name, state, round, rounds, hands, created_at, updated_at FROM event_events ORDER BY id")]
 
     def event(self, name: str | None = None) -> Event:
-        """The event called name; with None the one event not finished."""
+        """The event called name; with None the one event not finished, or, when
+        every event is finished, the last one created."""
         every = self.events()
         if name is not None:
             for event in every:
@@ -158,6 +159,8 @@ class EventStore:
             known = ", ".join(repr(e.name) for e in every) or "none yet"
             raise EventError(f"no event called {name!r} in {self.path} (events: {known})")
         going = [e for e in every if e.state != FINISHED]
+        if not going and every:
+            return every[-1]     # all finished: the last one (its export, replay, stop-boards after finish)
         if not going:
             raise EventError("no event in progress: start one with tallyboard event create NAME --player NAME ...")
         if len(going) > 1:

@@ -48,6 +48,13 @@ class Feed:
         self.version = 0
         self.clients = 0
         self.changed = asyncio.Event()
+        self.closed = False
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def close(self) -> None:
+        """The server is stopping: every stream ends now (in the loop's thread)."""
+        self.closed = True
+        self.changed.set()
 
     def _publish(self, text: str | None, problem: str | None) -> None:
         if text == self.text and problem == self.problem:
@@ -62,7 +69,7 @@ class Feed:
     async def run(self) -> None:
         """Ask the source for the snapshot every `poll` seconds, always in the
         same worker thread (a store's connection stays in its thread)."""
-        loop = asyncio.get_running_loop()
+        loop = self.loop = asyncio.get_running_loop()
         with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-source") as worker:
             while True:
                 try:
@@ -130,7 +137,7 @@ async def _stream(feed: Feed, heartbeat: float) -> AsyncIterator[str]:
     try:
         yield f"retry: {RETRY_MS}\n\n"
         seen = -1
-        while True:
+        while not feed.closed:
             if seen != feed.version:
                 seen = feed.version
                 yield feed.message()
@@ -164,9 +171,19 @@ def url_of(sock: socket.socket) -> str:
 
 
 def serve(source: Callable[[], dict[str, Any]], sock: socket.socket) -> None:
-    """Serve on a bound socket until Ctrl-C (or SIGTERM), then close every
-    stream within a second."""
+    """Serve on a bound socket until Ctrl-C (or SIGTERM). The open streams
+    (a page left open) end at once, so the server stops cleanly instead of
+    cancelling them after its grace period with a traceback."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(source), log_level="warning", timeout_graceful_shutdown=1, lifespan="on")
-    uvicorn.Server(config).run(sockets=[sock])
+    app = create_app(source)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            feed = getattr(app.state, "feed", None)
+            if feed is not None and feed.loop is not None:
+                feed.loop.call_soon_threadsafe(feed.close)   # a signal handler: not in the loop
+
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, lifespan="on")
+    Server(config).run(sockets=[sock])
