@@ -158,3 +158,25 @@ def test_a_port_held_by_another_program_names_it(board, monkeypatch):
     finally:
         holder.kill()
         holder.wait(10)
+
+
+def test_a_hub_whose_board_is_gone_stops_serving_its_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    gone = FakeBoard()
+    owner = portshare.open_link(gone.path, serve=True)
+    path = portshare.socket_path(gone.path)
+    assert path.exists()
+    # the cable pulled, the emulator stopped: the far end closes and the port reads EIO (the fake's
+    # reader is woken first, so that nothing holds its end open)
+    gone.stop.set()
+    os.write(gone.slave, b"1 PING\n")
+    gone.thread.join(2)
+    gone.close()
+    deadline = time.monotonic() + 3
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    # no command joins a hub that cannot reach its board, nor, when a pty's name is given to another
+    # board next, the old board's hub instead of the new one
+    assert not path.exists()
+    assert portshare.server_of(gone.path) is None
+    owner.close()

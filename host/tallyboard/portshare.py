@@ -113,6 +113,7 @@ class Hub:
         os.chmod(building, 0o600)
         self.listener.listen(16)
         os.replace(building, self.path)
+        self.path_inode = os.stat(self.path).st_ino   # our name, until a later hub takes it over
         self.lock = threading.Lock()   # the client list, the seq owners and a line going out
         self.clients: list[_Client] = []
         self.sent_by: dict[int, _Client] = {}
@@ -169,6 +170,10 @@ class Hub:
                     self._route(line)
         except TransportError as exc:
             self.failure = str(exc)
+            # the port is gone (a pulled cable, an emulator stopped): no new
+            # client may join a hub that cannot reach its board, least of all
+            # one for another board that gets this port's name next (a pty)
+            self._stop_listening()
         finally:
             self.serial.close()
             self._shut_clients()
@@ -208,16 +213,20 @@ class Hub:
             except OSError:
                 pass
 
+    def _stop_listening(self) -> None:
+        self.listener.close()
+        try:
+            if os.stat(self.path).st_ino == self.path_inode:
+                self.path.unlink()
+        except FileNotFoundError:
+            pass
+
     def close(self) -> None:
         if self.closed.is_set():
             return
         self.closed.set()
         self.accepter.join(2)
-        self.listener.close()
-        try:
-            self.path.unlink()
-        except FileNotFoundError:
-            pass
+        self._stop_listening()
         self.reader.join(2)   # it closes the port and tells the clients
 
 
