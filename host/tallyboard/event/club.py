@@ -33,6 +33,7 @@ from ..club import envelope
 from ..club.link import DirectorLink, TableLink
 from ..club.outbox import Outbox, connect
 from ..errors import TallyboardError
+from .store import EventError
 from .tables import OK, REMOTE, Tables, event_folder, event_tag
 
 log = logging.getLogger(__name__)
@@ -170,7 +171,21 @@ class Director:
         return {board_ident(self.tag, t) for t in range(1, count + 1)}
 
     def _apply(self, connection: sqlite3.Connection, message: dict[str, Any]) -> None:
-        """One table message into the store: the table's whole state, so applying it again changes nothing."""
+        """One table message into the store: the table's whole state, so
+        applying it again changes nothing. A message the evening cannot take
+        (a game for other players, a table it does not have) is logged in
+        `refused` and passed over: the table's next message carries its whole
+        state again, so nothing waits behind it."""
+        try:
+            self._apply_body(message)
+        except (EventError, ValueError, KeyError, TypeError) as exc:
+            text = f"{message['kind']} {message['seq']} of board {message['board']!r} not applied: {exc}"
+            log.warning("%s", text)
+            connection.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES (datetime('now'), ?, ?, "
+                               "'apply', ?)", (message["board"], envelope.table_topic(self.id, message["board"],
+                                                                                      message["kind"]), text))
+
+    def _apply_body(self, message: dict[str, Any]) -> None:
         body = message["body"]
         event = self.store.refresh(self.event)
         table = _int(body, "table", 1, 999)
