@@ -79,14 +79,14 @@ class Broker:
                 where = "THIS-MACHINE" if self.listen in ("0.0.0.0", "::") else self.listen
                 click.echo(f"The embedded MQTT broker: mqtt://{where}:{port}; table hosts join with:\n"
                            f"  tallyboard event table --broker mqtt://table:{passwords.tables_password}@{where}:{port}"
-                           f" --join {club.join_code(event)} --emulators N")
+                           f" --join {club.join_code(event)} --emulators N", err=True)
             else:
                 try:
                     address = parse_url(url)
                 except ValueError as exc:
                     raise TallyboardError(str(exc)) from None
                 click.echo(f"The club's broker: {address.host}:{address.port} ({'TLS' if address.tls else 'no TLS'});"
-                           f" table hosts join with --join {club.join_code(event)}")
+                           f" table hosts join with --join {club.join_code(event)}", err=True)
             director = club.Director(store, event, url, self.tls_ca)
             try:
                 director.start()
@@ -94,7 +94,7 @@ class Broker:
                 director.link.stop()
                 raise TallyboardError(f"{exc}; the evening was not served") from None
             stack.callback(director.stop)
-            sys.stdout.flush()
+            sys.stderr.flush()
             yield
 
 
