@@ -401,3 +401,24 @@ def test_a_table_host_with_a_mistyped_join_code_is_told_to_copy_it_again(club):
                                     club.code[:-1] + ("0" if club.code[-1] != "0" else "1"), "--emulators", "1"])
     assert out.exit_code != 0
     assert "copy it again from the director" in out.output
+
+
+def test_a_table_host_with_a_wrong_password_is_told_so_and_starts_nothing(club, tmp_path):
+    with brokers.Mosquitto(brokers.free_port(), PASSWORDS, tmp_path / "mosquitto") as broker:
+        out = CliRunner().invoke(main, ["event", "table", "--broker", f"mqtt://table:wrong@127.0.0.1:{broker.port}",
+                                        "--join", club.code, "--emulators", "1", "--state", str(tmp_path / "host")])
+    assert out.exit_code != 0
+    assert "check the user name and password; nothing was started" in out.output
+    assert "wrong" not in out.output                     # the password is not repeated
+    assert not list(tmp_path.rglob("*.running.json"))   # no emulated board was started
+
+
+def test_a_director_started_before_the_broker_serves_the_page_and_links_up_when_the_broker_comes(club, tmp_path):
+    port = brokers.free_port()
+    director = club.director("--broker", f"mqtt://director:{PASSWORDS['director']}@127.0.0.1:{port}")
+    director.wait_line(r"the broker does not answer yet; the director keeps trying")
+    with brokers.Mosquitto(port, PASSWORDS, tmp_path / "mosquitto"):
+        club.table_host(1, f"mqtt://table:{PASSWORDS['table']}@127.0.0.1:{port}")
+        club.hand(1)
+        until("table 1's hand at the director", lambda: club.director_hands()[0] == 1)
+        assert club.doc()["tables"][0]["totals"] == club.board(1)["totals"] == AFTER[1]

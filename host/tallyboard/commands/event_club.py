@@ -65,7 +65,9 @@ def table_cmd(broker_url: str, join: str, ports: tuple[str, ...], emulators: int
                             list(ports), emulators or 0, tls_ca, timeout, say=click.echo)
     stop = threading.Event()
     if duration:
-        threading.Timer(duration, stop.set).start()
+        timer = threading.Timer(duration, stop.set)
+        timer.daemon = True
+        timer.start()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     click.echo(f"table host {host} of {event_id}: tables {', '.join(map(str, tables))}; Ctrl-C stops it")
     with contextlib.suppress(KeyboardInterrupt):

@@ -89,11 +89,14 @@ class Broker:
                            f" table hosts join with --join {club.join_code(event)}", err=True)
             director = club.Director(store, event, url, self.tls_ca)
             try:
-                director.start()
-            except (ConnectionRefused, TimeoutError) as exc:
+                connected = director.start()
+            except ConnectionRefused as exc:
                 director.link.stop()
                 raise TallyboardError(f"{exc}; the evening was not served") from None
             stack.callback(director.stop)
+            if not connected:
+                click.echo("tallyboard: the broker does not answer yet; the director keeps trying, and the "
+                           "table hosts keep their hands meanwhile", err=True)
             sys.stderr.flush()
             yield
 

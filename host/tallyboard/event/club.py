@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..club import envelope
-from ..club.link import DirectorLink, TableLink
+from ..club.link import ConnectionRefused, DirectorLink, TableLink
 from ..club.outbox import Outbox, connect
 from ..errors import TallyboardError
 from .store import EventError
@@ -146,11 +146,19 @@ class Director:
         self._stop = threading.Event()
         self._publisher = threading.Thread(target=self._publish_rounds, name="club-rounds", daemon=True)
 
-    def start(self, wait: float = 10.0) -> None:
+    def start(self, wait: float = 10.0) -> bool:
+        """Link to the broker and publish the round; False when the broker did
+        not answer within `wait` seconds (the link keeps trying, the round
+        goes when it answers). ConnectionRefused when it refused the user."""
         self.link.start()
-        self.link.wait_connected(wait)
+        try:
+            self.link.wait_connected(wait)
+            connected = True
+        except TimeoutError:
+            connected = False
         self._publish_round_if_new()
         self._publisher.start()
+        return connected
 
     def stop(self) -> None:
         self._stop.set()
@@ -433,6 +441,11 @@ class TableHost:
         try:
             body = self._kept_round()
             deadline = time.monotonic() + wait_round
+            if body is None:       # the first start: nothing to do before the broker has let this host in
+                try:
+                    self.link.wait_connected(wait_round)
+                except (ConnectionRefused, TimeoutError) as exc:
+                    raise TallyboardError(f"{exc}; nothing was started") from None
             while body is None:
                 if stop.is_set():
                     return
