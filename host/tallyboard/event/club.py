@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 HOST_OFFLINE = "host offline"     # a table's status at the director while its table host is away
 ROUND_POLL_S = 0.5                # how often the director looks for a new round or seating to publish
+MAX_BACKOFF_S = 5.0               # a lost broker is tried again at least this often: a club's network, not the world's
 
 
 def club_id(event: Any) -> str:
@@ -142,7 +143,8 @@ class Director:
         self.secret = director_secrets(event).secret
         self.link = DirectorLink(url, f"{self.id}-director", tls_ca=tls_ca, event=self.id, key=self.secret,
                                  store_path=director_file(event), boards=self._boards,
-                                 on_table_message=self._apply, on_status=self._host_status)
+                                 on_table_message=self._apply, on_status=self._host_status,
+                                 max_backoff=MAX_BACKOFF_S)
         self._stop = threading.Event()
         self._publisher = threading.Thread(target=self._publish_rounds, name="club-rounds", daemon=True)
 
@@ -355,7 +357,7 @@ class TableHost:
         self.tag = tag_of(event_id)
         self.link = TableLink(url, f"{event_id}-{self.name}", tls_ca=tls_ca, outbox=self.outbox,
                               on_director_message=self._keep_round,
-                              boards=[board_ident(self.tag, t) for t in numbers])
+                              boards=[board_ident(self.tag, t) for t in numbers], max_backoff=MAX_BACKOFF_S)
         self.store: HostStore | None = None
         self.tables: Tables | None = None
         self._lock = threading.RLock()
