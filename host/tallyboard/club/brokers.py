@@ -166,13 +166,14 @@ class PasswordCheck(_AuthBase):  # type: ignore[misc,valid-type]
 
 
 class EmbeddedBroker:
-    """amqtt on 127.0.0.1:`port` in a thread with its own asyncio loop;
+    """amqtt on `bind`:`port` (127.0.0.1 unless told) in a thread with its own asyncio loop;
     anonymous clients refused, `users` ({name: password}) let in. Sessions
     and retained messages live in memory: they go when the broker stops."""
 
-    def __init__(self, port: int, users: Mapping[str, str]) -> None:
+    def __init__(self, port: int, users: Mapping[str, str], bind: str = "127.0.0.1") -> None:
         self.port = port
         self.users = dict(users)
+        self.bind = bind                 # 0.0.0.0: table hosts on other laptops reach it
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._broker: Any = None
@@ -185,7 +186,7 @@ class EmbeddedBroker:
         except ImportError:
             raise RuntimeError("the embedded broker needs amqtt: pip install amqtt") from None
         config = {
-            "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}", "max_connections": 200}},
+            "listeners": {"default": {"type": "tcp", "bind": f"{self.bind}:{self.port}", "max_connections": 200}},
             "plugins": {f"{__name__}.PasswordCheck": {"users": self.users}},
         }
         self._ready.clear()

@@ -24,7 +24,7 @@ from ..event.store import Event, EventError, EventStore
 from .reporting import reports_errors
 
 # the other parts of `tallyboard event`, each a module here with register(group)
-EVENT_PARTS = ("event_boards", "event_views")
+EVENT_PARTS = ("event_boards", "event_views", "event_club")
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file the evening is kept in (default: $TALLYBOARD_ARCHIVE or "

@@ -20,11 +20,13 @@ Source = Callable[[], dict[str, Any]]
 
 
 @contextlib.contextmanager
-def evening_source(name: str | None) -> Iterator[Source]:
+def evening_source(name: str | None, broker: "Broker | None" = None) -> Iterator[Source]:
     """The newest snapshot of the event in progress (or the one named):
     every call reads each board once, stores what changed, and returns the
     snapshot computed from the store. The one place where the views meet
-    the store (tallyboard.event) and the boards (tallyboard.event.tables)."""
+    the store (tallyboard.event) and the boards (tallyboard.event.tables).
+    With `broker`, the director's end of the club evening runs meanwhile:
+    the table hosts' boards come in through it (tallyboard.event.club)."""
     from ..event import EventStore, snapshot
     from ..event.tables import Tables
 
@@ -39,10 +41,91 @@ def evening_source(name: str | None) -> Iterator[Source]:
         return snapshot(store, store.refresh(event))
 
     try:
-        yield source
+        with contextlib.ExitStack() as club:
+            if broker is not None:
+                club.enter_context(broker.director(store, event))
+            yield source
     finally:
         if tables is not None:
             tables.close()
+        store.close()
+
+
+class Broker:
+    """The director's broker options: --broker URL, else the embedded broker (unless --no-broker)."""
+
+    def __init__(self, url: str | None, tls_ca: str | None, listen: str, port: int) -> None:
+        self.url, self.tls_ca, self.listen, self.port = url, tls_ca, listen, port
+
+    @contextlib.contextmanager
+    def director(self, store: Any, event: Any) -> Iterator[None]:
+        from ..club import brokers
+        from ..club.link import ConnectionRefused, parse_url
+        from ..event import club
+
+        url = self.url
+        with contextlib.ExitStack() as stack:
+            if url is None:
+                passwords = club.director_secrets(event)
+                port = self.port or brokers.free_port()
+                embedded = brokers.EmbeddedBroker(port, {"director": passwords.director_password,
+                                                         "table": passwords.tables_password}, bind=self.listen)
+                try:
+                    embedded.start()
+                except RuntimeError as exc:
+                    raise TallyboardError(f"{exc}; choose another --broker-port, or give --broker URL") from None
+                stack.callback(embedded.stop)
+                url = f"mqtt://director:{passwords.director_password}@127.0.0.1:{port}"
+                where = "THIS-MACHINE" if self.listen in ("0.0.0.0", "::") else self.listen
+                click.echo(f"The embedded MQTT broker: mqtt://{where}:{port}; table hosts join with:\n"
+                           f"  tallyboard event table --broker mqtt://table:{passwords.tables_password}@{where}:{port}"
+                           f" --join {club.join_code(event)} --emulators N", err=True)
+            else:
+                try:
+                    address = parse_url(url)
+                except ValueError as exc:
+                    raise TallyboardError(str(exc)) from None
+                click.echo(f"The club's broker: {address.host}:{address.port} ({'TLS' if address.tls else 'no TLS'});"
+                           f" table hosts join with --join {club.join_code(event)}", err=True)
+            director = club.Director(store, event, url, self.tls_ca)
+            try:
+                connected = director.start()
+            except ConnectionRefused as exc:
+                director.link.stop()
+                raise TallyboardError(f"{exc}; the evening was not served") from None
+            stack.callback(director.stop)
+            if not connected:
+                click.echo("tallyboard: the broker does not answer yet; the director keeps trying, and the "
+                           "table hosts keep their hands meanwhile", err=True)
+            sys.stderr.flush()
+            yield
+
+
+def broker_options(fn):  # type: ignore[no-untyped-def]
+    fn = click.option("--broker-port", type=click.IntRange(0, 65535), default=0,
+                      help="Without --broker: the embedded broker's port (0: any free one).")(fn)
+    fn = click.option("--broker-listen", default="127.0.0.1", show_default=True,
+                      help="Without --broker: the embedded broker's address; 0.0.0.0 lets table hosts on "
+                           "other laptops in.")(fn)
+    fn = click.option("--tls-ca", type=click.Path(dir_okay=False, exists=True),
+                      help="With an mqtts:// broker: the club's CA certificate.")(fn)
+    fn = click.option("--no-broker", is_flag=True,
+                      help="Only the boards on this host: no MQTT broker, no table hosts.")(fn)
+    fn = click.option("--broker", "broker_url", metavar="URL", envvar="TALLYBOARD_BROKER",
+                      help="The club's MQTT broker, mqtt://director:PASSWORD@HOST:PORT (mqtts:// for TLS; else "
+                           "$TALLYBOARD_BROKER): the table hosts' boards come in through it (docs/club-mqtt.md).")(fn)
+    return fn
+
+
+def chosen_broker(broker_url: str | None, no_broker: bool, tls_ca: str | None, listen: str,
+                  port: int, default_embedded: bool) -> Broker | None:
+    if no_broker:
+        if broker_url:
+            raise click.UsageError("--broker and --no-broker: give one")
+        return None
+    if broker_url is None and not default_embedded:
+        return None
+    return Broker(broker_url, tls_ca, listen, port)
 
 
 def file_source(path: Path) -> Source:
@@ -67,11 +150,14 @@ def file_source(path: Path) -> Source:
 
 
 @contextlib.contextmanager
-def chosen_source(event_name: str | None, snapshot_file: Path | None) -> Iterator[Source]:
+def chosen_source(event_name: str | None, snapshot_file: Path | None,
+                  broker: Broker | None = None) -> Iterator[Source]:
     if snapshot_file is not None:
+        if broker is not None and broker.url is not None:
+            raise click.UsageError("--snapshot shows a file: it takes no --broker")
         yield file_source(snapshot_file)
     else:
-        with evening_source(event_name) as source:
+        with evening_source(event_name, broker) as source:
             yield source
 
 
@@ -103,16 +189,20 @@ def source_options(fn):  # type: ignore[no-untyped-def]
               help="The snapshot as JSON: once with --once, else one line for every change.")
 @click.option("--duration", type=float, default=0, help="Stop after this many seconds (0: until Ctrl-C).")
 @source_options
+@broker_options
 @reports_errors
 def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None,
-              snapshot_file: Path | None) -> None:
+              snapshot_file: Path | None, broker_url: str | None, no_broker: bool, tls_ca: str | None,
+              broker_listen: str, broker_port: int) -> None:
     """The evening live in the terminal: the standings, each table's game (a
     held hand marked, with who must accept it) and who moves where next.
     When the tables do not fit, they are shown a page at a time."""
     from ..event import watch
 
     console = Console(highlight=False)
-    with chosen_source(event_name, snapshot_file) as source:
+    # watch takes the table hosts' messages only with --broker (serve is the director's default)
+    broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port, default_embedded=False)
+    with chosen_source(event_name, snapshot_file, broker) as source:
         if once:
             watch.once(_checked(source), console, as_json)
             return
@@ -126,13 +216,19 @@ def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port to listen on (0: any free one).")
 @source_options
+@broker_options
 @reports_errors
-def serve_cmd(host: str, port: int, event_name: str | None, snapshot_file: Path | None) -> None:
+def serve_cmd(host: str, port: int, event_name: str | None, snapshot_file: Path | None, broker_url: str | None,
+              no_broker: bool, tls_ca: str | None, broker_listen: str, broker_port: int) -> None:
     """The evening as a web page that follows it live (standings, each
-    table's sheet, the next seating); read-only. Ctrl-C stops it."""
+    table's sheet, the next seating); read-only. Ctrl-C stops it. The
+    director's end of a club evening too: the table hosts' boards come in
+    through --broker, else through an MQTT broker it starts itself."""
     from ..event import web
 
-    with chosen_source(event_name, snapshot_file) as source:
+    broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port,
+                           default_embedded=snapshot_file is None)
+    with chosen_source(event_name, snapshot_file, broker) as source:
         _checked(source)()   # a bad source is said here, before anyone opens the page
         try:
             sock = web.listen(host, port)

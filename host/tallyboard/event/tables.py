@@ -44,6 +44,7 @@ OK = "ok"
 UNREACHABLE = "unreachable"
 SWAPPED = "swapped"
 NO_GAME = "no game"
+REMOTE = "mqtt:"           # a board's port at the director when a table host has it (event/club.py)
 EMULATOR_START_S = 30.0    # how long an emulator may take to boot (its first file set is compiled)
 EMULATOR_STOP_S = 10.0
 
@@ -110,7 +111,11 @@ class Tables:
         self.names = store.names(event)      # the evening's players, by number
         self.messages: dict[int, str] = {}   # table -> what is wrong with its board, in words
         self.boards: dict[int, _Board] = {}
+        self.remote: set[int] = set()       # tables whose boards are on a table host (event/club.py)
         for table, known in sorted(store.boards(event).items()):
+            if str(known.get("port", "")).startswith(REMOTE):
+                self.remote.add(table)
+                continue
             flash = self.flash_of(table)
             self.boards[table] = _Board(table, known["port"], flash if flash.is_dir() else None)
 
@@ -118,22 +123,24 @@ class Tables:
     def flash_of(self, table: int) -> Path:
         return self.folder / f"table-{table}"
 
-    def attach_ports(self, ports: list[str]) -> None:
-        """Each port's board becomes a table, in the order given (table 1 first)."""
+    def attach_ports(self, ports: list[str], numbers: list[int] | None = None) -> None:
+        """Each port's board becomes a table, in the order given (table 1 first,
+        or the tables `numbers` names)."""
         if not ports:
             raise TallyboardError("no board to attach: give --port for each table's board, or --emulators N")
         if len(set(os.path.realpath(p) for p in ports)) != len(ports):
             raise TallyboardError("the same port is given twice: give each table's board once")
-        for table, port in enumerate(ports, 1):
+        for table, port in zip(_numbers(len(ports), numbers), ports):
             self._attach(table, port, None)
 
-    def attach_emulators(self, count: int) -> None:
-        """Start count emulated boards, one per table, each a detached `tallyboard
-        emulate --flash DIR` (DIR: the evening's folder, table-N) that outlives
-        this process; close() leaves them running (stop_emulators() stops them)."""
+    def attach_emulators(self, count: int, numbers: list[int] | None = None) -> None:
+        """Start count emulated boards, one per table (1 to count, or the tables
+        `numbers` names), each a detached `tallyboard emulate --flash DIR` (DIR:
+        the evening's folder, table-N) that outlives this process; close() leaves
+        them running (stop_emulators() stops them)."""
         if count < 1 or count > protocol.MAX_TABLE:
             raise TallyboardError(f"--emulators: 1 to {protocol.MAX_TABLE} boards")
-        for table in range(1, count + 1):
+        for table in _numbers(count, numbers):
             port = self.start_emulator(table)
             self._attach(table, port, self.flash_of(table))
 
@@ -308,14 +315,16 @@ class Tables:
         options = club.club_options(game_length(tables, getattr(self.event, "hands", None)))
         return club.options(options) | core_game.CONFIRM
 
-    def push_round(self, round: int) -> None:
-        """Every board: the club game of this round (its length, confirmation on),
+    def push_round(self, round: int, only: list[int] | None = None) -> None:
+        """Every board (or the tables in `only`; a table host's, event/club.py):
+        the club game of this round (its length, confirmation on),
         the table's four names by seat and the round. A board that has this
         round's game already is left alone, so a push repeated after a crash
         drops no scored hand. A board that cannot be reached or is not its
         table's is named in the error, after the others were pushed."""
         seating = self.store.seating(self.event, round)
-        missing = [t for t in range(1, len(seating) + 1) if t not in self.boards]
+        wanted = [t for t in range(1, len(seating) + 1) if only is None or t in only]
+        missing = [t for t in wanted if t not in self.boards and t not in self.remote]
         if missing:
             raise TallyboardError(f"table {missing[0]} has no board: attach one board per table "
                                   f"({len(seating)} tables) with tallyboard event attach")
@@ -323,6 +332,8 @@ class Tables:
         club = games.club_game()
         failed = []
         for table, seats in enumerate(seating, 1):
+            if table not in wanted or table in self.remote:
+                continue
             known = self.boards[table]
             names = [self.names[p] for p in seats]
             try:
@@ -453,6 +464,19 @@ class Tables:
         known.saved = stamp
         self._status(known, OK)
         return changed
+
+
+def _numbers(count: int, numbers: list[int] | None) -> list[int]:
+    """The tables `count` boards are for: 1 to count, or the `numbers` given (one each)."""
+    if numbers is None:
+        return list(range(1, count + 1))
+    if len(numbers) != count or len(set(numbers)) != count:
+        raise TallyboardError(f"{count} boards and the tables {', '.join(map(str, numbers))}: give one table "
+                              "number for each board, each once")
+    bad = [n for n in numbers if not 1 <= n <= protocol.MAX_TABLE]
+    if bad:
+        raise TallyboardError(f"table {bad[0]}: tables are numbered 1 to {protocol.MAX_TABLE}")
+    return list(numbers)
 
 
 def pending_of(current: BoardGame, names: list[str]) -> dict | None:

@@ -1,0 +1,120 @@
+"""`tallyboard event` commands of a club evening across hosts over MQTT
+(docs/club-mqtt.md): `table` (a table host), `join-code` and `refused` (the
+director's). The director's own end is `event serve/watch --broker`
+(event_views)."""
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import TallyboardError
+from .reporting import reports_errors
+
+event_option = click.option("--event", "event_name", metavar="NAME",
+                            help="The evening (default: the one in progress).")
+
+
+@click.command("table")
+@click.option("--broker", "broker_url", required=True, metavar="URL", envvar="TALLYBOARD_BROKER",
+              help="The club's MQTT broker, mqtt://USER:PASSWORD@HOST:PORT (mqtts:// for TLS; else $TALLYBOARD_BROKER).")
+@click.option("--join", "join", required=True, metavar="CODE", envvar="TALLYBOARD_JOIN",
+              help="The evening's join code, as the director's screen shows it (else $TALLYBOARD_JOIN).")
+@click.option("--port", "-p", "ports", multiple=True, metavar="PORT", help="A board on this host (repeat).")
+@click.option("--emulators", type=click.IntRange(1, 99), metavar="N", help="N emulated boards on this host.")
+@click.option("--table", "numbers", multiple=True, type=click.IntRange(1, 999), metavar="N",
+              help="The table of each board, in the order of the boards (repeat; default 1, 2, ...).")
+@click.option("--name", metavar="NAME", help="This table host's name (default: the machine's name).")
+@click.option("--tls-ca", type=click.Path(dir_okay=False, exists=True),
+              help="With mqtts://: the club's CA certificate.")
+@click.option("--state", "state_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where the outbox is kept (default: the evenings' folder).")
+@click.option("--duration", type=float, default=0, help="Stop after this many seconds (0: until Ctrl-C).")
+@click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
+              help="Seconds to wait for each board's reply before asking again.")
+@reports_errors
+def table_cmd(broker_url: str, join: str, ports: tuple[str, ...], emulators: int | None, numbers: tuple[int, ...],
+              name: str | None, tls_ca: str | None, state_dir: Path | None, duration: float, timeout: float) -> None:
+    """A table host: this laptop's boards at the club evening. Their hands go
+    to the director through the broker (kept in an outbox until the director
+    has them), the director's rounds come to the boards. Started again after
+    a crash, it carries on where it was."""
+    from ..club import envelope
+    from ..club.link import parse_url
+    from ..event import club
+    from ..event.tables import events_home
+
+    if bool(ports) == bool(emulators):
+        raise click.UsageError("give --port for each of this host's boards, or --emulators N, not both")
+    try:
+        event_id, secret = envelope.read_join_code(join)
+        parse_url(broker_url)
+        host = envelope.check_name("--name", name) if name else club.host_name()
+    except ValueError as exc:
+        raise TallyboardError(str(exc)) from None
+    count = emulators or len(ports)
+    tables = list(numbers) or list(range(1, count + 1))
+    if len(tables) != count:
+        raise click.UsageError(f"{count} boards and {len(tables)} --table: give one --table for each board")
+    runner = club.TableHost(broker_url, event_id, secret, host, tables, state_dir or events_home() / "club",
+                            list(ports), emulators or 0, tls_ca, timeout, say=click.echo)
+    stop = threading.Event()
+    if duration:
+        timer = threading.Timer(duration, stop.set)
+        timer.daemon = True
+        timer.start()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    click.echo(f"table host {host} of {event_id}: tables {', '.join(map(str, tables))}; Ctrl-C stops it")
+    with contextlib.suppress(KeyboardInterrupt):
+        runner.run(stop)
+    click.echo("Stopped.")
+
+
+def _event(event_name: str | None) -> tuple[Any, Any]:
+    from ..event import EventStore
+    store = EventStore()
+    try:
+        return store, store.event(event_name)
+    except BaseException:
+        store.close()
+        raise
+
+
+@click.command("join-code")
+@event_option
+@reports_errors
+def join_code_cmd(event_name: str | None) -> None:
+    """The code a table host joins the evening with (`event table --join CODE`); keep it to the club."""
+    from ..event import club
+    store, event = _event(event_name)
+    with store:
+        click.echo(club.join_code(event))
+
+
+@click.command("refused")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list of [when, board, reason, text].")
+@event_option
+@reports_errors
+def refused_cmd(as_json: bool, event_name: str | None) -> None:
+    """The table hosts' messages the director refused (unknown board, bad signature, replay, gap, ...)."""
+    from ..event import club
+    store, event = _event(event_name)
+    with store:
+        rows = club.refused(event)
+    if as_json:
+        click.echo(json.dumps(rows))
+    elif not rows:
+        click.echo(f"{event.name!r}: the director has refused no message.")
+    else:
+        for at, board, reason, text in rows:
+            click.echo(f"{at}  {board or '-'}  {reason}: {text}")
+
+
+def register(group: click.Group) -> None:
+    for command in (table_cmd, join_code_cmd, refused_cmd):
+        group.add_command(command)

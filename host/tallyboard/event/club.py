@@ -1,0 +1,472 @@
+"""A club evening across hosts over MQTT (docs/club-mqtt.md, "The evening over
+MQTT"), on the transport of tallyboard.club.
+
+The director (`event serve/watch --broker`) keeps the evening's store as on
+one host; it publishes the round (every round's seating, the players, the
+game length: round_body) and applies the tables' messages into the store.
+A table host (`event table`) has some of the evening's boards: it keeps the
+evening as the director last published it (HostStore, in memory, the round
+body kept in its outbox file), reads its boards with Tables.sync() as the
+director would, and every change of a table (its game record, the hand it
+holds, its board's status) goes into its outbox as one message carrying the
+table's whole state: applied twice it changes nothing, and the outbox's
+sequence applies it once anyway.
+
+A board's identity on the wire is `<event tag>.<table>` (board_ident), its
+`event` and `table` settings (event/tables.py); the director accepts the
+tables of the evening's seatings and nothing else."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import socket
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..club import envelope
+from ..club.link import ConnectionRefused, DirectorLink, TableLink
+from ..club.outbox import Outbox, connect
+from ..errors import TallyboardError
+from .store import EventError
+from .tables import OK, REMOTE, Tables, event_folder, event_tag
+
+log = logging.getLogger(__name__)
+
+HOST_OFFLINE = "host offline"     # a table's status at the director while its table host is away
+ROUND_POLL_S = 0.5                # how often the director looks for a new round or seating to publish
+MAX_BACKOFF_S = 5.0               # a lost broker is tried again at least this often: a club's network, not the world's
+
+
+def club_id(event: Any) -> str:
+    """The evening's id on the wire: its folder's name (safe letters, then its tag)."""
+    return event_folder(event).name
+
+
+def board_ident(tag: int, table: int) -> str:
+    return f"{tag:04X}.{table}"
+
+
+def tag_of(event_id: str) -> int:
+    """The evening's tag from its id on the wire (club_id: the tag in hex at its end)."""
+    try:
+        return int(event_id.rsplit("-", 1)[1], 16)
+    except (IndexError, ValueError):
+        raise TallyboardError(f"{event_id!r} is not an evening's id: copy the join code again from the "
+                              "director") from None
+
+
+def round_body(store: Any, event: Any) -> dict[str, Any]:
+    """What the director publishes as the round: enough for a table host to
+    seat its boards (every round's seating so far, the players by number)."""
+    return {"name": event.name, "id": event.id, "tag": event_tag(event), "round": event.round,
+            "rounds": event.rounds, "hands": event.hands, "players": store.names(event),
+            "seatings": [store.seating(event, r) for r in range(1, event.round + 1)]}
+
+
+# ---------------------------------------------------------------- the director
+
+_DIRECTOR_SCHEMA = """
+CREATE TABLE IF NOT EXISTS club (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL,
+                                 director TEXT NOT NULL, tables TEXT NOT NULL);
+"""
+
+
+def director_file(event: Any) -> Path:
+    """The director's club file of an evening (its secret, what it applied and refused, what it sent)."""
+    return event_folder(event) / "club-director.sqlite3"
+
+
+@dataclass(frozen=True)
+class Secrets:
+    secret: bytes
+    director_password: str     # for the embedded broker: the director's and the table hosts' passwords
+    tables_password: str
+
+
+def director_secrets(event: Any) -> Secrets:
+    """The evening's secret (made once, kept in the director's club file, readable by its owner only)."""
+    path = director_file(event)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = connect(path)
+    try:
+        os.chmod(path, 0o600)
+        db.executescript(_DIRECTOR_SCHEMA)
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("INSERT OR IGNORE INTO club (id, secret, director, tables) VALUES (1, ?, ?, ?)",
+                   (envelope.new_secret(), secrets.token_urlsafe(18), secrets.token_urlsafe(18)))
+        db.execute("COMMIT")
+        secret, director, tables = db.execute("SELECT secret, director, tables FROM club").fetchone()
+    finally:
+        db.close()
+    return Secrets(bytes(secret), director, tables)
+
+
+def join_code(event: Any) -> str:
+    return envelope.join_code(club_id(event), director_secrets(event).secret)
+
+
+def refused(event: Any) -> list[tuple[str, str | None, str, str]]:
+    """(when, board, reason, text) of every message the director refused, oldest first."""
+    path = director_file(event)
+    if not path.exists():
+        return []
+    db = connect(path)
+    try:
+        db.executescript(DirectorLink.SCHEMA)
+        return db.execute("SELECT at, board, reason, text FROM refused ORDER BY id").fetchall()
+    finally:
+        db.close()
+
+
+def _int(body: dict[str, Any], key: str, low: int, high: int) -> int:
+    value = body.get(key)
+    if type(value) is not int or not low <= value <= high:
+        raise ValueError(f"{key} {value!r} is not a number from {low} to {high}")
+    return value
+
+
+class Director:
+    """The director's end: DirectorLink into the store, the round published
+    whenever the store's round or seating changes. A context manager."""
+
+    def __init__(self, store: Any, event: Any, url: str, tls_ca: str | None = None) -> None:
+        self.store = store
+        self.event = event
+        self.tag = event_tag(event)
+        self.id = club_id(event)
+        self.secret = director_secrets(event).secret
+        self.link = DirectorLink(url, f"{self.id}-director", tls_ca=tls_ca, event=self.id, key=self.secret,
+                                 store_path=director_file(event), boards=self._boards,
+                                 on_table_message=self._apply, on_status=self._host_status,
+                                 max_backoff=MAX_BACKOFF_S)
+        self._stop = threading.Event()
+        self._publisher = threading.Thread(target=self._publish_rounds, name="club-rounds", daemon=True)
+
+    def start(self, wait: float = 10.0) -> bool:
+        """Link to the broker and publish the round; False when the broker did
+        not answer within `wait` seconds (the link keeps trying, the round
+        goes when it answers). ConnectionRefused when it refused the user."""
+        self.link.start()
+        try:
+            self.link.wait_connected(wait)
+            connected = True
+        except TimeoutError:
+            connected = False
+        self._publish_round_if_new()
+        self._publisher.start()
+        return connected
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._publisher.is_alive():
+            self._publisher.join(5)
+        self.link.stop()
+
+    def __enter__(self) -> "Director":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _boards(self, connection: sqlite3.Connection) -> set[str]:
+        event = self.store.refresh(self.event)
+        count = max(len(self.store.seating(event, r)) for r in range(1, event.round + 1))
+        return {board_ident(self.tag, t) for t in range(1, count + 1)}
+
+    def _apply(self, connection: sqlite3.Connection, message: dict[str, Any]) -> None:
+        """One table message into the store: the table's whole state, so
+        applying it again changes nothing. A message the evening cannot take
+        (a game for other players, a table it does not have) is logged in
+        `refused` and passed over: the table's next message carries its whole
+        state again, so nothing waits behind it."""
+        try:
+            self._apply_body(message)
+        except (EventError, ValueError, KeyError, TypeError) as exc:
+            text = f"{message['kind']} {message['seq']} of board {message['board']!r} not applied: {exc}"
+            log.warning("%s", text)
+            connection.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES (datetime('now'), ?, ?, "
+                               "'apply', ?)", (message["board"], envelope.table_topic(self.id, message["board"],
+                                                                                      message["kind"]), text))
+
+    def _apply_body(self, message: dict[str, Any]) -> None:
+        body = message["body"]
+        event = self.store.refresh(self.event)
+        table = _int(body, "table", 1, 999)
+        round = _int(body, "round", 1, event.round)
+        if message["board"] != board_ident(self.tag, table):
+            raise ValueError(f"board {message['board']} sent table {table}'s state")
+        board_id, host, status = body.get("board_id"), body.get("host"), body.get("status")
+        if not (isinstance(board_id, str) and board_id.endswith(f"@{self.tag:04X}.{table}")
+                and envelope.is_name(host) and isinstance(status, str) and len(status) <= 40):
+            raise ValueError("board_id, host or status missing or not of this table")
+        record, stamp, pending = body.get("record"), body.get("stamp"), body.get("pending")
+        if record is not None:
+            self.store.check_table_record(event, round, table, record)
+            if not isinstance(stamp, dict):
+                raise ValueError("a record without its stamp")
+        known = self.store.boards(event).get(table)
+        if known is None or known["port"] != REMOTE + host or known["board_id"] != board_id:
+            self.store.set_board(event, table, REMOTE + host, board_id)
+        if record is not None:
+            self.store.save_table_game(event, round, table, record, stamp)
+        if round == event.round and (pending is None or isinstance(pending, dict)):
+            if self.store.pending(event, round, table) != pending:
+                self.store.set_pending(event, round, table, pending)
+        self.store.set_table_status(event, table, status)
+
+    def _host_status(self, host: str, online: bool, boards: list[str]) -> None:
+        """A table host came or went: its tables' boards are `ok` again (its
+        next message says otherwise if one is not), or `host offline`."""
+        host = host.removeprefix(f"{self.id}-")      # the client id: the evening's id, then the host's name
+        for table, known in self.store.boards(self.event).items():
+            if known["port"] != REMOTE + host:
+                continue
+            if not online:
+                self.store.set_table_status(self.event, table, HOST_OFFLINE)
+            elif known["status"] == HOST_OFFLINE and board_ident(self.tag, table) in boards:
+                self.store.set_table_status(self.event, table, OK)
+
+    def _publish_round_if_new(self) -> None:
+        body = round_body(self.store, self.store.refresh(self.event))
+        with self.link._lock:
+            row = self.link.store.execute("SELECT payload FROM sent WHERE topic = ?",
+                                          (envelope.round_topic(self.id),)).fetchone()
+        if row is None or json.loads(bytes(row[0]))["body"] != body:
+            self.link.publish_round(body)
+
+    def _publish_rounds(self) -> None:
+        while not self._stop.wait(ROUND_POLL_S):
+            try:
+                self._publish_round_if_new()
+            except Exception:     # the store busy, say: tried again in a moment
+                log.exception("the round was not published; trying again")
+
+
+# ---------------------------------------------------------------- a table host
+
+@dataclass
+class HostEvent:
+    """The evening as a table host knows it (the director's round)."""
+    id: int
+    name: str
+    round: int
+    rounds: int
+    hands: int | None
+    state: str = "running"
+
+
+class HostStore:
+    """The store a table host's Tables reads and writes: the evening from
+    the director's round, the tables' games in memory; every change of a
+    table is handed to `changed(round, table)`."""
+
+    def __init__(self, body: dict[str, Any], changed: Callable[[int, int], None]) -> None:
+        self.body = body
+        self.changed = changed
+        self.games: dict[tuple[int, int], tuple[dict, dict]] = {}
+        self.pendings: dict[tuple[int, int], Any] = {}
+        self.attached: dict[int, dict] = {}
+        self.rounds_of: dict[int, int] = {}      # table -> the round last stored from its board
+
+    def event(self, name: str | None = None) -> HostEvent:
+        b = self.body
+        return HostEvent(b["id"], b["name"], b["round"], b["rounds"], b["hands"])
+
+    def names(self, event: Any) -> list[str]:
+        return list(self.body["players"])
+
+    def seating(self, event: Any, round: int) -> list[list[int]]:
+        seatings = self.body["seatings"]
+        if not 1 <= round <= len(seatings):
+            raise TallyboardError(f"the director has published no round {round} yet")
+        return seatings[round - 1]
+
+    def boards(self, event: Any) -> dict[int, dict]:
+        return {t: dict(b) for t, b in self.attached.items()}
+
+    def set_board(self, event: Any, table: int, port: str, board_id: str) -> None:
+        self.attached[table] = {"port": port, "board_id": board_id, "status": OK}
+
+    def set_table_status(self, event: Any, table: int, status: str) -> None:
+        self.attached.setdefault(table, {"port": "", "board_id": ""})["status"] = status
+        self.changed(self.rounds_of.get(table, self.body["round"]), table)
+
+    def save_table_game(self, event: Any, round: int, table: int, record: dict, stamp: dict) -> bool:
+        if self.games.get((round, table)) == (record, stamp):
+            return False
+        self.games[(round, table)] = (record, stamp)
+        self.rounds_of[table] = round
+        if stamp.get("board_id"):
+            self.attached.setdefault(table, {"port": "", "status": OK})["board_id"] = stamp["board_id"]
+        self.changed(round, table)
+        return True
+
+    def table_game(self, event: Any, round: int, table: int) -> dict | None:
+        game = self.games.get((round, table))
+        return game[0] if game else None
+
+    def set_pending(self, event: Any, round: int, table: int, pending: dict | None) -> None:
+        self.pendings[(round, table)] = pending
+        self.changed(round, table)
+
+    def pending(self, event: Any, round: int, table: int) -> dict | None:
+        return self.pendings.get((round, table))
+
+
+_HOST_SCHEMA = """
+CREATE TABLE IF NOT EXISTS club_round (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS club_last (board TEXT NOT NULL, round INTEGER NOT NULL, body TEXT NOT NULL,
+                                      PRIMARY KEY (board, round));
+"""
+
+
+def host_name() -> str:
+    """This machine's name as a topic level."""
+    name = "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "-" for c in socket.gethostname())
+    return name.strip("-.")[:40] or "host"
+
+
+class TableHost:
+    """A table host of the evening whose join code gives `event_id` and
+    `secret`: its boards (`ports`, or `emulators` emulated boards) for the
+    tables `numbers`, its outbox in `state_dir`."""
+
+    def __init__(self, url: str, event_id: str, secret: bytes, name: str, numbers: list[int],
+                 state_dir: Path, ports: list[str] = (), emulators: int = 0, tls_ca: str | None = None,
+                 timeout: float = 1.0, poll: float = 0.2, say: Callable[[str], None] = print) -> None:
+        self.event_id = event_id
+        self.name = envelope.check_name("host name", name)
+        self.numbers = numbers
+        self.ports = list(ports)
+        self.emulators = emulators
+        self.timeout = timeout
+        self.poll = poll
+        self.say = say
+        state_dir.mkdir(parents=True, exist_ok=True)
+        self.outbox = Outbox(state_dir / f"{event_id}-{self.name}.sqlite3", event_id, secret)
+        self.db = connect(self.outbox.path)
+        self.db.executescript(_HOST_SCHEMA)
+        self.new_round = threading.Event()
+        self.tag = tag_of(event_id)
+        self.link = TableLink(url, f"{event_id}-{self.name}", tls_ca=tls_ca, outbox=self.outbox,
+                              on_director_message=self._keep_round,
+                              boards=[board_ident(self.tag, t) for t in numbers], max_backoff=MAX_BACKOFF_S)
+        self.store: HostStore | None = None
+        self.tables: Tables | None = None
+        self._lock = threading.RLock()
+
+    # the director's round: kept in the outbox file (applied once there), seated by the main loop
+    def _keep_round(self, connection: sqlite3.Connection, message: dict[str, Any]) -> None:
+        body = message["body"]
+        if not (isinstance(body.get("players"), list) and isinstance(body.get("seatings"), list)
+                and type(body.get("round")) is int and type(body.get("tag")) is int
+                and len(body["seatings"]) == body["round"]):
+            raise ValueError("not a round of this tallyboard")
+        connection.execute("INSERT OR REPLACE INTO club_round (id, body) VALUES (1, ?)", (json.dumps(body),))
+        self.new_round.set()
+
+    def _kept_round(self) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT body FROM club_round WHERE id = 1").fetchone()
+        return json.loads(row[0]) if row else None
+
+    # every change of a table: its whole state, queued once
+    def _changed(self, round: int, table: int) -> None:
+        store, tables = self.store, self.tables
+        if store is None or tables is None or table not in self.numbers:
+            return
+        game = store.games.get((round, table))
+        attached = store.attached.get(table, {})
+        body = {"table": table, "round": round, "host": self.name,
+                "board_id": attached.get("board_id") or f"board@{self.tag:04X}.{table}",
+                "status": attached.get("status", OK),
+                "record": game[0] if game else None, "stamp": game[1] if game else None,
+                "pending": store.pendings.get((round, table))}
+        board = board_ident(self.tag, table)
+        text = json.dumps(body, sort_keys=True)
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self.db.execute("SELECT body FROM club_last WHERE board = ? AND round = ?",
+                                      (board, round)).fetchone()
+                if row is not None and row[0] == text:
+                    self.db.execute("ROLLBACK")
+                    return
+                before = len((json.loads(row[0]).get("record") or {}).get("hands", [])) if row else 0
+                kind = "hand" if body["record"] and len(body["record"]["hands"]) > before else "state"
+                self.outbox.add_in(self.db, board, kind, body)
+                self.db.execute("INSERT OR REPLACE INTO club_last (board, round, body) VALUES (?, ?, ?)",
+                                (board, round, text))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+        self.outbox.notify()
+
+    def _seat(self, body: dict[str, Any]) -> None:
+        """The director's round onto this host's boards (first time: attach them)."""
+        first = self.store is None
+        if first:
+            self.store = HostStore(body, self._changed)
+            event = self.store.event()
+            if event_tag(event) != self.tag or body["tag"] != self.tag:
+                raise TallyboardError("the director's evening and this tallyboard disagree on the event's tag: "
+                                      "update tallyboard on this host")
+            self.tables = Tables(self.store, event, self.timeout)
+            for table in self.tables.restart_emulators():
+                self.say(f"table {table}: its emulated board was not running; started again on its flash")
+            if self.emulators:
+                self.tables.attach_emulators(self.emulators, self.numbers)
+            else:
+                self.tables.attach_ports(self.ports, self.numbers)
+        else:
+            self.store.body = body
+            self.tables.event = self.store.event()
+        self.tables.names = self.store.names(self.tables.event)
+        seated = [t for t in self.numbers if t <= len(body["seatings"][-1])]
+        self.tables.sync()         # what the boards hold is queued before a new game replaces it
+        try:
+            self.tables.push_round(body["round"], seated)
+        except TallyboardError as exc:
+            self.say(f"round {body['round']}: {exc}")
+        self.say(f"round {body['round']}: tables {', '.join(map(str, seated)) or 'none'} seated")
+
+    def run(self, stop: threading.Event, wait_round: float = 60.0) -> None:
+        """Until `stop`: take the director's rounds, read the boards, queue what changed."""
+        self.link.start()
+        try:
+            body = self._kept_round()
+            deadline = time.monotonic() + wait_round
+            if body is None:       # the first start: nothing to do before the broker has let this host in
+                try:
+                    self.link.wait_connected(wait_round)
+                except (ConnectionRefused, TimeoutError) as exc:
+                    raise TallyboardError(f"{exc}; nothing was started") from None
+            while body is None:
+                if stop.is_set():
+                    return
+                if time.monotonic() > deadline:
+                    raise TallyboardError(f"no round from the director in {wait_round:g} s: is the director's "
+                                          "`tallyboard event serve` running, and the join code this evening's?")
+                self.new_round.wait(0.2)
+                body = self._kept_round()
+            self.new_round.clear()
+            self._seat(body)
+            while not stop.is_set():
+                if self.new_round.is_set():
+                    self.new_round.clear()
+                    self._seat(self._kept_round())
+                self.tables.sync()
+                stop.wait(self.poll)
+        finally:
+            if self.tables is not None:
+                self.tables.close()
+            self.link.stop()
+            self.outbox.close()
+            self.db.close()

@@ -1,0 +1,424 @@
+"""A club evening across hosts over MQTT (docs/club-mqtt.md, "The evening
+over MQTT"), end to end: a director (`tallyboard event serve --broker`) and
+three table hosts (`tallyboard event table --emulators 1`), each a process
+of its own, a real mosquitto between them (and once the embedded broker the
+director starts). Hands are entered with `tallyboard hand --port` on a
+table's emulated board and accepted with `tallyboard press --flash`; the
+broker is restarted mid-round, a table host is killed with SIGKILL and
+started again, a table host is cut off the broker for a while; each time the
+director's tables and standings must end exactly as the boards hold them.
+
+Every hand here is "the player in seat 0 buys 1C and takes 7": made, A = 60
++ 10 x 1 = 70 for the purchaser and his partner, 10 x (13 - 7) = 60 for each
+adversary (docs/rules.md SK2, SK7). Partners (SK5, SK16): hands 1-2 seats 0
++ 2, hands 3-4 seats 0 + 1. So seat 3, an adversary in hands 1 to 4, accepts
+every hand (CF), and after
+  one hand:   seat 0 70,  seat 1 60,  seat 2 70,  seat 3 60
+  two hands:  140, 120, 140, 120
+  three:      140 + 70 = 210, 120 + 70 = 190, 140 + 60 = 200, 120 + 60 = 180
+  four:       280, 260, 260, 240   (the four-hand game of three tables, SK19)
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from click.testing import CliRunner
+
+from test_club_mqtt import Relay
+from tallyboard import portshare
+from tallyboard.cli import main
+from tallyboard.client import Board
+from tallyboard.club import brokers, envelope
+from tallyboard.club.link import parse_url
+from tallyboard.event import club as club_mod
+from tallyboard.event.tables import event_tag
+from tallyboard.emulator import running_on
+from tallyboard.event import EventStore, snapshot
+
+pytestmark = pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed")
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu"]
+AFTER = {1: [70, 60, 70, 60], 2: [140, 120, 140, 120], 3: [210, 190, 200, 180], 4: [280, 260, 260, 240]}
+WAIT = 45.0
+PASSWORDS = {"director": "d-secret-1", "table": "t-secret-2"}
+
+
+def until(what: str, check, seconds: float = WAIT):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"{what} did not come within {seconds:g} s")
+
+
+class Proc:
+    """A tallyboard process whose output lines are collected as they come."""
+
+    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+        self.args, self.env, self.log = args, env, log
+        self.lines: list[str] = []
+        self.start()
+
+    def start(self) -> None:
+        self.lines.clear()
+        self.proc = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", *self.args], env=self.env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True)
+        threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
+
+    def _read(self, proc: subprocess.Popen) -> None:
+        with open(self.log, "a") as log:
+            for line in proc.stdout:
+                self.lines.append(line.rstrip("\n"))
+                log.write(line)
+                log.flush()
+
+    def wait_line(self, pattern: str, seconds: float = WAIT) -> re.Match:
+        def found():
+            if self.proc.poll() is not None and not any(re.search(pattern, line) for line in self.lines):
+                raise AssertionError(f"{self.args[1]} ended ({self.proc.returncode}): " + "\n".join(self.lines[-15:]))
+            return next((m for m in (re.search(pattern, line) for line in list(self.lines)) if m), None)
+        return until(f"{pattern!r} from {' '.join(self.args[:2])}", found, seconds)
+
+    def kill9(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+def _stop_emulators(folder: Path) -> None:
+    for record in folder.rglob("*.running.json"):
+        try:
+            pid = int(json.loads(record.read_text())["pid"])
+            os.kill(pid, signal.SIGTERM)
+        except (OSError, ValueError, KeyError):
+            continue
+
+
+class Club:
+    """The evening: its archive and the director's folders, the table hosts' folders, their processes."""
+
+    def __init__(self, tmp_path: Path, monkeypatch) -> None:
+        self.tmp = tmp_path
+        self.monkeypatch = monkeypatch
+        self.procs: list[Proc] = []
+        self.director_env = self.env("director")
+        for key in ("TALLYBOARD_ARCHIVE", "XDG_STATE_HOME", "XDG_CACHE_HOME", "TALLYBOARD_EMULATOR_HOME"):
+            monkeypatch.setenv(key, self.director_env[key])
+        out = self.cli("event", "create", "Club night", *[a for p in PLAYERS for a in ("--player", p)],
+                       "--rounds", "2")
+        assert "12 players at 3 tables, 2 rounds of 4-hand games" in out, out
+        self.code = self.cli("event", "join-code").strip()
+
+    def env(self, who: str) -> dict[str, str]:
+        home = self.tmp / who
+        home.mkdir(exist_ok=True)
+        return dict(os.environ, TALLYBOARD_ARCHIVE=str(self.tmp / "director" / "archive.sqlite3"),
+                    XDG_STATE_HOME=str(home / "state"), XDG_CACHE_HOME=str(home / "cache"),
+                    TALLYBOARD_EMULATOR_HOME=str(home / "emu"), PYTHONUNBUFFERED="1")
+
+    def cli(self, *args: str) -> str:
+        result = CliRunner().invoke(main, list(args))
+        assert result.exit_code == 0, (args, result.output, result.exception)
+        return result.output
+
+    def spawn(self, who: str, *args: str) -> Proc:
+        proc = Proc(list(args), self.director_env if who == "director" else self.env(who), self.tmp / f"{who}.log")
+        self.procs.append(proc)
+        return proc
+
+    def director(self, *broker: str) -> Proc:
+        proc = self.spawn("director", "event", "serve", "--port", "0", *broker)
+        proc.wait_line(r"The club evening's page: http")
+        return proc
+
+    def table_host(self, table: int, url: str) -> Proc:
+        proc = self.spawn(f"host{table}", "event", "table", "--broker", url, "--join", self.code, "--emulators", "1",
+                          "--table", str(table), "--name", f"host{table}")
+        proc.wait_line(rf"round \d+: tables {table} seated")
+        return proc
+
+    # ---- the boards, as the table hosts hold them
+    def flash(self, table: int) -> Path:
+        found = list((self.tmp / f"host{table}" / "state").glob(f"tallyboard/events/*/table-{table}"))
+        assert len(found) == 1, found
+        return found[0]
+
+    def port(self, table: int) -> str:
+        return str(running_on(self.flash(table))["port"])
+
+    def board(self, table: int) -> dict:
+        """What the table's board holds, read directly (beside its table host)."""
+        link = portshare.open_link(self.port(table))
+        try:
+            board = Board(link, timeout=2.0)
+            board.hello()
+            current = board.rebuild()
+            return {"round": int(board.cfg_get("round")), "names": board.player_names(4),
+                    "hands": current.game.hands(), "totals": [current.game.total(p) for p in range(4)]}
+        finally:
+            link.close()
+
+    def board_round(self, table: int) -> int:
+        link = portshare.open_link(self.port(table))
+        try:
+            board = Board(link, timeout=2.0)
+            board.hello()
+            return int(board.cfg_get("round"))
+        finally:
+            link.close()
+
+    def hand(self, table: int) -> None:
+        """Seat 0's player buys 1C and takes 7; seat 3 accepts it."""
+        before = self.board(table)
+        self.cli("hand", before["names"][0], "1C", "7", "--port", self.port(table))
+        self.cli("press", "seat3", "--flash", str(self.flash(table)))
+        until(f"hand {before['hands'] + 1} accepted at table {table}",
+              lambda: self.board(table)["hands"] == before["hands"] + 1, 15)
+
+    # ---- the director's store
+    def doc(self) -> dict:
+        with EventStore() as store:
+            return snapshot(store, store.event())
+
+    def director_hands(self) -> list[int]:
+        return [len(t["hands"]) for t in self.doc()["tables"]]
+
+    def wait_director(self, hands: list[int]) -> None:
+        until(f"the director's tables at {hands} hands", lambda: self.director_hands() == hands)
+
+    def same_as_boards(self) -> dict:
+        """The director's tables as the boards hold them, hand for hand and point for point."""
+        doc = self.doc()
+        for t in doc["tables"]:
+            board = self.board(t["table"])
+            assert board["round"] == doc["round"], (t["table"], board)
+            assert board["names"] == t["names"], (t["table"], board)
+            assert (len(t["hands"]), t["totals"]) == (board["hands"], board["totals"]), (t, board)
+        return doc
+
+    def close(self) -> None:
+        for proc in self.procs:
+            proc.stop()
+        _stop_emulators(self.tmp)
+
+
+@pytest.fixture
+def club(tmp_path, monkeypatch):
+    evening = Club(tmp_path, monkeypatch)
+    try:
+        yield evening
+    finally:
+        evening.close()
+
+
+def _refused_reasons(club: Club) -> set[str]:
+    return {reason for _, _, reason, _ in json.loads(club.cli("event", "refused", "--json"))}
+
+
+def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_host_cut_off(club, tmp_path):
+    with brokers.Mosquitto(brokers.free_port(), PASSWORDS, tmp_path / "mosquitto") as broker:
+        relay = Relay(broker.port)        # table 3's way to the broker, cut below
+        try:
+            url = f"mqtt://%s@127.0.0.1:{broker.port}"
+            director = club.director("--broker", url % f"director:{PASSWORDS['director']}")
+            assert PASSWORDS["director"] not in "\n".join(director.lines)      # never printed
+            hosts = {t: club.table_host(t, url % f"table:{PASSWORDS['table']}") for t in (1, 2)}
+            hosts[3] = club.table_host(3, f"mqtt://table:{PASSWORDS['table']}@127.0.0.1:{relay.port}")
+            doc = club.doc()
+            assert [t["names"] for t in doc["tables"]] == [PLAYERS[0:4], PLAYERS[4:8], PLAYERS[8:12]]
+
+            # table 1's first hand waits for an adversary of Ann (seat 0; hand 1 partners 0 + 2): Bob or
+            # Dee; the director shows it waiting, with what it gives each seat (70, 60, 70, 60)
+            club.cli("hand", "Ann", "1C", "7", "--port", club.port(1))
+            until("the held hand at the director", lambda: club.doc()["tables"][0]["pending"])
+            assert club.doc()["tables"][0]["pending"] == {"hand": 1, "waiting_for": ["Bob", "Dee"],
+                                                          "scores": [70, 60, 70, 60]}
+            club.cli("press", "seat3", "--flash", str(club.flash(1)))
+            for table in (2, 3):
+                club.hand(table)
+            club.wait_director([1, 1, 1])
+            assert club.doc()["tables"][0]["pending"] is None
+
+            # the broker goes away mid-round: the boards keep scoring, the hosts keep their outboxes
+            broker.stop()
+            for table in (1, 2, 3):
+                club.hand(table)
+            broker.start()
+            club.wait_director([2, 2, 2])
+
+            # table 2's host killed with SIGKILL; its board scores on; started again, it catches up
+            hosts[2].kill9()
+            for table in (1, 2, 3):
+                club.hand(table)
+            hosts[2].start()
+            hosts[2].wait_line(r"round 1: tables 2 seated")
+            club.wait_director([3, 3, 3])
+
+            # table 3's host cut off the broker for a while
+            relay.cut()
+            for table in (1, 2, 3):
+                club.hand(table)
+            club.wait_director([4, 4, 3])
+            time.sleep(2)
+            assert club.director_hands() == [4, 4, 3]      # nothing of table 3 got through the cut
+            relay.restore()
+            club.wait_director([4, 4, 4])
+
+            doc = club.same_as_boards()
+            assert [t["totals"] for t in doc["tables"]] == [AFTER[4]] * 3
+            # the standings: each player's seat total (280, 260, 260, 240), once
+            continuous = {row["name"]: row["continuous"] for row in doc["standings"]}
+            assert continuous == {name: AFTER[4][i % 4] for i, name in enumerate(PLAYERS)}
+
+            # the next round: the director's `next`, published to the table hosts, seated on their boards
+            club.cli("event", "next")
+            until("round 2 on every board", lambda: all(club.board_round(t) == 2 for t in (1, 2, 3)))
+            doc = club.doc()
+            for t in doc["tables"]:
+                assert club.board(t["table"])["names"] == t["names"]
+            for table in (1, 2, 3):
+                club.hand(table)
+            club.wait_director([1, 1, 1])
+            doc = club.same_as_boards()
+            assert [t["totals"] for t in doc["tables"]] == [AFTER[1]] * 3
+            # continuous: round 1's seat total plus round 2's first hand (70 in seats 0 and 2, else 60)
+            continuous = {row["name"]: row["continuous"] for row in doc["standings"]}
+            seat2 = {name: seat for t in doc["tables"] for seat, name in enumerate(t["names"])}
+            assert continuous == {name: AFTER[4][i % 4] + AFTER[1][seat2[name]] for i, name in enumerate(PLAYERS)}
+            # what was refused was only the hosts catching up (resends), never a forgery or a stranger
+            assert _refused_reasons(club) <= {"replay", "gap"}
+
+            # a table host stopped cleanly says so; its table shows it, until it is back
+            hosts[1].stop()
+            until("table 1 shown offline", lambda: club.doc()["tables"][0]["status"] == club_mod.HOST_OFFLINE)
+            hosts[1].start()
+            hosts[1].wait_line(r"round 2: tables 1 seated")
+            until("table 1 shown back", lambda: club.doc()["tables"][0]["status"] == "ok")
+
+            # forged, foreign and wrong messages are refused, logged and change nothing
+            forge(club, url % f"table:{PASSWORDS['table']}")
+            until("the forgeries logged", lambda: {"signature", "board", "apply"} <= _refused_reasons(club))
+            assert club.same_as_boards()["standings"] == doc["standings"]
+        finally:
+            relay.cut()
+
+
+def forge(club: Club, url: str) -> None:
+    """Three messages on table topics: table 1's next hand signed with another
+    key; a board the evening does not have; table 1's next hand, rightly
+    signed, whose game seats other players."""
+    with EventStore() as store:
+        event = store.event()
+        secret, event_id, tag = club_mod.director_secrets(event).secret, club_mod.club_id(event), event_tag(event)
+        record = store.table_game(event, 2, 1)
+    with sqlite3.connect(club_mod.director_file(event)) as db:
+        seq = db.execute("SELECT seq FROM applied WHERE board = ?", (f"{tag:04X}.1",)).fetchone()[0] + 1
+    body = {"table": 1, "round": 2, "host": "host1", "board_id": f"emulator@{tag:04X}.1", "status": "ok",
+            "record": dict(record, players=["Zed", "Yan", "Xu", "Wim"]), "stamp": {}, "pending": None}
+    one, nine = f"{tag:04X}.1", f"{tag:04X}.9"
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="forger", protocol=mqtt.MQTTv311)
+    address = parse_url(url)
+    client.username_pw_set(address.username, address.password)
+    client.connect(address.host, address.port)
+    client.loop_start()
+    try:
+        for board, key, message_body in ((one, b"k" * 32, body), (nine, secret, dict(body, table=9)),
+                                         (one, secret, body)):
+            payload = envelope.seal(key, event_id, board, seq if board == one else 1, "hand", message_body)
+            client.publish(envelope.table_topic(event_id, board, "hand"), payload, qos=1).wait_for_publish(5)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
+def test_an_evening_on_the_embedded_broker_survives_a_killed_host_a_host_cut_off_and_the_director_restarted(club):
+    port = brokers.free_port()
+    director = club.director("--broker-port", str(port))
+    table_url = director.wait_line(r"--broker (mqtt://table:\S+) --join").group(1)
+    assert club.code in "\n".join(director.lines)
+    relay = Relay(port)
+    try:
+        hosts = {t: club.table_host(t, table_url) for t in (1, 2)}
+        hosts[3] = club.table_host(3, table_url.replace(f":{port}", f":{relay.port}"))
+        for table in (1, 2, 3):
+            club.hand(table)
+        club.wait_director([1, 1, 1])
+
+        hosts[1].kill9()
+        for table in (1, 2, 3):
+            club.hand(table)
+        hosts[1].start()
+        club.wait_director([2, 2, 2])
+
+        relay.cut()
+        for table in (1, 2, 3):
+            club.hand(table)
+        club.wait_director([3, 3, 2])
+        relay.restore()
+        club.wait_director([3, 3, 3])
+
+        # the director (and its broker, whose sessions live in memory) stopped and started again
+        director.stop()
+        for table in (1, 2, 3):
+            club.hand(table)
+        director.start()
+        director.wait_line(r"The club evening's page: http")
+        club.wait_director([4, 4, 4])
+
+        doc = club.same_as_boards()
+        assert [t["totals"] for t in doc["tables"]] == [AFTER[4]] * 3
+        continuous = {row["name"]: row["continuous"] for row in doc["standings"]}
+        assert continuous == {name: AFTER[4][i % 4] for i, name in enumerate(PLAYERS)}
+        assert _refused_reasons(club) <= {"replay", "gap"}
+    finally:
+        relay.cut()
+
+
+def test_a_table_host_with_a_mistyped_join_code_is_told_to_copy_it_again(club):
+    out = CliRunner().invoke(main, ["event", "table", "--broker", "mqtt://t:p@127.0.0.1:1", "--join",
+                                    club.code[:-1] + ("0" if club.code[-1] != "0" else "1"), "--emulators", "1"])
+    assert out.exit_code != 0
+    assert "copy it again from the director" in out.output
+
+
+def test_a_table_host_with_a_wrong_password_is_told_so_and_starts_nothing(club, tmp_path):
+    with brokers.Mosquitto(brokers.free_port(), PASSWORDS, tmp_path / "mosquitto") as broker:
+        out = CliRunner().invoke(main, ["event", "table", "--broker", f"mqtt://table:wrong@127.0.0.1:{broker.port}",
+                                        "--join", club.code, "--emulators", "1", "--state", str(tmp_path / "host")])
+    assert out.exit_code != 0
+    assert "check the user name and password; nothing was started" in out.output
+    assert "wrong" not in out.output                     # the password is not repeated
+    assert not list(tmp_path.rglob("*.running.json"))   # no emulated board was started
+
+
+def test_a_director_started_before_the_broker_serves_the_page_and_links_up_when_the_broker_comes(club, tmp_path):
+    port = brokers.free_port()
+    director = club.director("--broker", f"mqtt://director:{PASSWORDS['director']}@127.0.0.1:{port}")
+    director.wait_line(r"the broker does not answer yet; the director keeps trying")
+    with brokers.Mosquitto(port, PASSWORDS, tmp_path / "mosquitto"):
+        club.table_host(1, f"mqtt://table:{PASSWORDS['table']}@127.0.0.1:{port}")
+        club.hand(1)
+        until("table 1's hand at the director", lambda: club.director_hands()[0] == 1)
+        assert club.doc()["tables"][0]["totals"] == club.board(1)["totals"] == AFTER[1]
