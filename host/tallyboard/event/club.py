@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 HOST_OFFLINE = "host offline"     # a table's status at the director while its table host is away
 ROUND_POLL_S = 0.5                # how often the director looks for a new round or seating to publish
+SEAT_RETRY_S = 2.0                # a board that missed the round (unplugged, say) is given it again this often
 MAX_BACKOFF_S = 5.0               # a lost broker is tried again at least this often: a club's network, not the world's
 
 
@@ -339,12 +340,12 @@ class TableHost:
     tables `numbers`, its outbox in `state_dir`."""
 
     def __init__(self, url: str, event_id: str, secret: bytes, name: str, numbers: list[int],
-                 state_dir: Path, ports: list[str] = (), emulators: int = 0, tls_ca: str | None = None,
+                 state_dir: Path, ports: list[str] | None = None, emulators: int = 0, tls_ca: str | None = None,
                  timeout: float = 1.0, poll: float = 0.2, say: Callable[[str], None] = print) -> None:
         self.event_id = event_id
         self.name = envelope.check_name("host name", name)
         self.numbers = numbers
-        self.ports = list(ports)
+        self.ports = list(ports or [])
         self.emulators = emulators
         self.timeout = timeout
         self.poll = poll
@@ -360,6 +361,7 @@ class TableHost:
                               boards=[board_ident(self.tag, t) for t in numbers], max_backoff=MAX_BACKOFF_S)
         self.store: HostStore | None = None
         self.tables: Tables | None = None
+        self.seat_again: float | None = None     # when to push the round again to a board that missed it
         self._lock = threading.RLock()
 
     # the director's round: kept in the outbox file (applied once there), seated by the main loop
@@ -410,31 +412,33 @@ class TableHost:
         self.outbox.notify()
 
     def _seat(self, body: dict[str, Any]) -> None:
-        """The director's round onto this host's boards (first time: attach them)."""
-        first = self.store is None
-        if first:
-            self.store = HostStore(body, self._changed)
-            event = self.store.event()
+        """The director's round onto this host's boards (the first time: attach them)."""
+        store, tables = self.store, self.tables
+        if store is None or tables is None:
+            store = HostStore(body, self._changed)
+            event = store.event()
             if event_tag(event) != self.tag or body["tag"] != self.tag:
                 raise TallyboardError("the director's evening and this tallyboard disagree on the event's tag: "
                                       "update tallyboard on this host")
-            self.tables = Tables(self.store, event, self.timeout)
-            for table in self.tables.restart_emulators():
-                self.say(f"table {table}: its emulated board was not running; started again on its flash")
+            tables = Tables(store, event, self.timeout)
+            self.store, self.tables = store, tables
             if self.emulators:
-                self.tables.attach_emulators(self.emulators, self.numbers)
+                tables.attach_emulators(self.emulators, self.numbers)   # started again if it had stopped
             else:
-                self.tables.attach_ports(self.ports, self.numbers)
+                tables.attach_ports(self.ports, self.numbers)
         else:
-            self.store.body = body
-            self.tables.event = self.store.event()
-        self.tables.names = self.store.names(self.tables.event)
+            store.body = body
+            tables.event = store.event()
+        tables.names = store.names(tables.event)
         seated = [t for t in self.numbers if t <= len(body["seatings"][-1])]
-        self.tables.sync()         # what the boards hold is queued before a new game replaces it
+        tables.sync()         # what the boards hold is queued before a new game replaces it
         try:
-            self.tables.push_round(body["round"], seated)
+            tables.push_round(body["round"], seated)
         except TallyboardError as exc:
-            self.say(f"round {body['round']}: {exc}")
+            self.say(f"round {body['round']}: {exc}; trying again in {SEAT_RETRY_S:g} s")
+            self.seat_again = time.monotonic() + SEAT_RETRY_S
+            return
+        self.seat_again = None
         self.say(f"round {body['round']}: tables {', '.join(map(str, seated)) or 'none'} seated")
 
     def run(self, stop: threading.Event, wait_round: float = 60.0) -> None:
@@ -459,10 +463,11 @@ class TableHost:
             self.new_round.clear()
             self._seat(body)
             while not stop.is_set():
-                if self.new_round.is_set():
+                if self.new_round.is_set() or (self.seat_again is not None and time.monotonic() > self.seat_again):
                     self.new_round.clear()
-                    self._seat(self._kept_round())
-                self.tables.sync()
+                    self._seat(self._kept_round() or body)
+                if self.tables is not None:
+                    self.tables.sync()
                 stop.wait(self.poll)
         finally:
             if self.tables is not None:
