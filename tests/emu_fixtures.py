@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -23,3 +24,15 @@ def emulated_board(flash: Path, timeout: float = 2.0) -> Iterator[tuple[Emulator
             yield emulator, board
         finally:
             link.close()
+
+
+def until(check, seconds: float = 10.0, what: str = "the condition"):
+    """check()'s first true value, asked every 0.1 s; AssertionError naming
+    what did not come when seconds pass."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"{what} did not come within {seconds} s")

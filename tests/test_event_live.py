@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from emu_fixtures import until
 from tallyboard import portshare
 from tallyboard.cli import main
 from tallyboard.client import Board
@@ -45,16 +46,6 @@ def run(*args: str) -> str:
     out = CliRunner().invoke(main, list(args))
     assert out.exit_code == 0, (args, out.output)
     return out.output
-
-
-def until(check, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"{what} did not come within {seconds} s")
 
 
 def board_hands(port: str) -> int:

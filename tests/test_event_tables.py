@@ -32,6 +32,7 @@ from click.testing import CliRunner
 from event_fakes import FakeStore
 
 from tallycore import game as core_game
+from emu_fixtures import until
 from tallyboard import games, portshare, records
 from tallyboard.cli import main
 from tallyboard.client import Board
@@ -47,16 +48,6 @@ TESTS = Path(__file__).resolve().parent
 
 def run(*args: str):
     return CliRunner().invoke(main, list(args))
-
-
-def until(check, seconds: float = 10.0, what: str = "the condition"):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"{what} did not come within {seconds} s")
 
 
 def _stop_all_emulators(folder: Path) -> None:
