@@ -231,6 +231,8 @@ def stats(app, seq):
     w.number(getattr(gc, "mem_free", _zero)())   # MicroPython only
     w.key(b"alloc")
     w.number(getattr(gc, "mem_alloc", _zero)())
+    w.key(b"block")
+    w.number(largest_free_block(getattr(gc, "mem_free", _zero)()))
     w.key(b"served")
     w.number(app.served)
     w.key(b"journal")
@@ -238,3 +240,21 @@ def stats(app, seq):
     w.key(b"errors")
     w.number(app.listener_errors + app.internal_errors)
     app.send_reply()
+
+
+def largest_free_block(free):
+    """The largest allocation the heap can take now, to 64 bytes: what a
+    module loaded on a game switch needs in one piece. By bisection: a
+    failed allocation collects and tries again before it raises, so a
+    block let go by the last try counts as free."""
+    low = 0
+    high = free
+    while high - low > 64:
+        size = (low + high) // 2
+        try:
+            probe = bytearray(size)
+            del probe
+            low = size
+        except MemoryError:
+            high = size
+    return low
