@@ -122,7 +122,7 @@ def _attach_views(app, board):
             board_input.handle(kind, value)
             draw_soon()
 
-        inputs = Inputs(board, hw.button, handle, hw.pin_irq)
+        inputs = Inputs(board, hw.button, handle, hw.pin_irq, app.note)
         app.on_start(inputs.tasks)
     except ImportError:
         pass
