@@ -14,10 +14,14 @@ and mpremote."""
 from __future__ import annotations
 
 import ast
+import contextlib
+import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import tty
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -109,10 +113,27 @@ hw.safe_mode_held(boarddef.safe_mode_pin(definition))
 marks.append(time.ticks_us())
 app.boot(config_loaded=True)
 marks.append(time.ticks_us())
+board = boarddef.checked(definition, app.config.board, hw.mcu())
+marks.append(time.ticks_us())
+pixels = hw.Pixels(board.led_pin, board.led_count)
+marks.append(time.ticks_us())
+import tallypanel.ledfield
+marks.append(time.ticks_us())
+from tallypanel.view import View
+marks.append(time.ticks_us())
+from tallypanel import gameview
+gameview.of(app.game)
+marks.append(time.ticks_us())
+view = View(board, pixels, None, app.config)
+view.refresh_leds(app.game)
+marks.append(time.ticks_us())
 print(repr([time.ticks_diff(marks[i + 1], marks[i]) for i in range(len(marks) - 1)]))
 """
 STEP_NAMES = ("import hw, boarddef", "import app (protocol, core, journal, ring, config, replies)",
-              "App(), config.txt read", "board definition read, safe-mode pin", "app.boot(): journal restored, BOOT")
+              "App(), config.txt read", "board definition read, safe-mode pin", "app.boot(): journal restored, BOOT",
+              "then, for the LEDs: the board definition checked", "hw.Pixels (neopixel, the pin)",
+              "import ledfield (gameview, boarddef's constants)", "import view (confirm, screen)",
+              "the game's panel view imported (skicketview: menu, entry)", "View(), the frame composed and sent")
 
 
 def on_chip(twin: Twin, script: str) -> object:
@@ -130,6 +151,38 @@ def on_chip(twin: Twin, script: str) -> object:
     return ast.literal_eval(lines[-1])
 
 
+@contextlib.contextmanager
+def talking_host(link: Path):
+    """A host that sends STATE every 20 ms (and reads what comes) while the block runs."""
+    from tallyboard import wire
+    stop = threading.Event()
+
+    def talk() -> None:
+        while not stop.is_set() and not link.exists():
+            time.sleep(0.005)
+        fd = os.open(link, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        tty.setraw(fd)
+        try:
+            seq = 1
+            while not stop.wait(0.02):
+                try:
+                    os.write(fd, wire.encode_request(seq, "STATE"))
+                    os.read(fd, 4096)
+                except BlockingIOError:
+                    pass
+                seq = seq % 9999 + 1
+        finally:
+            os.close(fd)
+
+    thread = threading.Thread(target=talk, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(10)
+
+
 def run() -> dict:
     figures: dict = {}
     with tempfile.TemporaryDirectory() as tmp, Twin(Path(tmp)) as twin:
@@ -140,12 +193,22 @@ def run() -> dict:
             board.hand(*hand)
         board.link.close()
         boots = []
+        lights = []
         for _ in range(2):
             twin.power_cut()
             twin.mark()
             twin.start()
             boots.append(round(boot_ms(twin), 1))
+            lights.append(round(twin.first_light_ms(), 1))
         figures["boot_with_game_ms"] = boots
+        figures["first_light_ms"] = lights
+        # the same with a host asking STATE every 20 ms from the moment the port is back
+        twin.power_cut()
+        twin.mark()
+        twin.start()
+        with talking_host(twin.link):
+            figures["boot_host_talking_ms"] = round(boot_ms(twin), 1)
+            figures["first_light_host_talking_ms"] = round(twin.first_light_ms(), 1)
         time.sleep(1)
         steps = on_chip(twin, STEPS)
         figures["steps_ms"] = {name: round(us / 1000, 1) for name, us in zip(STEP_NAMES, steps)}
@@ -160,7 +223,10 @@ def run() -> dict:
 
 def show(figures: dict) -> None:
     print(f"power-on to BOOT, Skicket game of six hands restored: {figures['boot_with_game_ms']} ms")
-    print("the start up to BOOT, on the chip:")
+    print(f"power-on to first light (data on the LED pin), the same: {figures['first_light_ms']} ms")
+    print(f"the same with a host asking STATE every 20 ms: BOOT {figures['boot_host_talking_ms']} ms, "
+          f"first light {figures['first_light_host_talking_ms']} ms")
+    print("the start up to BOOT and on to first light, on the chip:")
     for name, ms in figures["steps_ms"].items():
         print(f"  {name:62} {ms:7.1f} ms")
     print(f"  {'module':24} {'from littlefs':>14} {'from RAM':>10}")

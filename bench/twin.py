@@ -35,6 +35,8 @@ RP2EMU = Path(os.environ.get("TALLYBOARD_RP2EMU", ROOT.parent / "shared" / "rp2e
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tallyboard-rp2emu"
 
 _STATS = re.compile(r"\[rp2emu (?P<tag>[^\]]+)\] (?P<fields>.*)")
+LED_GPIO = 2           # the reference board's WS2812 data pin (board/pico-reference.json)
+_FIRST_LIGHT = re.compile(r"\[rp2emu gpio\] %d first data since_reset_ms=([\d.]+)" % LED_GPIO)
 _LINE = re.compile(r"\[rp2emu line\] since_reset_ms=(?P<reset>[\d.]+)"
                    r"(?: since_request_us=(?P<request>[\d.]+) cycles=(?P<cycles>\d+))? (?P<text>.*)")
 
@@ -78,11 +80,12 @@ class Twin:
         self.node: subprocess.Popen | None = None
         self.bridge: subprocess.Popen | None = None
         self._log_at = 0
+        self._light_at = 0
 
     # ------------------------------------------------------------ life
     def start(self) -> "Twin":
         args = ["node", str(RP2EMU / "run.mjs"), "--port", str(self.port), "--save", str(self.image),
-                "--stats", "--trace"]
+                "--stats", "--trace", "--watch-gpio", str(LED_GPIO)]
         if self.image.exists():
             args += ["--fs", str(self.image)]
         if not self.oled:
@@ -155,9 +158,22 @@ class Twin:
         self._log_at = len(data)
         return text.splitlines()
 
+    def first_light_ms(self, wait: float = 30.0) -> float:
+        """Emulated ms from the last reset to the first data on the LED pin (the
+        log's first such line after mark())."""
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            for raw in self.log.read_bytes()[self._light_at:].decode("latin1").splitlines():
+                found = _FIRST_LIGHT.search(raw)
+                if found:
+                    return float(found.group(1))
+            time.sleep(0.2)
+        raise RuntimeError("no data on the LED pin from the twin")
+
     def mark(self) -> None:
         """Forget what the chip said so far: replies() and lines() start here."""
         self._new_log()
+        self._light_at = self._log_at
 
     def lines(self) -> list[Line]:
         out = []

@@ -20,7 +20,6 @@
 # RETRY_MS the display is set up again; when it answers the whole sheet is
 # drawn again and problem() says that too.
 from tallypanel.ledfield import LedField
-from tallypanel import confirm
 
 try:
     from time import ticks_diff, ticks_ms
@@ -160,6 +159,7 @@ class View:
             self._note = note
             sheet.set_note(note)
         if game.rules is not None and game.held:
+            from tallypanel import confirm  # loaded when a hand first waits: not before first light
             confirm.draw(sheet, game)     # a hand waits for its confirmation
             sheet.flush()
         elif question is not None:
