@@ -144,6 +144,40 @@ class Chip:
                 os.killpg(command.pid, signal.SIGKILL)
                 command.wait(10)
 
+    def cut_power_as_the_board_journals(self, *args: str) -> subprocess.CompletedProcess | None:
+        """Run a scoring command and cut the power the moment the chip's flash takes a
+        write (the twin writes every programmed sector to its image file at once): the
+        change's journal record, which the board writes before it replies. What the
+        command said once it has ended; None if it ended before the flash was written
+        (nothing to cut mid-command)."""
+        image = self.twin.image
+        before = image.stat().st_mtime_ns
+        exe = Path(sys.executable).with_name("tallyboard")
+        command = subprocess.Popen([str(exe), *args, "--port", str(self.twin.link)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            until = time.monotonic() + self.deadline.left(COMMAND_S)
+            while image.stat().st_mtime_ns == before:
+                if command.poll() is not None:
+                    command.communicate()
+                    return None
+                if time.monotonic() > until:
+                    pytest.fail(f"the chip's flash took no write for tallyboard {' '.join(args)} "
+                                f"within {COMMAND_S} s{self.log_tail()}")
+                time.sleep(0.0002)    # the reply follows the write by a few ms of wall time
+            self.twin.power_cut()
+            limit = self.deadline.left(COMMAND_S)
+            try:
+                out, err = command.communicate(timeout=limit)
+                return subprocess.CompletedProcess(command.args, command.returncode, out, err)
+            except subprocess.TimeoutExpired:
+                pass     # killed below
+            pytest.fail(f"tallyboard {' '.join(args)} still ran {limit:.0f} s after the board lost power")
+        finally:
+            if command.poll() is None:
+                os.killpg(command.pid, signal.SIGKILL)
+                command.wait(10)
+
     def power_up(self) -> dict[str, str]:
         self.twin.mark()
         self.twin.start()
@@ -305,17 +339,22 @@ def test_a_roquet_game_survives_a_power_cut(chip):
 
 
 def test_a_command_cut_off_by_the_power_does_not_ask_for_its_change_again(chip):
-    # The cut comes the moment the board has acknowledged the peg; the command may
-    # still have read the new score and printed it first. Then the cut did not land
-    # mid-command: try again with a fresh peg (the board keeps every peg it
-    # acknowledged), until one lands mid-command, at most CUT_TRIES times.
+    # The power goes the moment the peg's journal record is on the chip's flash: the
+    # board holds the peg, and its reply is usually not out yet. When the command still
+    # got the reply and printed the new score first, the cut did not land mid-command:
+    # try again with a fresh peg (the board keeps every peg it recorded), at most
+    # CUT_TRIES times; never landing mid-command fails.
     assert chip.score("new", "roquet", "--name", "Ann", "--name", "Bob") == "roquet: Ann 0  Bob 0  (0 hands)\n"
     printed_first = []
-    for attempt in range(1, CUT_TRIES + 1):
-        said = chip.cut_power_as_the_board_acknowledges("peg", "Ann", "5")
-        # attempt pegs of 5 acknowledged so far: Ann 5 * attempt, each once
-        assert chip.power_up() == {"game": "roquet", "n": str(attempt), "top": str(attempt)}
-        assert chip.summary() == f"roquet: Ann {5 * attempt}  Bob 0  (0 hands)"   # the peg is on the board
+    pegged = 0
+    for _ in range(CUT_TRIES):
+        said = chip.cut_power_as_the_board_journals("peg", "Ann", "5")
+        if said is None:           # the command ended before the flash was written: the board kept
+            pytest.fail("tallyboard peg ended before the board journaled its peg")
+        pegged += 1
+        # pegs of 5 recorded so far: Ann 5 * pegged, each once
+        assert chip.power_up() == {"game": "roquet", "n": str(pegged), "top": str(pegged)}
+        assert chip.summary() == f"roquet: Ann {5 * pegged}  Bob 0  (0 hands)"   # the peg is on the board
         if said.returncode != 0:
             break
         printed_first.append(said.stdout.strip())
@@ -328,7 +367,7 @@ def test_a_command_cut_off_by_the_power_does_not_ask_for_its_change_again(chip):
     assert "tallyboard status" in said.stderr, said.stderr
 
 
-CUT_TRIES = 6   # a cut at the reply lands before the command prints almost every time (it reads the state first)
+CUT_TRIES = 6   # the cut comes at the journal's write, before the reply: it lands mid-command almost every time
 
 
 def _sheet_of_record(record: dict) -> str:
