@@ -6,8 +6,9 @@ middle (SIGKILL: the flash image keeps what the chip's flash held at that instan
 chip boots again from that image: every change the board acknowledged is there once, and
 the game carries on.
 
-Optional: skipped, with the reason, where the twin cannot run (it needs ../shared/rp2emu,
-node, socat and rp2040js; TALLYBOARD_RP2EMU names another folder). Marked `twin`, so
+Skipped, with the reason, where the twin cannot run (it needs ../shared/rp2emu, node, socat
+and rp2040js; TALLYBOARD_RP2EMU names another folder), but never in CI (CI=true): there
+they fail instead. Marked `twin`, so
 `pytest -m "not twin"` leaves it out. The twin runs busy code at about a quarter of a real
 Pico's speed; the whole module keeps to BUDGET_S of wall time."""
 from __future__ import annotations
@@ -38,8 +39,11 @@ def _load_twin_driver():
 device_twin = _load_twin_driver()
 WHY_NOT = device_twin.missing()
 
+# In CI (CI=true) no twin test skips: a twin that cannot run there fails the tests
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 pytestmark = [pytest.mark.twin,
-              pytest.mark.skipif(WHY_NOT is not None, reason=f"the device twin cannot run here: {WHY_NOT}")]
+              pytest.mark.skipif(WHY_NOT is not None and not IN_CI,
+                                 reason=f"the device twin cannot run here: {WHY_NOT}")]
 
 BUDGET_S = 220          # the whole module, deploy included (about 75 s on a 2-core machine)
 DEPLOY_S = 120          # tallyboard deploy to a blank chip (about 30 s)
@@ -219,6 +223,8 @@ def _still_running(pgids: list[int], wait: float = 5.0) -> list[int]:
 def chip(tmp_path_factory):
     """A blank twin with the firmware deployed through the CLI; stopped (node, the pty
     bridge and its socat) whatever happens."""
+    if WHY_NOT is not None:
+        pytest.fail(f"the device twin cannot run in CI: {WHY_NOT}")
     deadline = Deadline(BUDGET_S)
     twin = device_twin.Twin(tmp_path_factory.mktemp("twin"))
     try:
