@@ -189,10 +189,11 @@ class Encoder:
 
     async def run_on_edges(self):
         while True:
-            await self.flag.wait()
-            self.poll(ticks_ms())
             if self.storm:
-                await _sleep_ms(_STORM_POLL_MS)   # edges meanwhile set the flag once
+                await _sleep_ms(_STORM_POLL_MS)   # read slowly, and see the pins settle
+            else:
+                await self.flag.wait()
+            self.poll(ticks_ms())
 
 
 class Inputs:
