@@ -57,18 +57,6 @@ _PUSHED = (0, P.EV_EVENT, P.EV_UNDO, P.EV_REDO)   # by journal kind: the event p
 _LENGTH_WRITE = sys.implementation.name == "micropython"  # stream.write(buf, n)
 
 
-def _refusal(spec):
-    # the message table says whose a game's verb is ("Roquet: peg points ...")
-    owner, colon, _ = spec[4].partition(": ")
-    if not colon or " " in owner or not owner[:1].isupper():
-        return b""
-    return ("%s is for %s; use EV for this game" % (spec[0].decode(), owner)).encode()
-
-
-# "PEG is for Roquet; use EV for this game", made once: a refusal allocates nothing
-_REFUSALS = tuple(_refusal(spec) for spec in P.VERBS)
-
-
 def _emit(out, buf, length):
     if _LENGTH_WRITE:
         out.write(buf, length)   # MicroPython streams take a length: no slice
@@ -101,6 +89,7 @@ class App:
         self.board_name = board_name
         self.reader = P.LineReader()
         self.request = P.Request()
+        self.request.game = self.game   # the game in play's own verbs are parsed too
         self.writer = P.Writer()        # replies
         self.events = P.Writer()        # pushed events
         self.last_reply = bytearray(P.MAX_FRAME + 8)
@@ -207,7 +196,11 @@ class App:
         self.last_request_ms = _ticks_ms()
         if code:
             seq = req.seq if code > P.E_SEQ else 0
-            self.error(seq, code, req.message)
+            if req.arg is None:
+                self.error(seq, code, req.message)
+            else:
+                self.writer.error_arg(seq, code, req.message, req.arg)
+                self.send_reply()
             if seq:
                 self._store(seq, req.crc)
             return
@@ -263,7 +256,7 @@ class App:
         verb = req.verb
         v = req.values
         # the changes first: they are the requests that must be answered fastest
-        if _REFUSALS[verb]:         # HAND, MISDEAL, PEG, END: a game's own verb
+        if verb >= P.V_GAME_VERB:   # the game in play's own verb (HAND, PEG, ...)
             self._game_verb(seq, req)
         elif verb == P.V_EV:
             self._change(KIND_APPLY, seq, req.crc, v[0], _SRC_HOST, True)
@@ -295,21 +288,14 @@ class App:
             self._cfg(seq, req)
 
     def _game_verb(self, seq, req):
-        # HAND, MISDEAL, PEG, END: each the verb of one game, declared by its
-        # rules module (VERBS, verb_event); every other game refuses it
-        name = P.VERBS[req.verb][0]
-        rules = self.game.rules
-        verbs = () if rules is None else getattr(rules, "VERBS", ())
-        for index in range(len(verbs)):
-            if verbs[index] == name:
-                try:
-                    event = rules.verb_event(index, req.values)
-                except ValueError as exc:
-                    self.error(seq, P.E_RANGE, str(exc))
-                    return
-                self._change(KIND_APPLY, seq, req.crc, event, _SRC_HOST, True)
-                return
-        self._wrong_game(seq, _REFUSALS[req.verb])
+        # a verb the game in play declares (its rules' VERBS, verb_event); the
+        # parser took it only while that game is in play
+        try:
+            event = self.game.rules.verb_event(req.verb - P.V_GAME_VERB, req.values)
+        except ValueError as exc:
+            self.error(seq, P.E_RANGE, str(exc))
+            return
+        self._change(KIND_APPLY, seq, req.crc, event, _SRC_HOST, True)
 
     # --- replies -------------------------------------------------------------------
     def send_reply(self):
@@ -319,11 +305,6 @@ class App:
     def error(self, seq, code, message):
         self.writer.error(seq, code, message)
         self.send_reply()
-
-    def _wrong_game(self, seq, message):
-        if self.game.rules is None:
-            message = b"no game in progress; start one with NEW"
-        self.error(seq, P.E_RULE, message)
 
     # --- changes: one path (check, journal, apply, reply, then tell) ------------------
     def _event(self, kind, reserved=False):
@@ -574,13 +555,14 @@ class App:
                 self.config.set(key, player, old)
                 self.error(seq, P.E_FLASH, _flash_failed(exc, "the setting is unchanged"))
                 return
-            w = self._event(P.EV_CFG)
-            self._cfg_fields(w, key, player)
-            self._push(P.EV_CFG)
         w = self.writer
         w.reply(seq)
         self._cfg_fields(w, key, player)
         self.send_reply()
+        if req.values[0] == 1:  # a change: the reply first, then the event, as for every change
+            w = self._event(P.EV_CFG)
+            self._cfg_fields(w, key, player)
+            self._push(P.EV_CFG)
 
     def _cfg_fields(self, w, key, player):
         spec = P.CONFIG_KEYS[key]
