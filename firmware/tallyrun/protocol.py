@@ -68,9 +68,11 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 # redo stack, and the sequence number of the event it pushed. A change held
 # for its confirmation by an opponent (docs/rules.md CF) replies "held" too,
 # and n and top stay: it counts once the board accepts it.
-_CHANGE = ("n", "top", "eseq")
+CHANGED = ("n", "top", "eseq")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
+_CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
+_CFG_PLAYER = (b"player", T_INT, 0, MAX_PLAYERS - 1, b"player")
 VERBS = (
     (b"HELLO", (), 0,
      ("fw", "proto", "board", "games", "frame", "log", "players", "seqs"),
@@ -81,11 +83,11 @@ VERBS = (
      "the game at index 0..games-1 of HELLO: its name, player range and the keys of its options", b""),
     (b"NEW", ((b"game", T_GAME, 0, 0, b""), (b"players", T_INT, 1, MAX_PLAYERS, b""),
               (b"options", T_INT, 0, 0xFFFF, b"")), 1,
-     _CHANGE, "start a new game (options default 0; + 32768: confirmation by an opponent forced on); "
+     CHANGED, "start a new game (options default 0; + 32768: confirmation by an opponent forced on); "
               "drops the game in progress", b"new"),
     (b"EV", ((b"event", T_INT, 0, EVENT_LIMIT - 1, b""),), 0,
      APPLIED, "apply one event of the game in play, packed as its layout says (any game)", b"apply"),
-    (b"UNDO", (), 0, _CHANGE, "undo the last event (it goes on the redo stack)", b"undo"),
+    (b"UNDO", (), 0, CHANGED, "undo the last event (it goes on the redo stack)", b"undo"),
     (b"REDO", (), 0, APPLIED, "redo the last undone event", b"apply"),
     (b"OPEN", (), 0,
      ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "held", "ccrc", "notes"),
@@ -106,12 +108,11 @@ VERBS = (
     (b"NOTE", ((b"index", T_INT, 0, MAX_NOTES - 1, b""),), 0,
      ("count", "text"),
      "the problems the board found when it started (STATE's notes says how many)", b""),
-    (b"CFG", ((b"op", T_WORD, CFG_OPS, 0, b""), (b"key", T_WORD, 0, 0, b""),
-              (b"player", T_INT, 0, MAX_PLAYERS - 1, b"player"), (b"value", T_TEXT, 1, MAX_BOARD_NAME, b"")), 2,
+    (b"CFG", (_CFG_OP, (b"key", T_WORD, 0, 0, b""), _CFG_PLAYER, (b"value", T_TEXT, 1, MAX_BOARD_NAME, b"")), 2,
      ("key", "player", "value"),
      "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)", b"cfg"),
     (b"KEPT", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"lcrc", T_HEX, 0, 0xFFFF, b"")), 0,
-     _CHANGE, "the host's archive holds the game as it stands: its n events in force, lcrc = CRC-16 of "
+     CHANGED, "the host's archive holds the game as it stands: its n events in force, lcrc = CRC-16 of "
               "log[0:n] in 4 hex digits as STATE writes it; the board's own new game then does not warn "
               "that it is not archived", b"kept"),
 )
@@ -217,8 +218,9 @@ EVENTS = (
     (b"NOTE", ("text",), "a problem for people to read (spaces written as _)"),
     (b"HELD", ("n", "top", "held", "by", "src"),
      "a change waits for its confirmation by an opponent (held=kind,event; by: who may accept, bit mask)"),
-    (b"ACCEPT", ("n", "top", "held", "src", "totals"), "the held change was accepted on the board and made"),
-    (b"REJECT", ("n", "top", "held", "src"), "the held change was rejected on the board and dropped"),
+    (b"ACCEPT", ("held", "n", "top", "src", "totals"),
+     "the held change was accepted on the board and made (n top after it)"),
+    (b"REJECT", ("held", "n", "top", "src"), "the held change was rejected on the board and dropped (n top after it)"),
     (b"KEPT", ("n",), "the host's archive holds the game as it stands (its first n events)"),
 )
 EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE, EV_HELD, EV_ACCEPT, EV_REJECT, EV_KEPT = range(
@@ -538,7 +540,7 @@ class Request:
             return self._fail(E_ARGS, b"CFG GET key [player] or CFG SET key [player] value")
         code = self._value(0, 2, T_WORD, CFG_OPS, 0)
         if code:
-            self.arg = VERBS[V_CFG][1][0]
+            self.arg = _CFG_OP
             return code
         key = -1
         for k in range(len(CONFIG_KEYS)):
@@ -558,7 +560,7 @@ class Request:
         if spec[4]:
             code = self._value(2, 4, T_INT, 0, MAX_PLAYERS - 1)
             if code:
-                self.arg = VERBS[V_CFG][1][2]
+                self.arg = _CFG_PLAYER
                 return code
             self.cfg_player = self.values[2]
             token = 5
