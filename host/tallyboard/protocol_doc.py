@@ -3,8 +3,8 @@
     python -m tallyboard.protocol_doc           rewrite docs/protocol.md's tables and docs/protocol.json
     python -m tallyboard.protocol_doc --check   exit 1 (saying which) if either differs
 
-The tables come from tallyrun.protocol (the runtime's verbs, replies' fields,
-events, errors, config keys) and from each game's rules module (its VERBS and
+The tables come from tallyrun.protocol (the runtime's verbs, events, errors,
+config keys), tallyrun.wirefields (each field's format and meaning) and from each game's rules module (its VERBS and
 EVENT_FORMS, tallycore.game explains them); the prose of docs/protocol.md
 between the marked regions stays hand-written. docs/protocol.json is the same
 contract for a program in any language.
@@ -18,6 +18,7 @@ from typing import Any
 
 from tallycore import games as core_games
 from tallyrun import protocol as P
+from tallyrun.wirefields import FIELDS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MARKDOWN = DOCS / "protocol.md"
@@ -91,7 +92,7 @@ def _arg(row: tuple, optional: bool) -> dict[str, Any]:
 
 
 def _field(kind: str, name: str) -> dict[str, str]:
-    rows = {row[0]: row for row in P.FIELDS}
+    rows = {row[0]: row for row in FIELDS}
     row = rows.get("%s.%s" % (kind, name)) or rows[name]
     return {"name": name, "format": row[1], "meaning": row[2]}
 
@@ -219,7 +220,7 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
             " ".join(f["name"] for f in verb["reply"]), verb["changes"] or "—", verb["does"]))
     verbs = "\n".join(lines)
     lines = ["| Field | Format | Meaning |", "|---|---|---|"]
-    for name, form, meaning in P.FIELDS:
+    for name, form, meaning in FIELDS:
         lines.append("| `%s` | %s | %s |" % (name, form, meaning))
     fields = "\n".join(lines)
     lines = ["| Kind | Fields | When |", "|---|---|---|"]
