@@ -143,10 +143,10 @@ ERRORS = (
     (b"FRAME", "the line is too long, not printable ASCII, or not a frame"),
     (b"CRC", "the checksum is missing or wrong"),
     (b"SEQ", "the sequence number is missing or not 1..65535"),
-    (b"VERB", "unknown verb"),
+    (b"VERB", "unknown verb, or a game's own verb while another game is in play"),
     (b"ARGS", "wrong number of arguments or a malformed argument"),
     (b"RANGE", "an argument is out of range"),
-    (b"RULE", "the rules do not allow it now (no game, wrong game, game over, nothing to undo)"),
+    (b"RULE", "the rules do not allow it now (no game, game over, nothing to undo, a hand pending)"),
     (b"FULL", "the event log is full: the game is kept; archive it and start a new one"),
     (b"FLASH", "the board could not write its flash; nothing was changed"),
     (b"BOARD", "the board hit an internal error serving the request; send STATE to see where it stands"),
@@ -649,7 +649,12 @@ class Writer:
         self.text(b" ERR ")
         self.text(ERRORS[code - 1][0])
         self.byte(32)
-        self.text(message)
+        if isinstance(message, bytes):
+            # the firmware's own words, kept as written ("end the frame with
+            # *XXXX": a reader takes the last * of a line for the checksum's)
+            self.copy(message, 0, len(message))
+        else:
+            self.text(message)   # words from an exception: printable, no *
 
     def error_arg(self, seq, code, message, arg):
         """ERR naming the argument: "ERR RANGE player: must be 0 to 1". arg: a

@@ -97,3 +97,24 @@ def test_a_setting_is_answered_before_its_event():
         assert lines[at + 1].split(b" ")[2:] == [b"CFG", b"key=brightness", b"player=-", b"value=9"]
     finally:
         cleanup(root)
+
+
+def test_every_read_reply_has_the_fields_of_its_verbs_row():
+    root = folder("rows")
+    try:
+        app, out = booted_app(root)
+        app.note("a test note")
+        send(app, 1, "HELLO", "GAME 1", "NEW roquet 2", "PEG 0 5", "OPEN", "STATE", "SCORE", "LOG 0", "STATS",
+             "NOTE 0")
+        shut(app, out)
+        replies = {}
+        for body in bodies(root):
+            words = body.split(b" ")
+            if words[0] != b"!" and words[1] == b"OK":
+                replies[int(words[0])] = _keys(body)
+        rows = {row[0]: row[3] for row in P.VERBS}
+        for seq, verb in ((1, b"HELLO"), (2, b"GAME"), (5, b"OPEN"), (6, b"STATE"), (7, b"SCORE"), (8, b"LOG"),
+                          (9, b"STATS"), (10, b"NOTE")):
+            assert replies[seq] == [f.encode() for f in rows[verb]], (verb, replies[seq])
+    finally:
+        cleanup(root)
