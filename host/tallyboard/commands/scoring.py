@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import click
@@ -20,8 +21,8 @@ from ..errors import TallyboardError
 from ..games.base import OptionFlag
 from .archive import archive_option, before_new
 from .reporting import reports_errors
-from .link import (board_options, change, connected, current_game, note_what_the_record_leaves, print_summary,
-                   scoring)
+from .link import (board_options, change, connected, current_game, game_of_verb, note_what_the_record_leaves,
+                   player_index, print_summary, scoring)
 
 
 @click.command("status")
@@ -225,6 +226,15 @@ def register(group: click.Group) -> None:
         group.add_command(command)
     # a game's own commands (Skicket's hand and misdeal, Roquet's peg and end:
     # its verbs), from its profile
+    kit = command_kit()
     for profile in profiles.profiles():
-        for command in profile.commands():
+        for command in profile.commands(kit):
             group.add_command(command)
+
+
+def command_kit() -> SimpleNamespace:
+    """What a game's own commands are made with (GameProfile.commands): the
+    CLI's helpers, handed to the profile, which imports nothing of the CLI."""
+    return SimpleNamespace(board_options=board_options, change=change, connected=connected,
+                           game_of_verb=game_of_verb, player_index=player_index, print_summary=print_summary,
+                           scoring=scoring, reports_errors=reports_errors, TallyboardError=TallyboardError)

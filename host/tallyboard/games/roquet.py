@@ -166,11 +166,12 @@ def hand_line(number: int, hand: Any, players: list[str]) -> str:
     return f"hand {number}: " + ", ".join(f"{players[p]} +{pts}" for p, pts in hand)
 
 
-def commands() -> list[Any]:
-    """`tallyboard peg` and `tallyboard end`: Roquet's verbs PEG and END."""
+def commands(cli: Any) -> list[Any]:
+    """`tallyboard peg` and `tallyboard end`: Roquet's verbs PEG and END, made
+    with the CLI's helpers (cli: commands.scoring's kit)."""
     import click
 
-    from ..commands.link import change, game_of_verb, player_index, scoring
+    change, game_of_verb, player_index, scoring = cli.change, cli.game_of_verb, cli.player_index, cli.scoring
 
     @click.command("peg")
     @click.argument("player")

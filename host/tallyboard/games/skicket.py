@@ -261,14 +261,15 @@ def hand_line(number: int, hand: Any, players: list[str]) -> str:
     return f"deal {number}: {players[hand['purchaser']]} {hand['bid']}, {hand['tricks']} tricks"
 
 
-def commands() -> list[Any]:
-    """`tallyboard hand` and `tallyboard misdeal`: Skicket's verbs HAND and MISDEAL."""
+def commands(cli: Any) -> list[Any]:
+    """`tallyboard hand` and `tallyboard misdeal`: Skicket's verbs HAND and MISDEAL,
+    made with the CLI's helpers (cli: commands.scoring's kit, handed in so that
+    a profile imports nothing of the host above it)."""
     import click
 
-    from ..commands.link import (board_options, change, connected, game_of_verb, player_index, print_summary,
-                                 scoring)
-    from ..commands.reporting import reports_errors
-    from ..errors import TallyboardError
+    board_options, change, connected, game_of_verb = cli.board_options, cli.change, cli.connected, cli.game_of_verb
+    player_index, print_summary, scoring = cli.player_index, cli.print_summary, cli.scoring
+    reports_errors, TallyboardError = cli.reports_errors, cli.TallyboardError
 
     @click.command("hand")
     @click.argument("purchaser")
