@@ -75,6 +75,16 @@ EV_DECODING = (
     "(a place at the table, which players change).")
 
 
+CONFIRM_OPTION = {"name": "confirm", "shift": 15, "width": 1, "min": 0, "max": 1, "index": None, "each": False,
+                  "meaning": "1: confirmation by an opponent forced on for this game (any game; the rules never see it)"}
+
+
+def _bits(f: tuple) -> dict[str, Any]:
+    """A bit field of a game's declarations (EVENT_FORMS' fields, OPTION_FIELDS)."""
+    return {"name": _text(f[0]), "shift": f[1], "width": f[2], "min": f[3], "max": f[4],
+            "index": _text(f[5]) or None, "each": bool(f[6]), "meaning": f[7]}
+
+
 def _text(value: Any) -> Any:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -141,14 +151,13 @@ def spec() -> dict[str, Any]:
             "options": row[5].split(",") if row[5] else [],
             "rules_module": row[3],
             "verbs": [_text(v[0]) for v in rules.VERBS],
+            "option_fields": [_bits(f) for f in rules.OPTION_FIELDS] + [CONFIRM_OPTION],
             "event_forms": [{
                 "form": _text(form[0]),
                 "mask": form[1],
                 "value": form[2],
                 "meaning": form[4],
-                "fields": [{"name": _text(f[0]), "shift": f[1], "width": f[2], "min": f[3], "max": f[4],
-                            "index": _text(f[5]) or None, "each": bool(f[6]), "meaning": f[7]}
-                           for f in form[3]],
+                "fields": [_bits(f) for f in form[3]],
             } for form in rules.EVENT_FORMS],
         })
     return {
@@ -212,6 +221,11 @@ def _args_md(verb: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def _bit_span(f: dict[str, Any]) -> str:
+    bits = "bit %d" % f["shift"] if f["width"] == 1 else "bits %d-%d" % (f["shift"], f["shift"] + f["width"] - 1)
+    return bits + (" + %dp" % f["width"] if f["each"] else "")
+
+
 def _tables(doc: dict[str, Any]) -> dict[str, str]:
     lines = ["| Verb | Declared by | Arguments | Reply fields | Changes | What it does |", "|---|---|---|---|---|---|"]
     for verb in doc["verbs"]:
@@ -236,18 +250,18 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
     for game in doc["games"]:
         out.append("#### `%s` (index %d, %d-%d players)\n" % (game["name"], game["index"], game["min_players"],
                                                               game["max_players"]))
-        out.append("Options: %s. Verbs: %s.\n" % (
+        out.append("Options as records name them: %s. Verbs: %s.\n" % (
             ", ".join("`%s`" % o for o in game["options"]) or "none",
             ", ".join("`%s`" % v for v in game["verbs"]) or "none of its own (`EV`)"))
+        out.append("NEW's options: %s.\n" % "; ".join(
+            "`%s` %s: %s" % (f["name"], _bit_span(f), f["meaning"]) for f in game["option_fields"]))
         out.append("| Form | Test | Field | Bits | Range | Index | Meaning |")
         out.append("|---|---|---|---|---|---|---|")
         for form in game["event_forms"]:
             test = "`e & 0x%X == 0x%X`" % (form["mask"], form["value"]) if form["mask"] else "any"
             out.append("| **%s** | %s | | | | | %s |" % (form["form"], test, form["meaning"]))
             for f in form["fields"]:
-                bits = "%d" % f["shift"] if f["width"] == 1 else "%d-%d" % (f["shift"], f["shift"] + f["width"] - 1)
-                if f["each"]:
-                    bits += " + %dp" % f["width"]
+                bits = _bit_span(f)
                 out.append("| | | `%s` | %s | %d-%d | %s | %s |" % (f["name"], bits, f["min"], f["max"],
                                                                  f["index"] or "", f["meaning"]))
         out.append("")
