@@ -54,6 +54,7 @@ TYPES = {
     "rgb": "six hex digits RRGGBB",
     "word": "one of the words listed (any case)",
     "hex4": "four hex digits (a CRC-16 as STATE writes it)",
+    "config": "the config key's own type and range (config_keys)",
 }
 FORMATS = {
     "decimal": "decimal digits",
@@ -120,11 +121,15 @@ def _modules() -> list[tuple[str, Any, list[str]]]:
 def _verb(row: tuple, declared_by: list[str], optional: int, reply: tuple, change: str) -> dict[str, Any]:
     args = row[1]
     is_cfg = row[0] == b"CFG"
+    parsed = [_arg(a, i >= len(args) - optional or (is_cfg and a[0] == b"player")) for i, a in enumerate(args)]
+    if is_cfg:
+        # CFG GET key [player] / CFG SET key [player] value: player only for a per-player key,
+        # value only for SET, typed by its key
+        parsed[-1] = {"name": "value", "type": "config", "index": None, "optional": True}
     return {
         "name": _text(row[0]),
         "declared_by": declared_by,
-        "args": [_arg(a, i >= len(args) - optional or (is_cfg and a[0] == b"player"))
-                 for i, a in enumerate(args)],
+        "args": parsed,
         "changes_game": change in ("apply", "undo", "new"),
         "changes": change or None,
         "what_it_changes": CHANGES[change],
