@@ -86,6 +86,15 @@ def _bits(f: tuple) -> dict[str, Any]:
             "index": _text(f[5]) or None, "each": bool(f[6]), "meaning": f[7]}
 
 
+def _default(key: tuple) -> Any:
+    """A config key's default; per player, the list of the players' (player 0 first)."""
+    if key[0] == b"name":
+        return ["P%d" % (p + 1) for p in range(P.MAX_PLAYERS)]
+    if key[0] == b"colour":
+        return ["%06X" % c for c in P.PLAYER_COLOURS]
+    return _text(key[5])
+
+
 def _text(value: Any) -> Any:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -202,7 +211,7 @@ def spec() -> dict[str, Any]:
         "events": [{"kind": _text(kind), "fields": [_field(_text(kind), f) for f in fields], "when": when}
                    for kind, fields, when in P.EVENTS],
         "config_keys": [{"key": _text(k[0]), "type": P.TYPE_NAMES[k[1]], "min": k[2], "max": k[3],
-                         "per_player": bool(k[4]), "default": _text(k[5])} for k in P.CONFIG_KEYS],
+                         "per_player": bool(k[4]), "default": _default(k)} for k in P.CONFIG_KEYS],
         "ev_decoding": EV_DECODING,
         "games": game_rows,
     }
