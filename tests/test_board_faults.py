@@ -23,14 +23,14 @@ def test_an_oled_that_stops_answering_mid_game_costs_no_change_and_comes_back(tm
     with emulated_board(tmp_path / "flash") as (emulator, board):
         board.keep_events = True
         board.new("roquet", 2)
-        board.peg(0, 5)
+        board.game_verb("PEG", 0, 5)
         first = until(emulator.oled, 10, "the OLED's first sheet")
         cut = emulator.io_dir / "no-oled"
         cut.write_bytes(b"")                      # the OLED's cable comes loose
-        assert board.peg(1, 7)["n"] == "2"        # acknowledged while the painter finds it silent
+        assert board.game_verb("PEG", 1, 7)["n"] == "2"        # acknowledged while the painter finds it silent
         said = _note(board, "the_OLED_stopped_answering")
         assert "keep_scoring" in said, said
-        assert board.peg(0, 3)["n"] == "3"        # and scoring goes on
+        assert board.game_verb("PEG", 0, 3)["n"] == "3"        # and scoring goes on
         cut.unlink()                              # plugged back in: tried again within 2 s
         _note(board, "the_OLED_answers_again")
         # Ann 5 + 3 = 8, Bob 7: every acknowledged peg once
