@@ -28,12 +28,13 @@ import tty
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_device_twin import HANDS, boot_ms  # noqa: E402
+from bench_device_twin import HANDS, boot_ms, hand  # noqa: E402
 from twin import Twin, bench_main  # noqa: E402
 
 # What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
 BOOT_MODULES = ("tallypanel.hw", "tallypanel.boarddef", "tallycore.game", "tallycore.games", "tallyrun.protocol",
-                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.app",
+                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.confirming",
+                "tallyrun.serve", "tallyrun.app",
                 "tallycore.skicket")
 
 _TIMER = """
@@ -203,8 +204,8 @@ def run() -> dict:
         twin.deploy()
         board = twin.board()
         board.new("skicket", 4)
-        for hand in HANDS:
-            board.hand(*hand)
+        for one in HANDS:
+            hand(board, *one)
         board.link.close()
         boots = []
         lights = []

@@ -31,6 +31,16 @@ HANDS = [  # Skicket: purchaser, bid, doubled by, redoubled by, lone, tricks
     (3, "1C", None, None, False, 6), (0, "5D", None, None, False, 10), (1, "2NK", None, None, False, 5)]
 
 
+def hand(board, purchaser, bid, doubled_by, redoubled_by, lone, tricks):
+    """Skicket's HAND (its own verb since protocol 4)."""
+    return board.game_verb("HAND", purchaser, bid, doubled_by, redoubled_by, int(lone), tricks)
+
+
+def peg(board, player, points):
+    """Roquet's PEG (its own verb since protocol 4)."""
+    return board.game_verb("PEG", player, points)
+
+
 def replies(twin):
     return [line for line in twin.lines() if not line.text.startswith("!") and line.since_request_us is not None]
 
@@ -104,8 +114,8 @@ def run(pegs: int, idle_s: float, switches: int = 0) -> dict:
             figures["game_switches"] = switch_games(twin, board, switches)
 
         board.new("roquet", 2)
-        figures["peg"] = timed(twin, lambda: board.peg(0, 1), pegs)
-        figures["peg_back_to_back"] = timed(twin, lambda: board.peg(1, 1), pegs, gap=0)
+        figures["peg"] = timed(twin, lambda: peg(board, 0, 1), pegs)
+        figures["peg_back_to_back"] = timed(twin, lambda: peg(board, 1, 1), pegs, gap=0)
         figures["undo"] = timed(twin, board.undo, min(5, pegs))
         figures["redo"] = timed(twin, board.redo, min(5, pegs))
 
@@ -121,7 +131,7 @@ def run(pegs: int, idle_s: float, switches: int = 0) -> dict:
 
         board.new("skicket", 4)
         hands = iter(HANDS)
-        figures["hand"] = timed(twin, lambda: board.hand(*next(hands)), len(HANDS))
+        figures["hand"] = timed(twin, lambda: hand(board, *next(hands)), len(HANDS))
 
         before = twin.stats()
         time.sleep(idle_s)

@@ -10,7 +10,7 @@ named with Twin(uf2=...).
         twin.deploy()                   # tallyboard deploy --port <its pty>
         board = twin.board()            # a tallyboard.client.Board on it
         board.new("roquet", 2)
-        board.peg(0, 5)
+        board.game_verb("PEG", 0, 5)
         twin.replies()[-1]              # the reply's emulated latency (µs) and text
         twin.stats()                    # emulated time, busy time, flash erases/programs
         twin.power_cut()                # SIGKILL: the flash image keeps what the chip held
