@@ -596,8 +596,12 @@ class HubTransport(SocketTransport):
         self.reopen()
 
     def reopen(self) -> None:
-        self.close()
+        """Start again: the same hub while it still reaches its board (its other
+        clients keep their connections), else a new one on the port."""
         self._buffer.clear()
+        if self.hub is not None and self.hub.failure is None and self.hub.thread.is_alive():
+            return
+        self.close()
         self.hub = Hub(self.port)
         self.sock = self.hub.local
 
