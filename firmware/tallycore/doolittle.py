@@ -116,3 +116,13 @@ def ends_hand(event):
 complete = points.complete_dealt  # each deals in turn
 winners = points.winners_lowest  # smallest wins
 LOW_WINS = True  # the hand's best is its fewest points (docs/rules.md CF2)
+
+
+# The wire of this game (tallycore.game explains the declarations): no verb
+# of its own (a host sends EV with the packed event), and its event's layout.
+VERBS = ()
+EVENT_FORMS = (
+    (b"end", 0xF, END, (), "closes the hand: exactly one trick per card dealt"),
+    (b"trick", 0x8, 0, ((b"player", 0, 3, 0, 7, b"player", 0, "who took the next trick"),),
+     "the next trick of the hand"),
+)

@@ -157,9 +157,9 @@ def simulation_options(rng: random.Random) -> int:
 def send(board: Any, event: int) -> tuple[str, Callable[[], dict[str, str]]]:
     """The event as PEG or END."""
     if event == roquet.HAND_END:
-        return "END", board.end
+        return "END", lambda: board.game_verb("END")
     player, points = roquet.peg_player(event), roquet.peg_points(event)
-    return f"PEG {player} {points}", lambda: board.peg(player, points)
+    return f"PEG {player} {points}", lambda: board.game_verb("PEG", player, points)
 
 
 def hand_line(number: int, hand: Any, players: list[str]) -> str:

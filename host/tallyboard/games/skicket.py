@@ -242,12 +242,12 @@ def simulation_options(rng: random.Random) -> int:
 def send(board: Any, event: int) -> tuple[str, Callable[[], dict[str, str]]]:
     """The event as HAND or MISDEAL."""
     if event == skicket.MISDEAL:
-        return "MISDEAL", board.misdeal
+        return "MISDEAL", lambda: board.game_verb("MISDEAL")
     contract = _contract(event)
     args = (contract["purchaser"], contract["bid"], contract["doubled_by"], contract["redoubled_by"],
             contract["lone"], contract["tricks"])
     text = "HAND " + " ".join("-" if a is None else str(int(a) if isinstance(a, bool) else a) for a in args)
-    return text, lambda: board.hand(*args)
+    return text, lambda: board.game_verb("HAND", *args[:4], int(args[4]), args[5])
 
 
 def check_bid(bid: str) -> None:
