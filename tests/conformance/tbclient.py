@@ -159,9 +159,9 @@ class Client:
                 return
             self._line(line, None)
 
-    def wait_event(self, check, timeout: float = 10.0) -> Event:
-        """The first event (already heard or coming) for which check(event) is true."""
-        seen = 0
+    def wait_event(self, check, timeout: float = 10.0, since: int = 0) -> Event:
+        """The first event from events[since] on (already heard or coming) for which check(event) is true."""
+        seen = since
         deadline = time.monotonic() + timeout
         while True:
             for event in self.events[seen:]:
@@ -227,3 +227,60 @@ class Client:
         self.seq = int(reply["seqs"]) - 1 or MAX_SEQ
         self.left = SESSION_SEQS
         return reply
+
+
+# ---------------------------------------------------------------- the spec (docs/protocol.json)
+
+class Spec:
+    """docs/protocol.json: the games and each one's packed event layout
+    ("ev_decoding" in the file says how to read it)."""
+
+    def __init__(self, document: dict) -> None:
+        self.document = document
+        self.games = {g["name"]: g for g in document["games"]}
+
+    @classmethod
+    def load(cls, path: str) -> "Spec":
+        import json
+
+        with open(path, encoding="utf-8") as f:
+            return cls(json.load(f))
+
+    def decode(self, game: str, event: int) -> tuple[str, dict[str, object]]:
+        """(form, {field: value}) of a packed event; a field with each=true is a
+        list, one value per player. ValueError when no form matches or a field is
+        out of its range."""
+        for form in self.games[game]["event_forms"]:
+            if event & form["mask"] != form["value"]:
+                continue
+            values: dict[str, object] = {}
+            for field in form["fields"]:
+                width = field["width"]
+                if field["each"]:
+                    copies = [(event >> (field["shift"] + p * width)) & ((1 << width) - 1) for p in range(8)]
+                    for v in copies:
+                        if not field["min"] <= v <= field["max"]:
+                            raise ValueError(f"{game} {form['form']}: {field['name']} {v} out of range")
+                    values[field["name"]] = copies
+                else:
+                    v = (event >> field["shift"]) & ((1 << width) - 1)
+                    if not field["min"] <= v <= field["max"]:
+                        raise ValueError(f"{game} {form['form']}: {field['name']}={v} outside "
+                                         f"{field['min']}..{field['max']}")
+                    values[field["name"]] = v
+            return form["form"], values
+        raise ValueError(f"{game}: no event form matches {event}")
+
+    def encode(self, game: str, form_name: str, **values: object) -> int:
+        """The packed event of a form and its fields (a list for an each=true field)."""
+        form = next(f for f in self.games[game]["event_forms"] if f["form"] == form_name)
+        event = form["value"]
+        for field in form["fields"]:
+            value = values.pop(field["name"])
+            copies = value if field["each"] else [value]
+            for p, v in enumerate(copies):
+                assert field["min"] <= v <= field["max"], (field["name"], v)
+                event |= v << (field["shift"] + p * field["width"])
+        assert not values, f"not fields of {game} {form_name}: {sorted(values)}"
+        assert event & form["mask"] == form["value"], "the fields overlap the form's mark"
+        return event

@@ -6,8 +6,6 @@ and a board unplugged harm nobody else."""
 from __future__ import annotations
 
 import os
-import re
-import signal
 import socket
 import subprocess
 import sys
@@ -17,72 +15,10 @@ from pathlib import Path
 
 import pytest
 import tbclient
-from emu_fixtures import emulated_board, until
+from emu_fixtures import until
+from shared_board import end_process
 
 HERE = Path(__file__).resolve().parent
-
-
-class Terminal:
-    """A pseudo-terminal for `watch` to draw on (a live view redraws on a terminal
-    only); what it drew, its escape sequences taken out."""
-
-    def __init__(self):
-        self.master, self.slave = os.openpty()
-        self.drawn = bytearray()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        while True:
-            try:
-                chunk = os.read(self.master, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            self.drawn += chunk
-
-    def lines(self):
-        text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", bytes(self.drawn).decode(errors="replace"))
-        return text.replace("\r", "\n").splitlines()
-
-    def close(self):
-        os.close(self.slave)
-        os.close(self.master)
-        self.reader.join(5)
-
-
-@pytest.fixture
-def watched(tmp_path, monkeypatch):
-    """An emulated board with `tallyboard watch` serving it; (emulator, watch, env, its terminal)."""
-    run = tmp_path / "run"
-    run.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    env = dict(os.environ, XDG_RUNTIME_DIR=str(run), COLUMNS="100", LINES="60", TERM="xterm")
-    with emulated_board(tmp_path / "flash") as (emulator, board):
-        board.link.close()        # the port is watch's
-        terminal = Terminal()
-        watch = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "watch", "--plain", "--duration", "120",
-                                  "-p", emulator.port], env=env, stdin=subprocess.DEVNULL, stdout=terminal.slave,
-                                 stderr=terminal.slave)
-        try:
-            until(lambda: os.path.exists(tbclient.shared_socket_path(emulator.port)) or watch.poll() is not None,
-                  20, "watch serving the port")
-            assert watch.poll() is None, terminal.lines()
-            yield emulator, watch, env, terminal
-        finally:
-            _end(watch)
-            terminal.close()
-
-
-def _end(process):
-    if process.poll() is None:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
 
 
 def cli(env, *args):
