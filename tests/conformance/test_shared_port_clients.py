@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import tbclient
-from emu_fixtures import until
+from emu_fixtures import emulated_board, until
 from shared_board import end_process
 
 HERE = Path(__file__).resolve().parent
@@ -46,7 +46,7 @@ def test_a_third_party_client_beside_watch_and_the_cli_loses_no_reply(watched):
         # the CLI at the same time: three commands, each its own process and session
         outs = [cli(env, "peg", "1", "2", "-p", emulator.port) for _ in range(3)]
         pegging.join(60)
-        assert not pegging.is_alive() and not errors, errors
+        assert not pegging.is_alive() and not errors, (errors, terminal.lines()[-12:])
         for out in outs:
             assert out.returncode == 0, out.stdout + out.stderr
         # every request of the client answered at its first sending (none lost, none retried)
@@ -121,3 +121,35 @@ def test_a_board_unplugged_closes_every_connection_and_the_name(watched):
         finally:
             s.close()
     assert watch.poll() is None   # watch waits for the board to come back
+
+
+def test_tallyboard_share_serves_the_port_where_the_rule_says(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    run.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    env = dict(os.environ)
+    with emulated_board(tmp_path / "flash") as (emulator, board):
+        board.link.close()
+        share = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "share", "--duration", "120",
+                                  "-p", emulator.port], env=env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            said = share.stderr.readline()
+            path = tbclient.shared_socket_path(emulator.port)
+            assert said == f"sharing the board on {emulator.port} at {path}; Ctrl-C stops\n"
+            client = tbclient.Client.connect(emulator.port)
+            try:
+                assert client.hello()["proto"].isdigit()
+                out = cli(env, "status", "-p", emulator.port)            # the CLI beside it
+                assert out.returncode == 0, out.stdout + out.stderr
+                assert client.request("STATE")["game"] == "-"
+                again = cli(env, "share", "--duration", "5", "-p", emulator.port)
+                assert again.returncode == 0
+                assert again.stderr.startswith(f"the board on {emulator.port} is shared already, by pid {share.pid} (")
+            finally:
+                client.close()
+        finally:
+            end_process(share)
+            share.stderr.close()
+        assert share.returncode == 0
+        assert not os.path.exists(path)

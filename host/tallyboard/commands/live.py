@@ -121,7 +121,7 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
                     except TransportError as exc:
                         live.update(Text(f"{exc}\nreconnecting…", style="yellow"), refresh=True)
                         _reconnect_until(board, deadline)
-                        live.update(view(), refresh=True)
+                        drawn = -1    # drawn on the next turn, where a failure reconnects again
         finally:
             if not console.is_terminal:
                 console.line()   # rich ends the live view's last line on a terminal only
