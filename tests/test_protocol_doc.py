@@ -79,6 +79,12 @@ def test_the_json_names_every_verb_with_its_owner_and_arguments():
     assert [f["name"] for f in verbs["EV"]["reply"]] == ["n", "top", "eseq", "ev"]
     lcrc = next(f for f in verbs["STATE"]["reply"] if f["name"] == "lcrc")
     assert lcrc["format"] == "hex4"
+    # NEW's options, bit by bit: Skicket's four-hand game is bit 0 (SK16), Doolittle's cards bits 3-6
+    games = {g["name"]: g for g in spec["games"]}
+    skicket_options = {f["name"]: (f["shift"], f["width"]) for f in games["skicket"]["option_fields"]}
+    assert skicket_options == {"hands": (0, 1), "series": (1, 1), "royal": (2, 1), "confirm": (15, 1)}
+    doolittle = {f["name"]: (f["shift"], f["width"], f["index"]) for f in games["doolittle"]["option_fields"]}
+    assert doolittle["first_dealer"] == (0, 3, "player") and doolittle["cards"] == (3, 4, None)
     assert spec["serial"]["baud"] == 115200 and spec["framing"]["crc"]["check"]["crc"] == "29B1"
 
 

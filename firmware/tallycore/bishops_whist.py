@@ -232,6 +232,7 @@ def winners(state, players):
 # The wire of this game (tallycore.game explains the declarations): no verb
 # of its own (a host sends EV with the packed event), and its event's layout.
 VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
     (b"misdeal", 0xFFFFFFF, MISDEAL, (), "a misdeal: bit 27 alone; the deal passes to the left"),
     (b"hand", MISDEAL, 0, (

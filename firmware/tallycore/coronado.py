@@ -112,6 +112,7 @@ winners = points.winners_first_to
 # The wire of this game (tallycore.game explains the declarations): no verb
 # of its own (a host sends EV with the packed event), and its event's layout.
 VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
     (b"hand", 0, 0, (
         (b"mode", 0, 2, 0, 2, b"", 0, "0 stand, 1 refused, 2 drew"),

@@ -49,6 +49,8 @@ _PLAYERS_MAX = const(8)
 #                index: b"player" (a player, fixed for the game), b"seat" (a
 #                seat at the table, which players change), or b"" (not an index)
 #   verb_event(verb, values)  the packed event a verb makes (verb: its index)
+#   OPTION_FIELDS  the fields of NEW's options, as EVENT_FORMS' fields (bit
+#                15, CONFIRM, is any game's and not the rules')
 #   EVENT_FORMS  how its packed event reads: ((form, mask, value, fields,
 #                what it is), ...); an event e is of the first form whose
 #                e & mask == value; fields: ((name, shift, width, lo, hi,

@@ -213,6 +213,7 @@ winners = points.winners_first_to
 # The wire of this game (tallycore.game explains the declarations): no verb
 # of its own (a host sends EV with the packed event), and its event's layout.
 VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION, (b"faces", 3, 1, 0, 1, b"", 0, "1: court cards count 11, 12, 13"),)
 EVENT_FORMS = (
     (b"go", 0xFFF, GO, (), "all have passed: the player of the last card pegs 1, a new round from 0"),
     (b"end", 0xFFF, END, (), "closes the hand: every player has played his five cards"),

@@ -157,6 +157,7 @@ winners = points.winners_highest
 # The wire of this game (tallycore.game explains the declarations): no verb
 # of its own (a host sends EV with the packed event), and its event's layout.
 VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION, (b"hands_won", 3, 1, 0, 1, b"", 0, "Quatro only: 1 a total counts hands won, not tricks (QU3)"),)
 EVENT_FORMS = (
     (b"end", 0x3FF, END, (), "closes the hand: every player's count is in"),
     (b"count", END, 0, (

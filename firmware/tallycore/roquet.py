@@ -75,8 +75,12 @@ from tallycore.game import ARG_INT
 
 VERBS = (
     (b"PEG", ((b"player", ARG_INT, 0, 1, b"player"), (b"points", ARG_INT, 1, MAX_PEG, b"")),
-     "peg points for a player (RQ3)"),
-    (b"END", (), "the end of the hand: the tally pegs go to the king row (RQ6)"),
+     "peg points for a player (RQ3, RQ6)"),
+    (b"END", (), "the end of the hand: the tally pegs go to the king row (RQ3)"),
+)
+OPTION_FIELDS = (
+    (b"end", 0, 1, 0, 1, b"", 0, "1: the game ends only at the end of a hand (RQ9)"),
+    (b"landmark_bonus", 1, 1, 0, 1, b"", 0, "1: landmark bonuses (RQ8)"),
 )
 EVENT_FORMS = (
     (b"peg", 3, 0, ((b"player", 2, 1, 0, 1, b"player", 0, "who pegs"),

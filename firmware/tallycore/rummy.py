@@ -162,6 +162,7 @@ LOW_WINS = True  # the hand's best is its fewest points (docs/rules.md CF2)
 # The wire of this game (tallycore.game explains the declarations): no verb
 # of its own (a host sends EV with the packed event), and its event's layout.
 VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION, (b"faces", 3, 1, 0, 1, b"", 0, "1: court cards count 10"),)
 EVENT_FORMS = (
     (b"out", OUT, OUT, ((b"player", 0, 3, 0, 5, b"player", 0, "who went out"),),
      "closes the hand: that player holds no card, every other at least one"),

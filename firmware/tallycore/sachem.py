@@ -97,6 +97,7 @@ winners = points.winners_first_to
 # The wire of this game (tallycore.game explains the declarations): no verb
 # of its own (a host sends EV with the packed event), and its event's layout.
 VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
     (b"hand", 0, 0, (
         (b"first_trump", 0, 4, 0, 8, b"player", 0, "who captured the first trump played (3 points); 8 nobody"),

@@ -148,8 +148,13 @@ VERBS = (
     (b"HAND", ((b"purchaser", ARG_INT, 0, 3, b"player"), (b"bid", ARG_BID, 0, 0, b""),
                (b"doubled_by", ARG_WHO, 0, 3, b"player"), (b"redoubled_by", ARG_WHO, 0, 3, b"player"),
                (b"lone", ARG_INT, 0, 1, b""), (b"tricks", ARG_INT, 0, 13, b"")),
-     "one hand's result, e.g. HAND 0 4H 1 - 0 10 (SK6 to SK13)"),
-    (b"MISDEAL", (), "a misdeal: redealt by the same dealer (SK14)"),
+     "one hand's result, e.g. HAND 0 4H 1 - 0 10 (SK6 to SK14)"),
+    (b"MISDEAL", (), "a misdeal: dealt again by the same dealer (SK3)"),
+)
+OPTION_FIELDS = (
+    (b"hands", 0, 1, 0, 1, b"", 0, "1: a game of four hands (Progressive Skicket, SK16); 0: six (SK4)"),
+    (b"series", 1, 1, 0, 1, b"", 0, "1: the Duplicate series of twelve hands (SK17); not with hands"),
+    (b"royal", 2, 1, 0, 1, b"", 0, "1: Royal Skicket (SK18)"),
 )
 EVENT_FORMS = (
     (b"misdeal", 0xFFFFF, MISDEAL, (), "a misdeal (MISDEAL): bit 19 alone"),

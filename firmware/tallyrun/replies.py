@@ -2,8 +2,8 @@
 # LOG, STATS) and the fields every change reply carries, written into the
 # app's preallocated frame writer (tallyrun.protocol.Writer) and sent with
 # app.send_reply(): allocation-free but for STATS (a collection first).
-# fields() is the one writer of the fields a row of protocol.EVENTS or a
-# change's reply names, in the row's order.
+# fields() is the one writer of the fields a row of protocol.EVENTS, a
+# change's reply, STATE or SCORE names, in the row's order.
 from tallycore.games import GAMES
 from tallyrun import protocol as P
 
@@ -32,7 +32,7 @@ def change(app, seq, event=-1):
 
 def fields(app, w, names):
     """Write the fields a row names (protocol.EVENTS, a change's reply), in
-    its order, each in its one format (protocol.FIELDS). What a field says
+    its order, each in its one format (tallyrun.wirefields, for the docs). What a field says
     beyond the game's state is on the app: said_event (ev), said_src (src),
     said_key and said_player (CFG), said_text (NOTE), settled_kind and
     settled_event (held, once the held change went). Allocation-free."""
@@ -86,6 +86,21 @@ def fields(app, w, names):
         elif name == "key":
             cfg_fields(app, w, app.said_key, app.said_player)
             return   # key player value: the three together
+        elif name == "lcrc":
+            w.key(b"lcrc")
+            w.hex(log_crc(app), 4)
+        elif name == "notes":
+            w.key(b"notes")
+            w.number(len(app.notes))
+        elif name == "hands":
+            w.key(b"hands")
+            w.number(game.hands())
+        elif name == "complete":
+            w.key(b"complete")
+            w.number(1 if game.complete() else 0)
+        elif name == "winners":
+            w.key(b"winners")
+            w.number(game.winners())
         else:
             raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
 
@@ -190,11 +205,7 @@ def _stamp(app, w, event=True):
 def state(app, seq):
     w = app.writer
     w.reply(seq)
-    _stamp(app, w)
-    w.key(b"eseq")
-    w.number(app.eseq)
-    w.key(b"notes")
-    w.number(len(app.notes))
+    fields(app, w, P.VERBS[P.V_STATE][3])
     app.send_reply()
 
 def note(app, seq, index):
@@ -267,13 +278,7 @@ def score(app, seq):
         return
     w = app.writer
     w.reply(seq)
-    w.key(b"hands")
-    w.number(game.hands())
-    w.key(b"complete")
-    w.number(1 if game.complete() else 0)
-    w.key(b"winners")
-    w.number(game.winners())
-    totals(app, w)
+    fields(app, w, P.VERBS[P.V_SCORE][3])
     app.send_reply()
 
 def log(app, seq, at):

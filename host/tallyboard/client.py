@@ -393,7 +393,7 @@ class Board:
 
     def game_verb(self, verb: str, *args: Any) -> dict[str, str]:
         """A verb of the game in play's own (its rules module declares it:
-        tallycore.game VERBS), e.g. game_verb("PEG", 0, 5)."""
+        tallycore.game VERBS), with its arguments."""
         if verb.upper().encode() not in wire.game_verbs():
             raise RequestError(f"{verb}: no game declares this verb")
         return self.request(verb.upper(), *args)

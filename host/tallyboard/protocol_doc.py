@@ -3,8 +3,8 @@
     python -m tallyboard.protocol_doc           rewrite docs/protocol.md's tables and docs/protocol.json
     python -m tallyboard.protocol_doc --check   exit 1 (saying which) if either differs
 
-The tables come from tallyrun.protocol (the runtime's verbs, replies' fields,
-events, errors, config keys) and from each game's rules module (its VERBS and
+The tables come from tallyrun.protocol (the runtime's verbs, events, errors,
+config keys), tallyrun.wirefields (each field's format and meaning) and from each game's rules module (its VERBS and
 EVENT_FORMS, tallycore.game explains them); the prose of docs/protocol.md
 between the marked regions stays hand-written. docs/protocol.json is the same
 contract for a program in any language.
@@ -18,6 +18,7 @@ from typing import Any
 
 from tallycore import games as core_games
 from tallyrun import protocol as P
+from tallyrun.wirefields import FIELDS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MARKDOWN = DOCS / "protocol.md"
@@ -53,6 +54,7 @@ TYPES = {
     "rgb": "six hex digits RRGGBB",
     "word": "one of the words listed (any case)",
     "hex4": "four hex digits (a CRC-16 as STATE writes it)",
+    "config": "the config key's own type and range (config_keys)",
 }
 FORMATS = {
     "decimal": "decimal digits",
@@ -74,6 +76,25 @@ EV_DECODING = (
     "(a place at the table, which players change).")
 
 
+CONFIRM_OPTION = {"name": "confirm", "shift": 15, "width": 1, "min": 0, "max": 1, "index": None, "each": False,
+                  "meaning": "1: confirmation by an opponent forced on for this game (any game; the rules never see it)"}
+
+
+def _bits(f: tuple) -> dict[str, Any]:
+    """A bit field of a game's declarations (EVENT_FORMS' fields, OPTION_FIELDS)."""
+    return {"name": _text(f[0]), "shift": f[1], "width": f[2], "min": f[3], "max": f[4],
+            "index": _text(f[5]) or None, "each": bool(f[6]), "meaning": f[7]}
+
+
+def _default(key: tuple) -> Any:
+    """A config key's default; per player, the list of the players' (player 0 first)."""
+    if key[0] == b"name":
+        return ["P%d" % (p + 1) for p in range(P.MAX_PLAYERS)]
+    if key[0] == b"colour":
+        return ["%06X" % c for c in P.PLAYER_COLOURS]
+    return _text(key[5])
+
+
 def _text(value: Any) -> Any:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -91,7 +112,7 @@ def _arg(row: tuple, optional: bool) -> dict[str, Any]:
 
 
 def _field(kind: str, name: str) -> dict[str, str]:
-    rows = {row[0]: row for row in P.FIELDS}
+    rows = {row[0]: row for row in FIELDS}
     row = rows.get("%s.%s" % (kind, name)) or rows[name]
     return {"name": name, "format": row[1], "meaning": row[2]}
 
@@ -109,11 +130,15 @@ def _modules() -> list[tuple[str, Any, list[str]]]:
 def _verb(row: tuple, declared_by: list[str], optional: int, reply: tuple, change: str) -> dict[str, Any]:
     args = row[1]
     is_cfg = row[0] == b"CFG"
+    parsed = [_arg(a, i >= len(args) - optional or (is_cfg and a[0] == b"player")) for i, a in enumerate(args)]
+    if is_cfg:
+        # CFG GET key [player] / CFG SET key [player] value: player only for a per-player key,
+        # value only for SET, typed by its key
+        parsed[-1] = {"name": "value", "type": "config", "index": None, "optional": True}
     return {
         "name": _text(row[0]),
         "declared_by": declared_by,
-        "args": [_arg(a, i >= len(args) - optional or (is_cfg and a[0] == b"player"))
-                 for i, a in enumerate(args)],
+        "args": parsed,
         "changes_game": change in ("apply", "undo", "new"),
         "changes": change or None,
         "what_it_changes": CHANGES[change],
@@ -140,14 +165,13 @@ def spec() -> dict[str, Any]:
             "options": row[5].split(",") if row[5] else [],
             "rules_module": row[3],
             "verbs": [_text(v[0]) for v in rules.VERBS],
+            "option_fields": [_bits(f) for f in rules.OPTION_FIELDS] + [CONFIRM_OPTION],
             "event_forms": [{
                 "form": _text(form[0]),
                 "mask": form[1],
                 "value": form[2],
                 "meaning": form[4],
-                "fields": [{"name": _text(f[0]), "shift": f[1], "width": f[2], "min": f[3], "max": f[4],
-                            "index": _text(f[5]) or None, "each": bool(f[6]), "meaning": f[7]}
-                           for f in form[3]],
+                "fields": [_bits(f) for f in form[3]],
             } for form in rules.EVENT_FORMS],
         })
     return {
@@ -187,7 +211,7 @@ def spec() -> dict[str, Any]:
         "events": [{"kind": _text(kind), "fields": [_field(_text(kind), f) for f in fields], "when": when}
                    for kind, fields, when in P.EVENTS],
         "config_keys": [{"key": _text(k[0]), "type": P.TYPE_NAMES[k[1]], "min": k[2], "max": k[3],
-                         "per_player": bool(k[4]), "default": _text(k[5])} for k in P.CONFIG_KEYS],
+                         "per_player": bool(k[4]), "default": _default(k)} for k in P.CONFIG_KEYS],
         "ev_decoding": EV_DECODING,
         "games": game_rows,
     }
@@ -211,6 +235,11 @@ def _args_md(verb: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def _bit_span(f: dict[str, Any]) -> str:
+    bits = "bit %d" % f["shift"] if f["width"] == 1 else "bits %d-%d" % (f["shift"], f["shift"] + f["width"] - 1)
+    return bits + (" + %dp" % f["width"] if f["each"] else "")
+
+
 def _tables(doc: dict[str, Any]) -> dict[str, str]:
     lines = ["| Verb | Declared by | Arguments | Reply fields | Changes | What it does |", "|---|---|---|---|---|---|"]
     for verb in doc["verbs"]:
@@ -219,7 +248,7 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
             " ".join(f["name"] for f in verb["reply"]), verb["changes"] or "—", verb["does"]))
     verbs = "\n".join(lines)
     lines = ["| Field | Format | Meaning |", "|---|---|---|"]
-    for name, form, meaning in P.FIELDS:
+    for name, form, meaning in FIELDS:
         lines.append("| `%s` | %s | %s |" % (name, form, meaning))
     fields = "\n".join(lines)
     lines = ["| Kind | Fields | When |", "|---|---|---|"]
@@ -235,18 +264,18 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
     for game in doc["games"]:
         out.append("#### `%s` (index %d, %d-%d players)\n" % (game["name"], game["index"], game["min_players"],
                                                               game["max_players"]))
-        out.append("Options: %s. Verbs: %s.\n" % (
+        out.append("Options as records name them: %s. Verbs: %s.\n" % (
             ", ".join("`%s`" % o for o in game["options"]) or "none",
             ", ".join("`%s`" % v for v in game["verbs"]) or "none of its own (`EV`)"))
+        out.append("NEW's options: %s.\n" % "; ".join(
+            "`%s` %s: %s" % (f["name"], _bit_span(f), f["meaning"]) for f in game["option_fields"]))
         out.append("| Form | Test | Field | Bits | Range | Index | Meaning |")
         out.append("|---|---|---|---|---|---|---|")
         for form in game["event_forms"]:
             test = "`e & 0x%X == 0x%X`" % (form["mask"], form["value"]) if form["mask"] else "any"
             out.append("| **%s** | %s | | | | | %s |" % (form["form"], test, form["meaning"]))
             for f in form["fields"]:
-                bits = "%d" % f["shift"] if f["width"] == 1 else "%d-%d" % (f["shift"], f["shift"] + f["width"] - 1)
-                if f["each"]:
-                    bits += " + %dp" % f["width"]
+                bits = _bit_span(f)
                 out.append("| | | `%s` | %s | %d-%d | %s | %s |" % (f["name"], bits, f["min"], f["max"],
                                                                  f["index"] or "", f["meaning"]))
         out.append("")

@@ -48,7 +48,7 @@ def verb_spec(name):
 
 
 def encode_request(seq, text):
-    """b'<seq> <text>*<CRC>\\n' for a request body like 'PEG 0 5'."""
+    """b'<seq> <text>*<CRC>\\n' for a request body like 'EV 40'."""
     if isinstance(text, str):
         text = text.encode()
     body = b"%d %s" % (seq, text)

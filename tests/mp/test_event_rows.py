@@ -14,8 +14,13 @@ def _keys(body):
     return [word.split(b"=")[0] for word in body.split(b" ") if b"=" in word]
 
 
+_MADE = []   # the bodies _every_kind made: made once, for the three tests that read them
+
+
 def _every_kind(root):
     """Make the board push every kind of event; returns the checked bodies."""
+    if _MADE:
+        return _MADE[0]
     app, out = booted_app(root)                       # BOOT
     app.note("a test note")                           # NOTE
     send(app, 1, "NEW roquet 2", "PEG 0 5", "UNDO", "REDO", "CFG SET brightness 9",
@@ -49,7 +54,8 @@ def _every_kind(root):
     log = [app.game.log[i] for i in range(app.game.n)]
     send(app, 10, "KEPT %d %04X" % (app.game.n, wire.log_crc(log)))   # KEPT
     shut(app, out)
-    return bodies(root)
+    _MADE.append(bodies(root))
+    return _MADE[0]
 
 
 def test_every_pushed_event_has_the_fields_of_its_row():
@@ -95,5 +101,26 @@ def test_a_setting_is_answered_before_its_event():
         lines = _every_kind(root)
         at = [i for i, b in enumerate(lines) if b.startswith(b"5 OK key=brightness")][0]
         assert lines[at + 1].split(b" ")[2:] == [b"CFG", b"key=brightness", b"player=-", b"value=9"]
+    finally:
+        cleanup(root)
+
+
+def test_every_read_reply_has_the_fields_of_its_verbs_row():
+    root = folder("rows")
+    try:
+        app, out = booted_app(root)
+        app.note("a test note")
+        send(app, 1, "HELLO", "GAME 1", "NEW roquet 2", "PEG 0 5", "OPEN", "STATE", "SCORE", "LOG 0", "STATS",
+             "NOTE 0")
+        shut(app, out)
+        replies = {}
+        for body in bodies(root):
+            words = body.split(b" ")
+            if words[0] != b"!" and words[1] == b"OK":
+                replies[int(words[0])] = _keys(body)
+        rows = {row[0]: row[3] for row in P.VERBS}
+        for seq, verb in ((1, b"HELLO"), (2, b"GAME"), (5, b"OPEN"), (6, b"STATE"), (7, b"SCORE"), (8, b"LOG"),
+                          (9, b"STATS"), (10, b"NOTE")):
+            assert replies[seq] == [f.encode() for f in rows[verb]], (verb, replies[seq])
     finally:
         cleanup(root)

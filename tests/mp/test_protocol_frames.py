@@ -431,3 +431,9 @@ def test_a_frame_without_checksum_is_told_to_end_with_star():
     req = P.Request()
     assert req.parse(line, len(line)) == P.E_CRC
     assert b"*XXXX" in req.message
+    w = P.Writer()
+    w.error(0, P.E_CRC, req.message)
+    w.finish()
+    # on the wire as the board says it (it was ?XXXX); the last * starts the checksum
+    body = wire.check_frame(bytes(w.buf[:w.length]))
+    assert body == b"0 ERR CRC no checksum; end the frame with *XXXX (4 hex digits of CRC-16/CCITT-FALSE)"
