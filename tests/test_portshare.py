@@ -235,6 +235,8 @@ def test_a_flood_from_one_client_does_not_keep_another_waiting(board):
         assert replies(polite, 1, timeout=5) == [b"77 OK verb=SCORE"]
         served = len(board.wire_seqs(b"STATE"))
         assert served < sent, (served, sent)                 # while the flood still waited
+        # and it waited in its own socket, not in the hub: at most QUEUE_PER_CLIENT requests held for it
+        assert max(len(c.queue) for c in list(owner.hub.clients)) <= portshare.QUEUE_PER_CLIENT
         polite.close()
         flood.close()
     finally:

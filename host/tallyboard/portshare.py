@@ -325,7 +325,12 @@ class Hub:
             self._drop(client)
             return
         client.partial += data
-        while not client.gone:
+        self._take_lines(client)
+
+    def _take_lines(self, client: _Client) -> None:
+        """The client's whole lines, while its queue has room (the rest wait in
+        its buffer, and its socket is not read meanwhile)."""
+        while not client.gone and len(client.queue) < QUEUE_PER_CLIENT:
             end = client.partial.find(b"\n")
             if end < 0:
                 if len(client.partial) >= protocol.MAX_FRAME:
@@ -384,12 +389,14 @@ class Hub:
             request.wire_seq = self._next_wire_seq()
             request.frame = wire.encode_request(request.wire_seq, request.text)
         self._fly(request)
-        self._interest(client)
+        self._take_lines(client)
 
     def _open_session(self) -> None:
         """The hub's own HELLO: the wire seqs it numbers requests with are the 1024
         the board hands it, so none is taken for a retry of an earlier session's."""
         seq = random.randint(1, protocol.MAX_SEQ)
+        while seq in self.recent:      # a late reply to that one must not be taken for this
+            seq = random.randint(1, protocol.MAX_SEQ)
         hello = _Request(None, seq, 0, b"HELLO")
         hello.wire_seq = seq
         hello.frame = wire.encode_request(seq, b"HELLO")
