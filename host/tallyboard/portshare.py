@@ -121,12 +121,14 @@ def _error_frame(code: bytes, words: bytes) -> bytes:
     return wire.encode_request(0, b"ERR " + code + b" " + words)
 
 
+_TOO_LONG = _error_frame(b"FRAME", b"the line is longer than %d bytes; see docs/protocol.md" % protocol.MAX_FRAME)
+
+
 def check_request(line: bytes) -> tuple[int, int, bytes] | bytes:
     """(seq, crc, text after the seq) of a client's line, or the error frame the
     board would answer it with (the same codes as the board's)."""
     if len(line) + 1 > protocol.MAX_FRAME:
-        return _error_frame(b"FRAME", b"the line is longer than %d bytes; see docs/protocol.md"
-                            % protocol.MAX_FRAME)
+        return _TOO_LONG
     if any(b < 0x20 or b > 0x7E for b in line):
         return _error_frame(b"FRAME", b"the line is not printable ASCII")
     star = line.rfind(b"*")
@@ -335,7 +337,7 @@ class Hub:
             if end < 0:
                 if len(client.partial) >= protocol.MAX_FRAME:
                     if not client.skipping:
-                        self._deliver(client, check_request(bytes(client.partial)))   # FRAME: too long
+                        self._deliver(client, _TOO_LONG)
                     client.skipping = True
                     client.partial.clear()
                 break
