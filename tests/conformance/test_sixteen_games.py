@@ -6,6 +6,8 @@ with the spec's layout of the game in play; the totals are worked out by hand
 below from docs/rules.md, clause by clause."""
 from __future__ import annotations
 
+import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,6 +97,16 @@ VERB_HANDS = [
                    ("END", (), ("end", {}))],
      [60, 10]),
 ]
+
+
+def test_the_client_knows_the_protocol_from_the_docs_alone():
+    """tbclient imports the standard library and nothing else: not the host, not the firmware."""
+    tree = ast.parse(Path(tbclient.__file__).read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module and node.level == 0}
+    assert imported and imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
 
 
 def test_the_spec_has_the_sixteen_games_and_the_hands_cover_them():
