@@ -446,3 +446,24 @@ def test_a_link_in_place_of_the_folder_is_refused(tmp_path, monkeypatch):
     (tmp_path / f"tallyboard-{os.getuid()}").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(TransportError, match="not a folder"):
         portshare.socket_dir()
+
+
+def test_ports_says_which_port_is_shared_and_where(board, monkeypatch):
+    from click.testing import CliRunner
+
+    from tallyboard.cli import main
+    from tallyboard.commands import link as link_commands
+    from tallyboard.transport import PortInfo
+
+    monkeypatch.setattr(link_commands, "list_serial_ports",
+                        lambda: [PortInfo(board.path, "Board in FS mode", "E66", 0x2E8A, 0x0005)])
+    monkeypatch.setattr(link_commands.emu_mod, "find_running", lambda: None)
+    monkeypatch.setenv("COLUMNS", "300")
+    out = CliRunner().invoke(main, ["ports"])
+    assert out.exit_code == 0 and board.path in out.output and ".sock" not in out.output
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        out = CliRunner().invoke(main, ["ports"])
+        assert f"{portshare.socket_path(board.path)} (pid {os.getpid()})" in out.output, out.output
+    finally:
+        owner.close()
