@@ -58,4 +58,5 @@ def settle(app, record, taken=0):
     app._reserve_eseq()
     app.said_src = _SRC_BOARD
     app.tell(pushed)
+    app.settled_kind = 0                  # told: STATE's held is - again
     app.journal.after_append()

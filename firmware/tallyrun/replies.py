@@ -56,8 +56,8 @@ def fields(app, w, names):
         elif name == "totals":
             totals(app, w)
         elif name == "held":
-            if game.held:
-                held(app, w)
+            if game.held or not app.settled_kind:
+                held(app, w)   # what waits, or -
             else:   # the held change just went (ACCEPT, REJECT): what it was
                 w.key(b"held")
                 w.number(app.settled_kind)

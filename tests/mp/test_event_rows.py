@@ -124,3 +124,24 @@ def test_every_read_reply_has_the_fields_of_its_verbs_row():
             assert replies[seq] == [f.encode() for f in rows[verb]], (verb, replies[seq])
     finally:
         cleanup(root)
+
+
+def test_state_says_nothing_is_held_once_the_held_change_went():
+    root = folder("rows")
+    try:
+        app, out = booted_app(root)
+        send(app, 1, "NEW roquet 2", "CFG SET confirm 1", "PEG 0 5", "END")
+        app.local_accept(1)                      # Roquet's END, held: accepted by player 1
+        send(app, 5, "STATE")
+        app.local_event(1 << 2 | 3 << 3)         # player 1 pegs 3
+        app.local_event(1)                       # END held again
+        app.local_reject()
+        send(app, 6, "STATE")
+        shut(app, out)
+        lines = bodies(root)
+        states = [b for b in lines if b.startswith(b"5 OK") or b.startswith(b"6 OK")]
+        assert len(states) == 2 and all(b" held=- " in b for b in states), states
+        accept = [b for b in lines if b" ACCEPT " in b][0]
+        assert b" held=1,1 " in accept       # what was held: kind 1 (apply), event 1 (END)
+    finally:
+        cleanup(root)
