@@ -192,6 +192,9 @@ class Hub:
         self.failure: str | None = None
         self.closing = False
         try:
+            board_fd = self.serial.fileno()
+            if board_fd is None:
+                raise TransportError(f"{port} cannot be shared on this system (no pollable descriptor)")
             self.path = socket_path(port)
             # listening before it has its name: a client that finds the name can
             # connect, and a name that refuses is a dead owner's (see _connect)
@@ -220,10 +223,7 @@ class Hub:
         self._wake_r.setblocking(False)
         self.selector.register(self._wake_r, selectors.EVENT_READ, "wake")
         self.selector.register(self.listener, selectors.EVENT_READ, "listener")
-        fd = self.serial.fileno()
-        if fd is None:
-            raise TransportError(f"{port} cannot be shared on this system (no pollable descriptor)")
-        self.selector.register(fd, selectors.EVENT_READ, "board")
+        self.selector.register(board_fd, selectors.EVENT_READ, "board")
         ours, theirs = socket.socketpair()
         self._add_client(ours)
         self.local = theirs
