@@ -76,6 +76,10 @@ def watch_serving(tmp_path: Path):
                 until(lambda: os.path.exists(tbclient.shared_socket_path(emulator.port))
                       or watch.poll() is not None, 20, "watch serving the port")
                 assert watch.poll() is None, terminal.lines()
+                # its first view drawn: it has opened its session and read the board
+                until(lambda: any("No game on the board" in line for line in terminal.lines())
+                      or watch.poll() is not None, 20, "watch's first view")
+                assert watch.poll() is None, terminal.lines()
                 yield emulator, watch, env, terminal
             finally:
                 end_process(watch)
