@@ -52,7 +52,7 @@ from .transport import MAX_LINE, SerialTransport, Transport
 # How long a command waits for a port another tallyboard command holds for a moment.
 BUSY_WAIT_S = 3.0
 # How long the board is kept for one client's request before the next client's goes out.
-REPLY_WAIT_S = 2.0
+REPLY_WAIT_S = 5.0
 GARBLED_WAIT_S = 0.25        # after `0 ERR` (a line the board could not trust), as client.py waits
 QUEUE_PER_CLIENT = 8         # requests a client may have waiting; then its socket is not read
 OUTBOX_LIMIT = 256 * 1024    # bytes waiting for a client that does not read; then it is closed
