@@ -79,7 +79,7 @@ VERBS = (
     (b"END", (), "the end of the hand: the tally pegs go to the king row (RQ3)"),
 )
 OPTION_FIELDS = (
-    (b"end", 0, 1, 0, 1, b"", 0, "1: the game ends only at the end of a hand (RQ9)"),
+    (b"end", 0, 1, 0, 1, b"", 0, "1: hand_end, the game ends at the end of a hand; 0: reach (RQ9)"),
     (b"landmark_bonus", 1, 1, 0, 1, b"", 0, "1: landmark bonuses (RQ8)"),
 )
 EVENT_FORMS = (

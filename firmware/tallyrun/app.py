@@ -1,6 +1,10 @@
 # The app on the board: serves the wire protocol (protocol.py) on USB CDC
 # (stdin/stdout), keeps the game in RAM and on flash (journal.py, config.py),
 # pushes an event for every change, and tells the display and the inputs.
+# Here: dispatch, the retry cache and host sessions, the change path, CFG.
+# Beside it: serve.py (the loop), confirming.py (a hand held for an
+# opponent's accept), replies.py (the replies, and the one writer of every
+# event's fields).
 #
 # Hooks for the display and input code:
 #   app.on_change(callback)   callback(kind) after every change; kind is a
