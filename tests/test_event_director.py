@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from tallyboard import event as tb_event
 from tallyboard.cli import main
+from tallyboard.event import director
 from tallyboard.event.store import EventStore
 
 import event_evenings as ev
@@ -68,9 +69,14 @@ def test_the_pin_is_stored_as_a_salted_hash_and_changing_it_needs_the_old(store)
     result = cli("pin", "set", "--new-pin", "9999", "--pin", PIN)
     assert result.exit_code == 0 and "changed" in result.stdout
     assert store.director_pin() != stored
-    # the same PIN set twice hashes differently (its own salt)
-    cli("pin", "set", "--new-pin", "9999", "--pin", "9999")
-    assert store.director_pin() != stored
+    # the same PIN set twice hashes differently (its own salt), and both hashes are that PIN's
+    first = store.director_pin()
+    result = cli("pin", "set", "--new-pin", "9999", "--pin", "9999")
+    assert result.exit_code == 0, result.output
+    second = store.director_pin()
+    assert second != first and second.split("$")[4] != first.split("$")[4]       # scrypt$N$r$p$salt$digest
+    assert director.pin_matches("9999", first) and director.pin_matches("9999", second)
+    assert not director.pin_matches("4711", second)
 
 
 def test_a_pin_too_short_is_refused(store):
