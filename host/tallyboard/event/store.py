@@ -16,38 +16,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import archive
+from .. import archive, database
 from ..errors import RecordError, TallyboardError
 from . import standings
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS event_events (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, state TEXT NOT NULL, round INTEGER NOT NULL,
-    rounds INTEGER NOT NULL, hands INTEGER, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS event_players (
-    event INTEGER NOT NULL, number INTEGER NOT NULL, name TEXT NOT NULL, withdrawn INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (event, number));
-CREATE TABLE IF NOT EXISTS event_rounds (
-    event INTEGER NOT NULL, round INTEGER NOT NULL, seating TEXT NOT NULL, how TEXT NOT NULL,
-    ended_early TEXT NOT NULL DEFAULT '[]', PRIMARY KEY (event, round));
-CREATE TABLE IF NOT EXISTS event_games (
-    event INTEGER NOT NULL, round INTEGER NOT NULL, tableno INTEGER NOT NULL, record TEXT NOT NULL,
-    stamp TEXT NOT NULL, saved_at TEXT NOT NULL, PRIMARY KEY (event, round, tableno));
-CREATE TABLE IF NOT EXISTS event_corrections (
-    event INTEGER NOT NULL, round INTEGER NOT NULL, tableno INTEGER NOT NULL, hands TEXT NOT NULL,
-    whole TEXT, PRIMARY KEY (event, round, tableno));
-CREATE TABLE IF NOT EXISTS event_pending (
-    event INTEGER NOT NULL, round INTEGER NOT NULL, tableno INTEGER NOT NULL, pending TEXT NOT NULL,
-    PRIMARY KEY (event, round, tableno));
-CREATE TABLE IF NOT EXISTS event_boards (
-    event INTEGER NOT NULL, tableno INTEGER NOT NULL, port TEXT NOT NULL, board_id TEXT NOT NULL,
-    status TEXT NOT NULL, PRIMARY KEY (event, tableno));
-CREATE TABLE IF NOT EXISTS event_log (
-    id INTEGER PRIMARY KEY, event INTEGER NOT NULL, at TEXT NOT NULL, action TEXT NOT NULL,
-    what TEXT NOT NULL, before TEXT NOT NULL, after TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS event_director (
-    id INTEGER PRIMARY KEY CHECK (id = 1), pin TEXT NOT NULL, set_at TEXT NOT NULL);
-"""
 
 CREATED, RUNNING, FINISHED = "created", "running", "finished"
 
@@ -88,18 +59,10 @@ class EventStore:
                              "exist; create it or choose another --archive")
         self._lock = threading.RLock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             # autocommit: every write is one explicit BEGIN IMMEDIATE ... COMMIT (_Transaction)
-            self.db = sqlite3.connect(self.path, timeout=10, check_same_thread=False, isolation_level=None)
-            with self._write():
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
-        except sqlite3.DatabaseError as exc:
-            raise EventError(f"{self.path}: cannot open the archive ({exc}); "
-                             "is it a tallyboard archive? choose another with --archive") from None
-        except OSError as exc:
-            raise EventError(f"{self.path}: cannot create the archive ({exc.strerror})") from None
+            self.db = database.open_file(self.path, database.ARCHIVE, archive.own_folder(self.path))
+        except database.DatabaseError as exc:
+            raise EventError(str(exc)) from None
 
     def close(self) -> None:
         with self._lock:
@@ -372,21 +335,24 @@ class EventStore:
 
 
 class _Transaction:
+    """database.write on the store's connection, under the store's lock."""
+
     def __init__(self, store: EventStore, begin: str = "BEGIN IMMEDIATE") -> None:
         self.store = store
         self.begin = begin
+        self._write: Any = None
 
     def __enter__(self) -> sqlite3.Connection:
         self.store._lock.acquire()
         try:
-            self.store.db.execute(self.begin)
+            self._write = database.write(self.store.db, self.begin)
+            return self._write.__enter__()
         except BaseException:
             self.store._lock.release()
             raise
-        return self.store.db
 
-    def __exit__(self, kind: Any, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         try:
-            self.store.db.execute("COMMIT" if kind is None else "ROLLBACK")
+            self._write.__exit__(*exc)
         finally:
             self.store._lock.release()
