@@ -18,7 +18,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from .. import files
+from .. import files, secretfile
 from ..event import director, play, record, standings
 from ..event.store import Event, EventError, EventStore
 from .reporting import reports_errors
@@ -31,8 +31,15 @@ archive_option = click.option("--archive", "archive_path", type=click.Path(dir_o
                                    "~/.local/share/tallyboard/archive.sqlite3).")
 event_option = click.option("--event", "event_name", metavar="NAME",
                             help="The event (default: the one in progress, else the last one finished).")
-pin_option = click.option("--pin", envvar="TALLYBOARD_DIRECTOR_PIN", metavar="PIN",
-                          help="The director's PIN (else $TALLYBOARD_DIRECTOR_PIN, else asked for on a terminal).")
+
+
+def pin_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--pin-file FILE, $TALLYBOARD_DIRECTOR_PIN, else the prompt (when the
+    command needs it); --pin still works, shown in `ps`."""
+    fn = secretfile.file_option("--pin-file", "TALLYBOARD_DIRECTOR_PIN_FILE", "the director's PIN", "pin")(fn)
+    return click.option("--pin", envvar="TALLYBOARD_DIRECTOR_PIN", metavar="PIN",
+                        help=f"The director's PIN; {secretfile.IN_PS} --pin-file, $TALLYBOARD_DIRECTOR_PIN or "
+                             "the prompt a terminal gets.")(fn)
 
 
 @click.group("event")
@@ -56,8 +63,8 @@ def _pin(pin: str | None) -> str | None:
     return pin
 
 
-def _director(store: EventStore, pin: str | None, what: str) -> None:
-    director.check_pin(store, _pin(pin), what)
+def _director(store: EventStore, pin: str | None, what: str, event: Event | None) -> None:
+    director.check_pin(store, _pin(pin), what, event)
 
 
 # ---------------------------------------------------------------- create
@@ -190,7 +197,7 @@ def next_cmd(force: bool, pin: str | None, event_name: str | None, archive_path:
     store, event = _open(archive_path, event_name)
     with store:
         if force:
-            _director(store, pin, "tallyboard event next --force")
+            _director(store, pin, "tallyboard event next --force", event)
         play.read_boards(store, event)
         event = play.advance(store, event, forced=force)
         names = store.names(event)
@@ -208,7 +215,7 @@ def finish_cmd(force: bool, pin: str | None, event_name: str | None, archive_pat
     store, event = _open(archive_path, event_name)
     with store:
         if force:
-            _director(store, pin, "tallyboard event finish --force")
+            _director(store, pin, "tallyboard event finish --force", event)
         play.read_boards(store, event)
         event = play.finish(store, event, forced=force)
         doc = play.snapshot(store, event)
@@ -315,21 +322,27 @@ def pin_group() -> None:
 
 
 @pin_group.command("set")
-@click.option("--new-pin", metavar="PIN", help="The new PIN (else asked for twice, hidden).")
+@click.option("--new-pin", metavar="PIN",
+              help=f"The new PIN (else asked for twice, hidden); {secretfile.IN_PS} --new-pin-file or the prompt.")
+@secretfile.file_option("--new-pin-file", "TALLYBOARD_NEW_PIN_FILE", "the new PIN", "new_pin")
 @pin_option
 @archive_option
 @reports_errors
 def pin_set_cmd(new_pin: str | None, pin: str | None, archive_path: str | None) -> None:
-    """Set the director's PIN; changing it needs the old one (--pin)."""
+    """Set the director's PIN; changing it needs the old one (--pin-file, $TALLYBOARD_DIRECTOR_PIN or the prompt)."""
     with EventStore(archive_path) as store:
         if store.director_pin() is not None:
             pin = _pin(pin)
         if new_pin is None:
             if not sys.stdin.isatty():
-                raise director.DirectorError("give the new PIN with --new-pin (or run this at a terminal); "
-                                             "nothing was changed")
+                raise director.DirectorError("give the new PIN with --new-pin-file FILE (or run this at a "
+                                             "terminal); nothing was changed")
             new_pin = click.prompt("New director's PIN", hide_input=True, confirmation_prompt=True, err=True)
-        first = director.set_pin(store, new_pin, pin)
+        try:
+            event: Event | None = store.event(None)      # the wrong PINs are logged in its log
+        except EventError:
+            event = None
+        first = director.set_pin(store, new_pin, pin, event)
     click.echo("the director's PIN is set" if first else "the director's PIN is changed")
 
 
@@ -344,7 +357,7 @@ def _director_command(what: str) -> Callable[[Callable[..., dict[str, Any]]], Ca
                 **kwargs: Any) -> None:
             store, event = _open(archive_path, event_name)
             with store:
-                _director(store, pin, what)
+                _director(store, pin, what, event)
                 entry = fn(store, event, *args, **kwargs)
             click.echo(f"{entry['action']}: {entry['what']}\n  before: {entry['before']}\n  after:  {entry['after']}")
         return archive_option(event_option(pin_option(reports_errors(run))))

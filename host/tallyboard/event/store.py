@@ -324,6 +324,39 @@ class EventStore:
         row = self._rows("SELECT pin FROM event_director WHERE id = 1")
         return row[0][0] if row else None
 
+    def wrong_pins(self) -> tuple[int, float]:
+        """(wrong PINs in a row, the time.time() until which the PIN is locked; 0: not locked)."""
+        row = self._rows("SELECT failures, locked_until FROM event_wrong_pins WHERE id = 1")
+        return (int(row[0][0]), float(row[0][1])) if row else (0, 0.0)
+
+    def note_wrong_pin(self, event: Event | None, what: str, at: float, lock_after: int,
+                       lock_for: float) -> tuple[int, float]:
+        """Count one more wrong PIN given to `what` at time `at`, in the event's
+        log too; the lock starts (for lock_for seconds) at the lock_after-th in
+        a row. (wrong PINs in a row, locked until; 0: not locked), read and
+        written in one transaction, so processes at once count every one."""
+        with self._write() as db:
+            row = db.execute("SELECT failures, locked_until FROM event_wrong_pins WHERE id = 1").fetchone()
+            failures = (row[0] if row and row[1] <= at else 0) + 1
+            locked_until = at + lock_for if failures >= lock_after else 0.0
+            db.execute("INSERT OR REPLACE INTO event_wrong_pins (id, failures, last_at, locked_until) "
+                       "VALUES (1, ?, ?, ?)", (failures, at, locked_until))
+            if event is not None:
+                until = (f"; the PIN is locked until {datetime.fromtimestamp(locked_until).strftime('%H:%M')}"
+                         if locked_until else "")
+                self._log(db, event, "wrong PIN", what, "", f"{failures} wrong in a row{until}")
+        return failures, locked_until
+
+    def note_locked_pin(self, event: Event | None, what: str) -> None:
+        """A PIN given to `what` while the PIN is locked: logged, not checked."""
+        if event is not None:
+            with self._write() as db:
+                self._log(db, event, "PIN locked", what, "", "refused without checking the PIN")
+
+    def clear_wrong_pins(self) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM event_wrong_pins")
+
     def set_director_pin(self, hashed: str, expected: str | None) -> None:
         """Store the PIN's hash, if the stored one is still `expected` (None:
         none was set)."""
