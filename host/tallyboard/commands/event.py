@@ -15,10 +15,11 @@ from typing import Any, Callable
 
 import click
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from ..console import Console
 from .. import files, secretfile
+from ..names import shown
 from ..event import director, play, record, standings
 from ..event.store import Event, EventError, EventStore
 from .reporting import reports_errors
@@ -125,7 +126,7 @@ def create_cmd(name: str, players: tuple[str, ...], players_file: str | None, ta
     click.echo(f"created {name!r}: {len(names)} players at {len(first)} tables, {rounds} rounds of "
                f"{length}-hand games" + (f" (seating drawn with --seed {seed})" if seating == "draw" else ""))
     for t, table in enumerate(first, 1):
-        click.echo(f"  table {t}: " + ", ".join(f"{s}:{names[p]}" for s, p in enumerate(table)))
+        click.echo(shown(f"  table {t}: " + ", ".join(f"{s}:{names[p]}" for s, p in enumerate(table))))
 
 
 # ---------------------------------------------------------------- status
@@ -201,7 +202,8 @@ def next_cmd(force: bool, pin: str | None, event_name: str | None, archive_path:
         play.read_boards(store, event)
         event = play.advance(store, event, forced=force)
         names = store.names(event)
-        click.echo(f"round {event.round} of {event.rounds}: {_seating_text(store.seating(event, event.round), names)}")
+        click.echo(shown(f"round {event.round} of {event.rounds}: "
+                         f"{_seating_text(store.seating(event, event.round), names)}"))
 
 
 @event_group.command("finish")
@@ -220,8 +222,8 @@ def finish_cmd(force: bool, pin: str | None, event_name: str | None, archive_pat
         event = play.finish(store, event, forced=force)
         doc = play.snapshot(store, event)
     best = [row for row in doc["standings"] if row["rank"] == 1]
-    click.echo(f"{event.name!r} is finished. Winner{'s' if len(best) > 1 else ''}: "
-               + ", ".join(f"{row['name']} ({row['continuous']})" for row in best))
+    click.echo(shown(f"{event.name!r} is finished. Winner{'s' if len(best) > 1 else ''}: "
+                     + ", ".join(f"{row['name']} ({row['continuous']})" for row in best)))
 
 
 # ---------------------------------------------------------------- export, replay
@@ -359,7 +361,8 @@ def _director_command(what: str) -> Callable[[Callable[..., dict[str, Any]]], Ca
             with store:
                 _director(store, pin, what, event)
                 entry = fn(store, event, *args, **kwargs)
-            click.echo(f"{entry['action']}: {entry['what']}\n  before: {entry['before']}\n  after:  {entry['after']}")
+            click.echo(shown(f"{entry['action']}: {entry['what']}\n  before: {entry['before']}\n"
+                             f"  after:  {entry['after']}"))
         return archive_option(event_option(pin_option(reports_errors(run))))
     return wrap
 

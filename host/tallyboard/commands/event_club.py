@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from .. import secretfile
+from ..names import shown
 from ..errors import TallyboardError
 from .reporting import reports_errors
 
@@ -122,7 +123,7 @@ def refused_cmd(as_json: bool, event_name: str | None) -> None:
         click.echo(f"{event.name!r}: the director has refused no message.")
     else:
         for at, board, reason, text in rows:
-            click.echo(f"{at}  {board or '-'}  {reason}: {text}")
+            click.echo(shown(f"{at}  {board or '-'}  {reason}: {text}"))
 
 
 def register(group: click.Group) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import click
-from rich.console import Console
 
+from ..console import Console
 from .. import secretfile
 from ..errors import TallyboardError
 from .reporting import reports_errors

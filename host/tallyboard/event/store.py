@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import archive, database
+from .. import names as tallyboard_names
 from ..errors import RecordError, TallyboardError
 from . import standings
 
@@ -93,6 +94,9 @@ class EventStore:
                hands: int | None = None) -> Event:
         if not name.strip():
             raise EventError("the event needs a name: tallyboard event create NAME --player ...")
+        tallyboard_names.check("the event's name", name, tallyboard_names.EVENT_MAX)
+        for player in players:
+            tallyboard_names.check("player", player, tallyboard_names.PLAYER_MAX)
         stamp = now()
         with self._write() as db:
             if db.execute("SELECT 1 FROM event_events WHERE name = ?", (name,)).fetchone():
@@ -198,6 +202,8 @@ class EventStore:
                names: dict[int, str] | None = None, withdrawn: Sequence[int] = ()) -> None:
         """The director's new seating for the current round (before it has
         begun), new players and withdrawals with it, logged. One transaction."""
+        for name in (names or {}).values():
+            tallyboard_names.check("player", name, tallyboard_names.PLAYER_MAX)
         with self._write() as db:
             db.execute("UPDATE event_rounds SET seating = ?, how = 'director' WHERE event = ? AND round = ?",
                        (json.dumps(seating), event.id, event.round))
