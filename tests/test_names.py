@@ -145,3 +145,16 @@ def test_the_archive_list_never_prints_a_control_character_from_an_old_archive(a
     assert result.exit_code == 0, result.output
     assert not raw(result.output), repr(result.output)
     assert "\\u202eevil" in result.output
+
+
+def test_players_added_or_substituted_later_are_checked_the_same(archive):
+    assert cli("event", "create", "Tuesday", *[a for n in ["Ann"] + OTHERS for a in ("--player", n)]).exit_code == 0
+    assert cli("event", "pin", "set", "--new-pin", "4711").exit_code == 0
+    env = {"TALLYBOARD_DIRECTOR_PIN": "4711"}
+    result = cli("event", "add", "Wu", "Xi", "Yo", EVIL, env=env)
+    assert result.exit_code != 0 and "U+202E (right-to-left override)" in result.output, result.output
+    result = cli("event", "withdraw", "Ann", "--substitute", TITLE, env=env)
+    assert result.exit_code != 0 and "U+001B" in result.output, result.output
+    assert not raw(result.output)
+    with EventStore(archive) as store:
+        assert store.names(store.event()) == ["Ann"] + OTHERS
