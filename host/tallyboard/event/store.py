@@ -2,8 +2,9 @@
 store"): events, players, each round's seating, each table's game as the
 board last reported it (record + stamp) with the director's corrections kept
 beside it, board attachments, held hands and the director's log. The tables
-are new ones beside the archive's `games`, created if missing; the archive's
-own are never touched. Every write is one transaction; a game is stored by
+are beside the archive's `games`, in the archive's versioned schema
+(tallyboard.database.ARCHIVE); the archive's own are never touched. Every
+write is one transaction (database.write); a game is stored by
 replacing the table's row (the board's own state), never by adding to it, so
 saving the same game again changes nothing."""
 from __future__ import annotations
