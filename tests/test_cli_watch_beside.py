@@ -27,7 +27,8 @@ def run(*args: str, env: dict | None = None):
 
 def test_watch_in_one_process_and_scoring_in_others(tmp_path):
     env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path / "run"), COLUMNS="100", PYTHONUNBUFFERED="1",
-               TTY_COMPATIBLE="1", NO_COLOR="1")   # rich draws each update, as on a terminal
+               TTY_COMPATIBLE="1", FORCE_COLOR="1", NO_COLOR="1")   # rich draws each update, as on a terminal
+               # (TTY_COMPATIBLE since rich 14, FORCE_COLOR before; NO_COLOR: no colour codes)
     (tmp_path / "run").mkdir()
     with emulated_board(tmp_path / "flash") as (emulator, board):
         board.link.close()        # the commands open the port themselves
