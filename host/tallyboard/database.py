@@ -228,6 +228,8 @@ def version_of(connection: sqlite3.Connection) -> int:
 def migrate(connection: sqlite3.Connection, kind: Kind, path: Path | str = "") -> int:
     """Bring the file up to kind's version, every missing migration in one
     transaction; the version it had. DatabaseError for a newer file."""
+    if version_of(connection) == kind.version:
+        return kind.version        # up to date: no write lock taken (another process may hold one)
     with write(connection) as db:
         had = version_of(db)
         if had > kind.version:
