@@ -341,8 +341,12 @@ def test_wrong_pins_wait_longer_each_time_are_logged_and_lock_the_pin(store, del
     assert log[:4] == [("wrong PIN", "tallyboard event correct", f"{n} wrong in a row") for n in range(1, 5)]
     assert log[4][2].startswith("5 wrong in a row; the PIN is locked until ")
     assert log[5] == ("PIN locked", "tallyboard event correct", "refused without checking the PIN")
-    # 15 minutes after the fifth: the right PIN works, and the count starts again
+    # 15 minutes after the fifth: a wrong PIN before the right one locks it again at once
     clock[0] += 60
+    result = cli(*CORRECT, "--pin", "0006")
+    assert "the PIN is locked for 15 minutes" in result.stderr, result.stderr
+    clock[0] += 15 * 60
+    # then the right PIN works, and the count starts again
     result = cli(*CORRECT, "--pin", PIN)
     assert result.exit_code == 0, result.output
     assert store.wrong_pins() == (0, 0.0)
