@@ -374,6 +374,9 @@ def test_the_pin_from_a_file_and_the_new_pin_from_a_file(store, tmp_path):
     assert result.exit_code != 0 and f"{tmp_path / 'none'}: cannot read the director's PIN" in result.stderr
     result = cli(*CORRECT, "--pin-file", str(given), "--pin", PIN)
     assert result.exit_code != 0 and "give it once" in result.stderr
+    # a file named beats a PIN left in the environment
+    result = cli(*CORRECT, "--pin-file", str(given), env={"TALLYBOARD_DIRECTOR_PIN": "0000"})
+    assert result.exit_code == 0, result.output
 
 
 def test_the_pin_in_argv_still_works_and_its_help_says_ps_shows_it(store):

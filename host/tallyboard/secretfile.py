@@ -36,10 +36,12 @@ def read(path: str | Path, what: str) -> str:
     return lines[0].strip()
 
 
-def given(value: str | None, path: str | None, what: str, prompt: str | None = None) -> str | None:
-    """The secret from argv or the environment (value), else from the file
-    (path), else asked for (prompt) when a person is at the terminal; None if none."""
-    if value is not None and path is not None:
+def given(value: str | None, path: str | None, what: str, prompt: str | None = None,
+          value_typed: bool = True) -> str | None:
+    """The secret from the file (path), else from argv or the environment
+    (value), else asked for (prompt) when a person is at the terminal; None
+    if none. A value typed on the command line beside a file is refused."""
+    if value is not None and path is not None and value_typed:
         raise click.UsageError(f"{what}: give it once (the option or its file), not both")
     if path is not None:
         return read(path, what)
@@ -58,7 +60,9 @@ def file_option(name: str, envvar: str, what: str, target: str,
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:
-            kwargs[target] = given(kwargs.get(target), kwargs.pop(param, None), what, prompt)
+            context = click.get_current_context(silent=True)
+            typed = context is None or context.get_parameter_source(target) == click.core.ParameterSource.COMMANDLINE
+            kwargs[target] = given(kwargs.get(target), kwargs.pop(param, None), what, prompt, typed)
             return fn(*args, **kwargs)
         return click.option(name, param, type=click.Path(dir_okay=False), envvar=envvar, metavar="FILE",
                             help=f"A file whose first line is {what} (else ${envvar}).")(run)
