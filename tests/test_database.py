@@ -137,10 +137,11 @@ def test_a_directors_file_of_today_is_migrated_with_its_secret_and_refusals_kept
         ("INSERT INTO sent VALUES ('x/director/round', 3, ?)", (b"{}",))])
     db = database.open_file(path, database.DIRECTOR)
     try:
-        assert database.version_of(db) == database.DIRECTOR.version == 1
+        assert database.version_of(db) == database.DIRECTOR.version == 2
         assert db.execute("SELECT secret, director, tables FROM club").fetchone() == (b"s" * 32, "dpw", "tpw")
         assert db.execute("SELECT board, seq FROM applied").fetchall() == [("b1", 7)]
-        assert db.execute("SELECT board, reason, text FROM refused").fetchall() == [("b2", "replay", "old")]
+        # version 2 counts repeats: a refusal of before counts once
+        assert db.execute("SELECT board, reason, text, count FROM refused").fetchall() == [("b2", "replay", "old", 1)]
         assert db.execute("SELECT topic, seq FROM sent").fetchall() == [("x/director/round", 3)]
     finally:
         db.close()

@@ -103,7 +103,8 @@ ARCHIVE = Kind("archive", (
 ), hint="choose another with --archive")
 
 # The director's club file of an evening: its secret and broker passwords,
-# what it applied, refused and sent (tallyboard.event.club, tallyboard.club.link).
+# what it applied, refused (each kind of refusal once, counted) and sent
+# (tallyboard.event.club, tallyboard.club.link).
 DIRECTOR = Kind("director's club file", (
     """
     CREATE TABLE IF NOT EXISTS club (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL,
@@ -112,6 +113,10 @@ DIRECTOR = Kind("director's club file", (
     CREATE TABLE IF NOT EXISTS refused (id INTEGER PRIMARY KEY, at TEXT NOT NULL, board TEXT, topic TEXT NOT NULL,
                                         reason TEXT NOT NULL, text TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS sent (topic TEXT PRIMARY KEY, seq INTEGER NOT NULL, payload BLOB NOT NULL);
+    """,
+    # a refusal repeated counts in its row (issue 22.2: `refused` bounded under a flood)
+    """
+    ALTER TABLE refused ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
     """,
 ), wal=True)
 
