@@ -121,15 +121,14 @@ def test_event_watch_never_prints_a_control_character_from_a_snapshot(archive, t
     assert "\\x1b" in result.output and "\\u202e" in result.output
 
 
-def test_sheet_never_prints_a_control_character_from_a_record(tmp_path):
-    record = {"format": "tallyboard/1", "game": "roquet", "players": [TITLE, EVIL], "hands": []}
+def test_a_record_whose_player_holds_one_is_refused_in_words(tmp_path):
+    record = {"format": "tallyboard/1", "game": "roquet", "players": [TITLE, "Bob"], "hands": []}
     path = tmp_path / "r.json"
     path.write_text(json.dumps(record))
     result = cli("sheet", str(path))
+    assert result.exit_code != 0
+    assert "players: 'A\\x1b]0;PWNED\\x07' holds U+001B: a name may not hold a control, bidi" in result.output
     assert not raw(result.output), repr(result.output)
-    assert result.exit_code == 0, result.output
-    # (rich drops the BEL itself; the ESC before it is shown escaped)
-    assert "A\\x1b]0;PWNED" in result.output and "\\u202eevil" in result.output
 
 
 def test_the_archive_list_never_prints_a_control_character_from_an_old_archive(archive):
@@ -158,3 +157,21 @@ def test_players_added_or_substituted_later_are_checked_the_same(archive):
     assert not raw(result.output)
     with EventStore(archive) as store:
         assert store.names(store.event()) == ["Ann"] + OTHERS
+
+
+def test_on_a_terminal_the_colours_stay_and_the_datas_escape_goes():
+    """rich's own escape codes (colours, Live's cursor) pass; the data's are escaped."""
+    import io
+
+    from rich.table import Table
+
+    from tallyboard.console import Console
+    out = io.StringIO()
+    table = Table("Player", "Total")
+    table.add_row(TITLE, "5")
+    table.add_row(EVIL, "3")
+    Console(file=out, force_terminal=True, color_system="standard", width=80).print(table, style="bold")
+    text = out.getvalue()
+    assert "\x1b[1m" in text                                   # bold: rich's own code
+    assert "\x1b]" not in text and "\x07" not in text and "\u202e" not in text
+    assert "A\\x1b]0;PWNED" in text and "\\u202eevil" in text
