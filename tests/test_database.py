@@ -231,11 +231,14 @@ def test_a_write_is_one_transaction(tmp_path):
         db.close()
 
 
-def test_every_sqlite_file_is_opened_by_the_database_module():
-    """No other module of the host connects to SQLite or creates tables."""
+def test_every_sqlite_file_is_opened_and_written_through_the_database_module():
+    """No other module of the host connects to SQLite, creates tables or
+    begins and ends a transaction itself (database.write does)."""
     host = Path(database.__file__).parent
     for source in host.rglob("*.py"):
         if source.name == "database.py":
             continue
         text = source.read_text()
-        assert "sqlite3.connect(" not in text and "CREATE TABLE" not in text, source
+        for word in ("sqlite3.connect(", "CREATE TABLE", "ALTER TABLE", 'execute("BEGIN', 'execute("COMMIT',
+                     'execute("ROLLBACK")', "executescript("):
+            assert word not in text, (source, word)

@@ -323,41 +323,35 @@ class DirectorLink(_Link):
             self._status_message(message, levels[3])
             return
         board = levels[3] if len(levels) == 5 else None
-        with self._lock:
-            self.store.execute("BEGIN IMMEDIATE")
+        with self._lock, database.write(self.store):
+            last = self._last(board)
             try:
-                last = self._last(board)
+                if board is None or len(levels) != 5 or levels[2] != "table":
+                    raise RefusedMessage("field", f"not a table's topic: {message.topic}")
+                known = self._boards(self.store) if callable(self._boards) else self._boards
+                opened = envelope.open_message(message.payload, self.key,
+                                               {name: self._last(name) for name in (board,) if name in known},
+                                               event=self.event)
+                if opened["board"] != board or opened["kind"] != levels[4] or opened["kind"] not in ("hand",
+                                                                                                      "state"):
+                    raise RefusedMessage("field", f"a {opened['kind']} message of board {opened['board']!r} "
+                                                  f"on the topic {message.topic}")
+                self.store.execute("SAVEPOINT apply")
                 try:
-                    if board is None or len(levels) != 5 or levels[2] != "table":
-                        raise RefusedMessage("field", f"not a table's topic: {message.topic}")
-                    known = self._boards(self.store) if callable(self._boards) else self._boards
-                    opened = envelope.open_message(message.payload, self.key,
-                                                   {name: self._last(name) for name in (board,) if name in known},
-                                                   event=self.event)
-                    if opened["board"] != board or opened["kind"] != levels[4] or opened["kind"] not in ("hand",
-                                                                                                          "state"):
-                        raise RefusedMessage("field", f"a {opened['kind']} message of board {opened['board']!r} "
-                                                      f"on the topic {message.topic}")
-                    self.store.execute("SAVEPOINT apply")
-                    try:
-                        self.on_table_message(self.store, opened)
-                    except Exception as error:   # the evening refused it: nothing of it stays
-                        self.store.execute("ROLLBACK TO apply")
-                        raise RefusedMessage("apply", f"{opened['kind']} {opened['seq']} of board {board!r} "
-                                                      f"not applied: {error}") from None
-                    self.store.execute("RELEASE apply")
-                    self.store.execute("INSERT INTO applied (board, seq) VALUES (?, ?) ON CONFLICT (board) "
-                                       "DO UPDATE SET seq = excluded.seq", (board, opened["seq"]))
-                    last = opened["seq"]
-                except RefusedMessage as refused:
-                    log.warning("refused %s: %s", message.topic, refused)
-                    self.store.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES "
-                                       "(datetime('now'), ?, ?, ?, ?)", (board, message.topic, refused.reason,
-                                                                        str(refused)))
-                self.store.execute("COMMIT")
-            except BaseException:
-                self.store.execute("ROLLBACK")
-                raise
+                    self.on_table_message(self.store, opened)
+                except Exception as error:   # the evening refused it: nothing of it stays
+                    self.store.execute("ROLLBACK TO apply")
+                    raise RefusedMessage("apply", f"{opened['kind']} {opened['seq']} of board {board!r} "
+                                                  f"not applied: {error}") from None
+                self.store.execute("RELEASE apply")
+                self.store.execute("INSERT INTO applied (board, seq) VALUES (?, ?) ON CONFLICT (board) "
+                                   "DO UPDATE SET seq = excluded.seq", (board, opened["seq"]))
+                last = opened["seq"]
+            except RefusedMessage as refused:
+                log.warning("refused %s: %s", message.topic, refused)
+                self.store.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES "
+                                   "(datetime('now'), ?, ?, ?, ?)", (board, message.topic, refused.reason,
+                                                                    str(refused)))
         if board is not None and last and envelope.is_name(board):
             self.client.publish(envelope.applied_topic(self.event, board),
                                 envelope.seal(self.key, self.event, envelope.DIRECTOR, 0, "applied",
