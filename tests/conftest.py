@@ -31,14 +31,24 @@ def skip_refused_in_ci(reason: str, environ: dict | None = None) -> bool:
     return not any(allowed in reason for allowed in SKIPS_ALLOWED_IN_CI)
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
+def _fail_unlisted_skip(report, nodeid: str) -> None:
     if report.skipped and not hasattr(report, "wasxfail") and isinstance(report.longrepr, tuple):
         reason = str(report.longrepr[2])
         if skip_refused_in_ci(reason):
             report.outcome = "failed"
-            report.longrepr = (f"{item.nodeid}: skipped under CI=true ({reason}); only the skips in "
+            report.longrepr = (f"{nodeid}: skipped under CI=true ({reason}); only the skips in "
                                "tests/conftest.py SKIPS_ALLOWED_IN_CI may be taken in CI: install what the "
                                "test needs (.ci/run does) or add the skip there with its reason")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    _fail_unlisted_skip(outcome.get_result(), item.nodeid)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    # a whole module skipped (pytest.skip(allow_module_level=True)) is taken at collection
+    outcome = yield
+    _fail_unlisted_skip(outcome.get_result(), collector.nodeid)

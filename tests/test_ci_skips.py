@@ -38,6 +38,15 @@ def test_an_unlisted_skip_fails_only_in_ci(tmp_path):
     assert _run(tmp_path, "false").startswith("3 skipped")
     # the skip in the test fails it; the one of a mark (taken at setup) is an error: both fail the run
     assert _run(tmp_path, "true").startswith("1 failed, 1 skipped, 1 error")
+    # a module skipped whole, at collection
+    (tmp_path / "test_two.py").unlink()
+    (tmp_path / "test_module.py").write_text(
+        "import pytest\n"
+        "pytest.skip('needs openssl', allow_module_level=True)\n\n"
+        "def test_one():\n"
+        "    pass\n")
+    assert _run(tmp_path, None).startswith("1 skipped")
+    assert "1 error" in _run(tmp_path, "true")
 
 
 def test_every_listed_skip_says_why():
