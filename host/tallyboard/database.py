@@ -190,7 +190,7 @@ def _tighten(path: Path, mode: int, what: str) -> None:
                   f"private ({exc.strerror}): chmod {mode:o} it")
         return
     _say_once(f"the {what} {path} was open to other users ({stat.S_IMODE(info.st_mode):04o}); it is now "
-              f"{mode:04o} (it holds the club's secrets)")
+              f"{mode:04o} (tallyboard's files hold the director's PIN hash and the club's secrets)")
 
 
 # ---------------------------------------------------------------- opening
