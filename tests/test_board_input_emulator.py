@@ -62,7 +62,7 @@ def test_picture_of_a_board_is_what_it_shows(tmp_path):
             board.new("skicket", 4)
             board.cfg_set("name", "Ann", 0)
             board.cfg_set("brightness", "90")
-            board.hand(0, "4H", None, None, False, 10)
+            board.game_verb("HAND", 0, "4H", None, None, 0, 10)
             # the board replies first and draws after: the last drawing is waited for, then
             # the composed frame must be the very bytes of both displays
             def agree():
