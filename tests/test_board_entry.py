@@ -67,7 +67,6 @@ def test_every_game_is_entered_with_presses_on_the_emulated_board(tmp_path, monk
             board.connect()
             for name, players, inputs, totals, _cost in EVERY_GAME:
                 board.new(name, players)
-                time.sleep(0.2)
                 for one in inputs:
                     for args in press_args(one):
                         out = runner.invoke(main, args)

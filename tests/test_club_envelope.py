@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from tallyboard import database
 from tallyboard.club import envelope, link, outbox
 from tallyboard.club.envelope import RefusedMessage
 
@@ -134,12 +135,14 @@ def test_the_outbox_numbers_each_board_and_keeps_rows_until_confirmed(tmp_path):
 
 def test_add_in_is_part_of_the_callers_transaction(tmp_path):
     box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, KEY)
-    mine = outbox.connect(tmp_path / "o.sqlite3")
+    mine = database.open_file(tmp_path / "o.sqlite3", database.TABLE_HOST)
     mine.execute("CREATE TABLE scores (n INTEGER)")
-    mine.execute("BEGIN IMMEDIATE")
-    mine.execute("INSERT INTO scores VALUES (1)")
-    box.add_in(mine, "t1", "hand", {"n": 1})
-    mine.execute("ROLLBACK")                         # the hand is not scored: it is not sent either
+    with pytest.raises(ValueError):
+        with database.write(mine):
+            mine.execute("INSERT INTO scores VALUES (1)")
+            box.add_in(mine, "t1", "hand", {"n": 1})
+            raise ValueError("the hand is not scored")  # rolled back: it is not sent either
+    assert mine.execute("SELECT count(*) FROM scores").fetchone() == (0,)
     assert box.pending() == 0
     assert box.add("t1", "hand", {"n": 1}) == 1      # and its number was not used
     box.close()

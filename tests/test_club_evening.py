@@ -377,7 +377,9 @@ def forge(club: Club, url: str) -> None:
 def test_an_evening_on_the_embedded_broker_survives_a_killed_host_a_host_cut_off_and_the_director_restarted(club):
     port = brokers.free_port()
     director = club.director("--broker-port", str(port))
-    table_url = director.wait_line(r"--broker (mqtt://table:\S+) --join").group(1)
+    said = director.wait_line(r"TALLYBOARD_BROKER_PASSWORD=(\S+) TALLYBOARD_JOIN=\S+ tallyboard event table "
+                              r"--broker mqtt://table@(\S+) --emulators N")
+    table_url = f"mqtt://table:{said.group(1)}@{said.group(2)}"
     assert club.code in "\n".join(director.lines)
     relay = Relay(port)
     try:

@@ -28,9 +28,10 @@ from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as mqtt
 
+from .. import database
 from . import envelope
 from .envelope import RefusedMessage
-from .outbox import Outbox, connect
+from .outbox import Outbox
 
 log = logging.getLogger(__name__)
 
@@ -265,13 +266,6 @@ class DirectorLink(_Link):
     that returns it. `on_status(host, online, boards)` hears table hosts
     come and go."""
 
-    SCHEMA = """
-    CREATE TABLE IF NOT EXISTS applied (board TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-    CREATE TABLE IF NOT EXISTS refused (id INTEGER PRIMARY KEY, at TEXT NOT NULL, board TEXT, topic TEXT NOT NULL,
-                                        reason TEXT NOT NULL, text TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS sent (topic TEXT PRIMARY KEY, seq INTEGER NOT NULL, payload BLOB NOT NULL);
-    """
-
     def __init__(self, url: str, client_id: str, username: str | None = None, password: str | None = None,
                  tls_ca: str | Path | None = None, *, event: str, key: bytes, store_path: str | Path,
                  boards: Iterable[str] | Callable[[sqlite3.Connection], Iterable[str]],
@@ -281,8 +275,7 @@ class DirectorLink(_Link):
         super().__init__(url, client_id, username, password, tls_ca, max_backoff)
         self.event = envelope.check_name("event", event)
         self.key = key
-        self.store = connect(store_path)
-        self.store.executescript(self.SCHEMA)
+        self.store = database.open_file(store_path, database.DIRECTOR)
         self._boards = boards if callable(boards) else frozenset(boards)
         self.on_table_message = on_table_message
         self.on_status = on_status
@@ -306,17 +299,11 @@ class DirectorLink(_Link):
         every reconnection."""
         topic = envelope.round_topic(self.event)
         with self._lock:
-            self.store.execute("BEGIN IMMEDIATE")
-            try:
-                seq = self.store.execute("SELECT coalesce(max(seq), 0) FROM sent").fetchone()[0] + 1
+            with database.write(self.store) as db:
+                seq = db.execute("SELECT coalesce(max(seq), 0) FROM sent").fetchone()[0] + 1
                 payload = envelope.seal(self.key, self.event, envelope.DIRECTOR, seq, "round", body)
-                self.store.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
-                                   "DO UPDATE SET seq = excluded.seq, payload = excluded.payload",
-                                   (topic, seq, payload))
-                self.store.execute("COMMIT")
-            except BaseException:
-                self.store.execute("ROLLBACK")
-                raise
+                db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
+                           "DO UPDATE SET seq = excluded.seq, payload = excluded.payload", (topic, seq, payload))
         self.client.publish(topic, payload, qos=1, retain=True)
         return seq
 
@@ -336,41 +323,35 @@ class DirectorLink(_Link):
             self._status_message(message, levels[3])
             return
         board = levels[3] if len(levels) == 5 else None
-        with self._lock:
-            self.store.execute("BEGIN IMMEDIATE")
+        with self._lock, database.write(self.store):
+            last = self._last(board)
             try:
-                last = self._last(board)
+                if board is None or len(levels) != 5 or levels[2] != "table":
+                    raise RefusedMessage("field", f"not a table's topic: {message.topic}")
+                known = self._boards(self.store) if callable(self._boards) else self._boards
+                opened = envelope.open_message(message.payload, self.key,
+                                               {name: self._last(name) for name in (board,) if name in known},
+                                               event=self.event)
+                if opened["board"] != board or opened["kind"] != levels[4] or opened["kind"] not in ("hand",
+                                                                                                      "state"):
+                    raise RefusedMessage("field", f"a {opened['kind']} message of board {opened['board']!r} "
+                                                  f"on the topic {message.topic}")
+                self.store.execute("SAVEPOINT apply")
                 try:
-                    if board is None or len(levels) != 5 or levels[2] != "table":
-                        raise RefusedMessage("field", f"not a table's topic: {message.topic}")
-                    known = self._boards(self.store) if callable(self._boards) else self._boards
-                    opened = envelope.open_message(message.payload, self.key,
-                                                   {name: self._last(name) for name in (board,) if name in known},
-                                                   event=self.event)
-                    if opened["board"] != board or opened["kind"] != levels[4] or opened["kind"] not in ("hand",
-                                                                                                          "state"):
-                        raise RefusedMessage("field", f"a {opened['kind']} message of board {opened['board']!r} "
-                                                      f"on the topic {message.topic}")
-                    self.store.execute("SAVEPOINT apply")
-                    try:
-                        self.on_table_message(self.store, opened)
-                    except Exception as error:   # the evening refused it: nothing of it stays
-                        self.store.execute("ROLLBACK TO apply")
-                        raise RefusedMessage("apply", f"{opened['kind']} {opened['seq']} of board {board!r} "
-                                                      f"not applied: {error}") from None
-                    self.store.execute("RELEASE apply")
-                    self.store.execute("INSERT INTO applied (board, seq) VALUES (?, ?) ON CONFLICT (board) "
-                                       "DO UPDATE SET seq = excluded.seq", (board, opened["seq"]))
-                    last = opened["seq"]
-                except RefusedMessage as refused:
-                    log.warning("refused %s: %s", message.topic, refused)
-                    self.store.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES "
-                                       "(datetime('now'), ?, ?, ?, ?)", (board, message.topic, refused.reason,
-                                                                        str(refused)))
-                self.store.execute("COMMIT")
-            except BaseException:
-                self.store.execute("ROLLBACK")
-                raise
+                    self.on_table_message(self.store, opened)
+                except Exception as error:   # the evening refused it: nothing of it stays
+                    self.store.execute("ROLLBACK TO apply")
+                    raise RefusedMessage("apply", f"{opened['kind']} {opened['seq']} of board {board!r} "
+                                                  f"not applied: {error}") from None
+                self.store.execute("RELEASE apply")
+                self.store.execute("INSERT INTO applied (board, seq) VALUES (?, ?) ON CONFLICT (board) "
+                                   "DO UPDATE SET seq = excluded.seq", (board, opened["seq"]))
+                last = opened["seq"]
+            except RefusedMessage as refused:
+                log.warning("refused %s: %s", message.topic, refused)
+                self.store.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES "
+                                   "(datetime('now'), ?, ?, ?, ?)", (board, message.topic, refused.reason,
+                                                                    str(refused)))
         if board is not None and last and envelope.is_name(board):
             self.client.publish(envelope.applied_topic(self.event, board),
                                 envelope.seal(self.key, self.event, envelope.DIRECTOR, 0, "applied",

@@ -15,10 +15,11 @@ from typing import Any, Callable
 
 import click
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
-from .. import files
+from ..console import Console
+from .. import files, secretfile
+from ..names import shown
 from ..event import director, play, record, standings
 from ..event.store import Event, EventError, EventStore
 from .reporting import reports_errors
@@ -31,8 +32,15 @@ archive_option = click.option("--archive", "archive_path", type=click.Path(dir_o
                                    "~/.local/share/tallyboard/archive.sqlite3).")
 event_option = click.option("--event", "event_name", metavar="NAME",
                             help="The event (default: the one in progress, else the last one finished).")
-pin_option = click.option("--pin", envvar="TALLYBOARD_DIRECTOR_PIN", metavar="PIN",
-                          help="The director's PIN (else $TALLYBOARD_DIRECTOR_PIN, else asked for on a terminal).")
+
+
+def pin_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--pin-file FILE, $TALLYBOARD_DIRECTOR_PIN, else the prompt (when the
+    command needs it); --pin still works, shown in `ps`."""
+    fn = secretfile.file_option("--pin-file", "TALLYBOARD_DIRECTOR_PIN_FILE", "the director's PIN", "pin")(fn)
+    return click.option("--pin", envvar="TALLYBOARD_DIRECTOR_PIN", metavar="PIN",
+                        help=f"The director's PIN; {secretfile.IN_PS} --pin-file, $TALLYBOARD_DIRECTOR_PIN or "
+                             "the prompt a terminal gets.")(fn)
 
 
 @click.group("event")
@@ -56,8 +64,8 @@ def _pin(pin: str | None) -> str | None:
     return pin
 
 
-def _director(store: EventStore, pin: str | None, what: str) -> None:
-    director.check_pin(store, _pin(pin), what)
+def _director(store: EventStore, pin: str | None, what: str, event: Event | None) -> None:
+    director.check_pin(store, _pin(pin), what, event)
 
 
 # ---------------------------------------------------------------- create
@@ -118,7 +126,7 @@ def create_cmd(name: str, players: tuple[str, ...], players_file: str | None, ta
     click.echo(f"created {name!r}: {len(names)} players at {len(first)} tables, {rounds} rounds of "
                f"{length}-hand games" + (f" (seating drawn with --seed {seed})" if seating == "draw" else ""))
     for t, table in enumerate(first, 1):
-        click.echo(f"  table {t}: " + ", ".join(f"{s}:{names[p]}" for s, p in enumerate(table)))
+        click.echo(shown(f"  table {t}: " + ", ".join(f"{s}:{names[p]}" for s, p in enumerate(table))))
 
 
 # ---------------------------------------------------------------- status
@@ -190,11 +198,12 @@ def next_cmd(force: bool, pin: str | None, event_name: str | None, archive_path:
     store, event = _open(archive_path, event_name)
     with store:
         if force:
-            _director(store, pin, "tallyboard event next --force")
+            _director(store, pin, "tallyboard event next --force", event)
         play.read_boards(store, event)
         event = play.advance(store, event, forced=force)
         names = store.names(event)
-        click.echo(f"round {event.round} of {event.rounds}: {_seating_text(store.seating(event, event.round), names)}")
+        click.echo(shown(f"round {event.round} of {event.rounds}: "
+                         f"{_seating_text(store.seating(event, event.round), names)}"))
 
 
 @event_group.command("finish")
@@ -208,13 +217,13 @@ def finish_cmd(force: bool, pin: str | None, event_name: str | None, archive_pat
     store, event = _open(archive_path, event_name)
     with store:
         if force:
-            _director(store, pin, "tallyboard event finish --force")
+            _director(store, pin, "tallyboard event finish --force", event)
         play.read_boards(store, event)
         event = play.finish(store, event, forced=force)
         doc = play.snapshot(store, event)
     best = [row for row in doc["standings"] if row["rank"] == 1]
-    click.echo(f"{event.name!r} is finished. Winner{'s' if len(best) > 1 else ''}: "
-               + ", ".join(f"{row['name']} ({row['continuous']})" for row in best))
+    click.echo(shown(f"{event.name!r} is finished. Winner{'s' if len(best) > 1 else ''}: "
+                     + ", ".join(f"{row['name']} ({row['continuous']})" for row in best)))
 
 
 # ---------------------------------------------------------------- export, replay
@@ -315,21 +324,27 @@ def pin_group() -> None:
 
 
 @pin_group.command("set")
-@click.option("--new-pin", metavar="PIN", help="The new PIN (else asked for twice, hidden).")
+@click.option("--new-pin", metavar="PIN",
+              help=f"The new PIN (else asked for twice, hidden); {secretfile.IN_PS} --new-pin-file or the prompt.")
+@secretfile.file_option("--new-pin-file", "TALLYBOARD_NEW_PIN_FILE", "the new PIN", "new_pin")
 @pin_option
 @archive_option
 @reports_errors
 def pin_set_cmd(new_pin: str | None, pin: str | None, archive_path: str | None) -> None:
-    """Set the director's PIN; changing it needs the old one (--pin)."""
+    """Set the director's PIN; changing it needs the old one (--pin-file, $TALLYBOARD_DIRECTOR_PIN or the prompt)."""
     with EventStore(archive_path) as store:
         if store.director_pin() is not None:
             pin = _pin(pin)
         if new_pin is None:
             if not sys.stdin.isatty():
-                raise director.DirectorError("give the new PIN with --new-pin (or run this at a terminal); "
-                                             "nothing was changed")
+                raise director.DirectorError("give the new PIN with --new-pin-file FILE (or run this at a "
+                                             "terminal); nothing was changed")
             new_pin = click.prompt("New director's PIN", hide_input=True, confirmation_prompt=True, err=True)
-        first = director.set_pin(store, new_pin, pin)
+        try:
+            event: Event | None = store.event(None)      # the wrong PINs are logged in its log
+        except EventError:
+            event = None
+        first = director.set_pin(store, new_pin, pin, event)
     click.echo("the director's PIN is set" if first else "the director's PIN is changed")
 
 
@@ -344,9 +359,10 @@ def _director_command(what: str) -> Callable[[Callable[..., dict[str, Any]]], Ca
                 **kwargs: Any) -> None:
             store, event = _open(archive_path, event_name)
             with store:
-                _director(store, pin, what)
+                _director(store, pin, what, event)
                 entry = fn(store, event, *args, **kwargs)
-            click.echo(f"{entry['action']}: {entry['what']}\n  before: {entry['before']}\n  after:  {entry['after']}")
+            click.echo(shown(f"{entry['action']}: {entry['what']}\n  before: {entry['before']}\n"
+                             f"  after:  {entry['after']}"))
         return archive_option(event_option(pin_option(reports_errors(run))))
     return wrap
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from .. import secretfile
+from ..names import shown
 from ..errors import TallyboardError
 from .reporting import reports_errors
 
@@ -22,9 +24,15 @@ event_option = click.option("--event", "event_name", metavar="NAME",
 
 @click.command("table")
 @click.option("--broker", "broker_url", required=True, metavar="URL", envvar="TALLYBOARD_BROKER",
-              help="The club's MQTT broker, mqtt://USER:PASSWORD@HOST:PORT (mqtts:// for TLS; else $TALLYBOARD_BROKER).")
-@click.option("--join", "join", required=True, metavar="CODE", envvar="TALLYBOARD_JOIN",
-              help="The evening's join code, as the director's screen shows it (else $TALLYBOARD_JOIN).")
+              help="The club's MQTT broker, mqtt://table@HOST:PORT with the password from "
+                   "--broker-password-file (mqtts:// for TLS; else $TALLYBOARD_BROKER). A password written in the "
+                   "URL works too, but is visible to every user of this machine in `ps`.")
+@secretfile.broker_password_option
+@click.option("--join", "join", metavar="CODE", envvar="TALLYBOARD_JOIN",
+              help="The evening's join code, as the director's screen shows it (else $TALLYBOARD_JOIN, else "
+                   f"asked for on a terminal). It holds the evening's secret: {secretfile.IN_PS} --join-file or "
+                   "$TALLYBOARD_JOIN.")
+@secretfile.file_option("--join-file", "TALLYBOARD_JOIN_FILE", "the evening's join code", "join", prompt="Join code")
 @click.option("--port", "-p", "ports", multiple=True, metavar="PORT", help="A board on this host (repeat).")
 @click.option("--emulators", type=click.IntRange(1, 99), metavar="N", help="N emulated boards on this host.")
 @click.option("--table", "numbers", multiple=True, type=click.IntRange(1, 999), metavar="N",
@@ -38,7 +46,7 @@ event_option = click.option("--event", "event_name", metavar="NAME",
 @click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
               help="Seconds to wait for each board's reply before asking again.")
 @reports_errors
-def table_cmd(broker_url: str, join: str, ports: tuple[str, ...], emulators: int | None, numbers: tuple[int, ...],
+def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulators: int | None, numbers: tuple[int, ...],
               name: str | None, tls_ca: str | None, state_dir: Path | None, duration: float, timeout: float) -> None:
     """A table host: this laptop's boards at the club evening. Their hands go
     to the director through the broker (kept in an outbox until the director
@@ -49,6 +57,9 @@ def table_cmd(broker_url: str, join: str, ports: tuple[str, ...], emulators: int
     from ..event import club
     from ..event.tables import events_home
 
+    if join is None:
+        raise click.UsageError("give the evening's join code: --join-file FILE, $TALLYBOARD_JOIN, or run this at a "
+                               "terminal, which asks")
     if bool(ports) == bool(emulators):
         raise click.UsageError("give --port for each of this host's boards, or --emulators N, not both")
     try:
@@ -112,7 +123,7 @@ def refused_cmd(as_json: bool, event_name: str | None) -> None:
         click.echo(f"{event.name!r}: the director has refused no message.")
     else:
         for at, board, reason, text in rows:
-            click.echo(f"{at}  {board or '-'}  {reason}: {text}")
+            click.echo(shown(f"{at}  {board or '-'}  {reason}: {text}"))
 
 
 def register(group: click.Group) -> None:

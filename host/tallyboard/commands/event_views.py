@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import click
-from rich.console import Console
 
+from ..console import Console
+from .. import secretfile
 from ..errors import TallyboardError
 from .reporting import reports_errors
 
@@ -77,9 +78,11 @@ class Broker:
                 stack.callback(embedded.stop)
                 url = f"mqtt://director:{passwords.director_password}@127.0.0.1:{port}"
                 where = "THIS-MACHINE" if self.listen in ("0.0.0.0", "::") else self.listen
+                # the secrets in the environment, not in the table host's argv (where `ps` shows them)
                 click.echo(f"The embedded MQTT broker: mqtt://{where}:{port}; table hosts join with:\n"
-                           f"  tallyboard event table --broker mqtt://table:{passwords.tables_password}@{where}:{port}"
-                           f" --join {club.join_code(event)} --emulators N", err=True)
+                           f"  TALLYBOARD_BROKER_PASSWORD={passwords.tables_password} "
+                           f"TALLYBOARD_JOIN={club.join_code(event)} "
+                           f"tallyboard event table --broker mqtt://table@{where}:{port} --emulators N", err=True)
             else:
                 try:
                     address = parse_url(url)
@@ -111,9 +114,12 @@ def broker_options(fn):  # type: ignore[no-untyped-def]
                       help="With an mqtts:// broker: the club's CA certificate.")(fn)
     fn = click.option("--no-broker", is_flag=True,
                       help="Only the boards on this host: no MQTT broker, no table hosts.")(fn)
+    fn = secretfile.broker_password_option(fn)
     fn = click.option("--broker", "broker_url", metavar="URL", envvar="TALLYBOARD_BROKER",
-                      help="The club's MQTT broker, mqtt://director:PASSWORD@HOST:PORT (mqtts:// for TLS; else "
-                           "$TALLYBOARD_BROKER): the table hosts' boards come in through it (docs/club-mqtt.md).")(fn)
+                      help="The club's MQTT broker, mqtt://director@HOST:PORT with the password from "
+                           "--broker-password-file (mqtts:// for TLS; else $TALLYBOARD_BROKER): the table hosts' "
+                           "boards come in through it (docs/club-mqtt.md). A password written in the URL works "
+                           "too, but is visible to every user of this machine in `ps`.")(fn)
     return fn
 
 

@@ -11,10 +11,10 @@ from typing import Any, Callable, Iterator
 
 import click
 from tallycore import game as core_game
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..console import Console
 from .. import emulator as emu_mod
 from .. import games as profiles
 from .. import portshare

@@ -12,9 +12,10 @@ import time
 from typing import Any, Callable
 
 import click
-from rich.console import Console, Group
+from rich.console import Group
 from rich.text import Text
 
+from ..console import Console
 from .. import portshare, wire
 
 from .. import games as profiles

@@ -12,10 +12,10 @@ import click
 
 from tallycore import game as core_game
 from tallycore import games
-from tallyrun import protocol
 
 from .. import games as profiles
 from .. import files, records
+from .. import names as board_names
 from ..client import Board
 from ..errors import TallyboardError
 from ..games.base import OptionFlag
@@ -167,11 +167,9 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
 def check_names(names: tuple[str, ...] | list[str]) -> None:
     """Names a command can tell apart: allowed characters, not a seat number,
     each its own (a command finds a player by name, in any case)."""
-    allowed = protocol.NAME_CHARS.decode()
     seen: set[str] = set()
     for name in names:
-        if not 1 <= len(name) <= protocol.MAX_NAME or any(c not in allowed for c in name):
-            raise TallyboardError(f"--name {name!r}: 1 to {protocol.MAX_NAME} letters, digits, _ - or .")
+        board_names.check_board_text("--name", name, 1, board_names.PLAYER_MAX)
         if name.isdigit():
             raise TallyboardError(f"--name {name!r}: a name cannot be only digits, which stand for seat "
                                   "numbers (tallyboard peg 0 5 is seat 0); add a letter")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 import socket
 import sqlite3
@@ -29,9 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import database
 from ..club import envelope
 from ..club.link import ConnectionRefused, DirectorLink, TableLink
-from ..club.outbox import Outbox, connect
+from ..club.outbox import Outbox
 from ..errors import TallyboardError
 from .store import EventError
 from .tables import OK, REMOTE, Tables, event_folder, event_tag
@@ -72,12 +72,6 @@ def round_body(store: Any, event: Any) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- the director
 
-_DIRECTOR_SCHEMA = """
-CREATE TABLE IF NOT EXISTS club (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL,
-                                 director TEXT NOT NULL, tables TEXT NOT NULL);
-"""
-
-
 def director_file(event: Any) -> Path:
     """The director's club file of an evening (its secret, what it applied and refused, what it sent)."""
     return event_folder(event) / "club-director.sqlite3"
@@ -92,16 +86,11 @@ class Secrets:
 
 def director_secrets(event: Any) -> Secrets:
     """The evening's secret (made once, kept in the director's club file, readable by its owner only)."""
-    path = director_file(event)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = connect(path)
+    db = database.open_file(director_file(event), database.DIRECTOR)
     try:
-        os.chmod(path, 0o600)
-        db.executescript(_DIRECTOR_SCHEMA)
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("INSERT OR IGNORE INTO club (id, secret, director, tables) VALUES (1, ?, ?, ?)",
-                   (envelope.new_secret(), secrets.token_urlsafe(18), secrets.token_urlsafe(18)))
-        db.execute("COMMIT")
+        with database.write(db):
+            db.execute("INSERT OR IGNORE INTO club (id, secret, director, tables) VALUES (1, ?, ?, ?)",
+                       (envelope.new_secret(), secrets.token_urlsafe(18), secrets.token_urlsafe(18)))
         secret, director, tables = db.execute("SELECT secret, director, tables FROM club").fetchone()
     finally:
         db.close()
@@ -117,9 +106,8 @@ def refused(event: Any) -> list[tuple[str, str | None, str, str]]:
     path = director_file(event)
     if not path.exists():
         return []
-    db = connect(path)
+    db = database.open_file(path, database.DIRECTOR)
     try:
-        db.executescript(DirectorLink.SCHEMA)
         return db.execute("SELECT at, board, reason, text FROM refused ORDER BY id").fetchall()
     finally:
         db.close()
@@ -321,13 +309,6 @@ class HostStore:
         return self.pendings.get((round, table))
 
 
-_HOST_SCHEMA = """
-CREATE TABLE IF NOT EXISTS club_round (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS club_last (board TEXT NOT NULL, round INTEGER NOT NULL, body TEXT NOT NULL,
-                                      PRIMARY KEY (board, round));
-"""
-
-
 def host_name() -> str:
     """This machine's name as a topic level."""
     name = "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "-" for c in socket.gethostname())
@@ -350,10 +331,8 @@ class TableHost:
         self.timeout = timeout
         self.poll = poll
         self.say = say
-        state_dir.mkdir(parents=True, exist_ok=True)
         self.outbox = Outbox(state_dir / f"{event_id}-{self.name}.sqlite3", event_id, secret)
-        self.db = connect(self.outbox.path)
-        self.db.executescript(_HOST_SCHEMA)
+        self.db = database.open_file(self.outbox.path, database.TABLE_HOST)
         self.new_round = threading.Event()
         self.tag = tag_of(event_id)
         self.link = TableLink(url, f"{event_id}-{self.name}", tls_ca=tls_ca, outbox=self.outbox,
@@ -393,22 +372,16 @@ class TableHost:
         board = board_ident(self.tag, table)
         text = json.dumps(body, sort_keys=True)
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                row = self.db.execute("SELECT body FROM club_last WHERE board = ? AND round = ?",
-                                      (board, round)).fetchone()
-                if row is not None and row[0] == text:
-                    self.db.execute("ROLLBACK")
+            with database.write(self.db) as db:
+                row = db.execute("SELECT body FROM club_last WHERE board = ? AND round = ?",
+                                 (board, round)).fetchone()
+                if row is not None and row[0] == text:     # nothing written: the transaction ends empty
                     return
                 before = len((json.loads(row[0]).get("record") or {}).get("hands", [])) if row else 0
                 kind = "hand" if body["record"] and len(body["record"]["hands"]) > before else "state"
-                self.outbox.add_in(self.db, board, kind, body)
-                self.db.execute("INSERT OR REPLACE INTO club_last (board, round, body) VALUES (?, ?, ?)",
-                                (board, round, text))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+                self.outbox.add_in(db, board, kind, body)
+                db.execute("INSERT OR REPLACE INTO club_last (board, round, body) VALUES (?, ?, ?)",
+                           (board, round, text))
         self.outbox.notify()
 
     def _seat(self, body: dict[str, Any]) -> None:
