@@ -33,12 +33,14 @@ import hmac
 import json
 import re
 import secrets
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Union
+
+from . import kinds as _kinds
+from .kinds import KINDS, SEQUENCED
 
 VERSION = 1
 DIRECTOR = "director"
-SEQUENCED = frozenset({"hand", "state", "round"})   # applied once each, in order
-KINDS = SEQUENCED | {"status", "applied"}           # status, applied: latest wins, replays harmless
+Key = Union[bytes, Callable[[Mapping[str, Any]], "bytes | None"]]   # one key, or the key of a message's sender
 MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
 MAX_BYTES = 64 * 1024        # a whole message; a hand or a round is far smaller
 MAX_DEPTH = 8                # nesting of the body
@@ -137,7 +139,7 @@ def _check_fields(message: Mapping[str, Any]) -> None:
     seq = message["seq"]
     if type(seq) is not int or not 0 <= seq <= MAX_SEQ:
         raise RefusedMessage("field", f"seq {seq!r} is not a whole number from 0 to {MAX_SEQ}")
-    if message["kind"] not in KINDS:
+    if type(message["kind"]) is not str or message["kind"] not in KINDS:
         raise RefusedMessage("field", f"kind {message['kind']!r}; known kinds: " + ", ".join(sorted(KINDS)))
     if message["kind"] in SEQUENCED and seq == 0:
         raise RefusedMessage("field", f"a {message['kind']} message is numbered from 1")
@@ -150,12 +152,16 @@ def _check_fields(message: Mapping[str, Any]) -> None:
         raise RefusedMessage("field", "sig is not 64 lowercase hex digits")
 
 
-def open_message(data: bytes | str, key: bytes, known_boards: Mapping[str, int], *,
-                 event: str | None = None, gaps: bool = False) -> dict[str, Any]:
+def open_message(data: bytes | str, key: Key, known_boards: Mapping[str, int], *,
+                 event: str | None = None, gaps: bool = False, topic: str | None = None) -> dict[str, Any]:
     """The message in `data`, checked; RefusedMessage(reason) if it is not to be applied.
 
+    `key` is the key it must be signed with, or a function of the (not yet
+    trusted) message giving its sender's key (None: no key for it).
     `known_boards` maps every sender this end accepts to the last seq it
     applied from it (0 for none yet). `event`, if given, is the evening's id.
+    `topic`, if given, is the topic it came on: its kind and subject must be
+    the message's (kinds.KINDS), and the body is checked as that kind's.
     `gaps` as in the module's docstring."""
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -175,10 +181,15 @@ def open_message(data: bytes | str, key: bytes, known_boards: Mapping[str, int],
     _check_fields(message)
     if event is not None and message["event"] != event:
         raise RefusedMessage("event", f"message of event {message['event']!r}, not of {event!r}")
+    if topic is not None:
+        _check_topic(message, topic)
     sender = message["board"]
     if sender not in known_boards:
         raise RefusedMessage("board", f"unknown board {sender!r}")
-    if not hmac.compare_digest(signature(key, message), message["sig"]):
+    signing_key = key(message) if callable(key) else key
+    if signing_key is None:
+        raise RefusedMessage("board", f"no key for {sender!r}")
+    if not hmac.compare_digest(signature(signing_key, message), message["sig"]):
         raise RefusedMessage("signature", f"bad signature on {message['kind']} {message['seq']} from {sender!r}")
     if message["kind"] in SEQUENCED:
         last = known_boards[sender]
@@ -188,6 +199,22 @@ def open_message(data: bytes | str, key: bytes, known_boards: Mapping[str, int],
         if not gaps and seq != last + 1:
             raise RefusedMessage("gap", f"{message['kind']} {seq} from {sender!r} before {last + 1}")
     return message
+
+
+def _check_topic(message: Mapping[str, Any], topic: str) -> None:
+    found = _kinds.parse_topic(message["event"], topic)
+    if found is None:
+        raise RefusedMessage("field", f"{topic} is not a topic of evening {message['event']!r}")
+    kind, subject = found
+    if kind.body is not None:
+        try:
+            kind.body(message["body"])
+        except _kinds.BodyError as error:
+            raise RefusedMessage("field", f"{message['kind']} {message['seq']} from {message['board']!r}: "
+                                          f"{error}") from None
+    wrong = _kinds.check_topic(kind, subject, dict(message))
+    if wrong is not None:
+        raise RefusedMessage("field", f"{wrong} ({topic})")
 
 
 def join_code(event: str, secret: bytes) -> str:
@@ -219,16 +246,18 @@ def _check(event: str, secret: bytes) -> str:
 
 
 def table_topic(event: str, board: str, kind: str) -> str:
-    return f"tallyboard/{event}/table/{board}/{kind}"
+    if KINDS[kind].sender != _kinds.TABLE or KINDS[kind].subject != "sender":
+        raise ValueError(f"{kind} is not a board's message")
+    return KINDS[kind].topic(event, board)
 
 
 def host_status_topic(event: str, host: str) -> str:
-    return f"tallyboard/{event}/host/{host}/status"
+    return KINDS["status"].topic(event, host)
 
 
 def round_topic(event: str) -> str:
-    return f"tallyboard/{event}/director/round"
+    return KINDS["round"].topic(event)
 
 
 def applied_topic(event: str, board: str) -> str:
-    return f"tallyboard/{event}/director/applied/{board}"
+    return KINDS["applied"].topic(event, board)
