@@ -97,7 +97,7 @@ def join_code_cmd(event_name: str | None) -> None:
 
 
 @click.command("refused")
-@click.option("--json", "as_json", is_flag=True, help="One JSON list of [when, board, reason, text].")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list of [when last, board, reason, text, times].")
 @event_option
 @reports_errors
 def refused_cmd(as_json: bool, event_name: str | None) -> None:
@@ -111,8 +111,9 @@ def refused_cmd(as_json: bool, event_name: str | None) -> None:
     elif not rows:
         click.echo(f"{event.name!r}: the director has refused no message.")
     else:
-        for at, board, reason, text in rows:
-            click.echo(f"{at}  {board or '-'}  {reason}: {text}")
+        for at, board, reason, text, count in rows:
+            times = f" ({count} times)" if count > 1 else ""
+            click.echo(f"{at}  {board or '-'}  {reason}{times}: {text}")
 
 
 def register(group: click.Group) -> None:

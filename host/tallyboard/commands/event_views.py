@@ -67,14 +67,14 @@ class Broker:
         with contextlib.ExitStack() as stack:
             if url is None:
                 passwords = club.director_secrets(event)
-                port = self.port or brokers.free_port()
-                embedded = brokers.EmbeddedBroker(port, {"director": passwords.director_password,
-                                                         "table": passwords.tables_password}, bind=self.listen)
+                embedded = brokers.EmbeddedBroker(self.port, {"director": passwords.director_password,
+                                                              "table": passwords.tables_password}, bind=self.listen)
                 try:
                     embedded.start()
                 except RuntimeError as exc:
                     raise TallyboardError(f"{exc}; choose another --broker-port, or give --broker URL") from None
                 stack.callback(embedded.stop)
+                port = embedded.port          # --broker-port 0: the one the system gave
                 url = f"mqtt://director:{passwords.director_password}@127.0.0.1:{port}"
                 where = "THIS-MACHINE" if self.listen in ("0.0.0.0", "::") else self.listen
                 click.echo(f"The embedded MQTT broker: mqtt://{where}:{port}; table hosts join with:\n"

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..club import envelope
-from ..club.link import ConnectionRefused, DirectorLink, TableLink
+from ..club.link import ConnectionRefused, DirectorLink, TableLink, ensure_refused_count
 from ..club.outbox import Outbox, connect
 from ..errors import TallyboardError
 from .store import EventError
-from .tables import OK, REMOTE, Tables, event_folder, event_tag
+from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag
 
 log = logging.getLogger(__name__)
 
@@ -112,17 +112,68 @@ def join_code(event: Any) -> str:
     return envelope.join_code(club_id(event), director_secrets(event).secret)
 
 
-def refused(event: Any) -> list[tuple[str, str | None, str, str]]:
-    """(when, board, reason, text) of every message the director refused, oldest first."""
+def refused(event: Any) -> list[tuple[str, str | None, str, str, int]]:
+    """(when last, board, reason, text, how many times) of every refusal of the director, oldest first."""
     path = director_file(event)
     if not path.exists():
         return []
     db = connect(path)
     try:
         db.executescript(DirectorLink.SCHEMA)
-        return db.execute("SELECT at, board, reason, text FROM refused ORDER BY id").fetchall()
+        ensure_refused_count(db)
+        return db.execute("SELECT at, board, reason, text, count FROM refused ORDER BY id").fetchall()
     finally:
         db.close()
+
+
+TABLE_STATUSES = (OK, UNREACHABLE, SWAPPED, NO_GAME)    # what a table host says of its board
+TABLE_BODY = frozenset({"table", "round", "host", "board_id", "status", "record", "stamp", "pending"})
+MAX_SCORE = 10**6           # a held hand's score for a seat; far beyond any game's
+
+
+def check_table_body(body: dict[str, Any], tag: int, names: list[str]) -> None:
+    """A hand or state body from a table host, field by field (docs/club-mqtt.md,
+    "Payloads"); `names` are that table's players in their seats. ValueError
+    saying what is wrong: nothing of a body of another shape is stored."""
+    if set(body) != TABLE_BODY:
+        raise ValueError("the body's fields are " + ", ".join(sorted(body)) + "; expected "
+                         + ", ".join(sorted(TABLE_BODY)))
+    table = body["table"]
+    board_id, host, status = body["board_id"], body["host"], body["status"]
+    if not (isinstance(board_id, str) and len(board_id) <= 80 and board_id.endswith(f"@{tag:04X}.{table}")):
+        raise ValueError(f"board_id {str(board_id)[:80]!r} is not a board of table {table}")
+    if not envelope.is_name(host):
+        raise ValueError(f"host {str(host)[:80]!r} is not a name")
+    if status not in TABLE_STATUSES:
+        raise ValueError(f"status {str(status)[:80]!r} is not one of " + ", ".join(TABLE_STATUSES))
+    record, stamp = body["record"], body["stamp"]
+    if record is not None and not isinstance(record, dict):
+        raise ValueError("record is not a game record")
+    if record is not None and not isinstance(stamp, dict):
+        raise ValueError("a record without its stamp")
+    if stamp is not None and not (isinstance(stamp, dict) and len(stamp) <= 20 and all(
+            isinstance(k, str) and (type(v) is int or (isinstance(v, str) and len(v) <= 200))
+            for k, v in stamp.items())):
+        raise ValueError("stamp is not a board's journal position (names to short values)")
+    check_pending(body["pending"], names)
+
+
+def check_pending(pending: Any, names: list[str]) -> None:
+    """A held hand (tables.pending_of) or None: {hand: 1..999, waiting_for: some of the
+    table's `names`, scores: a whole number per seat}."""
+    if pending is None:
+        return
+    if not isinstance(pending, dict) or set(pending) != {"hand", "waiting_for", "scores"}:
+        raise ValueError("pending is not a held hand {hand, waiting_for, scores}")
+    hand, waiting, scores = pending["hand"], pending["waiting_for"], pending["scores"]
+    if type(hand) is not int or not 1 <= hand <= 999:
+        raise ValueError(f"pending hand {hand!r} is not a number from 1 to 999")
+    if not (isinstance(waiting, list) and 1 <= len(waiting) <= len(names) and len(set(map(str, waiting))) == len(waiting)
+            and all(isinstance(name, str) and name in names for name in waiting)):
+        raise ValueError("pending waits for someone not at this table: " + str(waiting)[:120])
+    if not (isinstance(scores, list) and len(scores) == len(names)
+            and all(type(score) is int and -MAX_SCORE <= score <= MAX_SCORE for score in scores)):
+        raise ValueError(f"pending scores are not {len(names)} whole numbers")
 
 
 def _int(body: dict[str, Any], key: str, low: int, high: int) -> int:
@@ -184,17 +235,14 @@ class Director:
     def _apply(self, connection: sqlite3.Connection, message: dict[str, Any]) -> None:
         """One table message into the store: the table's whole state, so
         applying it again changes nothing. A message the evening cannot take
-        (a game for other players, a table it does not have) is logged in
-        `refused` and passed over: the table's next message carries its whole
-        state again, so nothing waits behind it."""
+        (a body of the wrong shape, a game for other players, a table it does
+        not have) raises: the link rolls back whatever it wrote, lists it in
+        `refused` (apply) and does not count its seq as applied, so the table
+        host's own next message is still the next one."""
         try:
             self._apply_body(message)
-        except (EventError, ValueError, KeyError, TypeError) as exc:
-            text = f"{message['kind']} {message['seq']} of board {message['board']!r} not applied: {exc}"
-            log.warning("%s", text)
-            connection.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES (datetime('now'), ?, ?, "
-                               "'apply', ?)", (message["board"], envelope.table_topic(self.id, message["board"],
-                                                                                      message["kind"]), text))
+        except (EventError, KeyError, TypeError) as exc:
+            raise ValueError(str(exc)) from None
 
     def _apply_body(self, message: dict[str, Any]) -> None:
         body = message["body"]
@@ -203,23 +251,22 @@ class Director:
         round = _int(body, "round", 1, event.round)
         if message["board"] != board_ident(self.tag, table):
             raise ValueError(f"board {message['board']} sent table {table}'s state")
-        board_id, host, status = body.get("board_id"), body.get("host"), body.get("status")
-        if not (isinstance(board_id, str) and board_id.endswith(f"@{self.tag:04X}.{table}")
-                and envelope.is_name(host) and isinstance(status, str) and len(status) <= 40):
-            raise ValueError("board_id, host or status missing or not of this table")
-        record, stamp, pending = body.get("record"), body.get("stamp"), body.get("pending")
+        seating = self.store.seating(event, round)
+        if table > len(seating):
+            raise ValueError(f"round {round} has no table {table} (tables 1 to {len(seating)})")
+        names = [self.store.names(event)[p] for p in seating[table - 1]]
+        check_table_body(body, self.tag, names)
+        board_id, host, status = body["board_id"], body["host"], body["status"]
+        record, stamp, pending = body["record"], body["stamp"], body["pending"]
         if record is not None:
             self.store.check_table_record(event, round, table, record)
-            if not isinstance(stamp, dict):
-                raise ValueError("a record without its stamp")
         known = self.store.boards(event).get(table)
         if known is None or known["port"] != REMOTE + host or known["board_id"] != board_id:
             self.store.set_board(event, table, REMOTE + host, board_id)
         if record is not None:
             self.store.save_table_game(event, round, table, record, stamp)
-        if round == event.round and (pending is None or isinstance(pending, dict)):
-            if self.store.pending(event, round, table) != pending:
-                self.store.set_pending(event, round, table, pending)
+        if round == event.round and self.store.pending(event, round, table) != pending:
+            self.store.set_pending(event, round, table, pending)
         self.store.set_table_status(event, table, status)
 
     def _host_status(self, host: str, online: bool, boards: list[str]) -> None:
