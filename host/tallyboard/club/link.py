@@ -104,6 +104,7 @@ class _Link:
         self.generation = 0           # one more at every connection
         self.last_error: str | None = None
         self._refused_by_broker = False
+        self.refusals = 0             # connections the broker refused
         self._inbox: collections.deque[tuple[int, mqtt.MQTTMessage]] = collections.deque()
         self._inbox_bytes = 0
         self._inbox_changed = threading.Condition()
@@ -186,6 +187,7 @@ class _Link:
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             self.last_error = str(reason)
+            self.refusals += 1
             self._refused_by_broker = reason.value in (0x04, 0x05, 0x86, 0x87)   # bad credentials, not authorized
             log.warning("%s: broker refused the connection: %s", self.client_id, reason)
             return
