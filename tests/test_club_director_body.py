@@ -53,7 +53,7 @@ def state(director, board_table: int, seq: int, **changes) -> Message:
     body = {"table": board_table, "round": 1, "host": "room-a", "board_id": f"emulator@{tag:04X}.{board_table}",
             "status": "ok", "record": None, "stamp": None, "pending": None}
     body.update(changes)
-    payload = envelope.seal(director.secret, director.id, board, seq, "state", body)
+    payload = envelope.seal(envelope.board_key(director.secret, board), director.id, board, seq, "state", body)
     return Message(envelope.table_topic(director.id, board, "state"), payload)
 
 
@@ -85,6 +85,19 @@ def test_a_held_hand_of_the_wrong_shape_is_refused_and_nothing_of_it_stored(dire
 def test_each_field_of_the_body_is_checked(director, field, value):
     director.link._on_message(state(director, 1, 1, **{field: value}))
     assert reasons(director) == ["apply"]
+    assert director.link.applied() == {}
+
+
+def test_a_board_signed_with_another_tables_key_is_refused(director):
+    # finding 4: one secret for every table let any table host sign for any board; now table 2's key
+    # (all table 2's host has) does not sign for board 1
+    tag = event_tag(director.event)
+    one, two = club_mod.board_ident(tag, 1), club_mod.board_ident(tag, 2)
+    body = {"table": 1, "round": 1, "host": "room-b", "board_id": f"emulator@{tag:04X}.1", "status": "ok",
+            "record": None, "stamp": None, "pending": None}
+    forged = envelope.seal(envelope.board_key(director.secret, two), director.id, one, 1, "state", body)
+    director.link._on_message(Message(envelope.table_topic(director.id, one, "state"), forged))
+    assert reasons(director) == ["signature"]
     assert director.link.applied() == {}
 
 

@@ -129,7 +129,9 @@ class Club:
         out = self.cli("event", "create", "Club night", *[a for p in PLAYERS for a in ("--player", p)],
                        "--rounds", "2")
         assert "12 players at 3 tables, 2 rounds of 4-hand games" in out, out
-        self.code = self.cli("event", "join-code").strip()
+        # each table host has the code of its table: its key, no other table's
+        self.codes = {t: self.cli("event", "join-code", "--table", str(t)).strip() for t in (1, 2, 3)}
+        self.code = self.codes[1]
 
     def env(self, who: str) -> dict[str, str]:
         home = self.tmp / who
@@ -154,7 +156,7 @@ class Club:
         return proc
 
     def table_host(self, table: int, url: str) -> Proc:
-        proc = self.spawn(f"host{table}", "event", "table", "--broker", url, "--join", self.code, "--emulators", "1",
+        proc = self.spawn(f"host{table}", "event", "table", "--broker", url, "--join", self.codes[table], "--emulators", "1",
                           "--table", str(table), "--name", f"host{table}")
         proc.wait_line(rf"round \d+: tables {table} seated")
         return proc
@@ -355,9 +357,10 @@ def settled(club: Club, quiet: float = 1.5) -> None:
 
 
 def forge(club: Club, url: str) -> None:
-    """Three messages on table topics: table 1's next hand signed with another
+    """Four messages on table topics: table 1's next hand signed with another
     key; a board the evening does not have; table 1's next hand, rightly
-    signed, whose game seats other players."""
+    signed, whose game seats other players; table 1's next hand signed with
+    table 2's key (what table 2's host could do)."""
     with EventStore() as store:
         event = store.event()
         secret, event_id, tag = club_mod.director_secrets(event).secret, club_mod.club_id(event), event_tag(event)
@@ -373,8 +376,10 @@ def forge(club: Club, url: str) -> None:
     client.connect(address.host, address.port)
     client.loop_start()
     try:
-        for board, key, message_body in ((one, b"k" * 32, body), (nine, secret, dict(body, table=9)),
-                                         (one, secret, body)):
+        for board, key, message_body in ((one, b"k" * 32, body),
+                                         (nine, envelope.board_key(secret, nine), dict(body, table=9)),
+                                         (one, envelope.board_key(secret, one), body),
+                                         (one, envelope.board_key(secret, f"{tag:04X}.2"), body)):
             payload = envelope.seal(key, event_id, board, seq if board == one else 1, "hand", message_body)
             client.publish(envelope.table_topic(event_id, board, "hand"), payload, qos=1).wait_for_publish(5)
     finally:
@@ -387,7 +392,7 @@ def test_an_evening_on_the_embedded_broker_survives_a_killed_host_a_host_cut_off
     table_url = director.wait_line(r"--broker (mqtt://table:\S+) --join").group(1)
     port = int(director.wait_line(r"The embedded MQTT broker: mqtt://[^:]+:(\d+)").group(1))
     page = int(director.wait_line(r"The club evening's page: http://[^:]+:(\d+)").group(1))
-    assert club.code in "\n".join(director.lines)
+    assert "tallyboard event join-code --table T" in "\n".join(director.lines)
     relay = Relay(port)
     try:
         hosts = {t: club.table_host(t, table_url) for t in (1, 2)}

@@ -33,6 +33,7 @@ import hmac
 import json
 import re
 import secrets
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Union
 
 from . import kinds as _kinds
@@ -217,32 +218,68 @@ def _check_topic(message: Mapping[str, Any], topic: str) -> None:
         raise RefusedMessage("field", f"{wrong} ({topic})")
 
 
-def join_code(event: str, secret: bytes) -> str:
-    """What the director shows for a table host to type in: the event, the
-    secret in base32 and a check of both, `tb1:EVENT:SECRET:CHECK`."""
+KEY_BYTES = 16               # a table's signing key in a join code (HMAC-SHA256 keys of 128 bits)
+
+
+def board_key(secret: bytes, board: str) -> bytes:
+    """The key that signs `board`'s messages (and its table host's status): derived
+    from the evening's secret, so the director knows it for every board, and
+    given only to the table host that has that board (its join code)."""
+    return hmac.new(secret, b"board:" + board.encode("ascii"), hashlib.sha256).digest()[:KEY_BYTES]
+
+
+def director_key(secret: bytes) -> bytes:
+    """The key of the director's own messages (round, applied), in every join code so
+    table hosts can check them; only the director's broker login may publish them."""
+    return hmac.new(secret, b"director", hashlib.sha256).digest()[:KEY_BYTES]
+
+
+@dataclass(frozen=True)
+class JoinCode:
+    """What a table host joins with: the evening, its tables and their keys, the director's key."""
+    event: str
+    tables: tuple[int, ...]
+    director: bytes
+    keys: tuple[bytes, ...]          # one per table, in the order of `tables`
+
+
+def join_code(event: str, secret: bytes, tables: list[int], board: Callable[[int], str]) -> str:
+    """What the director shows for the table host of `tables` to type in:
+    `tb2:EVENT:TABLES:KEYS:CHECK`, the tables as `1.2`, the director's key
+    then each table's key in base32, and a check of all of it. `board(t)`
+    is table t's board identity."""
     check_name("event", event)
-    text = base64.b32encode(secret).decode("ascii").rstrip("=").lower()
-    return f"tb1:{event}:{text}:{_check(event, secret)}"
+    if not tables or len(set(tables)) != len(tables) or not all(type(t) is int and 1 <= t <= 999 for t in tables):
+        raise ValueError("a join code is for one or more different tables, numbered 1 to 999")
+    material = director_key(secret) + b"".join(board_key(secret, board(t)) for t in tables)
+    text = base64.b32encode(material).decode("ascii").rstrip("=").lower()
+    numbers = ".".join(map(str, tables))
+    return f"tb2:{event}:{numbers}:{text}:{_check(f'{event}:{numbers}', material)}"
 
 
-def read_join_code(code: str) -> tuple[str, bytes]:
-    """(event, secret) from a join code; ValueError saying what to do if it was mistyped."""
+def read_join_code(code: str) -> JoinCode:
+    """The evening, tables and keys of a join code; ValueError saying what to do if it was mistyped."""
     parts = code.strip().split(":")
-    if len(parts) != 4 or parts[0] != "tb1":
-        raise ValueError("not a join code: it looks like tb1:EVENT:SECRET:CHECK; copy it again from the director")
-    _, event, text, check = parts
+    if len(parts) == 4 and parts[0] == "tb1":
+        raise ValueError("this join code is an older tallyboard's: ask the director for this table host's code "
+                         "(tallyboard event join-code --table N)")
+    if len(parts) != 5 or parts[0] != "tb2":
+        raise ValueError("not a join code: it looks like tb2:EVENT:TABLES:KEYS:CHECK; copy it again from the director")
+    _, event, numbers, text, check = parts
     check_name("event", event)
     try:
-        secret = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
+        tables = tuple(int(t) for t in numbers.split("."))
+        material = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
     except ValueError:
-        raise ValueError("the join code's secret is mistyped; copy it again from the director") from None
-    if len(secret) != SECRET_BYTES or check != _check(event, secret):
+        raise ValueError("the join code is mistyped; copy it again from the director") from None
+    if len(material) != KEY_BYTES * (1 + len(tables)) or check != _check(f"{event}:{numbers}", material):
         raise ValueError("the join code is mistyped (its check does not match); copy it again from the director")
-    return event, secret
+    keys = tuple(material[KEY_BYTES * i:KEY_BYTES * (i + 1)] for i in range(1, len(tables) + 1))
+    return JoinCode(event, tables, material[:KEY_BYTES], keys)
 
 
-def _check(event: str, secret: bytes) -> str:
-    return hashlib.sha256(event.encode("ascii") + b":" + secret).hexdigest()[:6]
+def _check(what: str, material: bytes) -> str:
+    return hashlib.sha256(what.encode("ascii") + b":" + material).hexdigest()[:6]
 
 
 def table_topic(event: str, board: str, kind: str) -> str:

@@ -267,7 +267,9 @@ class TableLink(_Link):
         return self.outbox.add(board, kind, body)
 
     def _status(self, online: bool) -> bytes:
-        return envelope.seal(self.key, self.event, self.client_id, 0, "status",
+        # signed with its first board's key: the director checks it with that board's
+        key = self.outbox.signing_key(self.boards[0]) if self.boards else self.key
+        return envelope.seal(key, self.event, self.client_id, 0, "status",
                              {"online": online, "boards": self.boards})
 
     def _publish_loop(self) -> None:

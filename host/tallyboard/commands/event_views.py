@@ -79,14 +79,17 @@ class Broker:
                 where = "THIS-MACHINE" if self.listen in ("0.0.0.0", "::") else self.listen
                 click.echo(f"The embedded MQTT broker: mqtt://{where}:{port}; table hosts join with:\n"
                            f"  tallyboard event table --broker mqtt://table:{passwords.tables_password}@{where}:{port}"
-                           f" --join {club.join_code(event)} --emulators N", err=True)
+                           f" --join CODE --emulators N\n"
+                           f"  where CODE is the code of that host's tables: tallyboard event join-code --table T ...",
+                           err=True)
             else:
                 try:
                     address = parse_url(url)
                 except ValueError as exc:
                     raise TallyboardError(str(exc)) from None
                 click.echo(f"The club's broker: {address.host}:{address.port} ({'TLS' if address.tls else 'no TLS'});"
-                           f" table hosts join with --join {club.join_code(event)}", err=True)
+                           f" table hosts join with --join CODE, the code of their tables: tallyboard event "
+                           f"join-code --table T ...", err=True)
             director = club.Director(store, event, url, self.tls_ca)
             try:
                 connected = director.start()

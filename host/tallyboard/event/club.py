@@ -108,8 +108,25 @@ def director_secrets(event: Any) -> Secrets:
     return Secrets(bytes(secret), director, tables)
 
 
-def join_code(event: Any) -> str:
-    return envelope.join_code(club_id(event), director_secrets(event).secret)
+def join_code(event: Any, tables: list[int]) -> str:
+    """The code the table host of `tables` joins with: their keys only, so it signs for no other board."""
+    tag = event_tag(event)
+    return envelope.join_code(club_id(event), director_secrets(event).secret, tables, lambda t: board_ident(tag, t))
+
+
+def key_for(secret: bytes, message: Any) -> bytes | None:
+    """The key a message must be signed with (docs/club-mqtt.md, "The join code"): the
+    director's own; a board's, for what is sent about it; for a table host's status,
+    the key of the first board it lists."""
+    sender = message.get("board")
+    if sender == envelope.DIRECTOR:
+        return envelope.director_key(secret)
+    if message.get("kind") == "status":
+        body = message.get("body")
+        boards = body.get("boards") if isinstance(body, dict) else None
+        first = boards[0] if isinstance(boards, list) and boards else None
+        return envelope.board_key(secret, first) if envelope.is_name(first) else None
+    return envelope.board_key(secret, sender) if envelope.is_name(sender) else None
 
 
 def refused(event: Any) -> list[tuple[str, str | None, str, str, int]]:
@@ -193,7 +210,8 @@ class Director:
         self.tag = event_tag(event)
         self.id = club_id(event)
         self.secret = director_secrets(event).secret
-        self.link = DirectorLink(url, f"{self.id}-director", tls_ca=tls_ca, event=self.id, key=self.secret,
+        self.link = DirectorLink(url, f"{self.id}-director", tls_ca=tls_ca, event=self.id,
+                                 key=lambda message: key_for(self.secret, message),
                                  store_path=director_file(event), boards=self._boards,
                                  on_table_message=self._apply, on_status=self._host_status,
                                  max_backoff=MAX_BACKOFF_S)
@@ -382,14 +400,19 @@ def host_name() -> str:
 
 
 class TableHost:
-    """A table host of the evening whose join code gives `event_id` and
-    `secret`: its boards (`ports`, or `emulators` emulated boards) for the
-    tables `numbers`, its outbox in `state_dir`."""
+    """A table host of the evening of join code `code`: its boards (`ports`,
+    or `emulators` emulated boards) for the tables `numbers` (some of the
+    code's), its outbox in `state_dir`."""
 
-    def __init__(self, url: str, event_id: str, secret: bytes, name: str, numbers: list[int],
+    def __init__(self, url: str, code: envelope.JoinCode, name: str, numbers: list[int],
                  state_dir: Path, ports: list[str] | None = None, emulators: int = 0, tls_ca: str | None = None,
                  timeout: float = 1.0, poll: float = 0.2, say: Callable[[str], None] = print) -> None:
-        self.event_id = event_id
+        event_id = self.event_id = code.event
+        missing = [t for t in numbers if t not in code.tables]
+        if missing:
+            raise TallyboardError(f"the join code is for table {', '.join(map(str, code.tables))}, not "
+                                  f"{', '.join(map(str, missing))}: ask the director for the code of this host's "
+                                  "tables (tallyboard event join-code --table N ...)")
         self.name = envelope.check_name("host name", name)
         self.numbers = numbers
         self.ports = list(ports or [])
@@ -398,11 +421,12 @@ class TableHost:
         self.poll = poll
         self.say = say
         state_dir.mkdir(parents=True, exist_ok=True)
-        self.outbox = Outbox(state_dir / f"{event_id}-{self.name}.sqlite3", event_id, secret)
+        self.tag = tag_of(event_id)
+        keys = {board_ident(self.tag, t): key for t, key in zip(code.tables, code.keys)}
+        self.outbox = Outbox(state_dir / f"{event_id}-{self.name}.sqlite3", event_id, code.director, keys)
         self.db = connect(self.outbox.path)
         self.db.executescript(_HOST_SCHEMA)
         self.new_round = threading.Event()
-        self.tag = tag_of(event_id)
         self.link = TableLink(url, f"{event_id}-{self.name}", tls_ca=tls_ca, outbox=self.outbox,
                               on_director_message=self._keep_round,
                               boards=[board_ident(self.tag, t) for t in numbers], max_backoff=MAX_BACKOFF_S)
