@@ -37,17 +37,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Union
 
 from . import kinds as _kinds
-from .kinds import KINDS, SEQUENCED
+from .kinds import KINDS, MAX_SEQ, SEQUENCED, is_name
 
 VERSION = 1
 DIRECTOR = "director"
 Key = Union[bytes, Callable[[Mapping[str, Any]], "bytes | None"]]   # one key, or the key of a message's sender
-MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
 MAX_BYTES = 64 * 1024        # a whole message; a hand or a round is far smaller
 MAX_DEPTH = 8                # nesting of the body
 SECRET_BYTES = 32
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")   # topic-safe: no / + # or spaces
 _SIG = re.compile(r"[0-9a-f]{64}\Z")
 _FIELDS = frozenset({"v", "event", "board", "seq", "kind", "body", "sig"})
 
@@ -65,13 +63,9 @@ class RefusedMessage(ValueError):
 def check_name(what: str, name: object) -> str:
     """An event id, board identity or host name: 1-64 letters, digits, _ . -
     starting with a letter or digit (it becomes a topic level)."""
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not is_name(name):
         raise ValueError(f"{what} {name!r} is not a name: use 1 to 64 letters, digits, '_', '.' or '-'")
     return name
-
-
-def is_name(name: object) -> bool:
-    return isinstance(name, str) and bool(_NAME.match(name))
 
 
 def new_secret() -> bytes:

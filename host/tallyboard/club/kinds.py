@@ -9,9 +9,12 @@ stands for the one level that names whom the message is about: the board
 (hand, state, applied) or the table host's client id (status)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")   # topic-safe: no / + # or spaces
 TABLE = "table host"        # senders
 DIRECTOR = "director"
 SUBJECT = "{subject}"
@@ -22,8 +25,13 @@ class BodyError(ValueError):
     """A body of the wrong shape; the text says which field."""
 
 
+def is_name(name: object) -> bool:
+    """An event id, board identity or host name: 1-64 letters, digits, _ . - starting
+    with a letter or digit (it becomes a topic level)."""
+    return isinstance(name, str) and bool(_NAME.match(name))
+
+
 def _status_body(body: dict[str, Any]) -> None:
-    from .envelope import is_name
     if set(body) != {"online", "boards"} or type(body["online"]) is not bool:
         raise BodyError("a status body is {online: true or false, boards: [...]}")
     boards = body["boards"]
@@ -32,7 +40,6 @@ def _status_body(body: dict[str, Any]) -> None:
 
 
 def _applied_body(body: dict[str, Any]) -> None:
-    from .envelope import MAX_SEQ, is_name
     if set(body) != {"board", "seq"} or not is_name(body["board"]) or type(body["seq"]) is not int \
             or not 0 <= body["seq"] <= MAX_SEQ:
         raise BodyError("an applied body is {board: NAME, seq: a whole number}")
