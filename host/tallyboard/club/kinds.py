@@ -77,6 +77,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
 SEQUENCED = frozenset(name for name, kind in KINDS.items() if kind.sequenced)
 FROM_TABLES = tuple(kind for kind in KINDS.values() if kind.sender == TABLE)
 FROM_DIRECTOR = tuple(kind for kind in KINDS.values() if kind.sender == DIRECTOR)
+QUEUED = tuple(kind for kind in FROM_TABLES if kind.sequenced)     # what a table host's outbox numbers and keeps
 
 
 def parse_topic(event: str, topic: str) -> tuple[Kind, str | None] | None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import envelope
+from . import envelope, kinds
 
 log = logging.getLogger(__name__)
 
@@ -103,15 +103,17 @@ class Outbox:
         connection to this same file (the caller's own tables beside it);
         the caller commits, then calls notify(). Its seq."""
         envelope.check_name("board", board)
-        if kind not in ("hand", "state"):
-            raise ValueError(f"a table host sends hand or state messages, not {kind!r}")
+        if kinds.KINDS.get(kind) not in kinds.QUEUED:
+            raise ValueError("a table host queues " + " or ".join(k.name for k in kinds.QUEUED) + f" messages, "
+                             f"not {kind!r}")
         row = connection.execute("SELECT last FROM numbered WHERE board = ?", (board,)).fetchone()
         seq = (row[0] if row else 0) + 1
         payload = envelope.seal(self.signing_key(board), self.event, board, seq, kind, body)
+        topic = kinds.KINDS[kind].topic(self.event, board)
         connection.execute("INSERT INTO numbered (board, last) VALUES (?, ?) "
                            "ON CONFLICT (board) DO UPDATE SET last = excluded.last", (board, seq))
         connection.execute("INSERT INTO outbox (board, seq, topic, payload, added_at) VALUES (?, ?, ?, ?, ?)",
-                           (board, seq, envelope.table_topic(self.event, board, kind), payload, time.time()))
+                           (board, seq, topic, payload, time.time()))
         return seq
 
     def signing_key(self, board: str) -> bytes:
