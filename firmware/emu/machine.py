@@ -57,6 +57,11 @@ def _load_script():
         return
     if not lines or lines[0] == _script["seq"]:
         return
+    if _done_seq() == lines[0]:
+        # played before this start (a reset or a deploy since): a press is
+        # made once, never again by the next firmware that finds its script
+        _script["seq"] = lines[0]
+        return
     steps = []
     for line in lines[1:]:
         words = line.split()
@@ -65,6 +70,14 @@ def _load_script():
     _script["seq"] = lines[0]
     _script["steps"] = steps
     _begin_step(0)
+
+
+def _done_seq():
+    try:
+        with open(io_path("steps.done")) as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 def _begin_step(at):

@@ -123,7 +123,7 @@ def _reconnect_until(board: Board, deadline: float | None) -> None:
 
 @click.command("monitor")
 @click.option("--send", "-s", "requests", multiple=True, metavar="REQUEST",
-              help='A request to send, e.g. -s STATE -s "PEG 0 5" (seq and checksum are added).')
+              help='A request to send, e.g. -s STATE -s "EV 40" (seq and checksum are added).')
 @click.option("--duration", type=float, default=0,
               help="Stop after this many seconds (0: until Ctrl-C, or at once after --send).")
 @board_options
