@@ -79,6 +79,15 @@ def parse_url(url: str) -> BrokerAddress:
                          unquote(parts.password) if parts.password is not None else None)
 
 
+def _published(info: mqtt.MQTTMessageInfo) -> bool:
+    """Whether the broker acknowledged it; False, not paho's RuntimeError, when it was not sent at all
+    (published while the connection was down: that ended the publisher thread, and the outbox with it)."""
+    try:
+        return info.is_published()
+    except (RuntimeError, ValueError):
+        return False
+
+
 class _Link:
     """What both ends share: the paho client, its session, connecting and reconnecting."""
 
@@ -284,12 +293,12 @@ class TableLink(_Link):
                     self.outbox.changed.wait(0.2)
                 continue
             info = self.client.publish(row.topic, row.payload, qos=1)
-            while not self._stopping.is_set() and generation == self.generation and not info.is_published():
+            while not self._stopping.is_set() and generation == self.generation and not _published(info):
                 try:
                     info.wait_for_publish(0.2)
                 except (RuntimeError, ValueError):   # not sent: the connection went; it is sent again after
                     time.sleep(0.05)
-            if info.is_published():
+            if _published(info):
                 self.outbox.mark_acked(row.id)
 
     def _resend_if_unconfirmed(self) -> None:
