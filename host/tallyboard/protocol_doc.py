@@ -19,6 +19,7 @@ from typing import Any
 from tallycore import games as core_games
 from tallyrun import protocol as P
 from tallyrun.wirefields import FIELDS
+from . import portshare
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MARKDOWN = DOCS / "protocol.md"
@@ -200,6 +201,18 @@ def spec() -> dict[str, Any]:
                  "CFG SET too",
         "retry": "a request whose seq and checksum equal the last one served is answered again from the "
                  "stored reply and not applied again; its event is not pushed again",
+        "sharing": {
+            "what": "the board's port shared on a local socket by tallyboard share, watch or monitor: the same "
+                    "frames, each connection numbering its own requests (its seqs are its own), events to all",
+            "socket": "unix stream",
+            "folder": "$XDG_RUNTIME_DIR/tallyboard, else tallyboard-<uid> in the system's temporary folder "
+                      "(mode 0700, the user's own)",
+            "name": "the first 16 lower-case hex digits of the SHA-1 of the port's real path (UTF-8), then .sock",
+            "waiting_requests_per_connection": portshare.QUEUE_PER_CLIENT,
+            "unread_bytes_before_closing": portshare.OUTBOX_LIMIT,
+            "seconds_a_request_holds_the_board": portshare.REPLY_WAIT_S,
+            "section": "docs/protocol.md#sharing-the-port",
+        },
         "types": TYPES,
         "formats": FORMATS,
         "verbs": verbs,
