@@ -46,7 +46,7 @@ def test_the_join_code_from_a_file_is_read_and_checked_like_the_option(tmp_path)
                                     "--emulators", "1"])
     assert out.exit_code != 0
     # the code in the file was read and checked (no code at all says where to give one, below)
-    assert "not a join code: it looks like tb1:EVENT:SECRET:CHECK; copy it again from the director" in out.output
+    assert "not a join code: it looks like tb2:EVENT:TABLES:KEYS:CHECK; copy it again from the director" in out.output
     assert "tb1:not-a-code" not in out.output                 # a secret is not repeated
 
 

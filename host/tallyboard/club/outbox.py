@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import database
-from . import envelope
+from . import envelope, kinds
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +38,16 @@ class Row:
 
 
 class Outbox:
-    """The outbox file at `path` of one table host in evening `event`, signing with `key`."""
+    """The outbox file at `path` of one table host in evening `event`. With
+    `board_keys` ({board: key}, from its join code) each board's messages are
+    signed with that board's key, and `key` is the director's (to check what
+    it sends); without, `key` signs and checks everything (one key for all)."""
 
-    def __init__(self, path: str | Path, event: str, key: bytes) -> None:
+    def __init__(self, path: str | Path, event: str, key: bytes,
+                 board_keys: Mapping[str, bytes] | None = None) -> None:
         self.event = envelope.check_name("event", event)
         self.key = key
+        self.board_keys = dict(board_keys) if board_keys is not None else None
         self.path = Path(path)
         self._db = database.open_file(self.path, database.TABLE_HOST)
         self._lock = threading.RLock()
@@ -67,16 +72,27 @@ class Outbox:
         connection to this same file (the caller's own tables beside it);
         the caller commits, then calls notify(). Its seq."""
         envelope.check_name("board", board)
-        if kind not in ("hand", "state"):
-            raise ValueError(f"a table host sends hand or state messages, not {kind!r}")
+        if kinds.KINDS.get(kind) not in kinds.QUEUED:
+            raise ValueError("a table host queues " + " or ".join(k.name for k in kinds.QUEUED) + f" messages, "
+                             f"not {kind!r}")
         row = connection.execute("SELECT last FROM numbered WHERE board = ?", (board,)).fetchone()
         seq = (row[0] if row else 0) + 1
-        payload = envelope.seal(self.key, self.event, board, seq, kind, body)
+        payload = envelope.seal(self.signing_key(board), self.event, board, seq, kind, body)
+        topic = kinds.KINDS[kind].topic(self.event, board)
         connection.execute("INSERT INTO numbered (board, last) VALUES (?, ?) "
                            "ON CONFLICT (board) DO UPDATE SET last = excluded.last", (board, seq))
         connection.execute("INSERT INTO outbox (board, seq, topic, payload, added_at) VALUES (?, ?, ?, ?, ?)",
-                           (board, seq, envelope.table_topic(self.event, board, kind), payload, time.time()))
+                           (board, seq, topic, payload, time.time()))
         return seq
+
+    def signing_key(self, board: str) -> bytes:
+        """The key `board`'s messages are signed with; ValueError if this host has none for it."""
+        if self.board_keys is None:
+            return self.key
+        if board not in self.board_keys:
+            raise ValueError(f"this table host has no key for board {board}: its join code is for boards "
+                             + ", ".join(sorted(self.board_keys)))
+        return self.board_keys[board]
 
     def notify(self) -> None:
         """Wake the publisher (after a commit of add_in)."""

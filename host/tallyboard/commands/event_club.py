@@ -36,7 +36,7 @@ event_option = click.option("--event", "event_name", metavar="NAME",
 @click.option("--port", "-p", "ports", multiple=True, metavar="PORT", help="A board on this host (repeat).")
 @click.option("--emulators", type=click.IntRange(1, 99), metavar="N", help="N emulated boards on this host.")
 @click.option("--table", "numbers", multiple=True, type=click.IntRange(1, 999), metavar="N",
-              help="The table of each board, in the order of the boards (repeat; default 1, 2, ...).")
+              help="The table of each board, in the order of the boards (repeat; default: the join code's).")
 @click.option("--name", metavar="NAME", help="This table host's name (default: the machine's name).")
 @click.option("--tls-ca", type=click.Path(dir_okay=False, exists=True),
               help="With mqtts://: the club's CA certificate.")
@@ -63,16 +63,17 @@ def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulato
     if bool(ports) == bool(emulators):
         raise click.UsageError("give --port for each of this host's boards, or --emulators N, not both")
     try:
-        event_id, secret = envelope.read_join_code(join)
+        code = envelope.read_join_code(join)
+        event_id = code.event
         parse_url(broker_url)
         host = envelope.check_name("--name", name) if name else club.host_name()
     except ValueError as exc:
         raise TallyboardError(str(exc)) from None
     count = emulators or len(ports)
-    tables = list(numbers) or list(range(1, count + 1))
+    tables = list(numbers) or list(code.tables[:count])
     if len(tables) != count:
         raise click.UsageError(f"{count} boards and {len(tables)} --table: give one --table for each board")
-    runner = club.TableHost(broker_url, event_id, secret, host, tables, state_dir or events_home() / "club",
+    runner = club.TableHost(broker_url, code, host, tables, state_dir or events_home() / "club",
                             list(ports), emulators or 0, tls_ca, timeout, say=click.echo)
     stop = threading.Event()
     if duration:
@@ -97,18 +98,26 @@ def _event(event_name: str | None) -> tuple[Any, Any]:
 
 
 @click.command("join-code")
+@click.option("--table", "tables", multiple=True, type=click.IntRange(1, 999), metavar="N",
+              help="A table of that table host (repeat for each of its tables).")
 @event_option
 @reports_errors
-def join_code_cmd(event_name: str | None) -> None:
-    """The code a table host joins the evening with (`event table --join CODE`); keep it to the club."""
+def join_code_cmd(tables: tuple[int, ...], event_name: str | None) -> None:
+    """The code a table host joins the evening with (`event table --join CODE`): with --table, the code
+    for the host of those tables, which signs for them and no other; without, each table's own code."""
     from ..event import club
     store, event = _event(event_name)
     with store:
-        click.echo(club.join_code(event))
+        if tables:
+            click.echo(club.join_code(event, list(tables)))
+            return
+        count = max(len(store.seating(event, r)) for r in range(1, event.round + 1))
+        for table in range(1, count + 1):
+            click.echo(f"table {table}: {club.join_code(event, [table])}")
 
 
 @click.command("refused")
-@click.option("--json", "as_json", is_flag=True, help="One JSON list of [when, board, reason, text].")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list of [when last, board, reason, text, times].")
 @event_option
 @reports_errors
 def refused_cmd(as_json: bool, event_name: str | None) -> None:
@@ -122,8 +131,9 @@ def refused_cmd(as_json: bool, event_name: str | None) -> None:
     elif not rows:
         click.echo(f"{event.name!r}: the director has refused no message.")
     else:
-        for at, board, reason, text in rows:
-            click.echo(shown(f"{at}  {board or '-'}  {reason}: {text}"))
+        for at, board, reason, text, count in rows:
+            times = f" ({count} times)" if count > 1 else ""
+            click.echo(shown(f"{at}  {board or '-'}  {reason}{times}: {text}"))
 
 
 def register(group: click.Group) -> None:
