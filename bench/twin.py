@@ -1,6 +1,10 @@
-"""The device twin (an emulated RP2040 running real MicroPython v1.28.0, from the
-steering repository's shared/rp2emu) driven from Python: start it, bridge its USB
-CDC to a pty, read its counters, cut its power.
+"""The device twin (an emulated RP2040 running real MicroPython v1.28.0 with the
+board's parts modelled: the project's twin/run.mjs) driven from Python: start it,
+bridge its USB CDC to a pty, press its buttons and read its OLED and LEDs through
+its control port (tallyboard.twin.TwinControl), read its counters, cut its power.
+The stock MicroPython image and the boot ROM come from outside the project: the
+folder $TALLYBOARD_RP2EMU, else ../shared/rp2emu beside the checkout, or a UF2
+named with Twin(uf2=...).
 
     with Twin(folder) as twin:          # a blank chip; flash image kept in folder
         twin.deploy()                   # tallyboard deploy --port <its pty>
@@ -10,9 +14,11 @@ CDC to a pty, read its counters, cut its power.
         twin.replies()[-1]              # the reply's emulated latency (µs) and text
         twin.stats()                    # emulated time, busy time, flash erases/programs
         twin.power_cut()                # SIGKILL: the flash image keeps what the chip held
+        twin.control.press("seat0")     # the board's own buttons, knob, faults (docs/twin.md)
+        twin.control.oled().ram         # what the SSD1306 holds now
 
-Figures are emulated time on a 125 MHz RP2040; rp2040js models no flash busy time,
-no XIP cache misses and no I²C bus time, so a real Pico is that or slower.
+Figures are emulated time on a 125 MHz RP2040 with the I²C bus time in; rp2040js
+models no flash busy time and no XIP cache misses, so a real Pico is that or slower.
 Used by bench/bench_device_twin.py and tests/test_device_twin.py."""
 from __future__ import annotations
 
@@ -31,24 +37,31 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
+RUNNER = ROOT / "twin"               # the project's twin: run.mjs, its parts, serial-pty.sh
+# only the stock image and the boot ROM come from outside (never committed)
 RP2EMU = Path(os.environ.get("TALLYBOARD_RP2EMU", ROOT.parent / "shared" / "rp2emu"))
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tallyboard-rp2emu"
+sys.path.insert(0, str(ROOT / "host"))
+from tallyboard.twin import TwinControl, TwinError  # noqa: E402  (the control port's client)
 
 _STATS = re.compile(r"\[rp2emu (?P<tag>[^\]]+)\] (?P<fields>.*)")
 _LINE = re.compile(r"\[rp2emu line\] since_reset_ms=(?P<reset>[\d.]+)"
                    r"(?: since_request_us=(?P<request>[\d.]+) cycles=(?P<cycles>\d+))? (?P<text>.*)")
 
 
-def missing() -> str | None:
+def missing(uf2: Path | None = None) -> str | None:
     """Why the twin cannot run here, or None when it can."""
-    if not (RP2EMU / "run.mjs").exists():
-        return f"the device twin is not at {RP2EMU} (set TALLYBOARD_RP2EMU)"
+    image = Path(uf2) if uf2 else RP2EMU / "firmware.uf2"
+    if not image.exists():
+        return (f"the MicroPython image is not at {image} (set TALLYBOARD_RP2EMU to the folder with "
+                f"firmware.uf2 and bootrom.mjs)")
+    if not (image.parent / "bootrom.mjs").exists() and not (RP2EMU / "bootrom.mjs").exists():
+        return f"the RP2040 boot ROM (bootrom.mjs) is not beside {image} nor in {RP2EMU}"
     if shutil.which("node") is None:
-        return "node is not installed (run shared/rp2emu/setup.sh)"
+        return "node is not installed (Debian: apt-get install nodejs)"
     if shutil.which("socat") is None:
-        return "socat is not installed (run shared/rp2emu/setup.sh)"
-    if not (CACHE / "node" / "node_modules" / "rp2040js").exists() and not (RP2EMU / "node_modules").exists():
-        return "rp2040js is not installed (run shared/rp2emu/setup.sh)"
+        return "socat is not installed (Debian: apt-get install socat)"
+    if not (RUNNER / "node_modules" / "rp2040js").exists():
+        return "rp2040js is not installed (run npm ci in twin/)"
     return None
 
 
@@ -66,7 +79,8 @@ class Line:
 
 
 class Twin:
-    def __init__(self, folder: Path, *, oled: bool = True, hold: int | None = None) -> None:
+    def __init__(self, folder: Path, *, oled: bool = True, hold: int | None = None, uf2: Path | None = None,
+                 board: Path | None = None, seed: int = 1, watch_gpio: int | None = None) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.image = self.folder / "pico.img"
@@ -74,15 +88,27 @@ class Twin:
         self.link = self.folder / "tty"
         self.oled = oled
         self.hold = hold
+        self.uf2 = uf2
+        self.board_file = board
+        self.seed = seed
+        self.watch_gpio = watch_gpio
         self.port = _free_port()
+        self.control_port = _free_port()
+        self._control: TwinControl | None = None
         self.node: subprocess.Popen | None = None
         self.bridge: subprocess.Popen | None = None
         self._log_at = 0
 
     # ------------------------------------------------------------ life
     def start(self) -> "Twin":
-        args = ["node", str(RP2EMU / "run.mjs"), "--port", str(self.port), "--save", str(self.image),
-                "--stats", "--trace"]
+        args = ["node", str(RUNNER / "run.mjs"), "--port", str(self.port), "--save", str(self.image),
+                "--control", str(self.control_port), "--seed", str(self.seed), "--stats", "--trace"]
+        if self.uf2:
+            args += ["--uf2", str(self.uf2)]
+        if self.board_file:
+            args += ["--board", str(self.board_file)]
+        if self.watch_gpio is not None:
+            args += ["--watch-gpio", str(self.watch_gpio)]
         if self.image.exists():
             args += ["--fs", str(self.image)]
         if not self.oled:
@@ -92,7 +118,7 @@ class Twin:
         with open(self.log, "ab") as log:
             self.node = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
         if self.bridge is None:
-            self.bridge = subprocess.Popen(["bash", str(RP2EMU / "serial-pty.sh"), str(self.port), str(self.link)],
+            self.bridge = subprocess.Popen(["bash", str(RUNNER / "serial-pty.sh"), str(self.port), str(self.link)],
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                            start_new_session=True)
         deadline = time.monotonic() + 30
@@ -102,7 +128,28 @@ class Twin:
             time.sleep(0.1)
         return self
 
+    @property
+    def control(self) -> TwinControl:
+        """The control port's client (connected on first use, again after a power cut)."""
+        if self._control is None:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    self._control = TwinControl(self.control_port)
+                    break
+                except TwinError:
+                    if time.monotonic() > deadline or self.node is None or self.node.poll() is not None:
+                        raise
+                    time.sleep(0.1)
+        return self._control
+
+    def _drop_control(self) -> None:
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+
     def stop(self) -> None:
+        self._drop_control()
         for proc in (self.bridge, self.node):
             if proc is not None and proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -117,6 +164,7 @@ class Twin:
         """SIGKILL the chip: the image holds what its flash held at that instant.
         The pty bridge reconnects when the chip comes back (start())."""
         assert self.node is not None
+        self._drop_control()
         os.killpg(self.node.pid, signal.SIGKILL)
         self.node.wait(10)
         self.node = None
