@@ -7,16 +7,19 @@ emulator; after every event the twin's OLED display RAM and LED frame must
 equal the emulator's.
 
 Each game: NEW from the host; the hand (tests/emu_fixtures.py's EVERY_GAME);
-the undo button; REDO from the host; `config set confirm 1`; NEW again and the
-same hand, now held for an opponent's confirmation (HELD); the accept by the
-lowest seat allowed to accept (ACCEPT); `config set confirm 0`. After each of
-these the events each board pushed are the ones expected, the emulator's
-display catches up with what the firmware composes for its game
-(board_frames.Composer: the display has been drawn), and the twin's display
-then shows the same bytes; the totals after the accepted hand are the ones
-worked out by hand (emu_fixtures.py, tests/mp/test_entry.py). A difference
-names the game, the step, the OLED rows and the LEDs, and leaves both frames
-as PNGs.
+the undo button; REDO from the host; `config set confirm 1`; the undo button
+again, now held for an opponent's confirmation (HELD), and its accept by the
+lowest seat allowed to accept (ACCEPT); REDO from the host, the hand held
+again (HELD: its confirmation screen, as after a hand saved on the board), and
+its accept; `config set confirm 0`. After each of these the events each board
+pushed are the ones expected, the emulator's display catches up with what the
+firmware composes for its game (board_frames.Composer: the display has been
+drawn), and the twin's display, once its parts have been quiet 100 ms of its
+own time, holds the same bytes, its SSD1306 on and not inverted, and its parts'
+models found nothing wrong in the I2C stream or the WS2812 timing. The totals
+after the accepted hand are the ones worked out by hand (emu_fixtures.py,
+tests/mp/test_entry.py). A difference names the game, the step, the OLED rows
+and the LEDs, and leaves both frames as PNGs in out/twin-frames/.
 
 One deploy and one boot of the twin; the games follow each other on it."""
 from __future__ import annotations
