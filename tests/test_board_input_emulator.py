@@ -64,7 +64,7 @@ def test_picture_of_a_board_is_what_it_shows(tmp_path):
             board.new("skicket", 4)
             board.cfg_set("name", "Ann", 0)
             board.cfg_set("brightness", "90")
-            board.hand(0, "4H", None, None, False, 10)
+            board.game_verb("HAND", 0, "4H", None, None, 0, 10)
             time.sleep(0.5)
             frame = render.frame_for_board(board)
             assert frame.leds == emulator.leds()

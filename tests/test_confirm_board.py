@@ -108,7 +108,7 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
 def test_a_power_cut_keeps_a_hand_pending_and_the_board_accepts_it_after(tmp_path):
     with emulated_board(tmp_path / "flash") as (emulator, board):
         board.new("skicket", 4, CONFIRM)
-        reply = board.hand(1, "4H", None, None, False, 10)
+        reply = board.game_verb("HAND", 1, "4H", None, None, 0, 10)
         event = skicket.pack_hand(1, 4, skicket.HEARTS, None, None, False, 10)
         assert reply["held"] == f"{HELD_APPLY},{event}" and reply["n"] == "0"
         emulator.cut_power()
