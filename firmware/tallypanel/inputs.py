@@ -7,8 +7,8 @@
 #
 # poll(now_ms) does the work and is what the tests drive with made-up
 # times; run() is the task that calls it. Where the hardware layer offers
-# pin-change interrupts (pin_irq), the encoder task sleeps until an edge: the
-# interrupt only sets a ThreadSafeFlag and the task reads the pins. Without
+# pin-change interrupts (pin_irq), the encoder is followed in the interrupt and
+# its task sleeps until an edge (a ThreadSafeFlag) to hand the detents out. Without
 # them (the emulator) it polls every 2 ms, fast enough for a detent by hand.
 #
 # A control that fails is let be and said (say(text): a NOTE for the host): a
@@ -120,7 +120,14 @@ _STEPS = b"\x00\x01\xff\x00\xff\x00\x00\x01\x01\x00\x00\xff\x00\xff\x01\x00"
 
 
 class Encoder:
-    """A rotary encoder on pins a and b: one (TURN, +1 / -1) per detent."""
+    """A rotary encoder on pins a and b: one (TURN, +1 / -1) per detent.
+
+    The quadrature is followed where the pins are read: in poll(), or, with
+    pin interrupts, in the interrupt itself (a hard one: it runs even while
+    the loop is busy in a long bus write, such as an OLED redraw, during
+    which a fast turn passes several states; read later, two changes at once
+    are no step, and a detent was lost). The detents are counted in cw and
+    ccw, only ever incremented there, and handed out by the task."""
 
     storm_edges = 400     # changes in a second: far past a fast hand's 20 detents of 4
 
@@ -133,13 +140,16 @@ class Encoder:
         self.count = 0
         self.say = say
         self.storm = False       # the pins bounce without end: read slowly
-        self.edges = 0           # changes since window_at
+        self.edges = 0           # changes since window_at (counted where the pins are followed)
         self.window_at = 0
+        self.cw = 0          # detents turned, written only by _follow
+        self.ccw = 0
+        self.cw_sent = 0     # and handed to the handler, written only by _hand_out
+        self.ccw_sent = 0
 
-    def poll(self, now=0):
+    def _follow(self):
+        # allocation-free: the pin interrupt calls it
         new = self.pin_a() << 1 | self.pin_b()
-        if ticks_diff(now, self.window_at) >= 1000:
-            self._judge(now)
         if new == self.state:
             return
         self.edges += 1
@@ -150,9 +160,17 @@ class Encoder:
         self.count += 1 if step == 1 else -1
         if self.count >= self.steps_per_detent:
             self.count = 0
-            self.handler(TURN, 1)
+            self.cw += 1
         elif self.count <= -self.steps_per_detent:
             self.count = 0
+            self.ccw += 1
+
+    def _hand_out(self):
+        while self.cw_sent != self.cw:
+            self.cw_sent += 1
+            self.handler(TURN, 1)
+        while self.ccw_sent != self.ccw:
+            self.ccw_sent += 1
             self.handler(TURN, -1)
 
     def _judge(self, now):
@@ -170,14 +188,21 @@ class Encoder:
         self.edges = 0
         self.window_at = now
 
+    def poll(self, now=0):
+        if ticks_diff(now, self.window_at) >= 1000:
+            self._judge(now)
+        self._follow()
+        self._hand_out()
+
     async def run(self):
         while True:
             self.poll(ticks_ms())
             await _sleep_ms(_STORM_POLL_MS if self.storm else _ENCODER_POLL_MS)
 
     def wake_on_edges(self, pin_irq, gpio_a, gpio_b):
-        """Sleep until a pin changes instead of polling, if pin_irq(gpio, isr)
-        can attach an interrupt to both pins (it returns False where it cannot)."""
+        """Follow the pins in their interrupt and sleep until one changes
+        instead of polling, if pin_irq(gpio, isr) can attach a hard interrupt
+        to both pins (it returns False where it cannot)."""
         if not hasattr(asyncio, "ThreadSafeFlag"):
             return False
         self.flag = asyncio.ThreadSafeFlag()
@@ -185,6 +210,9 @@ class Encoder:
         return pin_irq(gpio_a, self.isr) and pin_irq(gpio_b, self.isr)
 
     def _edge(self, pin):
+        if self.storm:
+            return          # bouncing without end: the task reads the pins slowly instead
+        self._follow()
         self.flag.set()
 
     async def run_on_edges(self):
