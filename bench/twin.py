@@ -250,6 +250,65 @@ class Twin:
         raise RuntimeError(f"the device twin printed no stats; see {self.log}")
 
 
+class RawRepl:
+    """MicroPython's raw REPL on the twin's serial port (the app interrupted with
+    Ctrl-C, as mpremote does): run a script and read what it prints while it runs,
+    so a test can work the board's controls while the chip's own code watches."""
+
+    BANNER = b"raw REPL; CTRL-B to exit\r\n>"
+
+    def __init__(self, link: Path, timeout: float = 30.0) -> None:
+        import serial
+
+        self.port = serial.Serial(str(link), 115200, timeout=0.05)
+        self.timeout = timeout
+        self.seen = b""
+        self.port.write(b"\r\x03\x03")
+        self._until(b">>> ", "the REPL's prompt after Ctrl-C")
+        self.port.write(b"\x01")
+        self._until(self.BANNER, "the raw REPL")
+
+    def _until(self, marker: bytes, what: str, timeout: float | None = None) -> bytes:
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while marker not in self.seen:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the twin did not show {what} within {timeout or self.timeout:.0f} s: "
+                                   f"{self.seen[-300:]!r}")
+            self.seen += self.port.read(4096)
+        before, _, self.seen = self.seen.partition(marker)
+        return before
+
+    def start(self, code: str) -> None:
+        """Send a script and start it (its output is read with wait_for/finish)."""
+        self.seen = b""
+        data = code.encode()
+        for at in range(0, len(data), 256):
+            self.port.write(data[at:at + 256])
+            time.sleep(0.01)
+        self.port.write(b"\x04")
+        self._until(b"OK", "the raw REPL taking the script")
+
+    def wait_for(self, text: str, timeout: float | None = None) -> str:
+        """What the script printed up to (and without) text."""
+        return self._until(text.encode(), repr(text), timeout).decode("utf-8", "replace")
+
+    def finish(self, timeout: float | None = None) -> str:
+        """The rest of the script's output once it ended; RuntimeError with its traceback if it failed."""
+        out = self._until(b"\x04", "the script's end", timeout)
+        err = self._until(b"\x04>", "the script's error output", timeout)
+        if err.strip():
+            raise RuntimeError(f"the script on the twin failed: {err.decode('utf-8', 'replace')}")
+        return out.decode("utf-8", "replace")
+
+    def run(self, code: str, timeout: float | None = None) -> str:
+        self.start(code)
+        return self.finish(timeout)
+
+    def close(self) -> None:
+        self.port.write(b"\x02")
+        self.port.close()
+
+
 def bench_main(doc: str, script: str, run: Callable[[], dict], show: Callable[[dict], None]) -> int:
     """A twin benchmark's command line: --json prints the figures as JSON,
     else show(figures) prints them for people; exit 2, saying why, where the

@@ -18,7 +18,7 @@ export function startControl(port, twin) {
     turn: (req, reply) => {
       const detents = num(req.detents, -100, 100, 'detents');
       if (!Number.isInteger(detents) || detents === 0) throw new Error('detents: a whole number of detents, not 0');
-      twin.controls.turn(detents, { stepMs: num(req.step_ms ?? 3, 0.5, 100, 'step_ms'),
+      twin.controls.turn(detents, { stepMs: num(req.step_ms ?? 8, 0.5, 100, 'step_ms'),
         bounceMs: num(req.bounce_ms ?? 0.3, 0, 1, 'bounce_ms') }, () => reply({ at_ms: twin.emuMs() }));
     },
     fault: (req) => {
@@ -39,7 +39,14 @@ export function startControl(port, twin) {
       const mostWall = num(req.most_s ?? 30, 0.1, 600, 'most_s') * 1000;
       const started = Date.now();
       let seen = twin.activity(), since = twin.emuNs();
+      const atLeast = req.at_least ?? {};     // counters (stats names) to reach before the quiet counts
       const check = () => {
+        const stats = Object.keys(atLeast).length ? twin.stats() : {};
+        if (Object.entries(atLeast).some(([k, v]) => !(stats[k] >= v))) {
+          since = twin.emuNs();
+          if (Date.now() - started > mostWall) return reply(null, `the counters did not reach ${JSON.stringify(atLeast)} within ${mostWall / 1000} s`);
+          return setTimeout(check, 2);
+        }
         const now = twin.activity();
         if (now !== seen) { seen = now; since = twin.emuNs(); }
         if (twin.emuNs() - since >= quietNs) return reply({ at_ms: twin.emuMs() });

@@ -98,8 +98,9 @@ class TwinControl:
         return self.request("press", control=control, ms=ms, bounce_ms=bounce_ms,
                             timeout=self.timeout + ms / 1000 * 20)["at_ms"]
 
-    def turn(self, detents: int, step_ms: float = 3, bounce_ms: float = 0.3) -> float:
-        """Turn the knob by detents (> 0: the firmware's +1 direction)."""
+    def turn(self, detents: int, step_ms: float = 8, bounce_ms: float = 0.3) -> float:
+        """Turn the knob by detents (> 0: the firmware's +1 direction), step_ms between
+        quadrature steps (4 a detent: 8 ms is a brisk turn, about 30 detents a second)."""
         return self.request("turn", detents=detents, step_ms=step_ms, bounce_ms=bounce_ms)["at_ms"]
 
     def fault(self, part: str, on: bool, control: str | None = None) -> dict[str, Any]:
@@ -110,10 +111,12 @@ class TwinControl:
             fields["control"] = control
         return self.request("fault", **fields)["faults"]
 
-    def settle(self, quiet_ms: float = 100, most_s: float = 30) -> float:
+    def settle(self, quiet_ms: float = 100, most_s: float = 30, **at_least: float) -> float:
         """Wait until neither the OLED's bus nor the LED line has carried anything for
-        quiet_ms of emulated time; the emulated ms then."""
-        return self.request("settle", quiet_ms=quiet_ms, most_s=most_s, timeout=most_s + 10)["at_ms"]
+        quiet_ms of emulated time, after the counters named (stats() names, e.g.
+        led_frames=3) have reached those values; the emulated ms then."""
+        return self.request("settle", quiet_ms=quiet_ms, most_s=most_s, at_least=at_least,
+                            timeout=most_s + 10)["at_ms"]
 
     # ------------------------------------------------------------ what it shows
     def oled(self) -> OledState:

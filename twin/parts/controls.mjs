@@ -86,7 +86,7 @@ export class Controls {
   unstick(name) { const gpio = this.gpio(name); this.stuck.delete(gpio); this.set(gpio, false); }
 
   // detents > 0: the firmware's +1 direction (A,B: 11 -> 10 -> 00 -> 01 -> 11, tallypanel/inputs.py)
-  turn(detents, { stepMs = 3, bounceMs = 0.3 } = {}, done = () => {}) {
+  turn(detents, { stepMs = 8, bounceMs = 0.3 } = {}, done = () => {}) {
     if (!this.encoder) throw new Error('the board has no encoder');
     if (this.chatter) throw new Error('the encoder is chattering (fault): stop it first');
     const { a, b, steps } = this.encoder;
