@@ -3,15 +3,26 @@ tests/conftest.py (docs/host.md, "Testing"): run pytest on two skipping tests
 with the suite's own conftest, once as CI and once not."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import conftest
-
 HERE = Path(__file__).resolve().parent
+
+
+def _suite_conftest():
+    # tests/conftest.py by its path: a plain `import conftest` finds whichever
+    # folder's conftest pytest imported first (tests/conformance has its own)
+    spec = importlib.util.spec_from_file_location("suite_conftest", HERE / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+conftest = _suite_conftest()
 
 
 def _run(folder: Path, ci: str | None) -> str:
