@@ -341,3 +341,23 @@ def test_a_change_while_a_client_is_sent_the_last_one_is_never_missed(served):
                     break
     finally:
         stream.close()
+
+
+def test_serve_for_one_laptop_starts_no_broker_unless_asked():
+    """Issue 23: plain `event serve` printed an MQTT URL with the table
+    password; a broker is started only for --club, --broker-listen or
+    --broker-port, and --no-broker with one of them is a usage error."""
+    import click
+
+    from tallyboard.commands.event_views import chosen_broker
+
+    assert chosen_broker(None, False, None, None, 0) is None
+    assert chosen_broker(None, False, None, None, 0, club=False) is None
+    club = chosen_broker(None, False, None, None, 0, club=True)
+    assert (club.url, club.listen, club.port) == (None, "127.0.0.1", 0)
+    wide = chosen_broker(None, False, None, "0.0.0.0", 0)
+    assert (wide.url, wide.listen) == (None, "0.0.0.0")
+    assert chosen_broker(None, False, None, None, 1883).port == 1883
+    assert chosen_broker("mqtt://director:pw@broker.club:1883", False, None, None, 0).url.startswith("mqtt://")
+    with pytest.raises(click.UsageError, match="--no-broker with --broker, --club"):
+        chosen_broker(None, True, None, None, 0, club=True)

@@ -221,10 +221,14 @@ def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None
               help="The address to listen on; 0.0.0.0 lets a TV or the players' phones on the club's network in.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port to listen on (0: any free one).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="A name the page may be opened by besides this machine's own (its host name, NAME.local, "
+                   "localhost, any IP address); *.club.example for every name under one. Others are refused "
+                   "(a guard against DNS rebinding).")
 @source_options
 @broker_options
 @reports_errors
-def serve_cmd(host: str, port: int, event_name: str | None, snapshot_file: Path | None, broker_url: str | None,
+def serve_cmd(host: str, port: int, allowed_hosts: tuple[str, ...], event_name: str | None, snapshot_file: Path | None, broker_url: str | None,
               no_broker: bool, tls_ca: str | None, broker_listen: str | None, broker_port: int,
               club: bool) -> None:
     """The evening as a web page that follows it live (standings, each
@@ -248,7 +252,7 @@ def serve_cmd(host: str, port: int, event_name: str | None, snapshot_file: Path 
         sys.stdout.flush()
         try:
             with contextlib.suppress(KeyboardInterrupt):   # uvicorn stops, then raises Ctrl-C again
-                web.serve(source, sock)
+                web.serve(source, sock, allowed_hosts)
         finally:
             sock.close()
         click.echo("Stopped.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sqlite3
 from typing import Any, Callable, Iterator
 
 import click
@@ -105,7 +106,33 @@ def player_index(board: Board, value: str, players: int) -> int:
     if value.lower() in folded:
         return folded.index(value.lower())
     raise TallyboardError(f"player {value!r}: not a player of this game ({', '.join(names)}); "
-                          "give a name or a number 0 to " + str(players - 1))
+                          "give a name or a number 0 to " + str(players - 1) + _where_sits(value))
+
+
+def _where_sits(name: str) -> str:
+    """Where the evening in progress seats a player, in words ("; Bob sits at
+    table 1: --port /dev/pts/0"), or "" (no evening, or no such player)."""
+    try:
+        from .. import archive
+        from ..event import EventStore
+
+        if not archive.default_path().exists():
+            return ""
+        with EventStore() as store:
+            event = store.event(None)
+            if event.state != "running":
+                return ""
+            names = [n.lower() for n in store.names(event)]
+            if name.lower() not in names:
+                return ""
+            player = names.index(name.lower())
+            for table, seats in enumerate(store.seating(event, event.round), 1):
+                if player in seats:
+                    port = store.boards(event).get(table, {}).get("port")
+                    return f"; {name} sits at table {table}" + (f": --port {port}" if port else "")
+    except (OSError, ValueError, LookupError, sqlite3.Error, TallyboardError):   # no evening: the message stands
+        return ""
+    return ""
 
 
 def names_of(board: Board, players: int) -> list[str]:
