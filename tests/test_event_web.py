@@ -361,3 +361,4 @@ def test_serve_for_one_laptop_starts_no_broker_unless_asked():
     assert chosen_broker("mqtt://director:pw@broker.club:1883", False, None, None, 0).url.startswith("mqtt://")
     with pytest.raises(click.UsageError, match="--no-broker with --broker, --club"):
         chosen_broker(None, True, None, None, 0, club=True)
+

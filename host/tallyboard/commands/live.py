@@ -117,7 +117,7 @@ def _watch_to_pipe(board: Board, console: Console, view: Any, deadline: float | 
     keeps, so each change is one whole plain-text snapshot, with its time."""
     def show(what: Any) -> None:
         with console.capture() as captured:
-            console.print(what)
+            console.print(what, soft_wrap=True)   # a file's lines are not cut at a width
         console.file.write(f"--- {time.strftime('%H:%M:%S')}\n{captured.get()}")
         console.file.flush()
 
