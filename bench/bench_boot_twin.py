@@ -3,8 +3,10 @@ MicroPython v1.28.0 image, the firmware deployed with `tallyboard deploy`.
 
     python bench/bench_boot_twin.py [--json]
 
-Prints, in emulated time at 125 MHz: power-on to the BOOT event with a Skicket game of six
-hands restored; the steps of the app's start up to BOOT, timed on the chip; and, for every
+Prints, in emulated time at 125 MHz: power-on to the BOOT event and to first light (the first
+data on the LED pin, GPIO 2) with a Skicket game of six hands restored, and the same with a
+host asking STATE every 20 ms through the boot; the steps of the app's start up to BOOT and on
+to first light, timed on the chip; and, for every
 module BOOT needs, its import from littlefs (as at power-up) beside its import from RAM
 through a user filesystem that answers every lookup from a dict (no littlefs at all). The
 second column is the floor for loading that module as an .mpy on this image: what is left
@@ -14,19 +16,25 @@ and mpremote."""
 from __future__ import annotations
 
 import ast
+import contextlib
+import os
+import select
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import tty
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_device_twin import HANDS, boot_ms  # noqa: E402
+from bench_device_twin import HANDS, boot_ms, hand  # noqa: E402
 from twin import Twin, bench_main  # noqa: E402
 
 # What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
 BOOT_MODULES = ("tallypanel.hw", "tallypanel.boarddef", "tallycore.game", "tallycore.games", "tallyrun.protocol",
-                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.app",
+                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.confirming",
+                "tallyrun.serve", "tallyrun.app",
                 "tallycore.skicket")
 
 _TIMER = """
@@ -109,10 +117,27 @@ hw.safe_mode_held(boarddef.safe_mode_pin(definition))
 marks.append(time.ticks_us())
 app.boot(config_loaded=True)
 marks.append(time.ticks_us())
+board = boarddef.checked(definition, app.config.board, hw.mcu())
+marks.append(time.ticks_us())
+pixels = hw.Pixels(board.led_pin, board.led_count)
+marks.append(time.ticks_us())
+import tallypanel.ledfield
+marks.append(time.ticks_us())
+from tallypanel.view import View
+marks.append(time.ticks_us())
+from tallypanel import gameview
+gameview.of(app.game)
+marks.append(time.ticks_us())
+view = View(board, pixels, None, app.config)
+view.refresh_leds(app.game)
+marks.append(time.ticks_us())
 print(repr([time.ticks_diff(marks[i + 1], marks[i]) for i in range(len(marks) - 1)]))
 """
 STEP_NAMES = ("import hw, boarddef", "import app (protocol, core, journal, ring, config, replies)",
-              "App(), config.txt read", "board definition read, safe-mode pin", "app.boot(): journal restored, BOOT")
+              "App(), config.txt read", "board definition read, safe-mode pin", "app.boot(): journal restored, BOOT",
+              "then, for the LEDs: the board definition checked", "hw.Pixels (neopixel, the pin)",
+              "import ledfield (gameview, boarddef's constants)", "import view",
+              "the game's panel view imported (skicketview, screen)", "View(), the frame composed and sent")
 
 
 def on_chip(twin: Twin, script: str) -> object:
@@ -130,22 +155,75 @@ def on_chip(twin: Twin, script: str) -> object:
     return ast.literal_eval(lines[-1])
 
 
+@contextlib.contextmanager
+def talking_host(twin: Twin):
+    """A host that sends STATE every 20 ms while the block runs, and reads every reply until
+    the board has answered what was still queued (mpremote must find the line quiet)."""
+    from tallyboard import wire
+    talking = threading.Event()
+    talking.set()
+    stop = threading.Event()
+
+    def talk() -> None:
+        while not stop.is_set() and not twin.link.exists():
+            time.sleep(0.005)
+        fd = os.open(twin.link, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        tty.setraw(fd)
+        try:
+            seq = 1
+            while not stop.is_set():
+                if talking.is_set():
+                    os.write(fd, wire.encode_request(seq, "STATE"))
+                    seq = seq % 9999 + 1
+                if select.select([fd], [], [], 0.02)[0]:
+                    try:
+                        os.read(fd, 4096)
+                    except BlockingIOError:
+                        pass
+        finally:
+            os.close(fd)
+
+    thread = threading.Thread(target=talk, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        talking.clear()
+        quiet_since = time.monotonic()       # the board answers what is still queued first
+        while time.monotonic() - quiet_since < 1.5:
+            if twin.lines():
+                quiet_since = time.monotonic()
+            time.sleep(0.2)
+        stop.set()
+        thread.join(10)
+
+
 def run() -> dict:
     figures: dict = {}
     with tempfile.TemporaryDirectory() as tmp, Twin(Path(tmp)) as twin:
         twin.deploy()
         board = twin.board()
         board.new("skicket", 4)
-        for hand in HANDS:
-            board.hand(*hand)
+        for one in HANDS:
+            hand(board, *one)
         board.link.close()
         boots = []
+        lights = []
         for _ in range(2):
             twin.power_cut()
             twin.mark()
             twin.start()
             boots.append(round(boot_ms(twin), 1))
+            lights.append(round(twin.first_light_ms(), 1))
         figures["boot_with_game_ms"] = boots
+        figures["first_light_ms"] = lights
+        # the same with a host asking STATE every 20 ms from the moment the port is back
+        twin.power_cut()
+        twin.mark()
+        twin.start()
+        with talking_host(twin):
+            figures["boot_host_talking_ms"] = round(boot_ms(twin), 1)
+            figures["first_light_host_talking_ms"] = round(twin.first_light_ms(), 1)
         time.sleep(1)
         steps = on_chip(twin, STEPS)
         figures["steps_ms"] = {name: round(us / 1000, 1) for name, us in zip(STEP_NAMES, steps)}
@@ -160,7 +238,10 @@ def run() -> dict:
 
 def show(figures: dict) -> None:
     print(f"power-on to BOOT, Skicket game of six hands restored: {figures['boot_with_game_ms']} ms")
-    print("the start up to BOOT, on the chip:")
+    print(f"power-on to first light (data on the LED pin), the same: {figures['first_light_ms']} ms")
+    print(f"the same with a host asking STATE every 20 ms: BOOT {figures['boot_host_talking_ms']} ms, "
+          f"first light {figures['first_light_host_talking_ms']} ms")
+    print("the start up to BOOT and on to first light, on the chip:")
     for name, ms in figures["steps_ms"].items():
         print(f"  {name:62} {ms:7.1f} ms")
     print(f"  {'module':24} {'from littlefs':>14} {'from RAM':>10}")

@@ -201,7 +201,7 @@ def evening(tmp: Path, broker, outage: float) -> tuple[list[float], int, float]:
     director_env = environment(tmp, "evening", archive)
     host_env = environment(tmp, "host", archive)
     cli(director_env, "event", "create", "Bench night", *[a for p in players(3) for a in ("--player", p)])
-    code = cli(director_env, "event", "join-code").strip()
+    code = cli(director_env, "event", "join-code", "--table", "1", "--table", "2", "--table", "3").strip()
     url = f"mqtt://%s@127.0.0.1:{broker.port}"
     processes = []
     try:

@@ -1,12 +1,13 @@
 """The firmware on the device twin: an emulated RP2040 (rp2040js) running real MicroPython
 v1.28.0, deployed with `tallyboard deploy` over its emulated USB CDC.
 
-    python bench/bench_device_twin.py [--pegs 20] [--idle 10] [--json]
+    python bench/bench_device_twin.py [--pegs 20] [--idle 10] [--switches 200] [--json]
 
 Prints, in emulated time at 125 MHz: boot to the BOOT event (blank, and with a game restored
 after a power cut), PEG / HAND / UNDO / REDO request -> OK latency, flash erases and page
 programs per acknowledged event, idle CPU busy with no traffic, the heap free after boot
-(STATS), and how many requests a `tallyboard peg` costs on the wire (the first, which reads the
+(STATS), the largest free heap block (STATS block) as games are switched in a random order
+(every game of the board's table, each switch to another rules module), and how many requests a `tallyboard peg` costs on the wire (the first, which reads the
 game, and the next, whose copy of the game is current). rp2040js models no
 flash busy time, XIP cache misses or I²C bus time: a real Pico is that or slower (a W25Q16
 sector erase is 45 ms typical, 400 ms worst; a page program 0.4 ms).
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import tempfile
@@ -27,6 +29,16 @@ from twin import Twin, missing  # noqa: E402
 HANDS = [  # Skicket: purchaser, bid, doubled by, redoubled by, lone, tricks
     (0, "4H", None, None, False, 10), (1, "2S", None, None, False, 7), (2, "3NT", 1, None, False, 9),
     (3, "1C", None, None, False, 6), (0, "5D", None, None, False, 10), (1, "2NK", None, None, False, 5)]
+
+
+def hand(board, purchaser, bid, doubled_by, redoubled_by, lone, tricks):
+    """Skicket's HAND (its own verb since protocol 4)."""
+    return board.game_verb("HAND", purchaser, bid, doubled_by, redoubled_by, int(lone), tricks)
+
+
+def peg(board, player, points):
+    """Roquet's PEG (its own verb since protocol 4)."""
+    return board.game_verb("PEG", player, points)
 
 
 def replies(twin):
@@ -61,7 +73,32 @@ def timed(twin, action, count, gap=0.3):
             "programs_per_event": round((after["flash_programs"] - before["flash_programs"]) / count, 3)}
 
 
-def run(pegs: int, idle_s: float) -> dict:
+def switch_games(twin, board, switches: int, seed: int = 20) -> dict:
+    """switches NEWs in a random order (each to another rules module than the last, every game
+    at least once when switches >= 16), STATS after every tenth; the heap's least figures, and
+    the flash each NEW cost."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "firmware"))
+    from tallycore.games import GAMES    # the board's own table: names, player ranges
+    rng = random.Random(seed)
+    blocks, frees = [], []
+    last = None
+    before = twin.stats()
+    for number in range(1, switches + 1):
+        name, least, most, module = rng.choice([row for row in GAMES if row[3] != last])[:4]
+        last = module
+        board.new(name, rng.randint(least, most))
+        if number % 10 == 0:
+            stats = board.request("STATS")
+            blocks.append(int(stats["block"]))
+            frees.append(int(stats["free"]))
+    after = twin.stats()
+    return {"switches": switches, "least_largest_block": min(blocks), "largest_block_at_end": blocks[-1],
+            "least_free": min(frees),
+            "erases_per_new": round((after["flash_erases"] - before["flash_erases"]) / switches, 3),
+            "programs_per_new": round((after["flash_programs"] - before["flash_programs"]) / switches, 3)}
+
+
+def run(pegs: int, idle_s: float, switches: int = 0) -> dict:
     figures: dict = {}
     with tempfile.TemporaryDirectory() as tmp, Twin(Path(tmp)) as twin:
         started = time.monotonic()
@@ -72,10 +109,13 @@ def run(pegs: int, idle_s: float) -> dict:
         stats = board.request("STATS")
         figures["heap_free_after_boot"] = int(stats["free"])
         figures["heap_alloc_after_boot"] = int(stats["alloc"])
+        figures["largest_block_after_boot"] = int(stats["block"])
+        if switches:
+            figures["game_switches"] = switch_games(twin, board, switches)
 
         board.new("roquet", 2)
-        figures["peg"] = timed(twin, lambda: board.peg(0, 1), pegs)
-        figures["peg_back_to_back"] = timed(twin, lambda: board.peg(1, 1), pegs, gap=0)
+        figures["peg"] = timed(twin, lambda: peg(board, 0, 1), pegs)
+        figures["peg_back_to_back"] = timed(twin, lambda: peg(board, 1, 1), pegs, gap=0)
         figures["undo"] = timed(twin, board.undo, min(5, pegs))
         figures["redo"] = timed(twin, board.redo, min(5, pegs))
 
@@ -91,7 +131,7 @@ def run(pegs: int, idle_s: float) -> dict:
 
         board.new("skicket", 4)
         hands = iter(HANDS)
-        figures["hand"] = timed(twin, lambda: board.hand(*next(hands)), len(HANDS))
+        figures["hand"] = timed(twin, lambda: hand(board, *next(hands)), len(HANDS))
 
         before = twin.stats()
         time.sleep(idle_s)
@@ -115,13 +155,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pegs", type=int, default=20)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of wall time with no traffic")
+    parser.add_argument("--switches", type=int, default=0, help="game switches to measure the heap across")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     why = missing()
     if why:
         print(f"bench_device_twin: {why}", file=sys.stderr)
         return 2
-    figures = run(args.pegs, args.idle)
+    figures = run(args.pegs, args.idle, args.switches)
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0

@@ -1,18 +1,24 @@
-"""The device twin (an emulated RP2040 running real MicroPython v1.28.0, from the
-steering repository's shared/rp2emu) driven from Python: start it, bridge its USB
-CDC to a pty, read its counters, cut its power.
+"""The device twin (an emulated RP2040 running real MicroPython v1.28.0 with the
+board's parts modelled: the project's twin/run.mjs) driven from Python: start it,
+bridge its USB CDC to a pty, press its buttons and read its OLED and LEDs through
+its control port (tallyboard.twin.TwinControl), read its counters, cut its power.
+The stock MicroPython image and the boot ROM come from outside the project: the
+folder $TALLYBOARD_RP2EMU, else ../shared/rp2emu beside the checkout, or a UF2
+named with Twin(uf2=...).
 
     with Twin(folder) as twin:          # a blank chip; flash image kept in folder
         twin.deploy()                   # tallyboard deploy --port <its pty>
         board = twin.board()            # a tallyboard.client.Board on it
         board.new("roquet", 2)
-        board.peg(0, 5)
+        board.game_verb("PEG", 0, 5)
         twin.replies()[-1]              # the reply's emulated latency (µs) and text
         twin.stats()                    # emulated time, busy time, flash erases/programs
         twin.power_cut()                # SIGKILL: the flash image keeps what the chip held
+        twin.control.press("seat0")     # the board's own buttons, knob, faults (docs/twin.md)
+        twin.control.oled().ram         # what the SSD1306 holds now
 
-Figures are emulated time on a 125 MHz RP2040; rp2040js models no flash busy time,
-no XIP cache misses and no I²C bus time, so a real Pico is that or slower.
+Figures are emulated time on a 125 MHz RP2040 with the I²C bus time in; rp2040js
+models no flash busy time and no XIP cache misses, so a real Pico is that or slower.
 Used by bench/bench_device_twin.py and tests/test_device_twin.py."""
 from __future__ import annotations
 
@@ -31,24 +37,33 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
+RUNNER = ROOT / "twin"               # the project's twin: run.mjs, its parts, serial-pty.sh
+# only the stock image and the boot ROM come from outside (never committed)
 RP2EMU = Path(os.environ.get("TALLYBOARD_RP2EMU", ROOT.parent / "shared" / "rp2emu"))
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tallyboard-rp2emu"
+sys.path.insert(0, str(ROOT / "host"))
+from tallyboard.twin import TwinControl, TwinError  # noqa: E402  (the control port's client)
 
 _STATS = re.compile(r"\[rp2emu (?P<tag>[^\]]+)\] (?P<fields>.*)")
+LED_GPIO = 2           # the reference board's WS2812 data pin (board/pico-reference.json)
+_FIRST_LIGHT = re.compile(r"\[rp2emu gpio\] %d first data since_reset_ms=([\d.]+)" % LED_GPIO)
 _LINE = re.compile(r"\[rp2emu line\] since_reset_ms=(?P<reset>[\d.]+)"
                    r"(?: since_request_us=(?P<request>[\d.]+) cycles=(?P<cycles>\d+))? (?P<text>.*)")
 
 
-def missing() -> str | None:
+def missing(uf2: Path | None = None) -> str | None:
     """Why the twin cannot run here, or None when it can."""
-    if not (RP2EMU / "run.mjs").exists():
-        return f"the device twin is not at {RP2EMU} (set TALLYBOARD_RP2EMU)"
+    image = Path(uf2) if uf2 else RP2EMU / "firmware.uf2"
+    if not image.exists():
+        return (f"the MicroPython image is not at {image} (set TALLYBOARD_RP2EMU to the folder with "
+                f"firmware.uf2 and bootrom.mjs)")
+    if not (image.parent / "bootrom.mjs").exists() and not (RP2EMU / "bootrom.mjs").exists():
+        return f"the RP2040 boot ROM (bootrom.mjs) is not beside {image} nor in {RP2EMU}"
     if shutil.which("node") is None:
-        return "node is not installed (run shared/rp2emu/setup.sh)"
+        return "node is not installed (Debian: apt-get install nodejs)"
     if shutil.which("socat") is None:
-        return "socat is not installed (run shared/rp2emu/setup.sh)"
-    if not (CACHE / "node" / "node_modules" / "rp2040js").exists() and not (RP2EMU / "node_modules").exists():
-        return "rp2040js is not installed (run shared/rp2emu/setup.sh)"
+        return "socat is not installed (Debian: apt-get install socat)"
+    if not (RUNNER / "node_modules" / "rp2040js").exists():
+        return "rp2040js is not installed (run npm ci in twin/)"
     return None
 
 
@@ -66,7 +81,8 @@ class Line:
 
 
 class Twin:
-    def __init__(self, folder: Path, *, oled: bool = True, hold: int | None = None) -> None:
+    def __init__(self, folder: Path, *, oled: bool = True, hold: int | None = None, uf2: Path | None = None,
+                 board: Path | None = None, seed: int = 1, watch_gpio: int | None = LED_GPIO) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.image = self.folder / "pico.img"
@@ -74,15 +90,28 @@ class Twin:
         self.link = self.folder / "tty"
         self.oled = oled
         self.hold = hold
+        self.uf2 = uf2
+        self.board_file = board
+        self.seed = seed
+        self.watch_gpio = watch_gpio
         self.port = _free_port()
+        self.control_port = _free_port()
+        self._control: TwinControl | None = None
         self.node: subprocess.Popen | None = None
         self.bridge: subprocess.Popen | None = None
         self._log_at = 0
+        self._light_at = 0
 
     # ------------------------------------------------------------ life
     def start(self) -> "Twin":
-        args = ["node", str(RP2EMU / "run.mjs"), "--port", str(self.port), "--save", str(self.image),
-                "--stats", "--trace"]
+        args = ["node", str(RUNNER / "run.mjs"), "--port", str(self.port), "--save", str(self.image),
+                "--control", str(self.control_port), "--seed", str(self.seed), "--stats", "--trace"]
+        if self.uf2:
+            args += ["--uf2", str(self.uf2)]
+        if self.board_file:
+            args += ["--board", str(self.board_file)]
+        if self.watch_gpio is not None:
+            args += ["--watch-gpio", str(self.watch_gpio)]
         if self.image.exists():
             args += ["--fs", str(self.image)]
         if not self.oled:
@@ -92,7 +121,7 @@ class Twin:
         with open(self.log, "ab") as log:
             self.node = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
         if self.bridge is None:
-            self.bridge = subprocess.Popen(["bash", str(RP2EMU / "serial-pty.sh"), str(self.port), str(self.link)],
+            self.bridge = subprocess.Popen(["bash", str(RUNNER / "serial-pty.sh"), str(self.port), str(self.link)],
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                            start_new_session=True)
         deadline = time.monotonic() + 30
@@ -102,7 +131,28 @@ class Twin:
             time.sleep(0.1)
         return self
 
+    @property
+    def control(self) -> TwinControl:
+        """The control port's client (connected on first use, again after a power cut)."""
+        if self._control is None:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    self._control = TwinControl(self.control_port)
+                    break
+                except TwinError:
+                    if time.monotonic() > deadline or self.node is None or self.node.poll() is not None:
+                        raise
+                    time.sleep(0.1)
+        return self._control
+
+    def _drop_control(self) -> None:
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+
     def stop(self) -> None:
+        self._drop_control()
         for proc in (self.bridge, self.node):
             if proc is not None and proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -117,6 +167,7 @@ class Twin:
         """SIGKILL the chip: the image holds what its flash held at that instant.
         The pty bridge reconnects when the chip comes back (start())."""
         assert self.node is not None
+        self._drop_control()
         os.killpg(self.node.pid, signal.SIGKILL)
         self.node.wait(10)
         self.node = None
@@ -155,9 +206,22 @@ class Twin:
         self._log_at = len(data)
         return text.splitlines()
 
+    def first_light_ms(self, wait: float = 30.0) -> float:
+        """Emulated ms from the last reset to the first data on the LED pin (the
+        log's first such line after mark())."""
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            for raw in self.log.read_bytes()[self._light_at:].decode("latin1").splitlines():
+                found = _FIRST_LIGHT.search(raw)
+                if found:
+                    return float(found.group(1))
+            time.sleep(0.2)
+        raise RuntimeError("no data on the LED pin from the twin")
+
     def mark(self) -> None:
         """Forget what the chip said so far: replies() and lines() start here."""
         self._new_log()
+        self._light_at = self._log_at
 
     def lines(self) -> list[Line]:
         out = []
@@ -184,6 +248,65 @@ class Twin:
                             if re.fullmatch(r"-?[\d.]+", v)}
             time.sleep(0.05)
         raise RuntimeError(f"the device twin printed no stats; see {self.log}")
+
+
+class RawRepl:
+    """MicroPython's raw REPL on the twin's serial port (the app interrupted with
+    Ctrl-C, as mpremote does): run a script and read what it prints while it runs,
+    so a test can work the board's controls while the chip's own code watches."""
+
+    BANNER = b"raw REPL; CTRL-B to exit\r\n>"
+
+    def __init__(self, link: Path, timeout: float = 30.0) -> None:
+        import serial
+
+        self.port = serial.Serial(str(link), 115200, timeout=0.05)
+        self.timeout = timeout
+        self.seen = b""
+        self.port.write(b"\r\x03\x03")
+        self._until(b">>> ", "the REPL's prompt after Ctrl-C")
+        self.port.write(b"\x01")
+        self._until(self.BANNER, "the raw REPL")
+
+    def _until(self, marker: bytes, what: str, timeout: float | None = None) -> bytes:
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while marker not in self.seen:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the twin did not show {what} within {timeout or self.timeout:.0f} s: "
+                                   f"{self.seen[-300:]!r}")
+            self.seen += self.port.read(4096)
+        before, _, self.seen = self.seen.partition(marker)
+        return before
+
+    def start(self, code: str) -> None:
+        """Send a script and start it (its output is read with wait_for/finish)."""
+        self.seen = b""
+        data = code.encode()
+        for at in range(0, len(data), 256):
+            self.port.write(data[at:at + 256])
+            time.sleep(0.01)
+        self.port.write(b"\x04")
+        self._until(b"OK", "the raw REPL taking the script")
+
+    def wait_for(self, text: str, timeout: float | None = None) -> str:
+        """What the script printed up to (and without) text."""
+        return self._until(text.encode(), repr(text), timeout).decode("utf-8", "replace")
+
+    def finish(self, timeout: float | None = None) -> str:
+        """The rest of the script's output once it ended; RuntimeError with its traceback if it failed."""
+        out = self._until(b"\x04", "the script's end", timeout)
+        err = self._until(b"\x04>", "the script's error output", timeout)
+        if err.strip():
+            raise RuntimeError(f"the script on the twin failed: {err.decode('utf-8', 'replace')}")
+        return out.decode("utf-8", "replace")
+
+    def run(self, code: str, timeout: float | None = None) -> str:
+        self.start(code)
+        return self.finish(timeout)
+
+    def close(self) -> None:
+        self.port.write(b"\x02")
+        self.port.close()
 
 
 def bench_main(doc: str, script: str, run: Callable[[], dict], show: Callable[[dict], None]) -> int:

@@ -1,8 +1,8 @@
 """A hand of each of the sixteen games entered on the emulated board (the real
 firmware) with `tallyboard press`, no host command in between but starting the
 game; the board's totals are the ones worked out by hand from docs/rules.md
-(the arithmetic beside each hand in tests/mp/test_entry.py's HANDS, and below
-for Skicket and Roquet). The entry cost of each hand is the figure of
+(the arithmetic beside each hand in tests/mp/test_entry.py's HANDS, and in
+emu_fixtures.py for Skicket and Roquet). The entry cost of each hand is the figure of
 docs/display.md. And, property-style: whatever is pressed, the entry never
 sends an event the core refuses, and every refusal is on the screen."""
 from __future__ import annotations
@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 import test_entry as hands   # tests/mp/test_entry.py: the hands and their arithmetic
+from emu_fixtures import EVERY_GAME, ROQUET, SKICKET
 from tallyboard import emulator as emu_mod
 from tallyboard.cli import main
 from tallyboard.client import Board
@@ -26,18 +27,6 @@ from tallycore import games
 
 ROOT = Path(__file__).resolve().parent.parent
 PUSH, HOLD, turn, seat = hands.PUSH, hands.HOLD, hands.turn, hands.seat
-
-# Skicket (docs/rules.md SK7, SK5): seat B opens the entry with B as
-# purchaser (push); level 1 + 3 = 4, strain C + 2 = H, doubled by nobody,
-# not lone, tricks 10 (6 + 4, suggested), save. B bid 4H and took 10: made; B and his
-# partner D score A = 60 + 10 x 4 = 100 each (SK2's schedule), A and C 10 x
-# (13 - 10) = 30 each.
-SKICKET = ("skicket", 4, (seat(1), PUSH, turn(3), PUSH, turn(2), PUSH, PUSH, PUSH, PUSH, PUSH),
-           [30, 100, 30, 100], (8, 5))
-# Roquet (docs/rules.md RQ3, RQ6): A pegs 1 three times, B a long press (5),
-# the knob ends the hand (push, YES): the tallies go to the king pegs, A 3, B 5.
-ROQUET = ("roquet", 2, (seat(0), seat(0), seat(0), (menu.SEAT_LONG, 1), PUSH, PUSH), [3, 5], (6, 0))
-EVERY_GAME = (SKICKET, ROQUET) + hands.HANDS + (("moosehead", 2, hands.MOOSEHEAD, [7, 6], hands.MOOSEHEAD_COST),)
 
 
 def press_args(one) -> list[list[str]]:
@@ -67,7 +56,6 @@ def test_every_game_is_entered_with_presses_on_the_emulated_board(tmp_path, monk
             board.connect()
             for name, players, inputs, totals, _cost in EVERY_GAME:
                 board.new(name, players)
-                time.sleep(0.2)
                 for one in inputs:
                     for args in press_args(one):
                         out = runner.invoke(main, args)

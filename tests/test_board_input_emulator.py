@@ -1,8 +1,7 @@
 """Input on the board itself, in the emulator (the real firmware): presses
 made while no host is connected are scored on the board, shown on its LEDs
 and OLED, and reach the host when it connects."""
-import time
-
+from emu_fixtures import until
 from tallycore import roquet
 from tallyboard.client import Board
 from tallyboard.emulator import Emulator
@@ -30,11 +29,10 @@ def test_presses_without_a_host_reach_it_when_it_connects(tmp_path):
         _press(emulator, SEAT_A)                      # A pegs 1
         _press(emulator, SEAT_B, 0.9)                 # long press: B pegs 5
         _press(emulator, SEAT_A)                      # A pegs 1 more
-        time.sleep(0.3)
         # On the board meanwhile: A's tally peg at position 2 -> tally hole 1,
-        # LED 1 + 1 = 2 on the reference chain, full red (G 8, R 63, B 0).
-        leds = emulator.leds()
-        assert leds[3 * 2:3 * 3] == bytes((8, 63, 0))
+        # LED 1 + 1 = 2 on the reference chain, full red (G 8, R 63, B 0); the
+        # board draws after it has taken the press, so the frame is waited for.
+        until(lambda: emulator.leds()[3 * 2:3 * 3] == bytes((8, 63, 0)), 10, "A's tally peg on LED 2")
         link, board = _connect(emulator)              # the host comes back
         try:
             current = board.rebuild()
@@ -64,10 +62,13 @@ def test_picture_of_a_board_is_what_it_shows(tmp_path):
             board.new("skicket", 4)
             board.cfg_set("name", "Ann", 0)
             board.cfg_set("brightness", "90")
-            board.hand(0, "4H", None, None, False, 10)
-            time.sleep(0.5)
-            frame = render.frame_for_board(board)
-            assert frame.leds == emulator.leds()
-            assert frame.oled == emulator.oled()
+            board.game_verb("HAND", 0, "4H", None, None, 0, 10)
+            # the board replies first and draws after: the last drawing is waited for, then
+            # the composed frame must be the very bytes of both displays
+            def agree():
+                frame = render.frame_for_board(board)
+                return frame.leds == emulator.leds() and frame.oled == emulator.oled() and frame
+            frame = until(agree, 10, "the board's LEDs and OLED showing the composed frame")
+            assert frame.leds == emulator.leds() and len(frame.oled) == 1024
         finally:
             link.close()

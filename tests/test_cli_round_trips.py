@@ -67,7 +67,7 @@ def test_a_board_moved_on_elsewhere_is_read_again(port, verbs):
     other = Board(SerialTransport(port), timeout=2.0)
     try:
         other.connect()
-        other.peg(1, 6)
+        other.game_verb("PEG", 1, 6)
         other.cfg_set("name", "Bea", 1)
     finally:
         other.link.close()

@@ -6,13 +6,12 @@ emulated board from the command line. Every expected number is worked by
 hand here (the same hands as tests/mp/test_skicket_series.py)."""
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from emu_fixtures import emulated_board
+from emu_fixtures import emulated_board, oled_text
 
 from tallyboard import games as profiles
 from tallyboard import records, render
@@ -20,7 +19,6 @@ from tallyboard.cli import main
 from tallyboard.client import Board
 from tallyboard.transport import SerialTransport
 from tallycore import games
-from tallypanel import screen
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
 
@@ -193,23 +191,6 @@ def test_royal_scores_as_skicket_and_the_archive_keeps_it(tmp_path):
 # ---------------------------------------------------------------- the picture
 
 
-def oled_text(oled: bytes, row: int) -> str:
-    """One row of the OLED's small text, read back from the pixels with the
-    firmware's own glyphs (tallypanel.sheetview)."""
-    font = {}
-    source = Path(screen.__file__).with_name("sheetview.py").read_text()   # imports framebuf: read it
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in ("_CHARS", "_GLYPHS"):
-            font[node.targets[0].id] = ast.literal_eval(node.value)
-    glyphs = {font["_GLYPHS"][3 * i:3 * i + 3]: chr(c) for i, c in enumerate(font["_CHARS"])}
-    y = screen.LAYOUTS[screen.SHEET][2 * row]
-    text = ""
-    for col in range(screen.COLS):
-        cell = bytes(sum(render.oled_pixel(oled, 4 * col + x, y + j) << j for j in range(5)) for x in range(3))
-        text += glyphs.get(cell, "?")
-    return text
-
-
 def test_picture_shows_the_deal_the_half_and_royal(tmp_path):
     path = write(tmp_path, record(SERIES[:8], {"series": "duplicate", "royal": True}))
     loaded = records.load(path)
@@ -225,7 +206,25 @@ def test_picture_shows_the_deal_the_half_and_royal(tmp_path):
     assert oled_text(frame.oled, 7)[23:].rstrip() == "D3 REV"
     assert oled_text(frame.oled, 8).startswith("DEAL 3R CY DEALS.")
     out = run("show", path, "--png", str(tmp_path / "s.png"))
-    assert out.exit_code == 0, out.output and (tmp_path / "s.png").stat().st_size > 0
+    assert out.exit_code == 0, out.output
+    # the PNG shows that very screen: its OLED panel, read back pixel by pixel (each OLED pixel
+    # drawn OLED_SCALE x OLED_SCALE at the panel's corner), holds the same rows
+    from PIL import Image
+    with Image.open(tmp_path / "s.png") as picture:
+        assert (picture.format, picture.size) == ("PNG", (render.WIDTH, render.HEIGHT))
+        pixels = picture.convert("RGB").load()
+    x0, y0 = render.PANEL_X + 12, (render.HEIGHT - 64 * render.OLED_SCALE) // 2
+    drawn = bytearray(1024)
+    for y in range(64):
+        for x in range(128):
+            colour = pixels[x0 + x * render.OLED_SCALE, y0 + y * render.OLED_SCALE]
+            assert colour in (render.OLED_ON, render.OLED_OFF), (x, y, colour)
+            if colour == render.OLED_ON:
+                drawn[(y >> 3) * 128 + x] |= 1 << (y & 7)
+    assert bytes(drawn) == frame.oled
+    assert oled_text(bytes(drawn), 0)[23:28] == "ROYAL"
+    assert oled_text(bytes(drawn), 7)[23:].rstrip() == "D3 REV"
+    assert oled_text(bytes(drawn), 8).startswith("DEAL 3R CY DEALS.")
 
 
 # ---------------------------------------------------------------- new, the board's GAME

@@ -94,7 +94,7 @@ def test_a_full_log_says_what_to_do(tmp_path):
     with emulated_board(tmp_path / "flash") as (emulator, board):
         board.new("skicket", 4)
         for _ in range(600):
-            board.misdeal()
+            board.game_verb("MISDEAL")
         board.link.close()
         port = emulator.port
         out = run("misdeal", "-p", port)                       # refused by the board: ERR FULL

@@ -5,15 +5,20 @@ program holds is named in the error."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from click.testing import CliRunner
-from emu_fixtures import emulated_board
+from emu_fixtures import emulated_board, until
 
 from tallyboard.cli import main
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
 
 
 def run(*args: str, env: dict | None = None):
@@ -21,13 +26,22 @@ def run(*args: str, env: dict | None = None):
 
 
 def test_watch_in_one_process_and_scoring_in_others(tmp_path):
-    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path / "run"), COLUMNS="100")
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path / "run"), COLUMNS="100", PYTHONUNBUFFERED="1",
+               TTY_COMPATIBLE="1", FORCE_COLOR="1", NO_COLOR="1")   # rich draws each update, as on a terminal
+               # (TTY_COMPATIBLE since rich 14, FORCE_COLOR before; NO_COLOR: no colour codes)
     (tmp_path / "run").mkdir()
     with emulated_board(tmp_path / "flash") as (emulator, board):
         board.link.close()        # the commands open the port themselves
         port = emulator.port
         watch = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "watch", "--plain", "--duration", "60",
                                   "-p", port], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines: list[str] = []      # watch's output, its cursor moves taken out
+
+        def read() -> None:
+            for line in iter(watch.stdout.readline, ""):
+                lines.append(ANSI.sub("", line))
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
         try:
             home = {"XDG_RUNTIME_DIR": str(tmp_path / "run")}
             served = tmp_path / "run" / "tallyboard"
@@ -49,18 +63,23 @@ def test_watch_in_one_process_and_scoring_in_others(tmp_path):
             out = run("deploy", "-p", port, env=home)   # mpremote needs the port itself
             assert out.exit_code == 1
             assert f"is served to other commands by pid {watch.pid} (" in out.output, out.output
-            time.sleep(1.0)             # watch redraws on the board's events
+            # watch redraws on the board's events: the live sheet's totals row, Ann 5, Bob 3
+            until(lambda: any(line.split()[-2:] == ["5", "3"] for line in list(lines) if "Total" in line),
+                  20, "watch's sheet with the totals 5 3")
         finally:
             watch.send_signal(signal.SIGINT)
             try:
-                shown, errors = watch.communicate(timeout=15)
+                watch.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 watch.kill()
-                watch.communicate()
+                watch.wait()
                 raise
+            finally:
+                reader.join(timeout=5)
+                errors = watch.stderr.read()
+                watch.stderr.close()
+        shown = "".join(lines)
         assert "Ann" in shown and "Bob" in shown, shown + errors
-        # the live sheet's totals row: Ann 5, Bob 3
-        assert any(line.split()[-2:] == ["5", "3"] for line in shown.splitlines() if "Total" in line), shown
         # watch has stopped: the port is a plain port again
         out = run("status", "-p", port, env=home)
         assert out.exit_code == 0, out.output

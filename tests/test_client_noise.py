@@ -24,7 +24,7 @@ def emu(tmp_path_factory):
 def test_line_noise_changes_nothing(emu):
     emulator, board = emu
     board.new("roquet", 2)
-    board.peg(0, 7)
+    board.game_verb("PEG", 0, 7)
     before = board.rebuild()
     rng = random.Random(3)
     lines = 0

@@ -170,7 +170,7 @@ def test_a_skicket_hand_scored_by_hand(emu):
     # Player 0 bids 3H (needs 6 + 3 = 9) and takes 9: made, undoubled (rule 1):
     # player 0 and partner 2 get A = 60 + 10*3 = 90; the adversaries 1 and 3
     # get 10 * their tricks = 10 * (13 - 9) = 40 each.
-    reply = board.hand(0, "3H", None, None, False, 9)
+    reply = board.game_verb("HAND", 0, "3H", None, None, 0, 9)
     assert (reply["n"], reply["top"]) == ("1", "1")
     assert board.score()["totals"] == "90,40,90,40"
     current = board.rebuild()
@@ -191,7 +191,7 @@ def test_a_retry_is_answered_again_and_not_applied_twice(emu):
 def test_noise_and_a_half_frame_change_nothing(emu):
     emulator, board = emu
     board.new("roquet", 2)
-    board.peg(1, 3)
+    board.game_verb("PEG", 1, 3)
     board.poll_events(0.3)                           # the peg's event follows its reply
     board.events.clear()
     board.link.write(b"\x07\xfe garbage *ZZZZ\n")
@@ -215,8 +215,8 @@ def test_noise_and_a_half_frame_change_nothing(emu):
 def test_undo_redo_and_resync_after_reopening(emu):
     _, board = emu
     board.new("roquet", 2)
-    board.peg(0, 5)
-    board.peg(1, 2)
+    board.game_verb("PEG", 0, 5)
+    board.game_verb("PEG", 1, 2)
     board.undo()
     current = board.reconnect()                      # drop the port, reopen, resync
     assert (current.n, current.top) == (1, 2)
@@ -249,7 +249,7 @@ def test_a_link_lost_after_a_change_went_out_does_not_ask_for_it_again():
                                  "then run the command again")
 
     with pytest.raises(TransportError) as info:
-        Board(Dying(lambda *a: b"")).peg(0, 5)
+        Board(Dying(lambda *a: b"")).game_verb("PEG", 0, 5)
     said = str(info.value)
     assert "run the command again" not in said
     assert said == ("lost the board on /dev/x (Input/output error), after PEG was sent: the board may have "

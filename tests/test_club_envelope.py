@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from tallyboard import database
 from tallyboard.club import envelope, link, outbox
 from tallyboard.club.envelope import RefusedMessage
 
@@ -88,17 +89,27 @@ def test_status_and_applied_are_not_numbered():
     assert refusal(signed(sealed(seq=0)))[0] == "field"              # a hand is numbered from 1
 
 
-def test_the_join_code_carries_the_event_and_the_secret_and_catches_a_typo():
+def test_the_join_code_carries_the_tables_their_keys_and_the_directors_and_catches_a_typo():
     secret = envelope.new_secret()
-    code = envelope.join_code(EVENT, secret)
-    assert code.startswith("tb1:club-1:")
-    assert envelope.read_join_code(code) == (EVENT, secret)
-    _, event, text, check = code.split(":")
+    code = envelope.join_code(EVENT, secret, [3, 4], lambda t: f"B39D.{t}")
+    assert code.startswith("tb2:club-1:3.4:")
+    joined = envelope.read_join_code(code)
+    assert (joined.event, joined.tables) == (EVENT, (3, 4))
+    # each table's key is HMAC-SHA256(secret, "board:" + its board), cut to 16 bytes; the director's likewise
+    assert joined.keys == (hmac.new(secret, b"board:B39D.3", hashlib.sha256).digest()[:16],
+                           hmac.new(secret, b"board:B39D.4", hashlib.sha256).digest()[:16])
+    assert joined.director == hmac.new(secret, b"director", hashlib.sha256).digest()[:16]
+    assert secret not in code.encode() and envelope.board_key(secret, "B39D.1") not in joined.keys
+    _, event, tables, text, check = code.split(":")
     typo = "a" if text[5] != "a" else "b"
     with pytest.raises(ValueError, match="mistyped"):
-        envelope.read_join_code(f"tb1:{event}:{text[:5]}{typo}{text[6:]}:{check}")
+        envelope.read_join_code(f"tb2:{event}:{tables}:{text[:5]}{typo}{text[6:]}:{check}")
+    with pytest.raises(ValueError, match="mistyped"):
+        envelope.read_join_code(f"tb2:{event}:3.5:{text}:{check}")        # another table: the check fails
     with pytest.raises(ValueError, match="copy it again from the director"):
         envelope.read_join_code("club-1 1234")
+    with pytest.raises(ValueError, match="older tallyboard"):
+        envelope.read_join_code("tb1:club-1:abc:123456")
 
 
 def test_broker_urls():
@@ -134,12 +145,14 @@ def test_the_outbox_numbers_each_board_and_keeps_rows_until_confirmed(tmp_path):
 
 def test_add_in_is_part_of_the_callers_transaction(tmp_path):
     box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, KEY)
-    mine = outbox.connect(tmp_path / "o.sqlite3")
+    mine = database.open_file(tmp_path / "o.sqlite3", database.TABLE_HOST)
     mine.execute("CREATE TABLE scores (n INTEGER)")
-    mine.execute("BEGIN IMMEDIATE")
-    mine.execute("INSERT INTO scores VALUES (1)")
-    box.add_in(mine, "t1", "hand", {"n": 1})
-    mine.execute("ROLLBACK")                         # the hand is not scored: it is not sent either
+    with pytest.raises(ValueError):
+        with database.write(mine):
+            mine.execute("INSERT INTO scores VALUES (1)")
+            box.add_in(mine, "t1", "hand", {"n": 1})
+            raise ValueError("the hand is not scored")  # rolled back: it is not sent either
+    assert mine.execute("SELECT count(*) FROM scores").fetchone() == (0,)
     assert box.pending() == 0
     assert box.add("t1", "hand", {"n": 1}) == 1      # and its number was not used
     box.close()

@@ -129,7 +129,9 @@ class Club:
         out = self.cli("event", "create", "Club night", *[a for p in PLAYERS for a in ("--player", p)],
                        "--rounds", "2")
         assert "12 players at 3 tables, 2 rounds of 4-hand games" in out, out
-        self.code = self.cli("event", "join-code").strip()
+        # each table host has the code of its table: its key, no other table's
+        self.codes = {t: self.cli("event", "join-code", "--table", str(t)).strip() for t in (1, 2, 3)}
+        self.code = self.codes[1]
 
     def env(self, who: str) -> dict[str, str]:
         home = self.tmp / who
@@ -154,7 +156,7 @@ class Club:
         return proc
 
     def table_host(self, table: int, url: str) -> Proc:
-        proc = self.spawn(f"host{table}", "event", "table", "--broker", url, "--join", self.code, "--emulators", "1",
+        proc = self.spawn(f"host{table}", "event", "table", "--broker", url, "--join", self.codes[table], "--emulators", "1",
                           "--table", str(table), "--name", f"host{table}")
         proc.wait_line(rf"round \d+: tables {table} seated")
         return proc
@@ -197,6 +199,13 @@ class Club:
         until(f"hand {before['hands'] + 1} accepted at table {table}",
               lambda: self.board(table)["hands"] == before["hands"] + 1, 15)
 
+    def outbox_pending(self, table: int) -> int:
+        """Messages table `table`'s host has queued that the director has not confirmed."""
+        found = list((self.tmp / f"host{table}" / "state").rglob(f"*-host{table}.sqlite3"))
+        assert len(found) == 1, found
+        with sqlite3.connect(found[0]) as db:
+            return db.execute("SELECT count(*) FROM outbox").fetchone()[0]
+
     # ---- the director's store
     def doc(self) -> dict:
         with EventStore() as store:
@@ -234,11 +243,11 @@ def club(tmp_path, monkeypatch):
 
 
 def _refused_reasons(club: Club) -> set[str]:
-    return {reason for _, _, reason, _ in json.loads(club.cli("event", "refused", "--json"))}
+    return {row[2] for row in json.loads(club.cli("event", "refused", "--json"))}
 
 
 def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_host_cut_off(club, tmp_path):
-    with brokers.Mosquitto(brokers.free_port(), PASSWORDS, tmp_path / "mosquitto") as broker:
+    with brokers.Mosquitto(0, PASSWORDS, tmp_path / "mosquitto") as broker:
         relay = Relay(broker.port)        # table 3's way to the broker, cut below
         try:
             url = f"mqtt://%s@127.0.0.1:{broker.port}"
@@ -281,7 +290,8 @@ def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_h
             for table in (1, 2, 3):
                 club.hand(table)
             club.wait_director([4, 4, 3])
-            time.sleep(2)
+            # table 3's host has read its board's hand 4 and queued it: only the cut keeps it from the director
+            until("table 3's hand queued while cut off", lambda: club.outbox_pending(3) > 0)
             assert club.director_hands() == [4, 4, 3]      # nothing of table 3 got through the cut
             relay.restore()
             club.wait_director([4, 4, 4])
@@ -347,9 +357,10 @@ def settled(club: Club, quiet: float = 1.5) -> None:
 
 
 def forge(club: Club, url: str) -> None:
-    """Three messages on table topics: table 1's next hand signed with another
+    """Four messages on table topics: table 1's next hand signed with another
     key; a board the evening does not have; table 1's next hand, rightly
-    signed, whose game seats other players."""
+    signed, whose game seats other players; table 1's next hand signed with
+    table 2's key (what table 2's host could do)."""
     with EventStore() as store:
         event = store.event()
         secret, event_id, tag = club_mod.director_secrets(event).secret, club_mod.club_id(event), event_tag(event)
@@ -365,8 +376,10 @@ def forge(club: Club, url: str) -> None:
     client.connect(address.host, address.port)
     client.loop_start()
     try:
-        for board, key, message_body in ((one, b"k" * 32, body), (nine, secret, dict(body, table=9)),
-                                         (one, secret, body)):
+        for board, key, message_body in ((one, b"k" * 32, body),
+                                         (nine, envelope.board_key(secret, nine), dict(body, table=9)),
+                                         (one, envelope.board_key(secret, one), body),
+                                         (one, envelope.board_key(secret, f"{tag:04X}.2"), body)):
             payload = envelope.seal(key, event_id, board, seq if board == one else 1, "hand", message_body)
             client.publish(envelope.table_topic(event_id, board, "hand"), payload, qos=1).wait_for_publish(5)
     finally:
@@ -375,10 +388,13 @@ def forge(club: Club, url: str) -> None:
 
 
 def test_an_evening_on_the_embedded_broker_survives_a_killed_host_a_host_cut_off_and_the_director_restarted(club):
-    port = brokers.free_port()
-    director = club.director("--broker-port", str(port))
-    table_url = director.wait_line(r"--broker (mqtt://table:\S+) --join").group(1)
-    assert club.code in "\n".join(director.lines)
+    director = club.director("--broker-port", "0")       # the broker binds a free port and says which
+    said = director.wait_line(r"TALLYBOARD_BROKER_PASSWORD=(\S+) TALLYBOARD_JOIN=CODE tallyboard event table "
+                              r"--broker mqtt://table@(\S+) --emulators N")
+    table_url = f"mqtt://table:{said.group(1)}@{said.group(2)}"
+    port = int(director.wait_line(r"The embedded MQTT broker: mqtt://[^:]+:(\d+)").group(1))
+    page = int(director.wait_line(r"The club evening's page: http://[^:]+:(\d+)").group(1))
+    assert "tallyboard event join-code --table T" in "\n".join(director.lines)
     relay = Relay(port)
     try:
         hosts = {t: club.table_host(t, table_url) for t in (1, 2)}
@@ -400,12 +416,15 @@ def test_an_evening_on_the_embedded_broker_survives_a_killed_host_a_host_cut_off
         relay.restore()
         club.wait_director([3, 3, 3])
 
-        # the director (and its broker, whose sessions live in memory) stopped and started again
-        director.stop()
+        # the director (and its broker, whose sessions live in memory) killed with SIGKILL and started
+        # again at once on the same ports (the page's and the broker's)
+        director.kill9()
         for table in (1, 2, 3):
             club.hand(table)
+        director.args = ["event", "serve", "--port", str(page), "--broker-port", str(port)]
         director.start()
-        director.wait_line(r"The club evening's page: http")
+        director.wait_line(rf"The club evening's page: http://[^:]+:{page}", 15)
+        director.wait_line(rf"The embedded MQTT broker: mqtt://[^:]+:{port}", 15)
         club.wait_director([4, 4, 4])
 
         doc = club.same_as_boards()
@@ -425,7 +444,7 @@ def test_a_table_host_with_a_mistyped_join_code_is_told_to_copy_it_again(club):
 
 
 def test_a_table_host_with_a_wrong_password_is_told_so_and_starts_nothing(club, tmp_path):
-    with brokers.Mosquitto(brokers.free_port(), PASSWORDS, tmp_path / "mosquitto") as broker:
+    with brokers.Mosquitto(0, PASSWORDS, tmp_path / "mosquitto") as broker:
         out = CliRunner().invoke(main, ["event", "table", "--broker", f"mqtt://table:wrong@127.0.0.1:{broker.port}",
                                         "--join", club.code, "--emulators", "1", "--state", str(tmp_path / "host")])
     assert out.exit_code != 0

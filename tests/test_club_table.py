@@ -10,7 +10,7 @@ import time
 
 from click.testing import CliRunner
 
-from emu_fixtures import emulated_board
+from emu_fixtures import emulated_board, oled_text, until
 from tallyboard.cli import main
 
 SEAT_PINS = (10, 11, 12, 13)                 # board/pico-reference.json: seats 0..3
@@ -92,8 +92,11 @@ def test_a_four_hand_game_entered_and_confirmed_at_the_table(tmp_path):
         board.link.reopen()
         play(emulator, board, 4)
         # a fifth hand is refused by the board (SK16): the entry shows why and nothing is held
+        assert oled_text(emulator.oled(), 9).startswith("P3 BID 4H")   # the last hand's line
         enter_4h_made_from_seat_1(emulator)
-        time.sleep(0.3)
+        # the board took the presses: its note line says why nothing opens
+        until(lambda: oled_text(emulator.oled(), 9).rstrip() == "GAME: THE GAME IS OVER", 10,
+              "the board's note that the game is over")
         state = board.rebuild()
         assert state.held is None and state.game.hands() == 4
         board.link.close()

@@ -10,10 +10,11 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from emu_fixtures import emulated_board
+from emu_fixtures import emulated_board, oled_text, until
 
 from tallycore import skicket
 from tallycore.game import CONFIRM, HELD_APPLY
@@ -53,6 +54,14 @@ def _status_until(env: dict, wanted: str) -> str:
     raise AssertionError(f"{wanted!r} never came; last status:\n{out}")
 
 
+def _screen(env: dict) -> list[str]:
+    """The rows of the running emulator's OLED, read back from its pixels."""
+    home = env["TALLYBOARD_EMULATOR_HOME"]
+    running = json.loads((Path(home) / "running.json").read_text())
+    oled = (Path(running["io"]) / "oled.bin").read_bytes()
+    return [oled_text(oled, row) for row in range(10)]
+
+
 def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     env = emulate
     names = ["--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee"]
@@ -83,8 +92,11 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     sheet = run("sheet", str(record), "--json")
     assert sheet.exit_code == 0 and json.loads(sheet.output)["totals"] == [0, 0, 0, 0], sheet.output
     # Ann (the purchaser) presses her seat: not hers to accept; Dee's seat accepts
+    assert _screen(env)[9].strip() == ""
     assert run("press", "seat0", env=env).exit_code == 0
-    time.sleep(0.3)
+    # the board took the press: its OLED says why it is not hers (its note line, the last row)
+    until(lambda: _screen(env)[9].startswith("HAND 1 IS PENDING: IT WAITS FOR"), 10,
+          "the board's note that Ann may not accept")
     assert "hand 1 pending" in run("status", "--emulator", env=env).output
     run("press", "seat3", env=env)
     _status_until(env, "skicket: Ann 100  Bob 30  Cy 100  Dee 30  (1 hand)")
@@ -108,7 +120,7 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
 def test_a_power_cut_keeps_a_hand_pending_and_the_board_accepts_it_after(tmp_path):
     with emulated_board(tmp_path / "flash") as (emulator, board):
         board.new("skicket", 4, CONFIRM)
-        reply = board.hand(1, "4H", None, None, False, 10)
+        reply = board.game_verb("HAND", 1, "4H", None, None, 0, 10)
         event = skicket.pack_hand(1, 4, skicket.HEARTS, None, None, False, 10)
         assert reply["held"] == f"{HELD_APPLY},{event}" and reply["n"] == "0"
         emulator.cut_power()

@@ -96,3 +96,16 @@ def test_install_keeps_board_data_and_removes_shadowing_sources(tmp_path):
     out = subprocess.run([micropython_binary(), "-c", "import tallycore.alpha as a; print(a.X)"],
                          cwd=flash, capture_output=True, text=True, env={"MICROPYPATH": ""})
     assert out.stdout.strip() == "42"
+
+
+def test_what_ships_is_the_runtime_without_the_docs_words_or_the_old_journal_writers(monkeypatch):
+    # the real firmware: the runtime's new modules (serve, confirming) ship; the
+    # protocol's field words (wirefields: for the docs) and the earlier journal's
+    # writers (tests/mp/oldjournal_writer.py) do not
+    monkeypatch.setattr(fileset, "PACKAGES", ("tallyrun",))
+    monkeypatch.setattr(fileset, "compile_mpy", lambda source, name, cache=None: b"M")
+    dests = [f.dest for f in fileset.build(boards=False)]
+    assert {"tallyrun/app.mpy", "tallyrun/serve.mpy", "tallyrun/confirming.mpy", "tallyrun/oldjournal.mpy",
+            "tallyrun/replies.mpy", "tallyrun/protocol.mpy"} <= set(dests)
+    assert "tallyrun/wirefields.mpy" not in dests
+    assert not any("writer" in d for d in dests)

@@ -10,12 +10,21 @@ from click.testing import CliRunner
 
 from tallyboard import event as tb_event
 from tallyboard.cli import main
+from tallyboard.event import director
 from tallyboard.event.store import EventStore
 
 import event_evenings as ev
 
 PIN = "4711"
 STAMP = {"board_id": "B", "n": 0}
+
+
+@pytest.fixture(autouse=True)
+def delays(monkeypatch):
+    """The delays after wrong PINs, kept here instead of slept."""
+    slept = []
+    monkeypatch.setattr(director, "_sleep", slept.append)
+    return slept
 
 
 @pytest.fixture
@@ -68,9 +77,14 @@ def test_the_pin_is_stored_as_a_salted_hash_and_changing_it_needs_the_old(store)
     result = cli("pin", "set", "--new-pin", "9999", "--pin", PIN)
     assert result.exit_code == 0 and "changed" in result.stdout
     assert store.director_pin() != stored
-    # the same PIN set twice hashes differently (its own salt)
-    cli("pin", "set", "--new-pin", "9999", "--pin", "9999")
-    assert store.director_pin() != stored
+    # the same PIN set twice hashes differently (its own salt), and both hashes are that PIN's
+    first = store.director_pin()
+    result = cli("pin", "set", "--new-pin", "9999", "--pin", "9999")
+    assert result.exit_code == 0, result.output
+    second = store.director_pin()
+    assert second != first and second.split("$")[4] != first.split("$")[4]       # scrypt$N$r$p$salt$digest
+    assert director.pin_matches("9999", first) and director.pin_matches("9999", second)
+    assert not director.pin_matches("4711", second)
 
 
 def test_a_pin_too_short_is_refused(store):
@@ -83,7 +97,8 @@ CORRECT = ("correct", "--round", "1", "--table", "1", "--hand", "4", "tricks=6")
 
 
 @pytest.mark.parametrize("args, env, says", [
-    (CORRECT, None, "needs the director's PIN: give --pin PIN or set TALLYBOARD_DIRECTOR_PIN; nothing was changed"),
+    (CORRECT, None, "needs the director's PIN: give --pin-file FILE or set TALLYBOARD_DIRECTOR_PIN (or run it at a "
+                    "terminal, which asks); nothing was changed"),
     (CORRECT + ("--pin", "0000"), None, "that is not the director's PIN; nothing was changed"),
     (CORRECT, {"TALLYBOARD_DIRECTOR_PIN": "0000"}, "that is not the director's PIN"),
     (("rescore", "--round", "1", "--table", "1", "GAME"), None, "tallyboard event rescore needs the director's PIN"),
@@ -103,7 +118,13 @@ def test_without_the_pin_nothing_changes(store, tmp_path, args, env, says):
     result = cli(*args, env=env)
     assert result.exit_code != 0 and result.stdout == ""
     assert says in result.stderr
-    assert everything(store) == before
+    after = everything(store)
+    # nothing changed, but a wrong PIN is in the log (a missing one is only said)
+    logged = after.pop("event_log")[len(before.pop("event_log")):]
+    assert after == before
+    wrong = "not the director's PIN" in says
+    assert [(row[3], row[4], row[6]) for row in logged] == (
+        [("wrong PIN", "tallyboard event correct", "1 wrong in a row")] if wrong else [])
 
 
 def test_without_a_pin_set_the_command_says_how_to_set_one(store):
@@ -291,3 +312,74 @@ def test_a_director_s_evening_exports_and_replays_to_the_same_standings(store, t
     snap = tb_event.snapshot(store, store.event())
     assert [(s["rank"], s["player"], s["total"]) for s in json.loads(result.stdout)["standings"]] == [
         (s["rank"], s["player"], s["continuous"]) for s in snap["standings"]]
+
+
+# ---------------------------------------------------------------- wrong PINs, PIN files
+
+def test_wrong_pins_wait_longer_each_time_are_logged_and_lock_the_pin(store, delays, monkeypatch):
+    set_pin(store)
+    play_round1(store)
+    clock = [1_000_000.0]
+    monkeypatch.setattr(director, "_now", lambda: clock[0])
+    for n in range(1, 5):
+        result = cli(*CORRECT, "--pin", f"000{n}")
+        assert result.exit_code != 0 and "that is not the director's PIN; nothing was changed" in result.stderr
+    # 0.5 s doubled each time: 0.5, 1, 2, 4
+    assert delays == [0.5, 1.0, 2.0, 4.0]
+    result = cli(*CORRECT, "--pin", "0005")
+    assert delays[-1] == 8.0
+    assert ("that is not the director's PIN, the 5th wrong one in a row: the PIN is locked for 15 minutes"
+            in result.stderr), result.stderr
+    # locked: the right PIN is refused too, without being checked (no delay), and logged
+    clock[0] += 14 * 60
+    result = cli(*CORRECT, "--pin", PIN)
+    assert result.exit_code != 0 and "the director's PIN is locked after 5 wrong PINs in a row: wait 1 minute" \
+        in result.stderr, result.stderr
+    assert len(delays) == 5
+    event = store.event()
+    log = [(e["action"], e["what"], e["after"]) for e in store.log(event)]
+    assert log[:4] == [("wrong PIN", "tallyboard event correct", f"{n} wrong in a row") for n in range(1, 5)]
+    assert log[4][2].startswith("5 wrong in a row; the PIN is locked until ")
+    assert log[5] == ("PIN locked", "tallyboard event correct", "refused without checking the PIN")
+    # 15 minutes after the fifth: a wrong PIN before the right one locks it again at once
+    clock[0] += 60
+    result = cli(*CORRECT, "--pin", "0006")
+    assert "the PIN is locked for 15 minutes" in result.stderr, result.stderr
+    clock[0] += 15 * 60
+    # then the right PIN works, and the count starts again
+    result = cli(*CORRECT, "--pin", PIN)
+    assert result.exit_code == 0, result.output
+    assert store.wrong_pins() == (0, 0.0)
+    cli(*CORRECT, "--pin", "0009")
+    assert delays[-1] == 0.5
+
+
+def test_the_pin_from_a_file_and_the_new_pin_from_a_file(store, tmp_path):
+    new = tmp_path / "new-pin"
+    new.write_text(PIN + "\n")
+    new.chmod(0o600)
+    result = cli("pin", "set", "--new-pin-file", str(new))
+    assert result.exit_code == 0 and "set" in result.stdout, result.output
+    assert director.pin_matches(PIN, store.director_pin())
+    play_round1(store)
+    given = tmp_path / "pin"
+    given.write_text(PIN + "\n")
+    given.chmod(0o644)
+    result = cli(*CORRECT, "--pin-file", str(given))
+    assert result.exit_code == 0, result.output
+    assert f"{given} holds the director's PIN and other users may read it (0644): chmod 600 it" in result.stderr
+    result = cli(*CORRECT, env={"TALLYBOARD_DIRECTOR_PIN_FILE": str(given)})
+    assert result.exit_code == 0, result.output
+    result = cli(*CORRECT, "--pin-file", str(tmp_path / "none"))
+    assert result.exit_code != 0 and f"{tmp_path / 'none'}: cannot read the director's PIN" in result.stderr
+    result = cli(*CORRECT, "--pin-file", str(given), "--pin", PIN)
+    assert result.exit_code != 0 and "give it once" in result.stderr
+    # a file named beats a PIN left in the environment
+    result = cli(*CORRECT, "--pin-file", str(given), env={"TALLYBOARD_DIRECTOR_PIN": "0000"})
+    assert result.exit_code == 0, result.output
+
+
+def test_the_pin_in_argv_still_works_and_its_help_says_ps_shows_it(store):
+    result = cli("correct", "--help")
+    assert "visible to every user of this machine in `ps`" in " ".join(result.stdout.split())
+    assert "--pin-file" in result.stdout

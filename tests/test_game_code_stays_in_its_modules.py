@@ -10,6 +10,7 @@ from pathlib import Path
 from tallycore import games
 
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+HOST = Path(__file__).resolve().parent.parent / "host" / "tallyboard"
 
 # Files that still name a game, with what makes them: each entry goes once
 # its file no longer needs it (the test says so).
@@ -79,3 +80,56 @@ def test_the_check_finds_what_it_looks_for():
     assert not naming("    # skicket.pack_hand, as GAMES.md says\n", "skicket")
     assert not naming("    rules.skicket_like = 1\n", "skicket")
     assert not naming("from tallypanel import skicketview\n", "skicket")
+
+
+# --- a game's own verbs (its rules module's VERBS) -------------------------------------------
+# Named nowhere but in the game's own modules: its rules (tallycore/<module>.py),
+# its panel view, and its host profile (host/tallyboard/games/<name>.py). The
+# runtime's table, the host's client and its commands reach them through the
+# declarations (tallyrun.protocol takes the game in play's VERBS; the client
+# and docs/protocol.md derive from them).
+def verb_owners() -> dict[str, set[str]]:
+    """Each game verb (HAND, PEG, ...) and its owners' files, relative to the repo."""
+    owners: dict[str, set[str]] = {}
+    modules = own_modules()
+    for name, _least, _most, module, *_ in games.GAMES:
+        rules = games.load(games.index_of(name))
+        for row in rules.VERBS:
+            files = owners.setdefault(row[0].decode(), set())
+            files.update(f"firmware/{f}" for f in modules[name])
+            files.add(f"host/tallyboard/games/{name}.py")
+    return owners
+
+
+def verb_naming(code: str, verb: str) -> list[str]:
+    """The lines of code (comments left out) that name a verb as a word in quotes:
+    "PEG", b"PEG", 'PEG', or a request text that starts with it ("PEG 0 5")."""
+    pattern = rf"""([\"'])({re.escape(verb)})(\1|\s)"""
+    return [line.strip() for line in code.splitlines() if re.search(pattern, line.split("#", 1)[0])]
+
+
+def test_only_a_games_own_modules_name_its_verbs():
+    owners = verb_owners()
+    assert set(owners) == {"HAND", "MISDEAL", "PEG", "END"}
+    problems = []
+    root = FIRMWARE.parent
+    # the runtime and the whole host (the panel's words on the screen, such as
+    # the sheet's "HAND 3", are for people, not the wire)
+    for path in sorted([*(FIRMWARE / "tallyrun").rglob("*.py"), *HOST.rglob("*.py")]):
+        rel = path.relative_to(root).as_posix()
+        code = path.read_text()
+        for verb, files in owners.items():
+            if rel in files:
+                continue
+            problems += [f"{rel} names {verb}: {line}" for line in verb_naming(code, verb)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_verb_check_finds_what_it_looks_for():
+    assert verb_naming('    return self.request("PEG", player, points)\n', "PEG")
+    assert verb_naming('VERBS = ((b"HAND", ()),)\n', "HAND")
+    assert verb_naming("    send(app, 'END')\n", "END")
+    assert verb_naming('    text = "PEG 0 5"\n', "PEG")
+    assert not verb_naming('    # "PEG" in a comment\n', "PEG")
+    assert not verb_naming('    text = "the END of it"\n', "END")
+    assert not verb_naming('    kind = "ENDS"\n', "END")

@@ -1,7 +1,7 @@
 """The wire protocol's game verbs (HAND, MISDEAL, PEG, END) are declared by the
-rules module of the one game that takes them (VERBS, verb_event), and the
-message table says whose each is: the board refuses them for any other game
-with that name ("PEG is for Roquet"), without loading the owner's rules."""
+rules module of the one game that takes them (VERBS, verb_event): the
+runtime's table has none of them, and the board takes them only while that
+game is in play."""
 from tallycore import games
 from tallyrun import protocol as P
 
@@ -14,20 +14,18 @@ def declared():
     owners = {}
     for name, *_ in games.GAMES:
         rules = games.load(games.index_of(name))
-        for verb in getattr(rules, "VERBS", ()):
-            owners.setdefault(verb, set()).add(name)
+        for row in rules.VERBS:
+            owners.setdefault(row[0], set()).add(rules.__name__)
     return owners
 
 
-def test_every_game_verb_has_one_owner_and_the_table_names_it():
+def test_every_game_verb_has_one_owner_and_the_runtime_names_none():
     owners = declared()
-    table = {spec[0]: spec[4] for spec in P.VERBS}
-    assert set(owners) | RUNTIME_VERBS == set(table)
-    assert not set(owners) & RUNTIME_VERBS
-    for verb, names in owners.items():
-        assert len(names) == 1, (verb, names)
-        (name,) = names
-        assert table[verb].split(":", 1)[0] == name.replace("_", " ").title()
+    assert set(owners) == {b"HAND", b"MISDEAL", b"PEG", b"END"}
+    assert {spec[0] for spec in P.VERBS} == RUNTIME_VERBS
+    for verb, modules in owners.items():
+        assert len(modules) == 1, (verb, modules)
+    assert P.V_GAME_VERB == len(P.VERBS)
 
 
 def test_verb_events_are_the_games_own_packing():

@@ -1,7 +1,12 @@
-"""One process owns a port and shares it (portshare.py): replies go to the process
-that asked, events to everyone, and a port held by another program is named.
-The board here is a pty whose far end answers like one."""
+"""One process owns a port and shares it (portshare.py, docs/protocol.md "Sharing the
+port"): every client's request goes out with a wire seq of the hub's own and its reply
+comes back to that client with the client's seq; events go to everyone; bad lines,
+floods, a client that does not read or leaves mid-request harm nobody else; a port
+held by another program is named. The board here is a pty whose far end answers
+frames like one."""
 import os
+import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -10,19 +15,24 @@ import tty
 
 import pytest
 
-from tallyboard import portshare
+from tallyboard import portshare, wire
 from tallyboard.errors import TransportError
 
 
 class FakeBoard:
-    """The far end of a pty: answers "<seq> <VERB>" with "<seq> OK verb=<VERB>" and
-    sends "! 9 NOTE" after every reply."""
+    """The far end of a pty: answers "<seq> <VERB> ...*CRC" with
+    "<seq> OK verb=<VERB> ...", HELLO with seqs=<first> (1024 a session, from 1),
+    and pushes "! <eseq> NOTE" after every reply. A request for SLOW is answered
+    only when `release` is set; one for MUTE never."""
 
     def __init__(self):
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)   # no echo of the replies back to this end
         self.path = os.ttyname(self.slave)   # kept open: the master reads EIO when no slave is open
         self.seen = []
+        self.sessions = 0
+        self.eseq = 0
+        self.release = threading.Event()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
@@ -38,13 +48,41 @@ class FakeBoard:
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
                 self.seen.append(line)
-                seq, verb = line.split(b" ")[:2]
-                os.write(self.master, seq + b" OK verb=" + verb + b"\n! 9 NOTE\n")
+                body = wire.check_frame(line)   # the hub sends only good frames: this raises if not
+                seq, verb = body.split(b" ")[:2]
+                if verb == b"MUTE":
+                    continue
+                if verb == b"SLOW":
+                    self.release.wait(10)
+                if verb == b"BURST":                  # 4000 events of 100 bytes: 400 KB
+                    for _ in range(4000):
+                        self.eseq += 1
+                        os.write(self.master, _event(self.eseq, b"y" * 80))
+                extra = b""
+                if verb == b"HELLO":
+                    extra = b" seqs=%d" % (1 + 1024 * self.sessions)
+                    self.sessions += 1
+                self.eseq += 1
+                os.write(self.master, wire.encode_request(int(seq), b"OK verb=" + verb + extra)
+                         + _event(self.eseq))
+
+    def wire_seqs(self, verb):
+        return [int(line.split(b" ")[0]) for line in self.seen if line.split(b" ")[1].startswith(verb)]
 
     def close(self):
         self.stop.set()
+        self.release.set()
         os.close(self.master)
         os.close(self.slave)
+
+
+def _event(eseq, text=b"x"):
+    body = b"! %d NOTE text=%s" % (eseq, text)
+    return b"%s*%04X\n" % (body, wire.crc16(body))
+
+
+def frame(seq, text):
+    return wire.encode_request(seq, text)
 
 
 @pytest.fixture
@@ -65,23 +103,62 @@ def lines(link, count, timeout=3.0):
     return out
 
 
+def read_to_the_end(link, timeout=5.0):
+    """Read every line (the board's last event, say) until the link ends; returns when it did not."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        link.read_line(0.1)
+
+
+def replies(link, count, timeout=3.0):
+    """The next count lines that are not events, bodies checked and without their checksum."""
+    out = []
+    deadline = time.monotonic() + timeout
+    while len(out) < count and time.monotonic() < deadline:
+        line = link.read_line(0.1)
+        if line is not None and not line.startswith(b"!"):
+            out.append(wire.check_frame(line))
+    return out
+
+
 def test_replies_go_to_the_process_that_asked_and_events_to_all(board):
     owner = portshare.open_link(board.path, serve=True)
     try:
         assert isinstance(owner, portshare.HubTransport)
         other = portshare.open_link(board.path)
         assert isinstance(other, portshare.SocketTransport)
-        other.write(b"500 HELLO\n")
-        assert lines(other, 2) == [b"500 OK verb=HELLO", b"! 9 NOTE"]
-        assert lines(owner, 1) == [b"! 9 NOTE"]          # the event, not the other's reply
-        owner.write(b"7 STATE\n")
-        assert lines(owner, 2) == [b"7 OK verb=STATE", b"! 9 NOTE"]
-        assert lines(other, 1) == [b"! 9 NOTE"]
+        other.write(frame(500, b"HELLO"))
+        got = lines(other, 3)
+        # the hub opened its own session first (its HELLO: the board's event 1, seqs=1); then ours
+        assert [wire.check_frame(line) for line in got] == [b"! 1 NOTE text=x", b"500 OK verb=HELLO seqs=1025",
+                                                            b"! 2 NOTE text=x"]
+        assert lines(owner, 2) == got[0:1] + got[2:3]          # the events, not the other's reply
+        owner.write(frame(7, b"STATE"))
+        assert replies(owner, 1) == [b"7 OK verb=STATE"]
+        assert other.read_line(1.0) == _event(3).rstrip(b"\n")
         assert other.read_line(0.3) is None              # nobody else's reply
         other.close()
     finally:
         owner.close()
-    assert board.seen == [b"500 HELLO", b"7 STATE"]
+    # on the wire: the hub's HELLO, then its own seqs from the session the board gave it (1, 2)
+    assert board.wire_seqs(b"STATE") == [2] and board.wire_seqs(b"HELLO")[1] == 1
+
+
+def test_two_clients_with_the_same_seq_and_request_each_get_their_own_reply(board):
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        a = portshare.open_link(board.path)
+        b = portshare.open_link(board.path)
+        a.write(frame(1, b"HELLO"))
+        b.write(frame(1, b"HELLO"))
+        # the board handed out sessions 1 (the hub's), 1025 and 2049: one each
+        assert {replies(a, 1)[0], replies(b, 1)[0]} == {b"1 OK verb=HELLO seqs=1025", b"1 OK verb=HELLO seqs=2049"}
+        hellos = board.wire_seqs(b"HELLO")
+        assert len(hellos) == 3 and len(set(hellos)) == 3   # never the same bytes twice: no retry for the board
+        a.close()
+        b.close()
+    finally:
+        owner.close()
 
 
 def test_a_line_is_sent_whole_even_when_written_in_pieces(board):
@@ -89,25 +166,173 @@ def test_a_line_is_sent_whole_even_when_written_in_pieces(board):
     try:
         a = portshare.open_link(board.path)
         b = portshare.open_link(board.path)
-        a.write(b"11 SC")
-        b.write(b"22 STATE\n")
-        time.sleep(0.2)
-        a.write(b"ORE\n")
-        assert b"11 OK verb=SCORE" in lines(a, 3)     # with the events of both requests
-        assert b"22 OK verb=STATE" in lines(b, 1)
+        score = frame(11, b"SCORE")
+        a.write(score[:4])
+        b.write(frame(22, b"STATE"))
+        assert replies(b, 1) == [b"22 OK verb=STATE"]       # b's line went out before a's ended
+        a.write(score[4:])
+        assert replies(a, 1) == [b"11 OK verb=SCORE"]
         a.close()
         b.close()
     finally:
         owner.close()
-    assert sorted(board.seen) == [b"11 SCORE", b"22 STATE"]
+    assert [line.split(b" ")[1][:5] for line in board.seen] == [b"HELLO", b"STATE", b"SCORE"]
+
+
+def test_a_line_that_is_no_frame_is_answered_by_the_hub_and_never_reaches_the_board(board):
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        raw = portshare.open_link(board.path)
+        raw.write(b"9 HELLO\n")                               # no checksum
+        raw.write(b"X" * 300 + b"\n")                        # too long: one answer, to its end
+        bad = bytearray(frame(5, b"STATE"))
+        bad[2] ^= 1
+        raw.write(bytes(bad))                                # a checksum that does not match
+        raw.write(frame(0, b"STATE"))                        # seq 0
+        got = replies(raw, 4)
+        assert [g.split(b" ")[:3] for g in got] == [[b"0", b"ERR", b"CRC"], [b"0", b"ERR", b"FRAME"],
+                                                    [b"0", b"ERR", b"CRC"], [b"0", b"ERR", b"SEQ"]]
+        assert b"*XXXX" in got[0] and b"longer than 128 bytes" in got[1]
+        raw.write(frame(6, b"STATE"))                        # the next good line is heard
+        assert replies(raw, 1) == [b"6 OK verb=STATE"]
+        raw.close()
+    finally:
+        owner.close()
+    assert [line.split(b" ")[1][:5] for line in board.seen] == [b"HELLO", b"STATE"]
+
+
+def test_a_retry_of_an_answered_request_is_answered_again_not_sent_again(board):
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        c = portshare.open_link(board.path)
+        c.write(frame(40, b"PEG 0 5"))
+        assert replies(c, 1) == [b"40 OK verb=PEG"]
+        c.write(frame(40, b"PEG 0 5"))                       # its reply was lost, say: the same bytes
+        assert replies(c, 1) == [b"40 OK verb=PEG"]
+        c.write(frame(41, b"STATE"))
+        assert replies(c, 1) == [b"41 OK verb=STATE"]        # evidence the retry was handled first
+        c.close()
+    finally:
+        owner.close()
+    assert len(board.wire_seqs(b"PEG")) == 1
+
+
+def test_a_flood_from_one_client_does_not_keep_another_waiting(board):
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        flood = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        flood.connect(str(portshare.socket_path(board.path)))
+        flood.setblocking(False)
+        sent = 0
+        try:
+            for seq in range(1, 3001):                       # it never reads; the hub stops reading it
+                flood.send(frame(seq, b"STATE"))
+                sent += 1
+        except BlockingIOError:
+            pass
+        polite = portshare.open_link(board.path)
+        polite.write(frame(77, b"SCORE"))
+        assert replies(polite, 1, timeout=5) == [b"77 OK verb=SCORE"]
+        served = len(board.wire_seqs(b"STATE"))
+        assert served < sent, (served, sent)                 # while the flood still waited
+        # and it waited in its own socket, not in the hub: at most QUEUE_PER_CLIENT requests held for it
+        assert max(len(c.queue) for c in list(owner.hub.clients)) <= portshare.QUEUE_PER_CLIENT
+        polite.close()
+        flood.close()
+    finally:
+        owner.close()
+
+
+def test_a_client_that_does_not_read_is_closed(board):
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        deaf = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        deaf.connect(str(portshare.socket_path(board.path)))
+        owner.write(frame(1, b"BURST"))                      # 400 KB of events to everyone
+        got = 0
+        deadline = time.monotonic() + 10
+        while got < 4000 and time.monotonic() < deadline:    # the owner reads them all
+            line = owner.read_line(0.5)
+            got += line is not None and line.startswith(b"! ")
+        assert got >= 4000
+        owner.write(frame(2, b"STATE"))
+        assert replies(owner, 2) == [b"1 OK verb=BURST", b"2 OK verb=STATE"]   # the burst's reply came last
+        # the deaf one, read now: what fitted its buffers (at most the hub's limit and the
+        # kernel's), then the end: the hub closed it
+        deaf.settimeout(5)
+        kept = b""
+        while True:
+            data = deaf.recv(65536)
+            if not data:
+                break
+            kept += data
+        assert 0 < len(kept) < 4000 * 100
+        deaf.close()
+    finally:
+        owner.close()
+
+
+def test_a_client_gone_mid_request_leaves_the_others_their_replies(board):
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        leaving = portshare.open_link(board.path)
+        staying = portshare.open_link(board.path)
+        leaving.write(frame(3, b"SLOW"))
+        staying.write(frame(3, b"STATE"))                    # the same seq as the one that leaves
+        deadline = time.monotonic() + 3
+        while not board.wire_seqs(b"SLOW") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        leaving.close()
+        board.release.set()                                  # the board answers the gone client now
+        assert replies(staying, 1) == [b"3 OK verb=STATE"]   # and not the SLOW reply with its seq
+        staying.close()
+    finally:
+        owner.close()
+
+
+def test_a_request_the_board_never_answers_gives_the_next_client_its_turn(board, monkeypatch):
+    monkeypatch.setattr(portshare, "REPLY_WAIT_S", 0.3)
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        a = portshare.open_link(board.path)
+        b = portshare.open_link(board.path)
+        a.write(frame(8, b"MUTE"))
+        b.write(frame(9, b"STATE"))
+        assert replies(b, 1) == [b"9 OK verb=STATE"]
+        a.write(frame(8, b"MUTE"))                           # a's retry: the same wire bytes again
+        deadline = time.monotonic() + 3
+        while len(board.wire_seqs(b"MUTE")) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        first, again = [line for line in board.seen if b"MUTE" in line]
+        assert first == again
+        a.close()
+        b.close()
+    finally:
+        owner.close()
+
+
+def test_a_board_that_restarts_gives_the_hub_a_new_session(board):
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        owner.write(frame(5, b"STATE"))
+        assert replies(owner, 1) == [b"5 OK verb=STATE"]
+        body = b"! 1 BOOT fw=0 proto=3 game=- n=0 top=0"
+        os.write(board.master, b"%s*%04X\n" % (body, wire.crc16(body)))
+        assert lines(owner, 2)[-1] == b"%s*%04X" % (body, wire.crc16(body))
+        owner.write(frame(6, b"STATE"))
+        assert replies(owner, 1) == [b"6 OK verb=STATE"]
+    finally:
+        owner.close()
+    assert len(board.wire_seqs(b"HELLO")) == 2
+    assert board.wire_seqs(b"STATE") == [1, 1025]            # from each session the board handed it
 
 
 def test_without_a_hub_a_command_opens_the_port_itself(board):
     link = portshare.open_link(board.path)
     try:
         assert not isinstance(link, (portshare.HubTransport, portshare.SocketTransport))
-        link.write(b"3 HELLO\n")
-        assert lines(link, 1) == [b"3 OK verb=HELLO"]
+        link.write(frame(3, b"HELLO"))
+        assert replies(link, 1) == [b"3 OK verb=HELLO seqs=1"]
     finally:
         link.close()
 
@@ -142,7 +367,7 @@ def test_a_stale_socket_from_a_dead_owner_is_ignored(board):
     assert not path.exists()
 
 
-def test_a_port_held_by_another_program_names_it(board, monkeypatch):
+def test_a_port_held_by_another_program_names_it_and_the_socket(board, monkeypatch):
     monkeypatch.setattr(portshare, "BUSY_WAIT_S", 0.5)
     holder = subprocess.Popen(
         [sys.executable, "-c", "import serial, sys, time\n"
@@ -154,6 +379,7 @@ def test_a_port_held_by_another_program_names_it(board, monkeypatch):
             portshare.open_link(board.path)
         message = str(caught.value)
         assert f"pid {holder.pid}" in message and "in use by" in message
+        assert str(portshare.socket_path(board.path)) in message and "Sharing the port" in message
         assert "cable" not in message
     finally:
         holder.kill()
@@ -165,18 +391,79 @@ def test_a_hub_whose_board_is_gone_stops_serving_its_name(tmp_path, monkeypatch)
     gone = FakeBoard()
     owner = portshare.open_link(gone.path, serve=True)
     path = portshare.socket_path(gone.path)
+    other = portshare.open_link(gone.path)
     assert path.exists()
     # the cable pulled, the emulator stopped: the far end closes and the port reads EIO (the fake's
     # reader is woken first, so that nothing holds its end open)
     gone.stop.set()
-    os.write(gone.slave, b"1 PING\n")
+    os.write(gone.slave, frame(1, b"PING"))
     gone.thread.join(2)
     gone.close()
-    deadline = time.monotonic() + 3
-    while path.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # every client hears it (the connection ends), the owner with the port's own words
+    with pytest.raises(TransportError, match="sharing it stopped"):
+        read_to_the_end(other)
+    with pytest.raises(TransportError, match="lost the board"):
+        read_to_the_end(owner)
     # no command joins a hub that cannot reach its board, nor, when a pty's name is given to another
     # board next, the old board's hub instead of the new one
     assert not path.exists()
     assert portshare.server_of(gone.path) is None
+    other.close()
     owner.close()
+
+
+# ---------------------------------------------------------------- the sockets' folder (issue 22)
+
+def test_without_xdg_runtime_dir_the_folder_is_this_users_alone(tmp_path, monkeypatch):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(portshare.tempfile, "gettempdir", lambda: str(tmp_path))
+    folder = portshare.socket_dir()
+    assert folder == tmp_path / f"tallyboard-{os.getuid()}"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and folder.stat().st_uid == os.getuid()
+    folder.chmod(0o777)                       # loosened by someone: made private again
+    assert stat.S_IMODE(portshare.socket_dir().stat().st_mode) == 0o700
+
+
+def test_a_folder_someone_else_made_first_is_refused(tmp_path, monkeypatch):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(portshare.tempfile, "gettempdir", lambda: str(tmp_path))
+    planted = tmp_path / f"tallyboard-{os.getuid()}"
+    planted.mkdir(mode=0o777)
+    if os.getuid() == 0:
+        os.chown(planted, 65534, 65534)       # nobody's
+    else:
+        monkeypatch.setattr(portshare.os, "getuid", lambda: os.stat(planted).st_uid + 1)
+        planted = tmp_path / f"tallyboard-{os.getuid()}"
+        planted.mkdir(mode=0o777)
+    with pytest.raises(TransportError, match="belongs to another user"):
+        portshare.socket_dir()
+
+
+def test_a_link_in_place_of_the_folder_is_refused(tmp_path, monkeypatch):
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(portshare.tempfile, "gettempdir", lambda: str(tmp_path))
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / f"tallyboard-{os.getuid()}").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(TransportError, match="not a folder"):
+        portshare.socket_dir()
+
+
+def test_ports_says_which_port_is_shared_and_where(board, monkeypatch):
+    from click.testing import CliRunner
+
+    from tallyboard.cli import main
+    from tallyboard.commands import link as link_commands
+    from tallyboard.transport import PortInfo
+
+    monkeypatch.setattr(link_commands, "list_serial_ports",
+                        lambda: [PortInfo(board.path, "Board in FS mode", "E66", 0x2E8A, 0x0005)])
+    monkeypatch.setattr(link_commands.emu_mod, "find_running", lambda: None)
+    monkeypatch.setenv("COLUMNS", "300")
+    out = CliRunner().invoke(main, ["ports"])
+    assert out.exit_code == 0 and board.path in out.output and ".sock" not in out.output
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        out = CliRunner().invoke(main, ["ports"])
+        assert f"{portshare.socket_path(board.path)} (pid {os.getpid()})" in out.output, out.output
+    finally:
+        owner.close()

@@ -201,8 +201,8 @@ def test_the_flash_folder_alone_restores_the_game(emu, tmp_path):
     emulator, board = emu
     board.new("roquet", 2, roquet.OPT_END_AT_HAND_END)
     for player, points in ((0, 5), (1, 9), (0, 2)):
-        board.peg(player, points)
-    board.end()
+        board.game_verb("PEG", player, points)
+    board.game_verb("END")
     board.undo()
     emulator.cut_power()
     emulator.power_on()
@@ -225,7 +225,7 @@ def test_a_torn_journal_record_is_dropped_at_any_byte(emu):
     model.apply(("NEW", "roquet", 2, 0))
     rng = random.Random(99)
     for cut_at in range(0, 13):
-        board.peg(1, 1)                                   # acknowledged
+        board.game_verb("PEG", 1, 1)                                   # acknowledged
         model.apply(("EV", roquet.pack_peg(1, 1)))
         before = journal.read_bytes()
         seq, frame = board.encode("PEG", 0, 2)            # sent, never acknowledged
@@ -259,7 +259,7 @@ def test_a_torn_journal_record_is_dropped_at_any_byte(emu):
             model = Model()
             model.apply(("NEW", "roquet", 2, 0))
     # and what is acknowledged after all that survives one more cut
-    board.peg(0, rng.randint(1, 9))
+    board.game_verb("PEG", 0, rng.randint(1, 9))
     kept = board.rebuild()
     emulator.cut_power()
     emulator.power_on()
@@ -278,7 +278,7 @@ def test_damaged_storage_is_said_where_people_look_and_kept_aside(emu):
     emulator, board = emu
     board.new("roquet", 2)
     for points in range(1, 12):
-        board.peg(0, points)
+        board.game_verb("PEG", 0, points)
     emulator.cut_power()
     # the game's 12 records (the NEW, then pegs of 1 to 11) are the first
     # records of the ring block the snapshot names (firmware/tallyrun/ring.py)

@@ -227,3 +227,23 @@ def winners(state, players):
     if one > zero:
         return 10
     return 15
+
+
+# The wire of this game (tallycore.game explains the declarations): no verb
+# of its own (a host sends EV with the packed event), and its event's layout.
+VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION,)
+EVENT_FORMS = (
+    (b"misdeal", 0xFFFFFFF, MISDEAL, (), "a misdeal: bit 27 alone; the deal passes to the left"),
+    (b"hand", MISDEAL, 0, (
+        (b"tricks_a", 0, 4, 0, 13, b"", 0, "tricks won by side A (players 0 and 2)"),
+        (b"tricks_b", 4, 4, 0, 13, b"", 0, "tricks won by side B (players 1 and 3); the two add up to 13"),
+        (b"bishops_a", 8, 3, 0, 4, b"", 0, "bishops among side A's tricks"),
+        (b"bishops_b", 11, 3, 0, 4, b"", 0, "bishops among side B's tricks"),
+        (b"turned", 14, 1, 0, 1, b"", 0, "1: a bishop turned as the trump card (the dealer's side)"),
+        (b"exposed_a", 15, 3, 0, 7, b"", 0, "exposed-card penalties of side A"),
+        (b"exposed_b", 18, 3, 0, 7, b"", 0, "exposed-card penalties of side B"),
+        (b"revokes_a", 21, 3, 0, 7, b"", 0, "revokes of side A"),
+        (b"revokes_b", 24, 3, 0, 7, b"", 0, "revokes of side B")),
+     "one hand"),
+)

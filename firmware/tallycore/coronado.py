@@ -107,3 +107,15 @@ hands = points.hands
 ends_hand = points.every_event
 complete = points.complete_first_to
 winners = points.winners_first_to
+
+
+# The wire of this game (tallycore.game explains the declarations): no verb
+# of its own (a host sends EV with the packed event), and its event's layout.
+VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION,)
+EVENT_FORMS = (
+    (b"hand", 0, 0, (
+        (b"mode", 0, 2, 0, 2, b"", 0, "0 stand, 1 refused, 2 drew"),
+        (b"tricks", 2, 3, 0, 5, b"", 0, "tricks won by the dealer's opponent")),
+     "one hand"),
+)

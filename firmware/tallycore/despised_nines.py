@@ -83,3 +83,15 @@ ends_hand = points.every_event
 complete = points.complete_dealt
 winners = points.winners_lowest
 LOW_WINS = True  # the hand's best is its fewest points (docs/rules.md CF2)
+
+
+# The wire of this game (tallycore.game explains the declarations): no verb
+# of its own (a host sends EV with the packed event), and its event's layout.
+VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION,)
+EVENT_FORMS = (
+    (b"hand", 0, 0, (
+        (b"nines", 0, 3, 0, 4, b"", 1, "nines taken by each player (player p's at bit 3p)"),
+        (b"players_less_one", 24, 3, 1, 7, b"", 0, "the number of players less one")),
+     "one hand"),
+)

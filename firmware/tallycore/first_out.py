@@ -46,3 +46,13 @@ hands = points.hands
 ends_hand = points.every_event
 complete = points.complete_dealt
 winners = points.winners_highest
+
+
+# The wire of this game (tallycore.game explains the declarations): no verb
+# of its own (a host sends EV with the packed event), and its event's layout.
+VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION,)
+EVENT_FORMS = (
+    (b"hand", 0, 0, ((b"winner", 0, 3, 0, 7, b"player", 0, "the first to play out all his cards"),),
+     "one hand"),
+)

@@ -95,3 +95,16 @@ hands = points.hands
 ends_hand = points.every_event
 complete = points.complete_first_to
 winners = points.winners_first_to
+
+
+# The wire of this game (tallycore.game explains the declarations): no verb
+# of its own (a host sends EV with the packed event), and its event's layout.
+VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION,)
+EVENT_FORMS = (
+    (b"hand", 0, 0, (
+        (b"bidder", 0, 3, 0, 7, b"player", 0, "who won the bid"),
+        (b"bid", 3, 3, 1, 5, b"", 0, "tricks bid"),
+        (b"tricks", 6, 3, 0, 5, b"", 0, "tricks won by the bidder")),
+     "one hand"),
+)

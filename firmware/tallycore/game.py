@@ -42,6 +42,30 @@ HELD_UNDO = const(2)
 HELD_REDO = const(3)
 _PLAYERS_MAX = const(8)
 
+# The wire of a game (docs/protocol.md and docs/protocol.json are generated
+# from these declarations, tools/gen_protocol_doc.py). A rules module declares
+#   VERBS        its own requests, beside the runtime's (tallyrun.protocol):
+#                ((verb, ((arg, ARG_*, lo, hi, index), ...), what it does), ...)
+#                index: b"player" (a player, fixed for the game), b"seat" (a
+#                seat at the table, which players change), or b"" (not an index)
+#   verb_event(verb, values)  the packed event a verb makes (verb: its index)
+#   OPTION_FIELDS  the fields of NEW's options, as EVENT_FORMS' fields (bit
+#                15, CONFIRM, is any game's and not the rules')
+#   EVENT_FORMS  how its packed event reads: ((form, mask, value, fields,
+#                what it is), ...); an event e is of the first form whose
+#                e & mask == value; fields: ((name, shift, width, lo, hi,
+#                index, each, meaning), ...): the field's value is
+#                (e >> shift) & (2**width - 1), within lo..hi; each 1: one
+#                such field per player, player p's at shift + p * width
+ARG_INT = const(0)    # decimal, lo..hi
+ARG_GAME = const(1)   # a game name (tallycore.games)
+ARG_WHO = const(2)    # a player lo..hi, or "-" for nobody
+ARG_BID = const(3)    # a Skicket bid: level 1-7 then C S H D NT NK
+ARG_TEXT = const(4)   # lo..hi characters of letters, digits, _ - .
+ARG_RGB = const(5)    # a colour RRGGBB in hex
+ARG_WORD = const(6)   # one of the words in lo (a tuple)
+ARG_HEX = const(7)    # 4 hex digits, 0..0xFFFF
+
 
 class Game:
     def __init__(self, log_capacity=LOG_CAPACITY):

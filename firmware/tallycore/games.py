@@ -16,6 +16,7 @@
 # The modules load on demand and, on the board, only the one in play stays
 # in memory. The names and player ranges are here so that listing the
 # games loads none.
+import gc
 import sys
 
 TYPE_CHECKING = False
@@ -88,7 +89,9 @@ _SHARED = ("points", "cards", "steps")
 def load(index):
     """The rules module of the game at index. On the board every other
     game's rules are let go first, so only the game in play stays in memory
-    (a module still referenced elsewhere keeps working)."""
+    (a module still referenced elsewhere keeps working). A game switch never
+    fails for memory while the heap holds the module: a load into a heap too
+    fragmented for it collects and tries again."""
     name = GAMES[index][3]
     if name == _loaded[0]:
         return _loaded[1]   # the same rules again (a new game, or its other name)
@@ -98,11 +101,38 @@ def load(index):
                 unload("tallycore." + row[3])
         for shared in _SHARED:      # imported again by the rules that use them
             unload("tallycore." + shared)
-    package = __import__("tallycore." + name)
-    module = getattr(package, name)
+        for release in _releases:   # the panel lets the last game's view go too
+            release()
+    module = load_module("tallycore", name)
     _loaded[0] = name
     _loaded[1] = module
     return module
+
+
+def load_module(package, name):
+    """Import package.name; on MemoryError collect the garbage and try again
+    (a module's bytecode needs blocks in one piece: after a collection the
+    last game's code is gone and the free blocks have merged)."""
+    dotted = package + "." + name
+    tries = _LOAD_TRIES
+    while True:
+        try:
+            return getattr(__import__(dotted), name)
+        except MemoryError:
+            unload(dotted)          # half-loaded: import it whole next time
+            tries -= 1
+            if tries == 0:
+                raise
+            gc.collect()
+
+
+_LOAD_TRIES = 3   # a collection merges what the last game left; a third try after a second one
+_releases = []    # callables that let go of what belongs to the game played last (tallypanel.gameview)
+
+
+def on_switch(release):
+    """release() is called when another game's rules are about to load."""
+    _releases.append(release)
 
 
 def unload(name):

@@ -113,3 +113,15 @@ hands = points.hands
 ends_hand = points.every_event
 complete = points.complete_first_to
 winners = points.winners_first_to
+
+
+# The wire of this game (tallycore.game explains the declarations): no verb
+# of its own (a host sends EV with the packed event), and its event's layout.
+VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION, (b"partners", 3, 1, 0, 1, b"", 0, "1: partnerships, players 0, 2, 4 against 1, 3, 5 (4 or 6 players)"),)
+EVENT_FORMS = (
+    (b"hand", 0, 0, (
+        (b"kind", 0, 2, 0, 2, b"", 0, "0 nobody scored, 1 claimed (stopped with three tricks), 2 took all five"),
+        (b"player", 2, 3, 0, 7, b"player", 0, "who claimed or took all five (0 when nobody)")),
+     "one hand"),
+)

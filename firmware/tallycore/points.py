@@ -27,6 +27,8 @@ OVER = const(1)
 DEALER_MASK = const(7)
 DEALER_BITS = const(3)
 COUNTS_END = const(512)
+# the options field every game with a dealer takes (tallycore.game: OPTION_FIELDS)
+DEALER_OPTION = (b"first_dealer", 0, 3, 0, 7, b"player", 0, "the player who deals first (0 to players - 1)")
 
 
 def get_u16(state, at):

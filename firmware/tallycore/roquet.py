@@ -70,9 +70,24 @@ def pack_peg(player, points):
     return player << 2 | points << 3
 
 
-# The wire protocol's verbs of this game (tallyrun.protocol VERBS; any other
-# game refuses them) and the event each makes from the request's values.
-VERBS = (b"PEG", b"END")
+# The wire of this game (tallycore.game explains the declarations).
+from tallycore.game import ARG_INT
+
+VERBS = (
+    (b"PEG", ((b"player", ARG_INT, 0, 1, b"player"), (b"points", ARG_INT, 1, MAX_PEG, b"")),
+     "peg points for a player (RQ3, RQ6)"),
+    (b"END", (), "the end of the hand: the tally pegs go to the king row (RQ3)"),
+)
+OPTION_FIELDS = (
+    (b"end", 0, 1, 0, 1, b"", 0, "1: hand_end, the game ends at the end of a hand; 0: reach (RQ9)"),
+    (b"landmark_bonus", 1, 1, 0, 1, b"", 0, "1: landmark bonuses (RQ8)"),
+)
+EVENT_FORMS = (
+    (b"peg", 3, 0, ((b"player", 2, 1, 0, 1, b"player", 0, "who pegs"),
+                    (b"points", 3, 7, 1, MAX_PEG, b"", 0, "points pegged")),
+     "points pegged (PEG)"),
+    (b"end", 0x3FF, HAND_END, (), "the end of the hand (END)"),
+)
 
 
 def verb_event(verb, values):

@@ -92,3 +92,17 @@ hands = points.hands
 ends_hand = points.every_event
 complete = points.complete_first_to
 winners = points.winners_first_to
+
+
+# The wire of this game (tallycore.game explains the declarations): no verb
+# of its own (a host sends EV with the packed event), and its event's layout.
+VERBS = ()
+OPTION_FIELDS = (points.DEALER_OPTION,)
+EVENT_FORMS = (
+    (b"hand", 0, 0, (
+        (b"first_trump", 0, 4, 0, 8, b"player", 0, "who captured the first trump played (3 points); 8 nobody"),
+        (b"last_trump", 4, 4, 0, 8, b"player", 0, "who captured the last trump played (3 points); 8 nobody"),
+        (b"nine", 8, 4, 0, 8, b"player", 0, "who captured the nine of trumps (9 points); 8 nobody"),
+        (b"sachem", 12, 4, 0, 8, b"player", 0, "who captured most sevens and eights (7 points); 8 nobody")),
+     "one hand"),
+)

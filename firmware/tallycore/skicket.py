@@ -140,9 +140,34 @@ def pack_hand(purchaser, level, strain, doubled_by, redoubled_by, lone, tricks):
             | redoubled_by << 11 | (_LONE if lone else 0) | tricks << 15)
 
 
-# The wire protocol's verbs of this game (tallyrun.protocol VERBS; any other
-# game refuses them) and the event each makes from the request's values.
-VERBS = (b"HAND", b"MISDEAL")
+# The wire of this game (tallycore.game explains the declarations). Every
+# index is a player (fixed for the game); the seats pivot (SK5).
+from tallycore.game import ARG_INT, ARG_BID, ARG_WHO
+
+VERBS = (
+    (b"HAND", ((b"purchaser", ARG_INT, 0, 3, b"player"), (b"bid", ARG_BID, 0, 0, b""),
+               (b"doubled_by", ARG_WHO, 0, 3, b"player"), (b"redoubled_by", ARG_WHO, 0, 3, b"player"),
+               (b"lone", ARG_INT, 0, 1, b""), (b"tricks", ARG_INT, 0, 13, b"")),
+     "one hand's result, e.g. HAND 0 4H 1 - 0 10 (SK6 to SK14)"),
+    (b"MISDEAL", (), "a misdeal: dealt again by the same dealer (SK3)"),
+)
+OPTION_FIELDS = (
+    (b"hands", 0, 1, 0, 1, b"", 0, "1: a game of four hands (Progressive Skicket, SK16); 0: six (SK4)"),
+    (b"series", 1, 1, 0, 1, b"", 0, "1: the Duplicate series of twelve hands (SK17); not with hands"),
+    (b"royal", 2, 1, 0, 1, b"", 0, "1: Royal Skicket (SK18)"),
+)
+EVENT_FORMS = (
+    (b"misdeal", 0xFFFFF, MISDEAL, (), "a misdeal (MISDEAL): bit 19 alone"),
+    (b"hand", MISDEAL, 0, (
+        (b"purchaser", 0, 2, 0, 3, b"player", 0, "the winning bidder"),
+        (b"level", 2, 3, 1, 7, b"", 0, "bid level"),
+        (b"strain", 5, 3, 0, 5, b"", 0, "0 C, 1 S, 2 H, 3 D, 4 NT, 5 NK"),
+        (b"doubled_by", 8, 3, 0, 4, b"player", 0, "who doubled; 4 nobody"),
+        (b"redoubled_by", 11, 3, 0, 4, b"player", 0, "who redoubled; 4 nobody"),
+        (b"lone", 14, 1, 0, 1, b"", 0, "1: the purchaser plays alone"),
+        (b"tricks", 15, 4, 0, 13, b"", 0, "tricks won by the purchaser's side (or him alone)")),
+     "one hand (HAND)"),
+)
 
 
 def verb_event(verb, values):

@@ -16,7 +16,7 @@
 # imports no rules module.
 import sys
 
-from tallycore.games import unload
+from tallycore.games import load_module, on_switch, unload
 
 _MICRO = sys.implementation.name == "micropython"
 _shown = [None, None]  # the rules module asked for last, and its view module
@@ -31,11 +31,24 @@ def of(game):
     name = None if rules is None else rules.VIEW
     view = None
     if name is not None:
-        package = __import__("tallypanel." + name)
-        view = getattr(package, name)
+        view = load_module("tallypanel", name)
     old = _shown[1]
     if _MICRO and old is not None and old is not view:
         unload(old.__name__)
     _shown[0] = rules
     _shown[1] = view
     return view
+
+
+def _let_go():
+    # another game's rules are about to load: its view goes first, so that the
+    # two games' panel code are never in memory together
+    old = _shown[1]
+    if old is not None:
+        unload(old.__name__)
+    _shown[0] = None
+    _shown[1] = None
+
+
+if _MICRO:
+    on_switch(_let_go)

@@ -82,12 +82,13 @@ def button(pin):
 
 
 def pin_irq(pin, isr):
-    """Call isr(pin) from an interrupt on every edge of a pulled-up input;
+    """Call isr(pin) from a hard interrupt on every edge of a pulled-up input
+    (it runs at once, even during a long bus write; it must not allocate);
     False where pins have no interrupts (the emulator), so the caller polls."""
     if is_emulator():
         return False
     gpio = machine.Pin(pin, machine.Pin.IN, machine.Pin.PULL_UP)
-    gpio.irq(isr, machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING)
+    gpio.irq(isr, machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING, hard=True)
     return True
 
 

@@ -7,9 +7,15 @@
 #
 # poll(now_ms) does the work and is what the tests drive with made-up
 # times; run() is the task that calls it. Where the hardware layer offers
-# pin-change interrupts (pin_irq), the encoder task sleeps until an edge: the
-# interrupt only sets a ThreadSafeFlag and the task reads the pins. Without
+# pin-change interrupts (pin_irq), the encoder is followed in the interrupt and
+# its task sleeps until an edge (a ThreadSafeFlag) to hand the detents out. Without
 # them (the emulator) it polls every 2 ms, fast enough for a detent by hand.
+#
+# A control that fails is let be and said (say(text): a NOTE for the host): a
+# button held down stuck_ms is stuck and ignored until let go (a stuck shift
+# no longer makes every press long); an encoder whose pins change more than
+# Encoder.storm_edges times in a second (a bouncing contact, no hand turns
+# that fast) is read every STORM_POLL_MS only, until a second passes quiet.
 import asyncio
 
 try:
@@ -32,6 +38,7 @@ except ImportError:  # CPython
         return x
 
 _ENCODER_POLL_MS = const(2)
+_STORM_POLL_MS = const(100)   # an encoder in a storm of bounces is read this often
 
 
 # MicroPython's sleep_ms reuses one generator; an `async def` wrapper around it
@@ -50,8 +57,10 @@ class Button:
     long kind sends short_kind as soon as it is pressed."""
     debounce_ms = 50
     long_press_ms = 600
+    stuck_ms = 10000
 
-    def __init__(self, pin, handler, short_kind, long_kind=-1, value=0, shift=None):
+    def __init__(self, pin, handler, short_kind, long_kind=-1, value=0, shift=None, name="a button",
+                 say=None):
         self.pin = pin
         self.handler = handler
         self.short_kind = short_kind
@@ -61,16 +70,32 @@ class Button:
         self.pressed = False
         self.down_at = 0
         self.long_sent = False
+        self.name = name
+        self.say = say
+        self.stuck = False
 
     def poll(self, now):
         down = self.pin() == 0
+        if self.stuck:
+            if not down:                 # let go: a working button again, no press sent
+                self.stuck = False
+                self.pressed = False
+                if self.say is not None:
+                    self.say("inputs: %s is let go and works again" % self.name)
+            return
+        if down and self.pressed and ticks_diff(now, self.down_at) >= self.stuck_ms:
+            self.stuck = True
+            if self.say is not None:
+                self.say("inputs: %s has been held down for %d s: it is ignored until it is let go; "
+                         "USB and the other controls keep scoring" % (self.name, self.stuck_ms // 1000))
+            return
         if down and not self.pressed:
             self.pressed = True
             self.down_at = now
             self.long_sent = False
             if self.long_kind < 0:
                 self.handler(self.short_kind, self.value)
-            elif self.shift is not None and self.shift.pressed:
+            elif self.shift is not None and self.shift.pressed and not self.shift.stuck:
                 self.long_sent = True
                 self.handler(self.long_kind, self.value)
         elif down:
@@ -95,20 +120,39 @@ _STEPS = b"\x00\x01\xff\x00\xff\x00\x00\x01\x01\x00\x00\xff\x00\xff\x01\x00"
 
 
 class Encoder:
-    """A rotary encoder on pins a and b: one (TURN, +1 / -1) per detent."""
+    """A rotary encoder on pins a and b: one (TURN, +1 / -1) per detent.
 
-    def __init__(self, pin_a, pin_b, handler, steps_per_detent=4):
+    The quadrature is followed where the pins are read: in poll(), or, with
+    pin interrupts, in the interrupt itself (a hard one: it runs even while
+    the loop is busy in a long bus write, such as an OLED redraw, during
+    which a fast turn passes several states; read later, two changes at once
+    are no step, and a detent was lost). The detents are counted in cw and
+    ccw, only ever incremented there, and handed out by the task."""
+
+    storm_edges = 400     # changes in a second: far past a fast hand's 20 detents of 4
+
+    def __init__(self, pin_a, pin_b, handler, steps_per_detent=4, say=None):
         self.pin_a = pin_a
         self.pin_b = pin_b
         self.handler = handler
         self.steps_per_detent = steps_per_detent
         self.state = pin_a() << 1 | pin_b()
         self.count = 0
+        self.say = say
+        self.storm = False       # the pins bounce without end: read slowly
+        self.edges = 0           # changes since window_at (counted where the pins are followed)
+        self.window_at = 0
+        self.cw = 0          # detents turned, written only by _follow
+        self.ccw = 0
+        self.cw_sent = 0     # and handed to the handler, written only by _hand_out
+        self.ccw_sent = 0
 
-    def poll(self, now=0):
+    def _follow(self):
+        # allocation-free: the pin interrupt calls it
         new = self.pin_a() << 1 | self.pin_b()
         if new == self.state:
             return
+        self.edges += 1
         step = _STEPS[self.state << 2 | new]
         self.state = new
         if step == 0:
@@ -116,19 +160,49 @@ class Encoder:
         self.count += 1 if step == 1 else -1
         if self.count >= self.steps_per_detent:
             self.count = 0
-            self.handler(TURN, 1)
+            self.cw += 1
         elif self.count <= -self.steps_per_detent:
             self.count = 0
+            self.ccw += 1
+
+    def _hand_out(self):
+        while self.cw_sent != self.cw:
+            self.cw_sent += 1
+            self.handler(TURN, 1)
+        while self.ccw_sent != self.ccw:
+            self.ccw_sent += 1
             self.handler(TURN, -1)
+
+    def _judge(self, now):
+        # once a second: a storm of changes, or quiet again after one
+        if not self.storm and self.edges > self.storm_edges:
+            self.storm = True
+            if self.say is not None:
+                self.say("inputs: the knob's pins changed %d times in a second (a bouncing contact?): it is "
+                         "read slowly until they settle; USB and the buttons keep scoring" % self.edges)
+        elif self.storm and self.edges * _STORM_POLL_MS < 1000:
+            # fewer changes than slow reads: settled
+            self.storm = False
+            if self.say is not None:
+                self.say("inputs: the knob's pins have settled and it works again")
+        self.edges = 0
+        self.window_at = now
+
+    def poll(self, now=0):
+        if ticks_diff(now, self.window_at) >= 1000:
+            self._judge(now)
+        self._follow()
+        self._hand_out()
 
     async def run(self):
         while True:
-            self.poll()
-            await _sleep_ms(_ENCODER_POLL_MS)
+            self.poll(ticks_ms())
+            await _sleep_ms(_STORM_POLL_MS if self.storm else _ENCODER_POLL_MS)
 
     def wake_on_edges(self, pin_irq, gpio_a, gpio_b):
-        """Sleep until a pin changes instead of polling, if pin_irq(gpio, isr)
-        can attach an interrupt to both pins (it returns False where it cannot)."""
+        """Follow the pins in their interrupt and sleep until one changes
+        instead of polling, if pin_irq(gpio, isr) can attach a hard interrupt
+        to both pins (it returns False where it cannot)."""
         if not hasattr(asyncio, "ThreadSafeFlag"):
             return False
         self.flag = asyncio.ThreadSafeFlag()
@@ -136,37 +210,46 @@ class Encoder:
         return pin_irq(gpio_a, self.isr) and pin_irq(gpio_b, self.isr)
 
     def _edge(self, pin):
+        if self.storm:
+            return          # bouncing without end: the task reads the pins slowly instead
+        self._follow()
         self.flag.set()
 
     async def run_on_edges(self):
         while True:
-            await self.flag.wait()
-            self.poll()
+            if self.storm:
+                await _sleep_ms(_STORM_POLL_MS)   # read slowly, and see the pins settle
+            else:
+                await self.flag.wait()
+            self.poll(ticks_ms())
 
 
 class Inputs:
     """Every control of a board definition. pin_reader(gpio) returns the
     pin callable for a GPIO (the hardware layer makes it: pull-up input)."""
 
-    def __init__(self, board, pin_reader, handler, pin_irq=None):
+    def __init__(self, board, pin_reader, handler, pin_irq=None, say=None):
+        """say(text): a control found stuck or bouncing, or working again (a NOTE)."""
         self.handler = handler
         self.buttons = []
         self.shift = None
         if board.shift_pin >= 0:
-            self.shift = Button(pin_reader(board.shift_pin), _ignore, -1)
+            self.shift = Button(pin_reader(board.shift_pin), _ignore, -1, name="the shift button", say=say)
             self.buttons.append(self.shift)
         for seat in range(len(board.seat_pins)):
             self.buttons.append(Button(pin_reader(board.seat_pins[seat]), handler, SEAT,
-                                       SEAT_LONG, seat, self.shift))
+                                       SEAT_LONG, seat, self.shift, "seat %d's button" % seat, say))
         if board.undo_pin >= 0:
-            self.buttons.append(Button(pin_reader(board.undo_pin), handler, UNDO))
+            self.buttons.append(Button(pin_reader(board.undo_pin), handler, UNDO, name="the undo button",
+                                       say=say))
         self.encoder = None
         if board.encoder_a >= 0:
             self.encoder = Encoder(pin_reader(board.encoder_a), pin_reader(board.encoder_b),
-                                   handler, board.steps_per_detent)
+                                   handler, board.steps_per_detent, say)
             self.encoder_on_edges = (pin_irq is not None
                                      and self.encoder.wake_on_edges(pin_irq, board.encoder_a, board.encoder_b))
-            self.buttons.append(Button(pin_reader(board.encoder_push), handler, PUSH, HOLD))
+            self.buttons.append(Button(pin_reader(board.encoder_push), handler, PUSH, HOLD,
+                                       name="the knob's push", say=say))
 
     def poll(self, now):
         for button in self.buttons:

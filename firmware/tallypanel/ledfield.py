@@ -166,9 +166,7 @@ class LedField:
 
     def _limit(self):
         frame = self.frame
-        total = 0
-        for i in range(len(frame)):
-            total += frame[i]
+        total = sum(frame)      # in C, allocation-free (the iterator lives on the C stack)
         allowed = self._allowed
         self.scaled = total > allowed
         if self.scaled:  # total > allowed >= 0

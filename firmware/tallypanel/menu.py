@@ -15,6 +15,7 @@
 # rules' description (tallypanel.entry): the knob opens it, a seat opens it
 # with that player chosen, and in it a seat chooses a player.
 from tallypanel import gameview, confirm
+from tallypanel.screen import SAVE, CANCEL  # noqa: F401  (the values of a confirm step)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ PUSH = const(4)
 HOLD = const(5)       # the encoder's push held long
 
 STEPS = const(8)      # room for the values of the longest entry
-SAVE = const(0)       # the values of a confirm step
-CANCEL = const(1)
 
 
 class HandEntry:

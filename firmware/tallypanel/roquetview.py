@@ -18,8 +18,7 @@
 #   - game end: the winner's whole king row is lit (both rows on a tie).
 from tallypanel.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER
 from tallypanel.ledfield import FULL, TRAIL, LAP, LANDMARK, REMAINDER_STEP, WHITE
-from tallypanel.menu import SAVE, CANCEL
-from tallypanel.screen import TOTALS, blank, put, num, numl, digits
+from tallypanel.screen import SAVE, CANCEL, TOTALS, blank, put, num, numl, digits
 
 try:
     from micropython import const

@@ -12,6 +12,8 @@ except ImportError:  # CPython
 COLS = const(32)      # small characters per row (3x5 glyphs in 4x6 cells)
 BIG_COLS = const(16)  # big characters per row (6x10 glyphs in 8x12 cells)
 ROWS = const(10)
+SAVE = const(0)       # the values of a confirm step (tallypanel.menu's, here so that a
+CANCEL = const(1)     # game's view lights the LEDs without loading the menu's code)
 BIG = const(1)        # a row of big characters
 LINE = const(2)       # underline the row
 

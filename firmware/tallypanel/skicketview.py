@@ -13,8 +13,7 @@
 # core's message shown (tallypanel.menu.HandEntry).
 from tallypanel.boarddef import STATION, SLOTS_PER_PLAYER
 from tallypanel.ledfield import FULL
-from tallypanel.menu import SAVE, CANCEL
-from tallypanel.screen import SHEET, blank, put, num, numl, right
+from tallypanel.screen import SAVE, CANCEL, SHEET, blank, put, num, numl, right
 
 try:
     from micropython import const

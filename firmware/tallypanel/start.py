@@ -84,15 +84,8 @@ def _attach_views(app, board):
         from tallypanel.view import View
     except ImportError:
         return
-    oled = None
-    try:
-        bus = hw.oled_i2c(board)
-        if bus is not None:
-            from tallypanel.ssd1306 import SSD1306_I2C
-            oled = SSD1306_I2C(bus, board.oled_address)
-    except Exception as exc:
-        app.note("display: no OLED answering at 0x%02X (%s): the LEDs and buttons work without it"
-                 % (board.oled_address, exc))
+    # First light: the LED field shows the restored game before the OLED's and
+    # the controls' code loads, whether or not a host is talking.
     pixels = None
     try:
         pixels = hw.Pixels(board.led_pin, board.led_count)
@@ -100,10 +93,19 @@ def _attach_views(app, board):
         app.note("display: the LED chain on GPIO %d cannot start (%s): the OLED and buttons work "
                  "without it" % (board.led_pin, exc))
     try:
-        view = View(board, pixels, oled, app.config)
+        view = View(board, pixels, None, app.config)
+        view.refresh_leds(app.game)
     except Exception as exc:
         app.note("display: %s" % exc)
         return
+    try:
+        bus = hw.oled_i2c(board)
+        if bus is not None:
+            from tallypanel.ssd1306 import SSD1306_I2C
+            view.attach_oled(SSD1306_I2C(bus, board.oled_address))
+    except Exception as exc:
+        app.note("display: no OLED answering at 0x%02X (%s): the LEDs and buttons work without it"
+                 % (board.oled_address, exc))
     board_input = None
     due = [True]      # a change waits to be drawn
 
@@ -120,7 +122,7 @@ def _attach_views(app, board):
             board_input.handle(kind, value)
             draw_soon()
 
-        inputs = Inputs(board, hw.button, handle, hw.pin_irq)
+        inputs = Inputs(board, hw.button, handle, hw.pin_irq, app.note)
         app.on_start(inputs.tasks)
     except ImportError:
         pass
@@ -157,7 +159,7 @@ async def _painter(app, view, board_input, due):
         import uasyncio as asyncio  # type: ignore
     view.set_stop(app.receiving)
     while True:
-        if paint_due(app, due):
+        if paint_due(app, due) or (view.retry_due() and not app.receiving()):
             due[0] = False
             try:
                 view.refresh_leds(app.game)
@@ -168,6 +170,9 @@ async def _painter(app, view, board_input, due):
                     due[0] = True             # cut short by a request: the rest after it
             except Exception:  # a display bug must not stop the scoring
                 app.listener_errors += 1
+            problem = view.problem()          # the OLED lost or back: the host hears it
+            if problem is not None:
+                app.note(problem)
         await asyncio.sleep_ms(_PAINT_MS)
 
 

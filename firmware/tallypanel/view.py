@@ -12,9 +12,21 @@
 # are shown, or None.
 #
 # An LED frame goes out only when its bytes differ from the last one sent;
-# the OLED sends only the pages of the rows that changed.
+# the OLED sends only the pages of the rows that changed (frames_sent and
+# pages_sent count them).
+#
+# An OLED that stops answering (a NAK: OSError from the bus) is let be: the
+# LEDs and the scoring go on, problem() says so once for a NOTE, and every
+# RETRY_MS the display is set up again; when it answers the whole sheet is
+# drawn again and problem() says that too.
 from tallypanel.ledfield import LedField
-from tallypanel import confirm
+
+try:
+    from time import ticks_diff, ticks_ms
+except ImportError:  # CPython (the tests import this module)
+    from tallypanel.inputs import ticks_diff, ticks_ms
+
+RETRY_MS = 2000    # how often a silent OLED is asked again
 
 
 class View:
@@ -24,15 +36,71 @@ class View:
         self.oled = oled
         self.leds = LedField(board)
         self.sheet = None
-        if oled is not None:
-            from tallypanel.sheetview import SheetView
-            self.sheet = SheetView(oled, oled.show)
         self._note = None
         self._error = None
-        self.frames_sent = 0
+        self.frames_sent = 0     # LED frames written
+        self.pages_sent = 0      # OLED pages (8 pixel rows each) written
         self.stop = None
+        self.config = config
+        self.oled_down = False   # the OLED stopped answering; asked again RETRY_MS after tried_at
+        self.tried_at = ticks_ms()
+        self._problem = None     # what to tell the host (a NOTE) once, or None
         if config is not None:
-            self.configure(config)
+            self.leds.configure(config)
+        if oled is not None:
+            self.attach_oled(oled)
+
+    def attach_oled(self, oled):
+        """The OLED after the LEDs: the board lights its LEDs before it loads the sheet's code."""
+        from tallypanel.sheetview import SheetView
+        self.oled = oled
+        self.sheet = SheetView(oled, self._show)
+        self.sheet.stop = self.stop
+        if self.config is not None:
+            self.configure(self.config)
+
+    def _show(self, pages):
+        if self.oled_down:
+            return
+        try:
+            self.oled.show(pages)
+        except OSError as exc:
+            self._oled_lost(exc)
+            return
+        while pages:
+            self.pages_sent += pages & 1
+            pages >>= 1
+
+    def _oled_lost(self, exc):
+        self.oled_down = True
+        self.tried_at = ticks_ms()
+        self._problem = ("display: the OLED stopped answering (%s): the LEDs, the buttons and USB keep "
+                         "scoring; check its cable, it is tried again every %d s" % (exc, RETRY_MS // 1000))
+
+    def retry_due(self):
+        """True when a silent OLED is due to be asked again. Allocation-free."""
+        return self.oled_down and ticks_diff(ticks_ms(), self.tried_at) >= RETRY_MS
+
+    def problem(self):
+        """What went wrong or came back since the last call (for a NOTE), or None."""
+        text = self._problem
+        self._problem = None
+        return text
+
+    def _oled_back(self):
+        # set the display up again (it may have lost power) and draw the whole sheet
+        sheet = self.sheet
+        if sheet is None:
+            return False
+        try:
+            self.oled.init_display()
+        except OSError:
+            self.tried_at = ticks_ms()
+            return False
+        self.oled_down = False
+        sheet.layout = -1
+        self._problem = "display: the OLED answers again"
+        return True
 
     def configure(self, config):
         """Take the display settings of a Config; ValueError if one is out of range."""
@@ -76,6 +144,8 @@ class View:
         sheet = self.sheet
         if sheet is None:
             return
+        if self.oled_down and not (self.retry_due() and self._oled_back()):
+            return
         note = None
         entry = None
         question = None
@@ -89,6 +159,7 @@ class View:
             self._note = note
             sheet.set_note(note)
         if game.rules is not None and game.held:
+            from tallypanel import confirm  # loaded when a hand first waits: not before first light
             confirm.draw(sheet, game)     # a hand waits for its confirmation
             sheet.flush()
         elif question is not None:

@@ -1,6 +1,10 @@
 # The app on the board: serves the wire protocol (protocol.py) on USB CDC
 # (stdin/stdout), keeps the game in RAM and on flash (journal.py, config.py),
 # pushes an event for every change, and tells the display and the inputs.
+# Here: dispatch, the retry cache and host sessions, the change path, CFG.
+# Beside it: serve.py (the loop), confirming.py (a hand held for an
+# opponent's accept), replies.py (the replies, and the one writer of every
+# event's fields).
 #
 # Hooks for the display and input code:
 #   app.on_change(callback)   callback(kind) after every change; kind is a
@@ -37,36 +41,17 @@ except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
 from tallyrun import protocol as P
-from tallyrun import replies
+from tallyrun import replies, confirming, serve
 from tallycore.game import Game, LOG_CAPACITY
 from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND,
                               KIND_HELD)
 from tallyrun.config import Config
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
-
-WATCHDOG_FEED_MS = const(1000)
 BOARD_DIR = "board"
 _SRC_HOST = b"host"
 _SRC_BOARD = b"board"
 _PUSHED = (0, P.EV_EVENT, P.EV_UNDO, P.EV_REDO)   # by journal kind: the event pushed
 _LENGTH_WRITE = sys.implementation.name == "micropython"  # stream.write(buf, n)
-
-
-def _refusal(spec):
-    # the message table says whose a game's verb is ("Roquet: peg points ...")
-    owner, colon, _ = spec[4].partition(": ")
-    if not colon or " " in owner or not owner[:1].isupper():
-        return b""
-    return ("%s is for %s; use EV for this game" % (spec[0].decode(), owner)).encode()
-
-
-# "PEG is for Roquet; use EV for this game", made once: a refusal allocates nothing
-_REFUSALS = tuple(_refusal(spec) for spec in P.VERBS)
 
 
 def _emit(out, buf, length):
@@ -75,13 +60,6 @@ def _emit(out, buf, length):
     else:
         out.write(bytes(buf[:length]))
         out.flush()
-
-
-def _flash_failed(exc, kept):
-    # errno 28 (ENOSPC): the filesystem is full, and trying again will not help
-    if exc.args and exc.args[0] == 28:
-        return "the board's flash is full; %s: free space (mpremote rm) or redeploy" % kept
-    return "flash write failed; %s; try again" % kept
 
 
 def _raise_if(message):
@@ -101,6 +79,7 @@ class App:
         self.board_name = board_name
         self.reader = P.LineReader()
         self.request = P.Request()
+        self.request.game = self.game   # the game in play's own verbs are parsed too
         self.writer = P.Writer()        # replies
         self.events = P.Writer()        # pushed events
         self.last_reply = bytearray(P.MAX_FRAME + 8)
@@ -110,6 +89,15 @@ class App:
         self.session_next = 1           # the first seq of the next session HELLO opens
         self.eseq = 0
         self.listeners = []
+        # what the fields of the reply or event being written say beyond the
+        # game's state (replies.fields): set before each is written
+        self.said_event = 0
+        self.said_src = _SRC_HOST
+        self.said_text = ""
+        self.said_key = 0
+        self.said_player = 0
+        self.settled_kind = 0       # the held change that just went (ACCEPT, REJECT)
+        self.settled_event = 0
         self.notes = []                 # problems found at boot (NOTE), spaces as _
         # CRC-16 of log[0:i + 1] for each i, right up to log_crcs_valid: the
         # log CRC (STATE, OPEN) costs one step per new event, not the whole log
@@ -148,17 +136,7 @@ class App:
         self.session_next = self.journal.last_seq % P.MAX_SEQ + 1
         self.last_reply_length = 0
         self.eseq = 0
-        w = self._event(P.EV_BOOT)
-        w.key(b"fw")
-        w.text(P.FIRMWARE_VERSION)
-        w.key(b"proto")
-        w.number(P.PROTOCOL_VERSION)
-        replies.game_name(self, w)
-        w.key(b"n")
-        w.number(self.game.n)
-        w.key(b"top")
-        w.number(self.game.top)
-        self._push(P.EV_BOOT)
+        self.tell(P.EV_BOOT, False)
         for problem in self.journal.problems:
             self.note(problem)
         if self.config.problems:
@@ -173,10 +151,8 @@ class App:
         text = text.replace(" ", "_")
         if len(self.notes) < P.MAX_NOTES:
             self.notes.append(text)
-        w = self._event(P.EV_NOTE)
-        w.key(b"text")
-        w.text(text)
-        self._push(P.EV_NOTE)
+        self.said_text = text
+        self.tell(P.EV_NOTE, False)
 
     def on_change(self, callback):
         self.listeners.append(callback)
@@ -207,7 +183,11 @@ class App:
         self.last_request_ms = _ticks_ms()
         if code:
             seq = req.seq if code > P.E_SEQ else 0
-            self.error(seq, code, req.message)
+            if req.arg is None:
+                self.error(seq, code, req.message)
+            else:
+                self.writer.error_arg(seq, code, req.message, req.arg)
+                self.send_reply()
             if seq:
                 self._store(seq, req.crc)
             return
@@ -263,7 +243,7 @@ class App:
         verb = req.verb
         v = req.values
         # the changes first: they are the requests that must be answered fastest
-        if _REFUSALS[verb]:         # HAND, MISDEAL, PEG, END: a game's own verb
+        if verb >= P.V_GAME_VERB:   # the game in play's own verb (HAND, PEG, ...)
             self._game_verb(seq, req)
         elif verb == P.V_EV:
             self._change(KIND_APPLY, seq, req.crc, v[0], _SRC_HOST, True)
@@ -295,21 +275,14 @@ class App:
             self._cfg(seq, req)
 
     def _game_verb(self, seq, req):
-        # HAND, MISDEAL, PEG, END: each the verb of one game, declared by its
-        # rules module (VERBS, verb_event); every other game refuses it
-        name = P.VERBS[req.verb][0]
-        rules = self.game.rules
-        verbs = () if rules is None else getattr(rules, "VERBS", ())
-        for index in range(len(verbs)):
-            if verbs[index] == name:
-                try:
-                    event = rules.verb_event(index, req.values)
-                except ValueError as exc:
-                    self.error(seq, P.E_RANGE, str(exc))
-                    return
-                self._change(KIND_APPLY, seq, req.crc, event, _SRC_HOST, True)
-                return
-        self._wrong_game(seq, _REFUSALS[req.verb])
+        # a verb the game in play declares (its rules' VERBS, verb_event); the
+        # parser took it only while that game is in play
+        try:
+            event = self.game.rules.verb_event(req.verb - P.V_GAME_VERB, req.values)
+        except ValueError as exc:
+            self.error(seq, P.E_RANGE, str(exc))
+            return
+        self._change(KIND_APPLY, seq, req.crc, event, _SRC_HOST, True)
 
     # --- replies -------------------------------------------------------------------
     def send_reply(self):
@@ -319,11 +292,6 @@ class App:
     def error(self, seq, code, message):
         self.writer.error(seq, code, message)
         self.send_reply()
-
-    def _wrong_game(self, seq, message):
-        if self.game.rules is None:
-            message = b"no game in progress; start one with NEW"
-        self.error(seq, P.E_RULE, message)
 
     # --- changes: one path (check, journal, apply, reply, then tell) ------------------
     def _event(self, kind, reserved=False):
@@ -338,6 +306,14 @@ class App:
         eseq = self.eseq + 1
         self.eseq = eseq if eseq <= P.EVENT_SEQ_LIMIT else 1
 
+    def tell(self, kind, reserved=True):
+        """Push the event of that kind, its fields as its row of protocol.EVENTS
+        names them (replies.fields); reserved: its eseq was taken already (by
+        the reply that names it, sent first)."""
+        w = self._event(kind, reserved)
+        replies.fields(self, w, P.EVENTS[kind][1])
+        self._push(kind)
+
     def _push(self, kind):
         """Send the event composed in self.events, then tell the listeners (the display)."""
         w = self.events
@@ -348,19 +324,6 @@ class App:
                 callback(kind)
             except Exception:  # a display bug must not stop the scoring
                 self.listener_errors += 1
-
-    def _compose_change(self, kind, event, src):
-        w = self._event(kind, True)
-        w.key(b"n")
-        w.number(self.game.n)
-        w.key(b"top")
-        w.number(self.game.top)
-        if kind != P.EV_UNDO:
-            w.key(b"ev")
-            w.number(event)
-        w.key(b"src")
-        w.text(src)
-        replies.totals(self, w)
 
     def _refuse(self, seq, code, message, reply):
         if reply:
@@ -395,11 +358,11 @@ class App:
                 return self._refuse(seq, P.E_RULE, b"nothing to redo", reply)
             event = game.log[game.n]
         if self._confirming() and (game.rules.ends_hand(event) if kind == KIND_APPLY else game.closes_hand(kind)):
-            return self._hold(kind, seq, crc, event, src, reply)
+            return confirming.hold(self, kind, seq, crc, event, src, reply)
         try:
             self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
         except OSError as exc:
-            return self._refuse(seq, P.E_FLASH, _flash_failed(exc, "nothing changed"), reply)
+            return self._refuse(seq, P.E_FLASH, replies.flash_failed(exc, "nothing changed"), reply)
         if kind == KIND_APPLY:
             if self.log_crcs_valid > game.n:
                 self.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
@@ -412,8 +375,9 @@ class App:
         self._reserve_eseq()      # the reply names the event that follows it
         if reply:
             replies.change(self, seq, -1 if kind == KIND_UNDO else event)
-        self._compose_change(pushed, event, src)
-        self._push(pushed)
+        self.said_event = event
+        self.said_src = src
+        self.tell(pushed)
         self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
 
@@ -421,71 +385,6 @@ class App:
         """Whether a hand waits for an opponent's accept: the board's setting,
         or the game was started with confirmation forced on."""
         return self.config.confirm or self.game.forced()
-
-    def _hold(self, kind, seq, crc, event, src, reply):
-        """A change that closes a hand (or takes one back) with confirmation
-        on: held (docs/rules.md CF1), journaled as held, answered, pushed as
-        HELD; it counts when the board accepts it."""
-        game = self.game
-        game.hold(kind, event)     # checked above; works out who accepts and the arithmetic
-        try:
-            self.journal.append(KIND_HELD | kind, game.held_event, seq, crc)
-        except OSError as exc:
-            game.reject()
-            return self._refuse(seq, P.E_FLASH, _flash_failed(exc, "nothing changed"), reply)
-        self._reserve_eseq()
-        if reply:
-            replies.change(self, seq)
-        w = self._event(P.EV_HELD, True)
-        w.key(b"n")
-        w.number(game.n)
-        w.key(b"top")
-        w.number(game.top)
-        replies.held(self, w)
-        w.key(b"by")
-        w.number(game.held_by)
-        w.key(b"src")
-        w.text(src)
-        self._push(P.EV_HELD)
-        self.journal.after_append()
-        return None
-
-    def _settle(self, record, taken=0):
-        """The held change accepted (KIND_ACCEPT: made now) or rejected
-        (KIND_REJECT_HAND: dropped, with the taken events of its hand before
-        it): one record journaled, made, pushed. Allocation-free but for a
-        refusal."""
-        game = self.game
-        if not game.held:
-            raise ValueError("confirm: nothing waits for a confirmation")
-        try:
-            self.journal.append(record, game.held_event if record == KIND_ACCEPT else taken, 0, 0)
-        except OSError as exc:
-            raise ValueError(_flash_failed(exc, "the hand is still pending"))
-        pushed = P.EV_REJECT
-        if record == KIND_ACCEPT:
-            pushed = P.EV_ACCEPT
-            if game.held == KIND_APPLY and self.log_crcs_valid > game.n:
-                self.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
-        self._reserve_eseq()
-        w = self._event(pushed, True)
-        replies.held(self, w)    # what was held, before it goes
-        if record == KIND_ACCEPT:
-            game.accept()
-        else:
-            game.reject(taken)
-            if taken and self.log_crcs_valid > game.n:
-                self.log_crcs_valid = game.n
-        w.key(b"n")
-        w.number(game.n)
-        w.key(b"top")
-        w.number(game.top)
-        w.key(b"src")
-        w.text(_SRC_BOARD)
-        if record == KIND_ACCEPT:
-            replies.totals(self, w)
-        self._push(pushed)
-        self.journal.after_append()
 
     def _new(self, seq, crc, index, players, options, reply=True):
         try:
@@ -496,23 +395,13 @@ class App:
             self.journal.start(index, players, options, seq, crc)
         except OSError as exc:
             # the record is not in (or torn: the journal snapshots before its next one)
-            return self._refuse(seq, P.E_FLASH, _flash_failed(exc, "the game in progress is kept"), reply)
+            return self._refuse(seq, P.E_FLASH, replies.flash_failed(exc, "the game in progress is kept"), reply)
         self.game.new(index, players, options)
         self.log_crcs_valid = 0
         self._reserve_eseq()
         if reply:
             replies.change(self, seq)
-        w = self._event(P.EV_NEW, True)
-        replies.game_name(self, w)
-        w.key(b"players")
-        w.number(players)
-        w.key(b"options")
-        w.number(options)
-        w.key(b"n")
-        w.number(0)
-        w.key(b"top")
-        w.number(0)
-        self._push(P.EV_NEW)
+        self.tell(P.EV_NEW)
         self.journal.after_append()
         return None
 
@@ -534,14 +423,11 @@ class App:
         try:
             self.journal.keep(n | lcrc << 10, seq, crc)
         except OSError as exc:
-            self.error(seq, P.E_FLASH, _flash_failed(exc, "nothing changed"))
+            self.error(seq, P.E_FLASH, replies.flash_failed(exc, "nothing changed"))
             return
         self._reserve_eseq()
         replies.change(self, seq)
-        w = self._event(P.EV_KEPT, True)
-        w.key(b"n")
-        w.number(n)
-        self._push(P.EV_KEPT)
+        self.tell(P.EV_KEPT)
         self.journal.after_append()
 
     # --- config ----------------------------------------------------------------------
@@ -572,33 +458,16 @@ class App:
                 self.config.save()
             except OSError as exc:
                 self.config.set(key, player, old)
-                self.error(seq, P.E_FLASH, _flash_failed(exc, "the setting is unchanged"))
+                self.error(seq, P.E_FLASH, replies.flash_failed(exc, "the setting is unchanged"))
                 return
-            w = self._event(P.EV_CFG)
-            self._cfg_fields(w, key, player)
-            self._push(P.EV_CFG)
         w = self.writer
         w.reply(seq)
-        self._cfg_fields(w, key, player)
+        replies.cfg_fields(self, w, key, player)
         self.send_reply()
-
-    def _cfg_fields(self, w, key, player):
-        spec = P.CONFIG_KEYS[key]
-        w.key(b"key")
-        w.text(spec[0])
-        w.key(b"player")
-        if spec[4]:
-            w.number(player)
-        else:
-            w.byte(45)
-        w.key(b"value")
-        value = self.config.get(key, player)
-        if spec[1] == P.T_RGB:
-            w.hex(value, 6)
-        elif spec[1] == P.T_INT:
-            w.number(value)
-        else:
-            w.text(value)
+        if req.values[0] == 1:  # a change: the reply first, then the event, as for every change
+            self.said_key = key
+            self.said_player = player
+            self.tell(P.EV_CFG, False)
 
     def _board_exists(self, name):
         import os
@@ -626,7 +495,7 @@ class App:
         game = self.game
         if game.held and not game.held_by >> player & 1:
             raise ValueError(game.held_message(self.config.names))
-        self._settle(KIND_ACCEPT)
+        confirming.settle(self, KIND_ACCEPT)
 
     def local_reject(self):
         """The held change rejected on the board (a long press). A rejected
@@ -636,7 +505,7 @@ class App:
         were taken back; allocation-free."""
         game = self.game
         taken = game.open_hand() if game.held == KIND_APPLY else 0
-        self._settle(KIND_REJECT_HAND, taken)
+        confirming.settle(self, KIND_REJECT_HAND, taken)
         return taken
 
     def local_new(self):
@@ -651,71 +520,11 @@ class App:
         """starter() is called inside the running loop (to create its tasks)."""
         self.starters.append(starter)
 
-    # --- the loop --------------------------------------------------------------------
-    async def serve(self, stream=None):
-        """Read the host's bytes until end of input (never, on a board)."""
-        import select
-        stream = stream if stream is not None else sys.stdin.buffer
-        reader = asyncio.StreamReader(stream)
-        poller = select.poll()
-        poller.register(stream, select.POLLIN)
-        self.poller = poller
-        byte = self.byte
-        while True:
-            if not await reader.readinto(byte):
-                if self.exit_on_eof:
-                    return
-                await asyncio.sleep_ms(10)
-                continue
-            self.feed(byte[0])
-            # drain what is already there without going round the loop
-            while True:
-                ready = False
-                for _ in poller.ipoll(0):
-                    ready = True
-                if not ready:
-                    break
-                if not stream.readinto(byte):
-                    if self.exit_on_eof:
-                        return
-                    break
-                self.feed(byte[0])
-
+    # --- the loop (tallyrun/serve.py) -------------------------------------------------
     def receiving(self):
         """True while a request is arriving or waiting to be read: the display
         waits (allocation-free)."""
-        if self.reader.length:
-            return True
-        poller = self.poller
-        if poller is None:
-            return False
-        for _ in poller.ipoll(0):
-            return True
-        return False
-
-    async def feed_watchdog(self, watchdog):
-        while True:
-            watchdog.feed()
-            await asyncio.sleep_ms(WATCHDOG_FEED_MS)
-
-    async def main(self, watchdog=None):
-        self.running = True
-        extra = []
-        if watchdog is not None:
-            extra.append(asyncio.create_task(self.feed_watchdog(watchdog)))
-        for coroutine in self.tasks:
-            extra.append(asyncio.create_task(coroutine))
-        for starter in self.starters:
-            started = starter()
-            if started:
-                extra.extend(started)
-        try:
-            await self.serve()
-        finally:
-            self.running = False
-            for task in extra:
-                task.cancel()
-            self.journal.close()
+        return serve.receiving(self)
 
     def run(self, watchdog=None):
-        asyncio.run(self.main(watchdog))
+        asyncio.run(serve.main(self, watchdog))

@@ -13,10 +13,16 @@ CONFIG_FILE = "config.txt"
 
 
 def _valid_text(text, lo, hi):
-    if len(text) < lo or len(text) > hi:
+    # A name as the board keeps and shows it: lo..hi of protocol.NAME_CHARS
+    # (A-Z a-z 0-9 _ - .), so no control, bidi override or other character
+    # reaches the OLED or a host's terminal (docs/host.md, "Names"). One encode,
+    # then ints: nothing allocated per character.
+    data = text.encode()
+    n = len(data)
+    if n < lo or n > hi:
         return False
-    for c in text:
-        if not (c.isalpha() or c.isdigit() or c in "_-.") or ord(c) > 126:
+    for b in data:
+        if not (97 <= b <= 122 or 65 <= b <= 90 or 48 <= b <= 57 or b == 95 or b == 45 or b == 46):
             return False
     return True
 

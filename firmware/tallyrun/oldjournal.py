@@ -1,7 +1,7 @@
 # The journal of the firmware before the raw-flash ring (tallyrun/journal.py
 # reads a board's game through this once, at the first boot of the new
-# firmware, and writes it anew in its own format). Its writers remain so that
-# tests can make the flash of a board that ran the earlier firmware.
+# firmware, and writes it anew in its own format). The board only reads it;
+# the writers that make such a flash for tests are tests/mp/oldjournal_writer.py.
 #
 # Files in the flash root (littlefs: os.rename is atomic):
 #   game.snp  snapshot "TBS1": the game, its whole event log, n, a generation
@@ -23,26 +23,20 @@ except ImportError:  # CPython
 
 from tallyrun.protocol import crc16
 # the byte helpers are the journal's own (this module is imported from it, once)
-from tallyrun.journal import (put16, get16, put32, get32, exists, remove_quietly, write_atomic, load_game,
-                              put_game, read_whole, set_aside)
-from tallycore.games import GAMES, find
-from tallycore.game import LOG_CAPACITY
+from tallyrun.journal import get16, get32, remove_quietly, load_game, read_whole, set_aside
 
 SNAPSHOT = "game.snp"
 JOURNAL = "game.jnl"
 BAD = ".bad"                 # a damaged file, kept aside under its name + BAD
 RECORD_SIZE = const(12)
-COMPACT_AFTER = const(256)   # records; about 3 KB of journal
 
 KIND_APPLY = const(1)
 KIND_UNDO = const(2)
 KIND_REDO = const(3)
 KIND_HEADER = const(4)
 
-_MAGIC = b"TBS1"
-_HEAD = const(34)   # snapshot bytes before the events:
-#   magic 4, generation u32, name length, name 16, players, options u32, n u16, top u16
-_SNAPSHOT_MAX = _HEAD + 4 * LOG_CAPACITY + 6
+MAGIC = b"TBS1"   # the snapshot: magic 4, generation u32, name length, name 16, players,
+#                   options u32, n u16, top u16, the events, seq u16, crc u16, CRC-16
 
 
 class Journal:
@@ -57,93 +51,12 @@ class Journal:
         self.records = 0       # records in the journal after its header
         self.last_seq = 0      # the last state-changing request written
         self.last_crc = 0
-        self.dirty = False     # a write failed: compact before appending again
         self.restored = 0      # journal records replayed at the last restore
         self.cut = False       # the last restore found a torn or corrupt tail
         self.problems = []     # what the last restore dropped, and why (for people)
-        # the one snapshot buffer: a compaction allocates nothing, so it cannot
-        # fail for want of memory after its change was applied
-        self.snapshot = bytearray(_SNAPSHOT_MAX)
 
     def _path(self, name):
         return self.root + name
-
-    # --- writing ---------------------------------------------------------
-    def start(self, game, players, options, seq=0, crc=0):
-        """Persist a new, empty game (before it replaces the one in RAM); game
-        as Game.new takes it (index, name or rules module).
-
-        Raises OSError if the flash write fails; then nothing changed."""
-        self._write_snapshot(GAMES[find(game)][0], players, options, None, 0, 0, seq, crc)
-
-    def append(self, kind, event=0, seq=0, crc=0):
-        """Write one record and flush it. Allocation-free unless compaction
-        is due. Raises OSError if the flash write fails."""
-        if self.dirty or self.file is None:
-            self.compact()
-        rec = self.record
-        rec[0] = kind
-        put32(rec, 1, event)
-        put16(rec, 5, seq)
-        put16(rec, 7, crc)
-        rec[9] = self.generation & 0xFF
-        put16(rec, 10, crc16(rec, 0, 10))
-        f = self.file
-        if f is None:
-            raise OSError("journal: no game in progress")
-        try:
-            f.write(rec)
-            f.flush()
-        except OSError:
-            self.dirty = True
-            raise
-        self.records += 1
-        if seq:
-            self.last_seq = seq
-            self.last_crc = crc
-
-    def after_append(self):
-        """Compact if the journal has grown long (call once the change is in RAM)."""
-        if self.records >= COMPACT_AFTER:
-            try:
-                self.compact()
-            except OSError:
-                self.dirty = True
-
-    def compact(self):
-        """Snapshot the game in RAM and start an empty journal."""
-        game = self.game
-        if game.rules is None:
-            self.close()
-            return
-        self._write_snapshot(game.name(), game.players, game.options, game.log,
-                             game.n, game.top, self.last_seq, self.last_crc)
-
-    def _write_snapshot(self, name, players, options, log, n, top, seq, crc):
-        generation = self.generation + 1
-        full = self.snapshot
-        body = put_game(full, _MAGIC, generation, name, players, options, log, n, top)
-        # the request that made this state, after the events
-        put16(full, body, seq)
-        put16(full, body + 2, crc)
-        put16(full, body + 4, crc16(full, 0, body + 4))
-        self.close()
-        write_atomic(self._path(SNAPSHOT), full, body + 6)
-        # the snapshot is in; from here the old journal is stale
-        self.generation = generation
-        self.last_seq = seq
-        self.last_crc = crc
-        header = self.record
-        header[0] = KIND_HEADER
-        put32(header, 1, generation & 0x3FFFFFFF)
-        put16(header, 5, 0)
-        put16(header, 7, 0)
-        header[9] = generation & 0xFF
-        put16(header, 10, crc16(header, 0, 10))
-        write_atomic(self._path(JOURNAL), header, RECORD_SIZE)
-        self.file = open(self._path(JOURNAL), "ab")
-        self.records = 0
-        self.dirty = False
 
     def close(self):
         if self.file is not None:
@@ -190,7 +103,7 @@ class Journal:
         set_aside(self._path(name))
 
     def _load_snapshot(self, data):
-        body = load_game(self.game, data, _MAGIC, 6)
+        body = load_game(self.game, data, MAGIC, 6)
         if body < 0:
             return False
         self.generation = get32(data, 4)

@@ -22,10 +22,11 @@ except ImportError:  # CPython
 
 from tallycore import VERSION
 from tallycore.games import GAMES
-from tallycore.game import LOG_CAPACITY
+from tallycore.game import (LOG_CAPACITY, ARG_INT, ARG_GAME, ARG_WHO, ARG_BID, ARG_TEXT, ARG_RGB,
+                            ARG_WORD, ARG_HEX)
 
 FIRMWARE_VERSION = VERSION
-PROTOCOL_VERSION = const(3)
+PROTOCOL_VERSION = const(4)
 MAX_FRAME = const(128)        # bytes, newline included
 MAX_TOKENS = const(10)        # seq, verb and up to 8 arguments
 MAX_SEQ = const(65535)
@@ -39,79 +40,85 @@ MAX_PLAYERS = const(8)        # the most any game takes (sizes "totals", names, 
 GAME_NAMES = tuple(row[0].encode() for row in GAMES)  # bytes, as on the wire
 GAME_OPTIONS = tuple(row[5].encode() for row in GAMES)  # the option keys GAME lists
 
-# --- argument types ---------------------------------------------------------
-T_INT = const(0)    # decimal, lo..hi
-T_GAME = const(1)   # a game name (tallycore.games); value: index in GAMES
-T_WHO = const(2)    # a player index lo..hi, or "-" for nobody; value: NOBODY for "-"
-T_BID = const(3)    # Skicket bid: level 1-7 and strain C S H D NT NK; value: level | strain << 3
-T_TEXT = const(4)   # lo..hi characters from NAME_CHARS; value: start << 8 | end in the line
-T_RGB = const(5)    # colour RRGGBB in hex; value: 0xRRGGBB
-T_WORD = const(6)   # one of the words in the tuple `lo`; value: its index
-TYPE_NAMES = ("int", "game", "who", "bid", "text", "rgb", "word")
+# --- argument types (tallycore.game: a game declares its verbs with them) ------
+T_INT = ARG_INT      # decimal, lo..hi
+T_GAME = ARG_GAME    # a game name (tallycore.games); value: index in GAMES
+T_WHO = ARG_WHO      # a player index lo..hi, or "-" for nobody; value: NOBODY for "-"
+T_BID = ARG_BID      # Skicket bid: level 1-7 and strain C S H D NT NK; value: level | strain << 3
+T_TEXT = ARG_TEXT    # lo..hi characters from NAME_CHARS; value: start << 8 | end in the line
+T_RGB = ARG_RGB      # colour RRGGBB in hex; value: 0xRRGGBB
+T_WORD = ARG_WORD    # one of the words in the tuple `lo`; value: its index
+T_HEX = ARG_HEX      # 4 hex digits (a CRC-16, as STATE writes it); value: 0..0xFFFF
+TYPE_NAMES = ("int", "game", "who", "bid", "text", "rgb", "word", "hex4")
 NOBODY = const(4)
 NAME_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-."
 STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as bytes
 
 # --- the message table -------------------------------------------------------
-# (verb, ((arg name, type, lo, hi), ...), optional trailing args, reply fields, what it does)
+# The runtime's own verbs; a game's own verbs (Skicket's HAND, Roquet's PEG)
+# are declared by its rules module (tallycore.game explains how) and taken
+# only while that game is in play. A row:
+# (verb, ((arg, type, lo, hi, index), ...), optional trailing args, reply
+#  fields, what it does, what it changes)
+# index: b"player", b"seat" or b"" (tallycore.game). What it changes: b"" (it
+# only reads), or the change it journals and pushes an event for: b"apply"
+# (an event: n + 1), b"undo" (n - 1), b"new" (n = 0), b"kept" (the archive
+# mark; the game stays), b"cfg" (a setting, CFG SET only).
 # Every state-changing verb replies "n top eseq": events applied, applied +
 # redo stack, and the sequence number of the event it pushed. A change held
 # for its confirmation by an opponent (docs/rules.md CF) replies "held" too,
 # and n and top stay: it counts once the board accepts it.
-_CHANGE = ("n", "top", "eseq")
-_APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
+CHANGED = ("n", "top", "eseq")
+APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
+_CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
+_CFG_PLAYER = (b"player", T_INT, 0, MAX_PLAYERS - 1, b"player")
 VERBS = (
     (b"HELLO", (), 0,
      ("fw", "proto", "board", "games", "frame", "log", "players", "seqs"),
-     "identify: firmware and protocol versions, board definition, number of games (GAME lists them), limits"),
-    (b"GAME", (("index", T_INT, 0, 255),), 0,
+     "identify: firmware and protocol versions, board definition, number of games (GAME lists them), limits",
+     b""),
+    (b"GAME", ((b"index", T_INT, 0, len(GAMES) - 1, b""),), 0,
      ("index", "name", "min", "max", "options"),
-     "the game at index 0..games-1 of HELLO: its name, player range and the keys of its options"),
-    (b"NEW", (("game", T_GAME, 0, 0), ("players", T_INT, 1, MAX_PLAYERS),
-              ("options", T_INT, 0, 0xFFFF)), 1,
-     _CHANGE, "start a new game (options default 0; + 32768: confirmation by an opponent forced on); "
-              "drops the game in progress"),
-    (b"EV", (("event", T_INT, 0, EVENT_LIMIT - 1),), 0,
-     _APPLIED, "apply one event packed as tallycore packs it (any game)"),
-    (b"HAND", (("purchaser", T_INT, 0, 3), ("bid", T_BID, 0, 0), ("doubled_by", T_WHO, 0, 3),
-               ("redoubled_by", T_WHO, 0, 3), ("lone", T_INT, 0, 1), ("tricks", T_INT, 0, 13)), 0,
-     _APPLIED, "Skicket: one hand's result (who: player 0-3 or - for nobody)"),
-    (b"MISDEAL", (), 0, _APPLIED, "Skicket: a misdeal (redealt by the same dealer)"),
-    (b"PEG", (("player", T_INT, 0, 1), ("points", T_INT, 1, 99)), 0,
-     _APPLIED, "Roquet: peg points for a player"),
-    (b"END", (), 0, _APPLIED, "Roquet: end of the hand (tally pegs go to the king row)"),
-    (b"UNDO", (), 0, _CHANGE, "undo the last event (it goes on the redo stack)"),
-    (b"REDO", (), 0, _APPLIED, "redo the last undone event"),
+     "the game at index 0..games-1 of HELLO: its name, player range and the keys of its options", b""),
+    (b"NEW", ((b"game", T_GAME, 0, 0, b""), (b"players", T_INT, 1, MAX_PLAYERS, b""),
+              (b"options", T_INT, 0, 0xFFFF, b"")), 1,
+     CHANGED, "start a new game (options default 0; + 32768: confirmation by an opponent forced on); "
+              "drops the game in progress", b"new"),
+    (b"EV", ((b"event", T_INT, 0, EVENT_LIMIT - 1, b""),), 0,
+     APPLIED, "apply one event of the game in play, packed as its layout says (any game)", b"apply"),
+    (b"UNDO", (), 0, CHANGED, "undo the last event (it goes on the redo stack)", b"undo"),
+    (b"REDO", (), 0, APPLIED, "redo the last undone event", b"apply"),
     (b"OPEN", (), 0,
      ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "held", "ccrc", "notes"),
-     "open a session as HELLO does, with what says whether a host's copy of the game is current"),
+     "open a session as HELLO does, with what says whether a host's copy of the game is current", b""),
     (b"STATE", (), 0,
      ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"),
-     "summary for resynchronisation; lcrc = CRC-16 of log[0:top], 4 bytes LE each; held: - or the "
-     "change waiting for its confirmation, kind,event"),
+     "summary for resynchronisation", b""),
     (b"SCORE", (), 0,
      ("hands", "complete", "winners", "totals"),
-     "the score: hands played, game complete, winners bit mask, totals per player"),
-    (b"LOG", (("at", T_INT, 0, LOG_CAPACITY),), 0,
+     "the score now, the hand in progress included (Roquet: its tally pegs count)", b""),
+    (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0,
      ("at", "count", "top", "ev"),
-     "the event log (redo stack included) from index at, as many as fit in a frame"),
+     "the event log (redo stack included) from index at, as many as fit in a frame", b""),
     (b"STATS", (), 0,
-     ("free", "alloc", "served", "journal", "errors"),
-     "the board's health: heap bytes free and in use (after a collection), requests served, journal records, internal and display errors"),
-    (b"NOTE", (("index", T_INT, 0, MAX_NOTES - 1),), 0,
+     ("free", "alloc", "block", "served", "journal", "errors"),
+     "the board's health: heap bytes free and in use (after a collection), the largest free block, "
+     "requests served, journal records, internal and display errors", b""),
+    (b"NOTE", ((b"index", T_INT, 0, MAX_NOTES - 1, b""),), 0,
      ("count", "text"),
-     "the problems the board found when it started (STATE's notes says how many), spaces written as _"),
-    (b"CFG", (("op", T_WORD, CFG_OPS, 0), ("key", T_WORD, 0, 0),
-              ("player", T_INT, 0, MAX_PLAYERS - 1), ("value", T_TEXT, 1, MAX_BOARD_NAME)), 2,
+     "the problems the board found when it started (STATE's notes says how many)", b""),
+    (b"CFG", (_CFG_OP, (b"key", T_WORD, 0, 0, b""), _CFG_PLAYER, (b"value", T_TEXT, 1, MAX_BOARD_NAME, b"")), 2,
      ("key", "player", "value"),
-     "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)"),
-    (b"KEPT", (("n", T_INT, 0, LOG_CAPACITY), ("lcrc", T_INT, 0, 0xFFFF)), 0,
-     _CHANGE, "the host's archive holds the game as it stands: its n events in force, lcrc = CRC-16 of "
-              "log[0:n]; the board's own new game then does not warn that it is not archived"),
+     "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)", b"cfg"),
+    (b"KEPT", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"lcrc", T_HEX, 0, 0xFFFF, b"")), 0,
+     CHANGED, "the host's archive holds the game as it stands: its n events in force, lcrc = CRC-16 of "
+              "log[0:n] in 4 hex digits as STATE writes it; the board's own new game then does not warn "
+              "that it is not archived", b"kept"),
 )
-(V_HELLO, V_GAME, V_NEW, V_EV, V_HAND, V_MISDEAL, V_PEG, V_END, V_UNDO, V_REDO,
+(V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
  V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT) = range(len(VERBS))
+V_GAME_VERB = const(14)   # the first of the game in play's own verbs: V_GAME_VERB + its index
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)
@@ -136,10 +143,10 @@ ERRORS = (
     (b"FRAME", "the line is too long, not printable ASCII, or not a frame"),
     (b"CRC", "the checksum is missing or wrong"),
     (b"SEQ", "the sequence number is missing or not 1..65535"),
-    (b"VERB", "unknown verb"),
+    (b"VERB", "unknown verb, or a game's own verb while another game is in play"),
     (b"ARGS", "wrong number of arguments or a malformed argument"),
     (b"RANGE", "an argument is out of range"),
-    (b"RULE", "the rules do not allow it now (no game, wrong game, game over, nothing to undo)"),
+    (b"RULE", "the rules do not allow it now (no game, game over, nothing to undo, a hand pending)"),
     (b"FULL", "the event log is full: the game is kept; archive it and start a new one"),
     (b"FLASH", "the board could not write its flash; nothing was changed"),
     (b"BOARD", "the board hit an internal error serving the request; send STATE to see where it stands"),
@@ -158,8 +165,9 @@ EVENTS = (
     (b"NOTE", ("text",), "a problem for people to read (spaces written as _)"),
     (b"HELD", ("n", "top", "held", "by", "src"),
      "a change waits for its confirmation by an opponent (held=kind,event; by: who may accept, bit mask)"),
-    (b"ACCEPT", ("n", "top", "held", "src", "totals"), "the held change was accepted on the board and made"),
-    (b"REJECT", ("n", "top", "held", "src"), "the held change was rejected on the board and dropped"),
+    (b"ACCEPT", ("held", "n", "top", "src", "totals"),
+     "the held change was accepted on the board and made (n top after it)"),
+    (b"REJECT", ("held", "n", "top", "src"), "the held change was rejected on the board and dropped (n top after it)"),
     (b"KEPT", ("n",), "the host's archive holds the game as it stands (its first n events)"),
 )
 EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE, EV_HELD, EV_ACCEPT, EV_REJECT, EV_KEPT = range(
@@ -303,6 +311,8 @@ class Request:
         self.cfg_key = -1
         self.cfg_player = -1
         self.cfg_value = -1  # token index of the value (SET)
+        self.game = None     # the game in play (its rules' VERBS are taken too); set by the app
+        self.arg = None      # the argument an ARGS or RANGE error is about: its spec row
 
     def _fail(self, code, message):
         self.error = code
@@ -318,6 +328,7 @@ class Request:
         self.tokens = 0
         self.error = E_OK
         self.message = b""
+        self.arg = None
         # printable ASCII only
         star = -1
         for i in range(length):
@@ -327,7 +338,7 @@ class Request:
             if c == 42:
                 star = i
         if star < 0 or length - star != 5:
-            return self._fail(E_CRC, b"no checksum; end the frame with *XXXX (CRC-16/CCITT-FALSE)")
+            return self._fail(E_CRC, b"no checksum; end the frame with *XXXX (4 hex digits of CRC-16/CCITT-FALSE)")
         given = 0
         for i in range(star + 1, length):
             h = _hex_value(line[i])
@@ -365,19 +376,34 @@ class Request:
             if _same_word(line, self.starts[1], self.ends[1], VERBS[v][0], True):
                 verb = v
                 break
-        if verb < 0:
-            return self._fail(E_VERB, b"unknown verb; see docs/protocol.md")
+        optional = 0
+        if verb >= 0:
+            row = VERBS[verb]
+            optional = row[2]
+        else:
+            # the game in play's own verbs (tallycore.game: VERBS)
+            rules = None if self.game is None else self.game.rules
+            own = () if rules is None else rules.VERBS
+            for v in range(len(own)):
+                if _same_word(line, self.starts[1], self.ends[1], own[v][0], True):
+                    verb = V_GAME_VERB + v
+                    row = own[v]
+                    break
+            if verb < 0:
+                return self._fail(E_VERB, b"unknown verb, or not one of the game in play; docs/protocol.md "
+                                          b"lists every game's verbs, and EV enters any game's event")
         self.verb = verb
         if verb == V_CFG:
             return self._parse_cfg()
-        spec = VERBS[verb][1]
+        spec = row[1]
         given = n - 2
-        if given > len(spec) or given < len(spec) - VERBS[verb][2]:
-            return self._fail(E_ARGS, b"wrong number of arguments; see docs/protocol.md")
+        if given > len(spec) or given < len(spec) - optional:
+            return self._fail(E_ARGS, b"wrong number of arguments; docs/protocol.md gives each verb's")
         for a in range(given):
             arg = spec[a]
             code = self._value(a, 2 + a, arg[1], arg[2], arg[3])
             if code:
+                self.arg = arg
                 return code
         self.nargs = given
         return E_OK
@@ -390,50 +416,59 @@ class Request:
         if kind == T_INT:
             value = self.int_at(token, EVENT_LIMIT - 1)
             if value < 0:
-                return self._fail(E_ARGS, b"a number was expected")
+                return self._fail(E_ARGS, b"must be a decimal number")
             if value < lo or value > hi:
-                return self._fail(E_RANGE, b"a number is out of range; see docs/protocol.md")
+                return self._fail(E_RANGE, b"must be")
         elif kind == T_WHO:
             if end - start == 1 and line[start] == 45:  # "-"
                 value = NOBODY
             else:
                 value = self.int_at(token, EVENT_LIMIT - 1)
                 if value < 0:
-                    return self._fail(E_ARGS, b"a player number or - was expected")
+                    return self._fail(E_ARGS, b"must be a player number or - for nobody")
                 if value < lo or value > hi:
-                    return self._fail(E_RANGE, b"a player number is out of range")
+                    return self._fail(E_RANGE, b"must be - or")
         elif kind == T_GAME:
             value = -1
             for g in range(len(GAME_NAMES)):
                 if _same_word(line, start, end, GAME_NAMES[g], True):
                     value = g
             if value < 0:
-                return self._fail(E_RANGE, b"unknown game; HELLO lists the games")
+                return self._fail(E_RANGE, b"unknown game; GAME 0 to games-1 (HELLO) lists them")
         elif kind == T_BID:
             level = line[start] - 48
             if end - start < 2 or level < 1 or level > 7:
-                return self._fail(E_RANGE, b"bid: level 1 to 7 then C, S, H, D, NT or NK")
+                return self._fail(E_RANGE, b"must be a level 1 to 7 then C, S, H, D, NT or NK")
             value = -1
             for s in range(len(STRAINS)):
                 if _same_word(line, start + 1, end, STRAINS[s], True):
                     value = level | s << 3
             if value < 0:
-                return self._fail(E_RANGE, b"bid: level 1 to 7 then C, S, H, D, NT or NK")
+                return self._fail(E_RANGE, b"must be a level 1 to 7 then C, S, H, D, NT or NK")
         elif kind == T_TEXT:
             if end - start < lo or end - start > hi:
-                return self._fail(E_RANGE, b"text too long (names: 12, boards: 32 characters)")
+                return self._fail(E_RANGE, b"must be")
             for i in range(start, end):
                 if not _name_char(line[i]):
-                    return self._fail(E_RANGE, b"text: use letters, digits, _ - and . only")
+                    return self._fail(E_RANGE, b"must be letters, digits, _ - and . only")
             value = start << 8 | end
         elif kind == T_RGB:
             if end - start != 6:
-                return self._fail(E_ARGS, b"colour: RRGGBB in hex")
+                return self._fail(E_ARGS, b"must be RRGGBB in hex")
             value = 0
             for i in range(start, end):
                 h = _hex_value(_upper(line[i]))
                 if h < 0:
-                    return self._fail(E_ARGS, b"colour: RRGGBB in hex")
+                    return self._fail(E_ARGS, b"must be RRGGBB in hex")
+                value = value << 4 | h
+        elif kind == T_HEX:
+            if end - start != 4:
+                return self._fail(E_ARGS, b"must be 4 hex digits, as STATE writes it")
+            value = 0
+            for i in range(start, end):
+                h = _hex_value(_upper(line[i]))
+                if h < 0:
+                    return self._fail(E_ARGS, b"must be 4 hex digits, as STATE writes it")
                 value = value << 4 | h
         else:  # T_WORD: lo is the tuple of words
             value = -1
@@ -441,7 +476,7 @@ class Request:
                 if _same_word(line, start, end, lo[w], True):
                     value = w
             if value < 0:
-                return self._fail(E_RANGE, b"unknown word; see docs/protocol.md")
+                return self._fail(E_RANGE, b"must be GET or SET")
         self.values[slot] = value
         return E_OK
 
@@ -452,13 +487,14 @@ class Request:
             return self._fail(E_ARGS, b"CFG GET key [player] or CFG SET key [player] value")
         code = self._value(0, 2, T_WORD, CFG_OPS, 0)
         if code:
+            self.arg = _CFG_OP
             return code
         key = -1
         for k in range(len(CONFIG_KEYS)):
             if _same_word(self.line, self.starts[3], self.ends[3], CONFIG_KEYS[k][0], True):
                 key = k
         if key < 0:
-            return self._fail(E_RANGE, b"unknown config key: brightness budget_ma name colour board confirm event table round")
+            return self._fail(E_RANGE, b"key: must be brightness, budget_ma, name, colour, board, confirm, event, table or round")
         self.values[1] = key
         spec = CONFIG_KEYS[key]
         setting = self.values[0] == 1
@@ -471,6 +507,7 @@ class Request:
         if spec[4]:
             code = self._value(2, 4, T_INT, 0, MAX_PLAYERS - 1)
             if code:
+                self.arg = _CFG_PLAYER
                 return code
             self.cfg_player = self.values[2]
             token = 5
@@ -478,6 +515,7 @@ class Request:
         if setting:
             code = self._value(3, token, spec[1], spec[2], spec[3])
             if code:
+                self.arg = spec
                 return code
             self.cfg_value = token
         self.nargs = n - 2
@@ -611,7 +649,40 @@ class Writer:
         self.text(b" ERR ")
         self.text(ERRORS[code - 1][0])
         self.byte(32)
+        if isinstance(message, bytes):
+            # the firmware's own words, kept as written ("end the frame with
+            # *XXXX": a reader takes the last * of a line for the checksum's)
+            self.copy(message, 0, len(message))
+        else:
+            self.text(message)   # words from an exception: printable, no *
+
+    def error_arg(self, seq, code, message, arg):
+        """ERR naming the argument: "ERR RANGE player: must be 0 to 1". arg: a
+        verb's argument row (name, type, lo, hi, ...) or a CONFIG_KEYS row;
+        message: what it must be; a RANGE message that ends "must be" or
+        "must be - or" gets the range after it. Allocation-free."""
+        self.length = 0
+        self.number(seq)
+        self.text(b" ERR ")
+        self.text(ERRORS[code - 1][0])
+        self.byte(32)
+        self.text(arg[0])
+        self.text(b": ")
         self.text(message)
+        last = message[len(message) - 1]
+        if code != E_RANGE or (last != 101 and last != 114) or not isinstance(arg[2], int):
+            return
+        kind = arg[1]
+        if kind == T_HEX or kind == T_RGB:
+            self.text(b" 0 to ")
+            self.hex(arg[3], 4 if kind == T_HEX else 6)
+            return
+        self.byte(32)
+        self.number(arg[2])
+        self.text(b" to ")
+        self.number(arg[3])
+        if kind == T_TEXT:
+            self.text(b" characters")
 
     def event(self, eseq, kind):
         self.length = 0

@@ -2,8 +2,17 @@
 # LOG, STATS) and the fields every change reply carries, written into the
 # app's preallocated frame writer (tallyrun.protocol.Writer) and sent with
 # app.send_reply(): allocation-free but for STATS (a collection first).
+# fields() is the one writer of the fields a row of protocol.EVENTS, a
+# change's reply, STATE or SCORE names, in the row's order.
 from tallycore.games import GAMES
 from tallyrun import protocol as P
+
+
+def flash_failed(exc, kept):
+    # errno 28 (ENOSPC): the filesystem is full, and trying again will not help
+    if exc.args and exc.args[0] == 28:
+        return "the board's flash is full; %s: free space (mpremote rm) or redeploy" % kept
+    return "flash write failed; %s; try again" % kept
 
 
 def _zero():
@@ -13,18 +22,107 @@ def _zero():
 def change(app, seq, event=-1):
     w = app.writer
     w.reply(seq)
-    w.key(b"n")
-    w.number(app.game.n)
-    w.key(b"top")
-    w.number(app.game.top)
-    w.key(b"eseq")
-    w.number(app.eseq)
-    if event >= 0:
-        w.key(b"ev")       # the event applied: a host keeps its copy of the game without reading it back
-        w.number(event)
+    # ev: the event applied: a host keeps its copy of the game without reading it back
+    app.said_event = event
+    fields(app, w, P.APPLIED if event >= 0 else P.CHANGED)
     if app.game.held:
         held(app, w)       # the change waits for its confirmation: n and top did not move
     app.send_reply()
+
+
+def fields(app, w, names):
+    """Write the fields a row names (protocol.EVENTS, a change's reply), in
+    its order, each in its one format (tallyrun.wirefields, for the docs). What a field says
+    beyond the game's state is on the app: said_event (ev), said_src (src),
+    said_key and said_player (CFG), said_text (NOTE), settled_kind and
+    settled_event (held, once the held change went). Allocation-free."""
+    game = app.game
+    for name in names:
+        if name == "n":
+            w.key(b"n")
+            w.number(game.n)
+        elif name == "top":
+            w.key(b"top")
+            w.number(game.top)
+        elif name == "eseq":
+            w.key(b"eseq")
+            w.number(app.eseq)
+        elif name == "ev":
+            w.key(b"ev")
+            w.number(app.said_event)
+        elif name == "src":
+            w.key(b"src")
+            w.text(app.said_src)
+        elif name == "totals":
+            totals(app, w)
+        elif name == "held":
+            if game.held or not app.settled_kind:
+                held(app, w)   # what waits, or -
+            else:   # the held change just went (ACCEPT, REJECT): what it was
+                w.key(b"held")
+                w.number(app.settled_kind)
+                w.byte(44)
+                w.number(app.settled_event)
+        elif name == "by":
+            w.key(b"by")
+            w.number(game.held_by)
+        elif name == "game":
+            game_name(app, w)
+        elif name == "players":
+            w.key(b"players")
+            w.number(game.players)
+        elif name == "options":
+            w.key(b"options")
+            w.number(game.options)
+        elif name == "fw":
+            w.key(b"fw")
+            w.text(P.FIRMWARE_VERSION)
+        elif name == "proto":
+            w.key(b"proto")
+            w.number(P.PROTOCOL_VERSION)
+        elif name == "text":
+            w.key(b"text")
+            w.text(app.said_text)
+        elif name == "key":
+            cfg_fields(app, w, app.said_key, app.said_player)
+            return   # key player value: the three together
+        elif name == "lcrc":
+            w.key(b"lcrc")
+            w.hex(log_crc(app), 4)
+        elif name == "notes":
+            w.key(b"notes")
+            w.number(len(app.notes))
+        elif name == "hands":
+            w.key(b"hands")
+            w.number(game.hands())
+        elif name == "complete":
+            w.key(b"complete")
+            w.number(1 if game.complete() else 0)
+        elif name == "winners":
+            w.key(b"winners")
+            w.number(game.winners())
+        else:
+            raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
+
+
+def cfg_fields(app, w, key, player):
+    """key player value of CFG's reply and event."""
+    spec = P.CONFIG_KEYS[key]
+    w.key(b"key")
+    w.text(spec[0])
+    w.key(b"player")
+    if spec[4]:
+        w.number(player)
+    else:
+        w.byte(45)
+    w.key(b"value")
+    value = app.config.get(key, player)
+    if spec[1] == P.T_RGB:
+        w.hex(value, 6)
+    elif spec[1] == P.T_INT:
+        w.number(value)
+    else:
+        w.text(value)
 
 
 def held(app, w, event=True):
@@ -107,11 +205,7 @@ def _stamp(app, w, event=True):
 def state(app, seq):
     w = app.writer
     w.reply(seq)
-    _stamp(app, w)
-    w.key(b"eseq")
-    w.number(app.eseq)
-    w.key(b"notes")
-    w.number(len(app.notes))
+    fields(app, w, P.VERBS[P.V_STATE][3])
     app.send_reply()
 
 def note(app, seq, index):
@@ -184,13 +278,7 @@ def score(app, seq):
         return
     w = app.writer
     w.reply(seq)
-    w.key(b"hands")
-    w.number(game.hands())
-    w.key(b"complete")
-    w.number(1 if game.complete() else 0)
-    w.key(b"winners")
-    w.number(game.winners())
-    totals(app, w)
+    fields(app, w, P.VERBS[P.V_SCORE][3])
     app.send_reply()
 
 def log(app, seq, at):
@@ -231,6 +319,8 @@ def stats(app, seq):
     w.number(getattr(gc, "mem_free", _zero)())   # MicroPython only
     w.key(b"alloc")
     w.number(getattr(gc, "mem_alloc", _zero)())
+    w.key(b"block")
+    w.number(largest_free_block(getattr(gc, "mem_free", _zero)()))
     w.key(b"served")
     w.number(app.served)
     w.key(b"journal")
@@ -238,3 +328,21 @@ def stats(app, seq):
     w.key(b"errors")
     w.number(app.listener_errors + app.internal_errors)
     app.send_reply()
+
+
+def largest_free_block(free):
+    """The largest allocation the heap can take now, to 64 bytes: what a
+    module loaded on a game switch needs in one piece. By bisection: a
+    failed allocation collects and tries again before it raises, so a
+    block let go by the last try counts as free."""
+    low = 0
+    high = free
+    while high - low > 64:
+        size = (low + high) // 2
+        try:
+            probe = bytearray(size)
+            del probe
+            low = size
+        except MemoryError:
+            high = size
+    return low

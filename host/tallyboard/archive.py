@@ -11,32 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import records, sheet
+from . import database, records, sheet
 from .errors import TallyboardError
 
-SCHEMA_VERSION = 1
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id          INTEGER PRIMARY KEY,
-    digest      TEXT NOT NULL UNIQUE,
-    game        TEXT NOT NULL,
-    players     TEXT NOT NULL,
-    complete    INTEGER NOT NULL,
-    totals      TEXT NOT NULL,
-    winners     TEXT NOT NULL,
-    result      TEXT NOT NULL,
-    source      TEXT NOT NULL,
-    archived_at TEXT NOT NULL,
-    record      TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS games_by_game ON games (game);
-"""
 
 
 class ArchiveError(TallyboardError):
@@ -51,6 +33,12 @@ def default_path() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "tallyboard" / "archive.sqlite3"
+
+
+def own_folder(path: Path) -> bool:
+    """Whether the archive's folder is tallyboard's own (tightened to 0700),
+    not one the user chose (left as it is; the file itself is 0600)."""
+    return path.parent.name == "tallyboard"
 
 
 @dataclass(frozen=True)
@@ -111,20 +99,9 @@ class Archive:
             raise ArchiveError(f"cannot open the archive {self.path}: the folder {self.path.parent} does not "
                                "exist; create it or choose another --archive")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path)
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise ArchiveError(f"{self.path}: written by a newer tallyboard (archive version {version}); "
-                                   "upgrade tallyboard to read it")
-            with self.db:
-                self.db.executescript(_SCHEMA)
-                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            raise ArchiveError(f"{self.path}: cannot open the archive ({exc}); "
-                               "is it a tallyboard archive? choose another with --archive") from None
-        except OSError as exc:
-            raise ArchiveError(f"{self.path}: cannot create the archive ({exc.strerror})") from None
+            self.db = database.open_file(self.path, database.ARCHIVE, own_folder(self.path))
+        except database.DatabaseError as exc:
+            raise ArchiveError(str(exc)) from None
 
     def close(self) -> None:
         self.db.close()
@@ -145,8 +122,8 @@ class Archive:
         text = canonical(records.to_document(loaded.name, loaded.players, loaded.options, loaded.game))
         digest = hashlib.sha256(text.encode()).hexdigest()
         summary = sheet.sheet_json(loaded)
-        with self.db:
-            cursor = self.db.execute(
+        with database.write(self.db) as db:
+            cursor = db.execute(
                 "INSERT INTO games (digest, game, players, complete, totals, winners, result, source, archived_at,"
                 " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (digest, loaded.name, json.dumps(loaded.players), int(summary["complete"]),
@@ -195,6 +172,6 @@ class Archive:
                                f"tallyboard archive remove {game_id} deletes it") from None
 
     def remove(self, game_id: int) -> None:
-        with self.db:
-            if self.db.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
+        with database.write(self.db) as db:
+            if db.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise ArchiveError(f"no game #{game_id} in the archive {self.path}; tallyboard archive list shows them")

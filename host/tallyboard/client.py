@@ -121,7 +121,7 @@ class Board:
             self._session_left = protocol.SESSION_SEQS
 
     def encode(self, verb: str, *args: Any) -> tuple[int, bytes]:
-        """The frame for a request; the verb must be in protocol.VERBS."""
+        """The frame for a request; the verb must be the runtime's (protocol.VERBS) or a game's own."""
         try:
             spec = wire.verb_spec(verb)
         except KeyError:
@@ -386,23 +386,17 @@ class Board:
     def kept(self, game: core_game.Game) -> dict[str, str]:
         """Tell the board that the host's archive holds its game as it stands
         (KEPT: its n events in force and their log CRC)."""
-        return self.request("KEPT", game.n, wire.log_crc([game.log[i] for i in range(game.n)]))
+        return self.request("KEPT", game.n, "%04X" % wire.log_crc([game.log[i] for i in range(game.n)]))
 
     def event(self, packed: int) -> dict[str, str]:
         return self.request("EV", packed)
 
-    def hand(self, purchaser: int, bid: str, doubled_by: int | None, redoubled_by: int | None,
-             lone: bool, tricks: int) -> dict[str, str]:
-        return self.request("HAND", purchaser, bid, doubled_by, redoubled_by, int(lone), tricks)
-
-    def misdeal(self) -> dict[str, str]:
-        return self.request("MISDEAL")
-
-    def peg(self, player: int, points: int) -> dict[str, str]:
-        return self.request("PEG", player, points)
-
-    def end(self) -> dict[str, str]:
-        return self.request("END")
+    def game_verb(self, verb: str, *args: Any) -> dict[str, str]:
+        """A verb of the game in play's own (its rules module declares it:
+        tallycore.game VERBS), with its arguments."""
+        if verb.upper().encode() not in wire.game_verbs():
+            raise RequestError(f"{verb}: no game declares this verb")
+        return self.request(verb.upper(), *args)
 
     def undo(self) -> dict[str, str]:
         return self.request("UNDO")
@@ -522,8 +516,9 @@ def game_from_log(name: str, players: int, options: int, log: list[int], n: int,
     return game
 
 
-# the verbs that change n, and by how much (NEW: to 0)
-_CHANGES = {"NEW": 0, "EV": 1, "HAND": 1, "MISDEAL": 1, "PEG": 1, "END": 1, "REDO": 1, "UNDO": -1}
+# the verbs that change n, and by how much (NEW: to 0): from the message
+# table and the games' own declarations
+_CHANGES = wire.n_steps()
 
 
 def score_mismatch(game: core_game.Game, score: dict[str, str]) -> str | None:

@@ -29,6 +29,8 @@ from .mpunix import FIRMWARE_DIR
 MPY_ARCH = "armv6m"
 ROOT_SCRIPTS = ("boot.py", "main.py")
 PACKAGES = ("tallycore", "tallyrun", "tallypanel")
+# firmware files the board never loads: the words of the protocol's docs
+HOST_ONLY = ("tallyrun/wirefields.py",)
 # where board definitions may live in a checkout (the first that exists wins)
 BOARD_DIRS = (FIRMWARE_DIR.parent / "board", FIRMWARE_DIR / "board")
 BOARD_FOLDER = "board"   # on the board's flash (tallyrun.app.BOARD_DIR)
@@ -105,6 +107,8 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
         if not folder.is_dir():
             raise TallyboardError(f"{folder}: the firmware package is missing from this checkout")
         for source in sorted(folder.glob("*.py")):
+            if f"{package}/{source.name}" in HOST_ONLY:
+                continue
             dest = f"{package}/{source.stem}.mpy"
             files.append(FirmwareFile(dest, compile_mpy(source, f"{package}/{source.name}", cache), source))
             if progress:

@@ -1,51 +1,96 @@
-"""One process owns a board's serial port and shares it with the others.
+"""One process owns a board's serial port and shares it: the documented local
+interface of docs/protocol.md "Sharing the port".
 
-A serial port has one owner at a time (the link opens it exclusively, or two
-programs would steal each other's replies). So that `watch` in one terminal
-and `hand`, `peg` or `sheet` in another work at once, a long-running view
-(`watch`, `monitor`) opens the port through a `Hub`: a thread that owns the
-port and a Unix socket beside it (`socket_path(port)`) where every other
-tallyboard process connects. Through the hub:
-  - a request line goes to the board whole, one line at a time, in the order
-    the lines arrive;
-  - a reply goes back to the process that sent the request with its sequence
-    number (each process numbers its own requests from a random start);
-  - an event line (`!`) goes to every process, and so does a line whose
-    sequence number nobody sent (noise is every client's to count and drop).
-`open_link(port)` joins a hub when one serves the port, and otherwise opens the
-port itself (a short command is then its only user for its short life). When
-the port is taken by a program that is not a tallyboard hub, the error names
-that program."""
+A serial port has one owner at a time (opened exclusively: two programs on one
+port steal each other's replies). The owner, a `Hub`, serves the port on a Unix
+socket (`socket_path(port)`, in a folder only this user can enter) carrying the
+same lines as the port. Any program may connect, tallyboard's own commands and
+third-party ones alike:
+  - a client's request goes to the board with a sequence number of the hub's
+    own (from the session it opened with HELLO), and its reply comes back with
+    the client's seq: every connection has the whole seq space to itself, and no
+    client's request can be taken for another's, nor its reply given to another;
+  - one request is on the wire at a time, taken from the clients in turn, so a
+    retry of the request in flight is the board's "last request" and is answered
+    from its retry cache; a retry of a request already answered is answered
+    again by the hub, from the reply it kept;
+  - an event line (`!`) goes to every client;
+  - a line that is no frame (too long, no checksum, no seq) is answered by the
+    hub with the board's own `0 ERR <CODE>` and never reaches the board; a client
+    that floods waits (its socket is read again when its queue has room); a
+    client that does not read its socket is closed; a client that goes away
+    mid-request leaves its request to finish, and the reply is dropped;
+  - when the board goes away the hub stops serving its name and closes every
+    client's connection.
+`open_link(port)` joins the hub that serves the port, if one does; otherwise it
+opens the port itself (a short command is its only user for its short life),
+or with serve=True becomes the hub (`watch`, `monitor`, `share`)."""
 from __future__ import annotations
 
+import collections
+import contextlib
 import errno
 import hashlib
 import os
-import queue
+import random
 import select
+import selectors
 import socket
+import stat
 import struct
+import tempfile
 import threading
 import time
 from pathlib import Path
 
+from tallyrun import protocol
+
+from . import wire
 from .errors import TransportError
-from .transport import SerialTransport, Transport
+from .transport import MAX_LINE, SerialTransport, Transport
 
 # How long a command waits for a port another tallyboard command holds for a moment.
 BUSY_WAIT_S = 3.0
+# How long the board is kept for one client's request before the next client's goes out.
+REPLY_WAIT_S = 5.0
+GARBLED_WAIT_S = 0.25        # after `0 ERR` (a line the board could not trust), as client.py waits
+QUEUE_PER_CLIENT = 8         # requests a client may have waiting; then its socket is not read
+OUTBOX_LIMIT = 256 * 1024    # bytes waiting for a client that does not read; then it is closed
+KEPT_ANSWERS = 16            # replies kept per client, to answer its retries
+_RECENT_WIRE = 256           # wire seqs remembered, to route a late reply
 _CHUNK = 4096
+DOC = "docs/protocol.md, \"Sharing the port\""
 
 
 def socket_dir() -> Path:
+    """The folder of the shared ports' sockets: $XDG_RUNTIME_DIR/tallyboard, or
+    tallyboard-<uid> in the system's temporary folder; this user's alone (0700),
+    refused if it is a link or another user's."""
     base = os.environ.get("XDG_RUNTIME_DIR")
-    folder = Path(base) / "tallyboard" if base else Path(f"/tmp/tallyboard-{os.getuid()}")
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder = Path(base) / "tallyboard" if base else Path(tempfile.gettempdir()) / f"tallyboard-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, parents=bool(base))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise TransportError(f"cannot make {folder} for the shared ports' sockets ({exc.strerror}); "
+                             "set XDG_RUNTIME_DIR to a folder of yours") from None
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode):
+        raise TransportError(f"{folder} is not a folder (a link or a file): tallyboard keeps the shared "
+                             "ports' sockets there; remove it, or set XDG_RUNTIME_DIR to a folder of yours")
+    if info.st_uid != os.getuid():
+        raise TransportError(f"{folder} belongs to another user (uid {info.st_uid}): another user could "
+                             "read and answer your board there; remove it, or set XDG_RUNTIME_DIR to a "
+                             "folder of yours")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        os.chmod(folder, 0o700)   # ours: made private again
     return folder
 
 
 def socket_path(port: str) -> Path:
-    """Where the hub for this port listens: one name per device, however it is spelled."""
+    """Where the hub for this port listens: one name per device, however it is
+    spelled: the first 16 hex digits of the SHA-1 of the port's real path."""
     real = os.path.realpath(port)
     return socket_dir() / (hashlib.sha1(real.encode()).hexdigest()[:16] + ".sock")
 
@@ -71,149 +116,419 @@ def holder_of(port: str) -> str | None:
     return None
 
 
-def _seq_of(line: bytes) -> int | None:
-    head = line.split(b" ", 1)[0]
-    return int(head) if head.isdigit() and len(head) <= 5 else None
+def _error_frame(code: bytes, words: bytes) -> bytes:
+    """The board's own answer to a line it cannot trust: `0 ERR <CODE> <words>`."""
+    return wire.encode_request(0, b"ERR " + code + b" " + words)
+
+
+_TOO_LONG = _error_frame(b"FRAME", b"the line is longer than %d bytes; see docs/protocol.md" % protocol.MAX_FRAME)
+
+
+def check_request(line: bytes) -> tuple[int, int, bytes] | bytes:
+    """(seq, crc, text after the seq) of a client's line, or the error frame the
+    board would answer it with (the same codes as the board's)."""
+    if len(line) + 1 > protocol.MAX_FRAME:
+        return _TOO_LONG
+    if any(b < 0x20 or b > 0x7E for b in line):
+        return _error_frame(b"FRAME", b"the line is not printable ASCII")
+    star = line.rfind(b"*")
+    if star < 0 or len(line) - star != 5:
+        return _error_frame(b"CRC", b"no checksum; end the frame with *XXXX (CRC-16/CCITT-FALSE)")
+    try:
+        given = int(line[star + 1:], 16)
+    except ValueError:
+        return _error_frame(b"CRC", b"the checksum must be 4 uppercase hex digits")
+    if protocol.crc16(line, 0, star) != given:
+        return _error_frame(b"CRC", b"checksum mismatch; resend the frame")
+    head, _, text = line[:star].lstrip(b" ").partition(b" ")
+    if not head.isdigit() or not 1 <= int(head) <= protocol.MAX_SEQ:
+        return _error_frame(b"SEQ", b"the sequence number must be 1 to 65535")
+    return int(head), given, text.lstrip(b" ")
+
+
+class _Request:
+    """One client's request: its own seq and checksum; the wire seq and frame it
+    goes out with, fixed the first time it is sent (a retry is the same bytes)."""
+
+    def __init__(self, client: "_Client | None", seq: int, crc: int, text: bytes) -> None:
+        self.client = client        # None: the hub's own HELLO
+        self.seq = seq
+        self.crc = crc
+        self.text = text
+        self.wire_seq = 0
+        self.frame = b""
+        self.deadline = 0.0
 
 
 class _Client:
-    """One user of the hub: the owner itself (a queue) or a process on the socket."""
+    """One connection to the hub."""
 
-    def __init__(self, sock: socket.socket | None = None) -> None:
+    def __init__(self, sock: socket.socket) -> None:
+        sock.setblocking(False)
         self.sock = sock
-        self.inbox: queue.Queue[bytes] = queue.Queue()
         self.partial = bytearray()
+        self.skipping = False       # the rest of a too-long line is dropped, up to its end
+        self.queue: collections.deque[_Request] = collections.deque()
+        self.outbox = bytearray()
+        self.events = 0             # what the selector watches it for
+        self.answers: collections.OrderedDict[tuple[int, int], bytes] = collections.OrderedDict()
+        self.unanswered: collections.OrderedDict[tuple[int, int], _Request] = collections.OrderedDict()
+        self.gone = False
 
-    def deliver(self, data: bytes) -> None:
-        if self.sock is None:
-            self.inbox.put(data)
-            return
-        try:
-            self.sock.sendall(data)
-        except OSError:
-            pass   # gone: its reader thread drops it
+    def keep(self, table: collections.OrderedDict, key: tuple[int, int], value: object) -> None:
+        table[key] = value
+        table.move_to_end(key)
+        while len(table) > KEPT_ANSWERS:
+            table.popitem(last=False)
 
 
 class Hub:
-    """Owns the serial port and serves it on a Unix socket (see the module's text)."""
+    """Owns the serial port and serves it on a Unix socket (see the module's text).
+    One thread moves every byte; `local` is the owner's own connection."""
 
     def __init__(self, port: str) -> None:
         self.port = port
         self.serial = _open_serial(port)
-        self.path = socket_path(port)
-        # listening before it has its name: a client that finds the name can
-        # connect, and a name that refuses is a dead owner's (see _connect)
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        building = self.path.with_name(f"{self.path.stem}.{os.getpid()}.new")
-        try:
-            building.unlink()
-        except FileNotFoundError:
-            pass
-        self.listener.bind(str(building))
-        os.chmod(building, 0o600)
-        self.listener.listen(16)
-        os.replace(building, self.path)
-        self.path_inode = os.stat(self.path).st_ino   # our name, until a later hub takes it over
-        self.lock = threading.Lock()   # the client list, the seq owners and a line going out
-        self.clients: list[_Client] = []
-        self.sent_by: dict[int, _Client] = {}
-        self.closed = threading.Event()
         self.failure: str | None = None
-        self.local = self.join()
-        # the reader alone uses the port, and closes it when it stops
-        self.reader = threading.Thread(target=self._read_board, daemon=True, name="hub reader")
-        self.accepter = threading.Thread(target=self._accept, daemon=True, name="hub accepter")
-        self.reader.start()
-        self.accepter.start()
-
-    def join(self, sock: socket.socket | None = None) -> _Client:
-        client = _Client(sock)
-        with self.lock:
-            self.clients.append(client)
-        return client
-
-    def leave(self, client: _Client) -> None:
-        with self.lock:
-            if client in self.clients:
-                self.clients.remove(client)
-            for seq in [s for s, c in self.sent_by.items() if c is client]:
-                del self.sent_by[seq]
-
-    def write(self, client: _Client, data: bytes) -> None:
-        """Whole lines from one client go to the board; a part line waits for its end."""
-        client.partial += data
-        while True:
-            end = client.partial.find(b"\n")
-            if end < 0:
-                return
-            line = bytes(client.partial[:end + 1])
-            del client.partial[:end + 1]
-            seq = _seq_of(line)
-            with self.lock:
-                if seq is not None:
-                    self.sent_by[seq] = client
-                self.serial.write(line)
-
-    def _route(self, line: bytes) -> None:
-        data = line + b"\n"
-        with self.lock:
-            owner = None if line.startswith(b"!") else self.sent_by.get(_seq_of(line) or -1)
-            targets = [owner] if owner is not None else list(self.clients)
-        for client in targets:
-            client.deliver(data)
-
-    def _read_board(self) -> None:
+        self.closing = False
         try:
-            while not self.closed.is_set():
-                line = self.serial.read_line(0.2)
-                if line is not None:
-                    self._route(line)
+            board_fd = self.serial.fileno()
+            if board_fd is None:
+                raise TransportError(f"{port} cannot be shared on this system (no pollable descriptor)")
+            self.path = socket_path(port)
+            # listening before it has its name: a client that finds the name can
+            # connect, and a name that refuses is a dead owner's (see _connect)
+            self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            building = self.path.with_name(f"{self.path.stem}.{os.getpid()}.new")
+            with contextlib.suppress(FileNotFoundError):
+                building.unlink()
+            self.listener.bind(str(building))
+            os.chmod(building, 0o600)
+            self.listener.listen(16)
+            self.listener.setblocking(False)
+            os.replace(building, self.path)
+            self.path_inode = os.stat(self.path).st_ino   # our name, until a later hub takes it over
+        except BaseException:
+            self.serial.close()
+            raise
+        self.selector = selectors.DefaultSelector()
+        self.clients: list[_Client] = []
+        self.turn = 0
+        self.in_flight: _Request | None = None
+        self.recent: collections.OrderedDict[int, _Request] = collections.OrderedDict()
+        self.range_next = 0
+        self.range_left = 0          # wire seqs left of the hub's session; 0: open one first
+        self.board_buffer = bytearray()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self.selector.register(self._wake_r, selectors.EVENT_READ, "wake")
+        self.selector.register(self.listener, selectors.EVENT_READ, "listener")
+        self.selector.register(board_fd, selectors.EVENT_READ, "board")
+        ours, theirs = socket.socketpair()
+        self._add_client(ours)
+        self.local = theirs
+        self.thread = threading.Thread(target=self._run, daemon=True, name=f"sharing {port}")
+        self.thread.start()
+
+    # ------------------------------------------------------------ the loop
+    def _run(self) -> None:
+        try:
+            while not self.closing:
+                wait = None
+                if self.in_flight is not None:
+                    wait = max(0.0, self.in_flight.deadline - time.monotonic())
+                for key, mask in self.selector.select(wait):
+                    if key.data == "wake":
+                        with contextlib.suppress(OSError, KeyError, ValueError):
+                            self._wake_r.recv(64)
+                    elif key.data == "listener":
+                        self._accept()
+                    elif key.data == "board":
+                        self._read_board()
+                    else:
+                        client = key.data
+                        if mask & selectors.EVENT_WRITE:
+                            self._flush(client)
+                        if mask & selectors.EVENT_READ and not client.gone:
+                            self._read_client(client)
+                if self.in_flight is not None and time.monotonic() >= self.in_flight.deadline:
+                    self._give_up_in_flight()
+                self._send_next()
         except TransportError as exc:
             self.failure = str(exc)
-            # the port is gone (a pulled cable, an emulator stopped): no new
-            # client may join a hub that cannot reach its board, least of all
-            # one for another board that gets this port's name next (a pty)
-            self._stop_listening()
+        except Exception as exc:   # a bug here must not leave clients waiting on an open socket
+            self.failure = f"the tallyboard process sharing {self.port} failed ({type(exc).__name__}: {exc})"
         finally:
+            self._stop_listening()
+            for client in list(self.clients):
+                self._drop(client, shut=True)
+            self.selector.close()
             self.serial.close()
-            self._shut_clients()
+            self._wake_r.close()
 
     def _accept(self) -> None:
-        while not self.closed.is_set():
-            try:
-                readable, _, _ = select.select([self.listener], [], [], 0.2)
-                if not readable:
-                    continue
-                sock, _ = self.listener.accept()
-            except (OSError, ValueError):   # ValueError: closed under select
-                return
-            client = self.join(sock)
-            threading.Thread(target=self._serve, args=(client,), daemon=True, name="hub client").start()
-
-    def _serve(self, client: _Client) -> None:
-        assert client.sock is not None
         try:
-            while not self.closed.is_set():
-                data = client.sock.recv(_CHUNK)
-                if not data:
-                    break
-                self.write(client, data)
-        except (OSError, TransportError):
+            sock, _ = self.listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        if _peer_uid(sock) not in (None, os.getuid()):
+            sock.close()           # the folder is ours alone; a socket passed on is not
+            return
+        self._add_client(sock)
+
+    def _add_client(self, sock: socket.socket) -> None:
+        client = _Client(sock)
+        self.clients.append(client)
+        self._interest(client)
+
+    def _drop(self, client: _Client, shut: bool = False) -> None:
+        """A client gone or closed: its waiting requests with it; one in flight
+        finishes on the board and its reply is dropped."""
+        if client.gone:
+            return
+        client.gone = True
+        client.queue.clear()
+        if client.events:
+            with contextlib.suppress(OSError, KeyError, ValueError):
+                self.selector.unregister(client.sock)
+        if shut:
+            with contextlib.suppress(OSError, KeyError, ValueError):
+                client.sock.shutdown(socket.SHUT_RDWR)
+        client.sock.close()
+        if client in self.clients:
+            self.clients.remove(client)
+
+    def _interest(self, client: _Client) -> None:
+        """Read a client while its queue has room; write to it while it has an outbox."""
+        if client.gone:
+            return
+        events = 0
+        if len(client.queue) < QUEUE_PER_CLIENT:
+            events |= selectors.EVENT_READ
+        if client.outbox:
+            events |= selectors.EVENT_WRITE
+        if events == client.events:
+            return
+        if client.events:
+            self.selector.unregister(client.sock)
+        if events:
+            self.selector.register(client.sock, events, client)
+        client.events = events
+
+    # ------------------------------------------------------------ clients -> board
+    def _read_client(self, client: _Client) -> None:
+        try:
+            data = client.sock.recv(_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._drop(client)
+            return
+        client.partial += data
+        self._take_lines(client)
+
+    def _take_lines(self, client: _Client) -> None:
+        """The client's whole lines, while its queue has room (the rest wait in
+        its buffer, and its socket is not read meanwhile)."""
+        while not client.gone and len(client.queue) < QUEUE_PER_CLIENT:
+            end = client.partial.find(b"\n")
+            if end < 0:
+                if len(client.partial) >= protocol.MAX_FRAME:
+                    if not client.skipping:
+                        self._deliver(client, _TOO_LONG)
+                    client.skipping = True
+                    client.partial.clear()
+                break
+            line = bytes(client.partial[:end])
+            del client.partial[:end + 1]
+            if client.skipping:
+                client.skipping = False   # the end of the long line: the next one is heard
+                continue
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if line.strip():
+                self._request(client, line)
+        if not client.gone:
+            self._interest(client)
+
+    def _request(self, client: _Client, line: bytes) -> None:
+        checked = check_request(line)
+        if isinstance(checked, bytes):
+            self._deliver(client, checked)
+            return
+        seq, crc, text = checked
+        key = (seq, crc)
+        if key in client.answers:                      # a retry of an answered request
+            self._deliver(client, wire.encode_request(seq, client.answers[key]))
+            return
+        flying = self.in_flight
+        if flying is not None and flying.client is client and (flying.seq, flying.crc) == key:
+            self._write_board(flying.frame)            # a retry of the one in flight: the same bytes
+            flying.deadline = time.monotonic() + REPLY_WAIT_S
+            return
+        if any((r.seq, r.crc) == key for r in client.queue):
+            return                                     # already waiting its turn
+        request = client.unanswered.pop(key, None) or _Request(client, seq, crc, text)
+        client.queue.append(request)
+
+    def _send_next(self) -> None:
+        """The next request on the wire, the clients taken in turn."""
+        if self.in_flight is not None or self.failure:
+            return
+        waiting = [c for c in self.clients if c.queue]
+        if not waiting:
+            return
+        if self.range_left <= 0:
+            self._open_session()
+            return
+        self.turn = (self.turn + 1) % len(self.clients)
+        order = self.clients[self.turn:] + self.clients[:self.turn]
+        client = next(c for c in order if c.queue)
+        request = client.queue.popleft()
+        if not request.frame:
+            request.wire_seq = self._next_wire_seq()
+            request.frame = wire.encode_request(request.wire_seq, request.text)
+        self._fly(request)
+        self._take_lines(client)
+
+    def _open_session(self) -> None:
+        """The hub's own HELLO: the wire seqs it numbers requests with are the 1024
+        the board hands it, so none is taken for a retry of an earlier session's."""
+        seq = random.randint(1, protocol.MAX_SEQ)
+        while seq in self.recent:      # a late reply to that one must not be taken for this
+            seq = random.randint(1, protocol.MAX_SEQ)
+        hello = _Request(None, seq, 0, b"HELLO")
+        hello.wire_seq = seq
+        hello.frame = wire.encode_request(seq, b"HELLO")
+        self._fly(hello)
+
+    def _next_wire_seq(self) -> int:
+        seq = self.range_next
+        self.range_next = seq % protocol.MAX_SEQ + 1
+        self.range_left -= 1
+        return seq
+
+    def _fly(self, request: _Request) -> None:
+        self.recent[request.wire_seq] = request
+        self.recent.move_to_end(request.wire_seq)
+        while len(self.recent) > _RECENT_WIRE:
+            self.recent.popitem(last=False)
+        request.deadline = time.monotonic() + REPLY_WAIT_S
+        self.in_flight = request
+        self._write_board(request.frame)
+
+    def _give_up_in_flight(self) -> None:
+        """No reply in time: the next client's turn. The client may send the same
+        request again; it then goes out with the same wire seq and bytes."""
+        request = self.in_flight
+        self.in_flight = None
+        if request is None:
+            return
+        if request.client is None:
+            # a board that does not answer HELLO (at the REPL, another firmware):
+            # number from a random start, as a version 1 host did, and ask again later
+            self.range_next = random.randint(1, protocol.MAX_SEQ)
+            self.range_left = protocol.SESSION_SEQS
+        elif not request.client.gone:
+            request.client.keep(request.client.unanswered, (request.seq, request.crc), request)
+
+    def _write_board(self, frame: bytes) -> None:
+        self.serial.write(frame)
+
+    # ------------------------------------------------------------ board -> clients
+    def _read_board(self) -> None:
+        chunk = self.serial.read_now()
+        if not chunk:
+            return
+        self.board_buffer += chunk
+        while True:
+            end = self.board_buffer.find(b"\n")
+            if end < 0:
+                if len(self.board_buffer) < MAX_LINE:
+                    return
+                end = len(self.board_buffer)
+            line = bytes(self.board_buffer[:end])
+            del self.board_buffer[:end + 1]
+            self._from_board(line[:-1] if line.endswith(b"\r") else line)
+
+    def _from_board(self, line: bytes) -> None:
+        try:
+            body = wire.check_frame(line)
+        except ValueError:
+            # noise or the REPL: whoever waits for a reply counts it; else everyone
+            flying = self.in_flight
+            targets = [flying.client] if flying is not None and flying.client is not None else self.clients
+            for client in list(targets):
+                self._deliver(client, line + b"\n")
+            return
+        if body.startswith(b"! "):
+            if body.split(b" ", 3)[2:3] == [b"BOOT"]:
+                self.range_left = 0     # a restarted board may hand the hub's seqs to another session
+            for client in list(self.clients):
+                self._deliver(client, line + b"\n")
+            return
+        head, _, tail = body.partition(b" ")
+        if not head.isdigit():
+            return
+        wire_seq = int(head)
+        flying = self.in_flight
+        if wire_seq == 0:
+            # the board could not trust a line: the one in flight (garbled), or
+            # noise before it, when its reply follows at once
+            if flying is not None:
+                if flying.client is not None:
+                    self._deliver(flying.client, line + b"\n")
+                flying.deadline = min(flying.deadline, time.monotonic() + GARBLED_WAIT_S)
+            return
+        request = self.recent.get(wire_seq)
+        if request is None:
+            return       # a reply to nobody here (a request before this hub): never another's
+        if request is flying:
+            self.in_flight = None
+        if request.client is None:
+            seqs = wire.fields(tail).get("seqs", "")
+            if request is flying or self.range_left <= 0:
+                if seqs.isdigit() and 1 <= int(seqs) <= protocol.MAX_SEQ:
+                    self.range_next, self.range_left = int(seqs), protocol.SESSION_SEQS
+                else:
+                    self.range_next = random.randint(1, protocol.MAX_SEQ)
+                    self.range_left = protocol.SESSION_SEQS
+            return
+        client = request.client
+        if client.gone:
+            return
+        client.unanswered.pop((request.seq, request.crc), None)
+        client.keep(client.answers, (request.seq, request.crc), tail)
+        self._deliver(client, wire.encode_request(request.seq, tail))
+
+    def _deliver(self, client: _Client, data: bytes) -> None:
+        if client.gone:
+            return
+        client.outbox += data
+        if len(client.outbox) > OUTBOX_LIMIT:
+            self._drop(client)      # it does not read: the events would pile up without end
+            return
+        self._flush(client)
+
+    def _flush(self, client: _Client) -> None:
+        if client.gone:
+            return
+        try:
+            sent = client.sock.send(client.outbox)
+            del client.outbox[:sent]
+        except (BlockingIOError, InterruptedError):
             pass
-        finally:
-            self.leave(client)
-            client.sock.close()
+        except OSError:
+            self._drop(client)
+            return
+        self._interest(client)
 
-    def _shut_clients(self) -> None:
-        with self.lock:
-            clients = [c for c in self.clients if c.sock is not None]
-        for client in clients:
-            try:
-                client.sock.shutdown(socket.SHUT_RDWR)  # type: ignore[union-attr]
-            except OSError:
-                pass
-
+    # ------------------------------------------------------------ stopping
     def _stop_listening(self) -> None:
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            self.selector.unregister(self.listener)
         self.listener.close()
         try:
             if os.stat(self.path).st_ino == self.path_inode:
@@ -222,62 +537,20 @@ class Hub:
             pass
 
     def close(self) -> None:
-        if self.closed.is_set():
+        if self.closing:
             return
-        self.closed.set()
-        self.accepter.join(2)
-        self._stop_listening()
-        self.reader.join(2)   # it closes the port and tells the clients
-
-
-class HubTransport(Transport):
-    """The owner's own link: through its hub, like every other client's."""
-
-    def __init__(self, port: str) -> None:
-        super().__init__()
-        self.port = port
-        self.name = port
-        self.hub: Hub | None = None
-        self.reopen()
-
-    def reopen(self) -> None:
-        self.close()
-        self._buffer.clear()
-        self.hub = Hub(self.port)
-
-    def close(self) -> None:
-        if self.hub is not None:
-            self.hub.close()
-            self.hub = None
-
-    def _hub(self) -> Hub:
-        if self.hub is None:
-            raise TransportError(f"{self.port} is closed")
-        return self.hub
-
-    def _write(self, data: bytes) -> None:
-        hub = self._hub()
-        if hub.failure:
-            raise TransportError(hub.failure)
-        hub.write(hub.local, data)
-
-    def _read(self, timeout: float) -> bytes:
-        hub = self._hub()
-        try:
-            data = hub.local.inbox.get(timeout=timeout)
-        except queue.Empty:
-            if hub.failure:
-                raise TransportError(hub.failure) from None
-            return b""
-        while not hub.local.inbox.empty():
-            data += hub.local.inbox.get_nowait()
-        return data
+        self.closing = True
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            self._wake_w.send(b"x")
+        self.thread.join(5)
+        self._wake_w.close()
+        self.local.close()
 
 
 class SocketTransport(Transport):
-    """A link through another tallyboard process's hub."""
+    """A link through the hub of a port: another process's, or (HubTransport) this one's."""
 
-    def __init__(self, port: str, sock: socket.socket) -> None:
+    def __init__(self, port: str, sock: socket.socket | None) -> None:
         super().__init__()
         self.port = port
         self.name = port
@@ -323,6 +596,36 @@ class SocketTransport(Transport):
         return data
 
 
+class HubTransport(SocketTransport):
+    """The owner's own link: through its hub, like every other client's."""
+
+    def __init__(self, port: str) -> None:
+        super().__init__(port, None)
+        self.hub: Hub | None = None
+        self.reopen()
+
+    def reopen(self) -> None:
+        """Start again: the same hub while it still reaches its board (its other
+        clients keep their connections), else a new one on the port."""
+        self._buffer.clear()
+        if self.hub is not None and self.hub.failure is None and self.hub.thread.is_alive():
+            return
+        self.close()
+        self.hub = Hub(self.port)
+        self.sock = self.hub.local
+
+    def close(self) -> None:
+        self.sock = None
+        if self.hub is not None:
+            self.hub.close()
+            self.hub = None
+
+    def _lost(self) -> TransportError:
+        if self.hub is not None and self.hub.failure:
+            return TransportError(self.hub.failure)
+        return super()._lost()
+
+
 def _connect(path: Path) -> socket.socket | None:
     """A connection to the hub at path, or None when no hub serves it (a stale
     socket left by a process that died is removed)."""
@@ -335,10 +638,16 @@ def _connect(path: Path) -> socket.socket | None:
     except OSError as exc:
         sock.close()
         if exc.errno in (errno.ECONNREFUSED, errno.ENOENT):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 path.unlink()
-            except FileNotFoundError:
-                pass
+        return None
+
+
+def _peer_uid(sock: socket.socket) -> int | None:
+    try:
+        return struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                   struct.calcsize("3i")))[1]
+    except (AttributeError, OSError):
         return None
 
 
@@ -355,8 +664,10 @@ def _open_serial(port: str) -> SerialTransport:
             holder = holder_of(port)
             if holder is None or time.monotonic() > deadline:
                 if holder is not None:
-                    raise TransportError(f"cannot open {port}: it is in use by {holder}; "
-                                         "close that program and run the command again") from None
+                    raise TransportError(
+                        f"cannot open {port}: it is in use by {holder}; close that program, or have it "
+                        f"reach the board through the shared port instead (tallyboard share -p {port}, "
+                        f"then connect to {socket_path(port)}: {DOC})") from None
                 raise exc from None
             time.sleep(0.1)
 
@@ -373,15 +684,15 @@ def server_of(port: str) -> str | None:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         return f"pid {pid} ({cmdline.strip()[:80]})"
     except (AttributeError, OSError):   # no SO_PEERCRED or /proc here
-        return "another tallyboard process (a watch or a monitor)"
+        return "another tallyboard process (a watch, a monitor or a share)"
     finally:
         sock.close()
 
 
 def open_link(port: str, serve: bool = False) -> Transport:
     """The link to the board on port: through the hub that serves it, if one does;
-    else the port itself, shared with other tallyboard processes when serve is
-    true (the long-running views)."""
+    else the port itself, shared with other processes when serve is true (the
+    long-running commands: watch, monitor, share)."""
     sock = _connect(socket_path(port))
     if sock is not None:
         return SocketTransport(port, sock)

@@ -13,7 +13,7 @@ from typing import Any
 
 from tallycore import game as core_game
 
-from . import files, games
+from . import files, games, names
 from .errors import RecordError
 from .games.base import LoadedGame
 
@@ -55,6 +55,11 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
     players = doc.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
         raise fail("players", "must be a list of player names")
+    for player in players:
+        bad = names.refused_character(player)
+        if bad is not None:
+            raise fail("players", f"{player!r} holds U+{ord(bad):04X}: a name may not hold a control, bidi or "
+                                  "other invisible character (docs/host.md, Names)")
     options = doc.get("options", {})
     if not isinstance(options, dict):
         raise fail("options", "must be an object")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
 from rich.text import Text
 
+from .console import Console
 from . import games
 from .games.base import LoadedGame
 

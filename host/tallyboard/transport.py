@@ -140,6 +140,14 @@ class SerialTransport(Transport):
                 pass
             self._serial = None
 
+    def fileno(self) -> int | None:
+        """The port's descriptor, for a selector (portshare.py); None where there is none."""
+        return self._fd
+
+    def read_now(self) -> bytes:
+        """What has arrived (b"" if nothing), without waiting: for a selector's loop."""
+        return self._read(0)
+
     def _port(self) -> serial.Serial:
         if self._serial is None:
             raise TransportError(f"{self.port} is closed")

@@ -6,19 +6,49 @@ they stay off the board. Plain Python that MicroPython runs too (tests/mp
 talk to the board's App in process with them)."""
 from tallyrun.protocol import VERBS, crc16
 
+def game_verbs():
+    """{verb: (its row in its rules module's VERBS, the rules module)} of every
+    game's own verbs (tallycore.game: VERBS). Host only: it loads every game's rules."""
+    import importlib
+    from tallycore.games import GAMES
+    out = {}
+    for row in GAMES:
+        rules = importlib.import_module("tallycore." + row[3])
+        for verb in rules.VERBS:
+            out[verb[0]] = (verb, rules)
+    return out
+
+
+# what a change does to n (the table's last column), by verb: NEW sets it to 0
+_STEPS = {b"apply": 1, b"undo": -1, b"new": 0}
+
+
+def n_steps():
+    """{verb name: how it moves n} of every verb that changes the game (NEW:
+    0, n goes to 0), the games' own verbs included (each applies an event)."""
+    steps = {row[0].decode(): _STEPS[row[5]] for row in VERBS if row[5] in _STEPS}
+    for verb in game_verbs():
+        steps[verb.decode()] = 1
+    return steps
+
+
 def verb_spec(name):
-    """The VERBS row of a verb name (str or bytes, any case); KeyError if unknown."""
+    """The VERBS row of a verb name (str or bytes, any case), the runtime's or
+    a game's own (its args; no optional ones); KeyError if unknown."""
     if isinstance(name, str):
         name = name.encode()
     name = name.upper()
     for row in VERBS:
         if row[0] == name:
             return row
-    raise KeyError(name)
+    own = game_verbs().get(name)
+    if own is None:
+        raise KeyError(name)
+    return own[0]
 
 
 def encode_request(seq, text):
-    """b'<seq> <text>*<CRC>\\n' for a request body like 'PEG 0 5'."""
+    """b'<seq> <text>*<CRC>\\n' for a request body like 'EV 40'."""
     if isinstance(text, str):
         text = text.encode()
     body = b"%d %s" % (seq, text)

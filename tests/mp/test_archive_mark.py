@@ -18,10 +18,10 @@ def test_kept_is_checked_journaled_answered_and_survives_a_restart():
         app, out = booted_app(root)
         send(app, 1, "NEW roquet 2", "PEG 0 5", "PEG 1 3")
         assert not app.kept()
-        send(app, 4, "KEPT 2 %d" % LCRC_2)
+        send(app, 4, "KEPT 2 %04X" % LCRC_2)
         assert app.kept()
         records = app.journal.records
-        send(app, 4, "KEPT 2 %d" % LCRC_2)       # a retry: answered again, not journaled twice
+        send(app, 4, "KEPT 2 %04X" % LCRC_2)       # a retry: answered again, not journaled twice
         assert app.journal.records == records
         send(app, 5, "PEG 0 1")                 # scored on: the archive holds the game before it
         assert not app.kept()
@@ -43,17 +43,17 @@ def test_a_mark_that_is_not_the_games_is_refused_and_changes_nothing():
     root = folder("kept")
     try:
         app, out = booted_app(root)
-        send(app, 1, "KEPT 0 65535")            # no game yet
+        send(app, 1, "KEPT 0 FFFF")            # no game yet
         send(app, 2, "NEW roquet 2", "PEG 0 5", "PEG 1 3")
         records = app.journal.records
-        send(app, 5, "KEPT 2 %d" % (LCRC_2 ^ 1), "KEPT 1 %d" % LCRC_2, "KEPT 601 0", "KEPT 2 65536")
+        send(app, 5, "KEPT 2 %04X" % (LCRC_2 ^ 1), "KEPT 1 %04X" % LCRC_2, "KEPT 601 0000", "KEPT 2 10000")
         assert app.journal.records == records and not app.kept()
         shut(app, out)
         bodies = read_bodies(root)
         assert b"1 ERR RULE no game in progress; start one with NEW" in bodies
         assert b"5 ERR RULE the game changed since the host read it; archive it again" in bodies
         assert b"6 ERR RULE the game changed since the host read it; archive it again" in bodies
-        assert [b[:11] for b in bodies if b[:2] in (b"7 ", b"8 ")] == [b"7 ERR RANGE", b"8 ERR RANGE"]
+        assert [b[:11] for b in bodies if b[:2] in (b"7 ", b"8 ")] == [b"7 ERR RANGE", b"8 ERR ARGS "]   # lcrc: 4 hex digits, as STATE writes it
     finally:
         cleanup(root)
 
@@ -62,7 +62,7 @@ def test_a_new_game_drops_the_mark_the_boards_own_too():
     root = folder("kept")
     try:
         app, out = booted_app(root)
-        send(app, 1, "NEW roquet 2", "PEG 0 5", "PEG 1 3", "KEPT 2 %d" % LCRC_2)
+        send(app, 1, "NEW roquet 2", "PEG 0 5", "PEG 1 3", "KEPT 2 %04X" % LCRC_2)
         assert app.kept()
         app.local_new()                         # the knob's new game: the same game, empty
         assert app.game.name() == "roquet" and app.game.n == 0 and app.journal.kept == 0

@@ -147,3 +147,49 @@ def test_the_painter_s_poll_allocates_nothing():
     finally:
         micropython.heap_unlock()
     assert answers == [False] * 100 + [True, False]
+
+
+def test_a_stuck_button_is_said_and_ignored_until_let_go():
+    board = _board()
+    pins = Pins()
+    got = []
+    said = []
+    controls = Inputs(board, pins.reader, lambda kind, value=0: got.append((kind, value)), None, said.append)
+    seat1 = board.seat_pins[1]
+    pins.level[board.shift_pin] = 0             # the shift button stuck down from t=0
+    controls.poll(0)
+    controls.poll(10000)                        # 10 s held: stuck
+    assert said == ["inputs: the shift button has been held down for 10 s: it is ignored until it is "
+                    "let go; USB and the other controls keep scoring"]
+    pins.level[seat1] = 0                       # a short press of seat 1 meanwhile
+    controls.poll(10100)
+    pins.level[seat1] = 1
+    controls.poll(10200)
+    assert got == [(menu.SEAT, 1)]              # short: a stuck shift does not make it long
+    pins.level[board.shift_pin] = 1             # let go
+    controls.poll(10300)
+    assert said[1] == "inputs: the shift button is let go and works again" and got == [(menu.SEAT, 1)]
+    pins.level[board.shift_pin] = 0             # and it works again: shift + seat 1 is long
+    controls.poll(10400)
+    pins.level[seat1] = 0
+    controls.poll(10500)
+    assert got == [(menu.SEAT, 1), (menu.SEAT_LONG, 1)] and len(said) == 2
+
+
+def test_a_bouncing_encoder_is_said_read_slowly_and_taken_back():
+    pins = [1, 1]
+    said = []
+    turns = []
+    encoder = Encoder(lambda: pins[0], lambda: pins[1], lambda kind, value: turns.append(value), 4, said.append)
+    for i in range(500):                         # pin A bounces: 500 changes in a second
+        pins[0] ^= 1
+        encoder.poll(2 * i + 1)
+    encoder.poll(1000)
+    assert encoder.storm and len(said) == 1 and said[0].startswith("inputs: the knob's pins changed 500 times")
+    assert turns == []                          # a bounce on one pin is no turn
+    encoder.poll(2000)                          # a quiet second: settled
+    assert not encoder.storm and said[1] == "inputs: the knob's pins have settled and it works again"
+    for state in ((1, 0), (0, 0), (0, 1), (1, 1)):   # one detent clockwise: AB 11 -> 10 -> 00 -> 01 -> 11
+        pins[0], pins[1] = state
+        encoder.poll(2100)
+    assert turns == [1]

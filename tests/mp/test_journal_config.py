@@ -56,6 +56,31 @@ def test_set_checks_ranges():
         assert str(exc) == "player: must be 0 to 7", exc
 
 
+def test_a_name_is_the_name_characters_only():
+    # the host's rule for the board's names (tallyboard.names): 1 to 12 of NAME_CHARS, so an escape
+    # sequence, a bidi override or a thirteenth character is refused by the board itself too
+    c = Config("")
+    for value in ("A\x1b]0;PWNED\x07", "\u202eevil", "evil\u2066", "Ann\x00", "Jos\u00e9", "Ann Lee", "x" * 13):
+        try:
+            c.set(P.CFG_NAME, 0, value)
+        except ValueError as exc:
+            assert str(exc) == "name: 1 to 12 letters, digits, _ - .", exc
+            continue
+        assert False, value
+    for value in ("Ann", "Dee-3.x_y", "x" * 12):
+        c.set(P.CFG_NAME, 1, value)
+        assert c.names[1] == value
+    # every byte: taken alone exactly when it is one of NAME_CHARS
+    for code in range(1, 128):
+        try:
+            c.set(P.CFG_NAME, 2, chr(code))
+            taken = True
+        except ValueError:
+            taken = False
+        assert taken == (P.NAME_CHARS.find(bytes((code,))) >= 0), code
+    assert c.names[0] == "P1"
+
+
 def test_a_damaged_file_keeps_the_defaults_for_its_bad_lines():
     root = folder("config")
     try:

@@ -358,7 +358,7 @@ def test_append_allocates_nothing():
 
 
 def test_a_board_with_the_earlier_journal_keeps_its_game():
-    from tallyrun import oldjournal
+    import oldjournal_writer as oldjournal   # the earlier firmware's writers (the board only reads)
     root = folder("journal")
     try:
         game = Game()

@@ -6,6 +6,8 @@ from mpfixtures import skip
 import sys
 
 from tallyrun import protocol as P
+from tallycore import games
+from tallycore.game import Game
 from tallyboard import wire
 
 
@@ -20,9 +22,19 @@ def _frame(body):
     return line
 
 
-def _parse(text):
+_OWNERS = {"HAND": "skicket", "MISDEAL": "skicket", "PEG": "roquet", "END": "roquet"}
+
+
+def _parse(text, game=None):
+    """Parse a request with the game whose own verb it is in play (a game's
+    verbs are parsed only then), or the game named."""
     line = _frame(text)
     req = P.Request()
+    words = text.split()
+    name = game or (_OWNERS.get(words[1].upper()) if len(words) > 1 else None)
+    if name:
+        req.game = Game(8)
+        req.game.new(games.index_of(name), 2 if name == "roquet" else 4)
     code = req.parse(line, len(line))
     return req, code
 
@@ -317,8 +329,14 @@ def test_encode_request_round_trip():
     assert frame.startswith(b"3 PEG 0 5*") and frame.endswith(b"\n")
     req = P.Request()
     line = bytearray(frame[:-1])
+    # PEG is Roquet's own verb: taken only while Roquet is in play
+    assert req.parse(line, len(line)) == P.E_VERB
+    game = Game(8)
+    game.new(games.index_of("roquet"), 2)
+    req.game = game
     assert req.parse(line, len(line)) == P.E_OK
-    assert req.verb == P.V_PEG
+    assert req.verb == P.V_GAME_VERB + 0    # roquet.VERBS[0]: PEG
+    assert (req.values[0], req.values[1]) == (0, 5)
 
 
 def test_every_request_fits_a_frame_at_its_longest():
@@ -336,12 +354,21 @@ def test_parse_and_reply_allocate_nothing():
     reader = P.LineReader()
     req = P.Request()
     w = P.Writer()
-    lines = [bytes(_frame(t)) + b"\n" for t in (
-        "65535 HAND 2 7NT 1 3 0 13", "9 PEG 1 99", "10 CFG SET name 3 Ann", "11 EV 1073741823",
-        "12 CFG SET colour 1 A0B0C0", "13 NEW skicket 4", "14 LOG 0")]
-    bad = [b"noise \x7f\xff\n", b"1 HELLO*0000\n", bytes(_frame("1 FLY")) + b"\n"]
+    skicket = Game(8)
+    skicket.new(games.index_of("skicket"), 4)
+    roquet = Game(8)
+    roquet.new(games.index_of("roquet"), 2)
+    # (frame, the game in play): a game's own verbs are parsed while it is
+    lines = [(bytes(_frame(t)) + b"\n", g) for t, g in (
+        ("65535 HAND 2 7NT 1 3 0 13", skicket), ("9 PEG 1 99", roquet), ("10 CFG SET name 3 Ann", None),
+        ("11 EV 1073741823", None), ("12 CFG SET colour 1 A0B0C0", None), ("13 NEW skicket 4", None),
+        ("14 LOG 0", roquet), ("15 KEPT 3 B0A1", roquet))]
+    bad = [(b"noise \x7f\xff\n", None), (b"1 HELLO*0000\n", None), (bytes(_frame("1 FLY")) + b"\n", None),
+           (bytes(_frame("2 PEG 2 5")) + b"\n", roquet), (bytes(_frame("3 HAND 0 4H 5 - 0 7")) + b"\n", skicket),
+           (bytes(_frame("4 PEG 1 5")) + b"\n", skicket)]
     results = []
-    for data in lines + bad:
+    for data, game in lines + bad:
+        req.game = game
         codes = bytearray(4)
         count = 0
         micropython.heap_lock()
@@ -350,13 +377,63 @@ def test_parse_and_reply_allocate_nothing():
                 if reader.feed(data[i]) == P.FEED_LINE:
                     codes[count] = req.parse(reader.line, reader.length)
                     reader.length = 0
-                    w.reply(req.seq)
-                    w.key(b"n")
-                    w.number(req.values[0])
+                    if codes[count] and req.arg is not None:
+                        w.error_arg(req.seq, codes[count], req.message, req.arg)   # names the argument
+                    elif codes[count]:
+                        w.error(req.seq, codes[count], req.message)
+                    else:
+                        w.reply(req.seq)
+                        w.key(b"n")
+                        w.number(req.values[0])
                     w.finish()
                     count += 1
         finally:
             micropython.heap_unlock()
         results.append(codes[0])
     assert results[:len(lines)] == [0] * len(lines), results
-    assert results[len(lines):] == [P.E_FRAME, P.E_CRC, P.E_VERB], results
+    assert results[len(lines):] == [P.E_FRAME, P.E_CRC, P.E_VERB, P.E_RANGE, P.E_RANGE, P.E_VERB], results
+    assert bytes(w.buf[:w.length]).startswith(b"4 ERR VERB unknown verb")
+
+
+def _error_line(text):
+    # the ERR a parse failure is answered with, as the app writes it
+    req, code = _parse(text)
+    w = P.Writer()
+    if req.arg is None:
+        w.error(req.seq, code, req.message)
+    else:
+        w.error_arg(req.seq, code, req.message, req.arg)
+    return bytes(w.buf[:w.length])
+
+
+def test_range_and_args_errors_name_the_argument_and_its_range():
+    # the ranges are the declarations': roquet.py PEG player 0-1, points 1-99;
+    # skicket.py HAND doubled_by a player 0-3 or -; protocol.py GAME 0 to 15 (16 games)
+    assert _error_line("1 PEG 2 5") == b"1 ERR RANGE player: must be 0 to 1"
+    assert _error_line("1 PEG 0 100") == b"1 ERR RANGE points: must be 1 to 99"
+    assert _error_line("1 PEG 0 -5") == b"1 ERR ARGS points: must be a decimal number"
+    assert _error_line("1 HAND 0 4H 5 - 0 7") == b"1 ERR RANGE doubled_by: must be - or 0 to 3"
+    assert _error_line("1 HAND 0 8H - - 0 7") == b"1 ERR RANGE bid: must be a level 1 to 7 then C, S, H, D, NT or NK"
+    assert _error_line("1 GAME 16") == b"1 ERR RANGE index: must be 0 to 15"
+    assert _error_line("1 CFG SET brightness 256") == b"1 ERR RANGE brightness: must be 0 to 255"
+    assert _error_line("1 CFG SET name 8 Ann") == b"1 ERR RANGE player: must be 0 to 7"
+    assert _error_line("1 CFG SET name 1 ThirteenChars") == b"1 ERR RANGE name: must be 1 to 12 characters"
+    assert _error_line("1 KEPT 3 12G4") == b"1 ERR ARGS lcrc: must be 4 hex digits, as STATE writes it"
+
+
+def test_kept_takes_lcrc_in_hex_as_state_writes_it():
+    req, code = _parse("1 KEPT 3 B0A1")
+    assert code == P.E_OK and (req.values[0], req.values[1]) == (3, 0xB0A1)
+
+
+def test_a_frame_without_checksum_is_told_to_end_with_star():
+    line = bytearray(b"1 HELLO")
+    req = P.Request()
+    assert req.parse(line, len(line)) == P.E_CRC
+    assert b"*XXXX" in req.message
+    w = P.Writer()
+    w.error(0, P.E_CRC, req.message)
+    w.finish()
+    # on the wire as the board says it (it was ?XXXX); the last * starts the checksum
+    body = wire.check_frame(bytes(w.buf[:w.length]))
+    assert body == b"0 ERR CRC no checksum; end the frame with *XXXX (4 hex digits of CRC-16/CCITT-FALSE)"

@@ -41,6 +41,10 @@ def _accepts(port: int) -> bool:
         return False
 
 
+class _PortTaken(RuntimeError):
+    pass
+
+
 @dataclass(frozen=True)
 class TLSFiles:
     """The server's certificate and key (PEM) for a TLS listener."""
@@ -49,8 +53,10 @@ class TLSFiles:
 
 
 class Mosquitto:
-    """mosquitto on 127.0.0.1:`port`, users from `users` ({name: password}),
-    persistence in `persistence_dir` (config, password file and log there too).
+    """mosquitto on 127.0.0.1:`port` (0: a free one, then `port` says which),
+    users from `users` ({name: password}), each publishing and reading only
+    what `may()` allows (mosquitto_acl()), persistence in `persistence_dir`
+    (config, password and ACL files and log there too).
     With `tls`, the listener speaks TLS (mqtts://). A context manager:
     started on entry, stopped on exit, whatever happened."""
 
@@ -73,10 +79,14 @@ class Mosquitto:
             subprocess.run([MOSQUITTO_PASSWD, "-b", str(passwords), name, password], check=True,
                            capture_output=True, timeout=30)
         passwords.chmod(0o600)
+        acl = self.dir / "acl"
+        acl.write_text(mosquitto_acl())
+        acl.chmod(0o600)
         lines = [
             "per_listener_settings false",
             "allow_anonymous false",
             f"password_file {passwords}",
+            f"acl_file {acl}",
             "persistence true",
             f"persistence_location {self.dir}/",
             "autosave_interval 1",          # the queues on disk within a second, not only at a clean stop
@@ -94,6 +104,15 @@ class Mosquitto:
         self.config_path.write_text("\n".join(lines) + "\n")
 
     def start(self) -> None:
+        if self.port == 0:       # a free port, tried again if another process took it meanwhile
+            for attempt in range(5):
+                self.port = free_port()
+                self.write_config()
+                try:
+                    return self.start()
+                except _PortTaken:
+                    self.port = 0
+            raise RuntimeError("mosquitto found no free port in 5 tries")
         if self.process is None or self.process.poll() is not None:
             if not self.config_path.exists():
                 self.write_config()
@@ -104,6 +123,9 @@ class Mosquitto:
         while not _accepts(self.port):
             if self.process.poll() is not None:
                 error = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
+                if "in use" in error + self._log_tail():
+                    self.process = None
+                    raise _PortTaken(f"mosquitto: port {self.port} is in use")
                 raise RuntimeError(f"mosquitto did not start on port {self.port}: {error.strip()} "
                                    f"{self._log_tail()}")
             if time.monotonic() > deadline:
@@ -144,17 +166,76 @@ class Mosquitto:
         self.stop()
 
 
+# --- who may publish and read what (both brokers) ---------------------------
+
+DIRECTOR_USER = "director"
+
+
+def may(user: str | None, client_id: str | None, topic: str, write: bool) -> bool:
+    """The club's access rule, the same on both brokers (docs/club-mqtt.md,
+    "Who may publish what"): the user `director` writes only the director's
+    topics and reads the tables' and its own; every other user is a table
+    host, which writes only table topics (hand, state) and its own status
+    (the level after `host/` is its client id), and reads only the
+    director's round and `applied`. Nothing outside `tallyboard/`."""
+    levels = topic.split("/")
+    if len(levels) < 4 or levels[0] != "tallyboard":
+        return False
+    area = levels[2]
+    if user == DIRECTOR_USER:
+        if area == "director":
+            return True
+        return not write and (_is(levels, "table", 5) or _is(levels, "host", 5))
+    if write:
+        if _is(levels, "table", 5):
+            return levels[4] in ("hand", "state")
+        return _is(levels, "host", 5) and levels[3] == client_id and levels[4] == "status"
+    return (len(levels) == 4 and levels[2:] == ["director", "round"]) or (
+        len(levels) == 5 and levels[2:4] == ["director", "applied"])
+
+
+def _is(levels: list[str], area: str, count: int) -> bool:
+    return len(levels) == count and levels[2] == area
+
+
+def mosquitto_acl(director_user: str = DIRECTOR_USER) -> str:
+    """The same rule as `may()`, as a mosquitto acl_file."""
+    return (f"# the director: its own topics, and reads every table's\n"
+            f"user {director_user}\n"
+            "topic readwrite tallyboard/+/director/#\n"
+            "topic read tallyboard/+/table/+/+\n"
+            "topic read tallyboard/+/host/+/status\n"
+            "\n"
+            "# every user (so every table host): hands and states of boards, its own status (%c: its client id),\n"
+            "# and reads the director's round and applied only\n"
+            "pattern write tallyboard/+/table/+/hand\n"
+            "pattern write tallyboard/+/table/+/state\n"
+            "pattern write tallyboard/+/host/%c/status\n"
+            "pattern read tallyboard/+/director/round\n"
+            "pattern read tallyboard/+/director/applied/+\n")
+
+
 # --- amqtt, in this process ---------------------------------------------------
 
+CONNECT_TIMEOUT = 5.0        # seconds a new connection has to log in (CONNECT) before it is closed
+MAX_CONNECTIONS = 200        # the whole listener
+MAX_PER_ADDRESS = 16         # one machine: a table host needs one connection, a laptop a few
+
 try:
+    from amqtt.broker import Broker as _Broker
+    from amqtt.errors import AMQTTError as _AMQTTError
     from amqtt.plugins.base import BaseAuthPlugin as _AuthBase
+    from amqtt.plugins.base import BaseTopicPlugin as _TopicBase
 except ImportError:   # amqtt missing: EmbeddedBroker says so when started
-    _AuthBase = object  # type: ignore[assignment,misc]
+    _AuthBase = _TopicBase = _Broker = object  # type: ignore[assignment,misc]
+    _AMQTTError = RuntimeError  # type: ignore[assignment,misc]
 
 
 class PasswordCheck(_AuthBase):  # type: ignore[misc,valid-type]
     """amqtt plugin: a client gets in only with a user name and its password
-    from the broker's `users` (compared in constant time)."""
+    from the broker's `users` (compared in constant time), and with no last
+    will on a topic its user may not publish (amqtt publishes a will
+    without the topic check)."""
 
     @dataclass
     class Config:
@@ -162,13 +243,92 @@ class PasswordCheck(_AuthBase):  # type: ignore[misc,valid-type]
 
     async def authenticate(self, *, session: Any) -> bool:
         expected = self.config.users.get(session.username or "")
-        return expected is not None and hmac.compare_digest(expected.encode(), (session.password or "").encode())
+        if expected is None or not hmac.compare_digest(expected.encode(), (session.password or "").encode()):
+            return False
+        if session.will_flag and not may(session.username, session.client_id, session.will_topic or "", True):
+            self.context.logger.warning("%s: a last will on %s is not allowed", session.client_id,
+                                        session.will_topic)
+            return False
+        return True
+
+
+class TopicCheck(_TopicBase):  # type: ignore[misc,valid-type]
+    """amqtt plugin: publish, subscribe and receive by `may()`."""
+
+    @dataclass
+    class Config:
+        enabled: bool = True
+
+    async def topic_filtering(self, *, session: Any = None, topic: str | None = None, action: Any = None) -> bool:
+        if session is None or topic is None:
+            return False
+        return may(session.username, session.client_id, topic, str(action) == "publish")
+
+
+class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
+    """amqtt's broker with two limits it lacks: a connection that has not
+    logged in within CONNECT_TIMEOUT seconds is closed, and one address
+    holds at most MAX_PER_ADDRESS connections (more are closed at once)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.per_address: dict[str, int] = {}
+
+    async def stream_connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                               listener_name: str) -> None:
+        peer = writer.get_extra_info("peername")
+        address = peer[0] if peer else "?"
+        if self.per_address.get(address, 0) >= MAX_PER_ADDRESS:
+            self.logger.warning("%s has %d connections already; closing a new one", address, MAX_PER_ADDRESS)
+            writer.close()
+            return
+        self.per_address[address] = self.per_address.get(address, 0) + 1
+        try:
+            await super().stream_connected(reader, writer, listener_name)
+        finally:
+            self.per_address[address] -= 1
+            if not self.per_address[address]:
+                del self.per_address[address]
+
+    async def _publish_retained_messages_for_subscription(self, subscription: tuple[str, int],
+                                                          session: Any) -> None:
+        # amqtt 0.12 calls this at every connection for every topic filter any client subscribed to, and
+        # sends retained messages without the topic check: only the session's own filters, and what it may read
+        topic_filter = subscription[0]
+        if all(subscriber.client_id != session.client_id for subscriber, _ in self._subscriptions.get(topic_filter, [])):
+            return
+        handler = self._get_handler(session)
+        if handler is None:
+            return
+        tasks = [asyncio.ensure_future(handler.mqtt_publish(message.topic, message.data,
+                                                            min(subscription[1], message.qos or subscription[1]),
+                                                            retain=True))
+                 for topic, message in list(self._retained_messages.items())
+                 if self._matches(topic, topic_filter) and may(session.username, session.client_id, topic, False)]
+        if tasks:
+            await asyncio.wait(tasks)
+
+    async def _initialize_client_session(self, reader: Any, writer: Any, remote_address: str,
+                                         remote_port: int) -> Any:
+        try:
+            return await asyncio.wait_for(super()._initialize_client_session(reader, writer, remote_address,
+                                                                             remote_port), CONNECT_TIMEOUT)
+        except asyncio.TimeoutError:
+            self.logger.warning("%s:%s sent no CONNECT in %g s; closed", remote_address, remote_port,
+                                CONNECT_TIMEOUT)
+            try:
+                await writer.close()
+            except OSError:
+                pass
+            raise _AMQTTError("no CONNECT in time") from None
 
 
 class EmbeddedBroker:
-    """amqtt on `bind`:`port` (127.0.0.1 unless told) in a thread with its own asyncio loop;
-    anonymous clients refused, `users` ({name: password}) let in. Sessions
-    and retained messages live in memory: they go when the broker stops."""
+    """amqtt on `bind`:`port` (127.0.0.1 unless told; port 0: a free one,
+    then `port` says which) in a thread with its own asyncio loop;
+    anonymous clients refused, `users` ({name: password}) let in, each user
+    publishing and reading only what `may()` allows. Sessions and retained
+    messages live in memory: they go when the broker stops."""
 
     def __init__(self, port: int, users: Mapping[str, str], bind: str = "127.0.0.1") -> None:
         self.port = port
@@ -181,13 +341,13 @@ class EmbeddedBroker:
         self._error: BaseException | None = None
 
     def start(self) -> None:
-        try:
-            from amqtt.broker import Broker
-        except ImportError:
-            raise RuntimeError("the embedded broker needs amqtt: pip install amqtt") from None
+        if _Broker is object:
+            raise RuntimeError("the embedded broker needs amqtt: pip install amqtt")
         config = {
-            "listeners": {"default": {"type": "tcp", "bind": f"{self.bind}:{self.port}", "max_connections": 200}},
-            "plugins": {f"{__name__}.PasswordCheck": {"users": self.users}},
+            "listeners": {"default": {"type": "tcp", "bind": f"{self.bind}:{self.port}",
+                                      "max_connections": MAX_CONNECTIONS}},
+            "plugins": {f"{__name__}.PasswordCheck": {"users": self.users},
+                        f"{__name__}.TopicCheck": {"enabled": True}},
         }
 
         def run() -> None:
@@ -195,7 +355,7 @@ class EmbeddedBroker:
             self._loop = loop
             asyncio.set_event_loop(loop)
             try:
-                self._broker = Broker(config, loop=loop)
+                self._broker = _GuardedBroker(config, loop=loop)
                 loop.run_until_complete(self._broker.start())
             except BaseException as error:   # reported by start() in the caller's thread
                 self._error = error
@@ -208,34 +368,59 @@ class EmbeddedBroker:
             finally:
                 loop.close()
 
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            self._ready.clear()
-            self._error = None
-            self._thread = threading.Thread(target=run, name=f"amqtt-{self.port}", daemon=True)
-            self._thread.start()
-            started = self._ready.wait(max(0.1, deadline - time.monotonic())) and self._error is None
-            if started:
-                return
-            self.stop()
-            # a restart on a loaded machine: the last broker's socket may not be closed yet
-            if "address already in use" not in str(self._error) or time.monotonic() > deadline:
-                raise RuntimeError(f"the embedded broker did not start on port {self.port}: {self._error}")
-            time.sleep(0.2)
+        self._ready.clear()
+        self._error = None
+        self._thread = threading.Thread(target=run, name=f"amqtt-{self.port}", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(START_TIMEOUT) or self._error is not None:
+            error = self._error or f"not listening after {START_TIMEOUT:g} s"
+            self._thread.join(STOP_TIMEOUT)
+            self._loop = self._thread = self._broker = None
+            raise RuntimeError(f"the embedded broker did not start on {self.bind}:{self.port}: {error}")
+        server = self._broker._servers["default"].instance
+        self.port = server.sockets[0].getsockname()[1]      # port 0: the one the system gave
 
     def stop(self) -> None:
+        """Close the listening socket first (the port is free when this
+        returns), then the sessions; RuntimeError if amqtt did not shut down
+        in time (its sessions are dropped all the same)."""
         loop, thread, broker = self._loop, self._thread, self._broker
         self._loop = self._thread = self._broker = None
         if loop is None or thread is None:
             return
+        failure: BaseException | None = None
         if broker is not None and loop.is_running():
             try:
-                asyncio.run_coroutine_threadsafe(broker.shutdown(), loop).result(STOP_TIMEOUT)
-            except Exception:   # a broker that fails to shut down is stopped with its loop
-                pass
+                asyncio.run_coroutine_threadsafe(self._shutdown(broker), loop).result(STOP_TIMEOUT + 2)
+            except BaseException as error:   # reported below, after the loop is stopped
+                failure = error
         if loop.is_running():
             loop.call_soon_threadsafe(loop.stop)
         thread.join(STOP_TIMEOUT)
+        if thread.is_alive():
+            raise RuntimeError(f"the embedded broker's thread did not end within {STOP_TIMEOUT:g} s")
+        if failure is not None:
+            raise RuntimeError(f"the embedded broker on port {self.port} did not shut down cleanly "
+                               f"({failure!r}); its port is closed and its sessions dropped") from failure
+
+    @staticmethod
+    async def _shutdown(broker: Any) -> None:
+        for server in broker._servers.values():     # the port first: amqtt closes it last, after every session
+            if server.instance is not None:
+                server.instance.close()
+        # then every connection, at once: amqtt's shutdown waits on each session's reader and writer, which
+        # mid-stream (QoS 1 in flight) wait on each other
+        for _session, handler in list(broker._sessions.values()):
+            stream = getattr(getattr(handler, "writer", None), "_writer", None)
+            if stream is not None:
+                stream.transport.abort()
+        try:
+            await asyncio.wait_for(broker.shutdown(), STOP_TIMEOUT)
+        finally:
+            current = asyncio.current_task()
+            for task in asyncio.all_tasks():
+                if task is not current:
+                    task.cancel()
 
     def restart(self) -> None:
         self.stop()

@@ -33,18 +33,19 @@ import hmac
 import json
 import re
 import secrets
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Union
+
+from . import kinds as _kinds
+from .kinds import KINDS, MAX_SEQ, SEQUENCED, is_name
 
 VERSION = 1
 DIRECTOR = "director"
-SEQUENCED = frozenset({"hand", "state", "round"})   # applied once each, in order
-KINDS = SEQUENCED | {"status", "applied"}           # status, applied: latest wins, replays harmless
-MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
+Key = Union[bytes, Callable[[Mapping[str, Any]], "bytes | None"]]   # one key, or the key of a message's sender
 MAX_BYTES = 64 * 1024        # a whole message; a hand or a round is far smaller
 MAX_DEPTH = 8                # nesting of the body
 SECRET_BYTES = 32
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")   # topic-safe: no / + # or spaces
 _SIG = re.compile(r"[0-9a-f]{64}\Z")
 _FIELDS = frozenset({"v", "event", "board", "seq", "kind", "body", "sig"})
 
@@ -62,13 +63,9 @@ class RefusedMessage(ValueError):
 def check_name(what: str, name: object) -> str:
     """An event id, board identity or host name: 1-64 letters, digits, _ . -
     starting with a letter or digit (it becomes a topic level)."""
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not is_name(name):
         raise ValueError(f"{what} {name!r} is not a name: use 1 to 64 letters, digits, '_', '.' or '-'")
     return name
-
-
-def is_name(name: object) -> bool:
-    return isinstance(name, str) and bool(_NAME.match(name))
 
 
 def new_secret() -> bytes:
@@ -137,7 +134,7 @@ def _check_fields(message: Mapping[str, Any]) -> None:
     seq = message["seq"]
     if type(seq) is not int or not 0 <= seq <= MAX_SEQ:
         raise RefusedMessage("field", f"seq {seq!r} is not a whole number from 0 to {MAX_SEQ}")
-    if message["kind"] not in KINDS:
+    if type(message["kind"]) is not str or message["kind"] not in KINDS:
         raise RefusedMessage("field", f"kind {message['kind']!r}; known kinds: " + ", ".join(sorted(KINDS)))
     if message["kind"] in SEQUENCED and seq == 0:
         raise RefusedMessage("field", f"a {message['kind']} message is numbered from 1")
@@ -150,12 +147,16 @@ def _check_fields(message: Mapping[str, Any]) -> None:
         raise RefusedMessage("field", "sig is not 64 lowercase hex digits")
 
 
-def open_message(data: bytes | str, key: bytes, known_boards: Mapping[str, int], *,
-                 event: str | None = None, gaps: bool = False) -> dict[str, Any]:
+def open_message(data: bytes | str, key: Key, known_boards: Mapping[str, int], *,
+                 event: str | None = None, gaps: bool = False, topic: str | None = None) -> dict[str, Any]:
     """The message in `data`, checked; RefusedMessage(reason) if it is not to be applied.
 
+    `key` is the key it must be signed with, or a function of the (not yet
+    trusted) message giving its sender's key (None: no key for it).
     `known_boards` maps every sender this end accepts to the last seq it
     applied from it (0 for none yet). `event`, if given, is the evening's id.
+    `topic`, if given, is the topic it came on: its kind and subject must be
+    the message's (kinds.KINDS), and the body is checked as that kind's.
     `gaps` as in the module's docstring."""
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -175,10 +176,15 @@ def open_message(data: bytes | str, key: bytes, known_boards: Mapping[str, int],
     _check_fields(message)
     if event is not None and message["event"] != event:
         raise RefusedMessage("event", f"message of event {message['event']!r}, not of {event!r}")
+    if topic is not None:
+        _check_topic(message, topic)
     sender = message["board"]
     if sender not in known_boards:
         raise RefusedMessage("board", f"unknown board {sender!r}")
-    if not hmac.compare_digest(signature(key, message), message["sig"]):
+    signing_key = key(message) if callable(key) else key
+    if signing_key is None:
+        raise RefusedMessage("board", f"no key for {sender!r}")
+    if not hmac.compare_digest(signature(signing_key, message), message["sig"]):
         raise RefusedMessage("signature", f"bad signature on {message['kind']} {message['seq']} from {sender!r}")
     if message["kind"] in SEQUENCED:
         last = known_boards[sender]
@@ -190,45 +196,99 @@ def open_message(data: bytes | str, key: bytes, known_boards: Mapping[str, int],
     return message
 
 
-def join_code(event: str, secret: bytes) -> str:
-    """What the director shows for a table host to type in: the event, the
-    secret in base32 and a check of both, `tb1:EVENT:SECRET:CHECK`."""
+def _check_topic(message: Mapping[str, Any], topic: str) -> None:
+    found = _kinds.parse_topic(message["event"], topic)
+    if found is None:
+        raise RefusedMessage("field", f"{topic} is not a topic of evening {message['event']!r}")
+    kind, subject = found
+    if kind.body is not None:
+        try:
+            kind.body(message["body"])
+        except _kinds.BodyError as error:
+            raise RefusedMessage("field", f"{message['kind']} {message['seq']} from {message['board']!r}: "
+                                          f"{error}") from None
+    wrong = _kinds.check_topic(kind, subject, dict(message))
+    if wrong is not None:
+        raise RefusedMessage("field", f"{wrong} ({topic})")
+
+
+KEY_BYTES = 16               # a table's signing key in a join code (HMAC-SHA256 keys of 128 bits)
+
+
+def board_key(secret: bytes, board: str) -> bytes:
+    """The key that signs `board`'s messages (and its table host's status): derived
+    from the evening's secret, so the director knows it for every board, and
+    given only to the table host that has that board (its join code)."""
+    return hmac.new(secret, b"board:" + board.encode("ascii"), hashlib.sha256).digest()[:KEY_BYTES]
+
+
+def director_key(secret: bytes) -> bytes:
+    """The key of the director's own messages (round, applied), in every join code so
+    table hosts can check them; only the director's broker login may publish them."""
+    return hmac.new(secret, b"director", hashlib.sha256).digest()[:KEY_BYTES]
+
+
+@dataclass(frozen=True)
+class JoinCode:
+    """What a table host joins with: the evening, its tables and their keys, the director's key."""
+    event: str
+    tables: tuple[int, ...]
+    director: bytes
+    keys: tuple[bytes, ...]          # one per table, in the order of `tables`
+
+
+def join_code(event: str, secret: bytes, tables: list[int], board: Callable[[int], str]) -> str:
+    """What the director shows for the table host of `tables` to type in:
+    `tb2:EVENT:TABLES:KEYS:CHECK`, the tables as `1.2`, the director's key
+    then each table's key in base32, and a check of all of it. `board(t)`
+    is table t's board identity."""
     check_name("event", event)
-    text = base64.b32encode(secret).decode("ascii").rstrip("=").lower()
-    return f"tb1:{event}:{text}:{_check(event, secret)}"
+    if not tables or len(set(tables)) != len(tables) or not all(type(t) is int and 1 <= t <= 999 for t in tables):
+        raise ValueError("a join code is for one or more different tables, numbered 1 to 999")
+    material = director_key(secret) + b"".join(board_key(secret, board(t)) for t in tables)
+    text = base64.b32encode(material).decode("ascii").rstrip("=").lower()
+    numbers = ".".join(map(str, tables))
+    return f"tb2:{event}:{numbers}:{text}:{_check(f'{event}:{numbers}', material)}"
 
 
-def read_join_code(code: str) -> tuple[str, bytes]:
-    """(event, secret) from a join code; ValueError saying what to do if it was mistyped."""
+def read_join_code(code: str) -> JoinCode:
+    """The evening, tables and keys of a join code; ValueError saying what to do if it was mistyped."""
     parts = code.strip().split(":")
-    if len(parts) != 4 or parts[0] != "tb1":
-        raise ValueError("not a join code: it looks like tb1:EVENT:SECRET:CHECK; copy it again from the director")
-    _, event, text, check = parts
+    if len(parts) == 4 and parts[0] == "tb1":
+        raise ValueError("this join code is an older tallyboard's: ask the director for this table host's code "
+                         "(tallyboard event join-code --table N)")
+    if len(parts) != 5 or parts[0] != "tb2":
+        raise ValueError("not a join code: it looks like tb2:EVENT:TABLES:KEYS:CHECK; copy it again from the director")
+    _, event, numbers, text, check = parts
     check_name("event", event)
     try:
-        secret = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
+        tables = tuple(int(t) for t in numbers.split("."))
+        material = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
     except ValueError:
-        raise ValueError("the join code's secret is mistyped; copy it again from the director") from None
-    if len(secret) != SECRET_BYTES or check != _check(event, secret):
+        raise ValueError("the join code is mistyped; copy it again from the director") from None
+    if len(material) != KEY_BYTES * (1 + len(tables)) or check != _check(f"{event}:{numbers}", material):
         raise ValueError("the join code is mistyped (its check does not match); copy it again from the director")
-    return event, secret
+    keys = tuple(material[KEY_BYTES * i:KEY_BYTES * (i + 1)] for i in range(1, len(tables) + 1))
+    return JoinCode(event, tables, material[:KEY_BYTES], keys)
 
 
-def _check(event: str, secret: bytes) -> str:
-    return hashlib.sha256(event.encode("ascii") + b":" + secret).hexdigest()[:6]
+def _check(what: str, material: bytes) -> str:
+    return hashlib.sha256(what.encode("ascii") + b":" + material).hexdigest()[:6]
 
 
 def table_topic(event: str, board: str, kind: str) -> str:
-    return f"tallyboard/{event}/table/{board}/{kind}"
+    if KINDS[kind].sender != _kinds.TABLE or KINDS[kind].subject != "sender":
+        raise ValueError(f"{kind} is not a board's message")
+    return KINDS[kind].topic(event, board)
 
 
 def host_status_topic(event: str, host: str) -> str:
-    return f"tallyboard/{event}/host/{host}/status"
+    return KINDS["status"].topic(event, host)
 
 
 def round_topic(event: str) -> str:
-    return f"tallyboard/{event}/director/round"
+    return KINDS["round"].topic(event)
 
 
 def applied_topic(event: str, board: str) -> str:
-    return f"tallyboard/{event}/director/applied/{board}"
+    return KINDS["applied"].topic(event, board)

@@ -13,9 +13,17 @@ the transaction that records (board, seq) in its `applied` table, and a
 message refused (bad JSON, unknown board, bad signature, replay, gap) is
 written to its `refused` table and never applied. After each message it
 publishes, retained, how far it has applied that board.
+
+Both ends as aiomqtt does it: paho's callbacks only queue what arrived
+(bounded: a flood costs at most MAX_QUEUED_BYTES, the rest is dropped
+and counted, and the table hosts' resends bring back anything real), and
+one worker thread checks each message and writes SQLite, then
+acknowledges it to the broker (manual PUBACK), so a slow disk or a flood
+never stalls paho's network thread and its keepalives.
 """
 from __future__ import annotations
 
+import collections
 import logging
 import sqlite3
 import ssl
@@ -28,15 +36,18 @@ from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as mqtt
 
-from . import envelope
+from .. import database
+from . import envelope, kinds
 from .envelope import RefusedMessage
-from .outbox import Outbox, connect
+from .outbox import Outbox
 
 log = logging.getLogger(__name__)
 
 RESEND_AFTER = 5.0       # seconds the director has to confirm a message before it is sent again
 RESEND_AFTER_MAX = 300.0  # the wait doubles while nothing is confirmed, up to this
 KEEPALIVE = 15            # seconds; the broker publishes a table host's will after 1.5 times this
+MAX_QUEUED_BYTES = 4 * 1024 * 1024   # what arrived and waits for the worker; beyond it, dropped (and counted)
+MAX_REFUSED = 500         # rows kept in the director's `refused` (a repeat counts in its row; the oldest go)
 
 
 class ConnectionRefused(ConnectionError):
@@ -69,6 +80,15 @@ def parse_url(url: str) -> BrokerAddress:
                          unquote(parts.password) if parts.password is not None else None)
 
 
+def _published(info: mqtt.MQTTMessageInfo) -> bool:
+    """Whether the broker acknowledged it; False, not paho's RuntimeError, when it was not sent at all
+    (published while the connection was down: that ended the publisher thread, and the outbox with it)."""
+    try:
+        return info.is_published()
+    except (RuntimeError, ValueError):
+        return False
+
+
 class _Link:
     """What both ends share: the paho client, its session, connecting and reconnecting."""
 
@@ -78,7 +98,7 @@ class _Link:
         self.address = address
         self.client_id = envelope.check_name("client id", client_id)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
-                                  protocol=mqtt.MQTTv311)
+                                  protocol=mqtt.MQTTv311, manual_ack=True)
         username = username if username is not None else address.username
         password = password if password is not None else address.password
         if username is not None:
@@ -89,15 +109,78 @@ class _Link:
         self.client.suppress_exceptions = True   # the network thread goes on; see _message
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
-        self.client.on_message = self._message
+        self.client.on_message = self._queue
         self.connected = threading.Event()
         self.generation = 0           # one more at every connection
         self.last_error: str | None = None
         self._refused_by_broker = False
+        self.refusals = 0             # connections the broker refused
+        self._inbox: collections.deque[tuple[int, mqtt.MQTTMessage]] = collections.deque()
+        self._inbox_bytes = 0
+        self._inbox_changed = threading.Condition()
+        self._worker_stop = threading.Event()
+        self.dropped = 0              # messages dropped because the worker was MAX_QUEUED_BYTES behind
+        self.handled = 0              # messages the worker has taken (applied, refused or dropped)
+        self._worker = threading.Thread(target=self._work, name=f"mqtt-worker-{client_id}", daemon=True)
 
     def start(self) -> None:
+        self._worker.start()
         self.client.connect_async(self.address.host, self.address.port, keepalive=KEEPALIVE)
         self.client.loop_start()
+
+    def _queue(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        """paho's network thread: queue and return (the worker checks, writes and acknowledges)."""
+        size = len(message.payload) + len(message.topic)
+        with self._inbox_changed:
+            if self._inbox_bytes + size > MAX_QUEUED_BYTES:
+                self.dropped += 1
+                drop = True
+            else:
+                self._inbox.append((self.generation, message))
+                self._inbox_bytes += size
+                self._inbox_changed.notify()
+                drop = False
+        if drop:   # acknowledged so the broker forgets it; a real message comes again with its sender's resend
+            self._ack(self.generation, message)
+            self.on_dropped(message)
+
+    def on_dropped(self, message: mqtt.MQTTMessage) -> None:
+        """A message dropped because the worker is too far behind."""
+
+    def _work(self) -> None:
+        while True:
+            with self._inbox_changed:
+                while not self._inbox and not self._worker_stop.is_set():
+                    self._inbox_changed.wait(0.5)
+                if not self._inbox:
+                    return
+                generation, message = self._inbox.popleft()
+                self._inbox_bytes -= len(message.payload) + len(message.topic)
+            try:
+                self._on_message(message)
+            except Exception:   # a store that failed: not applied, and the table host's resend brings it again
+                log.exception("%s: %s not handled", self.client_id, message.topic)
+            else:
+                self._ack(generation, message)
+            with self._inbox_changed:
+                self.handled += 1
+                self._inbox_changed.notify_all()
+
+    def _ack(self, generation: int, message: mqtt.MQTTMessage) -> None:
+        # a PUBACK belongs to the connection the message came on: after a reconnection the broker sends it again
+        if message.qos and generation == self.generation and self.connected.is_set():
+            self.client.ack(message.mid, message.qos)
+
+    def wait_handled(self, count: int, timeout: float) -> bool:
+        """Until the worker has taken `count` messages in all (for tests and benchmarks)."""
+        deadline = time.monotonic() + timeout
+        with self._inbox_changed:
+            while self.handled + self.dropped < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._inbox_changed.wait(left)
+        return True
 
     def wait_connected(self, timeout: float) -> None:
         """Until the broker has taken the link; ConnectionRefused if it said
@@ -114,6 +197,7 @@ class _Link:
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             self.last_error = str(reason)
+            self.refusals += 1
             self._refused_by_broker = reason.value in (0x04, 0x05, 0x86, 0x87)   # bad credentials, not authorized
             log.warning("%s: broker refused the connection: %s", self.client_id, reason)
             return
@@ -133,18 +217,19 @@ class _Link:
     def connected_now(self) -> None:
         """Subscribe and announce; runs at every (re)connection."""
 
-    def _message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        try:
-            self._on_message(client, userdata, message)
-        except Exception:   # a store that failed: not applied, and the table host's resend brings it again
-            log.exception("%s: %s not handled", self.client_id, message.topic)
-
-    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+    def _on_message(self, message: mqtt.MQTTMessage) -> None:
         raise NotImplementedError
 
     def _stop_client(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+        self._worker_stop.set()
+        with self._inbox_changed:
+            self._inbox.clear()       # not acknowledged: the broker keeps them for the next session
+            self._inbox_bytes = 0
+            self._inbox_changed.notify_all()
+        if self._worker.is_alive():
+            self._worker.join(10)
 
 
 class TableLink(_Link):
@@ -192,17 +277,10 @@ class TableLink(_Link):
         return self.outbox.add(board, kind, body)
 
     def _status(self, online: bool) -> bytes:
-        return envelope.seal(self.key, self.event, self.client_id, 0, "status",
+        # signed with its first board's key: the director checks it with that board's
+        key = self.outbox.signing_key(self.boards[0]) if self.boards else self.key
+        return envelope.seal(key, self.event, self.client_id, 0, "status",
                              {"online": online, "boards": self.boards})
-
-    def connected_now(self) -> None:
-        self.client.subscribe([(envelope.round_topic(self.event), 1),
-                               (envelope.applied_topic(self.event, "+"), 1)])
-        self.client.publish(envelope.host_status_topic(self.event, self.client_id), self._status(True), qos=1,
-                            retain=True)
-        self.outbox.resend_all()
-        self._waiting = self.resend_after
-        self.outbox.notify()
 
     def _publish_loop(self) -> None:
         while not self._stopping.is_set():
@@ -216,12 +294,12 @@ class TableLink(_Link):
                     self.outbox.changed.wait(0.2)
                 continue
             info = self.client.publish(row.topic, row.payload, qos=1)
-            while not self._stopping.is_set() and generation == self.generation and not info.is_published():
+            while not self._stopping.is_set() and generation == self.generation and not _published(info):
                 try:
                     info.wait_for_publish(0.2)
                 except (RuntimeError, ValueError):   # not sent: the connection went; it is sent again after
                     time.sleep(0.05)
-            if info.is_published():
+            if _published(info):
                 self.outbox.mark_acked(row.id)
 
     def _resend_if_unconfirmed(self) -> None:
@@ -232,23 +310,28 @@ class TableLink(_Link):
                      self.client_id, count, self._waiting)
             self._waiting = min(self._waiting * 2, RESEND_AFTER_MAX)
 
-    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+    def connected_now(self) -> None:
+        self.client.subscribe([(kind.subscription(self.event), 1) for kind in kinds.FROM_DIRECTOR])
+        self.client.publish(envelope.host_status_topic(self.event, self.client_id), self._status(True), qos=1,
+                            retain=True)
+        self.outbox.resend_all()
+        self._waiting = self.resend_after
+        self.outbox.notify()
+
+    def _on_message(self, message: mqtt.MQTTMessage) -> None:
         try:
-            if message.topic == envelope.round_topic(self.event):
-                opened = envelope.open_message(message.payload, self.key,
-                                               {envelope.DIRECTOR: self.outbox.received(envelope.DIRECTOR)},
-                                               event=self.event, gaps=True)
-                if opened["kind"] != "round":
-                    raise RefusedMessage("field", f"a {opened['kind']} message on the round's topic")
+            found = kinds.parse_topic(self.event, message.topic)
+            if found is None or found[0].sender != kinds.DIRECTOR:
+                raise RefusedMessage("field", f"{message.topic} is not a topic the director publishes on")
+            kind = found[0]
+            last = self.outbox.received(envelope.DIRECTOR) if kind.sequenced else 0
+            opened = envelope.open_message(message.payload, self.key, {envelope.DIRECTOR: last},
+                                           event=self.event, gaps=True, topic=message.topic)
+            if kind.name == "round":
                 if self.on_director_message is not None:
                     self.outbox.apply_received(envelope.DIRECTOR, opened["seq"], self.on_director_message, opened)
             else:
-                opened = envelope.open_message(message.payload, self.key, {envelope.DIRECTOR: 0}, event=self.event)
-                body = opened["body"]
-                board, seq = body.get("board"), body.get("seq")
-                if (opened["kind"] != "applied" or message.topic != envelope.applied_topic(self.event, str(board))
-                        or type(seq) is not int or not 0 <= seq <= envelope.MAX_SEQ):
-                    raise RefusedMessage("field", f"not an applied message for its topic: {message.topic}")
+                board, seq = opened["body"]["board"], opened["body"]["seq"]
                 if self.outbox.numbered(board) and self.outbox.confirm(board, seq):
                     self._waiting = self.resend_after
         except RefusedMessage as refused:
@@ -265,15 +348,8 @@ class DirectorLink(_Link):
     that returns it. `on_status(host, online, boards)` hears table hosts
     come and go."""
 
-    SCHEMA = """
-    CREATE TABLE IF NOT EXISTS applied (board TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-    CREATE TABLE IF NOT EXISTS refused (id INTEGER PRIMARY KEY, at TEXT NOT NULL, board TEXT, topic TEXT NOT NULL,
-                                        reason TEXT NOT NULL, text TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS sent (topic TEXT PRIMARY KEY, seq INTEGER NOT NULL, payload BLOB NOT NULL);
-    """
-
     def __init__(self, url: str, client_id: str, username: str | None = None, password: str | None = None,
-                 tls_ca: str | Path | None = None, *, event: str, key: bytes, store_path: str | Path,
+                 tls_ca: str | Path | None = None, *, event: str, key: envelope.Key, store_path: str | Path,
                  boards: Iterable[str] | Callable[[sqlite3.Connection], Iterable[str]],
                  on_table_message: Callable[[sqlite3.Connection, dict[str, Any]], None],
                  on_status: Callable[[str, bool, list[str]], None] | None = None,
@@ -281,12 +357,13 @@ class DirectorLink(_Link):
         super().__init__(url, client_id, username, password, tls_ca, max_backoff)
         self.event = envelope.check_name("event", event)
         self.key = key
-        self.store = connect(store_path)
-        self.store.executescript(self.SCHEMA)
+        self.store = database.open_file(store_path, database.DIRECTOR)
         self._boards = boards if callable(boards) else frozenset(boards)
         self.on_table_message = on_table_message
         self.on_status = on_status
         self._lock = threading.RLock()
+        self._dropped_noted = 0
+        self.round_published_again = 0     # times the broker's round differed from ours and was replaced
 
     def stop(self) -> None:
         self._stop_client()
@@ -294,8 +371,8 @@ class DirectorLink(_Link):
             self.store.close()
 
     def connected_now(self) -> None:
-        self.client.subscribe([(envelope.table_topic(self.event, "+", "+"), 1),
-                               (envelope.host_status_topic(self.event, "+"), 1)])
+        self.client.subscribe([(kind.subscription(self.event), 1) for kind in kinds.FROM_TABLES]
+                              + [(envelope.round_topic(self.event), 1)])   # its own round: the broker's copy
         with self._lock:   # a broker that lost its retained messages gets them again
             for topic, payload in self.store.execute("SELECT topic, payload FROM sent ORDER BY seq").fetchall():
                 self.client.publish(topic, bytes(payload), qos=1, retain=True)
@@ -303,22 +380,22 @@ class DirectorLink(_Link):
     def publish_round(self, body: Mapping[str, Any]) -> int:
         """Publish the round (seating, game length: the evening's body),
         retained; its seq. Stored first, so it is published again after
-        every reconnection."""
+        every reconnection, and whenever the broker's copy is not this one."""
         topic = envelope.round_topic(self.event)
         with self._lock:
-            self.store.execute("BEGIN IMMEDIATE")
-            try:
-                seq = self.store.execute("SELECT coalesce(max(seq), 0) FROM sent").fetchone()[0] + 1
-                payload = envelope.seal(self.key, self.event, envelope.DIRECTOR, seq, "round", body)
-                self.store.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
-                                   "DO UPDATE SET seq = excluded.seq, payload = excluded.payload",
-                                   (topic, seq, payload))
-                self.store.execute("COMMIT")
-            except BaseException:
-                self.store.execute("ROLLBACK")
-                raise
+            with database.write(self.store) as db:
+                seq = db.execute("SELECT coalesce(max(seq), 0) FROM sent").fetchone()[0] + 1
+                payload = envelope.seal(self._director_key(), self.event, envelope.DIRECTOR, seq, "round", body)
+                db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
+                           "DO UPDATE SET seq = excluded.seq, payload = excluded.payload", (topic, seq, payload))
         self.client.publish(topic, payload, qos=1, retain=True)
         return seq
+
+    def _director_key(self) -> bytes:
+        key = self.key({"board": envelope.DIRECTOR}) if callable(self.key) else self.key
+        if key is None:
+            raise ValueError("no key for the director's own messages")
+        return key
 
     def applied(self) -> dict[str, int]:
         """The last seq applied from each board."""
@@ -326,55 +403,84 @@ class DirectorLink(_Link):
             return dict(self.store.execute("SELECT board, seq FROM applied").fetchall())
 
     def refused(self) -> list[tuple[str, str | None, str, str]]:
-        """(when, board, reason, text) of every message refused, oldest first."""
+        """(when last, board, reason, text) of every kind of message refused, oldest first
+        (a repeat of the same refusal counts in its row: refused_counts())."""
         with self._lock:
             return self.store.execute("SELECT at, board, reason, text FROM refused ORDER BY id").fetchall()
 
-    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        levels = message.topic.split("/")
-        if len(levels) == 5 and levels[2] == "host":
-            self._status_message(message, levels[3])
-            return
-        board = levels[3] if len(levels) == 5 else None
+    def refused_counts(self) -> list[tuple[str | None, str, int]]:
+        """(board, reason, how many times) of each row of refused, oldest first."""
         with self._lock:
-            self.store.execute("BEGIN IMMEDIATE")
+            return self.store.execute("SELECT board, reason, count FROM refused ORDER BY id").fetchall()
+
+    def _on_message(self, message: mqtt.MQTTMessage) -> None:
+        if self.dropped > self._dropped_noted:
+            count, self._dropped_noted = self.dropped - self._dropped_noted, self.dropped
+            with self._lock:
+                self._refuse(None, "tallyboard/" + self.event + "/#", "flood",
+                             "messages dropped unread: more came than the director could check", count)
+        found = kinds.parse_topic(self.event, message.topic)
+        if found is not None and found[0].name == "round":
+            self._check_round(message)
+            return
+        if found is not None and found[0].name == "status":
+            self._status_message(message, found[1] or "")
+            return
+        board = found[1] if found is not None and found[0].sender == kinds.TABLE else None
+        last = 0
+        with self._lock, database.write(self.store):
+            last = self._last(board)
             try:
-                last = self._last(board)
+                if board is None:
+                    raise RefusedMessage("field", f"not a table's topic: {message.topic}")
+                known = self._boards(self.store) if callable(self._boards) else self._boards
+                opened = envelope.open_message(message.payload, self.key,
+                                               {board: last} if board in known else {},
+                                               event=self.event, topic=message.topic)
+                self.store.execute("SAVEPOINT apply")
                 try:
-                    if board is None or len(levels) != 5 or levels[2] != "table":
-                        raise RefusedMessage("field", f"not a table's topic: {message.topic}")
-                    known = self._boards(self.store) if callable(self._boards) else self._boards
-                    opened = envelope.open_message(message.payload, self.key,
-                                                   {name: self._last(name) for name in (board,) if name in known},
-                                                   event=self.event)
-                    if opened["board"] != board or opened["kind"] != levels[4] or opened["kind"] not in ("hand",
-                                                                                                          "state"):
-                        raise RefusedMessage("field", f"a {opened['kind']} message of board {opened['board']!r} "
-                                                      f"on the topic {message.topic}")
-                    self.store.execute("SAVEPOINT apply")
-                    try:
-                        self.on_table_message(self.store, opened)
-                    except Exception as error:   # the evening refused it: nothing of it stays
-                        self.store.execute("ROLLBACK TO apply")
-                        raise RefusedMessage("apply", f"{opened['kind']} {opened['seq']} of board {board!r} "
-                                                      f"not applied: {error}") from None
+                    self.on_table_message(self.store, opened)
+                except Exception as error:   # the evening refused it: nothing of it stays, its seq not used
+                    self.store.execute("ROLLBACK TO apply")
                     self.store.execute("RELEASE apply")
-                    self.store.execute("INSERT INTO applied (board, seq) VALUES (?, ?) ON CONFLICT (board) "
-                                       "DO UPDATE SET seq = excluded.seq", (board, opened["seq"]))
-                    last = opened["seq"]
-                except RefusedMessage as refused:
-                    log.warning("refused %s: %s", message.topic, refused)
-                    self.store.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES "
-                                       "(datetime('now'), ?, ?, ?, ?)", (board, message.topic, refused.reason,
-                                                                        str(refused)))
-                self.store.execute("COMMIT")
-            except BaseException:
-                self.store.execute("ROLLBACK")
-                raise
+                    raise RefusedMessage("apply", f"{opened['kind']} {opened['seq']} of board {board!r} "
+                                                  f"not applied: {error}") from None
+                self.store.execute("RELEASE apply")
+                self.store.execute("INSERT INTO applied (board, seq) VALUES (?, ?) ON CONFLICT (board) "
+                                   "DO UPDATE SET seq = excluded.seq", (board, opened["seq"]))
+                last = opened["seq"]
+            except RefusedMessage as refused:
+                log.warning("refused %s: %s", message.topic[:200], refused)
+                self._refuse(board, message.topic, refused.reason, str(refused))
         if board is not None and last and envelope.is_name(board):
             self.client.publish(envelope.applied_topic(self.event, board),
-                                envelope.seal(self.key, self.event, envelope.DIRECTOR, 0, "applied",
+                                envelope.seal(self._director_key(), self.event, envelope.DIRECTOR, 0, "applied",
                                               {"board": board, "seq": last}), qos=1, retain=True)
+
+    def _refuse(self, board: str | None, topic: str, reason: str, text: str, count: int = 1) -> None:
+        """One refusal into `refused`, inside the caller's transaction (or on its own): the same
+        refusal again counts in its row; beyond MAX_REFUSED rows the oldest go."""
+        topic, text = topic[:300], text[:500]
+        updated = self.store.execute("UPDATE refused SET count = count + ?, at = datetime('now') WHERE "
+                                     "board IS ? AND topic = ? AND reason = ? AND text = ?",
+                                     (count, board, topic, reason, text)).rowcount
+        if not updated:
+            self.store.execute("INSERT INTO refused (at, board, topic, reason, text, count) VALUES "
+                               "(datetime('now'), ?, ?, ?, ?, ?)", (board, topic, reason, text, count))
+            self.store.execute("DELETE FROM refused WHERE id <= (SELECT max(id) FROM refused) - ?", (MAX_REFUSED,))
+
+    def _check_round(self, message: mqtt.MQTTMessage) -> None:
+        """The broker's copy of the retained round: if it is not the one this director
+        published last (removed with an empty message, or replaced), publish ours again."""
+        topic = envelope.round_topic(self.event)
+        with self._lock:
+            row = self.store.execute("SELECT payload FROM sent WHERE topic = ?", (topic,)).fetchone()
+        if row is None or bytes(row[0]) == message.payload:
+            return
+        self.round_published_again += 1
+        log.warning("the broker's round is not the director's (%d bytes); publishing it again",
+                    len(message.payload))
+        self.client.publish(topic, bytes(row[0]), qos=1, retain=True)
 
     def _last(self, board: str | None) -> int:
         row = self.store.execute("SELECT seq FROM applied WHERE board = ?", (board,)).fetchone()
@@ -382,17 +488,13 @@ class DirectorLink(_Link):
 
     def _status_message(self, message: mqtt.MQTTMessage, host: str) -> None:
         try:
-            opened = envelope.open_message(message.payload, self.key, {host: 0}, event=self.event)
-            body = opened["body"]
-            online, boards = body.get("online"), body.get("boards")
-            if (opened["kind"] != "status" or type(online) is not bool or not isinstance(boards, list)
-                    or not all(isinstance(name, str) for name in boards)):
-                raise RefusedMessage("field", f"not a status message: {message.topic}")
+            opened = envelope.open_message(message.payload, self.key, {host: 0}, event=self.event,
+                                           topic=message.topic)
         except RefusedMessage as refused:
-            log.warning("refused %s: %s", message.topic, refused)
+            log.warning("refused %s: %s", message.topic[:200], refused)
             with self._lock:
-                self.store.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES "
-                                   "(datetime('now'), ?, ?, ?, ?)", (host, message.topic, refused.reason, str(refused)))
+                self._refuse(host, message.topic, refused.reason, str(refused))
             return
         if self.on_status is not None:
-            self.on_status(host, online, boards)
+            self.on_status(host, opened["body"]["online"], opened["body"]["boards"])
+

@@ -11,8 +11,8 @@ again after a reconnect, after a restart of the process (a kill -9
 included), and when the director has not confirmed it in time. The director
 refuses what it applied already, so a resend is harmless.
 
-The file is opened in WAL mode with synchronous=FULL: a row is on disk when
-add() returns."""
+The file (tallyboard.database.TABLE_HOST) is opened in WAL mode with
+synchronous=FULL: a row is on disk when add() returns."""
 from __future__ import annotations
 
 import logging
@@ -23,26 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import envelope
+from .. import database
+from . import envelope, kinds
 
 log = logging.getLogger(__name__)
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS outbox (
-    id           INTEGER PRIMARY KEY AUTOINCREMENT,
-    board        TEXT NOT NULL,
-    seq          INTEGER NOT NULL,
-    topic        TEXT NOT NULL,
-    payload      BLOB NOT NULL,
-    added_at     REAL NOT NULL,
-    acked_at     REAL,
-    UNIQUE (board, seq)
-);
-CREATE TABLE IF NOT EXISTS numbered (board TEXT PRIMARY KEY, last INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS confirmed (board TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS received (sender TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-"""
-
 
 @dataclass(frozen=True)
 class Row:
@@ -53,24 +37,19 @@ class Row:
     payload: bytes
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
-    """A connection to an outbox (or director store) file as this package
-    uses them: WAL, synchronous=FULL, transactions begun explicitly."""
-    connection = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=FULL")
-    return connection
-
-
 class Outbox:
-    """The outbox file at `path` of one table host in evening `event`, signing with `key`."""
+    """The outbox file at `path` of one table host in evening `event`. With
+    `board_keys` ({board: key}, from its join code) each board's messages are
+    signed with that board's key, and `key` is the director's (to check what
+    it sends); without, `key` signs and checks everything (one key for all)."""
 
-    def __init__(self, path: str | Path, event: str, key: bytes) -> None:
+    def __init__(self, path: str | Path, event: str, key: bytes,
+                 board_keys: Mapping[str, bytes] | None = None) -> None:
         self.event = envelope.check_name("event", event)
         self.key = key
+        self.board_keys = dict(board_keys) if board_keys is not None else None
         self.path = Path(path)
-        self._db = connect(self.path)
-        self._db.executescript(_SCHEMA)
+        self._db = database.open_file(self.path, database.TABLE_HOST)
         self._lock = threading.RLock()
         self.changed = threading.Condition()
 
@@ -83,13 +62,8 @@ class Outbox:
     def add(self, board: str, kind: str, body: Mapping[str, Any]) -> int:
         """Queue one message about `board`; its seq. Durable when it returns."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                seq = self.add_in(self._db, board, kind, body)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            with database.write(self._db) as db:
+                seq = self.add_in(db, board, kind, body)
         self.notify()
         return seq
 
@@ -98,16 +72,27 @@ class Outbox:
         connection to this same file (the caller's own tables beside it);
         the caller commits, then calls notify(). Its seq."""
         envelope.check_name("board", board)
-        if kind not in ("hand", "state"):
-            raise ValueError(f"a table host sends hand or state messages, not {kind!r}")
+        if kinds.KINDS.get(kind) not in kinds.QUEUED:
+            raise ValueError("a table host queues " + " or ".join(k.name for k in kinds.QUEUED) + f" messages, "
+                             f"not {kind!r}")
         row = connection.execute("SELECT last FROM numbered WHERE board = ?", (board,)).fetchone()
         seq = (row[0] if row else 0) + 1
-        payload = envelope.seal(self.key, self.event, board, seq, kind, body)
+        payload = envelope.seal(self.signing_key(board), self.event, board, seq, kind, body)
+        topic = kinds.KINDS[kind].topic(self.event, board)
         connection.execute("INSERT INTO numbered (board, last) VALUES (?, ?) "
                            "ON CONFLICT (board) DO UPDATE SET last = excluded.last", (board, seq))
         connection.execute("INSERT INTO outbox (board, seq, topic, payload, added_at) VALUES (?, ?, ?, ?, ?)",
-                           (board, seq, envelope.table_topic(self.event, board, kind), payload, time.time()))
+                           (board, seq, topic, payload, time.time()))
         return seq
+
+    def signing_key(self, board: str) -> bytes:
+        """The key `board`'s messages are signed with; ValueError if this host has none for it."""
+        if self.board_keys is None:
+            return self.key
+        if board not in self.board_keys:
+            raise ValueError(f"this table host has no key for board {board}: its join code is for boards "
+                             + ", ".join(sorted(self.board_keys)))
+        return self.board_keys[board]
 
     def notify(self) -> None:
         """Wake the publisher (after a commit of add_in)."""
@@ -143,21 +128,15 @@ class Outbox:
         this outbox numbered: this is not the outbox that board's messages
         came from, and its rows must not be taken as applied."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                row = self._db.execute("SELECT last FROM numbered WHERE board = ?", (board,)).fetchone()
-                if row is None or seq > row[0]:
-                    self._db.execute("ROLLBACK")
+            with database.write(self._db) as db:
+                row = db.execute("SELECT last FROM numbered WHERE board = ?", (board,)).fetchone()
+                if row is None or seq > row[0]:     # nothing written: the transaction ends empty
                     log.error("the director applied %s messages of board %s, this outbox numbered %s: "
                               "is this the table host that board was on?", seq, board, row[0] if row else 0)
                     return False
-                self._db.execute("DELETE FROM outbox WHERE board = ? AND seq <= ?", (board, seq))
-                self._db.execute("INSERT INTO confirmed (board, seq) VALUES (?, ?) ON CONFLICT (board) "
-                                 "DO UPDATE SET seq = max(seq, excluded.seq)", (board, seq))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+                db.execute("DELETE FROM outbox WHERE board = ? AND seq <= ?", (board, seq))
+                db.execute("INSERT INTO confirmed (board, seq) VALUES (?, ?) ON CONFLICT (board) "
+                           "DO UPDATE SET seq = max(seq, excluded.seq)", (board, seq))
         self.notify()
         return True
 
@@ -172,15 +151,10 @@ class Outbox:
     def apply_received(self, sender: str, seq: int, apply: Any, message: Mapping[str, Any]) -> None:
         """apply(connection, message) and record `seq` as applied, in one transaction."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                apply(self._db, message)
-                self._db.execute("INSERT INTO received (sender, seq) VALUES (?, ?) ON CONFLICT (sender) "
-                                 "DO UPDATE SET seq = excluded.seq", (sender, seq))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            with database.write(self._db) as db:
+                apply(db, message)
+                db.execute("INSERT INTO received (sender, seq) VALUES (?, ?) ON CONFLICT (sender) "
+                           "DO UPDATE SET seq = excluded.seq", (sender, seq))
 
     # --- for the screen and the tests -------------------------------------
 

@@ -14,4 +14,5 @@ COMMAND_MODULES = (
     "enter",
     "archive",
     "event",
+    "twin",
 )

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import click
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from ..console import Console
 from .. import records, sheet
 from ..archive import Archive, Unreadable, archived_id
 from ..client import Board

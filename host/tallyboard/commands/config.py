@@ -6,6 +6,7 @@ import click
 
 from tallyrun import protocol
 
+from .. import names
 from ..errors import TallyboardError
 from .reporting import reports_errors
 from .link import board_options, connected
@@ -47,9 +48,10 @@ def _check_value(key: str, value: str) -> None:
         if len(value) != 6 or any(c not in "0123456789abcdefABCDEF" for c in value):
             raise TallyboardError(f"{key} {value}: six hex digits RRGGBB (FF0000 is red); {example}")
     else:
-        allowed = protocol.NAME_CHARS.decode()
-        if not lo <= len(value) <= hi or any(c not in allowed for c in value):
-            raise TallyboardError(f"{key} {value!r}: {lo} to {hi} letters, digits, _ - or .; {example}")
+        try:
+            names.check_board_text(key, value, lo, hi)
+        except names.NameRefused as exc:
+            raise TallyboardError(f"{exc}; {example}") from None
         if key == "name" and value.isdigit():
             raise TallyboardError(f"name {value!r}: a name cannot be only digits, which stand for seat "
                                   "numbers (tallyboard peg 0 5 is seat 0); add a letter")

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import click
-from rich.console import Console
 
+from ..console import Console
 from .. import deploy as deploy_mod
 from .. import emulator as emu_mod
 from .. import fileset, portshare

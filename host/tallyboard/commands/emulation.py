@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import click
-from rich.console import Console
 
 from tallyrun import protocol
 
+from ..console import Console
 from .. import emulator as emu_mod
 from .. import games, records, sheet
 from ..client import Board

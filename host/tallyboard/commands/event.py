@@ -15,11 +15,12 @@ from typing import Any, Callable
 
 import click
 from rich import box
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .. import files
+from ..console import Console
+from .. import files, secretfile
+from ..names import shown
 from ..event import director, play, record, standings
 from ..event.store import FINISHED, Event, EventError, EventStore
 from .reporting import reports_errors
@@ -32,8 +33,15 @@ archive_option = click.option("--archive", "archive_path", type=click.Path(dir_o
                                    "~/.local/share/tallyboard/archive.sqlite3).")
 event_option = click.option("--event", "event_name", metavar="NAME",
                             help="The event (default: the one in progress, else the last one finished).")
-pin_option = click.option("--pin", envvar="TALLYBOARD_DIRECTOR_PIN", metavar="PIN",
-                          help="The director's PIN (else $TALLYBOARD_DIRECTOR_PIN, else asked for on a terminal).")
+
+
+def pin_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--pin-file FILE, $TALLYBOARD_DIRECTOR_PIN, else the prompt (when the
+    command needs it); --pin still works, shown in `ps`."""
+    fn = secretfile.file_option("--pin-file", "TALLYBOARD_DIRECTOR_PIN_FILE", "the director's PIN", "pin")(fn)
+    return click.option("--pin", envvar="TALLYBOARD_DIRECTOR_PIN", metavar="PIN",
+                        help=f"The director's PIN; {secretfile.IN_PS} --pin-file, $TALLYBOARD_DIRECTOR_PIN or "
+                             "the prompt a terminal gets.")(fn)
 
 
 @click.group("event")
@@ -57,8 +65,8 @@ def _pin(pin: str | None) -> str | None:
     return pin
 
 
-def _director(store: EventStore, pin: str | None, what: str) -> None:
-    director.check_pin(store, _pin(pin), what)
+def _director(store: EventStore, pin: str | None, what: str, event: Event | None) -> None:
+    director.check_pin(store, _pin(pin), what, event)
 
 
 # ---------------------------------------------------------------- create
@@ -119,7 +127,7 @@ def create_cmd(name: str, players: tuple[str, ...], players_file: str | None, ta
     click.echo(f"created {name!r}: {len(names)} players at {len(first)} tables, {rounds} rounds of "
                f"{length}-hand games" + (f" (seating drawn with --seed {seed})" if seating == "draw" else ""))
     for t, table in enumerate(first, 1):
-        click.echo(f"  table {t}: " + ", ".join(f"{s}:{names[p]}" for s, p in enumerate(table)))
+        click.echo(shown(f"  table {t}: " + ", ".join(f"{s}:{names[p]}" for s, p in enumerate(table))))
 
 
 # ---------------------------------------------------------------- status
@@ -164,11 +172,11 @@ def print_snapshot(doc: dict[str, Any], console: Console) -> None:
 
 def print_results(doc: dict[str, Any]) -> None:
     """Each table's game of the snapshot's round: its players' scores, best first."""
-    click.echo(f"Round {doc['round']}'s results")
+    click.echo(shown(f"Round {doc['round']}'s results"))
     for t in doc["tables"]:
         scored = sorted(zip(t["names"], t["totals"]), key=lambda pair: -pair[1])
         note = " (ended early)" if t["ended_early"] else "" if t["complete"] else " (not over)"
-        click.echo(f"  table {t['table']}: " + ", ".join(f"{n} {s}" for n, s in scored) + note)
+        click.echo(shown(f"  table {t['table']}: " + ", ".join(f"{n} {s}" for n, s in scored) + note))
 
 
 def print_moves(doc: dict[str, Any]) -> None:
@@ -180,14 +188,14 @@ def print_moves(doc: dict[str, Any]) -> None:
     for m in doc["moves"]:
         why = (f"the head table's loser goes to the foot (table {tables})" if m["from"] == 1
                else f"won table {m['from']}: goes up one table")
-        click.echo(f"  {m['name']}: table {m['from']} → table {m['to']}, seat {m['seat']} ({why})")
+        click.echo(shown(f"  {m['name']}: table {m['from']} → table {m['to']}, seat {m['seat']} ({why})"))
 
 
 def print_standings(doc: dict[str, Any]) -> None:
     click.echo("Standings (continuous score, rules.md SK20)")
     for row in doc["standings"]:
-        click.echo(f"  {row['rank']:>2}. {row['name']} {row['continuous']}"
-                   + (" (withdrawn)" if row.get("withdrawn") else ""))
+        click.echo(shown(f"  {row['rank']:>2}. {row['name']} {row['continuous']}"
+                         + (" (withdrawn)" if row.get("withdrawn") else "")))
 
 
 @event_group.command("status")
@@ -223,7 +231,7 @@ def next_cmd(force: bool, pin: str | None, event_name: str | None, archive_path:
     store, event = _open(archive_path, event_name)
     with store:
         if force:
-            _director(store, pin, "tallyboard event next --force")
+            _director(store, pin, "tallyboard event next --force", event)
         play.read_boards(store, event)
         before = play.snapshot(store, event)
         event = play.advance(store, event, forced=force)
@@ -233,7 +241,7 @@ def next_cmd(force: bool, pin: str | None, event_name: str | None, archive_path:
     print_results(before)
     print_moves(before)
     print_standings(after)
-    click.echo(f"Round {event.round} of {event.rounds}: {_seating_text(seating, names)}")
+    click.echo(shown(f"Round {event.round} of {event.rounds}: {_seating_text(seating, names)}"))
 
 
 @event_group.command("finish")
@@ -247,15 +255,15 @@ def finish_cmd(force: bool, pin: str | None, event_name: str | None, archive_pat
     store, event = _open(archive_path, event_name)
     with store:
         if force:
-            _director(store, pin, "tallyboard event finish --force")
+            _director(store, pin, "tallyboard event finish --force", event)
         play.read_boards(store, event)
         event = play.finish(store, event, forced=force)
         doc = play.snapshot(store, event)
     print_results(doc)
     print_standings(doc)
     best = [row for row in doc["standings"] if row["rank"] == 1]
-    click.echo(f"{event.name!r} is finished. Winner{'s' if len(best) > 1 else ''}: "
-               + ", ".join(f"{row['name']} ({row['continuous']})" for row in best))
+    click.echo(shown(f"{event.name!r} is finished. Winner{'s' if len(best) > 1 else ''}: "
+                     + ", ".join(f"{row['name']} ({row['continuous']})" for row in best)))
 
 
 # ---------------------------------------------------------------- export, replay
@@ -282,7 +290,7 @@ def export_cmd(file: str | None, event_name: str | None, archive_path: str | Non
 def print_replay(doc: dict[str, Any], console: Console) -> None:
     names = doc["players"]
     if doc.get("event"):
-        console.print(Text(doc["event"], style="bold"))
+        console.print(Text(shown(doc["event"]), style="bold"))
     for r in doc["rounds"]:
         table = Table(title=f"Round {r['round']} ({r['hands']}-hand games)", box=box.SIMPLE_HEAD, title_style="bold")
         table.add_column("table", justify="right")
@@ -359,21 +367,27 @@ def pin_group() -> None:
 
 
 @pin_group.command("set")
-@click.option("--new-pin", metavar="PIN", help="The new PIN (else asked for twice, hidden).")
+@click.option("--new-pin", metavar="PIN",
+              help=f"The new PIN (else asked for twice, hidden); {secretfile.IN_PS} --new-pin-file or the prompt.")
+@secretfile.file_option("--new-pin-file", "TALLYBOARD_NEW_PIN_FILE", "the new PIN", "new_pin")
 @pin_option
 @archive_option
 @reports_errors
 def pin_set_cmd(new_pin: str | None, pin: str | None, archive_path: str | None) -> None:
-    """Set the director's PIN; changing it needs the old one (--pin)."""
+    """Set the director's PIN; changing it needs the old one (--pin-file, $TALLYBOARD_DIRECTOR_PIN or the prompt)."""
     with EventStore(archive_path) as store:
         if store.director_pin() is not None:
             pin = _pin(pin)
         if new_pin is None:
             if not sys.stdin.isatty():
-                raise director.DirectorError("give the new PIN with --new-pin (or run this at a terminal); "
-                                             "nothing was changed")
+                raise director.DirectorError("give the new PIN with --new-pin-file FILE (or run this at a "
+                                             "terminal); nothing was changed")
             new_pin = click.prompt("New director's PIN", hide_input=True, confirmation_prompt=True, err=True)
-        first = director.set_pin(store, new_pin, pin)
+        try:
+            event: Event | None = store.event(None)      # the wrong PINs are logged in its log
+        except EventError:
+            event = None
+        first = director.set_pin(store, new_pin, pin, event)
     click.echo("the director's PIN is set" if first else "the director's PIN is changed")
 
 
@@ -388,9 +402,10 @@ def _director_command(what: str) -> Callable[[Callable[..., dict[str, Any]]], Ca
                 **kwargs: Any) -> None:
             store, event = _open(archive_path, event_name)
             with store:
-                _director(store, pin, what)
+                _director(store, pin, what, event)
                 entry = fn(store, event, *args, **kwargs)
-            click.echo(f"{entry['action']}: {entry['what']}\n  before: {entry['before']}\n  after:  {entry['after']}")
+            click.echo(shown(f"{entry['action']}: {entry['what']}\n  before: {entry['before']}\n"
+                             f"  after:  {entry['after']}"))
         return archive_option(event_option(pin_option(reports_errors(run))))
     return wrap
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from .. import secretfile
+from ..names import shown
 from ..errors import TallyboardError
 from .reporting import reports_errors
 
@@ -22,13 +24,19 @@ event_option = click.option("--event", "event_name", metavar="NAME",
 
 @click.command("table")
 @click.option("--broker", "broker_url", required=True, metavar="URL", envvar="TALLYBOARD_BROKER",
-              help="The club's MQTT broker, mqtt://USER:PASSWORD@HOST:PORT (mqtts:// for TLS; else $TALLYBOARD_BROKER).")
-@click.option("--join", "join", required=True, metavar="CODE", envvar="TALLYBOARD_JOIN",
-              help="The evening's join code, as the director's screen shows it (else $TALLYBOARD_JOIN).")
+              help="The club's MQTT broker, mqtt://table@HOST:PORT with the password from "
+                   "--broker-password-file (mqtts:// for TLS; else $TALLYBOARD_BROKER). A password written in the "
+                   "URL works too, but is visible to every user of this machine in `ps`.")
+@secretfile.broker_password_option
+@click.option("--join", "join", metavar="CODE", envvar="TALLYBOARD_JOIN",
+              help="The evening's join code, as the director's screen shows it (else $TALLYBOARD_JOIN, else "
+                   f"asked for on a terminal). It holds the evening's secret: {secretfile.IN_PS} --join-file or "
+                   "$TALLYBOARD_JOIN.")
+@secretfile.file_option("--join-file", "TALLYBOARD_JOIN_FILE", "the evening's join code", "join", prompt="Join code")
 @click.option("--port", "-p", "ports", multiple=True, metavar="PORT", help="A board on this host (repeat).")
 @click.option("--emulators", type=click.IntRange(1, 99), metavar="N", help="N emulated boards on this host.")
 @click.option("--table", "numbers", multiple=True, type=click.IntRange(1, 999), metavar="N",
-              help="The table of each board, in the order of the boards (repeat; default 1, 2, ...).")
+              help="The table of each board, in the order of the boards (repeat; default: the join code's).")
 @click.option("--name", metavar="NAME", help="This table host's name (default: the machine's name).")
 @click.option("--tls-ca", type=click.Path(dir_okay=False, exists=True),
               help="With mqtts://: the club's CA certificate.")
@@ -38,7 +46,7 @@ event_option = click.option("--event", "event_name", metavar="NAME",
 @click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
               help="Seconds to wait for each board's reply before asking again.")
 @reports_errors
-def table_cmd(broker_url: str, join: str, ports: tuple[str, ...], emulators: int | None, numbers: tuple[int, ...],
+def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulators: int | None, numbers: tuple[int, ...],
               name: str | None, tls_ca: str | None, state_dir: Path | None, duration: float, timeout: float) -> None:
     """A table host: this laptop's boards at the club evening. Their hands go
     to the director through the broker (kept in an outbox until the director
@@ -49,19 +57,23 @@ def table_cmd(broker_url: str, join: str, ports: tuple[str, ...], emulators: int
     from ..event import club
     from ..event.tables import events_home
 
+    if join is None:
+        raise click.UsageError("give the evening's join code: --join-file FILE, $TALLYBOARD_JOIN, or run this at a "
+                               "terminal, which asks")
     if bool(ports) == bool(emulators):
         raise click.UsageError("give --port for each of this host's boards, or --emulators N, not both")
     try:
-        event_id, secret = envelope.read_join_code(join)
+        code = envelope.read_join_code(join)
+        event_id = code.event
         parse_url(broker_url)
         host = envelope.check_name("--name", name) if name else club.host_name()
     except ValueError as exc:
         raise TallyboardError(str(exc)) from None
     count = emulators or len(ports)
-    tables = list(numbers) or list(range(1, count + 1))
+    tables = list(numbers) or list(code.tables[:count])
     if len(tables) != count:
         raise click.UsageError(f"{count} boards and {len(tables)} --table: give one --table for each board")
-    runner = club.TableHost(broker_url, event_id, secret, host, tables, state_dir or events_home() / "club",
+    runner = club.TableHost(broker_url, code, host, tables, state_dir or events_home() / "club",
                             list(ports), emulators or 0, tls_ca, timeout, say=click.echo)
     stop = threading.Event()
     if duration:
@@ -86,18 +98,26 @@ def _event(event_name: str | None) -> tuple[Any, Any]:
 
 
 @click.command("join-code")
+@click.option("--table", "tables", multiple=True, type=click.IntRange(1, 999), metavar="N",
+              help="A table of that table host (repeat for each of its tables).")
 @event_option
 @reports_errors
-def join_code_cmd(event_name: str | None) -> None:
-    """The code a table host joins the evening with (`event table --join CODE`); keep it to the club."""
+def join_code_cmd(tables: tuple[int, ...], event_name: str | None) -> None:
+    """The code a table host joins the evening with (`event table --join CODE`): with --table, the code
+    for the host of those tables, which signs for them and no other; without, each table's own code."""
     from ..event import club
     store, event = _event(event_name)
     with store:
-        click.echo(club.join_code(event))
+        if tables:
+            click.echo(club.join_code(event, list(tables)))
+            return
+        count = max(len(store.seating(event, r)) for r in range(1, event.round + 1))
+        for table in range(1, count + 1):
+            click.echo(f"table {table}: {club.join_code(event, [table])}")
 
 
 @click.command("refused")
-@click.option("--json", "as_json", is_flag=True, help="One JSON list of [when, board, reason, text].")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list of [when last, board, reason, text, times].")
 @event_option
 @reports_errors
 def refused_cmd(as_json: bool, event_name: str | None) -> None:
@@ -111,8 +131,9 @@ def refused_cmd(as_json: bool, event_name: str | None) -> None:
     elif not rows:
         click.echo(f"{event.name!r}: the director has refused no message.")
     else:
-        for at, board, reason, text in rows:
-            click.echo(f"{at}  {board or '-'}  {reason}: {text}")
+        for at, board, reason, text, count in rows:
+            times = f" ({count} times)" if count > 1 else ""
+            click.echo(shown(f"{at}  {board or '-'}  {reason}{times}: {text}"))
 
 
 def register(group: click.Group) -> None:

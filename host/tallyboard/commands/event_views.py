@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import click
-from rich.console import Console
 
+from ..console import Console
+from .. import secretfile
 from ..errors import TallyboardError
 from .reporting import reports_errors
 
@@ -67,26 +68,30 @@ class Broker:
         with contextlib.ExitStack() as stack:
             if url is None:
                 passwords = club.director_secrets(event)
-                port = self.port or brokers.free_port()
-                embedded = brokers.EmbeddedBroker(port, {"director": passwords.director_password,
-                                                         "table": passwords.tables_password}, bind=self.listen)
+                embedded = brokers.EmbeddedBroker(self.port, {"director": passwords.director_password,
+                                                              "table": passwords.tables_password}, bind=self.listen)
                 try:
                     embedded.start()
                 except RuntimeError as exc:
                     raise TallyboardError(f"{exc}; choose another --broker-port, or give --broker URL") from None
                 stack.callback(embedded.stop)
+                port = embedded.port          # --broker-port 0: the one the system gave
                 url = f"mqtt://director:{passwords.director_password}@127.0.0.1:{port}"
                 where = "THIS-MACHINE" if self.listen in ("0.0.0.0", "::") else self.listen
+                # the secrets in the environment, not in the table host's argv (where `ps` shows them)
                 click.echo(f"The embedded MQTT broker: mqtt://{where}:{port}; table hosts join with:\n"
-                           f"  tallyboard event table --broker mqtt://table:{passwords.tables_password}@{where}:{port}"
-                           f" --join {club.join_code(event)} --emulators N", err=True)
+                           f"  TALLYBOARD_BROKER_PASSWORD={passwords.tables_password} TALLYBOARD_JOIN=CODE "
+                           f"tallyboard event table --broker mqtt://table@{where}:{port} --emulators N\n"
+                           f"  where CODE is the code of that host's tables: tallyboard event join-code --table T ...",
+                           err=True)
             else:
                 try:
                     address = parse_url(url)
                 except ValueError as exc:
                     raise TallyboardError(str(exc)) from None
                 click.echo(f"The club's broker: {address.host}:{address.port} ({'TLS' if address.tls else 'no TLS'});"
-                           f" table hosts join with --join {club.join_code(event)}", err=True)
+                           f" table hosts join with --join CODE, the code of their tables: tallyboard event "
+                           f"join-code --table T ...", err=True)
             director = club.Director(store, event, url, self.tls_ca)
             try:
                 connected = director.start()
@@ -115,9 +120,12 @@ def broker_options(fn):  # type: ignore[no-untyped-def]
     fn = click.option("--no-broker", is_flag=True,
                       help="Only the boards on this host: no MQTT broker, no table hosts (the default "
                            "without --club, --broker or --broker-listen).")(fn)
+    fn = secretfile.broker_password_option(fn)
     fn = click.option("--broker", "broker_url", metavar="URL", envvar="TALLYBOARD_BROKER",
-                      help="The club's MQTT broker, mqtt://director:PASSWORD@HOST:PORT (mqtts:// for TLS; else "
-                           "$TALLYBOARD_BROKER): the table hosts' boards come in through it (docs/club-mqtt.md).")(fn)
+                      help="The club's MQTT broker, mqtt://director@HOST:PORT with the password from "
+                           "--broker-password-file (mqtts:// for TLS; else $TALLYBOARD_BROKER): the table hosts' "
+                           "boards come in through it (docs/club-mqtt.md). A password written in the URL works "
+                           "too, but is visible to every user of this machine in `ps`.")(fn)
     return fn
 
 

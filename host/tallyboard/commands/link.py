@@ -12,10 +12,10 @@ from typing import Any, Callable, Iterator
 
 import click
 from tallycore import game as core_game
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..console import Console
 from .. import emulator as emu_mod
 from .. import games as profiles
 from .. import portshare
@@ -330,13 +330,22 @@ def ports_cmd() -> None:
         click.echo("no serial ports found; plug in the board, or use --emulator")
         return
     table = Table(box=None, pad_edge=False)
-    for column in ("port", "board", "description", "serial"):
-        table.add_column(column)
+    for column in ("port", "board", "description", "serial", "shared at"):
+        table.add_column(column, overflow="fold")
     for p in found:
-        table.add_row(p.device, "yes" if p.is_pico else "", p.description, p.serial_number or "")
+        table.add_row(p.device, "yes" if p.is_pico else "", p.description, p.serial_number or "", _shared(p.device))
     if running:
-        table.add_row(running["port"], "emulator", f"tallyboard emulate (pid {running['pid']})", "")
+        table.add_row(running["port"], "emulator", f"tallyboard emulate (pid {running['pid']})", "",
+                      _shared(running["port"]))
     Console().print(table)
+
+
+def _shared(port: str) -> str:
+    """Where a port is shared (docs/protocol.md, Sharing the port), and by whom; "" when it is not."""
+    server = portshare.server_of(port)
+    if server is None:
+        return ""
+    return f"{portshare.socket_path(port)} ({server.split(' (')[0]})"
 
 
 def register(group: click.Group) -> None:

@@ -1,7 +1,8 @@
-"""The live views: `watch` (the sheet and the board as it looks, on the
-board's events) and `monitor` (the raw protocol traffic). Each serves its
-board's port to the other tallyboard commands while it runs (portshare.py),
-so hands can be entered in another terminal."""
+"""The long-running commands: `watch` (the sheet and the board as it looks, on
+the board's events), `monitor` (the raw protocol traffic) and `share` (the port
+served, nothing shown). Each serves its board's port on a local socket while it
+runs (portshare.py, docs/protocol.md "Sharing the port"), so hands can be
+entered in another terminal and other programs can use the board beside them."""
 from __future__ import annotations
 
 import contextlib
@@ -11,15 +12,16 @@ import time
 from typing import Any, Callable
 
 import click
-from rich.console import Console, Group
+from rich.console import Group
 from rich.text import Text
 
-from .. import wire
+from ..console import Console
+from .. import portshare, wire
 
 from .. import games as profiles
 from .. import sheet
 from ..client import Board, BoardGame
-from ..errors import BoardError, TallyboardError, TransportError
+from ..errors import BoardError, ProtocolError, TallyboardError, TransportError
 from ..transport import MAX_LINE
 from .reporting import reports_errors
 from .link import board_options, connected, held_gives, held_words
@@ -31,10 +33,23 @@ def render_board(board: Board, width: int = 100, plain: bool = False) -> Group:
     """The sheet, then the board as it looks (the LED field and the OLED,
     composed by the firmware's own display code: render.py), or with plain
     the Roquet pegs as text. Above it, what the board found wrong when it started."""
-    current = board.rebuild()
+    current = _rebuild(board)
     notes = board.notes(int(current.state["notes"])) if current.state.get("notes", "").isdigit() else []
     warnings = [Text(f"the board found when it started: {text}", style="yellow") for text in notes]
     return Group(*warnings, _board_view(board, current, width, plain))
+
+
+def _rebuild(board: Board, tries: int = 5) -> BoardGame:
+    """The board's game; read again when another program changed it while it
+    was read (the shared port: the log and the score no longer agree)."""
+    while True:
+        heard = board.events_heard
+        try:
+            return board.rebuild()
+        except ProtocolError:
+            tries -= 1
+            if board.events_heard == heard or tries <= 0:
+                raise
 
 
 def _board_view(board: Board, current: BoardGame, width: int, plain: bool) -> Group:
@@ -98,15 +113,19 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
         try:
             with Live(view(), console=console, auto_refresh=False) as live, \
                     contextlib.suppress(KeyboardInterrupt):
+                drawn = board.events_heard
                 while deadline is None or time.monotonic() < deadline:
                     try:
                         events = board.poll_events(0.2)
-                        if events or board.gap:
+                        # an event heard while the last view was read (another
+                        # program's change, through the shared port) is drawn too
+                        if events or board.gap or board.events_heard != drawn:
+                            drawn = board.events_heard
                             live.update(view(), refresh=True)
                     except TransportError as exc:
                         live.update(Text(f"{exc}\nreconnecting…", style="yellow"), refresh=True)
                         _reconnect_until(board, deadline)
-                        live.update(view(), refresh=True)
+                        drawn = -1    # drawn on the next turn, where a failure reconnects again
         finally:
             if not console.is_terminal:
                 console.line()   # rich ends the live view's last line on a terminal only
@@ -144,11 +163,41 @@ def _reconnect_until(board: Board, deadline: float | None) -> None:
     raise TransportError(f"the board on {board.link.name} did not come back")
 
 
+# ---------------------------------------------------------------- share
+
+@click.command("share")
+@click.option("--duration", type=float, default=0, help="Stop after this many seconds (0: until Ctrl-C).")
+@board_options
+@reports_errors
+def share_cmd(duration: float, port: str | None, use_emulator: bool, timeout: float) -> None:
+    """Serve the board's port on a local socket, for other programs and the other
+    tallyboard commands, until Ctrl-C (docs/protocol.md, Sharing the port). Survives
+    a pulled cable: it serves the board again when it is back."""
+    deadline = time.monotonic() + duration if duration > 0 else None
+    with connected(port, use_emulator, timeout, serve=True) as board:
+        board.keep_events = False
+        if not isinstance(board.link, portshare.HubTransport):
+            click.echo(f"the board on {board.link.name} is shared already, by "
+                       f"{portshare.server_of(board.link.name) or 'another process'}, at "
+                       f"{portshare.socket_path(board.link.name)}", err=True)
+            return
+        click.echo(f"sharing the board on {board.link.name} at {portshare.socket_path(board.link.name)}; "
+                   "Ctrl-C stops", err=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            while deadline is None or time.monotonic() < deadline:
+                try:
+                    board.poll_events(0.5)
+                except TransportError as exc:
+                    click.echo(f"{exc}; serving it again when it is back", err=True)
+                    _reconnect_until(board, deadline)
+                    click.echo(f"sharing the board on {board.link.name} again", err=True)
+
+
 # ---------------------------------------------------------------- monitor
 
 @click.command("monitor")
 @click.option("--send", "-s", "requests", multiple=True, metavar="REQUEST",
-              help='A request to send, e.g. -s STATE -s "PEG 0 5" (seq and checksum are added).')
+              help='A request to send, e.g. -s STATE -s "EV 40" (seq and checksum are added).')
 @click.option("--duration", type=float, default=0,
               help="Stop after this many seconds (0: until Ctrl-C, or at once after --send).")
 @board_options
@@ -298,3 +347,4 @@ def _stdin_lines() -> Callable[[], str | None]:
 def register(group: click.Group) -> None:
     group.add_command(watch_cmd)
     group.add_command(monitor_cmd)
+    group.add_command(share_cmd)

@@ -5,10 +5,10 @@ import json
 from importlib import resources
 
 import click
-from rich.console import Console
 
 from tallycore import game as core_game
 
+from ..console import Console
 from .. import files, records, sheet
 from .reporting import reports_errors
 

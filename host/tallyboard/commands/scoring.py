@@ -1,20 +1,21 @@
-"""The commands that change or show the game on the board: status, new, hand,
-misdeal, peg, end, undo, redo, export. The ones that only act go through
+"""The commands that change or show the game on the board: status, new, undo,
+redo, export, and each game's own (its profile's commands: hand, misdeal, peg, end). The ones that only act go through
 link.scoring (connect, act, print the summary)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import click
 
 from tallycore import game as core_game
 from tallycore import games
-from tallyrun import protocol
 
 from .. import games as profiles
 from .. import files, records
+from .. import names as board_names
 from ..client import Board
 from ..errors import TallyboardError
 from ..games.base import OptionFlag
@@ -166,11 +167,9 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
 def check_names(names: tuple[str, ...] | list[str]) -> None:
     """Names a command can tell apart: allowed characters, not a seat number,
     each its own (a command finds a player by name, in any case)."""
-    allowed = protocol.NAME_CHARS.decode()
     seen: set[str] = set()
     for name in names:
-        if not 1 <= len(name) <= protocol.MAX_NAME or any(c not in allowed for c in name):
-            raise TallyboardError(f"--name {name!r}: 1 to {protocol.MAX_NAME} letters, digits, _ - or .")
+        board_names.check_board_text("--name", name, 1, board_names.PLAYER_MAX)
         if name.isdigit():
             raise TallyboardError(f"--name {name!r}: a name cannot be only digits, which stand for seat "
                                   "numbers (tallyboard peg 0 5 is seat 0); add a letter")
@@ -178,60 +177,6 @@ def check_names(names: tuple[str, ...] | list[str]) -> None:
             raise TallyboardError(f"--name {name!r} is given twice: each player needs a name of their own, "
                                   "so that tallyboard peg NAME knows whom to score")
         seen.add(name.lower())
-
-
-@click.command("hand")
-@click.argument("purchaser")
-@click.argument("bid")
-@click.argument("tricks", type=click.IntRange(0, 13))
-@click.option("--doubled-by", "-d", metavar="PLAYER", help="The adversary who doubled.")
-@click.option("--redoubled-by", "-r", metavar="PLAYER", help="Who redoubled (the purchaser or partner).")
-@click.option("--lone", is_flag=True, help="The purchaser played a lone hand.")
-@board_options
-@reports_errors
-def hand_cmd(purchaser: str, bid: str, tricks: int, doubled_by: str | None, redoubled_by: str | None,
-             lone: bool, port: str | None, use_emulator: bool, timeout: float) -> None:
-    """Skicket: score one hand. PURCHASER (name or number) bid BID (e.g. 4H, 2NT, 1NK)
-    and his side took TRICKS tricks."""
-    owner = profiles.by_verb("HAND")
-    try:
-        owner.verbs["HAND"](bid.upper())
-    except ValueError as exc:
-        raise TallyboardError(str(exc)) from None
-    with connected(port, use_emulator, timeout, opening="OPEN") as board:
-        current = game_of_verb(board, "HAND")
-        def who(value: str | None) -> int | None:
-            return None if value is None else player_index(board, value, current.players)
-
-        change(board, "HAND", player_index(board, purchaser, current.players), bid.upper(),
-               who(doubled_by), who(redoubled_by), int(lone), tricks)
-        print_summary(board)
-
-@click.command("misdeal")
-@scoring
-def misdeal_cmd(board: Board) -> None:
-    """Skicket: record a misdeal (the same dealer deals again; nobody scores)."""
-    game_of_verb(board, "MISDEAL")
-    change(board, "MISDEAL")
-    click.echo("misdeal recorded: the same dealer deals again")
-
-
-@click.command("peg")
-@click.argument("player")
-@click.argument("points", type=click.IntRange(1, 99))
-@scoring
-def peg_cmd(board: Board, player: str, points: int) -> None:
-    """Roquet: peg POINTS (1 to 99) for PLAYER (name or number)."""
-    current = game_of_verb(board, "PEG")
-    change(board, "PEG", player_index(board, player, current.players), points)
-
-
-@click.command("end")
-@scoring
-def end_cmd(board: Board) -> None:
-    """Roquet: end the hand (the tally pegs move to the king row)."""
-    game_of_verb(board, "END")
-    change(board, "END")
 
 
 @click.command("undo")
@@ -275,6 +220,19 @@ def live_sheet(port: str | None, use_emulator: bool, timeout: float) -> records.
 
 
 def register(group: click.Group) -> None:
-    for command in (status_cmd, new_cmd, hand_cmd, misdeal_cmd, peg_cmd, end_cmd, undo_cmd, redo_cmd,
-                    export_cmd):
+    for command in (status_cmd, new_cmd, undo_cmd, redo_cmd, export_cmd):
         group.add_command(command)
+    # a game's own commands (Skicket's hand and misdeal, Roquet's peg and end:
+    # its verbs), from its profile
+    kit = command_kit()
+    for profile in profiles.profiles():
+        for command in profile.commands(kit):
+            group.add_command(command)
+
+
+def command_kit() -> SimpleNamespace:
+    """What a game's own commands are made with (GameProfile.commands): the
+    CLI's helpers, handed to the profile, which imports nothing of the CLI."""
+    return SimpleNamespace(board_options=board_options, change=change, connected=connected,
+                           game_of_verb=game_of_verb, player_index=player_index, print_summary=print_summary,
+                           scoring=scoring, reports_errors=reports_errors, TallyboardError=TallyboardError)

@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from tallyrun import protocol
 
+from ..console import Console
 from .. import emulator as emu_mod
 from .. import files, games, records, render
 from ..client import Board

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 import socket
 import sqlite3
@@ -29,12 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import database
 from ..club import envelope
 from ..club.link import ConnectionRefused, DirectorLink, TableLink
-from ..club.outbox import Outbox, connect
+from ..club.outbox import Outbox
 from ..errors import TallyboardError
 from .store import EventError
-from .tables import OK, REMOTE, Tables, event_folder, event_tag
+from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag
 
 log = logging.getLogger(__name__)
 
@@ -72,12 +72,6 @@ def round_body(store: Any, event: Any) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- the director
 
-_DIRECTOR_SCHEMA = """
-CREATE TABLE IF NOT EXISTS club (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL,
-                                 director TEXT NOT NULL, tables TEXT NOT NULL);
-"""
-
-
 def director_file(event: Any) -> Path:
     """The director's club file of an evening (its secret, what it applied and refused, what it sent)."""
     return event_folder(event) / "club-director.sqlite3"
@@ -92,37 +86,98 @@ class Secrets:
 
 def director_secrets(event: Any) -> Secrets:
     """The evening's secret (made once, kept in the director's club file, readable by its owner only)."""
-    path = director_file(event)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = connect(path)
+    db = database.open_file(director_file(event), database.DIRECTOR)
     try:
-        os.chmod(path, 0o600)
-        db.executescript(_DIRECTOR_SCHEMA)
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("INSERT OR IGNORE INTO club (id, secret, director, tables) VALUES (1, ?, ?, ?)",
-                   (envelope.new_secret(), secrets.token_urlsafe(18), secrets.token_urlsafe(18)))
-        db.execute("COMMIT")
+        with database.write(db):
+            db.execute("INSERT OR IGNORE INTO club (id, secret, director, tables) VALUES (1, ?, ?, ?)",
+                       (envelope.new_secret(), secrets.token_urlsafe(18), secrets.token_urlsafe(18)))
         secret, director, tables = db.execute("SELECT secret, director, tables FROM club").fetchone()
     finally:
         db.close()
     return Secrets(bytes(secret), director, tables)
 
 
-def join_code(event: Any) -> str:
-    return envelope.join_code(club_id(event), director_secrets(event).secret)
+def join_code(event: Any, tables: list[int]) -> str:
+    """The code the table host of `tables` joins with: their keys only, so it signs for no other board."""
+    tag = event_tag(event)
+    return envelope.join_code(club_id(event), director_secrets(event).secret, tables, lambda t: board_ident(tag, t))
 
 
-def refused(event: Any) -> list[tuple[str, str | None, str, str]]:
-    """(when, board, reason, text) of every message the director refused, oldest first."""
+def key_for(secret: bytes, message: Any) -> bytes | None:
+    """The key a message must be signed with (docs/club-mqtt.md, "The join code"): the
+    director's own; a board's, for what is sent about it; for a table host's status,
+    the key of the first board it lists."""
+    sender = message.get("board")
+    if sender == envelope.DIRECTOR:
+        return envelope.director_key(secret)
+    if message.get("kind") == "status":
+        body = message.get("body")
+        boards = body.get("boards") if isinstance(body, dict) else None
+        first = boards[0] if isinstance(boards, list) and boards else None
+        return envelope.board_key(secret, first) if envelope.is_name(first) else None
+    return envelope.board_key(secret, sender) if envelope.is_name(sender) else None
+
+
+def refused(event: Any) -> list[tuple[str, str | None, str, str, int]]:
+    """(when last, board, reason, text, how many times) of every refusal of the director, oldest first."""
     path = director_file(event)
     if not path.exists():
         return []
-    db = connect(path)
+    db = database.open_file(path, database.DIRECTOR)
     try:
-        db.executescript(DirectorLink.SCHEMA)
-        return db.execute("SELECT at, board, reason, text FROM refused ORDER BY id").fetchall()
+        return db.execute("SELECT at, board, reason, text, count FROM refused ORDER BY id").fetchall()
     finally:
         db.close()
+
+
+TABLE_STATUSES = (OK, UNREACHABLE, SWAPPED, NO_GAME)    # what a table host says of its board
+TABLE_BODY = frozenset({"table", "round", "host", "board_id", "status", "record", "stamp", "pending"})
+MAX_SCORE = 10**6           # a held hand's score for a seat; far beyond any game's
+
+
+def check_table_body(body: dict[str, Any], tag: int, names: list[str]) -> None:
+    """A hand or state body from a table host, field by field (docs/club-mqtt.md,
+    "Payloads"); `names` are that table's players in their seats. ValueError
+    saying what is wrong: nothing of a body of another shape is stored."""
+    if set(body) != TABLE_BODY:
+        raise ValueError("the body's fields are " + ", ".join(sorted(body)) + "; expected "
+                         + ", ".join(sorted(TABLE_BODY)))
+    table = body["table"]
+    board_id, host, status = body["board_id"], body["host"], body["status"]
+    if not (isinstance(board_id, str) and len(board_id) <= 80 and board_id.endswith(f"@{tag:04X}.{table}")):
+        raise ValueError(f"board_id {str(board_id)[:80]!r} is not a board of table {table}")
+    if not envelope.is_name(host):
+        raise ValueError(f"host {str(host)[:80]!r} is not a name")
+    if status not in TABLE_STATUSES:
+        raise ValueError(f"status {str(status)[:80]!r} is not one of " + ", ".join(TABLE_STATUSES))
+    record, stamp = body["record"], body["stamp"]
+    if record is not None and not isinstance(record, dict):
+        raise ValueError("record is not a game record")
+    if record is not None and not isinstance(stamp, dict):
+        raise ValueError("a record without its stamp")
+    if stamp is not None and not (isinstance(stamp, dict) and len(stamp) <= 20 and all(
+            isinstance(k, str) and (type(v) is int or (isinstance(v, str) and len(v) <= 200))
+            for k, v in stamp.items())):
+        raise ValueError("stamp is not a board's journal position (names to short values)")
+    check_pending(body["pending"], names)
+
+
+def check_pending(pending: Any, names: list[str]) -> None:
+    """A held hand (tables.pending_of) or None: {hand: 1..999, waiting_for: some of the
+    table's `names`, scores: a whole number per seat}."""
+    if pending is None:
+        return
+    if not isinstance(pending, dict) or set(pending) != {"hand", "waiting_for", "scores"}:
+        raise ValueError("pending is not a held hand {hand, waiting_for, scores}")
+    hand, waiting, scores = pending["hand"], pending["waiting_for"], pending["scores"]
+    if type(hand) is not int or not 1 <= hand <= 999:
+        raise ValueError(f"pending hand {hand!r} is not a number from 1 to 999")
+    if not (isinstance(waiting, list) and 1 <= len(waiting) <= len(names) and len(set(map(str, waiting))) == len(waiting)
+            and all(isinstance(name, str) and name in names for name in waiting)):
+        raise ValueError("pending waits for someone not at this table: " + str(waiting)[:120])
+    if not (isinstance(scores, list) and len(scores) == len(names)
+            and all(type(score) is int and -MAX_SCORE <= score <= MAX_SCORE for score in scores)):
+        raise ValueError(f"pending scores are not {len(names)} whole numbers")
 
 
 def _int(body: dict[str, Any], key: str, low: int, high: int) -> int:
@@ -142,7 +197,8 @@ class Director:
         self.tag = event_tag(event)
         self.id = club_id(event)
         self.secret = director_secrets(event).secret
-        self.link = DirectorLink(url, f"{self.id}-director", tls_ca=tls_ca, event=self.id, key=self.secret,
+        self.link = DirectorLink(url, f"{self.id}-director", tls_ca=tls_ca, event=self.id,
+                                 key=lambda message: key_for(self.secret, message),
                                  store_path=director_file(event), boards=self._boards,
                                  on_table_message=self._apply, on_status=self._host_status,
                                  max_backoff=MAX_BACKOFF_S)
@@ -184,17 +240,14 @@ class Director:
     def _apply(self, connection: sqlite3.Connection, message: dict[str, Any]) -> None:
         """One table message into the store: the table's whole state, so
         applying it again changes nothing. A message the evening cannot take
-        (a game for other players, a table it does not have) is logged in
-        `refused` and passed over: the table's next message carries its whole
-        state again, so nothing waits behind it."""
+        (a body of the wrong shape, a game for other players, a table it does
+        not have) raises: the link rolls back whatever it wrote, lists it in
+        `refused` (apply) and does not count its seq as applied, so the table
+        host's own next message is still the next one."""
         try:
             self._apply_body(message)
-        except (EventError, ValueError, KeyError, TypeError) as exc:
-            text = f"{message['kind']} {message['seq']} of board {message['board']!r} not applied: {exc}"
-            log.warning("%s", text)
-            connection.execute("INSERT INTO refused (at, board, topic, reason, text) VALUES (datetime('now'), ?, ?, "
-                               "'apply', ?)", (message["board"], envelope.table_topic(self.id, message["board"],
-                                                                                      message["kind"]), text))
+        except (EventError, KeyError, TypeError) as exc:
+            raise ValueError(str(exc)) from None
 
     def _apply_body(self, message: dict[str, Any]) -> None:
         body = message["body"]
@@ -203,23 +256,22 @@ class Director:
         round = _int(body, "round", 1, event.round)
         if message["board"] != board_ident(self.tag, table):
             raise ValueError(f"board {message['board']} sent table {table}'s state")
-        board_id, host, status = body.get("board_id"), body.get("host"), body.get("status")
-        if not (isinstance(board_id, str) and board_id.endswith(f"@{self.tag:04X}.{table}")
-                and envelope.is_name(host) and isinstance(status, str) and len(status) <= 40):
-            raise ValueError("board_id, host or status missing or not of this table")
-        record, stamp, pending = body.get("record"), body.get("stamp"), body.get("pending")
+        seating = self.store.seating(event, round)
+        if table > len(seating):
+            raise ValueError(f"round {round} has no table {table} (tables 1 to {len(seating)})")
+        names = [self.store.names(event)[p] for p in seating[table - 1]]
+        check_table_body(body, self.tag, names)
+        board_id, host, status = body["board_id"], body["host"], body["status"]
+        record, stamp, pending = body["record"], body["stamp"], body["pending"]
         if record is not None:
             self.store.check_table_record(event, round, table, record)
-            if not isinstance(stamp, dict):
-                raise ValueError("a record without its stamp")
         known = self.store.boards(event).get(table)
         if known is None or known["port"] != REMOTE + host or known["board_id"] != board_id:
             self.store.set_board(event, table, REMOTE + host, board_id)
         if record is not None:
             self.store.save_table_game(event, round, table, record, stamp)
-        if round == event.round and (pending is None or isinstance(pending, dict)):
-            if self.store.pending(event, round, table) != pending:
-                self.store.set_pending(event, round, table, pending)
+        if round == event.round and self.store.pending(event, round, table) != pending:
+            self.store.set_pending(event, round, table, pending)
         self.store.set_table_status(event, table, status)
 
     def _host_status(self, host: str, online: bool, boards: list[str]) -> None:
@@ -321,13 +373,6 @@ class HostStore:
         return self.pendings.get((round, table))
 
 
-_HOST_SCHEMA = """
-CREATE TABLE IF NOT EXISTS club_round (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS club_last (board TEXT NOT NULL, round INTEGER NOT NULL, body TEXT NOT NULL,
-                                      PRIMARY KEY (board, round));
-"""
-
-
 def host_name() -> str:
     """This machine's name as a topic level."""
     name = "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "-" for c in socket.gethostname())
@@ -335,14 +380,19 @@ def host_name() -> str:
 
 
 class TableHost:
-    """A table host of the evening whose join code gives `event_id` and
-    `secret`: its boards (`ports`, or `emulators` emulated boards) for the
-    tables `numbers`, its outbox in `state_dir`."""
+    """A table host of the evening of join code `code`: its boards (`ports`,
+    or `emulators` emulated boards) for the tables `numbers` (some of the
+    code's), its outbox in `state_dir`."""
 
-    def __init__(self, url: str, event_id: str, secret: bytes, name: str, numbers: list[int],
+    def __init__(self, url: str, code: envelope.JoinCode, name: str, numbers: list[int],
                  state_dir: Path, ports: list[str] | None = None, emulators: int = 0, tls_ca: str | None = None,
                  timeout: float = 1.0, poll: float = 0.2, say: Callable[[str], None] = print) -> None:
-        self.event_id = event_id
+        event_id = self.event_id = code.event
+        missing = [t for t in numbers if t not in code.tables]
+        if missing:
+            raise TallyboardError(f"the join code is for table {', '.join(map(str, code.tables))}, not "
+                                  f"{', '.join(map(str, missing))}: ask the director for the code of this host's "
+                                  "tables (tallyboard event join-code --table N ...)")
         self.name = envelope.check_name("host name", name)
         self.numbers = numbers
         self.ports = list(ports or [])
@@ -350,12 +400,11 @@ class TableHost:
         self.timeout = timeout
         self.poll = poll
         self.say = say
-        state_dir.mkdir(parents=True, exist_ok=True)
-        self.outbox = Outbox(state_dir / f"{event_id}-{self.name}.sqlite3", event_id, secret)
-        self.db = connect(self.outbox.path)
-        self.db.executescript(_HOST_SCHEMA)
-        self.new_round = threading.Event()
         self.tag = tag_of(event_id)
+        keys = {board_ident(self.tag, t): key for t, key in zip(code.tables, code.keys)}
+        self.outbox = Outbox(state_dir / f"{event_id}-{self.name}.sqlite3", event_id, code.director, keys)
+        self.db = database.open_file(self.outbox.path, database.TABLE_HOST)
+        self.new_round = threading.Event()
         self.link = TableLink(url, f"{event_id}-{self.name}", tls_ca=tls_ca, outbox=self.outbox,
                               on_director_message=self._keep_round,
                               boards=[board_ident(self.tag, t) for t in numbers], max_backoff=MAX_BACKOFF_S)
@@ -393,22 +442,16 @@ class TableHost:
         board = board_ident(self.tag, table)
         text = json.dumps(body, sort_keys=True)
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                row = self.db.execute("SELECT body FROM club_last WHERE board = ? AND round = ?",
-                                      (board, round)).fetchone()
-                if row is not None and row[0] == text:
-                    self.db.execute("ROLLBACK")
+            with database.write(self.db) as db:
+                row = db.execute("SELECT body FROM club_last WHERE board = ? AND round = ?",
+                                 (board, round)).fetchone()
+                if row is not None and row[0] == text:     # nothing written: the transaction ends empty
                     return
                 before = len((json.loads(row[0]).get("record") or {}).get("hands", [])) if row else 0
                 kind = "hand" if body["record"] and len(body["record"]["hands"]) > before else "state"
-                self.outbox.add_in(self.db, board, kind, body)
-                self.db.execute("INSERT OR REPLACE INTO club_last (board, round, body) VALUES (?, ?, ?)",
-                                (board, round, text))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+                self.outbox.add_in(db, board, kind, body)
+                db.execute("INSERT OR REPLACE INTO club_last (board, round, body) VALUES (?, ?, ?)",
+                           (board, round, text))
         self.outbox.notify()
 
     def _seat(self, body: dict[str, Any]) -> None:

@@ -11,6 +11,8 @@ import hashlib
 import hmac
 import json
 import secrets
+import time
+from datetime import datetime
 from typing import Any, Sequence
 
 from ..errors import RecordError, TallyboardError
@@ -41,7 +43,45 @@ def pin_matches(pin: str, stored: str) -> bool:
     return hmac.compare_digest(mine.hex(), digest)
 
 
-def set_pin(store: EventStore, new: str, old: str | None) -> bool:
+# Wrong PINs (docs/events.md, "The director"): each is logged in the event's
+# log and answered after a delay that doubles (0.5, 1, 2, 4 s); the fifth in a
+# row locks the PIN for 15 minutes, when even the right one is refused. The
+# count is in the archive, so separate commands (or many at once) share it.
+FIRST_DELAY_S = 0.5
+LOCK_AFTER = 5
+LOCK_FOR_S = 15 * 60
+_sleep = time.sleep
+_now = time.time
+
+
+def _until(when: float) -> str:
+    return datetime.fromtimestamp(when).strftime("%H:%M")
+
+
+def _check(store: EventStore, pin: str, stored: str, what: str, event: Event | None) -> None:
+    """DirectorError unless pin matches stored; the wrong PINs counted, delayed, logged, locked."""
+    now = _now()
+    _failures, locked_until = store.wrong_pins()
+    if locked_until > now:
+        store.note_locked_pin(event, what)
+        minutes = max(1, round((locked_until - now) / 60))
+        raise DirectorError(f"the director's PIN is locked after {LOCK_AFTER} wrong PINs in a row: wait "
+                            f"{minutes} minute{'s' if minutes > 1 else ''} (until {_until(locked_until)}), then "
+                            "give it again; nothing was changed")
+    if pin_matches(pin, stored):
+        if _failures:
+            store.clear_wrong_pins()
+        return
+    failures, locked_until = store.note_wrong_pin(event, what, now, LOCK_AFTER, LOCK_FOR_S)
+    _sleep(FIRST_DELAY_S * 2 ** (min(failures, LOCK_AFTER) - 1))
+    if locked_until:
+        raise DirectorError(f"that is not the director's PIN, the {LOCK_AFTER}th wrong one in a row: the PIN is "
+                            f"locked for {LOCK_FOR_S // 60} minutes (until {_until(locked_until)}); nothing was "
+                            "changed")
+    raise DirectorError("that is not the director's PIN; nothing was changed")
+
+
+def set_pin(store: EventStore, new: str, old: str | None, event: Event | None = None) -> bool:
     """Set the director's PIN (True), or change it given the old one."""
     if len(new.strip()) < MIN_PIN or new != new.strip():
         raise DirectorError(f"a director's PIN is at least {MIN_PIN} characters, with no spaces around it; "
@@ -50,24 +90,24 @@ def set_pin(store: EventStore, new: str, old: str | None) -> bool:
     if stored is not None:
         if old is None:
             raise DirectorError("a director's PIN is set already: changing it needs the old one "
-                                "(--pin or TALLYBOARD_DIRECTOR_PIN); nothing was changed")
-        if not pin_matches(old, stored):
-            raise DirectorError("that is not the director's PIN; nothing was changed")
+                                "(--pin-file, TALLYBOARD_DIRECTOR_PIN or the prompt); nothing was changed")
+        _check(store, old, stored, "tallyboard event pin set", event)
     store.set_director_pin(hash_pin(new), stored)
     return stored is None
 
 
-def check_pin(store: EventStore, pin: str | None, what: str) -> None:
-    """DirectorError unless pin is the director's, saying what the command needs."""
+def check_pin(store: EventStore, pin: str | None, what: str, event: Event | None = None) -> None:
+    """DirectorError unless pin is the director's, saying what the command
+    needs; a wrong one is delayed, logged in the event's log (event), and
+    locks the PIN after LOCK_AFTER in a row."""
     stored = store.director_pin()
     if stored is None:
         raise DirectorError(f"{what} needs the director's PIN, and none is set: tallyboard event pin set "
                             "sets it; nothing was changed")
     if pin is None:
-        raise DirectorError(f"{what} needs the director's PIN: give --pin PIN or set TALLYBOARD_DIRECTOR_PIN; "
-                            "nothing was changed")
-    if not pin_matches(pin, stored):
-        raise DirectorError("that is not the director's PIN; nothing was changed")
+        raise DirectorError(f"{what} needs the director's PIN: give --pin-file FILE or set "
+                            "TALLYBOARD_DIRECTOR_PIN (or run it at a terminal, which asks); nothing was changed")
+    _check(store, pin, stored, what, event)
 
 
 # ---------------------------------------------------------------- hands and games

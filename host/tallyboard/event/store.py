@@ -2,8 +2,9 @@
 store"): events, players, each round's seating, each table's game as the
 board last reported it (record + stamp) with the director's corrections kept
 beside it, board attachments, held hands and the director's log. The tables
-are new ones beside the archive's `games`, created if missing; the archive's
-own are never touched. Every write is one transaction; a game is stored by
+are beside the archive's `games`, in the archive's versioned schema
+(tallyboard.database.ARCHIVE); the archive's own are never touched. Every
+write is one transaction (database.write); a game is stored by
 replacing the table's row (the board's own state), never by adding to it, so
 saving the same game again changes nothing."""
 from __future__ import annotations
@@ -16,38 +17,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import archive
+from .. import archive, database
+from .. import names as tallyboard_names
 from ..errors import RecordError, TallyboardError
 from . import standings
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS event_events (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, state TEXT NOT NULL, round INTEGER NOT NULL,
-    rounds INTEGER NOT NULL, hands INTEGER, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS event_players (
-    event INTEGER NOT NULL, number INTEGER NOT NULL, name TEXT NOT NULL, withdrawn INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (event, number));
-CREATE TABLE IF NOT EXISTS event_rounds (
-    event INTEGER NOT NULL, round INTEGER NOT NULL, seating TEXT NOT NULL, how TEXT NOT NULL,
-    ended_early TEXT NOT NULL DEFAULT '[]', PRIMARY KEY (event, round));
-CREATE TABLE IF NOT EXISTS event_games (
-    event INTEGER NOT NULL, round INTEGER NOT NULL, tableno INTEGER NOT NULL, record TEXT NOT NULL,
-    stamp TEXT NOT NULL, saved_at TEXT NOT NULL, PRIMARY KEY (event, round, tableno));
-CREATE TABLE IF NOT EXISTS event_corrections (
-    event INTEGER NOT NULL, round INTEGER NOT NULL, tableno INTEGER NOT NULL, hands TEXT NOT NULL,
-    whole TEXT, PRIMARY KEY (event, round, tableno));
-CREATE TABLE IF NOT EXISTS event_pending (
-    event INTEGER NOT NULL, round INTEGER NOT NULL, tableno INTEGER NOT NULL, pending TEXT NOT NULL,
-    PRIMARY KEY (event, round, tableno));
-CREATE TABLE IF NOT EXISTS event_boards (
-    event INTEGER NOT NULL, tableno INTEGER NOT NULL, port TEXT NOT NULL, board_id TEXT NOT NULL,
-    status TEXT NOT NULL, PRIMARY KEY (event, tableno));
-CREATE TABLE IF NOT EXISTS event_log (
-    id INTEGER PRIMARY KEY, event INTEGER NOT NULL, at TEXT NOT NULL, action TEXT NOT NULL,
-    what TEXT NOT NULL, before TEXT NOT NULL, after TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS event_director (
-    id INTEGER PRIMARY KEY CHECK (id = 1), pin TEXT NOT NULL, set_at TEXT NOT NULL);
-"""
 
 CREATED, RUNNING, FINISHED = "created", "running", "finished"
 
@@ -88,18 +61,10 @@ class EventStore:
                              "exist; create it or choose another --archive")
         self._lock = threading.RLock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             # autocommit: every write is one explicit BEGIN IMMEDIATE ... COMMIT (_Transaction)
-            self.db = sqlite3.connect(self.path, timeout=10, check_same_thread=False, isolation_level=None)
-            with self._write():
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
-        except sqlite3.DatabaseError as exc:
-            raise EventError(f"{self.path}: cannot open the archive ({exc}); "
-                             "is it a tallyboard archive? choose another with --archive") from None
-        except OSError as exc:
-            raise EventError(f"{self.path}: cannot create the archive ({exc.strerror})") from None
+            self.db = database.open_file(self.path, database.ARCHIVE, archive.own_folder(self.path))
+        except database.DatabaseError as exc:
+            raise EventError(str(exc)) from None
 
     def close(self) -> None:
         with self._lock:
@@ -130,6 +95,9 @@ class EventStore:
                hands: int | None = None) -> Event:
         if not name.strip():
             raise EventError("the event needs a name: tallyboard event create NAME --player ...")
+        tallyboard_names.check("the event's name", name, tallyboard_names.EVENT_MAX)
+        for player in players:
+            tallyboard_names.check("player", player, tallyboard_names.PLAYER_MAX)
         stamp = now()
         with self._write() as db:
             if db.execute("SELECT 1 FROM event_events WHERE name = ?", (name,)).fetchone():
@@ -235,6 +203,8 @@ class EventStore:
                names: dict[int, str] | None = None, withdrawn: Sequence[int] = ()) -> None:
         """The director's new seating for the current round (before it has
         begun), new players and withdrawals with it, logged. One transaction."""
+        for name in (names or {}).values():
+            tallyboard_names.check("player", name, tallyboard_names.PLAYER_MAX)
         with self._write() as db:
             db.execute("UPDATE event_rounds SET seating = ?, how = 'director' WHERE event = ? AND round = ?",
                        (json.dumps(seating), event.id, event.round))
@@ -361,6 +331,39 @@ class EventStore:
         row = self._rows("SELECT pin FROM event_director WHERE id = 1")
         return row[0][0] if row else None
 
+    def wrong_pins(self) -> tuple[int, float]:
+        """(wrong PINs in a row, the time.time() until which the PIN is locked; 0: not locked)."""
+        row = self._rows("SELECT failures, locked_until FROM event_wrong_pins WHERE id = 1")
+        return (int(row[0][0]), float(row[0][1])) if row else (0, 0.0)
+
+    def note_wrong_pin(self, event: Event | None, what: str, at: float, lock_after: int,
+                       lock_for: float) -> tuple[int, float]:
+        """Count one more wrong PIN given to `what` at time `at`, in the event's
+        log too; the lock starts (for lock_for seconds) at the lock_after-th in
+        a row. (wrong PINs in a row, locked until; 0: not locked), read and
+        written in one transaction, so processes at once count every one."""
+        with self._write() as db:
+            row = db.execute("SELECT failures, locked_until FROM event_wrong_pins WHERE id = 1").fetchone()
+            failures = (row[0] if row and row[1] <= at else 0) + 1
+            locked_until = at + lock_for if failures >= lock_after else 0.0
+            db.execute("INSERT OR REPLACE INTO event_wrong_pins (id, failures, last_at, locked_until) "
+                       "VALUES (1, ?, ?, ?)", (failures, at, locked_until))
+            if event is not None:
+                until = (f"; the PIN is locked until {datetime.fromtimestamp(locked_until).strftime('%H:%M')}"
+                         if locked_until else "")
+                self._log(db, event, "wrong PIN", what, "", f"{failures} wrong in a row{until}")
+        return failures, locked_until
+
+    def note_locked_pin(self, event: Event | None, what: str) -> None:
+        """A PIN given to `what` while the PIN is locked: logged, not checked."""
+        if event is not None:
+            with self._write() as db:
+                self._log(db, event, "PIN locked", what, "", "refused without checking the PIN")
+
+    def clear_wrong_pins(self) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM event_wrong_pins")
+
     def set_director_pin(self, hashed: str, expected: str | None) -> None:
         """Store the PIN's hash, if the stored one is still `expected` (None:
         none was set)."""
@@ -372,21 +375,24 @@ class EventStore:
 
 
 class _Transaction:
+    """database.write on the store's connection, under the store's lock."""
+
     def __init__(self, store: EventStore, begin: str = "BEGIN IMMEDIATE") -> None:
         self.store = store
         self.begin = begin
+        self._write: Any = None
 
     def __enter__(self) -> sqlite3.Connection:
         self.store._lock.acquire()
         try:
-            self.store.db.execute(self.begin)
+            self._write = database.write(self.store.db, self.begin)
+            return self._write.__enter__()
         except BaseException:
             self.store._lock.release()
             raise
-        return self.store.db
 
-    def __exit__(self, kind: Any, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         try:
-            self.store.db.execute("COMMIT" if kind is None else "ROLLBACK")
+            self._write.__exit__(*exc)
         finally:
             self.store._lock.release()

@@ -11,9 +11,11 @@ import sys
 import time
 from typing import Any, Callable
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+
+from ..console import Console
 
 FORMAT = "tallyboard-event-view/1"
 PAGE_SECONDS = 6.0

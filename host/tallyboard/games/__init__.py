@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from tallycore import games as core_games
+
 from .base import GameProfile, LoadedGame
 
 __all__ = ["GameProfile", "LoadedGame", "PROFILE_MODULES", "profile", "profiles", "names", "by_verb"]
@@ -55,6 +57,12 @@ def _load() -> dict[str, GameProfile]:
     if not _profiles:
         for module in PROFILE_MODULES:
             loaded: GameProfile = import_module(f"{__name__}.{module}").PROFILE
+            # a game's verbs are its rules module's (tallycore.game VERBS): the
+            # profile only adds the host's checks of their words
+            declared = {row[0].decode() for row in core_games.by_name(loaded.name).VERBS}
+            if set(loaded.verbs) != declared:
+                raise ImportError(f"games/{module}.py checks the verbs {sorted(loaded.verbs)}, but its "
+                                  f"rules declare {sorted(declared)}")
             _profiles[loaded.name] = loaded
     return _profiles
 

@@ -97,6 +97,10 @@ class GameProfile:
     # the protocol verbs that are this game's own, each with a check of the
     # words the host can check before it talks to the board (ValueError)
     verbs: Mapping[str, Callable[..., None]] = field(default_factory=dict)
+    # the CLI's own commands of the game (click commands that send its verbs),
+    # made when the CLI is built with the CLI's helpers handed in:
+    # (kit: commands.scoring.command_kit()) -> commands
+    commands: Callable[[Any], list[Any]] = lambda cli: []
     # --- a hand in progress (docs/records.md, "A hand in progress"); None for
     # both: every hand of the game is one entry, never in progress
     # (events of a hand not yet closed, number of players) -> its record hand

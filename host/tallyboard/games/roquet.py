@@ -157,13 +157,39 @@ def simulation_options(rng: random.Random) -> int:
 def send(board: Any, event: int) -> tuple[str, Callable[[], dict[str, str]]]:
     """The event as PEG or END."""
     if event == roquet.HAND_END:
-        return "END", board.end
+        return "END", lambda: board.game_verb("END")
     player, points = roquet.peg_player(event), roquet.peg_points(event)
-    return f"PEG {player} {points}", lambda: board.peg(player, points)
+    return f"PEG {player} {points}", lambda: board.game_verb("PEG", player, points)
 
 
 def hand_line(number: int, hand: Any, players: list[str]) -> str:
     return f"hand {number}: " + ", ".join(f"{players[p]} +{pts}" for p, pts in hand)
+
+
+def commands(cli: Any) -> list[Any]:
+    """`tallyboard peg` and `tallyboard end`: Roquet's verbs PEG and END, made
+    with the CLI's helpers (cli: commands.scoring's kit)."""
+    import click
+
+    change, game_of_verb, player_index, scoring = cli.change, cli.game_of_verb, cli.player_index, cli.scoring
+
+    @click.command("peg")
+    @click.argument("player")
+    @click.argument("points", type=click.IntRange(1, roquet.MAX_PEG))
+    @scoring
+    def peg_cmd(board: Any, player: str, points: int) -> None:
+        """Roquet: peg POINTS (1 to 99) for PLAYER (name or number)."""
+        current = game_of_verb(board, "PEG")
+        change(board, "PEG", player_index(board, player, current.players), points)
+
+    @click.command("end")
+    @scoring
+    def end_cmd(board: Any) -> None:
+        """Roquet: end the hand (the tally pegs move to the king row)."""
+        game_of_verb(board, "END")
+        change(board, "END")
+
+    return [peg_cmd, end_cmd]
 
 
 PROFILE = GameProfile(
@@ -183,6 +209,7 @@ PROFILE = GameProfile(
     simulation_options=simulation_options,
     send=send,
     verbs={"PEG": nothing_to_check, "END": nothing_to_check},
+    commands=commands,
     hand_line=hand_line,
     plain_view=peg_rows,
 )

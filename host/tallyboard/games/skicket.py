@@ -242,12 +242,12 @@ def simulation_options(rng: random.Random) -> int:
 def send(board: Any, event: int) -> tuple[str, Callable[[], dict[str, str]]]:
     """The event as HAND or MISDEAL."""
     if event == skicket.MISDEAL:
-        return "MISDEAL", board.misdeal
+        return "MISDEAL", lambda: board.game_verb("MISDEAL")
     contract = _contract(event)
     args = (contract["purchaser"], contract["bid"], contract["doubled_by"], contract["redoubled_by"],
             contract["lone"], contract["tricks"])
     text = "HAND " + " ".join("-" if a is None else str(int(a) if isinstance(a, bool) else a) for a in args)
-    return text, lambda: board.hand(*args)
+    return text, lambda: board.game_verb("HAND", *args[:4], int(args[4]), args[5])
 
 
 def check_bid(bid: str) -> None:
@@ -259,6 +259,55 @@ def hand_line(number: int, hand: Any, players: list[str]) -> str:
     if hand.get("misdeal"):
         return f"deal {number}: misdeal"
     return f"deal {number}: {players[hand['purchaser']]} {hand['bid']}, {hand['tricks']} tricks"
+
+
+def commands(cli: Any) -> list[Any]:
+    """`tallyboard hand` and `tallyboard misdeal`: Skicket's verbs HAND and MISDEAL,
+    made with the CLI's helpers (cli: commands.scoring's kit, handed in so that
+    a profile imports nothing of the host above it)."""
+    import click
+
+    board_options, change, connected, game_of_verb = cli.board_options, cli.change, cli.connected, cli.game_of_verb
+    player_index, print_summary, scoring = cli.player_index, cli.print_summary, cli.scoring
+    reports_errors, TallyboardError = cli.reports_errors, cli.TallyboardError
+
+    @click.command("hand")
+    @click.argument("purchaser")
+    @click.argument("bid")
+    @click.argument("tricks", type=click.IntRange(0, 13))
+    @click.option("--doubled-by", "-d", metavar="PLAYER", help="The adversary who doubled.")
+    @click.option("--redoubled-by", "-r", metavar="PLAYER", help="Who redoubled (the purchaser or partner).")
+    @click.option("--lone", is_flag=True, help="The purchaser played a lone hand.")
+    @board_options
+    @reports_errors
+    def hand_cmd(purchaser: str, bid: str, tricks: int, doubled_by: str | None, redoubled_by: str | None,
+                 lone: bool, port: str | None, use_emulator: bool, timeout: float) -> None:
+        """Skicket: score one hand. PURCHASER (name or number) bid BID (e.g. 4H, 2NT, 1NK)
+        and his side took TRICKS tricks."""
+        try:
+            check_bid(bid.upper())
+        except ValueError as exc:
+            raise TallyboardError(str(exc)) from None
+        with connected(port, use_emulator, timeout, opening="OPEN") as board:
+            current = game_of_verb(board, "HAND")
+
+            def who(value: str | None) -> int | None:
+                return None if value is None else player_index(board, value, current.players)
+
+            # every index is a player, never a seat (the seats pivot: rules.md SK5)
+            change(board, "HAND", player_index(board, purchaser, current.players), bid.upper(),
+                   who(doubled_by), who(redoubled_by), int(lone), tricks)
+            print_summary(board)
+
+    @click.command("misdeal")
+    @scoring
+    def misdeal_cmd(board: Any) -> None:
+        """Skicket: record a misdeal (the same dealer deals again; nobody scores)."""
+        game_of_verb(board, "MISDEAL")
+        change(board, "MISDEAL")
+        click.echo("misdeal recorded: the same dealer deals again")
+
+    return [hand_cmd, misdeal_cmd]
 
 
 PROFILE = GameProfile(
@@ -275,6 +324,7 @@ PROFILE = GameProfile(
     candidate=candidate,
     send=send,
     verbs={"HAND": check_bid, "MISDEAL": nothing_to_check},
+    commands=commands,
     hand_line=hand_line,
     simulation_options=simulation_options,
     # Progressive Skicket (rules.md SK16, SK19): four hands or six a game

@@ -1,0 +1,62 @@
+# Confirmation by an opponent (docs/rules.md CF, docs/protocol.md): a change
+# that closes a hand (or takes one back) is held, journaled as held, answered
+# and pushed as HELD; the board's own seat buttons then accept it (ACCEPT:
+# made now) or reject it (REJECT: dropped, with the events of its hand before
+# it). The app's change path (tallyrun.app) calls hold(); the app's
+# local_accept and local_reject call settle().
+from tallyrun import protocol as P
+from tallyrun import replies
+from tallyrun.journal import KIND_APPLY, KIND_ACCEPT, KIND_HELD
+
+_SRC_BOARD = b"board"
+
+
+def hold(app, kind, seq, crc, event, src, reply):
+    """Hold a checked change (kind: KIND_APPLY, KIND_UNDO or KIND_REDO).
+    Returns None, or the refusal's message (nothing changed then)."""
+    game = app.game
+    game.hold(kind, event)     # checked by the caller; works out who accepts and the arithmetic
+    try:
+        app.journal.append(KIND_HELD | kind, game.held_event, seq, crc)
+    except OSError as exc:
+        game.reject()
+        return app._refuse(seq, P.E_FLASH, replies.flash_failed(exc, "nothing changed"), reply)
+    app._reserve_eseq()
+    if reply:
+        replies.change(app, seq)
+    app.said_src = src
+    app.tell(P.EV_HELD)
+    app.journal.after_append()
+    return None
+
+
+def settle(app, record, taken=0):
+    """The held change accepted (KIND_ACCEPT: made now) or rejected
+    (KIND_REJECT_HAND: dropped, with the taken events of its hand before
+    it): one record journaled, made, pushed. Allocation-free but for a
+    refusal (ValueError)."""
+    game = app.game
+    if not game.held:
+        raise ValueError("confirm: nothing waits for a confirmation")
+    try:
+        app.journal.append(record, game.held_event if record == KIND_ACCEPT else taken, 0, 0)
+    except OSError as exc:
+        raise ValueError(replies.flash_failed(exc, "the hand is still pending"))
+    pushed = P.EV_REJECT
+    if record == KIND_ACCEPT:
+        pushed = P.EV_ACCEPT
+        if game.held == KIND_APPLY and app.log_crcs_valid > game.n:
+            app.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
+    app.settled_kind = game.held          # what was held, for the event's held field
+    app.settled_event = game.held_event
+    if record == KIND_ACCEPT:
+        game.accept()
+    else:
+        game.reject(taken)
+        if taken and app.log_crcs_valid > game.n:
+            app.log_crcs_valid = game.n
+    app._reserve_eseq()
+    app.said_src = _SRC_BOARD
+    app.tell(pushed)
+    app.settled_kind = 0                  # told: STATE's held is - again
+    app.journal.after_append()

@@ -1,0 +1,62 @@
+# The formats and meanings of every field of a reply or an event, for the
+# docs (docs/protocol.md, docs/protocol.json: python -m tallyboard.protocol_doc)
+# and a host. Not part of the board's file set (host/tallyboard/fileset.py
+# HOST_ONLY): the board writes each field in its format through one writer,
+# tallyrun.replies.fields, and needs none of these words.
+#
+# FIELDS: (name, format, meaning); "KIND.name"
+# rows (a verb's reply or an event's kind) say where one differs. Formats:
+# decimal; hex4 (4 uppercase hex digits); list (decimals, comma-separated,
+# one per player in player order unless said); word (a name from a table, or
+# - for none); text (printable, spaces written as _); held (- or kind,event);
+# config (per key: CONFIG_KEYS); decimal or - ("-": not per player).
+FIELDS = (
+    ("fw", "text", "firmware version"),
+    ("proto", "decimal", "protocol version (PROTOCOL_VERSION)"),
+    ("board", "text", "the board definition it runs (board/<name>.json)"),
+    ("games", "decimal", "number of games; GAME 0 to games-1 names them"),
+    ("frame", "decimal", "the longest frame in bytes, newline included"),
+    ("log", "decimal", "the event log's capacity (events in one game)"),
+    ("players", "decimal", "players in the game (0: none)"),
+    ("HELLO.players", "decimal", "the most players any game takes"),
+    ("seqs", "decimal", "the first of the 1024 seqs this session numbers its requests with"),
+    ("index", "decimal", "the game's index (GAME), the note's (NOTE)"),
+    ("name", "word", "the game's name, as records write it"),
+    ("min", "decimal", "the fewest players the game takes"),
+    ("max", "decimal", "the most players the game takes"),
+    ("GAME.options", "words", "the keys of the game's options as records write them, comma-separated"),
+    ("options", "decimal", "the game's options as its rules pack them, + 32768 when confirmation is forced on"),
+    ("game", "word", "the game in play, - for none"),
+    ("n", "decimal", "events applied"),
+    ("top", "decimal", "events applied plus the redo stack"),
+    ("eseq", "decimal", "the sequence number of the event pushed last (a change: the one it pushed)"),
+    ("ev", "decimal", "the packed event applied: its game's EV layout decodes it"),
+    ("LOG.ev", "list", "count packed events log[at:at+count], comma-separated (empty when at == top)"),
+    ("lcrc", "hex4", "CRC-16/CCITT-FALSE over log[0:top], each event 4 bytes little-endian"),
+    ("held", "held", "- or the change waiting for its confirmation: kind,event (kind 1 apply, 2 undo, 3 redo)"),
+    ("HELD.held", "held", "the change now waiting for its confirmation: kind,event"),
+    ("ACCEPT.held", "held", "the change that was held and is now made: kind,event"),
+    ("REJECT.held", "held", "the change that was held and is now dropped: kind,event"),
+    ("OPEN.held", "word", "- or the kind alone of the change waiting for its confirmation (STATE gives its event)"),
+    ("ccrc", "hex4", "CRC-16 of the settings as saved"),
+    ("notes", "decimal", "problems the board found when it started (NOTE reads them)"),
+    ("hands", "decimal", "hands scored"),
+    ("complete", "decimal", "1 if the game is over, else 0"),
+    ("winners", "decimal", "bit mask of the winners: bit p is player p"),
+    ("totals", "list", "each player's total, player 0 first (Roquet: the hand in progress included)"),
+    ("at", "decimal", "the log index the events start at"),
+    ("count", "decimal", "how many (LOG: three digits, zero-padded, e.g. 012)"),
+    ("free", "decimal", "heap bytes free after a collection"),
+    ("alloc", "decimal", "heap bytes in use after a collection"),
+    ("block", "decimal", "the largest block free after a collection, to 64 bytes: the most a module loaded on a game switch can take in one piece"),
+    ("served", "decimal", "requests answered since boot"),
+    ("journal", "decimal", "journal records since its last snapshot"),
+    ("errors", "decimal", "internal and display errors since boot"),
+    ("text", "text", "words for people, spaces written as _"),
+    ("key", "word", "the config key"),
+    ("player", "decimal or -", "the player a per-player key is for; - for other keys"),
+    ("value", "config", "the key's value as CONFIG_KEYS gives its type: decimal, text or RRGGBB hex"),
+    ("src", "word", "host (a request) or board (the board's own buttons)"),
+    ("by", "decimal", "bit mask of the players who may accept: bit p is player p"),
+    ("KEPT.n", "decimal", "the events in force the host's archive holds"),
+)

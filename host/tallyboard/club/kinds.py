@@ -1,0 +1,111 @@
+"""The club's message kinds, in one table (docs/club-mqtt.md, "Topics"):
+for each, its topic, who sends it, whether it is numbered (applied once
+each, in order) and retained, and the check of its body where the
+transport knows its shape. The envelope, the links, the outbox and the
+director read this table; a kind is named nowhere else.
+
+Topics are `tallyboard/<event>/` and then the kind's levels, where `SUBJECT`
+stands for the one level that names whom the message is about: the board
+(hand, state, applied) or the table host's client id (status)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")   # topic-safe: no / + # or spaces
+TABLE = "table host"        # senders
+DIRECTOR = "director"
+SUBJECT = "{subject}"
+ROOT = "tallyboard"
+
+
+class BodyError(ValueError):
+    """A body of the wrong shape; the text says which field."""
+
+
+def is_name(name: object) -> bool:
+    """An event id, board identity or host name: 1-64 letters, digits, _ . - starting
+    with a letter or digit (it becomes a topic level)."""
+    return isinstance(name, str) and bool(_NAME.match(name))
+
+
+def _status_body(body: dict[str, Any]) -> None:
+    if set(body) != {"online", "boards"} or type(body["online"]) is not bool:
+        raise BodyError("a status body is {online: true or false, boards: [...]}")
+    boards = body["boards"]
+    if not isinstance(boards, list) or len(boards) > 999 or not all(is_name(b) for b in boards):
+        raise BodyError("a status's boards are a list of board names")
+
+
+def _applied_body(body: dict[str, Any]) -> None:
+    if set(body) != {"board", "seq"} or not is_name(body["board"]) or type(body["seq"]) is not int \
+            or not 0 <= body["seq"] <= MAX_SEQ:
+        raise BodyError("an applied body is {board: NAME, seq: a whole number}")
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    sender: str                 # TABLE or DIRECTOR
+    levels: tuple[str, ...]     # after tallyboard/<event>/
+    sequenced: bool             # numbered from 1 per sender, applied once each, in order
+    retained: bool
+    body: Callable[[dict[str, Any]], None] | None   # the transport's check; None: the evening checks it
+    # whose name the SUBJECT level must be: "sender" (the envelope's board), or a body field
+    subject: str | None = "sender"
+
+    def topic(self, event: str, subject: str | None = None) -> str:
+        levels = [subject if level == SUBJECT else level for level in self.levels]
+        if None in levels:
+            raise ValueError(f"a {self.name} topic names its {self.subject}")
+        return "/".join([ROOT, event, *levels])   # type: ignore[list-item]
+
+    def subscription(self, event: str) -> str:
+        return self.topic(event, "+") if SUBJECT in self.levels else self.topic(event)
+
+
+KINDS: dict[str, Kind] = {kind.name: kind for kind in (
+    Kind("hand", TABLE, ("table", SUBJECT, "hand"), sequenced=True, retained=False, body=None),
+    Kind("state", TABLE, ("table", SUBJECT, "state"), sequenced=True, retained=False, body=None),
+    Kind("status", TABLE, ("host", SUBJECT, "status"), sequenced=False, retained=True, body=_status_body),
+    Kind("round", DIRECTOR, ("director", "round"), sequenced=True, retained=True, body=None, subject=None),
+    Kind("applied", DIRECTOR, ("director", "applied", SUBJECT), sequenced=False, retained=True,
+         body=_applied_body, subject="board"),
+)}
+SEQUENCED = frozenset(name for name, kind in KINDS.items() if kind.sequenced)
+FROM_TABLES = tuple(kind for kind in KINDS.values() if kind.sender == TABLE)
+FROM_DIRECTOR = tuple(kind for kind in KINDS.values() if kind.sender == DIRECTOR)
+QUEUED = tuple(kind for kind in FROM_TABLES if kind.sequenced)     # what a table host's outbox numbers and keeps
+
+
+def parse_topic(event: str, topic: str) -> tuple[Kind, str | None] | None:
+    """(kind, subject) of a topic of evening `event`; None if it is no club topic of it."""
+    levels = topic.split("/")
+    if len(levels) < 3 or levels[0] != ROOT or levels[1] != event:
+        return None
+    rest = levels[2:]
+    for kind in KINDS.values():
+        if len(rest) != len(kind.levels):
+            continue
+        subject = None
+        for level, pattern in zip(rest, kind.levels):
+            if pattern == SUBJECT:
+                subject = level
+            elif level != pattern:
+                break
+        else:
+            return kind, subject
+    return None
+
+
+def check_topic(kind: Kind, subject: str | None, message: dict[str, Any]) -> str | None:
+    """Why `message` does not belong on a topic of `kind` about `subject`; None if it does."""
+    if message["kind"] != kind.name:
+        return f"a {message['kind']} message on a {kind.name} topic"
+    if kind.subject == "sender" and message["board"] != subject:
+        return f"{message['board']}'s {kind.name} on {subject}'s topic"
+    if kind.subject not in (None, "sender") and message["body"].get(kind.subject) != subject:
+        return f"a {kind.name} message about {message['body'].get(kind.subject)!r} on {subject}'s topic"
+    return None

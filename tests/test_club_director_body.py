@@ -1,0 +1,113 @@
+"""What the director stores of a table host's message (docs/club-mqtt.md,
+"Payloads"): a body is checked field by field before anything of it is
+stored (a held hand's names must be that table's players), and a message
+the evening refuses never uses up its board's seq. The director's link is
+driven directly, message by message, on a real evening store (no broker)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tallyboard.cli import main
+from tallyboard.club import envelope
+from tallyboard.event import EventStore
+from tallyboard.event import club as club_mod
+from tallyboard.event.tables import event_tag
+
+PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]    # round 1: Ann Bob Cy Dee at table 1
+
+
+@dataclass
+class Message:          # what paho hands the worker
+    topic: str
+    payload: bytes
+    qos: int = 0
+    mid: int = 0
+
+
+@pytest.fixture
+def director(tmp_path: Path, monkeypatch):
+    for key, where in (("TALLYBOARD_ARCHIVE", "archive.sqlite3"), ("XDG_STATE_HOME", "state"),
+                       ("XDG_CACHE_HOME", "cache"), ("TALLYBOARD_EMULATOR_HOME", "emu")):
+        monkeypatch.setenv(key, str(tmp_path / where))
+    result = CliRunner().invoke(main, ["event", "create", "Club night", *[a for p in PLAYERS for a in ("--player", p)],
+                                       "--rounds", "2"])
+    assert result.exit_code == 0, result.output
+    store = EventStore()
+    event = store.event()
+    made = club_mod.Director(store, event, "mqtt://director:unused@127.0.0.1:9")    # never started: no broker
+    try:
+        yield made
+    finally:
+        made.link.stop()
+        store.close()
+
+
+def state(director, board_table: int, seq: int, **changes) -> Message:
+    tag = event_tag(director.event)
+    board = club_mod.board_ident(tag, board_table)
+    body = {"table": board_table, "round": 1, "host": "room-a", "board_id": f"emulator@{tag:04X}.{board_table}",
+            "status": "ok", "record": None, "stamp": None, "pending": None}
+    body.update(changes)
+    payload = envelope.seal(envelope.board_key(director.secret, board), director.id, board, seq, "state", body)
+    return Message(envelope.table_topic(director.id, board, "state"), payload)
+
+
+def reasons(director) -> list[str]:
+    return [reason for _, _, reason, _ in director.link.refused()]
+
+
+def test_a_held_hand_of_the_wrong_shape_is_refused_and_nothing_of_it_stored(director):
+    # finding 3: waiting_for a string, hand a piece of HTML
+    bad = {"hand": "<b>x</b>", "waiting_for": "notalist", "scores": [70, 60, 70, 60]}
+    director.link._on_message(state(director, 1, 1, pending=bad))
+    assert reasons(director) == ["apply"]
+    assert director.store.pending(director.event, 1, 1) is None
+    assert director.link.applied() == {}          # its seq not used up
+    # the same hand held for a player of another table (Eve sits at table 2)
+    other = {"hand": 1, "waiting_for": ["Eve"], "scores": [70, 60, 70, 60]}
+    director.link._on_message(state(director, 1, 1, pending=other))
+    assert reasons(director) == ["apply", "apply"]
+    assert "not at this table" in director.link.refused()[1][3]
+    # the real one: hand 1 held for Bob or Dee (seat 0's adversaries in hand 1), 70/60/70/60
+    good = {"hand": 1, "waiting_for": ["Bob", "Dee"], "scores": [70, 60, 70, 60]}
+    director.link._on_message(state(director, 1, 1, pending=good))
+    assert director.store.pending(director.event, 1, 1) == good
+    assert director.link.applied() == {club_mod.board_ident(event_tag(director.event), 1): 1}
+
+
+@pytest.mark.parametrize("field,value", [("status", "<script>"), ("host", "a b"), ("stamp", {"n": [1]}),
+                                         ("board_id", "emulator@0000.1"), ("extra", 1)])
+def test_each_field_of_the_body_is_checked(director, field, value):
+    director.link._on_message(state(director, 1, 1, **{field: value}))
+    assert reasons(director) == ["apply"]
+    assert director.link.applied() == {}
+
+
+def test_a_board_signed_with_another_tables_key_is_refused(director):
+    # finding 4: one secret for every table let any table host sign for any board; now table 2's key
+    # (all table 2's host has) does not sign for board 1
+    tag = event_tag(director.event)
+    one, two = club_mod.board_ident(tag, 1), club_mod.board_ident(tag, 2)
+    body = {"table": 1, "round": 1, "host": "room-b", "board_id": f"emulator@{tag:04X}.1", "status": "ok",
+            "record": None, "stamp": None, "pending": None}
+    forged = envelope.seal(envelope.board_key(director.secret, two), director.id, one, 1, "state", body)
+    director.link._on_message(Message(envelope.table_topic(director.id, one, "state"), forged))
+    assert reasons(director) == ["signature"]
+    assert director.link.applied() == {}
+
+
+def test_a_board_sending_another_tables_state_does_not_use_up_its_seq(director):
+    # finding 4: board 2 signs table 1's state (its seq 1); then board 2's own messages 1 and 2 are applied
+    tag = event_tag(director.event)
+    director.link._on_message(state(director, 2, 1, table=1, board_id=f"emulator@{tag:04X}.1"))
+    assert reasons(director) == ["apply"]
+    director.link._on_message(state(director, 2, 1))
+    director.link._on_message(state(director, 2, 2, status="no game"))
+    assert director.link.applied() == {club_mod.board_ident(tag, 2): 2}
+    assert reasons(director) == ["apply"]           # no replay
+    assert director.store.boards(director.event)[2]["status"] == "no game"

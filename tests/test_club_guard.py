@@ -1,0 +1,348 @@
+"""A club evening's network under abuse (docs/club-mqtt.md, "Who may publish
+what" and "Limits"): on mosquitto (the ACL the docs give) and the embedded
+broker, a table host's login cannot remove or replace what the director
+publishes; the embedded broker closes connections that never log in and
+limits each address; the director's port is free the moment the embedded
+broker stops, mid-stream or not; a flood of junk is counted, not stored
+row by row; a message refused never uses up its board's seq; every body
+and topic is checked before anything is stored.
+
+Each negative assertion first sees evidence that the input was handled: a
+message sent after it on the same connection (MQTT keeps a connection's
+order) has arrived, or the director's worker has taken it."""
+from __future__ import annotations
+
+import socket
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from test_club_mqtt import EVENT, USERS, wait_for
+from tallyboard.club import brokers, envelope, link, outbox
+
+
+@pytest.fixture(params=["mosquitto", "amqtt"])
+def broker(request, tmp_path):
+    if request.param == "mosquitto":
+        if not Path(brokers.MOSQUITTO).exists():
+            pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+        running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto")
+    else:
+        running = brokers.EmbeddedBroker(0, USERS)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def embedded():
+    running = brokers.EmbeddedBroker(0, USERS)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def url(broker: Any, user: str) -> str:
+    return f"mqtt://{user}:{USERS[user]}@127.0.0.1:{broker.port}"
+
+
+class Director:
+    """A DirectorLink on board t1 (and t2) whose evening applies bodies {"n": N}
+    and refuses a body {"bad": ...}; it records the table hosts' status messages."""
+
+    def __init__(self, broker: Any, tmp_path: Path) -> None:
+        self.key = envelope.new_secret()
+        self.statuses: list[tuple[str, bool]] = []
+        self.link = link.DirectorLink(url(broker, "director"), "director", event=EVENT, key=self.key,
+                                      store_path=tmp_path / "director.sqlite3", boards=["t1", "t2"],
+                                      on_table_message=self.apply, max_backoff=1.0,
+                                      on_status=lambda host, online, boards: self.statuses.append((host, online)))
+        self.link.start()
+        self.link.wait_connected(10)
+
+    @staticmethod
+    def apply(connection: sqlite3.Connection, message: dict[str, Any]) -> None:
+        if "bad" in message["body"]:
+            raise ValueError("a game for other players")
+        connection.execute("CREATE TABLE IF NOT EXISTS hands (board TEXT, seq INTEGER, n INTEGER)")
+        connection.execute("INSERT INTO hands VALUES (?, ?, ?)",
+                           (message["board"], message["seq"], message["body"]["n"]))
+
+    def hands(self) -> list[tuple[str, int]]:
+        with self.link._lock:
+            try:
+                return self.link.store.execute("SELECT board, n FROM hands ORDER BY rowid").fetchall()
+            except sqlite3.OperationalError:
+                return []
+
+    def seal(self, board: str, seq: int, body: dict[str, Any], kind: str = "hand") -> bytes:
+        return envelope.seal(self.key, EVENT, board, seq, kind, body)
+
+    def status(self, host: str) -> bytes:
+        return envelope.seal(self.key, EVENT, host, 0, "status", {"online": True, "boards": ["t1"]})
+
+
+@pytest.fixture
+def director(broker, tmp_path):
+    made = Director(broker, tmp_path)
+    try:
+        yield made
+    finally:
+        made.link.stop()
+
+
+def retained(broker: Any, user: str, topic: str, timeout: float = 10.0) -> bytes | None:
+    """The broker's retained message on `topic` as a new subscriber of `user` gets it
+    (None: none came within `timeout`; the callers expect one)."""
+    got: list[bytes] = []
+    came = threading.Event()
+    client, _ = connected(broker, user, f"peek-{time.monotonic_ns()}")
+
+    def on_message(c, u, message):
+        got.append(message.payload)
+        came.set()
+
+    client.on_message = on_message
+    try:
+        client.subscribe(topic, 1)
+        came.wait(timeout)
+        return got[0] if got else None
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
+# ---- least privilege (finding 1) ---------------------------------------------
+
+def connected(broker: Any, user: str, client_id: str) -> tuple[mqtt.Client, threading.Event]:
+    """A client of `user`, once the broker has said yes; the event is set when it is disconnected."""
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311)
+    client.username_pw_set(user, USERS[user])
+    up, gone = threading.Event(), threading.Event()
+    client.on_connect = lambda c, u, f, reason, p: up.set() if not reason.is_failure else gone.set()
+    client.on_disconnect = lambda *args: gone.set()
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    assert up.wait(10), f"{user} could not connect"
+    return client, gone
+
+
+def attempt(broker: Any, user: str, topic: str, payload: bytes) -> None:
+    """Publish as `user` and wait until the broker has dealt with it: its PUBACK
+    (taken or dropped) or its closing the connection (mosquitto does, for some)."""
+    client, gone = connected(broker, user, f"{user}-try")
+    try:
+        info = client.publish(topic, payload, qos=1, retain=True)
+        wait_for(f"the broker's answer to {topic}", lambda: info.is_published() or gone.is_set(), 10)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
+def test_a_table_login_cannot_remove_or_replace_what_the_director_publishes(broker, director):
+    round_payload = envelope.seal(director.key, EVENT, envelope.DIRECTOR, 1, "round", {"round": 1})
+    director.link.publish_round({"round": 1})
+    assert retained(broker, "table1", envelope.round_topic(EVENT)) == round_payload
+    # the director's round removed (an empty retained message) and replaced, an applied removed,
+    # another host's status published
+    for topic, payload in ((envelope.round_topic(EVENT), b""),
+                           (envelope.round_topic(EVENT), director.seal(envelope.DIRECTOR, 9, {"round": 9},
+                                                                       "round")),
+                           (envelope.applied_topic(EVENT, "t1"), b""),
+                           (envelope.host_status_topic(EVENT, "table2"), director.status("table2"))):
+        attempt(broker, "table1", topic, payload)
+    # evidence the broker has handled all of it: table1's own status, sent after, reached the director
+    attempt(broker, "table1", envelope.host_status_topic(EVENT, "table1-try"), director.status("table1-try"))
+    wait_for("table1's own status at the director", lambda: ("table1-try", True) in director.statuses)
+    assert retained(broker, "table2", envelope.round_topic(EVENT)) == round_payload
+    assert ("table2", True) not in director.statuses          # another host's status is not its to publish
+    assert director.link.round_published_again == 0            # the broker never took the attacker's round
+
+
+def dropped_with_a_will(broker: Any, user: str, client_id: str, topic: str, payload: bytes) -> bool:
+    """Connect with a last will, then drop the connection without DISCONNECT; whether the broker let it in."""
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311)
+    client.username_pw_set(user, USERS[user])
+    client.will_set(topic, payload, qos=1, retain=True)
+    answered = threading.Event()
+    codes: list[Any] = []
+    client.on_connect = lambda c, u, f, reason, p: (codes.append(reason), answered.set())
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    try:
+        assert answered.wait(10)
+        if not codes[0].is_failure:
+            client.socket().shutdown(socket.SHUT_RDWR)      # gone without a word: the broker publishes the will
+    finally:
+        client.loop_stop()
+    return not codes[0].is_failure
+
+
+def test_a_table_login_cannot_leave_a_last_will_on_the_directors_topics(broker, director):
+    director.link.publish_round({"round": 1})
+    ours = retained(broker, "table1", envelope.round_topic(EVENT))
+    assert ours is not None
+    dropped_with_a_will(broker, "table1", "table1", envelope.round_topic(EVENT), b"")
+    # evidence the broker has dealt with that drop: a host that connected after it, and dropped, has its will
+    # (its own status, offline) at the director
+    assert dropped_with_a_will(broker, "table2", "table2", envelope.host_status_topic(EVENT, "table2"),
+                               envelope.seal(director.key, EVENT, "table2", 0, "status",
+                                             {"online": False, "boards": ["t2"]}))
+    wait_for("table2's will at the director", lambda: ("table2", False) in director.statuses)
+    assert retained(broker, "table1", envelope.round_topic(EVENT)) == ours
+    assert director.link.round_published_again == 0
+
+
+def test_the_director_publishes_its_round_again_when_the_brokers_copy_differs(broker, director):
+    director.link.publish_round({"round": 1})
+    ours = retained(broker, "table1", envelope.round_topic(EVENT))
+    assert ours is not None
+    # the broker's copy removed (a director's second process, a broker that lost it): only `director` may
+    other, _ = connected(broker, "director", "director-2")
+    try:
+        other.publish(envelope.round_topic(EVENT), b"", qos=1, retain=True).wait_for_publish(10)
+    finally:
+        other.loop_stop()
+        other.disconnect()
+    wait_for("the director to publish its round again", lambda: director.link.round_published_again >= 1)
+    wait_for("the round retained again", lambda: retained(broker, "table1", envelope.round_topic(EVENT)) == ours)
+
+
+# ---- seq and shape (findings 4, 8) -----------------------------------------------
+
+def send(broker: Any, user: str, messages: list[tuple[str, bytes]]) -> None:
+    client, _ = connected(broker, user, f"{user}-raw")
+    try:
+        for topic, payload in messages:
+            client.publish(topic, payload, qos=1).wait_for_publish(10)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
+def test_a_message_refused_by_the_evening_does_not_use_up_its_boards_seq(broker, director):
+    topic = envelope.table_topic(EVENT, "t1", "hand")
+    send(broker, "table2", [(topic, director.seal("t1", 1, {"bad": True}))])
+    wait_for("the refusal listed", lambda: [r[2] for r in director.link.refused()] == ["apply"])
+    assert director.link.applied() == {}
+    # the real host's seq 1 and 2 are applied, not refused as replays
+    send(broker, "table1", [(topic, director.seal("t1", 1, {"n": 1})), (topic, director.seal("t1", 2, {"n": 2}))])
+    wait_for("t1's two hands", lambda: director.link.applied() == {"t1": 2})
+    assert director.hands() == [("t1", 1), ("t1", 2)]
+    assert [r[2] for r in director.link.refused()] == ["apply"]
+
+
+def test_wrong_kinds_and_envelopes_on_another_boards_topic_are_refused_with_their_reason(broker, director):
+    signed_list_kind = dict(v=1, event=EVENT, board="t1", seq=1, kind=[], body={"n": 1})
+    signed_list_kind["sig"] = envelope.signature(director.key, signed_list_kind)
+    t2 = envelope.table_topic(EVENT, "t2", "hand")
+    send(broker, "table1", [
+        (envelope.table_topic(EVENT, "t1", "hand"), envelope.canonical(signed_list_kind)),
+        (t2, director.seal("t1", 1, {"n": 1})),                                       # board 1's on board 2's
+        (envelope.table_topic(EVENT, "t1", "state"), director.seal("t1", 1, {"n": 1}, "hand")),
+        (t2, director.seal("t2", 1, {"n": 1})),                                       # evidence: applied
+    ])
+    wait_for("t2's hand", lambda: director.link.applied() == {"t2": 1})
+    refused = director.link.refused()
+    assert [(board, reason) for _, board, reason, _ in refused] == [("t1", "field"), ("t2", "field"),
+                                                                     ("t1", "field")]
+    assert "kind []" in refused[0][3]
+    assert "t1's hand on t2's topic" in refused[1][3]
+    assert "a hand message on a state topic" in refused[2][3]
+    assert director.hands() == [("t2", 1)]
+
+
+# ---- bounded (findings 2, 5) --------------------------------------------------------
+
+def test_a_flood_of_junk_is_counted_in_one_row_not_stored_row_by_row(broker, director):
+    junk = b"x" * 60_000
+    topic = envelope.table_topic(EVENT, "t1", "hand")
+    client, _ = connected(broker, "table1", "table1-flood")
+    try:
+        for _ in range(300):
+            client.publish(topic, junk, qos=1).wait_for_publish(10)
+        client.publish(topic, director.seal("t1", 1, {"n": 1}), qos=1).wait_for_publish(10)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+    wait_for("the hand sent after the flood", lambda: director.link.applied() == {"t1": 1})
+    counts = director.link.refused_counts()
+    # 300 messages, each refused as `json` or dropped unread as `flood`: counted, a row per kind of refusal
+    assert len(counts) <= 2, counts
+    assert {reason for _, reason, _ in counts} <= {"json", "flood"}
+    assert sum(count for _, _, count in counts) == 300
+
+
+def test_a_connection_that_never_logs_in_is_closed(embedded):
+    with socket.create_connection(("127.0.0.1", embedded.port), timeout=brokers.CONNECT_TIMEOUT + 10) as idle:
+        started = time.monotonic()
+        assert idle.recv(16) == b""              # closed by the broker, not by this timeout
+        assert time.monotonic() - started >= brokers.CONNECT_TIMEOUT - 0.5
+
+
+def test_210_idle_connections_do_not_keep_a_table_host_out(embedded, tmp_path):
+    idle = [socket.create_connection(("127.0.0.1", embedded.port), timeout=5) for _ in range(210)]
+    try:
+        box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, envelope.new_secret())
+        table = link.TableLink(url(embedded, "table1"), "table1", outbox=box, boards=["t1"], max_backoff=1.0)
+        table.start()
+        try:
+            table.wait_connected(brokers.CONNECT_TIMEOUT + 15)
+        finally:
+            table.stop()
+            box.close()
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+# ---- stopping (the flaky restart) -----------------------------------------------------
+
+def listening(port: int) -> bool:
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        probe.bind(("127.0.0.1", port))
+        probe.listen(1)
+        return False
+    except OSError:
+        return True
+    finally:
+        probe.close()
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_the_embedded_broker_frees_its_port_when_stopped_mid_stream(tmp_path, attempt):
+    broker = brokers.EmbeddedBroker(0, USERS)
+    broker.start()
+    port = broker.port
+    director = Director(broker, tmp_path)
+    box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, director.key)
+    table = link.TableLink(url(broker, "table1"), "table1", outbox=box, boards=["t1"], max_backoff=1.0)
+    table.start()
+    try:
+        for n in range(1, 201):
+            box.add("t1", "hand", {"n": n})
+        wait_for("hands flowing", lambda: len(director.hands()) >= 20)
+        assert listening(port)
+        broker.stop()                           # raises if amqtt did not shut down
+        assert len(director.hands()) < 200      # stopped mid-stream indeed (the table host needs the broker)
+        assert not listening(port)
+        broker.start()                          # on the same port at once
+        assert broker.port == port
+        wait_for("every hand after the restart", lambda: box.pending() == 0)
+        assert [n for _, n in director.hands()] == list(range(1, 201))
+    finally:
+        table.stop()
+        box.close()
+        director.link.stop()
+        broker.stop()

@@ -1,0 +1,305 @@
+"""The board's own screen and lights on the chip, pixel for pixel (issue 20,
+item 3): a hand of each of the sixteen games (Roquet: its pegs and its end)
+is entered with the board's buttons and knob on the device twin (the firmware
+on an emulated RP2040 running stock MicroPython, its SSD1306, WS2812 chain,
+buttons and encoder modelled) and, press for press, on the unix-port
+emulator; after every event the twin's OLED display RAM and LED frame must
+equal the emulator's.
+
+Each game: NEW from the host; the hand (tests/emu_fixtures.py's EVERY_GAME);
+the undo button; REDO from the host; `config set confirm 1`; the undo button
+again, now held for an opponent's confirmation (HELD), and its accept by the
+lowest seat allowed to accept (ACCEPT); REDO from the host, the hand held
+again (HELD: its confirmation screen, as after a hand saved on the board), and
+its accept; `config set confirm 0`. After each of these the events each board
+pushed are the ones expected, the emulator's display catches up with what the
+firmware composes for its game (board_frames.Composer: the display has been
+drawn), and the twin's display, once its parts have been quiet 100 ms of its
+own time, holds the same bytes, its SSD1306 on and not inverted, and its parts'
+models found nothing wrong in the I2C stream or the WS2812 timing. The totals
+after the accepted hand are the ones worked out by hand (emu_fixtures.py,
+tests/mp/test_entry.py). A difference names the game, the step, the OLED rows
+and the LEDs, and leaves both frames as PNGs in out/twin-frames/.
+
+One deploy and one boot of the twin; the games follow each other on it."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+import test_entry as hands   # tests/mp/test_entry.py: the board's input as the firmware routes it
+from board_frames import Composer, Shown, difference, mismatch, wait_for
+from emu_fixtures import EVERY_GAME, LONG_S, SHORT_S, describe_input, press_on_emulator
+from tallyboard import render
+from tallyboard.client import Board, Event
+from tallyboard.emulator import Emulator
+from tallyboard.transport import SerialTransport
+from tallycore import games
+from tallypanel import menu
+
+ROOT = Path(__file__).resolve().parent.parent
+BOARD_NAME = "pico-reference"
+EVENTS_S = 10.0        # the events of one step, after its input was taken
+CAUGHT_UP_S = 10.0     # the emulator's display drawn after an event
+TWIN_CAUGHT_UP_S = 20.0  # the twin's (it runs busy code at about a quarter of a Pico's speed)
+
+
+class Side:
+    """One board in the comparison: its host link and its controls."""
+    name = "board"
+    board: Board
+
+    def press(self, one) -> None:
+        raise NotImplementedError
+
+    def shown(self) -> Shown:
+        raise NotImplementedError
+
+    def settle(self) -> None:
+        """Wait until the display has had its chance to draw (the twin's parts quiet)."""
+
+    def check_parts(self, where: str) -> None:
+        """What the board's parts' models found wrong (the twin's); nothing here."""
+
+
+class EmulatorSide(Side):
+    name = "emulator"
+
+    def __init__(self, emulator: Emulator, definition) -> None:
+        self.emulator = emulator
+        self.definition = definition
+        self.link = SerialTransport(emulator.port)
+        self.board = Board(self.link, timeout=3.0)
+        self.board.connect()
+
+    def press(self, one) -> None:
+        press_on_emulator(self.emulator, self.definition, one)
+
+    def shown(self) -> Shown:
+        # no frame written yet (the firmware sends one only when it differs from
+        # the last): the chain is dark, as WS2812s are from power-up
+        return Shown(self.emulator.leds() or bytes(3 * self.definition.led_count), self.emulator.oled())
+
+    def close(self) -> None:
+        self.link.close()
+
+
+class TwinSide(Side):
+    """The device twin: its own buttons and knob pressed through its control
+    port (contact bounce included), its SSD1306's display RAM and its WS2812
+    chain's decoded frame read there."""
+    name = "twin"
+    QUIET_MS = 100       # the parts quiet this long (emulated) after an input: the painter
+    #                      looks every 40 ms once the host has been quiet 25 ms (tallypanel/start.py)
+
+    def __init__(self, twin) -> None:
+        self.twin = twin
+        self.control = twin.control
+        self.board = twin.board(timeout=5.0)
+
+    def press(self, one) -> None:
+        control = self.control
+        if not isinstance(one, tuple):
+            control.press("push", ms=1000 * (SHORT_S if one == menu.PUSH else LONG_S))
+        else:
+            kind, value = one
+            if kind == menu.TURN:
+                control.turn(value)
+            elif kind == menu.UNDO:
+                control.press("undo", ms=1000 * SHORT_S)
+            else:
+                control.press(f"seat{value}", ms=1000 * (LONG_S if kind == menu.SEAT_LONG else SHORT_S))
+        # released: the buttons are read every 50 ms, so the next press waits for the release to be seen
+        self.settle()
+
+    def settle(self) -> None:
+        self.control.settle(quiet_ms=self.QUIET_MS, most_s=TWIN_CAUGHT_UP_S)
+
+    def shown(self) -> Shown:
+        return Shown(self.control.leds().grb, self.control.oled().ram)
+
+    def check_parts(self, where: str) -> None:
+        oled = self.control.oled()
+        assert oled.on and not oled.inverted and oled.present, \
+            f"{where}: the twin's OLED is {'on' if oled.on else 'off'}, " \
+            f"{'inverted' if oled.inverted else 'not inverted'}, {'present' if oled.present else 'not answering'}"
+        found = self.control.errors()
+        assert found == {"ssd1306": [], "ws2812": []}, f"{where}: the twin's parts saw the firmware break their " \
+            f"protocol: {found}"
+
+    def close(self) -> None:
+        self.board.link.close()
+
+
+@dataclass
+class Step:
+    label: str
+    kinds: list[str]                 # the events it must bring, in order
+    act: Callable[[Side], None]
+
+
+def pressing(one) -> Callable[[Side], None]:
+    return lambda side: side.press(one)
+
+
+def accepting(side: Side) -> None:
+    """Press the seat of the first player the HELD event names as one who may
+    accept (`by`, a bit mask of players), through the seat that player sits in
+    for the held hand (Skicket's players pivot between seats: docs/rules.md
+    SK5, player_seat)."""
+    held = [e for e in side.board.events if e.kind == "HELD"][-1]
+    by = int(held.fields["by"])
+    player = (by & -by).bit_length() - 1
+    game = side.board.rebuild().game
+    player_seat = getattr(game.rules, "player_seat", None)
+    side.press((menu.SEAT, player if player_seat is None else player_seat(game.held_hand() - 1, player)))
+
+
+def game_steps(row) -> list[Step]:
+    """The steps of one game, the events of each worked out from the inputs as
+    the firmware's menu routes them (tests/mp/test_entry.py's Board: which
+    input saves the hand, and how many events the save sends)."""
+    name, players, inputs, _totals, _cost = row
+    steps = [Step(f"new {name} {players}", ["NEW"], lambda side: side.board.new(name, players))]
+
+    routed = hands.Board(name, players)
+    for i, one in enumerate(inputs, 1):
+        before = len(routed.sent)
+        routed.do(one)
+        steps.append(Step(f"input {i} of {len(inputs)}: {describe_input(one)}", ["EV"] * (len(routed.sent) - before),
+                          pressing(one)))
+
+    steps.append(Step("undo button", ["UNDO"], pressing((menu.UNDO, 0))))
+    steps.append(Step("redo from the host", ["REDO"], lambda side: side.board.redo()))
+    steps.append(Step("config set confirm 1", ["CFG"], lambda side: side.board.cfg_set("confirm", "1")))
+    # with confirmation on, the undo of the hand and its redo wait for an opponent (rules.md CF1)
+    steps.append(Step("undo button (held)", ["HELD"], pressing((menu.UNDO, 0))))
+    steps.append(Step("accept the undo on an opponent's seat", ["ACCEPT"], accepting))
+    steps.append(Step("redo from the host (held)", ["HELD"], lambda side: side.board.redo()))
+    steps.append(Step("accept the hand on an opponent's seat", ["ACCEPT"], accepting))
+    steps.append(Step("config set confirm 0", ["CFG"], lambda side: side.board.cfg_set("confirm", "0")))
+    return steps
+
+
+def take_events(side: Side, mark: int, step: Step, seconds: float) -> list[Event]:
+    """The events side's board pushed since mark, once step's are all there."""
+    board = side.board
+    deadline = time.monotonic() + seconds
+    while len(board.events) - mark < len(step.kinds):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        board.poll_events(left, first=True)
+    return board.events[mark:]
+
+
+class Comparison:
+    """Runs steps on the reference (the emulator) and the sides compared with
+    it, and checks every event step as the module's docstring says."""
+
+    def __init__(self, reference: EmulatorSide, others: list[Side], folder: Path) -> None:
+        self.reference = reference
+        self.others = others
+        self.sides = [reference, *others]
+        self.folder = folder
+        self.definition = render.find_board(BOARD_NAME)
+        self.composer = Composer(reference.board, BOARD_NAME)
+        self.compared = 0
+
+    def play(self, game_no: int, row, step_no: int, step: Step) -> None:
+        where = f"{row[0]}, step {step_no} ({step.label})"
+        marks = [len(side.board.events) for side in self.sides]
+        with ThreadPoolExecutor(len(self.sides)) as pool:     # the same input on every board at once
+            for done in [pool.submit(step.act, side) for side in self.sides]:
+                done.result()
+        if not step.kinds:
+            return
+        for side, mark in zip(self.sides, marks):
+            got = [event.kind for event in take_events(side, mark, step, EVENTS_S)]
+            assert got == step.kinds, f"{where}: the {side.name} pushed {got}, not {step.kinds}"
+        stem = f"{game_no:02d}-{row[0]}-step{step_no:02d}"
+        composed = self.composer.compose(self.reference.board)
+        drawn, reference = wait_for(self.reference.shown, composed, CAUGHT_UP_S)
+        assert drawn, mismatch(self.definition, self.folder, stem, "composed", composed, "emulator", reference) \
+            + f" ({where}: the emulator's display did not catch up within {CAUGHT_UP_S} s)"
+        for side in self.others:
+            side.settle()
+            got = side.shown()
+            assert got == reference, mismatch(self.definition, self.folder, stem, "emulator", reference,
+                                              side.name, got) + f" ({where})"
+            side.check_parts(where)
+        self.compared += 1
+
+    def run(self, game_no: int, row) -> None:
+        name, players, _inputs, totals, _cost = row
+        for step_no, step in enumerate(game_steps(row), 1):
+            self.play(game_no, row, step_no, step)
+        for side in self.sides:
+            game = side.board.rebuild().game
+            assert (game.hands(), [game.total(p) for p in range(players)]) == (1, totals), \
+                f"{name}: the {side.name}'s totals after the accepted hand"
+
+
+def _load_twin_driver():
+    spec = importlib.util.spec_from_file_location("twin", ROOT / "bench" / "twin.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["twin"] = module       # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+device_twin = _load_twin_driver()
+WHY_NOT = device_twin.missing()
+BUDGET_S = 900           # the whole comparison, deploy included (TWIN_S of it on the twin: see the test)
+DEPLOY_S = 300
+# a difference's two pictures (kept after the run, unlike pytest's tmp folders: out/ is not committed)
+FRAMES_DIR = ROOT / "out" / "twin-frames"
+
+
+@pytest.fixture(scope="module")
+def twin_board(tmp_path_factory):
+    """A blank twin with the firmware deployed once through the CLI; stopped
+    (node, the pty bridge) whatever happens."""
+    if WHY_NOT is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the device twin must run in CI: {WHY_NOT}")
+        pytest.skip(f"the device twin cannot run here: {WHY_NOT}")
+    twin = device_twin.Twin(tmp_path_factory.mktemp("twin"))
+    try:
+        twin.start()
+        deployed = twin.tallyboard("deploy", timeout=DEPLOY_S)
+        assert deployed.returncode == 0, f"{deployed.stdout}{deployed.stderr}"
+        yield twin
+    finally:
+        twin.stop()
+
+
+@pytest.mark.twin
+def test_every_game_shows_the_same_on_the_twin_as_in_the_emulator(twin_board, tmp_path):
+    started = time.monotonic()
+    definition = render.find_board(BOARD_NAME)
+    twin = TwinSide(twin_board)
+    try:
+        with Emulator(flash=tmp_path / "flash") as emulator:
+            reference = EmulatorSide(emulator, definition)
+            try:
+                comparison = Comparison(reference, [twin], FRAMES_DIR)
+                assert comparison.composer.names == Composer(twin.board, BOARD_NAME).names
+                for game_no, row in enumerate(EVERY_GAME, 1):
+                    comparison.run(game_no, row)
+                    assert time.monotonic() - started < BUDGET_S, f"past the budget after {row[0]}"
+            finally:
+                reference.close()
+    finally:
+        twin.close()
+    assert sorted(row[0] for row in EVERY_GAME) == sorted(games.names())
+    # every game: NEW, its hand's events, undo, redo, confirm on, held undo, accept, held redo, accept, confirm off
+    assert comparison.compared >= 10 * len(EVERY_GAME)

@@ -1,0 +1,552 @@
+// The device twin: an emulated Raspberry Pi Pico (rp2040js) running a stock MicroPython UF2, with
+// the board's own parts on its pins (twin/parts/): the SSD1306 OLED on its I2C bus with bus time,
+// the WS2812 chain on the LED pin decoded and timed, the buttons and the knob's encoder driven
+// with contact bounce. Its USB CDC serial is bridged to a TCP server on 127.0.0.1, its littlefs
+// filesystem loaded from and written back to an image file, and a second TCP port (--control)
+// takes JSON lines that press, turn, set faults and read what the parts show (docs/twin.md).
+//
+//   node twin/run.mjs [--uf2 firmware.uf2] [--fs littlefs.img] [--save out.img] [--port 5555]
+//                [--control 5556] [--board board/pico-reference.json] [--seed 1]
+//                [--stats] [--echo] [--no-oled] [--no-pace] [--hold GPIO] [--trace] [--profile FILE]
+//
+// --uf2     MicroPython firmware (default: $TALLYBOARD_RP2EMU/firmware.uf2, else ../shared/rp2emu
+//           beside the checkout); never part of the project
+// --bootrom the RP2040 boot ROM as an ES module (default: bootrom.mjs beside the default UF2)
+// --board   the board definition whose parts are modelled (default: board/pico-reference.json)
+// --control TCP port for the control interface (JSON lines; docs/twin.md)
+// --seed    the contact bounce generator's seed (default 1): a run is reproducible
+// --fs      littlefs image put into flash at the MicroPython storage offset (mklfs.py makes one)
+// --save    write the storage region back to this file: every erased/programmed 4 KB sector as
+//           soon as the flash command completes (so a SIGKILL is a power cut: the file holds
+//           what the chip's flash held at that instant), and the whole region on exit
+// --port    TCP port for the USB CDC serial (one client at a time; a new one replaces the old);
+//           serial-pty.sh PORT LINK turns it into a pty for pyserial/mpremote/tallyboard --port
+// --stats   print emulated time / cycles vs wall time on exit and on SIGUSR1 (to stderr)
+// --echo    copy everything the board sends to stdout
+// --no-oled no display on the I2C bus: its address NAKs
+// --no-pace let idle (WFI/WFE) time run faster than real time
+// --hold N  GPIO N reads low for the whole run (a button held down at power-up); repeat for more
+// --watch-gpio N  to stderr, once per reset: the emulated time since reset of the first burst of >= 24
+//           rising edges on GPIO N no more than 50 us apart (a WS2812 chain's first LED of data):
+//           "[rp2emu gpio] N first data since_reset_ms=X"
+// --profile FILE  sample the PC every 64 executed instructions; SIGUSR2 writes "pc count" lines to
+//           FILE and clears the counts (symbolize with firmware.elf)
+// --trace   to stderr, for every line the board sends: the emulated time since this chip's reset
+//           and, for a reply, the emulated time and CPU cycles since the host's request reached
+//           the chip (first byte handed to the USB OUT endpoint). Lines starting "!" are events.
+//
+// Flash: rp2040js models XIP reads only; the SSI here models the serial flash commands the
+// boot ROM's flash_range_erase/program and the SDK's flash_do_cmd send while they force
+// QSPI CS low through IO_QSPI (WREN, RDSR, PP 0x02, SE 0x20 / 0x52 / 0xD8, READ, 0x4B, 0x9F).
+// A watchdog reset (machine.reset(), WDT timeout) starts a fresh chip with the same flash and
+// the same parts (the OLED and the LEDs keep what they show, as they keep their power).
+// Not modelled: flash busy time (program/erase finish at once), XIP cache misses, core 1 and
+// the SIO FIFOs; emulated times are lower bounds for a real Pico.
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const HERE = path.dirname(new URL(import.meta.url).pathname);
+const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'tallyboard-rp2emu');
+// the stock image and the boot ROM come from outside the project: named, or beside the checkout
+const OUTSIDE = process.env.TALLYBOARD_RP2EMU || path.resolve(HERE, '..', '..', 'shared', 'rp2emu');
+import { SSD1306 } from './parts/ssd1306.mjs';
+import { WS2812Chain } from './parts/ws2812.mjs';
+import { Controls } from './parts/controls.mjs';
+import { startControl } from './control.mjs';
+
+function parseArgs(argv) {
+  const args = { port: 5555, stats: false, echo: false, oled: true, pace: true, trace: false, hold: [], watch: [], seed: 1 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => argv[++i];
+    if (a === '--uf2') args.uf2 = val();
+    else if (a === '--fs') args.fs = val();
+    else if (a === '--save') args.save = val();
+    else if (a === '--port') args.port = Number(val());
+    else if (a === '--stats') args.stats = true;
+    else if (a === '--echo') args.echo = true;
+    else if (a === '--no-oled') args.oled = false;
+    else if (a === '--no-pace') args.pace = false;
+    else if (a === '--trace') args.trace = true;
+    else if (a === '--hold') args.hold.push(Number(val()));
+    else if (a === '--watch-gpio') args.watch.push(Number(val()));
+    else if (a === '--profile') args.profile = val();
+    else if (a === '--bootrom') args.bootrom = val();
+    else if (a === '--board') args.board = val();
+    else if (a === '--control') args.control = Number(val());
+    else if (a === '--seed') args.seed = Number(val());
+    else { console.error(`unknown argument ${a}`); process.exit(2); }
+  }
+  args.uf2 ??= path.join(OUTSIDE, 'firmware.uf2');
+  args.bootrom ??= path.join(path.dirname(args.uf2), 'bootrom.mjs');
+  if (!fs.existsSync(args.bootrom)) args.bootrom = path.join(OUTSIDE, 'bootrom.mjs');
+  args.board ??= path.resolve(HERE, '..', 'board', 'pico-reference.json');
+  for (const [what, file] of [['MicroPython image (--uf2)', args.uf2], ['boot ROM (--bootrom)', args.bootrom], ['board definition (--board)', args.board]]) {
+    if (!fs.existsSync(file)) { console.error(`the ${what} is not at ${file}: name one, or set TALLYBOARD_RP2EMU to the folder holding firmware.uf2 and bootrom.mjs`); process.exit(2); }
+  }
+  return args;
+}
+
+const args = parseArgs(process.argv.slice(2));
+// rp2040js: $RP2EMU_NODE_MODULES, else ./node_modules, else <cache>/node/node_modules (setup.sh installs it there)
+const rpIndex = [process.env.RP2EMU_NODE_MODULES, path.join(HERE, 'node_modules'), path.join(CACHE, 'node', 'node_modules')]
+  .filter(Boolean).map((d) => path.join(d, 'rp2040js', 'dist', 'esm', 'index.js')).find((f) => fs.existsSync(f));
+if (!rpIndex) { console.error('rp2040js is not installed: run npm ci in twin/'); process.exit(2); }
+const rp = await import(pathToFileURL(rpIndex).href);
+const { bootromB1 } = await import(pathToFileURL(path.resolve(args.bootrom)).href);
+const { RP2040, USBCDC, BasePeripheral, GPIOPinState, I2CMode } = rp;
+
+// rp2040js 1.4.1 bug: for a double-buffered IN endpoint (TinyUSB's RP2040 driver double-buffers
+// device IN transfers longer than one 64-byte packet) RPUSBController.DPRAMUpdated queues buffer 1
+// before buffer 0, so the host receives the second packet first: a 68-byte reply arrives as its
+// last 4 bytes followed by its first 64. Here both buffers go out in wire order (0, then 1).
+{
+  const AVAILABLE = 1 << 10, FULL = 1 << 15, LEN = 0x3ff, DOUBLE_BUF = 1 << 30;
+  const proto = rp.RPUSBController.prototype;
+  const orig = proto.DPRAMUpdated;
+  proto.DPRAMUpdated = function (offset, value) {
+    if (!this.hostMode && (value & AVAILABLE) && (value & (AVAILABLE << 16)) &&
+        offset > 0x84 && offset <= 0xfc && !(offset & 4)) {
+      const endpoint = (offset - 0x80) >> 3;
+      if (this.readEndpointControlReg(endpoint, false) & DOUBLE_BUF) {
+        const base = this.getEndpointBufferOffset(endpoint, false);
+        const len0 = value & LEN, len1 = (value >>> 16) & LEN;
+        value &= ~(AVAILABLE | FULL | (AVAILABLE << 16) | (FULL << 16));
+        this.rp2040.usbDPRAMView.setUint32(offset, value >>> 0, true);
+        const b0 = this.rp2040.usbDPRAM.slice(base, base + len0);
+        const b1 = this.rp2040.usbDPRAM.slice(base + 64, base + 64 + len1);
+        this.indicateBufferReady(endpoint, false);
+        this.endpointWriteAlarms[endpoint].schedule(b0, this.writeDelayMicroseconds * 1000);
+        this.endpointWriteAlarms[endpoint].schedule(b1, this.writeDelayMicroseconds * 1000);
+        return;
+      }
+    }
+    return orig.call(this, offset, value);
+  };
+}
+
+// MicroPython RPI_PICO: 2 MB flash, storage = the last MICROPY_HW_FLASH_STORAGE_BYTES (1408 KB).
+const FLASH_SIZE = 2 * 1024 * 1024;
+const FS_OFFSET = 0xa0000;
+const FS_BLOCK = 4096;
+const FS_BLOCKS = 352;
+const FS_BYTES = FS_BLOCK * FS_BLOCKS;
+const SECTOR = 4096;
+const UNIQUE_ID = [0xe6, 0x61, 0x64, 0x08, 0x43, 0x2b, 0x8c, 0x29];
+
+// ---- the persistent flash (survives watchdog resets) ----
+const flash = new Uint8Array(16 * 1024 * 1024).fill(0xff);
+
+function loadUF2(file) {
+  const data = fs.readFileSync(file);
+  let n = 0;
+  for (let off = 0; off + 512 <= data.length; off += 512) {
+    const magic0 = data.readUInt32LE(off), magic1 = data.readUInt32LE(off + 4);
+    if (magic0 !== 0x0a324655 || magic1 !== 0x9e5d5157) continue;
+    const flags = data.readUInt32LE(off + 8);
+    if (flags & 1) continue; // not for the main flash
+    const addr = data.readUInt32LE(off + 12), size = data.readUInt32LE(off + 16);
+    flash.set(data.subarray(off + 32, off + 32 + size), addr - 0x10000000);
+    n++;
+  }
+  return n;
+}
+
+const nblocks = loadUF2(args.uf2);
+if (args.fs) {
+  const img = fs.readFileSync(args.fs);
+  if (img.length > FS_BYTES) throw new Error(`${args.fs}: ${img.length} bytes, more than the ${FS_BYTES} of storage`);
+  flash.set(img, FS_OFFSET);
+}
+let saveFd = null;
+if (args.save) {
+  saveFd = fs.openSync(args.save, fs.existsSync(args.save) ? 'r+' : 'w+');
+  fs.writeSync(saveFd, flash, FS_OFFSET, FS_BYTES, 0);
+  fs.ftruncateSync(saveFd, FS_BYTES);
+}
+function saveSectors(first, last) {
+  if (saveFd === null) return;
+  for (let s = first; s <= last; s++) {
+    const off = s * SECTOR;
+    if (off < FS_OFFSET || off >= FS_OFFSET + FS_BYTES) continue;
+    fs.writeSync(saveFd, flash, off, SECTOR, off - FS_OFFSET);
+  }
+}
+function saveAll() {
+  if (saveFd === null) return;
+  fs.writeSync(saveFd, flash, FS_OFFSET, FS_BYTES, 0);
+  fs.fsyncSync(saveFd);
+}
+
+// ---- serial NOR flash behind the SSI (W25Q16JV-like) ----
+class SpiFlash {
+  constructor() { this.wel = false; this.cmd = -1; this.selected = false; this.stats = { erases: 0, programs: 0 }; }
+  select() { this.selected = true; this.cmd = -1; this.i = 0; this.addr = 0; this.dirtyLo = -1; this.dirtyHi = -1; }
+  deselect() {
+    if (!this.selected) return;
+    this.selected = false;
+    const c = this.cmd;
+    if ((c === 0x20 || c === 0x52 || c === 0xd8) && this.i >= 3 && this.wel) {
+      const size = c === 0x20 ? 4096 : c === 0x52 ? 32768 : 65536;
+      const start = (this.addr & (FLASH_SIZE - 1)) & ~(size - 1);
+      flash.fill(0xff, start, start + size);
+      this.stats.erases++;
+      saveSectors(start / SECTOR, (start + size) / SECTOR - 1);
+    } else if ((c === 0xc7 || c === 0x60) && this.wel) {
+      flash.fill(0xff, 0, FLASH_SIZE);
+      saveAll();
+    } else if (c === 0x02 && this.dirtyLo >= 0) {
+      this.stats.programs++;
+      saveSectors(Math.floor(this.dirtyLo / SECTOR), Math.floor(this.dirtyHi / SECTOR));
+    }
+    if ([0x02, 0x20, 0x52, 0xd8, 0xc7, 0x60, 0x01, 0x31, 0x11, 0x04].includes(c)) this.wel = false;
+    this.cmd = -1;
+  }
+  xfer(b) {
+    if (!this.selected) return 0xff;
+    if (this.cmd < 0) {
+      this.cmd = b; this.i = 0;
+      if (b === 0x06) this.wel = true;
+      return 0xff;
+    }
+    const i = this.i++;
+    switch (this.cmd) {
+      case 0x05: return this.wel ? 0x02 : 0x00;   // status 1: never busy
+      case 0x35: return 0x02;                       // status 2: QE set
+      case 0x15: return 0x00;
+      case 0x9f: return [0xef, 0x40, 0x15][i] ?? 0xff;
+      case 0x4b: return i < 4 ? 0xff : (UNIQUE_ID[i - 4] ?? 0xff);
+      case 0x03:
+        if (i < 3) { this.addr = (this.addr << 8) | b; return 0xff; }
+        return flash[(this.addr + i - 3) & (FLASH_SIZE - 1)];
+      case 0x0b:
+        if (i < 3) { this.addr = (this.addr << 8) | b; return 0xff; }
+        if (i === 3) return 0xff;
+        return flash[(this.addr + i - 4) & (FLASH_SIZE - 1)];
+      case 0x02: {
+        if (i < 3) { this.addr = (this.addr << 8) | b; return 0xff; }
+        if (!this.wel) return 0xff;
+        const a = this.addr & (FLASH_SIZE - 1);
+        const at = (a & ~0xff) | ((a + i - 3) & 0xff);  // wraps within the 256-byte page
+        flash[at] &= b;
+        if (this.dirtyLo < 0 || at < this.dirtyLo) this.dirtyLo = at;
+        if (at > this.dirtyHi) this.dirtyHi = at;
+        return 0xff;
+      }
+      case 0x20: case 0x52: case 0xd8:
+        if (i < 3) this.addr = (this.addr << 8) | b;
+        return 0xff;
+      default:
+        return 0xff;
+    }
+  }
+}
+const spiFlash = new SpiFlash();
+
+class SSI extends BasePeripheral {
+  constructor(mcu) { super(mcu, 'SSI'); this.regs = new Map(); this.rx = []; this.ctrlr0 = 0; this.ssienr = 0; }
+  readUint32(offset) {
+    switch (offset) {
+      case 0x00: return this.ctrlr0;
+      case 0x08: return this.ssienr;
+      case 0x20: return 0;                       // TXFLR: the TX FIFO drains at once
+      case 0x24: return this.rx.length;          // RXFLR
+      case 0x28: return 0x6 | (this.rx.length ? 0x8 : 0); // SR: TFE | TFNF | RFNE, never BUSY
+      case 0x58: return 0x51535049;
+      case 0x5c: return 0x3430312a;
+    }
+    if (offset >= 0x60 && offset < 0xf0) return this.rx.length ? this.rx.shift() : 0; // DR0..DR35
+    return this.regs.get(offset) ?? 0;
+  }
+  writeUint32(offset, value) {
+    switch (offset) {
+      case 0x00: this.ctrlr0 = value; return;
+      case 0x08: this.ssienr = value & 1; if (!this.ssienr) this.rx.length = 0; return;
+    }
+    if (offset >= 0x60 && offset < 0xf0) {
+      const tmod = (this.ctrlr0 >> 8) & 3;
+      const resp = qspi.csLow ? spiFlash.xfer(value & 0xff) : 0;
+      if (tmod === 0 && this.rx.length < 16) this.rx.push(resp);
+      return;
+    }
+    this.regs.set(offset, value);
+  }
+}
+
+// IO_QSPI: remember the registers; GPIO_QSPI_SS_CTRL's OUTOVER is the flash chip select.
+class IOQSPI extends BasePeripheral {
+  constructor(mcu) { super(mcu, 'IO_QSPI'); this.regs = new Map(); }
+  get csLow() { return (((this.regs.get(0x0c) ?? 0) >> 8) & 3) === 2; }
+  readUint32(offset) { return this.regs.get(offset) ?? 0; }
+  writeUint32(offset, value) {
+    const was = this.csLow;
+    this.regs.set(offset, value >>> 0);
+    const now = this.csLow;
+    if (!was && now) spiFlash.select();
+    if (was && !now) spiFlash.deselect();
+  }
+}
+let qspi;
+
+// ---- statistics ----
+const wallStart = process.hrtime.bigint();
+const st = { busyNs: 0, idleNs: 0, cycles: 0, resets: 0, emuBase: 0 };
+function wallMs() { return Number(process.hrtime.bigint() - wallStart) / 1e6; }
+function statsLine(tag) {
+  const emuNs = st.emuBase + (mcu ? mcu.clock.nanos : 0);
+  const wall = wallMs();
+  return `[rp2emu ${tag}] wall_ms=${wall.toFixed(0)} emu_ms=${(emuNs / 1e6).toFixed(3)} busy_ms=${(st.busyNs / 1e6).toFixed(3)} ` +
+    `idle_ms=${(st.idleNs / 1e6).toFixed(3)} cycles=${st.cycles} clk_sys_hz=${mcu ? mcu.clkSys : 0} ` +
+    `emu/wall=${(emuNs / 1e6 / wall).toFixed(3)} busy/wall=${(st.busyNs / 1e6 / wall).toFixed(3)} ` +
+    `resets=${st.resets} flash_erases=${spiFlash.stats.erases} flash_programs=${spiFlash.stats.programs} ` +
+    `i2c_bus_ms=${(oled.stats.bus_ns / 1e6).toFixed(3)} oled_bytes=${oled.stats.bytes} led_frames=${leds.stats.frames} ` +
+    `led_wire_ms=${(leds.stats.wire_ns / 1e6).toFixed(3)} led_timing_errors=${leds.stats.timing_errors}` +
+    (mcu ? ` pc=0x${(mcu.core.PC >>> 0).toString(16)} waiting=${mcu.core.waiting}` : '');
+}
+
+// ---- the board's parts (they keep their power through a watchdog reset of the chip) ----
+const board = JSON.parse(fs.readFileSync(args.board, 'utf8'));
+const partLog = (line) => console.error(line);
+const oled = new SSD1306({ address: board.oled?.address ?? 0x3c, log: partLog });
+oled.present = !!board.oled && args.oled;
+const leds = new WS2812Chain({ count: board.leds.count, log: partLog });
+const controls = new Controls({ board, seed: args.seed, log: partLog });
+
+// ---- the chip ----
+let mcu = null, cdc = null, outEndpoint = -1, pendingRead = null;
+const hostQueue = [];   // bytes from TCP, waiting for the device to take an OUT packet
+let client = null;
+
+// --trace: when the pending request's first byte went to the chip
+const tr = { startNs: null, startCycles: 0, line: [] };
+function traceOut(data) {
+  for (const b of data) {
+    if (b !== 0x0a) { if (tr.line.length < 200) tr.line.push(b); continue; }
+    const text = Buffer.from(tr.line).toString('latin1').replace(/\r$/, '');
+    tr.line = [];
+    const now = mcu.clock.nanos;
+    let msg = `[rp2emu line] since_reset_ms=${(now / 1e6).toFixed(3)}`;
+    if (tr.startNs !== null) {
+      msg += ` since_request_us=${((now - tr.startNs) / 1e3).toFixed(1)} cycles=${st.cycles - tr.startCycles}`;
+      if (!text.startsWith('!')) tr.startNs = null;
+    }
+    console.error(`${msg} ${text.slice(0, 60)}`);
+  }
+}
+
+function feedDevice() {
+  if (!pendingRead || !hostQueue.length || !mcu) return;
+  const { usb, size } = pendingRead;
+  if (usb !== mcu.usbCtrl) { pendingRead = null; return; }
+  if (args.trace && tr.startNs === null) { tr.startNs = mcu.clock.nanos; tr.startCycles = st.cycles; }
+  const n = Math.min(size, hostQueue.length);
+  const buf = Uint8Array.from(hostQueue.splice(0, n));
+  pendingRead = null;
+  usb.endpointReadDone(outEndpoint, buf);
+  if (client && client.isPaused() && hostQueue.length < 4096) client.resume();
+}
+
+function boot() {
+  if (mcu) st.emuBase += mcu.clock.nanos;
+  mcu = new RP2040();
+  mcu.loadBootrom(bootromB1);      // resets the chip, which erases its flash array
+  mcu.flash.set(flash);
+  mcu.logger = new rp.ConsoleLogger(rp.LogLevel.Error);
+  // the emulated flash array IS the persistent flash
+  mcu.flash = flash;
+  mcu.flash16 = new Uint16Array(flash.buffer);
+  mcu.flashView = new DataView(flash.buffer);
+  mcu.peripherals[0x18000] = new SSI(mcu);
+  qspi = new IOQSPI(mcu);
+  mcu.peripherals[0x40018] = qspi;
+
+  // pads: pull-ups/pull-downs drive an undriven input, as on the chip; a closed contact (a
+  // pressed button, an encoder contact, --hold) pulls its pin to ground over the pull-up
+  const padLevel = (pin) => {
+    const state = pin.value;
+    let pulled = state === GPIOPinState.InputPullUp || state === GPIOPinState.High ? true
+      : state === GPIOPinState.InputPullDown || state === GPIOPinState.Low ? false : null;
+    if (state === GPIOPinState.High || state === GPIOPinState.Low) return pulled;   // driven by the chip
+    if (args.hold.includes(pin.index)) return false;
+    return controls.level(pin.index, pulled ?? true);
+  };
+  const applyPad = (gpio) => { const pin = mcu.gpio[gpio]; pin.setInputValue(padLevel(pin)); };
+  for (const pin of mcu.gpio) {
+    if (args.hold.includes(pin.index)) pin.setInputValue(false);
+    pin.addListener(() => pin.setInputValue(padLevel(pin)));
+  }
+  controls.attach(mcu, applyPad);
+  leds.reset();
+  leds.attach(mcu, mcu.gpio[board.leds.pin], GPIOPinState);
+  // --watch-gpio: the first burst of data on a pin (first light on a WS2812 chain)
+  for (const n of args.watch) {
+    const w = { last: -1e12, start: 0, count: 0, done: false };
+    mcu.gpio[n].addListener((state, old) => {
+      if (w.done || state !== GPIOPinState.High || old === GPIOPinState.High) return;
+      const now = mcu.clock.nanos;
+      if (now - w.last > 50000) { w.start = now; w.count = 0; }
+      w.last = now;
+      if (++w.count === 24) { w.done = true; console.error(`[rp2emu gpio] ${n} first data since_reset_ms=${(w.start / 1e6).toFixed(3)}`); }
+    });
+  }
+  // the SSD1306 on the bus the board definition names (its address NAKs while absent or faulted)
+  if (board.oled) oled.attach(mcu, mcu.i2c[board.oled.bus]);
+  mcu.watchdog = mcu.peripherals[0x40058];
+  mcu.watchdog.onWatchdogTrigger = () => {
+    const reason = mcu.watchdog.reason;
+    const scratch = Uint32Array.from(mcu.watchdog.scratchData);
+    st.resets++;
+    if (args.stats) console.error(statsLine(`watchdog reset reason=${reason}`));
+    running = false;
+    for (const fn of resetWaiters) fn();
+    resetWaiters.clear();
+    setImmediate(() => { boot(); mcu.watchdog.reason = reason; mcu.watchdog.scratchData.set(scratch); start(); });
+  };
+
+  cdc = new USBCDC(mcu.usbCtrl);
+  const usb = mcu.usbCtrl;
+  const cdcRead = usb.onEndpointRead;
+  pendingRead = null;
+  hostQueue.length = 0;
+  usb.onEndpointRead = (endpoint, size) => {
+    outEndpoint = cdc.outEndpoint;
+    if (endpoint === cdc.outEndpoint) {
+      pendingRead = { usb, size };   // NAK until the host has data, as a real host does
+      feedDevice();
+    } else {
+      cdcRead(endpoint, size);
+    }
+  };
+  tr.startNs = null; tr.line = [];
+  cdc.onSerialData = (data) => {
+    if (args.trace) traceOut(data);
+    if (args.echo) process.stdout.write(data);
+    if (client) client.write(Buffer.from(data));
+  };
+  mcu.core.PC = 0x10000000;   // straight into boot2, as rp2040js' own MicroPython demo does
+}
+
+// ---- PC sampling (--profile) ----
+let prof = args.profile ? new Map() : null, profTick = 0;
+process.on('SIGUSR2', () => {
+  if (!prof) return;
+  fs.writeFileSync(args.profile, [...prof].map(([pc, n]) => `${pc.toString(16)} ${n}`).join('\n') + '\n');
+  console.error(`[rp2emu profile] ${prof.size} PCs written to ${args.profile}`);
+  prof.clear();
+});
+
+// ---- run loop: executes instructions, skips idle time to the next alarm (no faster than real time) ----
+let running = false;
+let anchorWall = 0, anchorEmu = 0;
+function start() {
+  running = true;
+  anchorWall = wallMs(); anchorEmu = mcu.clock.nanos;
+  setImmediate(loop);
+}
+function loop() {
+  if (!running) return;
+  const m = mcu, core = m.core, clock = m.clock;
+  const t0 = wallMs();
+  let n = 0;
+  for (;;) {
+    const cycleNanos = 1e9 / m.clkSys;
+    if (core.waiting) {
+      let dt = clock.nanosToNextAlarm;
+      if (!clock.nextAlarm) {
+        // asleep with no alarm armed: only an outside event (USB data) can wake the core.
+        // Let emulated time follow wall time (paced) or stand still (--no-pace), and give
+        // the event loop a turn so that event can come.
+        if (args.pace) {
+          const allowed = anchorEmu + (wallMs() - anchorWall) * 1e6;
+          const step = Math.max(0, allowed - clock.nanos);
+          if (step > 0) { clock.tick(step); st.idleNs += step; }
+        }
+        setTimeout(loop, 1);
+        return;
+      }
+      if (args.pace) {
+        const allowed = anchorEmu + (wallMs() - anchorWall) * 1e6 + 2e6;
+        if (clock.nanos + dt > allowed) {
+          const step = Math.max(0, allowed - clock.nanos);
+          if (step > 0) { clock.tick(step); st.idleNs += step; }
+          setTimeout(loop, 1);
+          return;
+        }
+      }
+      clock.tick(dt);
+      st.idleNs += dt;
+    } else {
+      if (prof && (++profTick & 63) === 0) { const pc = core.PC >>> 0; prof.set(pc, (prof.get(pc) || 0) + 1); }
+      const cycles = core.executeInstruction();
+      const ns = cycles * cycleNanos;
+      st.cycles += cycles;
+      st.busyNs += ns;
+      clock.tick(ns);
+    }
+    if (!running || m !== mcu) return;
+    if ((++n & 0x3fff) === 0 && wallMs() - t0 > 20) break;
+  }
+  // keep the pacing anchor from building up a debt while the CPU is busy (slower than real time)
+  const lag = (wallMs() - anchorWall) * 1e6 - (clock.nanos - anchorEmu);
+  if (lag > 50e6) { anchorWall = wallMs(); anchorEmu = clock.nanos; }
+  setImmediate(loop);
+}
+
+// ---- TCP bridge ----
+const server = net.createServer((sock) => {
+  if (client) client.destroy();
+  client = sock;
+  sock.setNoDelay(true);
+  sock.on('data', (d) => {
+    for (const b of d) hostQueue.push(b);
+    if (hostQueue.length > 65536) sock.pause();
+    feedDevice();
+  });
+  sock.on('close', () => { if (client === sock) client = null; });
+  sock.on('error', () => {});
+});
+server.listen(args.port, '127.0.0.1', () => {
+  console.error(`[rp2emu] uf2 ${args.uf2} (${nblocks} blocks), fs ${args.fs ?? '(none: flash erased)'}, serial on tcp 127.0.0.1:${args.port}`);
+});
+
+function shutdown(code) {
+  running = false;
+  try { saveAll(); } catch (e) { console.error(e); }
+  if (args.stats) console.error(statsLine('exit'));
+  process.exit(code);
+}
+process.on('SIGINT', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+process.on('SIGUSR1', () => console.error(statsLine('stats')));
+
+// ---- the control interface (--control PORT) ----
+const resetWaiters = new Set();
+const emuNs = () => st.emuBase + (mcu ? mcu.clock.nanos : 0);
+const twin = {
+  board, oled, leds, controls, oledWanted: oled.present,
+  emuNs, emuMs: () => emuNs() / 1e6,
+  activity: () => `${oled.stats.bytes}/${leds.stats.frames}/${leds.incoming.length}/${leds.stats.bits}`,
+  faults: () => ({ oled: board.oled ? !oled.present && twin.oledWanted : false, stuck: [...controls.stuck],
+    encoder: !!controls.chatter }),
+  onReset: (fn) => { resetWaiters.add(fn); return () => resetWaiters.delete(fn); },
+  stats: () => ({
+    emu_ms: emuNs() / 1e6, since_reset_ms: mcu ? mcu.clock.nanos / 1e6 : 0, busy_ms: st.busyNs / 1e6,
+    idle_ms: st.idleNs / 1e6, cycles: st.cycles, resets: st.resets, wall_ms: wallMs(),
+    flash_erases: spiFlash.stats.erases, flash_programs: spiFlash.stats.programs,
+    i2c_bus_ms: oled.stats.bus_ns / 1e6, oled_transactions: oled.stats.transactions, oled_bytes: oled.stats.bytes,
+    oled_data_bytes: oled.stats.data_bytes, oled_command_bytes: oled.stats.command_bytes, oled_naks: oled.stats.naks,
+    oled_errors: oled.errors.length,
+    led_frames: leds.stats.frames, led_bytes: leds.stats.bytes, led_wire_ms: leds.stats.wire_ns / 1e6,
+    led_timing_errors: leds.stats.timing_errors, led_short_frames: leds.stats.short_frames,
+    led_long_frames: leds.stats.long_frames, led_last_frame_ms: leds.stats.last_frame_ms,
+    led_first_frame_since_reset_ms: leds.stats.first_frame_since_reset_ms,
+    presses: controls.stats.presses, detents: controls.stats.detents, faults: twin.faults(),
+  }),
+};
+if (args.control) startControl(args.control, twin);
+
+boot();
+start();
