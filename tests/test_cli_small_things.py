@@ -3,6 +3,7 @@ row reads "Total" as Roquet's does, `new` takes a game name in any case as the
 wire does, `press` says what it pressed, `watch` ends its last line, and a
 full log says what to do."""
 import json
+import re
 import os
 import signal
 import subprocess
@@ -56,15 +57,22 @@ def test_press_says_what_it_pressed(tmp_path):
             proc.wait(10)
 
 
+def _snapshots(output):
+    """watch's output on a pipe: one plain-text snapshot per change, each after a '--- HH:MM:SS' line."""
+    parts = re.split(r"^--- \d\d:\d\d:\d\d\n", output, flags=re.M)
+    assert parts[0] == "", repr(output[:80])
+    return parts[1:]
+
+
 def test_watch_ends_its_last_line(tmp_path):
-    # Written to a pipe, the live view's last frame is all watch prints: it
-    # ends with one newline whatever the view ends with.
+    # Written to a pipe, watch prints the view when it starts and again on
+    # every change, each ending with one newline whatever the view ends with.
     with emulated_board(tmp_path / "flash") as (emulator, board):
         board.link.close()
         port = emulator.port
         out = run("watch", "--plain", "--duration", "0.2", "-p", port)
         assert out.exit_code == 0, out.output
-        assert out.output == "No game on the board: start one with tallyboard new GAME.\n"
+        assert _snapshots(out.output) == ["No game on the board: start one with tallyboard new GAME.\n"]
         assert run("new", "roquet", "-p", port).exit_code == 0
         for plain in (("--plain",), ()):   # the Roquet pegs as text, or the picture
             out = run("watch", *plain, "--duration", "0.2", "-p", port)
@@ -74,7 +82,8 @@ def test_watch_ends_its_last_line(tmp_path):
         assert run("enter", '{"bidder": 2, "bid": 3, "tricks": 4}', "-p", port).exit_code == 0
         assert run("undo", "-p", port).exit_code == 0
         out = run("watch", "--plain", "--duration", "0.2", "-p", port)
-        assert out.output.endswith("No score yet.\n\n1 undone (redo brings back)\n"), repr(out.output[-80:])
+        assert _snapshots(out.output)[-1].endswith("No score yet.\n\n1 undone (redo brings back)\n"), \
+            repr(out.output[-80:])
 
 
 def test_a_full_log_says_what_to_do(tmp_path):

@@ -71,7 +71,7 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     out = run("hand", "Ann", "4H", "10", "--emulator", env=env)
     assert out.exit_code == 0, out.output
     assert out.output == ("skicket: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
-                          "hand 1 pending: waiting for Bob or Dee to accept on the board\n"
+                          "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board\n"
                           "  it gives: Ann +100  Bob +30  Cy +100  Dee +30\n")
     # the next hand is refused while one waits, in words that say what to do
     out = run("hand", "Bob", "1C", "7", "--emulator", env=env)
@@ -79,14 +79,14 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     assert ("hand 1 is pending: it waits for Bob or Dee to accept on the board (a long press rejects)"
             in out.output), out.output
     status = run("status", "--emulator", env=env).output
-    assert "hand 1 pending: waiting for Bob or Dee to accept on the board" in status
+    assert "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board" in status
     watch = run("watch", "--duration", "0.5", "--plain", "--emulator", env=env).output
-    assert "hand 1 pending: waiting for Bob or Dee to accept on the board" in watch, watch
+    assert "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board" in watch, watch
     # export: the record holds the hands that count (none yet), with a note; it loads back
     record = tmp_path / "pending.json"
     out = run("export", "-o", str(record), "--emulator", env=env)
     assert out.exit_code == 0, out.output
-    assert ("note: hand 1 pending: waiting for Bob or Dee to accept on the board; it is left out of the "
+    assert ("note: hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board; it is left out of the "
             "record until it is accepted") in out.output
     assert json.loads(record.read_text())["hands"] == []
     sheet = run("sheet", str(record), "--json")
@@ -103,7 +103,7 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     assert "pending" not in run("status", "--emulator", env=env).output
     # the undo of a counted hand waits too; a long press rejects it: the hand stays
     out = run("undo", "--emulator", env=env)
-    assert out.output.endswith("the undo of hand 1 pending: waiting for Bob or Dee to accept on the board\n"
+    assert out.output.endswith("the undo of hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board\n"
                                "  it gives: Ann -100  Bob -30  Cy -100  Dee -30\n"), out.output
     run("press", "seat1", "--hold", "0.9", env=env)
     out = _status_until(env, "(1 hand)\n")
@@ -161,7 +161,7 @@ def test_the_view_cache_is_never_served_across_an_accept_or_a_reject(tmp_path, m
         port = emulator.port
         assert run("new", "skicket", "--confirm", "-p", port).exit_code == 0
         first = run("hand", "0", "4H", "10", "-p", port)
-        assert "hand 1 pending: waiting for P2 or P4" in first.output, first.output
+        assert "hand 1 pending: waiting for P2 (button B) or P4 (button D)" in first.output, first.output
         emulator.tap(SEAT_PINS[1], hold=0.9)            # a long press of Bob's seat: rejected
         sent.clear()
         # corrected to 9 tricks: one short of 6 + 4 (SK2), failed; SK8: P1 nothing, her partner
@@ -169,10 +169,36 @@ def test_the_view_cache_is_never_served_across_an_accept_or_a_reject(tmp_path, m
         again = run("hand", "0", "4H", "9", "-p", port)
         assert sent.index("STATE") < sent.index("HAND"), sent    # the copy was read again, not trusted
         assert again.output == ("skicket: P1 0  P2 0  P3 0  P4 0  (0 hands)\n"
-                                "hand 1 pending: waiting for P2 or P4 to accept on the board\n"
+                                "hand 1 pending: waiting for P2 (button B) or P4 (button D) to accept on the board\n"
                                 "  it gives: P1 +0  P2 +40  P3 +90  P4 +40\n"), again.output
         emulator.tap(SEAT_PINS[3])                       # P4 accepts
         sent.clear()
         out = run("undo", "-p", port)
         assert sent.index("STATE") < sent.index("UNDO"), sent
         assert out.output.startswith("skicket: P1 0  P2 40  P3 90  P4 40  (1 hand)\n"), out.output
+
+
+def test_the_accepting_buttons_follow_the_pivot():
+    """Issue 23: the host named who accepts but not which button; the seats
+    pivot during a Skicket game (rules.md SK5), so after hand 2 the button
+    beside seat 1 belongs to Cy and seat 2's to Bob. Ann bought hand 3: her
+    opponents then are Bob (seat 2, button C) and Dee (seat 3, button D);
+    in hand 5 (the second pivot: seats Ann, Cy, Dee, Bob) Bob sits at seat 3
+    (button D) and Dee at seat 2 (button C)."""
+    from tallycore import skicket
+
+    from tallyboard.commands.link import held_words
+
+    class Held:   # a game holding a hand, its rules the real Skicket core's
+        rules, players, held, held_by = skicket, 4, 1, 0b1010
+
+        def __init__(self, hand):
+            self.hand = hand
+
+        def held_hand(self):
+            return self.hand
+
+    names = ["Ann", "Bob", "Cy", "Dee"]
+    assert held_words(Held(1), names) == "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board"
+    assert held_words(Held(3), names) == "hand 3 pending: waiting for Bob (button C) or Dee (button D) to accept on the board"
+    assert held_words(Held(5), names) == "hand 5 pending: waiting for Bob (button D) or Dee (button C) to accept on the board"

@@ -262,14 +262,30 @@ def test_an_evening_of_four_boards_sixteen_players_three_rounds(home):
 
     for round in (1, 2, 3):
         play_round(event_dir, ports, round)
-        if round > 1:
+        if round == 2:
             # the terminal view reads the boards: every game over, the moves are final (SK19)
             view = json.loads(run("event", "watch", "--once", "--json"))
-            assert view["moves_final"] is True
+            assert view["moves_final"] is True and view["last_round"] is False
             assert {(m["name"], m["from"], m["to"], m["seat"]) for m in view["moves"]} == MOVES[round]
+        if round == 3:
+            # the last round: there is no next round to move to, in any view
+            view = json.loads(run("event", "watch", "--once", "--json"))
+            assert view["last_round"] is True and view["moves"] == [] and view["next_seating"] == []
+            assert "Next round" not in run("event", "watch", "--once")
+            assert "Next seating" not in run("event", "status") and "oves" not in run("event", "status")
         if round < 3:
             # next reads the boards first: in round 1 no view has read them (a hand confirmed at a table counts)
-            assert run("event", "next").startswith(f"round {round + 1} of 3: ")
+            said = run("event", "next")
+            assert f"Round {round + 1} of 3: " in said
+            if round == 1:
+                # each table's result, best first; the movement with its reason (SK19); the standings
+                assert "  table 1: Ann 400, Bob 260, Cy 260, Dee 120\n" in said
+                assert "  table 4: Pat 400, Ned 260, Oli 260, Max 120\n" in said
+                assert "  Dee: table 1 → table 4, seat 3 (the head table's loser goes to the foot (table 4))\n" in said
+                assert "  Fay: table 2 → table 1, seat 3 (won table 2: goes up one table)\n" in said
+                assert "  Kim: table 3 → table 2, seat 1 (won table 3: goes up one table)\n" in said
+                assert "  Pat: table 4 → table 3, seat 2 (won table 4: goes up one table)\n" in said
+                assert "\n   1. Ann 400\n" in said
             doc = status()
             assert doc["round"] == round + 1
             assert seating_names(doc) == SEATINGS[round + 1]
@@ -279,7 +295,9 @@ def test_an_evening_of_four_boards_sixteen_players_three_rounds(home):
                 assert board_round(port) == (round + 1, SEATINGS[round + 1][table - 1], 0), table
     finished = run("event", "finish")
     # Ann 930 and Gus 930 share the largest continuous score (SK20)
-    assert finished == "'Tuesday club' is finished. Winners: Ann (930), Gus (930)\n"
+    assert finished.endswith("'Tuesday club' is finished. Winners: Ann (930), Gus (930)\n")
+    assert "  table 1: Gus 410, Ann 270, Fay 250, Bob 110\n" in finished
+    assert "Next" not in finished and "→" not in finished
     doc = status()     # the evening finished is still the one the commands show (the last one)
     assert doc["state"] == "finished"
     assert continuous(doc) == AFTER_ROUND_3
@@ -294,6 +312,14 @@ def test_an_evening_of_four_boards_sixteen_players_three_rounds(home):
     assert [NAMES[p] for p in replayed["winners"]] == ["Ann", "Gus"]
     assert [[[NAMES[p] for p in t] for t in r["seating"]] for r in replayed["rounds"]] == \
         [SEATINGS[1], SEATINGS[2], SEATINGS[3]]
+    # the record carries its name and says the evening is over: no next seating after it
+    assert json.loads(exported.read_text())["event"] == "Tuesday club"
+    assert replayed["event"] == "Tuesday club" and replayed["next_seating"] is None
+    assert "Next seating" not in run("event", "replay", str(exported))
+    # the same rounds as an evening still going: the movement after round 3 (worked out above)
+    going = {k: v for k, v in json.loads(exported.read_text()).items() if k not in ("finished", "planned_rounds")}
+    (home / "going.json").write_text(json.dumps(going))
+    replayed = json.loads(run("event", "replay", str(home / "going.json"), "--json"))
     assert [[NAMES[p] for p in t] for t in replayed["next_seating"]] == AFTER_3
     assert [row["total"] for row in replayed["standings"]] == [row["continuous"] for row in doc["standings"]]
     assert run("event", "stop-boards") == "stopped 4 emulated boards\n"

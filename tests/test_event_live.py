@@ -152,8 +152,11 @@ def test_serve_killed_mid_round_then_resume_counts_every_hand_once(evening):
     run("press", "seat2", "--flash", str(flashes[2]))
     until(lambda: board_hands(ports[1]) == 2, 10, "hand 2 accepted on table 1's board")
     until(lambda: board_hands(ports[2]) == 1, 10, "hand 1 accepted on table 2's board")
-    doc = json.loads(run("event", "status", "--json"))
+    doc = json.loads(run("event", "status", "--json", "--stored"))
     assert [hands_in(doc, 1), hands_in(doc, 2)] == [1, 0]      # what serve stored before it died
+    # one laptop's evening: serve started no MQTT broker and printed no password or join code
+    said = server.process.stderr.read()
+    assert "mqtt://" not in said and "--join" not in said, said
     assert run("event", "resume") == ("table 1: 1 hand since the host went away\n"
                                       "table 2: 1 hand since the host went away\n")
     doc = json.loads(run("event", "status", "--json"))

@@ -195,3 +195,60 @@ def test_a_phone_sees_one_column(browser, serve):
         assert width <= 390, f"the page is {width} px wide on a 390 px phone"
     finally:
         context.close()
+
+
+def test_the_page_is_whole_in_its_first_html_in_every_load(page, serve):
+    """Issue 23: the page loaded empty (headings only, "live") in 2 of 5
+    loads. Its first HTML carries the snapshot: at DOMContentLoaded, before
+    any server-sent event, the standings and both tables are there, and
+    "live" is said only then. Five loads, each of a server just started."""
+    for load in range(5):
+        server, _ = serve(two_tables())
+        page.goto(server.url, wait_until="domcontentloaded", timeout=10_000)
+        shown = page.evaluate("""() => ({
+            rows: document.querySelectorAll('#standings tbody tr').length,
+            tables: document.querySelectorAll('#tables [data-table]').length,
+            status: document.querySelector('#status').textContent})""")
+        assert shown == {"rows": 8, "tables": 2, "status": "live"}, (load, shown)
+        server.kill()
+
+
+def test_the_public_page_names_tables_by_number_and_players_never_a_device(page, serve):
+    server, _ = serve(two_tables())
+    page.goto(server.url, timeout=10_000)
+    page.wait_for_function("document.querySelectorAll('#tables [data-table]').length === 2")
+    assert "/dev/" not in page.content()
+    assert page.text_content('[data-table="1"] h3').startswith("Table 1")
+    assert page.text_content('[data-table="1"] .players') == "Ann, Bob, Fay, Dee"
+
+
+def test_a_bad_stored_value_is_a_marked_gap_never_a_blank_page(page, serve):
+    """Issue 22: one table's `pending` of the wrong shape blanked every
+    table's sheet and the moves while the badge said "live"."""
+    doc = two_tables()
+    doc["tables"][0]["pending"]["waiting_for"] = "notalist"
+    doc["tables"][0]["pending"]["hand"] = "<b>x</b>"
+    doc["tables"][1]["hands"] = [{"hand": 1, "scores": {"not": "a list"}}, 7]
+    doc["moves"].append("junk")
+    server, _ = serve(doc)
+    page.goto(server.url, timeout=10_000)
+    page.wait_for_function("document.querySelectorAll('#tables [data-table]').length === 2")
+    assert page.text_content('[data-table="1"] .waiting') == "hand <b>x</b> waits for ⚠ unreadable to accept"
+    assert page.query_selector("b") is None
+    assert cells(page, '[data-table="1"] tfoot tr') == [["Total", "140", "160", "160", "180"]]
+    assert "⚠ unreadable" in page.text_content('[data-table="2"]')
+    assert len(cells(page, "#standings tbody tr")) == 8
+    assert page.eval_on_selector_all("#moves li", "items => items.map(i => i.textContent)") == [
+        "Ann: table 1 → table 2, seat 0", "Eve: table 2 → table 1, seat 0"]
+    assert page.text_content("#status") == "live"
+
+
+def test_no_next_round_in_the_last_round(page, serve):
+    doc = two_tables()
+    doc["round"] = doc["rounds"] = 3
+    doc["last_round"] = True
+    server, _ = serve(doc)
+    page.goto(server.url, timeout=10_000)
+    page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
+    assert page.text_content("#next-title") == "" and page.query_selector("#moves li") is None
+    assert "round 3 of 3 (the last)" in page.text_content("#round")

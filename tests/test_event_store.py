@@ -176,7 +176,7 @@ def test_a_whole_evening_through_the_store_then_export_and_replay(archive, tmp_p
     play_round(store, ev.THREE_NAMES, ev.THREE_FIRST, ev.THREE_ROUND1, 1)
     result = cli("next")
     assert result.exit_code == 0, result.stderr
-    assert "round 2 of 3: table 1: Ann, Bob, Cy, Fay; table 2: Eve, Kit, Gus, Hal; table 3: Ivy, Jo, Dee, Lou" \
+    assert "Round 2 of 3: table 1: Ann, Bob, Cy, Fay; table 2: Eve, Kit, Gus, Hal; table 3: Ivy, Jo, Dee, Lou" \
         in result.stdout
     # the store first, then the push: the pusher saw round 2 stored
     assert pushed == [(2, ev.THREE_SEATING2, 2)]

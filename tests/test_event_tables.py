@@ -145,7 +145,7 @@ def test_two_boards_a_round_pushed_a_hand_confirmed_and_synced_once(evening):
         port1 = store.boards(event)[1]["port"]
         out = run("hand", "Ann", "4H", "10", "--port", port1)
         assert out.exit_code == 0, out.output
-        assert "hand 1 pending: waiting for Bob or Dee to accept on the board" in out.output
+        assert "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board" in out.output
         assert tables.sync() is True           # the held hand, for the views
         assert _hands(store, 1) == [] and store.saves() == saves    # held: not counted, nothing saved
         assert store.pending(1, 1) == {"hand": 1, "waiting_for": ["Bob", "Dee"], "scores": [100, 30, 100, 30]}

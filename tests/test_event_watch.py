@@ -180,3 +180,48 @@ def test_a_failing_source_is_said_under_the_last_snapshot_and_watch_goes_on(caps
     watch.live(source, Console(file=lines), as_json=True, duration=0.6, poll=0.02)
     assert [json.loads(line) for line in lines.getvalue().splitlines()] == [two_tables(), held_hand_confirmed()]
     assert capsys.readouterr().err == "tallyboard: cannot read the evening just now: the board of table 2 does not answer\n"
+
+
+def test_live_on_a_pipe_prints_one_plain_snapshot_per_change():
+    """`event watch > file` or `| tee`: not a terminal, so no redrawn screen
+    (which a file shows as nothing): each change once, in plain text."""
+    docs = [two_tables()] * 3 + [held_hand_confirmed()] * 100
+    calls = iter(docs)
+    out = io.StringIO()
+    watch.live(lambda: next(calls), Console(file=out, width=100), duration=0.5, poll=0.02)
+    text = out.getvalue()
+    assert "\x1b" not in text
+    snapshots = re.split(r"^--- \d\d:\d\d:\d\d$", text, flags=re.M)
+    assert snapshots[0] == "" and len(snapshots) == 3, text       # two changes: two snapshots
+    assert re.search(r"Σ +140 +160 +160 +180", snapshots[1])      # hand 4 held
+    assert re.search(r"Σ +160 +180 +180 +280", snapshots[2])      # Bob accepted it: +20 +20 +20 +100
+
+
+def test_event_watch_to_a_file_is_never_empty(tmp_path):
+    result = run(["watch", "--snapshot", write(tmp_path / "s.json", two_tables()), "--duration", "0.3"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("--- ") and "Tuesday club" in result.output
+
+
+def test_a_bad_stored_value_is_a_marked_gap_never_a_blank_view():
+    """Issue 22: a `pending` of the wrong shape (as a forged state left it)
+    and a table that is not an object: the rest of the view stands."""
+    doc = two_tables()
+    doc["tables"][0]["pending"]["waiting_for"] = "notalist"
+    doc["tables"].append("junk")
+    out = io.StringIO()
+    watch.once(lambda: doc, Console(file=out, width=140))
+    shown = out.getvalue()
+    assert "hand 4 waits for ⚠ unreadable to accept" in shown
+    assert "Table 3 · ⚠ unreadable" in shown
+    assert re.search(r"Σ +130 +60 +130 +60", shown)              # table 2's sheet still there
+    assert "Fay" in shown and "570" in shown                      # the standings too
+
+
+def test_no_next_round_in_the_last_round():
+    doc = two_tables()
+    doc["round"] = doc["rounds"] = 3
+    doc["last_round"] = True      # a snapshot from before would still carry moves: not shown
+    out = io.StringIO()
+    watch.once(lambda: doc, Console(file=out, width=140))
+    assert "Next round" not in out.getvalue() and "→" not in out.getvalue()

@@ -37,10 +37,10 @@ class Served:
         self.sock.close()
         assert not self.thread.is_alive(), "the server did not stop in 10 s"
 
-    def get(self, path, method="GET"):
+    def get(self, path, method="GET", host=None):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
         try:
-            conn.request(method, path)
+            conn.request(method, path, headers={"Host": host} if host else {})
             response = conn.getresponse()
             return response.status, dict(response.getheaders()), response.read()
         finally:
@@ -52,7 +52,7 @@ class Stream:
 
     def __init__(self, port):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-        self.sock.sendall(b"GET /events HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n\r\n")
+        self.sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
         self.buffer = b""
         head = self._until(b"\r\n\r\n", 5)
         assert head.startswith(b"HTTP/1.1 200"), head
@@ -125,6 +125,12 @@ def served():
         server.stop()
 
 
+def public_view(doc):
+    """The snapshot as the public page is sent it: every table without its
+    board's device path (the director's views show those)."""
+    return {**doc, "tables": [{k: v for k, v in t.items() if k != "board"} for t in doc["tables"]]}
+
+
 def wait_for(predicate, seconds, what):
     deadline = time.monotonic() + seconds
     while not predicate():
@@ -154,9 +160,9 @@ def test_snapshot_json_is_the_newest_snapshot(served):
     wait_for(lambda: source.calls >= 1, 5, "the first read of the source")
     wait_for(lambda: server.get("/snapshot.json")[0] == 200, 5, "the first snapshot")
     status, headers, body = server.get("/snapshot.json")
-    assert json.loads(body) == two_tables() and headers["cache-control"] == "no-store"
+    assert json.loads(body) == public_view(two_tables()) and headers["cache-control"] == "no-store"
     source.doc = held_hand_confirmed()
-    wait_for(lambda: json.loads(server.get("/snapshot.json")[2]) == held_hand_confirmed(), 2, "the change")
+    wait_for(lambda: json.loads(server.get("/snapshot.json")[2]) == public_view(held_hand_confirmed()), 2, "the change")
 
 
 def test_events_push_the_snapshot_on_every_change_to_every_client(served):
@@ -168,14 +174,14 @@ def test_events_push_the_snapshot_on_every_change_to_every_client(served):
         for stream in (first, second):
             assert stream.message()[1] == ""                   # retry: only
             kind, data, _ = stream.message()
-            assert kind == "message" and json.loads(data) == two_tables()
+            assert kind == "message" and json.loads(data) == public_view(two_tables())
             assert stream.message() == ("problem", '{"problem": null}', [])
         wait_for(lambda: server.app.state.feed.clients == 2, 2, "two clients")
         started = time.monotonic()
         source.doc = held_hand_confirmed()
         for stream in (first, second):
             kind, data, _ = stream.message(2.0)
-            assert json.loads(data) == held_hand_confirmed()
+            assert json.loads(data) == public_view(held_hand_confirmed())
         assert time.monotonic() - started < 2.0
     finally:
         first.close()
@@ -212,7 +218,7 @@ def test_the_source_runs_in_one_worker_thread_and_its_failure_is_said(served):
             kind, data, _ = stream.message(2.0)
         assert (kind, json.loads(data)) == ("problem", {"problem": "the archive is locked"})
         # the last snapshot is still served
-        assert json.loads(server.get("/snapshot.json")[2]) == two_tables()
+        assert json.loads(server.get("/snapshot.json")[2]) == public_view(two_tables())
         source.fail = None
         kind, data, _ = stream.message(2.0)
         kind, data, _ = stream.message(2.0) if kind == "message" else (kind, data, _)
@@ -250,3 +256,109 @@ def test_serve_says_a_port_in_use_or_a_bad_snapshot_in_one_line(tmp_path):
     result = CliRunner().invoke(main, ["event", "serve", "--snapshot", str(snapshot), "--port", "0"])
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr == f"tallyboard: {snapshot}: not a club evening's snapshot (its format should be tallyboard-event-view/1)\n"
+
+
+def test_no_device_path_reaches_the_public_page(served):
+    source = FakeSource(two_tables())
+    assert "/dev/ttyACM0" in json.dumps(two_tables())    # the director's snapshot has them
+    server = served(source)
+    wait_for(lambda: server.get("/snapshot.json")[0] == 200, 5, "the first snapshot")
+    for path in ("/", "/snapshot.json"):
+        assert b"/dev/tty" not in server.get(path)[2], path
+
+
+def test_the_first_html_carries_the_snapshot_even_before_the_first_read_ends(served):
+    """The page's first request waits for the first snapshot (a slow board
+    read) and carries it: the page is never drawn empty."""
+    release = threading.Event()
+    source = FakeSource(two_tables())
+
+    def slow():
+        assert release.wait(10), "the test never released the source"
+        return source()
+
+    server = served(slow)
+    answers = []
+    asking = threading.Thread(target=lambda: answers.append(server.get("/")), daemon=True)
+    asking.start()
+    wait_for(lambda: len(server.server.server_state.tasks) >= 1, 5, "the page's request at the server")
+    assert not answers and server.app.state.feed.text is None   # it waits: no snapshot yet
+    release.set()
+    asking.join(10)
+    status, _, body = answers[0]
+    assert status == 200
+    html = body.decode()
+    block = html.split('<script type="application/json" id="snapshot">', 1)[1].split("</script>", 1)[0]
+    assert json.loads(block) == public_view(two_tables())
+
+
+def test_a_name_cannot_end_the_snapshot_block(served):
+    doc = two_tables()
+    doc["players"][0] = "</script><script>alert(1)</script>"
+    server = served(FakeSource(doc))
+    wait_for(lambda: server.get("/snapshot.json")[0] == 200, 5, "the first snapshot")
+    html = server.get("/")[2].decode()
+    assert html.count("</script>") == 2     # the data block's and page.js's own: no third from the name
+    block = html.split('id="snapshot">', 1)[1].split("</script>", 1)[0]
+    assert json.loads(block)["players"][0] == "</script><script>alert(1)</script>"
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8000", "[::1]:8000", "localhost:8000", "192.168.1.20:8000",
+                                  "tv.club.example"])
+def test_the_page_answers_by_address_local_names_and_names_allowed(host):
+    names = web.local_names() | {"tv.club.example"}
+    assert web.allowed_host(host, names)
+
+
+def test_a_rebound_name_is_refused_with_what_to_do(served):
+    """DNS rebinding: another site's name pointing at this machine. The browser
+    sends that name as Host; the server refuses it before any data."""
+    server = served(FakeSource(two_tables()))
+    wait_for(lambda: server.get("/snapshot.json")[0] == 200, 5, "the first snapshot")
+    for path in ("/", "/snapshot.json", "/events"):
+        status, _, body = server.get(path, host="attacker.example:8000")
+        assert status == 400 and b"--allowed-host" in body and b"Ann" not in body, path
+    assert server.get("/snapshot.json", host="localhost:8000")[0] == 200
+
+
+def test_a_change_while_a_client_is_sent_the_last_one_is_never_missed(served):
+    """The race that left the page empty: the snapshot published while the
+    stream was handing the client the previous message. Every change must
+    reach an open stream within a poll or two, not at the next heartbeat."""
+    source = FakeSource(two_tables())
+    server = served(source, poll=0.01, heartbeat=30.0)
+    wait_for(lambda: server.get("/snapshot.json")[0] == 200, 5, "the first snapshot")
+    stream = Stream(server.port)
+    try:
+        for turn in range(30):
+            doc = two_tables()
+            doc["updated"] = f"2026-11-25T06:{turn:02d}:00"
+            source.doc = doc
+            deadline = time.monotonic() + 2
+            while True:
+                kind, data, _ = stream.message(max(0.01, deadline - time.monotonic()))
+                if kind == "message" and data and json.loads(data)["updated"] == doc["updated"]:
+                    break
+    finally:
+        stream.close()
+
+
+def test_serve_for_one_laptop_starts_no_broker_unless_asked():
+    """Issue 23: plain `event serve` printed an MQTT URL with the table
+    password; a broker is started only for --club, --broker-listen or
+    --broker-port, and --no-broker with one of them is a usage error."""
+    import click
+
+    from tallyboard.commands.event_views import chosen_broker
+
+    assert chosen_broker(None, False, None, None, 0) is None
+    assert chosen_broker(None, False, None, None, 0, club=False) is None
+    club = chosen_broker(None, False, None, None, 0, club=True)
+    assert (club.url, club.listen, club.port) == (None, "127.0.0.1", 0)
+    wide = chosen_broker(None, False, None, "0.0.0.0", 0)
+    assert (wide.url, wide.listen) == (None, "0.0.0.0")
+    assert chosen_broker(None, False, None, None, 1883).port == 1883
+    assert chosen_broker("mqtt://director:pw@broker.club:1883", False, None, None, 0).url.startswith("mqtt://")
+    with pytest.raises(click.UsageError, match="--no-broker with --broker, --club"):
+        chosen_broker(None, True, None, None, 0, club=True)
+

@@ -92,7 +92,7 @@ def test_a_rejected_rummy_hand_entered_on_the_knob_goes_whole_and_reopens(tmp_pa
         # the sheet on the live board says so, and --json carries it (docs/records.md)
         out = run("sheet", "--port", port)
         assert out.exit_code == 0, out.output
-        assert out.output.rstrip().endswith("hand 1 pending: waiting for P2 or P3 to accept on the board: "
+        assert out.output.rstrip().endswith("hand 1 pending: waiting for P2 (button B) or P3 (button C) to accept on the board: "
                                             "not on the sheet until accepted"), out.output
         out = run("sheet", "--json", "--port", port)
         doc = json.loads(out.output)
@@ -102,7 +102,7 @@ def test_a_rejected_rummy_hand_entered_on_the_knob_goes_whole_and_reopens(tmp_pa
         out = CliRunner().invoke(main, ["archive", "save", "--archive",
                                           str(tmp_path / "a.sqlite3"), "--port", port])
         assert out.exit_code == 0, out.output
-        assert out.stderr == ("tallyboard: note: hand 1 pending: waiting for P2 or P3 to accept on the board; "
+        assert out.stderr == ("tallyboard: note: hand 1 pending: waiting for P2 (button B) or P3 (button C) to accept on the board; "
                               "it is left out of the record until it is accepted\n"), out.stderr
         # the archived game holds no hand: the pending one's cards go with it (CF1)
         listed = run("archive", "show", "1", "--json", "--archive", str(tmp_path / "a.sqlite3"))

@@ -16,12 +16,13 @@ from typing import Any, Callable
 import click
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from ..console import Console
 from .. import files, secretfile
 from ..names import shown
 from ..event import director, play, record, standings
-from ..event.store import Event, EventError, EventStore
+from ..event.store import FINISHED, Event, EventError, EventStore
 from .reporting import reports_errors
 
 # the other parts of `tallyboard event`, each a module here with register(group)
@@ -169,15 +170,47 @@ def print_snapshot(doc: dict[str, Any], console: Console) -> None:
         console.print(f"[bold]Next seating:[/bold] {_seating_text(doc['next_seating'], names)}")
 
 
+def print_results(doc: dict[str, Any]) -> None:
+    """Each table's game of the snapshot's round: its players' scores, best first."""
+    click.echo(shown(f"Round {doc['round']}'s results"))
+    for t in doc["tables"]:
+        scored = sorted(zip(t["names"], t["totals"]), key=lambda pair: -pair[1])
+        note = " (ended early)" if t["ended_early"] else "" if t["complete"] else " (not over)"
+        click.echo(shown(f"  table {t['table']}: " + ", ".join(f"{n} {s}" for n, s in scored) + note))
+
+
+def print_moves(doc: dict[str, Any]) -> None:
+    """Who moves where and why (rules.md SK19), from the snapshot's moves."""
+    if not doc["moves"]:
+        return
+    click.echo("The movement (rules.md SK19)")
+    tables = len(doc["tables"])
+    for m in doc["moves"]:
+        why = (f"the head table's loser goes to the foot (table {tables})" if m["from"] == 1
+               else f"won table {m['from']}: goes up one table")
+        click.echo(shown(f"  {m['name']}: table {m['from']} → table {m['to']}, seat {m['seat']} ({why})"))
+
+
+def print_standings(doc: dict[str, Any]) -> None:
+    click.echo("Standings (continuous score, rules.md SK20)")
+    for row in doc["standings"]:
+        click.echo(shown(f"  {row['rank']:>2}. {row['name']} {row['continuous']}"
+                         + (" (withdrawn)" if row.get("withdrawn") else "")))
+
+
 @event_group.command("status")
 @click.option("--json", "as_json", is_flag=True, help="The snapshot as JSON (docs/events.md).")
+@click.option("--stored", is_flag=True, help="The evening as stored, without reading the boards first.")
 @event_option
 @archive_option
 @reports_errors
-def status_cmd(as_json: bool, event_name: str | None, archive_path: str | None) -> None:
-    """The evening as stored: standings, each table's game, who moves where next."""
+def status_cmd(as_json: bool, stored: bool, event_name: str | None, archive_path: str | None) -> None:
+    """The evening now: the boards read first (as `next` does), then the
+    standings, each table's game, who moves where next."""
     store, event = _open(archive_path, event_name)
     with store:
+        if not stored and event.state != FINISHED:
+            play.read_boards(store, event)
         doc = play.snapshot(store, event)
     if as_json:
         click.echo(json.dumps(doc))
@@ -200,10 +233,15 @@ def next_cmd(force: bool, pin: str | None, event_name: str | None, archive_path:
         if force:
             _director(store, pin, "tallyboard event next --force", event)
         play.read_boards(store, event)
+        before = play.snapshot(store, event)
         event = play.advance(store, event, forced=force)
         names = store.names(event)
-        click.echo(shown(f"round {event.round} of {event.rounds}: "
-                         f"{_seating_text(store.seating(event, event.round), names)}"))
+        after = play.snapshot(store, event)
+        seating = store.seating(event, event.round)
+    print_results(before)
+    print_moves(before)
+    print_standings(after)
+    click.echo(shown(f"Round {event.round} of {event.rounds}: {_seating_text(seating, names)}"))
 
 
 @event_group.command("finish")
@@ -221,6 +259,8 @@ def finish_cmd(force: bool, pin: str | None, event_name: str | None, archive_pat
         play.read_boards(store, event)
         event = play.finish(store, event, forced=force)
         doc = play.snapshot(store, event)
+    print_results(doc)
+    print_standings(doc)
     best = [row for row in doc["standings"] if row["rank"] == 1]
     click.echo(shown(f"{event.name!r} is finished. Winner{'s' if len(best) > 1 else ''}: "
                      + ", ".join(f"{row['name']} ({row['continuous']})" for row in best)))
@@ -249,6 +289,8 @@ def export_cmd(file: str | None, event_name: str | None, archive_path: str | Non
 
 def print_replay(doc: dict[str, Any], console: Console) -> None:
     names = doc["players"]
+    if doc.get("event"):
+        console.print(Text(shown(doc["event"]), style="bold"))
     for r in doc["rounds"]:
         table = Table(title=f"Round {r['round']} ({r['hands']}-hand games)", box=box.SIMPLE_HEAD, title_style="bold")
         table.add_column("table", justify="right")
@@ -265,7 +307,8 @@ def print_replay(doc: dict[str, Any], console: Console) -> None:
     for row in doc["standings"]:
         ranks.add_row(str(row["rank"]), row["name"], str(row["total"]), str(row["games"]), str(row["games_won"]))
     console.print(ranks)
-    console.print(f"[bold]Next seating:[/bold] {_seating_text(doc['next_seating'], names)}")
+    if doc["next_seating"] is not None:
+        console.print(f"[bold]Next seating:[/bold] {_seating_text(doc['next_seating'], names)}")
     if doc["rounds"]:
         won = " and ".join(names[p] for p in doc["winners"])
         console.print(f"[bold]{won} {'win' if len(doc['winners']) > 1 else 'wins'} with "
@@ -285,7 +328,7 @@ def replay_cmd(file: str, as_json: bool) -> None:
         doc = files.read_json(file, "event record")
         source = file
     names, plays = record.from_document(doc, source)
-    result = record.replay(names, plays, doc["seating"])
+    result = record.replay(names, plays, doc["seating"], doc.get("event"), record.over(doc))
     if as_json:
         click.echo(json.dumps(result))
     else:

@@ -108,14 +108,18 @@ class Broker:
 
 def broker_options(fn):  # type: ignore[no-untyped-def]
     fn = click.option("--broker-port", type=click.IntRange(0, 65535), default=0,
-                      help="Without --broker: the embedded broker's port (0: any free one).")(fn)
-    fn = click.option("--broker-listen", default="127.0.0.1", show_default=True,
-                      help="Without --broker: the embedded broker's address; 0.0.0.0 lets table hosts on "
-                           "other laptops in.")(fn)
+                      help="Without --broker: the embedded broker's port (0: any free one); starts it.")(fn)
+    fn = click.option("--broker-listen", default=None, metavar="ADDR",
+                      help="Without --broker: start the embedded broker on this address (127.0.0.1 with "
+                           "--club); 0.0.0.0 lets table hosts on other laptops in.")(fn)
+    fn = click.option("--club", is_flag=True,
+                      help="Table hosts on other laptops join this evening: start the embedded MQTT broker "
+                           "(on 127.0.0.1 unless --broker-listen) and print their command.")(fn)
     fn = click.option("--tls-ca", type=click.Path(dir_okay=False, exists=True),
                       help="With an mqtts:// broker: the club's CA certificate.")(fn)
     fn = click.option("--no-broker", is_flag=True,
-                      help="Only the boards on this host: no MQTT broker, no table hosts.")(fn)
+                      help="Only the boards on this host: no MQTT broker, no table hosts (the default "
+                           "without --club, --broker or --broker-listen).")(fn)
     fn = secretfile.broker_password_option(fn)
     fn = click.option("--broker", "broker_url", metavar="URL", envvar="TALLYBOARD_BROKER",
                       help="The club's MQTT broker, mqtt://director@HOST:PORT with the password from "
@@ -125,15 +129,18 @@ def broker_options(fn):  # type: ignore[no-untyped-def]
     return fn
 
 
-def chosen_broker(broker_url: str | None, no_broker: bool, tls_ca: str | None, listen: str,
-                  port: int, default_embedded: bool) -> Broker | None:
+def chosen_broker(broker_url: str | None, no_broker: bool, tls_ca: str | None, listen: str | None,
+                  port: int, club: bool = False) -> Broker | None:
+    """The director's broker: --broker URL, or the embedded one when asked for
+    (--club, --broker-listen, --broker-port); else none, the one-laptop evening."""
+    embedded = club or listen is not None or port != 0
     if no_broker:
-        if broker_url:
-            raise click.UsageError("--broker and --no-broker: give one")
+        if broker_url or embedded:
+            raise click.UsageError("--no-broker with --broker, --club, --broker-listen or --broker-port: give one")
         return None
-    if broker_url is None and not default_embedded:
+    if broker_url is None and not embedded:
         return None
-    return Broker(broker_url, tls_ca, listen, port)
+    return Broker(broker_url, tls_ca, listen or "127.0.0.1", port)
 
 
 def file_source(path: Path) -> Source:
@@ -201,15 +208,14 @@ def source_options(fn):  # type: ignore[no-untyped-def]
 @reports_errors
 def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None,
               snapshot_file: Path | None, broker_url: str | None, no_broker: bool, tls_ca: str | None,
-              broker_listen: str, broker_port: int) -> None:
+              broker_listen: str | None, broker_port: int, club: bool) -> None:
     """The evening live in the terminal: the standings, each table's game (a
     held hand marked, with who must accept it) and who moves where next.
     When the tables do not fit, they are shown a page at a time."""
     from ..event import watch
 
     console = Console(highlight=False)
-    # watch takes the table hosts' messages only with --broker (serve is the director's default)
-    broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port, default_embedded=False)
+    broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port, club)
     with chosen_source(event_name, snapshot_file, broker) as source:
         if once:
             watch.once(_checked(source), console, as_json)
@@ -223,19 +229,24 @@ def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None
               help="The address to listen on; 0.0.0.0 lets a TV or the players' phones on the club's network in.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port to listen on (0: any free one).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="A name the page may be opened by besides this machine's own (its host name, NAME.local, "
+                   "localhost, any IP address); *.club.example for every name under one. Others are refused "
+                   "(a guard against DNS rebinding).")
 @source_options
 @broker_options
 @reports_errors
-def serve_cmd(host: str, port: int, event_name: str | None, snapshot_file: Path | None, broker_url: str | None,
-              no_broker: bool, tls_ca: str | None, broker_listen: str, broker_port: int) -> None:
+def serve_cmd(host: str, port: int, allowed_hosts: tuple[str, ...], event_name: str | None, snapshot_file: Path | None, broker_url: str | None,
+              no_broker: bool, tls_ca: str | None, broker_listen: str | None, broker_port: int,
+              club: bool) -> None:
     """The evening as a web page that follows it live (standings, each
     table's sheet, the next seating); read-only. Ctrl-C stops it. The
-    director's end of a club evening too: the table hosts' boards come in
-    through --broker, else through an MQTT broker it starts itself."""
+    director's end of a club evening across laptops too (--club, or
+    --broker URL): the table hosts' boards come in through MQTT; without
+    either, only the boards attached to this laptop, and no broker."""
     from ..event import web
 
-    broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port,
-                           default_embedded=snapshot_file is None)
+    broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port, club)
     with chosen_source(event_name, snapshot_file, broker) as source:
         _checked(source)()   # a bad source is said here, before anyone opens the page
         try:
@@ -249,7 +260,7 @@ def serve_cmd(host: str, port: int, event_name: str | None, snapshot_file: Path 
         sys.stdout.flush()
         try:
             with contextlib.suppress(KeyboardInterrupt):   # uvicorn stops, then raises Ctrl-C again
-                web.serve(source, sock)
+                web.serve(source, sock, allowed_hosts)
         finally:
             sock.close()
         click.echo("Stopped.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sqlite3
 from typing import Any, Callable, Iterator
 
 import click
@@ -105,7 +106,33 @@ def player_index(board: Board, value: str, players: int) -> int:
     if value.lower() in folded:
         return folded.index(value.lower())
     raise TallyboardError(f"player {value!r}: not a player of this game ({', '.join(names)}); "
-                          "give a name or a number 0 to " + str(players - 1))
+                          "give a name or a number 0 to " + str(players - 1) + _where_sits(value))
+
+
+def _where_sits(name: str) -> str:
+    """Where the evening in progress seats a player, in words ("; Bob sits at
+    table 1: --port /dev/pts/0"), or "" (no evening, or no such player)."""
+    try:
+        from .. import archive
+        from ..event import EventStore
+
+        if not archive.default_path().exists():
+            return ""
+        with EventStore() as store:
+            event = store.event(None)
+            if event.state != "running":
+                return ""
+            names = [n.lower() for n in store.names(event)]
+            if name.lower() not in names:
+                return ""
+            player = names.index(name.lower())
+            for table, seats in enumerate(store.seating(event, event.round), 1):
+                if player in seats:
+                    port = store.boards(event).get(table, {}).get("port")
+                    return f"; {name} sits at table {table}" + (f": --port {port}" if port else "")
+    except (OSError, ValueError, LookupError, sqlite3.Error, TallyboardError):   # no evening: the message stands
+        return ""
+    return ""
 
 
 def names_of(board: Board, players: int) -> list[str]:
@@ -229,10 +256,24 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
         console.print(f"  it gives: {held_gives(g, names)}", soft_wrap=True)
 
 
+SEAT_BUTTON_LETTERS = "ABCD"   # the letters printed beside the seat buttons, seat 0 first (board/README.md)
+
+
+def _button_words(game: Any, player: int) -> str:
+    """" (button B)": the seat button that player presses for the held hand.
+    The seats pivot during a Skicket game (rules.md SK5), so the button is
+    the seat the game's rules put the player in for that hand."""
+    player_seat = getattr(game.rules, "player_seat", None)
+    seat = player_seat(game.held_hand() - 1, player) if player_seat is not None else player
+    if not 0 <= seat < len(SEAT_BUTTON_LETTERS):
+        return ""
+    return f" (button {SEAT_BUTTON_LETTERS[seat]})"
+
+
 def held_words(game: Any, names: list[str]) -> str:
     """The change a board holds for its confirmation, in words
     (docs/rules.md CF): which hand, and who may accept it."""
-    who = " or ".join(names[p] for p in range(game.players) if game.held_by >> p & 1)
+    who = " or ".join(names[p] + _button_words(game, p) for p in range(game.players) if game.held_by >> p & 1)
     what = f"the undo of hand {game.held_hand()}" if game.held == core_game.HELD_UNDO else f"hand {game.held_hand()}"
     return f"{what} pending: waiting for {who} to accept on the board"
 

@@ -105,6 +105,9 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
 
     with connected(port, use_emulator, timeout, serve=True) as board:
         board.keep_events = False
+        if not console.is_terminal:
+            _watch_to_pipe(board, console, view, deadline)
+            return
         from rich.live import Live
 
         try:
@@ -126,6 +129,28 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
         finally:
             if not console.is_terminal:
                 console.line()   # rich ends the live view's last line on a terminal only
+
+
+def _watch_to_pipe(board: Board, console: Console, view: Any, deadline: float | None) -> None:
+    """`watch > file`, `watch | tee`: a redrawn screen writes nothing a file
+    keeps, so each change is one whole plain-text snapshot, with its time."""
+    def show(what: Any) -> None:
+        with console.capture() as captured:
+            console.print(what, soft_wrap=True)   # a file's lines are not cut at a width
+        console.file.write(f"--- {time.strftime('%H:%M:%S')}\n{captured.get()}")
+        console.file.flush()
+
+    show(view())
+    with contextlib.suppress(KeyboardInterrupt):
+        while deadline is None or time.monotonic() < deadline:
+            try:
+                events = board.poll_events(0.2)
+                if events or board.gap:
+                    show(view())
+            except TransportError as exc:
+                show(Text(f"{exc}\nreconnecting…"))
+                _reconnect_until(board, deadline)
+                show(view())
 
 
 def _reconnect_until(board: Board, deadline: float | None) -> None:

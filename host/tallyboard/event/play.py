@@ -136,7 +136,9 @@ def _snapshot(store: EventStore, event: Event) -> dict[str, Any]:
                        "length": current.length, "ended_early": t.ended_early,
                        "corrected": whole is not None or bool(corrected),
                        "pending": store.pending(event, event.round, t.table)})
-    moves = standings.moves(current, evening)
+    # no next round in the last one, nor after finish: nothing moves any more
+    last = event.state == FINISHED or event.round >= event.rounds
+    moves = [] if last else standings.moves(current, evening)
     return {
         "format": VIEW_FORMAT, "event": event.name, "state": event.state, "round": event.round,
         "rounds": event.rounds, "hands": current.length, "updated": event.updated_at,
@@ -149,7 +151,8 @@ def _snapshot(store: EventStore, event: Event) -> dict[str, Any]:
         "moves": [{"player": p, "name": names[p], "from": frm, "to": to, "seat": seat}
                   for p, frm, to, seat in moves],
         "moves_final": current.over(),
-        "next_seating": standings.next_seating(current, evening),
+        "last_round": last,
+        "next_seating": [] if last else standings.next_seating(current, evening),
         "log": store.log(event),
     }
 
@@ -233,5 +236,6 @@ def export(store: EventStore, event: Event) -> tuple[dict[str, Any], str | None]
     first = store.seating(event, 1)
     hands = [[counted_hands(store, event, r, t.table) or [] for t in play.tables] for r, play in enumerate(rounds, 1)]
     early = [(r, t.table) for r, play in enumerate(rounds, 1) for t in play.tables if t.ended_early]
-    return record.to_document(names, first, hands, reseated, early, event.hands), note
+    return record.to_document(names, first, hands, reseated, early, event.hands, event.name, event.rounds,
+                              event.state == FINISHED), note
 

@@ -15,7 +15,8 @@ from . import standings
 FORMAT = "tallyboard-event/1"
 READABLE_FORMATS = (FORMAT,)
 KIND = "progressive"
-_KEYS = {"format", "kind", "players", "seating", "rounds", "options", "reseated", "ended_early"}
+_KEYS = {"format", "kind", "event", "planned_rounds", "finished", "players", "seating", "rounds", "options",
+         "reseated", "ended_early"}
 
 
 class EventRecordError(RecordError):
@@ -78,6 +79,13 @@ def from_document(doc: Any, source: str) -> tuple[list[str], list[standings.Roun
         raise fail("options", "must be an object")
     if set(options) - {"hands"}:
         raise fail(f"options: {sorted(set(options) - {'hands'})[0]}", "unknown field")
+    if "event" in doc and not (isinstance(doc["event"], str) and doc["event"].strip()):
+        raise fail("event", "must be the event's name")
+    planned = doc.get("planned_rounds")
+    if planned is not None and not (_whole(planned) and planned >= 1):
+        raise fail("planned_rounds", f"must be a whole number of rounds, 1 or more, not {json.dumps(planned)}")
+    if not isinstance(doc.get("finished", False), bool):
+        raise fail("finished", f"must be true or false, not {json.dumps(doc.get('finished'))}")
     hands = options.get("hands")
     if hands is not None and hands not in (4, 6) or isinstance(hands, bool):
         raise fail("options: hands", f"must be 4 or 6, not {json.dumps(hands)}")
@@ -135,11 +143,21 @@ def _seat_words(message: str) -> str:
     return message.replace("player ", "seat ") if "out of range" in message else message
 
 
-def replay(names: list[str], plays: list[standings.RoundPlay], first: list[list[int]]) -> dict[str, Any]:
-    """What `event replay --json` prints (docs/events.md)."""
+def over(doc: dict[str, Any]) -> bool:
+    """Whether the record's evening has no round after its last: finished,
+    or every planned round played."""
+    planned = doc.get("planned_rounds")
+    return bool(doc.get("finished")) or (planned is not None and len(doc.get("rounds", [])) >= planned)
+
+
+def replay(names: list[str], plays: list[standings.RoundPlay], first: list[list[int]],
+           name: str | None = None, ended: bool = False) -> dict[str, Any]:
+    """What `event replay --json` prints (docs/events.md); `ended`: the
+    evening has no next round (`next_seating` is then null)."""
     evening = standings.evening_of(len(names), plays)
     following = standings.next_seating(plays[-1], evening) if plays else [list(t) for t in first]
     return {
+        **({"event": name} if name else {}),
         "players": list(names),
         "rounds": [{"round": r, "seating": play.seating, "hands": play.length,
                     "scores": evening.game_scores[r - 1],
@@ -147,7 +165,7 @@ def replay(names: list[str], plays: list[standings.RoundPlay], first: list[list[
                                 "complete": bool(t.sheet and t.sheet["complete"]),
                                 **({"ended_early": True} if t.ended_early else {})} for t in play.tables]}
                    for r, play in enumerate(plays, 1)],
-        "next_seating": following,
+        "next_seating": None if ended else following,
         "standings": [{"rank": rank, "player": p, "name": names[p], "total": evening.continuous[p],
                        "games": evening.games[p], "games_won": evening.games_won[p]}
                       for rank, p in standings.ranked(evening)],
@@ -157,10 +175,18 @@ def replay(names: list[str], plays: list[standings.RoundPlay], first: list[list[
 
 def to_document(names: list[str], first: list[list[int]], rounds: list[list[list[Any]]],
                 reseated: list[list[list[int]] | None], ended_early: list[tuple[int, int]],
-                hands: int | None) -> dict[str, Any]:
+                hands: int | None, event: str | None = None, planned_rounds: int | None = None,
+                finished: bool = False) -> dict[str, Any]:
     """An event record; the optional keys only where they say something."""
-    doc: dict[str, Any] = {"format": FORMAT, "kind": KIND, "players": list(names),
-                           "seating": [list(t) for t in first]}
+    doc: dict[str, Any] = {"format": FORMAT, "kind": KIND}
+    if event:
+        doc["event"] = event
+    if planned_rounds:
+        doc["planned_rounds"] = planned_rounds
+    if finished:
+        doc["finished"] = True
+    doc["players"] = list(names)
+    doc["seating"] = [list(t) for t in first]
     if hands:
         doc["options"] = {"hands": hands}
     doc["rounds"] = rounds

@@ -35,7 +35,7 @@ def frame(doc: dict[str, Any], height: int | None = None, page: int = 0) -> Rend
     fit are left to the other pages (`page` counts from 0 and wraps)."""
     standings = _standings(doc)
     side = Group(standings, Text(""), _next(doc))
-    tables = [_table(t) for t in doc.get("tables", [])]
+    tables = [_safe_table(t, i) for i, t in enumerate(doc.get("tables") or [])]
     shown, note = tables, None
     if height is not None and tables:
         pages = _pages(tables, height - 1)
@@ -103,6 +103,16 @@ def _cell(name: Any) -> str:
     return text if len(text) <= _NAME_WIDTH else text[:_NAME_WIDTH - 1] + "…"
 
 
+def _safe_table(t: Any, index: int) -> RenderableType:
+    """A table's game, or, for a stored value of the wrong shape, a marked
+    gap in its place: the rest of the view stands."""
+    try:
+        return _table(t)
+    except Exception as exc:   # any shape of bad value: said, never a blank view
+        number = t.get("table") if isinstance(t, dict) and isinstance(t.get("table"), int) else index + 1
+        return Text(f"Table {number} · ⚠ unreadable ({type(exc).__name__}: {exc})", style="bold red")
+
+
 def _table(t: dict[str, Any]) -> RenderableType:
     """A table's game as its sheet: a column per seat at the round's start,
     each hand's scores under its players (the dealer's marked ·), the
@@ -132,14 +142,16 @@ def _table(t: dict[str, Any]) -> RenderableType:
     if not pending:
         return table
     table.add_row(str(pending["hand"]), *(f"({score})" for score in pending.get("scores", [])), style="yellow")
-    who = " or ".join(str(name) for name in pending.get("waiting_for", []))
+    waiting = pending.get("waiting_for")
+    who = (" or ".join(_cell(name) for name in waiting) if isinstance(waiting, list) and waiting
+           and all(isinstance(name, str) for name in waiting) else "⚠ unreadable")
     return Group(table, Text(f"hand {pending['hand']} waits for {who} to accept", style="yellow"))
 
 
 def _next(doc: dict[str, Any]) -> RenderableType:
     moves = doc.get("moves") or []
-    if not moves:
-        return Text("")
+    if not moves or doc.get("last_round") or doc.get("state") == "finished":
+        return Text("")   # no next round in the last round, nor after finish
     head = "Next round" if doc.get("moves_final") else "Next round, so far"
     lines = Text(head, style="bold")
     for move in moves:
@@ -184,6 +196,26 @@ def live(source: Callable[[], dict[str, Any]], console: Console, as_json: bool =
                 console.file.write(text + "\n")
                 console.file.flush()
                 last = text
+            if problem != said and problem is not None:
+                sys.stderr.write(f"tallyboard: cannot read the evening just now: {problem}\n")
+            said = problem
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            time.sleep(poll)
+            read()
+
+    if not console.is_terminal:
+        # a pipe or a file: one whole plain-text snapshot per change, never a redrawn screen
+        last_text, said = None, None
+        while True:
+            with console.capture() as captured:
+                console.print(frame(doc))
+            text = captured.get()
+            if text != last_text:
+                stamp = time.strftime("%H:%M:%S")
+                console.file.write(f"--- {stamp}\n{text}")
+                console.file.flush()
+                last_text = text
             if problem != said and problem is not None:
                 sys.stderr.write(f"tallyboard: cannot read the evening just now: {problem}\n")
             said = problem

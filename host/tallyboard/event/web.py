@@ -8,25 +8,36 @@ snapshot about every 0.3 s, in a thread of its own so the server never
 waits on the store or the boards; every client is sent the newest, a slow
 one skips the versions it missed. A comment line every 15 s keeps proxies
 from closing a quiet stream. Nothing on the page or the server changes the
-evening: a director's changes are made at the host's command line."""
+evening: a director's changes are made at the host's command line.
+
+The page is public: its first HTML carries the newest snapshot (so it is
+never drawn empty), and the snapshot it is sent has no device paths (those
+are for the director's own views, `event status` and `watch`). Every
+request's `Host` must be this machine (an IP address, localhost, its host
+name) or one given with --allowed-host: a page on another site cannot read
+the standings through DNS rebinding."""
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import contextlib
+import ipaddress
 import json
 import socket
 from importlib import resources
 from typing import Any, AsyncIterator, Callable
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .watch import check
 
 POLL_SECONDS = 0.3
+FIRST_SNAPSHOT_SECONDS = 10.0   # how long the page's first request waits for a snapshot
 HEARTBEAT_SECONDS = 15.0
 RETRY_MS = 1000       # how soon a browser reconnects after the stream drops
 PAGE_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
@@ -35,6 +46,62 @@ PAGE_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
 # The page loads only its own files and reads only this server.
 HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+
+
+def public(doc: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot as the public page gets it: the boards' device paths left out."""
+    tables = doc.get("tables")
+    if not isinstance(tables, list):
+        return doc
+    return {**doc, "tables": [{k: v for k, v in t.items() if k != "board"} if isinstance(t, dict) else t
+                              for t in tables]}
+
+
+def local_names() -> set[str]:
+    """The host names this machine answers to (besides any IP address)."""
+    names = {"localhost"}
+    with contextlib.suppress(OSError):
+        name = socket.gethostname().lower()
+        names |= {name, name + ".local", name.split(".")[0]}
+    with contextlib.suppress(OSError):
+        names.add(socket.getfqdn().lower())
+    return names
+
+
+def allowed_host(host_header: str, names: set[str]) -> bool:
+    """Whether a request's Host names this machine: an IP address (a browser
+    sends a name, never an address, for a rebound one), or one of `names`
+    (a leading "*." matches any subdomain)."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        host = host[1:host.find("]")] if "]" in host else host
+    elif host.count(":") == 1:
+        host = host.split(":")[0]
+    with contextlib.suppress(ValueError):
+        ipaddress.ip_address(host)
+        return True
+    host = host.rstrip(".")
+    return host in names or any(n.startswith("*.") and host.endswith(n[1:]) for n in names)
+
+
+class HostCheck:
+    """Refuse (400) a request whose Host header is not this machine: the
+    page's guard against DNS rebinding (like Starlette's TrustedHostMiddleware,
+    with every IP address allowed)."""
+
+    def __init__(self, app: Any, names: set[str]) -> None:
+        self.app, self.names = app, names
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = Headers(scope=scope).get("host", "")
+            if not allowed_host(host, self.names):
+                response = PlainTextResponse(
+                    f"This page is not served under the name {host!r}: open it by this machine's address, "
+                    "or start `tallyboard event serve --allowed-host NAME`.", status_code=400)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class Feed:
@@ -66,6 +133,16 @@ class Feed:
         self.changed.set()
         self.changed = asyncio.Event()
 
+    async def first(self, seconds: float) -> None:
+        """Wait (at most `seconds`) until there is a snapshot, or the source failed."""
+        deadline = asyncio.get_running_loop().time() + seconds
+        while self.text is None and self.problem is None and not self.closed:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+
     async def run(self) -> None:
         """Ask the source for the snapshot every `poll` seconds, always in the
         same worker thread (a store's connection stays in its thread)."""
@@ -74,7 +151,7 @@ class Feed:
             while True:
                 try:
                     doc = await loop.run_in_executor(worker, self.source)
-                    self._publish(json.dumps(check(doc), ensure_ascii=False, separators=(",", ":")), None)
+                    self._publish(json.dumps(public(check(doc)), ensure_ascii=False, separators=(",", ":")), None)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:   # the page says it; the last snapshot stays shown
@@ -90,14 +167,28 @@ class Feed:
         return "".join(lines)
 
 
+def first_html(template: str, feed: "Feed") -> str:
+    """index.html with the newest snapshot in it (a JSON data block, never
+    run as a script; "<" escaped so no name can end the block)."""
+    data = (feed.text or "null").replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    block = f'<script type="application/json" id="snapshot">{data}</script>\n'
+    return template.replace("</head>", block + "</head>", 1)
+
+
 def create_app(source: Callable[[], dict[str, Any]], poll: float = POLL_SECONDS,
-               heartbeat: float = HEARTBEAT_SECONDS) -> Starlette:
+               heartbeat: float = HEARTBEAT_SECONDS, allowed_hosts: tuple[str, ...] = ()) -> Starlette:
     """The app for one evening's source (a callable returning the newest
-    snapshot document). `app.state.feed` is its Feed, once started."""
+    snapshot document). `app.state.feed` is its Feed, once started;
+    `allowed_hosts`: names besides this machine's the page may be opened by."""
     page = resources.files(__package__).joinpath("page")
 
     async def page_file(request: Request) -> Response:
         name, kind = PAGE_FILES[request.url.path]
+        if name == "index.html":
+            feed: Feed = request.app.state.feed
+            await feed.first(FIRST_SNAPSHOT_SECONDS)
+            html = first_html(page.joinpath(name).read_text(encoding="utf-8"), feed)
+            return Response(html, media_type=kind, headers=HEADERS)
         return Response(page.joinpath(name).read_bytes(), media_type=kind, headers=HEADERS)
 
     async def snapshot_json(request: Request) -> Response:
@@ -126,7 +217,8 @@ def create_app(source: Callable[[], dict[str, Any]], poll: float = POLL_SECONDS,
     routes = [Route(path, page_file, methods=["GET"]) for path in PAGE_FILES]
     routes += [Route("/snapshot.json", snapshot_json, methods=["GET"]),
                Route("/events", events, methods=["GET"])]
-    return Starlette(routes=routes, lifespan=lifespan)
+    names = local_names() | {h.strip().lower() for h in allowed_hosts if h.strip()}
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(HostCheck, names=names)])
 
 
 async def _stream(feed: Feed, heartbeat: float) -> AsyncIterator[str]:
@@ -138,10 +230,13 @@ async def _stream(feed: Feed, heartbeat: float) -> AsyncIterator[str]:
         yield f"retry: {RETRY_MS}\n\n"
         seen = -1
         while not feed.closed:
+            # the event to wait on is taken before yielding: a change while
+            # the client is sent the last one is then never missed
+            changed = feed.changed
             if seen != feed.version:
                 seen = feed.version
                 yield feed.message()
-            changed = feed.changed
+                continue
             try:
                 await asyncio.wait_for(changed.wait(), heartbeat)
             except asyncio.TimeoutError:
@@ -170,13 +265,13 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
-def serve(source: Callable[[], dict[str, Any]], sock: socket.socket) -> None:
+def serve(source: Callable[[], dict[str, Any]], sock: socket.socket, allowed_hosts: tuple[str, ...] = ()) -> None:
     """Serve on a bound socket until Ctrl-C (or SIGTERM). The open streams
     (a page left open) end at once, so the server stops cleanly instead of
     cancelling them after its grace period with a traceback."""
     import uvicorn
 
-    app = create_app(source)
+    app = create_app(source, allowed_hosts=allowed_hosts)
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:

@@ -1,11 +1,23 @@
-// The club evening's page: draws each snapshot the server pushes (server-sent
-// events on /events), with no reload. Plain DOM: every name is set as text,
-// never as HTML. EventSource reconnects by itself; until it does, the page
-// says the connection is lost and keeps the last snapshot shown.
+// The club evening's page: draws the snapshot its first HTML carries, then
+// each one the server pushes (server-sent events on /events), with no
+// reload. Plain DOM: every name is set as text, never as HTML. A value of the
+// wrong shape is drawn as a marked gap, never a blank page. EventSource
+// reconnects by itself; until it does, the page says the connection is lost
+// and keeps the last snapshot shown. "live" only once a snapshot is drawn.
 "use strict";
 
 const seenHands = new Map();   // table -> hand numbers shown, to mark a new one
 let firstDraw = true;
+let drawn = false;             // a snapshot is on the page
+const GAP = "⚠ unreadable";    // a stored value of the wrong shape
+
+function list(value) {
+  return Array.isArray(value) ? value : [];
+}
+
+function text(value) {
+  return value === null || value === undefined || typeof value === "object" ? GAP : value;
+}
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -30,7 +42,7 @@ function drawHeader(doc) {
   document.getElementById("event").textContent = doc.event || "Club evening";
   document.title = (doc.event || "Club evening") + " · tallyboard";
   const parts = [];
-  if (doc.round) parts.push("round " + doc.round + " of " + doc.rounds);
+  if (doc.round) parts.push("round " + doc.round + " of " + doc.rounds + (doc.last_round && doc.state !== "finished" ? " (the last)" : ""));
   if (doc.hands) parts.push(doc.hands + "-hand games");
   if (doc.state === "finished") parts.push("finished");
   else if (doc.state === "created") parts.push("not started");
@@ -41,93 +53,123 @@ function drawHeader(doc) {
 function drawStandings(doc) {
   const body = document.querySelector("#standings tbody");
   body.replaceChildren();
-  for (const s of doc.standings || []) {
-    body.appendChild(row([el("td", s.rank, "num"), el("td", s.name), el("td", s.continuous, "num"),
-                          el("td", s.games_won, "num"), el("td", s.table || "", "num")],
+  for (const s of list(doc.standings)) {
+    if (!s || typeof s !== "object") { body.appendChild(row([el("td", GAP, "gap")])); continue; }
+    body.appendChild(row([el("td", text(s.rank), "num"), el("td", text(s.name)), el("td", text(s.continuous), "num"),
+                          el("td", text(s.games_won), "num"), el("td", s.table ? text(s.table) : "", "num")],
                          s.rank === 1 ? "first" : ""));
   }
   const winner = document.getElementById("winner");
-  const top = (doc.standings || []).filter((s) => s.rank === 1);
+  const top = list(doc.standings).filter((s) => s && s.rank === 1);
   winner.hidden = !(doc.state === "finished" && top.length);
   winner.textContent = top.map((s) => s.name).join(" and ") +
     (top.length > 1 ? " win the evening with " : " wins the evening with ") + (top.length ? top[0].continuous : "");
 }
 
-function drawTable(t) {
+function drawTable(t, i) {
+  try {
+    return drawCard(t);
+  } catch (err) {
+    // one table's bad value: its card says so, the rest of the page stands
+    const number = t && typeof t === "object" && Number.isInteger(t.table) ? t.table : i + 1;
+    const card = el("article", null, "card gap");
+    card.dataset.table = number;
+    card.appendChild(el("h3", "Table " + number));
+    card.appendChild(el("p", GAP + ": this table's game could not be shown (" + err.message + ")", "gap"));
+    return card;
+  }
+}
+
+function drawCard(t) {
   const card = el("article", null, "card");
   card.dataset.table = t.table;
-  const title = el("h3", "Table " + t.table);
-  if (t.status && t.status !== "ok") title.appendChild(el("span", "board " + t.status, "note bad"));
+  // the public page names a table by its number and its players; the board's device is the director's
+  const title = el("h3", "Table " + text(t.table));
+  if (t.status && t.status !== "ok") title.appendChild(el("span", "board " + text(t.status), "note bad"));
   else if (t.complete) title.appendChild(el("span", "game over", "note done"));
-  if (t.board) title.appendChild(el("span", t.board, "note"));
   card.appendChild(title);
+  const players = list(t.names).map(text).join(", ");
+  if (players) card.appendChild(el("p", players, "players"));
 
   const sheet = el("table", null, "sheet");
   const head = [el("th", "#", "num")];
-  (t.names || []).forEach((name) => { const th = el("th", name, "name"); th.title = name; head.push(th); });
+  list(t.names).forEach((name) => { const th = el("th", text(name), "name"); th.title = text(name); head.push(th); });
   sheet.appendChild(el("thead")).appendChild(row(head));
   const body = sheet.appendChild(el("tbody"));
   const seen = seenHands.get(t.table) || new Set();
   const now = new Set();
-  for (const hand of t.hands || []) {
-    const cells = [el("td", hand.hand, "num")];
-    (hand.scores || []).forEach((score, seat) => {
+  for (const hand of list(t.hands)) {
+    if (!hand || typeof hand !== "object") { body.appendChild(row([el("td", GAP, "gap")])); continue; }
+    const cells = [el("td", text(hand.hand), "num")];
+    list(hand.scores).forEach((score, seat) => {
       // dealer: an event player number; a column is the player in that seat at the round's start
-      cells.push(el("td", score, (t.seats || [])[seat] === hand.dealer ? "num dealer" : "num"));
+      cells.push(el("td", text(score), list(t.seats)[seat] === hand.dealer ? "num dealer" : "num"));
     });
     now.add(hand.hand);
     body.appendChild(row(cells, !firstDraw && !seen.has(hand.hand) ? "fresh" : ""));
   }
   seenHands.set(t.table, now);
-  if (t.pending) {
-    const cells = [el("td", t.pending.hand, "num")];
-    for (const score of t.pending.scores || []) cells.push(el("td", score, "num"));
+  const pending = t.pending && typeof t.pending === "object" ? t.pending : null;
+  if (pending) {
+    const cells = [el("td", text(pending.hand), "num")];
+    for (const score of list(pending.scores)) cells.push(el("td", text(score), "num"));
     body.appendChild(row(cells, "held"));
   }
   const totals = [el("td", "Total")];
-  for (const total of t.totals || []) totals.push(el("td", total, "num"));
+  for (const total of list(t.totals)) totals.push(el("td", text(total), "num"));
   sheet.appendChild(el("tfoot")).appendChild(row(totals));
   card.appendChild(sheet);
-  if (t.pending) {
-    const who = (t.pending.waiting_for || []).join(" or ");
-    card.appendChild(el("p", "hand " + t.pending.hand + " waits for " + who + " to accept", "waiting"));
+  if (t.pending && !pending) card.appendChild(el("p", "a held hand: " + GAP, "waiting gap"));
+  if (pending) {
+    const who = Array.isArray(pending.waiting_for) && pending.waiting_for.length
+      ? pending.waiting_for.map(text).join(" or ") : GAP;
+    card.appendChild(el("p", "hand " + text(pending.hand) + " waits for " + who + " to accept", "waiting"));
   }
   return card;
 }
 
 function drawNext(doc) {
-  const moves = doc.moves || [];
+  // no next round in the last round, nor after finish
+  const moves = doc.last_round || doc.state === "finished" ? [] : list(doc.moves).filter((m) => m && typeof m === "object");
   document.getElementById("next-title").textContent =
     moves.length ? (doc.moves_final ? "Next round" : "Next round, so far") : "";
-  const list = document.getElementById("moves");
-  list.replaceChildren();
+  const box = document.getElementById("moves");
+  box.replaceChildren();
   for (const m of moves) {
-    list.appendChild(el("li", m.name + ": table " + m.from + " → table " + m.to + ", seat " + m.seat));
+    box.appendChild(el("li", text(m.name) + ": table " + text(m.from) + " → table " + text(m.to) + ", seat " + text(m.seat)));
   }
   const seating = document.getElementById("next-seating");
   seating.replaceChildren();
-  const names = doc.players || [];
-  (moves.length ? doc.next_seating || [] : []).forEach((seats, i) => {
-    seating.appendChild(el("li", "table " + (i + 1) + ": " + seats.map((p) => names[p]).join(", ")));
+  const names = list(doc.players);
+  (moves.length ? list(doc.next_seating) : []).forEach((seats, i) => {
+    seating.appendChild(el("li", "table " + (i + 1) + ": " + list(seats).map((p) => text(names[p])).join(", ")));
   });
 }
 
 function draw(doc) {
-  drawHeader(doc);
-  drawStandings(doc);
+  if (!doc || typeof doc !== "object") return false;
+  for (const part of [drawHeader, drawStandings, drawNext]) {
+    try { part(doc); } catch (err) { console.error(err); }
+  }
   const tables = document.getElementById("tables");
-  tables.replaceChildren(...(doc.tables || []).map(drawTable));
-  drawNext(doc);
+  tables.replaceChildren(...list(doc.tables).map(drawTable));
   firstDraw = false;
+  drawn = true;
+  return true;
 }
 
 function start() {
+  // the snapshot the first HTML carries: the page is whole before the stream opens
+  const first = document.getElementById("snapshot");
+  if (first) {
+    try { draw(JSON.parse(first.textContent)); } catch (err) { console.error(err); }
+  }
+  setStatus(drawn ? "live" : "waiting", drawn ? "live" : "waiting for the evening…");
   const source = new EventSource("/events");
-  source.onopen = () => setStatus("live", "live");
+  source.onopen = () => setStatus(drawn ? "live" : "waiting", drawn ? "live" : "waiting for the evening…");
   source.onerror = () => setStatus("lost", "connection lost · reconnecting…");
   source.onmessage = (message) => {
-    setStatus("live", "live");
-    draw(JSON.parse(message.data));
+    if (draw(JSON.parse(message.data))) setStatus("live", "live");
   };
   source.addEventListener("problem", (message) => {
     const problem = JSON.parse(message.data).problem;
