@@ -351,14 +351,15 @@ def test_serve_for_one_laptop_starts_no_broker_unless_asked():
 
     from tallyboard.commands.event_views import chosen_broker
 
-    assert chosen_broker(None, False, None, None, 0) is None
-    assert chosen_broker(None, False, None, None, 0, club=False) is None
-    club = chosen_broker(None, False, None, None, 0, club=True)
+    assert chosen_broker(None, False, None, None, None) is None
+    assert chosen_broker(None, False, None, None, None, club=False) is None
+    assert chosen_broker(None, False, None, None, 0).port == 0       # --broker-port 0: any free port
+    club = chosen_broker(None, False, None, None, None, club=True)
     assert (club.url, club.listen, club.port) == (None, "127.0.0.1", 0)
-    wide = chosen_broker(None, False, None, "0.0.0.0", 0)
+    wide = chosen_broker(None, False, None, "0.0.0.0", None)
     assert (wide.url, wide.listen) == (None, "0.0.0.0")
     assert chosen_broker(None, False, None, None, 1883).port == 1883
-    assert chosen_broker("mqtt://director:pw@broker.club:1883", False, None, None, 0).url.startswith("mqtt://")
+    assert chosen_broker("mqtt://director:pw@broker.club:1883", False, None, None, None).url.startswith("mqtt://")
     with pytest.raises(click.UsageError, match="--no-broker with --broker, --club"):
-        chosen_broker(None, True, None, None, 0, club=True)
+        chosen_broker(None, True, None, None, None, club=True)
 

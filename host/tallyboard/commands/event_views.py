@@ -107,7 +107,7 @@ class Broker:
 
 
 def broker_options(fn):  # type: ignore[no-untyped-def]
-    fn = click.option("--broker-port", type=click.IntRange(0, 65535), default=0,
+    fn = click.option("--broker-port", type=click.IntRange(0, 65535), default=None,
                       help="Without --broker: the embedded broker's port (0: any free one); starts it.")(fn)
     fn = click.option("--broker-listen", default=None, metavar="ADDR",
                       help="Without --broker: start the embedded broker on this address (127.0.0.1 with "
@@ -130,17 +130,17 @@ def broker_options(fn):  # type: ignore[no-untyped-def]
 
 
 def chosen_broker(broker_url: str | None, no_broker: bool, tls_ca: str | None, listen: str | None,
-                  port: int, club: bool = False) -> Broker | None:
+                  port: int | None, club: bool = False) -> Broker | None:
     """The director's broker: --broker URL, or the embedded one when asked for
     (--club, --broker-listen, --broker-port); else none, the one-laptop evening."""
-    embedded = club or listen is not None or port != 0
+    embedded = club or listen is not None or port is not None
     if no_broker:
         if broker_url or embedded:
             raise click.UsageError("--no-broker with --broker, --club, --broker-listen or --broker-port: give one")
         return None
     if broker_url is None and not embedded:
         return None
-    return Broker(broker_url, tls_ca, listen or "127.0.0.1", port)
+    return Broker(broker_url, tls_ca, listen or "127.0.0.1", port or 0)
 
 
 def file_source(path: Path) -> Source:
@@ -208,7 +208,7 @@ def source_options(fn):  # type: ignore[no-untyped-def]
 @reports_errors
 def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None,
               snapshot_file: Path | None, broker_url: str | None, no_broker: bool, tls_ca: str | None,
-              broker_listen: str | None, broker_port: int, club: bool) -> None:
+              broker_listen: str | None, broker_port: int | None, club: bool) -> None:
     """The evening live in the terminal: the standings, each table's game (a
     held hand marked, with who must accept it) and who moves where next.
     When the tables do not fit, they are shown a page at a time."""
@@ -237,7 +237,7 @@ def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None
 @broker_options
 @reports_errors
 def serve_cmd(host: str, port: int, allowed_hosts: tuple[str, ...], event_name: str | None, snapshot_file: Path | None, broker_url: str | None,
-              no_broker: bool, tls_ca: str | None, broker_listen: str | None, broker_port: int,
+              no_broker: bool, tls_ca: str | None, broker_listen: str | None, broker_port: int | None,
               club: bool) -> None:
     """The evening as a web page that follows it live (standings, each
     table's sheet, the next seating); read-only. Ctrl-C stops it. The
