@@ -55,6 +55,11 @@ def show_cmd(record: str | None, png_path: str | None, svg_path: str | None, upt
         frame = _from_emulator(timeout)
     else:
         frame = _from_board(port, timeout)
+    present(frame, png_path, svg_path, braille)
+
+
+def present(frame: render.Frame, png_path: str | None, svg_path: str | None, braille: bool) -> None:
+    """The picture of a frame as a PNG and/or an SVG file, else drawn in the terminal."""
     wrote = False
     if png_path:
         picture = io.BytesIO()

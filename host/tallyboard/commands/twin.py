@@ -4,15 +4,14 @@ LEDs and OLED show now, press its buttons, turn its knob, switch its faults,
 read its counters (docs/twin.md)."""
 from __future__ import annotations
 
-import io
 import json
 
 import click
-from rich.console import Console
 
-from .. import files, render
+from .. import render
 from ..twin import TwinControl
 from .reporting import reports_errors
+from .show import present
 
 _PORT_HELP = "The twin's control port (node twin/run.mjs --control PORT)."
 
@@ -43,19 +42,7 @@ def show_cmd(control_port: int, png_path: str | None, svg_path: str | None, boar
     out as the physical board like `tallyboard show`."""
     with TwinControl(control_port) as control:
         frame = control.frame(render.find_board(board_name), f"device twin on control port {control_port}")
-    wrote = False
-    if png_path:
-        picture = io.BytesIO()
-        render.png(frame, picture)
-        files.write_output(png_path, picture.getvalue())
-        click.echo(f"wrote {png_path}")
-        wrote = True
-    if svg_path:
-        files.write_output(svg_path, render.svg(frame))
-        click.echo(f"wrote {svg_path}")
-        wrote = True
-    if not wrote:
-        Console().print(render.terminal(frame, braille=braille))
+    present(frame, png_path, svg_path, braille)
 
 
 @twin_group.command("press")
