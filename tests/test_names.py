@@ -109,7 +109,7 @@ def test_event_status_and_next_never_print_a_control_character_from_the_store(ar
     assert cli("event", "pin", "set", "--new-pin", "4711").exit_code == 0
     result = cli("event", "next", "--force", env={"TALLYBOARD_DIRECTOR_PIN": "4711"})
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("round 2 of 3: ") and "\\u202eevil" in result.output
+    assert "\nRound 2 of 3: " in result.output and "\\u202eevil" in result.output
     assert not raw(result.output), repr(result.output)
 
 
