@@ -110,7 +110,10 @@ class _Link:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._queue
+        self.client.on_subscribe = self._on_subscribe
         self.connected = threading.Event()
+        self.subscribed = threading.Event()   # the broker has acknowledged this connection's subscriptions
+        self._subscription_mid: int | None = None
         self.generation = 0           # one more at every connection
         self.last_error: str | None = None
         self._refused_by_broker = False
@@ -183,10 +186,11 @@ class _Link:
         return True
 
     def wait_connected(self, timeout: float) -> None:
-        """Until the broker has taken the link; ConnectionRefused if it said
-        no to the credentials, TimeoutError after `timeout` seconds."""
+        """Until the broker has taken the link and acknowledged its subscriptions
+        (so a message published after this returns reaches it); ConnectionRefused
+        if it said no to the credentials, TimeoutError after `timeout` seconds."""
         deadline = time.monotonic() + timeout
-        while not self.connected.wait(0.05):
+        while not (self.connected.wait(0.05) and self.subscribed.is_set()):
             if self._refused_by_broker:
                 raise ConnectionRefused(f"the broker refused {self.client_id}: {self.last_error}; "
                                         "check the user name and password")
@@ -204,8 +208,15 @@ class _Link:
         self._refused_by_broker = False
         self.last_error = None
         self.generation += 1
-        self.connected_now()
+        self.subscribed.clear()
+        self._subscription_mid = self.connected_now()
+        if self._subscription_mid is None:
+            self.subscribed.set()
         self.connected.set()
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
+        if mid == self._subscription_mid:
+            self.subscribed.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self.connected.clear()
@@ -214,8 +225,10 @@ class _Link:
             self.last_error = str(reason)
             log.info("%s: connection lost (%s); reconnecting", self.client_id, reason)
 
-    def connected_now(self) -> None:
-        """Subscribe and announce; runs at every (re)connection."""
+    def connected_now(self) -> int | None:
+        """Subscribe and announce; runs at every (re)connection. Returns the
+        subscription's message id (None: nothing subscribed)."""
+        return None
 
     def _on_message(self, message: mqtt.MQTTMessage) -> None:
         raise NotImplementedError
@@ -310,11 +323,12 @@ class TableLink(_Link):
                      self.client_id, count, self._waiting)
             self._waiting = min(self._waiting * 2, RESEND_AFTER_MAX)
 
-    def connected_now(self) -> None:
-        self.client.subscribe([(kind.subscription(self.event), 1) for kind in kinds.FROM_DIRECTOR])
+    def connected_now(self) -> int | None:
+        _, mid = self.client.subscribe([(kind.subscription(self.event), 1) for kind in kinds.FROM_DIRECTOR])
         self.client.publish(envelope.host_status_topic(self.event, self.client_id), self._status(True), qos=1,
                             retain=True)
         self.outbox.resend_all()
+        return mid
         self._waiting = self.resend_after
         self.outbox.notify()
 
@@ -370,12 +384,13 @@ class DirectorLink(_Link):
         with self._lock:
             self.store.close()
 
-    def connected_now(self) -> None:
-        self.client.subscribe([(kind.subscription(self.event), 1) for kind in kinds.FROM_TABLES]
-                              + [(envelope.round_topic(self.event), 1)])   # its own round: the broker's copy
+    def connected_now(self) -> int | None:
+        _, mid = self.client.subscribe([(kind.subscription(self.event), 1) for kind in kinds.FROM_TABLES]
+                                       + [(envelope.round_topic(self.event), 1)])   # its own round: the broker's copy
         with self._lock:   # a broker that lost its retained messages gets them again
             for topic, payload in self.store.execute("SELECT topic, payload FROM sent ORDER BY seq").fetchall():
                 self.client.publish(topic, bytes(payload), qos=1, retain=True)
+        return mid
 
     def publish_round(self, body: Mapping[str, Any]) -> int:
         """Publish the round (seating, game length: the evening's body),
