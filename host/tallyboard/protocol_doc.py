@@ -113,8 +113,15 @@ def _arg(row: tuple, optional: bool) -> dict[str, Any]:
 
 
 def _field(kind: str, name: str) -> dict[str, str]:
+    """A field of a reply or event row: "HELLO.players" (written its verb's own way) is
+    `players` on the wire, with that row's meaning; else the kind's own row or the field's."""
     rows = {row[0]: row for row in FIELDS}
-    row = rows.get("%s.%s" % (kind, name)) or rows[name]
+    written = {f for verb in P.VERBS for f in verb[3] if "." in f}   # a verb's own, not its event's
+    if "." in name:
+        row, name = rows[name], name.split(".", 1)[1]
+    else:
+        qualified = "%s.%s" % (kind, name)
+        row = rows[qualified] if qualified in rows and qualified not in written else rows[name]
     return {"name": name, "format": row[1], "meaning": row[2]}
 
 
