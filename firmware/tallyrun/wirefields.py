@@ -64,3 +64,20 @@ FIELDS = (
     ("by", "decimal", "bit mask of the players who may accept: bit p is player p"),
     ("KEPT.n", "decimal", "the events in force the host's archive holds"),
 )
+
+
+# What each config key (protocol.CONFIG_KEYS: its type, range, per player,
+# default) is for: docs/protocol.md's config table and protocol.json's
+# config_keys, with the rest of each row from CONFIG_KEYS.
+CONFIG_MEANINGS = {
+    "brightness": "LED brightness before the current budget caps it",
+    "budget_ma": "LED current budget in mA",
+    "name": "the player's name on the OLED and in records",
+    "colour": "the player's peg colour",
+    "board": "a board definition on the board (`board/<name>.json`); takes effect at the next boot",
+    "confirm": "1 makes every hand wait for an opponent's accept on the board "
+               "([below](#confirmation-by-an-opponent))",
+    "event": "the tag of the club evening the board scores a table of (`tallyboard event`; 0: none)",
+    "table": "its table at that evening, 1 the head (0: none); the OLED sheet's heading then says `T3 R2`",
+    "round": "the round in play at that table",
+}

@@ -4,7 +4,7 @@
     python -m tallyboard.protocol_doc --check   exit 1 (saying which) if either differs
 
 The tables come from tallyrun.protocol (the runtime's verbs, events, errors,
-config keys), tallyrun.wirefields (each field's format and meaning) and from each game's rules module (its VERBS and
+config keys, which tallyrun.config keeps), tallyrun.wirefields (each field's format and meaning, each config key's use) and from each game's rules module (its VERBS and
 EVENT_FORMS, tallycore.game explains them); the prose of docs/protocol.md
 between the marked regions stays hand-written. docs/protocol.json is the same
 contract for a program in any language.
@@ -18,7 +18,7 @@ from typing import Any
 
 from tallycore import games as core_games
 from tallyrun import protocol as P
-from tallyrun.wirefields import FIELDS
+from tallyrun.wirefields import CONFIG_MEANINGS, FIELDS
 from . import portshare
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -231,7 +231,8 @@ def spec() -> dict[str, Any]:
         "events": [{"kind": _text(kind), "fields": [_field(_text(kind), f) for f in fields], "when": when}
                    for kind, fields, when in P.EVENTS],
         "config_keys": [{"key": _text(k[0]), "type": P.TYPE_NAMES[k[1]], "min": k[2], "max": k[3],
-                         "per_player": bool(k[4]), "default": _default(k)} for k in P.CONFIG_KEYS],
+                         "per_player": bool(k[4]), "default": _default(k),
+                         "meaning": CONFIG_MEANINGS[_text(k[0])]} for k in P.CONFIG_KEYS],
         "ev_decoding": EV_DECODING,
         "games": game_rows,
     }
@@ -260,6 +261,20 @@ def _bit_span(f: dict[str, Any]) -> str:
     return bits + (" + %dp" % f["width"] if f["each"] else "")
 
 
+def _config_value(key: dict[str, Any]) -> str:
+    if key["type"] == "rgb":
+        return "rgb `RRGGBB`"
+    if key["type"] == "text":
+        return "text, %d-%d characters" % (key["min"], key["max"])
+    return "%s %d-%d" % (key["type"], key["min"], key["max"])
+
+
+def _config_default(default: Any) -> str:
+    if isinstance(default, list):
+        return "`%s` (player 0 first)" % " ".join(default)
+    return "`%s`" % default if isinstance(default, str) else str(default)
+
+
 def _tables(doc: dict[str, Any]) -> dict[str, str]:
     lines = ["| Verb | Declared by | Arguments | Reply fields | Changes | What it does |", "|---|---|---|---|---|---|"]
     for verb in doc["verbs"]:
@@ -280,6 +295,12 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
     for error in doc["errors"]:
         lines.append("| `%s` | %s |" % (error["code"], error["meaning"]))
     errors = "\n".join(lines)
+    lines = ["| Key | Per player | Value | Default |", "|---|---|---|---|"]
+    for key in doc["config_keys"]:
+        lines.append("| `%s` | %s | %s: %s | %s |" % (
+            key["key"], "yes (0-%d)" % (P.MAX_PLAYERS - 1) if key["per_player"] else "no", _config_value(key),
+            key["meaning"], _config_default(key["default"])))
+    config = "\n".join(lines)
     out = []
     for game in doc["games"]:
         out.append("#### `%s` (index %d, %d-%d players)\n" % (game["name"], game["index"], game["min_players"],
@@ -299,7 +320,7 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
                 out.append("| | | `%s` | %s | %d-%d | %s | %s |" % (f["name"], bits, f["min"], f["max"],
                                                                  f["index"] or "", f["meaning"]))
         out.append("")
-    return {"verbs": verbs, "fields": fields, "events": events, "errors": errors,
+    return {"verbs": verbs, "fields": fields, "events": events, "errors": errors, "config": config,
             "games": "\n".join(out).rstrip("\n")}
 
 
