@@ -74,7 +74,9 @@ EV_DECODING = (
     "(event & mask) == value; each field of that form is (event >> shift) & ((1 << width) - 1), within "
     "min..max. A field with each=true is repeated per player: player p's copy is at shift + p * width. "
     "index says what an index field counts: player (the player's number, fixed for the game) or seat "
-    "(a place at the table, which players change).")
+    "(a place at the table, which players change). closes_hand says whether an event of that form closes "
+    "a hand: SCORE's hands counts them, and with confirmation on (the config key confirm, or NEW's option "
+    "bit 15) such an event (by EV, a verb or REDO), and the UNDO that takes one back, waits for an opponent's accept (HELD).")
 
 
 CONFIRM_OPTION = {"name": "confirm", "shift": 15, "width": 1, "min": 0, "max": 1, "index": None, "each": False,
@@ -179,6 +181,7 @@ def spec() -> dict[str, Any]:
                 "mask": form[1],
                 "value": form[2],
                 "meaning": form[4],
+                "closes_hand": bool(form[5]),
                 "fields": [_bits(f) for f in form[3]],
             } for form in rules.EVENT_FORMS],
         })
@@ -314,7 +317,8 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
         out.append("|---|---|---|---|---|---|---|")
         for form in game["event_forms"]:
             test = "`e & 0x%X == 0x%X`" % (form["mask"], form["value"]) if form["mask"] else "any"
-            out.append("| **%s** | %s | | | | | %s |" % (form["form"], test, form["meaning"]))
+            out.append("| **%s**%s | %s | | | | | %s |" % (form["form"], " (closes the hand)" if form["closes_hand"]
+                                                          else "", test, form["meaning"]))
             for f in form["fields"]:
                 bits = _bit_span(f)
                 out.append("| | | `%s` | %s | %d-%d | %s | %s |" % (f["name"], bits, f["min"], f["max"],

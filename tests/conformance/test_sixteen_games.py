@@ -98,6 +98,12 @@ VERB_HANDS = [
      [60, 10]),
 ]
 
+# The hands each list above plays, counted by hand: one hand each, but Foozle's and Jaimy's two hand
+# events and Roquet's two ENDs (its pegs close none; nor do Rummy's cards, Doolittle's tricks, the
+# counts or Moosehead's plays and go, closed by their OUT or END)
+HANDS_PLAYED = {name: 1 for name in [h[0] for h in HANDS] + [h[0] for h in VERB_HANDS]}
+HANDS_PLAYED.update(foozle=2, jaimy=2, roquet=2)
+
 
 def test_the_client_knows_the_protocol_from_the_docs_alone():
     """tbclient imports the standard library and nothing else: not the host, not the firmware."""
@@ -133,6 +139,11 @@ def _totals(client):
     return [int(t) for t in client.request("SCORE")["totals"].split(",")]
 
 
+def _hands_closed(client, game, since):
+    """The hands the events heard since index since closed, by the spec's closes_hand alone."""
+    return sum(SPEC.closes_hand(game, int(e.fields["ev"])) for e in client.events[since:] if e.kind == "EV")
+
+
 @pytest.mark.parametrize("game, players, events, totals", HANDS, ids=[h[0] for h in HANDS])
 def test_a_hand_of_each_game_by_its_packed_events(client, game, players, events, totals):
     client.request("NEW", game, players)
@@ -145,6 +156,8 @@ def test_a_hand_of_each_game_by_its_packed_events(client, game, players, events,
     heard = _decoded_events(client, game, since)
     assert heard == [(form, fields) for form, fields in events]
     assert _totals(client) == totals
+    # the board counts the hands its rules closed; the client, the events whose form the spec says closes one
+    assert int(client.request("SCORE")["hands"]) == _hands_closed(client, game, since) == HANDS_PLAYED[game]
 
 
 @pytest.mark.parametrize("game, players, requests, totals", VERB_HANDS, ids=[h[0] for h in VERB_HANDS])
@@ -159,3 +172,4 @@ def test_a_hand_of_the_games_with_verbs_decoded_from_their_ev(client, game, play
     client.wait_event(lambda e: e.kind == "EV" and e.fields["n"] == str(len(requests)), 10, since)
     assert _decoded_events(client, game, since) == [expected for _, _, expected in requests]
     assert _totals(client) == totals
+    assert int(client.request("SCORE")["hands"]) == _hands_closed(client, game, since) == HANDS_PLAYED[game]
