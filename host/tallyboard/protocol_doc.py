@@ -221,6 +221,15 @@ def spec() -> dict[str, Any]:
             "waiting_requests_per_connection": portshare.QUEUE_PER_CLIENT,
             "unread_bytes_before_closing": portshare.OUTBOX_LIMIT,
             "seconds_a_request_holds_the_board": portshare.REPLY_WAIT_S,
+            "wire_tap": {"name": "<hash>.tap beside the socket", "socket": "unix stream, read-only",
+                         "lines": {">": "a line sent to the board (the sharer's seqs)",
+                                   "<": "a line from the board (replies, events, noise, the REPL)",
+                                   ">+": "bytes to the board that waited without their end of line",
+                                   "<+": "bytes from the board that waited without their end of line "
+                                         "(a REPL prompt)"},
+                         "part_line_wait_s": portshare.TAP_PART_WAIT_S},
+            "safe_mode": "a board whose REPL answers with main.py's safe-mode marker set: every request is "
+                         "answered by the sharer, '<seq> ERR BOARD safe mode: <why>: ...', until its next BOOT",
             "section": "docs/protocol.md#sharing-the-port",
         },
         "types": TYPES,
