@@ -393,7 +393,7 @@ def test_a_hub_whose_board_is_gone_stops_serving_its_name(tmp_path, monkeypatch)
     owner = portshare.open_link(gone.path, serve=True)
     path = portshare.socket_path(gone.path)
     other = portshare.open_link(gone.path)
-    assert path.exists()
+    assert path.exists() and portshare.wire_path(gone.path).exists()
     # the cable pulled, the emulator stopped: the far end closes and the port reads EIO (the fake's
     # reader is woken first, so that nothing holds its end open)
     gone.stop.set()
@@ -408,6 +408,7 @@ def test_a_hub_whose_board_is_gone_stops_serving_its_name(tmp_path, monkeypatch)
     # no command joins a hub that cannot reach its board, nor, when a pty's name is given to another
     # board next, the old board's hub instead of the new one
     assert not path.exists()
+    assert not portshare.wire_path(gone.path).exists()       # nor its wire tap
     assert portshare.server_of(gone.path) is None
     other.close()
     owner.close()
