@@ -173,3 +173,26 @@ def test_a_hand_of_the_games_with_verbs_decoded_from_their_ev(client, game, play
     assert _decoded_events(client, game, since) == [expected for _, _, expected in requests]
     assert _totals(client) == totals
     assert int(client.request("SCORE")["hands"]) == _hands_closed(client, game, since) == HANDS_PLAYED[game]
+
+
+CONFIRM = 1 << 15      # NEW's option bit 15 (the spec's option_fields: confirm)
+
+
+@pytest.mark.parametrize("game, players, events", [
+    ("doolittle", 2, [("trick", dict(player=p)) for p in (0, 1, 0, 0, 1, 1)] + [("end", {})]),   # DO1: 6 cards
+    ("numero", 2, [("count", dict(player=0, count=30)), ("count", dict(player=1, count=22)), ("end", {})]),
+    ("hoodoo", 2, [("hand", dict(winner=1))]),
+])
+def test_with_confirmation_on_the_event_the_spec_says_closes_a_hand_is_held(client, game, players, events):
+    # a client told by the spec alone which event ends a hand knows which change waits for an opponent
+    confirm = next(f for f in SPEC.games[game]["option_fields"] if f["name"] == "confirm")
+    assert 1 << confirm["shift"] == CONFIRM
+    client.request("NEW", game, players, CONFIRM)
+    for number, (form, fields) in enumerate(events, 1):
+        packed = SPEC.encode(game, form, **fields)
+        reply = client.request("EV", packed)
+        if SPEC.closes_hand(game, packed):
+            assert number == len(events)                      # the last event of each list closes the hand
+            assert reply["held"] == f"1,{packed}" and reply["n"] == str(number - 1), reply
+        else:
+            assert "held" not in reply and reply["n"] == str(number), reply
