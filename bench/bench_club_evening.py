@@ -61,12 +61,16 @@ def stand_in(args: argparse.Namespace) -> int:
     from tallyboard.club import link, outbox
     from tallyboard.event import club, standings
 
+    from tallyboard.club import envelope
+
     names = json.loads(args.names)
-    key = bytes.fromhex(args.key)
-    box = outbox.Outbox(args.outbox, args.event, key)
+    secret = bytes.fromhex(args.key)
     board = club.board_ident(args.tag, args.table)
-    table = link.TableLink(args.url, f"{args.event}-stand-in-{args.table}", outbox=box, boards=[board],
-                           max_backoff=1.0)
+    # signed with its board's key, as a table host given that table's join code signs (a stand-in of the
+    # director's secret, it derives the key as the director does)
+    box = outbox.Outbox(args.outbox, args.event, envelope.director_key(secret),
+                        {board: envelope.board_key(secret, board)})
+    table = link.TableLink(args.url, f"{args.event}-{board}", outbox=box, boards=[board], max_backoff=1.0)
     table.start()
     for n in range(box.numbered(board) + 1, args.count + 1):
         hands = [HAND] * ((n - 1) % args.length + 1)

@@ -393,3 +393,24 @@ def test_the_embedded_broker_frees_its_port_when_stopped_mid_stream(tmp_path, at
         box.close()
         director.link.stop()
         broker.stop()
+
+
+# ---- one rule, both brokers, as the docs give it ------------------------------------------
+
+def test_the_acl_the_docs_give_is_the_one_both_brokers_apply():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "club-mqtt.md").read_text()
+    given = doc.split("and `/etc/mosquitto/tallyboard.acl`", 1)[1].split("```\n", 2)[1]
+    assert given == brokers.mosquitto_acl()
+    # may() reads the same rows: worked out by hand from "Who may publish what"
+    table = "B39D.1"
+    assert brokers.may(table, None, "tallyboard/ev/table/B39D.1/hand", True)
+    assert brokers.may(table, None, "tallyboard/ev/host/B39D.1/status", True)
+    assert not brokers.may(table, None, "tallyboard/ev/table/B39D.2/state", True)
+    assert not brokers.may(table, None, "tallyboard/ev/host/B39D.2/status", True)
+    assert not brokers.may(table, None, "tallyboard/ev/director/round", True)
+    assert brokers.may(table, None, "tallyboard/ev/director/applied/B39D.1", False)
+    assert not brokers.may(table, None, "tallyboard/ev/director/applied/+", False)      # wider than its row
+    assert not brokers.may(table, None, "tallyboard/ev/table/B39D.1/hand", False)      # no table reads hands
+    assert brokers.may("director", None, "tallyboard/ev/table/+/+", False)
+    assert not brokers.may("director", None, "tallyboard/ev/table/B39D.1/hand", True)
+    assert not brokers.may("a+b", None, "tallyboard/ev/table/a+b/hand", True)          # no pattern for it
