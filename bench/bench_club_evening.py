@@ -58,10 +58,8 @@ def logins(store, event, broker) -> dict[str, str]:
 
 def stand_in(args: argparse.Namespace) -> int:
     """Queue --count table states for one table (its game of 1, 2, 3, 4, 1, 2, ... hands) and wait for the director."""
-    from tallyboard.club import link, outbox
+    from tallyboard.club import envelope, link, outbox
     from tallyboard.event import club, standings
-
-    from tallyboard.club import envelope
 
     names = json.loads(args.names)
     secret = bytes.fromhex(args.key)
