@@ -395,6 +395,52 @@ def test_the_embedded_broker_frees_its_port_when_stopped_mid_stream(tmp_path, at
         broker.stop()
 
 
+def test_mosquitto_on_port_0_takes_another_port_when_another_process_took_the_one_it_was_given(tmp_path,
+                                                                                                monkeypatch):
+    """free_port()'s race: another process binds the port between free_port() and
+    mosquitto's bind. Played here by a listener of this test on the first port offered."""
+    if not Path(brokers.MOSQUITTO).exists():
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+    taker = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    taker.bind(("127.0.0.1", 0))
+    taker.listen(1)
+    taken = taker.getsockname()[1]
+    offered: list[int] = []
+    real_free_port = brokers.free_port
+
+    def racing_free_port() -> int:
+        offered.append(taken if not offered else real_free_port())
+        return offered[-1]
+
+    monkeypatch.setattr(brokers, "free_port", racing_free_port)
+    broker = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto")
+    try:
+        broker.start()
+        assert offered[0] == taken
+        assert len(offered) == 2, (f"Mosquitto.start() took port {broker.port}, which another process "
+                                   "listens on, for its own")     # the taken port was tried, then one more
+        assert broker.port == offered[1] != taken
+        client, _ = connected(broker, "director", "director-probe")    # the broker answers there
+        client.loop_stop()
+        client.disconnect()
+    finally:
+        broker.stop()
+        taker.close()
+
+
+def test_the_embedded_broker_on_port_0_binds_a_port_itself_and_says_which():
+    broker = brokers.EmbeddedBroker(0, USERS)
+    broker.start()
+    try:
+        assert broker.port != 0 and listening(broker.port)
+        client, _ = connected(broker, "director", "director-probe")
+        client.loop_stop()
+        client.disconnect()
+    finally:
+        broker.stop()
+    assert not listening(broker.port)
+
+
 # ---- one rule, both brokers, as the docs give it ------------------------------------------
 
 def test_the_acl_the_docs_give_is_the_one_both_brokers_apply():

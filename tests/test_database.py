@@ -242,3 +242,29 @@ def test_every_sqlite_file_is_opened_and_written_through_the_database_module():
         for word in ("sqlite3.connect(", "CREATE TABLE", "ALTER TABLE", 'execute("BEGIN', 'execute("COMMIT',
                      'execute("ROLLBACK")', "executescript("):
             assert word not in text, (source, word)
+
+
+def test_an_evening_made_at_the_command_line_is_private_to_its_owner(tmp_path, monkeypatch):
+    """Finding 6 through the command line as it was before the database module:
+    under the usual umask (022) the archive, which holds the PIN's hash, was
+    0644 in a 0755 folder. `event create` and `event pin set` at the default
+    place ($XDG_DATA_HOME/tallyboard) leave the folder 0700 and every file 0600."""
+    from click.testing import CliRunner
+    from tallyboard.cli import main
+
+    monkeypatch.delenv("TALLYBOARD_ARCHIVE", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    usual = os.umask(0o022)
+    try:
+        made = CliRunner().invoke(main, ["event", "create", "Tuesday", *[a for n in ("Ann", "Bob", "Cy", "Dee")
+                                                                         for a in ("--player", n)]])
+        pin = CliRunner().invoke(main, ["event", "pin", "set", "--new-pin", "4711"])
+    finally:
+        os.umask(usual)
+    assert made.exit_code == 0, made.output
+    assert pin.exit_code == 0, pin.output
+    folder = tmp_path / "data" / "tallyboard"
+    files = sorted(folder.iterdir())
+    assert folder / "archive.sqlite3" in files
+    assert f"{stat.S_IMODE(folder.stat().st_mode):04o}" == "0700"
+    assert {f.name: f"{stat.S_IMODE(f.stat().st_mode):04o}" for f in files} == {f.name: "0600" for f in files}

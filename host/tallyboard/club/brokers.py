@@ -111,14 +111,16 @@ class Mosquitto:
                 except _PortTaken:
                     self.port = 0
             raise RuntimeError("mosquitto found no free port in 5 tries")
+        logged: int | None = None       # where this start's log begins (None: it was running)
         if self.process is None or self.process.poll() is not None:
             if not self.config_path.exists():
                 self.write_config()
+            logged = self.log_path.stat().st_size if self.log_path.exists() else 0
             self.process = subprocess.Popen([self.executable, "-c", str(self.config_path)],
                                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                             stderr=subprocess.PIPE)
         deadline = time.monotonic() + START_TIMEOUT
-        while not _accepts(self.port):
+        while not self._answers(logged):
             if self.process.poll() is not None:
                 error = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
                 if "in use" in error + self._log_tail():
@@ -159,6 +161,33 @@ class Mosquitto:
         """Stop and start again on the same port with the same persistence."""
         self.stop()
         self.start()
+
+    def _answers(self, logged: int | None) -> bool:
+        """Whether this mosquitto accepts on its port: a probe connection is
+        accepted there and, when it was started here (its log from `logged`),
+        its log says it took that very connection. Another process listening
+        on the port (free_port()'s race) accepts the probe too; mosquitto then
+        stops with 'Address already in use', and is not taken as started."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as probe:
+                line = f"New connection from 127.0.0.1:{probe.getsockname()[1]} on port {self.port}."
+        except OSError:
+            return False
+        if logged is None:
+            return True
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            try:
+                with open(self.log_path, "rb") as log:
+                    log.seek(logged)
+                    if line in log.read().decode(errors="replace"):
+                        return True
+            except OSError:
+                pass
+            if self.process is None or self.process.poll() is not None:
+                return False
+            time.sleep(0.02)
+        return False
 
     def _log_tail(self) -> str:
         try:
