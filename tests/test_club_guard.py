@@ -352,6 +352,76 @@ def test_210_idle_connections_do_not_keep_a_table_host_out(embedded, tmp_path):
             sock.close()
 
 
+# ---- one worker (item 6) -------------------------------------------------------------------
+
+@pytest.fixture
+def mosquitto(tmp_path):
+    if not Path(brokers.MOSQUITTO).exists():
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+    running = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto")
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def test_a_slow_store_does_not_stall_the_directors_connection(mosquitto, tmp_path, monkeypatch):
+    """paho's callbacks only queue: while the director's worker is stuck in a write
+    (a slow disk), its network thread still keeps the connection alive. Keepalive
+    is 1 s here, so the broker drops a client silent for 1.5 s; a second client,
+    made silent after the worker got stuck, is dropped first (its will comes): the
+    evidence that the broker would have dropped the director too. On mosquitto,
+    which drops a client silent for 1.5 times its keepalive (amqtt 0.12 does not)."""
+    broker = mosquitto
+    monkeypatch.setattr(link, "KEEPALIVE", 1)
+    stuck, release = threading.Event(), threading.Event()
+    key = envelope.new_secret()
+
+    def apply(connection: sqlite3.Connection, message: dict[str, Any]) -> None:
+        if message["body"]["n"] == 1:
+            stuck.set()
+            assert release.wait(30), "never released"
+        connection.execute("CREATE TABLE IF NOT EXISTS hands (n INTEGER)")
+        connection.execute("INSERT INTO hands VALUES (?)", (message["body"]["n"],))
+
+    director = link.DirectorLink(url(broker, "director"), "director", event=EVENT, key=key,
+                                 store_path=tmp_path / "director.sqlite3", boards=["t1"],
+                                 on_table_message=apply, max_backoff=1.0)
+    director.start()
+    observer, _ = connected(broker, "director", "observer")
+    wills = threading.Event()
+    observer.on_message = lambda c, u, message: wills.set()
+    try:
+        director.wait_connected(10)
+        generation = director.generation
+        hand = envelope.table_topic(EVENT, "t1", "hand")
+        send(broker, "t1", [(hand, envelope.seal(key, EVENT, "t1", 1, "hand", {"n": 1}))])
+        assert stuck.wait(10), "the first hand never reached the director's store"
+        observer.subscribe(envelope.host_status_topic(EVENT, "t2"), 1)
+        silent = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="t2-silent", protocol=mqtt.MQTTv311)
+        silent.username_pw_set("t2", USERS["t2"])
+        silent.will_set(envelope.host_status_topic(EVENT, "t2"), b"gone", qos=1)
+        up = threading.Event()
+        silent.on_connect = lambda c, u, f, reason, p: up.set()
+        silent.connect("127.0.0.1", broker.port, keepalive=1)
+        silent.loop_start()
+        assert up.wait(10), "the silent client could not connect"
+        silent.loop_stop()                       # silent from now on: no PINGREQ
+        assert wills.wait(15), "the broker never dropped a client silent for 1.5 s"
+        assert director.generation == generation, "the director's connection was dropped while its store was slow"
+        release.set()
+        send(broker, "t1", [(hand, envelope.seal(key, EVENT, "t1", 2, "hand", {"n": 2}))])
+        wait_for("both hands applied", lambda: director.applied() == {"t1": 2})
+        assert director.generation == generation, "the director's connection was dropped while its store was slow"
+        silent.socket() and silent.socket().close()
+    finally:
+        release.set()
+        observer.loop_stop()
+        observer.disconnect()
+        director.stop()
+
+
 # ---- stopping (the flaky restart) -----------------------------------------------------
 
 def listening(port: int) -> bool:
