@@ -352,6 +352,36 @@ def test_210_idle_connections_do_not_keep_a_table_host_out(embedded, tmp_path):
             sock.close()
 
 
+def mqtt_connect_packet(user: str, client_id: str) -> bytes:
+    """An MQTT 3.1.1 CONNECT with `user`'s password (clean session, keepalive 60 s)."""
+    def text(value: str) -> bytes:
+        return len(value.encode()).to_bytes(2, "big") + value.encode()
+    body = text("MQTT") + bytes((4, 0xC2)) + (60).to_bytes(2, "big") + text(client_id) + text(user) + text(USERS[user])
+    assert len(body) < 128          # one byte of remaining length
+    return bytes((0x10, len(body))) + body
+
+
+def test_one_address_holds_at_most_its_share_of_the_embedded_brokers_connections(embedded):
+    held = [socket.create_connection(("127.0.0.1", embedded.port), timeout=brokers.CONNECT_TIMEOUT + 10)
+            for _ in range(brokers.MAX_PER_ADDRESS)]
+    try:
+        # one more, logging in at once with the right password: closed without an answer
+        with socket.create_connection(("127.0.0.1", embedded.port), timeout=brokers.CONNECT_TIMEOUT + 10) as extra:
+            try:
+                extra.sendall(mqtt_connect_packet("director", "one-too-many"))
+                answer = extra.recv(4)
+            except ConnectionResetError:      # closed with the CONNECT unread: a reset
+                answer = b""
+            assert answer == b"", "the broker answered a connection beyond its limit for one address"
+    finally:
+        for sock in held:
+            sock.close()
+    # the same login once those are gone: the broker's CONNACK, accepted (MQTT 3.1.1: 20 02 00 00)
+    with socket.create_connection(("127.0.0.1", embedded.port), timeout=brokers.CONNECT_TIMEOUT + 10) as again:
+        again.sendall(mqtt_connect_packet("director", "within-the-limit"))
+        assert again.recv(4) == b"\x20\x02\x00\x00"
+
+
 # ---- one worker (item 6) -------------------------------------------------------------------
 
 @pytest.fixture
