@@ -469,10 +469,23 @@ def test_a_table_host_given_a_broker_user_is_told_its_join_code_carries_the_logi
 
 
 def test_a_director_started_before_the_broker_serves_the_page_and_links_up_when_the_broker_comes(club, tmp_path):
-    port = brokers.free_port()
-    director = club.director("--broker", club.director_url % port)
-    director.wait_line(r"the broker does not answer yet; the director keeps trying")
-    with brokers.Mosquitto(port, club.users, tmp_path / "mosquitto"):
+    for attempt in range(5):
+        # the director must be given the port before the broker takes it: if another process takes it
+        # in between, mosquitto says the port is in use, and both start again on another
+        port = brokers.free_port()
+        director = club.director("--broker", club.director_url % port)
+        director.wait_line(r"the broker does not answer yet; the director keeps trying")
+        broker = brokers.Mosquitto(port, club.users, tmp_path / f"mosquitto-{attempt}")
+        try:
+            broker.start()
+            break
+        except RuntimeError as error:
+            if "in use" not in str(error):
+                raise
+            director.stop()
+    else:
+        raise AssertionError("5 ports in a row were taken before mosquitto could listen on them")
+    with broker:
         club.table_host(1, f"mqtt://127.0.0.1:{port}")
         club.hand(1)
         until("table 1's hand at the director", lambda: club.director_hands()[0] == 1)
@@ -491,15 +504,19 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
     assert [line.split(":")[0] for line in lines] == ["director", f"{tag:04X}.1", f"{tag:04X}.2", f"{tag:04X}.3"]
     assert (folder / "tallyboard.acl").read_text() == brokers.mosquitto_acl()
     # mosquitto itself reads them: table 1 logs in with what its join code gives, not with table 2's name
-    port = brokers.free_port()
-    conf = tmp_path / "m.conf"
-    conf.write_text(f"allow_anonymous false\npassword_file {folder / 'tallyboard.passwd'}\n"
-                    f"acl_file {folder / 'tallyboard.acl'}\nlistener {port} 127.0.0.1\n"
-                    + ("user root\n" if os.geteuid() == 0 else ""))
-    broker = subprocess.Popen([brokers.MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    class FromTheFiles(brokers.Mosquitto):
+        def write_config(self) -> None:      # the files as written, not the class's own users and ACL
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self.config_path.write_text(
+                f"allow_anonymous false\npassword_file {folder / 'tallyboard.passwd'}\n"
+                f"acl_file {folder / 'tallyboard.acl'}\nlog_dest file {self.log_path}\nlog_type error\n"
+                f"log_type warning\nlog_type notice\nlistener {self.port} 127.0.0.1\n"
+                + ("user root\n" if os.geteuid() == 0 else ""))
+
+    broker = FromTheFiles(0, {}, tmp_path / "mosquitto")    # port 0: a free one, another if it was taken
+    broker.start()
+    port = broker.port
     try:
-        until("mosquitto listening", lambda: brokers._accepts(port), 10)
         user, password = club_mod.table_login(envelope.read_join_code(club.codes[1]), 1)
 
         def answer(name: str, secret: str) -> bool:
@@ -520,5 +537,4 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
         assert not answer(f"{tag:04X}.2", password)          # table 1's password is not table 2's
         assert answer("director", (folder / "director.pw").read_text().strip())
     finally:
-        broker.terminate()
-        broker.wait(10)
+        broker.stop()

@@ -34,14 +34,6 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _accepts(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
-
-
 class _PortTaken(RuntimeError):
     pass
 
