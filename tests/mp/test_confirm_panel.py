@@ -371,6 +371,21 @@ def test_drawing_a_held_hand_and_fading_a_refusal_allocate_nothing():
             micropython.heap_unlock()
         assert (faded, faded_later) == (False, True)
         assert _rows(view)[9] == ""
+        # the refused press itself: nothing but its words for the host (app.say, a NOTE) allocates.
+        # Without a host to tell, Bob's button (C: seat 2) and the knob are refused allocation-free
+        quiet = menu.BoardInput(lambda: app.game, app.local_event, app.local_undo, app.local_accept,
+                                app.local_reject, letters=board.seat_letters)
+        quiet.handle(menu.SEAT, 2)
+        micropython.heap_lock()
+        try:
+            quiet.handle(menu.SEAT, 2)
+            refused_seat = quiet.refused
+            quiet.handle(menu.TURN, 1)
+            refused_knob = quiet.refused
+        finally:
+            micropython.heap_unlock()
+        assert (refused_seat, refused_knob) == (confirm.NOT_AN_OPPONENT, confirm.WAITING)
+        assert app.game.held
         shut(app, out)
     finally:
         cleanup(root)
