@@ -38,7 +38,8 @@ WAITING = const(3)           # another control: the held change is answered firs
 
 def answer(board_input, game, seat, long):
     """A seat button pressed while game holds a change: accept, or with long
-    reject; ValueError says why not."""
+    reject; a seat that cannot accept is refused (refuse()). ValueError when
+    the accept or the reject itself fails (the flash)."""
     if not long:
         player = player_in(game, seat)
         if player >= game.players:
@@ -87,14 +88,14 @@ def refuse(board_input, game, why, seat=0):
     who = _accepting_letters(game, letters)
     hand = game.held_hand()
     if why == WAITING:
-        text = "hand %d is pending: button %s accepts it, a long press of a seat button rejects it" % (hand, who)
+        text = "hand %d is pending: %s accepts it, a long press of a seat button rejects it" % (hand, who)
     else:
         letter = _letter(letters, seat)
         if why == NO_PLAYER:
-            text = "button %s: nobody plays in that seat in this game; button %s accepts hand %d" % (
+            text = "button %s: nobody plays in that seat in this game; %s accepts hand %d" % (
                 letter, who, hand)
         else:
-            text = "button %s may not accept hand %d: its player is not an opponent; button %s accepts it" % (
+            text = "button %s may not accept hand %d: its player is not an opponent; %s accepts it" % (
                 letter, hand, who)
     board_input.tell(text)
 
@@ -104,16 +105,16 @@ def _letter(letters, seat):
 
 
 def _accepting_letters(game, letters):
-    """"B or D": the buttons whose players may accept the held change."""
+    """"button B or D": the buttons whose players may accept the held change."""
     found = []
     for seat in range(game.players if game.players < 4 else 4):
         if seat < len(letters) and game.held_by >> player_in(game, seat) & 1:
             found.append(chr(letters[seat]))
     if not found:
-        return "none on this board"
+        return "no button on this board"
     if len(found) == 1:
-        return found[0]
-    return ", ".join(found[:-1]) + " or " + found[-1]
+        return "button " + found[0]
+    return "button " + ", ".join(found[:-1]) + " or " + found[-1]
 
 
 def draw(sheet, game, letters=b"ABCD", board_input=None):

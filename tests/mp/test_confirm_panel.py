@@ -319,6 +319,42 @@ def test_three_accepting_buttons_take_two_rows():
         cleanup(root)
 
 
+def test_a_seat_nobody_plays_is_refused_with_why():
+    try:
+        import framebuf  # noqa: F401
+    except ImportError:
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
+    from tallypanel.view import View
+    from test_view import Oled
+
+    root = folder("confirmpanel")
+    try:
+        app, out = booted_app(root)
+        for p in range(2):
+            send(app, 1 + p, "CFG SET name %d %s" % (p, NAMES[p]))
+        send(app, 3, "NEW roquet 2 %d" % CONFIRM, "PEG 0 5", "END")
+        # Roquet (RQ3): the END closes the hand; Ann pegged 5, Bob nothing: the hand did best by
+        # Ann, so Bob (seat 1, button B) accepts (CF2). Seats C and D have no player in a game of two
+        assert app.game.held and app.game.held_by == 2
+        board = boarddef.find("pico-reference", BOARD_DIR)
+        board_input = menu.BoardInput(lambda: app.game, app.local_event, app.local_undo, app.local_accept,
+                                      app.local_reject, say=app.say, letters=board.seat_letters)
+        view = View(board, None, Oled(), _Config())
+        _do(board_input, (menu.SEAT, 2))
+        view.refresh(app.game, board_input)
+        rows = _rows(view)
+        assert rows[7:] == ["ACCEPT: B (Bob)", "REJECT: HOLD A SEAT BUTTON", "BUTTON C: NOBODY PLAYS THERE"], rows
+        assert _notes(root)[-1] == "button C: nobody plays in that seat in this game; button B accepts hand 1"
+        _do(board_input, (menu.SEAT, 0))               # Ann: not an opponent
+        view.refresh(app.game, board_input)
+        assert _rows(view)[9] == "BUTTON A: Ann IS NOT AN OPPONENT"
+        _do(board_input, (menu.SEAT, 1))               # Bob accepts
+        assert app.game.held == 0 and app.game.n == 2
+        shut(app, out)
+    finally:
+        cleanup(root)
+
+
 def test_the_lights_beside_the_accepting_buttons():
     root = folder("confirmpanel")
     try:
