@@ -50,13 +50,15 @@ HAND = {"purchaser": 0, "bid": "1C", "tricks": 7}     # seat 0 buys 1C and takes
 
 def stand_in(args: argparse.Namespace) -> int:
     """Queue --count table states for one table (its game of 1, 2, 3, 4, 1, 2, ... hands) and wait for the director."""
-    from tallyboard.club import link, outbox
+    from tallyboard.club import envelope, link, outbox
     from tallyboard.event import club, standings
 
     names = json.loads(args.names)
-    key = bytes.fromhex(args.key)
-    box = outbox.Outbox(args.outbox, args.event, key)
+    secret = bytes.fromhex(args.key)
     board = club.board_ident(args.tag, args.table)
+    # what its join code gives a table host: the director's key and its own board's (docs/club-mqtt.md)
+    box = outbox.Outbox(args.outbox, args.event, envelope.director_key(secret),
+                        {board: envelope.board_key(secret, board)})
     table = link.TableLink(args.url, f"{args.event}-stand-in-{args.table}", outbox=box, boards=[board],
                            max_backoff=1.0)
     table.start()
@@ -119,7 +121,8 @@ def throughput(tmp: Path, broker, tables: int, count: int) -> float:
                 processes.append(subprocess.Popen(
                     [sys.executable, __file__, "--stand-in", "--url",
                      f"mqtt://table:{USERS['table']}@127.0.0.1:{broker.port}", "--event", event_id,
-                     "--key", secret.hex(), "--tag", str(tag), "--table", str(table), "--length", str(length),
+                     "--key", secret.hex(),
+                     "--tag", str(tag), "--table", str(table), "--length", str(length),
                      "--names", json.dumps(names[(table - 1) * 4:table * 4]), "--count", str(count),
                      "--outbox", str(tmp / f"throughput-{tables}" / f"outbox-{table}.sqlite3")],
                     env=env, stdout=subprocess.DEVNULL))

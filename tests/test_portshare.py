@@ -448,6 +448,16 @@ def test_a_link_in_place_of_the_folder_is_refused(tmp_path, monkeypatch):
         portshare.socket_dir()
 
 
+def test_a_folder_too_deep_for_a_socket_name_is_said_in_words(tmp_path, monkeypatch):
+    # a Unix socket's path holds at most 107 bytes; here the folder alone is 130
+    deep = tmp_path / ("d" * (130 - len(str(tmp_path)) - 1))
+    deep.mkdir()
+    assert len(str(deep)) == 130
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    with pytest.raises(TransportError, match="too long a path for a socket.*shorter folder"):
+        portshare.socket_path("/dev/ttyACM0")
+
+
 def test_ports_says_which_port_is_shared_and_where(board, monkeypatch):
     from click.testing import CliRunner
 

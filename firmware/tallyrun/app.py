@@ -157,7 +157,7 @@ class App:
     def say(self, text):
         """Words for people that pass (why the board refused a press of its
         buttons): pushed as a NOTE event, not kept for NOTE (the problems
-        found at boot). One str allocated, as note() does."""
+        the board has noted). One str allocated, as note() does."""
         self.said_text = text.replace(" ", "_")
         self.tell(P.EV_NOTE, False)
 

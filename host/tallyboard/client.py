@@ -463,7 +463,7 @@ class Board:
         return BoardGame(name, players, options, game, log, state, score)
 
     def notes(self, count: int) -> list[str]:
-        """The problems the board found when it started (STATE's notes=count):
+        """The problems the board has noted since it started, at boot or at run time (STATE's notes=count):
         a bad board definition, damaged storage."""
         return [self.request("NOTE", i).get("text", "").replace("_", " ") for i in range(count)]
 

@@ -62,6 +62,9 @@ _CHUNK = 4096
 DOC = "docs/protocol.md, \"Sharing the port\""
 
 
+MAX_SOCKET_PATH = 107      # sun_path's 108 bytes, less the terminating NUL
+
+
 def socket_dir() -> Path:
     """The folder of the shared ports' sockets: $XDG_RUNTIME_DIR/tallyboard, or
     tallyboard-<uid> in the system's temporary folder; this user's alone (0700),
@@ -92,7 +95,13 @@ def socket_path(port: str) -> Path:
     """Where the hub for this port listens: one name per device, however it is
     spelled: the first 16 hex digits of the SHA-1 of the port's real path."""
     real = os.path.realpath(port)
-    return socket_dir() / (hashlib.sha1(real.encode()).hexdigest()[:16] + ".sock")
+    path = socket_dir() / (hashlib.sha1(real.encode()).hexdigest()[:16] + ".sock")
+    # a Unix socket's name is at most 107 bytes (sun_path); the hub binds a longer working name first
+    if len(os.fsencode(path.with_name(f"{path.stem}.{os.getpid()}.new"))) > MAX_SOCKET_PATH:
+        raise TransportError(f"the folder for the shared ports' sockets, {path.parent}, has too long a path for "
+                             f"a socket (at most {MAX_SOCKET_PATH} bytes in all); set XDG_RUNTIME_DIR or TMPDIR "
+                             "to a shorter folder of yours")
+    return path
 
 
 def holder_of(port: str) -> str | None:

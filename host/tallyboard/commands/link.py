@@ -233,9 +233,9 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
     count = int(notes) if notes.isdigit() else 0
     if count and notes_in_full:
         for text in board.notes(count):
-            click.echo(f"the board found when it started: {text}")
+            click.echo(f"the board noted: {text}")
     elif count:
-        click.echo(f"tallyboard: note: the board found {count} problem{'s' if count > 1 else ''} when it "
+        click.echo(f"tallyboard: note: the board has noted {count} problem{'s' if count > 1 else ''} since it "
                    "started: see tallyboard status", err=True)
     if current.name is None or current.game is None:
         console.print("No game on the board.")

@@ -32,10 +32,11 @@ from .link import board_options, button_letters, connected, held_gives, held_wor
 def render_board(board: Board, width: int = 100, plain: bool = False) -> Group:
     """The sheet, then the board as it looks (the LED field and the OLED,
     composed by the firmware's own display code: render.py), or with plain
-    the Roquet pegs as text. Above it, what the board found wrong when it started."""
+    the Roquet pegs as text. Above it, what the board has noted since it started
+    (at boot, or a part that stopped answering while it ran)."""
     current = _rebuild(board)
     notes = board.notes(int(current.state["notes"])) if current.state.get("notes", "").isdigit() else []
-    warnings = [Text(f"the board found when it started: {text}", style="yellow") for text in notes]
+    warnings = [Text(f"the board noted: {text}", style="yellow") for text in notes]
     return Group(*warnings, _board_view(board, current, width, plain))
 
 
