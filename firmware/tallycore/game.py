@@ -52,7 +52,9 @@ _PLAYERS_MAX = const(8)
 #   OPTION_FIELDS  the fields of NEW's options, as EVENT_FORMS' fields (bit
 #                15, CONFIRM, is any game's and not the rules')
 #   EVENT_FORMS  how its packed event reads: ((form, mask, value, fields,
-#                what it is), ...); an event e is of the first form whose
+#                what it is, closes), ...); closes 1: an event of this form
+#                closes a hand (what ends_hand() says of it; a client reads
+#                it in protocol.json); an event e is of the first form whose
 #                e & mask == value; fields: ((name, shift, width, lo, hi,
 #                index, each, meaning), ...): the field's value is
 #                (e >> shift) & (2**width - 1), within lo..hi; each 1: one

@@ -206,21 +206,42 @@ def share_cmd(duration: float, port: str | None, use_emulator: bool, timeout: fl
 def monitor_cmd(requests: tuple[str, ...], duration: float, port: str | None, use_emulator: bool,
                 timeout: float) -> None:
     """Show the raw protocol traffic both ways, with timestamps; type requests
-    (e.g. PEG 0 5) on stdin to send them (seq and checksum are added)."""
+    (e.g. PEG 0 5) on stdin to send them (seq and checksum are added). Through
+    the port's sharer (its own, or a running watch's or share's) it shows every
+    program's traffic on the port, as the board sees it (the sharer's seqs)."""
     tap = TrafficLines()
+    wire_tap: portshare.WireTap | None = None
     try:
         with connected(port, use_emulator, timeout, tap=tap, serve=True) as board:
+            link = getattr(board, "link", None)
+            if isinstance(link, portshare.SocketTransport):
+                # the sharer's wire tap: every connection's lines, this one's included, so not twice
+                wire_tap = portshare.WireTap(link.port)
+                link.tap = None
             for text in requests:
                 _monitor_send(board, text)
             interactive = not requests and sys.stdin.isatty()
             end = time.monotonic() + duration if duration > 0 else None
             if requests and end is None:
+                _show_wire(wire_tap, tap, quiet=0.3)
                 return
             reader = _stdin_lines() if not requests else None
             with contextlib.suppress(KeyboardInterrupt):
-                _monitor_loop(board, tap, reader, end, interactive)
+                _monitor_loop(board, tap, reader, end, interactive, wire_tap)
     finally:
+        if wire_tap is not None:
+            wire_tap.close()
         tap.finish()    # a part line still waiting for its end is shown, marked
+
+
+def _show_wire(wire_tap: "portshare.WireTap | None", tap: "TrafficLines", quiet: float) -> None:
+    """What the sharer's wire tap has, until it is quiet for `quiet` seconds."""
+    while wire_tap is not None:
+        found = wire_tap.lines(quiet)
+        if not found:
+            return
+        for direction, data in found:
+            tap(direction, data)
 
 
 class TrafficLines:
@@ -297,15 +318,19 @@ def _visible(line: bytes) -> str:
 
 
 def _monitor_loop(board: Board, tap: TrafficLines, reader: Callable[[], str | None] | None,
-                  end: float | None, interactive: bool) -> None:
+                  end: float | None, interactive: bool, wire_tap: "portshare.WireTap | None" = None) -> None:
     while end is None or time.monotonic() < end:
-        board.poll_events(0.1)
+        board.poll_events(0.05 if wire_tap is not None else 0.1)
+        if wire_tap is not None:
+            for direction, data in wire_tap.lines(0.05):
+                tap(direction, data)
         tap.show_stale()
         if reader is not None:
             line = reader()
             if line is None:
                 if not interactive:
                     board.poll_events(0.3)
+                    _show_wire(wire_tap, tap, quiet=0.3)
                     return
             elif line.strip():
                 _monitor_send(board, line.strip())
