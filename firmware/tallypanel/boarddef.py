@@ -36,12 +36,13 @@ SLOTS = const(132)
 MAX_LEDS = const(255)   # LED indices live in a bytearray
 GPIO_COUNT = const(30)  # GPIO 0..29 on the RP2040 and the RP2350A (Pico 2)
 NO_PIN = const(-1)
-NO_LIGHT = const(255)   # a seat button without an LED beside it (LED indices stop at 254)
-DEFAULT_LETTERS = "ABCD"   # beside the seat buttons, seat 0 first, when a definition names none
 
 _ROWS = ("station", "tally", "king")
 _ROW_BASE = b"\x00\x01\x2e"      # STATION, TALLY, KING
 _ROW_HOLES = b"\x01\x2d\x14"     # 1, 45, 20
+
+NO_LIGHT = const(255)   # a seat button without an LED beside it (LED indices stop at 254)
+DEFAULT_LETTERS = "ABCD"   # beside the seat buttons, seat 0 first, when a definition names none
 
 
 class BoardDef:

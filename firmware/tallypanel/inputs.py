@@ -39,7 +39,6 @@ except ImportError:  # CPython
 
 _ENCODER_POLL_MS = const(2)
 _STORM_POLL_MS = const(100)   # an encoder in a storm of bounces is read this often
-_FADE_POLL_MS = const(100)    # how often a refused press's words are looked at (menu.BoardInput.fade)
 
 
 # MicroPython's sleep_ms reuses one generator; an `async def` wrapper around it
@@ -272,6 +271,9 @@ class Inputs:
             run = self.encoder.run_on_edges if self.encoder_on_edges else self.encoder.run
             started.append(asyncio.create_task(run()))
         return started
+
+
+_FADE_POLL_MS = const(100)    # how often a refused press's words are looked at (menu.BoardInput.fade)
 
 
 async def fade_notes(board_input, redraw):
