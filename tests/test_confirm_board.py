@@ -78,6 +78,9 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     assert out.exit_code != 0
     assert ("hand 1 is pending: it waits for Bob or Dee to accept on the board (a long press rejects)"
             in out.output), out.output
+    # and the host adds which buttons those are
+    assert out.output.rstrip().endswith("\nhand 1 pending: waiting for Bob (button B) or Dee (button D) to "
+                                        "accept on the board"), out.output
     status = run("status", "--emulator", env=env).output
     assert "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board" in status
     watch = run("watch", "--duration", "0.5", "--plain", "--emulator", env=env).output

@@ -21,7 +21,7 @@ from .. import games as profiles
 from .. import portshare
 from .. import records, viewcache, wire
 from ..client import Board, BoardGame, game_from_log, parse_held
-from ..errors import TallyboardError, TransportError
+from ..errors import BoardError, TallyboardError, TransportError
 from .reporting import reports_errors
 from ..transport import Transport, find_board_port, list_serial_ports
 
@@ -181,7 +181,15 @@ def change(board: Board, verb: str, *args: Any) -> dict[str, str]:
     """Send a change of the game in progress (current_game first) and keep this
     host's copy in step with the board's reply: its n, and the event applied."""
     current = board.view
-    reply = board.request(verb, *args)
+    try:
+        reply = board.request(verb, *args)
+    except BoardError as exc:
+        if exc.code == "RULE" and current is not None and current.game is not None and current.game.held:
+            # refused while a hand waits: say which buttons answer it (the board's words name the players)
+            names = names_of(board, current.players)
+            raise BoardError(exc.code, exc.board_message,
+                             f"{exc}\n{held_words(current.game, names, button_letters(board))}") from None
+        raise
     if current is None or current.game is None:
         return reply
     game, log = current.game, list(current.log)
