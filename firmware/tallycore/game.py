@@ -385,6 +385,23 @@ class Game:
         return False  # the hand in progress (scores so far), or no such hand (zeros)
 
 
+def seat_of(rules, hand, player):
+    """The seat of a player in a hand (0-based): the place at the table whose
+    seat button he presses, seat 0 the keeper's. Where the rules move the
+    players between hands (Skicket's pivot, docs/rules.md SK5) their
+    player_seat says; in every other game a player keeps the seat of his
+    index. The one mapping the board's buttons and the host's words use.
+    Allocation-free."""
+    player_seat = getattr(rules, "player_seat", None)
+    return player if player_seat is None else player_seat(hand, player)
+
+
+def player_at(rules, hand, seat):
+    """The player in a seat in a hand (0-based): seat_of's inverse. Allocation-free."""
+    seat_player = getattr(rules, "seat_player", None)
+    return seat if seat_player is None else seat_player(hand, seat & 3)
+
+
 def _others(scores, players, low_wins):
     """Who confirms a hand in a game that names no confirmers
     (docs/rules.md CF2): every player but the one(s) the hand did best by (the most points,

@@ -155,6 +155,13 @@ class App:
         self.said_text = text
         self.tell(P.EV_NOTE, False)
 
+    def say(self, text):
+        """Words for people that pass (why the board refused a press of its
+        buttons): pushed as a NOTE event, not kept for NOTE (the problems
+        the board has noted). One str allocated, as note() does."""
+        self.said_text = text.replace(" ", "_")
+        self.tell(P.EV_NOTE, False)
+
     def on_change(self, callback):
         self.listeners.append(callback)
 

@@ -166,7 +166,8 @@ EVENTS = (
     (b"UNDO", ("n", "top", "src", "totals"), "the last event was undone"),
     (b"REDO", ("n", "top", "ev", "src", "totals"), "an undone event was redone"),
     (b"CFG", ("key", "player", "value"), "a config value changed"),
-    (b"NOTE", ("text",), "a problem for people to read (spaces written as _)"),
+    (b"NOTE", ("text",), "a problem for people to read, or why the board refused a press of its buttons "
+                         "(spaces written as _)"),
     (b"HELD", ("n", "top", "held", "by", "src"),
      "a change waits for its confirmation by an opponent (held=kind,event; by: who may accept, bit mask)"),
     (b"ACCEPT", ("held", "n", "top", "src", "totals"),

@@ -24,7 +24,7 @@ from ..client import Board, BoardGame
 from ..errors import BoardError, ProtocolError, TallyboardError, TransportError
 from ..transport import MAX_LINE
 from .reporting import reports_errors
-from .link import board_options, connected, held_gives, held_words
+from .link import board_options, button_letters, connected, held_gives, held_words
 
 # ---------------------------------------------------------------- watch
 
@@ -75,7 +75,7 @@ def _board_view(board: Board, current: BoardGame, width: int, plain: bool) -> Gr
     if current.top > current.n:
         parts.append(Text(f"{current.top - current.n} undone (redo brings back)", style="dim"))
     if current.game is not None and current.game.held:
-        parts.append(Text(f"{held_words(current.game, loaded.players)}\n  it gives: "
+        parts.append(Text(f"{held_words(current.game, loaded.players, button_letters(board))}\n  it gives: "
                           f"{held_gives(current.game, loaded.players)}", style="bold yellow"))
     return _unended(parts)
 
