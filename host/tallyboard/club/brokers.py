@@ -15,6 +15,7 @@ import hmac
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -163,6 +164,12 @@ class Mosquitto:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as probe:
                 line = f"New connection from 127.0.0.1:{probe.getsockname()[1]} on port {self.port}."
+                if self.tls is not None:    # mosquitto logs a TLS connection once its handshake is done
+                    context = ssl.create_default_context()
+                    context.check_hostname = False
+                    context.verify_mode = ssl.CERT_NONE
+                    probe.settimeout(2.0)
+                    context.wrap_socket(probe).close()
         except OSError:
             return False
         if logged is None:
