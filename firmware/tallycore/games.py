@@ -114,10 +114,12 @@ def load_module(package, name):
     last game's code is gone and the free blocks have merged)."""
     dotted = package + "." + name
     tries = _LOAD_TRIES
-    if _MICRO:
+    if _MICRO and _dropped[0]:
         # what the game played last let go is freed and merged first, and the
         # allocator starts again from the heap's lowest free block: the code
-        # goes where the last game's was, not between the objects made since
+        # goes where the last game's was, not between the objects made since.
+        # Only after a module was let go: the boot's first loads collect nothing.
+        _dropped[0] = False
         gc.collect()
     while True:
         try:
@@ -132,6 +134,7 @@ def load_module(package, name):
 
 _LOAD_TRIES = 3   # a collection merges what the last game left; a third try after a second one
 _releases = []    # callables that let go of what belongs to the game played last (tallypanel.gameview)
+_dropped = [False]  # a module was let go since the last load: the next load collects first
 
 
 def on_switch(release):
@@ -144,6 +147,7 @@ def unload(name):
     so its memory goes once nothing else holds it."""
     if name in sys.modules:
         del sys.modules[name]
+        _dropped[0] = True
     dot = name.rfind(".")
     package = sys.modules.get(name[:dot])
     attr = name[dot + 1:]
