@@ -77,13 +77,13 @@ class Link:
         self.applied = -1            # the director's applied for this board (-1: not heard since the start)
         self.wlan = None
         self.wifi_state = _IDLE
-        self.wifi_at = 0             # when to join again / when the join began
+        self.wifi_at = ticks_ms()    # when to join again / when the join began
         self.wifi_backoff = WIFI_BACKOFF_MS
         self.client = None
         self.connected_at = None     # when the broker took this connection (None: not connected)
         self.refused_at = None
         self.send_now = False        # the unconfirmed message goes at the next chance
-        self.resend_at = 0
+        self.resend_at = ticks_ms()
         self.resend_wait = RESEND_MS
         self.sent = 0                # publishes (benchmarks, tests)
         self.ident = ""
@@ -274,6 +274,8 @@ class Link:
 
     def _watch_broker(self, now):
         client = self.client
+        if client is None:
+            return
         net = self.net
         connected = client.state == "connected"
         if connected and self.connected_at is None:
@@ -400,8 +402,11 @@ class Link:
         config = app.config
         game = app.game
         seat = self.seat.seated
-        names = seat["names"] if seat is not None and seat["round"] == config.round else None
-        options = seat["record_options"] if names is not None else None
+        names = None
+        options = None
+        if seat is not None and seat["round"] == config.round:
+            names = seat["names"]
+            options = seat["record_options"]
         name = P.GAME_NAMES[game.index].decode() if game.rules is not None else None
         board_id = "%s@%s" % (app.board_name, self.ident)
         held = str(game.held) if game.held else "-"
@@ -434,10 +439,13 @@ class Link:
         if confirmed:
             return
         if self.send_now or ticks_diff(now, self.resend_at) >= 0:
+            client = self.client
+            if client is None or outbox.body is None:
+                return
             payload = envelope.seal_body(self.net.key(), self.event, self.ident, outbox.seq, outbox.kind,
                                          outbox.body)
             try:
-                self.client.publish(self.topic_out + outbox.kind, payload, qos=1)
+                client.publish(self.topic_out + outbox.kind, payload, qos=1)
             except Exception:   # backpressure, or the connection just went: the next step tries again
                 return
             self.sent += 1
