@@ -19,7 +19,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 import wifi_boards as wb
-from emu_fixtures import emulated_board, until
+from emu_fixtures import emulated_board, oled_text, until
 from tallyboard.client import Board
 from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
@@ -157,6 +157,8 @@ def test_enrolled_over_usb_it_seats_itself_and_publishes_each_change(evening, tm
         assert body["stamp"]["n"] == "1" and body["stamp"]["round"] == 1
         assert evening.applied[-1][1] == "hand"
         until(lambda: board.request("NET")["waiting"] == "0", 20, "the director's confirmation")
+        # the sheet's heading: table 2, round 1, and ^ (the broker has the link, nothing waits)
+        until(lambda: "T2 R1^" in oled_text(emulator.oled(), 0), 10, "the link's mark on the OLED")
         evening.check_exactly_once()
 
 
@@ -166,6 +168,7 @@ def test_the_wifi_dropped_mid_publish_and_the_broker_restarted(evening, tmp_path
         enter(board, HAND_1)
         wb.access_point(emulator, up=False)      # at once: the publish is under way or about to be
         until(lambda: board.request("NET")["joined"] == "0", 10, "the board losing the Wi-Fi")
+        until(lambda: "T2 R1!" in oled_text(emulator.oled(), 0), 10, "! (no Wi-Fi) on the OLED")
         enter(board, HAND_2)                     # scored while the link is down
         net = board.request("NET")
         assert net["broker"] == "0" and net["error"] == "no_network" and int(net["waiting"]) >= 1

@@ -60,11 +60,20 @@ RX_BUFFER = const(4096)          # the largest round taken whole
 
 (_IDLE, _JOINING) = range(2)
 
+# The link's state on the OLED's heading, one character after "T3 R2"
+# (docs/club-mqtt.md, "What the board shows"): and on the Pico W's LED.
+MARK_UP = b"^"          # the broker has the board's link, nothing waiting; LED on
+MARK_SENDING = b"+"     # the broker has it, messages wait for the director's word; LED blinks
+MARK_NO_BROKER = b"?"   # on the Wi-Fi, the broker not reached; LED blinks slowly
+MARK_NO_WIFI = b"!"     # not on the Wi-Fi; LED off
+_BLINK_MS = const(250)
+
 
 class Link:
-    def __init__(self, app, net):
+    def __init__(self, app, net, led=None):
         self.app = app
         self.net = net
+        self.led = led               # the Pico W's LED: a callable taking 0 or 1 (tallypanel.hw.link_led)
         self.outbox = Outbox(app.root)
         self.outbox.load()
         self.seat = Seat(app.root)
@@ -137,6 +146,7 @@ class Link:
         self._compose_if_due()      # offline too: NET's waiting counts a change not yet sent
         net.waiting = self._waiting()
         if not self._wifi(now):
+            self._show(now)
             return self.wifi_state == _JOINING
         client = self.client
         if client is None:
@@ -148,12 +158,14 @@ class Link:
             topic, payload = self.inbox.pop(0)
             self._take(topic, payload)
         if self.connected_at is None:
+            self._show(now)
             return True
         ready = self.applied >= 0 or ticks_diff(now, self.connected_at) >= APPLIED_GRACE_MS
         if ready:
             self._maybe_seat()
             self._publish(now)
         net.waiting = self._waiting()
+        self._show(now)
         return bool(self.inbox) or net.waiting > 0 or not ready
 
     def _restart(self):
@@ -178,6 +190,28 @@ class Link:
         self.topic_applied = "%s/%s/director/applied/%s" % (ROOT, self.event, self.ident)
         self.topic_out = "%s/%s/table/%s/" % (ROOT, self.event, self.ident)
         self.dirty = True
+
+    # ------------------------------------------------------------ what the board shows
+    def _show(self, now):
+        net = self.net
+        if not net.joined:
+            mark = MARK_NO_WIFI
+            lit = 0
+        elif not net.broker:
+            mark = MARK_NO_BROKER
+            lit = (now // (4 * _BLINK_MS)) & 1
+        elif net.waiting:
+            mark = MARK_SENDING
+            lit = (now // _BLINK_MS) & 1
+        else:
+            mark = MARK_UP
+            lit = 1
+        if self.led is not None:
+            self.led(lit)
+        if mark is not net.mark:
+            net.mark = mark
+            if net.on_mark is not None:
+                net.on_mark()
 
     # ------------------------------------------------------------ Wi-Fi
     def _wifi(self, now):
