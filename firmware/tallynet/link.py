@@ -122,8 +122,7 @@ class Link:
             busy = False
             try:
                 busy = self.step(ticks_ms())
-            except MemoryError:
-                self._drop_client()
+            except MemoryError:      # the slice is dropped, the client kept (its buffers are what is scarce)
                 self.net.error = "memory"
                 gc.collect()
             except Exception as exc:   # a bug here must not stop the scoring: said once, then tried again
@@ -143,14 +142,16 @@ class Link:
         if not net.enrolled(self.app.config):
             net.error = NOT_ENROLLED
             return False
-        self._compose_if_due()      # offline too: NET's waiting counts a change not yet sent
+        composed = self._compose_if_due()      # offline too: NET's waiting counts a change not yet sent
         net.waiting = self._waiting()
         if not self._wifi(now):
             self._show(now)
-            return self.wifi_state == _JOINING
+            return self.wifi_state == _JOINING or composed
         client = self.client
         if client is None:
             client = self._new_client()
+        elif client.state == "disconnected":
+            client.connect()           # the Wi-Fi is back: the same client, its buffers allocated once
         if client.check(now):
             client.handle(now)
         self._watch_broker(now)
@@ -161,12 +162,12 @@ class Link:
             self._show(now)
             return True
         ready = self.applied >= 0 or ticks_diff(now, self.connected_at) >= APPLIED_GRACE_MS
-        if ready:
+        if ready and not composed:          # one slice of work a step: the composing was this one's
             self._maybe_seat()
             self._publish(now)
         net.waiting = self._waiting()
         self._show(now)
-        return bool(self.inbox) or net.waiting > 0 or not ready
+        return bool(self.inbox) or net.waiting > 0 or not ready or composed
 
     def _restart(self):
         """The settings changed (or the first step): everything from them again."""
@@ -232,7 +233,7 @@ class Link:
         if net.joined:            # the access point went away
             net.joined = False
             net.error = "no_network"
-            self._drop_client()
+            self._pause_client()
             self.wifi_state = _IDLE
             self.wifi_at = now
         status = wlan.status()
@@ -339,6 +340,17 @@ class Link:
                     client.connect()
             elif error is not None and net.error != "broker_lost":
                 net.error = "broker_unreachable"
+
+    def _pause_client(self):
+        """The Wi-Fi went: the broker connection closed, the client kept for its return."""
+        client = self.client
+        self.connected_at = None
+        self.net.broker = False
+        if client is not None:
+            try:
+                client.disconnect()
+            except Exception:
+                pass
 
     def _drop_client(self):
         client = self.client
@@ -450,17 +462,29 @@ class Link:
         self.body = envelope.canonical(body)
         self.body_hands = tablestate.hands_in(body)
 
-    def _compose_if_due(self):
+    def _quiet(self):
+        """The host is not talking to the board: the link's slices of work go
+        between requests, never in front of one (a request waits at most one slice)."""
         app = self.app
-        if self.dirty and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= QUIET_MS:
-            self.dirty = False
+        return not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= QUIET_MS
+
+    def _compose_if_due(self):
+        """One slice: the body composed again after a change. True if it was."""
+        if self.dirty and self._quiet():
             self._compose()
+            self.dirty = False       # after: a compose cut short (MemoryError) is done again
+            return True
+        return False
 
     def _publish(self, now):
+        """One slice at most: compose, or number on flash, or seal and publish."""
         outbox = self.outbox
-        self._compose_if_due()
+        if self._compose_if_due():
+            return
         confirmed = outbox.seq == 0 or self.applied >= outbox.seq
         if confirmed and self.body is not None and self.body != outbox.body:
+            if not self._quiet():
+                return
             kind = "hand" if self.body_hands > outbox.hands and self.body_hands else "state"
             try:
                 outbox.number(kind, self.body_hands, self.body)
@@ -469,10 +493,10 @@ class Link:
                 return
             self.send_now = True
             self.resend_wait = RESEND_MS
-            confirmed = False
+            return
         if confirmed:
             return
-        if self.send_now or ticks_diff(now, self.resend_at) >= 0:
+        if (self.send_now or ticks_diff(now, self.resend_at) >= 0) and self._quiet():
             client = self.client
             if client is None or outbox.body is None:
                 return
