@@ -127,7 +127,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for heap in args.heap or ["384K"]:
-            run(heap, args.requests, Path(tmp))
+            (Path(tmp) / heap).mkdir()
+            run(heap, args.requests, Path(tmp) / heap)    # each its own broker and director files
 
 
 if __name__ == "__main__":
