@@ -78,7 +78,8 @@ def timed(board: Board, requests: int, change: bool) -> list[float]:
 
 def run(heap: str, requests: int, work: Path) -> None:
     secret = envelope.new_secret()
-    with Mosquitto(0, {"director": "d", "table-1": "t"}, work / "broker") as broker:
+    users = {"director": "d", IDENT: envelope.broker_password(envelope.board_key(secret, IDENT))}
+    with Mosquitto(0, users, work / "broker") as broker:
         director = DirectorLink(f"mqtt://director:d@127.0.0.1:{broker.port}", f"{EVENT}-director", event=EVENT,
                                 key=lambda m: key_for(secret, m), store_path=work / "director.sqlite3",
                                 boards={IDENT}, on_table_message=lambda c, m: None, max_backoff=1)
@@ -99,7 +100,7 @@ def run(heap: str, requests: int, work: Path) -> None:
                 alone = timed(board, requests, True)       # the same changes, no link: the baseline
                 wb.access_point(emulator)
                 wb.enrol(board, event=EVENT, key=envelope.board_key(secret, IDENT),
-                         director_key=envelope.director_key(secret), port=broker.port, user="table-1", password="t")
+                         director_key=envelope.director_key(secret), port=broker.port)
                 until(lambda: board.cfg_get("round") == "1", 30, "the board seated")
                 board.game_verb("HAND", 1, "4H", "-", "-", 0, 10)
                 until(lambda: board.request("NET")["waiting"] == "0", 30, "the director's confirmation")

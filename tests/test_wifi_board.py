@@ -34,7 +34,7 @@ EVENT = "Club-night-1a2b"
 IDENT = wb.ident(TAG, TABLE)                    # "1A2B.2"
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 SEATING = [[0, 1, 2, 3], [4, 5, 6, 7]]          # table 2: Eve Fay Gus Hal, seats 0 to 3
-TABLE_USER, TABLE_PASSWORD = "table-2", "t2-password"
+TABLE_USER = IDENT                               # each table's broker login is its board's identity
 DIRECTOR_PASSWORD = "d-password"
 
 # Skicket hands (docs/records.md, "Skicket"), as HAND takes them and as the record writes them
@@ -75,7 +75,8 @@ class Evening:
 @pytest.fixture
 def evening(tmp_path: Path) -> Iterator[Evening]:
     secret = envelope.new_secret()
-    with Mosquitto(0, {"director": DIRECTOR_PASSWORD, TABLE_USER: TABLE_PASSWORD}, tmp_path / "broker") as broker:
+    users = {"director": DIRECTOR_PASSWORD, TABLE_USER: envelope.broker_password(envelope.board_key(secret, IDENT))}
+    with Mosquitto(0, users, tmp_path / "broker") as broker:
         holder: dict[str, Evening] = {}
 
         def take(connection: Any, message: dict[str, Any]) -> None:
@@ -118,8 +119,7 @@ def evening(tmp_path: Path) -> Iterator[Evening]:
 def enrolled(evening: Evening, emulator: Emulator, board: Board) -> None:
     wb.access_point(emulator)
     wb.enrol(board, event=EVENT, key=envelope.board_key(evening.secret, IDENT),
-             director_key=envelope.director_key(evening.secret), port=evening.broker.port,
-             user=TABLE_USER, password=TABLE_PASSWORD)
+             director_key=envelope.director_key(evening.secret), port=evening.broker.port)
     until(lambda: board.request("NET")["broker"] == "1", 20, "the board's link to the broker")
     try:
         until(lambda: board.cfg_get("round") == "1", 20, "the board seating itself in round 1")
@@ -209,7 +209,7 @@ def test_a_message_delivered_twice_is_applied_once(evening, tmp_path):
             payload = next(iter(evening.seen[seq]))
         handled = evening.director.handled
         again = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-board-{IDENT}-again")
-        again.username_pw_set(TABLE_USER, TABLE_PASSWORD)
+        again.username_pw_set(TABLE_USER, envelope.broker_password(envelope.board_key(evening.secret, IDENT)))
         again.connect("127.0.0.1", evening.broker.port)
         again.loop_start()
         try:

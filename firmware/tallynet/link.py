@@ -266,9 +266,15 @@ class Link:
         return False
 
     # ------------------------------------------------------------ the broker
+    def _login(self):
+        """The board's broker login: NET's broker_user, else its table's, the board's identity
+        (docs/club-mqtt.md, "Who may publish what")."""
+        user = self.net.get(P.NET_BROKER_USER)
+        return user.decode() if user is not None else self.ident
+
     def _status(self, online):
-        key = self.net.key()
-        return envelope.seal(key, self.event, self._client_id(), 0, "status",
+        """Its status, named after its login and signed with its key, as each table's link's is."""
+        return envelope.seal(self.net.key(), self.event, self._login(), 0, "status",
                              {"online": online, "boards": [self.ident]})
 
     def _client_id(self):
@@ -279,14 +285,13 @@ class Link:
         from chumicro_mqtt import MQTTClient
         from tallynet import transport
         net = self.net
-        user = net.get(P.NET_BROKER_USER)
         password = net.get(P.NET_BROKER_PASSWORD)
+        password = password.decode() if password is not None else envelope.broker_password(net.key())
         client = MQTTClient(
             transport_factory=transport.factory(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT)),
             ticks=time,
             client_id=self._client_id(), keep_alive_seconds=KEEPALIVE_S, clean_session=True,
-            username=user.decode() if user is not None else None,
-            password=password.decode() if password is not None else None,
+            username=self._login(), password=password,
             will_topic=self._status_topic(), will_message=self._status(False), will_qos=1, will_retain=True,
             rx_buffer_size=RX_BUFFER, when_disconnected="raise", max_tx_queue_size=4)
         client.on_message = self._queue
@@ -299,7 +304,7 @@ class Link:
         return client
 
     def _status_topic(self):
-        return "%s/%s/host/%s/status" % (ROOT, self.event, self._client_id())
+        return "%s/%s/host/%s/status" % (ROOT, self.event, self._login())
 
     def _queue(self, topic, payload):
         """The client's callback: queue only (the step takes it)."""

@@ -22,6 +22,7 @@ UNSIGNED = (b'{"board":"1A2B.3","body":{"host":"board-1A2B.3","name":"Zo\\u00eb 
             b'"pending":null,"scores":[70,-10],"table":3,"x":{"a":[],"b":true}},"event":"club-1a2b",'
             b'"kind":"state","seq":7,"v":1}')
 SIG = b"e49640da196476823c0b0b68b8f3d25d2ddf801b66c1a8f021414e4508f0709d"
+BROKER_PASSWORD = "a7yek4sw-nYCb4FP6ScqQNtl"
 BODY = {"table": 3, "x": {"b": True, "a": []}, "name": "Zo\u00eb \"Q\" \\ \u20ac", "scores": [70, -10],
         "pending": None, "host": "board-1A2B.3"}
 
@@ -41,6 +42,14 @@ def test_hmac_sha256_is_rfc_4231_s():
     # test case 6: a key longer than the block (131 bytes of 0xaa) is hashed first
     digest = envelope.hmac_sha256(b"\xaa" * 131, b"Test Using Larger Than Block-Size Key - Hash Key First")
     assert envelope.hex_digest(digest) == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+
+
+def test_the_table_s_broker_password_comes_from_its_key():
+    # base64url of the first 18 bytes of HMAC-SHA256(KEY, "broker"), worked out with CPython's hmac
+    assert envelope.broker_password(KEY) == BROKER_PASSWORD
+    if sys.implementation.name != "micropython":
+        from tallyboard.club import envelope as host_envelope
+        assert host_envelope.broker_password(KEY) == BROKER_PASSWORD
 
 
 def test_a_director_message_is_checked_before_it_is_taken():
