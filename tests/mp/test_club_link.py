@@ -124,10 +124,18 @@ def test_net_is_served_by_the_app_and_never_reads_a_secret_back():
             finally:
                 micropython.heap_unlock()
             assert code == P.E_OK
+        # another evening, or leaving: the numbering on flash goes (no link running here: the files)
+        Outbox(root).number("state", 0, b"{}")
+        send(app, 11, "NET SET event club-1a2b", "NET SET event club-1a2b")
+        assert _loaded(root) == 0
+        Outbox(root).number("state", 0, b"{}")
+        send(app, 13, "NET SET event club-1a2b")          # the same evening again: the numbering stays
+        assert _loaded(root) == 1
+        send(app, 14, "NET LEAVE")
+        assert _loaded(root) == 0
         shut(app, out)
         again = settings.Net(root)
-        assert again.load() and again.get(P.NET_SSID) == b"Club Wifi"
-        assert again.get(P.NET_WIFI_PASSWORD) == b"club-passphrase"
+        assert again.load() and again.get(P.NET_SSID) is None       # NET LEAVE forgot them
         replies = _replies(root)
         assert replies == [
             "1 OK wifi=0 enrolled=0 joined=0 broker=0 waiting=0 error=no_wifi",
@@ -140,9 +148,19 @@ def test_net_is_served_by_the_app_and_never_reads_a_secret_back():
             "8 ERR RANGE key: must be 32 hex digits; the setting is unchanged",
             "9 ERR ARGS NET, NET GET key, NET SET key value or NET LEAVE",
             "10 OK wifi=1 enrolled=0 joined=0 broker=0 waiting=0 error=not_enrolled",
+            "11 OK key=event value=club-1a2b",
+            "12 OK key=event value=club-1a2b",
+            "13 OK key=event value=club-1a2b",
+            "14 OK wifi=1 enrolled=0 joined=0 broker=0 waiting=0 error=not_enrolled",
         ], replies
     finally:
         cleanup(root)
+
+
+def _loaded(root):
+    box = Outbox(root)
+    box.load()
+    return box.seq
 
 
 def _skicket():
