@@ -15,6 +15,7 @@
 #
 # MQTT callbacks only queue what arrived (aiomqtt's rule); the step handles it.
 import gc
+import select
 
 try:
     import asyncio
@@ -57,6 +58,9 @@ RESEND_MAX_MS = const(300000)
 REFUSED_RETRY_MS = const(30000)  # the broker refused the login: tried again this often (an ACL set up late)
 MAX_INBOX = const(4)             # messages waiting for the step (round and applied are retained: the latest counts)
 RX_BUFFER = const(4096)          # the largest round taken whole
+HANDLE_MS = const(250)           # connected and quiet, the client is still given a turn this often (keepalive,
+#                                  its acknowledgement deadlines); else only when its socket has bytes or it
+#                                  has some to send: a non-blocking read of nothing raises (and allocates)
 
 (_IDLE, _JOINING) = range(2)
 
@@ -89,6 +93,9 @@ class Link:
         self.wifi_at = ticks_ms()    # when to join again / when the join began
         self.wifi_backoff = WIFI_BACKOFF_MS
         self.client = None
+        self.polled = None           # the connected socket the poller watches
+        self.poller = None
+        self.handled_at = ticks_ms()
         self.connected_at = None     # when the broker took this connection (None: not connected)
         self.refused_at = None
         self.send_now = False        # the unconfirmed message goes at the next chance
@@ -152,7 +159,8 @@ class Link:
             client = self._new_client()
         elif client.state == "disconnected":
             client.connect()           # the Wi-Fi is back: the same client, its buffers allocated once
-        if client.check(now):
+        if client.check(now) and self._client_due(client, now):
+            self.handled_at = now
             client.handle(now)
         self._watch_broker(now)
         while self.inbox:
@@ -302,6 +310,26 @@ class Link:
         self.connected_at = None
         self.refused_at = None
         return client
+
+    def _client_due(self, client, now):
+        """Whether the client has work: connecting, bytes waiting on its socket,
+        bytes to send, or HANDLE_MS since its last turn. Allocation-free."""
+        if client.state != "connected" or ticks_diff(now, self.handled_at) >= HANDLE_MS:
+            return True
+        if client.io_interest(now) & 2:
+            return True
+        stream = client.io_socket
+        sock = getattr(stream, "sock", None)
+        if sock is None:
+            return True
+        poller = self.poller
+        if sock is not self.polled or poller is None:
+            poller = self.poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            self.polled = sock
+        for _ in poller.ipoll(0):
+            return True
+        return False
 
     def _status_topic(self):
         return "%s/%s/host/%s/status" % (ROOT, self.event, self._login())
