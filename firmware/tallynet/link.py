@@ -58,9 +58,11 @@ RESEND_MAX_MS = const(300000)
 REFUSED_RETRY_MS = const(30000)  # the broker refused the login: tried again this often (an ACL set up late)
 MAX_INBOX = const(4)             # messages waiting for the step (round and applied are retained: the latest counts)
 RX_BUFFER = const(4096)          # the largest round taken whole
-HANDLE_MS = const(250)           # connected and quiet, the client is still given a turn this often (keepalive,
-#                                  its acknowledgement deadlines); else only when its socket has bytes or it
-#                                  has some to send: a non-blocking read of nothing raises (and allocates)
+HANDLE_MS = const(1000)          # connected and quiet, the client is still given a turn this often (its
+#                                  keepalive at 7.5 s, its 5 s acknowledgement deadlines); else only when its
+#                                  socket has bytes or it has some to send: its non-blocking read of nothing
+#                                  raises EAGAIN, which allocates
+BUSY_MS = const(200)             # after a publish, the client's turn every step: its packets go a slice a step
 
 (_IDLE, _JOINING) = range(2)
 
@@ -93,9 +95,11 @@ class Link:
         self.wifi_at = ticks_ms()    # when to join again / when the join began
         self.wifi_backoff = WIFI_BACKOFF_MS
         self.client = None
+        self.connector = None        # the client's transport (tallynet.transport.Connector) last made
         self.polled = None           # the connected socket the poller watches
         self.poller = None
         self.handled_at = ticks_ms()
+        self.busy_until = ticks_ms()  # the client is given every step until then (after a publish)
         self.connected_at = None     # when the broker took this connection (None: not connected)
         self.refused_at = None
         self.send_now = False        # the unconfirmed message goes at the next chance
@@ -296,7 +300,8 @@ class Link:
         password = net.get(P.NET_BROKER_PASSWORD)
         password = password.decode() if password is not None else envelope.broker_password(net.key())
         client = MQTTClient(
-            transport_factory=transport.factory(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT)),
+            transport_factory=self._connector_for(transport, net.get(P.NET_BROKER_HOST).decode(),
+                                                  net.get(P.NET_BROKER_PORT)),
             ticks=time,
             client_id=self._client_id(), keep_alive_seconds=KEEPALIVE_S, clean_session=True,
             username=self._login(), password=password,
@@ -311,15 +316,22 @@ class Link:
         self.refused_at = None
         return client
 
+    def _connector_for(self, transport, host, port):
+        """The client's transport factory; the link keeps each connector (its socket, for the poller)."""
+        def connect():
+            self.connector = transport.Connector(host, port)
+            return self.connector
+        return connect
+
     def _client_due(self, client, now):
         """Whether the client has work: connecting, bytes waiting on its socket,
         bytes to send, or HANDLE_MS since its last turn. Allocation-free."""
         if client.state != "connected" or ticks_diff(now, self.handled_at) >= HANDLE_MS:
             return True
-        if client.io_interest(now) & 2:
-            return True
-        stream = client.io_socket
-        sock = getattr(stream, "sock", None)
+        if ticks_diff(self.busy_until, now) > 0:
+            return True       # just published: its packets go out a slice a step (io_interest builds a tuple)
+        connector = self.connector      # not client.io_socket: its state test builds a tuple
+        sock = getattr(connector.socket, "sock", None) if connector is not None else None
         if sock is None:
             return True
         poller = self.poller
@@ -353,6 +365,7 @@ class Link:
             self.send_now = True
             self.resend_wait = RESEND_MS
             self.applied = -1 if self.outbox.seq == 0 else self.applied
+            self.busy_until = ticks_add(now, BUSY_MS)
             try:
                 client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
             except Exception:   # backpressure: the will says offline; the next connection says online
@@ -535,6 +548,7 @@ class Link:
                 return
             payload = envelope.seal_body(self.net.key(), self.event, self.ident, outbox.seq, outbox.kind,
                                          outbox.body)
+            self.busy_until = ticks_add(now, BUSY_MS)
             try:
                 client.publish(self.topic_out + outbox.kind, payload, qos=1)
             except Exception:   # backpressure, or the connection just went: the next step tries again
