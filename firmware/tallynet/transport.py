@@ -102,6 +102,6 @@ class Connector:
         self.state = FAILED
 
 
-def factory(host, port):  # noqa: D401 - for a client built without the link (benchmarks, a REPL)
+def factory(host, port):
     """The client's transport_factory: a fresh connector for each attempt."""
     return lambda: Connector(host, port)
