@@ -50,6 +50,8 @@ def start():
                 board_problem = str(exc)
         if board_problem:
             app.note(board_problem + "; set another with config set board NAME")
+        if board is not None and board.wifi:
+            _attach_net(app)
         if board is not None:
             finish = _attach_views(app, board)
         watchdog = hw.Watchdog()
@@ -71,6 +73,41 @@ def _frozen_first():
     if ".frozen" in sys.path:
         sys.path.remove(".frozen")
         sys.path.insert(0, ".frozen")
+
+
+def _attach_net(app):
+    # The club link (tallynet) on a board with Wi-Fi: its settings always, so
+    # NET enrols it over USB; the network layer itself only once it is
+    # enrolled. A link that cannot start leaves a NOTE; the scoring goes on.
+    try:
+        from tallynet.settings import Net
+    except ImportError:
+        return
+    net = Net(app.root)
+    net.load()
+    app.net = net
+
+    def start_link():
+        net.starter = None
+        try:
+            from tallypanel import hw
+            from tallynet.link import Link
+            task = Link(app, net, hw.link_led()).run()
+        except Exception as exc:   # MemoryError, a module missing: the board stays a USB board
+            app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
+            return
+        if app.running:
+            try:
+                import asyncio
+            except ImportError:
+                import uasyncio as asyncio  # type: ignore
+            asyncio.create_task(task)
+        else:
+            app.add_task(task)
+
+    net.starter = start_link
+    if net.enrolled(app.config):
+        start_link()
 
 
 def _attach_views(app, board):
@@ -140,6 +177,13 @@ def _attach_views(app, board):
         draw_soon()
 
     app.on_change(changed)
+    net = app.net
+    if net is not None:          # the club link's state: a mark after the sheet's T3 R2
+        def link_changed():
+            view.set_link(net.mark)
+            draw_soon()
+
+        net.on_mark = link_changed
     app.add_task(_painter(app, view, board_input, due))
 
     def finish():
@@ -166,7 +210,9 @@ async def _painter(app, view, board_input, due):
             try:
                 view.refresh_leds(app.game)
                 await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
-                if not app.receiving():
+                if app.receiving():
+                    due[0] = True             # the sheet not even composed: all of it after the request
+                else:
                     view.refresh_sheet(app.game, board_input)
                 if view.pending():
                     due[0] = True             # cut short by a request: the rest after it

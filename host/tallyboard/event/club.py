@@ -28,13 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from tallynet import tablestate
+
 from .. import database
 from ..club import envelope
 from ..club.link import ConnectionRefused, DirectorLink, TableLink
 from ..club.outbox import Outbox
 from ..errors import TallyboardError
 from .store import EventError
-from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag
+from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag, round_game
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +66,14 @@ def tag_of(event_id: str) -> int:
 
 def round_body(store: Any, event: Any) -> dict[str, Any]:
     """What the director publishes as the round: enough for a table host to
-    seat its boards (every round's seating so far, the players by number)."""
+    seat its boards (every round's seating so far, the players by number), and
+    for a board on Wi-Fi to seat itself as Tables.push_round would: the
+    round's game, its packed options (NEW's) and its record's options."""
+    seatings = [store.seating(event, r) for r in range(1, event.round + 1)]
+    game, options, record_options = round_game(len(seatings[-1]) if seatings else 0, event.hands)
     return {"name": event.name, "id": event.id, "tag": event_tag(event), "round": event.round,
             "rounds": event.rounds, "hands": event.hands, "players": store.names(event),
-            "seatings": [store.seating(event, r) for r in range(1, event.round + 1)]}
+            "seatings": seatings, "game": game, "options": options, "record_options": record_options}
 
 
 # ---------------------------------------------------------------- the director
@@ -463,11 +469,9 @@ class TableHost:
             return
         game = store.games.get((round, table))
         attached = store.attached.get(table, {})
-        body = {"table": table, "round": round, "host": self.name,
-                "board_id": attached.get("board_id") or f"board@{self.tag:04X}.{table}",
-                "status": attached.get("status", OK),
-                "record": game[0] if game else None, "stamp": game[1] if game else None,
-                "pending": store.pendings.get((round, table))}
+        body = tablestate.body(table, round, self.name, attached.get("board_id") or f"board@{self.tag:04X}.{table}",
+                               attached.get("status", OK), game[0] if game else None, game[1] if game else None,
+                               store.pendings.get((round, table)))
         board = board_ident(self.tag, table)
         text = json.dumps(body, sort_keys=True)
         with self._lock:
@@ -476,8 +480,7 @@ class TableHost:
                                  (board, round)).fetchone()
                 if row is not None and row[0] == text:     # nothing written: the transaction ends empty
                     return
-                before = len((json.loads(row[0]).get("record") or {}).get("hands", [])) if row else 0
-                kind = "hand" if body["record"] and len(body["record"]["hands"]) > before else "state"
+                kind = tablestate.kind(body, json.loads(row[0]) if row else None)
                 self.outbox.add_in(db, board, kind, body)
                 db.execute("INSERT OR REPLACE INTO club_last (board, round, body) VALUES (?, ?, ?)",
                            (board, round, text))
