@@ -54,14 +54,15 @@ AFTER = {1: [70, 60, 70, 60], 2: [140, 120, 140, 120], 3: [210, 190, 200, 180], 
 WAIT = 45.0
 
 
-def until(what: str, check, seconds: float = WAIT):
+def until(what: str, check, seconds: float = WAIT, explain=None):
+    """Wait for check() to be true; `explain()` says what was there instead when it is not."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = check()
         if value:
             return value
         time.sleep(0.2)
-    raise AssertionError(f"{what} did not come within {seconds:g} s")
+    raise AssertionError(f"{what} did not come within {seconds:g} s" + (f"\n{explain()}" if explain else ""))
 
 
 class Proc:
@@ -308,7 +309,9 @@ def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_h
 
             # the next round: the director's `next`, published to the table hosts, seated on their boards
             club.cli("event", "next")
-            until("round 2 on every board", lambda: all(club.board_round(t) == 2 for t in (1, 2, 3)))
+            until("round 2 on every board", lambda: all(club.board_round(t) == 2 for t in (1, 2, 3)),
+                  explain=lambda: "\n".join(f"table {t}: board in round {club.board_round(t)}; its host said:\n  "
+                                            + "\n  ".join(hosts[t].lines[-8:]) for t in (1, 2, 3)))
             doc = club.doc()
             for t in doc["tables"]:
                 assert club.board(t["table"])["names"] == t["names"]

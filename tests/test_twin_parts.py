@@ -176,6 +176,9 @@ def seen(pin):
     count[1] += 1
 machine.Pin(10, machine.Pin.IN, machine.Pin.PULL_UP).irq(seen, machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING)
 inputs = Inputs(board, hw.button, handle, hw.pin_irq)
+# the app stopped by Ctrl-C leaves its tasks in MicroPython's one task queue, where the
+# next asyncio.run would run them too (the app's own button poll among them): a fresh loop
+asyncio.new_event_loop()
 async def main():
     tasks = inputs.tasks()
     gc.collect()

@@ -165,7 +165,13 @@ export class SSD1306 {
     };
     i2c.onWriteByte = (b) => {
       const ack = selected && this.present;
-      if (ack) this.byte(b); else if (selected) this.stats.naks++;
+      if (ack) this.byte(b);
+      else if (selected) {
+        // a byte NAKed (the fault switched on mid-transaction): the display takes nothing more
+        // until the next START, so a fault switched off meanwhile never resumes mid-stream
+        this.stats.naks++;
+        selected = false;
+      }
       later(9, () => i2c.completeWrite(ack));
     };
     i2c.onReadByte = () => later(9, () => i2c.completeRead(0xff));
