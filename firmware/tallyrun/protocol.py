@@ -49,7 +49,8 @@ T_TEXT = ARG_TEXT    # lo..hi characters from NAME_CHARS; value: start << 8 | en
 T_RGB = ARG_RGB      # colour RRGGBB in hex; value: 0xRRGGBB
 T_WORD = ARG_WORD    # one of the words in the tuple `lo`; value: its index
 T_HEX = ARG_HEX      # 4 hex digits (a CRC-16, as STATE writes it); value: 0..0xFFFF
-TYPE_NAMES = ("int", "game", "who", "bid", "text", "rgb", "word", "hex4")
+T_ESC = const(8)     # lo..hi bytes, written %XX-escaped (NET SET's values); value: start << 8 | end in the line
+TYPE_NAMES = ("int", "game", "who", "bid", "text", "rgb", "word", "hex4", "escaped")
 NOBODY = const(4)
 NAME_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-."
 STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as bytes
@@ -69,6 +70,31 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 # for its confirmation by an opponent (docs/rules.md CF) replies "held" too,
 # and n and top stay: it counts once the board accepts it.
 CHANGED = ("n", "top", "eseq")
+# NET (a board's link to a club evening over Wi-Fi and MQTT): its ops, its
+# settings and its reply. A row of NET_KEYS: (key, form, lo, hi, secret,
+# default, what it is). Forms: b"bytes" lo..hi bytes (%XX-escaped on the
+# line); b"name" a topic level: 1..64 letters, digits, _ . - starting with a
+# letter or digit; b"host" a host name or IPv4 address (letters, digits, . -);
+# b"int" decimal lo..hi; b"key" 32 hex digits (16 bytes). A key whose lo is
+# 0 may be set to "-" (none). A secret is never read back: GET says "set" or "-".
+NET_OPS = (b"GET", b"SET", b"LEAVE")
+MAX_NET_VALUE = const(90)     # characters of a value on the line, escapes included
+NET_KEYS = (
+    (b"ssid", b"bytes", 1, 32, False, None, "the Wi-Fi network's name"),
+    (b"wifi_password", b"bytes", 0, 63, True, None, "the Wi-Fi's passphrase (8 to 63 bytes; - for an open network)"),
+    (b"broker_host", b"host", 1, 64, False, None, "the MQTT broker's host name or IPv4 address"),
+    (b"broker_port", b"int", 1, 65535, False, 1883, "the broker's port"),
+    (b"broker_user", b"bytes", 0, 64, False, None, "the board's broker login (its table's user; - for none)"),
+    (b"broker_password", b"bytes", 0, 64, True, None, "that login's password (- for none)"),
+    (b"event", b"name", 1, 64, False, None, "the evening's id on the wire (its club id); the board's identity "
+                                           "there is its CFG event and table: <event tag in 4 hex>.<table>"),
+    (b"key", b"key", 16, 16, True, None, "the key that signs the board's messages (its table's key in the join code)"),
+    (b"director_key", b"key", 16, 16, True, None, "the key the director signs the round and applied with"),
+)
+NET_KEY_NAMES = tuple(row[0] for row in NET_KEYS)
+(NET_SSID, NET_WIFI_PASSWORD, NET_BROKER_HOST, NET_BROKER_PORT, NET_BROKER_USER, NET_BROKER_PASSWORD,
+ NET_EVENT, NET_KEY, NET_DIRECTOR_KEY) = range(len(NET_KEYS))
+NET_FIELDS = ("wifi", "enrolled", "joined", "broker", "waiting", "error", "NET.key", "NET.value")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
 _CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
@@ -115,10 +141,16 @@ VERBS = (
      CHANGED, "the host's archive holds the game as it stands: its n events in force, lcrc = CRC-16 of "
               "log[0:n] in 4 hex digits as STATE writes it; the board's own new game then does not warn "
               "that it is not archived", b"kept"),
+    (b"NET", ((b"op", T_WORD, NET_OPS, 0, b""), (b"key", T_WORD, NET_KEY_NAMES, 0, b""),
+              (b"value", T_ESC, 1, MAX_NET_VALUE, b"")), 3,
+     NET_FIELDS,
+     "the club link of a board with Wi-Fi (docs/club-mqtt.md, A board on the club's Wi-Fi): NET reads its state; "
+     "NET GET key / NET SET key value a setting (see NET_KEYS; a secret reads back as set); NET LEAVE leaves the "
+     "evening (settings and numbering forgotten)", b"net"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
- V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT) = range(len(VERBS))
-V_GAME_VERB = const(14)   # the first of the game in play's own verbs: V_GAME_VERB + its index
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS))
+V_GAME_VERB = const(15)   # the first of the game in play's own verbs: V_GAME_VERB + its index
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)
@@ -470,13 +502,19 @@ class Request:
                 if h < 0:
                     return self._fail(E_ARGS, b"must be 4 hex digits, as STATE writes it")
                 value = value << 4 | h
+        elif kind == T_ESC:
+            if end - start > hi:
+                return self._fail(E_RANGE, b"too long for one line: at most 90 characters, escapes included")
+            if unescape_into(line, start, end, None) < 0:
+                return self._fail(E_ARGS, b"write each space, *, % and byte outside printable ASCII as %XX")
+            value = start << 8 | end
         else:  # T_WORD: lo is the tuple of words
             value = -1
             for w in range(len(lo)):
                 if _same_word(line, start, end, lo[w], True):
                     value = w
             if value < 0:
-                return self._fail(E_RANGE, b"must be GET or SET")
+                return self._fail(E_RANGE, b"must be one of")
         self.values[slot] = value
         return E_OK
 
@@ -537,6 +575,34 @@ class Request:
             if value > limit:
                 return -1
         return value
+
+
+def unescape_into(line, start, end, out):
+    """Decode the %XX-escaped token line[start:end] (NET SET's values) into out
+    (a bytearray of at least end - start bytes; None: only check it). Its
+    length, or -1 if it is not a token of printable ASCII without * whose
+    every % starts two hex digits (either case). Allocation-free."""
+    n = 0
+    i = start
+    while i < end:
+        c = line[i]
+        if c <= 32 or c > 126 or c == 42:
+            return -1
+        if c == 37:
+            if i + 2 >= end:
+                return -1
+            hi = _hex_value(_upper(line[i + 1]))
+            lo = _hex_value(_upper(line[i + 2]))
+            if hi < 0 or lo < 0:
+                return -1
+            c = hi << 4 | lo
+            i += 3
+        else:
+            i += 1
+        if out is not None:
+            out[n] = c
+        n += 1
+    return n
 
 
 def _name_char(c):
@@ -670,6 +736,12 @@ class Writer:
         self.text(b": ")
         self.text(message)
         last = message[len(message) - 1]
+        if code == E_RANGE and arg[1] == T_WORD and last == 102 and isinstance(arg[2], tuple):
+            words = arg[2]     # "must be one of": the words, from the row
+            for w in range(len(words)):
+                self.text(b", " if w else b" ")
+                self.text(words[w])
+            return
         if code != E_RANGE or (last != 101 and last != 114) or not isinstance(arg[2], int):
             return
         kind = arg[1]

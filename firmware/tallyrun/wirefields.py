@@ -59,4 +59,18 @@ FIELDS = (
     ("src", "word", "host (a request) or board (the board's own buttons)"),
     ("by", "decimal", "bit mask of the players who may accept: bit p is player p"),
     ("KEPT.n", "decimal", "the events in force the host's archive holds"),
+    ("wifi", "decimal", "1 if the board has Wi-Fi (its board definition says wifi: true), else 0"),
+    ("enrolled", "decimal", "1 once the board has every setting a club link needs (NET_KEYS without a default or -, "
+                            "and its CFG event and table), else 0"),
+    ("joined", "decimal", "1 while the board is on the Wi-Fi with an address, else 0"),
+    ("broker", "decimal", "1 while the broker has the board's link and its subscriptions, else 0"),
+    ("waiting", "decimal", "the board's messages the director has not confirmed yet (its changes not yet "
+                           "numbered count as one)"),
+    ("error", "word", "the link's last problem, - for none: no_wifi (no Wi-Fi on this board), not_enrolled, "
+                      "no_network (the access point is not in reach), wifi_password, no_address, "
+                      "broker_unreachable, broker_refused (the broker said no to the login), broker_lost, "
+                      "director_key (a director's message failed its signature), director_ahead (the director "
+                      "applied more of this board than it numbered), memory"),
+    ("NET.key", "word", "the NET key GET or SET named, - for none"),
+    ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )

@@ -45,6 +45,8 @@ CHANGES = {
     "new": "starts a new game: n = 0",
     "kept": "records the archive mark (the game itself does not change)",
     "cfg": "CFG SET changes a setting (CFG GET only reads)",
+    "net": "NET SET changes a club link setting and NET LEAVE forgets them (NET and NET GET only read); "
+           "no event is pushed, and the game does not change",
 }
 TYPES = {
     "int": "decimal digits, within min..max",
@@ -55,6 +57,8 @@ TYPES = {
     "rgb": "six hex digits RRGGBB",
     "word": "one of the words listed (any case)",
     "hex4": "four hex digits (a CRC-16 as STATE writes it)",
+    "escaped": "min..max characters of printable ASCII, each space, *, % and byte outside printable ASCII "
+               "written %XX (two hex digits); NET SET checks the decoded value against its key (net_keys)",
     "config": "the config key's own type and range (config_keys)",
 }
 FORMATS = {
@@ -107,7 +111,7 @@ def _arg(row: tuple, optional: bool) -> dict[str, Any]:
     if kind == P.T_WORD:
         arg["words"] = [_text(w) for w in lo] if isinstance(lo, tuple) else [
             _text(k[0]) for k in P.CONFIG_KEYS]
-    elif kind in (P.T_INT, P.T_WHO, P.T_TEXT, P.T_HEX):
+    elif kind in (P.T_INT, P.T_WHO, P.T_TEXT, P.T_HEX, P.T_ESC):
         arg["min"], arg["max"] = lo, hi
     return arg
 
@@ -225,6 +229,8 @@ def spec() -> dict[str, Any]:
                    for kind, fields, when in P.EVENTS],
         "config_keys": [{"key": _text(k[0]), "type": P.TYPE_NAMES[k[1]], "min": k[2], "max": k[3],
                          "per_player": bool(k[4]), "default": _default(k)} for k in P.CONFIG_KEYS],
+        "net_keys": [{"key": _text(k[0]), "form": _text(k[1]), "min": k[2], "max": k[3], "secret": k[4],
+                      "default": k[5], "may_be_none": k[2] == 0, "meaning": k[6]} for k in P.NET_KEYS],
         "ev_decoding": EV_DECODING,
         "games": game_rows,
     }
@@ -292,7 +298,13 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
                 out.append("| | | `%s` | %s | %d-%d | %s | %s |" % (f["name"], bits, f["min"], f["max"],
                                                                  f["index"] or "", f["meaning"]))
         out.append("")
-    return {"verbs": verbs, "fields": fields, "events": events, "errors": errors,
+    lines = ["| Key | Form | Range | Secret | Default | What |", "|---|---|---|---|---|---|"]
+    for key in doc["net_keys"]:
+        lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
+            key["key"], key["form"], "%d-%d" % (key["min"], key["max"]) + (" or -" if key["may_be_none"] else ""),
+            "yes" if key["secret"] else "no", "—" if key["default"] is None else key["default"], key["meaning"]))
+    net_keys = "\n".join(lines)
+    return {"verbs": verbs, "fields": fields, "events": events, "errors": errors, "net_keys": net_keys,
             "games": "\n".join(out).rstrip("\n")}
 
 
