@@ -118,6 +118,63 @@ def key_for(secret: bytes, message: Any) -> bytes | None:
     return envelope.board_key(secret, sender) if envelope.is_name(sender) else None
 
 
+WIRELESS = "board-"      # a wireless board's host name on the wire: board-<its identity> (docs/club-wifi.md)
+USB, TABLE_HOST, WIRELESS_BOARD = "usb", "table host", "wireless board"     # a table's link, as the views say it
+
+
+def link_kind(port: str | None) -> str | None:
+    """How a table's board reaches the director, from its port in the store: on
+    the director's own USB, through a table host, or by itself over Wi-Fi
+    (the host name a wireless board gives, board-<identity>); None: no board.
+    Its messages are the same either way: only the name tells."""
+    if not port:
+        return None
+    if not port.startswith(REMOTE):
+        return USB
+    return WIRELESS_BOARD if port[len(REMOTE):].startswith(WIRELESS) else TABLE_HOST
+
+
+def links(event: Any, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
+    """Each attached table's link (docs/club-wifi.md, "The director's view"):
+    kind, the table host's name or the board's port, whether it is online
+    (its client's last status at the director; on USB: it answers), and
+    when the director last applied a message of its board (UTC)."""
+    tag = event_tag(event)
+    seen: dict[str, str | None] = {}
+    clients: dict[str, tuple[bool, list[str]]] = {}
+    path = director_file(event)
+    if path.exists():
+        db = database.open_file(path, database.DIRECTOR)
+        try:
+            seen = dict(db.execute("SELECT board, at FROM applied").fetchall())
+            clients = {client: (bool(online), json.loads(listed)) for client, online, listed in
+                       db.execute("SELECT client, online, boards FROM clients").fetchall()}
+        finally:
+            db.close()
+    out = {}
+    for table, board in boards.items():
+        port, kind = board.get("port"), link_kind(board.get("port"))
+        if kind is None:
+            continue
+        status = board.get("status")
+        if kind == USB:
+            out[table] = {"kind": kind, "via": port, "online": status not in (UNREACHABLE,), "seen": None}
+            continue
+        host = port[len(REMOTE):]
+        ident = board_ident(tag, table)
+        said, listed = clients.get(f"{club_id(event)}-{host}", (None, []))
+        online = said if ident in listed else None       # a status counts for the boards it signs for
+        out[table] = {"kind": kind, "via": host[len(WIRELESS):] if kind == WIRELESS_BOARD else host,
+                      "online": (status != HOST_OFFLINE) if online is None else online and status != HOST_OFFLINE,
+                      "seen": _utc(seen.get(ident))}
+    return out
+
+
+def _utc(at: str | None) -> str | None:
+    """SQLite's datetime('now') (UTC, 'YYYY-MM-DD HH:MM:SS') as ISO 8601 with its Z."""
+    return at.replace(" ", "T") + "Z" if at else None
+
+
 def refused(event: Any) -> list[tuple[str, str | None, str, str, int]]:
     """(when last, board, reason, text, how many times) of every refusal of the director, oldest first."""
     path = director_file(event)
@@ -279,7 +336,8 @@ class Director:
         next message says otherwise if one is not), or `host offline`."""
         host = host.removeprefix(f"{self.id}-")      # the client id: the evening's id, then the host's name
         for table, known in self.store.boards(self.event).items():
-            if known["port"] != REMOTE + host:
+            # only the tables it signs for: a status is signed with the key of the first board it lists
+            if known["port"] != REMOTE + host or board_ident(self.tag, table) not in boards:
                 continue
             if not online:
                 self.store.set_table_status(self.event, table, HOST_OFFLINE)
@@ -394,6 +452,9 @@ class TableHost:
                                   f"{', '.join(map(str, missing))}: ask the director for the code of this host's "
                                   "tables (tallyboard event join-code --table N ...)")
         self.name = envelope.check_name("host name", name)
+        if name.startswith(WIRELESS):
+            raise TallyboardError(f"a table host's name may not start with {WIRELESS!r}: the director takes that "
+                                  "for a board on Wi-Fi; give another --name")
         self.numbers = numbers
         self.ports = list(ports or [])
         self.emulators = emulators
