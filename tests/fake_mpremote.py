@@ -56,8 +56,14 @@ class FakeMpremote:
                 self.on_reset()
 
     def _run(self, code: str, on_line: Callable[[str], None]) -> None:
-        done = subprocess.run([micropython_binary(), "-c", code], cwd=self.flash, capture_output=True,
-                              text=True, env={"MICROPYPATH": ""}, timeout=60)
+        # the session's code from a file: a whole firmware's writes pass Linux's 128 KiB for one argument
+        script = self.flash.parent / f".{self.flash.name}-session.py"
+        script.write_text("import sys\nsys.path[0] = \"\"\n" + code)   # the flash folder first, as -c has it
+        try:
+            done = subprocess.run([micropython_binary(), str(script)], cwd=self.flash, capture_output=True,
+                                  text=True, env={"MICROPYPATH": ""}, timeout=60)
+        finally:
+            script.unlink()
         for line in done.stdout.splitlines():
             if line.startswith(deploy.CHIP_LINE):
                 line = deploy.CHIP_LINE + self.machine

@@ -223,6 +223,24 @@ def tricks_of(event):
     return (event >> 15) & 15
 
 
+def record_hand(event):
+    """One event as its game record writes the hand (docs/records.md,
+    "Skicket"): every event is one hand. The host's records and a board on
+    the club's Wi-Fi (tallynet.tablestate) both write it from here."""
+    if event == MISDEAL:
+        return {"misdeal": True}
+    doubler = doubled_by_of(event)
+    redoubler = redoubled_by_of(event)
+    return {
+        "purchaser": purchaser_of(event),
+        "bid": bid_text(level_of(event), strain_of(event)),
+        "doubled_by": None if doubler == NOBODY else doubler,
+        "redoubled_by": None if redoubler == NOBODY else redoubler,
+        "lone": bool(lone_of(event)),
+        "tricks": tricks_of(event),
+    }
+
+
 def made(event):
     """Whether the contract was made. docs/rules.md SK2: a bid of L needs 6+L
     tricks; in No Trick (docs/rules.md SK11) the adversaries must take 6+L."""

@@ -50,6 +50,8 @@ def start():
                 board_problem = str(exc)
         if board_problem:
             app.note(board_problem + "; set another with config set board NAME")
+        if board is not None and board.wifi:
+            _attach_net(app)
         if board is not None:
             finish = _attach_views(app, board)
         watchdog = hw.Watchdog()
@@ -71,6 +73,40 @@ def _frozen_first():
     if ".frozen" in sys.path:
         sys.path.remove(".frozen")
         sys.path.insert(0, ".frozen")
+
+
+def _attach_net(app):
+    # The club link (tallynet) on a board with Wi-Fi: its settings always, so
+    # NET enrols it over USB; the network layer itself only once it is
+    # enrolled. A link that cannot start leaves a NOTE; the scoring goes on.
+    try:
+        from tallynet.settings import Net
+    except ImportError:
+        return
+    net = Net(app.root)
+    net.load()
+    app.net = net
+
+    def start_link():
+        net.starter = None
+        try:
+            from tallynet.link import Link
+            task = Link(app, net).run()
+        except Exception as exc:   # MemoryError, a module missing: the board stays a USB board
+            app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
+            return
+        if app.running:
+            try:
+                import asyncio
+            except ImportError:
+                import uasyncio as asyncio  # type: ignore
+            asyncio.create_task(task)
+        else:
+            app.add_task(task)
+
+    net.starter = start_link
+    if net.enrolled(app.config):
+        start_link()
 
 
 def _attach_views(app, board):

@@ -118,6 +118,8 @@ class App:
         # the end of input ends the app under the emulator (its process
         # exits); on a board a read of nothing is only "nothing yet"
         self.exit_on_eof = True
+        # the club link's settings and state (tallynet.settings.Net) on a board with Wi-Fi; None without
+        self.net = None
 
     # --- start ---------------------------------------------------------------
     def boot(self, config_loaded=False):
@@ -271,6 +273,9 @@ class App:
             replies.note(self, seq, v[0])
         elif verb == P.V_KEPT:
             self._kept(seq, req.crc, v[0], v[1])
+        elif verb == P.V_NET:
+            from tallynet.verb import serve as serve_net   # rare (an enrolment): loaded when asked
+            serve_net(self, seq, req)
         else:
             self._cfg(seq, req)
 
@@ -515,6 +520,21 @@ class App:
         if game.rules is None:
             raise ValueError("game: no game in progress; start one from the host")
         _raise_if(self._new(0, 0, game.index, game.players, game.options, False))
+
+    def local_cfg(self, key, player, value):
+        """A setting changed by the board itself (the club link seating its
+        round: the names, the round), saved and pushed as CFG like CFG SET.
+        ValueError or OSError when refused; nothing changed then."""
+        old = self.config.get(key, player)
+        self.config.set(key, player, value)
+        try:
+            self.config.save()
+        except OSError:
+            self.config.set(key, player, old)
+            raise
+        self.said_key = key
+        self.said_player = player
+        self.tell(P.EV_CFG, False)
 
     def on_start(self, starter):
         """starter() is called inside the running loop (to create its tasks)."""

@@ -72,29 +72,32 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 CHANGED = ("n", "top", "eseq")
 # NET (a board's link to a club evening over Wi-Fi and MQTT): its ops, its
 # settings and its reply. A row of NET_KEYS: (key, form, lo, hi, secret,
-# default, what it is). Forms: b"bytes" lo..hi bytes (%XX-escaped on the
-# line); b"name" a topic level: 1..64 letters, digits, _ . - starting with a
-# letter or digit; b"host" a host name or IPv4 address (letters, digits, . -);
-# b"int" decimal lo..hi; b"key" 32 hex digits (16 bytes). A key whose lo is
-# 0 may be set to "-" (none). A secret is never read back: GET says "set" or "-".
+# may be none, default, what it is). Forms: b"bytes" lo..hi bytes (%XX-escaped
+# on the line); b"name" a topic level: lo..hi letters, digits, _ . - starting
+# with a letter or digit; b"host" a host name or IPv4 address (letters,
+# digits, . -); b"int" decimal lo..hi; b"key" lo..hi bytes written as twice
+# as many hex digits. A key that may be none is set to "-" for none. A secret
+# is never read back: GET says "set" or "-".
 NET_OPS = (b"GET", b"SET", b"LEAVE")
-MAX_NET_VALUE = const(90)     # characters of a value on the line, escapes included
+MAX_NET_VALUE = const(84)     # characters of a value on the line, escapes included (NET GET's reply fits too)
 NET_KEYS = (
-    (b"ssid", b"bytes", 1, 32, False, None, "the Wi-Fi network's name"),
-    (b"wifi_password", b"bytes", 0, 63, True, None, "the Wi-Fi's passphrase (8 to 63 bytes; - for an open network)"),
-    (b"broker_host", b"host", 1, 64, False, None, "the MQTT broker's host name or IPv4 address"),
-    (b"broker_port", b"int", 1, 65535, False, 1883, "the broker's port"),
-    (b"broker_user", b"bytes", 0, 64, False, None, "the board's broker login (its table's user; - for none)"),
-    (b"broker_password", b"bytes", 0, 64, True, None, "that login's password (- for none)"),
-    (b"event", b"name", 1, 64, False, None, "the evening's id on the wire (its club id); the board's identity "
-                                           "there is its CFG event and table: <event tag in 4 hex>.<table>"),
-    (b"key", b"key", 16, 16, True, None, "the key that signs the board's messages (its table's key in the join code)"),
-    (b"director_key", b"key", 16, 16, True, None, "the key the director signs the round and applied with"),
+    (b"ssid", b"bytes", 1, 32, False, False, None, "the Wi-Fi network's name"),
+    (b"wifi_password", b"bytes", 8, 63, True, True, None, "the Wi-Fi's passphrase (- for an open network)"),
+    (b"broker_host", b"host", 1, 64, False, False, None, "the MQTT broker's host name or IPv4 address"),
+    (b"broker_port", b"int", 1, 65535, False, False, 1883, "the broker's port"),
+    (b"broker_user", b"bytes", 1, 64, False, True, None, "the board's broker login: its table's user"),
+    (b"broker_password", b"bytes", 1, 64, True, True, None, "that login's password"),
+    (b"event", b"name", 1, 64, False, False, None, "the evening's id on the wire (its club id); the board's "
+                                                  "identity there is its CFG event and table: <tag, 4 hex>.<table>"),
+    (b"key", b"key", 16, 16, True, False, None, "the key that signs the board's messages (its table's key in "
+                                                "the join code), 32 hex digits"),
+    (b"director_key", b"key", 16, 16, True, False, None, "the key the director signs the round and applied "
+                                                         "with (in the join code), 32 hex digits"),
 )
 NET_KEY_NAMES = tuple(row[0] for row in NET_KEYS)
 (NET_SSID, NET_WIFI_PASSWORD, NET_BROKER_HOST, NET_BROKER_PORT, NET_BROKER_USER, NET_BROKER_PASSWORD,
  NET_EVENT, NET_KEY, NET_DIRECTOR_KEY) = range(len(NET_KEYS))
-NET_FIELDS = ("wifi", "enrolled", "joined", "broker", "waiting", "error", "NET.key", "NET.value")
+NET_FIELDS = ("wifi", "enrolled", "joined", "broker", "waiting", "error", "key", "value")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
 _CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
@@ -144,9 +147,9 @@ VERBS = (
     (b"NET", ((b"op", T_WORD, NET_OPS, 0, b""), (b"key", T_WORD, NET_KEY_NAMES, 0, b""),
               (b"value", T_ESC, 1, MAX_NET_VALUE, b"")), 3,
      NET_FIELDS,
-     "the club link of a board with Wi-Fi (docs/club-mqtt.md, A board on the club's Wi-Fi): NET reads its state; "
-     "NET GET key / NET SET key value a setting (see NET_KEYS; a secret reads back as set); NET LEAVE leaves the "
-     "evening (settings and numbering forgotten)", b"net"),
+     "the club link of a board with Wi-Fi (docs/club-mqtt.md, A board on the club's Wi-Fi): NET and NET LEAVE "
+     "(the evening left: settings and numbering forgotten) reply the link's state (wifi to error); NET GET key "
+     "and NET SET key value (NET_KEYS) reply key and value (a secret's value: set)", b"net"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
  V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS))
@@ -504,7 +507,7 @@ class Request:
                 value = value << 4 | h
         elif kind == T_ESC:
             if end - start > hi:
-                return self._fail(E_RANGE, b"too long for one line: at most 90 characters, escapes included")
+                return self._fail(E_RANGE, b"too long for one line: at most 84 characters, escapes included")
             if unescape_into(line, start, end, None) < 0:
                 return self._fail(E_ARGS, b"write each space, *, % and byte outside printable ASCII as %XX")
             value = start << 8 | end

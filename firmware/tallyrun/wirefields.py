@@ -71,6 +71,6 @@ FIELDS = (
                       "broker_unreachable, broker_refused (the broker said no to the login), broker_lost, "
                       "director_key (a director's message failed its signature), director_ahead (the director "
                       "applied more of this board than it numbered), memory"),
-    ("NET.key", "word", "the NET key GET or SET named, - for none"),
+    ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )

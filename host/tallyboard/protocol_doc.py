@@ -230,7 +230,7 @@ def spec() -> dict[str, Any]:
         "config_keys": [{"key": _text(k[0]), "type": P.TYPE_NAMES[k[1]], "min": k[2], "max": k[3],
                          "per_player": bool(k[4]), "default": _default(k)} for k in P.CONFIG_KEYS],
         "net_keys": [{"key": _text(k[0]), "form": _text(k[1]), "min": k[2], "max": k[3], "secret": k[4],
-                      "default": k[5], "may_be_none": k[2] == 0, "meaning": k[6]} for k in P.NET_KEYS],
+                      "may_be_none": k[5], "default": k[6], "meaning": k[7]} for k in P.NET_KEYS],
         "ev_decoding": EV_DECODING,
         "games": game_rows,
     }
@@ -299,9 +299,11 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
                                                                  f["index"] or "", f["meaning"]))
         out.append("")
     lines = ["| Key | Form | Range | Secret | Default | What |", "|---|---|---|---|---|---|"]
+    units = {"bytes": " bytes", "name": " characters", "host": " characters", "key": " bytes", "int": ""}
     for key in doc["net_keys"]:
         lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
-            key["key"], key["form"], "%d-%d" % (key["min"], key["max"]) + (" or -" if key["may_be_none"] else ""),
+            key["key"], key["form"], "%d-%d%s" % (key["min"], key["max"], units[key["form"]])
+            + (" or -" if key["may_be_none"] else ""),
             "yes" if key["secret"] else "no", "—" if key["default"] is None else key["default"], key["meaning"]))
     net_keys = "\n".join(lines)
     return {"verbs": verbs, "fields": fields, "events": events, "errors": errors, "net_keys": net_keys,

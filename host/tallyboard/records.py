@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from tallycore import game as core_game
+from tallynet import tablestate
 
 from . import files, games, names
 from .errors import RecordError
 from .games.base import LoadedGame
 
-FORMAT = "tallyboard/1"
+FORMAT = tablestate.FORMAT
 READABLE_FORMATS = (FORMAT,)
 
 
@@ -152,8 +153,4 @@ def hands_of(game: core_game.Game, name: str) -> list[Any]:
 
 
 def to_document(name: str, players: list[str], options: dict, game: core_game.Game) -> dict:
-    doc: dict[str, Any] = {"format": FORMAT, "game": name, "players": list(players)}
-    if options:
-        doc["options"] = dict(options)
-    doc["hands"] = hands_of(without_pending(game), name)
-    return doc
+    return tablestate.record(name, players, options, hands_of(without_pending(game), name))

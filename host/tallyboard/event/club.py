@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from tallynet import tablestate
+
 from .. import database
 from ..club import envelope
 from ..club.link import ConnectionRefused, DirectorLink, TableLink
@@ -495,11 +497,9 @@ class TableHost:
             return
         game = store.games.get((round, table))
         attached = store.attached.get(table, {})
-        body = {"table": table, "round": round, "host": self.name,
-                "board_id": attached.get("board_id") or f"board@{self.tag:04X}.{table}",
-                "status": attached.get("status", OK),
-                "record": game[0] if game else None, "stamp": game[1] if game else None,
-                "pending": store.pendings.get((round, table))}
+        body = tablestate.body(table, round, self.name, attached.get("board_id") or f"board@{self.tag:04X}.{table}",
+                               attached.get("status", OK), game[0] if game else None, game[1] if game else None,
+                               store.pendings.get((round, table)))
         board = board_ident(self.tag, table)
         text = json.dumps(body, sort_keys=True)
         with self._lock:
@@ -508,8 +508,7 @@ class TableHost:
                                  (board, round)).fetchone()
                 if row is not None and row[0] == text:     # nothing written: the transaction ends empty
                     return
-                before = len((json.loads(row[0]).get("record") or {}).get("hands", [])) if row else 0
-                kind = "hand" if body["record"] and len(body["record"]["hands"]) > before else "state"
+                kind = tablestate.kind(body, json.loads(row[0]) if row else None)
                 self.outbox.add_in(db, board, kind, body)
                 db.execute("INSERT OR REPLACE INTO club_last (board, round, body) VALUES (?, ?, ?)",
                            (board, round, text))

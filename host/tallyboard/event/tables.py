@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tallycore import game as core_game
+from tallynet import tablestate
 from tallyrun import protocol
 
 from .standings import game_length
@@ -73,10 +74,9 @@ def event_folder(event: Any) -> Path:
 
 def board_name(name: str) -> str:
     """A player's name as a board takes it (docs/protocol.md: 1-12 letters,
-    digits, _ - .): spaces become _, other characters are left out."""
-    text = "".join(c if c.isascii() and (c.isalnum() or c in "_-.") else "_" if c == " " else ""
-                   for c in name.strip())
-    return text[:protocol.MAX_NAME] or "P"
+    digits, _ - .): spaces become _, other characters are left out
+    (tallynet.tablestate: a board on Wi-Fi seats itself with the same)."""
+    return tablestate.board_name(name)
 
 
 class Refused(TallyboardError):
@@ -439,9 +439,9 @@ class Tables:
         if known.round == 0 or fields.get("game") != club.name or fields.get("players") != "4":
             self._status(known, NO_GAME if fields.get("game") in ("-", "") else OK)
             return False
-        stamp = {key: fields.get(key, "") for key in ("game", "players", "options", "n", "top", "lcrc", "held")}
-        stamp["board_id"] = self._board_id(known.table, board)
-        stamp["round"] = known.round
+        stamp = tablestate.stamp(*(fields.get(key, "") for key in ("game", "players", "options", "n", "top", "lcrc",
+                                                                   "held")),
+                                 board_id=self._board_id(known.table, board), round=known.round)
         if stamp == known.saved:
             self._status(known, OK)
             return False
@@ -485,9 +485,8 @@ def pending_of(current: BoardGame, names: list[str]) -> dict | None:
     game = current.game
     if game is None or not game.held:
         return None
-    return {"hand": game.held_hand(),
-            "waiting_for": [names[p] for p in range(game.players) if game.held_by >> p & 1],
-            "scores": [game.held_scores[p] for p in range(game.players)]}
+    return tablestate.pending(game.held_hand(), [names[p] for p in range(game.players) if game.held_by >> p & 1],
+                              [game.held_scores[p] for p in range(game.players)])
 
 
 def _setting(board: Board, key: str) -> int:

@@ -39,25 +39,9 @@ def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
     )
 
 
-def _contract(event: int) -> dict[str, Any]:
-    nobody = skicket.NOBODY
-    doubler = skicket.doubled_by_of(event)
-    redoubler = skicket.redoubled_by_of(event)
-    return {
-        "purchaser": skicket.purchaser_of(event),
-        "bid": skicket.bid_text(skicket.level_of(event), skicket.strain_of(event)),
-        "doubled_by": None if doubler == nobody else doubler,
-        "redoubled_by": None if redoubler == nobody else redoubler,
-        "lone": bool(skicket.lone_of(event)),
-        "tricks": skicket.tricks_of(event),
-    }
-
-
 def record_hand(events: list[int]) -> Any:
     (event,) = events
-    if event == skicket.MISDEAL:
-        return {"misdeal": True}
-    return _contract(event)
+    return skicket.record_hand(event)    # the core writes it: a board on Wi-Fi sends the same
 
 
 def closes(event: int) -> bool:
@@ -123,7 +107,7 @@ def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
             entry["reversed"] = bool(skicket.reversed_half(hand))
         entry["dealer"] = skicket.dealer(hand)
         entry["seats"] = [skicket.seat_player(hand, s) for s in range(4)]
-        entry.update(_contract(event))
+        entry.update(skicket.record_hand(event))
         entry["made"] = bool(skicket.made(event))
         entry["scores"] = scores
         hands.append(entry)
@@ -243,7 +227,7 @@ def send(board: Any, event: int) -> tuple[str, Callable[[], dict[str, str]]]:
     """The event as HAND or MISDEAL."""
     if event == skicket.MISDEAL:
         return "MISDEAL", lambda: board.game_verb("MISDEAL")
-    contract = _contract(event)
+    contract = skicket.record_hand(event)
     args = (contract["purchaser"], contract["bid"], contract["doubled_by"], contract["redoubled_by"],
             contract["lone"], contract["tricks"])
     text = "HAND " + " ".join("-" if a is None else str(int(a) if isinstance(a, bool) else a) for a in args)

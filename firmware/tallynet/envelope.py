@@ -1,0 +1,180 @@
+# The club's signed envelope on the board (docs/club-mqtt.md, "The
+# envelope"): the same bytes as the host's tallyboard.club.envelope.seal,
+# so the director cannot tell a board's message from a table host's.
+#
+#   {"board":..,"body":{..},"event":..,"kind":..,"seq":..,"sig":"<64 hex>","v":1}
+#
+# canonical(): JSON with the keys sorted, "," and ":" without spaces, ASCII
+# only (\uXXXX beyond), as Python's json.dumps(sort_keys=True,
+# separators=(",", ":"), ensure_ascii=True) writes it; MicroPython's json
+# sorts nothing, so it is written here. Whole numbers only: a float is refused.
+# hmac_sha256(): RFC 2104 over hashlib.sha256 (on rp2 and the unix port).
+# open_director(): a message from the director checked as the host checks
+# it: exactly the envelope's fields, this evening, the director's signature
+# (compared in constant time), a whole-number seq. Nothing is evaluated.
+import hashlib
+import json
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+VERSION = const(1)
+DIRECTOR = "director"
+MAX_BYTES = const(65536)
+MAX_DEPTH = const(8)
+_BLOCK = const(64)
+_HEX = "0123456789abcdef"
+_ESCAPES = {34: '\\"', 92: "\\\\", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t"}
+_FIELDS = ("board", "body", "event", "kind", "seq", "sig", "v")
+
+
+def _string(text, out):
+    out.append('"')
+    start = 0
+    for i in range(len(text)):
+        c = ord(text[i])
+        if 32 <= c < 127 and c != 34 and c != 92:
+            continue
+        if start < i:
+            out.append(text[start:i])
+        start = i + 1
+        if c in _ESCAPES:
+            out.append(_ESCAPES[c])
+        elif c < 0x10000:
+            out.append("\\u%04x" % c)
+        else:   # beyond the BMP: a surrogate pair, as Python writes it
+            c -= 0x10000
+            out.append("\\u%04x\\u%04x" % (0xD800 | c >> 10, 0xDC00 | c & 0x3FF))
+    if start < len(text):
+        out.append(text[start:])
+    out.append('"')
+
+
+def _value(value, out, depth):
+    if depth > MAX_DEPTH + 1:
+        raise ValueError("nested deeper than %d" % MAX_DEPTH)
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(str(value))
+    elif isinstance(value, str):
+        _string(value, out)
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key in sorted(value):
+            if not isinstance(key, str):
+                raise ValueError("a key that is not text")
+            if not first:
+                out.append(",")
+            first = False
+            _string(key, out)
+            out.append(":")
+            _value(value[key], out, depth + 1)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for i in range(len(value)):
+            if i:
+                out.append(",")
+            _value(value[i], out, depth + 1)
+        out.append("]")
+    else:
+        raise ValueError("only whole numbers, text, true, false, null, lists and objects are sent")
+
+
+def canonical(fields):
+    """The canonical JSON of a value, as bytes (ASCII)."""
+    out = []
+    _value(fields, out, 0)
+    return "".join(out).encode()
+
+
+def hmac_sha256(key, data):
+    """HMAC-SHA256 (RFC 2104) of data with key: 32 bytes."""
+    if len(key) > _BLOCK:
+        key = hashlib.sha256(key).digest()
+    inner = bytearray(_BLOCK)
+    outer = bytearray(_BLOCK)
+    for i in range(_BLOCK):
+        c = key[i] if i < len(key) else 0
+        inner[i] = c ^ 0x36
+        outer[i] = c ^ 0x5C
+    digest = hashlib.sha256(inner)
+    digest.update(data)
+    second = hashlib.sha256(outer)
+    second.update(digest.digest())
+    return second.digest()
+
+
+def hex_digest(data):
+    out = []
+    for c in data:
+        out.append(_HEX[c >> 4])
+        out.append(_HEX[c & 15])
+    return "".join(out)
+
+
+def signature(key, fields):
+    """The sig of an envelope's fields (every one but sig): 64 lowercase hex digits."""
+    return hex_digest(hmac_sha256(key, canonical(fields)))
+
+
+def seal(key, event, board, seq, kind, body):
+    """The message's bytes, signed: what the host's envelope.seal gives."""
+    return seal_body(key, event, board, seq, kind, canonical(body))
+
+
+def seal_body(key, event, board, seq, kind, body):
+    """seal() for a body already in canonical JSON (bytes): a message sent
+    again after a power cut is the same bytes as before it."""
+    head = canonical({"board": board})[:-1] + b',"body":'
+    tail = (b"," + canonical({"event": event, "kind": kind, "seq": seq})[1:-1])
+    unsigned = head + body + tail + b',"v":%d}' % VERSION
+    sig = hex_digest(hmac_sha256(key, unsigned)).encode()
+    data = head + body + tail + b',"sig":"' + sig + b'","v":%d}' % VERSION
+    if len(data) > MAX_BYTES:
+        raise ValueError("message of %d bytes; at most %d" % (len(data), MAX_BYTES))
+    return data
+
+
+def _same(a, b):
+    # constant time over the length of a signature
+    if len(a) != len(b):
+        return False
+    diff = 0
+    for i in range(len(a)):
+        diff |= ord(a[i]) ^ ord(b[i])
+    return diff == 0
+
+
+def open_director(data, key, event, kind):
+    """A director's message of that kind (round, applied) from the bytes
+    received, checked; ValueError (a short word for NET's error=, then why)
+    if it is not to be taken."""
+    if len(data) > MAX_BYTES:
+        raise ValueError("too long")
+    try:
+        message = json.loads(data)
+    except (ValueError, TypeError):
+        raise ValueError("not JSON")
+    if not isinstance(message, dict) or sorted(message) != list(_FIELDS):
+        raise ValueError("not an envelope")
+    if message["v"] != VERSION or message["event"] != event or message["board"] != DIRECTOR:
+        raise ValueError("another version, evening or sender")
+    if message["kind"] != kind or not isinstance(message["body"], dict):
+        raise ValueError("not a %s" % kind)
+    seq = message["seq"]
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or seq > 0x1FFFFFFFFFFFFF:
+        raise ValueError("seq out of range")
+    sig = message.pop("sig")
+    if not isinstance(sig, str) or not _same(signature(key, message), sig):
+        raise ValueError("signature")
+    return message

@@ -1,0 +1,449 @@
+# The club link of a board on Wi-Fi (docs/club-mqtt.md, "A board on the
+# club's Wi-Fi"): one cooperative task in the app's asyncio loop, beside the
+# USB protocol, never in its way. Each step does a bounded slice of work and
+# returns: joins the Wi-Fi (network.WLAN; backoff doubling to 30 s), keeps
+# the MQTT client going (chumicro_mqtt: non-blocking, one slice a tick, its
+# own reconnection with backoff), takes the director's round and applied,
+# seats the board, and publishes the table's state.
+#
+# The journal is the outbox (tallynet.outbox): after an acknowledged change
+# (the app's on_change) the body is composed from the game when the host is
+# quiet; if it differs from the last one numbered and the director has
+# confirmed that one, the next seq is written to flash with the body, then
+# published. An unconfirmed one is sent again after every reconnection and
+# when the director has not confirmed it in 5 s (doubling to 5 minutes).
+#
+# MQTT callbacks only queue what arrived (aiomqtt's rule); the step handles it.
+import gc
+
+try:
+    import asyncio
+except ImportError:  # older MicroPython
+    import uasyncio as asyncio  # type: ignore
+
+try:
+    from time import ticks_add, ticks_diff, ticks_ms
+except ImportError:  # CPython (the tests import this module)
+    from tallypanel.inputs import ticks_diff, ticks_ms
+
+    def ticks_add(ticks, delta):  # type: ignore[misc]
+        return (ticks + delta) & 0x3FFFFFFF
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+import network
+
+from tallyrun import protocol as P
+from tallyrun import replies
+from tallynet import envelope, tablestate
+from tallynet.outbox import Outbox, Seat, from_round
+from tallynet.settings import NOT_ENROLLED
+
+ROOT = "tallyboard"
+KEEPALIVE_S = const(15)
+STEP_MS = const(20)              # between steps while something is under way
+IDLE_MS = const(100)             # between steps while all is quiet
+QUIET_MS = const(50)             # the host quiet this long before the body is composed
+WIFI_BACKOFF_MS = const(1000)    # the first wait before joining again; doubles to WIFI_BACKOFF_MAX_MS
+WIFI_BACKOFF_MAX_MS = const(30000)
+WIFI_JOIN_MS = const(20000)      # a join that has not given an address by then is started again
+APPLIED_GRACE_MS = const(1000)   # after a connection: the retained applied comes first, if the director has one
+RESEND_MS = const(5000)          # the director has this long to confirm before the message goes again
+RESEND_MAX_MS = const(300000)
+REFUSED_RETRY_MS = const(30000)  # the broker refused the login: tried again this often (an ACL set up late)
+MAX_INBOX = const(4)             # messages waiting for the step (round and applied are retained: the latest counts)
+RX_BUFFER = const(4096)          # the largest round taken whole
+
+(_IDLE, _JOINING) = range(2)
+
+
+class Link:
+    def __init__(self, app, net):
+        self.app = app
+        self.net = net
+        self.outbox = Outbox(app.root)
+        self.outbox.load()
+        self.seat = Seat(app.root)
+        self.seat.load()
+        self.generation = -1
+        self.inbox = []
+        self.dirty = True            # the game or a setting changed since the body was composed
+        self.body = None             # the body composed last (canonical JSON) and its hands
+        self.body_hands = 0
+        self.applied = -1            # the director's applied for this board (-1: not heard since the start)
+        self.wlan = None
+        self.wifi_state = _IDLE
+        self.wifi_at = 0             # when to join again / when the join began
+        self.wifi_backoff = WIFI_BACKOFF_MS
+        self.client = None
+        self.connected_at = None     # when the broker took this connection (None: not connected)
+        self.refused_at = None
+        self.send_now = False        # the unconfirmed message goes at the next chance
+        self.resend_at = 0
+        self.resend_wait = RESEND_MS
+        self.sent = 0                # publishes (benchmarks, tests)
+        self.ident = ""
+        self.event = ""
+        self.topic_round = ""
+        self.topic_applied = ""
+        self.topic_out = ""
+        app.on_change(self._changed)
+        net.forget = self.forget
+        if self.outbox.damaged:
+            app.note("network: netout.txt could not be read; the board numbers on from the director's applied")
+
+    # ------------------------------------------------------------ the app's side
+    def _changed(self, kind):
+        self.dirty = True
+
+    def forget(self):
+        """NET LEAVE: the numbering and the round go with the settings."""
+        self.outbox.forget()
+        self.seat.forget()
+        self.applied = -1
+        self.body = None
+        self.dirty = True
+
+    async def run(self):
+        while True:
+            busy = False
+            try:
+                busy = self.step(ticks_ms())
+            except MemoryError:
+                self._drop_client()
+                self.net.error = "memory"
+                gc.collect()
+            except Exception as exc:   # a bug here must not stop the scoring: said once, then tried again
+                self.net.error = "link"
+                self._drop_client()
+                self.app.internal_errors += 1
+                self.app.note("network: %s: %s" % (type(exc).__name__, exc))
+                await asyncio.sleep_ms(WIFI_BACKOFF_MAX_MS)
+            await asyncio.sleep_ms(STEP_MS if busy else IDLE_MS)
+
+    # ------------------------------------------------------------ one step
+    def step(self, now):
+        """A bounded slice of the link's work; True while something is under way."""
+        net = self.net
+        if net.generation != self.generation:
+            self._restart()
+        if not net.enrolled(self.app.config):
+            net.error = NOT_ENROLLED
+            return False
+        if not self._wifi(now):
+            return self.wifi_state == _JOINING
+        client = self.client
+        if client is None:
+            client = self._new_client()
+        if client.check(now):
+            client.handle(now)
+        self._watch_broker(now)
+        while self.inbox:
+            topic, payload = self.inbox.pop(0)
+            self._take(topic, payload)
+        if self.connected_at is None:
+            return True
+        ready = self.applied >= 0 or ticks_diff(now, self.connected_at) >= APPLIED_GRACE_MS
+        if ready:
+            self._maybe_seat()
+            self._publish(now)
+        net.waiting = self._waiting()
+        return bool(self.inbox) or net.waiting > 0 or not ready
+
+    def _restart(self):
+        """The settings changed (or the first step): everything from them again."""
+        net = self.net
+        self.generation = net.generation
+        self._drop_client()
+        if self.wlan is not None:
+            try:
+                self.wlan.disconnect()
+            except OSError:
+                pass
+        net.joined = False
+        self.wifi_state = _IDLE
+        self.wifi_at = ticks_ms()
+        self.wifi_backoff = WIFI_BACKOFF_MS
+        config = self.app.config
+        self.ident = net.ident(config)
+        event = net.get(P.NET_EVENT)
+        self.event = event.decode() if event else ""
+        self.topic_round = "%s/%s/director/round" % (ROOT, self.event)
+        self.topic_applied = "%s/%s/director/applied/%s" % (ROOT, self.event, self.ident)
+        self.topic_out = "%s/%s/table/%s/" % (ROOT, self.event, self.ident)
+        self.dirty = True
+
+    # ------------------------------------------------------------ Wi-Fi
+    def _wifi(self, now):
+        """Whether the board is on the Wi-Fi with an address; joins (again) with backoff."""
+        net = self.net
+        wlan = self.wlan
+        if wlan is None:
+            wlan = self.wlan = network.WLAN(network.STA_IF)
+            wlan.active(True)
+        if wlan.isconnected():
+            if not net.joined:
+                net.joined = True
+                self.wifi_state = _IDLE
+                self.wifi_backoff = WIFI_BACKOFF_MS
+                if net.error in ("no_network", "wifi_password", "no_address"):
+                    net.error = None
+            return True
+        if net.joined:            # the access point went away
+            net.joined = False
+            net.error = "no_network"
+            self._drop_client()
+            self.wifi_state = _IDLE
+            self.wifi_at = now
+        status = wlan.status()
+        if self.wifi_state == _JOINING:
+            if status == network.STAT_WRONG_PASSWORD:
+                net.error = "wifi_password"
+            elif status == network.STAT_NO_AP_FOUND or status == network.STAT_CONNECT_FAIL:
+                net.error = "no_network"
+            elif status == network.STAT_CONNECTING and ticks_diff(now, self.wifi_at) < WIFI_JOIN_MS:
+                return False
+            elif status != network.STAT_CONNECTING:
+                net.error = "no_address"
+            else:
+                net.error = "no_network"
+            self.wifi_state = _IDLE
+            self.wifi_at = ticks_add(now, self.wifi_backoff)
+            self.wifi_backoff = min(self.wifi_backoff * 2, WIFI_BACKOFF_MAX_MS)
+            return False
+        if ticks_diff(now, self.wifi_at) < 0:
+            return False
+        password = net.get(P.NET_WIFI_PASSWORD)
+        ssid = net.get(P.NET_SSID)
+        try:
+            wlan.connect(ssid, password) if password is not None else wlan.connect(ssid)
+        except OSError:
+            self.wifi_at = ticks_add(now, self.wifi_backoff)
+            return False
+        self.wifi_state = _JOINING
+        self.wifi_at = now
+        return False
+
+    # ------------------------------------------------------------ the broker
+    def _status(self, online):
+        key = self.net.key()
+        return envelope.seal(key, self.event, self._client_id(), 0, "status",
+                             {"online": online, "boards": [self.ident]})
+
+    def _client_id(self):
+        return "%s-%s" % (self.event, tablestate.host_of(self.ident))
+
+    def _new_client(self):
+        from chumicro_mqtt import MQTTClient
+        from chumicro_sockets.sockets_factory import fixed_connector_factory
+        net = self.net
+        user = net.get(P.NET_BROKER_USER)
+        password = net.get(P.NET_BROKER_PASSWORD)
+        client = MQTTClient(
+            transport_factory=fixed_connector_factory(net.get(P.NET_BROKER_HOST).decode(),
+                                                      net.get(P.NET_BROKER_PORT)),
+            client_id=self._client_id(), keep_alive_seconds=KEEPALIVE_S, clean_session=True,
+            username=user.decode() if user is not None else None,
+            password=password.decode() if password is not None else None,
+            will_topic=self._status_topic(), will_message=self._status(False), will_qos=1, will_retain=True,
+            rx_buffer_size=RX_BUFFER, when_disconnected="raise", max_tx_queue_size=4)
+        client.on_message = self._queue
+        client.subscribe(self.topic_round, 1)
+        client.subscribe(self.topic_applied, 1)
+        client.connect()
+        self.client = client
+        self.connected_at = None
+        self.refused_at = None
+        return client
+
+    def _status_topic(self):
+        return "%s/%s/host/%s/status" % (ROOT, self.event, self._client_id())
+
+    def _queue(self, topic, payload):
+        """The client's callback: queue only (the step takes it)."""
+        if len(self.inbox) >= MAX_INBOX:
+            self.inbox.pop(0)     # retained state: a later one of the same topic comes again
+        self.inbox.append((topic, payload))
+
+    def _watch_broker(self, now):
+        client = self.client
+        net = self.net
+        connected = client.state == "connected"
+        if connected and self.connected_at is None:
+            self.connected_at = now
+            net.broker = True
+            net.error = None
+            self.send_now = True
+            self.resend_wait = RESEND_MS
+            self.applied = -1 if self.outbox.seq == 0 else self.applied
+            try:
+                client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
+            except Exception:   # backpressure: the will says offline; the next connection says online
+                pass
+        elif not connected and self.connected_at is not None:
+            self.connected_at = None
+            net.broker = False
+            net.error = "broker_lost"
+        if not connected and client.state == "failed":
+            error = client.last_error
+            code = getattr(error, "return_code", 0)
+            if code in (4, 5):
+                net.error = "broker_refused"
+                if self.refused_at is None:
+                    self.refused_at = now
+                elif ticks_diff(now, self.refused_at) >= REFUSED_RETRY_MS:
+                    self.refused_at = None
+                    client.connect()
+            elif error is not None and net.error != "broker_lost":
+                net.error = "broker_unreachable"
+
+    def _drop_client(self):
+        client = self.client
+        self.client = None
+        self.connected_at = None
+        self.net.broker = False
+        self.inbox = []
+        if client is not None:
+            try:
+                client.disconnect()
+            except Exception:
+                pass
+
+    # ------------------------------------------------------------ the director's messages
+    def _take(self, topic, payload):
+        net = self.net
+        key = net.director_key()
+        try:
+            if topic == self.topic_applied:
+                message = envelope.open_director(payload, key, self.event, "applied")
+                body = message["body"]
+                seq = body.get("seq")
+                if body.get("board") != self.ident or not isinstance(seq, int) or seq < 0:
+                    raise ValueError("not this board's applied")
+                self._applied(seq)
+            elif topic == self.topic_round:
+                message = envelope.open_director(payload, key, self.event, "round")
+                if message["seq"] <= self.seat.rseq():
+                    return          # this one, or an older one, taken already
+                seat = from_round(message["body"], message["seq"], self.app.config.table)
+                self.seat.save(seat, self.seat.seated)
+        except ValueError as exc:
+            net.error = "director_key" if str(exc) == "signature" else "director_message"
+        except OSError:
+            net.error = "flash"
+
+    def _applied(self, seq):
+        outbox = self.outbox
+        if seq > outbox.seq:
+            if outbox.seq == 0:            # enrolled again in this evening: number on from the director's
+                outbox.adopt(seq)
+            else:
+                self.net.error = "director_ahead"
+                return
+        self.applied = seq
+        if seq >= outbox.seq:
+            self.resend_wait = RESEND_MS
+
+    # ------------------------------------------------------------ seating
+    def _maybe_seat(self):
+        seat = self.seat.latest
+        if seat is None or seat["names"] is None:
+            return
+        app = self.app
+        config = app.config
+        game = app.game
+        index = _game_index(seat["game"])
+        if index < 0:
+            self.net.error = "director_message"
+            return
+        names = [tablestate.board_name(n) for n in seat["names"]]
+        here = (config.round == seat["round"] and game.rules is not None and game.index == index
+                and game.options == seat["options"] and game.players == 4)
+        if here:
+            if self.seat.seated != seat:
+                self.seat.save(seat, seat)       # the same round published again (a name changed, say)
+                self.dirty = True
+            for player in range(4):
+                if config.names[player] != names[player]:
+                    app.local_cfg(P.CFG_NAME, player, names[player])
+            return
+        if config.round != 0 and (self._waiting() or self.dirty):
+            return       # the last round's game goes to the director whole before a new one replaces it
+        if config.round != 0:
+            app.local_cfg(P.CFG_ROUND, 0, 0)
+        self.seat.save(seat, seat)
+        refused = app._new(0, 0, index, 4, seat["options"], False)
+        if refused is not None:
+            self.net.error = "director_message"
+            return
+        for player in range(4):
+            if config.names[player] != names[player]:
+                app.local_cfg(P.CFG_NAME, player, names[player])
+        app.local_cfg(P.CFG_ROUND, 0, seat["round"])
+
+    # ------------------------------------------------------------ publishing
+    def _waiting(self):
+        outbox = self.outbox
+        unconfirmed = 1 if outbox.seq > 0 and self.applied < outbox.seq else 0
+        moved = 1 if self.body is not None and self.body != outbox.body else 0
+        return unconfirmed + moved
+
+    def _compose(self):
+        app = self.app
+        config = app.config
+        game = app.game
+        seat = self.seat.seated
+        names = seat["names"] if seat is not None and seat["round"] == config.round else None
+        options = seat["record_options"] if names is not None else None
+        name = P.GAME_NAMES[game.index].decode() if game.rules is not None else None
+        board_id = "%s@%s" % (app.board_name, self.ident)
+        held = str(game.held) if game.held else "-"
+        lcrc = "%04X" % replies.log_crc(app)
+        body = tablestate.board_body(game, name, config.round, config.table, self.ident, board_id, names,
+                                     options, lcrc, held)
+        self.body = envelope.canonical(body)
+        self.body_hands = tablestate.hands_in(body)
+
+    def _publish(self, now):
+        app = self.app
+        outbox = self.outbox
+        if self.dirty and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= QUIET_MS:
+            self.dirty = False
+            self._compose()
+        confirmed = outbox.seq == 0 or self.applied >= outbox.seq
+        if confirmed and self.body is not None and self.body != outbox.body:
+            kind = "hand" if self.body_hands > outbox.hands and self.body_hands else "state"
+            try:
+                outbox.number(kind, self.body_hands, self.body)
+            except OSError:
+                self.net.error = "flash"
+                return
+            self.send_now = True
+            self.resend_wait = RESEND_MS
+            confirmed = False
+        if confirmed:
+            return
+        if self.send_now or ticks_diff(now, self.resend_at) >= 0:
+            payload = envelope.seal_body(self.net.key(), self.event, self.ident, outbox.seq, outbox.kind,
+                                         outbox.body)
+            try:
+                self.client.publish(self.topic_out + outbox.kind, payload, qos=1)
+            except Exception:   # backpressure, or the connection just went: the next step tries again
+                return
+            self.sent += 1
+            if not self.send_now:
+                self.resend_wait = min(self.resend_wait * 2, RESEND_MAX_MS)
+            self.send_now = False
+            self.resend_at = ticks_add(now, self.resend_wait)
+
+
+def _game_index(name):
+    data = name.encode()
+    for index in range(len(P.GAME_NAMES)):
+        if P.GAME_NAMES[index] == data:
+            return index
+    return -1

@@ -1,0 +1,98 @@
+# A table's state as the director takes it (docs/club-mqtt.md, "Payloads"):
+# the body of every `hand` and `state` message, written in ONE place. A table
+# host (host/tallyboard/event/club.py, tables.py, records.py) and a board on
+# the club's Wi-Fi (tallynet.link, from its own game: board_body) both
+# compose it with these functions, so the director cannot tell them apart.
+# Plain dicts, lists, text and whole numbers: the envelope's canonical JSON.
+try:
+    from tallycore.game import HELD_APPLY
+except ImportError:  # pragma: no cover
+    HELD_APPLY = 1
+
+FORMAT = "tallyboard/1"          # docs/records.md: a game record's format
+OK = "ok"                        # a table's status: its board answers and is its table's
+NO_GAME = "no game"              # ... and has no game of the evening
+MAX_NAME = 12                    # a name as a board keeps it (protocol.MAX_NAME)
+
+
+def board_name(name):
+    """A player's name as a board takes it (docs/protocol.md: 1-12 letters,
+    digits, _ - .): spaces become _, other characters are left out."""
+    out = []
+    for c in name.strip():
+        if c == " ":
+            out.append("_")
+        elif c in "_-." or "0" <= c <= "9" or "A" <= c <= "Z" or "a" <= c <= "z":
+            out.append(c)
+    return "".join(out)[:MAX_NAME] or "P"
+
+
+def host_of(ident):
+    """The name a board on Wi-Fi goes by as its own table host (its bodies'
+    `host`, its client id's tail): board-<identity>."""
+    return "board-" + ident
+
+
+def record(game, players, options, hands):
+    """A game record (docs/records.md): options (its document) left out when empty."""
+    doc = {"format": FORMAT, "game": game, "players": list(players)}
+    if options:
+        doc["options"] = dict(options)
+    doc["hands"] = hands
+    return doc
+
+
+def stamp(game, players, options, n, top, lcrc, held, board_id, round):
+    """Where the board's journal stood when the record was read: OPEN's fields
+    as it writes them (text), the board's id and its round."""
+    return {"game": game, "players": players, "options": options, "n": n, "top": top, "lcrc": lcrc,
+            "held": held, "board_id": board_id, "round": round}
+
+
+def pending(hand, waiting_for, scores):
+    """The hand a board holds for its confirmation (docs/rules.md CF)."""
+    return {"hand": hand, "waiting_for": list(waiting_for), "scores": list(scores)}
+
+
+def body(table, round, host, board_id, status, record, stamp, pending):
+    """The body of a table's hand or state message."""
+    return {"table": table, "round": round, "host": host, "board_id": board_id, "status": status,
+            "record": record, "stamp": stamp, "pending": pending}
+
+
+def hands_in(body):
+    record = body.get("record") if isinstance(body, dict) else None
+    return len(record["hands"]) if isinstance(record, dict) and isinstance(record.get("hands"), list) else 0
+
+
+def kind(body, before):
+    """hand when the table's game has more hands than in the body sent before, else state."""
+    return "hand" if body["record"] and hands_in(body) > hands_in(before) else "state"
+
+
+# ---------------------------------------------------------------- on the board
+
+def board_body(game, game_name, round, table, ident, board_id, names, record_options, lcrc, held_kind):
+    """A board's own body, from its game (tallycore.game.Game): `game_name`
+    the name of its game (None: no game), `round` its CFG round, `names` the
+    table's four players as the director's round names them (the record's
+    players), `record_options` the record's options as the round gives them,
+    `lcrc` the CRC of its log as OPEN writes it (4 hex digits), `held_kind`
+    OPEN's held ("-" or the kind). A board holds the evening's game only once
+    its round was seated: before, its record and stamp are null."""
+    rules = game.rules
+    host = host_of(ident)
+    if round == 0 or rules is None or names is None or not hasattr(rules, "record_hand"):
+        return body(table, round, host, board_id, NO_GAME if rules is None else OK, None, None, None)
+    counted = game.n
+    if game.held == HELD_APPLY:
+        counted -= game.open_hand()       # a hand held counts whole or not at all (records.without_pending)
+    log = game.log
+    hands = [rules.record_hand(log[i]) for i in range(counted)]
+    held = None
+    if game.held:
+        held = pending(game.held_hand(), [names[p] for p in range(game.players) if game.held_by >> p & 1],
+                       [game.held_scores[p] for p in range(game.players)])
+    mark = stamp(game_name, str(game.players), str(game.options), str(game.n), str(game.top), lcrc,
+                 held_kind, board_id, round)
+    return body(table, round, host, board_id, OK, record(game_name, names, record_options, hands), mark, held)
