@@ -50,7 +50,7 @@ class BoardDef:
     def __init__(self):
         self.name = ""
         self.mcu = ""
-        self.wifi = False    # a Pico W / Pico 2 W: the network layer may load (if enrolled)
+        self.wifi = False    # a wireless chip (Pico W, Pico 2 W): the club link (tallynet) runs
         self.wireless_pin = NO_PIN   # without wifi: the first of WIFI_PINS it wires (a W could not run it)
         self.led_pin = 0
         self.led_count = 0
@@ -73,7 +73,6 @@ class BoardDef:
         self.budget_ma = 500
         self.ma_per_channel = 20
         self.idle_ma_per_led = 1
-        self.wifi = False           # a wireless chip (Pico W, Pico 2 W): the club link (tallynet) runs
 
     def led(self, player, row, hole):
         """LED index of a hole: row is STATION, TALLY or KING."""
@@ -169,11 +168,6 @@ def from_dict(d):
         b.encoder_b = _pin(encoder.get("b"), "encoder.b", used)
         b.encoder_push = _pin(encoder.get("push"), "encoder.push", used)
         b.steps_per_detent = _int(encoder.get("steps_per_detent", 4), "encoder.steps_per_detent", 1, 4)
-
-    wifi = d.get("wifi", False)
-    if not isinstance(wifi, bool):
-        raise ValueError("board: wifi must be true (a Pico W or Pico 2 W) or false")
-    b.wifi = wifi
 
     power = _section(d, "power")
     b.budget_ma = _int(power.get("budget_ma", 500), "power.budget_ma", 100, 20000)
