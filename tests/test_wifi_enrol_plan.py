@@ -72,9 +72,9 @@ def test_escaped_values_come_back_whole_through_the_boards_decoder():
     (code(3), None, "W", "password1", "mqtt://u:p@bad_host", "broker_host 'bad_host': a host name or IPv4 address"),
     (code(3), None, "W", "password1", "mqtt://u:p@h:70000", "the port is not a number from 1 to 65535"),
     (code(3), None, "W" * 30, "password1", "mqtt://u:p@h", None),          # 30 bytes: taken
-    (code(3), None, "\u2615" * 10, "password1", "mqtt://u:p@h", None),       # 30 bytes, 90 characters escaped: taken
-    (code(3), None, "\u2615" * 10 + "x", "password1", "mqtt://u:p@h",
-     "ssid: written for the board (91 characters with its escapes) it is longer than the 90 one line takes"),
+    (code(3), None, "\u2615" * 9 + "xyz", "password1", "mqtt://u:p@h", None),   # 30 bytes, 84 characters escaped
+    (code(3), None, "\u2615" * 9 + "wxyz", "password1", "mqtt://u:p@h",
+     "ssid: written for the board (85 characters with its escapes) it is longer than the 84 one line takes"),
 ])
 def test_what_the_board_would_refuse_is_said_first(join, table, ssid, password, url, words):
     if words is None:

@@ -28,7 +28,6 @@ from .link import parse_url
 NONE = "-"                    # NET SET key -: no value (an open network, no broker login)
 _HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,62}[A-Za-z0-9])?\Z")
 _KEYS = {row[0].decode(): row for row in protocol.NET_KEYS}
-SECRETS = frozenset(name for name, row in _KEYS.items() if row[4])
 
 # the board's `error` words (docs/protocol.md, NET's fields), in the user's words
 PROBLEMS = {
@@ -67,10 +66,10 @@ def escape(value: bytes) -> str:
 def check_value(key: str, value: bytes | None) -> None:
     """A NET setting's value against its row of protocol.NET_KEYS (None: `-`,
     where the key allows none); EnrolError in the user's words."""
-    name, form, lo, hi, secret, _default, what = _KEYS[key]
-    form = form.decode()
+    row = _KEYS[key]      # (key, form, lo, hi, secret, may be none, default, what)
+    form, lo, hi, secret, may_be_none, what = row[1].decode(), row[2], row[3], row[4], row[5], row[-1]
     if value is None:
-        if lo != 0:
+        if not may_be_none:
             raise EnrolError(f"{key}: {what} is needed")
         return
     shown = "it" if secret else repr(value.decode("utf-8", "replace"))
@@ -259,6 +258,29 @@ def enrol(board: Any, enrolment: Enrolment, port: str, say: Callable[[str], None
         raise EnrolError("the board took every setting but does not count itself enrolled: "
                          f"{state.problem or 'see tallyboard wifi status'}")
     return state
+
+
+# the problems a board does not get past by trying again: enrolment waits no longer for them
+LASTING = frozenset({"no_wifi", "wifi_password", "broker_refused", "director_key",
+                     "director_ahead"})
+
+
+def wait_linked(board: Any, seconds: float, poll: float = 0.5,
+                progress: Callable[[LinkState], None] | None = None) -> LinkState:
+    """NET until the board has reached the broker, a lasting problem, or
+    `seconds` pass; the last state (progress hears each new one)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    state, said = link_state(board), None
+    while True:
+        if state != said and progress is not None:
+            progress(state)
+        said = state
+        if state.broker or state.error in LASTING or time.monotonic() >= deadline:
+            return state
+        time.sleep(poll)
+        state = link_state(board)
 
 
 def leave(board: Any, port: str) -> str:

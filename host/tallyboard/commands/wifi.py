@@ -76,9 +76,11 @@ def _print_state(state: object, settings: dict[str, str | None] | None = None) -
 @secretfile.file_option("--join-file", "TALLYBOARD_JOIN_FILE", "the table's join code", "join", prompt="Join code")
 @click.option("--table", type=click.IntRange(1, 999), metavar="N",
               help="The table this board scores (default: the join code's only table).")
+@click.option("--wait", type=click.FloatRange(0, 300), default=30.0, show_default=True,
+              help="Seconds to watch the board join the Wi-Fi and reach the broker (0: do not wait).")
 @reports_errors
 def enrol_cmd(port: str | None, use_emulator: bool, timeout: float, ssid: str, wifi_password_file: str | None,
-              open_network: bool, broker_url: str, join: str | None, table: int | None) -> None:
+              open_network: bool, broker_url: str, join: str | None, table: int | None, wait: float) -> None:
     """Enrol the board plugged in here in a club evening: it joins the Wi-Fi
     and publishes its table to the director itself. The join code is the
     table's (tallyboard event join-code --table N on the director's laptop);
@@ -90,11 +92,25 @@ def enrol_cmd(port: str | None, use_emulator: bool, timeout: float, ssid: str, w
         raise click.UsageError("give the table's join code: --join-file FILE, $TALLYBOARD_JOIN, or run this at a "
                                "terminal, which asks (tallyboard event join-code --table N prints it)")
     plan = enrol.plan(join, table, ssid, _wifi_password(wifi_password_file, open_network), broker_url)
+    user = plan.broker_user.decode() if plan.broker_user else "-"
     with connected(port, use_emulator, timeout) as board:
         state = enrol.enrol(board, plan, board.link.name, say=click.echo)
-    click.echo(shown(f"enrolled: board {plan.board}, table {plan.table} of {plan.event}, on Wi-Fi {ssid!r}, broker "
-                     f"{plan.broker_host}:{plan.broker_port} as {plan.broker_user.decode() if plan.broker_user else '-'}"))
-    _print_state(state)
+        click.echo(shown(f"enrolled: board {plan.board}, table {plan.table} of {plan.event}, on Wi-Fi {ssid!r}, "
+                         f"broker {plan.broker_host}:{plan.broker_port} as {user}"))
+        if wait:
+            def progress(now: object) -> None:
+                assert isinstance(now, enrol.LinkState)
+                step = ("reached the broker" if now.broker else "joined the Wi-Fi" if now.joined
+                        else "joining the Wi-Fi")
+                click.echo(f"  … {step}" + (f" ({now.problem})" if now.problem and not now.broker
+                                           and now.error != "not_enrolled" else ""))
+            state = enrol.wait_linked(board, wait, progress=progress)
+    if state.broker:
+        click.echo("the board is on the evening's link; unplug it and take it to its table")
+    elif wait:
+        click.echo(shown(f"the board has not reached the broker in {wait:g} s"
+                         + (f": {state.problem}" if state.problem and state.error != "not_enrolled" else "")
+                         + "; it keeps trying (tallyboard wifi status shows how far it got)"))
 
 
 @wifi_group.command("leave")
