@@ -161,7 +161,9 @@ def print_snapshot(doc: dict[str, Any], console: Console) -> None:
             hands += " corrected"
         if t["pending"]:
             hands += f", hand {t['pending'].get('hand')} waiting"
-        board = "—" if t["board"] is None else f"{link_words(t.get('link'), t['board'])} ({t['status']})"
+        link = t.get("link")
+        remote = isinstance(link, dict) and link.get("kind") not in (None, "usb")
+        board = "—" if t["board"] is None else f"{link_words(link) if remote else t['board']} ({t['status']})"
         tables.add_row(str(t["table"]), ", ".join(f"{n} {s}" for n, s in zip(t["names"], t["totals"])), hands, board)
     console.print(tables)
     if doc["moves"] and doc["state"] != "finished":

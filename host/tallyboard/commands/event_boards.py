@@ -53,7 +53,9 @@ def attach_cmd(ports: tuple[str, ...], emulators: int | None, event_name: str | 
         boards = store.boards(event)
         links = club.links(event, boards)
         for table, known in sorted(boards.items()):
-            click.echo(f"table {table}: {link_words(links.get(table), known['port'])} ({known['board_id']})")
+            link = links.get(table)
+            remote = link is not None and link["kind"] != club.USB
+            click.echo(f"table {table}: {link_words(link) if remote else known['port']} ({known['board_id']})")
         if emulators:
             click.echo(f"press a table's buttons with: tallyboard press seat0 --flash {event_folder(event)}/table-N")
     finally:

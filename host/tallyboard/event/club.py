@@ -143,14 +143,14 @@ def links(event: Any, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
     when the director last applied a message of its board (UTC)."""
     tag = event_tag(event)
     seen: dict[str, str | None] = {}
-    clients: dict[str, tuple[bool, list[str]]] = {}
+    clients: list[tuple[str, bool, str, list[str]]] = []
     path = director_file(event)
     if path.exists():
         db = database.open_file(path, database.DIRECTOR)
         try:
             seen = dict(db.execute("SELECT board, at FROM applied").fetchall())
-            clients = {client: (bool(online), json.loads(listed)) for client, online, listed in
-                       db.execute("SELECT client, online, boards FROM clients").fetchall()}
+            clients = [(client, bool(online), at, json.loads(listed)) for client, online, at, listed in
+                       db.execute("SELECT client, online, at, boards FROM clients").fetchall()]
         finally:
             db.close()
     out = {}
@@ -164,8 +164,9 @@ def links(event: Any, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
             continue
         host = port[len(REMOTE):]
         ident = board_ident(tag, table)
-        said, listed = clients.get(f"{club_id(event)}-{host}", (None, []))
-        online = said if ident in listed else None       # a status counts for the boards it signs for
+        # the latest status that names this board (a status counts for the boards it is signed for)
+        said = max(((at, online) for _, online, at, listed in clients if ident in listed), default=None)
+        online = said[1] if said is not None else None
         out[table] = {"kind": kind, "via": host[len(WIRELESS):] if kind == WIRELESS_BOARD else host,
                       "online": (status != HOST_OFFLINE) if online is None else online and status != HOST_OFFLINE,
                       "seen": _utc(seen.get(ident))}
