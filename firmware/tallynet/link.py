@@ -134,6 +134,8 @@ class Link:
         if not net.enrolled(self.app.config):
             net.error = NOT_ENROLLED
             return False
+        self._compose_if_due()      # offline too: NET's waiting counts a change not yet sent
+        net.waiting = self._waiting()
         if not self._wifi(now):
             return self.wifi_state == _JOINING
         client = self.client
@@ -238,14 +240,15 @@ class Link:
         return "%s-%s" % (self.event, tablestate.host_of(self.ident))
 
     def _new_client(self):
+        import time
         from chumicro_mqtt import MQTTClient
-        from chumicro_sockets.sockets_factory import fixed_connector_factory
+        from tallynet import transport
         net = self.net
         user = net.get(P.NET_BROKER_USER)
         password = net.get(P.NET_BROKER_PASSWORD)
         client = MQTTClient(
-            transport_factory=fixed_connector_factory(net.get(P.NET_BROKER_HOST).decode(),
-                                                      net.get(P.NET_BROKER_PORT)),
+            transport_factory=transport.factory(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT)),
+            ticks=time,
             client_id=self._client_id(), keep_alive_seconds=KEEPALIVE_S, clean_session=True,
             username=user.decode() if user is not None else None,
             password=password.decode() if password is not None else None,
@@ -408,12 +411,15 @@ class Link:
         self.body = envelope.canonical(body)
         self.body_hands = tablestate.hands_in(body)
 
-    def _publish(self, now):
+    def _compose_if_due(self):
         app = self.app
-        outbox = self.outbox
         if self.dirty and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= QUIET_MS:
             self.dirty = False
             self._compose()
+
+    def _publish(self, now):
+        outbox = self.outbox
+        self._compose_if_due()
         confirmed = outbox.seq == 0 or self.applied >= outbox.seq
         if confirmed and self.body is not None and self.body != outbox.body:
             kind = "hand" if self.body_hands > outbox.hands and self.body_hands else "state"

@@ -36,13 +36,11 @@ PACKAGES = ("tallycore", "tallyrun", "tallypanel", "tallynet")
 # the MicroPython libraries the firmware uses, from the Python packages pip
 # installed with tallyboard (pyproject.toml): (package, its modules the board
 # loads). chumicro-mqtt is the club link's MQTT client (README.md says why);
-# its other modules (CircuitPython's and CPython's adapters, test helpers,
-# TLS's CA bundle) stay behind.
+# its test helpers stay behind, and so do chumicro-sockets and -timing, which
+# it needs only when not given a transport and a clock (tallynet.transport
+# and MicroPython's time: 13 KB of heap less on the unix port).
 LIBRARIES = (
     ("chumicro_mqtt", ("__init__.py", "_wire.py", "client.py")),
-    ("chumicro_sockets", ("__init__.py", "_connector.py", "sockets_factory.py", "_adapters/__init__.py",
-                          "_adapters/mp.py")),
-    ("chumicro_timing", ("__init__.py", "ticks.py", "deadline.py")),
 )
 LIBRARIES_FOR = "tallynet"     # the package that loads them: a file set without it needs none
 # firmware files the board never loads: the words of the protocol's docs

@@ -28,13 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from tallycore import game as core_game
 from tallynet import tablestate
 
-from .. import database
+from .. import database, games
 from ..club import envelope
 from ..club.link import ConnectionRefused, DirectorLink, TableLink
 from ..club.outbox import Outbox
 from ..errors import TallyboardError
+from .standings import game_length
 from .store import EventError
 from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag
 
@@ -66,10 +68,24 @@ def tag_of(event_id: str) -> int:
 
 def round_body(store: Any, event: Any) -> dict[str, Any]:
     """What the director publishes as the round: enough for a table host to
-    seat its boards (every round's seating so far, the players by number)."""
+    seat its boards (every round's seating so far, the players by number), and
+    for a board on Wi-Fi to seat itself as Tables.push_round would: the
+    round's game, its packed options (NEW's) and its record's options."""
+    seatings = [store.seating(event, r) for r in range(1, event.round + 1)]
+    game, options, record_options = round_game(len(seatings[-1]) if seatings else 0, event.hands)
     return {"name": event.name, "id": event.id, "tag": event_tag(event), "round": event.round,
             "rounds": event.rounds, "hands": event.hands, "players": store.names(event),
-            "seatings": [store.seating(event, r) for r in range(1, event.round + 1)]}
+            "seatings": seatings, "game": game, "options": options, "record_options": record_options}
+
+
+def round_game(tables: int, hands: int | None) -> tuple[str, int, dict[str, Any]]:
+    """The club game of a round of this many tables: its name, its packed
+    options with confirmation by an opponent forced on (NEW's), and its
+    record's options (docs/rules.md SK19, CF)."""
+    club = games.club_game()
+    assert club.club_options is not None
+    record_options = club.club_options(game_length(tables, hands))
+    return club.name, club.options(record_options) | core_game.CONFIRM, record_options
 
 
 # ---------------------------------------------------------------- the director

@@ -30,11 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tallycore import game as core_game
 from tallynet import tablestate
 from tallyrun import protocol
 
-from .standings import game_length
 from .. import emulator as emu_mod
 from .. import games, portshare, records
 from ..client import Board, BoardGame, options_document
@@ -311,9 +309,8 @@ class Tables:
     def round_options(self, tables: int) -> int:
         """The club game's packed options for an evening of this many tables,
         confirmation by an opponent forced on (docs/rules.md SK19, CF)."""
-        club = games.club_game()
-        options = club.club_options(game_length(tables, getattr(self.event, "hands", None)))
-        return club.options(options) | core_game.CONFIRM
+        from .club import round_game     # the director's round names the same (a board on Wi-Fi seats itself)
+        return round_game(tables, getattr(self.event, "hands", None))[1]
 
     def push_round(self, round: int, only: list[int] | None = None) -> None:
         """Every board (or the tables in `only`; a table host's, event/club.py):

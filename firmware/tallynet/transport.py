@@ -1,0 +1,105 @@
+# The MQTT client's way to the broker (chumicro_mqtt's transport_factory
+# contract: tick(), state, socket, last_error, cancel(), io_socket): a plain
+# TCP connect that never blocks the app's loop. DNS, then a non-blocking
+# connect polled until it is writable. Plain TCP on the club's own network
+# (docs/club-mqtt.md); what chumicro-sockets adds beside it (TLS, UDP,
+# listeners, CircuitPython's and CPython's adapters) costs the Pico W heap it
+# cannot spare.
+import errno
+import select
+import socket
+
+READY = "ready"
+FAILED = "failed"
+_DNS = "awaiting_dns"
+_TCP = "awaiting_tcp"
+
+
+class _Stream:
+    """The connected socket as the client reads and writes it."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.send = sock.send
+        self.close = sock.close
+        self.setblocking = sock.setblocking
+
+    def recv_into(self, buffer, nbytes=0):
+        size = min(nbytes, len(buffer)) if nbytes > 0 else len(buffer)
+        got = self.sock.readinto(buffer, size)
+        if got is None:
+            raise OSError(errno.EAGAIN, "would block")
+        return got
+
+
+class Connector:
+    def __init__(self, host, port):
+        self.host = host
+        self.port = port
+        self.state = _DNS
+        self.socket = None
+        self.last_error = None
+        self._address = None
+        self._poll = None
+
+    @property
+    def io_socket(self):
+        return self.socket
+
+    def io_interest(self, now_ms):
+        return 2 if self.state == _TCP else 0
+
+    def next_deadline(self, now_ms):
+        return None
+
+    def tick(self, now_ms):
+        if self.state == READY or self.state == FAILED:
+            return
+        try:
+            if self.state == _DNS:
+                # an IPv4 address resolves at once; a name asks the club's DNS (lwIP: short)
+                self._address = socket.getaddrinfo(self.host, self.port)[0]
+                self.state = _TCP
+                return
+            if self.socket is None:
+                sock = socket.socket(self._address[0], self._address[1])
+                sock.setblocking(False)
+                try:
+                    sock.connect(self._address[-1])
+                except OSError as exc:
+                    if exc.errno != errno.EINPROGRESS:
+                        sock.close()
+                        raise
+                self.socket = sock
+                self._poll = select.poll()
+                self._poll.register(sock, select.POLLOUT)
+                return
+            events = self._poll.poll(0)
+            if not events:
+                return
+            self._poll = None
+            if events[0][1] & (select.POLLERR | select.POLLHUP):
+                raise OSError(errno.ECONNREFUSED, "the broker refused the TCP connection")
+            self.socket = _Stream(self.socket)
+            self.state = READY
+        except Exception as exc:   # any failure ends this attempt; the client tries again with backoff
+            self.last_error = exc
+            self.cancel()
+
+    def cancel(self):
+        if self.state == READY:
+            return
+        if self.last_error is None:
+            self.last_error = OSError("cancelled")
+        if self.socket is not None:
+            try:
+                self.socket.close()
+            except Exception:
+                pass
+            self.socket = None
+        self.state = FAILED
+
+
+def factory(host, port):
+    """The client's transport_factory: a fresh connector for each attempt."""
+    return lambda: Connector(host, port)

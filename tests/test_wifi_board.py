@@ -1,0 +1,225 @@
+"""A board on the club's Wi-Fi (issue 24; docs/club-mqtt.md, "A board on the
+club's Wi-Fi"): the real firmware in the emulator, its network layer
+(tallynet, chumicro-mqtt) on the unix port's real sockets against mosquitto on
+loopback with users and ACLs, the Wi-Fi a stand-in the test takes away and
+brings back (firmware/emu/network.py), and a real DirectorLink that applies
+what the board sends. Enrolled over USB; publishes after a change; the Wi-Fi
+dropped, the broker restarted, a message delivered twice, the power cut
+mid-publish: the director applies each of the board's messages exactly once,
+in order, and ends with the board's own game."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import paho.mqtt.client as mqtt
+import pytest
+
+import wifi_boards as wb
+from emu_fixtures import emulated_board, until
+from tallyboard.client import Board
+from tallyboard.club import envelope
+from tallyboard.club.brokers import Mosquitto
+from tallyboard.club.link import DirectorLink
+from tallyboard.emulator import Emulator
+from tallyboard.event.club import key_for, round_game
+from tallycore import game as core_game
+
+TAG = 0x1A2B
+TABLE = 2
+EVENT = "Club-night-1a2b"
+IDENT = wb.ident(TAG, TABLE)                    # "1A2B.2"
+PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
+SEATING = [[0, 1, 2, 3], [4, 5, 6, 7]]          # table 2: Eve Fay Gus Hal, seats 0 to 3
+TABLE_USER, TABLE_PASSWORD = "table-2", "t2-password"
+DIRECTOR_PASSWORD = "d-password"
+
+# Skicket hands (docs/records.md, "Skicket"), as HAND takes them and as the record writes them
+HAND_1 = ((1, "4H", "-", "-", 0, 10),
+          {"purchaser": 1, "bid": "4H", "doubled_by": None, "redoubled_by": None, "lone": False, "tricks": 10})
+HAND_2 = ((2, "3S", "-", "-", 0, 8),
+          {"purchaser": 2, "bid": "3S", "doubled_by": None, "redoubled_by": None, "lone": False, "tricks": 8})
+HAND_3 = ((3, "2C", "-", "-", 1, 9),
+          {"purchaser": 3, "bid": "2C", "doubled_by": None, "redoubled_by": None, "lone": True, "tricks": 9})
+
+
+@dataclass
+class Evening:
+    broker: Mosquitto
+    director: DirectorLink
+    secret: bytes
+    applied: list[tuple[int, str, dict[str, Any]]] = field(default_factory=list)   # (seq, kind, body) applied
+    seen: dict[int, set[bytes]] = field(default_factory=dict)   # every payload the broker carried, by seq
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def last_body(self) -> dict[str, Any] | None:
+        with self.lock:
+            return self.applied[-1][2] if self.applied else None
+
+    def hands(self) -> list[Any] | None:
+        body = self.last_body()
+        return body["record"]["hands"] if body and body["record"] else None
+
+    def check_exactly_once(self) -> None:
+        """Every seq applied once, in order, and never sent with two bodies."""
+        with self.lock:
+            seqs = [seq for seq, _, _ in self.applied]
+            assert seqs == list(range(1, len(seqs) + 1)), seqs
+            for seq, payloads in self.seen.items():
+                assert len(payloads) == 1, f"seq {seq} was sent with {len(payloads)} different payloads"
+
+
+@pytest.fixture
+def evening(tmp_path: Path) -> Iterator[Evening]:
+    secret = envelope.new_secret()
+    with Mosquitto(0, {"director": DIRECTOR_PASSWORD, TABLE_USER: TABLE_PASSWORD}, tmp_path / "broker") as broker:
+        holder: dict[str, Evening] = {}
+
+        def take(connection: Any, message: dict[str, Any]) -> None:
+            with holder["e"].lock:
+                holder["e"].applied.append((message["seq"], message["kind"], message["body"]))
+
+        director = DirectorLink(f"mqtt://director:{DIRECTOR_PASSWORD}@127.0.0.1:{broker.port}", f"{EVENT}-director",
+                                event=EVENT, key=lambda m: key_for(secret, m), store_path=tmp_path / "director.sqlite3",
+                                boards={IDENT}, on_table_message=take, max_backoff=1)
+        evening = holder["e"] = Evening(broker, director, secret)
+        spy = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-spy")
+        spy.username_pw_set("director", DIRECTOR_PASSWORD)
+
+        def saw(client: Any, userdata: Any, message: Any) -> None:
+            opened = envelope.open_message(message.payload, lambda m: key_for(secret, m), {IDENT: 0}, event=EVENT,
+                                           gaps=True)
+            with evening.lock:
+                evening.seen.setdefault(opened["seq"], set()).add(bytes(message.payload))
+
+        spy.on_message = saw
+        spy.reconnect_delay_set(1, 1)
+        director.start()
+        director.wait_connected(10)
+        spy.connect("127.0.0.1", broker.port)
+        spy.subscribe(f"tallyboard/{EVENT}/table/+/+", 1)
+        spy.loop_start()
+        game, options, record_options = round_game(len(SEATING), None)
+        # confirmation by an opponent off: the hands entered over USB count at once (one test turns it on)
+        director.publish_round({"name": "Club night", "id": 1, "tag": TAG, "round": 1, "rounds": 3, "hands": None,
+                                "players": PLAYERS, "seatings": [SEATING], "game": game,
+                                "options": options & ~core_game.CONFIRM, "record_options": record_options})
+        try:
+            yield evening
+        finally:
+            spy.loop_stop()
+            spy.disconnect()
+            director.stop()
+
+
+def enrolled(evening: Evening, emulator: Emulator, board: Board) -> None:
+    wb.access_point(emulator)
+    wb.enrol(board, event=EVENT, key=envelope.board_key(evening.secret, IDENT),
+             director_key=envelope.director_key(evening.secret), port=evening.broker.port,
+             user=TABLE_USER, password=TABLE_PASSWORD)
+    until(lambda: board.request("NET")["broker"] == "1", 20, "the board's link to the broker")
+    try:
+        until(lambda: board.cfg_get("round") == "1", 20, "the board seating itself in round 1")
+    except AssertionError:
+        raise AssertionError(f"not seated: NET says {board.request('NET')}; {emulator.log_tail()}") from None
+
+
+def enter(board: Board, hand: tuple) -> None:
+    board.game_verb("HAND", *hand[0])
+
+
+def test_enrolled_over_usb_it_seats_itself_and_publishes_each_change(evening, tmp_path):
+    with emulated_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
+        assert board.request("NET") == {"wifi": "1", "enrolled": "0", "joined": "0", "broker": "0",
+                                        "waiting": "0", "error": "not_enrolled"}
+        enrolled(evening, emulator, board)
+        # secrets are never read back; the rest is, escaped as NET SET takes it
+        assert board.request("NET", "GET", "key") == {"key": "key", "value": "set"}
+        assert board.request("NET", "GET", "ssid") == {"key": "ssid", "value": "Club%20Wifi"}
+        # seated as a table host seats a board: table 2's four names, the round, the club game
+        assert [board.cfg_get("name", p) for p in range(4)] == ["Eve", "Fay", "Gus", "Hal"]
+        assert board.open()["game"] == "skicket"
+        enter(board, HAND_1)
+        try:
+            until(lambda: evening.hands() == [HAND_1[1]], 20, "the director applying the board's hand")
+        except AssertionError:
+            raise AssertionError(f"NET {board.request('NET')} applied {evening.applied} seen {evening.seen} "
+                                 f"refused {evening.director.refused()} log {emulator.log_tail()}")
+        body = evening.last_body()
+        assert body["record"] == {"format": "tallyboard/1", "game": "skicket",
+                                  "players": ["Eve", "Fay", "Gus", "Hal"], "hands": [HAND_1[1]]}
+        assert (body["table"], body["round"], body["host"], body["status"], body["pending"]) == (
+            2, 1, "board-1A2B.2", "ok", None)
+        assert body["board_id"] == f"{wb.DEFINITION}@1A2B.2"
+        assert body["stamp"]["n"] == "1" and body["stamp"]["round"] == 1
+        assert evening.applied[-1][1] == "hand"
+        until(lambda: board.request("NET")["waiting"] == "0", 20, "the director's confirmation")
+        evening.check_exactly_once()
+
+
+def test_the_wifi_dropped_mid_publish_and_the_broker_restarted(evening, tmp_path):
+    with emulated_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
+        enrolled(evening, emulator, board)
+        enter(board, HAND_1)
+        wb.access_point(emulator, up=False)      # at once: the publish is under way or about to be
+        until(lambda: board.request("NET")["joined"] == "0", 10, "the board losing the Wi-Fi")
+        enter(board, HAND_2)                     # scored while the link is down
+        net = board.request("NET")
+        assert net["broker"] == "0" and net["error"] == "no_network" and int(net["waiting"]) >= 1
+        wb.access_point(emulator, up=True)
+        until(lambda: evening.hands() == [HAND_1[1], HAND_2[1]], 40, "both hands at the director")
+        # the broker restarted: the board and the director reconnect, and nothing is lost
+        evening.broker.stop()
+        until(lambda: board.request("NET")["broker"] == "0", 40, "the board noticing the broker gone")
+        enter(board, HAND_3)
+        evening.broker.start()
+        until(lambda: evening.hands() == [HAND_1[1], HAND_2[1], HAND_3[1]], 60, "the third hand after the restart")
+        until(lambda: board.request("NET")["waiting"] == "0", 30, "the director's confirmation")
+        evening.check_exactly_once()
+
+
+def test_a_message_delivered_twice_is_applied_once(evening, tmp_path):
+    with emulated_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
+        enrolled(evening, emulator, board)
+        enter(board, HAND_1)
+        until(lambda: evening.hands() == [HAND_1[1]], 20, "the hand at the director")
+        with evening.lock:
+            count = len(evening.applied)
+            seq = max(evening.seen)
+            payload = next(iter(evening.seen[seq]))
+        handled = evening.director.handled
+        again = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-board-{IDENT}-again")
+        again.username_pw_set(TABLE_USER, TABLE_PASSWORD)
+        again.connect("127.0.0.1", evening.broker.port)
+        again.loop_start()
+        try:
+            again.publish(f"tallyboard/{EVENT}/table/{IDENT}/hand", payload, qos=1).wait_for_publish(5)
+            # the director took it (handled) and refused it as a replay: applied stays as it was
+            assert evening.director.wait_handled(handled + 1, 10)
+        finally:
+            again.loop_stop()
+            again.disconnect()
+        assert len(evening.applied) == count
+        assert any(board_name == IDENT and reason == "replay"
+                   for board_name, reason, _ in evening.director.refused_counts())
+        evening.check_exactly_once()
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.03, 0.1])
+def test_a_power_cut_mid_publish_loses_and_doubles_nothing(evening, tmp_path, delay):
+    flash = wb.wifi_flash(tmp_path / "flash", TAG, TABLE)
+    with emulated_board(flash) as (emulator, board):
+        enrolled(evening, emulator, board)
+        enter(board, HAND_1)
+        time.sleep(delay)            # the cut lands before, during or after the publish
+        emulator.cut_power()
+        emulator.power_on()
+        board.connect()
+        assert board.open()["n"] == "1"          # the journal kept the hand
+        enter(board, HAND_2)
+        until(lambda: evening.hands() == [HAND_1[1], HAND_2[1]], 40, "both hands at the director")
+        until(lambda: board.request("NET")["waiting"] == "0", 30, "the director's confirmation")
+        evening.check_exactly_once()
