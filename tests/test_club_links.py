@@ -167,3 +167,31 @@ def test_a_table_host_may_not_take_a_wireless_boards_name(tmp_path):
     with pytest.raises(TallyboardError, match="may not start with 'board-': the director takes that for a board on "
                                               "Wi-Fi; give another --name"):
         club_mod.TableHost("mqtt://table:pw@127.0.0.1:9", code, "board-B39D.1", [1], tmp_path)
+
+
+def test_a_board_not_seated_yet_is_there_with_no_game(director):
+    """A board on Wi-Fi says it is there before it has taken the round (round 0, no record): the
+    director takes it as its link and status and stores no game; its seq is used, so the board's
+    next message (seated) is the next one. A round-0 message with a game in it is refused."""
+    wireless = "board-" + ident(director, 2)
+    board = ident(director, 2)
+    unseated = {"table": 2, "round": 0, "host": wireless, "board_id": f"pico-tallyboard@{board}",
+                "status": "no game", "record": None, "stamp": None, "pending": None}
+    payload = envelope.seal(envelope.board_key(director.secret, board), director.id, board, 1, "state", unseated)
+    director.link._on_message(Message(envelope.table_topic(director.id, board, "state"), payload))
+    assert director.link.refused() == [] and director.link.applied() == {board: 1}
+    assert director.store.boards(director.event)[2] == {"port": "mqtt:" + wireless,
+                                                        "board_id": f"pico-tallyboard@{board}", "status": "no game"}
+    assert director.store.table_game(director.event, 1, 2) is None
+    assert links(director)[2]["kind"] == "wireless board"
+    # seated now: its next seq applies as any table's
+    director.link._on_message(state_message(director, 2, 2, wireless))
+    assert director.link.applied() == {board: 2} and director.store.boards(director.event)[2]["status"] == "ok"
+    # a round-0 body that carries a game is not a board waiting for its round
+    bad = dict(unseated, record={"format": "tallyboard/1", "game": "skicket", "players": ["A", "B", "C", "D"],
+                                 "hands": []}, stamp={"n": "0"})
+    payload = envelope.seal(envelope.board_key(director.secret, board), director.id, board, 3, "state", bad)
+    director.link._on_message(Message(envelope.table_topic(director.id, board, "state"), payload))
+    assert [(reason, "holds no game of the evening" in text) for _, _, reason, text in director.link.refused()] == [
+        ("apply", True)]
+    assert director.link.applied() == {board: 2}

@@ -194,6 +194,11 @@ def _utc(at: str | None) -> str | None:
     return at.replace(" ", "T") + "Z" if at else None
 
 
+def table_count(store: Any, event: Any) -> int:
+    """The evening's tables (the most any round's seating has)."""
+    return max(len(store.seating(event, r)) for r in range(1, max(event.round, 1) + 1))
+
+
 def refused(event: Any) -> list[tuple[str, str | None, str, str, int]]:
     """(when last, board, reason, text, how many times) of every refusal of the director, oldest first."""
     path = director_file(event)
@@ -310,8 +315,7 @@ class Director:
 
     def _boards(self, connection: sqlite3.Connection) -> set[str]:
         event = self.store.refresh(self.event)
-        count = max(len(self.store.seating(event, r)) for r in range(1, event.round + 1))
-        return {board_ident(self.tag, t) for t in range(1, count + 1)}
+        return {board_ident(self.tag, t) for t in range(1, table_count(self.store, event) + 1)}
 
     def _apply(self, connection: sqlite3.Connection, message: dict[str, Any]) -> None:
         """One table message into the store: the table's whole state, so
@@ -329,9 +333,14 @@ class Director:
         body = message["body"]
         event = self.store.refresh(self.event)
         table = _int(body, "table", 1, 999)
-        round = _int(body, "round", 1, event.round)
+        # round 0: a board not seated yet (a board on Wi-Fi before it took the round, or between two
+        # rounds): it says only that it is there; nothing of a game comes with it
+        round = _int(body, "round", 0, event.round)
         if message["board"] != board_ident(self.tag, table):
             raise ValueError(f"board {message['board']} sent table {table}'s state")
+        if round == 0:
+            self._apply_presence(event, table, body)
+            return
         seating = self.store.seating(event, round)
         if table > len(seating):
             raise ValueError(f"round {round} has no table {table} (tables 1 to {len(seating)})")
@@ -349,6 +358,19 @@ class Director:
         if round == event.round and self.store.pending(event, round, table) != pending:
             self.store.set_pending(event, round, table, pending)
         self.store.set_table_status(event, table, status)
+
+    def _apply_presence(self, event: Any, table: int, body: dict[str, Any]) -> None:
+        """A board's state before it was seated (round 0): its link and status, no game."""
+        count = table_count(self.store, event)
+        if table > count:
+            raise ValueError(f"the evening has no table {table} (tables 1 to {count})")
+        if body["record"] is not None or body["stamp"] is not None or body["pending"] is not None:
+            raise ValueError("a board not seated yet (round 0) holds no game of the evening")
+        check_table_body(body, self.tag, [])
+        known = self.store.boards(event).get(table)
+        if known is None or known["port"] != REMOTE + body["host"] or known["board_id"] != body["board_id"]:
+            self.store.set_board(event, table, REMOTE + body["host"], body["board_id"])
+        self.store.set_table_status(event, table, body["status"])
 
     def _host_status(self, host: str, online: bool, boards: list[str]) -> None:
         """A table host came or went: its tables' boards are `ok` again (its
