@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -194,12 +196,34 @@ class Evening:
         return [len(t["hands"]) for t in self.doc()["tables"]]
 
     def wait_director(self, hands: list[int], seconds: float = WAIT) -> None:
+        self.wait(lambda: self.director_hands() == hands, f"the director's tables at {hands} hands", seconds)
+
+    def wait(self, check, what: str, seconds: float = WAIT) -> None:
         try:
-            until(lambda: self.director_hands() == hands, seconds, f"the director's tables at {hands} hands")
+            until(check, seconds, what)
         except AssertionError as exc:
-            raise AssertionError(f"{exc}: the director has {self.director_hands()}; the wireless boards' links "
-                                 f"{ {t: self.net(t) for t in self.boards} }; refused "
-                                 f"{self.cli('event', 'refused', '--json')}") from None
+            raise AssertionError(f"{exc}: {self.diagnosis()}") from None
+
+    def diagnosis(self) -> str:
+        """What each end holds, for a failure's message (and again 5 s after the boards were asked)."""
+        first = self._diagnosis()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+        return first + " -- 5 s after asking the boards: " + self._diagnosis()
+
+    def _diagnosis(self) -> str:
+        return (f"the director has {self.director_hands()} hands, applied {self.applied()}, refused "
+                f"{self.cli('event', 'refused', '--json')}; the wireless boards' NET "
+                f"{ {t: self.net(t) for t in self.boards} }, netout "
+                f"{ {t: (e.flash / 'netout.txt').read_bytes()[:16] for t, e in self.boards.items()} }, logs "
+                f"{ {t: e.log_tail() for t, e in self.boards.items()} }")
+
+    def applied(self) -> dict:
+        with EventStore() as store:
+            path = club_mod.director_file(store.event())
+        with sqlite3.connect(path) as db:
+            return dict(db.execute("SELECT board, seq FROM applied").fetchall())
 
     def net(self, table: int) -> dict:
         link = portshare.open_link(self.port(table))
@@ -338,13 +362,13 @@ def test_three_wireless_boards_and_a_table_host_through_every_fault(evening, tmp
             until(lambda: evening.board(1)["hands"] == hand, 15, "table 1's hand 3 accepted")
             for table in (2, 3, 4):
                 evening.hand(table)
-            until(lambda: evening.director_hands()[1:] == [3, 3, 3], WAIT, "tables 2 to 4 at 3 hands")
+            evening.wait(lambda: evening.director_hands()[1:] == [3, 3, 3], "tables 2 to 4 at 3 hands")
             assert evening.director_hands()[0] in (2, 3)        # hand 3 got out before the drop, or did not
-            until(lambda: evening.doc()["tables"][0]["link"]["online"] is False, WAIT,
-                  "table 1 shown offline (the broker published its will)")
+            evening.wait(lambda: evening.doc()["tables"][0]["link"]["online"] is False,
+                         "table 1 shown offline (the broker published its will)")
             evening.access_point(1, True)
             evening.wait_director([3, 3, 3, 3])
-            until(lambda: evening.doc()["tables"][0]["link"]["online"] is True, WAIT, "table 1 back online")
+            evening.wait(lambda: evening.doc()["tables"][0]["link"]["online"] is True, "table 1 back online")
             evening.same_as_boards()
 
             # table 2's power cut mid-publish: right after its board numbered hand 4's message; on again, it
