@@ -42,23 +42,33 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 300.0
-USERS = {"director": "bench-director", "table": "bench-table"}
+USERS = {"director": "bench-director"}    # and each evening's tables, as themselves (logins())
 HAND = {"purchaser": 0, "bid": "1C", "tricks": 7}     # seat 0 buys 1C and takes 7: made (rules.md SK7)
 
 
 # ---------------------------------------------------------------- a stand-in table host
 
+def logins(store, event, broker) -> dict[str, str]:
+    """The evening's table logins (each table as itself), added to the broker's users; {user: password}."""
+    from tallyboard.event import club
+    tables = {user: password for user, password in club.broker_users(store, event).items() if user != "director"}
+    broker.set_users(dict(broker.users) | tables)
+    return tables
+
+
 def stand_in(args: argparse.Namespace) -> int:
     """Queue --count table states for one table (its game of 1, 2, 3, 4, 1, 2, ... hands) and wait for the director."""
-    from tallyboard.club import link, outbox
+    from tallyboard.club import envelope, link, outbox
     from tallyboard.event import club, standings
 
     names = json.loads(args.names)
-    key = bytes.fromhex(args.key)
-    box = outbox.Outbox(args.outbox, args.event, key)
+    secret = bytes.fromhex(args.key)
     board = club.board_ident(args.tag, args.table)
-    table = link.TableLink(args.url, f"{args.event}-stand-in-{args.table}", outbox=box, boards=[board],
-                           max_backoff=1.0)
+    # signed with its board's key, as a table host given that table's join code signs (a stand-in of the
+    # director's secret, it derives the key as the director does)
+    box = outbox.Outbox(args.outbox, args.event, envelope.director_key(secret),
+                        {board: envelope.board_key(secret, board)})
+    table = link.TableLink(args.url, f"{args.event}-{board}", outbox=box, boards=[board], max_backoff=1.0)
     table.start()
     for n in range(box.numbered(board) + 1, args.count + 1):
         hands = [HAND] * ((n - 1) % args.length + 1)
@@ -112,13 +122,15 @@ def throughput(tmp: Path, broker, tables: int, count: int) -> float:
         event = store.create(f"Bench {tables}", names, [list(range(t * 4, t * 4 + 4)) for t in range(tables)], 3, None)
         length = standings.game_length(tables, event.hands)
         secret, event_id, tag = club.director_secrets(event).secret, club.club_id(event), event_tag(event)
+        tables_logins = logins(store, event, broker)
         director = club.Director(store, event, f"mqtt://director:{USERS['director']}@127.0.0.1:{broker.port}")
         director.start()
         try:
             for table in range(1, tables + 1):
+                user = club.board_ident(tag, table)
                 processes.append(subprocess.Popen(
                     [sys.executable, __file__, "--stand-in", "--url",
-                     f"mqtt://table:{USERS['table']}@127.0.0.1:{broker.port}", "--event", event_id,
+                     f"mqtt://{user}:{tables_logins[user]}@127.0.0.1:{broker.port}", "--event", event_id,
                      "--key", secret.hex(), "--tag", str(tag), "--table", str(table), "--length", str(length),
                      "--names", json.dumps(names[(table - 1) * 4:table * 4]), "--count", str(count),
                      "--outbox", str(tmp / f"throughput-{tables}" / f"outbox-{table}.sqlite3")],
@@ -203,6 +215,18 @@ def evening(tmp: Path, broker, outage: float) -> tuple[list[float], int, float]:
     cli(director_env, "event", "create", "Bench night", *[a for p in players(3) for a in ("--player", p)])
     code = cli(director_env, "event", "join-code", "--table", "1", "--table", "2", "--table", "3").strip()
     url = f"mqtt://%s@127.0.0.1:{broker.port}"
+    saved = {key: os.environ.get(key) for key in ("TALLYBOARD_ARCHIVE", "XDG_STATE_HOME")}
+    os.environ.update(TALLYBOARD_ARCHIVE=director_env["TALLYBOARD_ARCHIVE"], XDG_STATE_HOME=director_env["XDG_STATE_HOME"])
+    try:
+        from tallyboard.event import EventStore
+        with EventStore() as store:
+            logins(store, store.event(), broker)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
     processes = []
     try:
         director = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "event", "serve", "--port", "0",
@@ -211,7 +235,7 @@ def evening(tmp: Path, broker, outage: float) -> tuple[list[float], int, float]:
         processes.append(director)
         page_url = re.search(r"(http://\S+/)", director.stdout.readline()).group(1)
         host = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "event", "table", "--broker",
-                                 url % f"table:{USERS['table']}", "--join", code, "--emulators", "3", "--name", "bench"],
+                                 f"mqtt://127.0.0.1:{broker.port}", "--join", code, "--emulators", "3", "--name", "bench"],
                                 env=host_env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         processes.append(host)
         while "seated" not in host.stdout.readline():

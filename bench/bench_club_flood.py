@@ -33,13 +33,13 @@ import paho.mqtt.client as paho
 from tallyboard.club import brokers, envelope, link
 
 EVENT = "flood-bench"
-USERS = {"director": "d-pass", "table": "t-pass"}
+USERS = {"director": "d-pass", "t1": "t-pass"}     # table t1's login is its board's identity
 FLOODER = r"""
 import sys, threading, paho.mqtt.client as mqtt
 port, count, topic = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="flooder", protocol=mqtt.MQTTv311)
 client.max_queued_messages_set(0)
-client.username_pw_set("table", "t-pass")
+client.username_pw_set("t1", "t-pass")
 up = threading.Event()
 client.on_connect = lambda *a: up.set()
 client.connect("127.0.0.1", port)
@@ -86,7 +86,7 @@ def main() -> int:
                 before = _markers(director)
                 deadline = time.monotonic() + 300
                 marker = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="marker", protocol=paho.MQTTv311)
-                marker.username_pw_set("table", USERS["table"])
+                marker.username_pw_set("t1", USERS["t1"])
                 marker.connect("127.0.0.1", broker.port)
                 marker.loop_start()
                 try:

@@ -68,7 +68,7 @@ class Run:
 
     def start_tables(self, count: int, every: float) -> None:
         for index, board in enumerate(self.seen):
-            user = f"table{index + 1}"
+            user = board          # each table logs in as its board (brokers.ACL)
             command = [sys.executable, str(PUBLISHER), "--url", self.url(user), "--client-id", f"{self.event}-{user}",
                        "--outbox", str(self.tmp / f"{board}.sqlite3"), "--event", self.event, "--key", self.key.hex(),
                        "--board", board, "--count", str(count), "--every", str(every), "--timeout", str(WAIT)]
@@ -165,7 +165,7 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)   # the resends after the outage are refused as replays, by design
     outage = 60.0 if args.full else 10.0
     per_table = 1000 if args.full else 300
-    users = {"director": "bench-director"} | {f"table{n}": f"bench-table-{n}" for n in range(1, 13)}
+    users = {"director": "bench-director"} | {f"b{n}": f"bench-table-{n}" for n in range(12)}   # a login per board
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{subprocess.run([brokers.MOSQUITTO, '-h'], capture_output=True, text=True).stdout.splitlines()[0]}")
     with tempfile.TemporaryDirectory() as name:

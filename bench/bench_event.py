@@ -70,7 +70,9 @@ class Events:
     def __init__(self, url: str) -> None:
         host, port = url.split("//")[1].strip("/").split(":")
         self.sock = socket.create_connection((host, int(port)), timeout=10)
-        self.sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        # the page refuses a Host that is not this machine (DNS-rebinding guard)
+        self.sock.sendall(f"GET /events HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n"
+                          .encode())
         self.seen: list[tuple[float, list[int]]] = []
         self.troubles = 0       # boards shown not "ok" (unreachable ...), over every snapshot
         self.lock = threading.Lock()
@@ -104,7 +106,9 @@ class Events:
                     if at >= since and counts[table - 1] >= hands:
                         return at
             time.sleep(0.005)
-        raise SystemExit(f"table {table} hand {hands} never reached the page in {seconds} s")
+        with self.lock:
+            last = self.seen[-1] if self.seen else None
+        raise SystemExit(f"table {table} hand {hands} never reached the page in {seconds} s (last seen: {last})")
 
     def close(self) -> None:
         try:
@@ -122,7 +126,7 @@ def board_at_round(board: Board, round: int, club: str) -> bool:
 def one_evening(boards: int, home: str) -> dict:
     os.environ["TALLYBOARD_ARCHIVE"] = f"{home}/archive-{boards}.sqlite3"    # one evening in progress each
     names = [f"P{i:02d}" for i in range(4 * boards)]
-    create = ["event", "create", f"Bench {boards}", "--rounds", "2"]
+    create = ["event", "create", f"Bench {boards}", "--rounds", "2", "--hands", "4"]   # 4 hands a table, any N
     for name in names:
         create += ["--player", name]
     tallyboard(*create)

@@ -95,11 +95,17 @@ def sustained(board: Board, total: int, window: int, log_room: int) -> tuple[flo
             replies += 1
             outstanding -= 1
         elapsed += time.perf_counter() - start
-        # verification (not timed): no gap in the events, the log is all there
+        # verification (not timed): no gap in the events, the log is all there; the
+        # last event lines follow their replies (reply first), so wait for them
+        deadline = time.monotonic() + 5.0
+        while sum(e.kind == "EV" for e in board.events) < batch and time.monotonic() < deadline:
+            board.poll_events(0.2, first=True)
         events = [e for e in board.events if e.kind == "EV"]
         numbers = [e.eseq for e in events]
+        # protocol 4: NEW's reply comes before its event line, so that line may be read here
+        first_eseq = max([first_eseq] + [e.eseq for e in board.events if e.kind == "NEW"])
         if numbers != list(range(first_eseq + 1, first_eseq + 1 + batch)) or board.gap:
-            raise SystemExit(f"event lines missing or out of order: {numbers[:5]}...")
+            raise SystemExit(f"event lines missing or out of order: {numbers[:5]}... first {first_eseq} gap {board.gap} n {len(numbers)} of {batch}; kinds {sorted({e.kind for e in board.events})}")
         current = board.rebuild()
         pegs = [roquet.pack_peg(i % 2, 1) for i in range(batch)]
         if current.log != pegs or current.n != batch:

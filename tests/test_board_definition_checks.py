@@ -44,7 +44,7 @@ def test_a_broken_or_wrong_definition_is_refused_and_a_broken_one_at_boot_is_a_n
         out = run("config", "set", "board", "wrong", "-p", emulator.port)
         assert "board: leds.count must be a whole number" in out.output, out.output
         assert run("config", "get", "board", "-p", emulator.port).output == "pico-reference\n"
-        assert "found when it started" not in run("status", "-p", emulator.port).output
+        assert "the board noted" not in run("status", "-p", emulator.port).output
     # a definition broken after it was set (a bad deploy, a damaged file):
     # the board starts without its display, and says why where people look
     (flash / "config.txt").write_text("board bad\n")
@@ -58,11 +58,11 @@ def test_a_broken_or_wrong_definition_is_refused_and_a_broken_one_at_boot_is_a_n
         short = {"TALLYBOARD_EMULATOR_HOME": str(home)}
         status = run("status", "--emulator", env=short)
         assert status.exit_code == 0, status.output
-        assert ("the board found when it started: board: board/bad.json is not valid JSON; "
+        assert ("the board noted: board: board/bad.json is not valid JSON; "
                 "set another with config set board NAME") in status.output, status.output
         new = run("new", "roquet", "--emulator", env=short)
         assert new.exit_code == 0
-        assert "the board found 1 problem when it started: see tallyboard status" in new.output
+        assert "the board has noted 1 problem since it started: see tallyboard status" in new.output
         shown = run("show", "--emulator", "--png", str(tmp_path / "b.png"), env=short)
         assert shown.exit_code != 0
         assert "the board's own definition: board: " in shown.output and "not valid JSON" in shown.output

@@ -199,7 +199,11 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
         assert port in ports.output and "emulator" in ports.output
         # the board's own buttons: seat 0 pegs 1 for player 0, seat 1 for player 1
         run("new", "roquet", "--emulator", env=home)
-        assert run("press", "seat0", env=home).exit_code == 0
+        out = run("press", "seat0", env=home)
+        assert out.exit_code == 0, out.output
+        # press says what the board did with it: Roquet's seat 0 pegs 1 for player 0 (RQ3), event 1
+        assert out.output.splitlines()[1:] == ["changed the game: the board scored an event (n=1)",
+                                               "roquet: P1 1  P2 0  (0 hands)"], out.output
         run("press", "seat1", env=home)
         run("press", "seat0", env=home)
         for _ in range(20):      # the firmware debounces the last release, then pegs

@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -51,7 +52,6 @@ pytestmark = pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mo
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu"]
 AFTER = {1: [70, 60, 70, 60], 2: [140, 120, 140, 120], 3: [210, 190, 200, 180], 4: [280, 260, 260, 240]}
 WAIT = 45.0
-PASSWORDS = {"director": "d-secret-1", "table": "t-secret-2"}
 
 
 def until(what: str, check, seconds: float = WAIT):
@@ -132,6 +132,10 @@ class Club:
         # each table host has the code of its table: its key, no other table's
         self.codes = {t: self.cli("event", "join-code", "--table", str(t)).strip() for t in (1, 2, 3)}
         self.code = self.codes[1]
+        # the broker's users: the director and each table as itself (what `event broker-files` writes)
+        with EventStore() as store:
+            self.users = club_mod.broker_users(store, store.event())
+        self.director_url = "mqtt://director:%s@127.0.0.1:%%d" % self.users["director"]
 
     def env(self, who: str) -> dict[str, str]:
         home = self.tmp / who
@@ -247,14 +251,14 @@ def _refused_reasons(club: Club) -> set[str]:
 
 
 def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_host_cut_off(club, tmp_path):
-    with brokers.Mosquitto(0, PASSWORDS, tmp_path / "mosquitto") as broker:
+    with brokers.Mosquitto(0, club.users, tmp_path / "mosquitto") as broker:
         relay = Relay(broker.port)        # table 3's way to the broker, cut below
         try:
-            url = f"mqtt://%s@127.0.0.1:{broker.port}"
-            director = club.director("--broker", url % f"director:{PASSWORDS['director']}")
-            assert PASSWORDS["director"] not in "\n".join(director.lines)      # never printed
-            hosts = {t: club.table_host(t, url % f"table:{PASSWORDS['table']}") for t in (1, 2)}
-            hosts[3] = club.table_host(3, f"mqtt://table:{PASSWORDS['table']}@127.0.0.1:{relay.port}")
+            director = club.director("--broker", club.director_url % broker.port)
+            assert club.users["director"] not in "\n".join(director.lines)      # never printed
+            # each table logs in as itself, with the login its join code carries
+            hosts = {t: club.table_host(t, f"mqtt://127.0.0.1:{broker.port}") for t in (1, 2)}
+            hosts[3] = club.table_host(3, f"mqtt://127.0.0.1:{relay.port}")
             doc = club.doc()
             assert [t["names"] for t in doc["tables"]] == [PLAYERS[0:4], PLAYERS[4:8], PLAYERS[8:12]]
 
@@ -330,8 +334,8 @@ def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_h
             # forged, foreign and wrong messages are refused, logged and change nothing (once table 1's
             # host, back just now, has said all it had to: a forgery numbered as its next would be a replay)
             settled(club)
-            forge(club, url % f"table:{PASSWORDS['table']}")
-            until("the forgeries logged", lambda: {"signature", "board", "apply"} <= _refused_reasons(club))
+            forge(club, f"mqtt://127.0.0.1:{broker.port}")
+            until("the forgeries logged", lambda: {"signature", "apply"} <= _refused_reasons(club))
             assert club.same_as_boards()["standings"] == doc["standings"]
         finally:
             relay.cut()
@@ -357,10 +361,11 @@ def settled(club: Club, quiet: float = 1.5) -> None:
 
 
 def forge(club: Club, url: str) -> None:
-    """Four messages on table topics: table 1's next hand signed with another
-    key; a board the evening does not have; table 1's next hand, rightly
-    signed, whose game seats other players; table 1's next hand signed with
-    table 2's key (what table 2's host could do)."""
+    """Three messages on table 1's topic, on table 1's own broker login (the
+    only one the broker lets publish there): its next hand signed with
+    another key; its next hand, rightly signed, whose game seats other
+    players; its next hand signed with table 2's key (what table 2's host
+    could sign, had it table 1's login)."""
     with EventStore() as store:
         event = store.event()
         secret, event_id, tag = club_mod.director_secrets(event).secret, club_mod.club_id(event), event_tag(event)
@@ -369,18 +374,17 @@ def forge(club: Club, url: str) -> None:
         seq = db.execute("SELECT seq FROM applied WHERE board = ?", (f"{tag:04X}.1",)).fetchone()[0] + 1
     body = {"table": 1, "round": 2, "host": "host1", "board_id": f"emulator@{tag:04X}.1", "status": "ok",
             "record": dict(record, players=["Zed", "Yan", "Xu", "Wim"]), "stamp": {}, "pending": None}
-    one, nine = f"{tag:04X}.1", f"{tag:04X}.9"
+    one = f"{tag:04X}.1"
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="forger", protocol=mqtt.MQTTv311)
     address = parse_url(url)
-    client.username_pw_set(address.username, address.password)
+    client.username_pw_set(*club_mod.table_login(envelope.read_join_code(club.codes[1]), 1))
     client.connect(address.host, address.port)
     client.loop_start()
     try:
         for board, key, message_body in ((one, b"k" * 32, body),
-                                         (nine, envelope.board_key(secret, nine), dict(body, table=9)),
                                          (one, envelope.board_key(secret, one), body),
                                          (one, envelope.board_key(secret, f"{tag:04X}.2"), body)):
-            payload = envelope.seal(key, event_id, board, seq if board == one else 1, "hand", message_body)
+            payload = envelope.seal(key, event_id, board, seq, "hand", message_body)
             client.publish(envelope.table_topic(event_id, board, "hand"), payload, qos=1).wait_for_publish(5)
     finally:
         client.loop_stop()
@@ -389,9 +393,8 @@ def forge(club: Club, url: str) -> None:
 
 def test_an_evening_on_the_embedded_broker_survives_a_killed_host_a_host_cut_off_and_the_director_restarted(club):
     director = club.director("--broker-port", "0")       # the broker binds a free port and says which
-    said = director.wait_line(r"TALLYBOARD_BROKER_PASSWORD=(\S+) TALLYBOARD_JOIN=CODE tallyboard event table "
-                              r"--broker mqtt://table@(\S+) --emulators N")
-    table_url = f"mqtt://table:{said.group(1)}@{said.group(2)}"
+    said = director.wait_line(r"  TALLYBOARD_JOIN=CODE tallyboard event table --broker mqtt://(\S+) --emulators N")
+    table_url = f"mqtt://{said.group(1)}"          # no password: each table's login is in its join code
     port = int(director.wait_line(r"The embedded MQTT broker: mqtt://[^:]+:(\d+)").group(1))
     page = int(director.wait_line(r"The club evening's page: http://[^:]+:(\d+)").group(1))
     assert "tallyboard event join-code --table T" in "\n".join(director.lines)
@@ -444,21 +447,78 @@ def test_a_table_host_with_a_mistyped_join_code_is_told_to_copy_it_again(club):
 
 
 def test_a_table_host_with_a_wrong_password_is_told_so_and_starts_nothing(club, tmp_path):
-    with brokers.Mosquitto(0, PASSWORDS, tmp_path / "mosquitto") as broker:
-        out = CliRunner().invoke(main, ["event", "table", "--broker", f"mqtt://table:wrong@127.0.0.1:{broker.port}",
+    # the broker knows table 1's login with another password (an older evening's files, say)
+    login = club_mod.table_login(envelope.read_join_code(club.code), 1)[0]
+    with brokers.Mosquitto(0, dict(club.users, **{login: "wrong-one"}), tmp_path / "mosquitto") as broker:
+        out = CliRunner().invoke(main, ["event", "table", "--broker", f"mqtt://127.0.0.1:{broker.port}",
                                         "--join", club.code, "--emulators", "1", "--state", str(tmp_path / "host")])
     assert out.exit_code != 0
     assert "check the user name and password; nothing was started" in out.output
-    assert "wrong" not in out.output                     # the password is not repeated
+    assert club.users[login] not in out.output           # the password is not shown
+    assert not list(tmp_path.rglob("*.running.json"))   # no emulated board was started
+
+
+def test_a_table_host_given_a_broker_user_is_told_its_join_code_carries_the_login(club, tmp_path):
+    out = CliRunner().invoke(main, ["event", "table", "--broker", "mqtt://table:pw@127.0.0.1:1",
+                                    "--join", club.code, "--emulators", "1", "--state", str(tmp_path / "host")])
+    assert out.exit_code != 0
+    assert "each table logs in to the broker as itself, with the login its join code carries" in out.output
+    assert "give the broker as mqtt://HOST:PORT, without a user or password" in out.output
+    assert "pw" not in out.output.replace("mqtt://HOST:PORT", "")
     assert not list(tmp_path.rglob("*.running.json"))   # no emulated board was started
 
 
 def test_a_director_started_before_the_broker_serves_the_page_and_links_up_when_the_broker_comes(club, tmp_path):
     port = brokers.free_port()
-    director = club.director("--broker", f"mqtt://director:{PASSWORDS['director']}@127.0.0.1:{port}")
+    director = club.director("--broker", club.director_url % port)
     director.wait_line(r"the broker does not answer yet; the director keeps trying")
-    with brokers.Mosquitto(port, PASSWORDS, tmp_path / "mosquitto"):
-        club.table_host(1, f"mqtt://table:{PASSWORDS['table']}@127.0.0.1:{port}")
+    with brokers.Mosquitto(port, club.users, tmp_path / "mosquitto"):
+        club.table_host(1, f"mqtt://127.0.0.1:{port}")
         club.hand(1)
         until("table 1's hand at the director", lambda: club.director_hands()[0] == 1)
         assert club.doc()["tables"][0]["totals"] == club.board(1)["totals"] == AFTER[1]
+
+
+@pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed (.ci/run installs it)")
+def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
+    folder = tmp_path / "mosquitto-files"
+    club.cli("event", "broker-files", str(folder))
+    for name in ("tallyboard.passwd", "tallyboard.acl", "director.pw"):
+        assert (folder / name).stat().st_mode & 0o777 == 0o600, name
+    with EventStore() as store:
+        tag = event_tag(store.event())
+    lines = (folder / "tallyboard.passwd").read_text().splitlines()
+    assert [line.split(":")[0] for line in lines] == ["director", f"{tag:04X}.1", f"{tag:04X}.2", f"{tag:04X}.3"]
+    assert (folder / "tallyboard.acl").read_text() == brokers.mosquitto_acl()
+    # mosquitto itself reads them: table 1 logs in with what its join code gives, not with table 2's name
+    port = brokers.free_port()
+    conf = tmp_path / "m.conf"
+    conf.write_text(f"allow_anonymous false\npassword_file {folder / 'tallyboard.passwd'}\n"
+                    f"acl_file {folder / 'tallyboard.acl'}\nlistener {port} 127.0.0.1\n"
+                    + ("user root\n" if os.geteuid() == 0 else ""))
+    broker = subprocess.Popen([brokers.MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        until("mosquitto listening", lambda: brokers._accepts(port), 10)
+        user, password = club_mod.table_login(envelope.read_join_code(club.codes[1]), 1)
+
+        def answer(name: str, secret: str) -> bool:
+            client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"try-{name}", protocol=mqtt.MQTTv311)
+            client.username_pw_set(name, secret)
+            codes: list[Any] = []
+            client.on_connect = lambda c, u, f, reason, p: codes.append(reason)
+            client.connect("127.0.0.1", port)
+            client.loop_start()
+            try:
+                until(f"mosquitto's answer to {name}", lambda: codes, 10)
+            finally:
+                client.loop_stop()
+                client.disconnect()
+            return not codes[0].is_failure
+
+        assert user == f"{tag:04X}.1" and answer(user, password)
+        assert not answer(f"{tag:04X}.2", password)          # table 1's password is not table 2's
+        assert answer("director", (folder / "director.pw").read_text().strip())
+    finally:
+        broker.terminate()
+        broker.wait(10)

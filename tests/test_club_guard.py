@@ -151,21 +151,64 @@ def attempt(broker: Any, user: str, topic: str, payload: bytes) -> None:
 def test_a_table_login_cannot_remove_or_replace_what_the_director_publishes(broker, director):
     round_payload = envelope.seal(director.key, EVENT, envelope.DIRECTOR, 1, "round", {"round": 1})
     director.link.publish_round({"round": 1})
-    assert retained(broker, "table1", envelope.round_topic(EVENT)) == round_payload
+    assert retained(broker, "t1", envelope.round_topic(EVENT)) == round_payload
     # the director's round removed (an empty retained message) and replaced, an applied removed,
     # another host's status published
     for topic, payload in ((envelope.round_topic(EVENT), b""),
                            (envelope.round_topic(EVENT), director.seal(envelope.DIRECTOR, 9, {"round": 9},
                                                                        "round")),
                            (envelope.applied_topic(EVENT, "t1"), b""),
-                           (envelope.host_status_topic(EVENT, "table2"), director.status("table2"))):
-        attempt(broker, "table1", topic, payload)
-    # evidence the broker has handled all of it: table1's own status, sent after, reached the director
-    attempt(broker, "table1", envelope.host_status_topic(EVENT, "table1-try"), director.status("table1-try"))
-    wait_for("table1's own status at the director", lambda: ("table1-try", True) in director.statuses)
-    assert retained(broker, "table2", envelope.round_topic(EVENT)) == round_payload
-    assert ("table2", True) not in director.statuses          # another host's status is not its to publish
+                           (envelope.host_status_topic(EVENT, "t2"), director.status("t2"))):
+        attempt(broker, "t1", topic, payload)
+    # evidence the broker has handled all of it: t1's own status, sent after, reached the director
+    attempt(broker, "t1", envelope.host_status_topic(EVENT, "t1"), director.status("t1"))
+    wait_for("t1's own status at the director", lambda: ("t1", True) in director.statuses)
+    assert retained(broker, "t2", envelope.round_topic(EVENT)) == round_payload
+    assert ("t2", True) not in director.statuses          # another table's status is not its to publish
     assert director.link.round_published_again == 0            # the broker never took the attacker's round
+
+
+def test_table_1s_login_cannot_publish_on_or_read_table_2s_topics(broker, director):
+    # each table logs in as its board (brokers.ACL): t1's login tries t2's hand and state, signed with t2's key
+    # as if that key had leaked (the broker's rule alone stops them), and t2's status
+    for topic, payload in ((envelope.table_topic(EVENT, "t2", "hand"), director.seal("t2", 1, {"n": 21})),
+                           (envelope.table_topic(EVENT, "t2", "state"), director.seal("t2", 1, {"n": 22}, "state")),
+                           (envelope.host_status_topic(EVENT, "t2"), director.status("t2"))):
+        attempt(broker, "t1", topic, payload)
+    # evidence the broker has handled all of it: t1's own hand and status, sent after on the same login,
+    # reached the director
+    send(broker, "t1", [(envelope.table_topic(EVENT, "t1", "hand"), director.seal("t1", 1, {"n": 11})),
+                        (envelope.host_status_topic(EVENT, "t1"), director.status("t1"))])
+    wait_for("t1's own hand and status at the director",
+             lambda: director.link.applied().get("t1") == 1 and ("t1", True) in director.statuses)
+    assert director.link.applied() == {"t1": 1}             # nothing of t2's was applied
+    assert director.hands() == [("t1", 11)]
+    assert director.link.refused() == []                 # t2's never reached the director to be refused
+    assert ("t2", True) not in director.statuses
+    # t2's own login may: its hand is applied, and the director's applied/t2 retained
+    send(broker, "t2", [(envelope.table_topic(EVENT, "t2", "hand"), director.seal("t2", 1, {"n": 21}))])
+    wait_for("t2's hand", lambda: director.link.applied() == {"t1": 1, "t2": 1})
+    assert retained(broker, "t2", envelope.applied_topic(EVENT, "t2")) is not None
+    # t1's login reads its own board's applied, not t2's: subscribed to t2's first, then its own, whose
+    # retained message coming is the evidence that t2's would have come before it
+    got: list[str] = []
+    own = threading.Event()
+    client, _ = connected(broker, "t1", "t1-peek")
+
+    def on_message(c, u, message):
+        got.append(message.topic)
+        if message.topic == envelope.applied_topic(EVENT, "t1"):
+            own.set()
+
+    client.on_message = on_message
+    try:
+        client.subscribe(envelope.applied_topic(EVENT, "t2"), 1)
+        client.subscribe(envelope.applied_topic(EVENT, "t1"), 1)
+        assert own.wait(10), got
+    finally:
+        client.loop_stop()
+        client.disconnect()
+    assert got == [envelope.applied_topic(EVENT, "t1")]
 
 
 def dropped_with_a_will(broker: Any, user: str, client_id: str, topic: str, payload: bytes) -> bool:
@@ -189,22 +232,22 @@ def dropped_with_a_will(broker: Any, user: str, client_id: str, topic: str, payl
 
 def test_a_table_login_cannot_leave_a_last_will_on_the_directors_topics(broker, director):
     director.link.publish_round({"round": 1})
-    ours = retained(broker, "table1", envelope.round_topic(EVENT))
+    ours = retained(broker, "t1", envelope.round_topic(EVENT))
     assert ours is not None
-    dropped_with_a_will(broker, "table1", "table1", envelope.round_topic(EVENT), b"")
-    # evidence the broker has dealt with that drop: a host that connected after it, and dropped, has its will
+    dropped_with_a_will(broker, "t1", "t1", envelope.round_topic(EVENT), b"")
+    # evidence the broker has dealt with that drop: a table that connected after it, and dropped, has its will
     # (its own status, offline) at the director
-    assert dropped_with_a_will(broker, "table2", "table2", envelope.host_status_topic(EVENT, "table2"),
-                               envelope.seal(director.key, EVENT, "table2", 0, "status",
+    assert dropped_with_a_will(broker, "t2", "t2", envelope.host_status_topic(EVENT, "t2"),
+                               envelope.seal(director.key, EVENT, "t2", 0, "status",
                                              {"online": False, "boards": ["t2"]}))
-    wait_for("table2's will at the director", lambda: ("table2", False) in director.statuses)
-    assert retained(broker, "table1", envelope.round_topic(EVENT)) == ours
+    wait_for("t2's will at the director", lambda: ("t2", False) in director.statuses)
+    assert retained(broker, "t1", envelope.round_topic(EVENT)) == ours
     assert director.link.round_published_again == 0
 
 
 def test_the_director_publishes_its_round_again_when_the_brokers_copy_differs(broker, director):
     director.link.publish_round({"round": 1})
-    ours = retained(broker, "table1", envelope.round_topic(EVENT))
+    ours = retained(broker, "t1", envelope.round_topic(EVENT))
     assert ours is not None
     # the broker's copy removed (a director's second process, a broker that lost it): only `director` may
     other, _ = connected(broker, "director", "director-2")
@@ -214,7 +257,7 @@ def test_the_director_publishes_its_round_again_when_the_brokers_copy_differs(br
         other.loop_stop()
         other.disconnect()
     wait_for("the director to publish its round again", lambda: director.link.round_published_again >= 1)
-    wait_for("the round retained again", lambda: retained(broker, "table1", envelope.round_topic(EVENT)) == ours)
+    wait_for("the round retained again", lambda: retained(broker, "t1", envelope.round_topic(EVENT)) == ours)
 
 
 # ---- seq and shape (findings 4, 8) -----------------------------------------------
@@ -231,11 +274,11 @@ def send(broker: Any, user: str, messages: list[tuple[str, bytes]]) -> None:
 
 def test_a_message_refused_by_the_evening_does_not_use_up_its_boards_seq(broker, director):
     topic = envelope.table_topic(EVENT, "t1", "hand")
-    send(broker, "table2", [(topic, director.seal("t1", 1, {"bad": True}))])
+    send(broker, "t1", [(topic, director.seal("t1", 1, {"bad": True}))])
     wait_for("the refusal listed", lambda: [r[2] for r in director.link.refused()] == ["apply"])
     assert director.link.applied() == {}
     # the real host's seq 1 and 2 are applied, not refused as replays
-    send(broker, "table1", [(topic, director.seal("t1", 1, {"n": 1})), (topic, director.seal("t1", 2, {"n": 2}))])
+    send(broker, "t1", [(topic, director.seal("t1", 1, {"n": 1})), (topic, director.seal("t1", 2, {"n": 2}))])
     wait_for("t1's two hands", lambda: director.link.applied() == {"t1": 2})
     assert director.hands() == [("t1", 1), ("t1", 2)]
     assert [r[2] for r in director.link.refused()] == ["apply"]
@@ -245,19 +288,23 @@ def test_wrong_kinds_and_envelopes_on_another_boards_topic_are_refused_with_thei
     signed_list_kind = dict(v=1, event=EVENT, board="t1", seq=1, kind=[], body={"n": 1})
     signed_list_kind["sig"] = envelope.signature(director.key, signed_list_kind)
     t2 = envelope.table_topic(EVENT, "t2", "hand")
-    send(broker, "table1", [
+    send(broker, "t1", [
         (envelope.table_topic(EVENT, "t1", "hand"), envelope.canonical(signed_list_kind)),
-        (t2, director.seal("t1", 1, {"n": 1})),                                       # board 1's on board 2's
         (envelope.table_topic(EVENT, "t1", "state"), director.seal("t1", 1, {"n": 1}, "hand")),
+    ])
+    wait_for("t1's two refused", lambda: len(director.link.refused()) == 2)
+    # only t2's login may publish on t2's topic (brokers.ACL): a table host of t2 that sends board 1's
+    send(broker, "t2", [
+        (t2, director.seal("t1", 1, {"n": 1})),                                       # board 1's on board 2's
         (t2, director.seal("t2", 1, {"n": 1})),                                       # evidence: applied
     ])
     wait_for("t2's hand", lambda: director.link.applied() == {"t2": 1})
     refused = director.link.refused()
-    assert [(board, reason) for _, board, reason, _ in refused] == [("t1", "field"), ("t2", "field"),
-                                                                     ("t1", "field")]
+    assert [(board, reason) for _, board, reason, _ in refused] == [("t1", "field"), ("t1", "field"),
+                                                                     ("t2", "field")]
     assert "kind []" in refused[0][3]
-    assert "t1's hand on t2's topic" in refused[1][3]
-    assert "a hand message on a state topic" in refused[2][3]
+    assert "a hand message on a state topic" in refused[1][3]
+    assert "t1's hand on t2's topic" in refused[2][3]
     assert director.hands() == [("t2", 1)]
 
 
@@ -266,7 +313,7 @@ def test_wrong_kinds_and_envelopes_on_another_boards_topic_are_refused_with_thei
 def test_a_flood_of_junk_is_counted_in_one_row_not_stored_row_by_row(broker, director):
     junk = b"x" * 60_000
     topic = envelope.table_topic(EVENT, "t1", "hand")
-    client, _ = connected(broker, "table1", "table1-flood")
+    client, _ = connected(broker, "t1", "t1-flood")
     try:
         for _ in range(300):
             client.publish(topic, junk, qos=1).wait_for_publish(10)
@@ -293,7 +340,7 @@ def test_210_idle_connections_do_not_keep_a_table_host_out(embedded, tmp_path):
     idle = [socket.create_connection(("127.0.0.1", embedded.port), timeout=5) for _ in range(210)]
     try:
         box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, envelope.new_secret())
-        table = link.TableLink(url(embedded, "table1"), "table1", outbox=box, boards=["t1"], max_backoff=1.0)
+        table = link.TableLink(url(embedded, "t1"), "t1", outbox=box, boards=["t1"], max_backoff=1.0)
         table.start()
         try:
             table.wait_connected(brokers.CONNECT_TIMEOUT + 15)
@@ -327,7 +374,7 @@ def test_the_embedded_broker_frees_its_port_when_stopped_mid_stream(tmp_path, at
     port = broker.port
     director = Director(broker, tmp_path)
     box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, director.key)
-    table = link.TableLink(url(broker, "table1"), "table1", outbox=box, boards=["t1"], max_backoff=1.0)
+    table = link.TableLink(url(broker, "t1"), "t1", outbox=box, boards=["t1"], max_backoff=1.0)
     table.start()
     try:
         for n in range(1, 201):
@@ -346,3 +393,24 @@ def test_the_embedded_broker_frees_its_port_when_stopped_mid_stream(tmp_path, at
         box.close()
         director.link.stop()
         broker.stop()
+
+
+# ---- one rule, both brokers, as the docs give it ------------------------------------------
+
+def test_the_acl_the_docs_give_is_the_one_both_brokers_apply():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "club-mqtt.md").read_text()
+    given = doc.split("and `/etc/mosquitto/tallyboard.acl`", 1)[1].split("```\n", 2)[1]
+    assert given == brokers.mosquitto_acl()
+    # may() reads the same rows: worked out by hand from "Who may publish what"
+    table = "B39D.1"
+    assert brokers.may(table, None, "tallyboard/ev/table/B39D.1/hand", True)
+    assert brokers.may(table, None, "tallyboard/ev/host/B39D.1/status", True)
+    assert not brokers.may(table, None, "tallyboard/ev/table/B39D.2/state", True)
+    assert not brokers.may(table, None, "tallyboard/ev/host/B39D.2/status", True)
+    assert not brokers.may(table, None, "tallyboard/ev/director/round", True)
+    assert brokers.may(table, None, "tallyboard/ev/director/applied/B39D.1", False)
+    assert not brokers.may(table, None, "tallyboard/ev/director/applied/+", False)      # wider than its row
+    assert not brokers.may(table, None, "tallyboard/ev/table/B39D.1/hand", False)      # no table reads hands
+    assert brokers.may("director", None, "tallyboard/ev/table/+/+", False)
+    assert not brokers.may("director", None, "tallyboard/ev/table/B39D.1/hand", True)
+    assert not brokers.may("a+b", None, "tallyboard/ev/table/a+b/hand", True)          # no pattern for it

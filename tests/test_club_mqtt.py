@@ -27,7 +27,9 @@ from tallyboard.club import brokers, envelope, link
 HERE = Path(__file__).resolve().parent
 PUBLISHER = HERE / "club_publisher.py"
 EVENT = "club-test"
-USERS = {"director": "d-secret-1", "table1": "t1-secret", "table2": "t2-secret", "table3": "t3-secret"}
+# each table's login is its board's identity (brokers.ACL); `marker` a login of no board of the evening
+USERS = {"director": "d-secret-1", "t1": "t1-secret", "t2": "t2-secret", "t3a": "t3a-secret",
+         "t3b": "t3b-secret", "t9": "t9-secret", "marker": "m-secret"}
 WAIT = 60.0   # the longest any test waits for one thing
 
 
@@ -160,11 +162,12 @@ class Evening:
 
     def table(self, name: str, boards: list[str], count: int, every: float = 0.03,
               port: int | None = None) -> subprocess.Popen[bytes]:
-        command = [sys.executable, str(PUBLISHER), "--url", self.url(name, port), "--client-id", name,
+        command = [sys.executable, str(PUBLISHER), "--url", f"mqtt://127.0.0.1:{port or self.broker.port}",
+                   "--client-id", name,
                    "--outbox", str(self.tmp / f"{name}.outbox.sqlite3"), "--event", EVENT, "--key", self.key.hex(),
                    "--count", str(count), "--every", str(every), "--resend-after", "1", "--timeout", "90"]
         for board in boards:
-            command += ["--board", board]
+            command += ["--board", board, "--login", f"{board}={USERS[board]}"]   # a link per board, as itself
         log = open(self.tmp / f"{name}.log", "ab")
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         log.close()
@@ -187,7 +190,7 @@ class Evening:
         """A message sent now through the broker, waited for until the director has handled it: the
         broker hands the director its messages in order, so whatever it had before has been handled."""
         before = sum(count for _, _, count in self.director.refused_counts())
-        client = raw_client(self.url("table2"), "marker")
+        client = raw_client(self.url("marker"), "marker")
         try:
             client.publish(envelope.table_topic(EVENT, "marker", "hand"), b"marker", qos=1).wait_for_publish(10)
         finally:
@@ -308,15 +311,19 @@ def test_forged_foreign_and_replayed_messages_are_refused_logged_and_never_appli
     forged = envelope.seal(b"not the evening's secret" * 2, EVENT, "t1", 4, "hand", {"n": 4, "sent_ns": 0})
     stranger = envelope.seal(night.key, EVENT, "t9", 1, "hand", {"n": 1, "sent_ns": 0})
     replayed = envelope.seal(night.key, EVENT, "t1", 2, "hand", {"n": 2, "sent_ns": 0})
-    attacker = raw_client(night.url("table2"), "table2")
-    try:
-        for where, payload in ((topic, forged), (envelope.table_topic(EVENT, "t9", "hand"), stranger),
-                               (topic, replayed), (topic, b"{not json")):
-            attacker.publish(where, payload, qos=1).wait_for_publish(10)
-        wait_for("four refusals in the director's log", lambda: len(night.director.refused()) >= 4)
-    finally:
-        attacker.loop_stop()
-        attacker.disconnect()
+    # each on a login the broker lets publish there (brokers.ACL): t1's (its key not the evening's), then a
+    # login of a board that is not the evening's, then t1's again
+    for login, messages, refusals in (("t1", [(topic, forged)], 1),
+                                      ("t9", [(envelope.table_topic(EVENT, "t9", "hand"), stranger)], 2),
+                                      ("t1", [(topic, replayed), (topic, b"{not json")], 4)):
+        attacker = raw_client(night.url(login), f"{login}-attacker")
+        try:
+            for where, payload in messages:
+                attacker.publish(where, payload, qos=1).wait_for_publish(10)
+            wait_for(f"{refusals} refusals in the director's log", lambda: len(night.director.refused()) >= refusals)
+        finally:
+            attacker.loop_stop()
+            attacker.disconnect()
     reasons = [(board, reason) for _, board, reason, _ in night.director.refused()]
     assert reasons == [("t1", "signature"), ("t9", "board"), ("t1", "replay"), ("t1", "json")]
     assert night.hands("t1") == [1, 2, 3]
@@ -329,7 +336,7 @@ def test_a_wrong_password_is_refused_by_the_broker(evening, broker, tmp_path):
 
     night = evening(["t1"])
     box = outbox.Outbox(tmp_path / "wrong.sqlite3", EVENT, night.key)
-    table = link.TableLink(f"mqtt://table1:wrong-password@127.0.0.1:{broker.port}", "table1", outbox=box,
+    table = link.TableLink(f"mqtt://t1:wrong-password@127.0.0.1:{broker.port}", "t1", outbox=box,
                            boards=["t1"], max_backoff=1.0)
     table.start()
     try:
@@ -375,9 +382,9 @@ def test_mqtts_through_a_tls_listener_with_the_clubs_ca(tmp_path):
                                      tls_ca=ca, event=EVENT, key=key, store_path=tmp_path / "d.sqlite3",
                                      boards=["t1"], on_table_message=lambda c, m: applied.append(m["body"]["n"]))
         box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, key)
-        table = link.TableLink(f"mqtts://table1:{USERS['table1']}@localhost:{port}", "table1", tls_ca=ca,
+        table = link.TableLink(f"mqtts://t1:{USERS['t1']}@localhost:{port}", "t1", tls_ca=ca,
                                outbox=box, boards=["t1"])
-        plain = link.TableLink(f"mqtt://table2:{USERS['table2']}@localhost:{port}", "table2",
+        plain = link.TableLink(f"mqtt://t2:{USERS['t2']}@localhost:{port}", "t2",
                                outbox=outbox.Outbox(tmp_path / "p.sqlite3", EVENT, key), boards=["t2"],
                                max_backoff=1.0)
         try:

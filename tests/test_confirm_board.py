@@ -78,6 +78,9 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     assert out.exit_code != 0
     assert ("hand 1 is pending: it waits for Bob or Dee to accept on the board (a long press rejects)"
             in out.output), out.output
+    # and the host adds which buttons those are
+    assert out.output.rstrip().endswith("\nhand 1 pending: waiting for Bob (button B) or Dee (button D) to "
+                                        "accept on the board"), out.output
     status = run("status", "--emulator", env=env).output
     assert "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board" in status
     watch = run("watch", "--duration", "0.5", "--plain", "--emulator", env=env).output
@@ -91,21 +94,40 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     assert json.loads(record.read_text())["hands"] == []
     sheet = run("sheet", str(record), "--json")
     assert sheet.exit_code == 0 and json.loads(sheet.output)["totals"] == [0, 0, 0, 0], sheet.output
-    # Ann (the purchaser) presses her seat: not hers to accept; Dee's seat accepts
+    # the OLED names the buttons that accept, by the letters beside them: Bob's B, Dee's D
+    until(lambda: _screen(env)[7].rstrip() == "ACCEPT: B (BOB) OR D (DEE)", 10, "the OLED's accepting buttons")
+    # Ann (the purchaser) presses her seat: not hers to accept. press says so, in the board's
+    # words (its NOTE), and the OLED says why on its last row
     assert _screen(env)[9].strip() == ""
-    assert run("press", "seat0", env=env).exit_code == 0
-    # the board took the press: its OLED says why it is not hers (its note line, the last row)
-    until(lambda: _screen(env)[9].startswith("HAND 1 IS PENDING: IT WAITS FOR"), 10,
-          "the board's note that Ann may not accept")
+    out = run("press", "seat0", env=env)
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[1] == ("refused: button A may not accept hand 1: its player is not an "
+                                          "opponent; button B or D accepts it"), out.output
+    assert "hand 1 pending: waiting for Bob (button B) or Dee (button D)" in out.output
+    until(lambda: _screen(env)[9].rstrip() == "BUTTON A: ANN IS NOT AN OPPONENT", 10,
+          "the board's words that Ann may not accept")
+    # for a moment: the row clears by itself (3 s on the board's clock), the hand still pending
+    until(lambda: _screen(env)[9].strip() == "", 10, "the refusal's words leaving the OLED")
+    assert _screen(env)[7].rstrip() == "ACCEPT: B (BOB) OR D (DEE)"
     assert "hand 1 pending" in run("status", "--emulator", env=env).output
-    run("press", "seat3", env=env)
-    _status_until(env, "skicket: Ann 100  Bob 30  Cy 100  Dee 30  (1 hand)")
+    out = run("press", "seat3", env=env)
+    assert out.output.splitlines()[1] == "accepted: Dee (button D) accepted hand 1; it counts now", out.output
+    assert "skicket: Ann 100  Bob 30  Cy 100  Dee 30  (1 hand)" in out.output
     assert "pending" not in run("status", "--emulator", env=env).output
+    # a seat with nothing pending opens the board's hand entry: no change, and press says so
+    # after the board's STATE shows no event since
+    out = run("press", "seat2", env=env)
+    assert out.output.splitlines()[1].startswith("nothing happened: the board handled the press and changed "
+                                                 "nothing"), out.output
+    out = run("press", "undo", env=env)           # the entry closes again (undo steps back out of it)
+    assert out.output.splitlines()[1].startswith("nothing happened"), out.output
     # the undo of a counted hand waits too; a long press rejects it: the hand stays
     out = run("undo", "--emulator", env=env)
     assert out.output.endswith("the undo of hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board\n"
                                "  it gives: Ann -100  Bob -30  Cy -100  Dee -30\n"), out.output
-    run("press", "seat1", "--hold", "0.9", env=env)
+    out = run("press", "seat1", "--hold", "0.9", env=env)
+    assert out.output.splitlines()[1] == "rejected: Bob (button B) rejected the undo of hand 1; it is dropped", \
+        out.output
     out = _status_until(env, "(1 hand)\n")
     assert "pending" not in out
     # again, accepted by Bob: nothing counts, the hand is on the redo stack
@@ -202,3 +224,96 @@ def test_the_accepting_buttons_follow_the_pivot():
     assert held_words(Held(1), names) == "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board"
     assert held_words(Held(3), names) == "hand 3 pending: waiting for Bob (button C) or Dee (button D) to accept on the board"
     assert held_words(Held(5), names) == "hand 5 pending: waiting for Bob (button D) or Dee (button C) to accept on the board"
+
+
+def test_the_host_names_the_buttons_by_the_boards_own_letters():
+    """The letters come from the board definition the board runs (HELLO's
+    board), the board's own OLED's: a definition may letter its buttons as it
+    likes, and a seat with no button on the board is said so."""
+    from tallycore import skicket
+
+    from tallyboard.commands.link import button_letters, held_words
+
+    class Held:   # hand 3 held, Bob and Dee accept (seats after the pivot: Ann, Cy, Bob, Dee)
+        rules, players, held, held_by = skicket, 4, 1, 0b1010
+
+        def held_hand(self):
+            return 3
+
+    class Board:
+        def __init__(self, name):
+            self.hello_fields = {"board": name}
+
+    names = ["Ann", "Bob", "Cy", "Dee"]
+    assert button_letters(Board("pico-reference")) == "ABCD"
+    assert button_letters(Board("no-such-board")) == "ABCD"            # not on this host: the default
+    assert held_words(Held(), names, "WXYZ") == ("hand 3 pending: waiting for Bob (button Y) or Dee (button Z) "
+                                                 "to accept on the board")
+    # the serpentine build has two seat buttons, A and B: seats 2 and 3 have none
+    assert button_letters(Board("pico2-serpentine-nooled")) == "AB"
+    assert held_words(Held(), names, "AB") == ("hand 3 pending: waiting for Bob (no button on this board) or "
+                                               "Dee (no button on this board) to accept on the board")
+
+
+def test_after_the_pivot_the_board_and_the_host_name_the_same_buttons(emulate):
+    """Issue 23's evening: in round 2 the seats had pivoted (rules.md SK5) and
+    pressing the seat the seating list suggested did nothing, silently."""
+    env = emulate
+    names = ["--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee"]
+    assert run("new", "skicket", "--confirm", *names, "--emulator", env=env).exit_code == 0
+    # hands 1 and 2: seats 0-3 hold Ann, Bob, Cy, Dee; Ann (with her partner Cy) bids 1C and takes 7
+    # (6 + 1: made); her opponents Bob (button B) and Dee (button D) accept. SK7: Ann and Cy
+    # 60 + 10 x 1 = 70 each, Bob and Dee 10 x (13 - 7) = 60 each
+    for hand in (1, 2):
+        out = run("hand", "Ann", "1C", "7", "--emulator", env=env)
+        assert f"hand {hand} pending: waiting for Bob (button B) or Dee (button D)" in out.output, out.output
+        out = run("press", "seat1", env=env)
+        assert out.output.splitlines()[1] == f"accepted: Bob (button B) accepted hand {hand}; it counts now", \
+            out.output
+    # hand 3: after hand 2 Bob changed seats with seat 2 (Cy): seats 0-3 hold Ann, Cy, Bob, Dee, and
+    # Ann's partner is Bob. Her opponents Cy (seat 1: button B) and Dee (seat 3: button D) accept
+    out = run("hand", "Ann", "1C", "7", "--emulator", env=env)
+    assert "hand 3 pending: waiting for Cy (button B) or Dee (button D) to accept on the board" in out.output
+    until(lambda: _screen(env)[7].rstrip() == "ACCEPT: B (CY) OR D (DEE)", 10, "the OLED's accepting buttons")
+    # button C, Cy's in the seating list, is Bob's now: refused, and both the host and the OLED say why
+    out = run("press", "seat2", env=env)
+    assert out.output.splitlines()[1] == ("refused: button C may not accept hand 3: its player is not an "
+                                          "opponent; button B or D accepts it"), out.output
+    until(lambda: _screen(env)[9].rstrip() == "BUTTON C: BOB IS NOT AN OPPONENT", 10, "the OLED's why")
+    out = run("press", "seat1", env=env)
+    assert out.output.splitlines()[1] == "accepted: Cy (button B) accepted hand 3; it counts now", out.output
+    # hand 3, SK7: Ann and Bob 70 each, Cy and Dee 60: Ann 140 + 70, Bob 120 + 70, Cy 140 + 60, Dee 120 + 60
+    assert "skicket: Ann 210  Bob 190  Cy 200  Dee 180  (3 hands)" in out.output, out.output
+
+
+def test_the_lights_beside_the_accepting_buttons_on_a_board_without_an_oled(tmp_path):
+    """The serpentine build (board/pico2-serpentine-nooled.json) has no OLED: the
+    LED beside each seat button (132 beside A, 133 beside B) lights in its
+    player's colour while that player may accept."""
+    from tallypanel import boarddef
+
+    from tallyboard import render
+
+    flash = tmp_path / "flash"
+    with emulated_board(flash) as (emulator, board):
+        board.cfg_set("board", "pico2-serpentine-nooled")
+        emulator.restart()
+        board.hello()
+        assert board.hello_fields["board"] == "pico2-serpentine-nooled"
+        serpentine = render.find_board("pico2-serpentine-nooled")
+        assert bytes(serpentine.seat_lights) == bytes((132, 133))
+        board.new("skicket", 4, CONFIRM)
+        # hand 1, seats Ann, Bob, Cy, Dee: Ann (player 0) buys 1C, takes 7; Bob and Dee accept. Bob sits
+        # at seat 1, button B: LED 133 in his colour 0040FF at brightness 64: each channel v * 64 * 256
+        # >> 16 = v // 4, GRB: (0x40 // 4, 0, 0xFF // 4) = (16, 0, 63); Ann's button A (LED 132) dark
+        board.game_verb("HAND", 0, "1C", "-", "-", 0, 7)
+
+        def light(led):
+            frame = emulator.leds()
+            return bytes(frame[3 * led:3 * led + 3]) if len(frame) >= 3 * 134 else None
+        until(lambda: light(133) == bytes((16, 0, 63)), 10, "the light beside Bob's button")
+        assert light(132) == bytes(3)
+        emulator.tap(serpentine.seat_pins[1])          # Bob accepts: the lights go out
+        until(lambda: light(133) == bytes(3), 10, "the light going out")
+        assert board.state()["held"] == "-"
+        assert boarddef.NO_LIGHT not in serpentine.seat_lights

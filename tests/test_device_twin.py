@@ -415,6 +415,29 @@ def test_parts_that_fail_mid_game_cost_no_acknowledged_peg(chip):
     assert _scored(chip, "status").splitlines()[-1] == "roquet: Ann 8  Bob 7  (0 hands)"
 
 
+def test_the_accept_screen_names_the_buttons_and_a_refused_press_says_why(chip):
+    """Issue 23 on the chip: the OLED names the buttons that accept a held hand by the
+    letters beside them, and a press that cannot accept says why, drawn by the same
+    firmware the unix-port emulator runs (tests/test_confirm_board.py)."""
+    from emu_fixtures import oled_text
+
+    # (the first switch to Skicket loads its modules at the twin's quarter speed: a longer timeout)
+    _scored(chip, "new", "skicket", "--confirm", "--discard", "--timeout", "5", "--name", "Ann", "--name", "Bob",
+            "--name", "Cy", "--name", "Dee")
+    # Ann (seat 0) bids 4H and takes 10 with her partner Cy (hands 1-2: Ann+Cy, Bob+Dee): Bob (button B)
+    # and Dee (button D) accept
+    assert "waiting for Bob (button B) or Dee (button D)" in _scored(chip, "hand", "Ann", "4H", "10")
+    control = chip.twin.control
+    control.settle()
+    assert oled_text(control.oled().ram, 7).rstrip() == "ACCEPT: B (BOB) OR D (DEE)"
+    control.press("seat0")                         # Ann's own button: refused, and why
+    control.settle()
+    assert oled_text(control.oled().ram, 9).rstrip() == "BUTTON A: ANN IS NOT AN OPPONENT"
+    control.press("seat3")                         # Dee accepts. SK7: Ann and Cy 60 + 10 x 4 = 100,
+    control.settle()                               # Bob and Dee 10 x (13 - 10) = 30
+    assert _scored(chip, "status").splitlines()[-1] == "skicket: Ann 100  Bob 30  Cy 100  Dee 30  (1 hand)"
+
+
 def _scored(chip, *args: str) -> str:
     """A command that must succeed; its standard output. Its standard error may only
     carry the board's notes (the parts' problems are kept as notes until the next boot)."""

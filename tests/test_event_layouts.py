@@ -3,8 +3,9 @@ docs/protocol.md and protocol.json are generated from) reads every event the
 core takes: the events of the sixteen sample records, and random ints the
 core's check accepts. An event is of its first matching form; every field is
 within its declared range; and the fields, packed again, give the event back
-(no bit the layout leaves out). Also: each game's OPTION_FIELDS packs the
-options its records give."""
+(no bit the layout leaves out); the form says whether the event closes a
+hand (its closes flag), as the rules' own ends_hand() does. Also: each
+game's OPTION_FIELDS packs the options its records give."""
 import random
 from pathlib import Path
 
@@ -22,6 +23,8 @@ def decode(rules, event, players):
     for form in rules.EVENT_FORMS:
         name, mask, value, fields = form[0], form[1], form[2], form[3]
         if event & mask == value:
+            # the declared flag a client reads (protocol.json closes_hand) and the rule the board holds by
+            assert form[5] in (0, 1) and bool(form[5]) == bool(rules.ends_hand(event)), (name, event, form[5])
             packed = value
             for f in fields:
                 for p in range(players if f[6] else 1):
@@ -86,3 +89,16 @@ def test_random_events_the_core_takes_read_by_the_layout(name):
             decode(game.rules, event, players)
             taken += 1
     assert taken > 0, name
+
+
+def test_the_forms_that_close_a_hand_are_the_ones_the_rules_say():
+    # worked from each game's rules: a hand is one event, except Skicket's and Bishops Whist's misdeal
+    # (no hand: SK3), Roquet's pegs (RQ: END closes), Moosehead's plays and go (its END), the counted games'
+    # counts (their END), Doolittle's tricks (its END) and Rummy's cards (its OUT)
+    closing = {row[0]: sorted(f[0].decode() for f in games.load(i).EVENT_FORMS if f[5])
+               for i, row in enumerate(games.GAMES)}
+    assert closing["skicket"] == ["hand"] and closing["bishops_whist"] == ["hand"]
+    assert closing["roquet"] == ["end"] and closing["moosehead"] == ["end"] and closing["doolittle"] == ["end"]
+    assert closing["numero"] == ["end"] and closing["quatro"] == ["end"] and closing["rummy"] == ["out"]
+    assert all(closing[name] == ["hand"] for name in ("coronado", "foozle", "jaimy", "hoodoo", "sachem",
+                                                     "despised_nines", "ups_and_downs"))

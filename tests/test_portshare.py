@@ -33,6 +33,7 @@ class FakeBoard:
         self.sessions = 0
         self.eseq = 0
         self.release = threading.Event()
+        self.hello_fields = b""     # more of HELLO's reply (proto=..., for a tallyboard command)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
@@ -60,7 +61,7 @@ class FakeBoard:
                         os.write(self.master, _event(self.eseq, b"y" * 80))
                 extra = b""
                 if verb == b"HELLO":
-                    extra = b" seqs=%d" % (1 + 1024 * self.sessions)
+                    extra = b" seqs=%d" % (1 + 1024 * self.sessions) + self.hello_fields
                     self.sessions += 1
                 self.eseq += 1
                 os.write(self.master, wire.encode_request(int(seq), b"OK verb=" + verb + extra)
@@ -392,7 +393,7 @@ def test_a_hub_whose_board_is_gone_stops_serving_its_name(tmp_path, monkeypatch)
     owner = portshare.open_link(gone.path, serve=True)
     path = portshare.socket_path(gone.path)
     other = portshare.open_link(gone.path)
-    assert path.exists()
+    assert path.exists() and portshare.wire_path(gone.path).exists()
     # the cable pulled, the emulator stopped: the far end closes and the port reads EIO (the fake's
     # reader is woken first, so that nothing holds its end open)
     gone.stop.set()
@@ -407,6 +408,7 @@ def test_a_hub_whose_board_is_gone_stops_serving_its_name(tmp_path, monkeypatch)
     # no command joins a hub that cannot reach its board, nor, when a pty's name is given to another
     # board next, the old board's hub instead of the new one
     assert not path.exists()
+    assert not portshare.wire_path(gone.path).exists()       # nor its wire tap
     assert portshare.server_of(gone.path) is None
     other.close()
     owner.close()
@@ -448,6 +450,16 @@ def test_a_link_in_place_of_the_folder_is_refused(tmp_path, monkeypatch):
         portshare.socket_dir()
 
 
+def test_a_folder_too_deep_for_a_socket_name_is_said_in_words(tmp_path, monkeypatch):
+    # a Unix socket's path holds at most 107 bytes; here the folder alone is 130
+    deep = tmp_path / ("d" * (130 - len(str(tmp_path)) - 1))
+    deep.mkdir()
+    assert len(str(deep)) == 130
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    with pytest.raises(TransportError, match="too long a path for a socket.*shorter folder"):
+        portshare.socket_path("/dev/ttyACM0")
+
+
 def test_ports_says_which_port_is_shared_and_where(board, monkeypatch):
     from click.testing import CliRunner
 
@@ -465,5 +477,77 @@ def test_ports_says_which_port_is_shared_and_where(board, monkeypatch):
     try:
         out = CliRunner().invoke(main, ["ports"])
         assert f"{portshare.socket_path(board.path)} (pid {os.getpid()})" in out.output, out.output
+    finally:
+        owner.close()
+
+
+def wire_lines(tap, done, timeout=5.0):
+    """The wire tap's (direction, line) until done(lines) holds."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    while not done(seen) and time.monotonic() < deadline:
+        seen += [(d, data.rstrip(b"\n")) for d, data in tap.lines(0.1)]
+    return seen
+
+
+def test_the_wire_tap_carries_every_clients_lines_both_ways(board):
+    owner = portshare.open_link(board.path, serve=True)
+    try:
+        tap = portshare.WireTap(board.path)
+        a = portshare.open_link(board.path)
+        b = portshare.open_link(board.path)
+        a.write(frame(5, b"ALPHA"))
+        b.write(frame(9, b"BETA"))
+        assert replies(a, 1) == [b"5 OK verb=ALPHA"] and replies(b, 1) == [b"9 OK verb=BETA"]
+        # HELLO (the hub's), ALPHA, BETA: three replies and three events came from the board
+        seen = wire_lines(tap, lambda s: len([d for d, _ in s if d == "<"]) >= 6)
+        sent = [line for d, line in seen if d == ">"]
+        heard = [wire.check_frame(line) for d, line in seen if d == "<"]
+        assert sent == board.seen                         # exactly what reached the board, in its order
+        seqs = {line.split(b" ")[1].split(b"*")[0]: int(line.split(b" ")[0]) for line in sent}
+        assert set(seqs) == {b"HELLO", b"ALPHA", b"BETA"}
+        # the replies as the board sent them (the hub's wire seqs), and every event
+        assert sorted(body for body in heard if not body.startswith(b"!")) == sorted(
+            b"%d OK verb=%s" % (seq, verb) + (b" seqs=1" if verb == b"HELLO" else b"") for verb, seq in seqs.items())
+        assert [body for body in heard if body.startswith(b"!")] == [b"! 1 NOTE text=x", b"! 2 NOTE text=x",
+                                                                      b"! 3 NOTE text=x"]
+        a.close()
+        b.close()
+        tap.close()
+    finally:
+        owner.close()
+
+
+def test_monitor_through_the_sharer_shows_another_programs_request_and_reply(board):
+    from click.testing import CliRunner
+
+    from tallyboard.cli import main
+
+    from tallyrun import protocol
+
+    board.hello_fields = b" proto=%d" % protocol.PROTOCOL_VERSION    # a board this tallyboard speaks to
+    owner = portshare.open_link(board.path, serve=True)      # the sharer (tallyboard share, or a watch)
+    other = portshare.open_link(board.path)
+
+    def another_program():
+        # once the monitor reads the wire tap, another program asks something
+        deadline = time.monotonic() + 10
+        while not owner.hub.watchers and time.monotonic() < deadline:
+            time.sleep(0.02)
+        other.write(frame(42, b"OTHER"))
+
+    try:
+        sender = threading.Thread(target=another_program)
+        sender.start()
+        out = CliRunner().invoke(main, ["monitor", "-p", board.path, "--duration", "2"])
+        sender.join(10)
+        assert out.exit_code == 0, out.output
+        assert replies(other, 1) == [b"42 OK verb=OTHER"]
+        wire_seq = board.wire_seqs(b"OTHER")[0]
+        shown = [line[10:] for line in out.output.splitlines()]
+        assert "> " + frame(wire_seq, b"OTHER").decode().rstrip("\n") in shown, out.output
+        reply = wire.encode_request(wire_seq, b"OK verb=OTHER").decode().rstrip("\n")
+        assert "< " + reply in shown, out.output
+        other.close()
     finally:
         owner.close()

@@ -296,13 +296,13 @@ def test_damaged_storage_is_said_where_people_look_and_kept_aside(emu):
     assert current.n == 2 and current.game.total(0) == 3
     assert len((emulator.flash / "game.jnl.bad").read_bytes()) == 12 * 12   # the game's 12 records
     board.link.close()
-    note = "the board found when it started: journal record 4 of 12 damaged: 9 changes dropped; " \
+    note = "the board noted: journal record 4 of 12 damaged: 9 changes dropped; " \
            "kept as game.jnl.bad"
     status = CliRunner().invoke(main, ["status", "-p", emulator.port])
     assert note in status.output.splitlines(), status.output
     peg = CliRunner().invoke(main, ["peg", "0", "4", "-p", emulator.port])
     assert peg.exit_code == 0
     assert "roquet: P1 7  P2 0  (0 hands)" in peg.output                  # 3 + 4 = 7
-    assert "the board found 1 problem when it started: see tallyboard status" in peg.output
+    assert "the board has noted 1 problem since it started: see tallyboard status" in peg.output
     watch = CliRunner().invoke(main, ["watch", "--duration", "0.5", "--plain", "-p", emulator.port])
     assert "journal record 4 of 12 damaged" in watch.output.replace("\n", " "), watch.output

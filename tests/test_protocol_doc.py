@@ -92,3 +92,15 @@ def test_limits_and_version_are_stated():
     assert "version %d" % P.PROTOCOL_VERSION in DOC
     assert "**%d bytes**" % P.MAX_FRAME in DOC
     assert "1..%d" % P.MAX_SEQ in DOC
+
+
+def test_the_config_table_is_generated_from_the_firmwares_keys():
+    # the region is the generator's; each key of CONFIG_KEYS has its row there, its range from the declaration
+    region = DOC.split("<!-- generated: config", 1)[1].split("<!-- end generated -->", 1)[0]
+    keys = [k[0].decode() for k in P.CONFIG_KEYS]
+    assert _table_rows("<!-- generated: config") == keys
+    assert "| `brightness` | no | int 0-255: " in region and "| `budget_ma` | no | int 100-3000: " in region
+    assert "| `name` | yes (0-7) | text, 1-12 characters: " in region      # MAX_PLAYERS 8: players 0-7
+    spec = {k["key"]: k for k in _spec()["config_keys"]}
+    assert list(spec) == keys and all(k["meaning"] for k in spec.values())
+    assert spec["colour"]["default"][0] == "FF2000" and spec["round"]["max"] == 99

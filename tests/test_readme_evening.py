@@ -106,6 +106,7 @@ def test_the_readme_club_evening_runs_as_written(home, monkeypatch):
     #                       replay, stop-boards
     # what the README says each command shows
     assert "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board" in said["hand Ann"]
+    assert "\naccepted: Bob (button B) accepted hand 1; it counts now\n" in said["press seat1"], said["press seat1"]
     assert "Ann 100, Bob 30, Cy 100, Dee 30" in said["event status"]
     assert "  table 1: Ann 400, Bob 260, Cy 260, Dee 120\n" in said["event next"]
     assert "  Dee: table 1 → table 2, seat 0 (the head table's loser goes to the foot (table 2))\n" in said["event next"]

@@ -122,3 +122,42 @@ def test_nothing_is_sent_unless_the_prompt_is_showing():
         link = RecordingLink(said)
         assert repl.safe_mode(link) is None
         assert link.written == []
+
+
+def test_safe_mode_through_the_ports_sharer_reads_as_safe_mode(tmp_path, monkeypatch):
+    # the board in safe mode while `tallyboard share` (a sharer in this process, as share runs one) has its
+    # port: the sharer asks the REPL itself, once, and answers every program for it
+    import socket
+
+    from tallyboard import portshare, wire
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    with booted_with_undo_held(tmp_path / "flash") as emulator:
+        sharer = portshare.open_link(emulator.port, serve=True)
+        tap = portshare.WireTap(emulator.port)
+        try:
+            out = status(emulator.port)
+            assert (out.exit_code, out.output) == (4, SAFE_MODE_SAID)
+            # a program of any language on the socket reads the sharer's answer with its own seq
+            program = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            program.connect(str(portshare.socket_path(emulator.port)))
+            program.sendall(wire.encode_request(7, b"HELLO"))
+            answer = program.makefile("rb").readline().rstrip(b"\n")
+            program.close()
+            assert wire.check_frame(answer) == (b"7 ERR BOARD safe mode: button held at power-up: the board's app "
+                                                b"is not running; power-cycle it without holding a button, or stop "
+                                                b"the sharer and use mpremote to repair it")
+            # on the wire: the sharer's own HELLO reached the REPL, then the raw REPL's question (Ctrl-A ...
+            # Ctrl-D, Ctrl-B back); no frame after it: status's requests and the program's were answered for it
+            sent = []
+            deadline = time.monotonic() + 5
+            while not any(b"\x02" in line for line in sent) and time.monotonic() < deadline:
+                sent += [data for d, data in tap.lines(0.1) if d == ">"]
+            frames = [line for line in sent if line.rstrip(b"\n").endswith(b"*" + line.rstrip(b"\n")[-4:])
+                      and b" HELLO*" in line]
+            assert len(frames) == 1, sent
+            assert any(b"\x01" in line for line in sent) and any(b"tallyboard_safe_mode" in line for line in sent)
+            assert not any(b"\x03" in line for line in sent)        # never Ctrl-C
+            tap.close()
+        finally:
+            sharer.close()

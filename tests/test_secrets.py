@@ -57,7 +57,7 @@ def test_a_table_host_without_a_join_code_says_where_to_give_it():
     assert "give the evening's join code: --join-file FILE, $TALLYBOARD_JOIN" in out.output, out.output
 
 
-@pytest.mark.parametrize("command, option", [(["event", "table"], "--join"), (["event", "table"], "--broker"),
+@pytest.mark.parametrize("command, option", [(["event", "table"], "--join"),
                                              (["event", "serve"], "--broker"), (["event", "correct"], "--pin"),
                                              (["event", "pin", "set"], "--new-pin")])
 def test_the_argv_options_for_secrets_say_ps_shows_them(command, option):

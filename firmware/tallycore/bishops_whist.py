@@ -234,7 +234,7 @@ def winners(state, players):
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
-    (b"misdeal", 0xFFFFFFF, MISDEAL, (), "a misdeal: bit 27 alone; the deal passes to the left"),
+    (b"misdeal", 0xFFFFFFF, MISDEAL, (), "a misdeal: bit 27 alone; the deal passes to the left", 0),
     (b"hand", MISDEAL, 0, (
         (b"tricks_a", 0, 4, 0, 13, b"", 0, "tricks won by side A (players 0 and 2)"),
         (b"tricks_b", 4, 4, 0, 13, b"", 0, "tricks won by side B (players 1 and 3); the two add up to 13"),
@@ -245,5 +245,5 @@ EVENT_FORMS = (
         (b"exposed_b", 18, 3, 0, 7, b"", 0, "exposed-card penalties of side B"),
         (b"revokes_a", 21, 3, 0, 7, b"", 0, "revokes of side A"),
         (b"revokes_b", 24, 3, 0, 7, b"", 0, "revokes of side B")),
-     "one hand"),
+     "one hand", 1),
 )

@@ -117,5 +117,5 @@ EVENT_FORMS = (
     (b"hand", 0, 0, (
         (b"mode", 0, 2, 0, 2, b"", 0, "0 stand, 1 refused, 2 drew"),
         (b"tricks", 2, 3, 0, 5, b"", 0, "tricks won by the dealer's opponent")),
-     "one hand"),
+     "one hand", 1),
 )

@@ -93,5 +93,5 @@ EVENT_FORMS = (
     (b"hand", 0, 0, (
         (b"nines", 0, 3, 0, 4, b"", 1, "nines taken by each player (player p's at bit 3p)"),
         (b"players_less_one", 24, 3, 1, 7, b"", 0, "the number of players less one")),
-     "one hand"),
+     "one hand", 1),
 )

@@ -123,7 +123,7 @@ LOW_WINS = True  # the hand's best is its fewest points (docs/rules.md CF2)
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION, (b"cards", 3, 4, 0, 13, b"", 0, "cards dealt to each player, 6 to 13; 0 six (the text)"),)
 EVENT_FORMS = (
-    (b"end", 0xF, END, (), "closes the hand: exactly one trick per card dealt"),
+    (b"end", 0xF, END, (), "closes the hand: exactly one trick per card dealt", 1),
     (b"trick", 0x8, 0, ((b"player", 0, 3, 0, 7, b"player", 0, "who took the next trick"),),
-     "the next trick of the hand"),
+     "the next trick of the hand", 0),
 )

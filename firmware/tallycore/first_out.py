@@ -54,5 +54,5 @@ VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
     (b"hand", 0, 0, ((b"winner", 0, 3, 0, 7, b"player", 0, "the first to play out all his cards"),),
-     "one hand"),
+     "one hand", 1),
 )

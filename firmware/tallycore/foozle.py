@@ -106,5 +106,5 @@ EVENT_FORMS = (
         (b"bidder", 0, 3, 0, 7, b"player", 0, "who won the bid"),
         (b"bid", 3, 3, 1, 5, b"", 0, "tricks bid"),
         (b"tricks", 6, 3, 0, 5, b"", 0, "tricks won by the bidder")),
-     "one hand"),
+     "one hand", 1),
 )

@@ -52,7 +52,9 @@ _PLAYERS_MAX = const(8)
 #   OPTION_FIELDS  the fields of NEW's options, as EVENT_FORMS' fields (bit
 #                15, CONFIRM, is any game's and not the rules')
 #   EVENT_FORMS  how its packed event reads: ((form, mask, value, fields,
-#                what it is), ...); an event e is of the first form whose
+#                what it is, closes), ...); closes 1: an event of this form
+#                closes a hand (what ends_hand() says of it; a client reads
+#                it in protocol.json); an event e is of the first form whose
 #                e & mask == value; fields: ((name, shift, width, lo, hi,
 #                index, each, meaning), ...): the field's value is
 #                (e >> shift) & (2**width - 1), within lo..hi; each 1: one
@@ -381,6 +383,23 @@ class Game:
                     return True
                 seen += 1
         return False  # the hand in progress (scores so far), or no such hand (zeros)
+
+
+def seat_of(rules, hand, player):
+    """The seat of a player in a hand (0-based): the place at the table whose
+    seat button he presses, seat 0 the keeper's. Where the rules move the
+    players between hands (Skicket's pivot, docs/rules.md SK5) their
+    player_seat says; in every other game a player keeps the seat of his
+    index. The one mapping the board's buttons and the host's words use.
+    Allocation-free."""
+    player_seat = getattr(rules, "player_seat", None)
+    return player if player_seat is None else player_seat(hand, player)
+
+
+def player_at(rules, hand, seat):
+    """The player in a seat in a hand (0-based): seat_of's inverse. Allocation-free."""
+    seat_player = getattr(rules, "seat_player", None)
+    return seat if seat_player is None else seat_player(hand, seat & 3)
 
 
 def _others(scores, players, low_wins):

@@ -123,5 +123,5 @@ EVENT_FORMS = (
     (b"hand", 0, 0, (
         (b"kind", 0, 2, 0, 2, b"", 0, "0 nobody scored, 1 claimed (stopped with three tricks), 2 took all five"),
         (b"player", 2, 3, 0, 7, b"player", 0, "who claimed or took all five (0 when nobody)")),
-     "one hand"),
+     "one hand", 1),
 )

@@ -215,11 +215,11 @@ winners = points.winners_first_to
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION, (b"faces", 3, 1, 0, 1, b"", 0, "1: court cards count 11, 12, 13"),)
 EVENT_FORMS = (
-    (b"go", 0xFFF, GO, (), "all have passed: the player of the last card pegs 1, a new round from 0"),
-    (b"end", 0xFFF, END, (), "closes the hand: every player has played his five cards"),
+    (b"go", 0xFFF, GO, (), "all have passed: the player of the last card pegs 1, a new round from 0", 0),
+    (b"end", 0xFFF, END, (), "closes the hand: every player has played his five cards", 1),
     (b"play", GO | END, 0, (
         (b"player", 0, 3, 0, 7, b"player", 0, "who plays"),
         (b"rank", 3, 4, 1, 13, b"", 0, "the card's rank: 1 ace .. 13 king"),
         (b"suit", 7, 3, 0, 4, b"", 0, "the card's suit: 0 clubs, 1 spades, 2 hearts, 3 diamonds, 4 not given")),
-     "a card played"),
+     "a card played", 0),
 )

@@ -159,9 +159,9 @@ winners = points.winners_highest
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION, (b"hands_won", 3, 1, 0, 1, b"", 0, "Quatro only: 1 a total counts hands won, not tricks (QU3)"),)
 EVENT_FORMS = (
-    (b"end", 0x3FF, END, (), "closes the hand: every player's count is in"),
+    (b"end", 0x3FF, END, (), "closes the hand: every player's count is in", 1),
     (b"count", END, 0, (
         (b"player", 0, 3, 0, 7, b"player", 0, "whose count"),
         (b"count", 3, 6, 0, 52, b"", 0, "cards taken (Numero, 0 to 52) or tricks (Quatro, 0 to 13)")),
-     "one player's count for the hand"),
+     "one player's count for the hand", 0),
 )

@@ -85,8 +85,8 @@ OPTION_FIELDS = (
 EVENT_FORMS = (
     (b"peg", 3, 0, ((b"player", 2, 1, 0, 1, b"player", 0, "who pegs"),
                     (b"points", 3, 7, 1, MAX_PEG, b"", 0, "points pegged")),
-     "points pegged (PEG)"),
-    (b"end", 0x3FF, HAND_END, (), "the end of the hand (END)"),
+     "points pegged (PEG)", 0),
+    (b"end", 0x3FF, HAND_END, (), "the end of the hand (END)", 1),
 )
 
 

@@ -165,10 +165,10 @@ VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION, (b"faces", 3, 1, 0, 1, b"", 0, "1: court cards count 10"),)
 EVENT_FORMS = (
     (b"out", OUT, OUT, ((b"player", 0, 3, 0, 5, b"player", 0, "who went out"),),
-     "closes the hand: that player holds no card, every other at least one"),
+     "closes the hand: that player holds no card, every other at least one", 1),
     (b"card", OUT, 0, (
         (b"player", 0, 3, 0, 5, b"player", 0, "who holds the card"),
         (b"rank", 3, 4, 1, 13, b"", 0, "the card's rank: 1 ace .. 13 king"),
         (b"suit", 7, 3, 0, 4, b"", 0, "the card's suit: 0 clubs, 1 spades, 2 hearts, 3 diamonds, 4 not given")),
-     "one of a player's unplayed cards"),
+     "one of a player's unplayed cards", 0),
 )

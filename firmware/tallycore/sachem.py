@@ -104,5 +104,5 @@ EVENT_FORMS = (
         (b"last_trump", 4, 4, 0, 8, b"player", 0, "who captured the last trump played (3 points); 8 nobody"),
         (b"nine", 8, 4, 0, 8, b"player", 0, "who captured the nine of trumps (9 points); 8 nobody"),
         (b"sachem", 12, 4, 0, 8, b"player", 0, "who captured most sevens and eights (7 points); 8 nobody")),
-     "one hand"),
+     "one hand", 1),
 )

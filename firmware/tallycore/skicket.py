@@ -157,7 +157,7 @@ OPTION_FIELDS = (
     (b"royal", 2, 1, 0, 1, b"", 0, "1: Royal Skicket (SK18)"),
 )
 EVENT_FORMS = (
-    (b"misdeal", 0xFFFFF, MISDEAL, (), "a misdeal (MISDEAL): bit 19 alone"),
+    (b"misdeal", 0xFFFFF, MISDEAL, (), "a misdeal (MISDEAL): bit 19 alone", 0),
     (b"hand", MISDEAL, 0, (
         (b"purchaser", 0, 2, 0, 3, b"player", 0, "the winning bidder"),
         (b"level", 2, 3, 1, 7, b"", 0, "bid level"),
@@ -166,7 +166,7 @@ EVENT_FORMS = (
         (b"redoubled_by", 11, 3, 0, 4, b"player", 0, "who redoubled; 4 nobody"),
         (b"lone", 14, 1, 0, 1, b"", 0, "1: the purchaser plays alone"),
         (b"tricks", 15, 4, 0, 13, b"", 0, "tricks won by the purchaser's side (or him alone)")),
-     "one hand (HAND)"),
+     "one hand (HAND)", 1),
 )
 
 

@@ -14,6 +14,10 @@
 # The chain is a list of runs in wire order, [player, row, first, last]: the
 # next LEDs along the wire are that row's holes first..last (last < first
 # runs backwards, as a serpentine needs).
+#
+# Seat buttons: seat_letters[seat] is the letter printed beside the button
+# (the OLED and the host name the buttons by it); seat_lights[seat] is the
+# LED beside it (an LED of the chain that is no hole's), or NO_LIGHT.
 
 try:
     from micropython import const
@@ -45,6 +49,9 @@ _ROWS = ("station", "tally", "king")
 _ROW_BASE = b"\x00\x01\x2e"      # STATION, TALLY, KING
 _ROW_HOLES = b"\x01\x2d\x14"     # 1, 45, 20
 
+NO_LIGHT = const(255)   # a seat button without an LED beside it (LED indices stop at 254)
+DEFAULT_LETTERS = "ABCD"   # beside the seat buttons, seat 0 first, when a definition names none
+
 
 class BoardDef:
     def __init__(self):
@@ -64,6 +71,8 @@ class BoardDef:
         self.oled_width = 128
         self.oled_height = 64
         self.seat_pins = bytearray(0)
+        self.seat_letters = b""          # one letter a seat button
+        self.seat_lights = bytearray(0)  # the LED beside each seat button, or NO_LIGHT
         self.undo_pin = NO_PIN
         self.shift_pin = NO_PIN
         self.encoder_a = NO_PIN
@@ -159,6 +168,8 @@ def from_dict(d):
     b.seat_pins = bytearray(len(seats))
     for i in range(len(seats)):
         b.seat_pins[i] = _pin(seats[i], "buttons.seats[%d]" % i, used)
+    b.seat_letters = _letters(buttons.get("letters"), len(seats))
+    b.seat_lights = _lights(b, buttons.get("lights"), len(seats))
     b.undo_pin = _pin(buttons.get("undo"), "buttons.undo", used, True)
     b.shift_pin = _pin(buttons.get("shift"), "buttons.shift", used, True)
 
@@ -179,6 +190,55 @@ def from_dict(d):
         if used[pin] == _TAKEN and b.wireless_pin == NO_PIN:
             b.wireless_pin = pin
     return b
+
+
+def _letters(value, seats):
+    """The letters printed beside the seat buttons, seat 0 first: a text of one
+    capital letter or digit a seat, each once (the OLED's font has no other)."""
+    if value is None:
+        return DEFAULT_LETTERS[:seats].encode()
+    if not isinstance(value, str) or len(value) != seats:
+        raise ValueError("board: buttons.letters must be a text of %d letters, one a seat button "
+                         "in seat order (e.g. %s)" % (seats, DEFAULT_LETTERS[:seats]))
+    for i in range(seats):
+        c = value[i]
+        if not ("A" <= c <= "Z" or "0" <= c <= "9"):
+            raise ValueError("board: buttons.letters[%d] must be a capital letter or a digit" % i)
+        if value.index(c) != i:
+            raise ValueError("board: buttons.letters names %s twice: each seat button needs its own" % c)
+    return value.encode()
+
+
+def _lights(b, value, seats):
+    """The LED beside each seat button (its index in the chain), or null for
+    none; an LED no hole uses, each beside one button."""
+    lights = bytearray(seats)
+    for i in range(seats):
+        lights[i] = NO_LIGHT
+    if value is None:
+        return lights
+    if not isinstance(value, list) or len(value) != seats:
+        raise ValueError("board: buttons.lights must list %d LEDs (or null), one a seat button in seat order"
+                         % seats)
+    for i in range(seats):
+        if value[i] is None:
+            continue
+        led = _int(value[i], "buttons.lights[%d]" % i, 0, b.led_count - 1)
+        if _has(b.led_of, SLOTS, led):
+            raise ValueError("board: buttons.lights[%d]: LED %d is a hole's (leds.chain); a light beside "
+                             "a button needs an LED of its own" % (i, led))
+        if _has(lights, i, led):
+            raise ValueError("board: buttons.lights[%d]: LED %d is beside another button already" % (i, led))
+        lights[i] = led
+    return lights
+
+
+def _has(values, count, value):
+    # `int in bytearray` is not implemented by MicroPython
+    for i in range(count):
+        if values[i] == value:
+            return True
+    return False
 
 
 def _chain(b, chain):

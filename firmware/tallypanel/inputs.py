@@ -273,5 +273,17 @@ class Inputs:
         return started
 
 
+_FADE_POLL_MS = const(100)    # how often a refused press's words are looked at (menu.BoardInput.fade)
+
+
+async def fade_notes(board_input, redraw):
+    """The words of a refused press leave the OLED by themselves: redraw()
+    once BoardInput.fade has cleared them."""
+    while True:
+        await _sleep_ms(_FADE_POLL_MS)
+        if board_input.fade(ticks_ms()):
+            redraw()
+
+
 def _ignore(kind, value):
     pass

@@ -16,7 +16,8 @@
 # is over the budget every channel is scaled by the same integer fraction,
 # so the frame never exceeds it. Integer math only; no allocation per frame.
 from tallypanel import gameview
-from tallypanel.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER
+from tallypanel.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER, NO_LIGHT
+from tallycore.game import player_at
 
 try:
     from micropython import const
@@ -109,15 +110,36 @@ class LedField:
         else:
             self.progress(game)
         if game.rules is not None and game.held:
-            # a hand waits for its confirmation (tallypanel.confirm): both station holes white
+            # a hand waits for its confirmation (tallypanel.confirm): both station holes white,
+            # and the light beside each button that accepts it in its player's colour
             self.light(STATION, WHITE, FULL)
             self.light(SLOTS_PER_PLAYER + STATION, WHITE, FULL)
+            self.accepting_buttons(game)
         self._limit()
         return self.frame
 
+    def accepting_buttons(self, game):
+        """The LED beside each seat button whose player may accept the held
+        change (the board definition's buttons.lights), in that player's
+        colour; seats as the game has them for the held hand (Skicket's
+        pivot, docs/rules.md SK5)."""
+        lights = self.board.seat_lights
+        hand = game.held_hand() - 1
+        for seat in range(len(lights)):
+            led = lights[seat]
+            if led == NO_LIGHT:
+                continue
+            player = player_at(game.rules, hand, seat)
+            if player < game.players and game.held_by >> player & 1:
+                self.light_led(led, player if player < WHITE else WHITE, FULL)
+
     def light(self, slot, colour, level):
         """Light a slot of the board (boarddef) in a colour index at a level (of 256)."""
-        at = 3 * self.led_of[slot]
+        self.light_led(self.led_of[slot], colour, level)
+
+    def light_led(self, led, colour, level):
+        """Light one LED of the chain in a colour index at a level (of 256)."""
+        at = 3 * led
         c = 3 * colour
         colours = self.colours
         scale = self.brightness * level

@@ -6,7 +6,10 @@
 # injected submit(event) (the app's local_event, which applies the event,
 # journals it and pushes it to the host) and undo(). Both raise ValueError
 # with the core's message when the board must refuse; the message is kept in
-# BoardInput.note (or HandEntry.error) for the OLED.
+# BoardInput.note (or HandEntry.error) for the OLED, and goes to the host
+# through the injected say(text) (the app's say: a NOTE event). A refusal's
+# words leave the OLED by themselves after confirm.NOTE_MS (fade(), which
+# tallypanel.inputs.fade_notes calls).
 #
 # What a seat button does and which steps the knob walks through are the
 # game's own (tallypanel.gameview): Skicket's seats open the entry of a
@@ -26,6 +29,12 @@ try:
 except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
+
+try:
+    from time import ticks_diff
+except ImportError:  # CPython
+    def ticks_diff(a, b):  # type: ignore[misc]
+        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 # Input kinds (tallypanel.inputs emits them).
 SEAT = const(0)       # value: seat index; a short press
@@ -151,7 +160,8 @@ class BoardInput:
     it stands (the app's local_new and kept); without new_game the board
     starts no game of its own."""
 
-    def __init__(self, get_game, submit, undo, accept=None, reject=None, new_game=None, kept=None):
+    def __init__(self, get_game, submit, undo, accept=None, reject=None, new_game=None, kept=None,
+                 say=None, letters=b"ABCD"):
         self.get_game = get_game  # () -> the Game in progress
         self.submit = submit
         self.undo = undo
@@ -161,12 +171,20 @@ class BoardInput:
         self.kept = kept          # (): whether the host's archive holds the game as it stands
         self.question = NewGame()
         self.entry = HandEntry(submit)
+        self.say = say            # (text): words for the host (a NOTE event): why a press was refused
+        self.letters = letters    # beside the seat buttons, seat 0 first (the board definition)
         self.note = None   # a message for the OLED (refused input), or None
+        self.refused = 0   # why the last press could not answer a held change (confirm.NOT_AN_OPPONENT, ...)
+        self.refused_seat = 0
+        self.noted = 0     # counts refusals, so that fade() times each from its own start
+        self._fade_seen = 0
+        self._fade_since = 0
         self.changes = 0   # counts handled inputs, so the view knows to redraw
 
     def handle(self, kind, value=0):
         self.changes += 1
         self.note = None
+        self.refused = 0
         game = self.get_game()
         entry = self.entry
         try:
@@ -176,7 +194,8 @@ class BoardInput:
                 entry.close()   # its game was replaced from the host
             if game.held:       # a hand waits for its confirmation (tallypanel.confirm)
                 if kind != SEAT and kind != SEAT_LONG:
-                    raise ValueError(confirm.WAITS)
+                    confirm.refuse(self, game, confirm.WAITING)
+                    return
                 confirm.answer(self, game, value, kind == SEAT_LONG)
                 return
             question = self.question
@@ -195,6 +214,8 @@ class BoardInput:
                     entry.turn(value)
                 elif kind == PUSH:
                     entry.push(game)
+                    if entry.error is not None:
+                        self.tell(entry.error)   # the hand refused: the entry shows why
                 elif kind == HOLD or kind == UNDO:
                     entry.back()
                 return
@@ -221,6 +242,35 @@ class BoardInput:
                 question.warning = False
         except ValueError as exc:
             self.note = str(exc)
+            self.noted += 1
+            self.tell(self.note)
+
+    def refuse(self, why, seat=0):
+        """A press that could not answer the held change: why
+        (confirm.NOT_AN_OPPONENT, NO_PLAYER, WAITING) shows for a moment."""
+        self.refused = why
+        self.refused_seat = seat
+        self.noted += 1
+
+    def tell(self, text):
+        """Words for the host (a NOTE event), if the board has one to tell."""
+        if self.say is not None:
+            self.say(text)
+
+    def fade(self, now):
+        """The words of a refused press leave the OLED confirm.NOTE_MS after
+        they came (now: ticks_ms()); True when they did, and the OLED is to be
+        drawn again. Allocation-free: the poll of tallypanel.inputs.fade_notes."""
+        if self.noted != self._fade_seen:
+            self._fade_seen = self.noted
+            self._fade_since = now
+            return False
+        if (self.note is not None or self.refused) and ticks_diff(now, self._fade_since) >= confirm.NOTE_MS:
+            self.note = None
+            self.refused = 0
+            self.changes += 1
+            return True
+        return False
 
     def unarchived(self, game):
         """Whether starting again would drop a game with something scored, not

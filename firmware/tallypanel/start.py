@@ -150,9 +150,10 @@ def _attach_views(app, board):
 
     try:
         from tallypanel.menu import BoardInput
-        from tallypanel.inputs import Inputs
+        from tallypanel.inputs import Inputs, fade_notes
         board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo,
-                                 app.local_accept, app.local_reject, app.local_new, app.kept)
+                                 app.local_accept, app.local_reject, app.local_new, app.kept,
+                                 app.say, board.seat_letters)
 
         def handle(kind, value=0):
             board_input.handle(kind, value)
@@ -160,6 +161,7 @@ def _attach_views(app, board):
 
         inputs = Inputs(board, hw.button, handle, hw.pin_irq, app.note)
         app.on_start(inputs.tasks)
+        app.add_task(fade_notes(board_input, draw_soon))   # a refused press's words leave the OLED
     except ImportError:
         pass
     except Exception as exc:

@@ -160,7 +160,7 @@ class View:
             sheet.set_note(note)
         if game.rules is not None and game.held:
             from tallypanel import confirm  # loaded when a hand first waits: not before first light
-            confirm.draw(sheet, game)     # a hand waits for its confirmation
+            confirm.draw(sheet, game, self.board.seat_letters, board_input)   # a hand waits for its confirmation
             sheet.flush()
         elif question is not None:
             sheet.draw_question(question)

@@ -96,6 +96,7 @@ class App:
         self.said_text = ""
         self.said_key = 0
         self.said_player = 0
+        self.said_index = 0         # GAME's and NOTE's index, LOG's at
         self.settled_kind = 0       # the held change that just went (ACCEPT, REJECT)
         self.settled_event = 0
         self.notes = []                 # problems found at boot (NOTE), spaces as _
@@ -154,6 +155,13 @@ class App:
         if len(self.notes) < P.MAX_NOTES:
             self.notes.append(text)
         self.said_text = text
+        self.tell(P.EV_NOTE, False)
+
+    def say(self, text):
+        """Words for people that pass (why the board refused a press of its
+        buttons): pushed as a NOTE event, not kept for NOTE (the problems
+        the board has noted). One str allocated, as note() does."""
+        self.said_text = text.replace(" ", "_")
         self.tell(P.EV_NOTE, False)
 
     def on_change(self, callback):
@@ -254,15 +262,15 @@ class App:
         elif verb == P.V_REDO:
             self._change(KIND_REDO, seq, req.crc, 0, _SRC_HOST, True)
         elif verb == P.V_HELLO:
-            replies.hello(self, seq)
+            replies.read(self, seq, P.V_HELLO)
         elif verb == P.V_GAME:
             replies.game_info(self, seq, v[0])
         elif verb == P.V_NEW:
             self._new(seq, req.crc, v[0], v[1], v[2] if req.nargs > 2 else 0)
         elif verb == P.V_STATE:
-            replies.state(self, seq)
+            replies.read(self, seq, P.V_STATE)
         elif verb == P.V_OPEN:
-            replies.open_session(self, seq)
+            replies.read(self, seq, P.V_OPEN)
         elif verb == P.V_SCORE:
             replies.score(self, seq)
         elif verb == P.V_LOG:
@@ -465,13 +473,10 @@ class App:
                 self.config.set(key, player, old)
                 self.error(seq, P.E_FLASH, replies.flash_failed(exc, "the setting is unchanged"))
                 return
-        w = self.writer
-        w.reply(seq)
-        replies.cfg_fields(self, w, key, player)
-        self.send_reply()
+        self.said_key = key
+        self.said_player = player
+        replies.read(self, seq, P.V_CFG)
         if req.values[0] == 1:  # a change: the reply first, then the event, as for every change
-            self.said_key = key
-            self.said_player = player
             self.tell(P.EV_CFG, False)
 
     def _board_exists(self, name):

@@ -65,6 +65,10 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 # only reads), or the change it journals and pushes an event for: b"apply"
 # (an event: n + 1), b"undo" (n - 1), b"new" (n = 0), b"kept" (the archive
 # mark; the game stays), b"cfg" (a setting, CFG SET only).
+# Reply fields and event fields are named as docs/protocol.md's field table
+# (tallyrun.wirefields) names them: "VERB.name" where a verb writes the field
+# `name` its own way (HELLO's players is the most any game takes); the wire
+# key is the part after the dot. tallyrun.replies.fields writes every row.
 # Every state-changing verb replies "n top eseq": events applied, applied +
 # redo stack, and the sequence number of the event it pushed. A change held
 # for its confirmation by an opponent (docs/rules.md CF) replies "held" too,
@@ -104,11 +108,11 @@ _CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
 _CFG_PLAYER = (b"player", T_INT, 0, MAX_PLAYERS - 1, b"player")
 VERBS = (
     (b"HELLO", (), 0,
-     ("fw", "proto", "board", "games", "frame", "log", "players", "seqs"),
+     ("fw", "proto", "board", "games", "frame", "log", "HELLO.players", "seqs"),
      "identify: firmware and protocol versions, board definition, number of games (GAME lists them), limits",
      b""),
     (b"GAME", ((b"index", T_INT, 0, len(GAMES) - 1, b""),), 0,
-     ("index", "name", "min", "max", "options"),
+     ("index", "name", "min", "max", "GAME.options"),
      "the game at index 0..games-1 of HELLO: its name, player range and the keys of its options", b""),
     (b"NEW", ((b"game", T_GAME, 0, 0, b""), (b"players", T_INT, 1, MAX_PLAYERS, b""),
               (b"options", T_INT, 0, 0xFFFF, b"")), 1,
@@ -119,7 +123,7 @@ VERBS = (
     (b"UNDO", (), 0, CHANGED, "undo the last event (it goes on the redo stack)", b"undo"),
     (b"REDO", (), 0, APPLIED, "redo the last undone event", b"apply"),
     (b"OPEN", (), 0,
-     ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "held", "ccrc", "notes"),
+     ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "OPEN.held", "ccrc", "notes"),
      "open a session as HELLO does, with what says whether a host's copy of the game is current", b""),
     (b"STATE", (), 0,
      ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"),
@@ -128,14 +132,14 @@ VERBS = (
      ("hands", "complete", "winners", "totals"),
      "the score now, the hand in progress included (Roquet: its tally pegs count)", b""),
     (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0,
-     ("at", "count", "top", "ev"),
+     ("at", "LOG.count", "top", "LOG.ev"),
      "the event log (redo stack included) from index at, as many as fit in a frame", b""),
     (b"STATS", (), 0,
      ("free", "alloc", "block", "served", "journal", "errors"),
      "the board's health: heap bytes free and in use (after a collection), the largest free block, "
      "requests served, journal records, internal and display errors", b""),
     (b"NOTE", ((b"index", T_INT, 0, MAX_NOTES - 1, b""),), 0,
-     ("count", "text"),
+     ("NOTE.count", "NOTE.text"),
      "the problems the board found when it started (STATE's notes says how many)", b""),
     (b"CFG", (_CFG_OP, (b"key", T_WORD, 0, 0, b""), _CFG_PLAYER, (b"value", T_TEXT, 1, MAX_BOARD_NAME, b"")), 2,
      ("key", "player", "value"),
@@ -197,7 +201,8 @@ EVENTS = (
     (b"UNDO", ("n", "top", "src", "totals"), "the last event was undone"),
     (b"REDO", ("n", "top", "ev", "src", "totals"), "an undone event was redone"),
     (b"CFG", ("key", "player", "value"), "a config value changed"),
-    (b"NOTE", ("text",), "a problem for people to read (spaces written as _)"),
+    (b"NOTE", ("text",), "a problem for people to read, or why the board refused a press of its buttons "
+                         "(spaces written as _)"),
     (b"HELD", ("n", "top", "held", "by", "src"),
      "a change waits for its confirmation by an opponent (held=kind,event; by: who may accept, bit mask)"),
     (b"ACCEPT", ("held", "n", "top", "src", "totals"),

@@ -1,9 +1,13 @@
-# The board's replies to the requests that read (HELLO, GAME, STATE, SCORE,
-# LOG, STATS) and the fields every change reply carries, written into the
-# app's preallocated frame writer (tallyrun.protocol.Writer) and sent with
-# app.send_reply(): allocation-free but for STATS (a collection first).
-# fields() is the one writer of the fields a row of protocol.EVENTS, a
-# change's reply, STATE or SCORE names, in the row's order.
+# The board's replies to the requests that read (HELLO, GAME, OPEN, STATE,
+# SCORE, LOG, STATS, NOTE) and the fields every change reply carries, written
+# into the app's preallocated frame writer (tallyrun.protocol.Writer) and
+# sent with app.send_reply(): allocation-free but for STATS (a collection
+# first, and the probe of the largest free block).
+# fields() is the one writer of the fields a row of protocol.EVENTS or a
+# verb's reply (protocol.VERBS) names, in the row's order: every reply and
+# event is written from its row, and docs/protocol.md from the same rows.
+import gc
+
 from tallycore.games import GAMES
 from tallyrun import protocol as P
 
@@ -37,6 +41,7 @@ def fields(app, w, names):
     said_key and said_player (CFG), said_text (NOTE), settled_kind and
     settled_event (held, once the held change went). Allocation-free."""
     game = app.game
+    count_at = 0   # LOG.count: where its three digits go once LOG.ev has counted
     for name in names:
         if name == "n":
             w.key(b"n")
@@ -101,6 +106,79 @@ def fields(app, w, names):
         elif name == "winners":
             w.key(b"winners")
             w.number(game.winners())
+        elif name == "ccrc":
+            w.key(b"ccrc")
+            w.hex(app.config.crc, 4)
+        elif name == "seqs":
+            w.key(b"seqs")
+            w.number(app.open_session())   # the field opens the session (HELLO, OPEN)
+        elif name == "OPEN.held":
+            held(app, w, False)
+        # what a read of one thing says of it: said_index is GAME's index,
+        # LOG's at, NOTE's index
+        elif name == "index":
+            w.key(b"index")
+            w.number(app.said_index)
+        elif name == "name":
+            w.key(b"name")
+            w.text(P.GAME_NAMES[app.said_index])
+        elif name == "min":
+            w.key(b"min")
+            w.number(GAMES[app.said_index][1])
+        elif name == "max":
+            w.key(b"max")
+            w.number(GAMES[app.said_index][2])
+        elif name == "GAME.options":
+            w.key(b"options")
+            w.text(P.GAME_OPTIONS[app.said_index])
+        elif name == "at":
+            w.key(b"at")
+            w.number(app.said_index)
+        elif name == "LOG.count":
+            w.key(b"count")
+            count_at = w.length
+            w.text(b"000")   # LOG.ev writes the count here: three digits, zero-padded
+        elif name == "LOG.ev":
+            _log_events(app, w, count_at)
+        elif name == "NOTE.count":
+            w.key(b"count")
+            w.number(len(app.notes))
+        elif name == "NOTE.text":
+            w.key(b"text")
+            w.text(app.notes[app.said_index])
+        elif name == "board":
+            w.key(b"board")
+            w.text(app.board_name)
+        elif name == "games":
+            w.key(b"games")
+            w.number(len(GAMES))
+        elif name == "frame":
+            w.key(b"frame")
+            w.number(P.MAX_FRAME)
+        elif name == "log":
+            w.key(b"log")
+            w.number(len(game.log))
+        elif name == "HELLO.players":
+            w.key(b"players")
+            w.number(P.MAX_PLAYERS)
+        elif name == "free":
+            w.key(b"free")
+            w.number(_mem_free())
+        elif name == "alloc":
+            w.key(b"alloc")
+            w.number(getattr(gc, "mem_alloc", _zero)())
+        elif name == "block":
+            w.key(b"block")
+            w.number(largest_free_block(_mem_free()))
+        elif name == "served":
+            w.key(b"served")
+            w.number(app.served)
+        elif name == "journal":
+            w.key(b"journal")
+            w.number(app.journal.records)
+        elif name == "errors":
+            w.key(b"errors")
+            w.number(app.listener_errors + app.internal_errors)
         else:
             raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
 
@@ -146,79 +224,29 @@ def game_name(app, w):
         return
     w.text(P.GAME_NAMES[app.game.index])
 
-def hello(app, seq):
+def read(app, seq, verb):
+    """The reply of a request that reads: the fields of its verb's row."""
     w = app.writer
     w.reply(seq)
-    w.key(b"fw")
-    w.text(P.FIRMWARE_VERSION)
-    w.key(b"proto")
-    w.number(P.PROTOCOL_VERSION)
-    w.key(b"board")
-    w.text(app.board_name)
-    w.key(b"games")
-    w.number(len(GAMES))
-    w.key(b"frame")
-    w.number(P.MAX_FRAME)
-    w.key(b"log")
-    w.number(len(app.game.log))
-    w.key(b"players")
-    w.number(P.MAX_PLAYERS)
-    w.key(b"seqs")
-    w.number(app.open_session())
+    fields(app, w, P.VERBS[verb][3])
     app.send_reply()
+
 
 def game_info(app, seq, index):
     if index >= len(GAMES):
         app.error(seq, P.E_RANGE, b"no game at that index; HELLO says how many there are")
         return
-    row = GAMES[index]
-    w = app.writer
-    w.reply(seq)
-    w.key(b"index")
-    w.number(index)
-    w.key(b"name")
-    w.text(P.GAME_NAMES[index])
-    w.key(b"min")
-    w.number(row[1])
-    w.key(b"max")
-    w.number(row[2])
-    w.key(b"options")
-    w.text(P.GAME_OPTIONS[index])
-    app.send_reply()
+    app.said_index = index
+    read(app, seq, P.V_GAME)
 
-def _stamp(app, w, event=True):
-    # what says which game this is and how far it has gone (STATE, OPEN)
-    game = app.game
-    game_name(app, w)
-    w.key(b"players")
-    w.number(game.players)
-    w.key(b"options")
-    w.number(game.options)
-    w.key(b"n")
-    w.number(game.n)
-    w.key(b"top")
-    w.number(game.top)
-    w.key(b"lcrc")
-    w.hex(log_crc(app), 4)
-    held(app, w, event)
-
-def state(app, seq):
-    w = app.writer
-    w.reply(seq)
-    fields(app, w, P.VERBS[P.V_STATE][3])
-    app.send_reply()
 
 def note(app, seq, index):
     if index >= len(app.notes):
         app.error(seq, P.E_RANGE, b"no note at that index; STATE says how many (notes)")
         return
-    w = app.writer
-    w.reply(seq)
-    w.key(b"count")
-    w.number(len(app.notes))
-    w.key(b"text")
-    w.text(app.notes[index])
-    app.send_reply()
+    app.said_index = index
+    read(app, seq, P.V_NOTE)
+
 
 def log_crc(app):
     """CRC-16 of log[0:top], 4 bytes LE each: from the app's running prefix CRCs,
@@ -247,22 +275,6 @@ def log_crc_to(app, n):
     return app.log_crcs[n - 1] if n else 0xFFFF
 
 
-def open_session(app, seq):
-    """OPEN: HELLO's session and protocol check with what a host needs to tell
-    whether its cached view of the game is current."""
-    w = app.writer
-    w.reply(seq)
-    w.key(b"proto")
-    w.number(P.PROTOCOL_VERSION)
-    w.key(b"seqs")
-    w.number(app.open_session())
-    _stamp(app, w, False)
-    w.key(b"ccrc")
-    w.hex(app.config.crc, 4)
-    w.key(b"notes")
-    w.number(len(app.notes))
-    app.send_reply()
-
 def totals(app, w):
     game = app.game
     w.key(b"totals")
@@ -272,30 +284,26 @@ def totals(app, w):
         w.number(game.total(p))
 
 def score(app, seq):
-    game = app.game
-    if game.rules is None:
+    if app.game.rules is None:
         app.error(seq, P.E_RULE, b"no game in progress; start one with NEW")
         return
-    w = app.writer
-    w.reply(seq)
-    fields(app, w, P.VERBS[P.V_SCORE][3])
-    app.send_reply()
+    read(app, seq, P.V_SCORE)
+
 
 def log(app, seq, at):
-    game = app.game
-    top = game.top
-    if at > top:
+    if at > app.game.top:
         app.error(seq, P.E_RANGE, b"at is past the end of the log (STATE gives top)")
         return
-    w = app.writer
-    w.reply(seq)
-    w.key(b"at")
-    w.number(at)
-    w.key(b"count")
-    count_at = w.length
-    w.text(b"000")   # patched below: three digits, zero-padded
-    w.key(b"top")
-    w.number(top)
+    app.said_index = at
+    read(app, seq, P.V_LOG)
+
+
+def _log_events(app, w, count_at):
+    """LOG's ev: as many packed events from said_index as fit in the frame,
+    their count written into the three digits LOG.count left at count_at."""
+    game = app.game
+    at = app.said_index
+    top = game.top
     w.key(b"ev")
     count = 0
     log = game.log
@@ -304,30 +312,20 @@ def log(app, seq, at):
             w.byte(44)
         w.number(log[at + count])
         count += 1
-    buf = w.buf
-    buf[count_at] = 48 + count // 100
-    buf[count_at + 1] = 48 + (count // 10) % 10
-    buf[count_at + 2] = 48 + count % 10
-    app.send_reply()
+    if count_at:
+        buf = w.buf
+        buf[count_at] = 48 + count // 100
+        buf[count_at + 1] = 48 + (count // 10) % 10
+        buf[count_at + 2] = 48 + count % 10
+
 
 def stats(app, seq):
-    import gc
-    gc.collect()
-    w = app.writer
-    w.reply(seq)
-    w.key(b"free")
-    w.number(getattr(gc, "mem_free", _zero)())   # MicroPython only
-    w.key(b"alloc")
-    w.number(getattr(gc, "mem_alloc", _zero)())
-    w.key(b"block")
-    w.number(largest_free_block(getattr(gc, "mem_free", _zero)()))
-    w.key(b"served")
-    w.number(app.served)
-    w.key(b"journal")
-    w.number(app.journal.records)
-    w.key(b"errors")
-    w.number(app.listener_errors + app.internal_errors)
-    app.send_reply()
+    gc.collect()   # free, alloc and block: after a collection
+    read(app, seq, P.V_STATS)
+
+
+def _mem_free():
+    return getattr(gc, "mem_free", _zero)()   # MicroPython only
 
 
 def largest_free_block(free):

@@ -4,8 +4,10 @@
 # HOST_ONLY): the board writes each field in its format through one writer,
 # tallyrun.replies.fields, and needs none of these words.
 #
-# FIELDS: (name, format, meaning); "KIND.name"
-# rows (a verb's reply or an event's kind) say where one differs. Formats:
+# FIELDS: (name, format, meaning); a "KIND.name" row (a verb's reply or an
+# event's kind) says where one differs: in the doc only (HELD.held), or also
+# in what the board writes, when the verb's row in protocol.VERBS names the
+# field so (HELLO.players: the writer writes that one its own way). Formats:
 # decimal; hex4 (4 uppercase hex digits); list (decimals, comma-separated,
 # one per player in player order unless said); word (a name from a table, or
 # - for none); text (printable, spaces written as _); held (- or kind,event);
@@ -20,7 +22,7 @@ FIELDS = (
     ("players", "decimal", "players in the game (0: none)"),
     ("HELLO.players", "decimal", "the most players any game takes"),
     ("seqs", "decimal", "the first of the 1024 seqs this session numbers its requests with"),
-    ("index", "decimal", "the game's index (GAME), the note's (NOTE)"),
+    ("index", "decimal", "the game's index, as asked"),
     ("name", "word", "the game's name, as records write it"),
     ("min", "decimal", "the fewest players the game takes"),
     ("max", "decimal", "the most players the game takes"),
@@ -45,7 +47,9 @@ FIELDS = (
     ("winners", "decimal", "bit mask of the winners: bit p is player p"),
     ("totals", "list", "each player's total, player 0 first (Roquet: the hand in progress included)"),
     ("at", "decimal", "the log index the events start at"),
-    ("count", "decimal", "how many (LOG: three digits, zero-padded, e.g. 012)"),
+    ("LOG.count", "decimal", "how many events ev lists: always three digits, zero-padded (012)"),
+    ("NOTE.count", "decimal", "how many notes the board holds (STATE's notes)"),
+    ("NOTE.text", "text", "the note asked for, spaces written as _"),
     ("free", "decimal", "heap bytes free after a collection"),
     ("alloc", "decimal", "heap bytes in use after a collection"),
     ("block", "decimal", "the largest block free after a collection, to 64 bytes: the most a module loaded on a game switch can take in one piece"),
@@ -74,3 +78,20 @@ FIELDS = (
     ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )
+
+
+# What each config key (protocol.CONFIG_KEYS: its type, range, per player,
+# default) is for: docs/protocol.md's config table and protocol.json's
+# config_keys, with the rest of each row from CONFIG_KEYS.
+CONFIG_MEANINGS = {
+    "brightness": "LED brightness before the current budget caps it",
+    "budget_ma": "LED current budget in mA",
+    "name": "the player's name on the OLED and in records",
+    "colour": "the player's peg colour",
+    "board": "a board definition on the board (`board/<name>.json`); takes effect at the next boot",
+    "confirm": "1 makes every hand wait for an opponent's accept on the board "
+               "([below](#confirmation-by-an-opponent))",
+    "event": "the tag of the club evening the board scores a table of (`tallyboard event`; 0: none)",
+    "table": "its table at that evening, 1 the head (0: none); the OLED sheet's heading then says `T3 R2`",
+    "round": "the round in play at that table",
+}

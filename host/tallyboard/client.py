@@ -26,6 +26,9 @@ from .errors import BoardError, ProtocolError, RecordError, TallyboardError, Tra
 from .games.base import LoadedGame
 from .transport import Transport
 
+SHARED_SAFE_MODE = "safe mode:"   # how the port's sharer answers for a board in safe mode (portshare)
+
+
 class RequestError(TallyboardError, ValueError):
     """A request that cannot be sent as asked (unknown verb, a value that is not one word)."""
 
@@ -328,6 +331,9 @@ class Board:
         try:
             reply = self.request(verb)
         except BoardError as exc:
+            if exc.code == "BOARD" and exc.board_message.startswith(SHARED_SAFE_MODE):
+                # the sharer of the port asked the REPL itself (portshare.Hub) and answers for it
+                raise TransportError(repl.SAFE_MODE_ADVICE) from None
             raise ProtocolError(f"the board on {self.link.name} does not understand {verb} "
                                 f"({exc.board_message}): its firmware is too old; run tallyboard deploy") from None
         except TransportError:
@@ -463,7 +469,7 @@ class Board:
         return BoardGame(name, players, options, game, log, state, score)
 
     def notes(self, count: int) -> list[str]:
-        """The problems the board found when it started (STATE's notes=count):
+        """The problems the board has noted since it started, at boot or at run time (STATE's notes=count):
         a bad board definition, damaged storage."""
         return [self.request("NOTE", i).get("text", "").replace("_", " ") for i in range(count)]
 

@@ -21,7 +21,15 @@ third-party ones alike:
     client that does not read its socket is closed; a client that goes away
     mid-request leaves its request to finish, and the reply is dropped;
   - when the board goes away the hub stops serving its name and closes every
-    client's connection.
+    client's connection;
+  - beside it, `wire_path(port)` is the wire tap: a read-only socket on which
+    every line that passes on the port, both ways, whoever sent it, is copied
+    (`> ` to the board, `< ` from it; `>+ `/`<+ ` a part line that waited
+    TAP_PART_WAIT_S for its end, a REPL prompt): what `monitor` shows;
+  - a board in safe mode (MicroPython's REPL answers, main.py's marker set:
+    repl.py) is asked once, as a direct link would ask it, and every request
+    is then answered by the hub with `ERR BOARD safe mode: ...`, never sent to
+    the REPL, until the board boots again.
 `open_link(port)` joins the hub that serves the port, if one does; otherwise it
 opens the port itself (a short command is its only user for its short life),
 or with serve=True becomes the hub (`watch`, `monitor`, `share`)."""
@@ -45,7 +53,7 @@ from pathlib import Path
 
 from tallyrun import protocol
 
-from . import wire
+from . import repl, wire
 from .errors import TransportError
 from .transport import MAX_LINE, SerialTransport, Transport
 
@@ -57,9 +65,16 @@ GARBLED_WAIT_S = 0.25        # after `0 ERR` (a line the board could not trust),
 QUEUE_PER_CLIENT = 8         # requests a client may have waiting; then its socket is not read
 OUTBOX_LIMIT = 256 * 1024    # bytes waiting for a client that does not read; then it is closed
 KEPT_ANSWERS = 16            # replies kept per client, to answer its retries
+TAP_PART_WAIT_S = 0.5        # a part line on the port waits this long for its end, then goes to the wire tap
+PROMPT_WAIT_S = 0.3          # the REPL's prompt after a request: no reply is coming; ask the REPL this soon
+SAFE_MODE_ANSWER = ("safe mode: %s: the board's app is not running; power-cycle it without holding a button, "
+                    "or stop the sharer and use mpremote to repair it")
 _RECENT_WIRE = 256           # wire seqs remembered, to route a late reply
 _CHUNK = 4096
 DOC = "docs/protocol.md, \"Sharing the port\""
+
+
+MAX_SOCKET_PATH = 107      # sun_path's 108 bytes, less the terminating NUL
 
 
 def socket_dir() -> Path:
@@ -92,7 +107,19 @@ def socket_path(port: str) -> Path:
     """Where the hub for this port listens: one name per device, however it is
     spelled: the first 16 hex digits of the SHA-1 of the port's real path."""
     real = os.path.realpath(port)
-    return socket_dir() / (hashlib.sha1(real.encode()).hexdigest()[:16] + ".sock")
+    path = socket_dir() / (hashlib.sha1(real.encode()).hexdigest()[:16] + ".sock")
+    # a Unix socket's name is at most 107 bytes (sun_path); the hub binds a longer working name first
+    if len(os.fsencode(path.with_name(f"{path.stem}.{os.getpid()}.new"))) > MAX_SOCKET_PATH:
+        raise TransportError(f"the folder for the shared ports' sockets, {path.parent}, has too long a path for "
+                             f"a socket (at most {MAX_SOCKET_PATH} bytes in all); set XDG_RUNTIME_DIR or TMPDIR "
+                             "to a shorter folder of yours")
+    return path
+
+
+def wire_path(port: str) -> Path:
+    """The hub's wire tap for this port: `<hash>.tap` beside its `<hash>.sock` (no
+    longer a name: a socket's path has at most 107 bytes)."""
+    return socket_path(port).with_suffix(".tap")
 
 
 def holder_of(port: str) -> str | None:
@@ -169,6 +196,7 @@ class _Client:
         self.partial = bytearray()
         self.skipping = False       # the rest of a too-long line is dropped, up to its end
         self.queue: collections.deque[_Request] = collections.deque()
+        self.watcher = False        # a wire tap's reader: sends nothing, is sent every line
         self.outbox = bytearray()
         self.events = 0             # what the selector watches it for
         self.answers: collections.OrderedDict[tuple[int, int], bytes] = collections.OrderedDict()
@@ -196,19 +224,12 @@ class Hub:
             if board_fd is None:
                 raise TransportError(f"{port} cannot be shared on this system (no pollable descriptor)")
             self.path = socket_path(port)
-            # listening before it has its name: a client that finds the name can
-            # connect, and a name that refuses is a dead owner's (see _connect)
-            self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            building = self.path.with_name(f"{self.path.stem}.{os.getpid()}.new")
-            with contextlib.suppress(FileNotFoundError):
-                building.unlink()
-            self.listener.bind(str(building))
-            os.chmod(building, 0o600)
-            self.listener.listen(16)
-            self.listener.setblocking(False)
-            os.replace(building, self.path)
-            self.path_inode = os.stat(self.path).st_ino   # our name, until a later hub takes it over
+            self.wire_path = wire_path(port)
+            self.wire_listener, self.wire_inode = _listen(self.wire_path)
+            self.listener, self.path_inode = _listen(self.path)
         except BaseException:
+            with contextlib.suppress(AttributeError, OSError):
+                self.wire_listener.close()
             self.serial.close()
             raise
         self.selector = selectors.DefaultSelector()
@@ -219,10 +240,15 @@ class Hub:
         self.range_next = 0
         self.range_left = 0          # wire seqs left of the hub's session; 0: open one first
         self.board_buffer = bytearray()
+        self.safe_mode: str | None = None    # why, once the REPL said so (main.py's marker)
+        self.watchers: list[_Client] = []
+        self._tap_part = {b">": bytearray(), b"<": bytearray()}
+        self._tap_part_at = {b">": 0.0, b"<": 0.0}
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self.selector.register(self._wake_r, selectors.EVENT_READ, "wake")
         self.selector.register(self.listener, selectors.EVENT_READ, "listener")
+        self.selector.register(self.wire_listener, selectors.EVENT_READ, "wire listener")
         self.selector.register(board_fd, selectors.EVENT_READ, "board")
         ours, theirs = socket.socketpair()
         self._add_client(ours)
@@ -237,12 +263,18 @@ class Hub:
                 wait = None
                 if self.in_flight is not None:
                     wait = max(0.0, self.in_flight.deadline - time.monotonic())
+                parts = [at for direction, at in self._tap_part_at.items() if self._tap_part[direction]]
+                if parts:
+                    due = max(0.0, min(parts) + TAP_PART_WAIT_S - time.monotonic())
+                    wait = due if wait is None else min(wait, due)
                 for key, mask in self.selector.select(wait):
                     if key.data == "wake":
                         with contextlib.suppress(OSError, KeyError, ValueError):
                             self._wake_r.recv(64)
                     elif key.data == "listener":
                         self._accept()
+                    elif key.data == "wire listener":
+                        self._accept(watcher=True)
                     elif key.data == "board":
                         self._read_board()
                     else:
@@ -253,6 +285,7 @@ class Hub:
                             self._read_client(client)
                 if self.in_flight is not None and time.monotonic() >= self.in_flight.deadline:
                     self._give_up_in_flight()
+                self._tap_stale_parts()
                 self._send_next()
         except TransportError as exc:
             self.failure = str(exc)
@@ -260,25 +293,26 @@ class Hub:
             self.failure = f"the tallyboard process sharing {self.port} failed ({type(exc).__name__}: {exc})"
         finally:
             self._stop_listening()
-            for client in list(self.clients):
+            for client in list(self.clients) + list(self.watchers):
                 self._drop(client, shut=True)
             self.selector.close()
             self.serial.close()
             self._wake_r.close()
 
-    def _accept(self) -> None:
+    def _accept(self, watcher: bool = False) -> None:
         try:
-            sock, _ = self.listener.accept()
+            sock, _ = (self.wire_listener if watcher else self.listener).accept()
         except (BlockingIOError, InterruptedError):
             return
         if _peer_uid(sock) not in (None, os.getuid()):
             sock.close()           # the folder is ours alone; a socket passed on is not
             return
-        self._add_client(sock)
+        self._add_client(sock, watcher)
 
-    def _add_client(self, sock: socket.socket) -> None:
+    def _add_client(self, sock: socket.socket, watcher: bool = False) -> None:
         client = _Client(sock)
-        self.clients.append(client)
+        client.watcher = watcher
+        (self.watchers if watcher else self.clients).append(client)
         self._interest(client)
 
     def _drop(self, client: _Client, shut: bool = False) -> None:
@@ -297,6 +331,8 @@ class Hub:
         client.sock.close()
         if client in self.clients:
             self.clients.remove(client)
+        if client in self.watchers:
+            self.watchers.remove(client)
 
     def _interest(self, client: _Client) -> None:
         """Read a client while its queue has room; write to it while it has an outbox."""
@@ -304,7 +340,7 @@ class Hub:
             return
         events = 0
         if len(client.queue) < QUEUE_PER_CLIENT:
-            events |= selectors.EVENT_READ
+            events |= selectors.EVENT_READ     # a watcher: read to see it go (what it sends is dropped)
         if client.outbox:
             events |= selectors.EVENT_WRITE
         if events == client.events:
@@ -326,6 +362,8 @@ class Hub:
         if not data:
             self._drop(client)
             return
+        if client.watcher:
+            return                  # the wire tap is read-only
         client.partial += data
         self._take_lines(client)
 
@@ -380,6 +418,15 @@ class Hub:
         waiting = [c for c in self.clients if c.queue]
         if not waiting:
             return
+        if self.safe_mode is not None:
+            # the REPL, not the app: nothing goes to it; each request answered at once with what the board is
+            answer = b"ERR BOARD " + (SAFE_MODE_ANSWER % self.safe_mode).encode("ascii", "replace")
+            for client in waiting:
+                while client.queue:
+                    request = client.queue.popleft()
+                    self._deliver(client, wire.encode_request(request.seq, answer))
+                self._take_lines(client)
+            return
         if self.range_left <= 0:
             self._open_session()
             return
@@ -426,6 +473,10 @@ class Hub:
         self.in_flight = None
         if request is None:
             return
+        if self.board_buffer.endswith(repl.PROMPT) and self._ask_safe_mode():
+            if request.client is not None and not request.client.gone:
+                request.client.queue.appendleft(request)     # answered with the rest (_send_next)
+            return
         if request.client is None:
             # a board that does not answer HELLO (at the REPL, another firmware):
             # number from a random start, as a version 1 host did, and ask again later
@@ -434,7 +485,31 @@ class Hub:
         elif not request.client.gone:
             request.client.keep(request.client.unanswered, (request.seq, request.crc), request)
 
+    def _ask_safe_mode(self) -> bool:
+        """MicroPython's prompt answered instead of the app: ask the REPL, as a direct
+        link does (repl.safe_mode: raw REPL, never Ctrl-C or Ctrl-D), whether main.py
+        left the app out on purpose; the exchange goes to the wire tap too."""
+        while True:                          # all the REPL said so far, its prompt last
+            chunk = self.serial.read_now()
+            if not chunk:
+                break
+            self._tap(b"<", chunk)
+            self.board_buffer += chunk
+        self.serial._buffer[:] = self.board_buffer
+        self.board_buffer.clear()
+        self.serial.tap = lambda direction, data: self._tap(direction.encode(), data)
+        try:
+            why = repl.safe_mode(self.serial)
+        finally:
+            self.serial.tap = None
+            self.board_buffer += self.serial.pending()
+            self.serial._buffer.clear()
+        if why:
+            self.safe_mode = why
+        return bool(why)
+
     def _write_board(self, frame: bytes) -> None:
+        self._tap(b">", frame)
         self.serial.write(frame)
 
     # ------------------------------------------------------------ board -> clients
@@ -442,11 +517,16 @@ class Hub:
         chunk = self.serial.read_now()
         if not chunk:
             return
+        self._tap(b"<", chunk)
         self.board_buffer += chunk
         while True:
             end = self.board_buffer.find(b"\n")
             if end < 0:
                 if len(self.board_buffer) < MAX_LINE:
+                    flying = self.in_flight
+                    if flying is not None and self.board_buffer.endswith(repl.PROMPT):
+                        # the REPL's prompt, not the app's reply: none is coming
+                        flying.deadline = min(flying.deadline, time.monotonic() + PROMPT_WAIT_S)
                     return
                 end = len(self.board_buffer)
             line = bytes(self.board_buffer[:end])
@@ -466,6 +546,7 @@ class Hub:
         if body.startswith(b"! "):
             if body.split(b" ", 3)[2:3] == [b"BOOT"]:
                 self.range_left = 0     # a restarted board may hand the hub's seqs to another session
+                self.safe_mode = None   # its app runs
             for client in list(self.clients):
                 self._deliver(client, line + b"\n")
             return
@@ -503,6 +584,37 @@ class Hub:
         client.keep(client.answers, (request.seq, request.crc), tail)
         self._deliver(client, wire.encode_request(request.seq, tail))
 
+    # ------------------------------------------------------------ the wire tap
+    def _tap(self, direction: bytes, data: bytes) -> None:
+        """Bytes that passed on the port, to every watcher as whole lines."""
+        if not self.watchers:
+            return
+        part = self._tap_part[direction]
+        part += data
+        while True:
+            end = part.find(b"\n")
+            if end < 0:
+                break
+            line = bytes(part[:end])
+            del part[:end + 1]
+            self._to_watchers(direction + b" " + (line[:-1] if line.endswith(b"\r") else line) + b"\n")
+        if len(part) >= MAX_LINE:
+            self._to_watchers(direction + b"+ " + bytes(part) + b"\n")
+            part.clear()
+        self._tap_part_at[direction] = time.monotonic()
+
+    def _tap_stale_parts(self) -> None:
+        """A part line that waited TAP_PART_WAIT_S for its end (a REPL prompt) goes as it is."""
+        now = time.monotonic()
+        for direction, part in self._tap_part.items():
+            if part and now - self._tap_part_at[direction] >= TAP_PART_WAIT_S:
+                self._to_watchers(direction + b"+ " + bytes(part).replace(b"\n", b" ") + b"\n")
+                part.clear()
+
+    def _to_watchers(self, line: bytes) -> None:
+        for watcher in list(self.watchers):
+            self._deliver(watcher, line)
+
     def _deliver(self, client: _Client, data: bytes) -> None:
         if client.gone:
             return
@@ -527,14 +639,16 @@ class Hub:
 
     # ------------------------------------------------------------ stopping
     def _stop_listening(self) -> None:
-        with contextlib.suppress(OSError, KeyError, ValueError):
-            self.selector.unregister(self.listener)
-        self.listener.close()
-        try:
-            if os.stat(self.path).st_ino == self.path_inode:
-                self.path.unlink()
-        except FileNotFoundError:
-            pass
+        for listener, path, inode in ((self.listener, self.path, self.path_inode),
+                                      (self.wire_listener, self.wire_path, self.wire_inode)):
+            with contextlib.suppress(OSError, KeyError, ValueError):
+                self.selector.unregister(listener)
+            listener.close()
+            try:
+                if os.stat(path).st_ino == inode:
+                    path.unlink()
+            except FileNotFoundError:
+                pass
 
     def close(self) -> None:
         if self.closing:
@@ -624,6 +738,64 @@ class HubTransport(SocketTransport):
         if self.hub is not None and self.hub.failure:
             return TransportError(self.hub.failure)
         return super()._lost()
+
+
+def _listen(path: Path) -> tuple[socket.socket, int]:
+    """A Unix socket listening at path (0600), and the inode of its name. Listening
+    before it has its name: a client that finds the name can connect, and a name
+    that refuses is a dead owner's (see _connect)."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        building = path.with_name(f"{path.stem}.{os.getpid()}.new")   # one at a time: sock and tap share it
+        with contextlib.suppress(FileNotFoundError):
+            building.unlink()
+        listener.bind(str(building))
+        os.chmod(building, 0o600)
+        listener.listen(16)
+        listener.setblocking(False)
+        os.replace(building, path)
+        return listener, os.stat(path).st_ino   # our name, until a later hub takes it over
+    except BaseException:
+        listener.close()
+        raise
+
+
+class WireTap:
+    """A reader of a sharer's wire tap (wire_path): every line that passes on the
+    port, both ways. lines(timeout) gives (direction, bytes): whole lines with their
+    newline, a part line (a REPL prompt) without."""
+
+    def __init__(self, port: str) -> None:
+        sock = _connect(wire_path(port))
+        if sock is None:
+            raise TransportError(f"no tallyboard process shares {port} now; run the command again")
+        self.sock = sock
+        self._buffer = bytearray()
+
+    def lines(self, timeout: float) -> list[tuple[str, bytes]]:
+        try:
+            if select.select([self.sock], [], [], timeout)[0]:
+                data = self.sock.recv(_CHUNK)
+                if not data:
+                    raise TransportError("the tallyboard process sharing the port stopped")
+                self._buffer += data
+        except OSError as exc:
+            raise TransportError(f"lost the sharer's wire tap ({exc})") from None
+        found = []
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                return found
+            line = bytes(self._buffer[:end])
+            del self._buffer[:end + 1]
+            mark, _, data = line.partition(b" ")
+            if mark in (b">", b"<"):
+                found.append((mark.decode(), data + b"\n"))
+            elif mark in (b">+", b"<+"):
+                found.append((mark[:1].decode(), data))
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 def _connect(path: Path) -> socket.socket | None:

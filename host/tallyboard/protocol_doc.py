@@ -4,7 +4,7 @@
     python -m tallyboard.protocol_doc --check   exit 1 (saying which) if either differs
 
 The tables come from tallyrun.protocol (the runtime's verbs, events, errors,
-config keys), tallyrun.wirefields (each field's format and meaning) and from each game's rules module (its VERBS and
+config keys, which tallyrun.config keeps), tallyrun.wirefields (each field's format and meaning, each config key's use) and from each game's rules module (its VERBS and
 EVENT_FORMS, tallycore.game explains them); the prose of docs/protocol.md
 between the marked regions stays hand-written. docs/protocol.json is the same
 contract for a program in any language.
@@ -18,7 +18,7 @@ from typing import Any
 
 from tallycore import games as core_games
 from tallyrun import protocol as P
-from tallyrun.wirefields import FIELDS
+from tallyrun.wirefields import CONFIG_MEANINGS, FIELDS
 from . import portshare
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -78,7 +78,9 @@ EV_DECODING = (
     "(event & mask) == value; each field of that form is (event >> shift) & ((1 << width) - 1), within "
     "min..max. A field with each=true is repeated per player: player p's copy is at shift + p * width. "
     "index says what an index field counts: player (the player's number, fixed for the game) or seat "
-    "(a place at the table, which players change).")
+    "(a place at the table, which players change). closes_hand says whether an event of that form closes "
+    "a hand: SCORE's hands counts them, and with confirmation on (the config key confirm, or NEW's option "
+    "bit 15) such an event (by EV, a verb or REDO), and the UNDO that takes one back, waits for an opponent's accept (HELD).")
 
 
 CONFIRM_OPTION = {"name": "confirm", "shift": 15, "width": 1, "min": 0, "max": 1, "index": None, "each": False,
@@ -117,8 +119,15 @@ def _arg(row: tuple, optional: bool) -> dict[str, Any]:
 
 
 def _field(kind: str, name: str) -> dict[str, str]:
+    """A field of a reply or event row: "HELLO.players" (written its verb's own way) is
+    `players` on the wire, with that row's meaning; else the kind's own row or the field's."""
     rows = {row[0]: row for row in FIELDS}
-    row = rows.get("%s.%s" % (kind, name)) or rows[name]
+    written = {f for verb in P.VERBS for f in verb[3] if "." in f}   # a verb's own, not its event's
+    if "." in name:
+        row, name = rows[name], name.split(".", 1)[1]
+    else:
+        qualified = "%s.%s" % (kind, name)
+        row = rows[qualified] if qualified in rows and qualified not in written else rows[name]
     return {"name": name, "format": row[1], "meaning": row[2]}
 
 
@@ -176,6 +185,7 @@ def spec() -> dict[str, Any]:
                 "mask": form[1],
                 "value": form[2],
                 "meaning": form[4],
+                "closes_hand": bool(form[5]),
                 "fields": [_bits(f) for f in form[3]],
             } for form in rules.EVENT_FORMS],
         })
@@ -215,6 +225,15 @@ def spec() -> dict[str, Any]:
             "waiting_requests_per_connection": portshare.QUEUE_PER_CLIENT,
             "unread_bytes_before_closing": portshare.OUTBOX_LIMIT,
             "seconds_a_request_holds_the_board": portshare.REPLY_WAIT_S,
+            "wire_tap": {"name": "<hash>.tap beside the socket", "socket": "unix stream, read-only",
+                         "lines": {">": "a line sent to the board (the sharer's seqs)",
+                                   "<": "a line from the board (replies, events, noise, the REPL)",
+                                   ">+": "bytes to the board that waited without their end of line",
+                                   "<+": "bytes from the board that waited without their end of line "
+                                         "(a REPL prompt)"},
+                         "part_line_wait_s": portshare.TAP_PART_WAIT_S},
+            "safe_mode": "a board whose REPL answers with main.py's safe-mode marker set: every request is "
+                         "answered by the sharer, '<seq> ERR BOARD safe mode: <why>: ...', until its next BOOT",
             "section": "docs/protocol.md#sharing-the-port",
         },
         "types": TYPES,
@@ -228,7 +247,8 @@ def spec() -> dict[str, Any]:
         "events": [{"kind": _text(kind), "fields": [_field(_text(kind), f) for f in fields], "when": when}
                    for kind, fields, when in P.EVENTS],
         "config_keys": [{"key": _text(k[0]), "type": P.TYPE_NAMES[k[1]], "min": k[2], "max": k[3],
-                         "per_player": bool(k[4]), "default": _default(k)} for k in P.CONFIG_KEYS],
+                         "per_player": bool(k[4]), "default": _default(k),
+                         "meaning": CONFIG_MEANINGS[_text(k[0])]} for k in P.CONFIG_KEYS],
         "net_keys": [{"key": _text(k[0]), "form": _text(k[1]), "min": k[2], "max": k[3], "secret": k[4],
                       "may_be_none": k[5], "default": k[6], "meaning": k[7]} for k in P.NET_KEYS],
         "ev_decoding": EV_DECODING,
@@ -259,6 +279,20 @@ def _bit_span(f: dict[str, Any]) -> str:
     return bits + (" + %dp" % f["width"] if f["each"] else "")
 
 
+def _config_value(key: dict[str, Any]) -> str:
+    if key["type"] == "rgb":
+        return "rgb `RRGGBB`"
+    if key["type"] == "text":
+        return "text, %d-%d characters" % (key["min"], key["max"])
+    return "%s %d-%d" % (key["type"], key["min"], key["max"])
+
+
+def _config_default(default: Any) -> str:
+    if isinstance(default, list):
+        return "`%s` (player 0 first)" % " ".join(default)
+    return "`%s`" % default if isinstance(default, str) else str(default)
+
+
 def _tables(doc: dict[str, Any]) -> dict[str, str]:
     lines = ["| Verb | Declared by | Arguments | Reply fields | Changes | What it does |", "|---|---|---|---|---|---|"]
     for verb in doc["verbs"]:
@@ -279,6 +313,12 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
     for error in doc["errors"]:
         lines.append("| `%s` | %s |" % (error["code"], error["meaning"]))
     errors = "\n".join(lines)
+    lines = ["| Key | Per player | Value | Default |", "|---|---|---|---|"]
+    for key in doc["config_keys"]:
+        lines.append("| `%s` | %s | %s: %s | %s |" % (
+            key["key"], "yes (0-%d)" % (P.MAX_PLAYERS - 1) if key["per_player"] else "no", _config_value(key),
+            key["meaning"], _config_default(key["default"])))
+    config = "\n".join(lines)
     out = []
     for game in doc["games"]:
         out.append("#### `%s` (index %d, %d-%d players)\n" % (game["name"], game["index"], game["min_players"],
@@ -292,7 +332,8 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
         out.append("|---|---|---|---|---|---|---|")
         for form in game["event_forms"]:
             test = "`e & 0x%X == 0x%X`" % (form["mask"], form["value"]) if form["mask"] else "any"
-            out.append("| **%s** | %s | | | | | %s |" % (form["form"], test, form["meaning"]))
+            out.append("| **%s**%s | %s | | | | | %s |" % (form["form"], " (closes the hand)" if form["closes_hand"]
+                                                          else "", test, form["meaning"]))
             for f in form["fields"]:
                 bits = _bit_span(f)
                 out.append("| | | `%s` | %s | %d-%d | %s | %s |" % (f["name"], bits, f["min"], f["max"],
@@ -306,7 +347,8 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
             + (" or -" if key["may_be_none"] else ""),
             "yes" if key["secret"] else "no", "—" if key["default"] is None else key["default"], key["meaning"]))
     net_keys = "\n".join(lines)
-    return {"verbs": verbs, "fields": fields, "events": events, "errors": errors, "net_keys": net_keys,
+    return {"verbs": verbs, "fields": fields, "events": events, "errors": errors, "config": config,
+            "net_keys": net_keys,
             "games": "\n".join(out).rstrip("\n")}
 
 

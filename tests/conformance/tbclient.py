@@ -271,6 +271,18 @@ class Spec:
             return form["form"], values
         raise ValueError(f"{game}: no event form matches {event}")
 
+    def form(self, game: str, event: int) -> dict:
+        """The event form a packed event is of (the first whose mask and value match)."""
+        for form in self.games[game]["event_forms"]:
+            if event & form["mask"] == form["value"]:
+                return form
+        raise ValueError(f"{game}: no event form matches {event}")
+
+    def closes_hand(self, game: str, event: int) -> bool:
+        """Whether the event ends a hand (its form's closes_hand): SCORE's hands counts these, and
+        with confirmation on the board holds such a change for an opponent's accept."""
+        return bool(self.form(game, event)["closes_hand"])
+
     def encode(self, game: str, form_name: str, **values: object) -> int:
         """The packed event of a form and its fields (a list for an each=true field)."""
         form = next(f for f in self.games[game]["event_forms"] if f["form"] == form_name)

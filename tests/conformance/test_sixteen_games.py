@@ -98,6 +98,12 @@ VERB_HANDS = [
      [60, 10]),
 ]
 
+# The hands each list above plays, counted by hand: one hand each, but Foozle's and Jaimy's two hand
+# events and Roquet's two ENDs (its pegs close none; nor do Rummy's cards, Doolittle's tricks, the
+# counts or Moosehead's plays and go, closed by their OUT or END)
+HANDS_PLAYED = {name: 1 for name in [h[0] for h in HANDS] + [h[0] for h in VERB_HANDS]}
+HANDS_PLAYED.update(foozle=2, jaimy=2, roquet=2)
+
 
 def test_the_client_knows_the_protocol_from_the_docs_alone():
     """tbclient imports the standard library and nothing else: not the host, not the firmware."""
@@ -133,6 +139,11 @@ def _totals(client):
     return [int(t) for t in client.request("SCORE")["totals"].split(",")]
 
 
+def _hands_closed(client, game, since):
+    """The hands the events heard since index since closed, by the spec's closes_hand alone."""
+    return sum(SPEC.closes_hand(game, int(e.fields["ev"])) for e in client.events[since:] if e.kind == "EV")
+
+
 @pytest.mark.parametrize("game, players, events, totals", HANDS, ids=[h[0] for h in HANDS])
 def test_a_hand_of_each_game_by_its_packed_events(client, game, players, events, totals):
     client.request("NEW", game, players)
@@ -145,6 +156,8 @@ def test_a_hand_of_each_game_by_its_packed_events(client, game, players, events,
     heard = _decoded_events(client, game, since)
     assert heard == [(form, fields) for form, fields in events]
     assert _totals(client) == totals
+    # the board counts the hands its rules closed; the client, the events whose form the spec says closes one
+    assert int(client.request("SCORE")["hands"]) == _hands_closed(client, game, since) == HANDS_PLAYED[game]
 
 
 @pytest.mark.parametrize("game, players, requests, totals", VERB_HANDS, ids=[h[0] for h in VERB_HANDS])
@@ -159,3 +172,27 @@ def test_a_hand_of_the_games_with_verbs_decoded_from_their_ev(client, game, play
     client.wait_event(lambda e: e.kind == "EV" and e.fields["n"] == str(len(requests)), 10, since)
     assert _decoded_events(client, game, since) == [expected for _, _, expected in requests]
     assert _totals(client) == totals
+    assert int(client.request("SCORE")["hands"]) == _hands_closed(client, game, since) == HANDS_PLAYED[game]
+
+
+CONFIRM = 1 << 15      # NEW's option bit 15 (the spec's option_fields: confirm)
+
+
+@pytest.mark.parametrize("game, players, events", [
+    ("doolittle", 2, [("trick", dict(player=p)) for p in (0, 1, 0, 0, 1, 1)] + [("end", {})]),   # DO1: 6 cards
+    ("numero", 2, [("count", dict(player=0, count=30)), ("count", dict(player=1, count=22)), ("end", {})]),
+    ("hoodoo", 2, [("hand", dict(winner=1))]),
+])
+def test_with_confirmation_on_the_event_the_spec_says_closes_a_hand_is_held(client, game, players, events):
+    # a client told by the spec alone which event ends a hand knows which change waits for an opponent
+    confirm = next(f for f in SPEC.games[game]["option_fields"] if f["name"] == "confirm")
+    assert 1 << confirm["shift"] == CONFIRM
+    client.request("NEW", game, players, CONFIRM)
+    for number, (form, fields) in enumerate(events, 1):
+        packed = SPEC.encode(game, form, **fields)
+        reply = client.request("EV", packed)
+        if SPEC.closes_hand(game, packed):
+            assert number == len(events)                      # the last event of each list closes the hand
+            assert reply["held"] == f"1,{packed}" and reply["n"] == str(number - 1), reply
+        else:
+            assert "held" not in reply and reply["n"] == str(number), reply

@@ -104,6 +104,38 @@ def test_broken_definitions_are_refused_with_the_field():
         _refused(_valid_with(path, value), words)
 
 
+def test_the_seat_buttons_letters_and_lights():
+    # the reference board names none: A to D, seat 0 first, and no light beside a button
+    b = _reference()
+    assert b.seat_letters == b"ABCD"
+    assert bytes(b.seat_lights) == bytes([boarddef.NO_LIGHT] * 4)
+    # the serpentine build: LEDs 132 and 133, after its 132 holes, beside its two buttons A and B
+    b = boarddef.find("pico2-serpentine-nooled", BOARD_DIR)
+    assert (b.led_count, b.seat_letters, bytes(b.seat_lights)) == (134, b"AB", bytes([132, 133]))
+    # letters of its own, and a light beside the second button only
+    d = _valid_with(("leds", "count"), 133)
+    d["buttons"]["letters"] = "N2"
+    d["buttons"]["lights"] = [None, 132]
+    b = boarddef.from_dict(d)
+    assert (b.seat_letters, bytes(b.seat_lights)) == (b"N2", bytes([boarddef.NO_LIGHT, 132]))
+
+
+def test_broken_letters_and_lights_are_refused_with_the_field():
+    for path, value, words in (
+            (("buttons", "letters"), "ABC", ("buttons.letters", "2 letters", "e.g. AB")),
+            (("buttons", "letters"), ["A", "B"], ("buttons.letters", "a text")),
+            (("buttons", "letters"), "Ab", ("buttons.letters[1]", "capital letter or a digit")),
+            (("buttons", "letters"), "AA", ("names A twice",)),
+            (("buttons", "lights"), [132], ("buttons.lights", "2 LEDs")),
+            (("buttons", "lights"), [None, 132], ("buttons.lights[1]", "0 to 131")),   # 132 LEDs: 0-131
+            (("buttons", "lights"), [5, None], ("buttons.lights[0]", "LED 5 is a hole's")),
+            (("buttons", "lights"), [None, True], ("buttons.lights[1]", "whole number"))):
+        _refused(_valid_with(path, value), words)
+    d = _valid_with(("leds", "count"), 134)
+    d["buttons"]["lights"] = [133, 133]
+    _refused(d, ("buttons.lights[1]", "LED 133", "beside another button"))
+
+
 def test_missing_file_and_bad_names_are_refused():
     for name in ("no-such-board", "../etc/passwd"):
         try:

@@ -37,7 +37,7 @@ def _run(requests, locked):
 def test_scoring_requests_allocate_nothing():
     lines = _run([(2, "PEG 0 5"), (3, "PEG 1 17"), (4, "UNDO"), (5, "REDO"), (6, "EV 96"),
                   (7, "END"), (8, "STATE"), (9, "SCORE"), (10, "LOG 0"), (10, "LOG 0"),
-                  (11, "HELLO")], True)
+                  (11, "HELLO"), (12, "GAME 1"), (13, "OPEN")], True)
     bodies = [wire.check_frame(line) for line in lines]
     # BOOT, NEW's reply and event, then per change its reply and then its event
     assert bodies[3] == b"2 OK n=1 top=1 eseq=3 ev=40"
@@ -53,6 +53,11 @@ def test_scoring_requests_allocate_nothing():
     assert bodies[17] == b"10 OK at=0 count=004 top=4 ev=40,140,96,1"
     assert bodies[18] == bodies[17]   # the retry is answered again from the stored reply
     assert bodies[19].startswith(b"11 OK fw=")
+    # the reads written from their rows (replies.fields), the heap locked as well: GAME 1 is Roquet
+    # (tallycore.games: index 1, 2 players, its options end and landmark_bonus); OPEN's held is the kind alone
+    assert bodies[20] == b"12 OK index=1 name=roquet min=2 max=2 options=end,landmark_bonus"
+    assert bodies[21].startswith(b"13 OK proto=4 seqs=") and b" game=roquet players=2 options=0 n=4 top=4 " in bodies[21]
+    assert bodies[21].split(b" ")[-3:][0] == b"held=-" and bodies[21].endswith(b" notes=0")
 
 
 def test_bad_frames_allocate_nothing_either():

@@ -9,6 +9,8 @@ clients."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import hmac
 import os
 import signal
@@ -21,7 +23,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 MOSQUITTO = "/usr/sbin/mosquitto"
-MOSQUITTO_PASSWD = "mosquitto_passwd"
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 10.0
 
@@ -54,8 +55,9 @@ class TLSFiles:
 
 class Mosquitto:
     """mosquitto on 127.0.0.1:`port` (0: a free one, then `port` says which),
-    users from `users` ({name: password}), each publishing and reading only
-    what `may()` allows (mosquitto_acl()), persistence in `persistence_dir`
+    users from `users` ({name: password}, hashed into its password file as
+    mosquitto_passwd does), each publishing and reading only what ACL allows
+    (mosquitto_acl(); may() for the embedded broker), persistence in `persistence_dir`
     (config, password and ACL files and log there too).
     With `tls`, the listener speaks TLS (mqtts://). A context manager:
     started on entry, stopped on exit, whatever happened."""
@@ -74,14 +76,10 @@ class Mosquitto:
     def write_config(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         passwords = self.dir / "passwords"
-        passwords.write_text("")
-        for name, password in self.users.items():
-            subprocess.run([MOSQUITTO_PASSWD, "-b", str(passwords), name, password], check=True,
-                           capture_output=True, timeout=30)
-        passwords.chmod(0o600)
+        write_private(passwords, "".join(mosquitto_password_line(name, password) + "\n"
+                                         for name, password in self.users.items()))
         acl = self.dir / "acl"
-        acl.write_text(mosquitto_acl())
-        acl.chmod(0o600)
+        write_private(acl, mosquitto_acl())
         lines = [
             "per_listener_settings false",
             "allow_anonymous false",
@@ -147,6 +145,16 @@ class Mosquitto:
         if process.stderr:
             process.stderr.close()
 
+    def set_users(self, users: Mapping[str, str]) -> None:
+        """Replace the users ({name: password}: an evening's logins, say) and have a
+        running mosquitto read its password file again (SIGHUP; sessions stay)."""
+        self.users = dict(users)
+        passwords = self.dir / "passwords"
+        write_private(passwords, "".join(mosquitto_password_line(name, password) + "\n"
+                                         for name, password in self.users.items()))
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGHUP)
+
     def restart(self) -> None:
         """Stop and start again on the same port with the same persistence."""
         self.stop()
@@ -170,49 +178,99 @@ class Mosquitto:
 
 DIRECTOR_USER = "director"
 
+# The club's access rule, one table for both brokers (docs/club-mqtt.md, "Who
+# may publish what"): mosquitto reads it as its acl_file (mosquitto_acl()),
+# the embedded broker through may(). A row: (user, access, topic filter);
+# user None is a `pattern` row, for every user, with %u standing for the
+# user's own name. Every table's login is its board's identity (a table host
+# logs in once per table, as a board on the club's Wi-Fi does), so a login
+# publishes its own board's hand and state and its own status, and reads the
+# director's round and the `applied` of its own board only; the director
+# publishes only its own topics and reads the tables'.
+ACL = (
+    (DIRECTOR_USER, "readwrite", "tallyboard/+/director/#"),
+    (DIRECTOR_USER, "read", "tallyboard/+/table/+/+"),
+    (DIRECTOR_USER, "read", "tallyboard/+/host/+/status"),
+    (None, "write", "tallyboard/+/table/%u/hand"),
+    (None, "write", "tallyboard/+/table/%u/state"),
+    (None, "write", "tallyboard/+/host/%u/status"),
+    (None, "read", "tallyboard/+/director/round"),
+    (None, "read", "tallyboard/+/director/applied/%u"),
+)
+
 
 def may(user: str | None, client_id: str | None, topic: str, write: bool) -> bool:
-    """The club's access rule, the same on both brokers (docs/club-mqtt.md,
-    "Who may publish what"): the user `director` writes only the director's
-    topics and reads the tables' and its own; every other user is a table
-    host, which writes only table topics (hand, state) and its own status
-    (the level after `host/` is its client id), and reads only the
-    director's round and `applied`. Nothing outside `tallyboard/`."""
-    levels = topic.split("/")
-    if len(levels) < 4 or levels[0] != "tallyboard":
+    """Whether `user` may publish (write) or subscribe to and receive (read)
+    `topic` (for a subscription, a filter: allowed only if it is no broader
+    than a row's), by ACL, as mosquitto's acl_file decides it. A user name
+    with / + or # in it gets no pattern row (mosquitto's rule too: it
+    would widen the topic)."""
+    if not user or not topic:
         return False
-    area = levels[2]
-    if user == DIRECTOR_USER:
-        if area == "director":
+    access = "write" if write else "read"
+    for row_user, row_access, pattern in ACL:
+        if access not in row_access:
+            continue
+        if row_user is None:
+            if any(c in user for c in "/+#"):
+                continue
+            pattern = pattern.replace("%u", user)
+        elif row_user != user:
+            continue
+        if _covers(pattern, topic):
             return True
-        return not write and (_is(levels, "table", 5) or _is(levels, "host", 5))
-    if write:
-        if _is(levels, "table", 5):
-            return levels[4] in ("hand", "state")
-        return _is(levels, "host", 5) and levels[3] == client_id and levels[4] == "status"
-    return (len(levels) == 4 and levels[2:] == ["director", "round"]) or (
-        len(levels) == 5 and levels[2:4] == ["director", "applied"])
+    return False
 
 
-def _is(levels: list[str], area: str, count: int) -> bool:
-    return len(levels) == count and levels[2] == area
+def _covers(pattern: str, topic: str) -> bool:
+    """Whether the filter `pattern` matches every topic the topic (or filter) `topic` does."""
+    wanted, given = pattern.split("/"), topic.split("/")
+    for at, level in enumerate(wanted):
+        if level == "#":
+            return True
+        if at >= len(given) or given[at] == "#":
+            return False
+        if level != "+" and level != given[at]:
+            return False      # a literal level: the topic's must be the same (a + there is broader)
+    return len(given) == len(wanted)
 
 
-def mosquitto_acl(director_user: str = DIRECTOR_USER) -> str:
-    """The same rule as `may()`, as a mosquitto acl_file."""
-    return (f"# the director: its own topics, and reads every table's\n"
-            f"user {director_user}\n"
-            "topic readwrite tallyboard/+/director/#\n"
-            "topic read tallyboard/+/table/+/+\n"
-            "topic read tallyboard/+/host/+/status\n"
-            "\n"
-            "# every user (so every table host): hands and states of boards, its own status (%c: its client id),\n"
-            "# and reads the director's round and applied only\n"
-            "pattern write tallyboard/+/table/+/hand\n"
-            "pattern write tallyboard/+/table/+/state\n"
-            "pattern write tallyboard/+/host/%c/status\n"
-            "pattern read tallyboard/+/director/round\n"
-            "pattern read tallyboard/+/director/applied/+\n")
+def mosquitto_acl() -> str:
+    """ACL as a mosquitto acl_file: `user` blocks, then the `pattern` rows."""
+    lines = ["# tallyboard's club access rule (brokers.ACL); every table's login is its board's identity"]
+    users: dict[str, list[str]] = {}
+    for user, access, pattern in ACL:
+        if user is not None:
+            users.setdefault(user, []).append(f"topic {access} {pattern}")
+    for user, rows in users.items():
+        lines += ["", f"user {user}", *rows]
+    lines += ["", "# every other login (a table: its board's identity, %u): its own board, its own status,",
+              "# the director's round and its own board's applied"]
+    lines += [f"pattern {access} {pattern}" for user, access, pattern in ACL if user is None]
+    return "\n".join(lines) + "\n"
+
+
+PBKDF2_ROUNDS = 101      # what mosquitto_passwd writes ($7$: PBKDF2-HMAC-SHA512)
+
+
+def mosquitto_password_line(user: str, password: str, salt: bytes | None = None) -> str:
+    """One line of a mosquitto password_file, hashed as mosquitto_passwd hashes it
+    (`user:$7$101$SALT$HASH`, base64): a file of 99 tables without 99 processes."""
+    if not user or ":" in user or "\n" in user:
+        raise ValueError(f"{user!r} cannot be a mosquitto user name")
+    salt = os.urandom(12) if salt is None else salt
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, PBKDF2_ROUNDS)
+    return (f"{user}:$7${PBKDF2_ROUNDS}${base64.b64encode(salt).decode()}$"
+            f"{base64.b64encode(digest).decode()}")
+
+
+def write_private(path: Path, text: str) -> None:
+    """`text` into `path`, readable by its owner only from the start (passwords, the ACL)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as f:
+        f.write(text)
+    path.chmod(0o600)
 
 
 # --- amqtt, in this process ---------------------------------------------------

@@ -222,6 +222,16 @@ def board_key(secret: bytes, board: str) -> bytes:
     return hmac.new(secret, b"board:" + board.encode("ascii"), hashlib.sha256).digest()[:KEY_BYTES]
 
 
+def broker_password(key: bytes) -> str:
+    """The broker password of the table whose board signs with `key`: its login is the
+    board's identity, its password comes from the board's key (HMAC-SHA256 of the label
+    `broker`, 18 bytes in base64url). Whoever has the table's key (its table host, from
+    the join code; a board enrolled with its key) can log in as that table and no other;
+    the director, who derives every key, writes the broker's users; the password does not
+    give the key back, so a broker's password file signs nothing."""
+    return base64.urlsafe_b64encode(hmac.new(key, b"broker", hashlib.sha256).digest()[:18]).decode("ascii")
+
+
 def director_key(secret: bytes) -> bytes:
     """The key of the director's own messages (round, applied), in every join code so
     table hosts can check them; only the director's broker login may publish them."""

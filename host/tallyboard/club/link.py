@@ -102,6 +102,7 @@ class _Link:
                                   protocol=mqtt.MQTTv311, manual_ack=True)
         username = username if username is not None else address.username
         password = password if password is not None else address.password
+        self.username = username
         if username is not None:
             self.client.username_pw_set(username, password)
         if address.tls:
@@ -260,11 +261,15 @@ class TableLink(_Link):
         self.event = outbox.event
         self.key = outbox.key
         self.boards = [envelope.check_name("board", board) for board in boards]
+        # what its status is named (the topic's level, the envelope's sender): its broker login, which the
+        # club's ACL lets publish that status only (brokers.ACL: a table's login is its board's identity)
+        self.login = envelope.check_name("login", self.username if self.username is not None else client_id)
+        self._own = self.boards or None     # the outbox rows this link sends: its boards' (all, without)
         self.on_director_message = on_director_message
         self.resend_after = resend_after
         self._stopping = threading.Event()
         self._waiting = resend_after
-        self.client.will_set(envelope.host_status_topic(self.event, client_id), self._status(False), qos=1,
+        self.client.will_set(envelope.host_status_topic(self.event, self.login), self._status(False), qos=1,
                              retain=True)
         self._publisher = threading.Thread(target=self._publish_loop, name=f"outbox-{client_id}", daemon=True)
 
@@ -278,7 +283,7 @@ class TableLink(_Link):
         self.outbox.notify()
         self._publisher.join(timeout)
         if self.connected.is_set():
-            info = self.client.publish(envelope.host_status_topic(self.event, self.client_id), self._status(False),
+            info = self.client.publish(envelope.host_status_topic(self.event, self.login), self._status(False),
                                        qos=1, retain=True)
             try:
                 info.wait_for_publish(1.0)
@@ -291,9 +296,12 @@ class TableLink(_Link):
         return self.outbox.add(board, kind, body)
 
     def _status(self, online: bool) -> bytes:
-        # signed with its first board's key: the director checks it with that board's
-        key = self.outbox.signing_key(self.boards[0]) if self.boards else self.key
-        return envelope.seal(key, self.event, self.client_id, 0, "status",
+        # signed with the key of the board its login is (the director checks it with that board's), else
+        # with its first board's
+        keys = self.outbox.board_keys
+        signer = self.login if keys is None or self.login in keys else (self.boards[0] if self.boards else None)
+        key = self.outbox.signing_key(signer) if signer is not None else self.key
+        return envelope.seal(key, self.event, self.login, 0, "status",
                              {"online": online, "boards": self.boards})
 
     def _publish_loop(self) -> None:
@@ -302,7 +310,7 @@ class TableLink(_Link):
                 continue
             generation = self.generation
             self._resend_if_unconfirmed()
-            row = self.outbox.next_unacked()
+            row = self.outbox.next_unacked(self._own)
             if row is None:
                 with self.outbox.changed:
                     self.outbox.changed.wait(0.2)
@@ -317,21 +325,28 @@ class TableLink(_Link):
                 self.outbox.mark_acked(row.id)
 
     def _resend_if_unconfirmed(self) -> None:
-        oldest = self.outbox.oldest_unconfirmed_ack()
+        oldest = self.outbox.oldest_unconfirmed_ack(self._own)
         if oldest is not None and time.time() - oldest > self._waiting:
-            count = self.outbox.resend_all()
+            count = self.outbox.resend_all(self._own)
             log.info("%s: the director has not confirmed %d messages in %.0f s; sending them again",
                      self.client_id, count, self._waiting)
             self._waiting = min(self._waiting * 2, RESEND_AFTER_MAX)
 
     def connected_now(self) -> int | None:
-        _, mid = self.client.subscribe([(kind.subscription(self.event), 1) for kind in kinds.FROM_DIRECTOR])
-        self.client.publish(envelope.host_status_topic(self.event, self.client_id), self._status(True), qos=1,
+        # the director's round, and the `applied` of its own boards only (all it may read: brokers.ACL)
+        topics = []
+        for kind in kinds.FROM_DIRECTOR:
+            if kinds.SUBJECT in kind.levels and self.boards:
+                topics += [kind.topic(self.event, board) for board in self.boards]
+            else:
+                topics.append(kind.subscription(self.event))
+        _, mid = self.client.subscribe([(topic, 1) for topic in topics])
+        self.client.publish(envelope.host_status_topic(self.event, self.login), self._status(True), qos=1,
                             retain=True)
-        self.outbox.resend_all()
-        return mid
+        self.outbox.resend_all(self._own)
         self._waiting = self.resend_after
         self.outbox.notify()
+        return mid
 
     def _on_message(self, message: mqtt.MQTTMessage) -> None:
         try:

@@ -21,12 +21,19 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from .. import database
 from . import envelope, kinds
 
 log = logging.getLogger(__name__)
+
+def _of(boards: Sequence[str] | None) -> tuple[str, tuple[str, ...]]:
+    """The SQL condition (after WHERE ...) and its arguments for the rows of `boards`; all without."""
+    if boards is None:
+        return "", ()
+    return f" AND board IN ({', '.join('?' * len(boards))})", tuple(boards)
+
 
 @dataclass(frozen=True)
 class Row:
@@ -101,26 +108,31 @@ class Outbox:
 
     # --- the publisher's side ---------------------------------------------
 
-    def next_unacked(self) -> Row | None:
-        """The oldest row the broker has not acknowledged."""
+    def next_unacked(self, boards: Sequence[str] | None = None) -> Row | None:
+        """The oldest row the broker has not acknowledged (of `boards`' only, if given:
+        a link per table sends its own table's)."""
+        where, args = _of(boards)
         with self._lock:
-            found = self._db.execute("SELECT id, board, seq, topic, payload FROM outbox WHERE acked_at IS NULL "
-                                     "ORDER BY id LIMIT 1").fetchone()
+            found = self._db.execute("SELECT id, board, seq, topic, payload FROM outbox WHERE acked_at IS NULL"
+                                     f"{where} ORDER BY id LIMIT 1", args).fetchone()
         return Row(found[0], found[1], found[2], found[3], bytes(found[4])) if found else None
 
     def mark_acked(self, row_id: int) -> None:
         with self._lock:
             self._db.execute("UPDATE outbox SET acked_at = ? WHERE id = ?", (time.time(), row_id))
 
-    def resend_all(self) -> int:
-        """Mark every row the director has not confirmed to be sent again; how many."""
+    def resend_all(self, boards: Sequence[str] | None = None) -> int:
+        """Mark every row (of `boards`) the director has not confirmed to be sent again; how many."""
+        where, args = _of(boards)
         with self._lock:
-            return self._db.execute("UPDATE outbox SET acked_at = NULL WHERE acked_at IS NOT NULL").rowcount
+            return self._db.execute(f"UPDATE outbox SET acked_at = NULL WHERE acked_at IS NOT NULL{where}",
+                                    args).rowcount
 
-    def oldest_unconfirmed_ack(self) -> float | None:
-        """When the broker acknowledged the oldest row the director has not confirmed."""
+    def oldest_unconfirmed_ack(self, boards: Sequence[str] | None = None) -> float | None:
+        """When the broker acknowledged the oldest row (of `boards`) the director has not confirmed."""
+        where, args = _of(boards)
         with self._lock:
-            return self._db.execute("SELECT min(acked_at) FROM outbox").fetchone()[0]
+            return self._db.execute(f"SELECT min(acked_at) FROM outbox WHERE 1{where}", args).fetchone()[0]
 
     def confirm(self, board: str, seq: int) -> bool:
         """The director has applied every message of `board` up to `seq`:
@@ -148,13 +160,19 @@ class Outbox:
             row = self._db.execute("SELECT seq FROM received WHERE sender = ?", (sender,)).fetchone()
         return row[0] if row else 0
 
-    def apply_received(self, sender: str, seq: int, apply: Any, message: Mapping[str, Any]) -> None:
-        """apply(connection, message) and record `seq` as applied, in one transaction."""
+    def apply_received(self, sender: str, seq: int, apply: Any, message: Mapping[str, Any]) -> bool:
+        """apply(connection, message) and record `seq` as applied, in one transaction,
+        unless a seq as high was applied meanwhile (a host's links per table each get
+        the director's round: the first applies it); whether it was applied."""
         with self._lock:
             with database.write(self._db) as db:
+                row = db.execute("SELECT seq FROM received WHERE sender = ?", (sender,)).fetchone()
+                if row is not None and row[0] >= seq:      # nothing written: the transaction ends empty
+                    return False
                 apply(db, message)
                 db.execute("INSERT INTO received (sender, seq) VALUES (?, ?) ON CONFLICT (sender) "
                            "DO UPDATE SET seq = excluded.seq", (sender, seq))
+        return True
 
     # --- for the screen and the tests -------------------------------------
 

@@ -17,7 +17,7 @@ from ..archive import Archive, Unreadable, archived_id
 from ..client import Board
 from ..errors import TallyboardError
 from .reporting import reports_errors
-from .link import board_options, connected, note_what_the_record_leaves
+from .link import board_options, button_letters, connected, note_what_the_record_leaves
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file (default: $TALLYBOARD_ARCHIVE or "
@@ -75,7 +75,7 @@ def save_cmd(archive_path: str | None, port: str | None, use_emulator: bool, tim
     """Copy the board's game into the archive (a game already there is not stored twice)."""
     with connected(port, use_emulator, timeout) as board:
         loaded = board.loaded_game()
-        note_what_the_record_leaves(loaded)
+        note_what_the_record_leaves(loaded, button_letters(board) if loaded.game.held else None)
         with Archive(archive_path) as archive:
             game_id, new = archive.add(loaded, source="board")
             state = "complete" if loaded.game.complete() else "in progress"

@@ -14,17 +14,18 @@ from typing import Any, Callable, Iterator
 
 import click
 
+from tallycore import game as core_game
 from tallyrun import protocol
 
 from ..console import Console
 from .. import emulator as emu_mod
 from .. import games, records, sheet
-from ..client import Board
+from ..client import Board, BoardGame, Event, parse_held
 from ..errors import TallyboardError
 from .reporting import reports_errors
 from ..simulate import SIMULATED_GAMES, simulate
 from ..transport import SerialTransport
-from .link import connected, progress_bar
+from .link import button_letters, connected, names_of, print_summary, progress_bar
 
 
 # ---------------------------------------------------------------- emulate
@@ -82,7 +83,8 @@ _KNOB = ("right", "left")   # the encoder turned one detent clockwise, counter-c
 def press_cmd(button: str, hold: float, times: int, flash_dir: str | None) -> None:
     """Press a button of the running `tallyboard emulate`: seat0..seat3, undo,
     shift or push (the encoder's), pins as in its board definition; right or
-    left turns the encoder one detent."""
+    left turns the encoder one detent. Then say what the board did with it:
+    accepted, rejected, refused and why, changed the game, or nothing."""
     if flash_dir:
         running = emu_mod.running_on(Path(flash_dir))
         if not running:
@@ -101,14 +103,83 @@ def press_cmd(button: str, hold: float, times: int, flash_dir: str | None) -> No
         names = [*pins, *(_KNOB if turns else ())]
         raise TallyboardError(f"unknown button {button!r}; this board has: {', '.join(names)}")
     emulator = emu_mod.Emulator(flash=flash, io_dir=Path(running["io"]), install=False)
-    if button in _KNOB:
-        detents = times if button == "right" else -times
-        emulator.turn(knob["a"], knob["b"], detents, int(knob.get("steps_per_detent", 4)))
-        click.echo(f"turned the knob {button} {times} detent{'s' if times > 1 else ''} on the emulated board")
-        return
-    emulator.tap(pins[button], hold, times)
-    click.echo(f"pressed {button} (GPIO {pins[button]}) for {hold:g} s"
-               f"{f' {times} times' if times > 1 else ''} on the emulated board")
+
+    def act() -> None:
+        if button in _KNOB:
+            detents = times if button == "right" else -times
+            emulator.turn(knob["a"], knob["b"], detents, int(knob.get("steps_per_detent", 4)))
+            click.echo(f"turned the knob {button} {times} detent{'s' if times > 1 else ''} on the emulated board")
+            return
+        emulator.tap(pins[button], hold, times)
+        click.echo(f"pressed {button} (GPIO {pins[button]}) for {hold:g} s"
+                   f"{f' {times} times' if times > 1 else ''} on the emulated board")
+
+    with contextlib.ExitStack() as stack:
+        try:
+            board = stack.enter_context(connected(running["port"], False))
+            before = board.state()
+        except TallyboardError as exc:
+            act()
+            click.echo(f"what the board did with it is not known: its port cannot be read now ({exc})")
+            return
+        seat = int(button[4:]) if button.startswith("seat") and button[4:].isdigit() else None
+        held = board.rebuild() if parse_held(before) else None
+        heard = len(board.events)
+        act()
+        # The press is handled by the time the emulator has played it (Emulator.play: the
+        # release read twice, once after its gap); what it did was pushed then, before the
+        # reply to this STATE: the events heard up to it are the press's answer.
+        after = board.state()
+        outcome = press_outcome(board, board.events[heard:], before, after, held, seat)
+        click.echo(outcome)
+        if not outcome.startswith("nothing happened"):
+            print_summary(board)
+
+
+def press_outcome(board: Board, events: list[Event], before: dict[str, str], after: dict[str, str],
+                  held: BoardGame | None, seat: int | None) -> str:
+    """What the board did with a press, from the events it pushed for it and
+    its STATE after (docs/protocol.md): accepted, rejected, refused and why,
+    changed the game, or nothing happened (no event, STATE as before)."""
+    said = [e for e in events if e.kind in ("ACCEPT", "REJECT", "NOTE") or e.fields.get("src") == "board"
+            or e.kind == "NEW"]
+    for event in said:
+        if event.kind == "ACCEPT":
+            return "accepted: " + _held_change(board, held, seat, "accepted", "; it counts now")
+        if event.kind == "REJECT":
+            reopens = held is not None and held.game is not None and held.game.held == core_game.HELD_APPLY
+            return ("rejected: " + _held_change(board, held, seat, "rejected", "; it is dropped") +
+                    ("; the board's hand entry reopens with its values, to correct" if reopens else ""))
+        if event.kind == "NOTE":
+            return "refused: " + event.fields.get("text", "").replace("_", " ")
+    for event in said:
+        if event.kind == "HELD":
+            return "entered: a change now waits for its confirmation on the board"
+        if event.kind == "NEW":
+            return "started a new game on the board"
+        if event.kind in ("EV", "UNDO", "REDO"):
+            words = {"EV": "scored an event", "UNDO": "undid the last event", "REDO": "redid an event"}
+            return f"changed the game: the board {words[event.kind]} (n={event.fields.get('n', '?')})"
+    if after.get("eseq") == before.get("eseq") and after.get("n") == before.get("n"):
+        return (f"nothing happened: the board handled the press and changed nothing (no event since "
+                f"{before.get('eseq', '?')}; a hand entry on its screen may have moved)")
+    return "the board changed meanwhile, but not by this press: see tallyboard status"
+
+
+def _held_change(board: Board, held: BoardGame | None, seat: int | None, did: str, tail: str) -> str:
+    """"Cy (button B) accepted hand 3; it counts now": who pressed, and the held change."""
+    if held is None or held.game is None:
+        return f"the board {did} the change it held{tail}"
+    game = held.game
+    hand = game.held_hand()
+    what = f"the undo of hand {hand}" if game.held == core_game.HELD_UNDO else f"hand {hand}"
+    if seat is None:
+        return f"the board {did} {what}{tail}"
+    player = core_game.player_at(game.rules, hand - 1, seat)
+    letters = button_letters(board)
+    letter = letters[seat] if seat < len(letters) else str(seat)
+    name = names_of(board, held.players)[player] if player < held.players else f"seat {seat}"
+    return f"{name} (button {letter}) {did} {what}{tail}"
 
 
 def board_definition(flash: Path) -> dict[str, Any]:

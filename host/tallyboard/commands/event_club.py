@@ -24,10 +24,8 @@ event_option = click.option("--event", "event_name", metavar="NAME",
 
 @click.command("table")
 @click.option("--broker", "broker_url", required=True, metavar="URL", envvar="TALLYBOARD_BROKER",
-              help="The club's MQTT broker, mqtt://table@HOST:PORT with the password from "
-                   "--broker-password-file (mqtts:// for TLS; else $TALLYBOARD_BROKER). A password written in the "
-                   "URL works too, but is visible to every user of this machine in `ps`.")
-@secretfile.broker_password_option
+              help="The club's MQTT broker, mqtt://HOST:PORT (mqtts:// for TLS; else $TALLYBOARD_BROKER). "
+                   "Each table logs in as itself, with the login its join code carries: no user or password here.")
 @click.option("--join", "join", metavar="CODE", envvar="TALLYBOARD_JOIN",
               help="The evening's join code, as the director's screen shows it (else $TALLYBOARD_JOIN, else "
                    f"asked for on a terminal). It holds the evening's secret: {secretfile.IN_PS} --join-file or "
@@ -65,10 +63,14 @@ def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulato
     try:
         code = envelope.read_join_code(join)
         event_id = code.event
-        parse_url(broker_url)
+        address = parse_url(broker_url)
         host = envelope.check_name("--name", name) if name else club.host_name()
     except ValueError as exc:
         raise TallyboardError(str(exc)) from None
+    if address.username is not None or address.password is not None:
+        raise click.UsageError("each table logs in to the broker as itself, with the login its join code carries "
+                               "(docs/club-mqtt.md, \"Who may publish what\"): give the broker as mqtt://HOST:PORT, "
+                               "without a user or password")
     count = emulators or len(ports)
     tables = list(numbers) or list(code.tables[:count])
     if len(tables) != count:
@@ -111,9 +113,32 @@ def join_code_cmd(tables: tuple[int, ...], event_name: str | None) -> None:
         if tables:
             click.echo(club.join_code(event, list(tables)))
             return
-        count = max(len(store.seating(event, r)) for r in range(1, event.round + 1))
-        for table in range(1, count + 1):
+        for table in range(1, club.table_count(store, event) + 1):
             click.echo(f"table {table}: {club.join_code(event, [table])}")
+
+
+@click.command("broker-files")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@event_option
+@reports_errors
+def broker_files_cmd(folder: Path, event_name: str | None) -> None:
+    """Write a club's mosquitto files for the evening into FOLDER (mode 0600): tallyboard.passwd (the
+    director's and every table's login, hashed as mosquitto_passwd hashes them), tallyboard.acl (who may
+    publish what) and director.pw (the director's password, for --broker-password-file)."""
+    from ..club import brokers
+    from ..event import club
+    store, event = _event(event_name)
+    with store:
+        users = club.broker_users(store, event)
+    brokers.write_private(folder / "tallyboard.passwd",
+                          "".join(brokers.mosquitto_password_line(user, password) + "\n"
+                                  for user, password in users.items()))
+    brokers.write_private(folder / "tallyboard.acl", brokers.mosquitto_acl())
+    brokers.write_private(folder / "director.pw", users[club.DIRECTOR_LOGIN] + "\n")
+    tables = [user for user in users if user != club.DIRECTOR_LOGIN]
+    click.echo(f"{folder}: tallyboard.passwd (director, tables {', '.join(tables)}), tallyboard.acl, director.pw; "
+               "point mosquitto's password_file and acl_file at the first two and reload it "
+               "(docs/club-mqtt.md, \"A club: mosquitto\")")
 
 
 @click.command("refused")
@@ -137,5 +162,5 @@ def refused_cmd(as_json: bool, event_name: str | None) -> None:
 
 
 def register(group: click.Group) -> None:
-    for command in (table_cmd, join_code_cmd, refused_cmd):
+    for command in (table_cmd, join_code_cmd, broker_files_cmd, refused_cmd):
         group.add_command(command)

@@ -68,8 +68,9 @@ class Broker:
         with contextlib.ExitStack() as stack:
             if url is None:
                 passwords = club.director_secrets(event)
-                embedded = brokers.EmbeddedBroker(self.port, {"director": passwords.director_password,
-                                                              "table": passwords.tables_password}, bind=self.listen)
+                # the director and each table as itself (its board's identity; its password comes from
+                # the table's key, which its join code carries)
+                embedded = brokers.EmbeddedBroker(self.port, club.broker_users(store, event), bind=self.listen)
                 try:
                     embedded.start()
                 except RuntimeError as exc:
@@ -80,10 +81,10 @@ class Broker:
                 where = "THIS-MACHINE" if self.listen in ("0.0.0.0", "::") else self.listen
                 # the secrets in the environment, not in the table host's argv (where `ps` shows them)
                 click.echo(f"The embedded MQTT broker: mqtt://{where}:{port}; table hosts join with:\n"
-                           f"  TALLYBOARD_BROKER_PASSWORD={passwords.tables_password} TALLYBOARD_JOIN=CODE "
-                           f"tallyboard event table --broker mqtt://table@{where}:{port} --emulators N\n"
-                           f"  where CODE is the code of that host's tables: tallyboard event join-code --table T ...",
-                           err=True)
+                           f"  TALLYBOARD_JOIN=CODE tallyboard event table --broker mqtt://{where}:{port} "
+                           f"--emulators N\n"
+                           f"  where CODE is the code of that host's tables (it carries each table's broker "
+                           f"login): tallyboard event join-code --table T ...", err=True)
             else:
                 try:
                     address = parse_url(url)

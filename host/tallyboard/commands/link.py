@@ -21,7 +21,7 @@ from .. import games as profiles
 from .. import portshare
 from .. import records, viewcache, wire
 from ..client import Board, BoardGame, game_from_log, parse_held
-from ..errors import TallyboardError, TransportError
+from ..errors import BoardError, TallyboardError, TransportError
 from .reporting import reports_errors
 from ..transport import Transport, find_board_port, list_serial_ports
 
@@ -181,7 +181,15 @@ def change(board: Board, verb: str, *args: Any) -> dict[str, str]:
     """Send a change of the game in progress (current_game first) and keep this
     host's copy in step with the board's reply: its n, and the event applied."""
     current = board.view
-    reply = board.request(verb, *args)
+    try:
+        reply = board.request(verb, *args)
+    except BoardError as exc:
+        if exc.code == "RULE" and current is not None and current.game is not None and current.game.held:
+            # refused while a hand waits: say which buttons answer it (the board's words name the players)
+            names = names_of(board, current.players)
+            raise BoardError(exc.code, exc.board_message,
+                             f"{exc}\n{held_words(current.game, names, button_letters(board))}") from None
+        raise
     if current is None or current.game is None:
         return reply
     game, log = current.game, list(current.log)
@@ -233,9 +241,9 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
     count = int(notes) if notes.isdigit() else 0
     if count and notes_in_full:
         for text in board.notes(count):
-            click.echo(f"the board found when it started: {text}")
+            click.echo(f"the board noted: {text}")
     elif count:
-        click.echo(f"tallyboard: note: the board found {count} problem{'s' if count > 1 else ''} when it "
+        click.echo(f"tallyboard: note: the board has noted {count} problem{'s' if count > 1 else ''} since it "
                    "started: see tallyboard status", err=True)
     if current.name is None or current.game is None:
         console.print("No game on the board.")
@@ -252,39 +260,64 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
         line += f"  game over: {' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'}"
     console.print(line)
     if g.held:
-        console.print(held_words(g, names), soft_wrap=True)
+        console.print(held_words(g, names, button_letters(board)), soft_wrap=True)
         console.print(f"  it gives: {held_gives(g, names)}", soft_wrap=True)
 
 
-SEAT_BUTTON_LETTERS = "ABCD"   # the letters printed beside the seat buttons, seat 0 first (board/README.md)
+def button_letters(board: Board | None) -> str:
+    """The letters printed beside the board's seat buttons, seat 0 first: its
+    board definition's (buttons.letters; the definition HELLO names, read from
+    board/ as deploy copies it), the letters the board's own OLED shows. A
+    definition this host does not have gives the definitions' default."""
+    from tallypanel import boarddef
+
+    from .. import fileset
+
+    name = None
+    if board is not None:
+        name = board.hello_fields.get("board")
+        if name is None:
+            with contextlib.suppress(TallyboardError):
+                name = board.hello().get("board")
+    folder = fileset.board_dir()
+    if name and folder is not None:
+        with contextlib.suppress(ValueError):
+            return boarddef.find(name, str(folder)).seat_letters.decode()
+    return boarddef.DEFAULT_LETTERS
 
 
-def _button_words(game: Any, player: int) -> str:
+def _button_words(game: Any, player: int, letters: str) -> str:
     """" (button B)": the seat button that player presses for the held hand.
-    The seats pivot during a Skicket game (rules.md SK5), so the button is
-    the seat the game's rules put the player in for that hand."""
-    player_seat = getattr(game.rules, "player_seat", None)
-    seat = player_seat(game.held_hand() - 1, player) if player_seat is not None else player
-    if not 0 <= seat < len(SEAT_BUTTON_LETTERS):
-        return ""
-    return f" (button {SEAT_BUTTON_LETTERS[seat]})"
+    The seats pivot during a Skicket game (rules.md SK5): the button is the
+    seat the game's own mapping (tallycore.game.seat_of, the board's) puts the
+    player in for that hand; letters: beside the seat buttons, seat 0 first."""
+    seat = core_game.seat_of(game.rules, game.held_hand() - 1, player)
+    if not 0 <= seat < len(letters):
+        return " (no button on this board)"
+    return f" (button {letters[seat]})"
 
 
-def held_words(game: Any, names: list[str]) -> str:
+def held_words(game: Any, names: list[str], letters: str | None = None) -> str:
     """The change a board holds for its confirmation, in words
-    (docs/rules.md CF): which hand, and who may accept it."""
-    who = " or ".join(names[p] + _button_words(game, p) for p in range(game.players) if game.held_by >> p & 1)
+    (docs/rules.md CF): which hand, and who may accept it, with the button
+    each presses (letters: the board's, button_letters(); None: the default)."""
+    if letters is None:
+        from tallypanel import boarddef
+
+        letters = boarddef.DEFAULT_LETTERS
+    who = " or ".join(names[p] + _button_words(game, p, letters)
+                      for p in range(game.players) if game.held_by >> p & 1)
     what = f"the undo of hand {game.held_hand()}" if game.held == core_game.HELD_UNDO else f"hand {game.held_hand()}"
     return f"{what} pending: waiting for {who} to accept on the board"
 
 
-def note_what_the_record_leaves(loaded: Any) -> None:
+def note_what_the_record_leaves(loaded: Any, letters: str | None = None) -> None:
     """On stderr, what a record of the board's game (export, archive save)
     leaves out or keeps open: a hand pending its confirmation is left out
     (docs/records.md: a record holds the hands that count), a hand in
-    progress is kept as an open hand."""
+    progress is kept as an open hand. letters: the board's, button_letters()."""
     if loaded.game.held:
-        click.echo(f"tallyboard: note: {held_words(loaded.game, loaded.players)}; it is left out of "
+        click.echo(f"tallyboard: note: {held_words(loaded.game, loaded.players, letters)}; it is left out of "
                    "the record until it is accepted", err=True)
     note = records.open_hand_note(loaded)
     if note:

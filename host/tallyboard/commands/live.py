@@ -24,7 +24,7 @@ from ..client import Board, BoardGame
 from ..errors import BoardError, ProtocolError, TallyboardError, TransportError
 from ..transport import MAX_LINE
 from .reporting import reports_errors
-from .link import board_options, connected, held_gives, held_words
+from .link import board_options, button_letters, connected, held_gives, held_words
 
 # ---------------------------------------------------------------- watch
 
@@ -32,10 +32,11 @@ from .link import board_options, connected, held_gives, held_words
 def render_board(board: Board, width: int = 100, plain: bool = False) -> Group:
     """The sheet, then the board as it looks (the LED field and the OLED,
     composed by the firmware's own display code: render.py), or with plain
-    the Roquet pegs as text. Above it, what the board found wrong when it started."""
+    the Roquet pegs as text. Above it, what the board has noted since it started
+    (at boot, or a part that stopped answering while it ran)."""
     current = _rebuild(board)
     notes = board.notes(int(current.state["notes"])) if current.state.get("notes", "").isdigit() else []
-    warnings = [Text(f"the board found when it started: {text}", style="yellow") for text in notes]
+    warnings = [Text(f"the board noted: {text}", style="yellow") for text in notes]
     return Group(*warnings, _board_view(board, current, width, plain))
 
 
@@ -74,7 +75,7 @@ def _board_view(board: Board, current: BoardGame, width: int, plain: bool) -> Gr
     if current.top > current.n:
         parts.append(Text(f"{current.top - current.n} undone (redo brings back)", style="dim"))
     if current.game is not None and current.game.held:
-        parts.append(Text(f"{held_words(current.game, loaded.players)}\n  it gives: "
+        parts.append(Text(f"{held_words(current.game, loaded.players, button_letters(board))}\n  it gives: "
                           f"{held_gives(current.game, loaded.players)}", style="bold yellow"))
     return _unended(parts)
 
@@ -205,21 +206,42 @@ def share_cmd(duration: float, port: str | None, use_emulator: bool, timeout: fl
 def monitor_cmd(requests: tuple[str, ...], duration: float, port: str | None, use_emulator: bool,
                 timeout: float) -> None:
     """Show the raw protocol traffic both ways, with timestamps; type requests
-    (e.g. PEG 0 5) on stdin to send them (seq and checksum are added)."""
+    (e.g. PEG 0 5) on stdin to send them (seq and checksum are added). Through
+    the port's sharer (its own, or a running watch's or share's) it shows every
+    program's traffic on the port, as the board sees it (the sharer's seqs)."""
     tap = TrafficLines()
+    wire_tap: portshare.WireTap | None = None
     try:
         with connected(port, use_emulator, timeout, tap=tap, serve=True) as board:
+            link = getattr(board, "link", None)
+            if isinstance(link, portshare.SocketTransport):
+                # the sharer's wire tap: every connection's lines, this one's included, so not twice
+                wire_tap = portshare.WireTap(link.port)
+                link.tap = None
             for text in requests:
                 _monitor_send(board, text)
             interactive = not requests and sys.stdin.isatty()
             end = time.monotonic() + duration if duration > 0 else None
             if requests and end is None:
+                _show_wire(wire_tap, tap, quiet=0.3)
                 return
             reader = _stdin_lines() if not requests else None
             with contextlib.suppress(KeyboardInterrupt):
-                _monitor_loop(board, tap, reader, end, interactive)
+                _monitor_loop(board, tap, reader, end, interactive, wire_tap)
     finally:
+        if wire_tap is not None:
+            wire_tap.close()
         tap.finish()    # a part line still waiting for its end is shown, marked
+
+
+def _show_wire(wire_tap: "portshare.WireTap | None", tap: "TrafficLines", quiet: float) -> None:
+    """What the sharer's wire tap has, until it is quiet for `quiet` seconds."""
+    while wire_tap is not None:
+        found = wire_tap.lines(quiet)
+        if not found:
+            return
+        for direction, data in found:
+            tap(direction, data)
 
 
 class TrafficLines:
@@ -296,15 +318,19 @@ def _visible(line: bytes) -> str:
 
 
 def _monitor_loop(board: Board, tap: TrafficLines, reader: Callable[[], str | None] | None,
-                  end: float | None, interactive: bool) -> None:
+                  end: float | None, interactive: bool, wire_tap: "portshare.WireTap | None" = None) -> None:
     while end is None or time.monotonic() < end:
-        board.poll_events(0.1)
+        board.poll_events(0.05 if wire_tap is not None else 0.1)
+        if wire_tap is not None:
+            for direction, data in wire_tap.lines(0.05):
+                tap(direction, data)
         tap.show_stale()
         if reader is not None:
             line = reader()
             if line is None:
                 if not interactive:
                     board.poll_events(0.3)
+                    _show_wire(wire_tap, tap, quiet=0.3)
                     return
             elif line.strip():
                 _monitor_send(board, line.strip())

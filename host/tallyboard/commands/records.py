@@ -22,10 +22,11 @@ from .reporting import reports_errors
 def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator: bool) -> None:
     """Print the score sheet of a game RECORD (a JSON file, see docs/records.md; - reads stdin),
     or with no RECORD of the game on the board (--port/--emulator, or the one on USB)."""
+    letters: str | None = None   # beside the board's seat buttons
     if record is None:
         from .scoring import live_sheet
 
-        loaded = live_sheet(port, use_emulator, 1.0)
+        loaded, letters = live_sheet(port, use_emulator, 1.0)
     elif record == "-":
         loaded = records.loads(files.read_stdin(), source="stdin")
     else:
@@ -42,7 +43,7 @@ def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator:
         if held:
             from .link import held_words
 
-            click.echo(f"{held_words(loaded.game, loaded.players)}: not on the sheet until accepted")
+            click.echo(f"{held_words(loaded.game, loaded.players, letters)}: not on the sheet until accepted")
 
 
 def pending(loaded: records.LoadedGame) -> dict[str, object]:

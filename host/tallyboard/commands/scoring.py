@@ -21,8 +21,8 @@ from ..errors import TallyboardError
 from ..games.base import OptionFlag
 from .archive import archive_option, before_new
 from .reporting import reports_errors
-from .link import (board_options, change, connected, current_game, game_of_verb, note_what_the_record_leaves,
-                   player_index, print_summary, scoring)
+from .link import (board_options, button_letters, change, connected, current_game, game_of_verb,
+                   note_what_the_record_leaves, player_index, print_summary, scoring)
 
 
 @click.command("status")
@@ -205,7 +205,8 @@ def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout
     with connected(port, use_emulator, timeout) as board:
         loaded = board.loaded_game()
         doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game)
-    note_what_the_record_leaves(loaded)
+        letters = button_letters(board) if loaded.game.held else None
+    note_what_the_record_leaves(loaded, letters)
     text = json.dumps(doc, indent=1)
     if output:
         files.write_output(output, text + "\n")
@@ -213,10 +214,12 @@ def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout
         click.echo(text)
 
 
-def live_sheet(port: str | None, use_emulator: bool, timeout: float) -> records.LoadedGame:
-    """The board's game for `tallyboard sheet` with no RECORD."""
+def live_sheet(port: str | None, use_emulator: bool, timeout: float) -> tuple[records.LoadedGame, str | None]:
+    """The board's game for `tallyboard sheet` with no RECORD, and the letters
+    beside its seat buttons."""
     with connected(port, use_emulator, timeout) as board:
-        return board.loaded_game()
+        loaded = board.loaded_game()
+        return loaded, button_letters(board) if loaded.game.held else None
 
 
 def register(group: click.Group) -> None:

@@ -95,11 +95,14 @@ def director_file(event: Any) -> Path:
     return event_folder(event) / "club-director.sqlite3"
 
 
+DIRECTOR_LOGIN = "director"     # the director's broker user (brokers.DIRECTOR_USER)
+
+
 @dataclass(frozen=True)
 class Secrets:
     secret: bytes
-    director_password: str     # for the embedded broker: the director's and the table hosts' passwords
-    tables_password: str
+    director_password: str     # the director's broker password (the embedded broker; event broker-files)
+    tables_password: str       # unused since each table logs in as itself (broker_users); kept in the file
 
 
 def director_secrets(event: Any) -> Secrets:
@@ -123,16 +126,11 @@ def join_code(event: Any, tables: list[int]) -> str:
 
 def key_for(secret: bytes, message: Any) -> bytes | None:
     """The key a message must be signed with (docs/club-mqtt.md, "The join code"): the
-    director's own; a board's, for what is sent about it; for a table host's status,
-    the key of the first board it lists."""
+    director's own; a board's, for what is sent about it and for the status of the
+    table's login (its board's identity: the broker lets only that login publish it)."""
     sender = message.get("board")
     if sender == envelope.DIRECTOR:
         return envelope.director_key(secret)
-    if message.get("kind") == "status":
-        body = message.get("body")
-        boards = body.get("boards") if isinstance(body, dict) else None
-        first = boards[0] if isinstance(boards, list) and boards else None
-        return envelope.board_key(secret, first) if envelope.is_name(first) else None
     return envelope.board_key(secret, sender) if envelope.is_name(sender) else None
 
 
@@ -155,18 +153,18 @@ def link_kind(port: str | None) -> str | None:
 def links(event: Any, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
     """Each attached table's link (docs/club-wifi.md, "The director's view"):
     kind, the table host's name or the board's port, whether it is online
-    (its client's last status at the director; on USB: it answers), and
+    (its login's last status at the director; on USB: it answers), and
     when the director last applied a message of its board (UTC)."""
     tag = event_tag(event)
     seen: dict[str, str | None] = {}
-    clients: list[tuple[str, bool, str, list[str]]] = []
+    clients: dict[str, bool] = {}
     path = director_file(event)
     if path.exists():
         db = database.open_file(path, database.DIRECTOR)
         try:
             seen = dict(db.execute("SELECT board, at FROM applied").fetchall())
-            clients = [(client, bool(online), at, json.loads(listed)) for client, online, at, listed in
-                       db.execute("SELECT client, online, at, boards FROM clients").fetchall()]
+            clients = {client: bool(online) for client, online in
+                       db.execute("SELECT client, online FROM clients").fetchall()}
         finally:
             db.close()
     out = {}
@@ -180,9 +178,9 @@ def links(event: Any, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
             continue
         host = port[len(REMOTE):]
         ident = board_ident(tag, table)
-        # the latest status that names this board (a status counts for the boards it is signed for)
-        said = max(((at, online) for _, online, at, listed in clients if ident in listed), default=None)
-        online = said[1] if said is not None else None
+        # its login's last status (a table's status is named after its login, the board's identity, and
+        # signed with that board's key: the broker lets only that login publish it)
+        online = clients.get(ident)
         out[table] = {"kind": kind, "via": host[len(WIRELESS):] if kind == WIRELESS_BOARD else host,
                       "online": (status != HOST_OFFLINE) if online is None else online and status != HOST_OFFLINE,
                       "seen": _utc(seen.get(ident))}
@@ -197,6 +195,27 @@ def _utc(at: str | None) -> str | None:
 def table_count(store: Any, event: Any) -> int:
     """The evening's tables (the most any round's seating has)."""
     return max(len(store.seating(event, r)) for r in range(1, max(event.round, 1) + 1))
+
+
+def broker_users(store: Any, event: Any) -> dict[str, str]:
+    """Every broker login of the evening, {user: password}: the director's, and each
+    table's (its board's identity, the password its key gives: envelope.broker_password),
+    for the embedded broker and for a club's mosquitto (event broker-files)."""
+    made = director_secrets(event)
+    tag = event_tag(event)
+    users = {DIRECTOR_LOGIN: made.director_password}
+    for table in range(1, table_count(store, event) + 1):
+        board = board_ident(tag, table)
+        users[board] = envelope.broker_password(envelope.board_key(made.secret, board))
+    return users
+
+
+def table_login(code: envelope.JoinCode, table: int) -> tuple[str, str]:
+    """(user, password) table `table` of a join code logs in to the broker with."""
+    if table not in code.tables:
+        raise ValueError(f"the join code is not table {table}'s")
+    board = board_ident(tag_of(code.event), table)
+    return board, envelope.broker_password(code.keys[code.tables.index(table)])
 
 
 def refused(event: Any) -> list[tuple[str, str | None, str, str, int]]:
@@ -372,17 +391,16 @@ class Director:
             self.store.set_board(event, table, REMOTE + body["host"], body["board_id"])
         self.store.set_table_status(event, table, body["status"])
 
-    def _host_status(self, host: str, online: bool, boards: list[str]) -> None:
-        """A table host came or went: its tables' boards are `ok` again (its
-        next message says otherwise if one is not), or `host offline`."""
-        host = host.removeprefix(f"{self.id}-")      # the client id: the evening's id, then the host's name
+    def _host_status(self, login: str, online: bool, boards: list[str]) -> None:
+        """A table's link came or went (its status is named after its login, the
+        board's identity): its board is `ok` again (its next message says
+        otherwise if it is not), or `host offline`."""
         for table, known in self.store.boards(self.event).items():
-            # only the tables it signs for: a status is signed with the key of the first board it lists
-            if known["port"] != REMOTE + host or board_ident(self.tag, table) not in boards:
+            if board_ident(self.tag, table) != login or not known["port"].startswith(REMOTE):
                 continue
             if not online:
                 self.store.set_table_status(self.event, table, HOST_OFFLINE)
-            elif known["status"] == HOST_OFFLINE and board_ident(self.tag, table) in boards:
+            elif known["status"] == HOST_OFFLINE:
                 self.store.set_table_status(self.event, table, OK)
 
     def _publish_round_if_new(self) -> None:
@@ -507,9 +525,15 @@ class TableHost:
         self.outbox = Outbox(state_dir / f"{event_id}-{self.name}.sqlite3", event_id, code.director, keys)
         self.db = database.open_file(self.outbox.path, database.TABLE_HOST)
         self.new_round = threading.Event()
-        self.link = TableLink(url, f"{event_id}-{self.name}", tls_ca=tls_ca, outbox=self.outbox,
-                              on_director_message=self._keep_round,
-                              boards=[board_ident(self.tag, t) for t in numbers], max_backoff=MAX_BACKOFF_S)
+        # one link per table, each logged in as that table (its board's identity, the password its key
+        # gives): the broker lets it publish that board's messages and status only (brokers.ACL), as it
+        # would a board on the club's Wi-Fi; they share the outbox, each sending its own board's rows
+        self.links = []
+        for table in numbers:
+            user, password = table_login(code, table)
+            self.links.append(TableLink(url, f"{event_id}-{user}", user, password, tls_ca=tls_ca,
+                                        outbox=self.outbox, on_director_message=self._keep_round, boards=[user],
+                                        max_backoff=MAX_BACKOFF_S))
         self.store: HostStore | None = None
         self.tables: Tables | None = None
         self.seat_again: float | None = None     # when to push the round again to a board that missed it
@@ -585,13 +609,15 @@ class TableHost:
 
     def run(self, stop: threading.Event, wait_round: float = 60.0) -> None:
         """Until `stop`: take the director's rounds, read the boards, queue what changed."""
-        self.link.start()
+        for link in self.links:
+            link.start()
         try:
             body = self._kept_round()
             deadline = time.monotonic() + wait_round
             if body is None:       # the first start: nothing to do before the broker has let this host in
                 try:
-                    self.link.wait_connected(wait_round)
+                    for link in self.links:
+                        link.wait_connected(max(0.1, deadline - time.monotonic()))
                 except (ConnectionRefused, TimeoutError) as exc:
                     raise TallyboardError(f"{exc}; nothing was started") from None
             while body is None:
@@ -614,6 +640,7 @@ class TableHost:
         finally:
             if self.tables is not None:
                 self.tables.close()
-            self.link.stop()
+            for link in self.links:
+                link.stop()
             self.outbox.close()
             self.db.close()
