@@ -19,7 +19,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 import wifi_boards as wb
-from emu_fixtures import emulated_board, until
+from emu_fixtures import oled_text, until
 from tallyboard.client import Board
 from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
@@ -34,7 +34,7 @@ EVENT = "Club-night-1a2b"
 IDENT = wb.ident(TAG, TABLE)                    # "1A2B.2"
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 SEATING = [[0, 1, 2, 3], [4, 5, 6, 7]]          # table 2: Eve Fay Gus Hal, seats 0 to 3
-TABLE_USER, TABLE_PASSWORD = "table-2", "t2-password"
+TABLE_USER = IDENT                               # each table's broker login is its board's identity
 DIRECTOR_PASSWORD = "d-password"
 
 # Skicket hands (docs/records.md, "Skicket"), as HAND takes them and as the record writes them
@@ -75,7 +75,8 @@ class Evening:
 @pytest.fixture
 def evening(tmp_path: Path) -> Iterator[Evening]:
     secret = envelope.new_secret()
-    with Mosquitto(0, {"director": DIRECTOR_PASSWORD, TABLE_USER: TABLE_PASSWORD}, tmp_path / "broker") as broker:
+    users = {"director": DIRECTOR_PASSWORD, TABLE_USER: envelope.broker_password(envelope.board_key(secret, IDENT))}
+    with Mosquitto(0, users, tmp_path / "broker") as broker:
         holder: dict[str, Evening] = {}
 
         def take(connection: Any, message: dict[str, Any]) -> None:
@@ -118,8 +119,7 @@ def evening(tmp_path: Path) -> Iterator[Evening]:
 def enrolled(evening: Evening, emulator: Emulator, board: Board) -> None:
     wb.access_point(emulator)
     wb.enrol(board, event=EVENT, key=envelope.board_key(evening.secret, IDENT),
-             director_key=envelope.director_key(evening.secret), port=evening.broker.port,
-             user=TABLE_USER, password=TABLE_PASSWORD)
+             director_key=envelope.director_key(evening.secret), port=evening.broker.port)
     until(lambda: board.request("NET")["broker"] == "1", 20, "the board's link to the broker")
     try:
         until(lambda: board.cfg_get("round") == "1", 20, "the board seating itself in round 1")
@@ -127,12 +127,26 @@ def enrolled(evening: Evening, emulator: Emulator, board: Board) -> None:
         raise AssertionError(f"not seated: NET says {board.request('NET')}; {emulator.log_tail()}") from None
 
 
+def until_hands(evening: Evening, board: Board, emulator: Emulator, hands: list[Any], seconds: float,
+                what: str) -> None:
+    """Until the director's last applied body has these record hands; on failure, what each end says."""
+    try:
+        until(lambda: evening.hands() == hands, seconds, what)
+    except AssertionError as exc:
+        with evening.lock:
+            applied = [(seq, kind, len((body["record"] or {}).get("hands", []))) for seq, kind, body in evening.applied]
+            seen = sorted(evening.seen)
+        raise AssertionError(f"{exc}: the board's NET {board.request('NET')}; applied (seq, kind, hands) {applied}; "
+                             f"seqs the broker carried {seen}; refused {evening.director.refused_counts()}; "
+                             f"{emulator.log_tail()}") from None
+
+
 def enter(board: Board, hand: tuple) -> None:
     board.game_verb("HAND", *hand[0])
 
 
 def test_enrolled_over_usb_it_seats_itself_and_publishes_each_change(evening, tmp_path):
-    with emulated_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
+    with wb.wifi_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
         assert board.request("NET") == {"wifi": "1", "enrolled": "0", "joined": "0", "broker": "0",
                                         "waiting": "0", "error": "not_enrolled"}
         enrolled(evening, emulator, board)
@@ -157,42 +171,45 @@ def test_enrolled_over_usb_it_seats_itself_and_publishes_each_change(evening, tm
         assert body["stamp"]["n"] == "1" and body["stamp"]["round"] == 1
         assert evening.applied[-1][1] == "hand"
         until(lambda: board.request("NET")["waiting"] == "0", 20, "the director's confirmation")
+        # the sheet's heading: table 2, round 1, and ^ (the broker has the link, nothing waits)
+        until(lambda: "T2 R1^" in oled_text(emulator.oled(), 0), 10, "the link's mark on the OLED")
         evening.check_exactly_once()
 
 
 def test_the_wifi_dropped_mid_publish_and_the_broker_restarted(evening, tmp_path):
-    with emulated_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
+    with wb.wifi_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
         enrolled(evening, emulator, board)
         enter(board, HAND_1)
         wb.access_point(emulator, up=False)      # at once: the publish is under way or about to be
         until(lambda: board.request("NET")["joined"] == "0", 10, "the board losing the Wi-Fi")
+        until(lambda: "T2 R1!" in oled_text(emulator.oled(), 0), 10, "! (no Wi-Fi) on the OLED")
         enter(board, HAND_2)                     # scored while the link is down
         net = board.request("NET")
         assert net["broker"] == "0" and net["error"] == "no_network" and int(net["waiting"]) >= 1
         wb.access_point(emulator, up=True)
-        until(lambda: evening.hands() == [HAND_1[1], HAND_2[1]], 40, "both hands at the director")
+        until_hands(evening, board, emulator, [HAND_1[1], HAND_2[1]], 40, "both hands at the director")
         # the broker restarted: the board and the director reconnect, and nothing is lost
         evening.broker.stop()
         until(lambda: board.request("NET")["broker"] == "0", 40, "the board noticing the broker gone")
         enter(board, HAND_3)
         evening.broker.start()
-        until(lambda: evening.hands() == [HAND_1[1], HAND_2[1], HAND_3[1]], 60, "the third hand after the restart")
+        until_hands(evening, board, emulator, [HAND_1[1], HAND_2[1], HAND_3[1]], 60, "the third hand after the restart")
         until(lambda: board.request("NET")["waiting"] == "0", 30, "the director's confirmation")
         evening.check_exactly_once()
 
 
 def test_a_message_delivered_twice_is_applied_once(evening, tmp_path):
-    with emulated_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
+    with wb.wifi_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
         enrolled(evening, emulator, board)
         enter(board, HAND_1)
-        until(lambda: evening.hands() == [HAND_1[1]], 20, "the hand at the director")
+        until_hands(evening, board, emulator, [HAND_1[1]], 20, "the hand at the director")
         with evening.lock:
             count = len(evening.applied)
             seq = max(evening.seen)
             payload = next(iter(evening.seen[seq]))
         handled = evening.director.handled
         again = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-board-{IDENT}-again")
-        again.username_pw_set(TABLE_USER, TABLE_PASSWORD)
+        again.username_pw_set(TABLE_USER, envelope.broker_password(envelope.board_key(evening.secret, IDENT)))
         again.connect("127.0.0.1", evening.broker.port)
         again.loop_start()
         try:
@@ -211,7 +228,7 @@ def test_a_message_delivered_twice_is_applied_once(evening, tmp_path):
 @pytest.mark.parametrize("delay", [0.0, 0.03, 0.1])
 def test_a_power_cut_mid_publish_loses_and_doubles_nothing(evening, tmp_path, delay):
     flash = wb.wifi_flash(tmp_path / "flash", TAG, TABLE)
-    with emulated_board(flash) as (emulator, board):
+    with wb.wifi_board(flash) as (emulator, board):
         enrolled(evening, emulator, board)
         enter(board, HAND_1)
         time.sleep(delay)            # the cut lands before, during or after the publish
@@ -220,6 +237,6 @@ def test_a_power_cut_mid_publish_loses_and_doubles_nothing(evening, tmp_path, de
         board.connect()
         assert board.open()["n"] == "1"          # the journal kept the hand
         enter(board, HAND_2)
-        until(lambda: evening.hands() == [HAND_1[1], HAND_2[1]], 40, "both hands at the director")
+        until_hands(evening, board, emulator, [HAND_1[1], HAND_2[1]], 40, "both hands at the director")
         until(lambda: board.request("NET")["waiting"] == "0", 30, "the director's confirmation")
         evening.check_exactly_once()

@@ -12,6 +12,7 @@
 # open_director(): a message from the director checked as the host checks
 # it: exactly the envelope's fields, this evening, the director's signature
 # (compared in constant time), a whole-number seq. Nothing is evaluated.
+import binascii
 import hashlib
 import json
 
@@ -112,6 +113,14 @@ def hmac_sha256(key, data):
     second = hashlib.sha256(outer)
     second.update(digest.digest())
     return second.digest()
+
+
+def broker_password(key):
+    """A table's broker password from its board's key, as the host's
+    envelope.broker_password derives it (the director writes the broker's
+    users with it): HMAC-SHA256 of "broker", 18 bytes in base64url."""
+    text = binascii.b2a_base64(hmac_sha256(key, b"broker")[:18]).strip()
+    return text.replace(b"+", b"-").replace(b"/", b"_").decode()
 
 
 def hex_digest(data):

@@ -60,11 +60,20 @@ RX_BUFFER = const(4096)          # the largest round taken whole
 
 (_IDLE, _JOINING) = range(2)
 
+# The link's state on the OLED's heading, one character after "T3 R2"
+# (docs/club-mqtt.md, "What the board shows"): and on the Pico W's LED.
+MARK_UP = b"^"          # the broker has the board's link, nothing waiting; LED on
+MARK_SENDING = b"+"     # the broker has it, messages wait for the director's word; LED blinks
+MARK_NO_BROKER = b"?"   # on the Wi-Fi, the broker not reached; LED blinks slowly
+MARK_NO_WIFI = b"!"     # not on the Wi-Fi; LED off
+_BLINK_MS = const(250)
+
 
 class Link:
-    def __init__(self, app, net):
+    def __init__(self, app, net, led=None):
         self.app = app
         self.net = net
+        self.led = led               # the Pico W's LED: a callable taking 0 or 1 (tallypanel.hw.link_led)
         self.outbox = Outbox(app.root)
         self.outbox.load()
         self.seat = Seat(app.root)
@@ -77,13 +86,13 @@ class Link:
         self.applied = -1            # the director's applied for this board (-1: not heard since the start)
         self.wlan = None
         self.wifi_state = _IDLE
-        self.wifi_at = 0             # when to join again / when the join began
+        self.wifi_at = ticks_ms()    # when to join again / when the join began
         self.wifi_backoff = WIFI_BACKOFF_MS
         self.client = None
         self.connected_at = None     # when the broker took this connection (None: not connected)
         self.refused_at = None
         self.send_now = False        # the unconfirmed message goes at the next chance
-        self.resend_at = 0
+        self.resend_at = ticks_ms()
         self.resend_wait = RESEND_MS
         self.sent = 0                # publishes (benchmarks, tests)
         self.ident = ""
@@ -113,8 +122,7 @@ class Link:
             busy = False
             try:
                 busy = self.step(ticks_ms())
-            except MemoryError:
-                self._drop_client()
+            except MemoryError:      # the slice is dropped, the client kept (its buffers are what is scarce)
                 self.net.error = "memory"
                 gc.collect()
             except Exception as exc:   # a bug here must not stop the scoring: said once, then tried again
@@ -134,13 +142,16 @@ class Link:
         if not net.enrolled(self.app.config):
             net.error = NOT_ENROLLED
             return False
-        self._compose_if_due()      # offline too: NET's waiting counts a change not yet sent
+        composed = self._compose_if_due()      # offline too: NET's waiting counts a change not yet sent
         net.waiting = self._waiting()
         if not self._wifi(now):
-            return self.wifi_state == _JOINING
+            self._show(now)
+            return self.wifi_state == _JOINING or composed
         client = self.client
         if client is None:
             client = self._new_client()
+        elif client.state == "disconnected":
+            client.connect()           # the Wi-Fi is back: the same client, its buffers allocated once
         if client.check(now):
             client.handle(now)
         self._watch_broker(now)
@@ -148,13 +159,15 @@ class Link:
             topic, payload = self.inbox.pop(0)
             self._take(topic, payload)
         if self.connected_at is None:
+            self._show(now)
             return True
         ready = self.applied >= 0 or ticks_diff(now, self.connected_at) >= APPLIED_GRACE_MS
-        if ready:
+        if ready and not composed:          # one slice of work a step: the composing was this one's
             self._maybe_seat()
             self._publish(now)
         net.waiting = self._waiting()
-        return bool(self.inbox) or net.waiting > 0 or not ready
+        self._show(now)
+        return bool(self.inbox) or net.waiting > 0 or not ready or composed
 
     def _restart(self):
         """The settings changed (or the first step): everything from them again."""
@@ -179,6 +192,28 @@ class Link:
         self.topic_out = "%s/%s/table/%s/" % (ROOT, self.event, self.ident)
         self.dirty = True
 
+    # ------------------------------------------------------------ what the board shows
+    def _show(self, now):
+        net = self.net
+        if not net.joined:
+            mark = MARK_NO_WIFI
+            lit = 0
+        elif not net.broker:
+            mark = MARK_NO_BROKER
+            lit = (now // (4 * _BLINK_MS)) & 1
+        elif net.waiting:
+            mark = MARK_SENDING
+            lit = (now // _BLINK_MS) & 1
+        else:
+            mark = MARK_UP
+            lit = 1
+        if self.led is not None:
+            self.led(lit)
+        if mark is not net.mark:
+            net.mark = mark
+            if net.on_mark is not None:
+                net.on_mark()
+
     # ------------------------------------------------------------ Wi-Fi
     def _wifi(self, now):
         """Whether the board is on the Wi-Fi with an address; joins (again) with backoff."""
@@ -198,7 +233,7 @@ class Link:
         if net.joined:            # the access point went away
             net.joined = False
             net.error = "no_network"
-            self._drop_client()
+            self._pause_client()
             self.wifi_state = _IDLE
             self.wifi_at = now
         status = wlan.status()
@@ -231,9 +266,15 @@ class Link:
         return False
 
     # ------------------------------------------------------------ the broker
+    def _login(self):
+        """The board's broker login: NET's broker_user, else its table's, the board's identity
+        (docs/club-mqtt.md, "Who may publish what")."""
+        user = self.net.get(P.NET_BROKER_USER)
+        return user.decode() if user is not None else self.ident
+
     def _status(self, online):
-        key = self.net.key()
-        return envelope.seal(key, self.event, self._client_id(), 0, "status",
+        """Its status, named after its login and signed with its key, as each table's link's is."""
+        return envelope.seal(self.net.key(), self.event, self._login(), 0, "status",
                              {"online": online, "boards": [self.ident]})
 
     def _client_id(self):
@@ -244,14 +285,13 @@ class Link:
         from chumicro_mqtt import MQTTClient
         from tallynet import transport
         net = self.net
-        user = net.get(P.NET_BROKER_USER)
         password = net.get(P.NET_BROKER_PASSWORD)
+        password = password.decode() if password is not None else envelope.broker_password(net.key())
         client = MQTTClient(
             transport_factory=transport.factory(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT)),
             ticks=time,
             client_id=self._client_id(), keep_alive_seconds=KEEPALIVE_S, clean_session=True,
-            username=user.decode() if user is not None else None,
-            password=password.decode() if password is not None else None,
+            username=self._login(), password=password,
             will_topic=self._status_topic(), will_message=self._status(False), will_qos=1, will_retain=True,
             rx_buffer_size=RX_BUFFER, when_disconnected="raise", max_tx_queue_size=4)
         client.on_message = self._queue
@@ -264,7 +304,7 @@ class Link:
         return client
 
     def _status_topic(self):
-        return "%s/%s/host/%s/status" % (ROOT, self.event, self._client_id())
+        return "%s/%s/host/%s/status" % (ROOT, self.event, self._login())
 
     def _queue(self, topic, payload):
         """The client's callback: queue only (the step takes it)."""
@@ -274,6 +314,8 @@ class Link:
 
     def _watch_broker(self, now):
         client = self.client
+        if client is None:
+            return
         net = self.net
         connected = client.state == "connected"
         if connected and self.connected_at is None:
@@ -303,6 +345,17 @@ class Link:
                     client.connect()
             elif error is not None and net.error != "broker_lost":
                 net.error = "broker_unreachable"
+
+    def _pause_client(self):
+        """The Wi-Fi went: the broker connection closed, the client kept for its return."""
+        client = self.client
+        self.connected_at = None
+        self.net.broker = False
+        if client is not None:
+            try:
+                client.disconnect()
+            except Exception:
+                pass
 
     def _drop_client(self):
         client = self.client
@@ -400,8 +453,11 @@ class Link:
         config = app.config
         game = app.game
         seat = self.seat.seated
-        names = seat["names"] if seat is not None and seat["round"] == config.round else None
-        options = seat["record_options"] if names is not None else None
+        names = None
+        options = None
+        if seat is not None and seat["round"] == config.round:
+            names = seat["names"]
+            options = seat["record_options"]
         name = P.GAME_NAMES[game.index].decode() if game.rules is not None else None
         board_id = "%s@%s" % (app.board_name, self.ident)
         held = str(game.held) if game.held else "-"
@@ -411,17 +467,29 @@ class Link:
         self.body = envelope.canonical(body)
         self.body_hands = tablestate.hands_in(body)
 
-    def _compose_if_due(self):
+    def _quiet(self):
+        """The host is not talking to the board: the link's slices of work go
+        between requests, never in front of one (a request waits at most one slice)."""
         app = self.app
-        if self.dirty and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= QUIET_MS:
-            self.dirty = False
+        return not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= QUIET_MS
+
+    def _compose_if_due(self):
+        """One slice: the body composed again after a change. True if it was."""
+        if self.dirty and self._quiet():
             self._compose()
+            self.dirty = False       # after: a compose cut short (MemoryError) is done again
+            return True
+        return False
 
     def _publish(self, now):
+        """One slice at most: compose, or number on flash, or seal and publish."""
         outbox = self.outbox
-        self._compose_if_due()
+        if self._compose_if_due():
+            return
         confirmed = outbox.seq == 0 or self.applied >= outbox.seq
         if confirmed and self.body is not None and self.body != outbox.body:
+            if not self._quiet():
+                return
             kind = "hand" if self.body_hands > outbox.hands and self.body_hands else "state"
             try:
                 outbox.number(kind, self.body_hands, self.body)
@@ -430,14 +498,17 @@ class Link:
                 return
             self.send_now = True
             self.resend_wait = RESEND_MS
-            confirmed = False
+            return
         if confirmed:
             return
-        if self.send_now or ticks_diff(now, self.resend_at) >= 0:
+        if (self.send_now or ticks_diff(now, self.resend_at) >= 0) and self._quiet():
+            client = self.client
+            if client is None or outbox.body is None:
+                return
             payload = envelope.seal_body(self.net.key(), self.event, self.ident, outbox.seq, outbox.kind,
                                          outbox.body)
             try:
-                self.client.publish(self.topic_out + outbox.kind, payload, qos=1)
+                client.publish(self.topic_out + outbox.kind, payload, qos=1)
             except Exception:   # backpressure, or the connection just went: the next step tries again
                 return
             self.sent += 1

@@ -139,6 +139,8 @@ class Net:
         self.broker = False
         self.waiting = 0
         self.error = NOT_ENROLLED
+        self.mark = b""              # the link's state on the OLED's heading (tallynet.link: MARK_*)
+        self.on_mark = None          # called when the mark changes (tallypanel.start: the sheet redraws)
         self.starter = None          # called when the board becomes enrolled (tallypanel.start)
         self.forget = None           # called by NET LEAVE to forget the numbering (the link's outbox)
 

@@ -61,11 +61,12 @@ class Connector:
                 self._address = socket.getaddrinfo(self.host, self.port)[0]
                 self.state = _TCP
                 return
-            if self.socket is None:
-                sock = socket.socket(self._address[0], self._address[1])
+            address = self._address
+            if self.socket is None and address is not None:
+                sock = socket.socket(address[0], address[1])
                 sock.setblocking(False)
                 try:
-                    sock.connect(self._address[-1])
+                    sock.connect(address[-1])
                 except OSError as exc:
                     if exc.errno != errno.EINPROGRESS:
                         sock.close()
@@ -74,7 +75,8 @@ class Connector:
                 self._poll = select.poll()
                 self._poll.register(sock, select.POLLOUT)
                 return
-            events = self._poll.poll(0)
+            poller = self._poll
+            events = poller.poll(0) if poller is not None else None
             if not events:
                 return
             self._poll = None

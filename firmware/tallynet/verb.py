@@ -32,8 +32,7 @@ def serve(app, seq, req):
             net.values = old
             app.error(seq, P.E_FLASH, "flash write failed; the board is still enrolled; try again (%s)" % exc)
             return
-        if net.forget is not None:
-            net.forget()
+        _forget(app)
         reply(app, seq, -1)
         return
     key = req.values[1]
@@ -55,9 +54,21 @@ def serve(app, seq, req):
             net.values[key] = old
             app.error(seq, P.E_FLASH, "flash write failed; the setting is unchanged; try again (%s)" % exc)
             return
+        if key == P.NET_EVENT and value != old:
+            _forget(app)            # another evening: its numbering starts again, its round is not this one
         if net.enrolled(app.config) and net.starter is not None:
             net.starter()
     reply(app, seq, key)
+
+
+def _forget(app):
+    """The numbering of the board's messages and the round it took, gone (the link's, or the files')."""
+    if app.net.forget is not None:
+        app.net.forget()
+        return
+    from tallynet.outbox import Outbox, Seat
+    Outbox(app.root).forget()
+    Seat(app.root).forget()
 
 
 def reply(app, seq, key):

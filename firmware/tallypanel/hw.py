@@ -92,6 +92,18 @@ def pin_irq(pin, isr):
     return True
 
 
+def link_led():
+    """The Pico W's on-board LED (the wireless chip's, named "LED") as a
+    callable taking 0 or 1, for the club link's state; None where there is
+    none (the emulator, a board without Wi-Fi)."""
+    if is_emulator():
+        return None
+    try:
+        return machine.Pin("LED", machine.Pin.OUT)
+    except (ValueError, TypeError, OSError):
+        return None
+
+
 def safe_mode_held(pin):
     """Whether the safe-mode button on this pin is held now (-1: no button)."""
     if pin < 0:

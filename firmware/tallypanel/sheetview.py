@@ -90,6 +90,8 @@ class SheetView:
         # sheet's heading, b"TABLE 3 - ROUND 2" where a row has room; b"": none
         self.table_tag = b""
         self.table_words = b""
+        self.link_mark = b""     # a board on the club's Wi-Fi: its link's state after the tag (tallynet.link)
+        self._table = (0, 0)
         self._game_name = bytearray(0)
 
     # --- configuration and messages (these may allocate) ------------------
@@ -107,8 +109,14 @@ class SheetView:
                 line[i] = c if 32 < c < 127 else 63
             self.names[p] = line
 
+    def set_link(self, mark):
+        """The club link's state, one character after the table's tag (b"": none)."""
+        self.link_mark = mark
+        self.set_table(self._table[0], self._table[1])
+
     def set_table(self, table, round_):
         """The club evening's table (0: none) and round (0: none) this board scores."""
+        self._table = (table, round_)
         if not table:
             self.table_tag = b""
             self.table_words = b""
@@ -118,6 +126,8 @@ class SheetView:
         else:
             self.table_tag = ("T%d R%d" % (table, round_)).encode()
             self.table_words = ("TABLE %d - ROUND %d" % (table, round_)).encode()
+        if table and self.link_mark:
+            self.table_tag += self.link_mark
 
     def set_note(self, text):
         """A message on the sheet's last row; None clears it."""

@@ -90,8 +90,9 @@ def _attach_net(app):
     def start_link():
         net.starter = None
         try:
+            from tallypanel import hw
             from tallynet.link import Link
-            task = Link(app, net).run()
+            task = Link(app, net, hw.link_led()).run()
         except Exception as exc:   # MemoryError, a module missing: the board stays a USB board
             app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
             return
@@ -176,6 +177,13 @@ def _attach_views(app, board):
         draw_soon()
 
     app.on_change(changed)
+    net = app.net
+    if net is not None:          # the club link's state: a mark after the sheet's T3 R2
+        def link_changed():
+            view.set_link(net.mark)
+            draw_soon()
+
+        net.on_mark = link_changed
     app.add_task(_painter(app, view, board_input, due))
 
     def finish():

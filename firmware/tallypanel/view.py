@@ -110,6 +110,11 @@ class View:
             self.sheet.set_table(config.table, config.round)
             self.sheet.layout = -1  # redraw everything with the new names
 
+    def set_link(self, mark):
+        """The club link's state (tallynet.link's MARK_*: one character, b"" for none) after the sheet's T3 R2."""
+        if self.sheet is not None:
+            self.sheet.set_link(mark)
+
     def refresh(self, game, board_input=None):
         self.refresh_leds(game)
         self.refresh_sheet(game, board_input)

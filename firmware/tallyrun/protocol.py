@@ -89,8 +89,10 @@ NET_KEYS = (
     (b"wifi_password", b"bytes", 8, 63, True, True, None, "the Wi-Fi's passphrase (- for an open network)"),
     (b"broker_host", b"host", 1, 64, False, False, None, "the MQTT broker's host name or IPv4 address"),
     (b"broker_port", b"int", 1, 65535, False, False, 1883, "the broker's port"),
-    (b"broker_user", b"bytes", 1, 64, False, True, None, "the board's broker login: its table's user"),
-    (b"broker_password", b"bytes", 1, 64, True, True, None, "that login's password"),
+    (b"broker_user", b"bytes", 1, 64, False, True, None, "the board's broker login (- : its table's, the board's "
+                                                          "identity, as the club's ACL names each table's)"),
+    (b"broker_password", b"bytes", 1, 64, True, True, None, "that login's password (- : its table's, derived from "
+                                                            "the key as the director writes the broker's users)"),
     (b"event", b"name", 1, 64, False, False, None, "the evening's id on the wire (its club id); the board's "
                                                   "identity there is its CFG event and table: <tag, 4 hex>.<table>"),
     (b"key", b"key", 16, 16, True, False, None, "the key that signs the board's messages (its table's key in "
@@ -101,7 +103,7 @@ NET_KEYS = (
 NET_KEY_NAMES = tuple(row[0] for row in NET_KEYS)
 (NET_SSID, NET_WIFI_PASSWORD, NET_BROKER_HOST, NET_BROKER_PORT, NET_BROKER_USER, NET_BROKER_PASSWORD,
  NET_EVENT, NET_KEY, NET_DIRECTOR_KEY) = range(len(NET_KEYS))
-NET_FIELDS = ("wifi", "enrolled", "joined", "broker", "waiting", "error", "key", "value")
+NET_FIELDS = ("wifi", "enrolled", "joined", "broker", "waiting", "error", "NET.key", "NET.value")   # key value: NET's own
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
 _CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")

@@ -73,8 +73,10 @@ FIELDS = (
     ("error", "word", "the link's last problem, - for none: no_wifi (no Wi-Fi on this board), not_enrolled, "
                       "no_network (the access point is not in reach), wifi_password, no_address, "
                       "broker_unreachable, broker_refused (the broker said no to the login), broker_lost, "
-                      "director_key (a director's message failed its signature), director_ahead (the director "
-                      "applied more of this board than it numbered), memory"),
+                      "director_key (a director's message failed its signature), director_message (a director's "
+                      "message of another shape, or a game the board does not have), director_ahead (the director "
+                      "applied more of this board than it numbered), flash (the outbox could not be written), "
+                      "memory (the heap ran short: the link tries again), link (a fault in the link: a NOTE says it)"),
     ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )

@@ -28,17 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from tallycore import game as core_game
 from tallynet import tablestate
 
-from .. import database, games
+from .. import database
 from ..club import envelope
 from ..club.link import ConnectionRefused, DirectorLink, TableLink
 from ..club.outbox import Outbox
 from ..errors import TallyboardError
-from .standings import game_length
 from .store import EventError
-from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag
+from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag, round_game
 
 log = logging.getLogger(__name__)
 
@@ -76,16 +74,6 @@ def round_body(store: Any, event: Any) -> dict[str, Any]:
     return {"name": event.name, "id": event.id, "tag": event_tag(event), "round": event.round,
             "rounds": event.rounds, "hands": event.hands, "players": store.names(event),
             "seatings": seatings, "game": game, "options": options, "record_options": record_options}
-
-
-def round_game(tables: int, hands: int | None) -> tuple[str, int, dict[str, Any]]:
-    """The club game of a round of this many tables: its name, its packed
-    options with confirmation by an opponent forced on (NEW's), and its
-    record's options (docs/rules.md SK19, CF)."""
-    club = games.club_game()
-    assert club.club_options is not None
-    record_options = club.club_options(game_length(tables, hands))
-    return club.name, club.options(record_options) | core_game.CONFIRM, record_options
 
 
 # ---------------------------------------------------------------- the director

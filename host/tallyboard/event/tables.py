@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tallycore import game as core_game
 from tallynet import tablestate
 from tallyrun import protocol
 
+from .standings import game_length
 from .. import emulator as emu_mod
 from .. import games, portshare, records
 from ..client import Board, BoardGame, options_document
@@ -309,7 +311,6 @@ class Tables:
     def round_options(self, tables: int) -> int:
         """The club game's packed options for an evening of this many tables,
         confirmation by an opponent forced on (docs/rules.md SK19, CF)."""
-        from .club import round_game     # the director's round names the same (a board on Wi-Fi seats itself)
         return round_game(tables, getattr(self.event, "hands", None))[1]
 
     def push_round(self, round: int, only: list[int] | None = None) -> None:
@@ -461,6 +462,16 @@ class Tables:
         known.saved = stamp
         self._status(known, OK)
         return changed
+
+
+def round_game(tables: int, hands: int | None) -> tuple[str, int, dict[str, Any]]:
+    """The club game of a round of this many tables: its name, its packed
+    options with confirmation by an opponent forced on (NEW's), and its
+    record's options (docs/rules.md SK19, CF)."""
+    club = games.club_game()
+    assert club.club_options is not None
+    record_options = club.club_options(game_length(tables, hands))
+    return club.name, club.options(record_options) | core_game.CONFIRM, record_options
 
 
 def _numbers(count: int, numbers: list[int] | None) -> list[int]:
