@@ -29,7 +29,6 @@ from tallyboard.event import club as club_mod
 pytestmark = pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed")
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
-PASSWORDS = {"director": "d-secret-1", "table": "t-secret-2"}
 WIFI = ("Club Wifi", "correct horse")
 
 
@@ -58,7 +57,8 @@ def evening(tmp_path, monkeypatch):
         event = store.event()
         ident = club_mod.club_id(event)
         secret = club_mod.director_secrets(event).secret
-    return tmp_path, ident, secret
+        users = club_mod.broker_users(store, event)      # the director's and each table's login
+    return tmp_path, ident, secret, users
 
 
 def net(emulator: Emulator) -> dict:
@@ -68,23 +68,21 @@ def net(emulator: Emulator) -> dict:
 
 
 def test_a_pico_w_is_enrolled_once_over_usb_shows_its_link_leaves_and_comes_back(evening):
-    tmp, event_id, secret = evening
+    tmp, event_id, secret, users = evening
     board = f"{event_id.rsplit('-', 1)[1].upper()}.2"
     _, join = run("event", "join-code", "--table", "2")
     files = {"join": secret_file(tmp / "join-2.txt", join.strip()),
              "other": secret_file(tmp / "join-1.txt", run("event", "join-code", "--table", "1")[1].strip()),
              "wifi": secret_file(tmp / "wifi.pw", WIFI[1]), "wrong": secret_file(tmp / "wrong.pw", "not the one"),
-             "broker": secret_file(tmp / "broker.pw", PASSWORDS["table"]),
              "mistyped": secret_file(tmp / "mistyped.txt", join.strip()[:-2] + ("00" if join.strip()[-2:] != "00"
                                                                                  else "11"))}
-    with brokers.Mosquitto(0, PASSWORDS, tmp / "mosquitto") as broker, \
+    with brokers.Mosquitto(0, users, tmp / "mosquitto") as broker, \
             Emulator(flash=tmp / "flash") as emulator:
-        url = f"mqtt://table@127.0.0.1:{broker.port}"
+        url = f"mqtt://127.0.0.1:{broker.port}"       # no user: the board logs in as its table
 
         def enrol(*extra: str, password: str = files["wifi"], join_file: str = files["join"]) -> tuple[int, str]:
             return run("wifi", "enrol", "-p", emulator.port, "--ssid", WIFI[0], "--wifi-password-file", password,
-                       "--broker", url, "--broker-password-file", files["broker"], "--join-file", join_file,
-                       "--wait", "20", *extra)
+                       "--broker", url, "--join-file", join_file, "--wait", "20", *extra)
 
         # the emulator's own definition is a plain Pico's: it has no Wi-Fi, and says so
         code, out = enrol()
@@ -108,7 +106,7 @@ def test_a_pico_w_is_enrolled_once_over_usb_shows_its_link_leaves_and_comes_back
         assert code == 0, out
         assert f"enrolled: board {board}, table 2 of {event_id}, on Wi-Fi 'Club Wifi', broker 127.0.0.1:" in out
         assert "reached the broker" in out and "the board is on the evening's link" in out, out
-        for never in (WIFI[1], PASSWORDS["table"], envelope.board_key(secret, board).hex()):
+        for never in (WIFI[1], users[board], envelope.board_key(secret, board).hex()):
             assert never not in out
         state = net(emulator)
         assert state["settings"]["key"] == state["settings"]["wifi_password"] == "set"      # never read back
@@ -124,16 +122,16 @@ def test_a_pico_w_is_enrolled_once_over_usb_shows_its_link_leaves_and_comes_back
             got.set()
 
         listener = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{event_id}-director")
-        listener.username_pw_set("director", PASSWORDS["director"])
+        listener.username_pw_set("director", users["director"])
         listener.on_message = on_message
         listener.connect("127.0.0.1", broker.port)
         listener.subscribe(f"tallyboard/{event_id}/host/+/status", qos=1)
         listener.loop_start()
         try:
             assert got.wait(20), "no status from the board"
-            topic = f"tallyboard/{event_id}/host/{event_id}-board-{board}/status"
+            topic = f"tallyboard/{event_id}/host/{board}/status"      # named after its login: its identity
             status = envelope.open_message(heard[topic], lambda m: club_mod.key_for(secret, m),
-                                           {f"{event_id}-board-{board}": 0}, event=event_id, topic=topic)
+                                           {board: 0}, event=event_id, topic=topic)
             assert status["body"] == {"online": True, "boards": [board]}
         finally:
             listener.loop_stop()
@@ -144,7 +142,7 @@ def test_a_pico_w_is_enrolled_once_over_usb_shows_its_link_leaves_and_comes_back
         code, out = run("wifi", "status", "-p", emulator.port)
         assert code == 0 and out.splitlines()[:4] == [
             f"evening: {event_id}, board {board}", "Wi-Fi 'Club Wifi': joined",
-            f"broker 127.0.0.1:{broker.port} as table: reached", "messages waiting for the director: 1"], out
+            f"broker 127.0.0.1:{broker.port} as {board}: reached", "messages waiting for the director: 1"], out
 
         # leave: the link's settings and keys forgotten
         code, out = run("wifi", "leave", "-p", emulator.port)

@@ -42,6 +42,9 @@ def test_a_tables_code_gives_the_board_its_own_key_and_the_directors():
     two = plan(code(3, 4), 4, "Club Wifi", None, "mqtt://table4:pw@broker.club")
     assert two.key == envelope.board_key(SECRET, "B39D.4") and two.broker_port == 1883
     assert two.wifi_password is None and wire_value("wifi_password", None) == "-"
+    # no user in the URL: the board logs in as its table (its identity, the password its key gives)
+    own = plan(code(3), None, "Club Wifi", "correct horse", "mqtt://192.168.4.1")
+    assert (wire_value("broker_user", own.broker_user), wire_value("broker_password", own.broker_password)) == ("-", "-")
 
 
 def test_escaped_values_come_back_whole_through_the_boards_decoder():
@@ -62,7 +65,6 @@ def test_escaped_values_come_back_whole_through_the_boards_decoder():
                                                    "table 5's code (tallyboard event join-code --table 5)"),
     (code(3), None, "W", "password1", "mqtts://u:p@h", "a board on Wi-Fi speaks plain MQTT: give the broker as "
                                                        "mqtt://USER@HOST:PORT"),
-    (code(3), None, "W", "password1", "mqtt://h:1883", "the broker URL names no user"),
     (code(3), None, "W", "password1", "mqtt://u@h", "no password for the broker's user u: give "
                                                     "--broker-password-file FILE"),
     (code(3), None, "W", "short", "mqtt://u:p@h", "wifi_password: a WPA2 passphrase is 8 to 63 characters"),

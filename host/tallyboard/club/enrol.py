@@ -156,17 +156,19 @@ def plan(join: str, table: int | None, ssid: str, wifi_password: str | None, bro
     if address.tls:
         raise EnrolError("a board on Wi-Fi speaks plain MQTT: give the broker as mqtt://USER@HOST:PORT (its "
                          "messages are signed with its own key; the club's Wi-Fi passphrase guards the air)")
-    if address.username is None:
-        raise EnrolError("the broker URL names no user: write mqtt://USER@HOST:PORT, the user the board logs in "
-                         "as (every client of a club's broker logs in)")
-    if address.password is None:
+    # without a user the board logs in as its table: its identity, the password its key gives (the
+    # director writes these users: event broker-files); a user named here overrides that login
+    if address.username is not None and address.password is None:
         raise EnrolError(f"no password for the broker's user {address.username}: give --broker-password-file "
-                         "FILE or $TALLYBOARD_BROKER_PASSWORD")
+                         "FILE or $TALLYBOARD_BROKER_PASSWORD, or leave the user out (mqtt://HOST:PORT) and the "
+                         "board logs in as its table")
     enrolment = Enrolment(
         event=code.event, tag=tag, table=table, ssid=ssid.encode("utf-8"),
         wifi_password=wifi_password.encode("utf-8") if wifi_password else None,
-        broker_host=address.host, broker_port=address.port, broker_user=address.username.encode("utf-8"),
-        broker_password=address.password.encode("utf-8"), key=code.keys[code.tables.index(table)],
+        broker_host=address.host, broker_port=address.port,
+        broker_user=address.username.encode("utf-8") if address.username is not None else None,
+        broker_password=address.password.encode("utf-8") if address.password is not None else None,
+        key=code.keys[code.tables.index(table)],
         director_key=code.director)
     if enrolment.wifi_password is not None and len(enrolment.wifi_password) < 8:
         raise EnrolError("wifi_password: a WPA2 passphrase is 8 to 63 characters; for an open network give "

@@ -50,7 +50,8 @@ def _print_state(state: object, settings: dict[str, str | None] | None = None) -
     click.echo(shown(f"Wi-Fi{where}: {'joined' if state.joined else 'not joined'}"))
     if settings and settings.get("broker_host"):
         broker = f" {settings['broker_host']}:{settings.get('broker_port') or 1883}"
-        user = f" as {settings['broker_user']}" if settings.get("broker_user") else ""
+        user = (f" as {settings['broker_user']}" if settings.get("broker_user")
+                else f" as {settings.get('board', 'its table')}")
     else:
         broker = user = ""
     click.echo(shown(f"broker{broker}{user}: {'reached' if state.broker else 'not reached'}"))
@@ -68,8 +69,10 @@ def _print_state(state: object, settings: dict[str, str | None] | None = None) -
                    "passphrase in $TALLYBOARD_WIFI_PASSWORD, else asked for on a terminal).")
 @click.option("--open-network", is_flag=True, help="The Wi-Fi has no passphrase.")
 @click.option("--broker", "broker_url", required=True, metavar="URL", envvar="TALLYBOARD_BROKER",
-              help="The club's broker as the board reaches it, mqtt://USER@HOST:PORT: the board's own login "
-                   "(its table's user), the password from --broker-password-file (else $TALLYBOARD_BROKER).")
+              help="The club's broker as the board reaches it, mqtt://HOST:PORT: the board logs in as its table "
+                   "(its identity, the password its key gives; event broker-files writes these users). "
+                   "mqtt://USER@HOST:PORT logs in as USER instead, the password from --broker-password-file "
+                   "(else $TALLYBOARD_BROKER).")
 @secretfile.broker_password_option
 @click.option("--join", "join", metavar="CODE", envvar="TALLYBOARD_JOIN", hidden=True,
               help=f"The table's join code; {secretfile.IN_PS} --join-file or $TALLYBOARD_JOIN.")
@@ -92,7 +95,7 @@ def enrol_cmd(port: str | None, use_emulator: bool, timeout: float, ssid: str, w
         raise click.UsageError("give the table's join code: --join-file FILE, $TALLYBOARD_JOIN, or run this at a "
                                "terminal, which asks (tallyboard event join-code --table N prints it)")
     plan = enrol.plan(join, table, ssid, _wifi_password(wifi_password_file, open_network), broker_url)
-    user = plan.broker_user.decode() if plan.broker_user else "-"
+    user = plan.broker_user.decode() if plan.broker_user else f"{plan.board} (its table's login)"
     with connected(port, use_emulator, timeout) as board:
         state = enrol.enrol(board, plan, board.link.name, say=click.echo)
         click.echo(shown(f"enrolled: board {plan.board}, table {plan.table} of {plan.event}, on Wi-Fi {ssid!r}, "
