@@ -2,7 +2,7 @@
 (the file set deploy writes, booted by the MicroPython unix port on a pty),
 and the hand of each of the sixteen games as the board's own controls enter
 it (tests/test_board_entry.py presses them on the emulator,
-tests/twin_frames_check.py, held out of the suite for now, on the emulator and the device twin at once)."""
+tests/test_twin_frames.py on the emulator and the device twin at once)."""
 from __future__ import annotations
 
 import ast

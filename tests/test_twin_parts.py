@@ -96,11 +96,7 @@ def _composed_by_the_unix_port(twin):
         board.link.close()
 
 
-# HELD OUT (not collected: no test_ prefix) until the stale-OLED fault it found is fixed: in a whole-suite
-# run the twin's OLED was not redrawn after `new skicket` within 60 s (no new data bytes on the bus), the
-# same symptom the emulator once showed after a REDO (tests/twin_frames_check.py); issue 20 stays open.
-# Run it by hand: pytest "tests/test_twin_parts.py" -k blank after renaming it back.
-def check_the_blank_board_and_a_new_sheet_are_drawn_as_the_unix_port_composes_them(twin):
+def test_the_blank_board_and_a_new_sheet_are_drawn_as_the_unix_port_composes_them(twin):
     control = twin.control
     composed = _composed_by_the_unix_port(twin)
     assert control.oled().ram == composed.oled

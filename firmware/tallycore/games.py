@@ -82,27 +82,26 @@ def find(game):
     return found
 
 
-# what several rules modules import: let go with them on a game switch
-_SHARED = ("points", "cards", "steps")
-
-
 def load(index):
     """The rules module of the game at index. On the board every other
     game's rules are let go first, so only the game in play stays in memory
-    (a module still referenced elsewhere keeps working). A game switch never
-    fails for memory while the heap holds the module: a load into a heap too
-    fragmented for it collects and tries again."""
+    (a module still referenced elsewhere keeps working). What several rules
+    import (tallycore.points, tallycore.steps) stays loaded: loaded again on
+    every switch it would be one more thing to place in the heap each time.
+    A game switch never fails for memory while the heap holds the module:
+    the load collects first, and a load into a heap too fragmented for it
+    collects and tries again."""
     name = GAMES[index][3]
     if name == _loaded[0]:
         return _loaded[1]   # the same rules again (a new game, or its other name)
     if _MICRO:
+        _loaded[0] = None   # nothing here holds the last game's code while the next one loads
+        _loaded[1] = None
+        for release in _releases:   # the panel lets the last game's view and entry go too
+            release()
         for row in GAMES:
             if row[3] != name:
                 unload("tallycore." + row[3])
-        for shared in _SHARED:      # imported again by the rules that use them
-            unload("tallycore." + shared)
-        for release in _releases:   # the panel lets the last game's view go too
-            release()
     module = load_module("tallycore", name)
     _loaded[0] = name
     _loaded[1] = module
@@ -115,6 +114,13 @@ def load_module(package, name):
     last game's code is gone and the free blocks have merged)."""
     dotted = package + "." + name
     tries = _LOAD_TRIES
+    if _MICRO and _dropped[0]:
+        # what the game played last let go is freed and merged first, and the
+        # allocator starts again from the heap's lowest free block: the code
+        # goes where the last game's was, not between the objects made since.
+        # Only after a module was let go: the boot's first loads collect nothing.
+        _dropped[0] = False
+        gc.collect()
     while True:
         try:
             return getattr(__import__(dotted), name)
@@ -128,6 +134,7 @@ def load_module(package, name):
 
 _LOAD_TRIES = 3   # a collection merges what the last game left; a third try after a second one
 _releases = []    # callables that let go of what belongs to the game played last (tallypanel.gameview)
+_dropped = [False]  # a module was let go since the last load: the next load collects first
 
 
 def on_switch(release):
@@ -140,6 +147,7 @@ def unload(name):
     so its memory goes once nothing else holds it."""
     if name in sys.modules:
         del sys.modules[name]
+        _dropped[0] = True
     dot = name.rfind(".")
     package = sys.modules.get(name[:dot])
     attr = name[dot + 1:]

@@ -15,6 +15,7 @@
 #
 # MQTT callbacks only queue what arrived (aiomqtt's rule); the step handles it.
 import gc
+import select
 
 try:
     import asyncio
@@ -57,6 +58,11 @@ RESEND_MAX_MS = const(300000)
 REFUSED_RETRY_MS = const(30000)  # the broker refused the login: tried again this often (an ACL set up late)
 MAX_INBOX = const(4)             # messages waiting for the step (round and applied are retained: the latest counts)
 RX_BUFFER = const(4096)          # the largest round taken whole
+HANDLE_MS = const(1000)          # connected and quiet, the client is still given a turn this often (its
+#                                  keepalive at 7.5 s, its 5 s acknowledgement deadlines); else only when its
+#                                  socket has bytes or it has some to send: its non-blocking read of nothing
+#                                  raises EAGAIN, which allocates
+BUSY_MS = const(200)             # after a publish, the client's turn every step: its packets go a slice a step
 
 (_IDLE, _JOINING) = range(2)
 
@@ -89,6 +95,11 @@ class Link:
         self.wifi_at = ticks_ms()    # when to join again / when the join began
         self.wifi_backoff = WIFI_BACKOFF_MS
         self.client = None
+        self.connector = None        # the client's transport (tallynet.transport.Connector) last made
+        self.polled = None           # the connected socket the poller watches
+        self.poller = None
+        self.handled_at = ticks_ms()
+        self.busy_until = ticks_ms()  # the client is given every step until then (after a publish)
         self.connected_at = None     # when the broker took this connection (None: not connected)
         self.refused_at = None
         self.send_now = False        # the unconfirmed message goes at the next chance
@@ -152,7 +163,8 @@ class Link:
             client = self._new_client()
         elif client.state == "disconnected":
             client.connect()           # the Wi-Fi is back: the same client, its buffers allocated once
-        if client.check(now):
+        if client.check(now) and self._client_due(client, now):
+            self.handled_at = now
             client.handle(now)
         self._watch_broker(now)
         while self.inbox:
@@ -288,7 +300,8 @@ class Link:
         password = net.get(P.NET_BROKER_PASSWORD)
         password = password.decode() if password is not None else envelope.broker_password(net.key())
         client = MQTTClient(
-            transport_factory=transport.factory(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT)),
+            transport_factory=self._connector_for(transport, net.get(P.NET_BROKER_HOST).decode(),
+                                                  net.get(P.NET_BROKER_PORT)),
             ticks=time,
             client_id=self._client_id(), keep_alive_seconds=KEEPALIVE_S, clean_session=True,
             username=self._login(), password=password,
@@ -302,6 +315,33 @@ class Link:
         self.connected_at = None
         self.refused_at = None
         return client
+
+    def _connector_for(self, transport, host, port):
+        """The client's transport factory; the link keeps each connector (its socket, for the poller)."""
+        def connect():
+            self.connector = transport.Connector(host, port)
+            return self.connector
+        return connect
+
+    def _client_due(self, client, now):
+        """Whether the client has work: connecting, bytes waiting on its socket,
+        bytes to send, or HANDLE_MS since its last turn. Allocation-free."""
+        if client.state != "connected" or ticks_diff(now, self.handled_at) >= HANDLE_MS:
+            return True
+        if ticks_diff(self.busy_until, now) > 0:
+            return True       # just published: its packets go out a slice a step (io_interest builds a tuple)
+        connector = self.connector      # not client.io_socket: its state test builds a tuple
+        sock = getattr(connector.socket, "sock", None) if connector is not None else None
+        if sock is None:
+            return True
+        poller = self.poller
+        if sock is not self.polled or poller is None:
+            poller = self.poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            self.polled = sock
+        for _ in poller.ipoll(0):
+            return True
+        return False
 
     def _status_topic(self):
         return "%s/%s/host/%s/status" % (ROOT, self.event, self._login())
@@ -325,6 +365,7 @@ class Link:
             self.send_now = True
             self.resend_wait = RESEND_MS
             self.applied = -1 if self.outbox.seq == 0 else self.applied
+            self.busy_until = ticks_add(now, BUSY_MS)
             try:
                 client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
             except Exception:   # backpressure: the will says offline; the next connection says online
@@ -507,6 +548,7 @@ class Link:
                 return
             payload = envelope.seal_body(self.net.key(), self.event, self.ident, outbox.seq, outbox.kind,
                                          outbox.body)
+            self.busy_until = ticks_add(now, BUSY_MS)
             try:
                 client.publish(self.topic_out + outbox.kind, payload, qos=1)
             except Exception:   # backpressure, or the connection just went: the next step tries again

@@ -133,8 +133,10 @@ def described(game):
     walks from its description (its rules' ENTRY)."""
     walker = _walker[0]
     if walker is None:
-        from tallypanel import entry
-        walker = _walker[0] = entry
+        # loaded once and kept, through the games' loader: after a collection
+        # when a game's code was let go since, and tried again on MemoryError
+        # (tallycore.games.load_module)
+        walker = _walker[0] = gameview.load_module("tallypanel", "entry")
     if walker.description(game) is None:
         raise ValueError("game: enter %s hands from the host" % game.name())
     return walker

@@ -90,9 +90,10 @@ class SheetView:
         # sheet's heading, b"TABLE 3 - ROUND 2" where a row has room; b"": none
         self.table_tag = b""
         self.table_words = b""
+        self._game_name = bytearray(16)   # made once: a game switch allocates nothing here
+        self._game_name_len = 0
         self.link_mark = b""     # a board on the club's Wi-Fi: its link's state after the tag (tallynet.link)
         self._table = (0, 0)
-        self._game_name = bytearray(0)
 
     # --- configuration and messages (these may allocate) ------------------
 
@@ -241,12 +242,11 @@ class SheetView:
         lines = self.lines
         if game.index != self._named:  # a new game: its name, once
             self._named = game.index
-            name = game.name()
-            self._game_name = bytearray(len(name) if len(name) < 16 else 16)
-            copy(self._game_name, name.replace("_", " ").upper())
+            self._game_name_len = copy(self._game_name, game.name().replace("_", " ").upper())
         line = lines[0]
         blank(line)
-        at = put(line, 0, self._game_name)
+        put(line, 0, self._game_name)   # the name, then spaces to 16 columns
+        at = self._game_name_len
         at = put(line, at + 2, b"HAND ")
         numl(line, at, game.hands())
         put(line, COLS - len(self.table_tag), self.table_tag)

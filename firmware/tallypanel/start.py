@@ -210,7 +210,9 @@ async def _painter(app, view, board_input, due):
             try:
                 view.refresh_leds(app.game)
                 await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
-                if not app.receiving():
+                if app.receiving():
+                    due[0] = True             # the sheet not even composed: all of it after the request
+                else:
                     view.refresh_sheet(app.game, board_input)
                 if view.pending():
                     due[0] = True             # cut short by a request: the rest after it

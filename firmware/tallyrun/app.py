@@ -52,6 +52,9 @@ _SRC_HOST = b"host"
 _SRC_BOARD = b"board"
 _PUSHED = (0, P.EV_EVENT, P.EV_UNDO, P.EV_REDO)   # by journal kind: the event pushed
 _LENGTH_WRITE = sys.implementation.name == "micropython"  # stream.write(buf, n)
+# ERR BOARD's words when there is no memory left to put them together
+_OUT_OF_MEMORY = b"MemoryError: the board ran out of memory answering this; read STATE to see whether it was done"
+_UNSAID = b"the board failed here and had no memory left to say why; read STATE to see whether it was done"
 
 
 def _emit(out, buf, length):
@@ -178,7 +181,12 @@ class App:
             length = self.reader.length
             self.reader.length = 0
             if length:
-                self.handle_line(self.reader.line, length)
+                try:
+                    self.handle_line(self.reader.line, length)
+                except MemoryError:
+                    # not even the answer could be made: the line goes unanswered
+                    # (the host's timeout and retry) and the board serves on
+                    self.internal_errors += 1
         elif state == P.FEED_OVERFLOW:
             self.error(0, P.E_FRAME, b"line longer than 128 bytes; resend the frame")
 
@@ -214,9 +222,19 @@ class App:
             return
         try:
             self._dispatch(req, seq)
+        except MemoryError:
+            # the heap could not take what this request needed: answered in
+            # words made beforehand (formatting the exception would allocate
+            # too, and a failure there would stop the app), and the board serves on
+            self.internal_errors += 1
+            self.error(seq, P.E_BOARD, _OUT_OF_MEMORY)
         except Exception as exc:  # a firmware bug: answer, and keep serving
             self.internal_errors += 1
-            self.error(seq, P.E_BOARD, "%s: %s" % (type(exc).__name__, exc))
+            try:
+                message = "%s: %s" % (type(exc).__name__, exc)
+            except MemoryError:
+                message = _UNSAID
+            self.error(seq, P.E_BOARD, message)
         self._store(seq, req.crc)
 
     def open_session(self):

@@ -67,3 +67,38 @@ def test_bad_frames_allocate_nothing_either():
     assert bodies[3] == b"2 ERR RANGE points: must be 1 to 99"
     assert bodies[4].startswith(b"3 ERR VERB ")
     assert bodies[5].startswith(b"4 ERR VERB unknown verb, or not one of the game in play")
+
+
+def test_a_request_the_heap_cannot_take_is_answered_and_the_board_serves_on():
+    # NEW of another game with the heap locked: its rules module cannot load
+    # (MemoryError). The answer is put together from words made beforehand
+    # (formatting the exception's own would need the heap too, and failing
+    # there stopped the app: issue 20), and once memory is back the same NEW
+    # and the requests after it are served.
+    if sys.implementation.name != "micropython":
+        from mpfixtures import skip
+        skip("needs micropython.heap_lock: runs in the MicroPython pass")
+    import micropython
+    root = folder("app")
+    try:
+        app, out = booted_app(root)
+        send(app, 1, "NEW roquet 2")
+        frame = wire.encode_request(2, "NEW skicket 4")
+        micropython.heap_lock()
+        try:
+            for i in range(len(frame)):
+                app.feed(frame[i])
+        finally:
+            micropython.heap_unlock()
+        send(app, 3, "STATE", "NEW skicket 4", "STATE")
+        shut(app, out)
+        bodies = [wire.check_frame(line) for line in lines(root + "out.txt")]
+    finally:
+        cleanup(root)
+    # BOOT, NEW roquet's reply and event; then the refused NEW: nothing else came of it
+    assert bodies[3] == (b"2 ERR BOARD MemoryError: the board ran out of memory answering this; read STATE to "
+                         b"see whether it was done")
+    assert bodies[4].startswith(b"3 OK game=roquet players=2 ")     # the game in play is kept
+    assert bodies[5].startswith(b"4 OK ") and bodies[6].startswith(b"! ") and b" NEW " in bodies[6]
+    assert bodies[7].startswith(b"5 OK game=skicket players=4 ")
+    assert app.internal_errors == 1

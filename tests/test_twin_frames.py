@@ -1,9 +1,3 @@
-# HELD OUT OF THE SUITE (named *_check.py so pytest does not collect it) until the twin's game-switch
-# MemoryError it found is fixed: on the twin's 264 KB heap, NEW of the 16th game in a row stopped the app
-# (a MemoryError in a fragmented heap, then the error path failing too), and once, under load, the
-# emulator's OLED was not redrawn after a REDO within 10 s. Run it by hand:
-#   .venv/bin/pytest tests/twin_frames_check.py
-# (issue 20: item 3's frames and item 4's "every game loadable after 200 switches" stay open).
 """The board's own screen and lights on the chip, pixel for pixel (issue 20,
 item 3): a hand of each of the sixteen games (Roquet: its pegs and its end)
 is entered with the board's buttons and knob on the device twin (the firmware
@@ -27,7 +21,10 @@ after the accepted hand are the ones worked out by hand (emu_fixtures.py,
 tests/mp/test_entry.py). A difference names the game, the step, the OLED rows
 and the LEDs, and leaves both frames as PNGs in out/twin-frames/.
 
-One deploy and one boot of the twin; the games follow each other on it."""
+One deploy and one boot of the twin; the games follow each other on it (sixteen NEWs in
+a row on the chip's heap: tests/test_twin_game_switch.py plays many more), about 140 s of
+the twin's time, printed at the end (its wall time depends on the machine's load: the waits
+are bounded, never fixed). Under CI=true a twin that cannot run fails the test."""
 from __future__ import annotations
 
 import importlib.util
@@ -53,9 +50,11 @@ from tallypanel import menu
 
 ROOT = Path(__file__).resolve().parent.parent
 BOARD_NAME = "pico-reference"
-EVENTS_S = 10.0        # the events of one step, after its input was taken
-CAUGHT_UP_S = 10.0     # the emulator's display drawn after an event
-TWIN_CAUGHT_UP_S = 20.0  # the twin's (it runs busy code at about a quarter of a Pico's speed)
+# Bounds on waits for a condition (each returns as soon as it holds): wide enough for a CI
+# machine whose two cores run other tests beside this one
+EVENTS_S = 30.0        # the events of one step, after its input was taken
+CAUGHT_UP_S = 30.0     # the emulator's display drawn after an event
+TWIN_CAUGHT_UP_S = 60.0  # the twin's (it runs busy code at about a quarter of a Pico's speed)
 
 
 class Side:
@@ -264,7 +263,7 @@ def _load_twin_driver():
 
 device_twin = _load_twin_driver()
 WHY_NOT = device_twin.missing()
-BUDGET_S = 900           # the whole comparison, deploy included (TWIN_S of it on the twin: see the test)
+HANG_S = 3600            # wall time: only a guard against a hang (a loaded machine runs the twin slower)
 DEPLOY_S = 300
 # a difference's two pictures (kept after the run, unlike pytest's tmp folders: out/ is not committed)
 FRAMES_DIR = ROOT / "out" / "twin-frames"
@@ -293,6 +292,7 @@ def test_every_game_shows_the_same_on_the_twin_as_in_the_emulator(twin_board, tm
     started = time.monotonic()
     definition = render.find_board(BOARD_NAME)
     twin = TwinSide(twin_board)
+    twin_started = twin.control.stats()["emu_ms"]
     try:
         with Emulator(flash=tmp_path / "flash") as emulator:
             reference = EmulatorSide(emulator, definition)
@@ -301,11 +301,13 @@ def test_every_game_shows_the_same_on_the_twin_as_in_the_emulator(twin_board, tm
                 assert comparison.composer.names == Composer(twin.board, BOARD_NAME).names
                 for game_no, row in enumerate(EVERY_GAME, 1):
                     comparison.run(game_no, row)
-                    assert time.monotonic() - started < BUDGET_S, f"past the budget after {row[0]}"
+                    assert time.monotonic() - started < HANG_S, f"past {HANG_S} s of wall time after {row[0]}"
             finally:
                 reference.close()
     finally:
         twin.close()
+    twin_s = (twin_board.control.stats()["emu_ms"] - twin_started) / 1000
+    print(f"the comparison took {twin_s:.0f} s of the twin's time, {time.monotonic() - started:.0f} s of wall time")
     assert sorted(row[0] for row in EVERY_GAME) == sorted(games.names())
     # every game: NEW, its hand's events, undo, redo, confirm on, held undo, accept, held redo, accept, confirm off
     assert comparison.compared >= 10 * len(EVERY_GAME)
