@@ -137,9 +137,11 @@ def test_a_directors_file_of_today_is_migrated_with_its_secret_and_refusals_kept
         ("INSERT INTO sent VALUES ('x/director/round', 3, ?)", (b"{}",))])
     db = database.open_file(path, database.DIRECTOR)
     try:
-        assert database.version_of(db) == database.DIRECTOR.version == 2
+        assert database.version_of(db) == database.DIRECTOR.version == 3
         assert db.execute("SELECT secret, director, tables FROM club").fetchone() == (b"s" * 32, "dpw", "tpw")
-        assert db.execute("SELECT board, seq FROM applied").fetchall() == [("b1", 7)]
+        # version 3 says when each board was last applied: not known for what came before
+        assert db.execute("SELECT board, seq, at FROM applied").fetchall() == [("b1", 7, None)]
+        assert db.execute("SELECT count(*) FROM clients").fetchone() == (0,)
         # version 2 counts repeats: a refusal of before counts once
         assert db.execute("SELECT board, reason, text, count FROM refused").fetchall() == [("b2", "replay", "old", 1)]
         assert db.execute("SELECT topic, seq FROM sent").fetchall() == [("x/director/round", 3)]
@@ -221,11 +223,11 @@ def test_a_write_is_one_transaction(tmp_path):
     try:
         with pytest.raises(RuntimeError):
             with database.write(db):
-                db.execute("INSERT INTO applied VALUES ('b1', 1)")
+                db.execute("INSERT INTO applied (board, seq) VALUES ('b1', 1)")
                 raise RuntimeError("cut")
         assert db.execute("SELECT count(*) FROM applied").fetchone() == (0,)
         with database.write(db):
-            db.execute("INSERT INTO applied VALUES ('b1', 1)")
+            db.execute("INSERT INTO applied (board, seq) VALUES ('b1', 1)")
         assert db.execute("SELECT count(*) FROM applied").fetchone() == (1,)
     finally:
         db.close()

@@ -5,6 +5,7 @@ board runs is copied; a definition for another chip is refused before
 anything is copied."""
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -143,6 +144,41 @@ def test_a_definition_for_another_chip_is_refused_before_anything_is_copied(tmp_
     with pytest.raises(TallyboardError, match=r"pico-reference \(the default\) is for an rp2040, .* is an rp2350 "
                                               r".*tallyboard deploy --board NAME, one of: pico2-serpentine-nooled$"):
         deploy.deploy(PORT, files, runner=pico2)
+
+
+def test_a_pico_w_gets_its_own_definitions_and_a_plain_pico_none_of_them(tmp_path, one_package):
+    """A Pico W definition ("wifi": true) runs only where there is the wireless
+    chip, and a definition wiring the chip's GPIOs is refused on a W."""
+    small_set(tmp_path)
+    shutil.copyfile(BOARD_DEFINITIONS / "picow-reference.json", tmp_path / "board" / "picow-reference.json")
+    plain = json.loads((BOARD_DEFINITIONS / "pico-reference.json").read_text())
+    plain["name"], plain["buttons"]["undo"] = "undo-on-25", 25        # fine on a Pico: GP25 is a GPIO there
+    (tmp_path / "board" / "undo-on-25.json").write_text(json.dumps(plain))
+    files = fileset.build(tmp_path / "firmware", boards=tmp_path / "board", cache=tmp_path / "cache")
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "config.txt").write_text("board picow-reference\n")
+    pico_w = FakeMpremote(tmp_path / "w", "Raspberry Pi Pico W with RP2040")
+    done = deploy.deploy(PORT, files, runner=pico_w)
+    assert done.survey.wifi and done.board == "picow-reference"
+    # a plain Pico's definition that leaves GP23-25 and GP29 alone runs on a W as well
+    assert sorted(p.name for p in (pico_w.flash / "board").iterdir()) == [
+        "pico-reference.json", "picow-reference.json", "undo-on-25.json"]
+    with pytest.raises(TallyboardError) as refused:
+        deploy.deploy(PORT, files, runner=pico_w, board="undo-on-25")
+    assert str(refused.value) == (
+        "board definition undo-on-25 (chosen with --board) wires GPIO 25, which the wireless chip of the board on "
+        "/dev/ttyACM7 (Raspberry Pi Pico W with RP2040) takes; nothing was copied. Choose a definition made for a "
+        "Pico W (\"wifi\": true): tallyboard deploy --board NAME, one of: picow-reference")
+    pico = FakeMpremote(tmp_path / "pico", RP2040)
+    with pytest.raises(TallyboardError) as refused:
+        deploy.deploy(PORT, files, runner=pico, board="picow-reference")
+    assert str(refused.value) == (
+        "board definition picow-reference (chosen with --board) is for a Pico W or Pico 2 W, and the board on "
+        "/dev/ttyACM7 (Raspberry Pi Pico with RP2040) has no Wi-Fi; nothing was copied. Choose one of: "
+        "pico-reference, undo-on-25")
+    assert on_flash(pico.flash) == []
+    done = deploy.deploy(PORT, files, runner=pico)
+    assert sorted(p.name for p in (pico.flash / "board").iterdir()) == ["pico-reference.json", "undo-on-25.json"]
 
 
 def test_board_sets_the_definition_with_the_firmware_s_own_config(tmp_path):

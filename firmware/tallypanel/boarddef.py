@@ -36,6 +36,14 @@ SLOTS = const(132)
 MAX_LEDS = const(255)   # LED indices live in a bytearray
 GPIO_COUNT = const(30)  # GPIO 0..29 on the RP2040 and the RP2350A (Pico 2)
 NO_PIN = const(-1)
+# A Pico W / Pico 2 W ("wifi": true): the CYW43439 wireless chip takes these
+# GPIOs (their datasheets: GP23 WL_ON, GP24 WL_D, GP25 WL_CS, GP29 WL_CLK);
+# the on-board LED is the chip's WL_GPIO0, Pin("LED"), not GP25.
+WIFI_PINS = b"\x17\x18\x19\x1d"
+_WIFI_SIGNALS = ("WL_ON, the chip's power", "WL_D, its data", "WL_CS, its chip select", "WL_CLK, its clock")
+
+_TAKEN = const(1)       # a GPIO's owner while a definition is checked
+_WIRELESS = const(2)
 
 _ROWS = ("station", "tally", "king")
 _ROW_BASE = b"\x00\x01\x2e"      # STATION, TALLY, KING
@@ -49,6 +57,8 @@ class BoardDef:
     def __init__(self):
         self.name = ""
         self.mcu = ""
+        self.wifi = False    # a wireless chip (Pico W, Pico 2 W): the club link (tallynet) runs
+        self.wireless_pin = NO_PIN   # without wifi: the first of WIFI_PINS it wires (a W could not run it)
         self.led_pin = 0
         self.led_count = 0
         self.led_of = bytearray(SLOTS)
@@ -72,7 +82,6 @@ class BoardDef:
         self.budget_ma = 500
         self.ma_per_channel = 20
         self.idle_ma_per_led = 1
-        self.wifi = False           # a wireless chip (Pico W, Pico 2 W): the club link (tallynet) runs
 
     def led(self, player, row, hole):
         """LED index of a hole: row is STATION, TALLY or KING."""
@@ -86,12 +95,18 @@ def _int(value, name, low, high):
 
 
 def _pin(value, name, used, optional=False):
+    """A GPIO for `name`; used[pin] says who has it: 0 nobody, _TAKEN a field
+    before, _WIRELESS the wireless chip."""
     if value is None and optional:
         return NO_PIN
     pin = _int(value, name, 0, GPIO_COUNT - 1)
-    if pin in used:
+    if used[pin] == _WIRELESS:
+        raise ValueError("board: %s uses GPIO %d, which the wireless chip of a Pico W or Pico 2 W takes (%s): "
+                         "wire it to a free GPIO (0 to 22, 26 to 28)" % (
+                             name, pin, _WIFI_SIGNALS[WIFI_PINS.find(bytes((pin,)))]))
+    if used[pin]:
         raise ValueError("board: %s uses GPIO %d, which is already taken" % (name, pin))
-    used.append(pin)
+    used[pin] = _TAKEN
     return pin
 
 
@@ -117,7 +132,14 @@ def from_dict(d):
     if mcu not in ("rp2040", "rp2350"):
         raise ValueError("board: mcu must be rp2040 or rp2350")
     b.mcu = mcu
-    used = []
+    wifi = d.get("wifi", False)
+    if wifi is not True and wifi is not False:
+        raise ValueError("board: wifi must be true (a Pico W or Pico 2 W) or false")
+    b.wifi = wifi
+    used = bytearray(GPIO_COUNT)
+    if wifi:
+        for pin in WIFI_PINS:
+            used[pin] = _WIRELESS
 
     leds = _section(d, "leds")
     b.led_pin = _pin(leds.get("pin"), "leds.pin", used)
@@ -158,17 +180,15 @@ def from_dict(d):
         b.encoder_push = _pin(encoder.get("push"), "encoder.push", used)
         b.steps_per_detent = _int(encoder.get("steps_per_detent", 4), "encoder.steps_per_detent", 1, 4)
 
-    wifi = d.get("wifi", False)
-    if not isinstance(wifi, bool):
-        raise ValueError("board: wifi must be true (a Pico W or Pico 2 W) or false")
-    b.wifi = wifi
-
     power = _section(d, "power")
     b.budget_ma = _int(power.get("budget_ma", 500), "power.budget_ma", 100, 20000)
     b.ma_per_channel = _int(power.get("ma_per_channel", 20), "power.ma_per_channel", 1, 60)
     b.idle_ma_per_led = _int(power.get("idle_ma_per_led", 1), "power.idle_ma_per_led", 0, 5)
     if b.idle_ma_per_led * b.led_count >= b.budget_ma:
         raise ValueError("board: power.budget_ma is below the idle current of the chain")
+    for pin in WIFI_PINS:
+        if used[pin] == _TAKEN and b.wireless_pin == NO_PIN:
+            b.wireless_pin = pin
     return b
 
 
@@ -285,18 +305,28 @@ def path_of(name, folder="board"):
     return folder + "/" + name + ".json"
 
 
-def checked(d, name, mcu=None):
+def checked(d, name, mcu=None, wifi=None):
     """from_dict(d); with mcu (the chip this runs on), a definition for
-    another chip is refused: its pins would be wrong."""
+    another chip is refused: its pins would be wrong. With wifi (whether the
+    board has the wireless chip), a definition for a W on a board without one
+    is refused, and on a W one that wires the chip's GPIOs."""
     b = from_dict(d)
     if mcu is not None and b.mcu != mcu:
         raise ValueError("board: %s.json is for an %s, and this board is an %s" % (name, b.mcu, mcu))
+    if wifi is False and b.wifi:
+        raise ValueError("board: %s.json is for a Pico W or Pico 2 W (\"wifi\": true), and this board has "
+                         "no wireless chip: choose a definition without wifi" % name)
+    if wifi and not b.wifi:
+        if b.wireless_pin != NO_PIN:
+            raise ValueError("board: %s.json wires GPIO %d, which this board's wireless chip takes: choose "
+                             "a definition made for a Pico W (\"wifi\": true)" % (name, b.wireless_pin))
+        b.wifi = True
     return b
 
 
-def find(name, folder="board", mcu=None):
+def find(name, folder="board", mcu=None, wifi=None):
     """The definition called name in folder (name.json), checked."""
-    return checked(read(path_of(name, folder)), name, mcu)
+    return checked(read(path_of(name, folder)), name, mcu, wifi)
 
 
 def safe_mode_pin(d):

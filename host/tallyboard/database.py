@@ -118,6 +118,13 @@ DIRECTOR = Kind("director's club file", (
     """
     ALTER TABLE refused ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
     """,
+    # each table's link at the director (issue 24.5): when a board's message was last applied, and
+    # each client's (a table host's or a wireless board's) last status: online or not, its boards
+    """
+    ALTER TABLE applied ADD COLUMN at TEXT;
+    CREATE TABLE IF NOT EXISTS clients (client TEXT PRIMARY KEY, online INTEGER NOT NULL, at TEXT NOT NULL,
+                                        boards TEXT NOT NULL);
+    """,
 ), wal=True)
 
 # A table host's outbox file: the messages for the director until it has them

@@ -137,6 +137,13 @@ class Survey:
                 return mcu
         return None
 
+    @property
+    def wifi(self) -> bool | None:
+        """Whether the board has the wireless chip: MicroPython names a Pico W
+        "Raspberry Pi Pico W with RP2040" and a Pico 2 W "Raspberry Pi Pico 2 W
+        with RP2350"; None for a chip that is neither (the emulator)."""
+        return None if self.mcu is None else " W with " in self.machine
+
 
 @dataclass
 class Deployed:
@@ -239,7 +246,8 @@ def definitions(files: list[fileset.FirmwareFile]) -> dict[str, boarddef.BoardDe
 def choose_board(found: Survey, port: str, board: str | None, known: dict[str, boarddef.BoardDef]) -> str:
     """The definition the board is to run (board, else the configured one, else
     the default), refused when it is for another chip."""
-    for_chip = sorted(name for name, d in known.items() if found.mcu in (None, d.mcu))
+    for_chip = sorted(name for name, d in known.items()
+                      if found.mcu in (None, d.mcu) and (found.wifi is None or found.wifi or not d.wifi))
     choices = ", ".join(for_chip) or "none in this checkout"
     if board is not None:
         if board not in known:
@@ -257,13 +265,26 @@ def choose_board(found: Survey, port: str, board: str | None, known: dict[str, b
             f"board definition {chosen} ({why}) is for an {mcu}, and the board on {port} is an {found.mcu} "
             f"({found.machine}); nothing was copied. Choose a definition for an {found.mcu}: "
             f"tallyboard deploy --board NAME, one of: {choices}")
+    definition = known[chosen]
+    if found.wifi is False and definition.wifi:
+        raise TallyboardError(
+            f"board definition {chosen} ({why}) is for a Pico W or Pico 2 W, and the board on {port} "
+            f"({found.machine}) has no Wi-Fi; nothing was copied. Choose one of: {choices}")
+    if found.wifi and not definition.wifi and definition.wireless_pin != boarddef.NO_PIN:
+        raise TallyboardError(
+            f"board definition {chosen} ({why}) wires GPIO {definition.wireless_pin}, which the wireless chip "
+            f"of the board on {port} ({found.machine}) takes; nothing was copied. Choose a definition made "
+            f"for a Pico W (\"wifi\": true): tallyboard deploy --board NAME, one of: "
+            + (", ".join(n for n in for_chip if known[n].wifi) or "none in this checkout"))
     return chosen
 
 
 def for_chip(files: list[fileset.FirmwareFile], known: dict[str, boarddef.BoardDef],
-             mcu: str | None) -> list[fileset.FirmwareFile]:
-    """The files the board runs: the firmware and the definitions for its chip."""
-    return [f for f in files if (name := fileset.definition_name(f)) is None or mcu in (None, known[name].mcu)]
+             mcu: str | None, wifi: bool | None = None) -> list[fileset.FirmwareFile]:
+    """The files the board runs: the firmware and the definitions for its chip
+    (a Pico W's only where there is the wireless chip)."""
+    return [f for f in files if (name := fileset.definition_name(f)) is None or (
+        mcu in (None, known[name].mcu) and (wifi is None or wifi or not known[name].wifi))]
 
 
 def prepare_script(files: list[fileset.FirmwareFile]) -> str:
@@ -417,7 +438,7 @@ def deploy(port: str, files: list[fileset.FirmwareFile], runner: Runner | None =
     except MpremoteFailed as exc:
         raise _in_user_words(exc, "while asking the board which chip it is") from None
     chosen = choose_board(found, port, board, known)
-    runs = for_chip(files, known, found.mcu)
+    runs = for_chip(files, known, found.mcu, found.wifi)
     to_write = [f for f in runs if found.sha256.get(f.dest) != f.sha256]
     board_to_set = chosen if board is not None and board != found.configured_board else None
     result = Deployed(found, chosen, board_to_set is not None, runs, sessions=1)

@@ -83,7 +83,7 @@ def test_serpentine_build_is_data_only():
 
 
 def test_every_led_is_one_hole_on_both_boards():
-    for name in ("pico-reference", "pico2-serpentine-nooled"):
+    for name in ("pico-reference", "pico2-serpentine-nooled", "picow-reference", "pico2w-reference"):
         b = boarddef.find(name, BOARD_DIR)
         seen = sorted(b.led_of)
         assert seen == list(range(132)), name
@@ -144,3 +144,62 @@ def test_missing_file_and_bad_names_are_refused():
             assert str(exc).startswith("board: "), exc
             continue
         raise AssertionError(name)
+
+
+def _message(d, name=None, mcu=None, wifi=None):
+    try:
+        if name is None:
+            boarddef.from_dict(d)
+        else:
+            boarddef.checked(d, name, mcu, wifi)
+    except ValueError as exc:
+        return str(exc)
+    raise AssertionError("accepted")
+
+
+def test_the_pico_w_builds_are_the_reference_wiring_with_the_wireless_chip():
+    for name, mcu in (("picow-reference", "rp2040"), ("pico2w-reference", "rp2350")):
+        b = boarddef.find(name, BOARD_DIR, mcu, True)
+        assert b.name == name and b.mcu == mcu and b.wifi and b.has_oled
+        # the reference's pins (GP2, GP4/5, GP10-18): none of the chip's 23, 24, 25, 29
+        assert b.led_pin == 2 and bytes(b.seat_pins) == bytes([10, 11, 12, 13])
+        assert (b.encoder_a, b.encoder_b, b.encoder_push) == (16, 17, 18)
+        assert b.wireless_pin == boarddef.NO_PIN
+    assert not _reference().wifi
+
+
+def test_a_pico_w_definition_may_not_wire_the_wireless_chips_gpios():
+    # the Pico W and Pico 2 W datasheets: GP23 WL_ON, GP24 WL_D, GP25 WL_CS, GP29 WL_CLK
+    assert boarddef.WIFI_PINS == bytes([23, 24, 25, 29])
+    for path, pin, signal in ((("leds", "pin"), 23, "WL_ON"), (("buttons", "seats", 1), 24, "WL_D"),
+                              (("buttons", "undo"), 25, "WL_CS"), (("buttons", "shift"), 29, "WL_CLK")):
+        d = _valid_with(path, pin)
+        boarddef.from_dict(d)          # a plain Pico may use it (GP25 is its LED, but it is a GPIO)
+        d["wifi"] = True
+        text = _message(d)
+        field = ".".join(str(k) for k in path).replace(".1", "[1]")
+        assert text == ("board: %s uses GPIO %d, which the wireless chip of a Pico W or Pico 2 W takes (%s, %s): "
+                        "wire it to a free GPIO (0 to 22, 26 to 28)" % (
+                            field, pin, signal, {"WL_ON": "the chip's power", "WL_D": "its data",
+                                                 "WL_CS": "its chip select", "WL_CLK": "its clock"}[signal])), text
+    d = _valid_with(("buttons", "seats", 1), 22)    # GP22 and GP26-28 stay free
+    d["wifi"] = True
+    assert boarddef.from_dict(d).wifi
+    d["wifi"] = "yes"
+    assert _message(d) == "board: wifi must be true (a Pico W or Pico 2 W) or false"
+
+
+def test_a_definition_and_the_board_it_runs_on_agree_on_the_wireless_chip():
+    wireless = _valid_dict()
+    wireless["wifi"] = True
+    assert _message(wireless, "w", "rp2040", False) == (
+        "board: w.json is for a Pico W or Pico 2 W (\"wifi\": true), and this board has no wireless "
+        "chip: choose a definition without wifi")
+    plain = _valid_with(("buttons", "undo"), 25)
+    assert boarddef.from_dict(plain).wireless_pin == 25
+    assert _message(plain, "p", "rp2040", True) == (
+        "board: p.json wires GPIO 25, which this board's wireless chip takes: choose a definition made "
+        "for a Pico W (\"wifi\": true)")
+    # a plain definition that leaves the chip's GPIOs alone runs on a W, and is one there
+    assert boarddef.checked(_valid_dict(), "t", "rp2040", True).wifi
+    assert not boarddef.checked(_valid_dict(), "t", "rp2040", False).wifi

@@ -24,6 +24,7 @@ never stalls paho's network thread and its keepalives.
 from __future__ import annotations
 
 import collections
+import json
 import logging
 import sqlite3
 import ssl
@@ -476,8 +477,9 @@ class DirectorLink(_Link):
                     raise RefusedMessage("apply", f"{opened['kind']} {opened['seq']} of board {board!r} "
                                                   f"not applied: {error}") from None
                 self.store.execute("RELEASE apply")
-                self.store.execute("INSERT INTO applied (board, seq) VALUES (?, ?) ON CONFLICT (board) "
-                                   "DO UPDATE SET seq = excluded.seq", (board, opened["seq"]))
+                self.store.execute("INSERT INTO applied (board, seq, at) VALUES (?, ?, datetime('now')) "
+                                   "ON CONFLICT (board) DO UPDATE SET seq = excluded.seq, at = excluded.at",
+                                   (board, opened["seq"]))
                 last = opened["seq"]
             except RefusedMessage as refused:
                 log.warning("refused %s: %s", message.topic[:200], refused)
@@ -525,6 +527,17 @@ class DirectorLink(_Link):
             with self._lock:
                 self._refuse(host, message.topic, refused.reason, str(refused))
             return
+        body = opened["body"]
+        with self._lock, database.write(self.store) as db:
+            db.execute("INSERT INTO clients (client, online, at, boards) VALUES (?, ?, datetime('now'), ?) ON CONFLICT (client) "
+                       "DO UPDATE SET online = excluded.online, at = excluded.at, boards = excluded.boards",
+                       (host, int(body["online"]), json.dumps(body["boards"])))
         if self.on_status is not None:
-            self.on_status(host, opened["body"]["online"], opened["body"]["boards"])
+            self.on_status(host, body["online"], body["boards"])
+
+    def clients(self) -> dict[str, tuple[bool, str, list[str]]]:
+        """Each client's last status (a table host's, a wireless board's): online, when, its boards."""
+        with self._lock:
+            return {client: (bool(online), at, json.loads(boards)) for client, online, at, boards in
+                    self.store.execute("SELECT client, online, at, boards FROM clients").fetchall()}
 

@@ -15,4 +15,5 @@ COMMAND_MODULES = (
     "archive",
     "event",
     "twin",
+    "wifi",
 )

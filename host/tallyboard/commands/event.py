@@ -23,6 +23,7 @@ from .. import files, secretfile
 from ..names import shown
 from ..event import director, play, record, standings
 from ..event.store import FINISHED, Event, EventError, EventStore
+from ..event.watch import link_words
 from .reporting import reports_errors
 
 # the other parts of `tallyboard event`, each a module here with register(group)
@@ -160,7 +161,9 @@ def print_snapshot(doc: dict[str, Any], console: Console) -> None:
             hands += " corrected"
         if t["pending"]:
             hands += f", hand {t['pending'].get('hand')} waiting"
-        board = "—" if t["board"] is None else f"{t['board']} ({t['status']})"
+        link = t.get("link")
+        remote = isinstance(link, dict) and link.get("kind") not in (None, "usb")
+        board = "—" if t["board"] is None else f"{link_words(link) if remote else t['board']} ({t['status']})"
         tables.add_row(str(t["table"]), ", ".join(f"{n} {s}" for n, s in zip(t["names"], t["totals"])), hands, board)
     console.print(tables)
     if doc["moves"] and doc["state"] != "finished":

@@ -9,6 +9,7 @@ import click
 
 from ..errors import TallyboardError
 from ..event.tables import Tables, event_folder
+from ..event.watch import link_words
 from .reporting import reports_errors
 
 event_option = click.option("--event", "event_name", metavar="NAME",
@@ -46,8 +47,15 @@ def attach_cmd(ports: tuple[str, ...], emulators: int | None, event_name: str | 
             tables.attach_emulators(emulators)
         else:
             tables.attach_ports(list(ports))
-        for table, known in sorted(store.boards(event).items()):
-            click.echo(f"table {table}: {known['port']} ({known['board_id']})")
+        # every table of the evening with its link: the boards attached here, and those that come
+        # through a table host or over Wi-Fi by themselves (docs/club-wifi.md)
+        from ..event import club
+        boards = store.boards(event)
+        links = club.links(event, boards)
+        for table, known in sorted(boards.items()):
+            link = links.get(table)
+            remote = link is not None and link["kind"] != club.USB
+            click.echo(f"table {table}: {link_words(link) if remote else known['port']} ({known['board_id']})")
         if emulators:
             click.echo(f"press a table's buttons with: tallyboard press seat0 --flash {event_folder(event)}/table-N")
     finally:

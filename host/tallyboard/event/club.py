@@ -122,6 +122,64 @@ def key_for(secret: bytes, message: Any) -> bytes | None:
     return envelope.board_key(secret, sender) if envelope.is_name(sender) else None
 
 
+WIRELESS = "board-"      # a wireless board's host name on the wire: board-<its identity> (docs/club-wifi.md)
+USB, TABLE_HOST, WIRELESS_BOARD = "usb", "table host", "wireless board"     # a table's link, as the views say it
+
+
+def link_kind(port: str | None) -> str | None:
+    """How a table's board reaches the director, from its port in the store: on
+    the director's own USB, through a table host, or by itself over Wi-Fi
+    (the host name a wireless board gives, board-<identity>); None: no board.
+    Its messages are the same either way: only the name tells."""
+    if not port:
+        return None
+    if not port.startswith(REMOTE):
+        return USB
+    return WIRELESS_BOARD if port[len(REMOTE):].startswith(WIRELESS) else TABLE_HOST
+
+
+def links(event: Any, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
+    """Each attached table's link (docs/club-wifi.md, "The director's view"):
+    kind, the table host's name or the board's port, whether it is online
+    (its login's last status at the director; on USB: it answers), and
+    when the director last applied a message of its board (UTC)."""
+    tag = event_tag(event)
+    seen: dict[str, str | None] = {}
+    clients: dict[str, bool] = {}
+    path = director_file(event)
+    if path.exists():
+        db = database.open_file(path, database.DIRECTOR)
+        try:
+            seen = dict(db.execute("SELECT board, at FROM applied").fetchall())
+            clients = {client: bool(online) for client, online in
+                       db.execute("SELECT client, online FROM clients").fetchall()}
+        finally:
+            db.close()
+    out = {}
+    for table, board in boards.items():
+        port, kind = board.get("port"), link_kind(board.get("port"))
+        if kind is None:
+            continue
+        status = board.get("status")
+        if kind == USB:
+            out[table] = {"kind": kind, "via": port, "online": status not in (UNREACHABLE,), "seen": None}
+            continue
+        host = port[len(REMOTE):]
+        ident = board_ident(tag, table)
+        # its login's last status (a table's status is named after its login, the board's identity, and
+        # signed with that board's key: the broker lets only that login publish it)
+        online = clients.get(ident)
+        out[table] = {"kind": kind, "via": host[len(WIRELESS):] if kind == WIRELESS_BOARD else host,
+                      "online": (status != HOST_OFFLINE) if online is None else online and status != HOST_OFFLINE,
+                      "seen": _utc(seen.get(ident))}
+    return out
+
+
+def _utc(at: str | None) -> str | None:
+    """SQLite's datetime('now') (UTC, 'YYYY-MM-DD HH:MM:SS') as ISO 8601 with its Z."""
+    return at.replace(" ", "T") + "Z" if at else None
+
+
 def table_count(store: Any, event: Any) -> int:
     """The evening's tables (the most any round's seating has)."""
     return max(len(store.seating(event, r)) for r in range(1, max(event.round, 1) + 1))
@@ -282,9 +340,14 @@ class Director:
         body = message["body"]
         event = self.store.refresh(self.event)
         table = _int(body, "table", 1, 999)
-        round = _int(body, "round", 1, event.round)
+        # round 0: a board not seated yet (a board on Wi-Fi before it took the round, or between two
+        # rounds): it says only that it is there; nothing of a game comes with it
+        round = _int(body, "round", 0, event.round)
         if message["board"] != board_ident(self.tag, table):
             raise ValueError(f"board {message['board']} sent table {table}'s state")
+        if round == 0:
+            self._apply_presence(event, table, body)
+            return
         seating = self.store.seating(event, round)
         if table > len(seating):
             raise ValueError(f"round {round} has no table {table} (tables 1 to {len(seating)})")
@@ -302,6 +365,19 @@ class Director:
         if round == event.round and self.store.pending(event, round, table) != pending:
             self.store.set_pending(event, round, table, pending)
         self.store.set_table_status(event, table, status)
+
+    def _apply_presence(self, event: Any, table: int, body: dict[str, Any]) -> None:
+        """A board's state before it was seated (round 0): its link and status, no game."""
+        count = table_count(self.store, event)
+        if table > count:
+            raise ValueError(f"the evening has no table {table} (tables 1 to {count})")
+        if body["record"] is not None or body["stamp"] is not None or body["pending"] is not None:
+            raise ValueError("a board not seated yet (round 0) holds no game of the evening")
+        check_table_body(body, self.tag, [])
+        known = self.store.boards(event).get(table)
+        if known is None or known["port"] != REMOTE + body["host"] or known["board_id"] != body["board_id"]:
+            self.store.set_board(event, table, REMOTE + body["host"], body["board_id"])
+        self.store.set_table_status(event, table, body["status"])
 
     def _host_status(self, login: str, online: bool, boards: list[str]) -> None:
         """A table's link came or went (its status is named after its login, the
@@ -423,6 +499,9 @@ class TableHost:
                                   f"{', '.join(map(str, missing))}: ask the director for the code of this host's "
                                   "tables (tallyboard event join-code --table N ...)")
         self.name = envelope.check_name("host name", name)
+        if name.startswith(WIRELESS):
+            raise TallyboardError(f"a table host's name may not start with {WIRELESS!r}: the director takes that "
+                                  "for a board on Wi-Fi; give another --name")
         self.numbers = numbers
         self.ports = list(ports or [])
         self.emulators = emulators

@@ -107,6 +107,11 @@ def played_entries(names: list[str], hands: list[Any], length: int) -> list[int]
 
 # ---------------------------------------------------------------- the snapshot
 
+def _links(event: Event, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
+    from . import club     # the club transport's files: only read, and only when the evening has them
+    return club.links(event, boards)
+
+
 def snapshot(store: EventStore, event: Event) -> dict[str, Any]:
     """The document every view shows (docs/events.md, "The snapshot"), from
     the store only."""
@@ -122,6 +127,7 @@ def _snapshot(store: EventStore, event: Event) -> dict[str, Any]:
     current = rounds[-1]
     sits = {p: t.table for t in current.tables for p in t.seats}
     boards = store.boards(event)
+    links = _links(event, boards)
     tables = []
     for t in current.tables:
         board = boards.get(t.table, {})
@@ -131,7 +137,7 @@ def _snapshot(store: EventStore, event: Event) -> dict[str, Any]:
                           "seats": [t.seats[p] for p in row["seats"]], "scores": row["scores"]})
         corrected, whole = store.corrections(event, event.round, t.table)
         tables.append({"table": t.table, "round": event.round, "board": board.get("port"),
-                       "status": board.get("status"), "seats": t.seats, "names": [names[p] for p in t.seats],
+                       "status": board.get("status"), "link": links.get(t.table), "seats": t.seats, "names": [names[p] for p in t.seats],
                        "hands": hands, "totals": t.scores(), "complete": bool(t.sheet and t.sheet["complete"]),
                        "length": current.length, "ended_early": t.ended_early,
                        "corrected": whole is not None or bool(corrected),

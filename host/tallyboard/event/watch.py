@@ -113,6 +113,28 @@ def _safe_table(t: Any, index: int) -> RenderableType:
         return Text(f"Table {number} · ⚠ unreadable ({type(exc).__name__}: {exc})", style="bold red")
 
 
+_LINK_KINDS = {"usb": "USB", "table host": "table host", "wireless board": "Wi-Fi board"}
+
+
+def link_words(link: Any, port: str | None = None) -> str:
+    """A table's link in a few words (docs/club-wifi.md, "The director's view"):
+    `table host room-a · online · last message 20:14:05`, `Wi-Fi board B39D.3 ·
+    offline · ...`, `USB /dev/ttyACM0`; an unreadable one says so."""
+    if link is None:
+        return port or "no board"
+    if not isinstance(link, dict) or link.get("kind") not in _LINK_KINDS:
+        return "⚠ unreadable link"
+    words = _LINK_KINDS[link["kind"]]
+    via = link.get("via", port)
+    if via:
+        words += f" {via}"
+    words += " · offline" if link.get("online") is False else " · online"
+    seen = link.get("seen")
+    if isinstance(seen, str) and "T" in seen:
+        words += f" · last message {seen.split('T')[1][:8]} UTC"
+    return words
+
+
 def _table(t: dict[str, Any]) -> RenderableType:
     """A table's game as its sheet: a column per seat at the round's start,
     each hand's scores under its players (the dealer's marked ·), the
@@ -125,8 +147,12 @@ def _table(t: dict[str, Any]) -> RenderableType:
         title.append(f" · board {status}", style="bold red")
     if t.get("complete"):
         title.append(" · game over", style="green")
+    # a table's link goes on its own line under the title: as wide as it needs, not the sheet's width
+    link = t.get("link")
+    down = link is not None and (not isinstance(link, dict) or link.get("online") is False)
+    head = [] if link is None else [title, Text(link_words(link), style="bold red" if down else "dim")]
     table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False, show_footer=True,
-                  title=title, title_justify="left")
+                  title=None if head else title, title_justify="left")
     table.add_column("#", justify="right", footer="Σ")
     for seat, name in enumerate(names):
         # every cell ends in one column kept for the dealer's mark
@@ -140,12 +166,12 @@ def _table(t: dict[str, Any]) -> RenderableType:
             for seat, score in enumerate(hand.get("scores", []))))
     pending = t.get("pending")
     if not pending:
-        return table
+        return Group(*head, table) if head else table
     table.add_row(str(pending["hand"]), *(f"({score})" for score in pending.get("scores", [])), style="yellow")
     waiting = pending.get("waiting_for")
     who = (" or ".join(_cell(name) for name in waiting) if isinstance(waiting, list) and waiting
            and all(isinstance(name, str) for name in waiting) else "⚠ unreadable")
-    return Group(table, Text(f"hand {pending['hand']} waits for {who} to accept", style="yellow"))
+    return Group(*head, table, Text(f"hand {pending['hand']} waits for {who} to accept", style="yellow"))
 
 
 def _next(doc: dict[str, Any]) -> RenderableType:

@@ -53,8 +53,16 @@ def public(doc: dict[str, Any]) -> dict[str, Any]:
     tables = doc.get("tables")
     if not isinstance(tables, list):
         return doc
-    return {**doc, "tables": [{k: v for k, v in t.items() if k != "board"} if isinstance(t, dict) else t
-                              for t in tables]}
+    return {**doc, "tables": [_public_table(t) if isinstance(t, dict) else t for t in tables]}
+
+
+def _public_table(t: dict[str, Any]) -> dict[str, Any]:
+    """A table without its board's device path (nor in its link, for a board on the director's USB)."""
+    out = {k: v for k, v in t.items() if k != "board"}
+    link = out.get("link")
+    if isinstance(link, dict) and link.get("kind") == "usb":
+        out["link"] = {k: v for k, v in link.items() if k != "via"}
+    return out
 
 
 def local_names() -> set[str]:

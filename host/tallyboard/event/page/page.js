@@ -80,6 +80,21 @@ function drawTable(t, i) {
   }
 }
 
+// how the table's board reaches the director: on its USB, through a table host, or over Wi-Fi by itself;
+// online or not, and when its last message came (docs/club-wifi.md, "The director's view")
+function linkLine(link) {
+  if (!link || typeof link !== "object") return null;
+  const kinds = {"usb": "on the director's USB", "table host": "via table host ", "wireless board": "on Wi-Fi, board "};
+  const kind = Object.prototype.hasOwnProperty.call(kinds, link.kind) ? kinds[link.kind] : GAP + " ";
+  let words = kind + (link.kind === "usb" ? "" : text(link.via));
+  words += link.online === false ? " · offline" : " · online";
+  const seen = typeof link.seen === "string" ? new Date(link.seen) : null;
+  if (seen && !isNaN(seen)) words += " · last message " + seen.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+  const line = el("p", words, link.online === false ? "link down" : "link");
+  line.dataset.kind = text(link.kind);
+  return line;
+}
+
 function drawCard(t) {
   const card = el("article", null, "card");
   card.dataset.table = t.table;
@@ -90,6 +105,8 @@ function drawCard(t) {
   card.appendChild(title);
   const players = list(t.names).map(text).join(", ");
   if (players) card.appendChild(el("p", players, "players"));
+  const link = linkLine(t.link);
+  if (link) card.appendChild(link);
 
   const sheet = el("table", null, "sheet");
   const head = [el("th", "#", "num")];
