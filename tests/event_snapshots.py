@@ -51,7 +51,9 @@ def two_tables() -> dict:
                        {"hand": 2, "dealer": 3, "seats": [0, 1, 5, 3], "scores": [0, 70, 0, 70]},
                        {"hand": 3, "dealer": 0, "seats": [0, 5, 1, 3], "scores": [50, 50, 70, 70]}],
              "totals": [140, 160, 160, 180], "complete": False,
-             "pending": {"hand": 4, "waiting_for": ["Bob", "Dee"], "scores": [20, 20, 20, 100]}},
+             # hand 4: Bob sits at seat 2 after the pivot (SK5; Fay's column is dealt from, seat 1), Dee at 3
+             "pending": {"hand": 4, "waiting_for": ["Bob", "Dee"], "scores": [20, 20, 20, 100],
+                         "buttons": ["C", "D"]}},
             {"table": 2, "round": 2, "board": "/dev/ttyACM1", "status": "ok",
              "seats": [4, 2, 6, 7], "names": ["Eve", "Cy", "Gus", "Hal"],
              "hands": [{"hand": 1, "dealer": 6, "seats": [4, 2, 6, 7], "scores": [130, 0, 130, 0]},

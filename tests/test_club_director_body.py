@@ -80,6 +80,18 @@ def test_a_held_hand_of_the_wrong_shape_is_refused_and_nothing_of_it_stored(dire
     assert director.link.applied() == {club_mod.board_ident(event_tag(director.event), 1): 1}
 
 
+def test_a_held_hand_names_its_buttons_one_letter_each_or_is_refused(director):
+    # the buttons beside waiting_for (issue 23): Bob at seat 1 presses B, Dee at seat 3 presses D
+    for bad in (["B"], ["B", "<b>"], ["B", "DD"], "BD", ["B", 4]):
+        director.link._on_message(state(director, 1, 1, pending={"hand": 1, "waiting_for": ["Bob", "Dee"],
+                                                                 "scores": [70, 60, 70, 60], "buttons": bad}))
+    assert reasons(director) == ["apply"] * 5
+    assert director.store.pending(director.event, 1, 1) is None
+    good = {"hand": 1, "waiting_for": ["Bob", "Dee"], "scores": [70, 60, 70, 60], "buttons": ["B", "D"]}
+    director.link._on_message(state(director, 1, 1, pending=good))
+    assert director.store.pending(director.event, 1, 1) == good
+
+
 @pytest.mark.parametrize("field,value", [("status", "<script>"), ("host", "a b"), ("stamp", {"n": [1]}),
                                          ("board_id", "emulator@0000.1"), ("extra", 1)])
 def test_each_field_of_the_body_is_checked(director, field, value):

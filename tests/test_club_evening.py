@@ -268,7 +268,7 @@ def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_h
             club.cli("hand", "Ann", "1C", "7", "--port", club.port(1))
             until("the held hand at the director", lambda: club.doc()["tables"][0]["pending"])
             assert club.doc()["tables"][0]["pending"] == {"hand": 1, "waiting_for": ["Bob", "Dee"],
-                                                          "scores": [70, 60, 70, 60]}
+                                                          "scores": [70, 60, 70, 60], "buttons": ["B", "D"]}
             club.cli("press", "seat3", "--flash", str(club.flash(1)))
             for table in (2, 3):
                 club.hand(table)

@@ -134,7 +134,7 @@ def test_a_hand_accepted_at_a_table_shows_within_2_s_then_connection_lost(page, 
         ["4", "20", "20", "20", "100"]]
     assert page.get_attribute(f"{head} tbody tr:nth-child(4)", "class") == "held"
     assert cells(page, f"{head} tfoot tr") == [["Total", "140", "160", "160", "180"]]
-    assert page.text_content(f"{head} .waiting") == "hand 4 waits for Bob or Dee to accept"
+    assert page.text_content(f"{head} .waiting") == "hand 4: Bob (button C) or Dee (button D) to accept"
     assert cells(page, '[data-table="2"] tfoot tr') == [["Total", "130", "60", "130", "60"]]
     assert page.text_content("#next-title") == "Next round, so far"
     assert page.eval_on_selector_all("#moves li", "items => items.map(i => i.textContent)") == [
@@ -233,7 +233,7 @@ def test_a_bad_stored_value_is_a_marked_gap_never_a_blank_page(page, serve):
     server, _ = serve(doc)
     page.goto(server.url, timeout=10_000)
     page.wait_for_function("document.querySelectorAll('#tables [data-table]').length === 2")
-    assert page.text_content('[data-table="1"] .waiting') == "hand <b>x</b> waits for ⚠ unreadable to accept"
+    assert page.text_content('[data-table="1"] .waiting') == "hand <b>x</b>: ⚠ unreadable to accept"
     assert page.query_selector("b") is None
     assert cells(page, '[data-table="1"] tfoot tr') == [["Total", "140", "160", "160", "180"]]
     assert "⚠ unreadable" in page.text_content('[data-table="2"]')

@@ -148,7 +148,9 @@ def test_two_boards_a_round_pushed_a_hand_confirmed_and_synced_once(evening):
         assert "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board" in out.output
         assert tables.sync() is True           # the held hand, for the views
         assert _hands(store, 1) == [] and store.saves() == saves    # held: not counted, nothing saved
-        assert store.pending(1, 1) == {"hand": 1, "waiting_for": ["Bob", "Dee"], "scores": [100, 30, 100, 30]}
+        # Ann (seat 0) bought in hand 1: her adversaries Bob (seat 1, button B) and Dee (seat 3, button D)
+        assert store.pending(1, 1) == {"hand": 1, "waiting_for": ["Bob", "Dee"], "scores": [100, 30, 100, 30],
+                                       "buttons": ["B", "D"]}
         # Dee accepts on table 1's board (seat 3)
         out = run("press", "seat3", "--flash", _flash(store, 1))
         assert out.exit_code == 0, out.output

@@ -48,11 +48,18 @@ def test_once_shows_standings_each_tables_sheet_and_the_moves(tmp_path):
     assert "3 50· 50 70 70" in text
     assert "4 (20) (20) (20) (100)" in text
     assert "Σ 140 160 160 180" in text
-    assert "hand 4 waits for Bob or Dee to accept" in text
+    assert "hand 4: Bob (button C) or Dee (button D) to accept" in text
     assert "# Eve Cy Gus Hal" in text and "Σ 130 60 130 60" in text
     # who moves, provisional while the games go on
     assert "Next round, so far" in text
     assert "Ann: table 1 → 2" in text and "Eve: table 2 → 1" in text
+
+
+def test_a_held_hand_from_a_table_host_that_names_no_buttons_names_the_players(tmp_path):
+    doc = two_tables()
+    del doc["tables"][0]["pending"]["buttons"]      # a table host from before the buttons were sent
+    text = "\n".join(squeeze(run(["watch", "--once", "--snapshot", write(tmp_path / "s.json", doc)]).output))
+    assert "hand 4: Bob or Dee to accept" in text
 
 
 def test_the_confirmed_hand_replaces_the_held_one(tmp_path):
@@ -61,7 +68,7 @@ def test_the_confirmed_hand_replaces_the_held_one(tmp_path):
     # hand 4 is dealt from seat (4 + 1) mod 4 = 1 (SK3), where Fay sits after the pivot: her column, the third
     assert "4 20 20 20· 100" in text
     assert "Σ 160 180 180 280" in text        # 140+20, 160+20, 160+20, 180+100
-    assert "waits for" not in text and "(20)" not in text
+    assert "to accept" not in text and "(20)" not in text
     # Eve and Ann share rank 3 on 460; the next rank is 5
     assert "3 Eve 460 0 2" in text and "3 Ann 460 1 1" in text and "5 Bob 430 0 1" in text
 
@@ -212,7 +219,7 @@ def test_a_bad_stored_value_is_a_marked_gap_never_a_blank_view():
     out = io.StringIO()
     watch.once(lambda: doc, Console(file=out, width=140))
     shown = out.getvalue()
-    assert "hand 4 waits for ⚠ unreadable to accept" in shown
+    assert "hand 4: ⚠ unreadable to accept" in shown
     assert "Table 3 · ⚠ unreadable" in shown
     assert re.search(r"Σ +130 +60 +130 +60", shown)              # table 2's sheet still there
     assert "Fay" in shown and "570" in shown                      # the standings too

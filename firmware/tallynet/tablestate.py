@@ -4,10 +4,9 @@
 # the club's Wi-Fi (tallynet.link, from its own game: board_body) both
 # compose it with these functions, so the director cannot tell them apart.
 # Plain dicts, lists, text and whole numbers: the envelope's canonical JSON.
-try:
-    from tallycore.game import HELD_APPLY
-except ImportError:  # pragma: no cover
-    HELD_APPLY = 1
+from tallycore.game import HELD_APPLY, seat_of
+
+DEFAULT_LETTERS = "ABCD"         # beside the seat buttons, seat 0 first (tallypanel.boarddef's default)
 
 FORMAT = "tallyboard/1"          # docs/records.md: a game record's format
 OK = "ok"                        # a table's status: its board answers and is its table's
@@ -49,9 +48,27 @@ def stamp(game, players, options, n, top, lcrc, held, board_id, round):
             "held": held, "board_id": board_id, "round": round}
 
 
-def pending(hand, waiting_for, scores):
-    """The hand a board holds for its confirmation (docs/rules.md CF)."""
-    return {"hand": hand, "waiting_for": list(waiting_for), "scores": list(scores)}
+def pending(hand, waiting_for, scores, buttons=None):
+    """The hand a board holds for its confirmation (docs/rules.md CF): who may
+    accept it, the letter of the seat button each presses (docs/club-mqtt.md:
+    optional; the seats pivot in Skicket, SK5) and what it gives each seat."""
+    held = {"hand": hand, "waiting_for": list(waiting_for), "scores": list(scores)}
+    if buttons is not None:
+        held["buttons"] = list(buttons)
+    return held
+
+
+def held_of(game, names, letters=DEFAULT_LETTERS):
+    """pending() of a game (tallycore.game.Game) that holds a hand, `names` its
+    players', `letters` those beside the board's seat buttons: a button the
+    board does not have is "-"."""
+    hand = game.held_hand()
+    who = [p for p in range(game.players) if game.held_by >> p & 1]
+    buttons = []
+    for p in who:
+        seat = seat_of(game.rules, hand - 1, p)
+        buttons.append(letters[seat] if 0 <= seat < len(letters) else "-")
+    return pending(hand, [names[p] for p in who], [game.held_scores[p] for p in range(game.players)], buttons)
 
 
 def body(table, round, host, board_id, status, record, stamp, pending):
@@ -72,13 +89,14 @@ def kind(body, before):
 
 # ---------------------------------------------------------------- on the board
 
-def board_body(game, game_name, round, table, ident, board_id, names, record_options, lcrc, held_kind):
+def board_body(game, game_name, round, table, ident, board_id, names, record_options, lcrc, held_kind,
+               letters=DEFAULT_LETTERS):
     """A board's own body, from its game (tallycore.game.Game): `game_name`
     the name of its game (None: no game), `round` its CFG round, `names` the
     table's four players as the director's round names them (the record's
     players), `record_options` the record's options as the round gives them,
     `lcrc` the CRC of its log as OPEN writes it (4 hex digits), `held_kind`
-    OPEN's held ("-" or the kind). A board holds the evening's game only once
+    OPEN's held ("-" or the kind), `letters` those beside its seat buttons. A board holds the evening's game only once
     its round was seated: before, its record and stamp are null."""
     rules = game.rules
     host = host_of(ident)
@@ -89,10 +107,7 @@ def board_body(game, game_name, round, table, ident, board_id, names, record_opt
         counted -= game.open_hand()       # a hand held counts whole or not at all (records.without_pending)
     log = game.log
     hands = [rules.record_hand(log[i]) for i in range(counted)]
-    held = None
-    if game.held:
-        held = pending(game.held_hand(), [names[p] for p in range(game.players) if game.held_by >> p & 1],
-                       [game.held_scores[p] for p in range(game.players)])
+    held = held_of(game, names, letters) if game.held else None
     mark = stamp(game_name, str(game.players), str(game.options), str(game.n), str(game.top), lcrc,
                  held_kind, board_id, round)
     return body(table, round, host, board_id, OK, record(game_name, names, record_options, hands), mark, held)

@@ -139,6 +139,22 @@ def board_dir() -> Path | None:
     return None
 
 
+def button_letters(board_name: str | None) -> str:
+    """The letters printed beside a board's seat buttons, seat 0 first: those
+    of the board definition it names (HELLO's `board`; buttons.letters, the
+    letters its own OLED shows), read from board/ as deploy copies it. A
+    definition this host does not have gives the definitions' default."""
+    from tallypanel import boarddef
+
+    folder = board_dir()
+    if board_name and folder is not None:
+        try:
+            return boarddef.find(board_name, str(folder)).seat_letters.decode()
+        except ValueError:
+            pass
+    return boarddef.DEFAULT_LETTERS
+
+
 def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
           cache: Path | None = None, progress: Callable[[str], None] | None = None) -> list[FirmwareFile]:
     """The file set, in copy order: packages and board data first, boot.py and

@@ -265,12 +265,8 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
 
 
 def button_letters(board: Board | None) -> str:
-    """The letters printed beside the board's seat buttons, seat 0 first: its
-    board definition's (buttons.letters; the definition HELLO names, read from
-    board/ as deploy copies it), the letters the board's own OLED shows. A
-    definition this host does not have gives the definitions' default."""
-    from tallypanel import boarddef
-
+    """The letters printed beside the board's seat buttons, seat 0 first
+    (fileset.button_letters: its board definition's, the letters its own OLED shows)."""
     from .. import fileset
 
     name = None
@@ -279,11 +275,7 @@ def button_letters(board: Board | None) -> str:
         if name is None:
             with contextlib.suppress(TallyboardError):
                 name = board.hello().get("board")
-    folder = fileset.board_dir()
-    if name and folder is not None:
-        with contextlib.suppress(ValueError):
-            return boarddef.find(name, str(folder)).seat_letters.decode()
-    return boarddef.DEFAULT_LETTERS
+    return fileset.button_letters(name)
 
 
 def _button_words(game: Any, player: int, letters: str) -> str:

@@ -252,12 +252,18 @@ def check_table_body(body: dict[str, Any], tag: int, names: list[str]) -> None:
 
 def check_pending(pending: Any, names: list[str]) -> None:
     """A held hand (tables.pending_of) or None: {hand: 1..999, waiting_for: some of the
-    table's `names`, scores: a whole number per seat}."""
+    table's `names`, scores: a whole number per seat, and (optional) buttons: the letter
+    of the seat button each of waiting_for presses, "-" for none}."""
     if pending is None:
         return
-    if not isinstance(pending, dict) or set(pending) != {"hand", "waiting_for", "scores"}:
-        raise ValueError("pending is not a held hand {hand, waiting_for, scores}")
+    if not isinstance(pending, dict) or not {"hand", "waiting_for", "scores"} <= set(pending) \
+            or not set(pending) <= {"hand", "waiting_for", "scores", "buttons"}:
+        raise ValueError("pending is not a held hand {hand, waiting_for, scores[, buttons]}")
     hand, waiting, scores = pending["hand"], pending["waiting_for"], pending["scores"]
+    buttons = pending.get("buttons", [])
+    if "buttons" in pending and not (isinstance(buttons, list) and isinstance(waiting, list)
+                                     and len(buttons) == len(waiting) and all(_is_button(b) for b in buttons)):
+        raise ValueError("pending buttons are not one letter or digit for each of waiting_for: " + str(buttons)[:60])
     if type(hand) is not int or not 1 <= hand <= 999:
         raise ValueError(f"pending hand {hand!r} is not a number from 1 to 999")
     if not (isinstance(waiting, list) and 1 <= len(waiting) <= len(names) and len(set(map(str, waiting))) == len(waiting)
@@ -266,6 +272,11 @@ def check_pending(pending: Any, names: list[str]) -> None:
     if not (isinstance(scores, list) and len(scores) == len(names)
             and all(type(score) is int and -MAX_SCORE <= score <= MAX_SCORE for score in scores)):
         raise ValueError(f"pending scores are not {len(names)} whole numbers")
+
+
+def _is_button(letter: Any) -> bool:
+    return isinstance(letter, str) and len(letter) == 1 and (letter == "-" or "A" <= letter <= "Z"
+                                                            or "0" <= letter <= "9")
 
 
 def _int(body: dict[str, Any], key: str, low: int, high: int) -> int:

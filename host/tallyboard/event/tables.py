@@ -36,7 +36,7 @@ from tallyrun import protocol
 
 from .standings import game_length
 from .. import emulator as emu_mod
-from .. import games, portshare, records
+from .. import fileset, games, portshare, records
 from ..client import Board, BoardGame, options_document
 from ..errors import BoardError, TallyboardError, TransportError
 
@@ -454,7 +454,7 @@ class Tables:
         record = records.to_document(current.name, names, options_document(current.name, current.options),
                                      current.game)
         changed = bool(self.store.save_table_game(self.event, known.round, known.table, record, dict(stamp)))
-        pending = pending_of(current, names)
+        pending = pending_of(current, names, fileset.button_letters(board.hello_fields.get("board")))
         if pending != known.pending:
             self.store.set_pending(self.event, known.round, known.table, pending)
             changed = True             # the views show a held hand too
@@ -487,14 +487,14 @@ def _numbers(count: int, numbers: list[int] | None) -> list[int]:
     return list(numbers)
 
 
-def pending_of(current: BoardGame, names: list[str]) -> dict | None:
+def pending_of(current: BoardGame, names: list[str], letters: str = tablestate.DEFAULT_LETTERS) -> dict | None:
     """The hand a board holds for its confirmation (docs/rules.md CF), for the
-    views: its number, who may accept it and what it gives each seat."""
+    views: its number, who may accept it with which button (`letters`: those
+    beside the board's seat buttons) and what it gives each seat."""
     game = current.game
     if game is None or not game.held:
         return None
-    return tablestate.pending(game.held_hand(), [names[p] for p in range(game.players) if game.held_by >> p & 1],
-                              [game.held_scores[p] for p in range(game.players)])
+    return tablestate.held_of(game, names, letters)
 
 
 def _setting(board: Board, key: str) -> int:

@@ -169,9 +169,14 @@ def _table(t: dict[str, Any]) -> RenderableType:
         return Group(*head, table) if head else table
     table.add_row(str(pending["hand"]), *(f"({score})" for score in pending.get("scores", [])), style="yellow")
     waiting = pending.get("waiting_for")
-    who = (" or ".join(_cell(name) for name in waiting) if isinstance(waiting, list) and waiting
-           and all(isinstance(name, str) for name in waiting) else "⚠ unreadable")
-    return Group(*head, table, Text(f"hand {pending['hand']} waits for {who} to accept", style="yellow"))
+    buttons = pending.get("buttons")
+    if not (isinstance(buttons, list) and isinstance(waiting, list) and len(buttons) == len(waiting)
+            and all(isinstance(b, str) and len(b) == 1 and b.isalnum() for b in buttons)):
+        buttons = None    # an older table host's: names alone
+    who = (" or ".join(_cell(name) + (f" (button {buttons[i]})" if buttons else "") for i, name in enumerate(waiting))
+           if isinstance(waiting, list) and waiting and all(isinstance(name, str) for name in waiting)
+           else "⚠ unreadable")
+    return Group(*head, table, Text(f"hand {pending['hand']}: {who} to accept", style="yellow"))
 
 
 def _next(doc: dict[str, Any]) -> RenderableType:

@@ -138,9 +138,13 @@ function drawCard(t) {
   card.appendChild(sheet);
   if (t.pending && !pending) card.appendChild(el("p", "a held hand: " + GAP, "waiting gap"));
   if (pending) {
-    const who = Array.isArray(pending.waiting_for) && pending.waiting_for.length
-      ? pending.waiting_for.map(text).join(" or ") : GAP;
-    card.appendChild(el("p", "hand " + text(pending.hand) + " waits for " + who + " to accept", "waiting"));
+    const names = Array.isArray(pending.waiting_for) ? pending.waiting_for : [];
+    // the seat button each presses (the seats pivot in Skicket, SK5); an older table host sends none
+    const buttons = Array.isArray(pending.buttons) && pending.buttons.length === names.length
+      && pending.buttons.every((b) => typeof b === "string" && /^[A-Z0-9]$/.test(b)) ? pending.buttons : null;
+    const who = names.length
+      ? names.map((name, i) => text(name) + (buttons ? " (button " + buttons[i] + ")" : "")).join(" or ") : GAP;
+    card.appendChild(el("p", "hand " + text(pending.hand) + ": " + who + " to accept", "waiting"));
   }
   return card;
 }
