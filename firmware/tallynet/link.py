@@ -2,8 +2,9 @@
 # club's Wi-Fi"): one cooperative task in the app's asyncio loop, beside the
 # USB protocol, never in its way. Each step does a bounded slice of work and
 # returns: joins the Wi-Fi (network.WLAN; backoff doubling to 30 s), keeps
-# the MQTT client going (chumicro_mqtt: non-blocking, one slice a tick, its
-# own reconnection with backoff), takes the director's round and applied,
+# the MQTT client going (tallynet.client, chumicro_mqtt's: non-blocking, one
+# slice a tick, made once and reused by every reconnection, 1 s doubling to
+# 8 s between tries), takes the director's round and applied,
 # seats the board, and publishes the table's state.
 #
 # The journal is the outbox (tallynet.outbox): after an acknowledged change
@@ -106,6 +107,7 @@ class Link:
         self.resend_at = ticks_ms()
         self.resend_wait = RESEND_MS
         self.sent = 0                # publishes (benchmarks, tests)
+        self.memory_errors = 0       # MemoryErrors caught in the link's slices (STATS errors counts them too)
         self.ident = ""
         self.event = ""
         self.topic_round = ""
@@ -134,8 +136,7 @@ class Link:
             try:
                 busy = self.step(ticks_ms())
             except MemoryError:      # the slice is dropped, the client kept (its buffers are what is scarce)
-                self.net.error = "memory"
-                gc.collect()
+                self._out_of_memory(None)
             except Exception as exc:   # a bug here must not stop the scoring: said once, then tried again
                 self.net.error = "link"
                 self._drop_client()
@@ -165,7 +166,10 @@ class Link:
             client.connect()           # the Wi-Fi is back: the same client, its buffers allocated once
         if client.check(now) and self._client_due(client, now):
             self.handled_at = now
-            client.handle(now)
+            try:
+                client.handle(now)
+            except MemoryError as exc:   # mid-packet, maybe: the connection given up and tried again
+                self._out_of_memory(exc)
         self._watch_broker(now)
         while self.inbox:
             topic, payload = self.inbox.pop(0)
@@ -292,16 +296,30 @@ class Link:
     def _client_id(self):
         return "%s-%s" % (self.event, tablestate.host_of(self.ident))
 
+    def _out_of_memory(self, exc):
+        """A MemoryError in a slice: counted, the garbage collected, the
+        connection (if it was in the client's hands) closed and tried again."""
+        self.memory_errors += 1
+        self.app.internal_errors += 1
+        self.net.error = "memory"
+        gc.collect()
+        client = self.client
+        if exc is not None and client is not None:
+            client.fail(exc)
+
     def _new_client(self):
+        """Once per enrolment (or per boot of an enrolled board): the client,
+        its transport and its buffers, kept for every reconnection after."""
         import time
-        from chumicro_mqtt import MQTTClient
-        from tallynet import transport
+        from tallynet.client import Client
+        from tallynet.transport import Connector
         net = self.net
         password = net.get(P.NET_BROKER_PASSWORD)
         password = password.decode() if password is not None else envelope.broker_password(net.key())
-        client = MQTTClient(
-            transport_factory=self._connector_for(transport, net.get(P.NET_BROKER_HOST).decode(),
-                                                  net.get(P.NET_BROKER_PORT)),
+        gc.collect()
+        self.connector = Connector(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT))
+        client = Client(
+            self.connector, self.ident,
             ticks=time,
             client_id=self._client_id(), keep_alive_seconds=KEEPALIVE_S, clean_session=True,
             username=self._login(), password=password,
@@ -316,13 +334,6 @@ class Link:
         self.refused_at = None
         return client
 
-    def _connector_for(self, transport, host, port):
-        """The client's transport factory; the link keeps each connector (its socket, for the poller)."""
-        def connect():
-            self.connector = transport.Connector(host, port)
-            return self.connector
-        return connect
-
     def _client_due(self, client, now):
         """Whether the client has work: connecting, bytes waiting on its socket,
         bytes to send, or HANDLE_MS since its last turn. Allocation-free."""
@@ -335,8 +346,14 @@ class Link:
         if sock is None:
             return True
         poller = self.poller
-        if sock is not self.polled or poller is None:
-            poller = self.poller = select.poll()
+        if poller is None:
+            poller = self.poller = select.poll()     # one poller: each connection's socket swapped in
+        if sock is not self.polled:
+            if self.polled is not None:
+                try:
+                    poller.unregister(self.polled)
+                except (OSError, ValueError, KeyError):   # closed already (CPython's poll wants its fd)
+                    pass
             poller.register(sock, select.POLLIN)
             self.polled = sock
         for _ in poller.ipoll(0):

@@ -5,6 +5,11 @@
 # (docs/club-mqtt.md); what chumicro-sockets adds beside it (TLS, UDP,
 # listeners, CircuitPython's and CPython's adapters) costs the Pico W heap it
 # cannot spare.
+#
+# One Connector and one _Stream live as long as the client (tallynet.client):
+# each attempt resets them (reset(), bind()) rather than making new ones, so
+# a broker restarted ten times in an evening leaves the heap as it found it;
+# only the socket itself is new each time.
 import errno
 import select
 import socket
@@ -18,15 +23,27 @@ _TCP = "awaiting_tcp"
 class _Stream:
     """The connected socket as the client reads and writes it."""
 
-    def __init__(self, sock):
+    def __init__(self):
+        self.sock = None
+
+    def bind(self, sock):
         self.sock = sock
-        self.send = sock.send
-        self.close = sock.close
-        self.setblocking = sock.setblocking
+        return self
+
+    def send(self, data):
+        return self.sock.send(data)  # type: ignore[union-attr]  # bound before the client has it
+
+    def close(self):
+        sock = self.sock
+        if sock is not None:
+            sock.close()
+
+    def setblocking(self, flag):
+        self.sock.setblocking(flag)  # type: ignore[union-attr]  # bound before the client has it
 
     def recv_into(self, buffer, nbytes=0):
         size = min(nbytes, len(buffer)) if nbytes > 0 else len(buffer)
-        got = self.sock.readinto(buffer, size)
+        got = self.sock.readinto(buffer, size)  # type: ignore[union-attr]  # bound before the client has it
         if got is None:
             raise OSError(errno.EAGAIN, "would block")
         return got
@@ -36,11 +53,31 @@ class Connector:
     def __init__(self, host, port):
         self.host = host
         self.port = port
+        self.stream = _Stream()
+        self._poll = select.poll()     # one poller, its one socket registered per attempt
+        self._polled = None
         self.state = _DNS
         self.socket = None
         self.last_error = None
         self._address = None
-        self._poll = None
+
+    def reset(self):
+        """A new attempt with the same connector (the client's transport factory)."""
+        self._unwatch()
+        self.state = _DNS
+        self.socket = None
+        self.last_error = None
+        self._address = None
+        return self
+
+    def _unwatch(self):
+        polled = self._polled
+        self._polled = None
+        if polled is not None:
+            try:
+                self._poll.unregister(polled)
+            except (OSError, ValueError, KeyError):   # closed already (CPython's poll wants its fd)
+                pass
 
     @property
     def io_socket(self):
@@ -72,17 +109,19 @@ class Connector:
                         sock.close()
                         raise
                 self.socket = sock
-                self._poll = select.poll()
                 self._poll.register(sock, select.POLLOUT)
+                self._polled = sock
                 return
-            poller = self._poll
-            events = poller.poll(0) if poller is not None else None
+            if self._polled is None:
+                return
+            events = self._poll.poll(0)
             if not events:
                 return
-            self._poll = None
-            if events[0][1] & (select.POLLERR | select.POLLHUP):
+            mask = events[0][1]
+            self._unwatch()
+            if mask & (select.POLLERR | select.POLLHUP):
                 raise OSError(errno.ECONNREFUSED, "the broker refused the TCP connection")
-            self.socket = _Stream(self.socket)
+            self.socket = self.stream.bind(self.socket)
             self.state = READY
         except Exception as exc:   # any failure ends this attempt; the client tries again with backoff
             self.last_error = exc
@@ -93,6 +132,7 @@ class Connector:
             return
         if self.last_error is None:
             self.last_error = OSError("cancelled")
+        self._unwatch()
         if self.socket is not None:
             try:
                 self.socket.close()
@@ -101,7 +141,3 @@ class Connector:
             self.socket = None
         self.state = FAILED
 
-
-def factory(host, port):
-    """The client's transport_factory: a fresh connector for each attempt."""
-    return lambda: Connector(host, port)
