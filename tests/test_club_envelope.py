@@ -120,6 +120,10 @@ def test_broker_urls():
         link.parse_url("http://broker.club")
     with pytest.raises(ValueError, match="port"):
         link.parse_url("mqtt://broker.club:99999")
+    # port 0 is no port to reach a broker on, not the default: said, not taken as 1883
+    with pytest.raises(ValueError, match="from 1 to 65535"):
+        link.parse_url("mqtt://broker.club:0")
+    assert link.parse_url("mqtt://broker.club").port == 1883
 
 
 def test_the_outbox_numbers_each_board_and_keeps_rows_until_confirmed(tmp_path):

@@ -75,6 +75,9 @@ def parse_url(url: str) -> BrokerAddress:
         port = parts.port
     except ValueError:
         raise ValueError(f"broker {url!r}: the port is not a number from 1 to 65535") from None
+    if port == 0:      # not "the default": nothing listens on port 0; left out, the port is 1883 (8883)
+        raise ValueError(f"broker {url!r}: the port is not a number from 1 to 65535 "
+                         "(leave it out for MQTT's own, 1883, or 8883 with mqtts://)")
     tls = parts.scheme == "mqtts"
     return BrokerAddress(parts.hostname, port or (8883 if tls else 1883), tls,
                          unquote(parts.username) if parts.username is not None else None,
