@@ -340,7 +340,7 @@ def test_three_wireless_boards_and_a_table_host_through_every_fault(evening, tmp
             # each wireless board seats itself from the director's round, as a table host seats one
             doc = evening.doc()
             for t in doc["tables"]:
-                until(lambda t=t: evening.board(t["table"])["round"] == 1, 30, f"table {t['table']} seated")
+                evening.wait(lambda t=t: evening.board(t["table"])["round"] == 1, f"table {t['table']} seated")
                 assert evening.board(t["table"])["names"] == t["names"] == PLAYERS[4 * t["table"] - 4:4 * t["table"]]
 
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, timeout=30_000)

@@ -23,6 +23,7 @@ SSID = "Club Wifi"
 # (bench/bench_wifi_board.py measures it; docs/benchmarks.md), and these tests
 # are about the protocol, not the heap.
 HEAP_SIZE = "512K"
+PICO_HEAP = "384K"           # the emulator's default: the Pico's heap, for the tests about the heap itself
 PASSPHRASE = "club-passphrase"
 
 
@@ -39,9 +40,10 @@ def wifi_flash(flash: Path, tag: int, table: int) -> Path:
 
 
 @contextlib.contextmanager
-def wifi_board(flash: Path, timeout: float = 3.0) -> Iterator[tuple[Emulator, Board]]:
-    """An emulator on a wifi_flash() folder with HEAP_SIZE, and a connected client (HELLO done)."""
-    with Emulator(flash=flash, heap_size=HEAP_SIZE) as emulator:
+def wifi_board(flash: Path, timeout: float = 3.0, heap_size: str = HEAP_SIZE) -> Iterator[tuple[Emulator, Board]]:
+    """An emulator on a wifi_flash() folder with heap_size (HEAP_SIZE unless told), and a connected
+    client (HELLO done)."""
+    with Emulator(flash=flash, heap_size=heap_size) as emulator:
         link = SerialTransport(emulator.port)
         board = Board(link, timeout=timeout)
         try:

@@ -91,8 +91,73 @@ def _value(value, out, depth):
         raise ValueError("only whole numbers, text, true, false, null, lists and objects are sent")
 
 
+class _Scratch:
+    """The one buffer canonical JSON is written into (made once: prepare()).
+    A list of pieces joined and encoded wanted blocks of two and three times
+    the message's size, which a Pico W's heap, an evening into its use, often
+    no longer has; written here, a body costs one block of its own size, and
+    a signature none. A value too long for it goes the list's way."""
+
+    def __init__(self, size):
+        self.buf = bytearray(size)
+        self.view = memoryview(self.buf)
+        self.size = size
+        self.n = 0
+
+    def append(self, text):
+        n = self.n
+        end = n + len(text)
+        if end > self.size:
+            raise _Overflow()
+        if _STR_IS_BUFFER:
+            self.buf[n:end] = text
+        else:                         # a small bytes a piece (ASCII: every piece is escaped)
+            self.buf[n:end] = text.encode()
+        self.n = end
+
+
+class _Overflow(Exception):
+    pass
+
+
+def _str_is_buffer():
+    try:
+        bytearray(1)[0:1] = "a"  # type: ignore[assignment]
+        return True
+    except (TypeError, NotImplementedError):   # MicroPython: bytes or an array only
+        return False
+
+
+_STR_IS_BUFFER = _str_is_buffer()
+SCRATCH = const(2048)      # a board's body with a game's hands, a round of a club of 40: larger ones go the list's way
+_scratch = None
+
+
+def prepare():
+    """The scratch buffer made now (the link's start: the heap not yet cut up)."""
+    global _scratch
+    if _scratch is None:
+        _scratch = _Scratch(SCRATCH)
+    return _scratch
+
+
+def _written(fields):
+    """The canonical JSON in the scratch buffer (a view of it: good until the
+    next call), or None if it does not fit."""
+    out = prepare()
+    out.n = 0
+    try:
+        _value(fields, out, 0)
+    except _Overflow:
+        return None
+    return out.view[:out.n]
+
+
 def canonical(fields):
     """The canonical JSON of a value, as bytes (ASCII)."""
+    view = _written(fields)
+    if view is not None:
+        return bytes(view)
     out = []
     _value(fields, out, 0)
     return "".join(out).encode()
@@ -133,7 +198,8 @@ def hex_digest(data):
 
 def signature(key, fields):
     """The sig of an envelope's fields (every one but sig): 64 lowercase hex digits."""
-    return hex_digest(hmac_sha256(key, canonical(fields)))
+    view = _written(fields)
+    return hex_digest(hmac_sha256(key, view if view is not None else canonical(fields)))
 
 
 def seal(key, event, board, seq, kind, body):

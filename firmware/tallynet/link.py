@@ -81,6 +81,7 @@ class Link:
         self.app = app
         self.net = net
         self.led = led               # the Pico W's LED: a callable taking 0 or 1 (tallypanel.hw.link_led)
+        envelope.prepare()           # before the heap is cut up: canonical JSON's one buffer
         self.outbox = Outbox(app.root)
         self.outbox.load()
         self.seat = Seat(app.root)

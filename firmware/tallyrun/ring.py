@@ -81,9 +81,11 @@ class FileDevice:
                                                                       PLACEHOLDER)
             os.rename(path, path + ".bad")
         if size != blocks * BLOCK:
+            blank = self.scratch       # a page at a time: a block's worth in one piece is a 4 KB block
+            for i in range(PAGE):      # of the heap, which a board on Wi-Fi may no longer have
+                blank[i] = 0xFF
             with open(path, "wb") as f:
-                blank = b"\xff" * BLOCK
-                for _ in range(blocks):
+                for _ in range(blocks * (BLOCK // PAGE)):
                     f.write(blank)
         self.file = open(path, "r+b")
 
