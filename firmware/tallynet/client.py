@@ -101,5 +101,29 @@ class Client(MQTTClient):
             self._connector.cancel()  # type: ignore[has-type]
             self._connector = None
         self._transport_deadline_ticks = None
-        if self.state != _mqtt.ProtocolState.DISCONNECTED:
+        if self.state != _mqtt.ProtocolState.DISCONNECTED:  # type: ignore[has-type]
             self._enter_failed()
+
+    def drop(self):
+        """The Wi-Fi went: the socket closed without a DISCONNECT (nothing
+        reaches the broker now; it publishes the board's will when its
+        keepalive runs out), the client kept for connect() when it is back."""
+        if self._connector is not None:
+            self._connector.cancel()
+            self._connector = None
+        sock = self._socket  # type: ignore[has-type]
+        self._socket = None
+        if sock is not None:
+            try:
+                sock.close()
+            except Exception:
+                pass
+        self._reset_transient_state()
+        if self._clean_session:
+            self._in_flight.clear()
+            self._next_packet_id = 1
+        was_connected = self.state == _mqtt.ProtocolState.CONNECTED  # type: ignore[has-type]
+        self.state = _mqtt.ProtocolState.DISCONNECTED
+        self._user_wants_connected = False
+        if was_connected:
+            self.on_disconnect()

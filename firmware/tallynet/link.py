@@ -406,15 +406,13 @@ class Link:
                 net.error = "broker_unreachable"
 
     def _pause_client(self):
-        """The Wi-Fi went: the broker connection closed, the client kept for its return."""
+        """The Wi-Fi went: the broker connection dropped (no DISCONNECT: the broker
+        publishes the board's will), the client kept for its return."""
         client = self.client
         self.connected_at = None
         self.net.broker = False
         if client is not None:
-            try:
-                client.disconnect()
-            except Exception:
-                pass
+            client.drop()
 
     def _drop_client(self):
         client = self.client
