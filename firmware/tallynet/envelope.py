@@ -27,6 +27,7 @@ DIRECTOR = "director"
 MAX_BYTES = const(65536)
 MAX_DEPTH = const(8)
 _BLOCK = const(64)
+_SIG_FIELD = const(73)     # ,"sig":"<64 hex>"
 _HEX = "0123456789abcdef"
 _ESCAPES = {34: '\\"', 92: "\\\\", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t"}
 _FIELDS = ("board", "body", "event", "kind", "seq", "sig", "v")
@@ -212,12 +213,28 @@ def seal_body(key, event, board, seq, kind, body):
     again after a power cut is the same bytes as before it."""
     head = canonical({"board": board})[:-1] + b',"body":'
     tail = (b"," + canonical({"event": event, "kind": kind, "seq": seq})[1:-1])
-    unsigned = head + body + tail + b',"v":%d}' % VERSION
-    sig = hex_digest(hmac_sha256(key, unsigned)).encode()
-    data = head + body + tail + b',"sig":"' + sig + b'","v":%d}' % VERSION
+    end = b',"v":%d}' % VERSION
+    out = prepare()
+    if len(head) + len(body) + len(tail) + len(end) + _SIG_FIELD <= out.size:
+        # in the scratch buffer: one block of the message's size, not six (each + made one)
+        buf = out.buf
+        n = _put(buf, _put(buf, _put(buf, 0, head), body), tail)
+        sig = hex_digest(hmac_sha256(key, out.view[:_put(buf, n, end)])).encode()
+        n = _put(buf, _put(buf, _put(buf, n, b',"sig":"'), sig), b'"')
+        data = bytes(out.view[:_put(buf, n, end)])
+    else:
+        unsigned = head + body + tail + end
+        sig = hex_digest(hmac_sha256(key, unsigned)).encode()
+        data = head + body + tail + b',"sig":"' + sig + b'"' + end
     if len(data) > MAX_BYTES:
         raise ValueError("message of %d bytes; at most %d" % (len(data), MAX_BYTES))
     return data
+
+
+def _put(buf, n, data):
+    end = n + len(data)
+    buf[n:end] = data
+    return end
 
 
 def _same(a, b):
