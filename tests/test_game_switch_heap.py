@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "firmware"))
 from tallycore.games import GAMES  # noqa: E402  (the board's own table: names and player ranges)
 
 SWITCHES = 200
-TIGHT_HEAP = "288K"
+TIGHT_HEAP = "304K"
 # Measured while this was written (docs/benchmarks.md, "Game switches and the heap"): before a
 # switch collected and tried again, seed 21 failed at 256K at switch 115, and (after main's
 # protocol 4 grew the app) at 336K at switch 19, both with "NEW bishops_whist 4" -> "MemoryError:
@@ -31,7 +31,11 @@ TIGHT_HEAP = "288K"
 # 21 at switch 19 or 29), twice with the app stopped as its ERR BOARD formatted the MemoryError.
 # Since a switch collects before it loads the next game's code (tallycore.games.load_module), 288K
 # passed both seeds in every run (6 of 6, on a loaded machine): the test plays the emulator's own
-# heap and that one.
+# heap and that one. Then the NET verb's tables (issue 24: its keys, forms and fields, 9 KB of the
+# 64-bit port's heap) joined the protocol module every board loads, and 288K failed again at
+# switch 20 or 46 (NEW skicket 4, answered with the board's own MemoryError words, the board
+# serving on); 304K passes both seeds. Moving those tables into tallynet, loaded on a board with
+# Wi-Fi only, is on issue 24; then this goes back to 288K.
 
 
 def switches(seed: int) -> list[tuple[str, int]]:
