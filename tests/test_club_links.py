@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,37 +18,20 @@ from click.testing import CliRunner
 from tallyboard.cli import main
 from tallyboard.club import envelope
 from tallyboard.console import Console
-from tallyboard.event import EventStore, play
+from tallyboard.event import play
 from tallyboard.event import club as club_mod
 from tallyboard.event import watch, web
 from tallyboard.event.tables import event_tag
 
+from club_director_support import Message, unstarted_director
+
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lou"]   # three tables
-
-
-@dataclass
-class Message:          # what paho hands the worker
-    topic: str
-    payload: bytes
-    qos: int = 0
-    mid: int = 0
 
 
 @pytest.fixture
 def director(tmp_path: Path, monkeypatch):
-    for key, where in (("TALLYBOARD_ARCHIVE", "archive.sqlite3"), ("XDG_STATE_HOME", "state"),
-                       ("XDG_CACHE_HOME", "cache"), ("TALLYBOARD_EMULATOR_HOME", "emu")):
-        monkeypatch.setenv(key, str(tmp_path / where))
-    result = CliRunner().invoke(main, ["event", "create", "Club night", *[a for p in PLAYERS for a in ("--player", p)],
-                                       "--rounds", "2"])
-    assert result.exit_code == 0, result.output
-    store = EventStore()
-    made = club_mod.Director(store, store.event(), "mqtt://director:unused@127.0.0.1:9")   # never started
-    try:
+    with unstarted_director(tmp_path, monkeypatch, PLAYERS) as made:
         yield made
-    finally:
-        made.link.stop()
-        store.close()
 
 
 def ident(director, table: int) -> str:
