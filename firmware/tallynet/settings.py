@@ -6,6 +6,7 @@
 # is unset). Nothing read is evaluated.
 import os
 
+from tallyrun.config import read_small
 from tallyrun.protocol import NET_KEYS, NET_BROKER_PORT, NET_KEY, NET_DIRECTOR_KEY
 
 NET_FILE = "net.txt"
@@ -203,16 +204,9 @@ class Net:
 
     def load(self):
         """Read net.txt if there is one; True if it was there."""
-        try:
-            f = open(self.path, "rb")
-        except OSError:
+        data = read_small(self.path, 2048)
+        if data is None:
             return False
-        try:
-            data = f.read(2048)
-        except OSError:
-            data = b""
-        finally:
-            f.close()
         self.problems = 0
         for raw in data.split(b"\n"):
             if not raw:

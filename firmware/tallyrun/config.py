@@ -12,6 +12,21 @@ from tallyrun.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, 
 CONFIG_FILE = "config.txt"
 
 
+def read_small(path, most):
+    """Up to `most` bytes of a small settings file; None if there is none
+    (a read that fails gives b"": the file's lines keep their defaults)."""
+    try:
+        f = open(path, "rb")
+    except OSError:
+        return None
+    try:
+        return f.read(most)
+    except OSError:
+        return b""
+    finally:
+        f.close()
+
+
 def _valid_text(text, lo, hi):
     # A name as the board keeps and shows it: lo..hi of protocol.NAME_CHARS
     # (A-Z a-z 0-9 _ - .), so no control, bidi override or other character
@@ -126,16 +141,9 @@ class Config:
         """Read the file if there is one; returns True if it was there. A line
         that cannot be read (bad bytes, a value out of range) keeps its
         default; problems counts them and bad_lines names the first few."""
-        try:
-            f = open(self.path, "rb")
-        except OSError:
+        data = read_small(self.path, 4096)
+        if data is None:
             return False
-        try:
-            data = f.read(4096)
-        except OSError:
-            data = b""
-        finally:
-            f.close()
         self.problems = 0
         self.bad_lines = []
         self.crc = crc16(data, 0, len(data))
