@@ -252,12 +252,19 @@ def _create(root, device):
     everywhere else), find its blocks on the device, write journal.map."""
     nonce = os.urandom(4)
     path = root + PLACEHOLDER
-    buf = bytearray(b"\xff" * BLOCK)
+    # written a page at a time: a whole block's buffer (4 KB in one piece) is
+    # more than a fragmented heap may hold when the board's first game starts
+    blank = b"\xff" * PAGE
+    first = bytearray(blank)
     with open(path + ".tmp", "wb") as f:
         for index in range(RING_BLOCKS):
-            data = BLOCK - pointer_bytes(index)
-            _marker(buf, 0, index, nonce)
-            f.write(memoryview(buf)[:data])
+            _marker(first, 0, index, nonce)
+            f.write(first)
+            left = BLOCK - pointer_bytes(index) - PAGE
+            while left:
+                chunk = PAGE if left > PAGE else left
+                f.write(blank if chunk == PAGE else memoryview(blank)[:chunk])
+                left -= chunk
     os.rename(path + ".tmp", path)
     found = [-1] * RING_BLOCKS
     prefixes = [b""] * RING_BLOCKS
