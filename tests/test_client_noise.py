@@ -77,7 +77,7 @@ def test_junk_requests_get_one_reply_each_and_no_crash(emu):
         try:
             board.send_frame(seq, frame, timeout=2.0)
         except BoardError as exc:
-            assert exc.code in {row[0].decode() for row in protocol.ERRORS}, exc
+            assert exc.code in {code.decode() for code in protocol.ERRORS}, exc
     assert emulator.running
     current = board.rebuild()          # replays with the host core and checks the board's figures
     assert current.name == "skicket"

@@ -248,9 +248,9 @@ RESTARTS = 10
 def test_the_broker_restarted_ten_times_at_the_picos_heap(evening, tmp_path):
     """The board's client, transport and buffers are made once and reused (tallynet.client): after
     each of ten broker restarts in a row, on the Pico-sized heap, the board is back, the change made
-    while the broker was away (a hand, then its undo, in turn) reaches the director, and the heap's
-    largest free block is as large as after the first connection (a new 4 KB receive buffer each
-    time fragmented it until every try raised MemoryError)."""
+    while the broker was away (a hand, then its undo, in turn) reaches the director, and the heap
+    in use after a collection is what it was after the first connection with the same game in play
+    (a new 4 KB receive buffer each time fragmented the heap until every try raised MemoryError)."""
     flash = wb.wifi_flash(tmp_path / "flash", TAG, TABLE)
     with wb.wifi_board(flash, heap_size=wb.PICO_HEAP) as (emulator, board):
         enrolled(evening, emulator, board)
@@ -258,7 +258,7 @@ def test_the_broker_restarted_ten_times_at_the_picos_heap(evening, tmp_path):
         until_hands(evening, board, emulator, [HAND_1[1]], 30, "the first hand at the director")
         until(lambda: board.request("NET")["waiting"] == "0", 30, "the director's confirmation")
         first = board.request("STATS")
-        blocks = {1: [int(first["block"])], 2: []}       # by the hands in play when measured
+        in_use = {1: [int(first["alloc"])], 2: []}       # by the hands in play when measured
         for restart in range(1, RESTARTS + 1):
             evening.broker.stop()
             until(lambda: board.request("NET")["broker"] == "0", 40, f"the board noticing restart {restart}")
@@ -274,13 +274,15 @@ def test_the_broker_restarted_ten_times_at_the_picos_heap(evening, tmp_path):
             evening.broker.start()
             until_hands(evening, board, emulator, hands, 40, f"{len(hands)} hands after restart {restart}")
             until(lambda: board.request("NET")["waiting"] == "0", 30, f"confirmation after restart {restart}")
-            blocks[len(hands)].append(int(board.request("STATS")["block"]))
-        # reconnections cost the heap nothing: with the same game in play, the largest free block
-        # does not shrink from one to the next: the middle measurement and the best of the last three
-        # are as large as the first, to the 64 bytes it is measured in (where the garbage of a step
-        # lies when STATS collects moves it a little either way: one in ten lower is not a trend)
-        for hands, measured in blocks.items():
-            assert sorted(measured)[len(measured) // 2] >= measured[0] - 64, (hands, blocks)
-            assert max(measured[-3:]) >= measured[0] - 64, (hands, blocks)
+            in_use[len(hands)].append(int(board.request("STATS")["alloc"]))
+        # reconnections cost the heap nothing: with the same game in play, the bytes in use after
+        # STATS's collection come back to those of the first measurement (seen: equal to the byte,
+        # 358,400 with one hand and 358,496 with two, on the unix port). A leak grows with every
+        # restart, so the least of the last three would be above the first; one high reading is a
+        # stale pointer the conservative collector kept, not a leak. Not the largest free block:
+        # where a collection leaves the free pieces moves it by kilobytes from one step to the
+        # next (3 KB to 8 KB seen with the same bytes in use)
+        for hands, measured in in_use.items():
+            assert min(measured[-3:]) <= measured[0] + 64, (hands, in_use)
         assert board.request("STATS")["errors"] == first["errors"]     # no MemoryError caught on the way
         evening.check_exactly_once()

@@ -60,7 +60,8 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 # are declared by its rules module (tallycore.game explains how) and taken
 # only while that game is in play. A row:
 # (verb, ((arg, type, lo, hi, index), ...), optional trailing args, reply
-#  fields, what it does, what it changes)
+#  fields, what it changes); what it does is said for people by
+#  tallyrun.wirefields.VERB_DOES (host only: the board never sends it)
 # index: b"player", b"seat" or b"" (tallycore.game). What it changes: b"" (it
 # only reads), or the change it journals and pushes an event for: b"apply"
 # (an event: n + 1), b"undo" (n - 1), b"new" (n = 0), b"kept" (the archive
@@ -76,7 +77,7 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 CHANGED = ("n", "top", "eseq")
 # NET (a board's link to a club evening over Wi-Fi and MQTT): its ops, its
 # settings and its reply. A row of NET_KEYS: (key, form, lo, hi, secret,
-# may be none, default, what it is). Forms: b"bytes" lo..hi bytes (%XX-escaped
+# may be none, default); what each is: tallyrun.wirefields.NET_KEY_MEANINGS. Forms: b"bytes" lo..hi bytes (%XX-escaped
 # on the line); b"name" a topic level: lo..hi letters, digits, _ . - starting
 # with a letter or digit; b"host" a host name or IPv4 address (letters,
 # digits, . -); b"int" decimal lo..hi; b"key" lo..hi bytes written as twice
@@ -85,20 +86,15 @@ CHANGED = ("n", "top", "eseq")
 NET_OPS = (b"GET", b"SET", b"LEAVE")
 MAX_NET_VALUE = const(84)     # characters of a value on the line, escapes included (NET GET's reply fits too)
 NET_KEYS = (
-    (b"ssid", b"bytes", 1, 32, False, False, None, "the Wi-Fi network's name"),
-    (b"wifi_password", b"bytes", 8, 63, True, True, None, "the Wi-Fi's passphrase (- for an open network)"),
-    (b"broker_host", b"host", 1, 64, False, False, None, "the MQTT broker's host name or IPv4 address"),
-    (b"broker_port", b"int", 1, 65535, False, False, 1883, "the broker's port"),
-    (b"broker_user", b"bytes", 1, 64, False, True, None, "the board's broker login (- : its table's, the board's "
-                                                          "identity, as the club's ACL names each table's)"),
-    (b"broker_password", b"bytes", 1, 64, True, True, None, "that login's password (- : its table's, derived from "
-                                                            "the key as the director writes the broker's users)"),
-    (b"event", b"name", 1, 64, False, False, None, "the evening's id on the wire (its club id); the board's "
-                                                  "identity there is its CFG event and table: <tag, 4 hex>.<table>"),
-    (b"key", b"key", 16, 16, True, False, None, "the key that signs the board's messages (its table's key in "
-                                                "the join code), 32 hex digits"),
-    (b"director_key", b"key", 16, 16, True, False, None, "the key the director signs the round and applied "
-                                                         "with (in the join code), 32 hex digits"),
+    (b"ssid", b"bytes", 1, 32, False, False, None),
+    (b"wifi_password", b"bytes", 8, 63, True, True, None),
+    (b"broker_host", b"host", 1, 64, False, False, None),
+    (b"broker_port", b"int", 1, 65535, False, False, 1883),
+    (b"broker_user", b"bytes", 1, 64, False, True, None),
+    (b"broker_password", b"bytes", 1, 64, True, True, None),
+    (b"event", b"name", 1, 64, False, False, None),
+    (b"key", b"key", 16, 16, True, False, None),
+    (b"director_key", b"key", 16, 16, True, False, None),
 )
 NET_KEY_NAMES = tuple(row[0] for row in NET_KEYS)
 (NET_SSID, NET_WIFI_PASSWORD, NET_BROKER_HOST, NET_BROKER_PORT, NET_BROKER_USER, NET_BROKER_PASSWORD,
@@ -109,53 +105,26 @@ CFG_OPS = (b"GET", b"SET")
 _CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
 _CFG_PLAYER = (b"player", T_INT, 0, MAX_PLAYERS - 1, b"player")
 VERBS = (
-    (b"HELLO", (), 0,
-     ("fw", "proto", "board", "games", "frame", "log", "HELLO.players", "seqs"),
-     "identify: firmware and protocol versions, board definition, number of games (GAME lists them), limits",
-     b""),
+    (b"HELLO", (), 0, ("fw", "proto", "board", "games", "frame", "log", "HELLO.players", "seqs"), b""),
     (b"GAME", ((b"index", T_INT, 0, len(GAMES) - 1, b""),), 0,
-     ("index", "name", "min", "max", "GAME.options"),
-     "the game at index 0..games-1 of HELLO: its name, player range and the keys of its options", b""),
+     ("index", "name", "min", "max", "GAME.options"), b""),
     (b"NEW", ((b"game", T_GAME, 0, 0, b""), (b"players", T_INT, 1, MAX_PLAYERS, b""),
-              (b"options", T_INT, 0, 0xFFFF, b"")), 1,
-     CHANGED, "start a new game (options default 0; + 32768: confirmation by an opponent forced on); "
-              "drops the game in progress", b"new"),
-    (b"EV", ((b"event", T_INT, 0, EVENT_LIMIT - 1, b""),), 0,
-     APPLIED, "apply one event of the game in play, packed as its layout says (any game)", b"apply"),
-    (b"UNDO", (), 0, CHANGED, "undo the last event (it goes on the redo stack)", b"undo"),
-    (b"REDO", (), 0, APPLIED, "redo the last undone event", b"apply"),
+              (b"options", T_INT, 0, 0xFFFF, b"")), 1, CHANGED, b"new"),
+    (b"EV", ((b"event", T_INT, 0, EVENT_LIMIT - 1, b""),), 0, APPLIED, b"apply"),
+    (b"UNDO", (), 0, CHANGED, b"undo"),
+    (b"REDO", (), 0, APPLIED, b"apply"),
     (b"OPEN", (), 0,
-     ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "OPEN.held", "ccrc", "notes"),
-     "open a session as HELLO does, with what says whether a host's copy of the game is current", b""),
-    (b"STATE", (), 0,
-     ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"),
-     "summary for resynchronisation", b""),
-    (b"SCORE", (), 0,
-     ("hands", "complete", "winners", "totals"),
-     "the score now, the hand in progress included (Roquet: its tally pegs count)", b""),
-    (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0,
-     ("at", "LOG.count", "top", "LOG.ev"),
-     "the event log (redo stack included) from index at, as many as fit in a frame", b""),
-    (b"STATS", (), 0,
-     ("free", "alloc", "block", "served", "journal", "errors"),
-     "the board's health: heap bytes free and in use (after a collection), the largest free block, "
-     "requests served, journal records, internal and display errors", b""),
-    (b"NOTE", ((b"index", T_INT, 0, MAX_NOTES - 1, b""),), 0,
-     ("NOTE.count", "NOTE.text"),
-     "the problems the board found when it started (STATE's notes says how many)", b""),
+     ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "OPEN.held", "ccrc", "notes"), b""),
+    (b"STATE", (), 0, ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"), b""),
+    (b"SCORE", (), 0, ("hands", "complete", "winners", "totals"), b""),
+    (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0, ("at", "LOG.count", "top", "LOG.ev"), b""),
+    (b"STATS", (), 0, ("free", "alloc", "block", "served", "journal", "errors"), b""),
+    (b"NOTE", ((b"index", T_INT, 0, MAX_NOTES - 1, b""),), 0, ("NOTE.count", "NOTE.text"), b""),
     (b"CFG", (_CFG_OP, (b"key", T_WORD, 0, 0, b""), _CFG_PLAYER, (b"value", T_TEXT, 1, MAX_BOARD_NAME, b"")), 2,
-     ("key", "player", "value"),
-     "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)", b"cfg"),
-    (b"KEPT", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"lcrc", T_HEX, 0, 0xFFFF, b"")), 0,
-     CHANGED, "the host's archive holds the game as it stands: its n events in force, lcrc = CRC-16 of "
-              "log[0:n] in 4 hex digits as STATE writes it; the board's own new game then does not warn "
-              "that it is not archived", b"kept"),
+     ("key", "player", "value"), b"cfg"),
+    (b"KEPT", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"lcrc", T_HEX, 0, 0xFFFF, b"")), 0, CHANGED, b"kept"),
     (b"NET", ((b"op", T_WORD, NET_OPS, 0, b""), (b"key", T_WORD, NET_KEY_NAMES, 0, b""),
-              (b"value", T_ESC, 1, MAX_NET_VALUE, b"")), 3,
-     NET_FIELDS,
-     "the club link of a board with Wi-Fi (docs/club-mqtt.md, A board on the club's Wi-Fi): NET and NET LEAVE "
-     "(the evening left: settings and numbering forgotten) reply the link's state (wifi to error); NET GET key "
-     "and NET SET key value (NET_KEYS) reply key and value (a secret's value: set)", b"net"),
+              (b"value", T_ESC, 1, MAX_NET_VALUE, b"")), 3, NET_FIELDS, b"net"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
  V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS))
@@ -179,38 +148,24 @@ CONFIG_KEYS = (
 PLAYER_COLOURS = (0xFF2000, 0x0040FF, 0x00C000, 0xC000C0,
                   0xFFC000, 0x00C0C0, 0xFF60A0, 0xC0C0C0)
 
-# Error codes: (code, what it means)
-ERRORS = (
-    (b"FRAME", "the line is too long, not printable ASCII, or not a frame"),
-    (b"CRC", "the checksum is missing or wrong"),
-    (b"SEQ", "the sequence number is missing or not 1..65535"),
-    (b"VERB", "unknown verb, or a game's own verb while another game is in play"),
-    (b"ARGS", "wrong number of arguments or a malformed argument"),
-    (b"RANGE", "an argument is out of range"),
-    (b"RULE", "the rules do not allow it now (no game, game over, nothing to undo, a hand pending)"),
-    (b"FULL", "the event log is full: the game is kept; archive it and start a new one"),
-    (b"FLASH", "the board could not write its flash; nothing was changed"),
-    (b"BOARD", "the board hit an internal error serving the request; send STATE to see where it stands"),
-)
+# Error codes, as ERR writes them (what each means: tallyrun.wirefields.ERROR_MEANINGS)
+ERRORS = (b"FRAME", b"CRC", b"SEQ", b"VERB", b"ARGS", b"RANGE", b"RULE", b"FULL", b"FLASH", b"BOARD")
 E_OK = const(0)  # not an error: parse succeeded
 E_FRAME, E_CRC, E_SEQ, E_VERB, E_ARGS, E_RANGE, E_RULE, E_FULL, E_FLASH, E_BOARD = range(1, len(ERRORS) + 1)
 
-# Events pushed by the board: (kind, fields, when)
+# Events pushed by the board: (kind, fields); when each is pushed: tallyrun.wirefields.EVENT_WHEN
 EVENTS = (
-    (b"BOOT", ("fw", "proto", "game", "n", "top"), "the app started (state restored from flash)"),
-    (b"NEW", ("game", "players", "options", "n", "top"), "a new game started"),
-    (b"EV", ("n", "top", "ev", "src", "totals"), "an event was applied (src=host or board)"),
-    (b"UNDO", ("n", "top", "src", "totals"), "the last event was undone"),
-    (b"REDO", ("n", "top", "ev", "src", "totals"), "an undone event was redone"),
-    (b"CFG", ("key", "player", "value"), "a config value changed"),
-    (b"NOTE", ("text",), "a problem for people to read, or why the board refused a press of its buttons "
-                         "(spaces written as _)"),
-    (b"HELD", ("n", "top", "held", "by", "src"),
-     "a change waits for its confirmation by an opponent (held=kind,event; by: who may accept, bit mask)"),
-    (b"ACCEPT", ("held", "n", "top", "src", "totals"),
-     "the held change was accepted on the board and made (n top after it)"),
-    (b"REJECT", ("held", "n", "top", "src"), "the held change was rejected on the board and dropped (n top after it)"),
-    (b"KEPT", ("n",), "the host's archive holds the game as it stands (its first n events)"),
+    (b"BOOT", ("fw", "proto", "game", "n", "top")),
+    (b"NEW", ("game", "players", "options", "n", "top")),
+    (b"EV", ("n", "top", "ev", "src", "totals")),
+    (b"UNDO", ("n", "top", "src", "totals")),
+    (b"REDO", ("n", "top", "ev", "src", "totals")),
+    (b"CFG", ("key", "player", "value")),
+    (b"NOTE", ("text",)),
+    (b"HELD", ("n", "top", "held", "by", "src")),
+    (b"ACCEPT", ("held", "n", "top", "src", "totals")),
+    (b"REJECT", ("held", "n", "top", "src")),
+    (b"KEPT", ("n",)),
 )
 EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE, EV_HELD, EV_ACCEPT, EV_REJECT, EV_KEPT = range(
     len(EVENTS))
@@ -723,7 +678,7 @@ class Writer:
         self.length = 0
         self.number(seq)
         self.text(b" ERR ")
-        self.text(ERRORS[code - 1][0])
+        self.text(ERRORS[code - 1])
         self.byte(32)
         if isinstance(message, bytes):
             # the firmware's own words, kept as written ("end the frame with
@@ -740,7 +695,7 @@ class Writer:
         self.length = 0
         self.number(seq)
         self.text(b" ERR ")
-        self.text(ERRORS[code - 1][0])
+        self.text(ERRORS[code - 1])
         self.byte(32)
         self.text(arg[0])
         self.text(b": ")

@@ -97,3 +97,79 @@ CONFIG_MEANINGS = {
     "table": "its table at that evening, 1 the head (0: none); the OLED sheet's heading then says `T3 R2`",
     "round": "the round in play at that table",
 }
+
+
+# What each of the runtime's verbs (protocol.VERBS) does: docs/protocol.md's
+# verb table and protocol.json's verbs (a game's own verbs say it in their rows).
+VERB_DOES = {
+    "HELLO": "identify: firmware and protocol versions, board definition, number of games (GAME "
+             "lists them), limits",
+    "GAME": "the game at index 0..games-1 of HELLO: its name, player range and the keys of its options",
+    "NEW": "start a new game (options default 0; + 32768: confirmation by an opponent forced "
+           "on); drops the game in progress",
+    "EV": "apply one event of the game in play, packed as its layout says (any game)",
+    "UNDO": "undo the last event (it goes on the redo stack)",
+    "REDO": "redo the last undone event",
+    "OPEN": "open a session as HELLO does, with what says whether a host's copy of the game is current",
+    "STATE": "summary for resynchronisation",
+    "SCORE": "the score now, the hand in progress included (Roquet: its tally pegs count)",
+    "LOG": "the event log (redo stack included) from index at, as many as fit in a frame",
+    "STATS": "the board's health: heap bytes free and in use (after a collection), the largest "
+             "free block, requests served, journal records, internal and display errors",
+    "NOTE": "the problems the board found when it started (STATE's notes says how many)",
+    "CFG": "CFG GET key [player] / CFG SET key [player] value (see CONFIG_KEYS)",
+    "KEPT": "the host's archive holds the game as it stands: its n events in force, lcrc = "
+            "CRC-16 of log[0:n] in 4 hex digits as STATE writes it; the board's own new game "
+            "then does not warn that it is not archived",
+    "NET": "the club link of a board with Wi-Fi (docs/club-mqtt.md, A board on the club's "
+           "Wi-Fi): NET and NET LEAVE (the evening left: settings and numbering forgotten) "
+           "reply the link's state (wifi to error); NET GET key and NET SET key value "
+           "(NET_KEYS) reply key and value (a secret's value: set)",
+}
+
+# What each error code (protocol.ERRORS) means.
+ERROR_MEANINGS = {
+    "FRAME": "the line is too long, not printable ASCII, or not a frame",
+    "CRC": "the checksum is missing or wrong",
+    "SEQ": "the sequence number is missing or not 1..65535",
+    "VERB": "unknown verb, or a game's own verb while another game is in play",
+    "ARGS": "wrong number of arguments or a malformed argument",
+    "RANGE": "an argument is out of range",
+    "RULE": "the rules do not allow it now (no game, game over, nothing to undo, a hand pending)",
+    "FULL": "the event log is full: the game is kept; archive it and start a new one",
+    "FLASH": "the board could not write its flash; nothing was changed",
+    "BOARD": "the board hit an internal error serving the request; send STATE to see where it stands",
+}
+
+# When the board pushes each event (protocol.EVENTS).
+EVENT_WHEN = {
+    "BOOT": "the app started (state restored from flash)",
+    "NEW": "a new game started",
+    "EV": "an event was applied (src=host or board)",
+    "UNDO": "the last event was undone",
+    "REDO": "an undone event was redone",
+    "CFG": "a config value changed",
+    "NOTE": "a problem for people to read, or why the board refused a press of its buttons "
+            "(spaces written as _)",
+    "HELD": "a change waits for its confirmation by an opponent (held=kind,event; by: who may "
+            "accept, bit mask)",
+    "ACCEPT": "the held change was accepted on the board and made (n top after it)",
+    "REJECT": "the held change was rejected on the board and dropped (n top after it)",
+    "KEPT": "the host's archive holds the game as it stands (its first n events)",
+}
+
+# What each club link setting (protocol.NET_KEYS) is.
+NET_KEY_MEANINGS = {
+    "ssid": "the Wi-Fi network's name",
+    "wifi_password": "the Wi-Fi's passphrase (- for an open network)",
+    "broker_host": "the MQTT broker's host name or IPv4 address",
+    "broker_port": "the broker's port",
+    "broker_user": "the board's broker login (- : its table's, the board's identity, as the club's ACL "
+                   "names each table's)",
+    "broker_password": "that login's password (- : its table's, derived from the key as the director "
+                       "writes the broker's users)",
+    "event": "the evening's id on the wire (its club id); the board's identity there is its CFG "
+             "event and table: <tag, 4 hex>.<table>",
+    "key": "the key that signs the board's messages (its table's key in the join code), 32 hex digits",
+    "director_key": "the key the director signs the round and applied with (in the join code), 32 hex digits",
+}

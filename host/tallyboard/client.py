@@ -35,7 +35,7 @@ class RequestError(TallyboardError, ValueError):
 
 GARBLED_WAIT = 0.25   # seconds to wait for our reply after a seq-0 error
 
-ERROR_CODES = {row[0].decode() for row in protocol.ERRORS}
+ERROR_CODES = {code.decode() for code in protocol.ERRORS}
 EVENT_KINDS = {row[0].decode(): row[1] for row in protocol.EVENTS}
 
 
@@ -195,7 +195,7 @@ class Board:
     def _in_host_words(self, code: str) -> str | None:
         """What to do after a refusal, where the host says it better with its
         own commands; None: the board's words say it."""
-        if code == protocol.ERRORS[protocol.E_FULL - 1][0].decode():
+        if code == protocol.ERRORS[protocol.E_FULL - 1].decode():
             return log_full(self.hello_fields.get("log", core_game.LOG_CAPACITY))
         return None
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from tallycore import games as core_games
 from tallyrun import protocol as P
-from tallyrun.wirefields import CONFIG_MEANINGS, FIELDS
+from tallyrun.wirefields import CONFIG_MEANINGS, ERROR_MEANINGS, EVENT_WHEN, FIELDS, NET_KEY_MEANINGS, VERB_DOES
 from . import portshare
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -141,7 +141,7 @@ def _modules() -> list[tuple[str, Any, list[str]]]:
     return list(seen.values())
 
 
-def _verb(row: tuple, declared_by: list[str], optional: int, reply: tuple, change: str) -> dict[str, Any]:
+def _verb(row: tuple, declared_by: list[str], optional: int, reply: tuple, change: str, does: str) -> dict[str, Any]:
     args = row[1]
     is_cfg = row[0] == b"CFG"
     parsed = [_arg(a, i >= len(args) - optional or (is_cfg and a[0] == b"player")) for i, a in enumerate(args)]
@@ -157,18 +157,16 @@ def _verb(row: tuple, declared_by: list[str], optional: int, reply: tuple, chang
         "changes": change or None,
         "what_it_changes": CHANGES[change],
         "reply": [_field(_text(row[0]), f) for f in reply],
-        "does": row[4] if len(row) > 4 else row[2],
+        "does": does,
     }
 
 
 def spec() -> dict[str, Any]:
-    verbs = [_verb(row, ["core"], row[2], row[3], _text(row[5])) for row in P.VERBS]
+    verbs = [_verb(row, ["core"], row[2], row[3], _text(row[4]), VERB_DOES[_text(row[0])]) for row in P.VERBS]
     game_rows = []
     for module_name, rules, names in _modules():
         for row in rules.VERBS:
-            verb = _verb((row[0], row[1], 0, P.APPLIED, row[2]), names, 0, P.APPLIED, "apply")
-            verb["does"] = row[2]
-            verbs.append(verb)
+            verbs.append(_verb(row, names, 0, P.APPLIED, "apply", row[2]))
     for index, row in enumerate(core_games.GAMES):
         rules = core_games.load(index)
         game_rows.append({
@@ -239,18 +237,18 @@ def spec() -> dict[str, Any]:
         "types": TYPES,
         "formats": FORMATS,
         "verbs": verbs,
-        "errors": [{"code": _text(code), "meaning": meaning} for code, meaning in P.ERRORS],
+        "errors": [{"code": _text(code), "meaning": ERROR_MEANINGS[_text(code)]} for code in P.ERRORS],
         "error_reply": [{"name": "code", "format": "word", "meaning": "the error code (errors)"},
                         {"name": "message", "format": "text",
                          "meaning": "what happened and what to do; RANGE and ARGS name the argument first "
                                     "(player: must be 0 to 1)"}],
-        "events": [{"kind": _text(kind), "fields": [_field(_text(kind), f) for f in fields], "when": when}
-                   for kind, fields, when in P.EVENTS],
+        "events": [{"kind": _text(kind), "fields": [_field(_text(kind), f) for f in fields], "when": EVENT_WHEN[_text(kind)]}
+                   for kind, fields in P.EVENTS],
         "config_keys": [{"key": _text(k[0]), "type": P.TYPE_NAMES[k[1]], "min": k[2], "max": k[3],
                          "per_player": bool(k[4]), "default": _default(k),
                          "meaning": CONFIG_MEANINGS[_text(k[0])]} for k in P.CONFIG_KEYS],
         "net_keys": [{"key": _text(k[0]), "form": _text(k[1]), "min": k[2], "max": k[3], "secret": k[4],
-                      "may_be_none": k[5], "default": k[6], "meaning": k[7]} for k in P.NET_KEYS],
+                      "may_be_none": k[5], "default": k[6], "meaning": NET_KEY_MEANINGS[_text(k[0])]} for k in P.NET_KEYS],
         "ev_decoding": EV_DECODING,
         "games": game_rows,
     }

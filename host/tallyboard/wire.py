@@ -26,7 +26,7 @@ _STEPS = {b"apply": 1, b"undo": -1, b"new": 0}
 def n_steps():
     """{verb name: how it moves n} of every verb that changes the game (NEW:
     0, n goes to 0), the games' own verbs included (each applies an event)."""
-    steps = {row[0].decode(): _STEPS[row[5]] for row in VERBS if row[5] in _STEPS}
+    steps = {row[0].decode(): _STEPS[row[4]] for row in VERBS if row[4] in _STEPS}
     for verb in game_verbs():
         steps[verb.decode()] = 1
     return steps

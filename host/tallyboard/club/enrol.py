@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tallyrun import protocol
+from tallyrun.wirefields import NET_KEY_MEANINGS
 
 from ..errors import BoardError, TallyboardError
 from . import envelope
@@ -66,8 +67,9 @@ def escape(value: bytes) -> str:
 def check_value(key: str, value: bytes | None) -> None:
     """A NET setting's value against its row of protocol.NET_KEYS (None: `-`,
     where the key allows none); EnrolError in the user's words."""
-    row = _KEYS[key]      # (key, form, lo, hi, secret, may be none, default, what)
-    form, lo, hi, secret, may_be_none, what = row[1].decode(), row[2], row[3], row[4], row[5], row[-1]
+    row = _KEYS[key]      # (key, form, lo, hi, secret, may be none, default)
+    form, lo, hi, secret, may_be_none = row[1].decode(), row[2], row[3], row[4], row[5]
+    what = NET_KEY_MEANINGS[key]
     if value is None:
         if not may_be_none:
             raise EnrolError(f"{key}: {what} is needed")
