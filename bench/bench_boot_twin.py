@@ -32,7 +32,7 @@ from bench_device_twin import HANDS, boot_ms, hand  # noqa: E402
 from twin import Twin, bench_main  # noqa: E402
 
 # What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
-BOOT_MODULES = ("tallypanel.hw", "tallypanel.boarddef", "tallycore.game", "tallycore.games", "tallyrun.protocol",
+BOOT_MODULES = ("tallypanel.hw", "tallypanel.wiring", "tallypanel.boarddef", "tallycore.game", "tallycore.games", "tallyrun.protocol",
                 "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.confirming",
                 "tallyrun.serve", "tallyrun.app",
                 "tallycore.skicket")

@@ -2,22 +2,14 @@
 #
 # A definition is a JSON file in board/ (see board/README.md). It names the
 # pins, the LED chain order, the display, the inputs and the current budget.
-# from_dict() validates it into compact tables the firmware uses at run
-# time; the same module runs on the host to render and check definitions.
-#
-# Peg slots: every hole of the peg field has a slot number
-#   player * SLOTS_PER_PLAYER + STATION            the station hole
-#   player * SLOTS_PER_PLAYER + TALLY + hole       tally holes 0..44
-#   player * SLOTS_PER_PLAYER + KING + hole        king holes 0..19
-# (hole numbers as in roquet.py). led_of[slot] is the LED's index in the chain.
+# from_dict() validates it into the compact tables the firmware uses at run
+# time (tallypanel.wiring: the peg slots, BoardDef); the same module runs on
+# the host to render and check definitions. On the board it is loaded at
+# power-up and for CFG SET board, and let go after (tallypanel.start).
 #
 # The chain is a list of runs in wire order, [player, row, first, last]: the
 # next LEDs along the wire are that row's holes first..last (last < first
 # runs backwards, as a serpentine needs).
-#
-# Seat buttons: seat_letters[seat] is the letter printed beside the button
-# (the OLED and the host name the buttons by it); seat_lights[seat] is the
-# LED beside it (an LED of the chain that is no hole's), or NO_LIGHT.
 
 try:
     from micropython import const
@@ -25,17 +17,13 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-STATION = const(0)
-TALLY = const(1)
-KING = const(46)
-SLOTS_PER_PLAYER = const(66)
+from tallypanel.wiring import BoardDef, KING, NO_LIGHT, NO_PIN, SLOTS, SLOTS_PER_PLAYER, STATION, TALLY
+
 # Dana's board (docs/rules.md RQ2): the embossed tally holes, the 15th, 30th and
 # 31st (0-based holes 14, 29, 44; the Roquet track passes them at 15, 30 and 31)
 EMBOSSED_HOLES = b"\x0e\x1d\x2c"
-SLOTS = const(132)
 MAX_LEDS = const(255)   # LED indices live in a bytearray
 GPIO_COUNT = const(30)  # GPIO 0..29 on the RP2040 and the RP2350A (Pico 2)
-NO_PIN = const(-1)
 # A Pico W / Pico 2 W ("wifi": true): the CYW43439 wireless chip takes these
 # GPIOs (their datasheets: GP23 WL_ON, GP24 WL_D, GP25 WL_CS, GP29 WL_CLK);
 # the on-board LED is the chip's WL_GPIO0, Pin("LED"), not GP25.
@@ -49,43 +37,7 @@ _ROWS = ("station", "tally", "king")
 _ROW_BASE = b"\x00\x01\x2e"      # STATION, TALLY, KING
 _ROW_HOLES = b"\x01\x2d\x14"     # 1, 45, 20
 
-NO_LIGHT = const(255)   # a seat button without an LED beside it (LED indices stop at 254)
 DEFAULT_LETTERS = "ABCD"   # beside the seat buttons, seat 0 first, when a definition names none
-
-
-class BoardDef:
-    def __init__(self):
-        self.name = ""
-        self.mcu = ""
-        self.wifi = False    # a wireless chip (Pico W, Pico 2 W): the club link (tallynet) runs
-        self.wireless_pin = NO_PIN   # without wifi: the first of WIFI_PINS it wires (a W could not run it)
-        self.led_pin = 0
-        self.led_count = 0
-        self.led_of = bytearray(SLOTS)
-        self.has_oled = False
-        self.oled_bus = 0
-        self.oled_sda = NO_PIN
-        self.oled_scl = NO_PIN
-        self.oled_address = 0x3C
-        self.oled_freq = 400000
-        self.oled_width = 128
-        self.oled_height = 64
-        self.seat_pins = bytearray(0)
-        self.seat_letters = b""          # one letter a seat button
-        self.seat_lights = bytearray(0)  # the LED beside each seat button, or NO_LIGHT
-        self.undo_pin = NO_PIN
-        self.shift_pin = NO_PIN
-        self.encoder_a = NO_PIN
-        self.encoder_b = NO_PIN
-        self.encoder_push = NO_PIN
-        self.steps_per_detent = 4
-        self.budget_ma = 500
-        self.ma_per_channel = 20
-        self.idle_ma_per_led = 1
-
-    def led(self, player, row, hole):
-        """LED index of a hole: row is STATION, TALLY or KING."""
-        return self.led_of[player * SLOTS_PER_PLAYER + row + hole]
 
 
 def _int(value, name, low, high):

@@ -16,7 +16,7 @@
 # is over the budget every channel is scaled by the same integer fraction,
 # so the frame never exceeds it. Integer math only; no allocation per frame.
 from tallypanel import gameview
-from tallypanel.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER, NO_LIGHT
+from tallypanel.wiring import STATION, TALLY, KING, SLOTS_PER_PLAYER, NO_LIGHT
 from tallycore.game import player_at
 
 try:
@@ -134,7 +134,7 @@ class LedField:
                 self.light_led(led, player if player < WHITE else WHITE, FULL)
 
     def light(self, slot, colour, level):
-        """Light a slot of the board (boarddef) in a colour index at a level (of 256)."""
+        """Light a slot of the board (tallypanel.wiring) in a colour index at a level (of 256)."""
         self.light_led(self.led_of[slot], colour, level)
 
     def light_led(self, led, colour, level):

@@ -16,7 +16,7 @@
 #     (1..4 points: 20%..80%);
 #   - the embossed 15th, 30th and 31st holes glow dim white;
 #   - game end: the winner's whole king row is lit (both rows on a tie).
-from tallypanel.boarddef import STATION, TALLY, KING, SLOTS_PER_PLAYER
+from tallypanel.wiring import STATION, TALLY, KING, SLOTS_PER_PLAYER
 from tallypanel.ledfield import FULL, TRAIL, LAP, LANDMARK, REMAINDER_STEP, WHITE
 from tallypanel.screen import SAVE, CANCEL, TOTALS, blank, put, num, numl, digits
 

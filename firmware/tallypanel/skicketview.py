@@ -11,7 +11,7 @@
 # scoring. The hand is packed by skicket.pack_hand and checked by
 # Game.check: a refused hand goes back to the step its field names, with the
 # core's message shown (tallypanel.menu.HandEntry).
-from tallypanel.boarddef import STATION, SLOTS_PER_PLAYER
+from tallypanel.wiring import STATION, SLOTS_PER_PLAYER
 from tallypanel.ledfield import FULL
 from tallypanel.screen import SAVE, CANCEL, SHEET, blank, put, num, numl, right
 

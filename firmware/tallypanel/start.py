@@ -11,6 +11,7 @@ try:
     from time import ticks_diff, ticks_ms
 except ImportError:  # CPython (the tests import this module)
     from tallypanel.inputs import ticks_diff, ticks_ms
+from tallycore.games import unload
 
 
 def start():
@@ -37,7 +38,7 @@ def start():
         return "button held at power-up"
     given = definition.get("name") if isinstance(definition, dict) else None
     app.board_name = given if isinstance(given, str) and 0 < len(given) <= 40 else name
-    app.check_board = lambda other: boarddef.find(other, BOARD_DIR, hw.mcu())
+    app.check_board = _check_board
     watchdog = None
     finish = None
     board = None
@@ -48,6 +49,8 @@ def start():
                 board = boarddef.checked(definition, name, hw.mcu())
             except ValueError as exc:
                 board_problem = str(exc)
+        boarddef = definition = None
+        unload("tallypanel.boarddef")   # its checks and the file's JSON are done with: ~7 KB of heap back
         if board_problem:
             app.note(board_problem + "; set another with config set board NAME")
         if board is not None and board.wifi:
@@ -63,6 +66,17 @@ def start():
         # reset under mpremote's feet
         if watchdog is not None:
             watchdog.stop()
+
+
+def _check_board(name):
+    """CFG SET board: the definition called name, checked for this chip
+    (ValueError says what is wrong); the checks are loaded for it and let go."""
+    from tallypanel import hw, boarddef
+    from tallyrun.app import BOARD_DIR
+    try:
+        return boarddef.find(name, BOARD_DIR, hw.mcu())
+    finally:
+        unload("tallypanel.boarddef")
 
 
 def _frozen_first():

@@ -3,7 +3,7 @@
 #   view = View(board, pixels, oled, config)
 #   view.refresh(game, board_input)     # after every change (cheap when none)
 #
-# board: a tallypanel.boarddef.BoardDef. pixels: a neopixel.NeoPixel for the
+# board: a tallypanel.wiring.BoardDef. pixels: a neopixel.NeoPixel for the
 # chain (only .buf and .write() are used), or None. oled: a
 # tallypanel.ssd1306.SSD1306_I2C (a framebuf with show(pages)), or None when
 # the board has no display. config: the board's tallyrun.config.Config

@@ -1,0 +1,64 @@
+# How one build of the board is wired, as the firmware uses it while it runs:
+# the peg slots and the BoardDef that tallypanel.boarddef makes from a board
+# definition (board/<name>.json). The views keep this module; boarddef's
+# checks are needed only at power-up and for CFG SET board, and are let go
+# after (tallypanel.start).
+#
+# Peg slots: every hole of the peg field has a slot number
+#   player * SLOTS_PER_PLAYER + STATION            the station hole
+#   player * SLOTS_PER_PLAYER + TALLY + hole       tally holes 0..44
+#   player * SLOTS_PER_PLAYER + KING + hole        king holes 0..19
+# (hole numbers as in roquet.py). led_of[slot] is the LED's index in the chain.
+#
+# Seat buttons: seat_letters[seat] is the letter printed beside the button
+# (the OLED and the host name the buttons by it); seat_lights[seat] is the
+# LED beside it (an LED of the chain that is no hole's), or NO_LIGHT.
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+STATION = const(0)
+TALLY = const(1)
+KING = const(46)
+SLOTS_PER_PLAYER = const(66)
+SLOTS = const(132)
+NO_PIN = const(-1)
+NO_LIGHT = const(255)   # a seat button without an LED beside it (LED indices stop at 254)
+
+
+class BoardDef:
+    def __init__(self):
+        self.name = ""
+        self.mcu = ""
+        self.wifi = False    # a wireless chip (Pico W, Pico 2 W): the club link (tallynet) runs
+        self.wireless_pin = NO_PIN   # without wifi: the first of WIFI_PINS it wires (a W could not run it)
+        self.led_pin = 0
+        self.led_count = 0
+        self.led_of = bytearray(SLOTS)
+        self.has_oled = False
+        self.oled_bus = 0
+        self.oled_sda = NO_PIN
+        self.oled_scl = NO_PIN
+        self.oled_address = 0x3C
+        self.oled_freq = 400000
+        self.oled_width = 128
+        self.oled_height = 64
+        self.seat_pins = bytearray(0)
+        self.seat_letters = b""          # one letter a seat button
+        self.seat_lights = bytearray(0)  # the LED beside each seat button, or NO_LIGHT
+        self.undo_pin = NO_PIN
+        self.shift_pin = NO_PIN
+        self.encoder_a = NO_PIN
+        self.encoder_b = NO_PIN
+        self.encoder_push = NO_PIN
+        self.steps_per_detent = 4
+        self.budget_ma = 500
+        self.ma_per_channel = 20
+        self.idle_ma_per_led = 1
+
+    def led(self, player, row, hole):
+        """LED index of a hole: row is STATION, TALLY or KING."""
+        return self.led_of[player * SLOTS_PER_PLAYER + row + hole]
