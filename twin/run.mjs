@@ -544,6 +544,10 @@ const twin = {
     led_long_frames: leds.stats.long_frames, led_last_frame_ms: leds.stats.last_frame_ms,
     led_first_frame_since_reset_ms: leds.stats.first_frame_since_reset_ms,
     presses: controls.stats.presses, detents: controls.stats.detents, faults: twin.faults(),
+    // since the chip's last reset, as led_last_frame_ms: the last press's first closing and opening
+    // edges, and the end of the display's last transaction (what a latency is measured between)
+    last_press_ms: controls.stats.last_press_ms, last_release_ms: controls.stats.last_release_ms,
+    oled_last_ms: oled.stats.last_stop_ms,
   }),
 };
 if (args.control) startControl(args.control, twin);

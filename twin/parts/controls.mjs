@@ -32,7 +32,7 @@ export class Controls {
     this.forced = new Map();           // GPIO -> level a contact drives (false: to ground)
     this.stuck = new Set();
     this.chatter = null;
-    this.stats = { presses: 0, detents: 0, edges: 0 };
+    this.stats = { presses: 0, detents: 0, edges: 0, last_press_ms: null, last_release_ms: null };
     this.mcu = null;
   }
 
@@ -79,7 +79,12 @@ export class Controls {
     const gpio = this.gpio(name);
     if (this.stuck.has(gpio)) throw new Error(`${name} is stuck down (fault): release it first`);
     this.stats.presses++;
-    this.contact(gpio, true, bounceMs, () => this.at(ms * 1e6, () => this.contact(gpio, false, bounceMs, done)));
+    // the first edge of each: when the contact closes, and when it opens again (a short press counts then)
+    this.stats.last_press_ms = this.mcu.clock.nanos / 1e6;
+    this.contact(gpio, true, bounceMs, () => this.at(ms * 1e6, () => {
+      this.stats.last_release_ms = this.mcu.clock.nanos / 1e6;
+      this.contact(gpio, false, bounceMs, done);
+    }));
   }
 
   stick(name) { const gpio = this.gpio(name); this.stuck.add(gpio); this.set(gpio, true); }

@@ -31,7 +31,7 @@ export class SSD1306 {
     this.present = true;      // false: NAK (no display on the bus, or the fault switch)
     this.ram = new Uint8Array(W * PAGES);
     this.errors = [];
-    this.stats = { transactions: 0, bytes: 0, data_bytes: 0, command_bytes: 0, naks: 0, bus_ns: 0 };
+    this.stats = { transactions: 0, bytes: 0, data_bytes: 0, command_bytes: 0, naks: 0, bus_ns: 0, last_stop_ms: null };
     this.resetState();
   }
 
@@ -175,7 +175,11 @@ export class SSD1306 {
       later(9, () => i2c.completeWrite(ack));
     };
     i2c.onReadByte = () => later(9, () => i2c.completeRead(0xff));
-    i2c.onStop = () => { if (selected) this.end(); selected = false; later(1, () => i2c.completeStop()); };
+    i2c.onStop = () => {
+      if (selected) { this.end(); this.stats.last_stop_ms = clock.nanos / 1e6; }   // the display's last transaction ended
+      selected = false;
+      later(1, () => i2c.completeStop());
+    };
   }
 }
 
