@@ -7,9 +7,14 @@
 #
 # poll(now_ms) does the work and is what the tests drive with made-up
 # times; run() is the task that calls it. Where the hardware layer offers
-# pin-change interrupts (pin_irq), the encoder is followed in the interrupt and
-# its task sleeps until an edge (a ThreadSafeFlag) to hand the detents out. Without
-# them (the emulator) it polls every 2 ms, fast enough for a detent by hand.
+# pin-change interrupts (pin_irq), the interrupts only set a ThreadSafeFlag:
+# the buttons' task sleeps until a contact moves, then reads every
+# debounce_ms while one is down (a short press counts when it is let go,
+# so that is how late it can be seen); the encoder is followed in its
+# interrupt and its task sleeps until an edge to hand the detents out.
+# Without interrupts (the emulator) the buttons are read every idle_poll_ms
+# while none is down, and the encoder every 2 ms, fast enough for a detent
+# by hand.
 #
 # A control that fails is let be and said (say(text): a NOTE for the host): a
 # button held down stuck_ms is stuck and ignored until let go (a stuck shift
@@ -54,8 +59,11 @@ class Button:
     """A debounced push button. A press shorter than long_press_ms sends
     (short_kind, value) when released; held that long it sends
     (long_kind, value) at once and nothing on release. A button without a
-    long kind sends short_kind as soon as it is pressed."""
-    debounce_ms = 50
+    long kind sends short_kind as soon as it is pressed. Read no more often
+    than debounce_ms (longer than a contact's bounce: one read can fall in
+    a bounce, never two), so a bounce is never a second press."""
+    debounce_ms = 10
+    idle_poll_ms = 50      # reads while none is down, where pins have no interrupts
     long_press_ms = 600
     stuck_ms = 10000
 
@@ -242,6 +250,7 @@ class Inputs:
         if board.undo_pin >= 0:
             self.buttons.append(Button(pin_reader(board.undo_pin), handler, UNDO, name="the undo button",
                                        say=say))
+        self.flag = None          # set by a button's pin interrupt (wake_on_edges)
         self.encoder = None
         if board.encoder_a >= 0:
             self.encoder = Encoder(pin_reader(board.encoder_a), pin_reader(board.encoder_b),
@@ -250,6 +259,7 @@ class Inputs:
                                      and self.encoder.wake_on_edges(pin_irq, board.encoder_a, board.encoder_b))
             self.buttons.append(Button(pin_reader(board.encoder_push), handler, PUSH, HOLD,
                                        name="the knob's push", say=say))
+        self.buttons_on_edges = pin_irq is not None and self._wake_on_edges(pin_irq, _button_pins(board))
 
     def poll(self, now):
         for button in self.buttons:
@@ -257,12 +267,43 @@ class Inputs:
         if self.encoder is not None:
             self.encoder.poll(now)
 
+    def _wake_on_edges(self, pin_irq, gpios):
+        if not hasattr(asyncio, "ThreadSafeFlag"):
+            return False
+        flag = asyncio.ThreadSafeFlag()
+        self.isr = self._edge     # bound once: the interrupt must not allocate
+        for gpio in gpios:
+            if not pin_irq(gpio, self.isr):
+                return False
+        self.flag = flag
+        return True
+
+    def _edge(self, pin):
+        flag = self.flag
+        if flag is not None:
+            flag.set()
+
+    def _held(self):
+        for button in self.buttons:
+            if button.pressed and not button.stuck:
+                return True
+        return False
+
     async def run_buttons(self):
+        last = ticks_ms()
         while True:
-            now = ticks_ms()
+            if self._held():
+                await _sleep_ms(Button.debounce_ms)      # its release, a long press, stuck
+            elif self.flag is None:
+                await _sleep_ms(Button.idle_poll_ms)
+            else:
+                await self.flag.wait()                   # until a contact moves
+                wait = Button.debounce_ms - ticks_diff(ticks_ms(), last)
+                if wait > 0:
+                    await _sleep_ms(wait)                # the last release may still be bouncing
+            last = ticks_ms()
             for button in self.buttons:
-                button.poll(now)
-            await _sleep_ms(Button.debounce_ms)
+                button.poll(last)
 
     def tasks(self):
         """Start the polling tasks (call inside the app's event loop)."""
@@ -287,3 +328,12 @@ async def fade_notes(board_input, redraw):
 
 def _ignore(kind, value):
     pass
+
+
+def _button_pins(board):
+    """The GPIOs of Inputs' buttons (shift, seats, undo, the knob's push)."""
+    pins = []
+    for gpio in (board.shift_pin,) + tuple(board.seat_pins) + (board.undo_pin, board.encoder_push):
+        if gpio >= 0:
+            pins.append(gpio)
+    return pins

@@ -164,7 +164,7 @@ def _attach_views(app, board):
         due[0] = True
 
     try:
-        from tallypanel.menu import BoardInput
+        from tallypanel.menu import BoardInput, TURN
         from tallypanel.inputs import Inputs, fade_notes
         board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo,
                                  app.local_accept, app.local_reject, app.local_new, app.kept,
@@ -173,6 +173,13 @@ def _attach_views(app, board):
         def handle(kind, value=0):
             board_input.handle(kind, value)
             draw_soon()
+            if kind != TURN and paint_due(app, due):
+                # a press is drawn at once (no host waits for its reply; its event went out first):
+                # the painter's next look could be 40 ms away. A turn is left to the painter, which
+                # draws a quick turn's detents once.
+                due[0] = False
+                if _paint_leds(app, view):
+                    _paint_sheet(app, view, board_input, due)
 
         inputs = Inputs(board, hw.button, handle, hw.pin_irq, app.note)
         app.on_start(inputs.tasks)
@@ -221,21 +228,42 @@ async def _painter(app, view, board_input, due):
     while True:
         if paint_due(app, due) or (view.retry_due() and not app.receiving()):
             due[0] = False
-            try:
-                view.refresh_leds(app.game)
+            if _paint_leds(app, view):
                 await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
-                if app.receiving():
-                    due[0] = True             # the sheet not even composed: all of it after the request
-                else:
-                    view.refresh_sheet(app.game, board_input)
-                if view.pending():
-                    due[0] = True             # cut short by a request: the rest after it
-            except Exception:  # a display bug must not stop the scoring
-                app.listener_errors += 1
-            problem = view.problem()          # the OLED lost or back: the host hears it
-            if problem is not None:
-                app.note(problem)
+                _paint_sheet(app, view, board_input, due)
         await asyncio.sleep_ms(_PAINT_MS)
+
+
+def _paint_leds(app, view):
+    """The LED field drawn; False if the display failed (counted)."""
+    try:
+        view.refresh_leds(app.game)
+        return True
+    except Exception:  # a display bug must not stop the scoring
+        app.listener_errors += 1
+        _say_problem(app, view)
+        return False
+
+
+def _paint_sheet(app, view, board_input, due):
+    """The OLED's sheet drawn, unless a request is arriving: then it (or
+    what a request cut short of it) stays due for after the request."""
+    try:
+        if app.receiving():
+            due[0] = True             # the sheet not even composed: all of it after the request
+        else:
+            view.refresh_sheet(app.game, board_input)
+        if view.pending():
+            due[0] = True             # cut short by a request: the rest after it
+    except Exception:  # a display bug must not stop the scoring
+        app.listener_errors += 1
+    _say_problem(app, view)
+
+
+def _say_problem(app, view):
+    problem = view.problem()          # the OLED lost or back: the host hears it
+    if problem is not None:
+        app.note(problem)
 
 
 def paint_due(app, due):

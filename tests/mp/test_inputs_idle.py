@@ -108,6 +108,49 @@ def test_the_encoder_sleeps_until_an_edge_where_pins_have_interrupts():
     assert turns == [-1]
 
 
+def test_the_buttons_sleep_until_a_contact_moves_where_pins_have_interrupts():
+    board = _board()
+    pins = Pins()
+    attached = {}
+
+    def pin_irq(gpio, isr):
+        attached[gpio] = isr
+        return True
+
+    got = []
+    controls = Inputs(board, pins.reader, lambda kind, value=0: got.append((kind, value)), pin_irq)
+    if not hasattr(asyncio, "ThreadSafeFlag"):   # CPython's asyncio: the buttons are polled
+        assert controls.buttons_on_edges is False
+        return
+    assert controls.buttons_on_edges is True
+    buttons = [board.shift_pin] + list(board.seat_pins) + [board.undo_pin, board.encoder_push]
+    assert sorted(gpio for gpio in attached if gpio in buttons) == sorted(buttons)
+    assert len({id(attached[gpio]) for gpio in buttons}) == 1   # one bound method, made once
+    seat1 = board.seat_pins[1]
+    isr = attached[seat1]
+
+    def contact(level):
+        pins.level[seat1] = level
+        isr(None)                               # what the interrupt does
+
+    async def press_with_bounce():
+        task = asyncio.create_task(controls.run_buttons())
+        await asyncio.sleep_ms(30)              # asleep until a contact moves
+        for level in (0, 1, 0, 1, 0):           # closing, with bounce within 2 ms
+            contact(level)
+            await asyncio.sleep_ms(0)
+        await asyncio.sleep_ms(80)              # held 80 ms: short
+        for level in (1, 0, 1, 0, 1):           # let go, with bounce
+            contact(level)
+            await asyncio.sleep_ms(0)
+        await asyncio.sleep_ms(40)
+        task.cancel()
+
+    asyncio.run(press_with_bounce())
+    # one short press of seat 1, counted once whatever the bounce, when it was let go
+    assert got == [(menu.SEAT, 1)]
+
+
 def test_a_board_without_interrupts_polls_the_encoder():
     controls = Inputs(_board(), Pins().reader, lambda kind, value: None, lambda gpio, isr: False)
     assert controls.encoder_on_edges is False
