@@ -11,9 +11,11 @@
 #
 # A screen is a layout of rows (tallypanel.screen: y, big or small,
 # underlined or not). Each row's text is composed into a preallocated
-# bytearray; only rows whose text changed are cleared and redrawn, and only
-# the display pages they touch are sent (show(mask)). Nothing is allocated
-# per redraw of a game screen.
+# bytearray; only the characters of a row from the first that changed to
+# the last are cleared and redrawn, and only the display pages they touch
+# are sent (show(mask)), each from the column window lo[page]..hi[page]
+# (the SSD1306 driver sends those columns only). Nothing is allocated per
+# redraw of a game screen.
 import framebuf
 
 from tallypanel import gameview
@@ -28,6 +30,8 @@ except ImportError:  # CPython
 
 _SMALL_H = const(6)
 _BIG_H = const(12)
+_NONE = const(0)      # _window: no column changed yet
+_WHOLE = const(1)     # every column of every page
 
 _CHARS = b" 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ.,:;-+*/()[]?!'\"=<>#_%|&^@"
 # Three column bytes per glyph, bit 0 = top row (MONO_VLSB), 5 rows.
@@ -77,6 +81,9 @@ class SheetView:
         self.layout = -1
         self.rows = 0
         self.pages = 0      # pages changed by the last draw
+        self.lo = bytearray(8)   # and the columns changed in each: lo[p]..hi[p] (lo > hi: none)
+        self.hi = bytearray(8)
+        self._window(_NONE)
         # stop(): True when the board has something more urgent (a request
         # arriving): flush() leaves the rows it has not drawn for the next one
         self.stop = None
@@ -171,6 +178,14 @@ class SheetView:
             for c in range(COLS):
                 line[c] = 0  # never a character: every row is redrawn
         self.pages = 0xFF
+        self._window(_WHOLE)
+
+    def _window(self, whole):
+        lo = self.lo
+        hi = self.hi
+        for p in range(8):
+            lo[p] = 0 if whole else 255
+            hi[p] = 127 if whole else 0
 
     def lines_pending(self):
         """True while a row differs from what the display shows (a flush cut short)."""
@@ -184,33 +199,57 @@ class SheetView:
         spec = LAYOUTS[self.layout]
         pages = self.pages
         stop = self.stop
+        lo = self.lo
+        hi = self.hi
         for r in range(self.rows):
             line = self.lines[r]
-            if line == self.shown[r]:
+            shown = self.shown[r]
+            if line == shown:
                 continue
             if stop is not None and pages and stop():
                 break          # this row and those after it: next time
-            self.shown[r][:] = line
+            first = 0
+            while line[first] == shown[first]:
+                first += 1
+            last = COLS - 1
+            while line[last] == shown[last]:
+                last -= 1
+            shown[:] = line
             y = spec[2 * r]
             flags = spec[2 * r + 1]
-            height = _BIG_H if flags & BIG else _SMALL_H
-            self.fb.fill_rect(0, y, 128, height, 0)
-            self._draw(line, y, flags & BIG)
+            big = flags & BIG
+            if big:
+                if first >= BIG_COLS:
+                    continue   # past the sixteen big characters a row shows
+                if last >= BIG_COLS:
+                    last = BIG_COLS - 1
+            cell = 8 if big else 4
+            height = _BIG_H if big else _SMALL_H
+            x0 = first * cell
+            width = (last + 1 - first) * cell
+            self.fb.fill_rect(x0, y, width, height, 0)
+            self._draw(line, y, big, first, last + 1)
             if flags & LINE:
-                self.fb.hline(0, y + height - 1, 128, 1)
-            pages |= (2 << ((y + height - 1) >> 3)) - (1 << (y >> 3))
+                self.fb.hline(x0, y + height - 1, width, 1)
+            x1 = x0 + width - 1
+            for p in range(y >> 3, ((y + height - 1) >> 3) + 1):
+                pages |= 1 << p
+                if x0 < lo[p]:
+                    lo[p] = x0
+                if x1 > hi[p]:
+                    hi[p] = x1
         self.pages = 0
         if pages and self.show is not None:
             self.show(pages)
+        self._window(_NONE)
         return pages
 
-    def _draw(self, line, y, big):
+    def _draw(self, line, y, big, start, end):
         fb = self.fb
         glyph_of = self.glyph_of
         glyphs = self.big if big else self.small
         step = 8 if big else 4
-        count = BIG_COLS if big else COLS
-        for i in range(count):
+        for i in range(start, end):
             c = line[i]
             if c != 32:
                 fb.blit(glyphs[glyph_of[c & 127]], i * step, y, 0)

@@ -2,9 +2,10 @@
 #
 # The driver is a framebuf.FrameBuffer over one 1024-byte buffer allocated
 # here (MONO_VLSB: byte page * 128 + x holds pixels x, 8 * page .. 8 * page + 7,
-# bit 0 at the top: the SSD1306's own page order). show(pages) sends only the
-# 128-byte pages whose bit is set, each from a memoryview made once, so a
-# redraw of a few rows sends a few hundred bytes and allocates nothing.
+# bit 0 at the top: the SSD1306's own page order). show(pages, lo, hi) sends
+# only the pages whose bit is set, and of each only the 16-column blocks that
+# hold its columns lo[p]..hi[p], from memoryviews made once: a redraw of a
+# few characters sends a few dozen bytes and allocates nothing.
 # The I2C bus is injected (machine.I2C on the board, a stand-in elsewhere):
 # only writeto(addr, buf) and writevto(addr, bufs) are used.
 import framebuf
@@ -37,6 +38,8 @@ WIDTH = const(128)
 HEIGHT = const(64)
 PAGES = const(8)
 ALL_PAGES = const(0xFF)
+_BLOCK = const(16)       # columns: a window is sent in whole blocks
+_BLOCKS = const(8)       # WIDTH // _BLOCK
 
 _INIT = bytes((
     _SET_DISP,                       # display off
@@ -66,8 +69,11 @@ class SSD1306_I2C(framebuf.FrameBuffer):
         super().__init__(self.buffer, WIDTH, HEIGHT, framebuf.MONO_VLSB)
         self._cmd = bytearray(2)
         self._cmd[0] = 0x80  # Co = 1, D/C# = 0: one command byte follows
+        # Co = 0, D/C# = 0: the six command bytes of a window in one write
+        self._window = bytearray((0x00, _SET_COL_ADDR, 0, WIDTH - 1, _SET_PAGE_ADDR, 0, 0))
         mv = memoryview(self.buffer)
         self._pages = [mv[p * WIDTH:(p + 1) * WIDTH] for p in range(PAGES)]
+        self._blocks = [mv[b * _BLOCK:(b + 1) * _BLOCK] for b in range(PAGES * _BLOCKS)]
         self._data = [b"\x40", self._pages[0]]  # D/C# = 1: display data follows
         self.init_display()
 
@@ -91,15 +97,29 @@ class SSD1306_I2C(framebuf.FrameBuffer):
         self.write_cmd(_SET_CONTRAST)
         self.write_cmd(value)
 
-    def show(self, pages=ALL_PAGES):
-        """Send the pages whose bit is set in pages (bit p = rows 8p..8p+7)."""
+    def show(self, pages=ALL_PAGES, lo=None, hi=None):
+        """Send the pages whose bit is set in pages (bit p = rows 8p..8p+7):
+        all of each, or with lo and hi (bytearrays by page) the blocks of
+        columns lo[p]..hi[p]."""
+        window = self._window
+        data = self._data
         for p in range(PAGES):
-            if pages >> p & 1:
-                self.write_cmd(_SET_COL_ADDR)
-                self.write_cmd(0)
-                self.write_cmd(WIDTH - 1)
-                self.write_cmd(_SET_PAGE_ADDR)
-                self.write_cmd(p)
-                self.write_cmd(p)
-                self._data[1] = self._pages[p]
-                self.i2c.writevto(self.addr, self._data)
+            if not pages >> p & 1:
+                continue
+            first = 0
+            last = _BLOCKS - 1
+            if lo is not None and lo[p] <= hi[p]:
+                first = lo[p] // _BLOCK
+                last = hi[p] // _BLOCK
+            window[2] = first * _BLOCK
+            window[3] = last * _BLOCK + _BLOCK - 1
+            window[5] = p
+            window[6] = p
+            self.i2c.writeto(self.addr, window)
+            if first == 0 and last == _BLOCKS - 1:
+                data[1] = self._pages[p]
+                self.i2c.writevto(self.addr, data)
+                continue
+            for b in range(p * _BLOCKS + first, p * _BLOCKS + last + 1):
+                data[1] = self._blocks[b]
+                self.i2c.writevto(self.addr, data)

@@ -63,7 +63,7 @@ class View:
         if self.oled_down:
             return
         try:
-            self.oled.show(pages)
+            self.oled.show(pages, self.sheet.lo, self.sheet.hi)
         except OSError as exc:
             self._oled_lost(exc)
             return

@@ -30,7 +30,7 @@ class Oled(framebuf.FrameBuffer):
         self.buffer = bytearray(1024)
         super().__init__(self.buffer, 128, 64, framebuf.MONO_VLSB)
 
-    def show(self, pages=0xFF):
+    def show(self, pages=0xFF, lo=None, hi=None):
         pass
 
 

@@ -75,7 +75,7 @@ def _oled(drawing=None):
                 drawing()
             super().fill_rect(x, y, w, h, c)
 
-        def show(self, pages=0xFF):
+        def show(self, pages=0xFF, lo=None, hi=None):
             for page in range(8):
                 if pages >> page & 1:
                     self.screen[128 * page:128 * page + 128] = self.buffer[128 * page:128 * page + 128]

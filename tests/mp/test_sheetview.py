@@ -222,11 +222,17 @@ class FakeI2C:
         self.col = self.page = 0
 
     def writeto(self, addr, buf):
-        assert buf[0] == 0x80
-        self.args.append(buf[1])
+        # a control byte, then commands: 0x80 (Co = 1) one command byte, 0x00 (Co = 0) all the rest
+        assert buf[0] in (0x80, 0x00) and (buf[0] == 0x00 or len(buf) == 2)
+        for command in buf[1:]:
+            self.command(command)
+
+    def command(self, byte):
+        self.args.append(byte)
         if self.args[0] in (0x21, 0x22) and len(self.args) == 3:
             if self.args[0] == 0x21:
-                self.col = self.args[1]
+                self.col = self.col_start = self.args[1]
+                self.col_end = self.args[2]
             else:
                 self.page = self.args[1]
             self.args = []
@@ -237,7 +243,8 @@ class FakeI2C:
         assert bytes(parts[0]) == b"\x40"
         for byte in parts[1]:
             self.ram[self.page * 128 + self.col] = byte
-            self.col += 1
+            # horizontal addressing within the column window (one page at a time here)
+            self.col = self.col_start if self.col == self.col_end else self.col + 1
             self.data_bytes += 1
 
 
@@ -255,6 +262,14 @@ def test_ssd1306_sends_only_the_pages_asked_for():
     assert bus.ram[128:256] == oled.buffer[128:256]
     assert bus.ram[640] == 0               # page 5 not sent yet
     oled.show(0x20)
+    assert bytes(bus.ram) == bytes(oled.buffer)
+    # a window: columns 20..40 of page 3 are the 16-column blocks 16..31 and 32..47
+    oled.fill_rect(20, 24, 21, 3, 1)
+    lo = bytearray(8)
+    hi = bytearray(8)
+    lo[3], hi[3] = 20, 40
+    oled.show(0x08, lo, hi)
+    assert bus.data_bytes == 1024 + 128 + 128 + 2 * 16
     assert bytes(bus.ram) == bytes(oled.buffer)
 
 
@@ -361,3 +376,23 @@ def test_a_club_table_shows_its_table_and_round_in_the_heading():
     view = View(boarddef.find("pico-reference", _HERE + "/../../board"), None, Oled(), config)
     view.refresh_sheet(g)
     assert bytes(view.sheet.lines[0])[23:28] == b"T3 R2"
+
+
+def test_a_peg_redraws_and_sends_only_the_characters_that_changed():
+    if framebuf is None:
+        skip("needs MicroPython's framebuf: runs in the MicroPython pass (tests/test_display_micropython.py)")
+    g = roquet_game()
+    s = Screen()
+    windows = []
+    s.view.show = lambda pages: windows.append((pages, bytes(s.view.lo), bytes(s.view.hi)))
+    s.view.draw_game(g)
+    assert windows[-1][0] == 0xFF and windows[-1][1] == bytes(8) and windows[-1][2] == bytes([127] * 8)
+    g.apply(roquet.pack_peg(1, 1))           # Bob's hand 2 + 1 = 3 and his total: a few digits change
+    s.view.draw_game(g)
+    pages, lo, hi = windows[-1]
+    sent = [p for p in range(8) if pages >> p & 1]
+    assert sent and all(hi[p] - lo[p] < 64 for p in sent), windows[-1]   # no page sent whole
+    # and what the display holds is the whole screen drawn afresh
+    fresh = Screen()
+    fresh.view.draw_game(g)
+    assert bytes(s.buf) == bytes(fresh.buf)

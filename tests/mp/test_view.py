@@ -69,7 +69,7 @@ class Oled:
     def blit(self, src, x, y, key):
         self.fb.blit(src, x, y, key)
 
-    def show(self, pages=0xFF):
+    def show(self, pages=0xFF, lo=None, hi=None):
         self.shown.append(pages)
 
 
@@ -107,10 +107,10 @@ class FlakyOled(Oled):
         self.answering = True
         self.inits = 0
 
-    def show(self, pages=0xFF):
+    def show(self, pages=0xFF, lo=None, hi=None):
         if not self.answering:
             raise OSError(19)
-        super().show(pages)
+        super().show(pages, lo, hi)
 
     def init_display(self):
         if not self.answering:
