@@ -32,9 +32,9 @@ from bench_device_twin import HANDS, boot_ms, hand  # noqa: E402
 from twin import Twin, bench_main  # noqa: E402
 
 # What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
-BOOT_MODULES = ("tallypanel.hw", "tallypanel.wiring", "tallypanel.boarddef", "tallycore.game", "tallycore.games", "tallyrun.protocol",
-                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.confirming",
-                "tallyrun.serve", "tallyrun.app",
+# (The board definition's checks, the loop and the confirmation's code load after BOOT.)
+BOOT_MODULES = ("tallypanel.hw", "tallypanel.wiring", "tallycore.game", "tallycore.games", "tallyrun.protocol",
+                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.app",
                 "tallycore.skicket")
 
 _TIMER = """
@@ -105,18 +105,19 @@ print(repr([(name, timed_import(name)) for name in WANTED]))
 STEPS = """
 import time
 marks = [time.ticks_us()]
-from tallypanel import hw, boarddef
+from tallypanel import hw, wiring
 marks.append(time.ticks_us())
 from tallyrun.app import App, BOARD_DIR
 marks.append(time.ticks_us())
 app = App(flash=hw.journal_flash())
 app.config.load()
 marks.append(time.ticks_us())
-definition = boarddef.read(boarddef.path_of(app.config.board, BOARD_DIR))
-hw.safe_mode_held(boarddef.safe_mode_pin(definition))
+definition = wiring.read(wiring.path_of(app.config.board, BOARD_DIR))
+hw.safe_mode_held(wiring.safe_mode_pin(definition))
 marks.append(time.ticks_us())
 app.boot(config_loaded=True)
 marks.append(time.ticks_us())
+from tallypanel import boarddef
 board = boarddef.checked(definition, app.config.board, hw.mcu())
 marks.append(time.ticks_us())
 pixels = hw.Pixels(board.led_pin, board.led_count)
@@ -133,10 +134,10 @@ view.refresh_leds(app.game)
 marks.append(time.ticks_us())
 print(repr([time.ticks_diff(marks[i + 1], marks[i]) for i in range(len(marks) - 1)]))
 """
-STEP_NAMES = ("import hw, boarddef", "import app (protocol, core, journal, ring, config, replies)",
+STEP_NAMES = ("import hw, wiring", "import app (protocol, core, journal, ring, config, replies)",
               "App(), config.txt read", "board definition read, safe-mode pin", "app.boot(): journal restored, BOOT",
-              "then, for the LEDs: the board definition checked", "hw.Pixels (neopixel, the pin)",
-              "import ledfield (gameview, boarddef's constants)", "import view",
+              "then, for the LEDs: the board definition checked (boarddef imported)", "hw.Pixels (neopixel, the pin)",
+              "import ledfield (gameview)", "import view",
               "the game's panel view imported (skicketview, screen)", "View(), the frame composed and sent")
 
 

@@ -17,7 +17,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-from tallypanel.wiring import BoardDef, KING, NO_LIGHT, NO_PIN, SLOTS, SLOTS_PER_PLAYER, STATION, TALLY
+from tallypanel.wiring import (BoardDef, KING, NO_LIGHT, NO_PIN, SLOTS, SLOTS_PER_PLAYER, STATION, TALLY, path_of,
+                               read, safe_mode_pin)
 
 # Dana's board (docs/rules.md RQ2): the embossed tally holes, the 15th, 30th and
 # 31st (0-based holes 14, 29, 44; the Roquet track passes them at 15, 30 and 31)
@@ -233,28 +234,9 @@ def _chain(b, chain):
                 _ROWS[row], rest - _ROW_BASE[row], player))
 
 
-def read(path):
-    """A definition file's JSON, not yet checked (from_dict checks it)."""
-    import json
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError:
-        raise ValueError("board: no definition file %s" % path)
-    except ValueError:
-        raise ValueError("board: %s is not valid JSON" % path)
-
-
 def load(path):
     """Read and validate a definition file."""
     return from_dict(read(path))
-
-
-def path_of(name, folder="board"):
-    for ch in name:
-        if not (ch.isalpha() or ch.isdigit() or ch in "-_"):
-            raise ValueError("board: a board name has letters, digits, - and _ only")
-    return folder + "/" + name + ".json"
 
 
 def checked(d, name, mcu=None, wifi=None):
@@ -279,18 +261,3 @@ def checked(d, name, mcu=None, wifi=None):
 def find(name, folder="board", mcu=None, wifi=None):
     """The definition called name in folder (name.json), checked."""
     return checked(read(path_of(name, folder)), name, mcu, wifi)
-
-
-def safe_mode_pin(d):
-    """The safe-mode button (undo, else seat 0) of a definition not yet
-    checked, read before anything else at power-up; -1 if it names none."""
-    try:
-        buttons = d["buttons"]
-        pin = buttons.get("undo")
-        if pin is None:
-            pin = buttons["seats"][0]
-        if isinstance(pin, int) and 0 <= pin <= 29:
-            return pin
-    except (KeyError, IndexError, TypeError, AttributeError):
-        pass
-    return -1

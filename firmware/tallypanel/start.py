@@ -18,7 +18,7 @@ def start():
     """Run the app; returns only in safe mode (why, for main.py's global) or
     when the emulator's input ends."""
     _frozen_first()
-    from tallypanel import hw, boarddef
+    from tallypanel import hw, wiring
     from tallyrun.app import App, BOARD_DIR
 
     app = App(flash=hw.journal_flash())
@@ -28,10 +28,10 @@ def start():
     definition = None
     board_problem = None
     try:
-        definition = boarddef.read(boarddef.path_of(name, BOARD_DIR))
+        definition = wiring.read(wiring.path_of(name, BOARD_DIR))
     except ValueError as exc:
         board_problem = str(exc)
-    if definition is not None and hw.safe_mode_held(boarddef.safe_mode_pin(definition)):
+    if definition is not None and hw.safe_mode_held(wiring.safe_mode_pin(definition)):
         print("tallyboard: safe mode (button held at power-up): the app is not running; "
               "use mpremote, or power-cycle to start it")
         hw.stay_at_repl()
@@ -45,12 +45,14 @@ def start():
     try:
         app.boot(config_loaded=True)   # BOOT goes out first; the definition is checked after it
         if definition is not None:
+            from tallypanel import boarddef
             try:
                 board = boarddef.checked(definition, name, hw.mcu())
             except ValueError as exc:
                 board_problem = str(exc)
-        boarddef = definition = None
-        unload("tallypanel.boarddef")   # its checks and the file's JSON are done with: ~7 KB of heap back
+            del boarddef
+            unload("tallypanel.boarddef")   # its checks are done with: ~7 KB of heap back
+        definition = None
         if board_problem:
             app.note(board_problem + "; set another with config set board NAME")
         if board is not None and board.wifi:

@@ -60,10 +60,11 @@ class View:
             self.configure(self.config)
 
     def _show(self, pages):
-        if self.oled_down:
+        sheet = self.sheet
+        if self.oled_down or sheet is None:
             return
         try:
-            self.oled.show(pages, self.sheet.lo, self.sheet.hi)
+            self.oled.show(pages, sheet.lo, sheet.hi)
         except OSError as exc:
             self._oled_lost(exc)
             return

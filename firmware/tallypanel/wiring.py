@@ -62,3 +62,39 @@ class BoardDef:
     def led(self, player, row, hole):
         """LED index of a hole: row is STATION, TALLY or KING."""
         return self.led_of[player * SLOTS_PER_PLAYER + row + hole]
+
+
+# The definition file, read at power-up before anything is checked (the safe-mode
+# button is looked for first); tallypanel.boarddef checks it after BOOT.
+def read(path):
+    """A definition file's JSON, not yet checked (from_dict checks it)."""
+    import json
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError:
+        raise ValueError("board: no definition file %s" % path)
+    except ValueError:
+        raise ValueError("board: %s is not valid JSON" % path)
+
+
+def path_of(name, folder="board"):
+    for ch in name:
+        if not (ch.isalpha() or ch.isdigit() or ch in "-_"):
+            raise ValueError("board: a board name has letters, digits, - and _ only")
+    return folder + "/" + name + ".json"
+
+
+def safe_mode_pin(d):
+    """The safe-mode button (undo, else seat 0) of a definition not yet
+    checked, read before anything else at power-up; -1 if it names none."""
+    try:
+        buttons = d["buttons"]
+        pin = buttons.get("undo")
+        if pin is None:
+            pin = buttons["seats"][0]
+        if isinstance(pin, int) and 0 <= pin <= 29:
+            return pin
+    except (KeyError, IndexError, TypeError, AttributeError):
+        pass
+    return -1

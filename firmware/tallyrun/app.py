@@ -41,13 +41,28 @@ except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
 from tallyrun import protocol as P
-from tallyrun import replies, confirming, serve
+from tallyrun import replies
 from tallycore.game import Game, LOG_CAPACITY
 from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND,
                               KIND_HELD)
 from tallyrun.config import Config
 
 BOARD_DIR = "board"
+# The loop (tallyrun/serve.py) and a held hand's code (confirming.py) load
+# after BOOT is out (after_boot(): App.run(), or the first change that
+# needs them): BOOT and the lights need neither, and each import from
+# littlefs costs 15-35 ms of the power-up on the chip.
+if False:   # for the type checker: the modules after_boot() loads (the compiler drops this)
+    from tallyrun import serve, confirming
+_after_boot = [False]
+
+
+def after_boot():
+    """Load the loop and the confirmation's code (once)."""
+    global serve, confirming
+    if not _after_boot[0]:
+        from tallyrun import serve, confirming
+        _after_boot[0] = True
 _SRC_HOST = b"host"
 _SRC_BOARD = b"board"
 _PUSHED = (0, P.EV_EVENT, P.EV_UNDO, P.EV_REDO)   # by journal kind: the event pushed
@@ -389,6 +404,7 @@ class App:
                 return self._refuse(seq, P.E_RULE, b"nothing to redo", reply)
             event = game.log[game.n]
         if self._confirming() and (game.rules.ends_hand(event) if kind == KIND_APPLY else game.closes_hand(kind)):
+            after_boot()
             return confirming.hold(self, kind, seq, crc, event, src, reply)
         try:
             self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
@@ -523,6 +539,7 @@ class App:
         game = self.game
         if game.held and not game.held_by >> player & 1:
             raise ValueError(game.held_message(self.config.names))
+        after_boot()
         confirming.settle(self, KIND_ACCEPT)
 
     def local_reject(self):
@@ -533,6 +550,7 @@ class App:
         were taken back; allocation-free."""
         game = self.game
         taken = game.open_hand() if game.held == KIND_APPLY else 0
+        after_boot()
         confirming.settle(self, KIND_REJECT_HAND, taken)
         return taken
 
@@ -567,7 +585,10 @@ class App:
     def receiving(self):
         """True while a request is arriving or waiting to be read: the display
         waits (allocation-free)."""
+        if not _after_boot[0]:
+            after_boot()
         return serve.receiving(self)
 
     def run(self, watchdog=None):
+        after_boot()
         asyncio.run(serve.main(self, watchdog))
