@@ -12,15 +12,13 @@ the same way, from the press (undo has no long press: it counts at once). Median
 within 40 ms. Needs node, socat and twin/'s rp2040js (`npm ci` in twin/)."""
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin import Twin, missing  # noqa: E402
+from twin import Twin, bench_main  # noqa: E402
 
 PRESS_MS = 80
 
@@ -83,17 +81,8 @@ def show(figures: dict) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--presses", type=int, default=10)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    why = missing()
-    if why:
-        print(f"bench_controls_twin: {why}", file=sys.stderr)
-        return 2
-    figures = run(args.presses)
-    print(json.dumps(figures, indent=2)) if args.json else show(figures)
-    return 0
+    return bench_main(__doc__, "bench_controls_twin", lambda args: run(args.presses), show,
+                      lambda parser: parser.add_argument("--presses", type=int, default=10))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ Needs node, socat and rp2040js (shared/rp2emu/setup.sh)."""
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import sys
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin import Twin, missing  # noqa: E402
+from twin import Twin, bench_main  # noqa: E402
 
 HANDS = [  # Skicket: purchaser, bid, doubled by, redoubled by, lone, tricks
     (0, "4H", None, None, False, 10), (1, "2S", None, None, False, 7), (2, "3NT", 1, None, False, 9),
@@ -151,26 +150,22 @@ def run(pegs: int, idle_s: float, switches: int = 0) -> dict:
     return figures
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pegs", type=int, default=20)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of wall time with no traffic")
     parser.add_argument("--switches", type=int, default=0, help="game switches to measure the heap across")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    why = missing()
-    if why:
-        print(f"bench_device_twin: {why}", file=sys.stderr)
-        return 2
-    figures = run(args.pegs, args.idle, args.switches)
-    if args.json:
-        print(json.dumps(figures, indent=2))
-        return 0
+
+
+def show(figures: dict) -> None:
     for key, value in figures.items():
         if isinstance(value, dict):
             value = ", ".join(f"{k} {v}" for k, v in value.items())
         print(f"{key:24} {value}")
-    return 0
+
+
+def main() -> int:
+    return bench_main(__doc__, "bench_device_twin", lambda args: run(args.pegs, args.idle, args.switches),
+                      show, options)
 
 
 if __name__ == "__main__":

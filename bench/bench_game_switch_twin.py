@@ -15,7 +15,6 @@ checks the same in a minute of wall time). Needs node, socat and rp2040js (twin/
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "firmware"))
-from twin import Twin, missing, switch_games, switch_order  # noqa: E402
+from twin import Twin, bench_main, switch_games, switch_order  # noqa: E402
 from tallycore.games import GAMES  # noqa: E402  (the board's own table)
 
 
@@ -57,23 +56,15 @@ def show(figures: dict) -> None:
         print(f"{key:28} {value}")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--switches", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--no-push", action="store_true", help="NEW and the display alone, no hand entry opened")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    why = missing()
-    if why:
-        print(f"bench_game_switch_twin: {why}", file=sys.stderr)
-        return 2
-    figures = run(args.switches, args.seed, not args.no_push)
-    if args.json:
-        print(json.dumps(figures, indent=2))
-    else:
-        show(figures)
-    return 0
+
+
+def main() -> int:
+    return bench_main(__doc__, "bench_game_switch_twin",
+                      lambda args: run(args.switches, args.seed, not args.no_push), show, options)
 
 
 if __name__ == "__main__":

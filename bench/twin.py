@@ -309,18 +309,22 @@ class RawRepl:
         self.port.close()
 
 
-def bench_main(doc: str, script: str, run: Callable[[], dict], show: Callable[[dict], None]) -> int:
+def bench_main(doc: str, script: str, run: Callable[..., dict], show: Callable[[dict], None],
+               options: Callable[[argparse.ArgumentParser], None] | None = None) -> int:
     """A twin benchmark's command line: --json prints the figures as JSON,
     else show(figures) prints them for people; exit 2, saying why, where the
-    twin cannot run."""
+    twin cannot run. options(parser) adds the benchmark's own; run then
+    takes the parsed arguments."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--json", action="store_true")
+    if options is not None:
+        options(parser)
     args = parser.parse_args()
     why = missing()
     if why:
         print(f"{script}: {why}", file=sys.stderr)
         return 2
-    figures = run()
+    figures = run(args) if options is not None else run()
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

@@ -13,7 +13,6 @@ they fail instead. Marked `twin`, so
 Pico's speed; the whole module keeps to BUDGET_S of wall time."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -25,25 +24,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_twin_driver():
-    spec = importlib.util.spec_from_file_location("twin", ROOT / "bench" / "twin.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["twin"] = module       # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+from twin_support import TWIN_TESTS, device_twin  # noqa: E402
 
-
-device_twin = _load_twin_driver()
-WHY_NOT = device_twin.missing()
-
-# In CI (CI=true) no twin test skips: a twin that cannot run there fails the tests
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-pytestmark = [pytest.mark.twin,
-              pytest.mark.skipif(WHY_NOT is not None and not IN_CI,
-                                 reason=f"the device twin cannot run here: {WHY_NOT}")]
+pytestmark = TWIN_TESTS
 
 BUDGET_S = 300          # the whole module, deploy included (about 100 s on a 2-core machine)
 DEPLOY_S = 120          # tallyboard deploy to a blank chip (about 30 s)
@@ -224,8 +209,6 @@ def _still_running(pgids: list[int], wait: float = 5.0) -> list[int]:
 def chip(tmp_path_factory):
     """A blank twin with the firmware deployed through the CLI; stopped (node, the pty
     bridge and its socat) whatever happens."""
-    if WHY_NOT is not None:
-        pytest.fail(f"the device twin cannot run in CI: {WHY_NOT}")
     deadline = Deadline(BUDGET_S)
     twin = device_twin.Twin(tmp_path_factory.mktemp("twin"))
     try:

@@ -15,8 +15,6 @@ SWITCH_WALL_S of wall time (at least MIN_SWITCHES), and the full 200 are measure
 heap"). Marked `twin`; under CI=true a twin that cannot start fails the module."""
 from __future__ import annotations
 
-import importlib.util
-import os
 import sys
 from pathlib import Path
 
@@ -27,21 +25,9 @@ sys.path.insert(0, str(ROOT / "firmware"))
 from tallycore.games import GAMES  # noqa: E402  (the board's own table: names, player ranges, modules)
 
 
-def _load_twin_driver():
-    spec = importlib.util.spec_from_file_location("twin", ROOT / "bench" / "twin.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["twin"] = module       # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+from twin_support import TWIN_TESTS, device_twin  # noqa: E402
 
-
-device_twin = _load_twin_driver()
-WHY_NOT = device_twin.missing()
-if WHY_NOT is not None and os.environ.get("CI") == "true":
-    raise RuntimeError(f"CI must run the device twin: {WHY_NOT} (.ci/run installs it)")
-
-pytestmark = [pytest.mark.twin,
-              pytest.mark.skipif(WHY_NOT is not None, reason=f"the device twin cannot run here: {WHY_NOT}")]
+pytestmark = TWIN_TESTS
 
 SEED = 20
 SWITCHES = 200

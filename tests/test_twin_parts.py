@@ -13,33 +13,15 @@ under CI=true, where a missing twin fails (.ci/run installs it)."""
 from __future__ import annotations
 
 import ast
-import importlib.util
-import os
-import sys
 import threading
-import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_twin_driver():
-    spec = importlib.util.spec_from_file_location("twin", ROOT / "bench" / "twin.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["twin"] = module       # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+from twin_support import TWIN_TESTS, device_twin  # noqa: E402
 
-
-device_twin = _load_twin_driver()
-WHY_NOT = device_twin.missing()
-if WHY_NOT is not None and os.environ.get("CI") == "true":
-    raise RuntimeError(f"CI must run the device twin: {WHY_NOT} (.ci/run installs it)")
-
-pytestmark = [pytest.mark.twin,
-              pytest.mark.skipif(WHY_NOT is not None, reason=f"the device twin cannot run here: {WHY_NOT}")]
+pytestmark = TWIN_TESTS
 
 DEPLOY_S = 180
 SETTLE_S = 60

@@ -1,0 +1,34 @@
+"""The device twin for the tests that run the firmware on it (marked twin;
+docs/twin.md): bench/twin.py loaded as the module `twin`, and why the twin
+cannot run here (None: it can). Under CI (CI=true) a twin that cannot run
+is an error when the tests are collected, never a skip: .ci/run installs
+what it needs."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _load_twin_driver():
+    spec = importlib.util.spec_from_file_location("twin", ROOT / "bench" / "twin.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["twin"] = module       # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+device_twin = _load_twin_driver()
+WHY_NOT = device_twin.missing()
+if WHY_NOT is not None and IN_CI:
+    raise RuntimeError(f"CI must run the device twin: {WHY_NOT} (.ci/run installs it)")
+
+# a test module's pytestmark, or a test's marks
+TWIN_TESTS = [pytest.mark.twin,
+              pytest.mark.skipif(WHY_NOT is not None, reason=f"the device twin cannot run here: {WHY_NOT}")]
