@@ -369,8 +369,14 @@ class Request:
         if n < 2:
             return self._fail(E_VERB, b"no verb; send HELLO to start")
         verb = -1
+        start = self.starts[1]
+        end = self.ends[1]
+        length = end - start
+        first = _upper(line[start])
+        # the length and the first letter rule out all but one or two: only those are compared whole
         for v in range(len(VERBS)):
-            if _same_word(line, self.starts[1], self.ends[1], VERBS[v][0], True):
+            word = VERBS[v][0]
+            if len(word) == length and word[0] == first and _same_word(line, start, end, word, True):
                 verb = v
                 break
         optional = 0
@@ -382,7 +388,8 @@ class Request:
             rules = None if self.game is None else self.game.rules
             own = () if rules is None else rules.VERBS
             for v in range(len(own)):
-                if _same_word(line, self.starts[1], self.ends[1], own[v][0], True):
+                word = own[v][0]
+                if len(word) == length and word[0] == first and _same_word(line, start, end, word, True):
                     verb = V_GAME_VERB + v
                     row = own[v]
                     break
