@@ -192,6 +192,11 @@ class App:
     def feed(self, byte):
         """One byte from the host. Allocation-free for a valid frame."""
         state = self.reader.feed(byte)
+        if state:
+            self.line_ended(state)
+
+    def line_ended(self, state):
+        """The reader's line ended (FEED_LINE, or FEED_OVERFLOW: too long)."""
         if state == P.FEED_LINE:
             length = self.reader.length
             self.reader.length = 0

@@ -260,24 +260,22 @@ class LineReader:
         self.overflow = False
 
     def feed(self, byte):
-        if byte == 10:
-            if self.overflow:
-                self.overflow = False
-                self.length = 0
-                return FEED_OVERFLOW
-            n = self.length
-            if n and self.line[n - 1] == 13:
-                n -= 1
-            self.length = n
-            return FEED_LINE
+        # on every byte's path: one attribute read and one write for a byte of a line
+        n = self.length
+        if byte != 10:
+            if n < MAX_FRAME - 1:
+                self.line[n] = byte
+                self.length = n + 1
+            else:
+                self.overflow = True     # no room left for the newline
+            return FEED_MORE
         if self.overflow:
-            return FEED_MORE
-        if self.length >= MAX_FRAME - 1:  # no room left for the newline
-            self.overflow = True
-            return FEED_MORE
-        self.line[self.length] = byte
-        self.length += 1
-        return FEED_MORE
+            self.overflow = False
+            self.length = 0
+            return FEED_OVERFLOW
+        if n and self.line[n - 1] == 13:
+            self.length = n - 1
+        return FEED_LINE
 
     def clear(self):
         self.length = 0

@@ -26,13 +26,16 @@ async def serve(app, stream=None):
     poller.register(stream, select.POLLIN)
     app.poller = poller
     byte = app.byte
+    feed = app.reader.feed      # bound once: a byte of a line costs this one call
     while True:
         if not await reader.readinto(byte):
             if app.exit_on_eof:
                 return
             await asyncio.sleep_ms(10)
             continue
-        app.feed(byte[0])
+        state = feed(byte[0])
+        if state:
+            app.line_ended(state)
         # drain what is already there without going round the loop
         while True:
             ready = False
@@ -44,7 +47,9 @@ async def serve(app, stream=None):
                 if app.exit_on_eof:
                     return
                 break
-            app.feed(byte[0])
+            state = feed(byte[0])
+            if state:
+                app.line_ended(state)
 
 
 def receiving(app):
