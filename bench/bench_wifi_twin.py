@@ -1,0 +1,158 @@
+"""The heap a board's club link takes on the chip (issue 24): the device twin (an emulated
+RP2040 running the stock MicroPython v1.28.0 RPI_PICO image, which has no wireless chip),
+the firmware deployed with `tallyboard deploy`, and stand-ins for what the Pico W's image
+has and this one lacks: `network` (a WLAN that joins at once) and `socket` (a TCP socket the
+broker refuses: the link retries with its backoff, as a board whose broker is down does).
+
+    python bench/bench_wifi_twin.py [--json]
+
+The board runs the Wi-Fi definition tests/wifi_boards.py makes (pico-reference with "wifi":
+true) as table 2 of an evening; STATS (after a collection) three ways:
+
+  * before the enrolment: the club link's settings only (tallynet.settings, NET over USB);
+  * enrolled (NET SET, as `tallyboard wifi enroll` does), the link joined and trying the
+    broker: tallynet.link, its transport, chumicro_mqtt's client and their buffers loaded;
+  * the same with a Skicket game and a hand in it (its message numbered and waiting).
+
+The heap in use is the chip's own (32-bit words); the free figure is this image's, which is
+not a Pico W's: the Pico W's image gives its heap less than the Pico's (the wireless driver
+and lwIP take RAM), so what a Pico W has left is its heap size less the heap in use here
+(docs/benchmarks.md says where its size comes from). Needs node, socat and twin/'s rp2040js."""
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from twin import RawRepl, Twin, bench_main  # noqa: E402
+
+TAG = 0x1A2B
+TABLE = 2
+DEFINITION = "wifi-test"          # tests/wifi_boards.py's name for it
+SSID = "club-wifi"
+PASSPHRASE = "club-passphrase"
+
+# What the Pico W's image has and the RPI_PICO image lacks, as small as the link needs them.
+NETWORK_STANDIN = '''\
+# bench/bench_wifi_twin.py's stand-in for the Pico W's network module: joins at once
+STA_IF = 0
+STAT_IDLE = 0
+STAT_CONNECTING = 1
+STAT_WRONG_PASSWORD = -3
+STAT_NO_AP_FOUND = -2
+STAT_CONNECT_FAIL = -1
+STAT_GOT_IP = 3
+class WLAN:
+    def __init__(self, interface=STA_IF):
+        self._status = STAT_IDLE
+    def active(self, value=None):
+        return True if value is None else None
+    def connect(self, ssid=None, key=None, **kwargs):
+        self._status = STAT_GOT_IP
+    def disconnect(self):
+        self._status = STAT_IDLE
+    def isconnected(self):
+        return self._status == STAT_GOT_IP
+    def status(self, *args):
+        return self._status
+    def ifconfig(self):
+        return ("192.168.4.20", "255.255.255.0", "192.168.4.1", "192.168.4.1")
+'''
+SOCKET_STANDIN = '''\
+# bench/bench_wifi_twin.py's stand-in for the Pico W's socket module: the broker refuses
+import errno, io
+AF_INET = 2
+SOCK_STREAM = 1
+def getaddrinfo(host, port, *args):
+    return [(AF_INET, SOCK_STREAM, 0, "", (host, port))]
+class socket(io.IOBase):
+    def __init__(self, af=AF_INET, kind=SOCK_STREAM, *args):
+        pass
+    def setblocking(self, flag):
+        pass
+    def connect(self, address):
+        raise OSError(errno.EINPROGRESS)
+    def ioctl(self, request, arg):
+        return 0x08 if request == 3 else 0     # MP_STREAM_POLL: POLLERR (refused)
+    def close(self):
+        pass
+'''
+
+
+def _write_files(twin: Twin, files: dict[str, str]) -> None:
+    """Files onto the twin's flash through its raw REPL (the app stopped), then a power cycle."""
+    repl = RawRepl(twin.link)
+    try:
+        code = "import os\ntry:\n os.mkdir('lib')\nexcept OSError:\n pass\n"
+        for path, text in files.items():
+            code += f"with open({path!r}, 'w') as f:\n f.write({text!r})\n"
+        repl.run(code + "print('written')\n", timeout=60)
+    finally:
+        repl.close()
+    twin.power_cut()
+    twin.start()
+
+
+def run() -> dict:
+    import wifi_boards as wb
+    from tallyboard.club import envelope
+
+    figures: dict = {}
+    with tempfile.TemporaryDirectory() as tmp, Twin(Path(tmp)) as twin:
+        twin.deploy()
+        definition = json.loads((ROOT / "board" / "pico-reference.json").read_text())
+        definition["name"] = DEFINITION
+        definition["wifi"] = True
+        _write_files(twin, {f"board/{DEFINITION}.json": json.dumps(definition),
+                            "config.txt": f"board {DEFINITION}\nevent {TAG}\ntable {TABLE}\n",
+                            "lib/network.py": NETWORK_STANDIN, "lib/socket.py": SOCKET_STANDIN})
+        time.sleep(3)
+        board = twin.board(timeout=10)
+        try:
+            assert board.request("NET")["wifi"] == "1", "the board did not take the Wi-Fi definition"
+            figures["settings_only"] = board.request("STATS")
+            secret = envelope.new_secret()
+            ident = wb.ident(TAG, TABLE)
+            wb.enrol(board, event=f"club-{TAG:04x}", key=envelope.board_key(secret, ident),
+                     director_key=envelope.director_key(secret), port=1883)
+            deadline = time.monotonic() + 60
+            while board.request("NET")["joined"] != "1" or board.request("NET")["error"] == "not_enrolled":
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the link did not start: {board.request('NET')}")
+                time.sleep(0.5)
+            time.sleep(3)        # a few tries at the broker, refused each time
+            figures["link_loaded"] = board.request("STATS")
+            figures["link_state"] = board.request("NET")
+            board.new("skicket", 4)
+            board.request("HAND", "0", "4H", "-", "-", "0", "10")
+            time.sleep(2)
+            figures["link_and_a_game"] = board.request("STATS")
+            figures["link_state_after"] = board.request("NET")
+        finally:
+            board.link.close()
+    settings = int(figures["settings_only"]["alloc"])
+    figures["link_cost_bytes"] = int(figures["link_loaded"]["alloc"]) - settings
+    return figures
+
+
+def show(figures: dict) -> None:
+    for key in ("settings_only", "link_loaded", "link_and_a_game"):
+        stats = figures[key]
+        print(f"{key:18} free {stats['free']:>7} B, in use {stats['alloc']:>7} B, largest free block "
+              f"{stats['block']:>6} B, errors {stats['errors']}")
+    print(f"the link's own heap (in use, enrolled less settings only): {figures['link_cost_bytes']} B")
+    print(f"the link meanwhile: {figures['link_state_after']}")
+
+
+def main() -> int:
+    return bench_main(__doc__, "bench_wifi_twin", run, show)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
