@@ -1,8 +1,9 @@
 """The heap a board's club link takes on the chip (issue 24): the device twin (an emulated
 RP2040 running the stock MicroPython v1.28.0 RPI_PICO image, which has no wireless chip),
 the firmware deployed with `tallyboard deploy`, and stand-ins for what the Pico W's image
-has and this one lacks: `network` (a WLAN that joins at once) and `socket` (a TCP socket the
-broker refuses: the link retries with its backoff, as a board whose broker is down does).
+has and this one lacks: `network` (the emulator's WLAN, firmware/emu/network.py, its access
+point in reach) and `socket` (a TCP socket the broker refuses: the link retries with its
+backoff, as a board whose broker is down does).
 
     python bench/bench_wifi_twin.py [--json]
 
@@ -35,35 +36,9 @@ from twin import RawRepl, Twin, bench_main  # noqa: E402
 TAG = 0x1A2B
 TABLE = 2
 DEFINITION = "wifi-test"          # tests/wifi_boards.py's name for it
-SSID = "club-wifi"
-PASSPHRASE = "club-passphrase"
 
-# What the Pico W's image has and the RPI_PICO image lacks, as small as the link needs them.
-NETWORK_STANDIN = '''\
-# bench/bench_wifi_twin.py's stand-in for the Pico W's network module: joins at once
-STA_IF = 0
-STAT_IDLE = 0
-STAT_CONNECTING = 1
-STAT_WRONG_PASSWORD = -3
-STAT_NO_AP_FOUND = -2
-STAT_CONNECT_FAIL = -1
-STAT_GOT_IP = 3
-class WLAN:
-    def __init__(self, interface=STA_IF):
-        self._status = STAT_IDLE
-    def active(self, value=None):
-        return True if value is None else None
-    def connect(self, ssid=None, key=None, **kwargs):
-        self._status = STAT_GOT_IP
-    def disconnect(self):
-        self._status = STAT_IDLE
-    def isconnected(self):
-        return self._status == STAT_GOT_IP
-    def status(self, *args):
-        return self._status
-    def ifconfig(self):
-        return ("192.168.4.20", "255.255.255.0", "192.168.4.1", "192.168.4.1")
-'''
+# What the Pico W's image has and the RPI_PICO image lacks: `network` is the emulator's own stand-in
+# (firmware/emu/network.py: the access point wifi.txt names is in reach), `socket` this one.
 SOCKET_STANDIN = '''\
 # bench/bench_wifi_twin.py's stand-in for the Pico W's socket module: the broker refuses
 import errno, io
@@ -111,7 +86,8 @@ def run() -> dict:
         definition["wifi"] = True
         _write_files(twin, {f"board/{DEFINITION}.json": json.dumps(definition),
                             "config.txt": f"board {DEFINITION}\nevent {TAG}\ntable {TABLE}\n",
-                            "lib/network.py": NETWORK_STANDIN, "lib/socket.py": SOCKET_STANDIN})
+                            "lib/network.py": (ROOT / "firmware" / "emu" / "network.py").read_text(),
+                            "wifi.txt": f"{wb.SSID}\n{wb.PASSPHRASE}\n", "lib/socket.py": SOCKET_STANDIN})
         time.sleep(3)
         board = twin.board(timeout=10)
         try:

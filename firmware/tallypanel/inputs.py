@@ -240,26 +240,30 @@ class Inputs:
         """say(text): a control found stuck or bouncing, or working again (a NOTE)."""
         self.handler = handler
         self.buttons = []
+        gpios = []                # the buttons' pins, for their interrupts
+
+        def add(gpio, *args, **kwargs):
+            button = Button(pin_reader(gpio), *args, **kwargs)
+            self.buttons.append(button)
+            gpios.append(gpio)
+            return button
+
         self.shift = None
         if board.shift_pin >= 0:
-            self.shift = Button(pin_reader(board.shift_pin), _ignore, -1, name="the shift button", say=say)
-            self.buttons.append(self.shift)
+            self.shift = add(board.shift_pin, _ignore, -1, name="the shift button", say=say)
         for seat in range(len(board.seat_pins)):
-            self.buttons.append(Button(pin_reader(board.seat_pins[seat]), handler, SEAT,
-                                       SEAT_LONG, seat, self.shift, "seat %d's button" % seat, say))
+            add(board.seat_pins[seat], handler, SEAT, SEAT_LONG, seat, self.shift, "seat %d's button" % seat, say)
         if board.undo_pin >= 0:
-            self.buttons.append(Button(pin_reader(board.undo_pin), handler, UNDO, name="the undo button",
-                                       say=say))
-        self.flag = None          # set by a button's pin interrupt (wake_on_edges)
+            add(board.undo_pin, handler, UNDO, name="the undo button", say=say)
+        self.flag = None          # set by a button's pin interrupt (_wake_on_edges)
         self.encoder = None
         if board.encoder_a >= 0:
             self.encoder = Encoder(pin_reader(board.encoder_a), pin_reader(board.encoder_b),
                                    handler, board.steps_per_detent, say)
             self.encoder_on_edges = (pin_irq is not None
                                      and self.encoder.wake_on_edges(pin_irq, board.encoder_a, board.encoder_b))
-            self.buttons.append(Button(pin_reader(board.encoder_push), handler, PUSH, HOLD,
-                                       name="the knob's push", say=say))
-        self.buttons_on_edges = pin_irq is not None and self._wake_on_edges(pin_irq, _button_pins(board))
+            add(board.encoder_push, handler, PUSH, HOLD, name="the knob's push", say=say)
+        self.buttons_on_edges = pin_irq is not None and self._wake_on_edges(pin_irq, gpios)
 
     def poll(self, now):
         for button in self.buttons:
@@ -329,11 +333,3 @@ async def fade_notes(board_input, redraw):
 def _ignore(kind, value):
     pass
 
-
-def _button_pins(board):
-    """The GPIOs of Inputs' buttons (shift, seats, undo, the knob's push)."""
-    pins = []
-    for gpio in (board.shift_pin,) + tuple(board.seat_pins) + (board.undo_pin, board.encoder_push):
-        if gpio >= 0:
-            pins.append(gpio)
-    return pins

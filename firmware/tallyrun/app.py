@@ -63,6 +63,8 @@ def after_boot():
     if not _after_boot[0]:
         from tallyrun import serve, confirming
         _after_boot[0] = True
+
+
 _SRC_HOST = b"host"
 _SRC_BOARD = b"board"
 _PUSHED = (0, P.EV_EVENT, P.EV_UNDO, P.EV_REDO)   # by journal kind: the event pushed
