@@ -15,10 +15,6 @@ SKIPS_ALLOWED_IN_CI = {
     "runs in the MicroPython pass":
         "a tests/mp check that needs MicroPython itself (heap_lock, framebuf, littlefs, viper): under CPython "
         "it is skipped, and tests/test_micropython_port.py runs it under the unix port, counting its passes",
-    "the device twin cannot run here":
-        "the twin's MicroPython image and rp2040js are found at run time, never committed (tests/test_device_twin.py)",
-    "the command had printed the new score before the power went":
-        "the power cut of tests/test_device_twin.py landed after the command had finished: nothing to check",
 }
 
 
