@@ -276,10 +276,13 @@ def test_prepare_script_runs_on_micropython(tmp_path, one_package):
     (board / "tallycore" / "old.mpy").write_text("")
     (board / "main.py.part").write_text("")
     (board / "journal.bin").write_text("keep")
+    (board / "chumicro_mqtt").mkdir()            # an earlier deploy's MQTT client (fileset.RETIRED)
+    (board / "chumicro_mqtt" / "client.mpy").write_text("")
     out = subprocess.run([micropython_binary(), "-c", deploy.prepare_script(files)], cwd=board,
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "tallyboard: prepared\n"
     assert sorted(p.name for p in (board / "tallycore").iterdir()) == ["alpha.mpy"]
     assert (board / "board").is_dir() and not (board / "main.py.part").exists()
+    assert not (board / "chumicro_mqtt").exists()
     assert (board / "journal.bin").read_text() == "keep"

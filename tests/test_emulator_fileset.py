@@ -87,7 +87,10 @@ def test_install_keeps_board_data_and_removes_shadowing_sources(tmp_path):
     (flash / "tallycore" / "alpha.py").write_text("X = 0\n")     # would shadow alpha.mpy
     (flash / "tallycore" / "gone.mpy").write_bytes(b"M")          # no longer in the set
     (flash / "journal.bin").write_bytes(b"\x01\x02")              # the board's own data
+    (flash / "chumicro_mqtt").mkdir()                              # an earlier set's (fileset.RETIRED)
+    (flash / "chumicro_mqtt" / "client.mpy").write_bytes(b"M")
     assert fileset.install(files, flash) == 6
+    assert not (flash / "chumicro_mqtt").exists()
     assert not (flash / "tallycore" / "alpha.py").exists()
     assert not (flash / "tallycore" / "gone.mpy").exists()
     assert (flash / "journal.bin").read_bytes() == b"\x01\x02"

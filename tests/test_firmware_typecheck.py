@@ -16,7 +16,7 @@ STUB_MODULES = ["machine", "umachine", "rp2", "rp2.*", "_mpy_shed", "_mpy_shed.*
 # The Pico W's modules (the Pico's stubs have none) and the club link's MQTT
 # client (a pip-installed library without type information): firmware/tallynet
 # loads them only on a board with Wi-Fi.
-WIFI_MODULES = ["network", "socket", "chumicro_mqtt", "chumicro_mqtt.*"]
+WIFI_MODULES = ["network", "socket"]
 
 
 def stub_tree(dst: Path) -> Path:

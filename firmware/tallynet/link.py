@@ -2,9 +2,9 @@
 # club's Wi-Fi"): one cooperative task in the app's asyncio loop, beside the
 # USB protocol, never in its way. Each step does a bounded slice of work and
 # returns: joins the Wi-Fi (network.WLAN; backoff doubling to 30 s), keeps
-# the MQTT client going (tallynet.client, chumicro_mqtt's: non-blocking, one
-# slice a tick, made once and reused by every reconnection, 1 s doubling to
-# 8 s between tries), takes the director's round and applied,
+# the MQTT client going (tallynet.client: non-blocking, one slice a tick,
+# made once and reused by every reconnection, 1 s doubling to 8 s between
+# tries), takes the director's round and applied,
 # seats the board, and publishes the table's state.
 #
 # The journal is the outbox (tallynet.outbox): after an acknowledged change
@@ -43,7 +43,7 @@ from tallyrun import protocol as P
 from tallyrun import replies
 from tallynet import envelope, tablestate
 from tallynet.outbox import Outbox, Seat, from_round
-from tallynet.settings import NOT_ENROLLED
+from tallynet.settings import NOT_ENROLLED, RX_BUFFER
 
 ROOT = "tallyboard"
 KEEPALIVE_S = const(15)
@@ -58,11 +58,9 @@ RESEND_MS = const(5000)          # the director has this long to confirm before 
 RESEND_MAX_MS = const(300000)
 REFUSED_RETRY_MS = const(30000)  # the broker refused the login: tried again this often (an ACL set up late)
 MAX_INBOX = const(4)             # messages waiting for the step (round and applied are retained: the latest counts)
-RX_BUFFER = const(4096)          # the largest round taken whole
 HANDLE_MS = const(1000)          # connected and quiet, the client is still given a turn this often (its
-#                                  keepalive at 7.5 s, its 5 s acknowledgement deadlines); else only when its
-#                                  socket has bytes or it has some to send: its non-blocking read of nothing
-#                                  raises EAGAIN, which allocates
+#                                  ping at 7.5 s, its deadlines); else only when its socket has bytes or it
+#                                  has some to send
 BUSY_MS = const(200)             # after a publish, the client's turn every step: its packets go a slice a step
 
 (_IDLE, _JOINING) = range(2)
@@ -77,11 +75,12 @@ _BLINK_MS = const(250)
 
 
 class Link:
-    def __init__(self, app, net, led=None):
+    def __init__(self, app, net, led=None, rx=None):
         self.app = app
         self.net = net
         self.led = led               # the Pico W's LED: a callable taking 0 or 1 (tallypanel.hw.link_led)
-        envelope.prepare()           # before the heap is cut up: canonical JSON's one buffer
+        self.rx = rx if rx is not None else bytearray(RX_BUFFER)   # the MQTT client's receive buffer
+        envelope.prepare()           # canonical JSON's one buffer (made already by tallypanel.start)
         self.outbox = Outbox(app.root)
         self.outbox.load()
         self.seat = Seat(app.root)
@@ -97,7 +96,6 @@ class Link:
         self.wifi_at = ticks_ms()    # when to join again / when the join began
         self.wifi_backoff = WIFI_BACKOFF_MS
         self.client = None
-        self.connector = None        # the client's transport (tallynet.transport.Connector) last made
         self.polled = None           # the connected socket the poller watches
         self.poller = None
         self.handled_at = ticks_ms()
@@ -311,21 +309,16 @@ class Link:
     def _new_client(self):
         """Once per enrolment (or per boot of an enrolled board): the client,
         its transport and its buffers, kept for every reconnection after."""
-        import time
         from tallynet.client import Client
         from tallynet.transport import Connector
         net = self.net
         password = net.get(P.NET_BROKER_PASSWORD)
         password = password.decode() if password is not None else envelope.broker_password(net.key())
         gc.collect()
-        self.connector = Connector(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT))
+        connector = Connector(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT))
         client = Client(
-            self.connector, self.ident,
-            ticks=time,
-            client_id=self._client_id(), keep_alive_seconds=KEEPALIVE_S, clean_session=True,
-            username=self._login(), password=password,
-            will_topic=self._status_topic(), will_message=self._status(False), will_qos=1, will_retain=True,
-            rx_buffer_size=RX_BUFFER, when_disconnected="raise", max_tx_queue_size=4)
+            connector, self.ident, self._client_id(), KEEPALIVE_S, self._login(), password,
+            self._status_topic(), self._status(False), self.rx)
         client.on_message = self._queue
         client.subscribe(self.topic_round, 1)
         client.subscribe(self.topic_applied, 1)
@@ -341,9 +334,8 @@ class Link:
         if client.state != "connected" or ticks_diff(now, self.handled_at) >= HANDLE_MS:
             return True
         if ticks_diff(self.busy_until, now) > 0:
-            return True       # just published: its packets go out a slice a step (io_interest builds a tuple)
-        connector = self.connector      # not client.io_socket: its state test builds a tuple
-        sock = getattr(connector.socket, "sock", None) if connector is not None else None
+            return True       # just published: its packets go out a slice a step
+        sock = client.sock
         if sock is None:
             return True
         poller = self.poller

@@ -10,6 +10,9 @@ from tallyrun.config import read_small
 from tallyrun.protocol import NET_KEYS, NET_BROKER_PORT, NET_KEY, NET_DIRECTOR_KEY
 
 NET_FILE = "net.txt"
+# the link's receive buffer: the largest message from the director (a round) it takes whole. Made
+# before the link's modules are loaded (tallypanel.start), while the heap still has a block this large
+RX_BUFFER = 4096
 _HEX = b"0123456789ABCDEF"
 
 # the link's last problem (NET's error=): a word from docs/protocol.md's table

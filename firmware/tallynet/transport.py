@@ -1,15 +1,11 @@
-# The MQTT client's way to the broker (chumicro_mqtt's transport_factory
-# contract: tick(), state, socket, last_error, cancel(), io_socket): a plain
-# TCP connect that never blocks the app's loop. DNS, then a non-blocking
-# connect polled until it is writable. Plain TCP on the club's own network
-# (docs/club-mqtt.md); what chumicro-sockets adds beside it (TLS, UDP,
-# listeners, CircuitPython's and CPython's adapters) costs the Pico W heap it
-# cannot spare.
+# The MQTT client's way to the broker (tallynet.client): a plain TCP connect
+# that never blocks the app's loop. DNS, then a non-blocking connect polled
+# until it is writable; then `socket` is the connected socket, non-blocking.
+# Plain TCP on the club's own network (docs/club-mqtt.md).
 #
-# One Connector and one _Stream live as long as the client (tallynet.client):
-# each attempt resets them (reset(), bind()) rather than making new ones, so
-# a broker restarted ten times in an evening leaves the heap as it found it;
-# only the socket itself is new each time.
+# One Connector lives as long as the client: each attempt resets it rather
+# than making a new one, so a broker restarted ten times in an evening leaves
+# the heap as it found it; only the socket itself is new each time.
 import errno
 import select
 import socket
@@ -20,40 +16,10 @@ _DNS = "awaiting_dns"
 _TCP = "awaiting_tcp"
 
 
-class _Stream:
-    """The connected socket as the client reads and writes it."""
-
-    def __init__(self):
-        self.sock = None
-
-    def bind(self, sock):
-        self.sock = sock
-        return self
-
-    def send(self, data):
-        return self.sock.send(data)  # type: ignore[union-attr]  # bound before the client has it
-
-    def close(self):
-        sock = self.sock
-        if sock is not None:
-            sock.close()
-
-    def setblocking(self, flag):
-        self.sock.setblocking(flag)  # type: ignore[union-attr]  # bound before the client has it
-
-    def recv_into(self, buffer, nbytes=0):
-        size = min(nbytes, len(buffer)) if nbytes > 0 else len(buffer)
-        got = self.sock.readinto(buffer, size)  # type: ignore[union-attr]  # bound before the client has it
-        if got is None:
-            raise OSError(errno.EAGAIN, "would block")
-        return got
-
-
 class Connector:
     def __init__(self, host, port):
         self.host = host
         self.port = port
-        self.stream = _Stream()
         self._poll = select.poll()     # one poller, its one socket registered per attempt
         self._polled = None
         self.state = _DNS
@@ -62,7 +28,7 @@ class Connector:
         self._address = None
 
     def reset(self):
-        """A new attempt with the same connector (the client's transport factory)."""
+        """A new attempt with the same connector."""
         self._unwatch()
         self.state = _DNS
         self.socket = None
@@ -78,16 +44,6 @@ class Connector:
                 self._poll.unregister(polled)
             except (OSError, ValueError, KeyError):   # closed already (CPython's poll wants its fd)
                 pass
-
-    @property
-    def io_socket(self):
-        return self.socket
-
-    def io_interest(self, now_ms):
-        return 2 if self.state == _TCP else 0
-
-    def next_deadline(self, now_ms):
-        return None
 
     def tick(self, now_ms):
         if self.state == READY or self.state == FAILED:
@@ -121,13 +77,13 @@ class Connector:
             self._unwatch()
             if mask & (select.POLLERR | select.POLLHUP):
                 raise OSError(errno.ECONNREFUSED, "the broker refused the TCP connection")
-            self.socket = self.stream.bind(self.socket)
             self.state = READY
         except Exception as exc:   # any failure ends this attempt; the client tries again with backoff
             self.last_error = exc
             self.cancel()
 
     def cancel(self):
+        """This attempt given up; once READY the socket is the client's to close."""
         if self.state == READY:
             return
         if self.last_error is None:

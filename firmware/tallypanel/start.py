@@ -106,9 +106,17 @@ def _attach_net(app):
     def start_link():
         net.starter = None
         try:
+            import gc
+            from tallynet.settings import RX_BUFFER
+            gc.collect()
+            # the link's two large buffers first: once its modules are loaded the heap has no
+            # block of 4 KB left (the twin: 2.6 KB)
+            rx = bytearray(RX_BUFFER)
+            from tallynet import envelope
+            envelope.prepare()
             from tallypanel import hw
             from tallynet.link import Link
-            task = Link(app, net, hw.link_led()).run()
+            task = Link(app, net, hw.link_led(), rx).run()
         except Exception as exc:   # MemoryError, a module missing: the board stays a USB board
             app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
             return

@@ -299,6 +299,13 @@ def prepare_script(files: list[fileset.FirmwareFile]) -> str:
                   f" p={package!r}+'/'+n",
                   f" if n.endswith('.py') or (n.endswith('.mpy') and p not in {keep!r}):",
                   "  os.remove(p)"]
+    for folder in fileset.RETIRED:                # an earlier deploy's, no longer in the set
+        lines += ["try:",
+                  f" for n in os.listdir({folder!r}):",
+                  f"  os.remove({folder!r}+'/'+n)",
+                  f" os.rmdir({folder!r})",
+                  "except OSError:",
+                  " pass"]
     lines += ["for n in os.listdir():",          # the root
               " if n.endswith('.part'):",
               "  os.remove(n)"]

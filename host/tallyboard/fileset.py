@@ -5,10 +5,8 @@ emulator boots from, built in one place so the two can never differ.
     tallycore/*.mpy           the rules,
     tallyrun/*.mpy            the runtime and
     tallypanel/*.mpy          display and input,
-    tallynet/*.mpy            the club link of a board with Wi-Fi, and
-    chumicro_*/...mpy         its MQTT client (LIBRARIES: installed by pip
-                              with tallyboard, from the package registry),
-                              compiled by mpy-cross
+    tallynet/*.mpy            the club link of a board with Wi-Fi
+                              (its MQTT client too), compiled by mpy-cross
                               for -march=armv6m (runs on RP2040 and RP2350,
                               and loads on the unix port: it is bytecode)
     board/*.json              board definitions (data files; the folder's
@@ -21,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -33,16 +32,10 @@ from .mpunix import FIRMWARE_DIR
 MPY_ARCH = "armv6m"
 ROOT_SCRIPTS = ("boot.py", "main.py")
 PACKAGES = ("tallycore", "tallyrun", "tallypanel", "tallynet")
-# the MicroPython libraries the firmware uses, from the Python packages pip
-# installed with tallyboard (pyproject.toml): (package, its modules the board
-# loads). chumicro-mqtt is the club link's MQTT client (README.md says why);
-# its test helpers stay behind, and so do chumicro-sockets and -timing, which
-# it needs only when not given a transport and a clock (tallynet.transport
-# and MicroPython's time: 13 KB of heap less on the unix port).
-LIBRARIES = (
-    ("chumicro_mqtt", ("__init__.py", "_wire.py", "client.py")),
-)
-LIBRARIES_FOR = "tallynet"     # the package that loads them: a file set without it needs none
+# folders an earlier deploy wrote that this one does not: their files go (the
+# club link's MQTT client was chumicro-mqtt's until it proved too large for a
+# Pico W's heap: tallynet/client.py)
+RETIRED = ("chumicro_mqtt",)
 # firmware files the board never loads: the words of the protocol's docs
 HOST_ONLY = ("tallyrun/wirefields.py",)
 # where board definitions may live in a checkout (the first that exists wins)
@@ -103,35 +96,6 @@ def compile_mpy(source: Path, dest_name: str, cache: Path | None = None) -> byte
     return data
 
 
-def library_dir(package: str) -> Path:
-    """Where pip installed a library's package (LIBRARIES)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise TallyboardError(f"the MicroPython library {package} is not installed: reinstall tallyboard "
-                              "(pip install tallyboard) to bring it back")
-    return Path(list(spec.submodule_search_locations)[0])
-
-
-def library_files(cache: Path | None = None,
-                  progress: Callable[[str], None] | None = None) -> list[FirmwareFile]:
-    files: list[FirmwareFile] = []
-    if LIBRARIES_FOR not in PACKAGES:
-        return files
-    for package, modules in LIBRARIES:
-        folder = library_dir(package)
-        for module in modules:
-            source = folder / module
-            if not source.is_file():
-                raise TallyboardError(f"{source}: missing from the installed {package}; reinstall tallyboard")
-            dest = f"{package}/{module[:-3]}.mpy"
-            files.append(FirmwareFile(dest, compile_mpy(source, f"{package}/{module}", cache), source))
-            if progress:
-                progress(dest)
-    return files
-
-
 def board_dir() -> Path | None:
     for folder in BOARD_DIRS:
         if folder.is_dir():
@@ -172,7 +136,6 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
             files.append(FirmwareFile(dest, compile_mpy(source, f"{package}/{source.name}", cache), source))
             if progress:
                 progress(dest)
-    files.extend(library_files(cache, progress))
     boards_folder = board_dir() if boards is True else (boards or None)
     if boards_folder is not None:
         for source in sorted(p for p in Path(boards_folder).glob("*.json") if p.is_file()):
@@ -214,12 +177,14 @@ def install(files: list[FirmwareFile], flash: Path) -> int:
     changed = 0
     for folder in folders(files):
         (flash / folder).mkdir(parents=True, exist_ok=True)
-    packages = PACKAGES + tuple(package for package, _ in LIBRARIES)
-    for package in packages:
+    for package in RETIRED:
+        if (flash / package).is_dir():
+            shutil.rmtree(flash / package)
+    for package in PACKAGES:
         for stale in (flash / package).glob("**/*.py"):
             stale.unlink()
     wanted = {f.dest for f in files}
-    for package in packages:
+    for package in PACKAGES:
         for old in (flash / package).glob("**/*.mpy"):
             if old.relative_to(flash).as_posix() not in wanted:
                 old.unlink()
