@@ -11,8 +11,8 @@ on a fresh flash folder:
 
   * not enrolled: the club link's settings only (tallynet.settings: NET);
   * enrolled, against mosquitto on loopback and a DirectorLink whose round
-    seats it: the network layer loaded (tallynet.link, its transport,
-    chumicro_mqtt), its Skicket game started, one hand entered and confirmed
+    seats it: the network layer loaded (tallynet.link, its MQTT client
+    and transport), its Skicket game started, one hand entered and confirmed
     by the director;
 
 and reads STATS (gc.collect, then mem_free, mem_alloc, the largest free
