@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -6,6 +7,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # The shared core checks in tests/mp import plain module names.
 sys.path.insert(0, str(ROOT / "tests" / "mp"))
+# Every Python process a test starts prints its threads' stacks on SIGABRT: a process that does not
+# end when it should is stopped that way, and the test fails with where it was (emu_fixtures.end_with_ctrl_c).
+os.environ.setdefault("PYTHONFAULTHANDLER", "1")
 
 
 # ---------------------------------------------------------------- skips in CI

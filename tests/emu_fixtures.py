@@ -45,6 +45,40 @@ def until(check, seconds: float = 10.0, what: str = "the condition"):
     raise AssertionError(f"{what} did not come within {seconds} s")
 
 
+CTRL_C_WAIT_S = 30.0    # a process given Ctrl-C ends within this, on a machine kept busy by others
+
+
+def end_with_ctrl_c(process, what: str, wait: float = CTRL_C_WAIT_S) -> None:
+    """SIGINT (a user's Ctrl-C) and wait for the process to end. One that has not ended by then
+    is stopped with SIGABRT, which makes a Python child print every thread's stack (the suite
+    sets PYTHONFAULTHANDLER for its children: tests/conftest.py), then killed, and the test fails
+    with what it printed on stderr (when the test reads it through a pipe). Never leaves the
+    process behind."""
+    import signal
+    import subprocess
+
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(wait)
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    process.send_signal(signal.SIGABRT)
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+    stacks = ""
+    if process.stderr is not None and not process.stderr.closed:
+        stacks = process.stderr.read()
+        stacks = stacks.decode(errors="replace") if isinstance(stacks, bytes) else stacks
+    raise AssertionError(f"{what} did not end within {wait:.0f} s of Ctrl-C; its threads when stopped:\n"
+                         f"{stacks[-6000:]}")
+
+
 def oled_text(oled: bytes, row: int) -> str:
     """One row of the OLED's small text, read back from the pixels with the
     firmware's own glyphs (tallypanel.sheetview)."""

@@ -6,7 +6,6 @@ push starts the game again. docs/display.md, docs/protocol.md "The archive mark"
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from emu_fixtures import end_with_ctrl_c
 from tallyboard.cli import main
 
 
@@ -35,12 +35,7 @@ def board(tmp_path):
         assert proc.stdout.readline().strip().startswith("/dev/")
         yield run
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()   # never leave an emulator running behind the test
-            raise
+        end_with_ctrl_c(proc, "tallyboard emulator")
 
 
 def status(run):

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from emu_fixtures import emulated_board
+from emu_fixtures import emulated_board, end_with_ctrl_c
 from fake_mpremote import RP2040, FakeMpremote, commands_of
 
 from tallyboard import deploy as deploy_mod
@@ -219,12 +217,7 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
         assert "and reset it; it runs firmware 0.1.0 (protocol 4)" in out.output
         assert run("status", "--emulator", env=home).output.splitlines()[-1] == "roquet: P1 2  P2 1  (0 hands)"
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()   # never leave an emulator running behind the test
-            raise
+        end_with_ctrl_c(proc, "tallyboard emulator")
     assert not (tmp_path / "emu" / "running.json").exists()
 
 

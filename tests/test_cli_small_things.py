@@ -5,12 +5,11 @@ full log says what to do."""
 import json
 import re
 import os
-import signal
 import subprocess
 import sys
 
 from click.testing import CliRunner
-from emu_fixtures import emulated_board
+from emu_fixtures import emulated_board, end_with_ctrl_c
 
 from tallyboard.cli import main
 
@@ -49,12 +48,7 @@ def test_press_says_what_it_pressed(tmp_path):
         assert out.output.startswith("pressed seat0 (GPIO "), out.output
         assert "on the emulated board" in out.output
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        end_with_ctrl_c(proc, "tallyboard emulator")
 
 
 def _snapshots(output):

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
 import time
 
 from click.testing import CliRunner
-from emu_fixtures import emulated_board, until
+from emu_fixtures import emulated_board, end_with_ctrl_c, until
 
 from tallyboard.cli import main
 
@@ -67,13 +66,8 @@ def test_watch_in_one_process_and_scoring_in_others(tmp_path):
             until(lambda: any(line.split()[-2:] == ["5", "3"] for line in list(lines) if "Total" in line),
                   20, "watch's sheet with the totals 5 3")
         finally:
-            watch.send_signal(signal.SIGINT)
             try:
-                watch.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                watch.kill()
-                watch.wait()
-                raise
+                end_with_ctrl_c(watch, "tallyboard watch")
             finally:
                 reader.join(timeout=5)
                 errors = watch.stderr.read()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import tbclient
-from emu_fixtures import emulated_board, until
+from emu_fixtures import emulated_board, end_with_ctrl_c, until
 
 
 class Terminal:
@@ -47,14 +46,8 @@ class Terminal:
 
 
 def end_process(process):
-    """SIGINT (a user's Ctrl-C), then SIGKILL if it does not end."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+    """SIGINT (a user's Ctrl-C); a process that does not end fails the test with its stacks."""
+    end_with_ctrl_c(process, f"{' '.join(map(str, process.args[1:]))} (pid {process.pid})")
 
 
 @contextlib.contextmanager
