@@ -33,16 +33,16 @@ def emulated_board(flash: Path, timeout: float = 2.0) -> Iterator[tuple[Emulator
             link.close()
 
 
-def until(check, seconds: float = 10.0, what: str = "the condition"):
+def until(check, seconds: float = 10.0, what: str = "the condition", explain=None):
     """check()'s first true value, asked every 0.1 s; AssertionError naming
-    what did not come when seconds pass."""
+    what did not come when seconds pass (and explain()'s words on what was there instead)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = check()
         if value:
             return value
         time.sleep(0.1)
-    raise AssertionError(f"{what} did not come within {seconds} s")
+    raise AssertionError(f"{what} did not come within {seconds:g} s" + (f"\n{explain()}" if explain else ""))
 
 
 CTRL_C_WAIT_S = 30.0    # a process given Ctrl-C ends within this, on a machine kept busy by others

@@ -22,12 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import signal
 import sqlite3
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +31,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from click.testing import CliRunner
 
+from club_evening_support import WAIT, Evening, Proc
+from emu_fixtures import until
 from test_club_mqtt import Relay
 from tallyboard import portshare
 from tallyboard.cli import main
@@ -45,115 +42,21 @@ from tallyboard.club.link import parse_url
 from tallyboard.event import club as club_mod
 from tallyboard.event.tables import event_tag
 from tallyboard.emulator import running_on
-from tallyboard.event import EventStore, snapshot
+from tallyboard.event import EventStore
 
 pytestmark = pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed")
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu"]
 AFTER = {1: [70, 60, 70, 60], 2: [140, 120, 140, 120], 3: [210, 190, 200, 180], 4: [280, 260, 260, 240]}
-WAIT = 45.0
 
 
-def until(what: str, check, seconds: float = WAIT, explain=None):
-    """Wait for check() to be true; `explain()` says what was there instead when it is not."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"{what} did not come within {seconds:g} s" + (f"\n{explain()}" if explain else ""))
-
-
-class Proc:
-    """A tallyboard process whose output lines are collected as they come."""
-
-    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
-        self.args, self.env, self.log = args, env, log
-        self.lines: list[str] = []
-        self.start()
-
-    def start(self) -> None:
-        self.lines.clear()
-        self.proc = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", *self.args], env=self.env,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True)
-        threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
-
-    def _read(self, proc: subprocess.Popen) -> None:
-        with open(self.log, "a") as log:
-            for line in proc.stdout:
-                self.lines.append(line.rstrip("\n"))
-                log.write(line)
-                log.flush()
-
-    def wait_line(self, pattern: str, seconds: float = WAIT) -> re.Match:
-        def found():
-            if self.proc.poll() is not None and not any(re.search(pattern, line) for line in self.lines):
-                raise AssertionError(f"{self.args[1]} ended ({self.proc.returncode}): " + "\n".join(self.lines[-15:]))
-            return next((m for m in (re.search(pattern, line) for line in list(self.lines)) if m), None)
-        return until(f"{pattern!r} from {' '.join(self.args[:2])}", found, seconds)
-
-    def kill9(self) -> None:
-        self.proc.kill()
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-
-
-def _stop_emulators(folder: Path) -> None:
-    for record in folder.rglob("*.running.json"):
-        try:
-            pid = int(json.loads(record.read_text())["pid"])
-            os.kill(pid, signal.SIGTERM)
-        except (OSError, ValueError, KeyError):
-            continue
-
-
-class Club:
-    """The evening: its archive and the director's folders, the table hosts' folders, their processes."""
+class Club(Evening):
+    """The evening of three tables, each on a table host with an emulated board."""
 
     def __init__(self, tmp_path: Path, monkeypatch) -> None:
-        self.tmp = tmp_path
-        self.monkeypatch = monkeypatch
-        self.procs: list[Proc] = []
-        self.director_env = self.env("director")
-        for key in ("TALLYBOARD_ARCHIVE", "XDG_STATE_HOME", "XDG_CACHE_HOME", "TALLYBOARD_EMULATOR_HOME"):
-            monkeypatch.setenv(key, self.director_env[key])
-        out = self.cli("event", "create", "Club night", *[a for p in PLAYERS for a in ("--player", p)],
-                       "--rounds", "2")
-        assert "12 players at 3 tables, 2 rounds of 4-hand games" in out, out
-        # each table host has the code of its table: its key, no other table's
-        self.codes = {t: self.cli("event", "join-code", "--table", str(t)).strip() for t in (1, 2, 3)}
+        super().__init__(tmp_path, monkeypatch, PLAYERS)
         self.code = self.codes[1]
-        # the broker's users: the director and each table as itself (what `event broker-files` writes)
-        with EventStore() as store:
-            self.users = club_mod.broker_users(store, store.event())
         self.director_url = "mqtt://director:%s@127.0.0.1:%%d" % self.users["director"]
-
-    def env(self, who: str) -> dict[str, str]:
-        home = self.tmp / who
-        home.mkdir(exist_ok=True)
-        return dict(os.environ, TALLYBOARD_ARCHIVE=str(self.tmp / "director" / "archive.sqlite3"),
-                    XDG_STATE_HOME=str(home / "state"), XDG_CACHE_HOME=str(home / "cache"),
-                    TALLYBOARD_EMULATOR_HOME=str(home / "emu"), PYTHONUNBUFFERED="1")
-
-    def cli(self, *args: str) -> str:
-        result = CliRunner().invoke(main, list(args))
-        assert result.exit_code == 0, (args, result.output, result.exception)
-        return result.output
-
-    def spawn(self, who: str, *args: str) -> Proc:
-        proc = Proc(list(args), self.director_env if who == "director" else self.env(who), self.tmp / f"{who}.log")
-        self.procs.append(proc)
-        return proc
 
     def director(self, *broker: str) -> Proc:
         proc = self.spawn("director", "event", "serve", "--port", "0", *broker)
@@ -201,8 +104,8 @@ class Club:
         before = self.board(table)
         self.cli("hand", before["names"][0], "1C", "7", "--port", self.port(table))
         self.cli("press", "seat3", "--flash", str(self.flash(table)))
-        until(f"hand {before['hands'] + 1} accepted at table {table}",
-              lambda: self.board(table)["hands"] == before["hands"] + 1, 15)
+        until(lambda: self.board(table)["hands"] == before["hands"] + 1, 15,
+              f"hand {before['hands'] + 1} accepted at table {table}")
 
     def outbox_pending(self, table: int) -> int:
         """Messages table `table`'s host has queued that the director has not confirmed."""
@@ -212,15 +115,8 @@ class Club:
             return db.execute("SELECT count(*) FROM outbox").fetchone()[0]
 
     # ---- the director's store
-    def doc(self) -> dict:
-        with EventStore() as store:
-            return snapshot(store, store.event())
-
-    def director_hands(self) -> list[int]:
-        return [len(t["hands"]) for t in self.doc()["tables"]]
-
     def wait_director(self, hands: list[int]) -> None:
-        until(f"the director's tables at {hands} hands", lambda: self.director_hands() == hands)
+        until(lambda: self.director_hands() == hands, WAIT, f"the director's tables at {hands} hands")
 
     def same_as_boards(self) -> dict:
         """The director's tables as the boards hold them, hand for hand and point for point."""
@@ -232,10 +128,6 @@ class Club:
             assert (len(t["hands"]), t["totals"]) == (board["hands"], board["totals"]), (t, board)
         return doc
 
-    def close(self) -> None:
-        for proc in self.procs:
-            proc.stop()
-        _stop_emulators(self.tmp)
 
 
 @pytest.fixture
@@ -266,7 +158,7 @@ def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_h
             # table 1's first hand waits for an adversary of Ann (seat 0; hand 1 partners 0 + 2): Bob or
             # Dee; the director shows it waiting, with what it gives each seat (70, 60, 70, 60)
             club.cli("hand", "Ann", "1C", "7", "--port", club.port(1))
-            until("the held hand at the director", lambda: club.doc()["tables"][0]["pending"])
+            until(lambda: club.doc()["tables"][0]["pending"], WAIT, "the held hand at the director")
             assert club.doc()["tables"][0]["pending"] == {"hand": 1, "waiting_for": ["Bob", "Dee"],
                                                           "scores": [70, 60, 70, 60], "buttons": ["B", "D"]}
             club.cli("press", "seat3", "--flash", str(club.flash(1)))
@@ -296,7 +188,7 @@ def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_h
                 club.hand(table)
             club.wait_director([4, 4, 3])
             # table 3's host has read its board's hand 4 and queued it: only the cut keeps it from the director
-            until("table 3's hand queued while cut off", lambda: club.outbox_pending(3) > 0)
+            until(lambda: club.outbox_pending(3) > 0, WAIT, "table 3's hand queued while cut off")
             assert club.director_hands() == [4, 4, 3]      # nothing of table 3 got through the cut
             relay.restore()
             club.wait_director([4, 4, 4])
@@ -309,7 +201,7 @@ def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_h
 
             # the next round: the director's `next`, published to the table hosts, seated on their boards
             club.cli("event", "next")
-            until("round 2 on every board", lambda: all(club.board_round(t) == 2 for t in (1, 2, 3)),
+            until(lambda: all(club.board_round(t) == 2 for t in (1, 2, 3)), WAIT, "round 2 on every board",
                   explain=lambda: "\n".join(f"table {t}: board in round {club.board_round(t)}; its host said:\n  "
                                             + "\n  ".join(hosts[t].lines[-8:]) for t in (1, 2, 3)))
             doc = club.doc()
@@ -329,16 +221,16 @@ def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_h
 
             # a table host stopped cleanly says so; its table shows it, until it is back
             hosts[1].stop()
-            until("table 1 shown offline", lambda: club.doc()["tables"][0]["status"] == club_mod.HOST_OFFLINE)
+            until(lambda: club.doc()["tables"][0]["status"] == club_mod.HOST_OFFLINE, WAIT, "table 1 shown offline")
             hosts[1].start()
             hosts[1].wait_line(r"round 2: tables 1 seated")
-            until("table 1 shown back", lambda: club.doc()["tables"][0]["status"] == "ok")
+            until(lambda: club.doc()["tables"][0]["status"] == "ok", WAIT, "table 1 shown back")
 
             # forged, foreign and wrong messages are refused, logged and change nothing (once table 1's
             # host, back just now, has said all it had to: a forgery numbered as its next would be a replay)
             settled(club)
             forge(club, f"mqtt://127.0.0.1:{broker.port}")
-            until("the forgeries logged", lambda: {"signature", "apply"} <= _refused_reasons(club))
+            until(lambda: {"signature", "apply"} <= _refused_reasons(club), WAIT, "the forgeries logged")
             assert club.same_as_boards()["standings"] == doc["standings"]
         finally:
             relay.cut()
@@ -360,7 +252,7 @@ def settled(club: Club, quiet: float = 1.5) -> None:
         if now != last[0]:
             last[:] = [now, time.monotonic()]
         return time.monotonic() - last[1] >= quiet
-    until("the table hosts quiet", quiet_now)
+    until(quiet_now, WAIT, "the table hosts quiet")
 
 
 def forge(club: Club, url: str) -> None:
@@ -491,7 +383,7 @@ def test_a_director_started_before_the_broker_serves_the_page_and_links_up_when_
     with broker:
         club.table_host(1, f"mqtt://127.0.0.1:{port}")
         club.hand(1)
-        until("table 1's hand at the director", lambda: club.director_hands()[0] == 1)
+        until(lambda: club.director_hands()[0] == 1, WAIT, "table 1's hand at the director")
         assert club.doc()["tables"][0]["totals"] == club.board(1)["totals"] == AFTER[1]
 
 
@@ -530,7 +422,7 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
             client.connect("127.0.0.1", port)
             client.loop_start()
             try:
-                until(f"mosquitto's answer to {name}", lambda: codes, 10)
+                until(lambda: codes, 10, f"mosquitto's answer to {name}")
             finally:
                 client.loop_stop()
                 client.disconnect()
