@@ -129,7 +129,27 @@ class Evening:
     def director_hands(self) -> list[int]:
         return [len(t["hands"]) for t in self.doc()["tables"]]
 
+    def board(self, table: int) -> dict:
+        """What table's board holds: round, names, hands, totals (each evening reads its boards its way)."""
+        raise NotImplementedError
+
+    def same_as_boards(self) -> dict:
+        """The director's tables as the boards hold them, hand for hand and point for point."""
+        doc = self.doc()
+        for t in doc["tables"]:
+            board = self.board(t["table"])
+            assert board["round"] == doc["round"], (t["table"], board)
+            assert board["names"] == t["names"], (t["table"], board)
+            assert (len(t["hands"]), t["totals"]) == (board["hands"], board["totals"]), (t, board)
+        return doc
+
     def close(self) -> None:
         for proc in self.procs:
             proc.stop()
         stop_emulators(self.tmp)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

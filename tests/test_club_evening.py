@@ -118,25 +118,11 @@ class Club(Evening):
     def wait_director(self, hands: list[int]) -> None:
         until(lambda: self.director_hands() == hands, WAIT, f"the director's tables at {hands} hands")
 
-    def same_as_boards(self) -> dict:
-        """The director's tables as the boards hold them, hand for hand and point for point."""
-        doc = self.doc()
-        for t in doc["tables"]:
-            board = self.board(t["table"])
-            assert board["round"] == doc["round"], (t["table"], board)
-            assert board["names"] == t["names"], (t["table"], board)
-            assert (len(t["hands"]), t["totals"]) == (board["hands"], board["totals"]), (t, board)
-        return doc
-
-
 
 @pytest.fixture
 def club(tmp_path, monkeypatch):
-    evening = Club(tmp_path, monkeypatch)
-    try:
+    with Club(tmp_path, monkeypatch) as evening:
         yield evening
-    finally:
-        evening.close()
 
 
 def _refused_reasons(club: Club) -> set[str]:

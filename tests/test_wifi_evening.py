@@ -199,14 +199,6 @@ class WifiEvening(Evening):
         finally:
             link.close()
 
-    def same_as_boards(self) -> dict:
-        doc = self.doc()
-        for t in doc["tables"]:
-            board = self.board(t["table"])
-            assert board["round"] == doc["round"] and board["names"] == t["names"], (t["table"], board)
-            assert (len(t["hands"]), t["totals"]) == (board["hands"], board["totals"]), (t, board)
-        return doc
-
     def close(self) -> None:
         for emulator in self.boards.values():
             emulator.stop()
@@ -241,11 +233,8 @@ class Capture:
 
 @pytest.fixture
 def evening(tmp_path, monkeypatch):
-    made = WifiEvening(tmp_path, monkeypatch)
-    try:
+    with WifiEvening(tmp_path, monkeypatch) as made:
         yield made
-    finally:
-        made.close()
 
 
 def netout_hands(emulator: Emulator) -> int:
