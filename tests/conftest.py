@@ -1,4 +1,5 @@
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -10,6 +11,11 @@ sys.path.insert(0, str(ROOT / "tests" / "mp"))
 # Every Python process a test starts prints its threads' stacks on SIGABRT: a process that does not
 # end when it should is stopped that way, and the test fails with where it was (emu_fixtures.end_with_ctrl_c).
 os.environ.setdefault("PYTHONFAULTHANDLER", "1")
+# Started in the background by a shell without job control (nohup, `&` in a script: how CI systems
+# and loops often run it), the suite would have Ctrl-C ignored, and every process it starts would
+# inherit that: the tests that stop a process as a user does, with Ctrl-C, would wait in vain.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # ---------------------------------------------------------------- skips in CI
