@@ -184,7 +184,7 @@ class Client:
             self._receive(now)
             if self.tx:              # what the broker's packets asked for (a PUBACK, the SUBSCRIBE)
                 self._send(now)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:   # ValueError: a topic that is not UTF-8 (the broker's fault)
             self.fail(exc)
             return
         if self.state == CONNECTING:

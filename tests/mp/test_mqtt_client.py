@@ -174,6 +174,20 @@ def test_a_message_larger_than_the_buffer_is_skipped_but_acknowledged():
     assert client.dropped == 1 and client.state == "connected"
 
 
+def test_a_malformed_packet_ends_the_connection_not_the_link():
+    client, sock, got, now = _connected()
+    # PUBLISH QoS 0 whose topic is not UTF-8 (0xFF): remaining 2 + 1 + 2 = 5
+    sock.incoming.append(b"\x30\x05\x00\x01\xffok")
+    client.handle(now)
+    assert client.state == "failed" and sock.closed and got == []
+    client, sock, got, now = _connected()
+    # a remaining length of five bytes, each with its "more" bit (2.2.3 allows four)
+    sock.incoming.append(b"\x30\xff\xff\xff\xff\x01")
+    client.handle(now)
+    assert client.state == "failed" and sock.closed
+    assert client.check(now)                      # tried again after the backoff
+
+
 def test_a_refused_login_waits_for_the_link():
     client, connector, got = _client()
     client.connect()
