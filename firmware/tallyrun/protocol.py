@@ -197,12 +197,59 @@ def _crc16_bytecode(data, start, end, crc):
     return crc
 
 
+def _scan_bytecode(line, length, starts, ends, most):
+    """tallyrun.native.scan_line's loop in bytecode (its docstring says what it returns)."""
+    star = -1
+    for i in range(length):
+        c = line[i]
+        if c < 32 or c > 126:
+            return -1
+        if c == 42:
+            star = i
+    end = star if star >= 0 else length
+    n = 0
+    i = 0
+    while i < end:
+        if line[i] == 32:
+            i += 1
+            continue
+        if n >= most:
+            return (star + 1) | (n << 8) | (1 << 12)
+        starts[n] = i
+        while i < end and line[i] != 32:
+            i += 1
+        ends[n] = i
+        n += 1
+    return (star + 1) | (n << 8)
+
+
+def _decimal_bytecode(line, span, limit):
+    """tallyrun.native.decimal's loop in bytecode."""
+    start = span >> 16
+    end = span & 0xFFFF
+    if end - start < 1 or end - start > 10:
+        return -1
+    value = 0
+    for i in range(start, end):
+        d = line[i] - 48
+        if d < 0 or d > 9:
+            return -1
+        value = value * 10 + d
+        if value > limit:
+            return -1
+    return value
+
+
 _crc16_loop = _crc16_bytecode
+_scan = _scan_bytecode
+_decimal = _decimal_bytecode
 try:
-    # machine code (viper), compiled for the chip: every frame in and out and
-    # every journal record is checksummed on the request's path. The emulator
-    # (the unix port) cannot load the chip's machine code and keeps the loop.
-    from tallyrun.crcfast import crc16_table as _crc16_native
+    # machine code (viper), compiled for the chip: every frame in and out and every journal record
+    # is checksummed, and every request scanned, on the request's path. The emulator (the unix port)
+    # cannot load the chip's machine code and keeps the loops above.
+    from tallyrun.native import crc16_table as _crc16_native
+    from tallyrun.native import decimal as _decimal
+    from tallyrun.native import scan_line as _scan
 
     def _crc16_with_table(data, start, end, crc):
         return _crc16_native(data, _CRC_TABLE, start << 16 | end, crc)
@@ -324,14 +371,11 @@ class Request:
         self.error = E_OK
         self.message = b""
         self.arg = None
-        # printable ASCII only
-        star = -1
-        for i in range(length):
-            c = line[i]
-            if c < 32 or c > 126:
-                return self._fail(E_FRAME, b"not printable ASCII; resend the frame")
-            if c == 42:
-                star = i
+        # one pass (tallyrun.native on the chip): printable ASCII only, the checksum's star, the tokens
+        scanned = _scan(line, length, self.starts, self.ends, MAX_TOKENS)
+        if scanned < 0:
+            return self._fail(E_FRAME, b"not printable ASCII; resend the frame")
+        star = (scanned & 0xFF) - 1
         if star < 0 or length - star != 5:
             return self._fail(E_CRC, b"no checksum; end the frame with *XXXX (4 hex digits of CRC-16/CCITT-FALSE)")
         given = 0
@@ -343,20 +387,9 @@ class Request:
         if crc16(line, 0, star) != given:
             return self._fail(E_CRC, b"checksum mismatch; resend the frame")
         self.crc = given
-        # tokens
-        n = 0
-        i = 0
-        while i < star:
-            if line[i] == 32:
-                i += 1
-                continue
-            if n >= MAX_TOKENS:
-                return self._fail(E_ARGS, b"too many arguments")
-            self.starts[n] = i
-            while i < star and line[i] != 32:
-                i += 1
-            self.ends[n] = i
-            n += 1
+        if scanned & 0x1000:
+            return self._fail(E_ARGS, b"too many arguments")
+        n = (scanned >> 8) & 0xF
         self.tokens = n
         if n == 0:
             return self._fail(E_SEQ, b"no sequence number")
@@ -435,6 +468,7 @@ class Request:
             for g in range(len(GAME_NAMES)):
                 if _same_word(line, start, end, GAME_NAMES[g], True):
                     value = g
+                    break
             if value < 0:
                 return self._fail(E_RANGE, b"unknown game; GAME 0 to games-1 (HELLO) lists them")
         elif kind == T_BID:
@@ -445,6 +479,7 @@ class Request:
             for s in range(len(STRAINS)):
                 if _same_word(line, start + 1, end, STRAINS[s], True):
                     value = level | s << 3
+                    break
             if value < 0:
                 return self._fail(E_RANGE, b"must be a level 1 to 7 then C, S, H, D, NT or NK")
         elif kind == T_TEXT:
@@ -483,6 +518,7 @@ class Request:
             for w in range(len(lo)):
                 if _same_word(line, start, end, lo[w], True):
                     value = w
+                    break
             if value < 0:
                 return self._fail(E_RANGE, b"must be one of")
         self.values[slot] = value
@@ -531,20 +567,7 @@ class Request:
 
     def int_at(self, token, limit):
         """The decimal token as an int 0..limit, or -1 if it is not one."""
-        line = self.line
-        start = self.starts[token]
-        end = self.ends[token]
-        if end - start < 1 or end - start > 10:
-            return -1
-        value = 0
-        for i in range(start, end):
-            d = line[i] - 48
-            if d < 0 or d > 9:
-                return -1
-            value = value * 10 + d
-            if value > limit:
-                return -1
-        return value
+        return _decimal(self.line, self.starts[token] << 16 | self.ends[token], limit)
 
 
 def unescape_into(line, start, end, out):

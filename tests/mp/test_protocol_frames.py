@@ -55,12 +55,57 @@ def test_the_machine_code_crc_is_the_bytecode_one():
     if sys.implementation.name != "micropython":
         skip("needs MicroPython's viper emitter: runs in the MicroPython pass")
     # under MicroPython (the chip; here the unix port, from source) crc16 runs
-    # tallyrun/crcfast.py's machine code; it must agree with the plain loop
+    # tallyrun/native.py's machine code; it must agree with the plain loop
     assert P._crc16_loop is not P._crc16_bytecode
     data = bytes((i * 37 + 11) & 0xFF for i in range(300))
     for start, end in ((0, 0), (0, 1), (0, 300), (5, 77), (299, 300)):
         for seed in (0xFFFF, 0, 0x1D0F):
             assert P.crc16(data, start, end, seed) == P._crc16_bytecode(data, start, end, seed), (start, end)
+
+
+def test_the_machine_code_scan_and_decimals_are_the_bytecode_ones():
+    if sys.implementation.name != "micropython":
+        skip("needs MicroPython's viper emitter: runs in the MicroPython pass")
+    # under MicroPython (the chip; here the unix port, from source) the parser scans a line and reads a
+    # decimal with tallyrun/native.py's machine code; each must agree with its bytecode loop
+    assert P._scan is not P._scan_bytecode and P._decimal is not P._decimal_bytecode
+    from array import array
+    lines = [b"12 HAND 0 4H - - 0 10*ABCD", b"", b"*", b"  a  b ", b"1 PEG 0 5", b"x\x7fy", b"x\x1fy*1234",
+             b"a*b*c", b"1 2 3 4 5 6 7 8 9 10 11*0000", b"1 2 3 4 5 6 7 8 9 10*0000", b"~" * 127]
+    for line in lines:
+        for most in (10, 3):
+            got = [array("H", bytes(20)), array("H", bytes(20))]
+            want = [array("H", bytes(20)), array("H", bytes(20))]
+            native = P._scan(bytearray(line), len(line), got[0], got[1], most)
+            plain = P._scan_bytecode(bytearray(line), len(line), want[0], want[1], most)
+            assert native == plain and got == want, (line, most, native, plain)
+    digits = bytearray(b"0 7 65535 65536 1073741823 1073741824 9999999999 12345678901 4x -")
+    spans, start = [], 0
+    for i in range(len(digits) + 1):
+        if i == len(digits) or digits[i] == 32:
+            spans.append(start << 16 | i)
+            start = i + 1
+    spans.append(0)                      # empty
+    for span in spans:
+        for limit in (65535, 0x3FFFFFFF, 9):
+            assert P._decimal(digits, span, limit) == P._decimal_bytecode(digits, span, limit), (span, limit)
+
+
+def test_the_line_scan_by_hand():
+    from array import array
+    starts, ends = array("H", bytes(20)), array("H", bytes(20))
+    # "12 HAND 0*ABCD": star at 9 (9 + 1 = 10), three tokens before it: 12 [0,2), HAND [3,7), 0 [8,9)
+    assert P._scan(b"12 HAND 0*ABCD", 14, starts, ends, 10) == 10 | 3 << 8
+    assert list(starts[:3]) == [0, 3, 8] and list(ends[:3]) == [2, 7, 9]
+    # a byte below 32: -1; no star: 0 in the low byte, the tokens of the whole line
+    assert P._scan(b"1 \x09", 3, starts, ends, 10) == -1
+    assert P._scan(b"1 2", 3, starts, ends, 10) == 0 | 2 << 8
+    # three tokens and room for two: the count stops at two, and bit 12 says there were more
+    assert P._scan(b"a b c*0000", 10, starts, ends, 2) == 6 | 2 << 8 | 1 << 12
+    # decimals: "65535" is 6 5 5 3 5; one more than the limit, or a letter, is -1
+    assert P._decimal(b"65535", 5, 65535) == 65535
+    assert P._decimal(b"65536", 5, 65535) == -1
+    assert P._decimal(b"6a", 2, 65535) == -1
 
 
 def test_crc_check_value():
