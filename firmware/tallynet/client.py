@@ -136,7 +136,6 @@ class Client:
         self.heard_at = ticks_ms()   # when the broker last said anything
         self.retry_at = ticks_ms()   # failed: when to try again
         self.attempts = 0            # failed tries since the last connection (the backoff's doubling)
-        self.tries = 0               # connection attempts in all (tests, benchmarks)
         self.dropped = 0             # messages larger than the receive buffer, skipped
         self.on_message = None       # called with (topic, payload) for each PUBLISH the broker sends
 
@@ -243,7 +242,6 @@ class Client:
 
     # ------------------------------------------------------------ the connection
     def _attempt(self):
-        self.tries += 1
         gc.collect()                 # the old socket's garbage gone before the new one is made
         self.connector.reset()
         self.state = CONNECTING

@@ -34,7 +34,6 @@ class Connector:
         self.socket = None
         self.last_error = None
         self._address = None
-        return self
 
     def _unwatch(self):
         polled = self._polled
