@@ -3,7 +3,7 @@
 # Rules: docs/rules.md BW; seed 001 "THE GAME", "ABSTRACT
 # OF THE GAME", "THE MISDEAL", "EXPOSED CARDS", "THE REVOKE".
 #
-# Sides: players 0 & 2 (side 0) and 1 & 3 (side 1), partners facing. SIDES
+# Sides: players 0 & 2 (side 0) and 1 & 3 (side 1), partners facing. _SIDES
 # is 2: total(p) is the total of p's side (so total(0), total(1) are the two
 # sides' totals and partners always show the same number), and winners() is
 # the mask of both players of the winning side. Totals are signed: penalties
@@ -31,18 +31,18 @@ from tallycore.steps import NUMBER, CHOOSE, REST, CONST, EMIT, FOLLOWING, YES_NO
 
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
-SIDES = const(2)
+_SIDES = const(2)
 STATE_SIZE = const(23)
 VIEW = None            # the panel's screens for any short game
 TARGET = const(25)
 MISDEAL = const(0x8000000)
-TURNED = const(0x4000)
-BOOK = const(6)
+_TURNED = const(0x4000)
+_BOOK = const(6)
 TRICK_POINTS = const(1)    # each trick over six
-BISHOP_POINTS = const(2)   # each bishop among a side's tricks
-TURNED_POINTS = const(1)   # a bishop turned as trump card, to the dealer's side
-EXPOSED_POINTS = const(2)  # lost per exposed card
-REVOKE_POINTS = const(4)   # lost per revoke
+_BISHOP_POINTS = const(2)   # each bishop among a side's tricks
+_TURNED_POINTS = const(1)   # a bishop turned as trump card, to the dealer's side
+_EXPOSED_POINTS = const(2)  # lost per exposed card
+_REVOKE_POINTS = const(4)   # lost per revoke
 
 _DEALS = const(20)
 _OPTIONS = const(22)
@@ -79,7 +79,7 @@ def pack_hand(tricks, bishops, turned=False, exposed=(0, 0), revokes=(0, 0)):
         if revokes[side] < 0 or revokes[side] > 7:
             raise ValueError("revokes: 0 to 7 revokes per side in a hand")
     return (tricks[0] | tricks[1] << 4 | bishops[0] << 8 | bishops[1] << 11
-            | (TURNED if turned else 0) | exposed[0] << 15 | exposed[1] << 18
+            | (_TURNED if turned else 0) | exposed[0] << 15 | exposed[1] << 18
             | revokes[0] << 21 | revokes[1] << 24)
 
 
@@ -92,7 +92,7 @@ def bishops_of(event, side):
 
 
 def turned_of(event):
-    return event & TURNED != 0
+    return event & _TURNED != 0
 
 
 def exposed_of(event, side):
@@ -118,13 +118,13 @@ def score_side(event, side, dealer):
         return 0  # a misdeal scores nothing; the turned-bishop point is lost
     tricks = (event >> (4 * side)) & 15
     value = 0
-    if tricks > BOOK:
-        value = TRICK_POINTS * (tricks - BOOK)   # 1 per trick over six
-    value += BISHOP_POINTS * ((event >> (8 + 3 * side)) & 7)
-    if event & TURNED and dealer & 1 == side:
-        value += TURNED_POINTS                   # bishop cut the dealer
-    value -= EXPOSED_POINTS * ((event >> (15 + 3 * side)) & 7)
-    value -= REVOKE_POINTS * ((event >> (21 + 3 * side)) & 7)
+    if tricks > _BOOK:
+        value = TRICK_POINTS * (tricks - _BOOK)   # 1 per trick over six
+    value += _BISHOP_POINTS * ((event >> (8 + 3 * side)) & 7)
+    if event & _TURNED and dealer & 1 == side:
+        value += _TURNED_POINTS                   # bishop cut the dealer
+    value -= _EXPOSED_POINTS * ((event >> (15 + 3 * side)) & 7)
+    value -= _REVOKE_POINTS * ((event >> (21 + 3 * side)) & 7)
     return value
 
 

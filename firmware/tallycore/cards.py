@@ -11,9 +11,9 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-ACE = const(1)
-JACK = const(11)
-QUEEN = const(12)
+_ACE = const(1)
+_JACK = const(11)
+_QUEEN = const(12)
 KING = const(13)
 NO_SUIT = const(4)
 RANKS = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")

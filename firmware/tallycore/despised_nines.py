@@ -21,7 +21,7 @@ MAX_PLAYERS = const(8)   # 36 cards: four each for eight players
 STATE_SIZE = const(20)
 VIEW = None            # the panel's screens for any short game
 TARGET = const(0)        # one deal per player, lowest wins
-NINE_POINTS = const(4)
+_NINE_POINTS = const(4)
 
 
 # The board's own entry (tallypanel.entry, docs/display.md): the nines each
@@ -72,7 +72,7 @@ def check(state, players, event):
 def apply(state, players, event):
     for p in range(players):
         # docs/rules.md DN2: each nine taken is 4 points against.
-        points.add(state, p, NINE_POINTS * ((event >> (3 * p)) & 7))
+        points.add(state, p, _NINE_POINTS * ((event >> (3 * p)) & 7))
     points.end_hand(state)
 
 

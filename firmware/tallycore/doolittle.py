@@ -32,7 +32,7 @@ CARDS = const(6)
 OPT_CARDS_SHIFT = const(3)
 # docs/rules.md DO2: tricks 1, 2 -> 5; 3, 4 -> 10; 5 -> 20; 6 -> 30; more -> 10.
 TRICK_POINTS = b"\x05\x05\x0a\x0a\x14\x1e"
-FURTHER_TRICK = const(10)
+_FURTHER_TRICK = const(10)
 
 _CARDS = const(20)
 _TAKEN = const(21)
@@ -49,7 +49,7 @@ def trick_points(trick):
     """Points against the taker of the given trick (1-based)."""
     if trick <= 6:
         return TRICK_POINTS[trick - 1]
-    return FURTHER_TRICK
+    return _FURTHER_TRICK
 
 
 def cards_dealt(options):
@@ -98,7 +98,7 @@ def apply(state, players, event):
     trick = state[_TAKEN] + 1
     state[_TAKEN] = trick
     # docs/rules.md DO2: "counted against the players taking the tricks".
-    points.add(state, event, TRICK_POINTS[trick - 1] if trick <= 6 else FURTHER_TRICK)
+    points.add(state, event, TRICK_POINTS[trick - 1] if trick <= 6 else _FURTHER_TRICK)
 
 
 def taken(state):

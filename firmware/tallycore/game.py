@@ -33,13 +33,13 @@ except ImportError:  # CPython
 
 LOG_CAPACITY = const(600)   # events in one game; a Moosehead game is the longest
 STATE_CAPACITY = const(64)  # bytes; every rules module's STATE_SIZE fits
-CHECKPOINT = const(32)      # events between the states undo restarts from
+_CHECKPOINT = const(32)      # events between the states undo restarts from
 _EVENT_LIMIT = const(0x40000000)  # 2**30
 CONFIRM = const(0x8000)     # an options bit of any game: confirmation forced on (the rules never see it)
 # what a held change does (the journal's KIND_APPLY, KIND_UNDO, KIND_REDO)
 HELD_APPLY = const(1)
 HELD_UNDO = const(2)
-HELD_REDO = const(3)
+_HELD_REDO = const(3)
 _PLAYERS_MAX = const(8)
 
 # The wire of a game (docs/protocol.md and docs/protocol.json are generated
@@ -83,11 +83,11 @@ class Game:
         self.n = 0      # events applied
         self.top = 0    # events applied + redo stack
         self.scratch = bytearray(STATE_CAPACITY)  # for per-hand replays
-        # the state after every CHECKPOINT-th event, so that an undo replays
-        # fewer than CHECKPOINT events whatever the game's length
-        self.checkpoints = bytearray(STATE_CAPACITY * (log_capacity // CHECKPOINT + 1))
+        # the state after every _CHECKPOINT-th event, so that an undo replays
+        # fewer than _CHECKPOINT events whatever the game's length
+        self.checkpoints = bytearray(STATE_CAPACITY * (log_capacity // _CHECKPOINT + 1))
         self.held = 0          # a change waiting for its confirmation: HELD_*, or 0
-        self.held_event = 0    # the event it applies (HELD_APPLY, HELD_REDO)
+        self.held_event = 0    # the event it applies (HELD_APPLY, _HELD_REDO)
         self.held_by = 0       # bit p: player p may accept it
         self.held_scores = array("i", bytes(4 * _PLAYERS_MAX))  # what each player gets by it
 
@@ -163,10 +163,10 @@ class Game:
         # the log before n is what it was when n last reached this multiple, or
         # n would not be here again without passing through apply or redo
         n = self.n
-        if n % CHECKPOINT == 0:
+        if n % _CHECKPOINT == 0:
             state = self.state
             points = self.checkpoints
-            at = (n // CHECKPOINT) * STATE_CAPACITY
+            at = (n // _CHECKPOINT) * STATE_CAPACITY
             for i in range(STATE_CAPACITY):
                 points[at + i] = state[i]
 
@@ -175,13 +175,13 @@ class Game:
             raise ValueError("undo: nothing to undo")
         self.n -= 1
         n = self.n
-        base = n - n % CHECKPOINT
+        base = n - n % _CHECKPOINT
         state = self.state
         if base == 0:
             self._reset(state)
         else:
             points = self.checkpoints
-            at = (base // CHECKPOINT) * STATE_CAPACITY
+            at = (base // _CHECKPOINT) * STATE_CAPACITY
             for i in range(STATE_CAPACITY):
                 state[i] = points[at + i]
         rules = self.rules
@@ -214,13 +214,13 @@ class Game:
         back: the changes that wait for a confirmation."""
         if kind == HELD_UNDO:
             return self.n > 0 and self.rules.ends_hand(self.log[self.n - 1])
-        if kind == HELD_REDO:
+        if kind == _HELD_REDO:
             return self.top > self.n and self.rules.ends_hand(self.log[self.n])
         return False
 
     def hold(self, kind, event=0):
         """Hold a change for its confirmation: kind HELD_APPLY (event, which
-        check() has passed), HELD_UNDO or HELD_REDO. Works out who may accept
+        check() has passed), HELD_UNDO or _HELD_REDO. Works out who may accept
         it and what each player gets by it. Raises ValueError (nothing held)
         when the change could not be made now. Allocation-free."""
         if self.rules is None:
@@ -231,7 +231,7 @@ class Game:
             if self.n == 0:
                 raise ValueError("undo: nothing to undo")
             event = self.log[self.n - 1]
-        elif kind == HELD_REDO:
+        elif kind == _HELD_REDO:
             if self.n == self.top:
                 raise ValueError("redo: nothing to redo")
             event = self.log[self.n]

@@ -33,8 +33,8 @@ OPT_PARTNERS = const(8)
 NOBODY_SCORED = const(0)
 CLAIMED = const(1)
 ALL = const(2)
-CLAIM_POINTS = const(3)
-ALL_POINTS = const(7)
+_CLAIM_POINTS = const(3)
+_ALL_POINTS = const(7)
 
 _OPTIONS = const(20)  # points.HAND: the options, for partnerships
 
@@ -93,7 +93,7 @@ def apply(state, players, event):
     kind = event & 3
     if kind != NOBODY_SCORED:
         # docs/rules.md JA2: three tricks claimed count 3; all five score 7.
-        amount = CLAIM_POINTS if kind == CLAIMED else ALL_POINTS
+        amount = _CLAIM_POINTS if kind == CLAIMED else _ALL_POINTS
         player = event >> 2
         if state[_OPTIONS] & OPT_PARTNERS:
             for p in range(player & 1, players, 2):

@@ -5,7 +5,7 @@
 # A seating is a list of tables, head first; a table is a list of four player
 # numbers, seat 0 (the score keeper) first. Scores are ints per player number.
 
-SEATS = 4
+_SEATS = const(4)
 
 
 def game_hands(tables):
@@ -19,7 +19,7 @@ def table_winner(table, game, continuous):
     the game; tied, the larger continuous score (this game included), then
     the lower seat."""
     best = 0
-    for seat in range(1, SEATS):
+    for seat in range(1, _SEATS):
         if _ranks_above(table[seat], table[best], game, continuous):
             best = seat
     return best
@@ -28,8 +28,8 @@ def table_winner(table, game, continuous):
 def table_loser(table, game, continuous):
     """The seat of a table's loser (docs/rules.md SK19): the smallest score of
     the game; tied, the smaller continuous score, then the higher seat."""
-    worst = SEATS - 1
-    for seat in range(SEATS - 2, -1, -1):
+    worst = _SEATS - 1
+    for seat in range(_SEATS - 2, -1, -1):
         if _ranks_above(table[worst], table[seat], game, continuous):
             worst = seat
     return worst

@@ -35,13 +35,13 @@ MAX_PLAYERS = const(2)
 STATE_SIZE = const(16)
 VIEW = "roquetview"    # tallypanel.roquetview: the pegs, its summary, seat pegging
 
-GAME_POINTS = const(100)
-TRACK = const(60)          # the tally row is a 60-point track on 45 holes
+_GAME_POINTS = const(100)
+_TRACK = const(60)          # the tally row is a 60-point track on 45 holes
 TALLY_HOLES = const(45)
 KING_HOLES = const(20)
-KING_STEP = const(5)
+_KING_STEP = const(5)
 MAX_PEG = const(99)        # one pegging; a bigger count is pegged in parts
-MAX_TALLY = const(999)     # one hand's count; far above anything playable
+_MAX_TALLY = const(999)     # one hand's count; far above anything playable
 
 # Options (packed in one int)
 OPT_END_AT_HAND_END = const(1)  # docs/rules.md RQ9: optional
@@ -50,8 +50,8 @@ OPT_LANDMARK_BONUS = const(2)   # docs/rules.md RQ8: optional
 # Landmarks (docs/rules.md RQ2: holes 15, 30 and 31 are embossed)
 LANDMARK_HOLES = b"\x0e\x1d\x2c"  # tally holes of positions 15, 30, 31
 
-KIND_PEG = const(0)
-KIND_HAND_END = const(1)
+_KIND_PEG = const(0)
+_KIND_HAND_END = const(1)
 HAND_END = const(1)
 
 _GAME_OVER = const(1)
@@ -125,20 +125,20 @@ def reset(state, players, options, variant):
 
 def check(state, players, event):
     kind = event & 3
-    if kind == KIND_HAND_END:
+    if kind == _KIND_HAND_END:
         if event != HAND_END:
             raise ValueError("event: not a Roquet event")
         if state[0] & _GAME_OVER and not (_get(state, _TALLY) or _get(state, _TALLY + 2)):
             raise ValueError("game: the game is over")
         return
-    if kind != KIND_PEG or event >> 10:
+    if kind != _KIND_PEG or event >> 10:
         raise ValueError("event: not a Roquet event")
     points = event >> 3
     if points < 1 or points > MAX_PEG:
         raise ValueError("points: must be 1 to 99")
     if state[0] & _GAME_OVER:
         raise ValueError("game: the game is over")
-    if _get(state, _TALLY + 2 * ((event >> 2) & 1)) + points > MAX_TALLY - 19:
+    if _get(state, _TALLY + 2 * ((event >> 2) & 1)) + points > _MAX_TALLY - 19:
         raise ValueError("points: the hand's count would pass 980")
 
 
@@ -166,7 +166,7 @@ def apply(state, players, event):
     if not state[1] & OPT_END_AT_HAND_END:
         # docs/rules.md RQ9: by default the game ends as soon as
         # king total + running tally reaches 100.
-        if _get(state, _KING + 2 * player) + new >= GAME_POINTS:
+        if _get(state, _KING + 2 * player) + new >= _GAME_POINTS:
             flags |= _GAME_OVER | (2 << player)
     state[0] = flags
 
@@ -183,7 +183,7 @@ def _end_hand(state):
     if state[1] & OPT_END_AT_HAND_END and not flags & _GAME_OVER:
         a = _get(state, _KING)
         b = _get(state, _KING + 2)
-        if a >= GAME_POINTS or b >= GAME_POINTS:
+        if a >= _GAME_POINTS or b >= _GAME_POINTS:
             flags |= _GAME_OVER
             if a >= b:
                 flags |= 2
@@ -257,7 +257,7 @@ def tally_hole(position):
     over 60 goes round again; tally_laps says how many times."""
     if position <= 0:
         return -1
-    position = (position - 1) % TRACK + 1
+    position = (position - 1) % _TRACK + 1
     if position <= 30:
         return position - 1  # up the single holes, then up the outer lane
     if position <= 45:
@@ -269,12 +269,12 @@ def tally_laps(position):
     """Full laps of the 60-point track behind the position."""
     if position <= 0:
         return 0
-    return (position - 1) // TRACK
+    return (position - 1) // _TRACK
 
 
 def king_hole(total_points):
     """King-row hole (0..19) for a total; -1 below 5. Capped at the 100 hole."""
-    fives = total_points // KING_STEP
+    fives = total_points // _KING_STEP
     if fives > KING_HOLES:
         fives = KING_HOLES
     return fives - 1
@@ -282,4 +282,4 @@ def king_hole(total_points):
 
 def king_remainder(total_points):
     """The points the king row cannot show (docs/rules.md RQ5: the remainder is kept)."""
-    return total_points % KING_STEP
+    return total_points % _KING_STEP

@@ -46,7 +46,7 @@ STATE_SIZE = const(48)
 VIEW = "skicketview"   # tallypanel.skicketview: its sheet, hand entry and dealer LED
 HANDS_PER_GAME = const(6)   # the game without options (docs/rules.md SK4)
 DEALS = const(6)            # the deals of a Duplicate series, each played twice (SK17)
-MOST_HANDS = const(12)      # a whole Duplicate series
+_MOST_HANDS = const(12)      # a whole Duplicate series
 
 OPT_FOUR_HANDS = const(1)
 OPT_DUPLICATE = const(2)
@@ -279,7 +279,7 @@ def length(state):
     """The hands of the game: 4 (SK16), 6 (SK4) or 12 (SK17)."""
     options = state[_OPTIONS]
     if options & OPT_DUPLICATE:
-        return MOST_HANDS
+        return _MOST_HANDS
     if options & OPT_FOUR_HANDS:
         return 4
     return HANDS_PER_GAME

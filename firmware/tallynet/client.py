@@ -43,10 +43,10 @@ CONNECTING = "connecting"
 DISCONNECTED = "disconnected"
 FAILED_STATE = "failed"
 
-BACKOFF_MS = const(1000)         # the first wait after a lost or refused connection
-BACKOFF_SHIFT_MAX = const(3)     # doubling to 1000 << 3 = 8000 ms
-JITTER_MS = const(1000)          # each wait plus 0 to JITTER_MS - 1 ms, from the identity and the try
-CONNECT_MS = const(10000)        # the TCP connect and the CONNACK, each within this
+_BACKOFF_MS = const(1000)         # the first wait after a lost or refused connection
+_BACKOFF_SHIFT_MAX = const(3)     # doubling to 1000 << 3 = 8000 ms
+_JITTER_MS = const(1000)          # each wait plus 0 to _JITTER_MS - 1 ms, from the identity and the try
+_CONNECT_MS = const(10000)        # the TCP connect and the CONNACK, each within this
 MAX_TX_CHUNKS = const(12)        # what may wait to be sent (a publish is two chunks): more is backpressure
 
 # MQTT 3.1.1 control packet types (the first byte's high nibble)
@@ -174,7 +174,7 @@ class Client:
             self.sock = connector.socket
             self.tx.insert(0, self.connect_bytes)   # first on the wire, before anything queued
             self.tx_at = 0
-            self.deadline = ticks_add(now, CONNECT_MS)
+            self.deadline = ticks_add(now, _CONNECT_MS)
             self.heard_at = now
         if self.state == CONNECTED and not self.tx and ticks_diff(now, self.sent_at) >= self.keepalive_ms >> 1:
             self.tx.append(_PINGREQ)
@@ -234,8 +234,8 @@ class Client:
         self._close()
         self.state = FAILED_STATE
         self.held = getattr(error, "return_code", 0) in (4, 5)
-        shift = self.attempts if self.attempts < BACKOFF_SHIFT_MAX else BACKOFF_SHIFT_MAX
-        delay = (BACKOFF_MS << shift) + (self.seed + self.attempts * 379) % JITTER_MS
+        shift = self.attempts if self.attempts < _BACKOFF_SHIFT_MAX else _BACKOFF_SHIFT_MAX
+        delay = (_BACKOFF_MS << shift) + (self.seed + self.attempts * 379) % _JITTER_MS
         if self.attempts < 64:
             self.attempts += 1
         self.retry_at = ticks_add(ticks_ms(), delay)
@@ -245,7 +245,7 @@ class Client:
         gc.collect()                 # the old socket's garbage gone before the new one is made
         self.connector.reset()
         self.state = CONNECTING
-        self.deadline = ticks_add(ticks_ms(), CONNECT_MS)
+        self.deadline = ticks_add(ticks_ms(), _CONNECT_MS)
 
     def _close(self):
         self.connector.cancel()

@@ -130,7 +130,7 @@ def _str_is_buffer():
 
 
 _STR_IS_BUFFER = _str_is_buffer()
-SCRATCH = const(2048)      # a board's body with a game's hands, a round of a club of 40: larger ones go the list's way
+_SCRATCH = const(2048)      # a board's body with a game's hands, a round of a club of 40: larger ones go the list's way
 _scratch = None
 
 
@@ -138,7 +138,7 @@ def prepare():
     """The scratch buffer made now (the link's start: the heap not yet cut up)."""
     global _scratch
     if _scratch is None:
-        _scratch = _Scratch(SCRATCH)
+        _scratch = _Scratch(_SCRATCH)
     return _scratch
 
 

@@ -46,22 +46,22 @@ from tallynet.outbox import Outbox, Seat, from_round
 from tallynet.settings import NOT_ENROLLED, RX_BUFFER
 
 ROOT = "tallyboard"
-KEEPALIVE_S = const(15)
-STEP_MS = const(20)              # between steps while something is under way
-IDLE_MS = const(100)             # between steps while all is quiet
+_KEEPALIVE_S = const(15)
+_STEP_MS = const(20)              # between steps while something is under way
+_IDLE_MS = const(100)             # between steps while all is quiet
 QUIET_MS = const(50)             # the host quiet this long before the body is composed
-WIFI_BACKOFF_MS = const(1000)    # the first wait before joining again; doubles to WIFI_BACKOFF_MAX_MS
-WIFI_BACKOFF_MAX_MS = const(30000)
-WIFI_JOIN_MS = const(20000)      # a join that has not given an address by then is started again
-APPLIED_GRACE_MS = const(1000)   # after a connection: the retained applied comes first, if the director has one
-RESEND_MS = const(5000)          # the director has this long to confirm before the message goes again
-RESEND_MAX_MS = const(300000)
-REFUSED_RETRY_MS = const(30000)  # the broker refused the login: tried again this often (an ACL set up late)
-MAX_INBOX = const(4)             # messages waiting for the step (round and applied are retained: the latest counts)
+_WIFI_BACKOFF_MS = const(1000)    # the first wait before joining again; doubles to _WIFI_BACKOFF_MAX_MS
+_WIFI_BACKOFF_MAX_MS = const(30000)
+_WIFI_JOIN_MS = const(20000)      # a join that has not given an address by then is started again
+_APPLIED_GRACE_MS = const(1000)   # after a connection: the retained applied comes first, if the director has one
+_RESEND_MS = const(5000)          # the director has this long to confirm before the message goes again
+_RESEND_MAX_MS = const(300000)
+_REFUSED_RETRY_MS = const(30000)  # the broker refused the login: tried again this often (an ACL set up late)
+_MAX_INBOX = const(4)             # messages waiting for the step (round and applied are retained: the latest counts)
 HANDLE_MS = const(1000)          # connected and quiet, the client is still given a turn this often (its
 #                                  ping at 7.5 s, its deadlines); else only when its socket has bytes or it
 #                                  has some to send
-BUSY_MS = const(200)             # after a publish, the client's turn every step: its packets go a slice a step
+_BUSY_MS = const(200)             # after a publish, the client's turn every step: its packets go a slice a step
 
 (_IDLE, _JOINING) = range(2)
 
@@ -94,7 +94,7 @@ class Link:
         self.wlan = None
         self.wifi_state = _IDLE
         self.wifi_at = ticks_ms()    # when to join again / when the join began
-        self.wifi_backoff = WIFI_BACKOFF_MS
+        self.wifi_backoff = _WIFI_BACKOFF_MS
         self.client = None
         self.polled = None           # the connected socket the poller watches
         self.poller = None
@@ -104,7 +104,7 @@ class Link:
         self.refused_at = None
         self.send_now = False        # the unconfirmed message goes at the next chance
         self.resend_at = ticks_ms()
-        self.resend_wait = RESEND_MS
+        self.resend_wait = _RESEND_MS
         self.sent = 0                # publishes (benchmarks, tests)
         self.memory_errors = 0       # MemoryErrors caught in the link's slices (STATS errors counts them too)
         self.ident = ""
@@ -141,8 +141,8 @@ class Link:
                 self._drop_client()
                 self.app.internal_errors += 1
                 self.app.note("network: %s: %s" % (type(exc).__name__, exc))
-                await asyncio.sleep_ms(WIFI_BACKOFF_MAX_MS)
-            await asyncio.sleep_ms(STEP_MS if busy else IDLE_MS)
+                await asyncio.sleep_ms(_WIFI_BACKOFF_MAX_MS)
+            await asyncio.sleep_ms(_STEP_MS if busy else _IDLE_MS)
 
     # ------------------------------------------------------------ one step
     def step(self, now):
@@ -176,7 +176,7 @@ class Link:
         if self.connected_at is None:
             self._show(now)
             return True
-        ready = self.applied >= 0 or ticks_diff(now, self.connected_at) >= APPLIED_GRACE_MS
+        ready = self.applied >= 0 or ticks_diff(now, self.connected_at) >= _APPLIED_GRACE_MS
         if ready and not composed:          # one slice of work a step: the composing was this one's
             self._maybe_seat()
             self._publish(now)
@@ -197,7 +197,7 @@ class Link:
         net.joined = False
         self.wifi_state = _IDLE
         self.wifi_at = ticks_ms()
-        self.wifi_backoff = WIFI_BACKOFF_MS
+        self.wifi_backoff = _WIFI_BACKOFF_MS
         config = self.app.config
         self.ident = net.ident(config)
         event = net.get(P.NET_EVENT)
@@ -241,7 +241,7 @@ class Link:
             if not net.joined:
                 net.joined = True
                 self.wifi_state = _IDLE
-                self.wifi_backoff = WIFI_BACKOFF_MS
+                self.wifi_backoff = _WIFI_BACKOFF_MS
                 if net.error in ("no_network", "wifi_password", "no_address"):
                     net.error = None
             return True
@@ -257,7 +257,7 @@ class Link:
                 net.error = "wifi_password"
             elif status == network.STAT_NO_AP_FOUND or status == network.STAT_CONNECT_FAIL:
                 net.error = "no_network"
-            elif status == network.STAT_CONNECTING and ticks_diff(now, self.wifi_at) < WIFI_JOIN_MS:
+            elif status == network.STAT_CONNECTING and ticks_diff(now, self.wifi_at) < _WIFI_JOIN_MS:
                 return False
             elif status != network.STAT_CONNECTING:
                 net.error = "no_address"
@@ -265,7 +265,7 @@ class Link:
                 net.error = "no_network"
             self.wifi_state = _IDLE
             self.wifi_at = ticks_add(now, self.wifi_backoff)
-            self.wifi_backoff = min(self.wifi_backoff * 2, WIFI_BACKOFF_MAX_MS)
+            self.wifi_backoff = min(self.wifi_backoff * 2, _WIFI_BACKOFF_MAX_MS)
             return False
         if ticks_diff(now, self.wifi_at) < 0:
             return False
@@ -317,7 +317,7 @@ class Link:
         gc.collect()
         connector = Connector(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT))
         client = Client(
-            connector, self.ident, self._client_id(), KEEPALIVE_S, self._login(), password,
+            connector, self.ident, self._client_id(), _KEEPALIVE_S, self._login(), password,
             self._status_topic(), self._status(False), self.rx)
         client.on_message = self._queue
         client.subscribe(self.topic_round, 1)
@@ -358,7 +358,7 @@ class Link:
 
     def _queue(self, topic, payload):
         """The client's callback: queue only (the step takes it)."""
-        if len(self.inbox) >= MAX_INBOX:
+        if len(self.inbox) >= _MAX_INBOX:
             self.inbox.pop(0)     # retained state: a later one of the same topic comes again
         self.inbox.append((topic, payload))
 
@@ -373,9 +373,9 @@ class Link:
             net.broker = True
             net.error = None
             self.send_now = True
-            self.resend_wait = RESEND_MS
+            self.resend_wait = _RESEND_MS
             self.applied = -1 if self.outbox.seq == 0 else self.applied
-            self.busy_until = ticks_add(now, BUSY_MS)
+            self.busy_until = ticks_add(now, _BUSY_MS)
             try:
                 client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
             except Exception:   # backpressure: the will says offline; the next connection says online
@@ -391,7 +391,7 @@ class Link:
                 net.error = "broker_refused"
                 if self.refused_at is None:
                     self.refused_at = now
-                elif ticks_diff(now, self.refused_at) >= REFUSED_RETRY_MS:
+                elif ticks_diff(now, self.refused_at) >= _REFUSED_RETRY_MS:
                     self.refused_at = None
                     client.connect()
             elif error is not None and net.error != "broker_lost":
@@ -451,7 +451,7 @@ class Link:
                 return
         self.applied = seq
         if seq >= outbox.seq:
-            self.resend_wait = RESEND_MS
+            self.resend_wait = _RESEND_MS
 
     # ------------------------------------------------------------ seating
     def _maybe_seat(self):
@@ -546,7 +546,7 @@ class Link:
                 self.net.error = "flash"
                 return
             self.send_now = True
-            self.resend_wait = RESEND_MS
+            self.resend_wait = _RESEND_MS
             return
         if confirmed:
             return
@@ -556,14 +556,14 @@ class Link:
                 return
             payload = envelope.seal_body(self.net.key(), self.event, self.ident, outbox.seq, outbox.kind,
                                          outbox.body)
-            self.busy_until = ticks_add(now, BUSY_MS)
+            self.busy_until = ticks_add(now, _BUSY_MS)
             try:
                 client.publish(self.topic_out + outbox.kind, payload, qos=1)
             except Exception:   # backpressure, or the connection just went: the next step tries again
                 return
             self.sent += 1
             if not self.send_now:
-                self.resend_wait = min(self.resend_wait * 2, RESEND_MAX_MS)
+                self.resend_wait = min(self.resend_wait * 2, _RESEND_MAX_MS)
             self.send_now = False
             self.resend_at = ticks_add(now, self.resend_wait)
 

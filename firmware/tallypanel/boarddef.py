@@ -23,7 +23,7 @@ from tallypanel.wiring import (BoardDef, KING, NO_LIGHT, NO_PIN, SLOTS, SLOTS_PE
 # Dana's board (docs/rules.md RQ2): the embossed tally holes, the 15th, 30th and
 # 31st (0-based holes 14, 29, 44; the Roquet track passes them at 15, 30 and 31)
 EMBOSSED_HOLES = b"\x0e\x1d\x2c"
-MAX_LEDS = const(255)   # LED indices live in a bytearray
+_MAX_LEDS = const(255)   # LED indices live in a bytearray
 GPIO_COUNT = const(30)  # GPIO 0..29 on the RP2040 and the RP2350A (Pico 2)
 # A Pico W / Pico 2 W ("wifi": true): the CYW43439 wireless chip takes these
 # GPIOs (their datasheets: GP23 WL_ON, GP24 WL_D, GP25 WL_CS, GP29 WL_CLK);
@@ -96,7 +96,7 @@ def from_dict(d):
 
     leds = _section(d, "leds")
     b.led_pin = _pin(leds.get("pin"), "leds.pin", used)
-    b.led_count = _int(leds.get("count"), "leds.count", SLOTS, MAX_LEDS)
+    b.led_count = _int(leds.get("count"), "leds.count", SLOTS, _MAX_LEDS)
     if leds.get("order", "GRB") != "GRB":
         raise ValueError("board: leds.order: only GRB (WS2812B) chains are supported")
     _chain(b, leds.get("chain"))

@@ -14,7 +14,7 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-WATCHDOG_MS = const(8000)   # the RP2040's WDT tops out at ~8.3 s
+_WATCHDOG_MS = const(8000)   # the RP2040's WDT tops out at ~8.3 s
 
 # WATCHDOG_CTRL register and its ENABLE bit, to stop the hardware watchdog
 # when the app hands the board back to the REPL (Ctrl-C from mpremote): the
@@ -132,9 +132,9 @@ def sleep_ms(ms):
 
 
 class Watchdog:
-    """The hardware watchdog; feed() at least every WATCHDOG_MS."""
+    """The hardware watchdog; feed() at least every _WATCHDOG_MS."""
 
-    def __init__(self, timeout_ms=WATCHDOG_MS):
+    def __init__(self, timeout_ms=_WATCHDOG_MS):
         self.wdt = machine.WDT(timeout=timeout_ms)
 
     def feed(self):

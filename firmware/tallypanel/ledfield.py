@@ -33,8 +33,8 @@ LANDMARK = const(20)
 REMAINDER_STEP = const(51)  # remainder r of 5 -> r * 51/256 (20%, 40%, 60%, 80%)
 
 WHITE = const(4)           # colour index of the landmark marks
-COLOURS = const(5)         # four players and white
-DEFAULT_BRIGHTNESS = const(64)
+_COLOURS = const(5)         # four players and white
+_DEFAULT_BRIGHTNESS = const(64)
 DEFAULT_COLOURS = b"\xff\x20\x00\x00\x40\xff\x00\xc0\x00\xc0\x00\xc0\xff\xff\xff"  # as protocol.PLAYER_COLOURS
 
 _BAR_KING = const(20)
@@ -48,7 +48,7 @@ class LedField:
         self.frame = bytearray(3 * board.led_count)
         self._blank = bytearray(3 * board.led_count)
         self.colours = bytearray(DEFAULT_COLOURS)  # RGB per colour index
-        self.brightness = DEFAULT_BRIGHTNESS
+        self.brightness = _DEFAULT_BRIGHTNESS
         self.budget_ma = board.budget_ma
         self.scaled = False  # whether the last frame was scaled to the budget
         self._allowed = 0

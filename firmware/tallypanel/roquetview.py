@@ -26,8 +26,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-SEAT_POINTS = const(1)      # docs/display.md: a seat press pegs +1
-LONG_POINTS = const(5)      # a long press, or shift + press, +5
+_SEAT_POINTS = const(1)      # docs/display.md: a seat press pegs +1
+_LONG_POINTS = const(5)      # a long press, or shift + press, +5
 
 # The knob's entry: one step, the end of the hand.
 END_HAND = const(0)
@@ -152,7 +152,7 @@ def seat(board_input, game, seat, long):
     """A seat button pegs for the player in it: +1, or +5 on a long press."""
     if seat > 1:
         raise ValueError("seat: Roquet is a game for two; use seats 1 and 2")
-    board_input.submit(game.rules.pack_peg(seat, LONG_POINTS if long else SEAT_POINTS))
+    board_input.submit(game.rules.pack_peg(seat, _LONG_POINTS if long else _SEAT_POINTS))
 
 
 def open_entry(entry, game, purchaser):

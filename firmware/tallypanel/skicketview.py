@@ -40,7 +40,7 @@ HIGH = b"\x04\x07\x05\x04\x04\x01\x0d\x01"
 FIELDS = (("purchaser", PURCHASER), ("bid", LEVEL), ("doubled_by", DOUBLED),
           ("redoubled_by", REDOUBLED), ("lone", LONE), ("tricks", TRICKS))
 
-MISDEAL_CHOICE = const(4)  # the purchaser step's last value
+_MISDEAL_CHOICE = const(4)  # the purchaser step's last value
 NOBODY = const(4)          # doubled/redoubled by nobody
 
 _STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")
@@ -242,7 +242,7 @@ def turned(entry):
 def push(entry, game):
     step = entry.step
     v = entry.values
-    if step == PURCHASER and v[PURCHASER] == MISDEAL_CHOICE:
+    if step == PURCHASER and v[PURCHASER] == _MISDEAL_CHOICE:
         entry.step = CONFIRM
     elif step == DOUBLED and v[DOUBLED] == NOBODY:
         v[REDOUBLED] = NOBODY
@@ -260,7 +260,7 @@ def back(entry):
     step = entry.step
     if step == PURCHASER:
         entry.close()
-    elif step == CONFIRM and entry.values[PURCHASER] == MISDEAL_CHOICE:
+    elif step == CONFIRM and entry.values[PURCHASER] == _MISDEAL_CHOICE:
         entry.step = PURCHASER
     elif step == LONE and entry.values[DOUBLED] == NOBODY:
         entry.step = DOUBLED
@@ -272,7 +272,7 @@ def hand_event(entry, game):
     """The packed hand; ValueError from the core if a field is out of range."""
     skicket = game.rules
     v = entry.values
-    if v[PURCHASER] == MISDEAL_CHOICE:
+    if v[PURCHASER] == _MISDEAL_CHOICE:
         return skicket.MISDEAL
     return skicket.pack_hand(v[PURCHASER], v[LEVEL], v[STRAIN],
                              None if v[DOUBLED] == NOBODY else v[DOUBLED],
@@ -295,7 +295,7 @@ def draw_entry(sheet, entry, game, at):
     line = lines[2]  # big
     value = v[step]
     if step == PURCHASER:
-        if value == MISDEAL_CHOICE:
+        if value == _MISDEAL_CHOICE:
             put(line, 4, b"MISDEAL")
         else:
             put(line, 6, names[value])
@@ -315,7 +315,7 @@ def draw_entry(sheet, entry, game, at):
     if step == PURCHASER:
         return
     line = lines[3]
-    if v[PURCHASER] == MISDEAL_CHOICE:
+    if v[PURCHASER] == _MISDEAL_CHOICE:
         put(line, 0, b"MISDEAL: THE SAME DEALER DEALS AGAIN")
         return
     at = put(line, 0, names[v[PURCHASER]])

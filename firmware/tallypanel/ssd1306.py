@@ -37,7 +37,7 @@ _SET_CHARGE_PUMP = const(0x8D)
 WIDTH = const(128)
 HEIGHT = const(64)
 PAGES = const(8)
-ALL_PAGES = const(0xFF)
+_ALL_PAGES = const(0xFF)
 _BLOCK = const(16)       # columns: a window is sent in whole blocks
 _BLOCKS = const(8)       # WIDTH // _BLOCK
 
@@ -97,7 +97,7 @@ class SSD1306_I2C(framebuf.FrameBuffer):
         self.write_cmd(_SET_CONTRAST)
         self.write_cmd(value)
 
-    def show(self, pages=ALL_PAGES, lo=None, hi=None):
+    def show(self, pages=_ALL_PAGES, lo=None, hi=None):
         """Send the pages whose bit is set in pages (bit p = rows 8p..8p+7):
         all of each, or with lo and hi (bytearrays by page) the blocks of
         columns lo[p]..hi[p]."""

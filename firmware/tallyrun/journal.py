@@ -51,12 +51,12 @@ RECORD_SIZE = const(12)
 KIND_APPLY = const(1)
 KIND_UNDO = const(2)
 KIND_REDO = const(3)
-KIND_NEW = const(5)
+_KIND_NEW = const(5)
 KIND_ACCEPT = const(6)    # the held change accepted: made now
-KIND_REJECT = const(7)    # the held change rejected: dropped
+_KIND_REJECT = const(7)    # the held change rejected: dropped
 KIND_REJECT_HAND = const(32)  # rejected with the event's count of its hand's earlier events, taken back with it
 KIND_HELD = const(8)      # | KIND_APPLY, KIND_UNDO or KIND_REDO: a change held for its confirmation
-KIND_KEPT = const(16)     # the host's archive holds the game (not 6: ACCEPT; not 8 | k: held)
+_KIND_KEPT = const(16)     # the host's archive holds the game (not 6: ACCEPT; not 8 | k: held)
 _ERASED = const(0xFF)
 
 _MAGIC = b"TBS3"
@@ -230,13 +230,13 @@ class Journal:
         as Game.new takes it (index, name or rules module). One record.
 
         Raises OSError if the flash write fails; then nothing changed."""
-        self.append(KIND_NEW, pack_new(find(game), players, options), seq, crc)
+        self.append(_KIND_NEW, pack_new(find(game), players, options), seq, crc)
         self.kept = 0
 
     def keep(self, kept, seq=0, crc=0):
         """Persist that the host's archive holds the game as it stands
         (kept = n | lcrc << 10). One record; OSError if the write fails."""
-        self.append(KIND_KEPT, kept, seq, crc)
+        self.append(_KIND_KEPT, kept, seq, crc)
         self.kept = kept
 
     def append(self, kind, event=0, seq=0, crc=0):
@@ -484,7 +484,7 @@ class Journal:
         while begin > 0:
             begin -= 1
             self._at(begin)
-            if self.record[0] == KIND_NEW:
+            if self.record[0] == _KIND_NEW:
                 break
         index = begin
         why = None
@@ -502,16 +502,16 @@ class Journal:
                     self.game.undo()
                 elif kind == KIND_REDO:
                     self.game.redo()
-                elif kind == KIND_NEW:
+                elif kind == _KIND_NEW:
                     self.game.new(event & 0x1F, (event >> 5) & 0xF, (event >> 9) & 0xFFFF)
                     self.kept = 0
-                elif kind == KIND_KEPT:
+                elif kind == _KIND_KEPT:
                     self.kept = event
                 elif kind & KIND_HELD:
                     self.game.hold(kind & ~KIND_HELD, event)
                 elif kind == KIND_ACCEPT:
                     self.game.accept()
-                elif kind == KIND_REJECT:
+                elif kind == _KIND_REJECT:
                     self.game.reject()
                 elif kind == KIND_REJECT_HAND:
                     self.game.reject(event)

@@ -28,13 +28,13 @@ from tallycore.game import (LOG_CAPACITY, ARG_INT, ARG_GAME, ARG_WHO, ARG_BID, A
 FIRMWARE_VERSION = VERSION
 PROTOCOL_VERSION = const(4)
 MAX_FRAME = const(128)        # bytes, newline included
-MAX_TOKENS = const(10)        # seq, verb and up to 8 arguments
+_MAX_TOKENS = const(10)        # seq, verb and up to 8 arguments
 MAX_SEQ = const(65535)
 SESSION_SEQS = const(1024)    # the seqs HELLO hands one host session (seqs=<first>)
 MAX_NAME = const(12)          # a player's name
 MAX_BOARD_NAME = const(32)    # a board definition's name (its file name in board/)
 MAX_TABLE = const(99)         # tables of a club evening, and its rounds
-EVENT_LIMIT = const(0x40000000)  # every packed core event is below 2**30
+_EVENT_LIMIT = const(0x40000000)  # every packed core event is below 2**30
 MAX_NOTES = const(4)          # problems found at boot, kept for NOTE until the next boot
 MAX_PLAYERS = const(8)        # the most any game takes (sizes "totals", names, colours)
 GAME_NAMES = tuple(row[0].encode() for row in GAMES)  # bytes, as on the wire
@@ -110,7 +110,7 @@ VERBS = (
      ("index", "name", "min", "max", "GAME.options"), b""),
     (b"NEW", ((b"game", T_GAME, 0, 0, b""), (b"players", T_INT, 1, MAX_PLAYERS, b""),
               (b"options", T_INT, 0, 0xFFFF, b"")), 1, CHANGED, b"new"),
-    (b"EV", ((b"event", T_INT, 0, EVENT_LIMIT - 1, b""),), 0, APPLIED, b"apply"),
+    (b"EV", ((b"event", T_INT, 0, _EVENT_LIMIT - 1, b""),), 0, APPLIED, b"apply"),
     (b"UNDO", (), 0, CHANGED, b"undo"),
     (b"REDO", (), 0, APPLIED, b"apply"),
     (b"OPEN", (), 0,
@@ -339,10 +339,10 @@ class Request:
     """One parsed request, in place: token positions and argument values."""
 
     def __init__(self):
-        self.starts = array("H", bytearray(2 * MAX_TOKENS))
-        self.ends = array("H", bytearray(2 * MAX_TOKENS))
+        self.starts = array("H", bytearray(2 * _MAX_TOKENS))
+        self.ends = array("H", bytearray(2 * _MAX_TOKENS))
         self.tokens = 0
-        self.values = array("i", bytearray(4 * MAX_TOKENS))  # parsed arguments
+        self.values = array("i", bytearray(4 * _MAX_TOKENS))  # parsed arguments
         self.nargs = 0
         self.seq = 0
         self.crc = 0         # the request's own CRC (with seq, tells a retry from a new line)
@@ -372,7 +372,7 @@ class Request:
         self.message = b""
         self.arg = None
         # one pass (tallyrun.native on the chip): printable ASCII only, the checksum's star, the tokens
-        scanned = _scan(line, length, self.starts, self.ends, MAX_TOKENS)
+        scanned = _scan(line, length, self.starts, self.ends, _MAX_TOKENS)
         if scanned < 0:
             return self._fail(E_FRAME, b"not printable ASCII; resend the frame")
         star = (scanned & 0xFF) - 1
@@ -449,7 +449,7 @@ class Request:
         start = self.starts[token]
         end = self.ends[token]
         if kind == T_INT:
-            value = self.int_at(token, EVENT_LIMIT - 1)
+            value = self.int_at(token, _EVENT_LIMIT - 1)
             if value < 0:
                 return self._fail(E_ARGS, b"must be a decimal number")
             if value < lo or value > hi:
@@ -458,7 +458,7 @@ class Request:
             if end - start == 1 and line[start] == 45:  # "-"
                 value = NOBODY
             else:
-                value = self.int_at(token, EVENT_LIMIT - 1)
+                value = self.int_at(token, _EVENT_LIMIT - 1)
                 if value < 0:
                     return self._fail(E_ARGS, b"must be a player number or - for nobody")
                 if value < lo or value > hi:

@@ -30,9 +30,9 @@ except ImportError:  # CPython
         return x
 
 BLOCK = const(4096)
-PAGE = const(256)
+_PAGE = const(256)
 RECORD = const(12)
-PER_PAGE = const(21)
+_PER_PAGE = const(21)
 SLOTS = const(315)          # records in a block: 15 pages of 21
 RING_BLOCKS = const(32)     # 128 KB: 10,080 records between two snapshots
 PREFIX = const(48)          # page 0's bytes kept per block: pointers (<= 24) and marker (16)
@@ -46,7 +46,7 @@ _COUNT = const(4)           # MP_BLOCKDEV_IOCTL_BLOCK_COUNT
 
 def slot_offset(slot):
     """The byte offset of a record slot in its block."""
-    return PAGE + (slot // PER_PAGE) * PAGE + (slot % PER_PAGE) * RECORD
+    return _PAGE + (slot // _PER_PAGE) * _PAGE + (slot % _PER_PAGE) * RECORD
 
 
 def pointer_bytes(index):
@@ -69,7 +69,7 @@ class FileDevice:
         self.blocks = blocks
         self.erases = 0
         self.programs = 0
-        self.scratch = bytearray(PAGE)
+        self.scratch = bytearray(_PAGE)
         self.whole = memoryview(self.scratch)   # a page program reads and writes through it: no allocation
         self.remade = ""      # why the file was made again, if it was there but not whole
         try:
@@ -82,10 +82,10 @@ class FileDevice:
             os.rename(path, path + ".bad")
         if size != blocks * BLOCK:
             blank = self.scratch       # a page at a time: a block's worth in one piece is a 4 KB block
-            for i in range(PAGE):      # of the heap, which a board on Wi-Fi may no longer have
+            for i in range(_PAGE):      # of the heap, which a board on Wi-Fi may no longer have
                 blank[i] = 0xFF
             with open(path, "wb") as f:
-                for _ in range(blocks * (BLOCK // PAGE)):
+                for _ in range(blocks * (BLOCK // _PAGE)):
                     f.write(blank)
         self.file = open(path, "r+b")
 
@@ -100,10 +100,10 @@ class FileDevice:
         scratch = self.scratch
         at = 0
         while at < len(buf):
-            length = min(PAGE, len(buf) - at)
+            length = min(_PAGE, len(buf) - at)
             where = block * BLOCK + offset + at
             self.file.seek(where)
-            view = self.whole if length == PAGE else self.whole[:length]
+            view = self.whole if length == _PAGE else self.whole[:length]
             self.file.readinto(view)
             for i in range(length):
                 scratch[i] &= buf[at + i]
@@ -120,8 +120,8 @@ class FileDevice:
             return BLOCK
         if op == _ERASE:
             self.file.seek(arg * BLOCK)
-            for _ in range(BLOCK // PAGE):
-                self.file.write(b"\xff" * PAGE)
+            for _ in range(BLOCK // _PAGE):
+                self.file.write(b"\xff" * _PAGE)
             self.file.flush()
             self.erases += 1
             return 0
@@ -139,9 +139,9 @@ class Ring:
         self.device = device
         self.blocks = blocks          # physical block numbers, in ring order
         self.prefixes = prefixes      # each block's first PREFIX bytes, or None (a plain file)
-        self.page = bytearray(b"\xff" * PAGE)
+        self.page = bytearray(b"\xff" * _PAGE)
         self.erased_page = bytes(self.page)   # what an erased page reads as
-        self.read_back = bytearray(PAGE)
+        self.read_back = bytearray(_PAGE)
         self.head = bytearray(PREFIX)
         self.lost = ""                # made again just now: why its records are gone (for people)
 
@@ -151,7 +151,7 @@ class Ring:
     def program(self, k, slot, record):
         """One page program: the record's bytes, 0xFF around them."""
         offset = slot_offset(slot)
-        page_at = offset - offset % PAGE
+        page_at = offset - offset % _PAGE
         at = offset - page_at
         page = self.page
         for i in range(RECORD):
@@ -183,8 +183,8 @@ class Ring:
         """True when every record slot of block k is erased. One comparison
         per page (a loop over its bytes cost ~30 ms of the chip's boot)."""
         page = self.read_back
-        for p in range(1, BLOCK // PAGE):
-            self.device.readblocks(self.blocks[k], page, p * PAGE)
+        for p in range(1, BLOCK // _PAGE):
+            self.device.readblocks(self.blocks[k], page, p * _PAGE)
             if page != self.erased_page:
                 return False
         return True
@@ -254,16 +254,16 @@ def _create(root, device):
     path = root + PLACEHOLDER
     # written a page at a time: a whole block's buffer (4 KB in one piece) is
     # more than a fragmented heap may hold when the board's first game starts
-    blank = b"\xff" * PAGE
+    blank = b"\xff" * _PAGE
     first = bytearray(blank)
     with open(path + ".tmp", "wb") as f:
         for index in range(RING_BLOCKS):
             _marker(first, 0, index, nonce)
             f.write(first)
-            left = BLOCK - pointer_bytes(index) - PAGE
+            left = BLOCK - pointer_bytes(index) - _PAGE
             while left:
-                chunk = PAGE if left > PAGE else left
-                f.write(blank if chunk == PAGE else memoryview(blank)[:chunk])
+                chunk = _PAGE if left > _PAGE else left
+                f.write(blank if chunk == _PAGE else memoryview(blank)[:chunk])
                 left -= chunk
     os.rename(path + ".tmp", path)
     found = [-1] * RING_BLOCKS

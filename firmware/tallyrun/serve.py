@@ -14,7 +14,7 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-WATCHDOG_FEED_MS = const(1000)
+_WATCHDOG_FEED_MS = const(1000)
 
 
 async def serve(app, stream=None):
@@ -68,7 +68,7 @@ def receiving(app):
 async def feed_watchdog(watchdog):
     while True:
         watchdog.feed()
-        await asyncio.sleep_ms(WATCHDOG_FEED_MS)
+        await asyncio.sleep_ms(_WATCHDOG_FEED_MS)
 
 
 async def main(app, watchdog=None):
