@@ -1,7 +1,12 @@
 # tallyboard: the app. MicroPython runs this after boot.py, from the flash
 # root (on the emulator: from the flash folder, with firmware/emu first on
 # the module path). Output on stdout is the wire protocol (docs/protocol.md).
-# The app itself is tallypanel/start.py.
+# The app itself is tallypanel/start.py; the firmware's modules are found
+# through tallyrun/importfs.py on a board (a third of the power-up otherwise).
+from tallyrun import importfs
+
+importfs.mount()
+del importfs
 from tallypanel.start import start
 
 # Why the app did not start, for the host to ask at the REPL (main.py's

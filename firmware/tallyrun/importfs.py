@@ -1,0 +1,90 @@
+# How the chip finds the firmware's modules. MicroPython's importer asks the
+# filesystem three questions a module ("tallyrun/app" a folder? "app.py"?
+# "app.mpy"?), each a lookup on littlefs from its root: ~1.8 ms on the chip,
+# ~5 ms a module before the file is even opened, most of a second's power-up
+# spent on some two dozen modules (docs/benchmarks.md, issue 20). The
+# firmware's packages hold only .mpy files (tallyboard deploy writes them so),
+# so the answers are known: a small read-only filesystem mounted at /fw gives
+# them at once and opens each .mpy on littlefs with its one lookup.
+#
+# Every answer is one of two tuples made here, so a module's import allocates
+# nothing more than the importer itself does: the heap's layout after boot
+# stays as littlefs's (a hole a module would leave is a block a game switch
+# cannot use).
+import sys
+
+MOUNT = "/fw"
+PACKAGES = ("tallycore", "tallyrun", "tallypanel", "tallynet")
+_FOLDERS = ("/tallycore", "/tallyrun", "/tallypanel", "/tallynet")
+# os.stat's ten fields; the importer reads only the mode (a folder, a file)
+_FOLDER = (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+_FILE = (0x8000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+
+class FirmwareFS:
+    """The firmware's packages as the importer sees them, read from fs (the
+    littlefs mounted at /, or any filesystem with the packages at its root);
+    folders: the packages, each as "/name"."""
+
+    def __init__(self, fs, folders=_FOLDERS):
+        self.fs = fs
+        self.folders = folders
+
+    def mount(self, readonly, mkfs):
+        pass
+
+    def umount(self):
+        pass
+
+    def stat(self, path):
+        for folder in self.folders:
+            if path.startswith(folder):
+                end = len(folder)
+                if len(path) == end:
+                    return _FOLDER
+                if path.startswith("/", end):
+                    # inside a package: "x.py" answers as a folder, so the importer goes on
+                    # to "x.mpy" (there is no source here); "x" and "x.mpy" as files. open()
+                    # says whether the .mpy is really there.
+                    return _FOLDER if path.endswith(".py") else _FILE
+        raise OSError(2)     # not the firmware's: the importer looks further along sys.path
+
+    def open(self, path, mode):
+        try:
+            return self.fs.open(path, mode)
+        except OSError:
+            # as the importer would say it: `try: import x except ImportError` still works
+            raise ImportError("no module file %s on the board" % path)
+
+
+def mount(fs=None):
+    """Mount the firmware's packages at /fw, first after the image's frozen
+    modules on sys.path, and point the packages already imported there. fs:
+    the filesystem holding the packages; by default the littlefs at / on a
+    board (elsewhere, the emulator's folders, nothing is mounted). Returns
+    whether it mounted."""
+    try:
+        import vfs
+    except ImportError:  # CPython, or an image without the vfs module
+        return False
+    lfs = getattr(vfs, "VfsLfs2", None)
+    for mounted, point in vfs.mount():
+        if point == MOUNT:
+            return True       # mounted already (main.py did, and the REPL asks again)
+        if fs is None and point == "/" and lfs is not None and isinstance(mounted, lfs):
+            fs = mounted
+    if fs is None:
+        return False
+    vfs.mount(FirmwareFS(fs), MOUNT)
+    path = sys.path
+    # the image's frozen modules (asyncio) first: a lookup among them costs next to nothing
+    if ".frozen" in path:
+        path.remove(".frozen")
+    path.insert(0, ".frozen")
+    path.insert(1, MOUNT)
+    for name in PACKAGES:
+        package = sys.modules.get(name)
+        if package is not None:
+            # a str in MicroPython (the importer joins the module name to it)
+            package.__path__ = MOUNT + "/" + name  # type: ignore[assignment]
+    return True

@@ -1,0 +1,77 @@
+"""tallyrun.importfs under the real MicroPython unix port: the importer finds a
+package's modules through FirmwareFS's answers alone (no lookup of its own),
+imports the .mpy files deploy writes, says ImportError for a module that is not
+there, and leaves every other import to the rest of sys.path."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tallyboard.fileset import compile_mpy
+from tallyboard.mpunix import micropython_binary
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SCRIPT = r"""
+import sys, vfs
+sys.path.insert(0, %(firmware)r)
+from tallyrun.importfs import FirmwareFS, mount
+asked = []
+class Counted(vfs.VfsPosix):
+    def stat(self, path):
+        asked.append(path)
+        return super().stat(path)
+fs = FirmwareFS(Counted(%(flash)r), ("/zzpkg",))
+# the answers, as the importer reads them: st_mode's folder bit
+print("stat", [fs.stat(p)[0] for p in ("/zzpkg", "/zzpkg/mod", "/zzpkg/mod.py", "/zzpkg/mod.mpy")])
+for path in ("/zz", "/zzpkgx", "/other/mod.mpy", "/json"):
+    try:
+        fs.stat(path)
+        print("answered", path)
+    except OSError:
+        pass
+vfs.mount(fs, "/fwt")
+sys.path.insert(0, "/fwt")
+import zzpkg.mod
+print("value", zzpkg.mod.VALUE, zzpkg.mod.twice(21), zzpkg.__path__)
+try:
+    import zzpkg.missing
+    print("imported a missing module")
+except ImportError as exc:
+    print("ImportError", exc)
+print("missing left out of sys.modules", "zzpkg.missing" not in sys.modules)
+import json
+print("json", json.dumps([1]))
+print("littlefs asked", asked)
+print("mount elsewhere", mount())
+"""
+
+
+def test_modules_are_imported_through_the_firmware_fs_with_no_lookup_of_their_own(tmp_path):
+    package = tmp_path / "src" / "zzpkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "mod.py").write_text("VALUE = 7\n\ndef twice(x):\n    return 2 * x\n")
+    flash = tmp_path / "flash" / "zzpkg"
+    flash.mkdir(parents=True)
+    cache = tmp_path / "cache"
+    for name in ("__init__", "mod"):
+        (flash / f"{name}.mpy").write_bytes(compile_mpy(package / f"{name}.py", f"zzpkg/{name}.py", cache))
+    script = tmp_path / "check.py"
+    script.write_text(SCRIPT % {"firmware": str(ROOT / "firmware"), "flash": str(tmp_path / "flash")})
+    result = subprocess.run([micropython_binary(), str(script)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    # a package is a folder (0x4000); "mod" and "mod.mpy" files (0x8000); "mod.py" a folder, so
+    # the importer goes on to the .mpy
+    assert lines[0] == "stat [16384, 32768, 16384, 32768]"
+    assert not any(line.startswith("answered") for line in lines), lines
+    assert "value 7 42 /fwt/zzpkg" in lines
+    assert any(line.startswith("ImportError no module file /zzpkg/missing.mpy") for line in lines), lines
+    assert "missing left out of sys.modules True" in lines
+    assert "json [1]" in lines
+    # every question the importer asked was answered by FirmwareFS itself: the backing
+    # filesystem was only opened, never asked to look a path up
+    assert "littlefs asked []" in lines
+    # the unix port's root is not littlefs: mount() leaves it alone
+    assert "mount elsewhere False" in lines
