@@ -7,7 +7,7 @@ Prints, in emulated time at 125 MHz: power-on to the BOOT event and to first lig
 data on the LED pin, GPIO 2) with a Skicket game of six hands restored, and the same with a
 host asking STATE every 20 ms through the boot; the steps of the app's start up to BOOT and on
 to first light, timed on the chip; and, for every
-module BOOT needs, its import from littlefs (as at power-up) beside its import from RAM
+module BOOT needs, its import from littlefs as at power-up (through tallyrun.importfs) beside its import from RAM
 through a user filesystem that answers every lookup from a dict (no littlefs at all). The
 second column is the floor for loading that module as an .mpy on this image: what is left
 is MicroPython reading the file, interning its names and copying its bytecode into RAM,
@@ -32,9 +32,9 @@ from bench_device_twin import HANDS, boot_ms, hand  # noqa: E402
 from twin import Twin, bench_main  # noqa: E402
 
 # What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
-# (The board definition's checks, the loop and the confirmation's code load after BOOT.)
+# (The app itself, the board definition's checks, the loop and the confirmation's code load after BOOT.)
 BOOT_MODULES = ("tallypanel.hw", "tallypanel.wiring", "tallycore.game", "tallycore.games", "tallyrun.protocol",
-                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.app",
+                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.restore",
                 "tallycore.skicket")
 
 _TIMER = """
@@ -46,7 +46,10 @@ def timed_import(name):
     return time.ticks_diff(time.ticks_us(), began)
 """
 
+# as at power-up: through tallyrun.importfs (main.py mounts it first), the .mpy files on littlefs
 FROM_FLASH = _TIMER + """
+from tallyrun import importfs
+importfs.mount()
 print(repr([(name, timed_import(name)) for name in %r]))
 """
 
@@ -105,20 +108,25 @@ print(repr([(name, timed_import(name)) for name in WANTED]))
 STEPS = """
 import time
 marks = [time.ticks_us()]
+from tallyrun import importfs
+importfs.mount()
+marks.append(time.ticks_us())
 from tallypanel import hw, wiring
 marks.append(time.ticks_us())
-from tallyrun.app import App, BOARD_DIR
+from tallyrun.restore import Restored, BOARD_DIR
 marks.append(time.ticks_us())
-app = App(flash=hw.journal_flash())
-app.config.load()
+import io
+restored = Restored(out=io.BytesIO(), flash=hw.journal_flash())
+restored.config.load()
 marks.append(time.ticks_us())
-definition = wiring.read(wiring.path_of(app.config.board, BOARD_DIR))
+definition = wiring.read(wiring.path_of(restored.config.board, BOARD_DIR))
 hw.safe_mode_held(wiring.safe_mode_pin(definition))
 marks.append(time.ticks_us())
-app.boot(config_loaded=True)
+restored.restore()
+restored.send_boot()
 marks.append(time.ticks_us())
 from tallypanel import boarddef
-board = boarddef.checked(definition, app.config.board, hw.mcu())
+board = boarddef.checked(definition, restored.config.board, hw.mcu())
 marks.append(time.ticks_us())
 pixels = hw.Pixels(board.led_pin, board.led_count)
 marks.append(time.ticks_us())
@@ -127,18 +135,26 @@ marks.append(time.ticks_us())
 from tallypanel.view import View
 marks.append(time.ticks_us())
 from tallypanel import gameview
-gameview.of(app.game)
+gameview.of(restored.game)
 marks.append(time.ticks_us())
-view = View(board, pixels, None, app.config)
-view.refresh_leds(app.game)
+view = View(board, pixels, None, restored.config)
+view.refresh_leds(restored.game)
+marks.append(time.ticks_us())
+import gc
+gc.collect()
+from tallyrun.app import App
+app = App(restored=restored)
+app.boot(config_loaded=True, booted=True)
 marks.append(time.ticks_us())
 print(repr([time.ticks_diff(marks[i + 1], marks[i]) for i in range(len(marks) - 1)]))
 """
-STEP_NAMES = ("import hw, wiring", "import app (protocol, core, journal, ring, config, replies)",
-              "App(), config.txt read", "board definition read, safe-mode pin", "app.boot(): journal restored, BOOT",
+STEP_NAMES = ("import tallyrun.importfs, mounted", "import hw, wiring",
+              "import restore (protocol, core, journal, ring, config, replies)", "Restored(), config.txt read",
+              "board definition read, safe-mode pin", "journal restored (the rules imported), BOOT sent",
               "then, for the LEDs: the board definition checked (boarddef imported)", "hw.Pixels (neopixel, the pin)",
               "import ledfield (gameview)", "import view",
-              "the game's panel view imported (skicketview, screen)", "View(), the frame composed and sent")
+              "the game's panel view imported (skicketview, screen)", "View(), the frame composed and sent",
+              "after the lights: a collection, import app, App(), its boot")
 
 
 def on_chip(twin: Twin, script: str) -> object:

@@ -235,8 +235,13 @@ class Comparison:
         for side in self.others:
             side.settle()
             got = side.shown()
-            assert got == reference, mismatch(self.definition, self.folder, stem, "emulator", reference,
-                                              side.name, got) + f" ({where})"
+            if got != reference:
+                # what the board itself says: its error count (a display that failed is counted) and notes
+                stats = side.board.request("STATS")
+                notes = [e.fields.get("text") for e in side.board.events if e.kind == "NOTE"]
+                assert got == reference, mismatch(self.definition, self.folder, stem, "emulator", reference,
+                                                  side.name, got) + f" ({where}; the {side.name}'s STATS {stats}, " \
+                                                                   f"its NOTE events {notes})"
             side.check_parts(where)
         self.compared += 1
 

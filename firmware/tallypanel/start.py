@@ -17,14 +17,13 @@ from tallycore.games import unload
 def start():
     """Run the app; returns only in safe mode (why, for main.py's global) or
     when the emulator's input ends."""
-    _frozen_first()
     from tallypanel import hw, wiring
-    from tallyrun.app import App, BOARD_DIR
+    from tallyrun.restore import Restored, BOARD_DIR
 
-    app = App(flash=hw.journal_flash())
-    app.exit_on_eof = hw.is_emulator()
-    app.config.load()
-    name = app.config.board
+    restored = Restored(flash=hw.journal_flash())
+    config = restored.config
+    config.load()
+    name = config.board
     definition = None
     board_problem = None
     try:
@@ -36,30 +35,44 @@ def start():
               "use mpremote, or power-cycle to start it")
         hw.stay_at_repl()
         return "button held at power-up"
+    # BOOT first: the game restored and said; then the lights, from what is restored;
+    # the app's own code loads after both
+    restored.restore()
+    restored.send_boot()
+    board = None
+    if definition is not None:
+        from tallypanel import boarddef
+        try:
+            board = boarddef.checked(definition, name, hw.mcu())
+        except ValueError as exc:
+            board_problem = str(exc)
+        del boarddef
+        unload("tallypanel.boarddef")   # its checks are done with: ~7 KB of heap back
     given = definition.get("name") if isinstance(definition, dict) else None
+    definition = None
+    problems = []                       # the display's, said (NOTE) once the app runs
+    view = _first_light(restored, board, problems) if board is not None else None
+    _compact()
+    from tallyrun.app import App
+
+    app = App(restored=restored)
+    app.exit_on_eof = hw.is_emulator()
     app.board_name = given if isinstance(given, str) and 0 < len(given) <= 40 else name
     app.check_board = _check_board
     watchdog = None
     finish = None
-    board = None
     try:
-        app.boot(config_loaded=True)   # BOOT goes out first; the definition is checked after it
-        if definition is not None:
-            from tallypanel import boarddef
-            try:
-                board = boarddef.checked(definition, name, hw.mcu())
-            except ValueError as exc:
-                board_problem = str(exc)
-            del boarddef
-            unload("tallypanel.boarddef")   # its checks are done with: ~7 KB of heap back
-        definition = None
+        app.boot(config_loaded=True, booted=True)
         if board_problem:
             app.note(board_problem + "; set another with config set board NAME")
+        for problem in problems:
+            app.note(problem)
         if board is not None and board.wifi:
             _attach_net(app)
-        if board is not None:
-            finish = _attach_views(app, board)
+        if view is not None:
+            finish = _attach_views(app, board, view)
         watchdog = hw.Watchdog()
+        _compact()
         app.run(watchdog)
     finally:
         if finish is not None:
@@ -70,25 +83,24 @@ def start():
             watchdog.stop()
 
 
+def _compact():
+    # What the imports so far left behind (the importer's path strings, littlefs's
+    # file objects: no collection runs while the heap is this empty) goes before more
+    # code loads, so the code fills those holes instead of starting above them: the
+    # largest free block after boot is the margin every game switch loads into.
+    import gc
+    gc.collect()
+
+
 def _check_board(name):
     """CFG SET board: the definition called name, checked for this chip
     (ValueError says what is wrong); the checks are loaded for it and let go."""
     from tallypanel import hw, boarddef
-    from tallyrun.app import BOARD_DIR
+    from tallyrun.restore import BOARD_DIR
     try:
         return boarddef.find(name, BOARD_DIR, hw.mcu())
     finally:
         unload("tallypanel.boarddef")
-
-
-def _frozen_first():
-    # The image's frozen modules (asyncio) are looked up before the flash: a
-    # module looked for on littlefs first costs three directory lookups there
-    # (~8 ms on the chip); a lookup among the frozen ones costs next to nothing.
-    import sys
-    if ".frozen" in sys.path:
-        sys.path.remove(".frozen")
-        sys.path.insert(0, ".frozen")
 
 
 def _attach_net(app):
@@ -134,31 +146,39 @@ def _attach_net(app):
         start_link()
 
 
-def _attach_views(app, board):
-    # The display (tallypanel.view) and the board's controls (tallypanel.inputs,
-    # tallypanel.menu), if this firmware has them. Each part that fails leaves
-    # a NOTE for the host and the others working: no OLED, the LEDs and buttons
-    # still score; the scoring and the protocol run on regardless.
+def _first_light(restored, board, problems):
+    """The LED field showing the restored game, before the app's, the OLED's
+    and the controls' code loads, whether or not a host is talking: the View,
+    or None without one (no display code in this firmware, or it failed:
+    problems says why)."""
     from tallypanel import hw
-    from tallyrun import protocol as P
     try:
         from tallypanel.view import View
     except ImportError:
-        return
-    # First light: the LED field shows the restored game before the OLED's and
-    # the controls' code loads, whether or not a host is talking.
+        return None
     pixels = None
     try:
         pixels = hw.Pixels(board.led_pin, board.led_count)
     except Exception as exc:
-        app.note("display: the LED chain on GPIO %d cannot start (%s): the OLED and buttons work "
-                 "without it" % (board.led_pin, exc))
+        problems.append("display: the LED chain on GPIO %d cannot start (%s): the OLED and buttons work "
+                        "without it" % (board.led_pin, exc))
     try:
-        view = View(board, pixels, None, app.config)
-        view.refresh_leds(app.game)
+        view = View(board, pixels, None, restored.config)
+        view.refresh_leds(restored.game)
     except Exception as exc:
-        app.note("display: %s" % exc)
-        return
+        problems.append("display: %s" % exc)
+        return None
+    return view
+
+
+def _attach_views(app, board, view):
+    # The OLED (tallypanel.view) and the board's controls (tallypanel.inputs,
+    # tallypanel.menu), if this firmware has them, beside the LED field that
+    # _first_light lit. Each part that fails leaves a NOTE for the host and the
+    # others working: no OLED, the LEDs and buttons still score; the scoring
+    # and the protocol run on regardless.
+    from tallypanel import hw
+    from tallyrun import protocol as P
     try:
         bus = hw.oled_i2c(board)
         if bus is not None:

@@ -24,7 +24,6 @@
 #                             stands (the host said so with KEPT).
 #   app.add_task(coroutine)   another task to run in the app's asyncio loop;
 #   app.on_start(starter)     or starter() called in the loop, returning tasks.
-import sys
 from array import array
 
 try:
@@ -42,12 +41,10 @@ except ImportError:  # older MicroPython
 
 from tallyrun import protocol as P
 from tallyrun import replies
-from tallycore.game import Game, LOG_CAPACITY
-from tallyrun.journal import (Journal, KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND,
+from tallycore.game import LOG_CAPACITY
+from tallyrun.journal import (KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND,
                               KIND_HELD)
-from tallyrun.config import Config
-
-BOARD_DIR = "board"
+from tallyrun.restore import Restored, BOARD_DIR, emit as _emit  # noqa: F401  (BOARD_DIR: start's)
 # The loop (tallyrun/serve.py) and a held hand's code (confirming.py) load
 # after BOOT is out (after_boot(): App.run(), or the first change that
 # needs them): BOOT and the lights need neither, and each import from
@@ -68,18 +65,9 @@ def after_boot():
 _SRC_HOST = b"host"
 _SRC_BOARD = b"board"
 _PUSHED = (0, P.EV_EVENT, P.EV_UNDO, P.EV_REDO)   # by journal kind: the event pushed
-_LENGTH_WRITE = sys.implementation.name == "micropython"  # stream.write(buf, n)
 # ERR BOARD's words when there is no memory left to put them together
 _OUT_OF_MEMORY = b"MemoryError: the board ran out of memory answering this; read STATE to see whether it was done"
 _UNSAID = b"the board failed here and had no memory left to say why; read STATE to see whether it was done"
-
-
-def _emit(out, buf, length):
-    if _LENGTH_WRITE:
-        out.write(buf, length)   # MicroPython streams take a length: no slice
-    else:
-        out.write(bytes(buf[:length]))
-        out.flush()
 
 
 def _raise_if(message):
@@ -88,20 +76,25 @@ def _raise_if(message):
 
 
 class App:
-    def __init__(self, out=None, root="", board_name="", flash=None):
-        self.out = out if out is not None else sys.stdout.buffer
-        self.root = root
-        self.game = Game(LOG_CAPACITY)
-        # flash: the chip's block device (hw.journal_flash()) for the journal's
-        # raw ring; None keeps the ring in a plain file (the emulator, tests)
-        self.journal = Journal(self.game, root, flash)
-        self.config = Config(root)
+    def __init__(self, out=None, root="", board_name="", flash=None, restored=None):
+        # restored: the game, its journal and the settings as the power-up made them
+        # (tallyrun.restore: BOOT went out before this module loaded); else made here.
+        # flash: the chip's block device (hw.journal_flash()) for the journal's raw
+        # ring; None keeps the ring in a plain file (the emulator, tests)
+        if restored is None:
+            restored = Restored(out, root, flash)
+        self.restored = restored
+        self.out = restored.out
+        self.root = restored.root
+        self.game = restored.game
+        self.journal = restored.journal
+        self.config = restored.config
         self.board_name = board_name
         self.reader = P.LineReader()
         self.request = P.Request()
         self.request.game = self.game   # the game in play's own verbs are parsed too
         self.writer = P.Writer()        # replies
-        self.events = P.Writer()        # pushed events
+        self.events = restored.events   # pushed events
         self.last_reply = bytearray(P.MAX_FRAME + 8)
         self.last_reply_length = 0      # 0: rebuild from the state (after a boot)
         self.last_seq = 0
@@ -143,23 +136,25 @@ class App:
         self.net = None
 
     # --- start ---------------------------------------------------------------
-    def boot(self, config_loaded=False):
-        """Load the config (unless the caller just did) and restore the game
-        in progress from flash."""
+    def boot(self, config_loaded=False, booted=False):
+        """Load the config (unless the caller just did), restore the game in
+        progress from flash and send BOOT; booted: the power-up did all three
+        (tallyrun.restore) and the app goes on from there."""
         if not config_loaded:
             self.config.load()
         if not self.board_name:
             self.board_name = self.config.board
-        try:
-            self.journal.restore()
-        except OSError:
-            pass  # a game restored without compaction is still right; the next write retries
+        if not booted:
+            self.restored.restore()
         self.last_seq = self.journal.last_seq
         self.last_crc = self.journal.last_crc
         self.session_next = self.journal.last_seq % P.MAX_SEQ + 1
         self.last_reply_length = 0
-        self.eseq = 0
-        self.tell(P.EV_BOOT, False)
+        if booted:
+            self.eseq = self.restored.eseq
+        else:
+            self.eseq = 0
+            self.tell(P.EV_BOOT, False)
         for problem in self.journal.problems:
             self.note(problem)
         if self.config.problems:

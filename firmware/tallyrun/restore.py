@@ -1,0 +1,58 @@
+# The power-up's first part: the settings read, the game restored from the
+# journal and BOOT sent, before the app's own code (tallyrun/app.py: the
+# requests, the changes, the sessions) is loaded. BOOT says the game as it
+# stands, so it needs the journal, the engine and the game's rules, and the
+# writer of an event's fields (replies.fields); the app's module, ~60 ms of
+# the power-up on the chip, loads after it (docs/benchmarks.md, issue 20).
+# The app then takes over what is made here (App(restored=...)).
+import sys
+
+from tallyrun import protocol as P
+from tallyrun import replies
+from tallycore.game import Game, LOG_CAPACITY
+from tallyrun.journal import Journal
+from tallyrun.config import Config
+
+BOARD_DIR = "board"
+_LENGTH_WRITE = sys.implementation.name == "micropython"  # stream.write(buf, n)
+
+
+def emit(out, buf, length):
+    """Send length bytes of buf on the line."""
+    if _LENGTH_WRITE:
+        out.write(buf, length)   # MicroPython streams take a length: no slice
+    else:
+        out.write(bytes(buf[:length]))
+        out.flush()
+
+
+class Restored:
+    """The game, its journal and the settings, as the power-up restores them.
+    flash: the chip's block device for the journal's ring (hw.journal_flash()),
+    None for a plain file (the emulator, tests)."""
+
+    def __init__(self, out=None, root="", flash=None):
+        self.out = out if out is not None else sys.stdout.buffer
+        self.root = root
+        self.game = Game(LOG_CAPACITY)
+        self.journal = Journal(self.game, root, flash)
+        self.config = Config(root)
+        self.events = P.Writer()     # the app's writer of pushed events, once it runs
+        self.eseq = 0
+
+    def restore(self):
+        """The game in progress back from flash."""
+        try:
+            self.journal.restore()
+        except OSError:
+            pass  # a game restored without compaction is still right; the next write retries
+
+    def send_boot(self):
+        """BOOT, the first event after a restart (eseq 1), with its fields as
+        protocol.EVENTS names them."""
+        self.eseq = 1
+        w = self.events
+        w.event(self.eseq, P.EV_BOOT)
+        replies.fields(self, w, P.EVENTS[P.EV_BOOT][1])
+        w.finish()
+        emit(self.out, w.buf, w.length)
