@@ -458,6 +458,31 @@ def test_the_accept_screen_names_the_buttons_and_a_refused_press_says_why(chip):
     assert _scored(chip, "status").splitlines()[-1] == "skicket: Ann 100  Bob 30  Cy 100  Dee 30  (1 hand)"
 
 
+def test_the_firmware_loads_through_the_import_filesystem(chip):
+    """On the chip the app's modules come through tallyrun.importfs (/fw), not littlefs's own
+    lookups (docs/firmware.md, start-up step 0): what the running app has loaded, read at the
+    raw REPL after Ctrl-C stops it, then the board powered up again as it was."""
+    chip.power_cut_and_boot()
+    chip.score("status")           # the app answers: its modules are loaded (the app's load after BOOT)
+    repl = device_twin.RawRepl(chip.twin.link)
+    try:
+        out = repl.run("import sys, vfs\n"
+                       "print('mounts', sorted(p for _, p in vfs.mount()))\n"
+                       "print('path', sys.path[:3])\n"
+                       "print('app', sys.modules['tallyrun.app'].__file__)\n"
+                       "print('rules', sys.modules['tallycore.game'].__file__)\n"
+                       "print('package', sys.modules['tallypanel'].__path__)\n", timeout=60)
+    finally:
+        repl.close()
+        chip.power_cut_and_boot()
+    lines = out.splitlines()
+    assert "mounts ['/', '/fw']" in lines, out
+    assert "path ['.frozen', '/fw', '']" in lines, out
+    assert "app /fw/tallyrun/app.mpy" in lines, out          # loaded after BOOT, through /fw
+    assert "rules /fw/tallycore/game.mpy" in lines, out      # loaded before BOOT, through /fw too
+    assert "package /fw/tallypanel" in lines, out
+
+
 def _scored(chip, *args: str) -> str:
     """A command that must succeed; its standard output. Its standard error may only
     carry the board's notes (the parts' problems are kept as notes until the next boot)."""
