@@ -44,7 +44,7 @@ from tallyrun import replies
 from tallycore.game import LOG_CAPACITY
 from tallyrun.journal import (KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND,
                               KIND_HELD)
-from tallyrun.restore import Restored, BOARD_DIR, emit as _emit  # noqa: F401  (BOARD_DIR: start's)
+from tallyrun.restore import Restored, BOARD_DIR, emit as _emit
 # The loop (tallyrun/serve.py) and a held hand's code (confirming.py) load
 # after BOOT is out (after_boot(): App.run(), or the first change that
 # needs them): BOOT and the lights need neither, and each import from

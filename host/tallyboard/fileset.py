@@ -45,7 +45,7 @@ RETIRED = ("chumicro_mqtt",)
 HOST_ONLY = ("tallyrun/wirefields.py",)
 # where board definitions may live in a checkout (the first that exists wins)
 BOARD_DIRS = (FIRMWARE_DIR.parent / "board", FIRMWARE_DIR / "board")
-BOARD_FOLDER = "board"   # on the board's flash (tallyrun.app.BOARD_DIR)
+BOARD_FOLDER = "board"   # on the board's flash (tallyrun.restore.BOARD_DIR)
 
 
 @dataclass(frozen=True)
