@@ -3,8 +3,8 @@
 # Rules: docs/rules.md BW; seed 001 "THE GAME", "ABSTRACT
 # OF THE GAME", "THE MISDEAL", "EXPOSED CARDS", "THE REVOKE".
 #
-# Sides: players 0 & 2 (side 0) and 1 & 3 (side 1), partners facing. _SIDES
-# is 2: total(p) is the total of p's side (so total(0), total(1) are the two
+# Sides: players 0 & 2 (side 0) and 1 & 3 (side 1), partners facing. Two
+# sides: total(p) is the total of p's side (so total(0), total(1) are the two
 # sides' totals and partners always show the same number), and winners() is
 # the mask of both players of the winning side. Totals are signed: penalties
 # can take a side below zero.
@@ -31,7 +31,6 @@ from tallycore.steps import NUMBER, CHOOSE, REST, CONST, EMIT, FOLLOWING, YES_NO
 
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
-_SIDES = const(2)
 STATE_SIZE = const(23)
 VIEW = None            # the panel's screens for any short game
 TARGET = const(25)

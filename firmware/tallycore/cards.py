@@ -11,9 +11,6 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-_ACE = const(1)
-_JACK = const(11)
-_QUEEN = const(12)
 KING = const(13)
 NO_SUIT = const(4)
 RANKS = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")

@@ -33,9 +33,9 @@ LANDMARK = const(20)
 REMAINDER_STEP = const(51)  # remainder r of 5 -> r * 51/256 (20%, 40%, 60%, 80%)
 
 WHITE = const(4)           # colour index of the landmark marks
-_COLOURS = const(5)         # four players and white
 _DEFAULT_BRIGHTNESS = const(64)
-DEFAULT_COLOURS = b"\xff\x20\x00\x00\x40\xff\x00\xc0\x00\xc0\x00\xc0\xff\xff\xff"  # as protocol.PLAYER_COLOURS
+# five colours, four players' and white: as protocol.PLAYER_COLOURS
+DEFAULT_COLOURS = b"\xff\x20\x00\x00\x40\xff\x00\xc0\x00\xc0\x00\xc0\xff\xff\xff"
 
 _BAR_KING = const(20)
 _BAR_TALLY = const(30)
