@@ -146,15 +146,14 @@ class App:
             self.board_name = self.config.board
         if not booted:
             self.restored.restore()
+            self.restored.send_boot()   # BOOT's one writer, the power-up's too
         self.last_seq = self.journal.last_seq
         self.last_crc = self.journal.last_crc
         self.session_next = self.journal.last_seq % P.MAX_SEQ + 1
         self.last_reply_length = 0
-        if booted:
-            self.eseq = self.restored.eseq
-        else:
-            self.eseq = 0
-            self.tell(P.EV_BOOT, False)
+        self.eseq = self.restored.eseq
+        if not booted:
+            self._tell_listeners(P.EV_BOOT)
         for problem in self.journal.problems:
             self.note(problem)
         if self.config.problems:
@@ -367,6 +366,9 @@ class App:
         w = self.events
         w.finish()
         _emit(self.out, w.buf, w.length)
+        self._tell_listeners(kind)
+
+    def _tell_listeners(self, kind):
         for callback in self.listeners:
             try:
                 callback(kind)
