@@ -15,7 +15,7 @@ import sys
 
 MOUNT = "/fw"
 PACKAGES = ("tallycore", "tallyrun", "tallypanel", "tallynet")
-_FOLDERS = ("/tallycore", "/tallyrun", "/tallypanel", "/tallynet")
+_FOLDERS = tuple("/" + name for name in PACKAGES)
 # os.stat's ten fields; the importer reads only the mode (a folder, a file)
 _FOLDER = (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 _FILE = (0x8000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
