@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from tallyrun.importfs import PACKAGES  # the firmware's packages: the board's own list (its importer's)
+
 from .errors import TallyboardError
 from .mpunix import FIRMWARE_DIR
 
@@ -36,7 +38,6 @@ MPY_ARCH = "armv6m"
 # (docs/benchmarks.md, issue 20's and 24's sections).
 MPY_OPTIMISE = "-O3"
 ROOT_SCRIPTS = ("boot.py", "main.py")
-PACKAGES = ("tallycore", "tallyrun", "tallypanel", "tallynet")
 # folders an earlier deploy wrote that this one does not: their files go (the
 # club link's MQTT client was chumicro-mqtt's until it proved too large for a
 # Pico W's heap: tallynet/client.py)
