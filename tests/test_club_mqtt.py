@@ -8,6 +8,7 @@ SIGKILL, a table host cut off), the director ends with each board's hands
 refused, logged and never applied; a wrong password is refused by the broker."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -22,7 +23,9 @@ from typing import Any, Callable
 import paho.mqtt.client as mqtt
 import pytest
 
-from tallyboard.club import brokers, envelope, link
+from tallyboard.club import brokers, envelope, link, outbox
+
+from club_director_support import Message
 
 HERE = Path(__file__).resolve().parent
 PUBLISHER = HERE / "club_publisher.py"
@@ -403,3 +406,31 @@ def test_mqtts_through_a_tls_listener_with_the_clubs_ca(tmp_path):
             plain.stop()
             table.stop()
             director.stop()
+
+
+def test_a_table_host_is_woken_for_the_directors_round_only_once_it_is_committed(tmp_path):
+    """The table host's main loop reads the round its link kept, on its own
+    connection to the outbox file, when the link wakes it. Woken from inside
+    the transaction that keeps it, the loop could read the file as it was and
+    seat the last round again: CI saw table 3 seat round 1 twice and never
+    round 2. A replayed round wakes nobody."""
+    director_key = envelope.new_secret()
+    box = outbox.Outbox(tmp_path / "outbox.sqlite3", EVENT, director_key)
+    reader = sqlite3.connect(box.path)
+    seen: list[list[tuple[str]]] = []
+
+    def keep(connection: sqlite3.Connection, message: dict[str, Any]) -> None:
+        connection.execute("INSERT OR REPLACE INTO club_round (id, body) VALUES (1, ?)",
+                           (json.dumps(message["body"]),))
+
+    table = link.TableLink("mqtt://127.0.0.1:1883", "t1", outbox=box, boards=["t1"], on_director_message=keep,
+                           on_director_applied=lambda: seen.append(reader.execute("SELECT body FROM club_round")
+                                                                   .fetchall()))
+    try:
+        for seq, round in ((1, 1), (2, 2), (2, 2)):
+            payload = envelope.seal(director_key, EVENT, envelope.DIRECTOR, seq, "round", {"round": round})
+            table._on_message(Message(envelope.round_topic(EVENT), payload))
+        assert seen == [[('{"round": 1}',)], [('{"round": 2}',)]]
+    finally:
+        reader.close()
+        box.close()

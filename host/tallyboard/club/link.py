@@ -253,11 +253,15 @@ class _Link:
 class TableLink(_Link):
     """One table host's link to the evening. `on_director_message(connection,
     message)` applies one director message (the round) inside a transaction
-    on the outbox's file; it runs once per message."""
+    on the outbox's file; it runs once per message. `on_director_applied()`
+    runs after that transaction has committed: the place to wake whoever
+    reads what it wrote (from the callback itself, a reader on another
+    connection could wake first and read the file as it was)."""
 
     def __init__(self, url: str, client_id: str, username: str | None = None, password: str | None = None,
                  tls_ca: str | Path | None = None, *, outbox: Outbox,
                  on_director_message: Callable[[sqlite3.Connection, dict[str, Any]], None] | None = None,
+                 on_director_applied: Callable[[], None] | None = None,
                  boards: Iterable[str] = (), max_backoff: float = 30.0, resend_after: float = RESEND_AFTER) -> None:
         super().__init__(url, client_id, username, password, tls_ca, max_backoff)
         self.outbox = outbox
@@ -269,6 +273,7 @@ class TableLink(_Link):
         self.login = envelope.check_name("login", self.username if self.username is not None else client_id)
         self._own = self.boards or None     # the outbox rows this link sends: its boards' (all, without)
         self.on_director_message = on_director_message
+        self.on_director_applied = on_director_applied
         self.resend_after = resend_after
         self._stopping = threading.Event()
         self._waiting = resend_after
@@ -361,8 +366,10 @@ class TableLink(_Link):
             opened = envelope.open_message(message.payload, self.key, {envelope.DIRECTOR: last},
                                            event=self.event, gaps=True, topic=message.topic)
             if kind.name == "round":
-                if self.on_director_message is not None:
-                    self.outbox.apply_received(envelope.DIRECTOR, opened["seq"], self.on_director_message, opened)
+                if self.on_director_message is not None and self.outbox.apply_received(
+                        envelope.DIRECTOR, opened["seq"], self.on_director_message, opened):
+                    if self.on_director_applied is not None:
+                        self.on_director_applied()
             else:
                 board, seq = opened["body"]["board"], opened["body"]["seq"]
                 if self.outbox.numbered(board) and self.outbox.confirm(board, seq):

@@ -531,14 +531,16 @@ class TableHost:
         for table in numbers:
             user, password = table_login(code, table)
             self.links.append(TableLink(url, f"{event_id}-{user}", user, password, tls_ca=tls_ca,
-                                        outbox=self.outbox, on_director_message=self._keep_round, boards=[user],
+                                        outbox=self.outbox, on_director_message=self._keep_round,
+                                        on_director_applied=self.new_round.set, boards=[user],
                                         max_backoff=MAX_BACKOFF_S))
         self.store: HostStore | None = None
         self.tables: Tables | None = None
         self.seat_again: float | None = None     # when to push the round again to a board that missed it
         self._lock = threading.RLock()
 
-    # the director's round: kept in the outbox file (applied once there), seated by the main loop
+    # the director's round: kept in the outbox file (applied once there), seated by the main loop once
+    # that write has committed (the link sets new_round then: set here, the loop could read the round before)
     def _keep_round(self, connection: sqlite3.Connection, message: dict[str, Any]) -> None:
         body = message["body"]
         if not (isinstance(body.get("players"), list) and isinstance(body.get("seatings"), list)
@@ -546,7 +548,6 @@ class TableHost:
                 and len(body["seatings"]) == body["round"]):
             raise ValueError("not a round of this tallyboard")
         connection.execute("INSERT OR REPLACE INTO club_round (id, body) VALUES (1, ?)", (json.dumps(body),))
-        self.new_round.set()
 
     def _kept_round(self) -> dict[str, Any] | None:
         row = self.db.execute("SELECT body FROM club_round WHERE id = 1").fetchone()
