@@ -74,4 +74,52 @@ def test_modules_are_imported_through_the_firmware_fs_with_no_lookup_of_their_ow
     # filesystem was only opened, never asked to look a path up
     assert "littlefs asked []" in lines
     # the unix port's root is not littlefs: mount() leaves it alone
-    assert "mount elsewhere False" in lines
+    assert "mount elsewhere None" in lines
+
+
+ROM_SCRIPT = r"""
+import sys, vfs
+sys.path.insert(0, %(firmware)r)
+from tallyrun import importfs
+with open(%(image)r, "rb") as f:
+    image = f.read()
+vfs.mount(vfs.VfsRom(image), "/rom")
+print("mounted", importfs.mount())
+print("again", importfs.mount())
+print("path", sys.path[:2], sys.path.count("/rom"))
+print("mounts", sorted(point for _, point in vfs.mount()))
+print("tallyrun from", sys.modules["tallyrun"].__path__)
+from tallycore import points
+print("points from", points.__file__)
+"""
+
+
+def test_the_packages_in_a_romfs_at_rom_go_first_and_fw_is_not_mounted(tmp_path):
+    """On tallyboard's own images the packages are in the ROMFS MicroPython mounts
+    at /rom (image/README.md): mount() puts /rom after the frozen modules, points
+    the package imported before it (tallyrun, main.py's own import) there, and
+    mounts no /fw; the .mpy files deploy makes import from it."""
+    from mpremote.romfs import VfsRomWriter
+
+    from tallyboard import fileset
+
+    writer = VfsRomWriter()
+    files = [f for f in fileset.build(boards=False, cache=tmp_path / "cache") if f.dest.endswith(".mpy")]
+    for package in ("tallycore", "tallyrun"):
+        writer.opendir(package)
+        for f in files:
+            if f.dest.startswith(package + "/"):
+                writer.mkfile(f.dest.split("/", 1)[1], f.data)
+        writer.closedir()
+    image = tmp_path / "firmware.romfs"
+    image.write_bytes(writer.finalise())
+    script = tmp_path / "check.py"
+    script.write_text(ROM_SCRIPT % {"firmware": str(ROOT / "firmware"), "image": str(image)})
+    result = subprocess.run([micropython_binary(), str(script)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["mounted /rom", "again /rom", "path ['.frozen', '/rom'] 1"], lines
+    assert lines[3] == "mounts ['/', '/rom']", lines          # no /fw
+    # tallyrun came from the checkout's firmware folder (the script's own import); now /rom's
+    assert lines[4] == "tallyrun from /rom/tallyrun", lines
+    assert lines[5] == "points from /rom/tallycore/points.mpy", lines

@@ -11,9 +11,16 @@
 # nothing more than the importer itself does: the heap's layout after boot
 # stays as littlefs's (a hole a module would leave is a block a game switch
 # cannot use).
+#
+# On tallyboard's own images (image/README.md) the packages are in the ROMFS
+# partition MicroPython mounts at /rom: their bytecode runs in place from
+# flash instead of being copied into the heap (a Pico W's heap cannot hold
+# both the firmware and its club link otherwise). /rom answers the importer
+# at once itself, so it goes first and /fw is not mounted.
 import sys
 
 MOUNT = "/fw"
+ROM = "/rom"
 PACKAGES = ("tallycore", "tallyrun", "tallypanel", "tallynet")
 _FOLDERS = tuple("/" + name for name in PACKAGES)
 # os.stat's ten fields; the importer reads only the mode (a folder, a file)
@@ -58,33 +65,52 @@ class FirmwareFS:
 
 
 def mount(fs=None):
-    """Mount the firmware's packages at /fw, first after the image's frozen
-    modules on sys.path, and point the packages already imported there. fs:
-    the filesystem holding the packages; by default the littlefs at / on a
-    board (elsewhere, the emulator's folders, nothing is mounted). Returns
-    whether it mounted."""
+    """Put the firmware's packages first after the image's frozen modules on
+    sys.path, and point the packages already imported there: /rom when the
+    image's ROMFS holds them, else the packages of fs mounted at /fw. fs: the
+    filesystem holding the packages; by default the littlefs at / on a board
+    (elsewhere, the emulator's folders, nothing is mounted). Returns where
+    the packages are found (ROM or MOUNT), or None."""
     try:
         import vfs
     except ImportError:  # CPython, or an image without the vfs module
-        return False
+        return None
     lfs = getattr(vfs, "VfsLfs2", None)
+    rom = None
     for mounted, point in vfs.mount():
         if point == MOUNT:
-            return True       # mounted already (main.py did, and the REPL asks again)
+            return MOUNT       # mounted already (main.py did, and the REPL asks again)
+        if point == ROM:
+            rom = mounted
         if fs is None and point == "/" and lfs is not None and isinstance(mounted, lfs):
             fs = mounted
+    if rom is not None and _holds_firmware(rom):
+        _first(ROM)
+        return ROM
     if fs is None:
-        return False
+        return None
     vfs.mount(FirmwareFS(fs), MOUNT)
+    _first(MOUNT)
+    return MOUNT
+
+
+def _holds_firmware(fs):
+    try:
+        return fs.stat("/" + PACKAGES[0])[0] & 0x4000 != 0
+    except OSError:
+        return False
+
+
+def _first(where):
     path = sys.path
     # the image's frozen modules (asyncio) first: a lookup among them costs next to nothing
-    if ".frozen" in path:
-        path.remove(".frozen")
+    for name in (".frozen", where):
+        if name in path:
+            path.remove(name)
     path.insert(0, ".frozen")
-    path.insert(1, MOUNT)
+    path.insert(1, where)
     for name in PACKAGES:
         package = sys.modules.get(name)
         if package is not None:
             # a str in MicroPython (the importer joins the module name to it)
-            package.__path__ = MOUNT + "/" + name  # type: ignore[assignment]
-    return True
+            package.__path__ = where + "/" + name  # type: ignore[assignment]
