@@ -4,7 +4,10 @@ runs on it with the MicroPython unix port, one process per session, as the
 scripts of one raw-REPL session share their globals on a board. The unix
 port is no RP2040, so the chip's name the survey prints is the one the fake
 was given. A session that fails stops there and says its last line, as
-mpremote does."""
+mpremote does. With romfs_blocks the board's image has a ROMFS partition of
+that many 4 KB blocks, a file beside the folder, behaving as NOR flash does
+(an erase sets a block's bits, a write can only clear them), reached through
+a stand-in for rp2's vfs.rom_ioctl."""
 from __future__ import annotations
 
 import subprocess
@@ -18,11 +21,63 @@ RP2040 = "Raspberry Pi Pico with RP2040"
 RP2350 = "Raspberry Pi Pico 2 with RP2350"
 
 
+ROM_BLOCK = 4096
+# vfs as rp2's image with a ROMFS partition has it, for the code deploy sends: rom_ioctl(1) the number of
+# partitions, rom_ioctl(2, 0) the partition as a block device (ioctl 4: blocks, 5: block size, 6: erase)
+ROM_PRELUDE = """
+import vfs as _vfs
+_writes_left = [%(writes)d]     # the session's, across every rom_ioctl(2, 0)
+class _Partition:
+    def __init__(self, path, blocks):
+        self.path, self.blocks = path, blocks
+    def ioctl(self, op, arg):
+        if op == 4:
+            return self.blocks
+        if op == 5:
+            return %(block)d
+        if op == 6:
+            with open(self.path, "r+b") as f:
+                f.seek(arg * %(block)d)
+                f.write(b"\\xff" * %(block)d)
+            return 0
+    def readblocks(self, block, buf, offset=0):
+        with open(self.path, "rb") as f:
+            f.seek(block * %(block)d + offset)
+            f.readinto(buf)
+    def writeblocks(self, block, buf, offset=0):
+        if _writes_left[0] == 0:
+            raise OSError(5)
+        _writes_left[0] -= 1
+        at = block * %(block)d + offset
+        with open(self.path, "r+b") as f:
+            f.seek(at)
+            old = f.read(len(buf))
+            f.seek(at)
+            f.write(bytes(a & b for a, b in zip(old, buf)))
+class _Vfs:
+    def rom_ioctl(self, op, *args):
+        if op == 1:
+            return 1
+        if op == 2 and args[0] == 0:
+            return _Partition(%(path)r, %(blocks)d)
+        return -22
+    def umount(self, point):
+        raise OSError(22)
+import sys
+sys.modules["vfs"] = _Vfs()
+"""
+
+
 class FakeMpremote:
     def __init__(self, flash: Path, machine: str = RP2040, on_reset: Callable[[], None] | None = None,
-                 inflates: bool = True) -> None:
+                 inflates: bool = True, romfs_blocks: int = 0, rom_writes_before_failing: int = -1) -> None:
         self.flash = Path(flash)
         self.flash.mkdir(parents=True, exist_ok=True)
+        self.rom = self.flash.parent / f".{self.flash.name}-romfs.bin"
+        self.romfs_blocks = romfs_blocks
+        self.rom_writes_left = rom_writes_before_failing     # -1: never fails
+        if romfs_blocks and not self.rom.exists():
+            self.rom.write_bytes(b"\xff" * romfs_blocks * ROM_BLOCK)
         self.machine = machine
         self.on_reset = on_reset
         self.inflates = inflates        # False: a MicroPython without the deflate module
@@ -58,7 +113,11 @@ class FakeMpremote:
     def _run(self, code: str, on_line: Callable[[str], None]) -> None:
         # the session's code from a file: a whole firmware's writes pass Linux's 128 KiB for one argument
         script = self.flash.parent / f".{self.flash.name}-session.py"
-        script.write_text("import sys\nsys.path[0] = \"\"\n" + code)   # the flash folder first, as -c has it
+        prelude = "import sys\nsys.path[0] = \"\"\n"      # the flash folder first, as -c has it
+        if self.romfs_blocks:
+            prelude += ROM_PRELUDE % {"block": ROM_BLOCK, "path": str(self.rom), "blocks": self.romfs_blocks,
+                                      "writes": self.rom_writes_left}
+        script.write_text(prelude + code)
         try:
             done = subprocess.run([micropython_binary(), str(script)], cwd=self.flash, capture_output=True,
                                   text=True, env={"MICROPYPATH": ""}, timeout=60)

@@ -286,3 +286,73 @@ def test_prepare_script_runs_on_micropython(tmp_path, one_package):
     assert (board / "board").is_dir() and not (board / "main.py.part").exists()
     assert not (board / "chumicro_mqtt").exists()
     assert (board / "journal.bin").read_text() == "keep"
+
+
+def romfs_firmware(root: Path) -> list[fileset.FirmwareFile]:
+    """The small set with a module of about 10 KB that does not deflate: a ROMFS image of three 4 KB blocks."""
+    fw = make_firmware(root)
+    digits = "".join(f"{(n * 7919) % 10007:05d}" for n in range(2000))     # 10,000 characters
+    (fw / "tallycore" / "beta.py").write_text(f"DIGITS = {digits!r}\n")
+    return fileset.build(fw, boards=root / "board", cache=root / "cache")
+
+
+ROM_CHECK = """
+import sys, vfs
+with open(%r, "rb") as f:
+    vfs.mount(vfs.VfsRom(f.read()), "/rom")
+sys.path.insert(0, "/rom")
+import tallycore.alpha, tallycore.beta
+print(tallycore.alpha.X, len(tallycore.beta.DIGITS), tallycore.alpha.__file__)
+"""
+
+
+def test_a_board_with_a_romfs_partition_gets_the_packages_there_block_0_last(tmp_path, one_package):
+    """An image with a ROMFS partition (image/README.md): the packages go there as one
+    image, its header block erased first and written last; their littlefs copy goes
+    once the image is whole; a second deploy writes nothing."""
+    files = romfs_firmware(tmp_path)
+    board = FakeMpremote(tmp_path / "flash", RP2040, romfs_blocks=64)
+    (board.flash / "tallycore").mkdir()
+    (board.flash / "tallycore" / "alpha.mpy").write_bytes(b"an earlier deploy's copy")
+    steps = []
+    done = deploy.deploy(PORT, files, runner=board, progress=lambda *step: steps.append(step))
+    rom_steps = [what for what, _, _ in steps if what.startswith("ROMFS")]     # after the survey and prepare
+    assert rom_steps == ["ROMFS block 0 erased", "ROMFS block 1 written", "ROMFS block 2 written",
+                         "ROMFS block 0 written"]
+    assert steps[2 + len(rom_steps)][0] == "deleted the packages' littlefs copy (the ROMFS holds them)"
+    assert on_flash(board.flash) == ["board/pico-reference.json", "boot.py", "main.py"]
+    assert done.romfs > 8192 and sorted(done.written) == ["board/pico-reference.json", "boot.py", "main.py",
+                                                          "tallycore/__init__.mpy", "tallycore/alpha.mpy",
+                                                          "tallycore/beta.mpy"]
+    # what the partition holds is a ROMFS the unix port mounts and imports from (6 * 7 = 42;
+    # 2,000 numbers of five digits)
+    out = subprocess.run([micropython_binary(), "-c", ROM_CHECK % str(board.rom)], capture_output=True,
+                         text=True, env={"MICROPYPATH": ""})
+    assert out.stdout.split() == ["42", "10000", "/rom/tallycore/alpha.mpy"], out.stderr
+    again = deploy.deploy(PORT, files, runner=board)
+    assert again.written == [] and again.romfs == done.romfs
+    assert [c[0] for c in commands_of(board.sessions[-1])] == ["connect", "resume", "exec", "reset"]
+
+
+def test_a_deploy_cut_while_writing_the_romfs_leaves_no_romfs_and_the_littlefs_copy(tmp_path, one_package):
+    files = romfs_firmware(tmp_path)
+    board = FakeMpremote(tmp_path / "flash", RP2040, romfs_blocks=64, rom_writes_before_failing=1)
+    (board.flash / "tallycore").mkdir()
+    (board.flash / "tallycore" / "alpha.mpy").write_bytes(b"an earlier deploy's copy")
+    with pytest.raises(TallyboardError, match=r"while writing the ROMFS image .*the board has no ROMFS now and "
+                                              r"runs the packages' littlefs copy, if it has one; .*run "
+                                              r"tallyboard deploy again"):
+        deploy.deploy(PORT, files, runner=board)
+    assert board.rom.read_bytes()[:3] == b"\xff\xff\xff"          # no ROMFS header: nothing to mount
+    assert (board.flash / "tallycore" / "alpha.mpy").read_bytes() == b"an earlier deploy's copy"
+    board.rom_writes_left = -1
+    deploy.deploy(PORT, files, runner=board)
+    assert board.rom.read_bytes()[:3] == b"\xd2\xcd\x31" and not (board.flash / "tallycore").exists()
+
+
+def test_a_romfs_partition_too_small_for_the_packages_leaves_them_on_littlefs(tmp_path, one_package):
+    files = romfs_firmware(tmp_path)
+    board = FakeMpremote(tmp_path / "flash", RP2040, romfs_blocks=2)        # 8 KB: the image needs three blocks
+    done = deploy.deploy(PORT, files, runner=board)
+    assert done.romfs == 0 and (board.flash / "tallycore" / "beta.mpy").exists()
+    assert board.rom.read_bytes() == b"\xff" * 8192

@@ -34,10 +34,20 @@ NAME.part and renames it over NAME (a cut never leaves half a file) and prints
 
 Only what the board runs is copied: the compiled packages, boot.py, main.py
 and the board definitions for its chip (the only ones it can be set to use).
-The game journal and the board's other settings are left alone."""
+The game journal and the board's other settings are left alone.
+
+A board running one of tallyboard's own images (image/README.md: a Pico W
+cannot hold its firmware and its club link in the heap otherwise) has a ROMFS
+partition. The survey says its size and the SHA-256 of what it holds; when the
+packages fit, they go there as one ROMFS image (fileset.romfs_image) instead of
+onto littlefs, and the board runs them in place from flash. Block 0, which
+holds the image's header, is erased first and written last, so a deploy cut
+short leaves no ROMFS at all (the board then imports the packages' littlefs
+copy, still there); only once the image is whole is that copy deleted."""
 from __future__ import annotations
 
 import binascii
+import hashlib
 import json
 import queue
 import subprocess
@@ -74,17 +84,22 @@ SHA256_LINE = "sha256 "
 INFLATES_LINE = "inflates"     # the board has MicroPython's deflate module
 # zlib window for packed files: 2**10 bytes is all the board allocates to unpack one
 PACK_WBITS = 10
+ROM_BLOCK = 4096    # rp2's ROMFS partition is written a 4 KB flash sector at a time
 PREPARED_LINE = "tallyboard: prepared"
 WROTE_LINE = "tallyboard: wrote "
 BOARD_SET_LINE = "tallyboard: board set"
+ROMFS_LINE = "romfs "                       # the partition's size and the SHA-256 of its first bytes
+ROM_BLOCK_LINE = "tallyboard: rom block "
+DROPPED_LINE = "tallyboard: dropped the packages' littlefs copy"
 
 _CHIPS = (("RP2350", "rp2350"), ("RP2040", "rp2040"))   # as firmware/tallypanel/hw.py mcu()
 
 
-def survey_script(paths: Sequence[str]) -> str:
+def survey_script(paths: Sequence[str], rom_length: int = 0) -> str:
     """MicroPython code that says the chip, the board setting, whether it can
-    unpack deflate streams and the SHA-256 of each of paths it holds (none if
-    it has no hashlib)."""
+    unpack deflate streams, the SHA-256 of each of paths it holds (none if
+    it has no hashlib) and, when its image has a ROMFS partition, the
+    partition's size and the SHA-256 of its first rom_length bytes."""
     return "\n".join([
         "import sys",
         f"print({CHIP_LINE!r} + sys.implementation._machine)",
@@ -117,6 +132,21 @@ def survey_script(paths: Sequence[str]) -> str:
         " except OSError:",
         "  continue",
         f" print({SHA256_LINE!r} + hexlify(h.digest()).decode() + ' ' + p)",
+        "try:",             # an image with a ROMFS partition: rp2's is a block device
+        " import vfs",
+        " d = vfs.rom_ioctl(2, 0)",
+        " size = d.ioctl(4, 0) * d.ioctl(5, 0)",
+        "except Exception:",
+        " size = 0",
+        "if size:",
+        " h = sha256() if sha256 else None",
+        " at = 0",
+        f" while h and at < min({rom_length}, size):",
+        f"  n = min(512, {rom_length} - at)",
+        "  d.readblocks(0, b, at)",
+        "  h.update(memoryview(b)[:n])",
+        "  at += n",
+        f" print({ROMFS_LINE!r} + str(size) + ' ' + (hexlify(h.digest()).decode() if h else ''))",
     ])
 
 
@@ -127,6 +157,8 @@ class Survey:
     configured_board: str | None    # the board setting in its config.txt, if any
     sha256: dict[str, str]          # hex digest of each file of the set it holds, by path
     inflates: bool = False          # it can unpack files sent deflated
+    romfs_size: int = 0             # its image's ROMFS partition (0: none)
+    romfs_sha256: str = ""          # of the partition's first bytes, as many as the image deploy would write
 
     @property
     def mcu(self) -> str | None:
@@ -153,6 +185,7 @@ class Deployed:
     files: list[fileset.FirmwareFile]                           # what the board runs, all on it now
     written: list[str] = field(default_factory=list)            # the files this deploy wrote
     sessions: int = 0               # mpremote sessions run (the survey included)
+    romfs: int = 0                  # bytes of the ROMFS image the packages are in (0: on littlefs)
 
     @property
     def bytes(self) -> int:
@@ -201,16 +234,20 @@ def mpremote_runner(argv: Sequence[str], on_line: LineSink) -> None:
             proc.wait()
 
 
-def survey(port: str, paths: Sequence[str], runner: Runner) -> Survey:
-    """Session 1: the board's chip, its board setting and the files it holds."""
+def survey(port: str, paths: Sequence[str], runner: Runner, rom_length: int = 0) -> Survey:
+    """Session 1: the board's chip, its board setting, the files it holds and its ROMFS partition."""
     machine: str | None = None
     configured: str | None = None
     hashes: dict[str, str] = {}
     inflates = False
+    romfs_size, romfs_sha256 = 0, ""
 
     def hear(line: str) -> None:
-        nonlocal machine, configured, inflates
-        if line.startswith(CHIP_LINE):
+        nonlocal machine, configured, inflates, romfs_size, romfs_sha256
+        if line.startswith(ROMFS_LINE):
+            size, _, digest = line[len(ROMFS_LINE):].strip().partition(" ")
+            romfs_size, romfs_sha256 = int(size), digest
+        elif line.startswith(CHIP_LINE):
             machine = line[len(CHIP_LINE):].strip()
         elif line.startswith(BOARD_LINE):
             configured = line[len(BOARD_LINE):].strip() or None   # the last line wins, as on the board
@@ -220,11 +257,11 @@ def survey(port: str, paths: Sequence[str], runner: Runner) -> Survey:
         elif line.strip() == INFLATES_LINE:
             inflates = True
 
-    runner(["connect", port, "exec", survey_script(paths)], hear)
+    runner(["connect", port, "exec", survey_script(paths, rom_length)], hear)
     if machine is None:
         raise TallyboardError(f"the board on {port} did not say which chip it is; is it running "
                               "MicroPython? Install MicroPython for the Pico, then run tallyboard deploy again")
-    return Survey(machine, configured, hashes, inflates)
+    return Survey(machine, configured, hashes, inflates, romfs_size, romfs_sha256)
 
 
 def definitions(files: list[fileset.FirmwareFile]) -> dict[str, boarddef.BoardDef]:
@@ -294,7 +331,7 @@ def prepare_script(files: list[fileset.FirmwareFile]) -> str:
     lines = ["import os"]
     for folder in fileset.folders(files):
         lines += ["try:", f" os.mkdir({folder!r})", "except OSError:", " pass"]
-    for package in fileset.PACKAGES:
+    for package in (p for p in fileset.PACKAGES if p in fileset.folders(files)):
         lines += [f"for n in os.listdir({package!r}):",
                   f" p={package!r}+'/'+n",
                   f" if n.endswith('.py') or (n.endswith('.mpy') and p not in {keep!r}):",
@@ -317,7 +354,22 @@ def prepare_script(files: list[fileset.FirmwareFile]) -> str:
     return "\n".join(lines)
 
 
-# tallyboard_write() for the writing scripts: defined at the start of each copy session
+def drop_packages_script() -> str:
+    """MicroPython code that deletes the packages' littlefs copy (the ROMFS holds them now)."""
+    return "\n".join([
+        "import os",
+        f"for p in {list(fileset.PACKAGES)!r}:",
+        " try:",
+        "  for n in os.listdir(p):",
+        "   os.remove(p + '/' + n)",
+        "  os.rmdir(p)",
+        " except OSError:",
+        "  pass",
+        f"print({DROPPED_LINE!r})",
+    ])
+
+
+# tallyboard_write() and tallyboard_rom() for the writing scripts: defined at the start of each copy session
 WRITER_SCRIPT = "\n".join([
     "import os",
     "from binascii import a2b_base64",
@@ -340,20 +392,56 @@ WRITER_SCRIPT = "\n".join([
     "  f.close()",
     " os.rename(path + '.part', path)",
     f" print({WROTE_LINE!r} + path)",
+    "def tallyboard_data(text, digest, packed):",
+    " data = a2b_base64(text)",
+    " if packed:",
+    "  from deflate import DeflateIO, ZLIB",
+    "  from io import BytesIO",
+    "  data = DeflateIO(BytesIO(data), ZLIB).read()",
+    " if sha256 and sha256(data).digest() != a2b_base64(digest):",
+    "  raise OSError('tallyboard: a block of the ROMFS image arrived damaged; run tallyboard deploy again')",
+    " return data",
+    "def tallyboard_rom(block, text=None, digest=None, packed=False):",
+    " import vfs",         # the partition unmounted: nothing reads it while it is written
+    " try:",
+    "  vfs.umount('/rom')",
+    " except OSError:",
+    "  pass",
+    " d = vfs.rom_ioctl(2, 0)",
+    " d.ioctl(6, block)",
+    " if text is not None:",
+    "  d.writeblocks(block, tallyboard_data(text, digest, packed))",
+    f" print({ROM_BLOCK_LINE!r} + str(block) + (' written' if text is not None else ' erased'))",
 ])
+
+
+def _encoded(data: bytes, inflates: bool) -> str:
+    """The arguments that carry data to the board: its bytes in base64, deflated when the
+    board can unpack them and they get smaller, and their SHA-256."""
+    digest = binascii.b2a_base64(hashlib.sha256(data).digest(), newline=False).decode()
+    packer = zlib.compressobj(9, zlib.DEFLATED, PACK_WBITS)
+    packed = packer.compress(data) + packer.flush()
+    if inflates and len(packed) < len(data):
+        return f"{binascii.b2a_base64(packed, newline=False).decode()!r}, {digest!r}, True"
+    return f"{binascii.b2a_base64(data, newline=False).decode()!r}, {digest!r}"
 
 
 def write_script(f: fileset.FirmwareFile, inflates: bool) -> str:
     """MicroPython code that writes one file (with tallyboard_write from the
     prepare step): deflated when the board can unpack it and it gets smaller."""
-    digest = binascii.b2a_base64(bytes.fromhex(f.sha256), newline=False).decode()
-    packer = zlib.compressobj(9, zlib.DEFLATED, PACK_WBITS)
-    packed = packer.compress(f.data) + packer.flush()
-    if inflates and len(packed) < len(f.data):
-        text = binascii.b2a_base64(packed, newline=False).decode()
-        return f"tallyboard_write({f.dest!r}, {text!r}, {digest!r}, True)\n"
-    text = binascii.b2a_base64(f.data, newline=False).decode()
-    return f"tallyboard_write({f.dest!r}, {text!r}, {digest!r})\n"
+    return f"tallyboard_write({f.dest!r}, {_encoded(f.data, inflates)})\n"
+
+
+def rom_scripts(image: bytes, block_size: int, inflates: bool) -> list[tuple[str, str]]:
+    """(name, MicroPython code) of each step that writes the ROMFS image, in
+    order: block 0 (the image's header) erased first, the others written, block
+    0 written last, so the partition holds a ROMFS only once all of it is there."""
+    blocks = [image[at:at + block_size] for at in range(0, len(image), block_size)]
+    steps = [("rom-0-erase", "tallyboard_rom(0)\n")]
+    for number in list(range(1, len(blocks))) + [0]:
+        block = blocks[number] + bytes(block_size - len(blocks[number]))    # the rest of it left blank
+        steps.append((f"rom-{number}", f"tallyboard_rom({number}, {_encoded(block, inflates)})\n"))
+    return steps
 
 
 def set_board_script(name: str) -> str:
@@ -370,23 +458,29 @@ def set_board_script(name: str) -> str:
     ])
 
 
-def stage(files: list[fileset.FirmwareFile], staging: Path, inflates: bool) -> list[Path]:
-    """One writing script per file, in order; their paths."""
+def stage(files: list[fileset.FirmwareFile], staging: Path, inflates: bool,
+          before: Sequence[tuple[str, str]] = ()) -> list[Path]:
+    """One writing script per file, in order, after the steps `before` (name,
+    code: the ROMFS's); their paths."""
+    steps = list(before) + [(f.dest.replace("/", "."), write_script(f, inflates)) for f in files]
     scripts = []
-    for number, f in enumerate(files):
-        script = staging / f"{number:03d}-{f.dest.replace('/', '.')}.py"
-        script.write_text(write_script(f, inflates))
+    for number, (name, code) in enumerate(steps):
+        script = staging / f"{number:03d}-{name}.py"
+        script.write_text(code)
         scripts.append(script)
     return scripts
 
 
 def copy_sessions(port: str, files: list[fileset.FirmwareFile], scripts: list[Path],
-                  board_to_set: str | None) -> list[list[str]]:
+                  board_to_set: str | None, drop_after: int | None = None) -> list[list[str]]:
     """Session 2: the mpremote command lines that prepare, run the staged
     writing scripts, set the board and reset: one, unless the command line
     would pass the budget. Each resumes (no soft reset: the app stays stopped)
-    and first defines tallyboard_write."""
+    and first defines tallyboard_write. drop_after: after that many scripts
+    (the ROMFS's), delete the packages' littlefs copy."""
     commands = [["run", str(script)] for script in scripts]
+    if drop_after is not None:
+        commands.insert(drop_after, ["exec", drop_packages_script()])
     if board_to_set is not None:
         commands.append(["exec", set_board_script(board_to_set)])
     commands.append(["reset"])
@@ -414,6 +508,10 @@ class _Following:
         self.progress = progress
         self.written = written
         self.done = 1            # the survey
+        self.rom_blocks = 0      # ROMFS steps done
+
+    def rom_blocks_left(self, steps: int) -> bool:
+        return self.rom_blocks < steps
 
     def step(self, what: str) -> None:
         self.done += 1
@@ -429,6 +527,11 @@ class _Following:
             self.step(f"copied {self.written[-1]}")
         elif text == BOARD_SET_LINE:
             self.step(f"set the board to run {self.chosen}")
+        elif text.startswith(ROM_BLOCK_LINE):
+            self.rom_blocks += 1
+            self.step(f"ROMFS block {text[len(ROM_BLOCK_LINE):]}")
+        elif text == DROPPED_LINE:
+            self.step("deleted the packages' littlefs copy (the ROMFS holds them)")
 
 
 def deploy(port: str, files: list[fileset.FirmwareFile], runner: Runner | None = None,
@@ -440,31 +543,49 @@ def deploy(port: str, files: list[fileset.FirmwareFile], runner: Runner | None =
     written, the board set, the reset)."""
     runner = runner or mpremote_runner
     known = definitions(files)
+    image = fileset.romfs_image(files)
     try:
-        found = survey(port, [f.dest for f in files], runner)
+        found = survey(port, [f.dest for f in files], runner, len(image))
     except MpremoteFailed as exc:
         raise _in_user_words(exc, "while asking the board which chip it is") from None
     chosen = choose_board(found, port, board, known)
     runs = for_chip(files, known, found.mcu, found.wifi)
-    to_write = [f for f in runs if found.sha256.get(f.dest) != f.sha256]
+    in_rom = 0 < len(image) <= found.romfs_size
+    rom_steps: list[tuple[str, str]] = []
+    if in_rom:
+        on_flash = [f for f in runs if not fileset.is_package_file(f)]
+        if found.romfs_sha256 != hashlib.sha256(image).hexdigest():
+            rom_steps = rom_scripts(image, ROM_BLOCK, found.inflates)
+    else:
+        on_flash = runs
+    to_write = [f for f in on_flash if found.sha256.get(f.dest) != f.sha256]
     board_to_set = chosen if board is not None and board != found.configured_board else None
-    result = Deployed(found, chosen, board_to_set is not None, runs, sessions=1)
-    steps_total = 2 + len(to_write) + (board_to_set is not None) + 1
+    result = Deployed(found, chosen, board_to_set is not None, runs, sessions=1, romfs=len(image) if in_rom else 0)
+    drop = in_rom and (bool(rom_steps) or any(fileset.is_package_file(f) for f in runs
+                                              if f.dest in found.sha256))
+    steps_total = 2 + len(rom_steps) + drop + len(to_write) + (board_to_set is not None) + 1
     if progress:
-        progress(f"the board is an {found.mcu or found.machine}; {len(runs) - len(to_write)} of "
-                 f"{len(runs)} files already there", 1, steps_total)
+        rom = "" if not in_rom else (" its ROMFS needs the packages" if rom_steps
+                                     else " its ROMFS holds the packages already;")
+        progress(f"the board is an {found.mcu or found.machine};{rom} {len(on_flash) - len(to_write)} of "
+                 f"{len(on_flash)} files already there", 1, steps_total)
     following = _Following(chosen, steps_total, progress, result.written)
     with tempfile.TemporaryDirectory(prefix="tallyboard-deploy-") as tmp:
-        scripts = stage(to_write, Path(tmp), found.inflates)
-        for argv in copy_sessions(port, runs, scripts, board_to_set):
+        scripts = stage(to_write, Path(tmp), found.inflates, rom_steps)
+        for argv in copy_sessions(port, on_flash, scripts, board_to_set, len(rom_steps) if drop else None):
             try:
                 runner(argv, following.hear)
             except MpremoteFailed as exc:
+                if following.rom_blocks_left(len(rom_steps)):
+                    raise _in_user_words(exc, "while writing the ROMFS image", "the board has no ROMFS now "
+                                         "and runs the packages' littlefs copy, if it has one; ") from None
                 cut_short = len(result.written) < len(to_write)
                 raise _in_user_words(exc, f"after copying {len(result.written)} of {len(to_write)} files",
                                      "the board keeps its old main.py (main.py comes last); " if cut_short
                                      else "") from None
             result.sessions += 1
+    if rom_steps:      # the packages, written as the ROMFS image
+        result.written += [f.dest for f in runs if fileset.is_package_file(f)]
     following.step("reset the board")
     return result
 

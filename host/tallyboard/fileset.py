@@ -156,6 +156,29 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
     return files
 
 
+def is_package_file(f: FirmwareFile) -> bool:
+    return f.dest.split("/", 1)[0] in PACKAGES
+
+
+def romfs_image(files: list[FirmwareFile]) -> bytes:
+    """The packages of the file set as a ROMFS image (MicroPython's read-only,
+    memory-mapped filesystem: mpremote's own writer), for a board whose image
+    has a ROMFS partition (image/README.md): it mounts it at /rom and runs the
+    .mpy files in place from flash. The same files give the same bytes."""
+    from mpremote.romfs import VfsRomWriter
+
+    writer = VfsRomWriter()
+    for package in PACKAGES:
+        inside = sorted((f.dest.split("/", 1)[1], f.data) for f in files if f.dest.startswith(package + "/"))
+        if not inside:
+            continue
+        writer.opendir(package)
+        for name, data in inside:
+            writer.mkfile(name, data)
+        writer.closedir()
+    return writer.finalise()
+
+
 def definition_name(f: FirmwareFile) -> str | None:
     """The board definition's name (board/NAME.json), or None for any other file."""
     folder, _, name = f.dest.rpartition("/")

@@ -67,7 +67,8 @@ def deploy_cmd(port: str | None, use_emulator: bool, board: str | None) -> None:
     already = "" if not unchanged else (", all of them already there" if not deployed.written
                                         else f", {unchanged} of them already there")
     set_now = " (set by this deploy)" if deployed.board_set else ""
-    click.echo(f"deployed {len(deployed.files)} files ({deployed.bytes} bytes{already}) to the "
+    rom = f", the packages in its ROMFS partition ({deployed.romfs} bytes)" if deployed.romfs else ""
+    click.echo(f"deployed {len(deployed.files)} files ({deployed.bytes} bytes{already}{rom}) to the "
                f"{deployed.survey.mcu or deployed.survey.machine} on {port}; the board runs firmware "
                f"{hello.get('fw')} (protocol {hello.get('proto')}) with board definition "
                f"{hello.get('board', deployed.board)}{set_now}")
