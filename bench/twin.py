@@ -80,9 +80,23 @@ class Line:
     text: str
 
 
+# the MicroPython images a twin may run: the twin's own stock RPI_PICO (None), or tallyboard's
+# (image/README.md), whose ROMFS partition of ROM_BYTES the twin keeps with the flash image
+IMAGES = {"stock": None, "pico": ROOT / "image" / "tallyboard-pico.uf2",
+          "pico-w": ROOT / "image" / "tallyboard-pico-w.uf2"}
+ROM_BYTES = 256 * 1024      # image/boards/*/mpconfigboard.h: MICROPY_HW_ROMFS_BYTES
+
+
+def add_image_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--image", choices=sorted(IMAGES), default="stock",
+                        help="the MicroPython image the twin runs: stock (the twin's RPI_PICO, the default), "
+                             "or tallyboard's pico or pico-w (image/README.md)")
+
+
 class Twin:
     def __init__(self, folder: Path, *, oled: bool = True, hold: int | None = None, uf2: Path | None = None,
-                 board: Path | None = None, seed: int = 1, watch_gpio: int | None = LED_GPIO) -> None:
+                 board: Path | None = None, seed: int = 1, watch_gpio: int | None = LED_GPIO,
+                 rom_bytes: int = 0) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.image = self.folder / "pico.img"
@@ -91,6 +105,7 @@ class Twin:
         self.oled = oled
         self.hold = hold
         self.uf2 = uf2
+        self.rom_bytes = rom_bytes     # the image's ROMFS partition (tallyboard's images): kept with the storage
         self.board_file = board
         self.seed = seed
         self.watch_gpio = watch_gpio
@@ -108,6 +123,8 @@ class Twin:
                 "--control", str(self.control_port), "--seed", str(self.seed), "--stats", "--trace"]
         if self.uf2:
             args += ["--uf2", str(self.uf2)]
+        if self.rom_bytes:
+            args += ["--rom-bytes", str(self.rom_bytes)]
         if self.board_file:
             args += ["--board", str(self.board_file)]
         if self.watch_gpio is not None:
@@ -130,6 +147,12 @@ class Twin:
                 raise RuntimeError(f"the device twin did not start; see {self.log}")
             time.sleep(0.1)
         return self
+
+    @classmethod
+    def running(cls, folder: Path, image: str = "stock", **kwargs) -> "Twin":
+        """A twin running one of IMAGES by name."""
+        uf2 = IMAGES[image]
+        return cls(folder, uf2=uf2, rom_bytes=ROM_BYTES if uf2 else 0, **kwargs)
 
     @property
     def control(self) -> TwinControl:

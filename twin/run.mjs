@@ -5,7 +5,7 @@
 // filesystem loaded from and written back to an image file, and a second TCP port (--control)
 // takes JSON lines that press, turn, set faults and read what the parts show (docs/twin.md).
 //
-//   node twin/run.mjs [--uf2 firmware.uf2] [--fs littlefs.img] [--save out.img] [--port 5555]
+//   node twin/run.mjs [--uf2 firmware.uf2] [--fs littlefs.img] [--save out.img] [--rom-bytes N] [--port 5555]
 //                [--control 5556] [--board board/pico-reference.json] [--seed 1]
 //                [--stats] [--echo] [--no-oled] [--no-pace] [--hold GPIO] [--trace] [--profile FILE]
 //
@@ -19,6 +19,8 @@
 // --save    write the storage region back to this file: every erased/programmed 4 KB sector as
 //           soon as the flash command completes (so a SIGKILL is a power cut: the file holds
 //           what the chip's flash held at that instant), and the whole region on exit
+// --rom-bytes N  the image has a ROMFS partition of N bytes just below the storage (tallyboard's
+//           own images, image/README.md): --fs and --save then hold it too, before the littlefs
 // --port    TCP port for the USB CDC serial (one client at a time; a new one replaces the old);
 //           serial-pty.sh PORT LINK turns it into a pty for pyserial/mpremote/tallyboard --port
 // --stats   print emulated time / cycles vs wall time on exit and on SIGUSR1 (to stderr)
@@ -65,6 +67,7 @@ function parseArgs(argv) {
     if (a === '--uf2') args.uf2 = val();
     else if (a === '--fs') args.fs = val();
     else if (a === '--save') args.save = val();
+    else if (a === '--rom-bytes') args.romBytes = val();
     else if (a === '--port') args.port = Number(val());
     else if (a === '--stats') args.stats = true;
     else if (a === '--echo') args.echo = true;
@@ -134,6 +137,14 @@ const FS_OFFSET = 0xa0000;
 const FS_BLOCK = 4096;
 const FS_BLOCKS = 352;
 const FS_BYTES = FS_BLOCK * FS_BLOCKS;
+// what --fs loads and --save keeps: the storage, and the ROMFS partition below it when there is one
+const ROM_BYTES = Number(args.romBytes ?? 0);
+if (!Number.isInteger(ROM_BYTES) || ROM_BYTES < 0 || ROM_BYTES % 4096 || ROM_BYTES > FS_OFFSET) {
+  console.error(`--rom-bytes ${args.romBytes}: a multiple of 4096 below ${FS_OFFSET}`);
+  process.exit(2);
+}
+const KEPT_OFFSET = FS_OFFSET - ROM_BYTES;
+const KEPT_BYTES = FS_BYTES + ROM_BYTES;
 const SECTOR = 4096;
 const UNIQUE_ID = [0xe6, 0x61, 0x64, 0x08, 0x43, 0x2b, 0x8c, 0x29];
 
@@ -158,26 +169,26 @@ function loadUF2(file) {
 const nblocks = loadUF2(args.uf2);
 if (args.fs) {
   const img = fs.readFileSync(args.fs);
-  if (img.length > FS_BYTES) throw new Error(`${args.fs}: ${img.length} bytes, more than the ${FS_BYTES} of storage`);
-  flash.set(img, FS_OFFSET);
+  if (img.length > KEPT_BYTES) throw new Error(`${args.fs}: ${img.length} bytes, more than the ${KEPT_BYTES} of storage`);
+  flash.set(img, KEPT_OFFSET);
 }
 let saveFd = null;
 if (args.save) {
   saveFd = fs.openSync(args.save, fs.existsSync(args.save) ? 'r+' : 'w+');
-  fs.writeSync(saveFd, flash, FS_OFFSET, FS_BYTES, 0);
-  fs.ftruncateSync(saveFd, FS_BYTES);
+  fs.writeSync(saveFd, flash, KEPT_OFFSET, KEPT_BYTES, 0);
+  fs.ftruncateSync(saveFd, KEPT_BYTES);
 }
 function saveSectors(first, last) {
   if (saveFd === null) return;
   for (let s = first; s <= last; s++) {
     const off = s * SECTOR;
-    if (off < FS_OFFSET || off >= FS_OFFSET + FS_BYTES) continue;
-    fs.writeSync(saveFd, flash, off, SECTOR, off - FS_OFFSET);
+    if (off < KEPT_OFFSET || off >= KEPT_OFFSET + KEPT_BYTES) continue;
+    fs.writeSync(saveFd, flash, off, SECTOR, off - KEPT_OFFSET);
   }
 }
 function saveAll() {
   if (saveFd === null) return;
-  fs.writeSync(saveFd, flash, FS_OFFSET, FS_BYTES, 0);
+  fs.writeSync(saveFd, flash, KEPT_OFFSET, KEPT_BYTES, 0);
   fs.fsyncSync(saveFd);
 }
 

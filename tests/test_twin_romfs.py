@@ -1,0 +1,66 @@
+"""tallyboard's own image on the device twin (image/README.md): the RP2040 Pico image with a
+ROMFS partition, its partition kept with the flash image across power cuts. `tallyboard deploy`
+writes the packages into the partition and none onto littlefs; the app imports them from /rom
+(in place from flash); a second deploy writes nothing; the board comes back from a power cut."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from twin_support import TWIN_TESTS, device_twin  # noqa: E402
+
+pytestmark = TWIN_TESTS
+DEPLOY_S = 300
+BOOT_S = 30
+
+
+def _hello(twin) -> dict:
+    deadline = time.monotonic() + BOOT_S
+    while True:
+        try:
+            board = twin.board(timeout=5)
+            try:
+                return board.request("STATS")
+            finally:
+                board.link.close()
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def test_deploy_puts_the_packages_in_the_romfs_and_the_app_runs_them_from_there(tmp_path):
+    with device_twin.Twin.running(tmp_path, "pico") as twin:
+        done = twin.tallyboard("deploy", timeout=DEPLOY_S)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "the packages in its ROMFS partition (" in done.stdout, done.stdout
+        stats = _hello(twin)
+        assert stats["errors"] == "0", stats
+        repl = device_twin.RawRepl(twin.link)
+        try:
+            out = repl.run("import sys, vfs, os\n"
+                           "print('mounts', sorted(p for _, p in vfs.mount()))\n"
+                           "print('path', sys.path[:2])\n"
+                           "print('app', sys.modules['tallyrun.app'].__file__)\n"
+                           "print('root', sorted(os.listdir('/')))\n", timeout=60)
+        finally:
+            repl.close()
+        lines = out.splitlines()
+        assert "mounts ['/', '/rom']" in lines, out                  # no /fw: /rom answers the importer
+        assert "path ['.frozen', '/rom']" in lines, out
+        assert "app /rom/tallyrun/app.mpy" in lines, out
+        root = next(line for line in lines if line.startswith("root "))
+        assert not any(f"'{package}'" in root for package in ("tallycore", "tallyrun", "tallypanel", "tallynet")), root
+
+        twin.power_cut()
+        twin.start()
+        assert _hello(twin)["errors"] == "0"
+        again = twin.tallyboard("deploy", timeout=DEPLOY_S)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert "all of them already there" in again.stdout, again.stdout
+        assert _hello(twin)["errors"] == "0"
