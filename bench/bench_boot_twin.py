@@ -1,7 +1,7 @@
 """Where the device twin's power-on to BOOT goes: the emulated RP2040 running the stock
 MicroPython v1.28.0 image, the firmware deployed with `tallyboard deploy`.
 
-    python bench/bench_boot_twin.py [--json]
+    python bench/bench_boot_twin.py [--image stock|pico|pico-w] [--json]
 
 Prints, in emulated time at 125 MHz: power-on to the BOOT event and to first light (the first
 data on the LED pin, GPIO 2) with a Skicket game of six hands restored, and the same with a
@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_device_twin import HANDS, boot_ms, hand  # noqa: E402
-from twin import Twin, bench_main  # noqa: E402
+from twin import Twin, add_image_option, bench_main  # noqa: E402
 
 # What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
 # (The app itself, the board definition's checks, the loop and the confirmation's code load after BOOT.)
@@ -60,14 +60,19 @@ import io, os, sys, vfs
 WANTED = %r
 FILES = {}
 DIRS = set()
+def _open(path):       # littlefs on the stock image; the ROMFS on tallyboard's (bench --image)
+    try:
+        return open(path, 'rb')
+    except OSError:
+        return open('/rom/' + path, 'rb')
 for name in WANTED:
     parts = name.split('.')
     for i in range(1, len(parts)):
         package = '/'.join(parts[:i])
         DIRS.add('/' + package)
-        with open(package + '/__init__.mpy', 'rb') as f:
+        with _open(package + '/__init__.mpy') as f:
             FILES['/' + package + '/__init__.mpy'] = f.read()
-    with open('/'.join(parts) + '.mpy', 'rb') as f:
+    with _open('/'.join(parts) + '.mpy') as f:
         FILES['/' + '/'.join(parts) + '.mpy'] = f.read()
 
 class InRam(io.IOBase):
@@ -215,9 +220,10 @@ def talking_host(twin: Twin):
         thread.join(10)
 
 
-def run() -> dict:
-    figures: dict = {}
-    with tempfile.TemporaryDirectory() as tmp, Twin(Path(tmp)) as twin:
+def run(args=None) -> dict:
+    image = getattr(args, "image", "stock")
+    figures: dict = {"image": image}
+    with tempfile.TemporaryDirectory() as tmp, Twin.running(Path(tmp), image) as twin:
         twin.deploy()
         board = twin.board()
         board.new("skicket", 4)
@@ -261,7 +267,9 @@ def show(figures: dict) -> None:
     print("the start up to BOOT and on to first light, on the chip:")
     for name, ms in figures["steps_ms"].items():
         print(f"  {name:62} {ms:7.1f} ms")
-    print(f"  {'module':24} {'from littlefs':>14} {'from RAM':>10}")
+    where = "from littlefs" if figures.get("image", "stock") == "stock" else "from ROMFS"
+    print(f"image: {figures.get('image', 'stock')}")
+    print(f"  {'module':24} {where:>14} {'from RAM':>10}")
     for name, pair in figures["imports_ms"].items():
         print(f"  {name:24} {pair['littlefs']:11.1f} ms {pair['ram']:7.1f} ms")
     total = figures["imports_total_ms"]
@@ -269,7 +277,7 @@ def show(figures: dict) -> None:
 
 
 def main() -> int:
-    return bench_main(__doc__, "bench_boot_twin", run, show)
+    return bench_main(__doc__, "bench_boot_twin", run, show, add_image_option)
 
 
 if __name__ == "__main__":
