@@ -191,6 +191,17 @@ class Deployed:
     def bytes(self) -> int:
         return sum(len(f.data) for f in self.files)
 
+    def advice(self, known: dict[str, boarddef.BoardDef]) -> str | None:
+        """What the user should do next, if anything: a Pico W set to join the club's Wi-Fi
+        on an image without a ROMFS partition has too little heap for its link and a game."""
+        definition = known.get(self.board)
+        if self.romfs or not self.survey.wifi or self.survey.mcu != "rp2040" or definition is None \
+                or not definition.wifi:
+            return None
+        return ("this Pico W runs an image without a ROMFS partition, and its heap cannot hold the firmware, "
+                "its club link and a game at once: copy image/tallyboard-pico-w.uf2 onto it (hold BOOTSEL "
+                "while plugging it in; its files stay), then run tallyboard deploy again (image/README.md)")
+
 
 class MpremoteFailed(TallyboardError):
     def __init__(self, said: str) -> None:
