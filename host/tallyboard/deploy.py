@@ -139,9 +139,9 @@ def survey_script(paths: Sequence[str], rom_length: int = 0) -> str:
         "except Exception:",
         " size = 0",
         "if size:",
-        " h = sha256() if sha256 else None",
+        f" h = sha256() if sha256 and {rom_length} <= size else None",     # an image too large is not read
         " at = 0",
-        f" while h and at < min({rom_length}, size):",
+        f" while h and at < {rom_length}:",
         f"  n = min(512, {rom_length} - at)",
         "  d.readblocks(0, b, at)",
         "  h.update(memoryview(b)[:n])",
