@@ -363,16 +363,15 @@ def test_a_pico_w_set_for_the_clubs_wifi_on_an_image_without_romfs_is_told_to_fl
     small_set(tmp_path)
     shutil.copyfile(BOARD_DEFINITIONS / "picow-reference.json", tmp_path / "board" / "picow-reference.json")
     files = fileset.build(tmp_path / "firmware", boards=tmp_path / "board", cache=tmp_path / "cache")
-    known = deploy.definitions(files)
     boards = {}
     for name, setting, romfs_blocks in (("stock", "picow-reference", 0), ("ours", "picow-reference", 64),
                                         ("usb", "pico-reference", 0)):
         (tmp_path / name).mkdir()
         (tmp_path / name / "config.txt").write_text(f"board {setting}\n")
         boards[name] = FakeMpremote(tmp_path / name, "Raspberry Pi Pico W with RP2040", romfs_blocks=romfs_blocks)
-    advice = deploy.deploy(PORT, files, runner=boards["stock"]).advice(known)
+    advice = deploy.deploy(PORT, files, runner=boards["stock"]).advice
     assert advice is not None and advice.startswith("this Pico W runs an image without a ROMFS partition")
     assert "copy image/tallyboard-pico-w.uf2 onto it" in advice
     # with tallyboard's image, or set to run a definition without Wi-Fi (scored over USB), nothing to say
-    assert deploy.deploy(PORT, files, runner=boards["ours"]).advice(known) is None
-    assert deploy.deploy(PORT, files, runner=boards["usb"]).advice(known) is None
+    assert deploy.deploy(PORT, files, runner=boards["ours"]).advice is None
+    assert deploy.deploy(PORT, files, runner=boards["usb"]).advice is None

@@ -186,17 +186,17 @@ class Deployed:
     written: list[str] = field(default_factory=list)            # the files this deploy wrote
     sessions: int = 0               # mpremote sessions run (the survey included)
     romfs: int = 0                  # bytes of the ROMFS image the packages are in (0: on littlefs)
+    joins_wifi: bool = False        # the definition it runs says "wifi": true
 
     @property
     def bytes(self) -> int:
         return sum(len(f.data) for f in self.files)
 
-    def advice(self, known: dict[str, boarddef.BoardDef]) -> str | None:
+    @property
+    def advice(self) -> str | None:
         """What the user should do next, if anything: a Pico W set to join the club's Wi-Fi
         on an image without a ROMFS partition has too little heap for its link and a game."""
-        definition = known.get(self.board)
-        if self.romfs or not self.survey.wifi or self.survey.mcu != "rp2040" or definition is None \
-                or not definition.wifi:
+        if self.romfs or not self.survey.wifi or self.survey.mcu != "rp2040" or not self.joins_wifi:
             return None
         return ("this Pico W runs an image without a ROMFS partition, and its heap cannot hold the firmware, "
                 "its club link and a game at once: copy image/tallyboard-pico-w.uf2 onto it (hold BOOTSEL "
@@ -565,7 +565,8 @@ def deploy(port: str, files: list[fileset.FirmwareFile], runner: Runner | None =
         on_flash = runs
     to_write = [f for f in on_flash if found.sha256.get(f.dest) != f.sha256]
     board_to_set = chosen if board is not None and board != found.configured_board else None
-    result = Deployed(found, chosen, board_to_set is not None, runs, sessions=1, romfs=len(image) if in_rom else 0)
+    result = Deployed(found, chosen, board_to_set is not None, runs, sessions=1, romfs=len(image) if in_rom else 0,
+                      joins_wifi=chosen in known and known[chosen].wifi)
     drop = in_rom and (bool(rom_steps) or any(fileset.is_package_file(f) for f in runs
                                               if f.dest in found.sha256))
     steps_total = 2 + len(rom_steps) + drop + len(to_write) + (board_to_set is not None) + 1

@@ -72,9 +72,8 @@ def deploy_cmd(port: str | None, use_emulator: bool, board: str | None) -> None:
                f"{deployed.survey.mcu or deployed.survey.machine} on {port}; the board runs firmware "
                f"{hello.get('fw')} (protocol {hello.get('proto')}) with board definition "
                f"{hello.get('board', deployed.board)}{set_now}")
-    advice = deployed.advice(deploy_mod.definitions(files))
-    if advice:
-        click.echo(f"tallyboard: {advice}", err=True)
+    if deployed.advice:
+        click.echo(f"tallyboard: {deployed.advice}", err=True)
 
 
 def _wait_for_board(port: str, seconds: float = 15.0, rediscover: bool = False) -> dict[str, str]:
