@@ -1,34 +1,28 @@
-"""Build hook: a regular (non-editable) install must be able to deploy and
-emulate, so the wheel carries the board's file set too: main.py, boot.py,
-the firmware packages (tallycore: the rules, tallyrun: the runtime,
-tallypanel: display and input), the emulator's stand-ins (firmware/emu) and the board
-definitions, under tallyboard/firmware_files/ (see tallyboard.mpunix)."""
-import shutil
-from pathlib import Path
+"""The packages and the board's file set of a regular (non-editable) install.
 
-from setuptools import setup
-from setuptools.command.build_py import build_py
+The host (`tallyboard`) and the firmware's packages (`tallycore`, `tallyrun`, ...: every package in
+firmware/, the same list the board's importer answers for, tallyrun.importfs.PACKAGES; a test holds
+the two equal) install as Python packages. A wheel must also deploy and emulate, so it carries the
+board's file set as package data of `tallyboard.firmware_files`: the whole firmware/ folder (main.py,
+boot.py, the packages, the emulator's stand-ins in emu/) and the board definitions in board/
+(tallyboard.sources finds them there). Nothing is listed by hand: a package added to firmware/ is
+in the next wheel."""
+from setuptools import find_packages, setup
 
-ROOT = Path(__file__).resolve().parent
-FIRMWARE_FILES = (
-    ("firmware", "*.py", ""),
-    ("firmware/tallycore", "*.py", "tallycore"),
-    ("firmware/tallyrun", "*.py", "tallyrun"),
-    ("firmware/tallypanel", "*.py", "tallypanel"),
-    ("firmware/emu", "*.py", "emu"),
-    ("board", "*.json", "board"),
+HOST_PACKAGES = find_packages("host")
+FIRMWARE_PACKAGES = find_packages("firmware")
+package_dir = {name: "host/" + name.replace(".", "/") for name in HOST_PACKAGES}
+package_dir.update({name: "firmware/" + name.replace(".", "/") for name in FIRMWARE_PACKAGES})
+package_dir["tallyboard.firmware_files"] = "firmware"
+package_dir["tallyboard.firmware_files.board"] = "board"
+
+setup(
+    package_dir=package_dir,
+    packages=HOST_PACKAGES + FIRMWARE_PACKAGES + ["tallyboard.firmware_files", "tallyboard.firmware_files.board"],
+    package_data={
+        "tallyboard": ["data/*.json"],
+        "tallyboard.event": ["page/*.html", "page/*.css", "page/*.js"],
+        "tallyboard.firmware_files": ["*/*.py"],
+        "tallyboard.firmware_files.board": ["*.json"],
+    },
 )
-
-
-class BuildWithFirmwareFiles(build_py):
-    def run(self):
-        super().run()
-        dest = Path(self.build_lib) / "tallyboard" / "firmware_files"
-        for folder, pattern, target in FIRMWARE_FILES:
-            for src in sorted((ROOT / folder).glob(pattern)):
-                out = dest / target / src.name
-                out.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, out)
-
-
-setup(cmdclass={"build_py": BuildWithFirmwareFiles})

@@ -11,7 +11,7 @@ module BOOT needs, its import from littlefs as at power-up (through tallyrun.imp
 through a user filesystem that answers every lookup from a dict (no littlefs at all). The
 second column is the floor for loading that module as an .mpy on this image: what is left
 is MicroPython reading the file, interning its names and copying its bytecode into RAM,
-and running the module's top level. Needs node, socat, rp2040js (shared/rp2emu/setup.sh)
+and running the module's top level. Needs node, socat, rp2040js (npm ci in twin/; docs/twin.md)
 and mpremote."""
 from __future__ import annotations
 

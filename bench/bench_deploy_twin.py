@@ -7,8 +7,7 @@ For each deploy: wall seconds (the whole command: compiling from the mpy-cross c
 mpremote, the reset and the HELLO check), emulated seconds and the chip's busy part
 of them, and the flash erases and page programs it cost. Run it with the Python of
 the environment tallyboard is installed in (it runs that environment's `tallyboard`).
-Set TALLYBOARD_RP2EMU when the checkout is not beside shared/rp2emu.
-Needs node, socat and rp2040js (shared/rp2emu/setup.sh)."""
+Needs node, socat and rp2040js (npm ci in twin/; docs/twin.md)."""
 from __future__ import annotations
 
 import sys

@@ -11,7 +11,7 @@ programs per acknowledged event, idle CPU busy with no traffic, the heap free af
 game, and the next, whose copy of the game is current). rp2040js models no
 flash busy time, XIP cache misses or I²C bus time: a real Pico is that or slower (a W25Q16
 sector erase is 45 ms typical, 400 ms worst; a page program 0.4 ms).
-Needs node, socat and rp2040js (shared/rp2emu/setup.sh)."""
+Needs node, socat and rp2040js (npm ci in twin/; docs/twin.md)."""
 from __future__ import annotations
 
 import argparse

@@ -2,9 +2,10 @@
 board's parts modelled: the project's twin/run.mjs) driven from Python: start it,
 bridge its USB CDC to a pty, press its buttons and read its OLED and LEDs through
 its control port (tallyboard.twin.TwinControl), read its counters, cut its power.
-The stock MicroPython image and the boot ROM come from outside the project: the
-folder $TALLYBOARD_RP2EMU, else ../shared/rp2emu beside the checkout, or a UF2
-named with Twin(uf2=...).
+The MicroPython images are the project's own (image/: stock-pico.uf2, the stock
+RPI_PICO build, by default), and so is the boot ROM (twin/bootrom/); a builder's
+own image and boot ROM: the folder $TALLYBOARD_RP2EMU (firmware.uf2, bootrom.mjs),
+or a UF2 named with Twin(uf2=...).
 
     with Twin(folder) as twin:          # a blank chip; flash image kept in folder
         twin.deploy()                   # tallyboard deploy --port <its pty>
@@ -38,8 +39,10 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "twin"               # the project's twin: run.mjs, its parts, serial-pty.sh
-# only the stock image and the boot ROM come from outside (never committed)
-RP2EMU = Path(os.environ.get("TALLYBOARD_RP2EMU", ROOT.parent / "shared" / "rp2emu"))
+# a builder's own image and boot ROM (firmware.uf2, bootrom.mjs), in place of the project's
+RP2EMU = Path(os.environ["TALLYBOARD_RP2EMU"]) if os.environ.get("TALLYBOARD_RP2EMU") else None
+STOCK_UF2 = ROOT / "image" / "stock-pico.uf2"
+BOOTROM = RUNNER / "bootrom" / "bootrom-b1.mjs"
 sys.path.insert(0, str(ROOT / "host"))
 from tallyboard.twin import TwinControl, TwinError  # noqa: E402  (the control port's client)
 
@@ -52,12 +55,12 @@ _LINE = re.compile(r"\[rp2emu line\] since_reset_ms=(?P<reset>[\d.]+)"
 
 def missing(uf2: Path | None = None) -> str | None:
     """Why the twin cannot run here, or None when it can."""
-    image = Path(uf2) if uf2 else RP2EMU / "firmware.uf2"
+    image = Path(uf2) if uf2 else (RP2EMU / "firmware.uf2" if RP2EMU else STOCK_UF2)
     if not image.exists():
-        return (f"the MicroPython image is not at {image} (set TALLYBOARD_RP2EMU to the folder with "
-                f"firmware.uf2 and bootrom.mjs)")
-    if not (image.parent / "bootrom.mjs").exists() and not (RP2EMU / "bootrom.mjs").exists():
-        return f"the RP2040 boot ROM (bootrom.mjs) is not beside {image} nor in {RP2EMU}"
+        return (f"the MicroPython image is not at {image} (image/build.sh builds the project's; "
+                f"TALLYBOARD_RP2EMU names a folder with your own firmware.uf2)")
+    if not BOOTROM.exists():
+        return f"the RP2040 boot ROM is not at {BOOTROM}: the checkout is incomplete"
     if shutil.which("node") is None:
         return "node is not installed (Debian: apt-get install nodejs)"
     if shutil.which("socat") is None:

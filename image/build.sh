@@ -2,7 +2,9 @@
 # Build tallyboard's MicroPython images (image/README.md): MicroPython v1.28.0, each board unchanged
 # but for a ROMFS partition, from the board folders beside this script.
 #
-#   image/build.sh [BOARD ...]        BOARD: TALLYBOARD_PICO_W (default), TALLYBOARD_PICO
+#   image/build.sh [BOARD ...]        BOARD: TALLYBOARD_PICO_W (default), TALLYBOARD_PICO, or RPI_PICO:
+#                                     MicroPython's own board, unchanged (stock-pico.uf2, the device twin's
+#                                     default image)
 #
 # Needs git, cmake, make, python3 and Debian's gcc-arm-none-eabi and libnewlib-arm-none-eabi. The
 # MicroPython tree is cloned into $MICROPYTHON_DIR (default ~/.cache/tallyboard-image/micropython) with
@@ -28,13 +30,18 @@ if [ "$have" != "$VERSION" ]; then
 fi
 make -C "$MICROPYTHON_DIR/mpy-cross" -j"$(nproc)" >/dev/null
 for board in "${boards[@]}"; do
-    dir="$HERE/boards/$board"
-    [ -d "$dir" ] || { echo "image/build.sh: no board $board in $HERE/boards" >&2; exit 2; }
-    name=$(echo "${board#TALLYBOARD_}" | tr 'A-Z_' 'a-z-')
+    if [ "$board" = RPI_PICO ]; then
+        dir="$MICROPYTHON_DIR/ports/rp2/boards/RPI_PICO"
+        out=stock-pico.uf2
+    else
+        dir="$HERE/boards/$board"
+        [ -d "$dir" ] || { echo "image/build.sh: no board $board in $HERE/boards" >&2; exit 2; }
+        out="tallyboard-$(echo "${board#TALLYBOARD_}" | tr 'A-Z_' 'a-z-').uf2"
+    fi
     build="$MICROPYTHON_DIR/ports/rp2/build-$board"
     make -C "$MICROPYTHON_DIR/ports/rp2" BOARD_DIR="$dir" BUILD="$build" submodules >/dev/null
     make -C "$MICROPYTHON_DIR/ports/rp2" BOARD_DIR="$dir" BUILD="$build" -j"$(nproc)" >/dev/null
-    cp "$build/firmware.uf2" "$HERE/tallyboard-$name.uf2"
-    echo "built image/tallyboard-$name.uf2 ($(stat -c %s "$HERE/tallyboard-$name.uf2") bytes)"
+    cp "$build/firmware.uf2" "$HERE/$out"
+    echo "built image/$out ($(stat -c %s "$HERE/$out") bytes)"
 done
-(cd "$HERE" && sha256sum tallyboard-*.uf2 > SHA256SUMS)
+(cd "$HERE" && sha256sum stock-pico.uf2 tallyboard-*.uf2 > SHA256SUMS)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tallyboard.mpunix import micropython_binary
+from tallyboard.mpunix import BOARD_DIR, micropython_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
@@ -22,7 +22,6 @@ from tallyrun import protocol as P  # noqa: E402
 from tallyboard import wire  # noqa: E402
 from tallyboard.fileset import PACKAGES  # noqa: E402
 
-BOARD_DIRS = [ROOT / "board", FIRMWARE / "board"]
 
 
 def make_flash(folder: Path, compiled: bool = False) -> Path:
@@ -40,10 +39,7 @@ def make_flash(folder: Path, compiled: bool = False) -> Path:
                                 str(source)], check=True, capture_output=True)
             else:
                 shutil.copy(source, package / source.name)
-    for boards in BOARD_DIRS:
-        if boards.is_dir():
-            shutil.copytree(boards, folder / "board", dirs_exist_ok=True)
-            break
+    shutil.copytree(BOARD_DIR, folder / "board", dirs_exist_ok=True)
     return folder
 
 

@@ -6,7 +6,7 @@ middle (SIGKILL: the flash image keeps what the chip's flash held at that instan
 chip boots again from that image: every change the board acknowledged is there once, and
 the game carries on.
 
-Skipped, with the reason, where the twin cannot run (it needs ../shared/rp2emu, node, socat
+Skipped, with the reason, where the twin cannot run (it needs node, socat
 and rp2040js; TALLYBOARD_RP2EMU names another folder), but never in CI (CI=true): there
 they fail instead. Marked `twin`, so
 `pytest -m "not twin"` leaves it out. The twin runs busy code at about a quarter of a real

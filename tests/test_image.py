@@ -17,11 +17,12 @@ FLASH_BASE = 0x10000000
 STORAGE_BYTES = {"TALLYBOARD_PICO_W": 848 * 1024, "TALLYBOARD_PICO": 1408 * 1024}
 FLASH_BYTES = 2 * 1024 * 1024
 UF2_NAMES = {"TALLYBOARD_PICO_W": "tallyboard-pico-w.uf2", "TALLYBOARD_PICO": "tallyboard-pico.uf2"}
+STOCK = "stock-pico.uf2"     # MicroPython's own RPI_PICO, unchanged: the device twin's default image
 
 
 def test_each_image_is_the_one_sha256sums_names():
     listed = dict(reversed(line.split()) for line in (IMAGE / "SHA256SUMS").read_text().splitlines())
-    assert sorted(listed) == sorted(UF2_NAMES.values())
+    assert sorted(listed) == sorted([STOCK, *UF2_NAMES.values()])
     for name, digest in listed.items():
         assert hashlib.sha256((IMAGE / name).read_bytes()).hexdigest() == digest, name
 

@@ -17,7 +17,7 @@ import wifi_boards as wb
 from tallyboard import fileset
 from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
-from tallyboard.emulator import EMU_MODULES_DIR
+from tallyboard.mpunix import STANDINS_DIR
 from tallyboard.mpunix import micropython_binary
 
 TAG, TABLE = 0x1A2B, 3
@@ -80,7 +80,7 @@ def test_the_link_s_idle_step_allocates_nothing(tmp_path):
             f"ssid Club%20Wifi\nwifi_password {wb.PASSPHRASE}\nbroker_host 127.0.0.1\nbroker_port {broker.port}\n"
             f"event club-1a2b\nkey {KEY.hex()}\ndirector_key {KEY.hex()}\n")
         (flash / "idle.py").write_text(SCRIPT)
-        env = dict(os.environ, MICROPYPATH=os.pathsep.join(["", str(EMU_MODULES_DIR), ".frozen"]),
+        env = dict(os.environ, MICROPYPATH=os.pathsep.join(["", str(STANDINS_DIR), ".frozen"]),
                    TALLYBOARD_EMU_IO=str(io))
         done = subprocess.run([micropython_binary(), "-X", "heapsize=512K", "idle.py"], cwd=flash, env=env,
                               capture_output=True, text=True, timeout=60)

@@ -27,7 +27,7 @@ def _load_twin_driver():
 device_twin = _load_twin_driver()
 WHY_NOT = device_twin.missing()
 if WHY_NOT is not None and IN_CI:
-    raise RuntimeError(f"CI must run the device twin: {WHY_NOT} (.ci/run installs it)")
+    raise RuntimeError(f"CI must run the device twin: {WHY_NOT} (.ci/run installs node, socat and rp2040js; the image and the boot ROM are in image/ and twin/bootrom/)")
 
 # a test module's pytestmark, or a test's marks
 TWIN_TESTS = [pytest.mark.twin,

@@ -9,9 +9,10 @@
 //                [--control 5556] [--board board/pico-reference.json] [--seed 1]
 //                [--stats] [--echo] [--no-oled] [--no-pace] [--hold GPIO] [--trace] [--profile FILE]
 //
-// --uf2     MicroPython firmware (default: $TALLYBOARD_RP2EMU/firmware.uf2, else ../shared/rp2emu
-//           beside the checkout); never part of the project
-// --bootrom the RP2040 boot ROM as an ES module (default: bootrom.mjs beside the default UF2)
+// --uf2     MicroPython firmware (default: $TALLYBOARD_RP2EMU/firmware.uf2 when that is set, else
+//           the project's stock MicroPython v1.28.0 RPI_PICO image, image/stock-pico.uf2)
+// --bootrom the RP2040 boot ROM as an ES module (default: bootrom.mjs beside a --uf2 or in
+//           $TALLYBOARD_RP2EMU when there is one, else twin/bootrom/bootrom-b1.mjs)
 // --board   the board definition whose parts are modelled (default: board/pico-reference.json)
 // --control TCP port for the control interface (JSON lines; docs/twin.md)
 // --seed    the contact bounce generator's seed (default 1): a run is reproducible
@@ -52,8 +53,10 @@ import { pathToFileURL } from 'node:url';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'tallyboard-rp2emu');
-// the stock image and the boot ROM come from outside the project: named, or beside the checkout
-const OUTSIDE = process.env.TALLYBOARD_RP2EMU || path.resolve(HERE, '..', '..', 'shared', 'rp2emu');
+// a builder's own image and boot ROM: named, or in the folder $TALLYBOARD_RP2EMU; else the project's
+const OUTSIDE = process.env.TALLYBOARD_RP2EMU;
+const STOCK_UF2 = path.resolve(HERE, '..', 'image', 'stock-pico.uf2');
+const BOOTROM = path.join(HERE, 'bootrom', 'bootrom-b1.mjs');
 import { SSD1306 } from './parts/ssd1306.mjs';
 import { WS2812Chain } from './parts/ws2812.mjs';
 import { Controls } from './parts/controls.mjs';
@@ -83,12 +86,14 @@ function parseArgs(argv) {
     else if (a === '--seed') args.seed = Number(val());
     else { console.error(`unknown argument ${a}`); process.exit(2); }
   }
-  args.uf2 ??= path.join(OUTSIDE, 'firmware.uf2');
-  args.bootrom ??= path.join(path.dirname(args.uf2), 'bootrom.mjs');
-  if (!fs.existsSync(args.bootrom)) args.bootrom = path.join(OUTSIDE, 'bootrom.mjs');
+  args.uf2 ??= OUTSIDE ? path.join(OUTSIDE, 'firmware.uf2') : STOCK_UF2;
+  if (!args.bootrom) {
+    const beside = [path.join(path.dirname(args.uf2), 'bootrom.mjs'), OUTSIDE && path.join(OUTSIDE, 'bootrom.mjs')];
+    args.bootrom = beside.filter(Boolean).find((f) => fs.existsSync(f)) ?? BOOTROM;
+  }
   args.board ??= path.resolve(HERE, '..', 'board', 'pico-reference.json');
   for (const [what, file] of [['MicroPython image (--uf2)', args.uf2], ['boot ROM (--bootrom)', args.bootrom], ['board definition (--board)', args.board]]) {
-    if (!fs.existsSync(file)) { console.error(`the ${what} is not at ${file}: name one, or set TALLYBOARD_RP2EMU to the folder holding firmware.uf2 and bootrom.mjs`); process.exit(2); }
+    if (!fs.existsSync(file)) { console.error(`the ${what} is not at ${file}: name one with that option (the project's own are image/stock-pico.uf2 and twin/bootrom/bootrom-b1.mjs)`); process.exit(2); }
   }
   return args;
 }

@@ -43,9 +43,8 @@ from typing import IO
 
 from . import fileset
 from .errors import TallyboardError, TransportError
-from .mpunix import FIRMWARE_DIR, micropython_binary
+from .mpunix import FIRMWARE_DIR, STANDINS_DIR, micropython_binary
 
-EMU_MODULES_DIR = FIRMWARE_DIR / "emu"
 GPIO_COUNT = 30
 # the unix port's heap; the objects there are bigger (64-bit words), so this
 # is roughly the RP2040's ~190 KB of heap
@@ -140,7 +139,7 @@ class Emulator:
         env = dict(os.environ)
         # the stand-ins for machine/neopixel/rp2 come after the flash folder
         # ("" = the working directory) on the module path
-        env["MICROPYPATH"] = os.pathsep.join(["", str(EMU_MODULES_DIR), ".frozen"])
+        env["MICROPYPATH"] = os.pathsep.join(["", str(STANDINS_DIR), ".frozen"])
         if self.io_files:
             env["TALLYBOARD_EMU_IO"] = str(self.io_dir)
         else:

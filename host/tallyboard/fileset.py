@@ -29,7 +29,7 @@ from typing import Callable
 from tallyrun.importfs import PACKAGES  # the firmware's packages: the board's own list (its importer's)
 
 from .errors import TallyboardError
-from .mpunix import FIRMWARE_DIR
+from .mpunix import BOARD_DIR, FIRMWARE_DIR
 
 MPY_ARCH = "armv6m"
 # -O3: no line numbers in the bytecode (and no asserts; the firmware has none). The board never
@@ -44,8 +44,6 @@ ROOT_SCRIPTS = ("boot.py", "main.py")
 RETIRED = ("chumicro_mqtt",)
 # firmware files the board never loads: the words of the protocol's docs
 HOST_ONLY = ("tallyrun/wirefields.py",)
-# where board definitions may live in a checkout (the first that exists wins)
-BOARD_DIRS = (FIRMWARE_DIR.parent / "board", FIRMWARE_DIR / "board")
 BOARD_FOLDER = "board"   # on the board's flash (tallyrun.restore.BOARD_DIR)
 
 
@@ -104,10 +102,7 @@ def compile_mpy(source: Path, dest_name: str, cache: Path | None = None) -> byte
 
 
 def board_dir() -> Path | None:
-    for folder in BOARD_DIRS:
-        if folder.is_dir():
-            return folder
-    return None
+    return BOARD_DIR if BOARD_DIR.is_dir() else None
 
 
 def button_letters(board_name: str | None) -> str:

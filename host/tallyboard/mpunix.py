@@ -9,11 +9,17 @@ from pathlib import Path
 
 from .errors import TallyboardError
 
-# The board's file set: firmware/ of the checkout (an editable install), else
-# the copy a regular install carries in tallyboard/firmware_files (setup.py).
-_CHECKOUT_FIRMWARE = Path(__file__).resolve().parent.parent.parent / "firmware"
-FIRMWARE_DIR = (_CHECKOUT_FIRMWARE if (_CHECKOUT_FIRMWARE / "main.py").exists()
-                else Path(__file__).resolve().parent / "firmware_files")
+# Where the board's files are, named here once: the checkout's firmware/ and
+# board/ (an editable install), else the copies a regular install carries as
+# tallyboard/firmware_files and firmware_files/board (setup.py). In
+# FIRMWARE_DIR: main.py and boot.py, the packages (tallyrun.importfs.PACKAGES)
+# and the emulator's stand-ins for the chip's modules (STANDINS_DIR, never
+# deployed); in BOARD_DIR the board definitions.
+_CHECKOUT = Path(__file__).resolve().parent.parent.parent
+_IN_CHECKOUT = (_CHECKOUT / "firmware" / "main.py").exists()
+FIRMWARE_DIR = _CHECKOUT / "firmware" if _IN_CHECKOUT else Path(__file__).resolve().parent / "firmware_files"
+STANDINS_DIR = FIRMWARE_DIR / "emu"
+BOARD_DIR = _CHECKOUT / "board" if _IN_CHECKOUT else FIRMWARE_DIR / "board"
 
 
 def micropython_binary() -> str:
