@@ -29,7 +29,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -51,6 +50,11 @@ LED_GPIO = 2           # the reference board's WS2812 data pin (board/pico-refer
 _FIRST_LIGHT = re.compile(r"\[rp2emu gpio\] %d first data since_reset_ms=([\d.]+)" % LED_GPIO)
 _LINE = re.compile(r"\[rp2emu line\] since_reset_ms=(?P<reset>[\d.]+)"
                    r"(?: since_request_us=(?P<request>[\d.]+) cycles=(?P<cycles>\d+))? (?P<text>.*)")
+# the ports the runner bound (it is given port 0 for both: the system chooses, so no other process can
+# take one between its choice and the bind, as it could a port found free beforehand)
+_SERIAL_AT = re.compile(r"\[rp2emu\] .*serial on tcp 127\.0\.0\.1:(\d+)")
+_CONTROL_AT = re.compile(r"\[rp2emu\] control on tcp 127\.0\.0\.1:(\d+)")
+START_S = 30.0         # the runner's ports, then the pty, within this
 
 
 def missing(uf2: Path | None = None) -> str | None:
@@ -68,12 +72,6 @@ def missing(uf2: Path | None = None) -> str | None:
     if not (RUNNER / "node_modules" / "rp2040js").exists():
         return "rp2040js is not installed (run npm ci in twin/)"
     return None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -112,8 +110,10 @@ class Twin:
         self.board_file = board
         self.seed = seed
         self.watch_gpio = watch_gpio
-        self.port = _free_port()
-        self.control_port = _free_port()
+        # the running chip's TCP ports on 127.0.0.1, its USB serial and its control interface: the
+        # runner's own choice, read from its log by start() (None before); a new pair after a power cut
+        self.port: int | None = None
+        self.control_port: int | None = None
         self._control: TwinControl | None = None
         self.node: subprocess.Popen | None = None
         self.bridge: subprocess.Popen | None = None
@@ -122,8 +122,11 @@ class Twin:
 
     # ------------------------------------------------------------ life
     def start(self) -> "Twin":
-        args = ["node", str(RUNNER / "run.mjs"), "--port", str(self.port), "--save", str(self.image),
-                "--control", str(self.control_port), "--seed", str(self.seed), "--stats", "--trace"]
+        """Power the chip up (from its flash image when there is one), then bridge its serial to the pty."""
+        if self.node is not None and self.node.poll() is None:
+            raise RuntimeError("the device twin is running already: power_cut() or stop() it first")
+        args = ["node", str(RUNNER / "run.mjs"), "--port", "0", "--save", str(self.image),
+                "--control", "0", "--seed", str(self.seed), "--stats", "--trace"]
         if self.uf2:
             args += ["--uf2", str(self.uf2)]
         if self.rom_bytes:
@@ -138,18 +141,39 @@ class Twin:
             args.append("--no-oled")
         if self.hold is not None:
             args += ["--hold", str(self.hold)]
+        self.port = self.control_port = None
+        self._end(self.bridge)          # (none: power_cut() and stop() end it)
+        self.bridge = None
         with open(self.log, "ab") as log:
+            since = log.tell()          # this run's lines: the log keeps every run's
             self.node = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
-        if self.bridge is None:
-            self.bridge = subprocess.Popen(["bash", str(RUNNER / "serial-pty.sh"), str(self.port), str(self.link)],
-                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                           start_new_session=True)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_S
+        self.port, self.control_port = self._bound_ports(since, deadline)
+        self.link.unlink(missing_ok=True)      # a link left from before would read as this run's pty
+        # the bridge once the serial port is known; it connects again when the runner restarts on the same
+        # port, but a runner powered up again binds another, so each start() has its own (power_cut())
+        self.bridge = subprocess.Popen(["bash", str(RUNNER / "serial-pty.sh"), str(self.port), str(self.link)],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         while not self.link.exists():
             if time.monotonic() > deadline or self.node.poll() is not None:
                 raise RuntimeError(f"the device twin did not start; see {self.log}")
             time.sleep(0.1)
         return self
+
+    def _bound_ports(self, since: int, deadline: float) -> tuple[int, int]:
+        """The serial and control ports the runner says it bound, in its log from byte `since`."""
+        assert self.node is not None
+        while True:
+            with open(self.log, "rb") as log:
+                log.seek(since)
+                text = log.read().decode("latin1")
+            serial, control = _SERIAL_AT.search(text), _CONTROL_AT.search(text)
+            if serial and control:
+                return int(serial.group(1)), int(control.group(1))
+            if self.node.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the device twin did not start (it said no {'serial' if not serial else 'control'}"
+                                   f" port); see {self.log}")
+            time.sleep(0.05)
 
     @classmethod
     def running(cls, folder: Path, image: str = "stock", **kwargs) -> "Twin":
@@ -161,6 +185,8 @@ class Twin:
     def control(self) -> TwinControl:
         """The control port's client (connected on first use, again after a power cut)."""
         if self._control is None:
+            if self.control_port is None:
+                raise TwinError("the device twin is not running: start() it first")
             deadline = time.monotonic() + 30
             while True:
                 try:
@@ -177,26 +203,39 @@ class Twin:
             self._control.close()
             self._control = None
 
+    @staticmethod
+    def _end(proc: subprocess.Popen | None) -> None:
+        """SIGTERM to the process's group (the bridge's socat and pty holder with it), SIGKILL if it stays."""
+        if proc is not None and proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+
     def stop(self) -> None:
         self._drop_control()
         for proc in (self.bridge, self.node):
-            if proc is not None and proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait(10)
+            self._end(proc)
         self.bridge = self.node = None
 
     def power_cut(self) -> None:
         """SIGKILL the chip: the image holds what its flash held at that instant.
-        The pty bridge reconnects when the chip comes back (start())."""
+        Its pty goes with it, as a Pico's USB does; start() powers it up again.
+
+        The pty bridge is ended too, and start() makes a new one: the chip comes
+        back on ports the system chooses then, not on the old serial port. Until
+        then nothing holds the old one (the bridge only tries to connect to it),
+        so another process may have bound it, and a bridge kept on it would join
+        that process's serial to this twin's pty."""
         assert self.node is not None
         self._drop_control()
         os.killpg(self.node.pid, signal.SIGKILL)
         self.node.wait(10)
         self.node = None
+        self._end(self.bridge)
+        self.bridge = None
         if self.link.exists():
             self.link.unlink()
 

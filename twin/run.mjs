@@ -14,7 +14,8 @@
 // --bootrom the RP2040 boot ROM as an ES module (default: bootrom.mjs beside a --uf2 or in
 //           $TALLYBOARD_RP2EMU when there is one, else twin/bootrom/bootrom-b1.mjs)
 // --board   the board definition whose parts are modelled (default: board/pico-reference.json)
-// --control TCP port for the control interface (JSON lines; docs/twin.md)
+// --control TCP port for the control interface (JSON lines; docs/twin.md); 0: one the system
+//           chooses, printed on stderr as `[rp2emu] control on tcp 127.0.0.1:PORT`
 // --seed    the contact bounce generator's seed (default 1): a run is reproducible
 // --fs      littlefs image put into flash at the MicroPython storage offset (mklfs.py makes one)
 // --save    write the storage region back to this file: every erased/programmed 4 KB sector as
@@ -23,7 +24,10 @@
 // --rom-bytes N  the image has a ROMFS partition of N bytes just below the storage (tallyboard's
 //           own images, image/README.md): --fs and --save then hold it too, before the littlefs
 // --port    TCP port for the USB CDC serial (one client at a time; a new one replaces the old);
-//           serial-pty.sh PORT LINK turns it into a pty for pyserial/mpremote/tallyboard --port
+//           serial-pty.sh PORT LINK turns it into a pty for pyserial/mpremote/tallyboard --port;
+//           0: one the system chooses, printed on stderr as `... serial on tcp 127.0.0.1:PORT`
+//           (no other process can take it between choosing and binding, as it could a port
+//           found free beforehand)
 // --stats   print emulated time / cycles vs wall time on exit and on SIGUSR1 (to stderr)
 // --echo    copy everything the board sends to stdout
 // --no-oled no display on the I2C bus: its address NAKs
@@ -524,8 +528,13 @@ const server = net.createServer((sock) => {
   sock.on('close', () => { if (client === sock) client = null; });
   sock.on('error', () => {});
 });
+server.on('error', (e) => {
+  console.error(`[rp2emu] serial: cannot listen on tcp 127.0.0.1:${args.port}: ${e.message}`);
+  shutdown(3);
+});
+// the port bound, not the one asked for: with --port 0 the system chooses it (bench/twin.py reads this line)
 server.listen(args.port, '127.0.0.1', () => {
-  console.error(`[rp2emu] uf2 ${args.uf2} (${nblocks} blocks), fs ${args.fs ?? '(none: flash erased)'}, serial on tcp 127.0.0.1:${args.port}`);
+  console.error(`[rp2emu] uf2 ${args.uf2} (${nblocks} blocks), fs ${args.fs ?? '(none: flash erased)'}, serial on tcp 127.0.0.1:${server.address().port}`);
 });
 
 function shutdown(code) {
@@ -566,7 +575,7 @@ const twin = {
     oled_last_ms: oled.stats.last_stop_ms,
   }),
 };
-if (args.control) startControl(args.control, twin);
+if (Number.isInteger(args.control)) startControl(args.control, twin);     // --control 0: a port the system chooses
 
 boot();
 start();
