@@ -1,12 +1,16 @@
 """A stand-in for the evening's store (tallyboard.event.EventStore, another
 part of issue 13) with the same methods, kept in a JSON file so that a host
-process killed with kill -9 and the one that resumes after it share it."""
+process killed with kill -9 and the one that resumes after it share it. It is
+an EveningStore (tallyboard/event/evening_store.py), and behaves as
+EventStore does there: tests/test_event_store_interface.py holds it to both."""
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from tallyboard.event.store import EventError, canonical
 
 
 @dataclass
@@ -42,49 +46,64 @@ class FakeStore:
     def event(self, name: str | None = None) -> Event:
         doc = self._read()["event"]
         if name is not None and name != doc["name"]:
-            raise ValueError(f"no event {name}")
+            raise EventError(f"no event called {name!r} in {self.path} (events: {doc['name']!r})")
         return Event(doc["name"], doc["players"])
 
     def names(self, event: Event) -> list[str]:
         return list(self._read()["event"]["players"])
 
     def seating(self, event: Event, round: int) -> list[list[int]]:
-        return self._read()["seatings"][str(round)]
+        seatings = self._read()["seatings"]
+        if str(round) not in seatings:
+            raise EventError(f"the event has no round {round}")
+        return seatings[str(round)]
 
-    def save_table_game(self, event, round, table, record, stamp) -> bool:
+    def save_table_game(self, event: Event, round: int, table: int, record: dict, stamp: dict) -> bool:
+        """As EventStore: False when the record and the stamp are both what
+        was stored. saves() counts the saves that changed the record (a new
+        stamp alone, a hand held say, is stored but not counted)."""
         doc = self._read()
         key = f"{round}/{table}"
-        if doc["games"].get(key, {}).get("record") == record:
+        before = doc["games"].get(key)
+        if before is not None and (canonical(before["record"]), canonical(before["stamp"])) == (
+                canonical(record), canonical(stamp)):
             return False
         doc["games"][key] = {"record": record, "stamp": stamp}
-        doc["saves"] += 1
+        if before is None or canonical(before["record"]) != canonical(record):
+            doc["saves"] += 1
         self._write(doc)
         return True
 
-    def table_game(self, event, round, table):
+    def table_game(self, event: Event, round: int, table: int) -> dict | None:
         entry = self._read()["games"].get(f"{round}/{table}")
         return entry["record"] if entry else None
 
-    def set_pending(self, event, round, table, pending) -> None:
+    def set_pending(self, event: Event, round: int, table: int, pending: dict | None) -> None:
         doc = self._read()
-        doc["pending"][f"{round}/{table}"] = pending
+        if pending is None:
+            doc["pending"].pop(f"{round}/{table}", None)
+        else:
+            doc["pending"][f"{round}/{table}"] = pending
         self._write(doc)
 
-    def pending(self, round, table):
+    def pending(self, event: Event, round: int, table: int) -> dict | None:
         return self._read()["pending"].get(f"{round}/{table}")
 
-    def set_board(self, event, table, port, board_id) -> None:
+    def set_board(self, event: Event, table: int, port: str, board_id: str) -> None:
+        """As EventStore: the board in place of the table's last, its status ok."""
         doc = self._read()
-        doc["boards"].setdefault(str(table), {"status": ""}).update(port=port, board_id=board_id)
+        doc["boards"][str(table)] = {"port": port, "board_id": board_id, "status": "ok"}
         self._write(doc)
 
-    def boards(self, event) -> dict[int, dict]:
-        return {int(t): dict(b) for t, b in self._read()["boards"].items()}
+    def boards(self, event: Event) -> dict[int, dict]:
+        return {int(t): dict(b) for t, b in sorted(self._read()["boards"].items(), key=lambda tb: int(tb[0]))}
 
-    def set_table_status(self, event, table, status) -> None:
+    def set_table_status(self, event: Event, table: int, status: str) -> None:
+        """As EventStore: a table with no board attached has no status to change."""
         doc = self._read()
-        doc["boards"].setdefault(str(table), {"port": "", "board_id": ""})["status"] = status
-        self._write(doc)
+        if str(table) in doc["boards"]:
+            doc["boards"][str(table)]["status"] = status
+            self._write(doc)
 
     def saves(self) -> int:
         return self._read()["saves"]

@@ -35,7 +35,8 @@ from ..club import envelope
 from ..club.link import ConnectionRefused, DirectorLink, TableLink
 from ..club.outbox import Outbox
 from ..errors import TallyboardError
-from .store import EventError
+from .evening_store import EveningStore
+from .store import EventError, EventStore
 from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag, round_game
 
 log = logging.getLogger(__name__)
@@ -64,7 +65,7 @@ def tag_of(event_id: str) -> int:
                               "director") from None
 
 
-def round_body(store: Any, event: Any) -> dict[str, Any]:
+def round_body(store: EveningStore[Any], event: Any) -> dict[str, Any]:
     """What the director publishes as the round: enough for a table host to
     seat its boards (every round's seating so far, the players by number), and
     for a board on Wi-Fi to seat itself as Tables.push_round would: the
@@ -180,12 +181,12 @@ def _utc(at: str | None) -> str | None:
     return at.replace(" ", "T") + "Z" if at else None
 
 
-def table_count(store: Any, event: Any) -> int:
+def table_count(store: EveningStore[Any], event: Any) -> int:
     """The evening's tables (the most any round's seating has)."""
     return max(len(store.seating(event, r)) for r in range(1, max(event.round, 1) + 1))
 
 
-def broker_users(store: Any, event: Any) -> dict[str, str]:
+def broker_users(store: EveningStore[Any], event: Any) -> dict[str, str]:
     """Every broker login of the evening, {user: password}: the director's, and each
     table's (its board's identity, the password its key gives: envelope.broker_password),
     for the embedded broker and for a club's mosquitto (event broker-files)."""
@@ -288,9 +289,11 @@ def _int(body: dict[str, Any], key: str, low: int, high: int) -> int:
 
 class Director:
     """The director's end: DirectorLink into the store, the round published
-    whenever the store's round or seating changes. A context manager."""
+    whenever the store's round or seating changes. A context manager. The
+    store is the director's own EventStore: it checks a table's record and
+    reads the event again, which no other EveningStore does."""
 
-    def __init__(self, store: Any, event: Any, url: str, tls_ca: str | None = None) -> None:
+    def __init__(self, store: EventStore, event: Any, url: str, tls_ca: str | None = None) -> None:
         self.store = store
         self.event = event
         self.tag = event_tag(event)
@@ -434,7 +437,8 @@ class HostEvent:
 class HostStore:
     """The store a table host's Tables reads and writes: the evening from
     the director's round, the tables' games in memory; every change of a
-    table is handed to `changed(round, table)`."""
+    table is handed to `changed(round, table)`. An EveningStore[HostEvent]
+    (event/evening_store.py)."""
 
     def __init__(self, body: dict[str, Any], changed: Callable[[int, int], None]) -> None:
         self.body = body
@@ -446,6 +450,8 @@ class HostStore:
 
     def event(self, name: str | None = None) -> HostEvent:
         b = self.body
+        if name is not None and name != b["name"]:
+            raise EventError(f"the director's evening is {b['name']!r}, not {name!r}")
         return HostEvent(b["id"], b["name"], b["round"], b["rounds"], b["hands"])
 
     def names(self, event: Any) -> list[str]:
@@ -454,11 +460,11 @@ class HostStore:
     def seating(self, event: Any, round: int) -> list[list[int]]:
         seatings = self.body["seatings"]
         if not 1 <= round <= len(seatings):
-            raise TallyboardError(f"the director has published no round {round} yet")
+            raise EventError(f"the director has published no round {round} yet")
         return seatings[round - 1]
 
     def boards(self, event: Any) -> dict[int, dict]:
-        return {t: dict(b) for t, b in self.attached.items()}
+        return {t: dict(b) for t, b in sorted(self.attached.items())}
 
     def set_board(self, event: Any, table: int, port: str, board_id: str) -> None:
         self.attached[table] = {"port": port, "board_id": board_id, "status": OK}

@@ -34,6 +34,7 @@ from tallycore import game as core_game
 from tallynet import tablestate
 from tallyrun import protocol
 
+from .evening_store import EveningStore
 from .standings import game_length
 from .. import emulator as emu_mod
 from .. import fileset, games, portshare, records
@@ -102,7 +103,7 @@ class _Board:
 class Tables:
     """The boards of one evening: ports or emulators, opened through the port-sharing link."""
 
-    def __init__(self, store: Any, event: Any, timeout: float = 1.0) -> None:
+    def __init__(self, store: EveningStore[Any], event: Any, timeout: float = 1.0) -> None:
         self.store = store
         self.event = event
         self.timeout = timeout
