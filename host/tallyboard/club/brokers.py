@@ -356,9 +356,10 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
     logged in within CONNECT_TIMEOUT seconds is closed, and one address
     holds at most MAX_PER_ADDRESS connections (more are closed at once)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, connect_timeout: float = CONNECT_TIMEOUT, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.per_address: dict[str, int] = {}
+        self.connect_timeout = connect_timeout
 
     async def stream_connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                                listener_name: str) -> None:
@@ -398,10 +399,10 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
                                          remote_port: int) -> Any:
         try:
             return await asyncio.wait_for(super()._initialize_client_session(reader, writer, remote_address,
-                                                                             remote_port), CONNECT_TIMEOUT)
+                                                                             remote_port), self.connect_timeout)
         except asyncio.TimeoutError:
             self.logger.warning("%s:%s sent no CONNECT in %g s; closed", remote_address, remote_port,
-                                CONNECT_TIMEOUT)
+                                self.connect_timeout)
             try:
                 await writer.close()
             except OSError:
@@ -416,8 +417,10 @@ class EmbeddedBroker:
     publishing and reading only what `may()` allows. Sessions and retained
     messages live in memory: they go when the broker stops."""
 
-    def __init__(self, port: int, users: Mapping[str, str], bind: str = "127.0.0.1") -> None:
+    def __init__(self, port: int, users: Mapping[str, str], bind: str = "127.0.0.1",
+                 connect_timeout: float = CONNECT_TIMEOUT) -> None:
         self.port = port
+        self.connect_timeout = connect_timeout   # seconds a connection has to log in (tests shorten it)
         self.users = dict(users)
         self.bind = bind                 # 0.0.0.0: table hosts on other laptops reach it
         self._thread: threading.Thread | None = None
@@ -441,7 +444,7 @@ class EmbeddedBroker:
             self._loop = loop
             asyncio.set_event_loop(loop)
             try:
-                self._broker = _GuardedBroker(config, loop=loop)
+                self._broker = _GuardedBroker(config, loop=loop, connect_timeout=self.connect_timeout)
                 loop.run_until_complete(self._broker.start())
             except BaseException as error:   # reported by start() in the caller's thread
                 self._error = error
