@@ -13,13 +13,13 @@ before."""
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from tallyboard import render
 from tallyrun import protocol
+from waiting import NotInTime, until
 
 OLED_BYTES = 1024
 OLED_WIDTH = 128
@@ -119,14 +119,17 @@ def mismatch(board, folder: Path, stem: str, expected_name: str, expected: Shown
 def wait_for(read: Callable[[], Shown], expected: Shown, seconds: float) -> tuple[bool, Shown]:
     """Read the display until it shows expected, for at most seconds; whether
     it did, and the last frame read."""
-    deadline = time.monotonic() + seconds
-    while True:
-        got = read()
-        if got == expected:
-            return True, got
-        if time.monotonic() >= deadline:
-            return False, got
-        time.sleep(POLL_S)
+    last: list[Shown] = []
+
+    def shows() -> bool:
+        last[:] = [read()]
+        return last[0] == expected
+
+    try:
+        until(shows, seconds, "the expected frame", every=POLL_S)
+    except NotInTime:
+        return False, last[0]
+    return True, last[0]
 
 
 class Composer:

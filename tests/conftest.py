@@ -1,6 +1,9 @@
 import os
 import signal
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -51,6 +54,7 @@ def _fail_unlisted_skip(report, nodeid: str) -> None:
 def pytest_runtest_makereport(item, call):
     outcome = yield
     _fail_unlisted_skip(outcome.get_result(), item.nodeid)
+    _fail_unmarked_start(outcome.get_result(), item.nodeid)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -58,3 +62,129 @@ def pytest_make_collect_report(collector):
     # a whole module skipped (pytest.skip(allow_module_level=True)) is taken at collection
     outcome = yield
     _fail_unlisted_skip(outcome.get_result(), collector.nodeid)
+
+
+# ---------------------------------------------------------------- tiers
+# What a test needs beyond the test process, as its markers (docs/host.md, "Testing"). A test with
+# none of them is in the quick tier (`pytest -m quick`: in-process, seconds): every test that starts
+# a process carries the marker of what it starts, and one that does not fails the run.
+TIERS = {
+    "emulator": "runs the firmware in the emulator (the MicroPython unix port, `micropython`)",
+    "twin": "runs the firmware on the device twin (an emulated RP2040: node, rp2040js, socat; bench/twin.py)",
+    "broker": "talks to an MQTT broker on loopback (mosquitto, or the embedded broker in this process)",
+    "browser": "drives Debian's headless Chromium",
+    "process": "starts another process (the tallyboard CLI, mpy-cross, pip, a helper script)",
+    "slow": "in-process, but takes more than a few seconds",
+}
+QUICK = "quick"
+# a program a test may start only under its own marker; any other needs one of the TIERS
+STARTED_UNDER = {"micropython": "emulator", "mosquitto": "broker", "chromium": "browser"}
+
+
+def pytest_configure(config):
+    # Tests run side by side (pytest-xdist), each worker under basetemp/popen-gwN: pytest's own
+    # /tmp/pytest-of-USER/pytest-N/popen-gwN/test_name0/ leaves too few of a Unix socket name's 107
+    # bytes for the ports' sharer (tallyboard.portshare). A shorter base, made for this run:
+    if config.option.basetemp is None and not hasattr(config, "workerinput"):
+        config.option.basetemp = tempfile.mkdtemp(prefix="tb")
+        config._tallyboard_basetemp = config.option.basetemp
+    for name, what in TIERS.items():
+        config.addinivalue_line("markers", f"{name}: {what}")
+    config.addinivalue_line("markers", f"{QUICK}: none of {', '.join(TIERS)}: the in-process tier (given, not written)")
+
+
+def pytest_xdist_auto_num_workers(config):
+    # `-n auto`: the suite mostly waits (on emulated boards, brokers, the twin, a browser), so two
+    # workers a core keep both cores busy on the 2-core machine CI runs on (docs/host.md, "Testing")
+    return 2 * (os.cpu_count() or 1)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # the base made above goes when every test passed; a failed run's files stay for a look
+    made = getattr(session.config, "_tallyboard_basetemp", None)
+    if made and exitstatus == 0:
+        shutil.rmtree(made, ignore_errors=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if not any(item.get_closest_marker(name) for name in TIERS):
+            item.add_marker(QUICK)
+    # Side by side (pytest-xdist, --dist loadscope) each module's tests run in one worker, in their
+    # order, so a module's shared board or twin is made once. The modules that wait longest start
+    # first, so that none is left to run alone at the end: the twin's, then the browser's, the brokers',
+    # the emulator's, other processes, the in-process tier last. Within a module the order stays.
+    weight: dict[str, int] = {}
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        mine = min([RANK.index(name) for name in RANK if item.get_closest_marker(name)] or [len(RANK)])
+        weight[module] = min(weight.get(module, mine), mine)
+    items.sort(key=lambda item: weight[item.nodeid.split("::", 1)[0]])
+
+
+RANK = ("twin", "browser", "broker", "emulator", "process", "slow", QUICK)
+
+
+_running: dict = {}          # the test being run in this process: "item", and what it started unmarked
+
+
+def _words(args, executable) -> list[str]:
+    if isinstance(args, (str, bytes, os.PathLike)):
+        words = os.fsdecode(args).split() if isinstance(args, str) else [os.fsdecode(args)]
+    else:
+        words = [os.fsdecode(a) for a in args]
+    return [os.fsdecode(executable)] + words if executable else words
+
+
+def _needed(words: list[str]) -> tuple[str, str | None]:
+    """The program a command runs, and the marker it needs (None: any of the TIERS)."""
+    program = os.path.basename(words[0]) if words else "?"
+    if any(w.endswith("twin/run.mjs") for w in words):
+        return "the device twin (node twin/run.mjs)", "twin"
+    if "playwright" in words[0]:
+        return "playwright's driver (it starts chromium)", "browser"
+    return program, STARTED_UNDER.get(program)
+
+
+def _note_start(program: str, wanted: str | None) -> None:
+    item = _running.get("item")
+    if item is None:
+        return
+    if wanted is not None:
+        allowed = item.get_closest_marker(wanted) is not None
+    else:
+        allowed = any(item.get_closest_marker(name) for name in TIERS if name != "slow")
+    if not allowed:
+        _running.setdefault("unmarked", []).append(
+            f"{program} (mark the test {wanted or 'with the marker of what it needs: ' + ', '.join(TIERS)})")
+
+
+_real_popen_init = subprocess.Popen.__init__
+
+
+def _watched_popen_init(self, args, *more, **options):
+    _note_start(*_needed(_words(args, options.get("executable"))))
+    _real_popen_init(self, args, *more, **options)
+
+
+subprocess.Popen.__init__ = _watched_popen_init      # type: ignore[method-assign]
+os.register_at_fork(before=lambda: _note_start("a forked copy of the test process", None))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _running["item"] = item
+    _running.pop("unmarked", None)
+    try:
+        yield
+    finally:
+        _running.pop("item", None)
+
+
+def _fail_unmarked_start(report, nodeid: str) -> None:
+    started = _running.pop("unmarked", None)
+    if started and report.outcome != "failed":
+        report.outcome = "failed"
+        report.longrepr = (f"{nodeid} started {'; '.join(sorted(set(started)))} without the marker for it: "
+                           "register what a test needs in tests/conftest.py TIERS (docs/host.md, \"Testing\")")

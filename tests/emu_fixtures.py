@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import time
 from pathlib import Path
 from typing import Iterator
 
@@ -17,6 +16,7 @@ from tallyboard.client import Board
 from tallyboard.emulator import Emulator
 from tallyboard.transport import SerialTransport
 from tallypanel import menu, screen
+from waiting import until  # noqa: F401  (the one polling helper, tests/waiting.py; imported from here too)
 
 
 @contextlib.contextmanager
@@ -31,18 +31,6 @@ def emulated_board(flash: Path, timeout: float = 2.0) -> Iterator[tuple[Emulator
             yield emulator, board
         finally:
             link.close()
-
-
-def until(check, seconds: float = 10.0, what: str = "the condition", explain=None):
-    """check()'s first true value, asked every 0.1 s; AssertionError naming
-    what did not come when seconds pass (and explain()'s words on what was there instead)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"{what} did not come within {seconds:g} s" + (f"\n{explain()}" if explain else ""))
 
 
 CTRL_C_WAIT_S = 30.0    # a process given Ctrl-C ends within this, on a machine kept busy by others
@@ -79,16 +67,17 @@ def end_with_ctrl_c(process, what: str, wait: float = CTRL_C_WAIT_S) -> None:
                          f"{stacks[-6000:]}")
 
 
-def oled_text(oled: bytes, row: int) -> str:
+def oled_text(oled: bytes, row: int, layout: int = screen.SHEET) -> str:
     """One row of the OLED's small text, read back from the pixels with the
-    firmware's own glyphs (tallypanel.sheetview)."""
+    firmware's own glyphs (tallypanel.sheetview), the row as the screen layout
+    places it (tallypanel.screen.LAYOUTS: the sheet's, or e.g. ENTRY's)."""
     font = {}
     source = Path(screen.__file__).with_name("sheetview.py").read_text()   # imports framebuf: read it
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in ("_CHARS", "_GLYPHS"):
             font[node.targets[0].id] = ast.literal_eval(node.value)
     glyphs = {font["_GLYPHS"][3 * i:3 * i + 3]: chr(c) for i, c in enumerate(font["_CHARS"])}
-    y = screen.LAYOUTS[screen.SHEET][2 * row]
+    y = screen.LAYOUTS[layout][2 * row]
     text = ""
     for col in range(screen.COLS):
         cell = bytes(sum(render.oled_pixel(oled, 4 * col + x, y + j) << j for j in range(5)) for x in range(3))

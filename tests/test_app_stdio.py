@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from tallyboard.mpunix import BOARD_DIR, micropython_binary
+from waiting import until
+
+pytestmark = [pytest.mark.emulator, pytest.mark.process]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
@@ -366,10 +369,14 @@ def test_a_seat_button_on_the_board_pegs_and_is_pushed_to_the_host(board: Board)
         # plays the script in the firmware's own time and writes steps.done once the release
         # has been read (firmware/emu/machine.py), whenever the app has booted.
         (board.io / "steps.txt").write_text("press-1\n150 10=0\n80 10=1")
-        deadline = time.monotonic() + 30
-        while _read_or_empty(board.io / "steps.done") != "press-1":
-            assert proc.poll() is None and time.monotonic() < deadline, "the app did not play the press"
-            time.sleep(0.02)
+
+        def played() -> bool:
+            if _read_or_empty(board.io / "steps.done") == "press-1":
+                return True
+            assert proc.poll() is None, "the app ended before it played the press"
+            return False
+
+        until(played, 30, "the app playing the press", every=0.02)
         out, err = proc.communicate(wire.encode_request(2, "SCORE"), timeout=30)
     finally:
         if proc.poll() is None:

@@ -1,5 +1,6 @@
 """The host's SQLite archive: games checked before they are stored, stored
 once, listed, shown and exported exactly as they went in."""
+import pytest
 import json
 import sqlite3
 
@@ -82,6 +83,7 @@ def test_a_newer_archive_is_refused(tmp_path):
     assert result.exit_code != 0 and "written by a newer tallyboard" in result.stderr
 
 
+@pytest.mark.emulator
 def test_save_copies_the_boards_game(tmp_path):
     env = {"TALLYBOARD_EMULATOR_HOME": str(tmp_path / "emu")}
     runner = CliRunner()

@@ -51,6 +51,7 @@ def test_the_message_says_what_to_do(tmp_path):
                              "save the record as UTF-8 text\n")
 
 
+@pytest.mark.emulator
 @pytest.mark.parametrize("data,message", [(NOT_UTF8, "not UTF-8 JSON"), (b"[" * 100_000, "too deeply nested")],
                          ids=["not UTF-8", "deep"])
 def test_a_bad_hand_for_enter(tmp_path, data, message):

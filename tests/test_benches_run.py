@@ -17,6 +17,8 @@ import pytest
 
 from twin_support import WHY_NOT
 
+pytestmark = [pytest.mark.emulator, pytest.mark.broker, pytest.mark.process]   # the benches run boards and brokers
+
 ROOT = Path(__file__).resolve().parent.parent
 
 QUICK = [

@@ -30,6 +30,8 @@ def reference() -> dict:
     return json.loads((ROOT / "board" / "pico-reference.json").read_text())
 
 
+@pytest.mark.emulator
+@pytest.mark.process
 def test_a_broken_or_wrong_definition_is_refused_and_a_broken_one_at_boot_is_a_note(tmp_path):
     flash = tmp_path / "flash"
     with Emulator(flash=flash) as emulator:

@@ -8,7 +8,6 @@ sends an event the core refuses, and every refusal is on the screen."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from tallyboard.emulator import Emulator
 from tallyboard.transport import SerialTransport
 from tallypanel import menu
 from tallycore import games
+from waiting import until
 
 ROOT = Path(__file__).resolve().parent.parent
 PUSH, HOLD, turn, seat = hands.PUSH, hands.HOLD, hands.turn, hands.seat
@@ -43,6 +43,11 @@ def press_args(one) -> list[list[str]]:
     return [["press", "push", "--hold", "0.1"]]
 
 
+def _with_a_hand(game):
+    return game if game.hands() == 1 else None
+
+
+@pytest.mark.emulator
 def test_every_game_is_entered_with_presses_on_the_emulated_board(tmp_path, monkeypatch):
     assert sorted(row[0] for row in EVERY_GAME) == sorted(games.names())
     home = tmp_path / "home"
@@ -60,13 +65,9 @@ def test_every_game_is_entered_with_presses_on_the_emulated_board(tmp_path, monk
                     for args in press_args(one):
                         out = runner.invoke(main, args)
                         assert out.exit_code == 0, out.output
-                deadline = time.monotonic() + 5
-                while True:
-                    game = board.rebuild().game
-                    got = [game.total(p) for p in range(players)]
-                    if game.hands() == 1 or time.monotonic() > deadline:
-                        break
-                    time.sleep(0.1)
+                game = until(lambda: _with_a_hand(board.rebuild().game), 5, f"{name}'s hand on the board",
+                             every=0.1, explain=lambda: f"the board's game: {board.rebuild().game.hands()} hands")
+                got = [game.total(p) for p in range(players)]
                 assert (name, game.hands(), got) == (name, 1, totals)
         finally:
             link.close()

@@ -1,11 +1,14 @@
 """Input on the board itself, in the emulator (the real firmware): presses
 made while no host is connected are scored on the board, shown on its LEDs
 and OLED, and reach the host when it connects."""
+import pytest
 from emu_fixtures import until
 from tallycore import roquet
 from tallyboard.client import Board
 from tallyboard.emulator import Emulator
 from tallyboard.transport import SerialTransport
+
+pytestmark = [pytest.mark.emulator]
 
 SEAT_A, SEAT_B, KNOB_PUSH = 10, 11, 18   # board/pico-reference.json
 

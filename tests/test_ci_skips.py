@@ -3,6 +3,7 @@ tests/conftest.py (docs/host.md, "Testing"): run pytest on two skipping tests
 with the suite's own conftest, once as CI and once not."""
 from __future__ import annotations
 
+import pytest
 import importlib.util
 import os
 import shutil
@@ -34,6 +35,7 @@ def _run(folder: Path, ci: str | None) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.process
 def test_an_unlisted_skip_fails_only_in_ci(tmp_path):
     shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "test_two.py").write_text(
@@ -65,3 +67,35 @@ def test_every_listed_skip_says_why():
     assert all(len(why) > 40 for why in conftest.SKIPS_ALLOWED_IN_CI.values())
     assert not conftest.skip_refused_in_ci("mosquitto is not installed", {})
     assert conftest.skip_refused_in_ci("mosquitto is not installed", {"CI": "true"})
+
+
+@pytest.mark.process
+def test_a_test_that_starts_a_process_without_its_marker_fails_the_run(tmp_path):
+    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
+    unix_port = tmp_path / "bin" / "micropython"        # a stand-in that exits 0: only its name counts
+    unix_port.parent.mkdir()
+    unix_port.write_text("#!/bin/sh\nexit 0\n")
+    unix_port.chmod(0o755)
+    (tmp_path / "test_starts.py").write_text(
+        "import subprocess, sys\n"
+        "import pytest\n\n"
+        "def test_unmarked():\n"
+        "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n\n"
+        "@pytest.mark.process\n"
+        "def test_marked():\n"
+        "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n\n"
+        "@pytest.mark.process\n"
+        "def test_marked_but_not_for_the_unix_port():\n"
+        f"    subprocess.run([{str(unix_port)!r}, '-c', 'pass'], check=True)\n\n"
+        "def test_in_process():\n"
+        "    assert sum(range(4)) == 6\n")
+    assert _run(tmp_path, None).startswith("2 failed, 2 passed")
+    # the quick tier: the tests marked with none of the tiers (the unmarked one that starts a process fails there too)
+    quick = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "quick", str(tmp_path)],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert quick.stdout.strip().splitlines()[-1].startswith("1 failed, 1 passed, 2 deselected"), quick.stdout
+
+
+def test_every_tier_says_what_it_needs():
+    assert set(conftest.TIERS) == {"emulator", "twin", "broker", "browser", "process", "slow"}
+    assert set(conftest.STARTED_UNDER.values()) <= set(conftest.TIERS)

@@ -9,16 +9,17 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from click.testing import CliRunner
-from emu_fixtures import emulated_board, end_with_ctrl_c
+from emu_fixtures import emulated_board, end_with_ctrl_c, until
 from fake_mpremote import RP2040, FakeMpremote, commands_of
 
 from tallyboard import deploy as deploy_mod
 from tallyboard.cli import main
 from tallyboard.emulator import Emulator
+
+pytestmark = [pytest.mark.emulator, pytest.mark.process]
 
 
 def run(*args: str, env: dict | None = None):
@@ -204,12 +205,13 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
                                                "roquet: P1 1  P2 0  (0 hands)"], out.output
         run("press", "seat1", env=home)
         run("press", "seat0", env=home)
-        for _ in range(20):      # the firmware debounces the last release, then pegs
-            last = run("status", "--emulator", env=home).output.splitlines()[-1]
-            if last == "roquet: P1 2  P2 1  (0 hands)":
-                break
-            time.sleep(0.1)
-        assert last == "roquet: P1 2  P2 1  (0 hands)"
+        last = []                # the firmware debounces the last release, then pegs
+
+        def pegged() -> bool:
+            last[:] = [run("status", "--emulator", env=home).output.splitlines()[-1]]
+            return last[0] == "roquet: P1 2  P2 1  (0 hands)"
+
+        until(pegged, 10, "the two presses' pegs in the status", every=0.1, explain=lambda: last[0])
         assert run("press", "seat9", env=home).output.startswith("tallyboard: unknown button 'seat9'; this board has: seat0")
         # deploy to the running emulator: new files on its flash, a reset, the game kept
         out = run("deploy", "--emulator", env=home)

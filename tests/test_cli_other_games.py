@@ -13,7 +13,10 @@ from emu_fixtures import emulated_board
 
 from tallyboard.cli import main
 
+pytestmark = [pytest.mark.emulator]
+
 NAMES = ["--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee"]
+THREE = NAMES[:6]     # each test names its players: the tests share one board, in any order
 
 
 def run(*args: str):
@@ -65,7 +68,7 @@ def test_moosehead_hand_of_plays_and_the_live_sheet(port, tmp_path):
 
 
 def test_options_and_export(port):
-    assert run("new", "rummy", "-n", "3", "-o", "faces=ten", "--discard", "-p", port).exit_code == 0
+    assert run("new", "rummy", *THREE, "-o", "faces=ten", "--discard", "-p", port).exit_code == 0
     # faces count 10: 10 + 3 + 4 = 17 against Bob, K = 10 against Cy.
     out = run("enter", '{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}', "-p", port)
     assert out.stdout == "rummy: Ann 0  Bob 17  Cy 10  (1 hand)\n", out.stderr
@@ -79,7 +82,7 @@ def test_options_and_export(port):
 def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     # docs/rules.md QU3: the totals add up the tricks: 6, 5, 2 then 7, 0, 6:
     # 6 + 7 = 13, 5 + 0 = 5, 2 + 6 = 8.
-    assert run("new", "quatro", "-n", "3", "--discard", "-p", port).exit_code == 0
+    assert run("new", "quatro", *THREE, "--discard", "-p", port).exit_code == 0
     assert run("enter", '{"tricks": [6, 5, 2]}', "-p", port).stdout == "quatro: Ann 6  Bob 5  Cy 2  (1 hand)\n"
     out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
     assert out.stdout == "quatro: Ann 13  Bob 5  Cy 8  (2 hands)\n", out.stderr
@@ -87,7 +90,7 @@ def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     assert doc["wins"] == "most tricks" and doc["totals"] == [13, 5, 8]
     assert "options" not in json.loads(run("export", "-p", port).stdout)
     # hands_won: the same hands are a hand won each by Ann (6) and Ann (7): 2, 0, 0.
-    assert run("new", "quatro", "-n", "3", "-o", "hands_won=true", "--discard", "-p", port).exit_code == 0
+    assert run("new", "quatro", *THREE, "-o", "hands_won=true", "--discard", "-p", port).exit_code == 0
     run("enter", '{"tricks": [6, 5, 2]}', "-p", port)
     out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
     assert out.stdout == "quatro: Ann 2  Bob 0  Cy 0  (2 hands)\n", out.stderr

@@ -12,6 +12,8 @@ from emu_fixtures import emulated_board
 from tallyboard import client
 from tallyboard.cli import main
 
+pytestmark = [pytest.mark.emulator, pytest.mark.process]
+
 
 @pytest.fixture
 def port(tmp_path, monkeypatch):

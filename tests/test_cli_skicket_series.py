@@ -20,6 +20,8 @@ from tallyboard.client import Board
 from tallyboard.transport import SerialTransport
 from tallycore import games
 
+pytestmark = [pytest.mark.emulator]
+
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
 
 

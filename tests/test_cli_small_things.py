@@ -2,6 +2,7 @@
 row reads "Total" as Roquet's does, `new` takes a game name in any case as the
 wire does, `press` says what it pressed, `watch` ends its last line, and a
 full log says what to do."""
+import pytest
 import json
 import re
 import os
@@ -29,6 +30,7 @@ def test_the_skicket_sheet_totals_row_says_total(tmp_path):
     assert total == [["Total", "100", "30", "100", "30"]], out.output
 
 
+@pytest.mark.emulator
 def test_new_takes_the_game_name_in_any_case(tmp_path):
     with emulated_board(tmp_path / "flash") as (emulator, board):
         board.link.close()
@@ -37,6 +39,7 @@ def test_new_takes_the_game_name_in_any_case(tmp_path):
         assert out.output == "skicket: P1 0  P2 0  P3 0  P4 0  (0 hands)\n"
 
 
+@pytest.mark.process
 def test_press_says_what_it_pressed(tmp_path):
     env = dict(os.environ, TALLYBOARD_EMULATOR_HOME=str(tmp_path / "emu"))
     proc = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "emulate", "--fresh"], env=env,
@@ -58,6 +61,7 @@ def _snapshots(output):
     return parts[1:]
 
 
+@pytest.mark.emulator
 def test_watch_ends_its_last_line(tmp_path):
     # Written to a pipe, watch prints the view when it starts and again on
     # every change, each ending with one newline whatever the view ends with.
@@ -80,6 +84,7 @@ def test_watch_ends_its_last_line(tmp_path):
             repr(out.output[-80:])
 
 
+@pytest.mark.emulator
 def test_a_full_log_says_what_to_do(tmp_path):
     # 600 misdeals fill the board's log (tallycore.game.LOG_CAPACITY, the
     # board's HELLO log=600); every way of adding a change then says what to do.

@@ -4,17 +4,19 @@ tallyboard processes, which reach the board through it; a port another
 program holds is named in the error."""
 from __future__ import annotations
 
+import pytest
 import os
 import re
 import subprocess
 import sys
 import threading
-import time
 
 from click.testing import CliRunner
 from emu_fixtures import emulated_board, end_with_ctrl_c, until
 
 from tallyboard.cli import main
+
+pytestmark = [pytest.mark.emulator, pytest.mark.process]
 
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\r")
@@ -44,10 +46,14 @@ def test_watch_in_one_process_and_scoring_in_others(tmp_path):
         try:
             home = {"XDG_RUNTIME_DIR": str(tmp_path / "run")}
             served = tmp_path / "run" / "tallyboard"
-            deadline = time.monotonic() + 20
-            while not list(served.glob("*.sock")):      # until watch has the port and serves it
-                assert watch.poll() is None and time.monotonic() < deadline, watch.communicate()
-                time.sleep(0.2)
+
+            def serving() -> bool:                        # watch has the port and serves it
+                if list(served.glob("*.sock")):
+                    return True
+                assert watch.poll() is None, watch.communicate()
+                return False
+
+            until(serving, 20, "watch serving its port", every=0.2)
             out = run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port, env=home)
             assert out.exit_code == 0, out.output
             out = run("peg", "Ann", "5", "-p", port, env=home)

@@ -9,6 +9,8 @@ from emu_fixtures import emulated_board
 
 from tallyboard.cli import main
 
+pytestmark = [pytest.mark.emulator]
+
 
 def run(*args: str):
     return CliRunner().invoke(main, list(args))

@@ -11,6 +11,8 @@ from tallyrun import protocol
 from tallyboard import wire
 from tallyboard.errors import BoardError
 
+pytestmark = [pytest.mark.emulator]
+
 # never in-band: 0x01/0x03/0x04 reach the REPL (0x03 stops the app by design)
 NOISE_BYTES = bytes(b for b in range(256) if b not in (0x01, 0x03, 0x04, 0x0A))
 

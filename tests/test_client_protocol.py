@@ -13,6 +13,8 @@ from tallyboard.client import Board
 from tallyboard.errors import BoardError, ProtocolError, TransportError
 from tallyboard.transport import Transport
 
+pytestmark = [pytest.mark.emulator]
+
 
 def frame(body: str) -> bytes:
     data = body.encode()

@@ -1,7 +1,6 @@
 """Port discovery and the line transport, over a pty relayed to a tiny
 MicroPython echo program (the emulator's plumbing without the firmware)."""
 import os
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -10,6 +9,7 @@ import pytest
 from tallyboard import transport
 from tallyboard.emulator import Emulator
 from tallyboard.errors import BoardNotFound, TransportError
+from waiting import until
 
 
 def port(device, vid, description="USB serial"):
@@ -52,6 +52,7 @@ def echo_board(tmp_path):
         yield emu
 
 
+@pytest.mark.emulator
 def test_lines_round_trip_and_survive_a_power_cut(echo_board):
     link = transport.SerialTransport(echo_board.port)
     seen = []
@@ -72,6 +73,7 @@ def test_lines_round_trip_and_survive_a_power_cut(echo_board):
     link.close()
 
 
+@pytest.mark.emulator
 def test_a_line_arriving_in_pieces_is_joined(echo_board):
     link = transport.SerialTransport(echo_board.port)
     link.write(b"par")
@@ -86,6 +88,7 @@ def test_a_missing_port_says_what_to_do(tmp_path):
         transport.SerialTransport(str(tmp_path / "ttyACM9"))
 
 
+@pytest.mark.emulator
 def test_port_taken_by_another_program(echo_board):
     first = transport.SerialTransport(echo_board.port)
     with pytest.raises(TransportError, match="no other program"):
@@ -93,6 +96,7 @@ def test_port_taken_by_another_program(echo_board):
     first.close()
 
 
+@pytest.mark.emulator
 def test_pins_and_io_files(echo_board):
     echo_board.press(3)
     pins = (echo_board.io_dir / "pins.bin").read_bytes()
@@ -109,11 +113,13 @@ def test_pins_and_io_files(echo_board):
     assert env["MICROPYPATH"].split(os.pathsep)[1].endswith("firmware/emu")
 
 
+@pytest.mark.emulator
 def test_two_emulators_cannot_share_a_flash_folder(echo_board):
     with pytest.raises(Exception, match="another emulator is running"):
         Emulator(flash=echo_board.flash, install=False).start()
 
 
+@pytest.mark.emulator
 def test_a_pulled_cable_is_a_clear_error(tmp_path):
     flash = tmp_path / "flash"
     flash.mkdir()
@@ -130,6 +136,7 @@ def test_a_pulled_cable_is_a_clear_error(tmp_path):
     link.close()
 
 
+@pytest.mark.emulator
 def test_a_crashed_firmware_is_reported_with_its_error(tmp_path):
     from tallyboard.client import Board
     from tallyboard.emulator import require_port_alive
@@ -188,6 +195,7 @@ def test_lines_come_out_whole_however_the_bytes_are_cut(lines, sizes, crlf):
     assert got == expected
 
 
+@pytest.mark.emulator
 def test_power_on_after_the_firmware_died_by_itself(tmp_path):
     flash = tmp_path / "flash"
     flash.mkdir()
@@ -196,11 +204,7 @@ def test_power_on_after_the_firmware_died_by_itself(tmp_path):
     with Emulator(flash=flash, install=False) as emulator:
         link = transport.SerialTransport(emulator.port)
         link.write(b"die\n")
-        for _ in range(100):
-            if not emulator.running:
-                break
-            time.sleep(0.02)
-        assert not emulator.running
+        until(lambda: not emulator.running, 10, "the firmware ending by itself", every=0.02)
         emulator.power_on()
         for n in range(20):                           # every line reaches the new firmware
             link.write(b"x%d\n" % n if n else b"first\n")
@@ -208,10 +212,13 @@ def test_power_on_after_the_firmware_died_by_itself(tmp_path):
         link.close()
 
 
+@pytest.mark.emulator
 def test_a_host_that_reads_late_loses_nothing(echo_board):
     link = transport.SerialTransport(echo_board.port)
     lines = [b"line %04d %s" % (n, b"x" * 40) for n in range(400)]   # ~22 KB of echoes
     link.write(b"".join(line + b"\n" for line in lines))
-    time.sleep(0.5)                                   # far more than the pty's own buffer waits
+    # the host reads only once the firmware has echoed the last line: every echo is out of the
+    # firmware by then, far more than the pty's own buffer holds, the rest held by the relay
+    until(lambda: b"echo " + lines[-1] in echo_board.last_output, 30, "the firmware's last echo", every=0.02)
     assert [link.read_line(2) for _ in lines] == [b"echo " + line for line in lines]
     link.close()

@@ -44,7 +44,7 @@ from tallyboard.event.tables import event_tag
 from tallyboard.emulator import running_on
 from tallyboard.event import EventStore
 
-pytestmark = pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed")
+pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"), pytest.mark.broker, pytest.mark.process]
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu"]
 AFTER = {1: [70, 60, 70, 60], 2: [140, 120, 140, 120], 3: [210, 190, 200, 180], 4: [280, 260, 260, 240]}

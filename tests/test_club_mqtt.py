@@ -16,7 +16,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -26,6 +25,9 @@ import pytest
 from tallyboard.club import brokers, envelope, link, outbox
 
 from club_director_support import Message
+from waiting import until
+
+pytestmark = [pytest.mark.broker, pytest.mark.process]
 
 HERE = Path(__file__).resolve().parent
 PUBLISHER = HERE / "club_publisher.py"
@@ -37,11 +39,7 @@ WAIT = 60.0   # the longest any test waits for one thing
 
 
 def wait_for(what: str, condition: Callable[[], bool], timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"gave up after {timeout:g} s waiting for {what}")
-        time.sleep(0.05)
+    until(condition, timeout, what)
 
 
 @pytest.fixture(params=["mosquitto", "amqtt"])

@@ -5,13 +5,15 @@ sheet read back (`tallyboard sheet --json` on the live board) and checked
 against the arithmetic of docs/rules.md written out below."""
 from __future__ import annotations
 
+import pytest
 import json
-import time
 
 from click.testing import CliRunner
 
 from emu_fixtures import emulated_board, oled_text, until
 from tallyboard.cli import main
+
+pytestmark = [pytest.mark.emulator]
 
 SEAT_PINS = (10, 11, 12, 13)                 # board/pico-reference.json: seats 0..3
 KNOB_A, KNOB_B, KNOB_PUSH = 16, 17, 18
@@ -31,12 +33,15 @@ def enter_4h_made_from_seat_1(emulator):
 
 
 def wait_for(board, hands, held, deadline_s=5.0):
-    deadline = time.monotonic() + deadline_s
-    while True:
-        state = board.rebuild()
-        if (state.game.hands(), state.held is not None) == (hands, held) or time.monotonic() > deadline:
-            return state
-        time.sleep(0.05)
+    """The board's game once it has hands hands, with a hand held or not."""
+    last = []
+
+    def there():
+        last[:] = [board.rebuild()]
+        return last[0] if (last[0].game.hands(), last[0].held is not None) == (hands, held) else None
+
+    return until(there, deadline_s, f"{hands} hands, {'one' if held else 'none'} held",
+                 explain=lambda: f"the board had {last[0].game.hands()} hands, held {last[0].held}")
 
 
 def play(emulator, board, count):

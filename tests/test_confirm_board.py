@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -46,12 +45,13 @@ def emulate(tmp_path):
 
 def _status_until(env: dict, wanted: str) -> str:
     """status, again until its output holds wanted (the board debounces a release first)."""
-    for _ in range(30):
-        out = run("status", "--emulator", env=env).output
-        if wanted in out:
-            return out
-        time.sleep(0.1)
-    raise AssertionError(f"{wanted!r} never came; last status:\n{out}")
+    last = []
+
+    def there():
+        last[:] = [run("status", "--emulator", env=env).output]
+        return last[0] if wanted in last[0] else None
+
+    return until(there, 10, f"{wanted!r} in the status", every=0.1, explain=lambda: f"last status:\n{last[0]}")
 
 
 def _screen(env: dict) -> list[str]:
@@ -62,6 +62,7 @@ def _screen(env: dict) -> list[str]:
     return [oled_text(oled, row) for row in range(10)]
 
 
+@pytest.mark.process
 def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     env = emulate
     names = ["--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee"]
@@ -139,6 +140,7 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     assert json.loads(out.output)["hands"] == [] and "pending" not in out.output
 
 
+@pytest.mark.emulator
 def test_a_power_cut_keeps_a_hand_pending_and_the_board_accepts_it_after(tmp_path):
     with emulated_board(tmp_path / "flash") as (emulator, board):
         board.new("skicket", 4, CONFIRM)
@@ -164,6 +166,8 @@ def test_a_power_cut_keeps_a_hand_pending_and_the_board_accepts_it_after(tmp_pat
         assert board.reconnect().log == [event]
 
 
+@pytest.mark.emulator
+@pytest.mark.process
 def test_the_view_cache_is_never_served_across_an_accept_or_a_reject(tmp_path, monkeypatch):
     """A copy of the game kept while a hand waited has the same n, top and log as
     the game after the hand is rejected: only held tells them apart (viewcache)."""
@@ -255,6 +259,7 @@ def test_the_host_names_the_buttons_by_the_boards_own_letters():
                                                "Dee (no button on this board) to accept on the board")
 
 
+@pytest.mark.process
 def test_after_the_pivot_the_board_and_the_host_name_the_same_buttons(emulate):
     """Issue 23's evening: in round 2 the seats had pivoted (rules.md SK5) and
     pressing the seat the seating list suggested did nothing, silently."""
@@ -286,6 +291,7 @@ def test_after_the_pivot_the_board_and_the_host_name_the_same_buttons(emulate):
     assert "skicket: Ann 210  Bob 190  Cy 200  Dee 180  (3 hands)" in out.output, out.output
 
 
+@pytest.mark.emulator
 def test_the_lights_beside_the_accepting_buttons_on_a_board_without_an_oled(tmp_path):
     """The serpentine build (board/pico2-serpentine-nooled.json) has no OLED: the
     LED beside each seat button (132 beside A, 133 beside B) lights in its

@@ -17,6 +17,8 @@ from tallyboard import deploy, fileset
 from tallyboard.errors import TallyboardError
 from tallyboard.mpunix import micropython_binary
 
+pytestmark = [pytest.mark.emulator, pytest.mark.process]
+
 BOARD_DEFINITIONS = Path(__file__).resolve().parent.parent / "board"
 PORT = "/dev/ttyACM7"
 # a module whose .mpy deflates to less than itself (a long, repetitive text)

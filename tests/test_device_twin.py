@@ -28,7 +28,7 @@ import pytest
 
 from twin_support import TWIN_TESTS, device_twin  # noqa: E402
 
-pytestmark = TWIN_TESTS
+pytestmark = [*TWIN_TESTS, pytest.mark.process]
 
 BUDGET_S = 300          # the whole module, deploy included (about 100 s on a 2-core machine)
 DEPLOY_S = 120          # tallyboard deploy to a blank chip (about 30 s)

@@ -2,7 +2,10 @@
 the MicroPython unix port, where framebuf and micropython.heap_lock exist:
 OLED goldens, the per-row redraw, no allocation per LED frame or sheet redraw,
 the controls and the game switch. test_micropython_port.py runs the others."""
+import pytest
 import mprun
+
+pytestmark = [pytest.mark.emulator]
 
 
 def test_display_checks_pass_under_micropython():

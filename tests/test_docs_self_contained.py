@@ -12,9 +12,12 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules.md"
 
 # Documents that lived outside the repository, in ../shared/.
-OUTSIDE = re.compile(r"\.\./shared|\b(?:GAMES|RECORDS|DESIGN)\.md\b")
+OUTSIDE = re.compile(r"\.\./shared|shared/rp2emu|\b(?:GAMES|RECORDS|DESIGN)\.md\b")
+# Files outside the folders above that a clone runs: they must need nothing beside the checkout
+# (the twin's image and boot ROM are image/stock-pico.uf2 and twin/bootrom/).
+OUTSIDE_FILES = re.compile(r"\.\./shared|shared/rp2emu")
 
-SKIP_DIRS = {"__pycache__", "build", "dist"}
+SKIP_DIRS = {"__pycache__", "build", "dist", "node_modules"}
 EXCLUDED: set[str] = set()
 
 # A citation: `docs/rules.md SK11`, `docs/rules.md SK9, SK10`,
@@ -28,9 +31,9 @@ DOC_ANCHOR = re.compile(r"rules\.md#([a-z0-9-]+)")
 DOC_CITATION = re.compile(r"rules\.md (%s)" % CLAUSE)
 
 
-def _text_files():
-    paths = [ROOT / "README.md", ROOT / "board" / "README.md"]
-    for top in ("docs", "host", "firmware"):
+def _text_files(tops=("docs", "host", "firmware"), paths=(ROOT / "README.md", ROOT / "board" / "README.md")):
+    paths = list(paths)
+    for top in tops:
         for path in sorted((ROOT / top).rglob("*")):
             parts = set(path.relative_to(ROOT).parts)
             if (not path.is_file() or parts & SKIP_DIRS
@@ -54,6 +57,9 @@ def _rules_ids():
 
 
 FILES = dict(_text_files())
+RUN_FILES = {path: text for path, text in _text_files(("bench", "twin", "image", "tests", ".ci"),
+                                                     (ROOT / "pyproject.toml", ROOT / "setup.py"))
+             if path != "tests/test_docs_self_contained.py"}     # this file names what it looks for
 
 
 def test_the_scan_sees_the_repository():
@@ -66,6 +72,13 @@ def test_nothing_points_outside_the_repository(path):
     found = [(n, line.strip()) for n, line in enumerate(FILES[path].splitlines(), 1)
              if OUTSIDE.search(line)]
     assert not found, f"{path} points outside the repository (use docs/rules.md, docs/records.md): {found}"
+
+
+@pytest.mark.parametrize("path", sorted(RUN_FILES))
+def test_nothing_a_clone_runs_needs_a_file_beside_the_checkout(path):
+    found = [(n, line.strip()) for n, line in enumerate(RUN_FILES[path].splitlines(), 1)
+             if OUTSIDE_FILES.search(line)]
+    assert not found, f"{path} needs a file outside the repository: {found}"
 
 
 def test_rules_have_every_game_and_its_clauses():

@@ -2,11 +2,14 @@
 the MicroPython unix port as the emulator runs them: the OLED image in
 oled.bin is the SSD1306 driver's buffer, leds.bin is the raw GRB frame, and
 pins.bin is read as the buttons."""
+import pytest
 import os
 import subprocess
 from pathlib import Path
 
 from tallyboard.mpunix import micropython_binary
+
+pytestmark = [pytest.mark.emulator]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"

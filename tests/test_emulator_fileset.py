@@ -32,6 +32,7 @@ def make_firmware(root: Path) -> Path:
     return fw
 
 
+@pytest.mark.process
 def test_file_set_order_and_contents(tmp_path):
     fw = make_firmware(tmp_path)
     files = fileset.build(fw, boards=tmp_path / "board", cache=tmp_path / "cache")
@@ -49,6 +50,7 @@ def test_file_set_order_and_contents(tmp_path):
     assert fileset.folders(files) == ["tallycore", "board"]
 
 
+@pytest.mark.process
 def test_compiled_files_are_cached_by_content(tmp_path, monkeypatch):
     fw = make_firmware(tmp_path)
     first = fileset.build(fw, boards=None, cache=tmp_path / "cache")
@@ -65,6 +67,7 @@ def test_compiled_files_are_cached_by_content(tmp_path, monkeypatch):
         fileset.build(fw, boards=None, cache=tmp_path / "cache")
 
 
+@pytest.mark.process
 def test_compile_error_names_the_file(tmp_path):
     fw = make_firmware(tmp_path)
     (fw / "tallycore" / "alpha.py").write_text("def broken(:\n")
@@ -72,6 +75,7 @@ def test_compile_error_names_the_file(tmp_path):
         fileset.build(fw, boards=None, cache=tmp_path / "cache")
 
 
+@pytest.mark.process
 def test_missing_main_is_an_error(tmp_path):
     fw = make_firmware(tmp_path)
     (fw / "main.py").unlink()
@@ -79,6 +83,8 @@ def test_missing_main_is_an_error(tmp_path):
         fileset.build(fw, boards=None, cache=tmp_path / "cache")
 
 
+@pytest.mark.emulator
+@pytest.mark.process
 def test_install_keeps_board_data_and_removes_shadowing_sources(tmp_path):
     fw = make_firmware(tmp_path)
     files = fileset.build(fw, boards=tmp_path / "board", cache=tmp_path / "cache")

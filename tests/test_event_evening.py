@@ -52,7 +52,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -62,6 +61,9 @@ from tallyboard import portshare
 from tallyboard.cli import main
 from tallyboard.client import Board
 from tallyboard.emulator import Emulator, running_on
+from waiting import until
+
+pytestmark = [pytest.mark.process]
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal",
          "Ivy", "Jon", "Kim", "Lou", "Max", "Ned", "Oli", "Pat"]
@@ -132,14 +134,14 @@ def board_hands(port: str) -> tuple[int, bool]:
 
 
 def wait_board(port: str, hands: int, held: bool, what: str) -> None:
-    deadline = time.monotonic() + HAND_WAIT_S
-    while True:
-        now = board_hands(port)
-        if now == (hands, held):
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: the board shows {now}, not {(hands, held)} after {HAND_WAIT_S} s")
-        time.sleep(0.1)
+    now: list = []
+
+    def there() -> bool:
+        now[:] = [board_hands(port)]
+        return now[0] == (hands, held)
+
+    until(there, HAND_WAIT_S, f"{what}: {(hands, held)} on the board", every=0.1,
+          explain=lambda: f"the board shows {now[0]}")
 
 
 def knob_entry_4h_10(emulator: Emulator, position: int) -> None:

@@ -35,6 +35,8 @@ from tallyboard.cli import main
 from tallyboard.client import Board
 from tallyboard.emulator import Emulator, running_on
 
+pytestmark = [pytest.mark.browser, pytest.mark.process]
+
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 SEAT_PINS = (10, 11, 12, 13)                 # board/pico-reference.json: seats 0..3
 CHROMIUM = Path("/usr/bin/chromium")

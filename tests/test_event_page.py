@@ -24,8 +24,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="no /usr/bin/chromium: install Debian's chromium (apt-get install chromium)")
+pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(),
+                                 reason="no /usr/bin/chromium: install Debian's chromium (apt-get install chromium)"),
+              pytest.mark.browser, pytest.mark.process]
 
 
 def write(path: Path, doc: dict) -> None:

@@ -14,6 +14,7 @@ from tallyboard.event import play
 from tallyboard.event.store import EventError, EventStore
 
 import event_evenings as ev
+from waiting import until
 
 STAMP = {"board_id": "E6614103E7", "n": 4, "lcrc": "1A2B", "held": 0}
 
@@ -249,7 +250,6 @@ def test_no_event_says_how_to_start_one(archive):
 
 def test_readers_in_other_threads_see_whole_changes(archive):
     import threading
-    import time
 
     store = create_three(archive)
     event = store.event()
@@ -267,11 +267,10 @@ def test_readers_in_other_threads_see_whole_changes(archive):
     reader = threading.Thread(target=watch)
     reader.start()
     try:
-        deadline = time.monotonic() + 10
         for n in range(1, 5):
             play_round(store, ev.THREE_NAMES, ev.THREE_FIRST, [g[:n] for g in ev.THREE_ROUND1], 1)
-            while len(seen) < 2 * n and time.monotonic() < deadline:
-                time.sleep(0.01)
+            until(lambda n=n: len(seen) >= 2 * n or failures, 10, f"{2 * n} snapshots read by the other thread",
+                  every=0.01)
     finally:
         stop.set()
         reader.join(10)

@@ -24,7 +24,6 @@ import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,7 @@ from click.testing import CliRunner
 from event_fakes import FakeStore
 
 from tallycore import game as core_game
-from emu_fixtures import until
+from waiting import NotInTime, until
 from tallyboard import games, portshare, records
 from tallyboard.cli import main
 from tallyboard.client import Board
@@ -63,13 +62,11 @@ def _stop_all_emulators(folder: Path) -> None:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
-    deadline = time.monotonic() + 10
-    for pid in pids:
-        while time.monotonic() < deadline:
-            if not tables_mod._alive(pid):     # reaps it when it is this process's child
-                break
-            time.sleep(0.05)
-        else:
+    # _alive reaps one that is this process's child
+    try:
+        until(lambda: not [pid for pid in pids if tables_mod._alive(pid)], 10, "the emulators ending on SIGTERM")
+    except NotInTime:
+        for pid in [pid for pid in pids if tables_mod._alive(pid)]:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -120,6 +117,7 @@ def _read_board(port: str) -> dict:
         link.close()
 
 
+@pytest.mark.process
 def test_two_boards_a_round_pushed_a_hand_confirmed_and_synced_once(evening):
     store = evening
     event = store.event()
@@ -149,15 +147,15 @@ def test_two_boards_a_round_pushed_a_hand_confirmed_and_synced_once(evening):
         assert tables.sync() is True           # the held hand, for the views
         assert _hands(store, 1) == [] and store.saves() == saves    # held: not counted, nothing saved
         # Ann (seat 0) bought in hand 1: her adversaries Bob (seat 1, button B) and Dee (seat 3, button D)
-        assert store.pending(1, 1) == {"hand": 1, "waiting_for": ["Bob", "Dee"], "scores": [100, 30, 100, 30],
-                                       "buttons": ["B", "D"]}
+        assert store.pending(event, 1, 1) == {"hand": 1, "waiting_for": ["Bob", "Dee"], "scores": [100, 30, 100, 30],
+                                              "buttons": ["B", "D"]}
         # Dee accepts on table 1's board (seat 3)
         out = run("press", "seat3", "--flash", _flash(store, 1))
         assert out.exit_code == 0, out.output
         until(lambda: tables.sync() and _hands(store, 1), what="the accepted hand in the store")
         assert len(_hands(store, 1)) == 1 and _hands(store, 2) == []
         assert _totals(store.table_game(None, 1, 1)) == [100, 30, 100, 30]
-        assert store.pending(1, 1) is None
+        assert store.pending(event, 1, 1) is None
         assert store.table_game(None, 1, 1)["players"] == ["Ann", "Bob", "Cy", "Dee"]
         saves_after = store.saves()
         assert saves_after == saves + 1        # the accepted hand, once
@@ -196,6 +194,7 @@ while True:
 """
 
 
+@pytest.mark.process
 def test_a_host_killed_mid_round_and_resumed_loses_nothing_and_counts_nothing_twice(evening, tmp_path):
     store = evening
     event = store.event()
@@ -248,6 +247,7 @@ def test_a_host_killed_mid_round_and_resumed_loses_nothing_and_counts_nothing_tw
     assert store.saves() == saves
 
 
+@pytest.mark.process
 def test_a_board_unplugged_and_plugged_back_resynchronises(evening):
     store = evening
     event = store.event()
@@ -275,6 +275,8 @@ def test_a_board_unplugged_and_plugged_back_resynchronises(evening):
         tables.close()
 
 
+@pytest.mark.emulator
+@pytest.mark.process
 def test_boards_swapped_on_the_hub_are_refused_and_nothing_is_stored(evening, tmp_path):
     store = evening
     event = store.event()
@@ -299,7 +301,7 @@ def test_boards_swapped_on_the_hub_are_refused_and_nothing_is_stored(evening, tm
             assert tables.messages[2] == (f"the board on {first.port} is table 1 of this evening, not table 2: "
                                           "boards swapped on the hub? plug each back where it was, or attach again")
             assert [store.boards(event)[t]["status"] for t in (1, 2)] == ["swapped", "swapped"]
-            assert store.saves() == saves and store.pending(1, 1) is None
+            assert store.saves() == saves and store.pending(event, 1, 1) is None
             # a round pushed to swapped boards changes none of them, and says why
             with pytest.raises(tables_mod.TallyboardError, match="boards swapped on the hub"):
                 tables.push_round(1)
@@ -313,7 +315,7 @@ def test_boards_swapped_on_the_hub_are_refused_and_nothing_is_stored(evening, tm
         try:
             tables.sync()
             assert [store.boards(event)[t]["status"] for t in (1, 2)] == ["ok", "ok"]
-            assert store.pending(1, 1)["hand"] == 1
+            assert store.pending(event, 1, 1)["hand"] == 1
         finally:
             tables.close()
 
@@ -325,6 +327,8 @@ def test_a_player_name_is_made_one_the_board_takes():
     assert len(tables_mod.board_name("x" * 40)) == 12
 
 
+@pytest.mark.emulator
+@pytest.mark.process
 def test_attaching_a_board_that_holds_another_game_stores_none_of_it(evening, tmp_path):
     store = evening
     event = store.event()
@@ -352,7 +356,7 @@ def test_attaching_a_board_that_holds_another_game_stores_none_of_it(evening, tm
             held = _read_board(first.port)
             assert held["round"] == 1 and held["names"] == ["Ann", "Bob", "Cy", "Dee"]
             tables.sync()
-            assert store.pending(1, 1)["hand"] == 1
+            assert store.pending(event, 1, 1)["hand"] == 1
         finally:
             tables.close()
 

@@ -13,6 +13,7 @@ import pytest
 import uvicorn
 
 from event_snapshots import held_hand_confirmed, two_tables
+from waiting import until
 from tallyboard.event import web
 
 
@@ -26,10 +27,7 @@ class Served:
         self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", timeout_graceful_shutdown=1))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            assert time.monotonic() < deadline, "the server did not start in 10 s"
-            time.sleep(0.02)
+        until(lambda: self.server.started, 10, "the server starting", every=0.02)
 
     def stop(self):
         self.server.should_exit = True
@@ -59,16 +57,21 @@ class Stream:
         assert b"content-type: text/event-stream" in head.lower()
 
     def _until(self, mark, seconds):
-        deadline = time.monotonic() + seconds
-        while mark not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"nothing ending in {mark!r} within {seconds} s: {self.buffer[-300:]!r}")
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(65536)
+        def arrived():
+            if mark in self.buffer:
+                return True
+            self.sock.settimeout(0.2)       # recv returns the moment bytes come: a read, not a sleep
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                return False
             if not chunk:
                 raise ConnectionError("the server closed the stream")
             self.buffer += chunk
+            return mark in self.buffer
+
+        until(arrived, seconds, f"a part ending in {mark!r}", every=0,
+              explain=lambda: f"read so far: {self.buffer[-300:]!r}")
         part, self.buffer = self.buffer.split(mark, 1)
         return part
 
@@ -132,10 +135,7 @@ def public_view(doc):
 
 
 def wait_for(predicate, seconds, what):
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        assert time.monotonic() < deadline, f"{what} not within {seconds} s"
-        time.sleep(0.02)
+    until(predicate, seconds, what, every=0.02)
 
 
 def test_the_page_and_its_files_are_served_read_only(served):
@@ -334,11 +334,12 @@ def test_a_change_while_a_client_is_sent_the_last_one_is_never_missed(served):
             doc = two_tables()
             doc["updated"] = f"2026-11-25T06:{turn:02d}:00"
             source.doc = doc
-            deadline = time.monotonic() + 2
-            while True:
-                kind, data, _ = stream.message(max(0.01, deadline - time.monotonic()))
-                if kind == "message" and data and json.loads(data)["updated"] == doc["updated"]:
-                    break
+
+            def reached(doc=doc):
+                kind, data, _ = stream.message(2.0)      # a read of the stream, no sleep between
+                return kind == "message" and data and json.loads(data)["updated"] == doc["updated"]
+
+            until(reached, 2, f"change {turn} on the open stream", every=0)
     finally:
         stream.close()
 

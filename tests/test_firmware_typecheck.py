@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.process]
+
 ROOT = Path(__file__).resolve().parent.parent
 STUB_DISTS = ("micropython-rp2-rpi_pico-stubs", "micropython-stdlib-stubs")
 # Stub modules with errors of their own (not ours to fix).

@@ -17,6 +17,8 @@ from tallyboard.client import Board
 from tallyboard.emulator import HEAP_SIZE, Emulator
 from tallyboard.transport import SerialTransport
 
+pytestmark = [pytest.mark.emulator]
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
 from tallycore.games import GAMES  # noqa: E402  (the board's own table: names and player ranges)

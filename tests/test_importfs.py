@@ -4,11 +4,14 @@ imports the .mpy files deploy writes, says ImportError for a module that is not
 there, and leaves every other import to the rest of sys.path."""
 from __future__ import annotations
 
+import pytest
 import subprocess
 from pathlib import Path
 
 from tallyboard.fileset import compile_mpy
 from tallyboard.mpunix import micropython_binary
+
+pytestmark = [pytest.mark.emulator, pytest.mark.process]
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 
 
+@pytest.mark.emulator
 def test_core_checks_pass_under_micropython():
     modules = mprun.core_modules()
     assert mprun.run(modules) == f"{mprun.test_functions(modules)} passed, 0 failed, 0 skipped"
@@ -30,6 +31,7 @@ def firmware_files():
     return sorted(p for p in FIRMWARE.rglob("*.py") if "__pycache__" not in p.parts)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("path", firmware_files(), ids=lambda p: str(p.relative_to(FIRMWARE)))
 def test_firmware_compiles_for_armv6m(path, tmp_path):
     result = subprocess.run(

@@ -10,6 +10,8 @@ from click.testing import CliRunner
 from tallyboard.cli import main
 from tallyboard.commands import archive as archive_commands
 
+pytestmark = [pytest.mark.emulator]
+
 
 @pytest.fixture
 def cli(tmp_path):

@@ -120,6 +120,7 @@ def _cli(*args):
     return result
 
 
+@pytest.mark.emulator
 @pytest.mark.parametrize("name", core_games.names())
 def test_the_commands_read_an_open_record(name, tmp_path):
     """Through the commands: sheet --json, archive add / show, and show --png,

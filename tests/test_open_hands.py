@@ -95,6 +95,7 @@ def test_impossible_hands_in_progress_are_refused(tmp_path, game, players, hands
     assert result.stderr == f"tallyboard: {tmp_path / 'game.json'}: {error}\n"
 
 
+@pytest.mark.emulator
 def test_moosehead_on_the_board_cut_short_exports_archives_and_shows(tmp_path):
     """The issue's report, on the emulator: a Moosehead hand in progress is
     exported and archived, and sheet, archive show and enter take it back."""

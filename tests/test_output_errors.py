@@ -19,6 +19,8 @@ from click.testing import CliRunner
 from tallyboard import files
 from tallyboard.cli import main
 
+pytestmark = [pytest.mark.emulator, pytest.mark.process]
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_ROQUET = ROOT / "host" / "tallyboard" / "data" / "demo_roquet.json"
 DEMO_SKICKET = ROOT / "host" / "tallyboard" / "data" / "demo_skicket.json"

@@ -18,7 +18,7 @@ import pytest
 from tallyrun.importfs import PACKAGES
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = [pytest.mark.process]
+pytestmark = [pytest.mark.process, pytest.mark.process]
 
 
 def firmware_packages_in_the_checkout() -> set[str]:

@@ -17,6 +17,7 @@ import pytest
 
 from tallyboard import portshare, wire
 from tallyboard.errors import TransportError
+from waiting import until
 
 
 class FakeBoard:
@@ -280,9 +281,7 @@ def test_a_client_gone_mid_request_leaves_the_others_their_replies(board):
         staying = portshare.open_link(board.path)
         leaving.write(frame(3, b"SLOW"))
         staying.write(frame(3, b"STATE"))                    # the same seq as the one that leaves
-        deadline = time.monotonic() + 3
-        while not board.wire_seqs(b"SLOW") and time.monotonic() < deadline:
-            time.sleep(0.02)
+        until(lambda: board.wire_seqs(b"SLOW"), 3, "the SLOW request on the wire", every=0.02)
         leaving.close()
         board.release.set()                                  # the board answers the gone client now
         assert replies(staying, 1) == [b"3 OK verb=STATE"]   # and not the SLOW reply with its seq
@@ -301,9 +300,7 @@ def test_a_request_the_board_never_answers_gives_the_next_client_its_turn(board,
         b.write(frame(9, b"STATE"))
         assert replies(b, 1) == [b"9 OK verb=STATE"]
         a.write(frame(8, b"MUTE"))                           # a's retry: the same wire bytes again
-        deadline = time.monotonic() + 3
-        while len(board.wire_seqs(b"MUTE")) < 2 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        until(lambda: len(board.wire_seqs(b"MUTE")) >= 2, 3, "a's retry on the wire", every=0.02)
         first, again = [line for line in board.seen if b"MUTE" in line]
         assert first == again
         a.close()
@@ -368,6 +365,7 @@ def test_a_stale_socket_from_a_dead_owner_is_ignored(board):
     assert not path.exists()
 
 
+@pytest.mark.process
 def test_a_port_held_by_another_program_names_it_and_the_socket(board, monkeypatch):
     monkeypatch.setattr(portshare, "BUSY_WAIT_S", 0.5)
     holder = subprocess.Popen(
@@ -531,9 +529,7 @@ def test_monitor_through_the_sharer_shows_another_programs_request_and_reply(boa
 
     def another_program():
         # once the monitor reads the wire tap, another program asks something
-        deadline = time.monotonic() + 10
-        while not owner.hub.watchers and time.monotonic() < deadline:
-            time.sleep(0.02)
+        until(lambda: owner.hub.watchers, 10, "the monitor reading the wire tap", every=0.02)
         other.write(frame(42, b"OTHER"))
 
     try:

@@ -20,6 +20,8 @@ from tallycore import game as core_game
 from tallyboard import games as profiles
 from tallyboard.simulate import legal
 
+pytestmark = [pytest.mark.emulator]
+
 ROUNDS = 60
 
 

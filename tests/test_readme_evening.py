@@ -24,6 +24,7 @@ Continuous: Ann 800, Bob 520, Cy 520, Eve 520, Fay 520, Gus 520, Dee 520, Hal 24
 """
 from __future__ import annotations
 
+import pytest
 import json
 import re
 import shlex
@@ -33,6 +34,8 @@ from click.testing import CliRunner
 
 from tallyboard.cli import main
 from test_event_evening import board_hands, cli, home, wait_board  # noqa: F401  (home: the fixture)
+
+pytestmark = [pytest.mark.process]
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 PIN = "4711"

@@ -7,15 +7,17 @@ corrected and accepted, the corrected hand counts. Then what `sheet` and
 `archive save` say of a hand pending."""
 from __future__ import annotations
 
+import pytest
 import json
-import time
 
 from click.testing import CliRunner
 
-from emu_fixtures import emulated_board
+from emu_fixtures import emulated_board, until
 from tallycore import rummy
 from tallycore.game import CONFIRM
 from tallyboard.cli import main
+
+pytestmark = [pytest.mark.emulator]
 
 SEAT_PINS = (10, 11, 12, 13)                 # board/pico-reference.json: seats 0..3
 KNOB_A, KNOB_B, KNOB_PUSH = 16, 17, 18
@@ -33,12 +35,15 @@ def push(emulator, turns=0):
 
 
 def wait_for(board, done, deadline_s=5.0):
-    deadline = time.monotonic() + deadline_s
-    while True:
-        state = board.rebuild()
-        if done(state) or time.monotonic() > deadline:
-            return state
-        time.sleep(0.05)
+    """The board's game once done(it) holds."""
+    last = []
+
+    def there():
+        last[:] = [board.rebuild()]
+        return last[0] if done(last[0]) else None
+
+    return until(there, deadline_s, "the board's game as the test waits for it",
+                 explain=lambda: f"the board's game: n={last[0].n}, held {last[0].held}")
 
 
 def totals(state):

@@ -1,5 +1,6 @@
 """Pictures of the board (tallyboard.render, tallyboard show): the layout of
 the physical board, the exact bytes the firmware composes, PNG/SVG/terminal."""
+import pytest
 import json
 import re
 from pathlib import Path
@@ -37,6 +38,7 @@ def test_every_hole_once_with_player_b_turned_round():
     assert [h.hole for h in holes if h.landmark and h.player == 0] == [14, 29, 44]
 
 
+@pytest.mark.emulator
 def test_record_frame_is_the_firmware_frame_byte_for_byte():
     loaded = records.load(DEMO_ROQUET)
     frame = render.frame_for_loaded(loaded)
@@ -79,6 +81,7 @@ def test_png_draws_the_peg_where_the_hole_is(tmp_path):
     assert image.getpixel((round(dark.x), round(dark.y))) == render.HOLE
 
 
+@pytest.mark.emulator
 def test_terminal_rendering_shows_pegs_and_the_oled():
     frame = render.frame_for_loaded(records.load(DEMO_ROQUET))
     console = Console(record=True, width=140, color_system="truecolor")
@@ -90,6 +93,7 @@ def test_terminal_rendering_shows_pegs_and_the_oled():
     assert any("\u2800" < ch <= "\u28ff" for ch in console.export_text())
 
 
+@pytest.mark.emulator
 def test_show_command_writes_png_and_svg(tmp_path):
     png, svg = tmp_path / "b.png", tmp_path / "b.svg"
     result = CliRunner().invoke(main, ["show", str(DEMO_ROQUET), "--events", "41", "--png", str(png),

@@ -6,6 +6,7 @@ safe-mode marker, and says what the board is and what to do instead of
 "the app stopped with an error". Each emulator here is stopped by its `with`."""
 from __future__ import annotations
 
+import pytest
 import time
 from pathlib import Path
 
@@ -40,6 +41,7 @@ def prompt_shows(link: Transport, seconds: float = 3.0) -> bool:
     return repl.at_prompt(link)
 
 
+@pytest.mark.emulator
 def test_status_says_the_board_is_in_safe_mode_and_what_to_do(tmp_path, monkeypatch):
     sent = []
     real_write = SerialTransport.write
@@ -75,6 +77,7 @@ def test_status_says_the_board_is_in_safe_mode_and_what_to_do(tmp_path, monkeypa
         assert out.output.startswith(f"board pico-reference on {emulator.port}: firmware ")
 
 
+@pytest.mark.emulator
 def test_a_prompt_without_the_marker_is_not_called_safe_mode(tmp_path):
     # a board at the REPL whose main.py left no marker (its app stopped): the
     # message stays the one for a board whose app is not running
@@ -124,6 +127,7 @@ def test_nothing_is_sent_unless_the_prompt_is_showing():
         assert link.written == []
 
 
+@pytest.mark.emulator
 def test_safe_mode_through_the_ports_sharer_reads_as_safe_mode(tmp_path, monkeypatch):
     # the board in safe mode while `tallyboard share` (a sharer in this process, as share runs one) has its
     # port: the sharer asks the REPL itself, once, and answers every program for it

@@ -12,6 +12,8 @@ from tallyboard.games import roquet as roquet_profile
 from tallyboard.games import skicket as skicket_profile
 from tallyboard.cli import main
 
+pytestmark = [pytest.mark.emulator]
+
 
 @pytest.fixture(scope="module")
 def emu(tmp_path_factory):

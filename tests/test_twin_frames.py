@@ -45,6 +45,8 @@ from tallyboard.transport import SerialTransport
 from tallycore import games
 from tallypanel import menu
 
+pytestmark = [pytest.mark.emulator, pytest.mark.twin, pytest.mark.process]
+
 ROOT = Path(__file__).resolve().parent.parent
 BOARD_NAME = "pico-reference"
 # Bounds on waits for a condition (each returns as soon as it holds): wide enough for a CI
@@ -255,9 +257,8 @@ class Comparison:
                 f"{name}: the {side.name}'s totals after the accepted hand"
 
 
-from twin_support import WHY_NOT, device_twin  # noqa: E402
+from twin_support import WHY_NOT, deployed_twin, device_twin  # noqa: E402
 HANG_S = 3600            # wall time: only a guard against a hang (a loaded machine runs the twin slower)
-DEPLOY_S = 300
 # a difference's two pictures (kept after the run, unlike pytest's tmp folders: out/ is not committed)
 FRAMES_DIR = ROOT / "out" / "twin-frames"
 
@@ -268,11 +269,9 @@ def twin_board(tmp_path_factory):
     (node, the pty bridge) whatever happens."""
     if WHY_NOT is not None:      # (under CI, twin_support refused to run without it)
         pytest.skip(f"the device twin cannot run here: {WHY_NOT}")
-    twin = device_twin.Twin(tmp_path_factory.mktemp("twin"))
+    twin = deployed_twin(tmp_path_factory, "twin")
     try:
         twin.start()
-        deployed = twin.tallyboard("deploy", timeout=DEPLOY_S)
-        assert deployed.returncode == 0, f"{deployed.stdout}{deployed.stderr}"
         yield twin
     finally:
         twin.stop()

@@ -25,24 +25,21 @@ sys.path.insert(0, str(ROOT / "firmware"))
 from tallycore.games import GAMES  # noqa: E402  (the board's own table: names, player ranges, modules)
 
 
-from twin_support import TWIN_TESTS, device_twin  # noqa: E402
+from twin_support import TWIN_TESTS, deployed_twin, device_twin  # noqa: E402
 
-pytestmark = TWIN_TESTS
+pytestmark = [*TWIN_TESTS, pytest.mark.process]
 
 SEED = 20
 SWITCHES = 200
 SWITCH_WALL_S = 60        # wall time for the switches (the bench makes all 200)
 MIN_SWITCHES = 16         # and the sixteen NEWs after them: 32 at least (31 + 16 on a machine at load 15)
-DEPLOY_S = 300
 
 
 @pytest.fixture(scope="module")
 def twin(tmp_path_factory):
-    chip = device_twin.Twin(tmp_path_factory.mktemp("twin-switch"))
+    chip = deployed_twin(tmp_path_factory, "twin-switch")
     try:
         chip.start()
-        deployed = chip.tallyboard("deploy", timeout=DEPLOY_S)
-        assert deployed.returncode == 0, f"{deployed.stdout}{deployed.stderr}"
         yield chip
     finally:
         chip.stop()

@@ -19,21 +19,26 @@ import pytest
 
 
 
-from twin_support import TWIN_TESTS, device_twin  # noqa: E402
+from twin_support import TWIN_TESTS, deployed_twin, device_twin  # noqa: E402
+from tallypanel import inputs as panel_inputs  # noqa: E402
 
-pytestmark = TWIN_TESTS
+pytestmark = [*TWIN_TESTS, pytest.mark.emulator, pytest.mark.process]
 
 DEPLOY_S = 180
 SETTLE_S = 60
+# How long no more inputs may still come once the expected ones are in: every edge the controls
+# made is made by then, and one already made is handed out at the latest at its reader's next read
+# (tallypanel/inputs.py: a button's release debounce_ms after it; the slowest, an encoder in a storm
+# of bounces, every _STORM_POLL_MS); as much again for the loop's turn and a collection
+QUIET_MS = 2 * (panel_inputs.Button.debounce_ms + panel_inputs._STORM_POLL_MS)
 
 
 @pytest.fixture(scope="module")
 def twin(tmp_path_factory):
     """A blank twin with the firmware deployed, its app's first frame drawn; stopped whatever happens."""
-    chip = device_twin.Twin(tmp_path_factory.mktemp("twin-parts"))
+    chip = deployed_twin(tmp_path_factory, "twin-parts")
     try:
         chip.start()
-        chip.deploy()
         chip.control.settle(quiet_ms=300, most_s=SETTLE_S, led_frames=1, oled_data_bytes=1024)
         yield chip
     finally:
@@ -173,7 +178,7 @@ async def main():
     until = time.ticks_add(time.ticks_ms(), 20000)
     while count[0] < {expected} and time.ticks_diff(until, time.ticks_ms()) > 0:
         await asyncio.sleep_ms(10)
-    await asyncio.sleep_ms(300)      # anything more would come within this
+    await asyncio.sleep_ms({quiet_ms})      # anything more would come within this: QUIET_MS
     for task in tasks:
         task.cancel()
 asyncio.run(main())
@@ -183,7 +188,7 @@ print('got', got, 'edges', count[1], 'on_edges', inputs.encoder_on_edges and inp
 
 
 def _watch(repl, expected: int, act) -> str:
-    repl.start(_WATCH_INPUTS.replace("{expected}", str(expected)))
+    repl.start(_WATCH_INPUTS.replace("{expected}", str(expected)).replace("{quiet_ms}", str(QUIET_MS)))
     repl.wait_for("ready", timeout=30)
     failed: list[BaseException] = []
 

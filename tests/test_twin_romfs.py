@@ -6,32 +6,36 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from twin_support import TWIN_TESTS, device_twin  # noqa: E402
+from waiting import until  # noqa: E402
 
-pytestmark = TWIN_TESTS
+pytestmark = [*TWIN_TESTS, pytest.mark.process]
 DEPLOY_S = 300
 BOOT_S = 30
 
 
 def _hello(twin) -> dict:
-    deadline = time.monotonic() + BOOT_S
-    while True:
+    """The board's STATS, once its app answers (after deploy's reset, after a power cut)."""
+    failed: list[Exception] = []
+
+    def answered():
         try:
             board = twin.board(timeout=5)
             try:
                 return board.request("STATS")
             finally:
                 board.link.close()
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
+        except Exception as exc:      # booting: no answer yet
+            failed[:] = [exc]
+            return None
+
+    return until(answered, BOOT_S, "the app's answer to STATS", every=0.1,
+                 explain=lambda: f"the last try: {failed[0]!r}" if failed else "")
 
 
 def test_deploy_puts_the_packages_in_the_romfs_and_the_app_runs_them_from_there(tmp_path):

@@ -28,6 +28,8 @@ from tallyboard.emulator import Emulator
 from tallyboard.event.club import key_for, round_game
 from tallycore import game as core_game
 
+pytestmark = [pytest.mark.emulator, pytest.mark.broker]
+
 TAG = 0x1A2B
 TABLE = 2
 EVENT = "Club-night-1a2b"

@@ -26,7 +26,7 @@ from tallyboard.emulator import Emulator
 from tallyboard.event import EventStore
 from tallyboard.event import club as club_mod
 
-pytestmark = pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed")
+pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"), pytest.mark.emulator, pytest.mark.broker, pytest.mark.process]
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 WIFI = ("Club Wifi", "correct horse")

@@ -28,7 +28,6 @@ and each player's continuous score is his seat's total (one game each)."""
 from __future__ import annotations
 
 import json
-import time
 import sqlite3
 import threading
 from pathlib import Path
@@ -37,7 +36,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from club_evening_support import Evening
-from emu_fixtures import until
+from waiting import NotInTime, until
 from tallyboard import portshare
 from tallyboard.client import Board
 from tallyboard.club import brokers
@@ -49,7 +48,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"),
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)")]
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"),
+              pytest.mark.emulator, pytest.mark.twin, pytest.mark.broker, pytest.mark.browser, pytest.mark.process]
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu",
            "Max", "Ned", "Ola", "Pat"]
@@ -170,12 +170,20 @@ class WifiEvening(Evening):
             raise AssertionError(f"{exc}: {self.diagnosis()}") from None
 
     def diagnosis(self) -> str:
-        """What each end holds, for a failure's message (and again 5 s after the boards were asked)."""
+        """What each end holds, for a failure's message, and again once it has moved (or that it has
+        not, 5 s after the boards were asked)."""
         first = self._diagnosis()
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            time.sleep(0.2)
-        return first + " -- 5 s after asking the boards: " + self._diagnosis()
+        later = [first]
+
+        def moved() -> bool:
+            later[:] = [self._diagnosis()]
+            return later[0] != first
+
+        try:
+            until(moved, 5, "a change at either end", every=0.5)
+        except NotInTime:
+            return first + " -- the same 5 s after asking the boards"
+        return first + " -- then, once it moved: " + later[0]
 
     def _diagnosis(self) -> str:
         return (f"the director has {self.director_hands()} hands, applied {self.applied()}, refused "

@@ -9,6 +9,7 @@ C); and a resend that falls due (work, not idling: its timer is put past the
 run)."""
 from __future__ import annotations
 
+import pytest
 import os
 import subprocess
 from pathlib import Path
@@ -19,6 +20,8 @@ from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
 from tallyboard.mpunix import STANDINS_DIR
 from tallyboard.mpunix import micropython_binary
+
+pytestmark = [pytest.mark.emulator, pytest.mark.broker]
 
 TAG, TABLE = 0x1A2B, 3
 IDENT = wb.ident(TAG, TABLE)

@@ -32,3 +32,36 @@ if WHY_NOT is not None and IN_CI:
 # a test module's pytestmark, or a test's marks
 TWIN_TESTS = [pytest.mark.twin,
               pytest.mark.skipif(WHY_NOT is not None, reason=f"the device twin cannot run here: {WHY_NOT}")]
+
+
+def _run_folder(tmp_path_factory) -> Path:
+    """A folder this whole run shares: every pytest-xdist worker's base is a folder of the run's base."""
+    base = Path(tmp_path_factory.getbasetemp())
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def deployed_twin(tmp_path_factory, name: str, **options):
+    """A twin (not started) whose flash holds the firmware as `tallyboard deploy` writes it onto a
+    blank chip: deployed once for the whole run, by whichever test module asks first (the others,
+    in any worker, wait for it), and copied into this twin's own folder. tests/test_device_twin.py
+    deploys onto a blank chip itself, as the deploy's own test."""
+    import fcntl
+    import shutil
+
+    shared = _run_folder(tmp_path_factory) / "twin-deployed"
+    shared.mkdir(exist_ok=True)
+    image = shared / "pico.img"
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)       # released when the file closes, whatever happens
+        if not image.exists():
+            blank = device_twin.Twin(shared / "blank")
+            try:
+                blank.start()
+                blank.deploy()
+            finally:
+                blank.stop()                   # the runner writes the whole flash region on its way out
+            shutil.copyfile(blank.image, shared / "pico.img.part")
+            (shared / "pico.img.part").replace(image)
+    folder = tmp_path_factory.mktemp(name)
+    shutil.copyfile(image, folder / "pico.img")
+    return device_twin.Twin(folder, **options)

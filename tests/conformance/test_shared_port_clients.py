@@ -18,6 +18,8 @@ import tbclient
 from emu_fixtures import emulated_board, until
 from shared_board import end_process
 
+pytestmark = [pytest.mark.emulator, pytest.mark.process]
+
 HERE = Path(__file__).resolve().parent
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import tbclient
 
+pytestmark = [pytest.mark.emulator, pytest.mark.process]
+
 SPEC = tbclient.Spec.load(str(Path(__file__).resolve().parents[2] / "docs" / "protocol.json"))
 NOBODY = 4        # Skicket's doubled_by/redoubled_by: "4 nobody" (the spec)
 SACHEM_NOBODY = 8  # Sachem's fields: "8 nobody"

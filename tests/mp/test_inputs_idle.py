@@ -88,7 +88,8 @@ def test_the_encoder_sleeps_until_an_edge_where_pins_have_interrupts():
     on_edges = encoder.wake_on_edges(pin_irq, 20, 21)
     if not hasattr(asyncio, "ThreadSafeFlag"):   # CPython's asyncio: the encoder polls
         assert on_edges is False and attached == {}
-        return
+        from mpfixtures import skip
+        skip("needs asyncio.ThreadSafeFlag for the pin interrupts: runs in the MicroPython pass")
     assert on_edges is True and sorted(attached) == [20, 21]
     assert attached[20] == attached[21]          # one bound method, made once
 
@@ -121,7 +122,8 @@ def test_the_buttons_sleep_until_a_contact_moves_where_pins_have_interrupts():
     controls = Inputs(board, pins.reader, lambda kind, value=0: got.append((kind, value)), pin_irq)
     if not hasattr(asyncio, "ThreadSafeFlag"):   # CPython's asyncio: the buttons are polled
         assert controls.buttons_on_edges is False
-        return
+        from mpfixtures import skip
+        skip("needs asyncio.ThreadSafeFlag for the pin interrupts: runs in the MicroPython pass")
     assert controls.buttons_on_edges is True
     buttons = [board.shift_pin] + list(board.seat_pins) + [board.undo_pin, board.encoder_push]
     assert sorted(gpio for gpio in attached if gpio in buttons) == sorted(buttons)
@@ -133,20 +135,46 @@ def test_the_buttons_sleep_until_a_contact_moves_where_pins_have_interrupts():
         pins.level[seat1] = level
         isr(None)                               # what the interrupt does
 
+    # The buttons' task on the test's clock: its ticks_ms reads it, and its sleeps last until the
+    # test has moved it on (one ms at a time, the task given its turn at each), so the debounce
+    # is timed as on the board without waiting for it
+    clock = [0]
+    slept = []
+
+    async def sleep_ms(ms):
+        slept.append(ms)
+        end = clock[0] + ms
+        while clock[0] < end:
+            await asyncio.sleep(0)
+
+    async def advance(ms):
+        for _ in range(ms):
+            clock[0] += 1
+            await asyncio.sleep(0)
+
+    async def bounce(levels):                   # the contact's levels, all within the same ms
+        for level in levels:
+            contact(level)
+            await asyncio.sleep(0)
+
     async def press_with_bounce():
         task = asyncio.create_task(controls.run_buttons())
-        await asyncio.sleep_ms(30)              # asleep until a contact moves
-        for level in (0, 1, 0, 1, 0):           # closing, with bounce within 2 ms
-            contact(level)
-            await asyncio.sleep_ms(0)
-        await asyncio.sleep_ms(80)              # held 80 ms: short
-        for level in (1, 0, 1, 0, 1):           # let go, with bounce
-            contact(level)
-            await asyncio.sleep_ms(0)
-        await asyncio.sleep_ms(40)
+        await advance(30)
+        assert slept == [] and got == []        # asleep until a contact moves: no read, no sleep
+        await bounce((0, 1, 0, 1, 0))           # closing, with bounce
+        await advance(80)                       # held 80 ms: short
+        assert got == []                        # a short press counts when it is let go
+        await bounce((1, 0, 1, 0, 1))           # let go, with bounce
+        await advance(40)
         task.cancel()
+        await asyncio.sleep(0)
 
-    asyncio.run(press_with_bounce())
+    real = inputs.ticks_ms, inputs._sleep_ms
+    inputs.ticks_ms, inputs._sleep_ms = lambda: clock[0], sleep_ms
+    try:
+        asyncio.run(press_with_bounce())
+    finally:
+        inputs.ticks_ms, inputs._sleep_ms = real
     # one short press of seat 1, counted once whatever the bounce, when it was let go
     assert got == [(menu.SEAT, 1)]
 
