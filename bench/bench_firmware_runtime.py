@@ -38,14 +38,14 @@ sys.path.insert(0, str(ROOT / "firmware"))
 from tallyrun import protocol as P  # noqa: E402
 from tallyboard import wire  # noqa: E402
 from tallyboard import fileset  # noqa: E402
-from tallyboard.mpunix import micropython_binary  # noqa: E402
+from tallyboard.mpunix import STANDINS_DIR, micropython_binary  # noqa: E402
 
 HEAP = "384K"
 
 
 def env_for(io: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env["MICROPYPATH"] = os.pathsep.join(["", str(ROOT / "firmware" / "emu"), ".frozen"])
+    env["MICROPYPATH"] = os.pathsep.join(["", str(STANDINS_DIR), ".frozen"])
     env["TALLYBOARD_EMU_IO"] = str(io)
     return env
 

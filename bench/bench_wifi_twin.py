@@ -41,7 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from twin import RawRepl, Twin, add_image_option, bench_main  # noqa: E402
+from twin import RawRepl, Twin, add_image_option, bench_main  # noqa: E402  (it puts host/ on sys.path)
+from tallyboard.mpunix import STANDINS_DIR  # noqa: E402
 
 TAG = 0x1A2B
 TABLE = 2
@@ -151,7 +152,7 @@ def run(args=None) -> dict:
         definition = json.loads((ROOT / "board" / "pico-reference.json").read_text())
         definition["name"] = DEFINITION
         definition["wifi"] = True
-        network_standin = (ROOT / "firmware" / "emu" / "network.py").read_text()
+        network_standin = (STANDINS_DIR / "network.py").read_text()
         files = {f"board/{DEFINITION}.json": json.dumps(definition),
                  "config.txt": f"board {DEFINITION}\nevent {TAG}\ntable {TABLE}\n",
                  "wifi.txt": f"{wb.SSID}\n{wb.PASSPHRASE}\n"}

@@ -77,6 +77,8 @@ TIERS = {
     "slow": "in-process, but takes more than a few seconds",
 }
 QUICK = "quick"
+# the order the modules start in, side by side: those that wait longest first
+RANK = ("twin", "browser", "broker", "emulator", "process", "slow", QUICK)
 # a program a test may start only under its own marker; any other needs one of the TIERS
 STARTED_UNDER = {"micropython": "emulator", "mosquitto": "broker", "chromium": "browser"}
 
@@ -123,9 +125,6 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: weight[item.nodeid.split("::", 1)[0]])
 
 
-RANK = ("twin", "browser", "broker", "emulator", "process", "slow", QUICK)
-
-
 _running: dict = {}          # the test being run in this process: "item", and what it started unmarked
 
 
@@ -151,13 +150,9 @@ def _note_start(program: str, wanted: str | None) -> None:
     item = _running.get("item")
     if item is None:
         return
-    if wanted is not None:
-        allowed = item.get_closest_marker(wanted) is not None
-    else:
-        allowed = any(item.get_closest_marker(name) for name in TIERS if name != "slow")
-    if not allowed:
-        _running.setdefault("unmarked", []).append(
-            f"{program} (mark the test {wanted or 'with the marker of what it needs: ' + ', '.join(TIERS)})")
+    may = [wanted] if wanted is not None else [name for name in TIERS if name != "slow"]
+    if not any(item.get_closest_marker(name) for name in may):
+        _running.setdefault("unmarked", []).append(f"{program} (mark the test {' or '.join(may)})")
 
 
 _real_popen_init = subprocess.Popen.__init__

@@ -15,9 +15,8 @@ STUB_DISTS = ("micropython-rp2-rpi_pico-stubs", "micropython-stdlib-stubs")
 # Stub modules with errors of their own (not ours to fix).
 STUB_MODULES = ["machine", "umachine", "rp2", "rp2.*", "_mpy_shed", "_mpy_shed.*", "_thread",
                 "uasyncio", "uasyncio.*", "asyncio", "asyncio.*", "network", "bluetooth", "ubluetooth", "vfs"]
-# The Pico W's modules (the Pico's stubs have none) and the club link's MQTT
-# client (a pip-installed library without type information): firmware/tallynet
-# loads them only on a board with Wi-Fi.
+# The Pico W's modules (the Pico's stubs have none): firmware/tallynet loads
+# them only on a board with Wi-Fi.
 WIFI_MODULES = ["network", "socket"]
 
 
