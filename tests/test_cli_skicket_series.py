@@ -323,7 +323,7 @@ def test_a_duplicate_series_on_the_board(port, tmp_path):
 
 
 def test_a_four_hand_game_on_the_board(port):
-    out = run("new", "skicket", "--hands", "4", "-p", port)
+    out = run("new", "skicket", "--hands", "4", "--discard", "-p", port)
     assert out.exit_code == 0, out.output
     running = [0, 0, 0, 0]
     for number, hand in enumerate(FOUR, 1):

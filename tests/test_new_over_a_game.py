@@ -1,7 +1,8 @@
-"""`tallyboard new` over the board's game (issue 15): an unfinished game that is
-not in the archive is never dropped without a word. On the emulator: the
-refusal (nothing changed), --discard, --archive-first, the question at a
-terminal, and the games it lets go without asking (archived, finished, empty)."""
+"""`tallyboard new` over the board's game (issue 15, and issue 32 for a finished
+one): a game that is not in the archive, finished or not, is never dropped
+without a word. On the emulator: the refusal (nothing changed), --discard,
+--archive-first, the question at a terminal, and the games it lets go without
+asking (archived, empty)."""
 import json
 
 import pytest
@@ -76,14 +77,36 @@ def test_an_archived_game_goes_without_asking_until_it_changes(cli):
     assert totals(cli) == [0, 0]
 
 
-def test_finished_and_empty_games_go_without_asking(cli):
-    cli("new", "hoodoo", "-n", "2")
-    cli("new", "hoodoo", "-n", "2")   # no event: nothing to lose
+def finished_hoodoo(cli):
+    cli("new", "hoodoo", "--name", "Ann", "--name", "Bob")
     # G: one deal per player; two hands of two players finish the game
     cli("enter", '{"winner": 0}')
     cli("enter", '{"winner": 1}')
     assert json.loads(cli("sheet", "--json").stdout)["complete"] is True
-    cli("new", "roquet")
+
+
+def test_an_empty_game_goes_without_asking(cli):
+    cli("new", "hoodoo", "-n", "2")
+    cli("new", "hoodoo", "-n", "2")   # no event: nothing to lose
+    assert not cli.archive.exists()
+
+
+def test_a_finished_game_is_never_dropped_unarchived(cli):
+    finished_hoodoo(cli)
+    out = cli("new", "roquet", ok=False)
+    assert out.exit_code == 1 and out.stdout == ""
+    # Ann won the first deal, Bob the second: 1 each (docs/rules.md HO3: each hand won counts 1)
+    assert out.stderr == ("tallyboard: the board's hoodoo game (Ann · Bob; totals 1 1) is finished and not in the "
+                          "archive; nothing was changed: add --archive-first to archive it and then start the new "
+                          "game, or --discard to drop it\n")
+    assert json.loads(cli("sheet", "--json").stdout)["complete"] is True     # still on the board
+    out = cli("new", "roquet", "--name", "Ann", "--name", "Bob", "--archive-first")
+    assert out.stdout.startswith("archived as #1: hoodoo, Ann · Bob (finished)\n")
+    listed = cli("archive", "list").stdout
+    assert "hoodoo" in listed, listed
+    # once archived, the same game would go without asking; a new finished one asks again
+    finished_hoodoo(cli)
+    cli("new", "roquet", "--discard")
 
 
 @pytest.mark.parametrize("answer,archived,kept", [("a\n", True, False), ("d\n", False, False),

@@ -275,9 +275,9 @@ class BoardInput:
         return False
 
     def unarchived(self, game):
-        """Whether starting again would drop a game with something scored, not
-        over, that the host's archive does not hold as it stands."""
-        return game.n > 0 and not game.complete() and not (self.kept is not None and self.kept())
+        """Whether starting again would drop a game with something scored,
+        finished or not, that the host's archive does not hold as it stands."""
+        return game.n > 0 and not (self.kept is not None and self.kept())
 
     def _answer(self, game):
         question = self.question

@@ -316,8 +316,8 @@ class SheetView:
     # --- the board's own new game ------------------------------------------------
 
     def draw_question(self, question):
-        """The new-game question (menu.NewGame), or its warning that the game
-        would be dropped unfinished and unarchived; allocation-free."""
+        """The new-game question (menu.NewGame), or its warning that the game,
+        finished or not, would be dropped unarchived; allocation-free."""
         self.use(ENTRY)
         lines = self.lines
         for r in range(8):
@@ -325,8 +325,8 @@ class SheetView:
         put(lines[0], 0, b"NEW GAME")
         if question.warning:
             put(lines[2], 0, b"NOT ARCHIVED!")
-            put(lines[4], 0, b"THIS GAME IS NOT FINISHED AND")
-            put(lines[5], 0, b"THE HOST HAS NOT ARCHIVED IT:")
+            put(lines[4], 0, b"THE HOST HAS NOT ARCHIVED")
+            put(lines[5], 0, b"THIS GAME, FINISHED OR NOT:")
             put(lines[6], 0, b"A NEW GAME DROPS IT FOR GOOD.")
             put(lines[7], 0, b"PUSH:DROP IT  HOLD:KEEP IT")
         else:

@@ -249,7 +249,7 @@ class BoardWithNewGame(Board):
 
     def new_game(self):
         self.started += 1
-        self.game.new(self.game.rules, self.game.players, self.game.options)
+        self.game.new(self.game.name(), self.game.players, self.game.options)
 
 
 def test_new_game_on_the_board_asks_once_for_an_empty_or_archived_game():
@@ -294,3 +294,18 @@ def test_without_new_game_the_hold_does_nothing():
     b = Board(roquet, 2)
     b.do(menu.HOLD, menu.PUSH)        # the push ends the hand's question as before
     assert not b.input.question.active
+
+
+def test_a_finished_game_unarchived_is_warned_about_too():
+    # issue 32: a finished game is never dropped unarchived without the user saying so
+    b = BoardWithNewGame("hoodoo", 2)
+    q = b.input.question
+    b.game.apply(0)                     # docs/rules.md HO3: one deal per player, a hand won counts 1:
+    b.game.apply(1)                     # two players, two deals, and the game is over
+    assert b.game.complete()
+    b.do(menu.HOLD, menu.PUSH)
+    assert q.active and q.warning and b.started == 0 and b.game.n == 2
+    b.do(menu.HOLD)                     # kept
+    b.archived = True                   # once the host holds it (KEPT), one push starts again
+    b.do(menu.HOLD, menu.PUSH)
+    assert b.started == 1 and b.game.n == 0

@@ -30,23 +30,24 @@ def interactive() -> bool:
 
 
 def before_new(board: Board, archive_path: str | None, discard: bool, archive_first: bool) -> None:
-    """`tallyboard new` over the board's game: never drop an unfinished game
-    that is not in the archive without a word. The archive holds it when it
-    has this very record (Archive.holds). Otherwise archive it first
+    """`tallyboard new` over the board's game: never drop a game, finished or
+    not, that is not in the archive without a word. The archive holds it when
+    it has this very record (Archive.holds). Otherwise archive it first
     (--archive-first, or `a` at the question), drop it (--discard, or `d`),
     or stop with nothing changed."""
     if discard and archive_first:
         raise click.UsageError("give --discard or --archive-first, not both")
     current = board.rebuild()
     game = current.game
-    if game is None or game.n == 0 or game.complete():
+    if game is None or game.n == 0:
         return
+    finished = game.complete()
     loaded = board.loaded_game(current)
     if archived_id(loaded, archive_path) is not None:
         return
     totals = " ".join(str(t) for t in sheet.sheet_json(loaded)["totals"])
     what = (f"the board's {loaded.name} game ({' · '.join(loaded.players)}; totals {totals}) "
-            "is not finished and not in the archive")
+            f"is {'finished' if finished else 'not finished'} and not in the archive")
     if not (discard or archive_first):
         if not interactive():
             raise TallyboardError(f"{what}; nothing was changed: add --archive-first to archive it and then "
@@ -59,7 +60,8 @@ def before_new(board: Board, archive_path: str | None, discard: bool, archive_fi
     if archive_first:
         with Archive(archive_path) as archive:
             game_id, _ = archive.add(loaded, source="board")
-        click.echo(f"archived as #{game_id}: {loaded.name}, {' · '.join(loaded.players)} (in progress)")
+        click.echo(f"archived as #{game_id}: {loaded.name}, {' · '.join(loaded.players)} "
+                   f"({'finished' if finished else 'in progress'})")
 
 
 @click.group("archive")
