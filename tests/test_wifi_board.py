@@ -76,7 +76,7 @@ class Evening:
 def evening(tmp_path: Path) -> Iterator[Evening]:
     secret = envelope.new_secret()
     users = {"director": DIRECTOR_PASSWORD, TABLE_USER: envelope.broker_password(envelope.board_key(secret, IDENT))}
-    with Mosquitto(0, users, tmp_path / "broker") as broker:
+    with Mosquitto(0, users, tmp_path / "broker", event=EVENT) as broker:
         holder: dict[str, Evening] = {}
 
         def take(connection: Any, message: dict[str, Any]) -> None:

@@ -263,7 +263,7 @@ def test_three_wireless_boards_and_a_table_host_through_every_fault(evening, tmp
 
     tag = evening.event_id.rsplit("-", 1)[1].upper()
     users = evening.users
-    with brokers.Mosquitto(0, users, tmp_path / "mosquitto") as broker, sync_playwright() as playwright:
+    with brokers.Mosquitto(0, users, tmp_path / "mosquitto", event=evening.event_id) as broker, sync_playwright() as playwright:
         capture = Capture(broker.port, evening.event_id, users["director"])
         try:
             director = evening.spawn("director", "event", "serve", "--port", "0", "--broker",
