@@ -559,6 +559,12 @@ def test_the_acl_the_docs_give_is_the_one_both_brokers_apply():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "club-mqtt.md").read_text()
     given = doc.split("and `/etc/mosquitto/tallyboard.acl`", 1)[1].split("```\n", 2)[1]
     assert given == brokers.mosquitto_acl(DOC_EVENT)
+    # the configuration it gives has the limits and the client-id binding Mosquitto writes, the binding
+    # after the listener (before it, mosquitto 2.0 ignores it)
+    conf = [line.split("#")[0].strip() for line in
+            doc.split("`/etc/mosquitto/conf.d/tallyboard.conf`:", 1)[1].split("```\n", 2)[1].splitlines()]
+    assert set(brokers.mosquitto_limits()) <= set(conf)
+    assert conf.index(brokers.CLIENT_ID_IS_LOGIN) > conf.index("listener 8883")
     # may() reads the same rows: worked out by hand from "Who may publish what"
     table = "B39D.1"
     assert brokers.may(table, None, "tallyboard/ev-1/table/B39D.1/hand", True, event="ev-1")
