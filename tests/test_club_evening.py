@@ -396,7 +396,7 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
                 + f"listener {self.port} 127.0.0.1\n{brokers.CLIENT_ID_IS_LOGIN}\n"
                 + ("user root\n" if os.geteuid() == 0 else ""))
 
-    broker = FromTheFiles(0, {}, tmp_path / "mosquitto")    # port 0: a free one, another if it was taken
+    broker = FromTheFiles(0, {}, tmp_path / "mosquitto", event=club.event_id)    # port 0: a free one, another if it was taken
     broker.start()
     port = broker.port
     try:
