@@ -17,6 +17,7 @@ broker's answer to it (CONNACK, PUBACK or the connection closed), or a
 message sent after it on the same connection reaching the director."""
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -250,3 +251,24 @@ def test_14_addresses_cannot_fill_the_embedded_brokers_connections(caplog):
         for sock in held:
             sock.close()
         broker.stop()
+
+
+def test_accept_errors_are_logged_once_per_run(caplog):
+    """asyncio reports a listener out of file descriptors at every retry (once a second, with a
+    traceback); the embedded broker's loop logs the first of a run and a count at its end."""
+    loop = asyncio.new_event_loop()
+    try:
+        handler = brokers._AcceptErrors(logging.getLogger("test-accept"))
+        with caplog.at_level(logging.WARNING, logger="test-accept"):
+            for _ in range(100):
+                handler(loop, {"message": "socket.accept() out of system resource",
+                               "exception": OSError(24, "Too many open files")})
+            assert len(caplog.records) == 1
+            handler.last -= handler.QUIET_AFTER + 1             # a quiet while: the run is over
+            handler(loop, {"message": "socket.accept() out of system resource",
+                           "exception": OSError(24, "Too many open files")})
+        assert [r.getMessage() for r in caplog.records][1:] == [
+            "the broker could accept again; 99 more accept errors in that run",
+            "the broker cannot accept connections: [Errno 24] Too many open files (logged once until it can again)"]
+    finally:
+        loop.close()
