@@ -37,7 +37,7 @@ USERS = {"director": "d-pass", "t1": "t-pass"}     # table t1's login is its boa
 FLOODER = r"""
 import sys, threading, paho.mqtt.client as mqtt
 port, count, topic = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="flooder", protocol=mqtt.MQTTv311)
+client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="flood-bench-t1", protocol=mqtt.MQTTv311)
 client.max_queued_messages_set(0)
 client.username_pw_set("t1", "t-pass")
 up = threading.Event()
@@ -67,8 +67,8 @@ def main() -> int:
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     topic = envelope.table_topic(EVENT, "t1", "hand")
-    with tempfile.TemporaryDirectory() as tmp, brokers.EmbeddedBroker(0, USERS) as broker:
-        director = link.DirectorLink(f"mqtt://director:d-pass@127.0.0.1:{broker.port}", "director", event=EVENT,
+    with tempfile.TemporaryDirectory() as tmp, brokers.EmbeddedBroker(0, USERS, event=EVENT) as broker:
+        director = link.DirectorLink(f"mqtt://director:d-pass@127.0.0.1:{broker.port}", f"{EVENT}-director", event=EVENT,
                                      key=envelope.new_secret(), store_path=Path(tmp) / "director.sqlite3",
                                      boards=["t1"], on_table_message=lambda c, m: None)
         director.start()
@@ -85,7 +85,7 @@ def main() -> int:
                 # the director has counted one (the broker may drop some of a flood, the worker too)
                 before = _markers(director)
                 deadline = time.monotonic() + 300
-                marker = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="marker", protocol=paho.MQTTv311)
+                marker = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-board-t1", protocol=paho.MQTTv311)
                 marker.username_pw_set("t1", USERS["t1"])
                 marker.connect("127.0.0.1", broker.port)
                 marker.loop_start()

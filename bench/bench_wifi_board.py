@@ -79,7 +79,7 @@ def timed(board: Board, requests: int, change: bool) -> list[float]:
 def run(heap: str, requests: int, work: Path) -> None:
     secret = envelope.new_secret()
     users = {"director": "d", IDENT: envelope.broker_password(envelope.board_key(secret, IDENT))}
-    with Mosquitto(0, users, work / "broker") as broker:
+    with Mosquitto(0, users, work / "broker", event=EVENT) as broker:
         director = DirectorLink(f"mqtt://director:d@127.0.0.1:{broker.port}", f"{EVENT}-director", event=EVENT,
                                 key=lambda m: key_for(secret, m), store_path=work / "director.sqlite3",
                                 boards={IDENT}, on_table_message=lambda c, m: None, max_backoff=1)

@@ -83,7 +83,7 @@ def main() -> int:
         codes = {t: cli("event", "join-code", "--table", str(t)).strip() for t in (1, 2, 3)}
         boards: dict[int, Emulator] = {}
         director = None
-        with brokers.Mosquitto(brokers.free_port(), users, tmp / "mosquitto") as broker:
+        with brokers.Mosquitto(brokers.free_port(), users, tmp / "mosquitto", event=club_mod.club_id(event)) as broker:
             try:
                 director = subprocess.Popen(
                     [sys.executable, "-m", "tallyboard.cli", "event", "serve", "--port", "0", "--broker",

@@ -130,7 +130,7 @@ def _refused_reasons(club: Club) -> set[str]:
 
 
 def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_host_cut_off(club, tmp_path):
-    with brokers.Mosquitto(0, club.users, tmp_path / "mosquitto") as broker:
+    with brokers.Mosquitto(0, club.users, tmp_path / "mosquitto", event=club.event_id) as broker:
         relay = Relay(broker.port)        # table 3's way to the broker, cut below
         try:
             director = club.director("--broker", club.director_url % broker.port)
@@ -330,7 +330,8 @@ def test_a_table_host_with_a_mistyped_join_code_is_told_to_copy_it_again(club):
 def test_a_table_host_with_a_wrong_password_is_told_so_and_starts_nothing(club, tmp_path):
     # the broker knows table 1's login with another password (an older evening's files, say)
     login = club_mod.table_login(envelope.read_join_code(club.code), 1)[0]
-    with brokers.Mosquitto(0, dict(club.users, **{login: "wrong-one"}), tmp_path / "mosquitto") as broker:
+    with brokers.Mosquitto(0, dict(club.users, **{login: "wrong-one"}), tmp_path / "mosquitto",
+                           event=club.event_id) as broker:
         out = CliRunner().invoke(main, ["event", "table", "--broker", f"mqtt://127.0.0.1:{broker.port}",
                                         "--join", club.code, "--emulators", "1", "--state", str(tmp_path / "host")])
     assert out.exit_code != 0
@@ -356,7 +357,7 @@ def test_a_director_started_before_the_broker_serves_the_page_and_links_up_when_
         port = brokers.free_port()
         director = club.director("--broker", club.director_url % port)
         director.wait_line(r"the broker does not answer yet; the director keeps trying")
-        broker = brokers.Mosquitto(port, club.users, tmp_path / f"mosquitto-{attempt}")
+        broker = brokers.Mosquitto(port, club.users, tmp_path / f"mosquitto-{attempt}", event=club.event_id)
         try:
             broker.start()
             break
@@ -383,7 +384,7 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
         tag = event_tag(store.event())
     lines = (folder / "tallyboard.passwd").read_text().splitlines()
     assert [line.split(":")[0] for line in lines] == ["director", f"{tag:04X}.1", f"{tag:04X}.2", f"{tag:04X}.3"]
-    assert (folder / "tallyboard.acl").read_text() == brokers.mosquitto_acl()
+    assert (folder / "tallyboard.acl").read_text() == brokers.mosquitto_acl(club.event_id)
     # mosquitto itself reads them: table 1 logs in with what its join code gives, not with table 2's name
     class FromTheFiles(brokers.Mosquitto):
         def write_config(self) -> None:      # the files as written, not the class's own users and ACL
@@ -391,10 +392,11 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
             self.config_path.write_text(
                 f"allow_anonymous false\npassword_file {folder / 'tallyboard.passwd'}\n"
                 f"acl_file {folder / 'tallyboard.acl'}\nlog_dest file {self.log_path}\nlog_type error\n"
-                f"log_type warning\nlog_type notice\nlistener {self.port} 127.0.0.1\n"
+                f"log_type warning\nlog_type notice\n" + "".join(line + "\n" for line in brokers.mosquitto_limits())
+                + f"listener {self.port} 127.0.0.1\n{brokers.CLIENT_ID_IS_LOGIN}\n"
                 + ("user root\n" if os.geteuid() == 0 else ""))
 
-    broker = FromTheFiles(0, {}, tmp_path / "mosquitto")    # port 0: a free one, another if it was taken
+    broker = FromTheFiles(0, {}, tmp_path / "mosquitto", event=club.event_id)    # port 0: a free one, another if it was taken
     broker.start()
     port = broker.port
     try:

@@ -12,6 +12,7 @@ message sent after it on the same connection (MQTT keeps a connection's
 order) has arrived, or the director's worker has taken it."""
 from __future__ import annotations
 
+import select
 import socket
 import sqlite3
 import threading
@@ -25,7 +26,7 @@ import pytest
 from test_club_mqtt import EVENT, USERS, wait_for
 from tallyboard.club import brokers, envelope, link, outbox
 
-pytestmark = [pytest.mark.broker]
+pytestmark = [pytest.mark.broker, pytest.mark.process]
 
 
 @pytest.fixture(params=["mosquitto", "amqtt"])
@@ -33,9 +34,9 @@ def broker(request, tmp_path):
     if request.param == "mosquitto":
         if not Path(brokers.MOSQUITTO).exists():
             pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
-        running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto")
+        running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
     else:
-        running = brokers.EmbeddedBroker(0, USERS)
+        running = brokers.EmbeddedBroker(0, USERS, event=EVENT)
     running.start()
     try:
         yield running
@@ -50,7 +51,7 @@ LOGIN_S = 0.5      # the embedded broker's time to log in, shortened from broker
 def embedded(request):
     # a test that holds idle connections open for a while asks for the real time to log in
     login_s = getattr(request, "param", LOGIN_S)
-    running = brokers.EmbeddedBroker(0, USERS, connect_timeout=login_s)
+    running = brokers.EmbeddedBroker(0, USERS, event=EVENT, connect_timeout=login_s)
     running.start()
     try:
         yield running
@@ -69,7 +70,7 @@ class Director:
     def __init__(self, broker: Any, tmp_path: Path) -> None:
         self.key = envelope.new_secret()
         self.statuses: list[tuple[str, bool]] = []
-        self.link = link.DirectorLink(url(broker, "director"), "director", event=EVENT, key=self.key,
+        self.link = link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=self.key,
                                       store_path=tmp_path / "director.sqlite3", boards=["t1", "t2"],
                                       on_table_message=self.apply, max_backoff=1.0,
                                       on_status=lambda host, online, boards: self.statuses.append((host, online)))
@@ -112,7 +113,7 @@ def retained(broker: Any, user: str, topic: str, timeout: float = 10.0) -> bytes
     (None: none came within `timeout`; the callers expect one)."""
     got: list[bytes] = []
     came = threading.Event()
-    client, _ = connected(broker, user, f"peek-{time.monotonic_ns()}")
+    client, _ = connected(broker, user, f"{EVENT}-board-{user}")   # its other own id: no take-over
 
     def on_message(c, u, message):
         got.append(message.payload)
@@ -130,8 +131,10 @@ def retained(broker: Any, user: str, topic: str, timeout: float = 10.0) -> bytes
 
 # ---- least privilege (finding 1) ---------------------------------------------
 
-def connected(broker: Any, user: str, client_id: str) -> tuple[mqtt.Client, threading.Event]:
-    """A client of `user`, once the broker has said yes; the event is set when it is disconnected."""
+def connected(broker: Any, user: str, client_id: str | None = None) -> tuple[mqtt.Client, threading.Event]:
+    """A client of `user` (its client id `<event>-<user>` unless told), once the broker has said yes;
+    the event is set when it is disconnected."""
+    client_id = client_id or f"{EVENT}-{user}"
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311)
     client.username_pw_set(user, USERS[user])
     up, gone = threading.Event(), threading.Event()
@@ -146,7 +149,7 @@ def connected(broker: Any, user: str, client_id: str) -> tuple[mqtt.Client, thre
 def attempt(broker: Any, user: str, topic: str, payload: bytes) -> None:
     """Publish as `user` and wait until the broker has dealt with it: its PUBACK
     (taken or dropped) or its closing the connection (mosquitto does, for some)."""
-    client, gone = connected(broker, user, f"{user}-try")
+    client, gone = connected(broker, user)
     try:
         info = client.publish(topic, payload, qos=1, retain=True)
         wait_for(f"the broker's answer to {topic}", lambda: info.is_published() or gone.is_set(), 10)
@@ -200,7 +203,7 @@ def test_table_1s_login_cannot_publish_on_or_read_table_2s_topics(broker, direct
     # retained message coming is the evidence that t2's would have come before it
     got: list[str] = []
     own = threading.Event()
-    client, _ = connected(broker, "t1", "t1-peek")
+    client, _ = connected(broker, "t1")
 
     def on_message(c, u, message):
         got.append(message.topic)
@@ -241,10 +244,10 @@ def test_a_table_login_cannot_leave_a_last_will_on_the_directors_topics(broker, 
     director.link.publish_round({"round": 1})
     ours = retained(broker, "t1", envelope.round_topic(EVENT))
     assert ours is not None
-    dropped_with_a_will(broker, "t1", "t1", envelope.round_topic(EVENT), b"")
+    dropped_with_a_will(broker, "t1", f"{EVENT}-t1", envelope.round_topic(EVENT), b"")
     # evidence the broker has dealt with that drop: a table that connected after it, and dropped, has its will
     # (its own status, offline) at the director
-    assert dropped_with_a_will(broker, "t2", "t2", envelope.host_status_topic(EVENT, "t2"),
+    assert dropped_with_a_will(broker, "t2", f"{EVENT}-t2", envelope.host_status_topic(EVENT, "t2"),
                                envelope.seal(director.key, EVENT, "t2", 0, "status",
                                              {"online": False, "boards": ["t2"]}))
     wait_for("t2's will at the director", lambda: ("t2", False) in director.statuses)
@@ -256,13 +259,10 @@ def test_the_director_publishes_its_round_again_when_the_brokers_copy_differs(br
     director.link.publish_round({"round": 1})
     ours = retained(broker, "t1", envelope.round_topic(EVENT))
     assert ours is not None
-    # the broker's copy removed (a director's second process, a broker that lost it): only `director` may
-    other, _ = connected(broker, "director", "director-2")
-    try:
-        other.publish(envelope.round_topic(EVENT), b"", qos=1, retain=True).wait_for_publish(10)
-    finally:
-        other.loop_stop()
-        other.disconnect()
+    # the broker's copy removed (a stray publish of the director's, a broker that lost it): only `director`
+    # may, and only on its own client id (a second connection of it would take the director's place), so
+    # on the director's own connection
+    director.link.client.publish(envelope.round_topic(EVENT), b"", qos=1, retain=True).wait_for_publish(10)
     wait_for("the director to publish its round again", lambda: director.link.round_published_again >= 1)
     wait_for("the round retained again", lambda: retained(broker, "t1", envelope.round_topic(EVENT)) == ours)
 
@@ -270,7 +270,7 @@ def test_the_director_publishes_its_round_again_when_the_brokers_copy_differs(br
 # ---- seq and shape (findings 4, 8) -----------------------------------------------
 
 def send(broker: Any, user: str, messages: list[tuple[str, bytes]]) -> None:
-    client, _ = connected(broker, user, f"{user}-raw")
+    client, _ = connected(broker, user)
     try:
         for topic, payload in messages:
             client.publish(topic, payload, qos=1).wait_for_publish(10)
@@ -320,7 +320,7 @@ def test_wrong_kinds_and_envelopes_on_another_boards_topic_are_refused_with_thei
 def test_a_flood_of_junk_is_counted_in_one_row_not_stored_row_by_row(broker, director):
     junk = b"x" * 60_000
     topic = envelope.table_topic(EVENT, "t1", "hand")
-    client, _ = connected(broker, "t1", "t1-flood")
+    client, _ = connected(broker, "t1")
     try:
         for _ in range(300):
             client.publish(topic, junk, qos=1).wait_for_publish(10)
@@ -347,7 +347,7 @@ def test_210_idle_connections_do_not_keep_a_table_host_out(embedded, tmp_path):
     idle = [socket.create_connection(("127.0.0.1", embedded.port), timeout=5) for _ in range(210)]
     try:
         box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, envelope.new_secret())
-        table = link.TableLink(url(embedded, "t1"), "t1", outbox=box, boards=["t1"], max_backoff=1.0)
+        table = link.TableLink(url(embedded, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
         table.start()
         try:
             table.wait_connected(LOGIN_S + 15)
@@ -386,7 +386,7 @@ def test_one_address_holds_at_most_its_share_of_the_embedded_brokers_connections
             sock.close()
     # the same login once those are gone: the broker's CONNACK, accepted (MQTT 3.1.1: 20 02 00 00)
     with socket.create_connection(("127.0.0.1", embedded.port), timeout=brokers.CONNECT_TIMEOUT + 10) as again:
-        again.sendall(mqtt_connect_packet("director", "within-the-limit"))
+        again.sendall(mqtt_connect_packet("director", f"{EVENT}-director"))
         assert again.recv(4) == b"\x20\x02\x00\x00"
 
 
@@ -396,7 +396,7 @@ def test_one_address_holds_at_most_its_share_of_the_embedded_brokers_connections
 def mosquitto(tmp_path):
     if not Path(brokers.MOSQUITTO).exists():
         pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
-    running = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto")
+    running = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
     running.start()
     try:
         yield running
@@ -408,7 +408,7 @@ def test_a_slow_store_does_not_stall_the_directors_connection(mosquitto, tmp_pat
     """paho's callbacks only queue: while the director's worker is stuck in a write
     (a slow disk), its network thread still keeps the connection alive. Keepalive
     is 1 s here, so the broker drops a client silent for 1.5 s; a second client,
-    made silent after the worker got stuck, is dropped first (its will comes): the
+    made silent after the worker got stuck, is dropped first (the broker closes its socket): the
     evidence that the broker would have dropped the director too. On mosquitto,
     which drops a client silent for 1.5 times its keepalive (amqtt 0.12 does not)."""
     broker = mosquitto
@@ -423,30 +423,25 @@ def test_a_slow_store_does_not_stall_the_directors_connection(mosquitto, tmp_pat
         connection.execute("CREATE TABLE IF NOT EXISTS hands (n INTEGER)")
         connection.execute("INSERT INTO hands VALUES (?)", (message["body"]["n"],))
 
-    director = link.DirectorLink(url(broker, "director"), "director", event=EVENT, key=key,
+    director = link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=key,
                                  store_path=tmp_path / "director.sqlite3", boards=["t1"],
                                  on_table_message=apply, max_backoff=1.0)
     director.start()
-    observer, _ = connected(broker, "director", "observer")
-    wills = threading.Event()
-    observer.on_message = lambda c, u, message: wills.set()
     try:
         director.wait_connected(10)
         generation = director.generation
         hand = envelope.table_topic(EVENT, "t1", "hand")
         send(broker, "t1", [(hand, envelope.seal(key, EVENT, "t1", 1, "hand", {"n": 1}))])
         assert stuck.wait(10), "the first hand never reached the director's store"
-        observer.subscribe(envelope.host_status_topic(EVENT, "t2"), 1)
-        silent = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="t2-silent", protocol=mqtt.MQTTv311)
+        silent = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-t2", protocol=mqtt.MQTTv311)
         silent.username_pw_set("t2", USERS["t2"])
-        silent.will_set(envelope.host_status_topic(EVENT, "t2"), b"gone", qos=1)
         up = threading.Event()
         silent.on_connect = lambda c, u, f, reason, p: up.set()
         silent.connect("127.0.0.1", broker.port, keepalive=1)
         silent.loop_start()
         assert up.wait(10), "the silent client could not connect"
         silent.loop_stop()                       # silent from now on: no PINGREQ
-        assert wills.wait(15), "the broker never dropped a client silent for 1.5 s"
+        assert closed_by_the_peer(silent.socket(), 15), "the broker never dropped a client silent for 1.5 s"
         assert director.generation == generation, "the director's connection was dropped while its store was slow"
         release.set()
         send(broker, "t1", [(hand, envelope.seal(key, EVENT, "t1", 2, "hand", {"n": 2}))])
@@ -455,9 +450,21 @@ def test_a_slow_store_does_not_stall_the_directors_connection(mosquitto, tmp_pat
         silent.socket() and silent.socket().close()
     finally:
         release.set()
-        observer.loop_stop()
-        observer.disconnect()
         director.stop()
+
+
+def closed_by_the_peer(sock: Any, timeout: float) -> bool:
+    """Whether the other end closes `sock` within `timeout` (what it sends meanwhile is read and dropped)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        readable, _, _ = select.select([sock], [], [], max(0.0, deadline - time.monotonic()))
+        if readable:
+            try:
+                if sock.recv(4096) == b"":
+                    return True
+            except OSError:
+                return True
+    return False
 
 
 # ---- stopping (the flaky restart) -----------------------------------------------------
@@ -477,12 +484,12 @@ def listening(port: int) -> bool:
 
 @pytest.mark.parametrize("attempt", range(3))
 def test_the_embedded_broker_frees_its_port_when_stopped_mid_stream(tmp_path, attempt):
-    broker = brokers.EmbeddedBroker(0, USERS)
+    broker = brokers.EmbeddedBroker(0, USERS, event=EVENT)
     broker.start()
     port = broker.port
     director = Director(broker, tmp_path)
     box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, director.key)
-    table = link.TableLink(url(broker, "t1"), "t1", outbox=box, boards=["t1"], max_backoff=1.0)
+    table = link.TableLink(url(broker, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
     table.start()
     try:
         for n in range(1, 201):
@@ -521,14 +528,14 @@ def test_mosquitto_on_port_0_takes_another_port_when_another_process_took_the_on
         return offered[-1]
 
     monkeypatch.setattr(brokers, "free_port", racing_free_port)
-    broker = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto")
+    broker = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
     try:
         broker.start()
         assert offered[0] == taken
         assert len(offered) == 2, (f"Mosquitto.start() took port {broker.port}, which another process "
                                    "listens on, for its own")     # the taken port was tried, then one more
         assert broker.port == offered[1] != taken
-        client, _ = connected(broker, "director", "director-probe")    # the broker answers there
+        client, _ = connected(broker, "director")    # the broker answers there
         client.loop_stop()
         client.disconnect()
     finally:
@@ -537,11 +544,11 @@ def test_mosquitto_on_port_0_takes_another_port_when_another_process_took_the_on
 
 
 def test_the_embedded_broker_on_port_0_binds_a_port_itself_and_says_which():
-    broker = brokers.EmbeddedBroker(0, USERS)
+    broker = brokers.EmbeddedBroker(0, USERS, event=EVENT)
     broker.start()
     try:
         assert broker.port != 0 and listening(broker.port)
-        client, _ = connected(broker, "director", "director-probe")
+        client, _ = connected(broker, "director")
         client.loop_stop()
         client.disconnect()
     finally:
@@ -551,20 +558,34 @@ def test_the_embedded_broker_on_port_0_binds_a_port_itself_and_says_which():
 
 # ---- one rule, both brokers, as the docs give it ------------------------------------------
 
+DOC_EVENT = "Club-night-1a2b"     # the evening docs/club-mqtt.md writes its files for
+
+
 def test_the_acl_the_docs_give_is_the_one_both_brokers_apply():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "club-mqtt.md").read_text()
     given = doc.split("and `/etc/mosquitto/tallyboard.acl`", 1)[1].split("```\n", 2)[1]
-    assert given == brokers.mosquitto_acl()
+    assert given == brokers.mosquitto_acl(DOC_EVENT)
+    # the configuration it gives has the limits and the client-id binding Mosquitto writes, the binding
+    # after the listener (before it, mosquitto 2.0 ignores it)
+    conf = [line.split("#")[0].strip() for line in
+            doc.split("`/etc/mosquitto/conf.d/tallyboard.conf`:", 1)[1].split("```\n", 2)[1].splitlines()]
+    assert set(brokers.mosquitto_limits()) <= set(conf)
+    assert conf.index(brokers.CLIENT_ID_IS_LOGIN) > conf.index("listener 8883")
     # may() reads the same rows: worked out by hand from "Who may publish what"
     table = "B39D.1"
-    assert brokers.may(table, None, "tallyboard/ev/table/B39D.1/hand", True)
-    assert brokers.may(table, None, "tallyboard/ev/host/B39D.1/status", True)
-    assert not brokers.may(table, None, "tallyboard/ev/table/B39D.2/state", True)
-    assert not brokers.may(table, None, "tallyboard/ev/host/B39D.2/status", True)
-    assert not brokers.may(table, None, "tallyboard/ev/director/round", True)
-    assert brokers.may(table, None, "tallyboard/ev/director/applied/B39D.1", False)
-    assert not brokers.may(table, None, "tallyboard/ev/director/applied/+", False)      # wider than its row
-    assert not brokers.may(table, None, "tallyboard/ev/table/B39D.1/hand", False)      # no table reads hands
-    assert brokers.may("director", None, "tallyboard/ev/table/+/+", False)
-    assert not brokers.may("director", None, "tallyboard/ev/table/B39D.1/hand", True)
-    assert not brokers.may("a+b", None, "tallyboard/ev/table/a+b/hand", True)          # no pattern for it
+    assert brokers.may(table, None, "tallyboard/ev-1/table/B39D.1/hand", True, event="ev-1")
+    assert brokers.may(table, None, "tallyboard/ev-1/host/B39D.1/status", True, event="ev-1")
+    assert not brokers.may(table, None, "tallyboard/ev-1/table/B39D.2/state", True, event="ev-1")
+    assert not brokers.may(table, None, "tallyboard/ev-1/host/B39D.2/status", True, event="ev-1")
+    assert not brokers.may(table, None, "tallyboard/ev-1/director/round", True, event="ev-1")
+    assert brokers.may(table, None, "tallyboard/ev-1/director/applied/B39D.1", False, event="ev-1")
+    assert not brokers.may(table, None, "tallyboard/ev-1/director/applied/+", False, event="ev-1")      # wider than its row
+    assert not brokers.may(table, None, "tallyboard/ev-1/table/B39D.1/hand", False, event="ev-1")      # no table reads hands
+    assert brokers.may("director", None, "tallyboard/ev-1/table/+/+", False, event="ev-1")
+    assert not brokers.may("director", None, "tallyboard/ev-1/table/B39D.1/hand", True, event="ev-1")
+    assert not brokers.may("a+b", None, "tallyboard/ev-1/table/a+b/hand", True, event="ev-1")          # no pattern for it
+    # this evening's only (finding 3): no login publishes or reads under another evening's topics
+    assert not brokers.may(table, None, "tallyboard/ev-2/table/B39D.1/hand", True, event="ev-1")
+    assert not brokers.may(table, None, "tallyboard/+/director/round", False, event="ev-1")
+    assert not brokers.may("director", None, "tallyboard/ev-2/director/round", True, event="ev-1")
+    assert not brokers.may("director", None, "tallyboard/+/table/+/+", False, event="ev-1")

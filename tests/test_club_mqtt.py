@@ -47,9 +47,9 @@ def broker(request, tmp_path):
     if request.param == "mosquitto":
         if not Path(brokers.MOSQUITTO).exists():
             pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
-        running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto")
+        running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
     else:
-        running = brokers.EmbeddedBroker(0, USERS)      # port 0: bound by the broker itself, no race
+        running = brokers.EmbeddedBroker(0, USERS, event=EVENT)      # port 0: bound by the broker itself, no race
     running.start()
     try:
         yield running
@@ -135,7 +135,7 @@ class Evening:
         self.key = envelope.new_secret()
         self.store = tmp_path / "director.sqlite3"
         self.processes: list[subprocess.Popen[bytes]] = []
-        self.director = link.DirectorLink(self.url("director"), "director", event=EVENT, key=self.key,
+        self.director = link.DirectorLink(self.url("director"), f"{EVENT}-director", event=EVENT, key=self.key,
                                           store_path=self.store, boards=boards, on_table_message=self.apply,
                                           max_backoff=1.0)
 
@@ -164,7 +164,7 @@ class Evening:
     def table(self, name: str, boards: list[str], count: int, every: float = 0.03,
               port: int | None = None) -> subprocess.Popen[bytes]:
         command = [sys.executable, str(PUBLISHER), "--url", f"mqtt://127.0.0.1:{port or self.broker.port}",
-                   "--client-id", name,
+                   "--client-id", EVENT,       # each link's client id <event>-<login> (brokers.client_ids)
                    "--outbox", str(self.tmp / f"{name}.outbox.sqlite3"), "--event", EVENT, "--key", self.key.hex(),
                    "--count", str(count), "--every", str(every), "--resend-after", "1", "--timeout", "90"]
         for board in boards:
@@ -191,7 +191,7 @@ class Evening:
         """A message sent now through the broker, waited for until the director has handled it: the
         broker hands the director its messages in order, so whatever it had before has been handled."""
         before = sum(count for _, _, count in self.director.refused_counts())
-        client = raw_client(self.url("marker"), "marker")
+        client = raw_client(self.url("marker"), f"{EVENT}-marker")
         try:
             client.publish(envelope.table_topic(EVENT, "marker", "hand"), b"marker", qos=1).wait_for_publish(10)
         finally:
@@ -317,7 +317,7 @@ def test_forged_foreign_and_replayed_messages_are_refused_logged_and_never_appli
     for login, messages, refusals in (("t1", [(topic, forged)], 1),
                                       ("t9", [(envelope.table_topic(EVENT, "t9", "hand"), stranger)], 2),
                                       ("t1", [(topic, replayed), (topic, b"{not json")], 4)):
-        attacker = raw_client(night.url(login), f"{login}-attacker")
+        attacker = raw_client(night.url(login), f"{EVENT}-{login}")
         try:
             for where, payload in messages:
                 attacker.publish(where, payload, qos=1).wait_for_publish(10)
@@ -337,7 +337,7 @@ def test_a_wrong_password_is_refused_by_the_broker(evening, broker, tmp_path):
 
     night = evening(["t1"])
     box = outbox.Outbox(tmp_path / "wrong.sqlite3", EVENT, night.key)
-    table = link.TableLink(f"mqtt://t1:wrong-password@127.0.0.1:{broker.port}", "t1", outbox=box,
+    table = link.TableLink(f"mqtt://t1:wrong-password@127.0.0.1:{broker.port}", f"{EVENT}-t1", outbox=box,
                            boards=["t1"], max_backoff=1.0)
     table.start()
     try:
@@ -377,15 +377,15 @@ def test_mqtts_through_a_tls_listener_with_the_clubs_ca(tmp_path):
     ca, tls = make_certificates(tmp_path)
     key = envelope.new_secret()
     applied: list[int] = []
-    with brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", tls=tls) as running:
+    with brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", tls=tls, event=EVENT) as running:
         port = running.port
-        director = link.DirectorLink(f"mqtts://director:{USERS['director']}@localhost:{port}", "director",
+        director = link.DirectorLink(f"mqtts://director:{USERS['director']}@localhost:{port}", f"{EVENT}-director",
                                      tls_ca=ca, event=EVENT, key=key, store_path=tmp_path / "d.sqlite3",
                                      boards=["t1"], on_table_message=lambda c, m: applied.append(m["body"]["n"]))
         box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, key)
-        table = link.TableLink(f"mqtts://t1:{USERS['t1']}@localhost:{port}", "t1", tls_ca=ca,
+        table = link.TableLink(f"mqtts://t1:{USERS['t1']}@localhost:{port}", f"{EVENT}-t1", tls_ca=ca,
                                outbox=box, boards=["t1"])
-        plain = link.TableLink(f"mqtt://t2:{USERS['t2']}@localhost:{port}", "t2",
+        plain = link.TableLink(f"mqtt://t2:{USERS['t2']}@localhost:{port}", f"{EVENT}-t2",
                                outbox=outbox.Outbox(tmp_path / "p.sqlite3", EVENT, key), boards=["t2"],
                                max_backoff=1.0)
         try:

@@ -19,6 +19,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 import wifi_boards as wb
+from broker_spy import SPY_PASSWORD, SPY_USER, WatchedMosquitto
 from emu_fixtures import oled_text, until
 from tallyboard.client import Board
 from tallyboard.club import envelope
@@ -78,7 +79,7 @@ class Evening:
 def evening(tmp_path: Path) -> Iterator[Evening]:
     secret = envelope.new_secret()
     users = {"director": DIRECTOR_PASSWORD, TABLE_USER: envelope.broker_password(envelope.board_key(secret, IDENT))}
-    with Mosquitto(0, users, tmp_path / "broker") as broker:
+    with WatchedMosquitto(0, users, tmp_path / "broker", event=EVENT) as broker:
         holder: dict[str, Evening] = {}
 
         def take(connection: Any, message: dict[str, Any]) -> None:
@@ -90,7 +91,7 @@ def evening(tmp_path: Path) -> Iterator[Evening]:
                                 boards={IDENT}, on_table_message=take, max_backoff=1)
         evening = holder["e"] = Evening(broker, director, secret)
         spy = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-spy")
-        spy.username_pw_set("director", DIRECTOR_PASSWORD)
+        spy.username_pw_set(SPY_USER, SPY_PASSWORD)     # not the director's login: that would take its place
 
         def saw(client: Any, userdata: Any, message: Any) -> None:
             opened = envelope.open_message(message.payload, lambda m: key_for(secret, m), {IDENT: 0}, event=EVENT,

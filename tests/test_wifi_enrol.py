@@ -76,7 +76,7 @@ def test_a_pico_w_is_enrolled_once_over_usb_shows_its_link_leaves_and_comes_back
              "wifi": secret_file(tmp / "wifi.pw", WIFI[1]), "wrong": secret_file(tmp / "wrong.pw", "not the one"),
              "mistyped": secret_file(tmp / "mistyped.txt", join.strip()[:-2] + ("00" if join.strip()[-2:] != "00"
                                                                                  else "11"))}
-    with brokers.Mosquitto(0, users, tmp / "mosquitto") as broker, \
+    with brokers.Mosquitto(0, users, tmp / "mosquitto", event=event_id) as broker, \
             Emulator(flash=tmp / "flash") as emulator:
         url = f"mqtt://127.0.0.1:{broker.port}"       # no user: the board logs in as its table
 

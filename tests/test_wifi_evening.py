@@ -35,6 +35,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
+from broker_spy import SPY_PASSWORD, SPY_USER, WatchedMosquitto
 from club_evening_support import Evening
 from waiting import NotInTime, until
 from tallyboard import portshare
@@ -220,7 +221,9 @@ class Capture:
         self.payloads: dict[str, list[bytes]] = {}
         self.lock = threading.Lock()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{event_id}-spy")
-        self.client.username_pw_set("director", password)
+        # not the director's login: on mosquitto a login's client id is its user name, and this would take
+        # the director's place
+        self.client.username_pw_set(SPY_USER, SPY_PASSWORD)
         self.client.on_message = self._message
         self.client.connect("127.0.0.1", port)
         self.client.subscribe(f"tallyboard/{event_id}/table/+/+", qos=1)
@@ -271,7 +274,8 @@ def test_three_wireless_boards_and_a_table_host_through_every_fault(evening, tmp
 
     tag = evening.event_id.rsplit("-", 1)[1].upper()
     users = evening.users
-    with brokers.Mosquitto(0, users, tmp_path / "mosquitto") as broker, sync_playwright() as playwright:
+    with WatchedMosquitto(0, users, tmp_path / "mosquitto", event=evening.event_id) as broker, \
+            sync_playwright() as playwright:
         capture = Capture(broker.port, evening.event_id, users["director"])
         try:
             director = evening.spawn("director", "event", "serve", "--port", "0", "--broker",

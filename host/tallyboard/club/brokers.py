@@ -12,6 +12,7 @@ import asyncio
 import base64
 import hashlib
 import hmac
+import logging
 import os
 import signal
 import socket
@@ -22,6 +23,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
+
+from . import envelope, kinds
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 START_TIMEOUT = 10.0
@@ -50,13 +53,16 @@ class Mosquitto:
     """mosquitto on 127.0.0.1:`port` (0: a free one, then `port` says which),
     users from `users` ({name: password}, hashed into its password file as
     mosquitto_passwd does), each publishing and reading only what ACL allows
-    (mosquitto_acl(); may() for the embedded broker), persistence in `persistence_dir`
-    (config, password and ACL files and log there too).
+    (mosquitto_acl(event); may() for the embedded broker) for the evening `event`,
+    persistence in `persistence_dir` (config, password and ACL files and log there too);
+    each login's client id is its user name (use_username_as_clientid), and no message
+    over the envelope's limit (mosquitto_limits()).
     With `tls`, the listener speaks TLS (mqtts://). A context manager:
     started on entry, stopped on exit, whatever happened."""
 
     def __init__(self, port: int, users: Mapping[str, str], persistence_dir: str | Path,
-                 tls: TLSFiles | None = None, executable: str = MOSQUITTO) -> None:
+                 tls: TLSFiles | None = None, executable: str = MOSQUITTO, *, event: str) -> None:
+        self.event = event if event == ANY_EVENT else envelope.check_name("event", event)
         self.port = port
         self.users = dict(users)
         self.dir = Path(persistence_dir)
@@ -72,12 +78,13 @@ class Mosquitto:
         write_private(passwords, "".join(mosquitto_password_line(name, password) + "\n"
                                          for name, password in self.users.items()))
         acl = self.dir / "acl"
-        write_private(acl, mosquitto_acl())
+        write_private(acl, mosquitto_acl(self.event))
         lines = [
             "per_listener_settings false",
             "allow_anonymous false",
             f"password_file {passwords}",
             f"acl_file {acl}",
+            *mosquitto_limits(),
             "persistence true",
             f"persistence_location {self.dir}/",
             "autosave_interval 1",          # the queues on disk within a second, not only at a clean stop
@@ -87,6 +94,7 @@ class Mosquitto:
             "log_type warning",
             "log_type notice",
             f"listener {self.port} 127.0.0.1",
+            CLIENT_ID_IS_LOGIN,             # a listener's setting: after its `listener` line
         ]
         if self.tls is not None:
             lines += [f"certfile {self.tls.certfile}", f"keyfile {self.tls.keyfile}"]
@@ -214,29 +222,55 @@ DIRECTOR_USER = "director"
 # logs in once per table, as a board on the club's Wi-Fi does), so a login
 # publishes its own board's hand and state and its own status, and reads the
 # director's round and the `applied` of its own board only; the director
-# publishes only its own topics and reads the tables'.
+# publishes only its own topics and reads the tables'. `{event}` is the
+# evening the broker serves: no login publishes or reads under another
+# evening's topics (acl(event) fills it in).
 ACL = (
-    (DIRECTOR_USER, "readwrite", "tallyboard/+/director/#"),
-    (DIRECTOR_USER, "read", "tallyboard/+/table/+/+"),
-    (DIRECTOR_USER, "read", "tallyboard/+/host/+/status"),
-    (None, "write", "tallyboard/+/table/%u/hand"),
-    (None, "write", "tallyboard/+/table/%u/state"),
-    (None, "write", "tallyboard/+/host/%u/status"),
-    (None, "read", "tallyboard/+/director/round"),
-    (None, "read", "tallyboard/+/director/applied/%u"),
+    (DIRECTOR_USER, "readwrite", "tallyboard/{event}/director/#"),
+    (DIRECTOR_USER, "read", "tallyboard/{event}/table/+/+"),
+    (DIRECTOR_USER, "read", "tallyboard/{event}/host/+/status"),
+    (None, "write", "tallyboard/{event}/table/%u/hand"),
+    (None, "write", "tallyboard/{event}/table/%u/state"),
+    (None, "write", "tallyboard/{event}/host/%u/status"),
+    (None, "read", "tallyboard/{event}/director/round"),
+    (None, "read", "tallyboard/{event}/director/applied/%u"),
 )
 
 
-def may(user: str | None, client_id: str | None, topic: str, write: bool) -> bool:
+# Mosquitto(event=ANY_EVENT): the rows for every evening at once, for the benchmarks that run several
+# evenings on one broker; a club's broker serves one evening, and is given its id
+ANY_EVENT = "+"
+
+
+def acl(event: str) -> tuple[tuple[str | None, str, str], ...]:
+    """ACL's rows for the evening `event` (a name: no / + # in it, envelope.check_name; or ANY_EVENT)."""
+    if event != ANY_EVENT:
+        envelope.check_name("event", event)
+    return tuple((user, access, pattern.replace("{event}", event)) for user, access, pattern in ACL)
+
+
+def client_ids(event: str, user: str) -> tuple[str, ...]:
+    """The client ids login `user` may connect with on the evening `event`'s
+    embedded broker: `<event>-<user>` (the director's link, each table's link
+    of a table host: event/club.py), and for a table's login also
+    `<event>-board-<user>`, what a board on the club's Wi-Fi sends
+    (firmware/tallynet/link.py _client_id). Every other login's client id is
+    refused, so no login can take over, or delete, another login's session
+    (the director's: `<event>-director`)."""
+    own = f"{event}-{user}"
+    return (own,) if user == DIRECTOR_USER else (own, f"{event}-board-{user}")
+
+
+def may(user: str | None, client_id: str | None, topic: str, write: bool, *, event: str) -> bool:
     """Whether `user` may publish (write) or subscribe to and receive (read)
     `topic` (for a subscription, a filter: allowed only if it is no broader
-    than a row's), by ACL, as mosquitto's acl_file decides it. A user name
-    with / + or # in it gets no pattern row (mosquitto's rule too: it
-    would widen the topic)."""
+    than a row's) on the evening `event`, by ACL, as mosquitto's acl_file
+    decides it. A user name with / + or # in it gets no pattern row
+    (mosquitto's rule too: it would widen the topic)."""
     if not user or not topic:
         return False
     access = "write" if write else "read"
-    for row_user, row_access, pattern in ACL:
+    for row_user, row_access, pattern in acl(event):
         if access not in row_access:
             continue
         if row_user is None:
@@ -263,19 +297,42 @@ def _covers(pattern: str, topic: str) -> bool:
     return len(given) == len(wanted)
 
 
-def mosquitto_acl() -> str:
-    """ACL as a mosquitto acl_file: `user` blocks, then the `pattern` rows."""
+def mosquitto_acl(event: str) -> str:
+    """ACL as a mosquitto acl_file for the evening `event`: `user` blocks, then the `pattern` rows."""
+    table = acl(event)
     lines = ["# tallyboard's club access rule (brokers.ACL); every table's login is its board's identity"]
     users: dict[str, list[str]] = {}
-    for user, access, pattern in ACL:
+    for user, access, pattern in table:
         if user is not None:
             users.setdefault(user, []).append(f"topic {access} {pattern}")
     for user, rows in users.items():
         lines += ["", f"user {user}", *rows]
     lines += ["", "# every other login (a table: its board's identity, %u): its own board, its own status,",
               "# the director's round and its own board's applied"]
-    lines += [f"pattern {access} {pattern}" for user, access, pattern in ACL if user is None]
+    lines += [f"pattern {access} {pattern}" for user, access, pattern in table if user is None]
     return "\n".join(lines) + "\n"
+
+
+# mosquitto takes the user name as the client id (a listener's setting: after each `listener` line; before
+# it, mosquitto 2.0 ignores it, even with per_listener_settings false), so a login can only ever take over
+# its own session: a table's login sending the director's client id gets a session of its own, and a wrong
+# password gets nothing (mosquitto authenticates before it looks a session up). The client ids the links
+# send (`<event>-<login>`, a Wi-Fi board's `<event>-board-<login>`) are not used.
+CLIENT_ID_IS_LOGIN = "use_username_as_clientid true"
+
+# room for a PUBLISH's fixed header, topic and packet id around a message of envelope.MAX_BYTES: the
+# longest club topic is tallyboard/<64>/director/applied/<64>, under 200 bytes
+PACKET_ROOM = 1024
+
+
+def mosquitto_limits() -> list[str]:
+    """The lines of a mosquitto config that cap a message at the envelope's size
+    (docs/club-mqtt.md, "A club: mosquitto"): message_size_limit, a PUBLISH whose
+    payload is over envelope.MAX_BYTES is dropped, never stored nor retained;
+    max_packet_size, a packet bigger than that and its topic closes the connection
+    before mosquitto reads it. (With CLIENT_ID_IS_LOGIN after each listener.)"""
+    return [f"message_size_limit {envelope.MAX_BYTES}",
+            f"max_packet_size {envelope.MAX_BYTES + PACKET_ROOM}"]
 
 
 PBKDF2_ROUNDS = 101      # what mosquitto_passwd writes ($7$: PBKDF2-HMAC-SHA512)
@@ -305,33 +362,52 @@ def write_private(path: Path, text: str) -> None:
 
 CONNECT_TIMEOUT = 5.0        # seconds a new connection has to log in (CONNECT) before it is closed
 MAX_CONNECTIONS = 200        # the whole listener
-MAX_PER_ADDRESS = 16         # one machine: a table host needs one connection, a laptop a few
+# Connections one address may hold before they have logged in. A logged-in connection no longer counts
+# against its address: it holds a login's client id (client_ids(): at most two per login, a table host's
+# and a Wi-Fi board's, a new one taking the old one's place), so the logins bound those. Whoever has no
+# login needs MAX_CONNECTIONS // MAX_PER_ADDRESS = 50 addresses to fill the listener, each connection
+# closed after CONNECT_TIMEOUT; a table host's laptop logs its links in one after another, well within 4.
+MAX_PER_ADDRESS = 4
 
 try:
+    from amqtt.adapters import StreamReaderAdapter as _ReaderAdapter
+    from amqtt.adapters import StreamWriterAdapter as _WriterAdapter
     from amqtt.broker import Broker as _Broker
     from amqtt.errors import AMQTTError as _AMQTTError
+    from amqtt.errors import MQTTError as _MQTTError
+    from amqtt.errors import NoDataError as _NoDataError
+    from amqtt.mqtt.connack import NOT_AUTHORIZED as _NOT_AUTHORIZED
+    from amqtt.mqtt.connack import ConnackPacket as _ConnackPacket
+    from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler as _BrokerHandler
     from amqtt.plugins.base import BaseAuthPlugin as _AuthBase
     from amqtt.plugins.base import BaseTopicPlugin as _TopicBase
 except ImportError:   # amqtt missing: EmbeddedBroker says so when started
-    _AuthBase = _TopicBase = _Broker = object  # type: ignore[assignment,misc]
-    _AMQTTError = RuntimeError  # type: ignore[assignment,misc]
+    _AuthBase = _TopicBase = _Broker = _ReaderAdapter = object  # type: ignore[assignment,misc]
+    _AMQTTError = _MQTTError = _NoDataError = RuntimeError  # type: ignore[assignment,misc]
 
 
 class PasswordCheck(_AuthBase):  # type: ignore[misc,valid-type]
     """amqtt plugin: a client gets in only with a user name and its password
-    from the broker's `users` (compared in constant time), and with no last
-    will on a topic its user may not publish (amqtt publishes a will
-    without the topic check)."""
+    from the broker's `users` (compared in constant time), with a client id
+    of its own login (client_ids()), and with no last will on a topic its
+    user may not publish (amqtt publishes a will without the topic check)."""
 
     @dataclass
     class Config:
         users: dict[str, str] = field(default_factory=dict)
+        event: str = ""
 
     async def authenticate(self, *, session: Any) -> bool:
         expected = self.config.users.get(session.username or "")
         if expected is None or not hmac.compare_digest(expected.encode(), (session.password or "").encode()):
             return False
-        if session.will_flag and not may(session.username, session.client_id, session.will_topic or "", True):
+        if session.client_id not in client_ids(self.config.event, session.username):
+            self.context.logger.warning("%s logged in with client id %r, not its own (%s); refused",
+                                        session.username, session.client_id,
+                                        " or ".join(client_ids(self.config.event, session.username)))
+            return False
+        if session.will_flag and not may(session.username, session.client_id, session.will_topic or "", True,
+                                         event=self.config.event):
             self.context.logger.warning("%s: a last will on %s is not allowed", session.client_id,
                                         session.will_topic)
             return False
@@ -344,38 +420,104 @@ class TopicCheck(_TopicBase):  # type: ignore[misc,valid-type]
     @dataclass
     class Config:
         enabled: bool = True
+        event: str = ""
 
     async def topic_filtering(self, *, session: Any = None, topic: str | None = None, action: Any = None) -> bool:
         if session is None or topic is None:
             return False
-        return may(session.username, session.client_id, topic, str(action) == "publish")
+        return may(session.username, session.client_id, topic, str(action) == "publish", event=self.config.event)
+
+
+class _TooBig(Exception):
+    """A packet over the cap: its connection ends (amqtt's reader loop ends on an
+    exception it does not know; a NoDataError it would skip, and read the
+    message's bytes as packets)."""
+
+
+class _CappedReader(_ReaderAdapter):  # type: ignore[misc,valid-type]
+    """amqtt's stream reader, refusing any one read over envelope.MAX_BYTES: a
+    PUBLISH's payload is read in one read of its whole length (an MQTT string,
+    a topic, is at most 65535 bytes), so a bigger message ends its connection
+    before the broker holds its bytes."""
+
+    async def read(self, n: int = -1) -> bytes:
+        if n < 0 or n > envelope.MAX_BYTES:
+            raise _TooBig(f"a message of {n} bytes, over {envelope.MAX_BYTES}: its connection is closed")
+        return await super().read(n)
+
+
+class _Waiting:
+    """A connection counted against its address until it has logged in."""
+
+    def __init__(self, broker: "_GuardedBroker", address: str) -> None:
+        self.broker, self.address, self.counted = broker, address, True
+        broker.per_address[address] = broker.per_address.get(address, 0) + 1
+
+    def release(self) -> None:
+        if self.counted:
+            self.counted = False
+            self.broker.per_address[self.address] -= 1
+            if not self.broker.per_address[self.address]:
+                del self.broker.per_address[self.address]
 
 
 class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
-    """amqtt's broker with two limits it lacks: a connection that has not
-    logged in within CONNECT_TIMEOUT seconds is closed, and one address
-    holds at most MAX_PER_ADDRESS connections (more are closed at once)."""
+    """amqtt 0.12's broker, made safe for a club's network:
 
-    def __init__(self, *args: Any, connect_timeout: float = CONNECT_TIMEOUT, **kwargs: Any) -> None:
+    - it authenticates a CONNECT before it looks up, deletes or takes over any
+      session (_initialize_client_session), and a login connects only with its
+      own client id (PasswordCheck), so no one can drop the director's session;
+    - a connection that has not logged in within CONNECT_TIMEOUT seconds is
+      closed, and one address holds at most MAX_PER_ADDRESS connections that
+      have not logged in (more are closed at once; logged once per burst);
+    - no message over envelope.MAX_BYTES is read (_CappedReader), and only the
+      kinds that are retained by contract (kinds.KINDS) are retained;
+    - retained messages are sent only for a session's own subscriptions and
+      only what it may read."""
+
+    def __init__(self, *args: Any, event: str, connect_timeout: float = CONNECT_TIMEOUT, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.event = event
         self.per_address: dict[str, int] = {}
         self.connect_timeout = connect_timeout
+        self.turned_away: dict[str, int] = {}      # address: connections closed since its last log line
+        self.waiting: dict[Any, _Waiting] = {}      # writer adapter: its count, until it has logged in
 
     async def stream_connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                                listener_name: str) -> None:
         peer = writer.get_extra_info("peername")
         address = peer[0] if peer else "?"
         if self.per_address.get(address, 0) >= MAX_PER_ADDRESS:
-            self.logger.warning("%s has %d connections already; closing a new one", address, MAX_PER_ADDRESS)
+            turned = self.turned_away.get(address, 0)
+            if not turned:       # once per burst: a flood of connections is not a flood of log lines
+                self.logger.warning("%s has %d connections that have not logged in; closing new ones",
+                                    address, MAX_PER_ADDRESS)
+            self.turned_away[address] = turned + 1
             writer.close()
             return
-        self.per_address[address] = self.per_address.get(address, 0) + 1
+        waiting = _Waiting(self, address)
+        adapter = _WriterAdapter(writer)
+        self.waiting[adapter] = waiting
         try:
-            await super().stream_connected(reader, writer, listener_name)
+            await self._client_connected(listener_name, _CappedReader(reader), adapter)
         finally:
-            self.per_address[address] -= 1
-            if not self.per_address[address]:
-                del self.per_address[address]
+            self.waiting.pop(adapter, None)
+            waiting.release()
+            if self.turned_away.get(address) and address not in self.per_address:
+                self.logger.warning("%s: %d more connections were closed while it had %d waiting", address,
+                                    self.turned_away.pop(address), MAX_PER_ADDRESS)
+
+    async def retain_message(self, source_session: Any, topic_name: str | None, data: Any,
+                             qos: int | None = None) -> None:
+        # a client's retained message only on a topic whose kind is retained by contract (status, round,
+        # applied); a retained hand or state is delivered as it is, but never stored
+        if source_session is not None and topic_name is not None:
+            parsed = kinds.parse_topic(self.event, topic_name)
+            if parsed is None or not parsed[0].retained:
+                self.logger.warning("%s: a retained message on %s is not kept (nothing is retained there)",
+                                    source_session.client_id, topic_name)
+                return
+        await super().retain_message(source_session, topic_name, data, qos)
 
     async def _publish_retained_messages_for_subscription(self, subscription: tuple[str, int],
                                                           session: Any) -> None:
@@ -391,34 +533,120 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
                                                             min(subscription[1], message.qos or subscription[1]),
                                                             retain=True))
                  for topic, message in list(self._retained_messages.items())
-                 if self._matches(topic, topic_filter) and may(session.username, session.client_id, topic, False)]
+                 if self._matches(topic, topic_filter)
+                 and may(session.username, session.client_id, topic, False, event=self.event)]
         if tasks:
             await asyncio.wait(tasks)
 
     async def _initialize_client_session(self, reader: Any, writer: Any, remote_address: str,
                                          remote_port: int) -> Any:
+        # Replaces amqtt 0.12.1's own (pinned in pyproject.toml), which reads the CONNECT and then, before
+        # anything authenticates it (_handle_client_session does, later), deletes the session of that
+        # client id (clean session) or takes it up and copies the new user name, password and will onto
+        # it: one CONNECT with the director's client id and a wrong password dropped the director's live
+        # session. No hook runs in between, so a subclass cannot guard that path: this reads the CONNECT,
+        # authenticates it on a session of its own (PasswordCheck: the password, the client id bound to
+        # the login, the will), answers a refusal with CONNACK 5 and closes, and only then does amqtt's
+        # session lookup, copied from 0.12.1 as it is.
         try:
-            return await asyncio.wait_for(super()._initialize_client_session(reader, writer, remote_address,
-                                                                             remote_port), self.connect_timeout)
+            handler, client_session = await asyncio.wait_for(
+                _BrokerHandler.init_from_connect(reader, writer, self.plugins_manager), self.connect_timeout)
         except asyncio.TimeoutError:
             self.logger.warning("%s:%s sent no CONNECT in %g s; closed", remote_address, remote_port,
                                 self.connect_timeout)
+            await self._close(writer)
+            raise _AMQTTError("no CONNECT in time") from None
+        except (_AMQTTError, _NoDataError, _TooBig) as exc:
+            self.logger.warning("%s:%s: no CONNECT read: %s", remote_address, remote_port, exc)
+            await self._close(writer)
+            raise _AMQTTError(exc) from exc
+        except _MQTTError as exc:
+            self.logger.warning("%s:%s: an invalid CONNECT: %s", remote_address, remote_port, exc)
+            await self._close(writer)
+            raise
+        if not await self._authenticate(client_session, None):
+            self.logger.warning("%s:%s: %r (user %r) not authorized; no session touched", remote_address,
+                                remote_port, client_session.client_id, client_session.username)
             try:
-                await writer.close()
+                await _ConnackPacket.build(0, _NOT_AUTHORIZED).to_stream(writer)
             except OSError:
                 pass
-            raise _AMQTTError("no CONNECT in time") from None
+            await self._close(writer)
+            raise _AMQTTError(f"{client_session.client_id!r} not authorized")
+        waiting = self.waiting.pop(writer, None)
+        if waiting is not None:
+            waiting.release()            # logged in: its login's client id bounds it now, not its address
+
+        # amqtt 0.12.1's lookup, after the authentication (the client id is the login's own)
+        if client_session.clean_session:
+            await self._delete_session(client_session.client_id)
+            client_session.parent = 0
+        elif client_session.client_id in self._sessions:
+            existing_client_session, _ = self._sessions[client_session.client_id]
+            existing_client_session.will_flag = client_session.will_flag
+            existing_client_session.will_message = client_session.will_message
+            existing_client_session.will_topic = client_session.will_topic
+            existing_client_session.will_qos = client_session.will_qos
+            existing_client_session.keep_alive = client_session.keep_alive
+            existing_client_session.username = client_session.username
+            existing_client_session.password = client_session.password
+            client_session = existing_client_session
+            client_session.parent = 1
+        else:
+            client_session.parent = 0
+        timeout_disconnect_delay = self.config.get("timeout-disconnect-delay", 0)
+        if client_session.keep_alive > 0 and isinstance(timeout_disconnect_delay, int):
+            client_session.keep_alive += timeout_disconnect_delay
+        return handler, client_session
+
+    @staticmethod
+    async def _close(writer: Any) -> None:
+        try:
+            await writer.close()
+        except OSError:
+            pass
+
+
+class _AcceptErrors:
+    """The broker loop's exception handler: asyncio reports "socket.accept() out of
+    system resource" (no file descriptor left: EMFILE) with a traceback at every
+    retry of its listener, once a second for as long as it lasts; this logs the first
+    of a run, and how many followed when accepting works again. Anything else goes to
+    asyncio's own handler."""
+
+    QUIET_AFTER = 30.0       # seconds without one: the next one starts a new run, logged again
+
+    def __init__(self, logger: Any) -> None:
+        self.logger = logger
+        self.count = 0
+        self.last = 0.0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if "out of system resource" not in str(context.get("message", "")):
+            loop.default_exception_handler(context)
+            return
+        now = time.monotonic()
+        if self.count and now - self.last > self.QUIET_AFTER:
+            self.logger.warning("the broker could accept again; %d more accept errors in that run", self.count - 1)
+            self.count = 0
+        if not self.count:
+            self.logger.error("the broker cannot accept connections: %s (logged once until it can again)",
+                              context.get("exception"))
+        self.count += 1
+        self.last = now
 
 
 class EmbeddedBroker:
     """amqtt on `bind`:`port` (127.0.0.1 unless told; port 0: a free one,
     then `port` says which) in a thread with its own asyncio loop;
-    anonymous clients refused, `users` ({name: password}) let in, each user
-    publishing and reading only what `may()` allows. Sessions and retained
+    anonymous clients refused, `users` ({name: password}) let in, each with
+    its own client id only (client_ids()), publishing and reading only what
+    `may()` allows on the evening `event`. Sessions and retained
     messages live in memory: they go when the broker stops."""
 
-    def __init__(self, port: int, users: Mapping[str, str], bind: str = "127.0.0.1",
+    def __init__(self, port: int, users: Mapping[str, str], bind: str = "127.0.0.1", *, event: str,
                  connect_timeout: float = CONNECT_TIMEOUT) -> None:
+        self.event = envelope.check_name("event", event)
         self.port = port
         self.connect_timeout = connect_timeout   # seconds a connection has to log in (tests shorten it)
         self.users = dict(users)
@@ -435,16 +663,17 @@ class EmbeddedBroker:
         config = {
             "listeners": {"default": {"type": "tcp", "bind": f"{self.bind}:{self.port}",
                                       "max_connections": MAX_CONNECTIONS}},
-            "plugins": {f"{__name__}.PasswordCheck": {"users": self.users},
-                        f"{__name__}.TopicCheck": {"enabled": True}},
+            "plugins": {f"{__name__}.PasswordCheck": {"users": self.users, "event": self.event},
+                        f"{__name__}.TopicCheck": {"enabled": True, "event": self.event}},
         }
 
         def run() -> None:
             loop = asyncio.new_event_loop()
+            loop.set_exception_handler(_AcceptErrors(logging.getLogger(__name__)))
             self._loop = loop
             asyncio.set_event_loop(loop)
             try:
-                self._broker = _GuardedBroker(config, loop=loop, connect_timeout=self.connect_timeout)
+                self._broker = _GuardedBroker(config, loop=loop, event=self.event, connect_timeout=self.connect_timeout)
                 loop.run_until_complete(self._broker.start())
             except BaseException as error:   # reported by start() in the caller's thread
                 self._error = error

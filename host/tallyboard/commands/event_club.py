@@ -133,7 +133,7 @@ def broker_files_cmd(folder: Path, event_name: str | None) -> None:
     brokers.write_private(folder / "tallyboard.passwd",
                           "".join(brokers.mosquitto_password_line(user, password) + "\n"
                                   for user, password in users.items()))
-    brokers.write_private(folder / "tallyboard.acl", brokers.mosquitto_acl())
+    brokers.write_private(folder / "tallyboard.acl", brokers.mosquitto_acl(club.club_id(event)))
     brokers.write_private(folder / "director.pw", users[club.DIRECTOR_LOGIN] + "\n")
     tables = [user for user in users if user != club.DIRECTOR_LOGIN]
     click.echo(f"{folder}: tallyboard.passwd (director, tables {', '.join(tables)}), tallyboard.acl, director.pw; "

@@ -70,7 +70,8 @@ class Broker:
                 passwords = club.director_secrets(event)
                 # the director and each table as itself (its board's identity; its password comes from
                 # the table's key, which its join code carries)
-                embedded = brokers.EmbeddedBroker(self.port, club.broker_users(store, event), bind=self.listen)
+                embedded = brokers.EmbeddedBroker(self.port, club.broker_users(store, event), bind=self.listen,
+                                                  event=club.club_id(event))
                 try:
                     embedded.start()
                 except RuntimeError as exc:
