@@ -292,7 +292,7 @@ def test_a_skicket_game_survives_power_cuts(chip):
 def test_a_roquet_game_survives_a_power_cut(chip):
     # The first to 100 (king row plus the hand's count) wins the moment he gets
     # there (docs/rules.md RQ9); end moves the hand's counts to the king row.
-    assert chip.score("new", "roquet", "--name", "Ann", "--name", "Bob") == "roquet: Ann 0  Bob 0  (0 hands)\n"
+    assert chip.score("new", "roquet", "--name", "Ann", "--name", "Bob", "--discard") == "roquet: Ann 0  Bob 0  (0 hands)\n"
     assert chip.score("peg", "Ann", "20") == "roquet: Ann 20  Bob 0  (0 hands)\n"
     assert chip.score("peg", "Bob", "7") == "roquet: Ann 20  Bob 7  (0 hands)\n"
     assert chip.score("end") == "roquet: Ann 20  Bob 7  (1 hand)\n"
@@ -334,7 +334,7 @@ def test_a_command_cut_off_by_the_power_does_not_ask_for_its_change_again(chip):
     # got the reply and printed the new score first, the cut did not land mid-command:
     # try again with a fresh peg (the board keeps every peg it recorded), at most
     # CUT_TRIES times; never landing mid-command fails.
-    assert chip.score("new", "roquet", "--name", "Ann", "--name", "Bob") == "roquet: Ann 0  Bob 0  (0 hands)\n"
+    assert chip.score("new", "roquet", "--name", "Ann", "--name", "Bob", "--discard") == "roquet: Ann 0  Bob 0  (0 hands)\n"
     printed_first = []
     pegged = 0
     for _ in range(CUT_TRIES):
