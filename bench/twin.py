@@ -236,8 +236,7 @@ class Twin:
         self.node = None
         self._end(self.bridge)
         self.bridge = None
-        if self.link.exists():
-            self.link.unlink()
+        self.link.unlink(missing_ok=True)      # (the bridge's socat may have taken it with it)
 
     def __enter__(self) -> "Twin":
         return self.start()
