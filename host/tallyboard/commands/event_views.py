@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -149,18 +148,18 @@ def chosen_broker(broker_url: str | None, no_broker: bool, tls_ca: str | None, l
 def file_source(path: Path) -> Source:
     """A snapshot document from a file, read again on every call; while the
     file is being rewritten (not JSON for a moment) the last good one."""
+    from .. import files
     from ..event.watch import check
 
     last: list[dict[str, Any]] = []
 
     def source() -> dict[str, Any]:
         try:
-            doc = check(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
+            doc = check(files.read_json(path, "snapshot"))   # too deep, too big a number: one line too
+        except (files.FileError, ValueError) as exc:
             if last:
                 return last[0]
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise TallyboardError(f"{path}: {reason}") from None
+            raise TallyboardError(str(exc) if isinstance(exc, files.FileError) else f"{path}: {exc}") from None
         last[:] = [doc]
         return doc
 
