@@ -77,6 +77,21 @@ def test_each_field_of_the_body_is_checked(director, field, value):
     assert director.link.applied() == {}
 
 
+def test_a_board_id_with_an_escape_sequence_or_a_bidi_override_is_refused(director):
+    """Issue 30's finding 6: a board_id ending in the table's own `@TAG.1` but holding a terminal's
+    title sequence or U+202E was stored, and `event attach` printed it raw."""
+    tag = event_tag(director.event)
+    for bad in (f"A\x1b]0;PWNED\x07@{tag:04X}.1", f"\u202eevil@{tag:04X}.1"):
+        director.link._on_message(state(director, 1, 1, board_id=bad))
+    stamped = {"game": "skicket", "n": 0, "board_id": f"\u202eevil@{tag:04X}.1"}
+    director.link._on_message(state(director, 1, 1, stamp=stamped))
+    assert reasons(director) == ["apply"] * 3
+    assert director.store.boards(director.event) == {}
+    assert director.link.applied() == {}
+    director.link._on_message(state(director, 1, 1))         # the table's own id is taken
+    assert director.store.boards(director.event)[1]["board_id"] == f"emulator@{tag:04X}.1"
+
+
 def test_a_board_signed_with_another_tables_key_is_refused(director):
     # finding 4: one secret for every table let any table host sign for any board; now table 2's key
     # (all table 2's host has) does not sign for board 1

@@ -31,6 +31,7 @@ import pytest
 
 from test_club_guard import Director, attempt, connected, mqtt_connect_packet, send, url
 from test_club_mqtt import EVENT, USERS, wait_for
+from tallyboard import listeners
 from tallyboard.club import brokers, envelope
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
@@ -255,10 +256,11 @@ def test_14_addresses_cannot_fill_the_embedded_brokers_connections(caplog):
 
 def test_accept_errors_are_logged_once_per_run(caplog):
     """asyncio reports a listener out of file descriptors at every retry (once a second, with a
-    traceback); the embedded broker's loop logs the first of a run and a count at its end."""
+    traceback); the embedded broker's loop logs the first of a run and a count at its end (the
+    handler the page's server uses too: listeners.AcceptErrors)."""
     loop = asyncio.new_event_loop()
     try:
-        handler = brokers._AcceptErrors(logging.getLogger("test-accept"))
+        handler = listeners.AcceptErrors(logging.getLogger("test-accept"), "the broker")
         with caplog.at_level(logging.WARNING, logger="test-accept"):
             for _ in range(100):
                 handler(loop, {"message": "socket.accept() out of system resource",

@@ -4,6 +4,7 @@ a correction survives the next sync from the board. Expectations worked by
 hand (tests/event_evenings.py)."""
 import json
 import sqlite3
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -352,6 +353,53 @@ def test_wrong_pins_wait_longer_each_time_are_logged_and_lock_the_pin(store, del
     assert store.wrong_pins() == (0, 0.0)
     cli(*CORRECT, "--pin", "0009")
     assert delays[-1] == 0.5
+
+
+def test_wrong_pins_guessed_at_once_are_checked_one_after_another_and_the_lock_holds(store, delays, monkeypatch):
+    """Issue 30's finding 5: 20 guesses at once were all checked, none refused as locked, because
+    each read the count before any wrote it. Each guess here is a command of its own (its own
+    connection to the archive, as another process has), all let go at the same moment."""
+    set_pin(store)
+    checked = []
+    real_check = director.pin_matches
+
+    def counted(pin, stored):
+        checked.append(pin)
+        return real_check(pin, stored)
+
+    monkeypatch.setattr(director, "pin_matches", counted)
+    guesses = 20
+    start = threading.Barrier(guesses)
+    answers = []
+
+    def guess(n):
+        with EventStore(store.path) as own:
+            event = own.event()
+            start.wait()
+            try:
+                director.check_pin(own, f"{9000 + n}", "tallyboard event correct", event)
+            except director.DirectorError as exc:
+                answers.append(str(exc))
+
+    threads = [threading.Thread(target=guess, args=(n,)) for n in range(guesses)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads), "a guess still waits after 60 s"
+    assert len(answers) == guesses
+    assert len(checked) == director.LOCK_AFTER, f"{len(checked)} of {guesses} guesses at once were checked"
+    assert sum(a.startswith("the director's PIN is locked after 5 wrong PINs in a row") for a in answers) == \
+        guesses - director.LOCK_AFTER
+    assert sorted(delays) == [0.5, 1.0, 2.0, 4.0, 8.0]   # each checked one answered as the next in a row
+    failures, locked_until = store.wrong_pins()
+    assert failures == director.LOCK_AFTER and locked_until > 0
+    # the lock holds: the right PIN too is refused, unchecked
+    with pytest.raises(director.DirectorError, match="locked after 5 wrong PINs"):
+        director.check_pin(store, PIN, "tallyboard event correct", store.event())
+    assert len(checked) == director.LOCK_AFTER
+    log = [e["action"] for e in store.log(store.event())]
+    assert log.count("wrong PIN") == director.LOCK_AFTER and log.count("PIN locked") == guesses - director.LOCK_AFTER + 1
 
 
 def test_the_pin_from_a_file_and_the_new_pin_from_a_file(store, tmp_path):

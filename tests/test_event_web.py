@@ -10,7 +10,6 @@ import threading
 import time
 
 import pytest
-import uvicorn
 
 from event_snapshots import held_hand_confirmed, two_tables
 from waiting import until
@@ -20,11 +19,12 @@ from tallyboard.event import web
 class Served:
     """The app on a free loopback port, in a thread, until stop()."""
 
-    def __init__(self, source, poll=0.05, heartbeat=15.0):
+    def __init__(self, source, poll=0.05, heartbeat=15.0, limits=None):
         self.app = web.create_app(source, poll, heartbeat)
         self.sock = web.listen("127.0.0.1", 0)
         self.port = self.sock.getsockname()[1]
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", timeout_graceful_shutdown=1))
+        # the server `event serve` runs, with its limits (the defaults, or the test's)
+        self.server = web.page_server(self.app, limits or web.Limits())
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
         until(lambda: self.server.started, 10, "the server starting", every=0.02)

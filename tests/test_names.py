@@ -175,3 +175,56 @@ def test_on_a_terminal_the_colours_stay_and_the_datas_escape_goes():
     assert "\x1b[1m" in text                                   # bold: rich's own code
     assert "\x1b]" not in text and "\x07" not in text and "\u202e" not in text
     assert "A\\x1b]0;PWNED" in text and "\\u202eevil" in text
+
+
+# ---------------------------------------------------------------- a board's id (issue 30, finding 6)
+
+BAD_BOARD_NAME = TITLE + EVIL        # what a board answered HELLO with in the hostile pass
+
+
+def test_a_board_that_calls_itself_by_an_escape_sequence_is_refused_at_hello():
+    from test_client_protocol import FakeLink, frame
+
+    from tallyrun import protocol
+    from tallyboard.client import Board
+    from tallyboard.errors import ProtocolError
+
+    hello = f"{{seq}} OK fw=0.1.0 proto={protocol.PROTOCOL_VERSION} board={BAD_BOARD_NAME} games=2 frame=128"
+    link = FakeLink(lambda seq, verb, count: frame(hello.format(seq=seq)))
+    link.name = "/dev/ttyACM0"
+    with pytest.raises(ProtocolError) as refused:
+        Board(link, timeout=0.5).hello()
+    message = str(refused.value)
+    assert not raw(message), message
+    assert message == ("the board on /dev/ttyACM0 calls itself 'A\\x1b]0;PWNED\\x07\\u202eevil', which is not a "
+                       "board's name (1 to 32 letters, digits, _ - or .): it runs other firmware, or its board "
+                       "definition is damaged; run tallyboard deploy")
+
+
+def test_a_board_id_is_a_boards_name_at_its_table():
+    assert names.is_board_id("pico-reference@1A2B.2", 0x1A2B, 2)
+    for bad in (f"{BAD_BOARD_NAME}@1A2B.2", "@1A2B.2", "pico@1A2B.3", "pico@1a2b.2", "x" * 33 + "@1A2B.2", None, 7):
+        assert not names.is_board_id(bad, 0x1A2B, 2), bad
+
+
+def test_event_attach_never_prints_a_board_id_raw(archive, monkeypatch):
+    """An id stored before the rule (an older archive, a table host's message) is shown escaped."""
+    from tallyboard.commands import event_boards
+
+    assert cli("event", "create", "Tuesday", *[a for n in ["Ann", *OTHERS] for a in ("--player", n)]).exit_code == 0
+
+    class AttachedRaw:
+        def __init__(self, store, event, timeout):
+            self.store, self.event = store, event
+
+        def attach_ports(self, ports):
+            self.store.set_board(self.event, 1, ports[0], f"{BAD_BOARD_NAME}@0000.1")
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(event_boards, "Tables", AttachedRaw)
+    result = cli("event", "attach", "--port", "/dev/ttyACM0")
+    assert result.exit_code == 0, result.output
+    assert not raw(result.output), repr(result.output)
+    assert "table 1: /dev/ttyACM0 (A\\x1b]0;PWNED\\x07\\u202eevil@0000.1)" in result.output

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import database, records, sheet
+from . import database, files, records, sheet
 from .errors import TallyboardError
 
 
@@ -66,8 +66,8 @@ def _column(row: tuple[Any, ...], index: int, name: str, shape: str = "") -> Any
     """A JSON column of a games row: a list of names (shape "names"), of whole
     numbers ("numbers"), or the record; ValueError says what is wrong with it."""
     try:
-        value = json.loads(row[index])
-    except (TypeError, ValueError, RecursionError) as exc:
+        value = files.loads(row[index], "game record")
+    except (TypeError, ValueError) as exc:
         raise ValueError(f"the {name} column is not JSON ({exc})") from None
     if shape == "names" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
         raise ValueError(f"the {name} column is not a list of names")

@@ -19,7 +19,7 @@ from tallycore import game as core_game
 from tallycore import games
 
 from tallyrun import protocol
-from . import wire
+from . import names, wire
 from . import records
 from . import repl
 from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError, log_full
@@ -352,6 +352,13 @@ class Board:
             advice = "run tallyboard deploy" if theirs < ours else "upgrade this tallyboard (pip install -U tallyboard)"
             raise ProtocolError(f"the board's firmware {reply.get('fw', '?')} speaks protocol {theirs}, "
                                 f"{which} than this tallyboard's {ours}: {advice}")
+        board = reply.get("board")
+        if board is not None and not names.is_board_text(board, 1, names.BOARD_MAX):
+            # the board's name goes into the evening's store and onto the terminal (event attach): a
+            # name the board's own rule refuses (an escape sequence, U+202E) is never taken
+            raise ProtocolError(f"the board on {self.link.name} calls itself {board[:40]!r}, which is not a "
+                                f"board's name (1 to {names.BOARD_MAX} letters, digits, _ - or .): it runs "
+                                "other firmware, or its board definition is damaged; run tallyboard deploy")
         self._open_session(reply)
         return reply
 

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import binascii
 import hashlib
-import json
 import queue
 import subprocess
 import sys
@@ -63,6 +62,7 @@ from tallypanel import boarddef
 from tallyrun.protocol import DEFAULT_BOARD
 
 from . import fileset
+from .files import loads as load_json
 from .errors import TallyboardError
 
 LineSink = Callable[[str], None]
@@ -284,8 +284,8 @@ def definitions(files: list[fileset.FirmwareFile]) -> dict[str, boarddef.BoardDe
         if name is None:
             continue
         try:
-            found[name] = boarddef.from_dict(json.loads(f.data))
-        except ValueError as exc:     # JSON errors are ValueErrors too
+            found[name] = boarddef.from_dict(load_json(f.data.decode("utf-8"), "board definition"))
+        except ValueError as exc:     # JSON errors, not UTF-8, too deep or too big a number: ValueErrors too
             raise TallyboardError(f"{f.source}: {exc}; fix it or take it out of the board folder, "
                                   "then run tallyboard deploy again") from None
     return found

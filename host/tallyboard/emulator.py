@@ -24,7 +24,14 @@ attaches to that one if it is running, else boots one from the default flash
 folder for the length of the command (so a game carries on from one command
 to the next, from the journal on its flash, as on a real board).
 The state folder is $TALLYBOARD_EMULATOR_HOME, else
-$XDG_STATE_HOME/tallyboard/emulator, else ~/.local/state/tallyboard/emulator."""
+$XDG_STATE_HOME/tallyboard/emulator, else ~/.local/state/tallyboard/emulator.
+
+A board on the club's Wi-Fi keeps its keys, its broker password and the
+Wi-Fi passphrase in net.txt on its flash; no other user of the machine may
+read a real board's flash, so neither may they the emulated one's: every
+file the firmware writes is 0600 (it runs under umask 077), a flash folder
+made here is 0700, and a net.txt left open to others by an older version is
+tightened before the board powers on (issue 30's finding 6)."""
 from __future__ import annotations
 
 import errno
@@ -52,6 +59,8 @@ HEAP_SIZE = "384K"
 LOG_LIMIT = 1 << 20   # bytes of the firmware's stderr kept in emulator.log
 OUTPUT_KEPT = 400     # bytes of its last output kept to explain a crash
 HOST_BUFFER = 1 << 16  # bytes of board output held for a host that does not read
+FIRMWARE_UMASK = 0o077  # what the firmware writes on its flash is its user's alone
+SECRET_FLASH_FILES = ("net.txt", "net.txt.tmp")   # tallynet/settings.py NET_FILE: keys, passwords, passphrase
 
 
 def state_home() -> Path:
@@ -99,13 +108,14 @@ class Emulator:
         """Install the file set on the flash folder, open the pty, power on.
         fresh: erase the flash folder first (the emulated board's game and
         config). Returns the port (the pty's slave path)."""
-        self.flash.mkdir(parents=True, exist_ok=True)
+        if not self.flash.is_dir():
+            self.flash.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.io_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
         try:
             if fresh:
                 shutil.rmtree(self.flash)
-                self.flash.mkdir()
+                self.flash.mkdir(mode=0o700)
             if self.install:
                 fileset.install(self.files if self.files is not None else fileset.build(), self.flash)
             self._master, self._slave = os.openpty()
@@ -157,17 +167,29 @@ class Emulator:
                 self.log_path.unlink()   # keep the firmware's stderr from growing without end
         except FileNotFoundError:
             pass
+        self._tighten_secrets()
         log = open(self.log_path, "ab")
         try:
             self._proc = subprocess.Popen(
                 self.argv(), cwd=self.flash, env=self.env(), stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=log, bufsize=0, start_new_session=True)
+                stdout=subprocess.PIPE, stderr=log, bufsize=0, start_new_session=True, umask=FIRMWARE_UMASK)
         finally:
             log.close()
         self._wake_r, self._wake_w = os.pipe()
         self._relay = threading.Thread(target=self._run_relay, args=(self._proc, self._wake_r),
                                        name="emulator-relay", daemon=True)
         self._relay.start()
+
+    def _tighten_secrets(self) -> None:
+        """The flash's secret files 0600, should an older version have left them open to others
+        (the firmware's own writes are 0600 from the start: FIRMWARE_UMASK)."""
+        for name in SECRET_FLASH_FILES:
+            path = self.flash / name
+            try:
+                if path.stat().st_mode & 0o077:
+                    path.chmod(0o600)
+            except FileNotFoundError:
+                pass
 
     def cut_power(self) -> None:
         """SIGKILL the firmware at whatever it is doing; the flash folder stays."""

@@ -7,6 +7,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -37,8 +38,8 @@ def read_stdin() -> bytes:
 
 
 def parse_json(data: bytes | str, source: str, what: str = "record", hint: str = "") -> Any:
-    """One JSON document in UTF-8; source names it in the messages ("r.json",
-    "stdin"), hint follows the message for bad JSON ("; write it as ...")."""
+    """One JSON document in UTF-8 (loads()); source names it in the messages
+    ("r.json", "stdin"), hint follows the message for bad JSON ("; write it as ...")."""
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
@@ -48,11 +49,60 @@ def parse_json(data: bytes | str, source: str, what: str = "record", hint: str =
     if not data.strip():
         raise FileError(f"{source}: empty: no {what} in it{hint or ''}")
     try:
-        return json.loads(data)
+        return loads(data, what)
+    except DocumentRefused as exc:
+        raise FileError(f"{source}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise FileError(f"{source}: bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}") from None
-    except RecursionError:
-        raise FileError(f"{source}: too deeply nested (arrays or objects hundreds deep); is it a {what}?") from None
+
+
+# What a JSON document the host reads may hold (issue 30's finding 6). tallyboard's documents are a
+# few levels deep (a record 5, a snapshot 7, a board definition 4) and their whole numbers small (a
+# board's event is below 2**30, docs/protocol.md; scores, counts and checksums are smaller): a deeper
+# document, or a longer number, is refused before Python's parser (RecursionError) or int() (ValueError
+# past 4300 digits) meets it, and said in one line.
+MAX_DEPTH = 32
+MAX_WHOLE = 2 ** 30         # a whole number is above -MAX_WHOLE and below MAX_WHOLE
+_MAX_DIGITS = len(str(MAX_WHOLE))
+# a JSON string (skipped whole: its brackets are text) or a bracket
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+class DocumentRefused(ValueError):
+    """A JSON document nested too deep, or with a whole number too big: the message says
+    which and asks whether it is the document meant (without the file's name)."""
+
+
+def loads(text: str, what: str = "record") -> Any:
+    """The one way the host parses a JSON document it reads (a file, standard input, a
+    column of the archive): json.loads, but a document nested more than MAX_DEPTH
+    deep, or with a whole number not between -MAX_WHOLE and MAX_WHOLE, is refused
+    (DocumentRefused, saying which); bad JSON is json.JSONDecodeError, as from json.loads."""
+    depth = 0
+    for token in _STRING_OR_BRACKET.finditer(text):
+        bracket = token.group()
+        if bracket in ("[", "{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise DocumentRefused(f"too deeply nested (arrays or objects more than {MAX_DEPTH} deep, and "
+                                      f"{_a(what)} has a few); is it {_a(what)}?")
+        elif bracket in ("]", "}"):
+            depth -= 1
+
+    def whole(digits: str) -> int:
+        if len(digits.lstrip("-")) <= _MAX_DIGITS:
+            value = int(digits)
+            if -MAX_WHOLE < value < MAX_WHOLE:
+                return value
+        shown = digits if len(digits) <= 16 else f"{digits[:12]}… ({len(digits.lstrip('-'))} digits)"
+        raise DocumentRefused(f"the number {shown} is too big for {_a(what)} (its whole numbers are below 2**30 = "
+                              f"{MAX_WHOLE}); is it {_a(what)}?")
+
+    return json.loads(text, parse_int=whole)
+
+
+def _a(what: str) -> str:
+    return ("an " if what[:1] in "aeiou" else "a ") + what
 
 
 # ---------------------------------------------------------------- writing

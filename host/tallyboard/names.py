@@ -58,10 +58,27 @@ def check(what: str, text: str, limit: int) -> str:
 
 def check_board_text(what: str, text: str, low: int, high: int) -> str:
     """A name the board stores: low to high of protocol.NAME_CHARS."""
-    allowed = protocol.NAME_CHARS.decode()
-    if not low <= len(text) <= high or any(c not in allowed for c in text):
+    if not is_board_text(text, low, high):
         raise NameRefused(f"{what} {text!r}: {low} to {high} letters, digits, _ - or .")
     return text
+
+
+def is_board_text(text: object, low: int, high: int) -> bool:
+    """Whether text is a name the board stores: low to high of protocol.NAME_CHARS."""
+    allowed = protocol.NAME_CHARS.decode()
+    return isinstance(text, str) and low <= len(text) <= high and all(c in allowed for c in text)
+
+
+def is_board_id(board_id: object, tag: int, table: int) -> bool:
+    """Whether board_id is a board's id at table `table` of the evening `tag`:
+    `<board's name>@<tag, 4 hex digits>.<table>` (event/tables.py for a board on
+    USB, tallynet/link.py for one on the club's Wi-Fi), the board's name by the
+    board's own rule (1 to BOARD_MAX of A-Z a-z 0-9 _ - .), so no id can carry
+    an escape sequence or a bidirectional override to a terminal."""
+    if not isinstance(board_id, str):
+        return False
+    name, at, place = board_id.rpartition("@")
+    return bool(at) and place == f"{tag:04X}.{table}" and is_board_text(name, 1, BOARD_MAX)
 
 
 def _describe(c: str) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..listeners import AcceptErrors
 from . import envelope, kinds
 
 MOSQUITTO = "/usr/sbin/mosquitto"
@@ -607,35 +608,6 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
             pass
 
 
-class _AcceptErrors:
-    """The broker loop's exception handler: asyncio reports "socket.accept() out of
-    system resource" (no file descriptor left: EMFILE) with a traceback at every
-    retry of its listener, once a second for as long as it lasts; this logs the first
-    of a run, and how many followed when accepting works again. Anything else goes to
-    asyncio's own handler."""
-
-    QUIET_AFTER = 30.0       # seconds without one: the next one starts a new run, logged again
-
-    def __init__(self, logger: Any) -> None:
-        self.logger = logger
-        self.count = 0
-        self.last = 0.0
-
-    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        if "out of system resource" not in str(context.get("message", "")):
-            loop.default_exception_handler(context)
-            return
-        now = time.monotonic()
-        if self.count and now - self.last > self.QUIET_AFTER:
-            self.logger.warning("the broker could accept again; %d more accept errors in that run", self.count - 1)
-            self.count = 0
-        if not self.count:
-            self.logger.error("the broker cannot accept connections: %s (logged once until it can again)",
-                              context.get("exception"))
-        self.count += 1
-        self.last = now
-
-
 class EmbeddedBroker:
     """amqtt on `bind`:`port` (127.0.0.1 unless told; port 0: a free one,
     then `port` says which) in a thread with its own asyncio loop;
@@ -669,7 +641,7 @@ class EmbeddedBroker:
 
         def run() -> None:
             loop = asyncio.new_event_loop()
-            loop.set_exception_handler(_AcceptErrors(logging.getLogger(__name__)))
+            loop.set_exception_handler(AcceptErrors(logging.getLogger(__name__), "the broker"))
             self._loop = loop
             asyncio.set_event_loop(loop)
             try:

@@ -20,6 +20,7 @@ from tallyrun import protocol
 from ..console import Console
 from .. import emulator as emu_mod
 from .. import games, records, sheet
+from ..files import loads as load_json
 from ..client import Board, BoardGame, Event, parse_held
 from ..errors import TallyboardError
 from .reporting import reports_errors
@@ -193,8 +194,8 @@ def board_definition(flash: Path) -> dict[str, Any]:
     except OSError:
         pass
     try:
-        return json.loads((flash / "board" / f"{name}.json").read_text())
-    except (OSError, ValueError) as exc:
+        return load_json((flash / "board" / f"{name}.json").read_text(encoding="utf-8"), "board definition")
+    except (OSError, ValueError) as exc:       # too deep, too big a number: DocumentRefused, a ValueError
         raise TallyboardError(f"cannot read the board definition {name}: {exc}") from None
 
 

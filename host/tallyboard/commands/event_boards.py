@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from .. import names
 from ..errors import TallyboardError
 from ..event.tables import Tables, event_folder
 from ..event.watch import link_words
@@ -55,7 +56,9 @@ def attach_cmd(ports: tuple[str, ...], emulators: int | None, event_name: str | 
         for table, known in sorted(boards.items()):
             link = links.get(table)
             remote = link is not None and link["kind"] != club.USB
-            click.echo(f"table {table}: {link_words(link) if remote else known['port']} ({known['board_id']})")
+            # the board's id as it came (from its HELLO, a table host, an older archive): never raw on the terminal
+            where = link_words(link) if remote else known["port"]
+            click.echo(f"table {table}: {names.shown(where)} ({names.shown(known['board_id'])})")
         if emulators:
             click.echo(f"press a table's buttons with: tallyboard press seat0 --flash {event_folder(event)}/table-N")
     finally:

@@ -5,7 +5,7 @@ from a source: the evening in progress (evening_source) or a snapshot file
 from __future__ import annotations
 
 import contextlib
-import json
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -148,18 +148,18 @@ def chosen_broker(broker_url: str | None, no_broker: bool, tls_ca: str | None, l
 def file_source(path: Path) -> Source:
     """A snapshot document from a file, read again on every call; while the
     file is being rewritten (not JSON for a moment) the last good one."""
+    from .. import files
     from ..event.watch import check
 
     last: list[dict[str, Any]] = []
 
     def source() -> dict[str, Any]:
         try:
-            doc = check(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
+            doc = check(files.read_json(path, "snapshot"))   # too deep, too big a number: one line too
+        except (files.FileError, ValueError) as exc:
             if last:
                 return last[0]
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise TallyboardError(f"{path}: {reason}") from None
+            raise TallyboardError(str(exc) if isinstance(exc, files.FileError) else f"{path}: {exc}") from None
         last[:] = [doc]
         return doc
 
@@ -235,12 +235,16 @@ def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None
               help="A name the page may be opened by besides this machine's own (its host name, NAME.local, "
                    "localhost, any IP address); *.club.example for every name under one. Others are refused "
                    "(a guard against DNS rebinding).")
+@click.option("--connections-per-address", "per_address", type=click.IntRange(1, 4096), default=None,
+              metavar="N", help="How many connections one address may hold open to the page (default 16: a "
+                                "browser's, with a few tabs open). Behind a reverse proxy every viewer comes "
+                                "from the proxy's address: raise it to the number of viewers you expect.")
 @source_options
 @broker_options
 @reports_errors
-def serve_cmd(host: str, port: int, allowed_hosts: tuple[str, ...], event_name: str | None, snapshot_file: Path | None, broker_url: str | None,
-              no_broker: bool, tls_ca: str | None, broker_listen: str | None, broker_port: int | None,
-              club: bool) -> None:
+def serve_cmd(host: str, port: int, allowed_hosts: tuple[str, ...], per_address: int | None, event_name: str | None,
+              snapshot_file: Path | None, broker_url: str | None, no_broker: bool, tls_ca: str | None,
+              broker_listen: str | None, broker_port: int | None, club: bool) -> None:
     """The evening as a web page that follows it live (standings, each
     table's sheet, the next seating); read-only. Ctrl-C stops it. The
     director's end of a club evening across laptops too (--club, or
@@ -249,6 +253,9 @@ def serve_cmd(host: str, port: int, allowed_hosts: tuple[str, ...], event_name: 
     from ..event import web
 
     broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port, club)
+    limits = web.Limits.for_this_process()
+    if per_address is not None:
+        limits = dataclasses.replace(limits, per_address=per_address)
     with chosen_source(event_name, snapshot_file, broker) as source:
         _checked(source)()   # a bad source is said here, before anyone opens the page
         try:
@@ -262,7 +269,7 @@ def serve_cmd(host: str, port: int, allowed_hosts: tuple[str, ...], event_name: 
         sys.stdout.flush()
         try:
             with contextlib.suppress(KeyboardInterrupt):   # uvicorn stops, then raises Ctrl-C again
-                web.serve(source, sock, allowed_hosts)
+                web.serve(source, sock, allowed_hosts, limits)
         finally:
             sock.close()
         click.echo("Stopped.")

@@ -31,6 +31,7 @@ from typing import Any, Callable
 from tallynet import tablestate
 
 from .. import database
+from .. import names as tallyboard_names
 from ..club import envelope
 from ..club.link import ConnectionRefused, DirectorLink, TableLink
 from ..club.outbox import Outbox
@@ -233,8 +234,9 @@ def check_table_body(body: dict[str, Any], tag: int, names: list[str]) -> None:
                          + ", ".join(sorted(TABLE_BODY)))
     table = body["table"]
     board_id, host, status = body["board_id"], body["host"], body["status"]
-    if not (isinstance(board_id, str) and len(board_id) <= 80 and board_id.endswith(f"@{tag:04X}.{table}")):
-        raise ValueError(f"board_id {str(board_id)[:80]!r} is not a board of table {table}")
+    if not tallyboard_names.is_board_id(board_id, tag, table):
+        raise ValueError(f"board_id {str(board_id)[:80]!r} is not a board of table {table} "
+                         f"(<board's name>@{tag:04X}.{table})")
     if not envelope.is_name(host):
         raise ValueError(f"host {str(host)[:80]!r} is not a name")
     if status not in TABLE_STATUSES:
@@ -248,6 +250,8 @@ def check_table_body(body: dict[str, Any], tag: int, names: list[str]) -> None:
             isinstance(k, str) and (type(v) is int or (isinstance(v, str) and len(v) <= 200))
             for k, v in stamp.items())):
         raise ValueError("stamp is not a board's journal position (names to short values)")
+    if stamp is not None and "board_id" in stamp and not tallyboard_names.is_board_id(stamp["board_id"], tag, table):
+        raise ValueError(f"the stamp's board_id {str(stamp['board_id'])[:80]!r} is not a board of table {table}")
     check_pending(body["pending"], names)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from ..errors import RecordError, TallyboardError
 from . import play, standings
-from .store import FINISHED, Event, EventError, EventStore
+from .store import FINISHED, PIN_LOCKED, PIN_RIGHT, Event, EventError, EventStore
 
 _N, _R, _P = 2 ** 14, 8, 1   # scrypt's cost (about 50 ms), as hashlib documents
 MIN_PIN = 4
@@ -58,26 +58,26 @@ def _until(when: float) -> str:
     return datetime.fromtimestamp(when).strftime("%H:%M")
 
 
-def _check(store: EventStore, pin: str, stored: str, what: str, event: Event | None) -> None:
-    """DirectorError unless pin matches stored; the wrong PINs counted, delayed, logged, locked."""
+def _check(store: EventStore, pin: str, what: str, event: Event | None) -> None:
+    """DirectorError unless pin is the director's; the wrong PINs counted, delayed,
+    logged, locked. The count is read, the PIN checked and the count written in one
+    transaction (EventStore.try_director_pin): PINs guessed at once are checked one
+    after another, and the lock stops the sixth as it stops the sixth in a row."""
     now = _now()
-    _failures, locked_until = store.wrong_pins()
-    if locked_until > now:
-        store.note_locked_pin(event, what)
-        minutes = max(1, round((locked_until - now) / 60))
-        raise DirectorError(f"the director's PIN is locked after {LOCK_AFTER} wrong PINs in a row: wait "
-                            f"{minutes} minute{'s' if minutes > 1 else ''} (until {_until(locked_until)}), then "
-                            "give it again; nothing was changed")
-    if pin_matches(pin, stored):
-        if _failures:
-            store.clear_wrong_pins()
+    attempt = store.try_director_pin(lambda stored: pin_matches(pin, stored), event, what, now,
+                                      LOCK_AFTER, LOCK_FOR_S)
+    if attempt.outcome == PIN_RIGHT:
         return
-    failures, locked_until = store.note_wrong_pin(event, what, now, LOCK_AFTER, LOCK_FOR_S)
-    _sleep(FIRST_DELAY_S * 2 ** (min(failures, LOCK_AFTER) - 1))
-    if locked_until:
+    if attempt.outcome == PIN_LOCKED:
+        minutes = max(1, round((attempt.locked_until - now) / 60))
+        raise DirectorError(f"the director's PIN is locked after {LOCK_AFTER} wrong PINs in a row: wait "
+                            f"{minutes} minute{'s' if minutes > 1 else ''} (until {_until(attempt.locked_until)}), "
+                            "then give it again; nothing was changed")
+    _sleep(FIRST_DELAY_S * 2 ** (min(attempt.failures, LOCK_AFTER) - 1))
+    if attempt.locked_until:
         raise DirectorError(f"that is not the director's PIN, the {LOCK_AFTER}th wrong one in a row: the PIN is "
-                            f"locked for {LOCK_FOR_S // 60} minutes (until {_until(locked_until)}); nothing was "
-                            "changed")
+                            f"locked for {LOCK_FOR_S // 60} minutes (until {_until(attempt.locked_until)}); nothing "
+                            "was changed")
     raise DirectorError("that is not the director's PIN; nothing was changed")
 
 
@@ -91,7 +91,7 @@ def set_pin(store: EventStore, new: str, old: str | None, event: Event | None = 
         if old is None:
             raise DirectorError("a director's PIN is set already: changing it needs the old one "
                                 "(--pin-file, TALLYBOARD_DIRECTOR_PIN or the prompt); nothing was changed")
-        _check(store, old, stored, "tallyboard event pin set", event)
+        _check(store, old, "tallyboard event pin set", event)
     store.set_director_pin(hash_pin(new), stored)
     return stored is None
 
@@ -107,7 +107,7 @@ def check_pin(store: EventStore, pin: str | None, what: str, event: Event | None
     if pin is None:
         raise DirectorError(f"{what} needs the director's PIN: give --pin-file FILE or set "
                             "TALLYBOARD_DIRECTOR_PIN (or run it at a terminal, which asks); nothing was changed")
-    _check(store, pin, stored, what, event)
+    _check(store, pin, what, event)
 
 
 # ---------------------------------------------------------------- hands and games

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .. import archive, database
 from .. import names as tallyboard_names
@@ -27,6 +27,17 @@ CREATED, RUNNING, FINISHED = "created", "running", "finished"
 
 class EventError(TallyboardError):
     """An event that is not there, or a change the evening cannot take now."""
+
+
+PIN_RIGHT, PIN_WRONG, PIN_LOCKED = "right", "wrong", "locked"
+
+
+@dataclass(frozen=True)
+class PinAttempt:
+    """What one PIN given to a director's command came to (EventStore.try_director_pin)."""
+    outcome: str            # PIN_RIGHT, PIN_WRONG, or PIN_LOCKED (refused without being checked)
+    failures: int           # wrong PINs in a row, this one counted
+    locked_until: float     # the time.time() until which the PIN is locked; 0: not locked
 
 
 @dataclass(frozen=True)
@@ -336,15 +347,28 @@ class EventStore:
         row = self._rows("SELECT failures, locked_until FROM event_wrong_pins WHERE id = 1")
         return (int(row[0][0]), float(row[0][1])) if row else (0, 0.0)
 
-    def note_wrong_pin(self, event: Event | None, what: str, at: float, lock_after: int,
-                       lock_for: float) -> tuple[int, float]:
-        """Count one more wrong PIN given to `what` at time `at`, in the event's
-        log too; the lock starts (for lock_for seconds) at the lock_after-th in
-        a row. (wrong PINs in a row, locked until; 0: not locked), read and
-        written in one transaction, so processes at once count every one."""
+    def try_director_pin(self, matches: Callable[[str], bool], event: Event | None, what: str, at: float,
+                         lock_after: int, lock_for: float) -> PinAttempt:
+        """One PIN given to `what` at time `at`, checked in the same transaction as the
+        count of wrong ones, so that PINs guessed at once (threads, processes) are checked
+        one after another and none gets past the lock: while the PIN is locked it is
+        refused unchecked (LOCKED, in the event's log); else `matches(stored hash)`
+        decides: RIGHT clears the count, WRONG counts one more (in the event's log), and
+        the lock_after-th wrong one in a row locks the PIN for lock_for seconds. The
+        check (scrypt, about 50 ms) holds the archive's write lock meanwhile."""
         with self._write() as db:
             row = db.execute("SELECT failures, locked_until FROM event_wrong_pins WHERE id = 1").fetchone()
-            failures = (row[0] if row and row[1] <= at else 0) + 1
+            failures, locked_until = (int(row[0]), float(row[1])) if row else (0, 0.0)
+            if locked_until > at:
+                if event is not None:
+                    self._log(db, event, "PIN locked", what, "", "refused without checking the PIN")
+                return PinAttempt(PIN_LOCKED, failures, locked_until)
+            stored = db.execute("SELECT pin FROM event_director WHERE id = 1").fetchone()
+            if stored is not None and matches(stored[0]):
+                if row is not None:
+                    db.execute("DELETE FROM event_wrong_pins")
+                return PinAttempt(PIN_RIGHT, 0, 0.0)
+            failures += 1
             locked_until = at + lock_for if failures >= lock_after else 0.0
             db.execute("INSERT OR REPLACE INTO event_wrong_pins (id, failures, last_at, locked_until) "
                        "VALUES (1, ?, ?, ?)", (failures, at, locked_until))
@@ -352,17 +376,7 @@ class EventStore:
                 until = (f"; the PIN is locked until {datetime.fromtimestamp(locked_until).strftime('%H:%M')}"
                          if locked_until else "")
                 self._log(db, event, "wrong PIN", what, "", f"{failures} wrong in a row{until}")
-        return failures, locked_until
-
-    def note_locked_pin(self, event: Event | None, what: str) -> None:
-        """A PIN given to `what` while the PIN is locked: logged, not checked."""
-        if event is not None:
-            with self._write() as db:
-                self._log(db, event, "PIN locked", what, "", "refused without checking the PIN")
-
-    def clear_wrong_pins(self) -> None:
-        with self._write() as db:
-            db.execute("DELETE FROM event_wrong_pins")
+        return PinAttempt(PIN_WRONG, failures, locked_until)
 
     def set_director_pin(self, hashed: str, expected: str | None) -> None:
         """Store the PIN's hash, if the stored one is still `expected` (None:

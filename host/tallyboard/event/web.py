@@ -15,7 +15,15 @@ never drawn empty), and the snapshot it is sent has no device paths (those
 are for the director's own views, `event status` and `watch`). Every
 request's `Host` must be this machine (an IP address, localhost, its host
 name) or one given with --allowed-host: a page on another site cannot read
-the standings through DNS rebinding."""
+the standings through DNS rebinding.
+
+Its connections are bounded (Limits, page_server): a request's line,
+headers and body must all come within HEADER_SECONDS, an idle connection is closed
+after IDLE_SECONDS, one address holds at most MAX_PER_ADDRESS connections
+and the page at most a quarter of the process's file descriptors; a
+connection over a cap is answered 503 and closed, and each cap reached and
+each run of accept errors is logged once. A stream of /events has no timer:
+it lasts as long as its page is open."""
 from __future__ import annotations
 
 import asyncio
@@ -23,7 +31,9 @@ import concurrent.futures
 import contextlib
 import ipaddress
 import json
+import logging
 import socket
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any, AsyncIterator, Callable
 
@@ -34,6 +44,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from ..listeners import AcceptErrors
 from .watch import check
 
 POLL_SECONDS = 0.3
@@ -273,20 +284,204 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
-def serve(source: Callable[[], dict[str, Any]], sock: socket.socket, allowed_hosts: tuple[str, ...] = ()) -> None:
-    """Serve on a bound socket until Ctrl-C (or SIGTERM). The open streams
-    (a page left open) end at once, so the server stops cleanly instead of
-    cancelling them after its grace period with a traceback."""
+# --- the page's connections (docs/host.md, "serve": its limits; issue 30's finding 4) ----------------
+
+HEADER_SECONDS = 10.0         # a request (line, headers, any body) must all come within this of its first byte
+IDLE_SECONDS = 5              # a connection with no request this long after a response is closed (uvicorn's keep-alive)
+MAX_HEADER_BYTES = 16 * 1024  # a request's line and headers (h11's limit; over it: 400 and closed)
+MAX_PER_ADDRESS = 16          # one address's connections: a browser opens 6 at most, and each tab's /events one more
+MAX_CONNECTIONS = 256         # the whole page, and at most a quarter of the process's file descriptors
+MIN_CONNECTIONS = 16          # ... but never fewer than this
+
+
+def descriptor_limit() -> int:
+    """How many files this process may have open (RLIMIT_NOFILE's soft limit; none: a large number)."""
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1 << 20 if soft == resource.RLIM_INFINITY else int(soft)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much of the machine the page's clients may hold (tests shorten the times)."""
+    header_seconds: float = HEADER_SECONDS
+    idle_seconds: int = IDLE_SECONDS
+    per_address: int = MAX_PER_ADDRESS
+    total: int = MAX_CONNECTIONS
+    descriptors: int = 0          # the file-descriptor limit `total` was taken from (0: not from one)
+
+    @classmethod
+    def for_this_process(cls, descriptors: int | None = None) -> "Limits":
+        """The page's limits with `total` a quarter of the file descriptors this process may
+        open (16 to MAX_CONNECTIONS): the other three quarters stay for the evening's store,
+        the boards and, with --club, the embedded broker's connections, so that no crowd at
+        the page keeps the director from applying a table's messages."""
+        descriptors = descriptor_limit() if descriptors is None else descriptors
+        return cls(total=max(MIN_CONNECTIONS, min(MAX_CONNECTIONS, descriptors // 4)), descriptors=descriptors)
+
+
+class Crowd:
+    """The page's open connections, by address and in all; a connection over a cap
+    is answered 503 and closed at once. Each cap reached is logged once, and how
+    many were turned away when it is over (an address: when it has no connection
+    left; the page: when it is down to half), not a line per connection."""
+
+    def __init__(self, limits: Limits, logger: logging.Logger) -> None:
+        self.limits = limits
+        self.logger = logger
+        self.by_address: dict[str, int] = {}
+        self.total = 0
+        self.turned_away: dict[str, int] = {}      # an address, or "" for the page: closed since its log line
+
+    def admit(self, address: str) -> str | None:
+        """None: the connection is counted, and must be let go (release) when it ends;
+        else why it is refused, in the words the client is answered with."""
+        if self.total >= self.limits.total:
+            self._turn_away("", f"the page has {self.limits.total} connections"
+                            + (f" (a quarter of the {self.limits.descriptors} files this process may open)"
+                               if self.limits.descriptors else "") + "; closing new ones")
+            return "The page has as many viewers as it can take: try again in a minute."
+        if self.by_address.get(address, 0) >= self.limits.per_address:
+            self._turn_away(address, f"{address} has {self.limits.per_address} connections to the page; "
+                                     "closing new ones from it")
+            return (f"This address has {self.limits.per_address} connections to the page open already: "
+                    "close some of its tabs, then reload.")
+        self.by_address[address] = self.by_address.get(address, 0) + 1
+        self.total += 1
+        return None
+
+    def release(self, address: str) -> None:
+        self.total -= 1
+        left = self.by_address[address] - 1
+        if left:
+            self.by_address[address] = left
+        else:
+            del self.by_address[address]
+            self._over(address, f"{address}: %d more connections were closed while it had "
+                                f"{self.limits.per_address} open")
+        if self.total <= self.limits.total // 2:
+            self._over("", f"%d more connections were closed while the page had {self.limits.total}")
+
+    def _turn_away(self, key: str, first: str) -> None:
+        turned = self.turned_away.get(key, 0)
+        if not turned:
+            self.logger.warning("%s", first)
+        self.turned_away[key] = turned + 1
+
+    def _over(self, key: str, summary: str) -> None:
+        turned = self.turned_away.pop(key, 0)
+        if turned > 1:
+            self.logger.warning(summary, turned - 1)
+
+
+def _guarded_protocol(crowd: Crowd) -> type:
+    """uvicorn's h11 protocol with the page's limits, for one server's `crowd`."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(H11Protocol):
+        """A connection over a cap is answered 503 and closed before uvicorn sees it; a
+        request whose line, headers and body have not all come within header_seconds of
+        its first byte (of the connection, for the first) is closed. Between requests
+        uvicorn's keep-alive (idle_seconds) closes an idle connection. A request that has
+        all come in (a page's /events stream, however long its answer) has no timer: only
+        the caps bound it."""
+
+        def connection_made(self, transport: asyncio.Transport) -> None:   # type: ignore[override]
+            peer = transport.get_extra_info("peername")
+            self.address = str(peer[0]) if peer else "?"
+            self.header_timer: asyncio.TimerHandle | None = None
+            refusal = crowd.admit(self.address)
+            self.counted = refusal is None
+            if refusal is not None:
+                body = refusal.encode() + b"\n"
+                transport.write(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                                b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+                transport.close()
+                return
+            super().connection_made(transport)
+            self._time_the_header()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if not self.counted:
+                return
+            self.counted = False
+            self._stop_header_timer()
+            crowd.release(self.address)
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if not self.counted:
+                return
+            super().data_received(data)
+            self._time_the_header()
+
+        def _should_upgrade(self) -> bool:
+            # the page speaks no WebSocket: an Upgrade header is answered as plain HTTP, unlogged, and the
+            # connection never goes to another protocol (whose end the count above would not see)
+            return False
+
+        def _time_the_header(self) -> None:
+            # the client's side is IDLE in h11 until a request's line and headers are all in, then SEND_BODY
+            # until its body is (a GET has none: DONE at once)
+            if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
+                if self.header_timer is None:
+                    self.header_timer = self.loop.call_later(crowd.limits.header_seconds, self._header_too_slow)
+            else:
+                self._stop_header_timer()
+
+        def _stop_header_timer(self) -> None:
+            if self.header_timer is not None:
+                self.header_timer.cancel()
+                self.header_timer = None
+
+        def _header_too_slow(self) -> None:
+            self.header_timer = None
+            if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
+                self.transport.close()
+
+    # after a response, uvicorn's keep-alive closes the connection if no byte comes within idle_seconds; the
+    # next request's header_seconds start with its first byte (data_received)
+    return GuardedH11Protocol
+
+
+def page_server(app: Starlette, limits: Limits | None = None) -> Any:
+    """The uvicorn server for the page: h11 with the page's limits (`limits`, else
+    Limits.for_this_process()), accept errors logged once per run, and every open
+    stream ended at once when it is told to stop (Ctrl-C, SIGTERM), so it stops
+    cleanly instead of cancelling them after its grace period with a traceback."""
     import uvicorn
 
-    app = create_app(source, allowed_hosts=allowed_hosts)
+    limits = limits or Limits.for_this_process()
+    logger = logging.getLogger(__name__)
+    crowd = Crowd(limits, logger)
+    accept_errors = AcceptErrors(logger, "the page")
 
     class Server(uvicorn.Server):
+        crowd: Crowd                  # its connections (tests read them)
+        accept_errors: AcceptErrors   # its loop's handler of accept errors
+
         def handle_exit(self, sig: int, frame: Any) -> None:
             super().handle_exit(sig, frame)
             feed = getattr(app.state, "feed", None)
             if feed is not None and feed.loop is not None:
                 feed.loop.call_soon_threadsafe(feed.close)   # a signal handler: not in the loop
 
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, lifespan="on")
-    Server(config).run(sockets=[sock])
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            asyncio.get_running_loop().set_exception_handler(accept_errors)
+            await super().startup(sockets=sockets)
+
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, lifespan="on",
+                            loop="asyncio", http=_guarded_protocol(crowd), ws="none",
+                            timeout_keep_alive=limits.idle_seconds,
+                            h11_max_incomplete_event_size=MAX_HEADER_BYTES)
+    server = Server(config)
+    server.crowd, server.accept_errors = crowd, accept_errors
+    return server
+
+
+def serve(source: Callable[[], dict[str, Any]], sock: socket.socket, allowed_hosts: tuple[str, ...] = (),
+          limits: Limits | None = None) -> None:
+    """Serve on a bound socket until Ctrl-C (or SIGTERM), within `limits` (page_server)."""
+    page_server(create_app(source, allowed_hosts=allowed_hosts), limits).run(sockets=[sock])
