@@ -103,3 +103,17 @@ def test_a_full_log_says_what_to_do(tmp_path):
         archive = tmp_path / "archive.sqlite3"
         out = run("archive", "save", "--archive", str(archive), "-p", port)
         assert out.exit_code == 0 and out.stdout.startswith("archived as #1: skicket"), out.output
+
+
+def test_new_names_what_was_given_and_suggests_the_game_meant():
+    # both are refused before any board is looked for (the port named does not exist)
+    out = run("new", "skiket", "-p", "/nonexistent/port")
+    assert out.exit_code == 1
+    assert out.stderr.startswith("tallyboard: unknown game 'skiket'; did you mean skicket? known games: skicket, ")
+    # three names for Skicket (four players): the names are what was given, not a --players
+    out = run("new", "skicket", "--name", "A", "--name", "B", "--name", "C", "-p", "/nonexistent/port")
+    assert out.exit_code == 1 and out.stderr == "tallyboard: 3 names: skicket takes 4 players\n"
+    out = run("new", "skicket", "--players", "3", "-p", "/nonexistent/port")
+    assert out.exit_code == 1 and out.stderr == "tallyboard: --players 3: skicket takes 4 players\n"
+    out = run("new", "zzz", "-p", "/nonexistent/port")        # nothing close: no guess
+    assert "did you mean" not in out.stderr

@@ -3,6 +3,7 @@ redo, export, and each game's own (its profile's commands: hand, misdeal, peg, e
 link.scoring (connect, act, print the summary)."""
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -121,7 +122,9 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
     try:
         index = games.index_of(game)
     except ValueError:
-        raise TallyboardError(f"unknown game {game!r}; known games: {', '.join(games.names())}") from None
+        close = difflib.get_close_matches(game, games.names(), n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise TallyboardError(f"unknown game {game!r}; {hint}known games: {', '.join(games.names())}") from None
     least, most = games.GAMES[index][1:3]
     takes = f"{game} takes {least} players" if least == most else f"{game} takes {least} to {most} players"
     if players is None:
@@ -130,7 +133,8 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
                                   f"--players {least}")
         players = len(names) if names else least
     if not least <= players <= most:
-        raise TallyboardError(f"--players {players}: {takes}")
+        given = f"--players {players}" if len(names) != players else f"{players} names"
+        raise TallyboardError(f"{given}: {takes}")
     if names and len(names) != players:
         raise TallyboardError(f"{len(names)} names for {players} players: give one --name per player")
     check_names(names)
