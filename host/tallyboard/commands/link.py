@@ -21,7 +21,7 @@ from .. import games as profiles
 from .. import portshare
 from .. import records, viewcache, wire
 from ..client import Board, BoardGame, game_from_log, parse_held
-from ..errors import BoardError, TallyboardError, TransportError
+from ..errors import BoardError, BoardNotFound, TallyboardError, TransportError
 from .reporting import reports_errors
 from ..transport import Transport, find_board_port, list_serial_ports
 
@@ -56,7 +56,10 @@ def open_link(port: str | None, use_emulator: bool,
             emulator = emu_mod.Emulator()
             port = emulator.start()
     elif not port:
-        port = find_board_port()
+        try:
+            port = find_board_port()
+        except BoardNotFound as exc:
+            raise BoardNotFound(f"{exc}{_evening_ports()}") from None
     try:
         link = portshare.open_link(port, serve)
         try:
@@ -112,27 +115,39 @@ def player_index(board: Board, value: str, players: int) -> int:
 def _where_sits(name: str) -> str:
     """Where the evening in progress seats a player, in words ("; Bob sits at
     table 1: --port /dev/pts/0"), or "" (no evening, or no such player)."""
+    for table, names, port in _evening_tables():
+        if name.lower() in (n.lower() for n in names):
+            return f"; {name} sits at table {table}" + (f": --port {port}" if port else "")
+    return ""
+
+
+def _evening_ports() -> str:
+    """The boards of the evening in progress, in words, for a command that found no board on USB
+    ("; the evening's tables: table 1 (Ann, Bob, Cy, Dee): --port /dev/pts/0; ..."), or ""."""
+    tables = [f"table {table} ({', '.join(names)})" + (f": --port {port}" if port else ": no board attached")
+              for table, names, port in _evening_tables()]
+    return "; the evening's tables: " + "; ".join(tables) if tables else ""
+
+
+def _evening_tables() -> list[tuple[int, list[str], str | None]]:
+    """The evening in progress, table by table: its number, who sits there this round, and its
+    board's port ([] when there is no evening running)."""
     try:
         from .. import archive
         from ..event import EventStore
 
         if not archive.default_path().exists():
-            return ""
+            return []
         with EventStore() as store:
             event = store.event(None)
             if event.state != "running":
-                return ""
-            names = [n.lower() for n in store.names(event)]
-            if name.lower() not in names:
-                return ""
-            player = names.index(name.lower())
-            for table, seats in enumerate(store.seating(event, event.round), 1):
-                if player in seats:
-                    port = store.boards(event).get(table, {}).get("port")
-                    return f"; {name} sits at table {table}" + (f": --port {port}" if port else "")
+                return []
+            names = store.names(event)
+            boards = store.boards(event)
+            return [(table, [names[p] for p in seats], boards.get(table, {}).get("port"))
+                    for table, seats in enumerate(store.seating(event, event.round), 1)]
     except (OSError, ValueError, LookupError, sqlite3.Error, TallyboardError):   # no evening: the message stands
-        return ""
-    return ""
+        return []
 
 
 def names_of(board: Board, players: int) -> list[str]:
