@@ -169,8 +169,7 @@ def run(args=None) -> dict:
             figures["settings_only"] = board.request("STATS")
             secret = envelope.new_secret()
             ident = wb.ident(TAG, TABLE)
-            wb.enrol(board, event=f"club-{TAG:04x}", key=envelope.board_key(secret, ident),
-                     director_key=envelope.director_key(secret), port=1883)
+            wb.enrol(board, event=f"club-{TAG:04x}", key=envelope.board_key(secret, ident), port=1883)
             deadline = time.monotonic() + 60
             while board.request("NET")["broker"] != "1":
                 if time.monotonic() > deadline:

@@ -121,8 +121,7 @@ def evening(tmp_path: Path) -> Iterator[Evening]:
 
 def enrolled(evening: Evening, emulator: Emulator, board: Board) -> None:
     wb.access_point(emulator)
-    wb.enrol(board, event=EVENT, key=envelope.board_key(evening.secret, IDENT),
-             director_key=envelope.director_key(evening.secret), port=evening.broker.port)
+    wb.enrol(board, event=EVENT, key=envelope.board_key(evening.secret, IDENT), port=evening.broker.port)
     until(lambda: board.request("NET")["broker"] == "1", 20, "the board's link to the broker")
     try:
         until(lambda: board.cfg_get("round") == "1", 20, "the board seating itself in round 1")
