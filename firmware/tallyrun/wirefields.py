@@ -76,8 +76,8 @@ FIELDS = (
                       "director_tag (a director's message failed the check of this board's tag), director_message "
                       "(a director's message of another shape, or a game the board does not have), round_ahead "
                       "(a director's round numbered more than 64 above the last taken: not taken), director_ahead "
-                      "(the director applied more of this board than it numbered), flash (the outbox could not be written), "
-                      "memory (the heap ran short: the link tries again), link (a fault in the link: a NOTE says it)"),
+                      "(the director applied more of this board than it numbered), flash (the outbox could not be "
+                      "written), memory (the heap ran short: the link tries again), link (a fault in the link: a NOTE says it)"),
     ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )

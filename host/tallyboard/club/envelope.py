@@ -333,7 +333,7 @@ def read_join_code(code: str) -> JoinCode:
     """The evening, tables and keys of a join code; ValueError saying what to do if it was mistyped
     or is an older tallyboard's."""
     parts = code.strip().split(":")
-    if parts[0] in ("tb1", "tb2") and len(parts) in (4, 5):
+    if parts[0] in ("tb1", "tb2"):
         raise ValueError(OLD_JOIN_CODE)
     if len(parts) != 5 or parts[0] != JOIN_VERSION:
         raise ValueError(f"not a join code: it looks like {JOIN_VERSION}:EVENT:TABLES:KEYS:CHECK; copy it again "
