@@ -256,7 +256,10 @@ class TableLink(_Link):
     on the outbox's file; it runs once per message. `on_director_applied()`
     runs after that transaction has committed: the place to wake whoever
     reads what it wrote (from the callback itself, a reader on another
-    connection could wake first and read the file as it was)."""
+    connection could wake first and read the file as it was). The
+    director's messages are checked by the tag of this link's board (its
+    first), with that board's key: `refused` keeps the last of those it
+    refused, (topic, reason, text), as its log says them."""
 
     def __init__(self, url: str, client_id: str, username: str | None = None, password: str | None = None,
                  tls_ca: str | Path | None = None, *, outbox: Outbox,
