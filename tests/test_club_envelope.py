@@ -154,10 +154,19 @@ def test_the_join_code_carries_the_tables_and_their_keys_only_and_catches_a_typo
         envelope.read_join_code("club-1 1234")
 
 
+def tb2_code(secret: bytes, tables: list[int]) -> str:
+    """A join code as tallyboard wrote it before issue 30, made by hand: the director's key (HMAC-SHA256 of
+    "director" keyed with the secret, 16 bytes), then each table's, base32, and its six-digit check."""
+    material = hmac.new(secret, b"director", hashlib.sha256).digest()[:16] + b"".join(
+        envelope.board_key(secret, f"B39D.{t}") for t in tables)
+    numbers = ".".join(map(str, tables))
+    check = hashlib.sha256(f"{EVENT}:{numbers}:".encode() + material).hexdigest()[:6]
+    return f"tb2:{EVENT}:{numbers}:{base64.b32encode(material).decode().rstrip('=').lower()}:{check}"
+
+
 def test_an_older_join_code_is_refused_and_says_to_ask_the_director_for_a_new_one():
     # tb2 carried the director's key (with which any table could sign the director's round), tb1 the secret
-    old = "tb2:club-1:3.4:gdc4qbvnmfzgk3tffzrw63lnmvxhiidjnzsm6zlqmfzgk3tffzrw63lnmvxhi:1cb3f0"
-    for code in (old, "tb1:club-1:abc:123456"):
+    for code in (tb2_code(envelope.new_secret(), [3, 4]), "tb1:club-1:abc:123456"):
         with pytest.raises(ValueError) as refused:
             envelope.read_join_code(code)
         assert "older tallyboard" in str(refused.value)
