@@ -66,8 +66,7 @@ def stand_in(args: argparse.Namespace) -> int:
     board = club.board_ident(args.tag, args.table)
     # signed with its board's key, as a table host given that table's join code signs (a stand-in of the
     # director's secret, it derives the key as the director does)
-    box = outbox.Outbox(args.outbox, args.event, envelope.director_key(secret),
-                        {board: envelope.board_key(secret, board)})
+    box = outbox.Outbox(args.outbox, args.event, None, {board: envelope.board_key(secret, board)})
     table = link.TableLink(args.url, f"{args.event}-{board}", outbox=box, boards=[board], max_backoff=1.0)
     table.start()
     for n in range(box.numbered(board) + 1, args.count + 1):

@@ -99,8 +99,7 @@ def run(heap: str, requests: int, work: Path) -> None:
                 before = stats(board)
                 alone = timed(board, requests, True)       # the same changes, no link: the baseline
                 wb.access_point(emulator)
-                wb.enrol(board, event=EVENT, key=envelope.board_key(secret, IDENT),
-                         director_key=envelope.director_key(secret), port=broker.port)
+                wb.enrol(board, event=EVENT, key=envelope.board_key(secret, IDENT), port=broker.port)
                 until(lambda: board.cfg_get("round") == "1", 30, "the board seated")
                 board.game_verb("HAND", 1, "4H", "-", "-", 0, 10)
                 until(lambda: board.request("NET")["waiting"] == "0", 30, "the director's confirmation")

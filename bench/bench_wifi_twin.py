@@ -25,6 +25,9 @@ true) as table 2 of an evening; STATS (after a collection) three ways:
   * the same with a Skicket game and a hand in it (its message numbered and waiting), or,
     where the heap left is too short for the game, the board's MemoryError said as a figure.
 
+Then, the app stopped, what checking a director's round costs the chip: its own tag among
+one per table against the one director's signature of before issue 30 (DIRECTOR_CHECK).
+
 The heap in use is the chip's own (32-bit words); the free figure is this image's, which is
 not a Pico W's: the Pico W's image gives its heap less than the Pico's (the wireless driver
 and lwIP take RAM), so what a Pico W has left is its heap size less the heap in use here
@@ -140,6 +143,73 @@ sys.modules["socket"] = standin_socket
 """
 
 
+# What checking a director's round costs the board (issue 30): its own tag among one per table
+# (tallynet.envelope.open_director) against one director's signature as the board checked it before
+# (the same parse and HMAC, with `sig`). A round of TABLES tables over three rounds of play, players
+# named Player00...; the time is the chip's own clock (time.ticks_us) over five checks, the heap the
+# bytes allocated during one check (gc.mem_alloc before and after, no collection between). The app is
+# stopped with Ctrl-C, its objects (the link's buffers among them) still in the heap, as on the board.
+DIRECTOR_CHECK = """
+import gc, json, time
+from tallynet import envelope
+KEY = bytes(range(16))
+def message(tables, tagged):
+    seat = [list(range(t * 4, t * 4 + 4)) for t in range(tables)]
+    body = {"name": "Club night", "id": 1, "tag": 6699, "round": 3, "rounds": 3, "hands": None,
+            "players": ["Player%02d" % i for i in range(tables * 4)], "seatings": [seat, seat, seat],
+            "game": "skicket", "options": 12345, "record_options": {"confirm": True}}
+    fields = {"v": 1, "event": "club-1a2b", "board": "director", "seq": 4, "kind": "round", "body": body}
+    mac = envelope.hex_digest(envelope.hmac_sha256(KEY, envelope.canonical(fields)))
+    if tagged:
+        fields["tags"] = dict(("1A2B.%d" % t, mac) for t in range(1, tables + 1))
+    else:
+        fields["sig"] = mac
+    return envelope.canonical(fields)
+def signed_check(data):
+    message = json.loads(data)
+    sig = message.pop("sig")
+    assert envelope._same(envelope.signature(KEY, message), sig)
+def tagged_check(data):
+    envelope.open_director(data, KEY, "club-1a2b", "round", "1A2B.2")
+for tables in TABLES:
+    for tagged in (False, True):
+        data = None
+        gc.collect()
+        try:
+            data = message(tables, tagged)
+            check = tagged_check if tagged else signed_check
+            gc.collect()
+            started = time.ticks_us()
+            for _ in range(5):
+                check(data)
+            us = time.ticks_diff(time.ticks_us(), started) // 5
+            gc.collect()
+            before = gc.mem_alloc()
+            check(data)
+            print("CHECK", tables, int(tagged), len(data), us, gc.mem_alloc() - before)
+        except MemoryError:     # the app's heap, as the link leaves it, had no block for it: a figure too
+            # bytes -1: the bench's own building of the message failed (not the board's path); else the check
+            print("CHECK", tables, int(tagged), len(data) if data else -1, -1, -1)
+print("DONE")
+"""
+TABLES = (3, 12, 20)
+
+
+def director_check(twin: Twin) -> list[dict]:
+    """DIRECTOR_CHECK on the twin's chip, the app stopped (raw REPL): one row per (tables, tagged)."""
+    repl = RawRepl(twin.link)
+    try:
+        out = repl.run(f"TABLES = {TABLES!r}\n" + DIRECTOR_CHECK, timeout=300)
+    finally:
+        repl.close()
+    rows = []
+    for line in out.splitlines():
+        if line.startswith("CHECK "):
+            tables, tagged, size, us, heap = map(int, line.split()[1:])
+            rows.append({"tables": tables, "tags": bool(tagged), "bytes": size, "ms": us / 1000, "heap_bytes": heap})
+    return rows
+
+
 def run(args=None) -> dict:
     import wifi_boards as wb
     from tallyboard.club import envelope
@@ -169,8 +239,7 @@ def run(args=None) -> dict:
             figures["settings_only"] = board.request("STATS")
             secret = envelope.new_secret()
             ident = wb.ident(TAG, TABLE)
-            wb.enrol(board, event=f"club-{TAG:04x}", key=envelope.board_key(secret, ident),
-                     director_key=envelope.director_key(secret), port=1883)
+            wb.enrol(board, event=f"club-{TAG:04x}", key=envelope.board_key(secret, ident), port=1883)
             deadline = time.monotonic() + 60
             while board.request("NET")["broker"] != "1":
                 if time.monotonic() > deadline:
@@ -191,6 +260,7 @@ def run(args=None) -> dict:
             figures["link_state_after"] = board.request("NET")
         finally:
             board.link.close()
+        figures["director_check"] = director_check(twin)
     settings = int(figures["settings_only"]["alloc"])
     figures["link_cost_bytes"] = int(figures["link_loaded"]["alloc"]) - settings
     return figures
@@ -205,6 +275,15 @@ def show(figures: dict) -> None:
     print(f"the link's own heap (in use, enrolled less settings only): {figures['link_cost_bytes']} B")
     print(f"a Skicket game and a hand started beside the link: {figures['game_started']}")
     print(f"the link meanwhile: {figures['link_state_after']}")
+    print("checking a director's round (issue 30): one director's sig before, this board's tag among one per table now")
+    for row in figures["director_check"]:
+        if row["heap_bytes"] < 0:
+            where = "building the message (the bench's own work, not measured)" if row["bytes"] < 0 else "checking"
+            print(f"  {row['tables']:>2} tables, {'tags' if row['tags'] else 'sig ':4}: MemoryError {where}: "
+                  "the heap the app left had no block for it")
+            continue
+        print(f"  {row['tables']:>2} tables, {'tags' if row['tags'] else 'sig ':4}: {row['bytes']:>5} B, "
+              f"{row['ms']:7.1f} ms, {row['heap_bytes']:>6} B allocated while checking")
 
 
 def main() -> int:

@@ -3,6 +3,7 @@ open_message refuses and why, the join code, the broker URL, and an outbox
 that never takes the director's word for more than it numbered."""
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -30,9 +31,17 @@ def signed(fields):
     return json.dumps(dict(fields, sig=hmac.new(KEY, text, hashlib.sha256).hexdigest())).encode()
 
 
-def refusal(data, known=None, **options):
+def tagged(fields, keys):
+    # the director's message as defined: where a table's has sig, tags, one per board, each the
+    # HMAC-SHA256 with that board's key of the same JSON (fields but tags, sorted keys, no spaces)
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+    return json.dumps(dict(fields, tags={board: hmac.new(key, text, hashlib.sha256).hexdigest()
+                                         for board, key in keys.items()})).encode()
+
+
+def refusal(data, known=None, key=KEY, **options):
     with pytest.raises(RefusedMessage) as caught:
-        envelope.open_message(data, KEY, {"t1": 0} if known is None else known, **options)
+        envelope.open_message(data, key, {"t1": 0} if known is None else known, **options)
     return caught.value.reason, str(caught.value)
 
 
@@ -77,10 +86,45 @@ def test_sequences_per_board_exactly_the_next_one_for_the_director():
     assert envelope.open_message(signed(sealed(seq=4)), KEY, {"t1": 3})["seq"] == 4
 
 
+T1_KEY, T2_KEY = bytes(range(16)), bytes(range(16, 32))
+
+
 def test_the_tables_take_any_later_round_and_no_earlier_one():
-    round_7 = signed(sealed(board="director", kind="round", seq=7, body={"round": 2}))
-    assert envelope.open_message(round_7, KEY, {"director": 2}, gaps=True)["seq"] == 7
-    assert refusal(round_7, {"director": 7}, gaps=True)[0] == "replay"
+    round_7 = tagged(sealed(board="director", kind="round", seq=7, body={"round": 2}), {"t1": T1_KEY, "t2": T2_KEY})
+    assert envelope.open_message(round_7, T2_KEY, {"director": 2}, gaps=True, tag_for="t2")["seq"] == 7
+    assert refusal(round_7, {"director": 7}, T2_KEY, gaps=True, tag_for="t2")[0] == "replay"
+    # seal_director makes those bytes
+    assert json.loads(envelope.seal_director({"t2": T2_KEY, "t1": T1_KEY}, EVENT, 7, "round", {"round": 2})) \
+        == json.loads(round_7)
+
+
+def test_a_table_checks_the_directors_message_by_its_own_tag_and_no_other():
+    # issue 30, finding 2: table 1's key makes no round table 2 takes, whichever tag it writes
+    for_t1_only = envelope.seal_director({"t1": T1_KEY}, EVENT, 3, "round", {"round": 2})
+    assert refusal(for_t1_only, {"director": 2}, T2_KEY, gaps=True, tag_for="t2") == \
+        ("signature", "round 3 from 'director' has no tag for 't2'")
+    t2_tag_by_t1 = envelope.seal_director({"t2": T1_KEY}, EVENT, 3, "round", {"round": 2})
+    assert refusal(t2_tag_by_t1, {"director": 2}, T2_KEY, gaps=True, tag_for="t2")[0] == "signature"
+    # the director's own round, its seq changed: every tag is of the old bytes
+    real = envelope.seal_director({"t1": T1_KEY, "t2": T2_KEY}, EVENT, 3, "round", {"round": 2})
+    assert refusal(real.replace(b'"seq":3', b'"seq":5000'), {"director": 2}, T2_KEY, gaps=True,
+                   tag_for="t2")[0] == "signature"
+    # a director's message with a sig (the signature of an older tallyboard, or a table's) is no message
+    assert refusal(signed(sealed(board="director", kind="round", seq=3, body={})), {"director": 2},
+                   gaps=True, tag_for="t1")[0] == "field"
+    assert refusal(tagged(sealed(), {"t1": KEY}))[0] == "field"                 # a table's message has no tags
+    with pytest.raises(ValueError, match="seal_director"):
+        envelope.seal(KEY, EVENT, "director", 3, "round", {})
+
+
+def test_a_round_far_above_the_last_taken_is_refused_so_it_cannot_shadow_the_next_ones():
+    keys = {"t1": T1_KEY}
+    far = envelope.seal_director(keys, EVENT, 2 + envelope.ROUND_AHEAD + 1, "round", {})
+    assert refusal(far, {"director": 2}, T1_KEY, gaps=True, tag_for="t1")[0] == "ahead"
+    at_the_bound = envelope.seal_director(keys, EVENT, 2 + envelope.ROUND_AHEAD, "round", {})
+    assert envelope.open_message(at_the_bound, T1_KEY, {"director": 2}, gaps=True, tag_for="t1")["seq"] == 66
+    # a table that has taken none yet (joined late) takes the first it can check
+    assert envelope.open_message(far, T1_KEY, {"director": 0}, gaps=True, tag_for="t1")["seq"] == 67
 
 
 def test_status_and_applied_are_not_numbered():
@@ -89,27 +133,45 @@ def test_status_and_applied_are_not_numbered():
     assert refusal(signed(sealed(seq=0)))[0] == "field"              # a hand is numbered from 1
 
 
-def test_the_join_code_carries_the_tables_their_keys_and_the_directors_and_catches_a_typo():
+def test_the_join_code_carries_the_tables_and_their_keys_only_and_catches_a_typo():
     secret = envelope.new_secret()
     code = envelope.join_code(EVENT, secret, [3, 4], lambda t: f"B39D.{t}")
-    assert code.startswith("tb2:club-1:3.4:")
+    assert code.startswith("tb3:club-1:3.4:")
     joined = envelope.read_join_code(code)
     assert (joined.event, joined.tables) == (EVENT, (3, 4))
-    # each table's key is HMAC-SHA256(secret, "board:" + its board), cut to 16 bytes; the director's likewise
+    # each table's key is HMAC-SHA256(secret, "board:" + its board), cut to 16 bytes; nothing else is in it
     assert joined.keys == (hmac.new(secret, b"board:B39D.3", hashlib.sha256).digest()[:16],
                            hmac.new(secret, b"board:B39D.4", hashlib.sha256).digest()[:16])
-    assert joined.director == hmac.new(secret, b"director", hashlib.sha256).digest()[:16]
     assert secret not in code.encode() and envelope.board_key(secret, "B39D.1") not in joined.keys
     _, event, tables, text, check = code.split(":")
+    assert len(base64.b32decode(text.upper() + "=" * (-len(text) % 8))) == 2 * 16     # two keys, no third
     typo = "a" if text[5] != "a" else "b"
     with pytest.raises(ValueError, match="mistyped"):
-        envelope.read_join_code(f"tb2:{event}:{tables}:{text[:5]}{typo}{text[6:]}:{check}")
+        envelope.read_join_code(f"tb3:{event}:{tables}:{text[:5]}{typo}{text[6:]}:{check}")
     with pytest.raises(ValueError, match="mistyped"):
-        envelope.read_join_code(f"tb2:{event}:3.5:{text}:{check}")        # another table: the check fails
+        envelope.read_join_code(f"tb3:{event}:3.5:{text}:{check}")        # another table: the check fails
     with pytest.raises(ValueError, match="copy it again from the director"):
         envelope.read_join_code("club-1 1234")
-    with pytest.raises(ValueError, match="older tallyboard"):
-        envelope.read_join_code("tb1:club-1:abc:123456")
+
+
+def tb2_code(secret: bytes, tables: list[int]) -> str:
+    """A join code as tallyboard wrote it before issue 30, made by hand: the director's key (HMAC-SHA256 of
+    "director" keyed with the secret, 16 bytes), then each table's, base32, and its six-digit check."""
+    material = hmac.new(secret, b"director", hashlib.sha256).digest()[:16] + b"".join(
+        envelope.board_key(secret, f"B39D.{t}") for t in tables)
+    numbers = ".".join(map(str, tables))
+    check = hashlib.sha256(f"{EVENT}:{numbers}:".encode() + material).hexdigest()[:6]
+    return f"tb2:{EVENT}:{numbers}:{base64.b32encode(material).decode().rstrip('=').lower()}:{check}"
+
+
+def test_an_older_join_code_is_refused_and_says_to_ask_the_director_for_a_new_one():
+    # tb2 carried the director's key (with which any table could sign the director's round), tb1 the secret
+    for code in (tb2_code(envelope.new_secret(), [3, 4]), "tb1:club-1:abc:123456"):
+        with pytest.raises(ValueError) as refused:
+            envelope.read_join_code(code)
+        assert "older tallyboard" in str(refused.value)
+        assert "Ask the director for a new code" in str(refused.value)
+        assert "tallyboard event join-code --table N" in str(refused.value)
 
 
 def test_broker_urls():

@@ -160,14 +160,15 @@ def attempt(broker: Any, user: str, topic: str, payload: bytes) -> None:
 
 
 def test_a_table_login_cannot_remove_or_replace_what_the_director_publishes(broker, director):
-    round_payload = envelope.seal(director.key, EVENT, envelope.DIRECTOR, 1, "round", {"round": 1})
+    # tagged for each of the evening's boards (one key in this test: Director's)
+    round_payload = envelope.seal_director({"t1": director.key, "t2": director.key}, EVENT, 1, "round", {"round": 1})
     director.link.publish_round({"round": 1})
     assert retained(broker, "t1", envelope.round_topic(EVENT)) == round_payload
     # the director's round removed (an empty retained message) and replaced, an applied removed,
     # another host's status published
     for topic, payload in ((envelope.round_topic(EVENT), b""),
-                           (envelope.round_topic(EVENT), director.seal(envelope.DIRECTOR, 9, {"round": 9},
-                                                                       "round")),
+                           (envelope.round_topic(EVENT), envelope.seal_director({"t1": director.key}, EVENT, 9,
+                                                                                "round", {"round": 9})),
                            (envelope.applied_topic(EVENT, "t1"), b""),
                            (envelope.host_status_topic(EVENT, "t2"), director.status("t2"))):
         attempt(broker, "t1", topic, payload)

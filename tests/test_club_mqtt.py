@@ -412,8 +412,8 @@ def test_a_table_host_is_woken_for_the_directors_round_only_once_it_is_committed
     the transaction that keeps it, the loop could read the file as it was and
     seat the last round again: CI saw table 3 seat round 1 twice and never
     round 2. A replayed round wakes nobody."""
-    director_key = envelope.new_secret()
-    box = outbox.Outbox(tmp_path / "outbox.sqlite3", EVENT, director_key)
+    key = envelope.new_secret()
+    box = outbox.Outbox(tmp_path / "outbox.sqlite3", EVENT, key)
     reader = sqlite3.connect(box.path)
     seen: list[list[tuple[str]]] = []
 
@@ -426,7 +426,7 @@ def test_a_table_host_is_woken_for_the_directors_round_only_once_it_is_committed
                                                                    .fetchall()))
     try:
         for seq, round in ((1, 1), (2, 2), (2, 2)):
-            payload = envelope.seal(director_key, EVENT, envelope.DIRECTOR, seq, "round", {"round": round})
+            payload = envelope.seal_director({"t1": key}, EVENT, seq, "round", {"round": round})
             table._on_message(Message(envelope.round_topic(EVENT), payload))
         assert seen == [[('{"round": 1}',)], [('{"round": 2}',)]]
     finally:

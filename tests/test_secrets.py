@@ -40,14 +40,27 @@ def test_a_password_from_a_file_goes_into_the_broker_url(tmp_path):
 
 def test_the_join_code_from_a_file_is_read_and_checked_like_the_option(tmp_path):
     code = tmp_path / "join"
-    code.write_text("tb1:not-a-code\n")
+    code.write_text("tb3:not-a-code\n")
     code.chmod(0o600)
     out = CliRunner().invoke(main, ["event", "table", "--broker", "mqtt://table@127.0.0.1:1", "--join-file", str(code),
                                     "--emulators", "1"])
     assert out.exit_code != 0
     # the code in the file was read and checked (no code at all says where to give one, below)
-    assert "not a join code: it looks like tb2:EVENT:TABLES:KEYS:CHECK; copy it again from the director" in out.output
-    assert "tb1:not-a-code" not in out.output                 # a secret is not repeated
+    assert "not a join code: it looks like tb3:EVENT:TABLES:KEYS:CHECK; copy it again from the director" in out.output
+    assert "tb3:not-a-code" not in out.output                 # a secret is not repeated
+
+
+def test_an_older_join_code_is_refused_and_says_to_ask_the_director_for_a_new_one(tmp_path):
+    # a tb2 code carried the director's key, with which any table could sign the director's round (issue 30)
+    code = tmp_path / "join"
+    code.write_text("tb2:club-1a2b:3:gdc4qbvnmfzgk3tffzrw63lnmvxhiidjnzsm6zlqmfzgk3tffzrw63lnmvxhi:1cb3f0\n")
+    code.chmod(0o600)
+    out = CliRunner().invoke(main, ["event", "table", "--broker", "mqtt://127.0.0.1:1", "--join-file", str(code),
+                                    "--emulators", "1"])
+    assert out.exit_code != 0
+    assert "this join code is from an older tallyboard" in out.output
+    assert "Ask the director for a new code for this table host's tables (tallyboard event join-code --table N)" \
+        in " ".join(out.output.split())
 
 
 def test_a_table_host_without_a_join_code_says_where_to_give_it():

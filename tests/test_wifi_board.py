@@ -9,6 +9,10 @@ mid-publish: the director applies each of the board's messages exactly once,
 in order, and ends with the board's own game."""
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
 import threading
 import time
 from dataclasses import dataclass, field
@@ -121,8 +125,7 @@ def evening(tmp_path: Path) -> Iterator[Evening]:
 
 def enrolled(evening: Evening, emulator: Emulator, board: Board) -> None:
     wb.access_point(emulator)
-    wb.enrol(board, event=EVENT, key=envelope.board_key(evening.secret, IDENT),
-             director_key=envelope.director_key(evening.secret), port=evening.broker.port)
+    wb.enrol(board, event=EVENT, key=envelope.board_key(evening.secret, IDENT), port=evening.broker.port)
     until(lambda: board.request("NET")["broker"] == "1", 20, "the board's link to the broker")
     try:
         until(lambda: board.cfg_get("round") == "1", 20, "the board seating itself in round 1")
@@ -289,3 +292,76 @@ def test_the_broker_restarted_ten_times_at_the_picos_heap(evening, tmp_path):
             assert min(measured[-3:]) <= measured[0] + 64, (hands, in_use)
         assert board.request("STATS")["errors"] == first["errors"]     # no MemoryError caught on the way
         evening.check_exactly_once()
+
+
+# ---- issue 30, finding 2: no table speaks for the director ---------------------------------------
+
+SEATING_2 = [[4, 5, 6, 7], [0, 1, 2, 3]]        # round 2: table 2 is Ann Bob Cy Dee
+STRANGERS = PLAYERS[:7] + ["Mallory"]           # a forged round 2: Hal's seat given to a stranger
+
+
+def round_body(round: int, players: list[str], seatings: list[list[list[int]]]) -> dict[str, Any]:
+    game, options, record_options = round_game(len(SEATING), None)
+    return {"name": "Club night", "id": 1, "tag": TAG, "round": round, "rounds": 3, "hands": None,
+            "players": players, "seatings": seatings, "game": game, "options": options & ~core_game.CONFIRM,
+            "record_options": record_options}
+
+
+def forgeries_of_table_1(evening: Evening, seq: int, body: dict[str, Any]) -> list[bytes]:
+    """A round signed with every key table 1's join code holds (read off the code's text, whatever its
+    version says it holds), with a `sig` as before issue 30 and with `tags` for tables 1 and 2."""
+    code = envelope.join_code(EVENT, evening.secret, [1], lambda t: wb.ident(TAG, t))
+    text = code.split(":")[3]
+    material = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
+    fields = {"v": 1, "event": EVENT, "board": "director", "seq": seq, "kind": "round", "body": body}
+    unsigned = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+    made = []
+    for at in range(0, len(material), 16):
+        mac = hmac.new(material[at:at + 16], unsigned, hashlib.sha256).hexdigest()
+        made.append(json.dumps(dict(fields, sig=mac)).encode())
+        made.append(json.dumps(dict(fields, tags={wb.ident(TAG, 1): mac, IDENT: mac})).encode())
+    return made
+
+
+def seated_in_round_2(board: Board, emulator: Emulator) -> None:
+    try:
+        until(lambda: board.cfg_get("round") == "2" and [board.cfg_get("name", p) for p in range(4)]
+              == ["Ann", "Bob", "Cy", "Dee"], 40, "the board seated in the director's round 2")
+    except AssertionError:
+        raise AssertionError(f"round {board.cfg_get('round')}, names {[board.cfg_get('name', p) for p in range(4)]}, "
+                             f"NET {board.request('NET')}; {emulator.log_tail()}") from None
+
+
+def test_a_round_forged_with_table_1s_join_code_is_not_taken_by_an_enrolled_board(evening, tmp_path):
+    """Table 1's host forges round 2 (seq 5000, a stranger at table 2) with every key its code holds,
+    and relays the director's own round with its seq changed; each goes out on the director's own
+    connection (the ACL's hole finding 1 raced through), and the director's real round 2 after them on
+    that connection: the board seats itself in the director's round 2, not the stranger's."""
+    topic = envelope.round_topic(EVENT)
+    with wb.wifi_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
+        enrolled(evening, emulator, board)
+        with evening.director._lock:
+            real = bytes(evening.director.store.execute("SELECT payload FROM sent WHERE topic = ?",
+                                                        (topic,)).fetchone()[0])
+        forged = round_body(2, STRANGERS, [SEATING, [[0, 1, 2, 3], [4, 5, 6, 7]]])
+        for payload in forgeries_of_table_1(evening, 5000, forged) + [real.replace(b'"seq":1,', b'"seq":5000,')]:
+            evening.director.client.publish(topic, payload, qos=1, retain=True).wait_for_publish(10)
+        evening.director.publish_round(round_body(2, PLAYERS, [SEATING, SEATING_2]))
+        seated_in_round_2(board, emulator)
+        assert board.request("NET")["error"] in ("-", "director_tag", "director_message")
+
+
+def test_a_round_numbered_far_above_the_last_is_refused_by_an_enrolled_board(evening, tmp_path):
+    """Rightly tagged (a leaked key, a director's bug) but numbered more than ROUND_AHEAD above the round
+    the board took: refused and reported (NET error round_ahead); the director's next round is taken."""
+    topic = envelope.round_topic(EVENT)
+    with wb.wifi_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
+        enrolled(evening, emulator, board)
+        far = envelope.seal_director({IDENT: envelope.board_key(evening.secret, IDENT)}, EVENT,
+                                     1 + envelope.ROUND_AHEAD + 1, "round",
+                                     round_body(2, STRANGERS, [SEATING, [[0, 1, 2, 3], [4, 5, 6, 7]]]))
+        evening.director.client.publish(topic, far, qos=1, retain=True).wait_for_publish(10)
+        until(lambda: board.request("NET")["error"] == "round_ahead", 20, "the board reporting the round refused")
+        assert board.cfg_get("round") == "1"
+        evening.director.publish_round(round_body(2, PLAYERS, [SEATING, SEATING_2]))
+        seated_in_round_2(board, emulator)

@@ -27,16 +27,14 @@ def decoded(token: str) -> bytes:
     return bytes(out[:n])
 
 
-def test_a_tables_code_gives_the_board_its_own_key_and_the_directors():
+def test_a_tables_code_gives_the_board_its_own_key_and_no_other():
     enrolment = plan(code(3), None, "Club Wifi", "correct horse", "mqtt://table3:s3cret@192.168.4.1:1883")
     assert (enrolment.event, enrolment.tag, enrolment.table, enrolment.board) == (EVENT, 0xB39D, 3, "B39D.3")
     assert enrolment.key == envelope.board_key(SECRET, "B39D.3")       # table 3's key, no other
-    assert enrolment.director_key == envelope.director_key(SECRET)
     sent = [(key, wire_value(key, value)) for key, value in enrolment.settings()]
     assert sent == [("ssid", "Club%20Wifi"), ("wifi_password", "correct%20horse"), ("broker_host", "192.168.4.1"),
                     ("broker_port", "1883"), ("broker_user", "table3"), ("broker_password", "s3cret"),
-                    ("event", EVENT), ("key", envelope.board_key(SECRET, "B39D.3").hex()),
-                    ("director_key", envelope.director_key(SECRET).hex())]
+                    ("event", EVENT), ("key", envelope.board_key(SECRET, "B39D.3").hex())]
     assert [key for key, _ in sent] == [row[0].decode() for row in protocol.NET_KEYS]   # every key, in its order
     # a code for two tables: --table picks one, and its key
     two = plan(code(3, 4), 4, "Club Wifi", None, "mqtt://table4:pw@broker.club")
@@ -56,7 +54,9 @@ def test_escaped_values_come_back_whole_through_the_boards_decoder():
 
 
 @pytest.mark.parametrize("join, table, ssid, password, url, words", [
-    ("tb2:nope", None, "W", "password1", "mqtt://u:p@h", "not a join code: it looks like tb2:EVENT:TABLES:KEYS:CHECK"),
+    ("tb3:nope", None, "W", "password1", "mqtt://u:p@h", "not a join code: it looks like tb3:EVENT:TABLES:KEYS:CHECK"),
+    ("tb2:club-1a2b:3:gdc4qbvnmfzgk3tffzrw63lnmvxhiidjnzsm6zlqmfzgk3tffzrw63lnmvxhi:1cb3f0", None, "W", "password1",
+     "mqtt://u:p@h", "this join code is from an older tallyboard"),
     (code(3)[:-1] + ("0" if code(3)[-1] != "0" else "1"), None, "W", "password1", "mqtt://u:p@h",
      "the join code is mistyped (its check does not match); copy it again from the director"),
     (code(3, 4), None, "W", "password1", "mqtt://u:p@h", "the join code is for tables 3, 4: say which this board "

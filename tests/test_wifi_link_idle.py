@@ -81,7 +81,7 @@ def test_the_link_s_idle_step_allocates_nothing(tmp_path):
     with Mosquitto(0, {IDENT: envelope.broker_password(KEY)}, tmp_path / "broker", event="club-1a2b") as broker:
         (flash / "net.txt").write_text(
             f"ssid Club%20Wifi\nwifi_password {wb.PASSPHRASE}\nbroker_host 127.0.0.1\nbroker_port {broker.port}\n"
-            f"event club-1a2b\nkey {KEY.hex()}\ndirector_key {KEY.hex()}\n")
+            f"event club-1a2b\nkey {KEY.hex()}\n")
         (flash / "idle.py").write_text(SCRIPT)
         env = dict(os.environ, MICROPYPATH=os.pathsep.join(["", str(STANDINS_DIR), ".frozen"]),
                    TALLYBOARD_EMU_IO=str(io))

@@ -57,12 +57,12 @@ def ident(tag: int, table: int) -> str:
     return f"{tag:04X}.{table}"
 
 
-def enrol(board: Board, *, event: str, key: bytes, director_key: bytes, port: int, host: str = "127.0.0.1") -> None:
+def enrol(board: Board, *, event: str, key: bytes, port: int, host: str = "127.0.0.1") -> None:
     """NET SET every setting, each value %XX-escaped as the protocol takes it; the broker
     login left to the board (its table's: its identity, the password from its key)."""
     values = [("ssid", SSID.encode()), ("wifi_password", PASSPHRASE.encode()), ("broker_host", host.encode()),
               ("broker_port", str(port).encode()), ("event", event.encode()),
-              ("key", key.hex().encode()), ("director_key", director_key.hex().encode())]
+              ("key", key.hex().encode())]
     for name, value in values:
         board.request("NET", "SET", name, settings.escape(value).decode())
 

@@ -10,8 +10,12 @@
 # sorts nothing, so it is written here. Whole numbers only: a float is refused.
 # hmac_sha256(): RFC 2104 over hashlib.sha256 (on rp2 and the unix port).
 # open_director(): a message from the director checked as the host checks
-# it: exactly the envelope's fields, this evening, the director's signature
+# it: exactly the envelope's fields, this evening, this board's own tag of it
 # (compared in constant time), a whole-number seq. Nothing is evaluated.
+# The director's message has `tags` where a table's has `sig`: one HMAC per
+# table, each keyed with that table's key, so a board checks its own with
+# its own key (one HMAC, as one signature cost before) and holds no key that
+# could speak for the director to another table (issue 30, finding 2).
 import binascii
 import hashlib
 import json
@@ -31,6 +35,10 @@ _SIG_FIELD = const(73)     # ,"sig":"<64 hex>"
 _HEX = "0123456789abcdef"
 _ESCAPES = {34: '\\"', 92: "\\\\", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t"}
 _FIELDS = ("board", "body", "event", "kind", "seq", "sig", "v")
+_DIRECTOR_FIELDS = ("board", "body", "event", "kind", "seq", "tags", "v")
+# a round numbered more than this above the last taken is refused (round_ahead): the host's
+# envelope.ROUND_AHEAD, and why there
+ROUND_AHEAD = const(64)
 
 
 def _string(text, out):
@@ -247,17 +255,18 @@ def _same(a, b):
     return diff == 0
 
 
-def open_director(data, key, event, kind):
+def open_director(data, key, event, kind, board):
     """A director's message of that kind (round, applied) from the bytes
-    received, checked; ValueError (a short word for NET's error=, then why)
-    if it is not to be taken."""
+    received, checked by `board`'s tag with `key` (the board's own);
+    ValueError (a short word for NET's error=, then why) if it is not to be
+    taken."""
     if len(data) > MAX_BYTES:
         raise ValueError("too long")
     try:
         message = json.loads(data)
     except (ValueError, TypeError):
         raise ValueError("not JSON")
-    if not isinstance(message, dict) or sorted(message) != list(_FIELDS):
+    if not isinstance(message, dict) or sorted(message) != list(_DIRECTOR_FIELDS):
         raise ValueError("not an envelope")
     if message["v"] != VERSION or message["event"] != event or message["board"] != DIRECTOR:
         raise ValueError("another version, evening or sender")
@@ -266,7 +275,8 @@ def open_director(data, key, event, kind):
     seq = message["seq"]
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or seq > 0x1FFFFFFFFFFFFF:
         raise ValueError("seq out of range")
-    sig = message.pop("sig")
-    if not isinstance(sig, str) or not _same(signature(key, message), sig):
+    tags = message.pop("tags")
+    tag = tags.get(board) if isinstance(tags, dict) else None
+    if not isinstance(tag, str) or not _same(signature(key, message), tag):
         raise ValueError("signature")
     return message

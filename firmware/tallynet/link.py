@@ -421,23 +421,27 @@ class Link:
     # ------------------------------------------------------------ the director's messages
     def _take(self, topic, payload):
         net = self.net
-        key = net.director_key()
+        key = net.key()      # the board's own: it checks its own tag of the director's message, one HMAC
         try:
             if topic == self.topic_applied:
-                message = envelope.open_director(payload, key, self.event, "applied")
+                message = envelope.open_director(payload, key, self.event, "applied", self.ident)
                 body = message["body"]
                 seq = body.get("seq")
                 if body.get("board") != self.ident or not isinstance(seq, int) or seq < 0:
                     raise ValueError("not this board's applied")
                 self._applied(seq)
             elif topic == self.topic_round:
-                message = envelope.open_director(payload, key, self.event, "round")
-                if message["seq"] <= self.seat.rseq():
+                message = envelope.open_director(payload, key, self.event, "round", self.ident)
+                last = self.seat.rseq()
+                if message["seq"] <= last:
                     return          # this one, or an older one, taken already
+                if last and message["seq"] > last + envelope.ROUND_AHEAD:
+                    net.error = "round_ahead"     # a number pushed out of reach would shadow the director's next
+                    return
                 seat = from_round(message["body"], message["seq"], self.app.config.table)
                 self.seat.save(seat, self.seat.seated)
         except ValueError as exc:
-            net.error = "director_key" if str(exc) == "signature" else "director_message"
+            net.error = "director_tag" if str(exc) == "signature" else "director_message"
         except OSError:
             net.error = "flash"
 

@@ -7,7 +7,7 @@
 import os
 
 from tallyrun.config import read_small
-from tallyrun.protocol import NET_KEYS, NET_BROKER_PORT, NET_KEY, NET_DIRECTOR_KEY
+from tallyrun.protocol import NET_KEYS, NET_BROKER_PORT, NET_KEY
 
 NET_FILE = "net.txt"
 # the link's receive buffer: the largest message from the director (a round) it takes whole. Made
@@ -171,10 +171,9 @@ class Net:
         return "%04X.%d" % (config.event, config.table)
 
     def key(self):
+        """The table's key: it signs the board's messages and checks the board's own
+        tag of the director's (there is no director's key on a board: issue 30)."""
         return self.values[NET_KEY]
-
-    def director_key(self):
-        return self.values[NET_DIRECTOR_KEY]
 
     def clear(self):
         for key in range(len(NET_KEYS)):

@@ -93,12 +93,11 @@ NET_KEYS = (
     (b"broker_user", b"bytes", 1, 64, False, True, None),
     (b"broker_password", b"bytes", 1, 64, True, True, None),
     (b"event", b"name", 1, 64, False, False, None),
-    (b"key", b"key", 16, 16, True, False, None),
-    (b"director_key", b"key", 16, 16, True, False, None),
+    (b"key", b"key", 16, 16, True, False, None),     # signs the board's messages and checks its tag of the director's
 )
 NET_KEY_NAMES = tuple(row[0] for row in NET_KEYS)
 (NET_SSID, NET_WIFI_PASSWORD, NET_BROKER_HOST, NET_BROKER_PORT, NET_BROKER_USER, NET_BROKER_PASSWORD,
- NET_EVENT, NET_KEY, NET_DIRECTOR_KEY) = range(len(NET_KEYS))
+ NET_EVENT, NET_KEY) = range(len(NET_KEYS))
 NET_FIELDS = ("wifi", "enrolled", "joined", "broker", "waiting", "error", "NET.key", "NET.value")   # key value: NET's own
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")

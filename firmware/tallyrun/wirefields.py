@@ -73,10 +73,11 @@ FIELDS = (
     ("error", "word", "the link's last problem, - for none: no_wifi (no Wi-Fi on this board), not_enrolled, "
                       "no_network (the access point is not in reach), wifi_password, no_address, "
                       "broker_unreachable, broker_refused (the broker said no to the login), broker_lost, "
-                      "director_key (a director's message failed its signature), director_message (a director's "
-                      "message of another shape, or a game the board does not have), director_ahead (the director "
-                      "applied more of this board than it numbered), flash (the outbox could not be written), "
-                      "memory (the heap ran short: the link tries again), link (a fault in the link: a NOTE says it)"),
+                      "director_tag (a director's message failed the check of this board's tag), director_message "
+                      "(a director's message of another shape, or a game the board does not have), round_ahead "
+                      "(a director's round numbered more than 64 above the last taken: not taken), director_ahead "
+                      "(the director applied more of this board than it numbered), flash (the outbox could not be "
+                      "written), memory (the heap ran short: the link tries again), link (a fault in the link: a NOTE says it)"),
     ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )
@@ -170,6 +171,6 @@ NET_KEY_MEANINGS = {
                        "writes the broker's users)",
     "event": "the evening's id on the wire (its club id); the board's identity there is its CFG "
              "event and table: <tag, 4 hex>.<table>",
-    "key": "the key that signs the board's messages (its table's key in the join code), 32 hex digits",
-    "director_key": "the key the director signs the round and applied with (in the join code), 32 hex digits",
+    "key": "the key that signs the board's messages and checks the board's tag of the director's round and "
+           "applied (its table's key in the join code), 32 hex digits",
 }

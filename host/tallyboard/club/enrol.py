@@ -40,8 +40,10 @@ PROBLEMS = {
     "broker_unreachable": "the broker does not answer: is mosquitto running, and the host and port right?",
     "broker_refused": "the broker refused the board's login: check its user and password (mosquitto_passwd)",
     "broker_lost": "the broker went away; the board tries again and keeps its messages meanwhile",
-    "director_key": "a message said to be the director's failed its signature: enrol again with this evening's "
-                    "join code",
+    "director_tag": "a message said to be the director's failed the check of this board's tag: enrol again "
+                    "with this evening's join code",
+    "round_ahead": "a round said to be the director's was numbered far above the last the board took: not taken "
+                   "(docs/club-mqtt.md); if the director really published that many, enrol the board again",
     "director_ahead": "the director has more of this board than it numbered: another device has this table's "
                       "key; the board publishes nothing until it is enrolled again",
     "memory": "the board ran short of memory for the link; it tries again",
@@ -106,8 +108,7 @@ class Enrolment:
     broker_port: int
     broker_user: bytes | None
     broker_password: bytes | None
-    key: bytes
-    director_key: bytes
+    key: bytes           # its table's: signs its messages, checks its tag of the director's
 
     @property
     def board(self) -> str:
@@ -119,7 +120,7 @@ class Enrolment:
         return [("ssid", self.ssid), ("wifi_password", self.wifi_password), ("broker_host", self.broker_host.encode()),
                 ("broker_port", str(self.broker_port).encode()), ("broker_user", self.broker_user),
                 ("broker_password", self.broker_password), ("event", self.event.encode()),
-                ("key", self.key), ("director_key", self.director_key)]
+                ("key", self.key)]
 
 
 def wire_value(key: str, value: bytes | None) -> str:
@@ -170,8 +171,7 @@ def plan(join: str, table: int | None, ssid: str, wifi_password: str | None, bro
         broker_host=address.host, broker_port=address.port,
         broker_user=address.username.encode("utf-8") if address.username is not None else None,
         broker_password=address.password.encode("utf-8") if address.password is not None else None,
-        key=code.keys[code.tables.index(table)],
-        director_key=code.director)
+        key=code.keys[code.tables.index(table)])
     if enrolment.wifi_password is not None and len(enrolment.wifi_password) < 8:
         raise EnrolError("wifi_password: a WPA2 passphrase is 8 to 63 characters; for an open network give "
                          "--open-network instead")
@@ -265,7 +265,7 @@ def enrol(board: Any, enrolment: Enrolment, port: str, say: Callable[[str], None
 
 
 # the problems a board does not get past by trying again: enrolment waits no longer for them
-LASTING = frozenset({"no_wifi", "wifi_password", "broker_refused", "director_key",
+LASTING = frozenset({"no_wifi", "wifi_password", "broker_refused", "director_tag",
                      "director_ahead"})
 
 

@@ -3,17 +3,26 @@
     {"v": 1, "event": "club-2026-11-27", "board": "t1", "seq": 7,
      "kind": "hand", "body": {...}, "sig": "<HMAC-SHA256, 64 hex digits>"}
 
-`sig` is the HMAC-SHA256, keyed with the evening's secret, of the canonical
-JSON of every other field (keys sorted, no spaces, ASCII). `board` names the
-sender: a board's identity for what a table host publishes about that
-board, "director" for the director, a table host's name for its status.
+A table's message: `sig` is the HMAC-SHA256, keyed with its board's key, of
+the canonical JSON of every other field (keys sorted, no spaces, ASCII).
+`board` names the sender: a board's identity for what a table host
+publishes about that board, a table's login for its status.
+
+The director's (`round`, `applied`; `board` is "director") has `tags`
+instead of `sig`: {board: HMAC-SHA256 with that board's key of the same
+canonical JSON}, one for each table it is for. A table checks its own tag
+with its own key and nothing else, so no table holds a key that can speak
+for the director to another table (issue 30, finding 2: with one director
+key in every join code, any table could forge the round); the director,
+who derives every board's key from the evening's secret, alone can tag.
 
 open_message() takes nothing on trust: the bytes must be one JSON object of
 exactly these fields (no duplicate key, no float, no NaN), each of its type
 and within its range, the event the evening's, the sender known, the
-signature right, and, for the kinds that happen once (SEQUENCED), the
-sequence the next one. It evaluates nothing; the body is handed on as plain
-JSON values for the evening to check against its own schema.
+signature (or this table's tag) right, and, for the kinds that happen once
+(SEQUENCED), the sequence the next one. It evaluates nothing; the body is
+handed on as plain JSON values for the evening to check against its own
+schema.
 
 Sequences (per sender, per SEQUENCED kind stream): a table host's messages
 about a board are numbered 1, 2, 3, ... by its outbox, and the director
@@ -23,7 +32,9 @@ after the one missing (the table host resends everything the director has
 not confirmed), so nothing is applied twice or out of order. The director's
 own messages are state (the round, retained by the broker): a table host
 takes any seq above the last it applied (`gaps=True`), since a table that
-joins late needs only the latest.
+joins late needs only the latest, but no more than ROUND_AHEAD above it
+once it has taken one (`ahead`): a number pushed far out could otherwise
+shadow every later round the director publishes.
 """
 from __future__ import annotations
 
@@ -46,14 +57,22 @@ MAX_BYTES = 64 * 1024        # a whole message; a hand or a round is far smaller
 MAX_DEPTH = 8                # nesting of the body
 SECRET_BYTES = 32
 
+MAX_TAGS = 999               # a director's message is tagged for each table; tables are numbered 1 to 999
+# How far above the last round it took a table takes the director's next one. The director numbers
+# a round only when its body changes (event next, move, withdraw, add: each a command at its screen),
+# a handful an evening; a table connected sees each (retained, QoS 1) and one away misses only those
+# published meanwhile. 64 is far beyond that and keeps a number pushed out of reach (the forged
+# round 5000 of issue 30) from shadowing the director's later rounds.
+ROUND_AHEAD = 64
+
 _SIG = re.compile(r"[0-9a-f]{64}\Z")
-_FIELDS = frozenset({"v", "event", "board", "seq", "kind", "body", "sig"})
+_SIGNED = frozenset({"v", "event", "board", "seq", "kind", "body"})     # and sig, or the director's tags
 
 
 class RefusedMessage(ValueError):
     """A message that is not applied: `reason` is one short word for the log
-    (json, version, field, event, board, signature, replay, gap), the text
-    says what was wrong."""
+    (json, version, field, event, board, signature, replay, gap, ahead), the
+    text says what was wrong."""
 
     def __init__(self, reason: str, text: str) -> None:
         super().__init__(text)
@@ -78,16 +97,44 @@ def canonical(fields: Mapping[str, Any]) -> bytes:
                       allow_nan=False).encode("ascii")
 
 
+def _proof(board: object) -> str:
+    """The field that proves a message: the director's `tags`, anyone else's `sig`."""
+    return "tags" if board == DIRECTOR else "sig"
+
+
 def signature(key: bytes, fields: Mapping[str, Any]) -> str:
-    unsigned = {name: value for name, value in fields.items() if name != "sig"}
+    """The sig of a table's message, or one table's tag of the director's: HMAC-SHA256
+    with `key` of the canonical JSON of every field but sig and tags."""
+    unsigned = {name: value for name, value in fields.items() if name not in ("sig", "tags")}
     return hmac.new(key, canonical(unsigned), hashlib.sha256).hexdigest()
 
 
 def seal(key: bytes, event: str, board: str, seq: int, kind: str, body: Mapping[str, Any]) -> bytes:
-    """The message's bytes, signed; ValueError if a field is out of range."""
+    """A table's message's bytes, signed; ValueError if a field is out of range
+    (the director's are tagged: seal_director)."""
+    if board == DIRECTOR:
+        raise ValueError("the director's messages are tagged for each table: seal_director()")
     message = {"v": VERSION, "event": event, "board": board, "seq": seq, "kind": kind, "body": dict(body)}
     _check_fields(message)
     message["sig"] = signature(key, message)
+    return _bytes(message)
+
+
+def seal_director(keys: Mapping[str, bytes], event: str, seq: int, kind: str, body: Mapping[str, Any]) -> bytes:
+    """The director's message's bytes, with a tag for each board of `keys` ({board:
+    its key}): each table checks its own and can make none for another."""
+    message: dict[str, Any] = {"v": VERSION, "event": event, "board": DIRECTOR, "seq": seq, "kind": kind,
+                               "body": dict(body)}
+    _check_fields(message)
+    if not 1 <= len(keys) <= MAX_TAGS:
+        raise ValueError(f"a director's message is tagged for 1 to {MAX_TAGS} boards, not {len(keys)}")
+    unsigned = canonical(message)
+    message["tags"] = {check_name("board", board): hmac.new(key, unsigned, hashlib.sha256).hexdigest()
+                       for board, key in sorted(keys.items())}
+    return _bytes(message)
+
+
+def _bytes(message: Mapping[str, Any]) -> bytes:
     data = canonical(message)
     if len(data) > MAX_BYTES:
         raise ValueError(f"message of {len(data)} bytes; at most {MAX_BYTES}")
@@ -121,9 +168,10 @@ def _depth(value: Any, level: int = 0) -> int:
 
 def _check_fields(message: Mapping[str, Any]) -> None:
     """Every field of its type and in range; RefusedMessage("field"/"version") if not."""
-    if set(message) - {"sig"} != _FIELDS - {"sig"}:
+    proof = _proof(message.get("board"))
+    if set(message) - {proof} != _SIGNED:
         raise RefusedMessage("field", "fields are " + ", ".join(sorted(message)) + "; expected "
-                             + ", ".join(sorted(_FIELDS)))
+                             + ", ".join(sorted(_SIGNED | {proof})))
     if type(message["v"]) is not int or message["v"] != VERSION:
         raise RefusedMessage("version", f"version {message['v']!r}; this host reads version {VERSION}")
     for name in ("event", "board"):
@@ -145,14 +193,22 @@ def _check_fields(message: Mapping[str, Any]) -> None:
         raise RefusedMessage("field", f"body nested deeper than {MAX_DEPTH}")
     if "sig" in message and not (isinstance(message["sig"], str) and _SIG.match(message["sig"])):
         raise RefusedMessage("field", "sig is not 64 lowercase hex digits")
+    if "tags" in message:
+        tags = message["tags"]
+        if not (isinstance(tags, dict) and 1 <= len(tags) <= MAX_TAGS and all(
+                is_name(board) and isinstance(tag, str) and _SIG.match(tag) for board, tag in tags.items())):
+            raise RefusedMessage("field", f"tags is not 1 to {MAX_TAGS} boards, each with 64 lowercase hex digits")
 
 
 def open_message(data: bytes | str, key: Key, known_boards: Mapping[str, int], *,
-                 event: str | None = None, gaps: bool = False, topic: str | None = None) -> dict[str, Any]:
+                 event: str | None = None, gaps: bool = False, topic: str | None = None,
+                 tag_for: str | None = None) -> dict[str, Any]:
     """The message in `data`, checked; RefusedMessage(reason) if it is not to be applied.
 
     `key` is the key it must be signed with, or a function of the (not yet
-    trusted) message giving its sender's key (None: no key for it).
+    trusted) message giving its sender's key (None: no key for it). A
+    director's message is checked by its tag for board `tag_for`, with `key`
+    that board's: the table checking it is that board's.
     `known_boards` maps every sender this end accepts to the last seq it
     applied from it (0 for none yet). `event`, if given, is the evening's id.
     `topic`, if given, is the topic it came on: its kind and subject must be
@@ -171,8 +227,8 @@ def open_message(data: bytes | str, key: Key, known_boards: Mapping[str, int], *
         raise RefusedMessage("json", "not a JSON object")
     if "v" in message and (type(message["v"]) is not int or message["v"] != VERSION):
         raise RefusedMessage("version", f"version {message['v']!r}; this host reads version {VERSION}")
-    if "sig" not in message:
-        raise RefusedMessage("field", "no sig")
+    if _proof(message.get("board")) not in message:
+        raise RefusedMessage("field", "no " + _proof(message.get("board")))
     _check_fields(message)
     if event is not None and message["event"] != event:
         raise RefusedMessage("event", f"message of event {message['event']!r}, not of {event!r}")
@@ -184,8 +240,17 @@ def open_message(data: bytes | str, key: Key, known_boards: Mapping[str, int], *
     signing_key = key(message) if callable(key) else key
     if signing_key is None:
         raise RefusedMessage("board", f"no key for {sender!r}")
-    if not hmac.compare_digest(signature(signing_key, message), message["sig"]):
-        raise RefusedMessage("signature", f"bad signature on {message['kind']} {message['seq']} from {sender!r}")
+    if sender == DIRECTOR:
+        proof = message["tags"].get(tag_for) if tag_for is not None else None
+        if proof is None:
+            raise RefusedMessage("signature", f"{message['kind']} {message['seq']} from {sender!r} has no tag for "
+                                              f"{tag_for!r}")
+    else:
+        proof = message["sig"]
+    if not hmac.compare_digest(signature(signing_key, message), proof):
+        whose = f" (the tag for {tag_for!r})" if sender == DIRECTOR else ""
+        raise RefusedMessage("signature", f"bad signature{whose} on {message['kind']} {message['seq']} "
+                                          f"from {sender!r}")
     if message["kind"] in SEQUENCED:
         last = known_boards[sender]
         seq = message["seq"]
@@ -193,6 +258,10 @@ def open_message(data: bytes | str, key: Key, known_boards: Mapping[str, int], *
             raise RefusedMessage("replay", f"{message['kind']} {seq} from {sender!r} already applied (last {last})")
         if not gaps and seq != last + 1:
             raise RefusedMessage("gap", f"{message['kind']} {seq} from {sender!r} before {last + 1}")
+        if gaps and last and seq > last + ROUND_AHEAD:
+            raise RefusedMessage("ahead", f"{message['kind']} {seq} from {sender!r} is more than {ROUND_AHEAD} "
+                                          f"above the last taken ({last}): not taken, so it cannot shadow "
+                                          "the director's next ones")
     return message
 
 
@@ -232,43 +301,43 @@ def broker_password(key: bytes) -> str:
     return base64.urlsafe_b64encode(hmac.new(key, b"broker", hashlib.sha256).digest()[:18]).decode("ascii")
 
 
-def director_key(secret: bytes) -> bytes:
-    """The key of the director's own messages (round, applied), in every join code so
-    table hosts can check them; only the director's broker login may publish them."""
-    return hmac.new(secret, b"director", hashlib.sha256).digest()[:KEY_BYTES]
-
-
 @dataclass(frozen=True)
 class JoinCode:
-    """What a table host joins with: the evening, its tables and their keys, the director's key."""
+    """What a table host joins with: the evening, its tables and their keys (no key of the director's:
+    a table checks the director's messages by its own tag, seal_director)."""
     event: str
     tables: tuple[int, ...]
-    director: bytes
     keys: tuple[bytes, ...]          # one per table, in the order of `tables`
+
+
+JOIN_VERSION = "tb3"
+OLD_JOIN_CODE = ("this join code is from an older tallyboard: it carried the director's key, with which a table "
+                 "could sign the director's round (issue 30). Ask the director for a new code for this table "
+                 "host's tables (tallyboard event join-code --table N)")
 
 
 def join_code(event: str, secret: bytes, tables: list[int], board: Callable[[int], str]) -> str:
     """What the director shows for the table host of `tables` to type in:
-    `tb2:EVENT:TABLES:KEYS:CHECK`, the tables as `1.2`, the director's key
-    then each table's key in base32, and a check of all of it. `board(t)`
-    is table t's board identity."""
+    `tb3:EVENT:TABLES:KEYS:CHECK`, the tables as `1.2`, each table's key in
+    base32, and a check of all of it. `board(t)` is table t's board identity."""
     check_name("event", event)
     if not tables or len(set(tables)) != len(tables) or not all(type(t) is int and 1 <= t <= 999 for t in tables):
         raise ValueError("a join code is for one or more different tables, numbered 1 to 999")
-    material = director_key(secret) + b"".join(board_key(secret, board(t)) for t in tables)
+    material = b"".join(board_key(secret, board(t)) for t in tables)
     text = base64.b32encode(material).decode("ascii").rstrip("=").lower()
     numbers = ".".join(map(str, tables))
-    return f"tb2:{event}:{numbers}:{text}:{_check(f'{event}:{numbers}', material)}"
+    return f"{JOIN_VERSION}:{event}:{numbers}:{text}:{_check(f'{event}:{numbers}', material)}"
 
 
 def read_join_code(code: str) -> JoinCode:
-    """The evening, tables and keys of a join code; ValueError saying what to do if it was mistyped."""
+    """The evening, tables and keys of a join code; ValueError saying what to do if it was mistyped
+    or is an older tallyboard's."""
     parts = code.strip().split(":")
-    if len(parts) == 4 and parts[0] == "tb1":
-        raise ValueError("this join code is an older tallyboard's: ask the director for this table host's code "
-                         "(tallyboard event join-code --table N)")
-    if len(parts) != 5 or parts[0] != "tb2":
-        raise ValueError("not a join code: it looks like tb2:EVENT:TABLES:KEYS:CHECK; copy it again from the director")
+    if parts[0] in ("tb1", "tb2"):
+        raise ValueError(OLD_JOIN_CODE)
+    if len(parts) != 5 or parts[0] != JOIN_VERSION:
+        raise ValueError(f"not a join code: it looks like {JOIN_VERSION}:EVENT:TABLES:KEYS:CHECK; copy it again "
+                         "from the director")
     _, event, numbers, text, check = parts
     check_name("event", event)
     try:
@@ -276,10 +345,10 @@ def read_join_code(code: str) -> JoinCode:
         material = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
     except ValueError:
         raise ValueError("the join code is mistyped; copy it again from the director") from None
-    if len(material) != KEY_BYTES * (1 + len(tables)) or check != _check(f"{event}:{numbers}", material):
+    if len(material) != KEY_BYTES * len(tables) or check != _check(f"{event}:{numbers}", material):
         raise ValueError("the join code is mistyped (its check does not match); copy it again from the director")
-    keys = tuple(material[KEY_BYTES * i:KEY_BYTES * (i + 1)] for i in range(1, len(tables) + 1))
-    return JoinCode(event, tables, material[:KEY_BYTES], keys)
+    keys = tuple(material[KEY_BYTES * i:KEY_BYTES * (i + 1)] for i in range(len(tables)))
+    return JoinCode(event, tables, keys)
 
 
 def _check(what: str, material: bytes) -> str:

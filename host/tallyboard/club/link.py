@@ -256,7 +256,10 @@ class TableLink(_Link):
     on the outbox's file; it runs once per message. `on_director_applied()`
     runs after that transaction has committed: the place to wake whoever
     reads what it wrote (from the callback itself, a reader on another
-    connection could wake first and read the file as it was)."""
+    connection could wake first and read the file as it was). The
+    director's messages are checked by the tag of this link's board (its
+    first), with that board's key: `refused` keeps the last of those it
+    refused, (topic, reason, text), as its log says them."""
 
     def __init__(self, url: str, client_id: str, username: str | None = None, password: str | None = None,
                  tls_ca: str | Path | None = None, *, outbox: Outbox,
@@ -266,12 +269,13 @@ class TableLink(_Link):
         super().__init__(url, client_id, username, password, tls_ca, max_backoff)
         self.outbox = outbox
         self.event = outbox.event
-        self.key = outbox.key
         self.boards = [envelope.check_name("board", board) for board in boards]
         # what its status is named (the topic's level, the envelope's sender): its broker login, which the
         # club's ACL lets publish that status only (brokers.ACL: a table's login is its board's identity)
         self.login = envelope.check_name("login", self.username if self.username is not None else client_id)
         self._own = self.boards or None     # the outbox rows this link sends: its boards' (all, without)
+        self._tag_board = self.boards[0] if self.boards else self.login   # whose tag of the round it checks
+        self.refused: list[tuple[str, str, str]] = []   # (topic, reason, text) of the director's messages refused
         self.on_director_message = on_director_message
         self.on_director_applied = on_director_applied
         self.resend_after = resend_after
@@ -307,8 +311,8 @@ class TableLink(_Link):
         # signed with the key of the board its login is (the director checks it with that board's), else
         # with its first board's
         keys = self.outbox.board_keys
-        signer = self.login if keys is None or self.login in keys else (self.boards[0] if self.boards else None)
-        key = self.outbox.signing_key(signer) if signer is not None else self.key
+        signer = self.boards[0] if keys is not None and self.login not in keys and self.boards else self.login
+        key = self.outbox.signing_key(signer)
         return envelope.seal(key, self.event, self.login, 0, "status",
                              {"online": online, "boards": self.boards})
 
@@ -363,8 +367,15 @@ class TableLink(_Link):
                 raise RefusedMessage("field", f"{message.topic} is not a topic the director publishes on")
             kind = found[0]
             last = self.outbox.received(envelope.DIRECTOR) if kind.sequenced else 0
-            opened = envelope.open_message(message.payload, self.key, {envelope.DIRECTOR: last},
-                                           event=self.event, gaps=True, topic=message.topic)
+            # the director's message is checked by this link's own board's tag, with that board's key
+            # (an `applied` by the tag of the board it is about): a table holds no key of the director's
+            board = found[1] or self._tag_board
+            try:
+                key = self.outbox.signing_key(board)
+            except ValueError as error:
+                raise RefusedMessage("board", str(error)) from None
+            opened = envelope.open_message(message.payload, key, {envelope.DIRECTOR: last},
+                                           event=self.event, gaps=True, topic=message.topic, tag_for=board)
             if kind.name == "round":
                 if self.on_director_message is not None and self.outbox.apply_received(
                         envelope.DIRECTOR, opened["seq"], self.on_director_message, opened):
@@ -377,6 +388,8 @@ class TableLink(_Link):
         except RefusedMessage as refused:
             level = logging.DEBUG if refused.reason == "replay" else logging.WARNING
             log.log(level, "%s: refused %s: %s", self.client_id, message.topic, refused)
+            self.refused.append((message.topic, refused.reason, str(refused)))
+            del self.refused[:-MAX_REFUSED]
 
 
 class DirectorLink(_Link):
@@ -426,17 +439,26 @@ class DirectorLink(_Link):
         with self._lock:
             with database.write(self.store) as db:
                 seq = db.execute("SELECT coalesce(max(seq), 0) FROM sent").fetchone()[0] + 1
-                payload = envelope.seal(self._director_key(), self.event, envelope.DIRECTOR, seq, "round", body)
+                payload = envelope.seal_director(self._tag_keys(self._evening_boards()), self.event, seq, "round",
+                                                 body)
                 db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
                            "DO UPDATE SET seq = excluded.seq, payload = excluded.payload", (topic, seq, payload))
         self.client.publish(topic, payload, qos=1, retain=True)
         return seq
 
-    def _director_key(self) -> bytes:
-        key = self.key({"board": envelope.DIRECTOR}) if callable(self.key) else self.key
-        if key is None:
-            raise ValueError("no key for the director's own messages")
-        return key
+    def _evening_boards(self) -> frozenset[str]:
+        return frozenset(self._boards(self.store) if callable(self._boards) else self._boards)
+
+    def _tag_keys(self, boards: Iterable[str]) -> dict[str, bytes]:
+        """{board: its key} for the tags of a message to `boards`: each table checks its own
+        tag with its own key, so none can make the director's message for another."""
+        keys = {}
+        for board in boards:
+            key = self.key({"board": board}) if callable(self.key) else self.key
+            if key is None:
+                raise ValueError(f"no key for board {board!r}")
+            keys[board] = key
+        return keys
 
     def applied(self) -> dict[str, int]:
         """The last seq applied from each board."""
@@ -496,8 +518,8 @@ class DirectorLink(_Link):
                 self._refuse(board, message.topic, refused.reason, str(refused))
         if board is not None and last and envelope.is_name(board):
             self.client.publish(envelope.applied_topic(self.event, board),
-                                envelope.seal(self._director_key(), self.event, envelope.DIRECTOR, 0, "applied",
-                                              {"board": board, "seq": last}), qos=1, retain=True)
+                                envelope.seal_director(self._tag_keys([board]), self.event, 0, "applied",
+                                                       {"board": board, "seq": last}), qos=1, retain=True)
 
     def _refuse(self, board: str | None, topic: str, reason: str, text: str, count: int = 1) -> None:
         """One refusal into `refused`, inside the caller's transaction (or on its own): the same

@@ -47,11 +47,15 @@ class Row:
 class Outbox:
     """The outbox file at `path` of one table host in evening `event`. With
     `board_keys` ({board: key}, from its join code) each board's messages are
-    signed with that board's key, and `key` is the director's (to check what
-    it sends); without, `key` signs and checks everything (one key for all)."""
+    signed with that board's key, and the director's messages are checked by
+    that board's tag (envelope.seal_director), with that key too: the join
+    code holds no key of the director's. Without, `key` signs and checks
+    everything (one key for all)."""
 
-    def __init__(self, path: str | Path, event: str, key: bytes,
+    def __init__(self, path: str | Path, event: str, key: bytes | None,
                  board_keys: Mapping[str, bytes] | None = None) -> None:
+        if key is None and board_keys is None:
+            raise ValueError("an outbox signs with its boards' keys or with one key")
         self.event = envelope.check_name("event", event)
         self.key = key
         self.board_keys = dict(board_keys) if board_keys is not None else None
@@ -95,6 +99,7 @@ class Outbox:
     def signing_key(self, board: str) -> bytes:
         """The key `board`'s messages are signed with; ValueError if this host has none for it."""
         if self.board_keys is None:
+            assert self.key is not None
             return self.key
         if board not in self.board_keys:
             raise ValueError(f"this table host has no key for board {board}: its join code is for boards "

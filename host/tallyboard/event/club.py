@@ -115,12 +115,14 @@ def join_code(event: Any, tables: list[int]) -> str:
 
 
 def key_for(secret: bytes, message: Any) -> bytes | None:
-    """The key a message must be signed with (docs/club-mqtt.md, "The join code"): the
-    director's own; a board's, for what is sent about it and for the status of the
-    table's login (its board's identity: the broker lets only that login publish it)."""
+    """The key a message must be signed with (docs/club-mqtt.md, "The join code"): a
+    board's, for what is sent about it, for the status of the table's login (its board's
+    identity: the broker lets only that login publish it) and for that board's tag of the
+    director's messages (the director link asks with {"board": board}). The director has
+    no key of its own: what it says is tagged with each table's (issue 30)."""
     sender = message.get("board")
     if sender == envelope.DIRECTOR:
-        return envelope.director_key(secret)
+        return None
     return envelope.board_key(secret, sender) if envelope.is_name(sender) else None
 
 
@@ -414,7 +416,10 @@ class Director:
         with self.link._lock:
             row = self.link.store.execute("SELECT payload FROM sent WHERE topic = ?",
                                           (envelope.round_topic(self.id),)).fetchone()
-        if row is None or json.loads(bytes(row[0]))["body"] != body:
+        sent = json.loads(bytes(row[0])) if row is not None else None
+        # published again when it changed, and when what was sent is signed with the director's key of an
+        # older tallyboard (no tags: no table would take it now)
+        if sent is None or sent["body"] != body or "tags" not in sent:
             self.link.publish_round(body)
 
     def _publish_rounds(self) -> None:
@@ -531,7 +536,9 @@ class TableHost:
         self.say = say
         self.tag = tag_of(event_id)
         keys = {board_ident(self.tag, t): key for t, key in zip(code.tables, code.keys)}
-        self.outbox = Outbox(state_dir / f"{event_id}-{self.name}.sqlite3", event_id, code.director, keys)
+        # each table's key signs its board's messages and checks its tag of the director's: the code holds no
+        # key that speaks for the director (issue 30)
+        self.outbox = Outbox(state_dir / f"{event_id}-{self.name}.sqlite3", event_id, None, keys)
         self.db = database.open_file(self.outbox.path, database.TABLE_HOST)
         self.new_round = threading.Event()
         # one link per table, each logged in as that table (its board's identity, the password its key
