@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from test_club_guard import connected, retained, url
-from test_club_mqtt import EVENT, USERS, wait_for
+from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
 from tallyboard.club import brokers, envelope, link, outbox
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
@@ -46,21 +46,6 @@ STRANGERS = {"round": 2, "players": ["Mallory", "Trudy"], "seatings": [[[0, 1]],
 
 def board(table: int) -> str:
     return f"t{table}"          # the test's board identities are the broker's logins (USERS)
-
-
-@pytest.fixture(params=["mosquitto", "amqtt"])
-def broker(request, tmp_path):
-    if request.param == "mosquitto":
-        if not Path(brokers.MOSQUITTO).exists():
-            pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
-        running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
-    else:
-        running = brokers.EmbeddedBroker(0, USERS, event=EVENT)
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 SECRET = bytes(range(32))       # the evening's secret: the director's alone

@@ -23,26 +23,11 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from test_club_mqtt import EVENT, USERS, wait_for
+from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
 from waiting import until
 from tallyboard.club import brokers, envelope, link, outbox
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
-
-
-@pytest.fixture(params=["mosquitto", "amqtt"])
-def broker(request, tmp_path):
-    if request.param == "mosquitto":
-        if not Path(brokers.MOSQUITTO).exists():
-            pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
-        running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
-    else:
-        running = brokers.EmbeddedBroker(0, USERS, event=EVENT)
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 LOGIN_S = 0.5      # the embedded broker's time to log in, shortened from brokers.CONNECT_TIMEOUT

@@ -30,28 +30,13 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from test_club_guard import Director, attempt, connected, mqtt_connect_packet, send, url
-from test_club_mqtt import EVENT, USERS, wait_for
+from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
 from tallyboard import listeners
 from tallyboard.club import brokers, envelope
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
 
 RECONNECT = 5.0      # one reconnect interval of the test's director (max_backoff 1 s), with room for a slow machine
-
-
-@pytest.fixture(params=["mosquitto", "amqtt"])
-def broker(request, tmp_path):
-    if request.param == "mosquitto":
-        if not Path(brokers.MOSQUITTO).exists():
-            pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
-        running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
-    else:
-        running = brokers.EmbeddedBroker(0, USERS, event=EVENT)
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
