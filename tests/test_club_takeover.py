@@ -29,7 +29,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from test_club_guard import Director, attempt, connected, mqtt_connect_packet, send, url
+from test_club_guard import Director, attempt, connected, director, mqtt_connect_packet, send, url  # noqa: F401  (director: the fixture)
 from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
 from tallyboard import listeners
 from tallyboard.club import brokers, envelope
@@ -37,15 +37,6 @@ from tallyboard.club import brokers, envelope
 pytestmark = [pytest.mark.broker, pytest.mark.process]
 
 RECONNECT = 5.0      # one reconnect interval of the test's director (max_backoff 1 s), with room for a slow machine
-
-
-@pytest.fixture
-def director(broker, tmp_path):
-    made = Director(broker, tmp_path)
-    try:
-        yield made
-    finally:
-        made.link.stop()
 
 
 def connect_raw(port: int, packet: bytes, timeout: float = 10.0) -> bytes:
