@@ -38,12 +38,16 @@ def test_a_password_from_a_file_goes_into_the_broker_url(tmp_path):
     assert out.exit_code != 0 and "names no user for the password" in out.output
 
 
-def test_the_join_code_from_a_file_is_read_and_checked_like_the_option(tmp_path):
+def table_host_with_join_file(tmp_path, text: str, broker: str):
+    """`event table` given a join code in a 0600 file (its output; nothing listens on port 1)."""
     code = tmp_path / "join"
-    code.write_text("tb3:not-a-code\n")
+    code.write_text(text + "\n")
     code.chmod(0o600)
-    out = CliRunner().invoke(main, ["event", "table", "--broker", "mqtt://table@127.0.0.1:1", "--join-file", str(code),
-                                    "--emulators", "1"])
+    return CliRunner().invoke(main, ["event", "table", "--broker", broker, "--join-file", str(code), "--emulators", "1"])
+
+
+def test_the_join_code_from_a_file_is_read_and_checked_like_the_option(tmp_path):
+    out = table_host_with_join_file(tmp_path, "tb3:not-a-code", "mqtt://table@127.0.0.1:1")
     assert out.exit_code != 0
     # the code in the file was read and checked (no code at all says where to give one, below)
     assert "not a join code: it looks like tb3:EVENT:TABLES:KEYS:CHECK; copy it again from the director" in out.output
@@ -52,11 +56,9 @@ def test_the_join_code_from_a_file_is_read_and_checked_like_the_option(tmp_path)
 
 def test_an_older_join_code_is_refused_and_says_to_ask_the_director_for_a_new_one(tmp_path):
     # a tb2 code carried the director's key, with which any table could sign the director's round (issue 30)
-    code = tmp_path / "join"
-    code.write_text("tb2:club-1a2b:3:gdc4qbvnmfzgk3tffzrw63lnmvxhiidjnzsm6zlqmfzgk3tffzrw63lnmvxhi:1cb3f0\n")
-    code.chmod(0o600)
-    out = CliRunner().invoke(main, ["event", "table", "--broker", "mqtt://127.0.0.1:1", "--join-file", str(code),
-                                    "--emulators", "1"])
+    out = table_host_with_join_file(
+        tmp_path, "tb2:club-1a2b:3:gdc4qbvnmfzgk3tffzrw63lnmvxhiidjnzsm6zlqmfzgk3tffzrw63lnmvxhi:1cb3f0",
+        "mqtt://127.0.0.1:1")
     assert out.exit_code != 0
     assert "this join code is from an older tallyboard" in out.output
     assert "Ask the director for a new code for this table host's tables (tallyboard event join-code --table N)" \
