@@ -223,3 +223,24 @@ def test_add_in_is_part_of_the_callers_transaction(tmp_path):
     assert box.add("t1", "hand", {"n": 1}) == 1      # and its number was not used
     box.close()
     mine.close()
+
+
+def test_a_table_host_started_with_take_next_round_forgets_the_last_round_it_took(tmp_path):
+    """`event table --take-next-round` (a host away for more than ROUND_AHEAD round changes): the
+    outbox's last round from the director is forgotten before any link connects, and said."""
+    from tallyboard.event import club
+    code = envelope.read_join_code(envelope.join_code("club-1a2b", bytes(range(32)), [3],
+                                                      lambda table: club.board_ident(club.tag_of("club-1a2b"), table)))
+    said: list[str] = []
+    host = club.TableHost("mqtt://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append)
+    host.outbox.apply_received(envelope.DIRECTOR, 7, lambda connection, message: None, {})
+    host.outbox.close()
+    host.db.close()
+    again = club.TableHost("mqtt://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append,
+                           take_next_round=True)
+    try:
+        assert again.outbox.received(envelope.DIRECTOR) == 0
+        assert said == ["the director's next round is taken whatever its number (this host had taken round seq 7)"]
+    finally:
+        again.outbox.close()
+        again.db.close()

@@ -189,3 +189,25 @@ def test_a_round_numbered_far_above_the_last_taken_is_refused_and_the_directors_
         # reported: the host's log says what it refused and why
         assert any(f"round {far} from 'director' is more than {envelope.ROUND_AHEAD} above the last taken (1)"
                    in record.getMessage() for record in caplog.records)
+
+
+def test_a_table_host_away_for_more_than_the_bound_takes_the_directors_round_when_started_again_so(
+        broker, director, tmp_path):
+    """Away while the director changed the round more than ROUND_AHEAD times, a table host
+    refuses the retained round as `ahead` (it cannot tell it from a number pushed out of
+    reach); started again with --take-next-round (Outbox.forget_received) it takes it."""
+    with TableHost(broker, tmp_path) as host:
+        director.round(1, ROUND_1)
+        wait_for("round 1 at table 2's host", lambda: len(host.rounds) == 1)
+    far = 1 + envelope.ROUND_AHEAD + 1         # the director's 66th change, published while the host was away
+    director.round(far, ROUND_2)
+    with TableHost(broker, tmp_path) as host:
+        # (it may come twice: queued for the host's persistent session, and retained on its subscription)
+        wait_for("the retained round refused as ahead", lambda: "ahead" in host.refused(ROUND))
+        assert set(host.refused(ROUND)) == {"ahead"} and host.rounds == []
+    box = outbox.Outbox(tmp_path / "t2.sqlite3", EVENT, None, {})
+    assert box.forget_received(envelope.DIRECTOR) == 1
+    box.close()
+    with TableHost(broker, tmp_path) as host:
+        wait_for("the director's retained round taken", lambda: host.rounds == [(far, ROUND_2)])
+        assert host.box.received(envelope.DIRECTOR) == far

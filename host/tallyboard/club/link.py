@@ -387,7 +387,9 @@ class TableLink(_Link):
                     self._waiting = self.resend_after
         except RefusedMessage as refused:
             level = logging.DEBUG if refused.reason == "replay" else logging.WARNING
-            log.log(level, "%s: refused %s: %s", self.client_id, message.topic, refused)
+            then = (" (if the director has really changed the round that often since this host last took one, "
+                    "start it again with --take-next-round)") if refused.reason == "ahead" else ""
+            log.log(level, "%s: refused %s: %s%s", self.client_id, message.topic, refused, then)
             self.refused.append((message.topic, refused.reason, str(refused)))
             del self.refused[:-MAX_REFUSED]
 

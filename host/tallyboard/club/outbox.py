@@ -165,6 +165,16 @@ class Outbox:
             row = self._db.execute("SELECT seq FROM received WHERE sender = ?", (sender,)).fetchone()
         return row[0] if row else 0
 
+    def forget_received(self, sender: str) -> int:
+        """Forget the last seq applied from `sender`, so its next message is taken whatever its
+        number (`event table --take-next-round`: a table host away while the director changed
+        the round more than envelope.ROUND_AHEAD times); the seq forgotten."""
+        with self._lock:
+            with database.write(self._db) as db:
+                row = db.execute("SELECT seq FROM received WHERE sender = ?", (sender,)).fetchone()
+                db.execute("DELETE FROM received WHERE sender = ?", (sender,))
+        return row[0] if row else 0
+
     def apply_received(self, sender: str, seq: int, apply: Any, message: Mapping[str, Any]) -> bool:
         """apply(connection, message) and record `seq` as applied, in one transaction,
         unless a seq as high was applied meanwhile (a host's links per table each get

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from .. import secretfile
+from ..club.envelope import ROUND_AHEAD
 from ..names import shown
 from ..errors import TallyboardError
 from .reporting import reports_errors
@@ -43,9 +44,14 @@ event_option = click.option("--event", "event_name", metavar="NAME",
 @click.option("--duration", type=float, default=0, help="Stop after this many seconds (0: until Ctrl-C).")
 @click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
               help="Seconds to wait for each board's reply before asking again.")
+@click.option("--take-next-round", is_flag=True,
+              help="Take the director's next round whatever its number: when this host's log said a round was "
+                   "refused as 'ahead' because the host was away while the director changed the round more than "
+                   f"{ROUND_AHEAD} times (docs/club-mqtt.md).")
 @reports_errors
 def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulators: int | None, numbers: tuple[int, ...],
-              name: str | None, tls_ca: str | None, state_dir: Path | None, duration: float, timeout: float) -> None:
+              name: str | None, tls_ca: str | None, state_dir: Path | None, duration: float, timeout: float,
+              take_next_round: bool) -> None:
     """A table host: this laptop's boards at the club evening. Their hands go
     to the director through the broker (kept in an outbox until the director
     has them), the director's rounds come to the boards. Started again after
@@ -76,7 +82,8 @@ def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulato
     if len(tables) != count:
         raise click.UsageError(f"{count} boards and {len(tables)} --table: give one --table for each board")
     runner = club.TableHost(broker_url, code, host, tables, state_dir or events_home() / "club",
-                            list(ports), emulators or 0, tls_ca, timeout, say=click.echo)
+                            list(ports), emulators or 0, tls_ca, timeout, say=click.echo,
+                            take_next_round=take_next_round)
     stop = threading.Event()
     if duration:
         timer = threading.Timer(duration, stop.set)
