@@ -218,6 +218,12 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
         assert out.exit_code == 0, out.output
         assert "and reset it; it runs firmware 0.1.0 (protocol 4)" in out.output
         assert run("status", "--emulator", env=home).output.splitlines()[-1] == "roquet: P1 2  P2 1  (0 hands)"
+        # another board definition: it takes effect at the next start, so the running emulator is reset now
+        # (issue 32, item 6: status went on with the old one and nothing said so)
+        out = run("config", "set", "board", "picow-reference", "--emulator", env=home)
+        assert out.output == ("picow-reference\n"
+                              "the emulated board started again, with board definition picow-reference\n"), out.output
+        assert run("status", "--emulator", env=home).output.startswith(f"board picow-reference on {port}:")
     finally:
         end_with_ctrl_c(proc, "tallyboard emulator")
     assert not (tmp_path / "emu" / "running.json").exists()
@@ -253,7 +259,12 @@ def test_deploy_copies_the_file_set_and_checks_the_board(tmp_path, monkeypatch):
 def test_deploy_refuses_a_definition_for_another_chip_and_takes_one_with_board(tmp_path, monkeypatch):
     with Emulator(flash=tmp_path / "flash") as emulator:
         # the emulator plays any chip: it takes the Pico 2's definition
-        assert run("config", "set", "board", "pico2-serpentine-nooled", "-p", emulator.port).exit_code == 0
+        out = run("config", "set", "board", "pico2-serpentine-nooled", "-p", emulator.port)
+        assert out.output == ("pico2-serpentine-nooled\nthe board runs pico-reference until it starts again: unplug "
+                              f"it and plug it in (or run tallyboard deploy --port {emulator.port}), then tallyboard "
+                              "status shows pico2-serpentine-nooled\n"), out.output
+        assert run("status", "-p", emulator.port).output.startswith(
+            f"board pico-reference (pico2-serpentine-nooled from its next start) on {emulator.port}:")
         board = FakeMpremote(emulator.flash, RP2040, on_reset=emulator.restart)
         monkeypatch.setattr(deploy_mod, "mpremote_runner", board)
         before = {p: p.read_bytes() for p in emulator.flash.rglob("*") if p.is_file()}

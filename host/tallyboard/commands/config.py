@@ -98,6 +98,26 @@ def config_set_cmd(key: str, value: str, player: int | None, port: str | None, u
                 raise TallyboardError(f"name {value!r} is player {same[0]}'s already: each player needs a "
                                       "name of their own, so that a command given a name knows whom it means")
         click.echo(board.cfg_set(key, value, player))
+        running = board.hello_fields.get("board")
+    if key == "board" and running != value:
+        _say_when_the_board_takes_it(value, running, port, use_emulator)
+
+
+def _say_when_the_board_takes_it(value: str, running: str | None, port: str | None, use_emulator: bool) -> None:
+    """A board definition takes effect when the board next starts (docs/protocol.md, CFG `board`): the
+    running `tallyboard emulate` is reset now, as deploy resets it; a board on USB is told how."""
+    from .. import emulator as emu_mod
+    from .deploy import restart_emulator
+    if use_emulator:
+        emulated = emu_mod.find_running()
+        if emulated is None:
+            click.echo(f"the next command with --emulator starts the emulated board with {value}")
+            return
+        hello = restart_emulator(emulated)
+        click.echo(f"the emulated board started again, with board definition {hello.get('board')}")
+        return
+    click.echo(f"the board runs {running} until it starts again: unplug it and plug it in (or run tallyboard "
+               f"deploy{' --port ' + port if port else ''}), then tallyboard status shows {value}")
 
 
 def register(group: click.Group) -> None:

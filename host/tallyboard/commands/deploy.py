@@ -6,6 +6,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -47,8 +48,7 @@ def deploy_cmd(port: str | None, use_emulator: bool, board: str | None) -> None:
             click.echo(f"installed {len(files)} files on the emulator's flash {flash} ({changed} changed); "
                        "the next command with --emulator boots them")
             return
-        os.kill(int(running["pid"]), signal.SIGHUP)   # `tallyboard emulate` resets its board
-        hello = _wait_for_board(running["port"])
+        hello = restart_emulator(running)
         click.echo(f"installed {len(files)} files on the emulator's flash {flash} ({changed} changed) and "
                    f"reset it; it runs firmware {hello.get('fw')} (protocol {hello.get('proto')})")
         return
@@ -74,6 +74,12 @@ def deploy_cmd(port: str | None, use_emulator: bool, board: str | None) -> None:
                f"{hello.get('board', deployed.board)}{set_now}")
     if deployed.advice:
         click.echo(f"tallyboard: {deployed.advice}", err=True)
+
+
+def restart_emulator(running: dict[str, Any]) -> dict[str, str]:
+    """Reset the running `tallyboard emulate`'s board (its SIGHUP is the reset button); its HELLO once back."""
+    os.kill(int(running["pid"]), signal.SIGHUP)
+    return _wait_for_board(running["port"])
 
 
 def _wait_for_board(port: str, seconds: float = 15.0, rediscover: bool = False) -> dict[str, str]:

@@ -34,7 +34,9 @@ def status_cmd(port: str | None, use_emulator: bool, timeout: float) -> None:
     with connected(port, use_emulator, timeout) as board:
         h = board.hello_fields
         names = ", ".join(name for name, _, _ in board.games())
-        click.echo(f"board {h.get('board')} on {board.link.name}: firmware {h.get('fw')}, "
+        chosen = board.cfg_get("board")
+        later = f" ({chosen} from its next start)" if chosen != h.get("board") else ""
+        click.echo(f"board {h.get('board')}{later} on {board.link.name}: firmware {h.get('fw')}, "
                    f"protocol {h.get('proto')}; games: {names}")
         print_summary(board, notes_in_full=True)
 
