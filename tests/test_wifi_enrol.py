@@ -149,9 +149,12 @@ def test_a_pico_w_is_enrolled_once_over_usb_shows_its_link_leaves_and_comes_back
         assert code == 0 and f"left evening {event_id}" in out, out
         state = net(emulator)
         assert (state["enrolled"], state["settings"]["key"], state["settings"]["ssid"]) == (False, None, None)
+        assert state["waiting"] == 0            # its messages were numbered for the evening it left
         # enrolled again with a wrong passphrase: said, and it keeps trying
         code, out = enrol(password=files["wrong"])
-        assert code == 0 and "the Wi-Fi refused the passphrase" in out, out
+        # enrolled, not linked: said, with its own exit status (issue 32, item 6: it was 0)
+        assert code == 3 and "the Wi-Fi refused the passphrase" in out, out
+        assert "the board is enrolled but has not reached the broker in 20 s" in out, out
         assert net(emulator)["joined"] is False
         # the right one, at table 1 now (another code): the board's table follows
         code, out = enrol(join_file=files["other"])

@@ -152,6 +152,7 @@ class Link:
             self._restart()
         if not net.enrolled(self.app.config):
             net.error = NOT_ENROLLED
+            net.waiting = 0              # nothing is sent outside an evening (after NET LEAVE too)
             return False
         composed = self._compose_if_due()      # offline too: NET's waiting counts a change not yet sent
         net.waiting = self._waiting()

@@ -157,7 +157,15 @@ class Net:
     def set(self, key, value):
         """Store a checked value (check()) in RAM; save() writes it."""
         self.values[key] = value
+        self._changed()
+
+    def _changed(self):
+        """The link rejoins with the new settings: what it said of the old ones no longer holds
+        (a Wi-Fi that refused the old passphrase has not refused the new one)."""
         self.generation += 1
+        self.joined = False
+        self.broker = False
+        self.error = None
 
     def enrolled(self, config):
         """Whether the board has every setting a link needs (and its CFG event and table)."""
@@ -178,7 +186,7 @@ class Net:
     def clear(self):
         for key in range(len(NET_KEYS)):
             self.values[key] = None
-        self.generation += 1
+        self._changed()
 
     def text(self):
         lines = []

@@ -33,6 +33,7 @@ def serve(app, seq, req):
             app.error(seq, P.E_FLASH, "flash write failed; the board is still enrolled; try again (%s)" % exc)
             return
         _forget(app)
+        net.waiting = 0
         reply(app, seq, -1)
         return
     key = req.values[1]

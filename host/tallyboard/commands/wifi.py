@@ -11,6 +11,7 @@ import os
 import click
 
 from .. import secretfile
+from ..errors import TallyboardError
 from ..names import shown
 from .link import board_options, connected
 from .reporting import reports_errors
@@ -80,7 +81,8 @@ def _print_state(state: object, settings: dict[str, str | None] | None = None) -
 @click.option("--table", type=click.IntRange(1, 999), metavar="N",
               help="The table this board scores (default: the join code's only table).")
 @click.option("--wait", type=click.FloatRange(0, 300), default=30.0, show_default=True,
-              help="Seconds to watch the board join the Wi-Fi and reach the broker (0: do not wait).")
+              help="Seconds to watch the board join the Wi-Fi and reach the broker (0: do not wait). Exit status "
+                   "3: enrolled, but the broker not reached in that time (the board keeps trying).")
 @reports_errors
 def enrol_cmd(port: str | None, use_emulator: bool, timeout: float, ssid: str, wifi_password_file: str | None,
               open_network: bool, broker_url: str, join: str | None, table: int | None, wait: float) -> None:
@@ -111,9 +113,14 @@ def enrol_cmd(port: str | None, use_emulator: bool, timeout: float, ssid: str, w
     if state.broker:
         click.echo("the board is on the evening's link; unplug it and take it to its table")
     elif wait:
-        click.echo(shown(f"the board has not reached the broker in {wait:g} s"
-                         + (f": {state.problem}" if state.problem and state.error != "not_enrolled" else "")
-                         + "; it keeps trying (tallyboard wifi status shows how far it got)"))
+        raise NotLinked(shown(f"the board is enrolled but has not reached the broker in {wait:g} s"
+                              + (f": {state.problem}" if state.problem and state.error != "not_enrolled" else "")
+                              + "; it keeps trying (tallyboard wifi status shows how far it got)"))
+
+
+class NotLinked(TallyboardError):
+    """`wifi enrol`: enrolled, but the board did not reach the broker within --wait."""
+    exit_code = 3
 
 
 @wifi_group.command("leave")
