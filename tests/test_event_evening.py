@@ -326,3 +326,12 @@ def test_an_evening_of_four_boards_sixteen_players_three_rounds(home):
     assert [row["total"] for row in replayed["standings"]] == [row["continuous"] for row in doc["standings"]]
     assert run("event", "stop-boards") == "stopped 4 emulated boards\n"
     assert not any(running_on(event_dir / f"table-{t}") for t in (1, 2, 3, 4))
+    # the boards stopped, the finished evening stands as it was (issue 32, item 6: every table showed red
+    # "board unreachable · offline"), and there is nothing to resume
+    watched = json.loads(run("event", "watch", "--once", "--json"))
+    assert [t.get("status", "ok") for t in watched["tables"]] == ["ok"] * 4, watched["tables"]
+    assert "board unreachable" not in run("event", "watch", "--once")
+    resumed = CliRunner().invoke(main, ["event", "resume"])
+    assert resumed.exit_code == 1 and resumed.output == (
+        "tallyboard: evening 'Tuesday club' is finished: there is nothing to resume (its results: tallyboard event "
+        "status; its emulated boards stop with tallyboard event stop-boards)\n"), resumed.output

@@ -9,6 +9,7 @@ import click
 
 from .. import names
 from ..errors import TallyboardError
+from ..event.store import FINISHED
 from ..event.tables import Tables, event_folder
 from ..event.watch import link_words
 from .reporting import reports_errors
@@ -122,6 +123,10 @@ def resume_cmd(event_name: str | None, timeout: float) -> None:
     and say what came in meanwhile."""
     store = open_store()
     event = store.event(event_name)
+    if event.state == FINISHED:
+        store.close()
+        raise TallyboardError(f"evening {event.name!r} is finished: there is nothing to resume (its results: "
+                              "tallyboard event status; its emulated boards stop with tallyboard event stop-boards)")
     tables = Tables(store, event, timeout)
     try:
         for table in tables.restart_emulators():

@@ -29,6 +29,7 @@ def evening_source(name: str | None, broker: "Broker | None" = None) -> Iterator
     With `broker`, the director's end of the club evening runs meanwhile:
     the table hosts' boards come in through it (tallyboard.event.club)."""
     from ..event import EventStore, snapshot
+    from ..event.store import FINISHED
     from ..event.tables import Tables
 
     store = EventStore()
@@ -37,7 +38,9 @@ def evening_source(name: str | None, broker: "Broker | None" = None) -> Iterator
     tables = Tables(store, event) if store.boards(event) else None
 
     def source() -> dict[str, Any]:
-        if tables is not None:
+        # a finished evening's result is stored: its boards are not read (they may be stopped, and are not
+        # "unreachable" for that)
+        if tables is not None and store.refresh(event).state != FINISHED:
             tables.sync()
         return snapshot(store, store.refresh(event))
 
