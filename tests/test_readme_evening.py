@@ -99,10 +99,11 @@ def test_the_readme_club_evening_runs_as_written(home, monkeypatch):
             said[" ".join(command[1:3])] = out
             ran += 1
             if args[:2] == ["event", "attach"]:
-                for match in re.finditer(r"^table (\d): (\S+) ", out, flags=re.M):
+                # each table's port and folder, as the README says attach prints them (issue 32, item 6)
+                for match in re.finditer(r"^table (\d): (\S+) \(\S+\), folder (\S+)$", out, flags=re.M):
                     ports[int(match.group(1))] = match.group(2)
-                base = re.search(r"--flash (\S+)/table-N", out).group(1)
-                folders.update({t: f"{base}/table-{t}" for t in ports})
+                    folders[int(match.group(1))] = match.group(3)
+                assert sorted(folders) == [1, 2] and all(folders[t].endswith(f"/table-{t}") for t in folders), out
             if args[:1] == ["press"]:
                 wait_board(ports[1], 1, False, "the README's hand accepted")
     assert ran == 13      # create, pin set, attach, start, hand, press, status, watch, next, finish, export,

@@ -59,9 +59,10 @@ def attach_cmd(ports: tuple[str, ...], emulators: int | None, event_name: str | 
             remote = link is not None and link["kind"] != club.USB
             # the board's id as it came (from its HELLO, a table host, an older archive): never raw on the terminal
             where = link_words(link) if remote else known["port"]
-            click.echo(f"table {table}: {names.shown(where)} ({names.shown(known['board_id'])})")
+            folder = f", folder {event_folder(event) / f'table-{table}'}" if emulators and not remote else ""
+            click.echo(f"table {table}: {names.shown(where)} ({names.shown(known['board_id'])}){folder}")
         if emulators:
-            click.echo(f"press a table's buttons with: tallyboard press seat0 --flash {event_folder(event)}/table-N")
+            click.echo("press a table's buttons with: tallyboard press seat0 --flash FOLDER (the table's folder above)")
     finally:
         tables.close()
 
