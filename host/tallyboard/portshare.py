@@ -124,22 +124,47 @@ def wire_path(port: str) -> Path:
 
 def holder_of(port: str) -> str | None:
     """The process that has the port open ("pid 123 (mpremote connect ...)"), where
-    the system tells (Linux /proc); None when it cannot be found."""
+    the system tells (Linux /proc); None when it cannot be found. A pseudo-terminal's
+    own end (an emulated board holds the master of its /dev/pts/N, and its slave
+    too) is the board, not a program in the way: it is never named."""
     real = os.path.realpath(port)
+    board_side = _pty_index(real)
     me = os.getpid()
     proc = Path("/proc")
     if not proc.is_dir():
         return None
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == me:
+    for entry in sorted((e for e in proc.iterdir() if e.name.isdigit()), key=lambda e: int(e.name)):
+        if int(entry.name) == me:
             continue
         try:
-            for fd in (entry / "fd").iterdir():
-                if os.path.realpath(fd) == real:
-                    cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                    return f"pid {entry.name} ({cmdline.strip()[:80]})"
+            links = {fd.name: os.path.realpath(fd) for fd in (entry / "fd").iterdir()}
+            if real not in links.values():
+                continue
+            if board_side is not None and any(
+                    target.endswith("/ptmx") and _tty_index(entry / "fdinfo" / fd) == board_side
+                    for fd, target in links.items()):
+                continue
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            return f"pid {entry.name} ({cmdline.strip()[:80]})"
         except OSError:
             continue
+    return None
+
+
+def _pty_index(real: str) -> int | None:
+    """N of a /dev/pts/N, else None."""
+    head, _, number = real.rpartition("/")
+    return int(number) if head == "/dev/pts" and number.isdigit() else None
+
+
+def _tty_index(fdinfo: Path) -> int | None:
+    """The pseudo-terminal a ptmx descriptor is the master of (Linux fdinfo's tty-index)."""
+    try:
+        for line in fdinfo.read_text().splitlines():
+            if line.startswith("tty-index:"):
+                return int(line.split(":", 1)[1])
+    except (OSError, ValueError):
+        return None
     return None
 
 
