@@ -130,8 +130,7 @@ def _open(width: float, height: float, title: str) -> list[str]:
     return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}mm" height="{_n(height)}mm" '
             f'viewBox="0 0 {_n(width)} {_n(height)}" font-family="DejaVu Sans, Arial, sans-serif">',
             f'<title>{_esc(title)}</title>',
-            f'<style>@page {{ size: {_n(width)}mm {_n(height)}mm; margin: 0 }} '
-            'text {{ fill: #000000 }}</style>'.replace("{{", "{").replace("}}", "}"),
+            f'<style>@page {{ size: {_n(width)}mm {_n(height)}mm; margin: 0 }}</style>',
             f'<rect width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>']
 
 
