@@ -89,8 +89,9 @@ def drawn(tmp_path_factory):
     for name in BOARDS:
         result = run("board", "draw", name, "--out", str(out))
         assert result.exit_code == 0, result.output
-        assert result.output == f"wrote {out / (name + '-template.svg')}\nwrote {out / (name + '-wiring.svg')}\n"
-        pictures[name] = {kind: ET.parse(out / f"{name}-{kind}.svg").getroot() for kind in ("template", "wiring")}
+        kinds = ("template", "template-a4-1", "template-a4-2", "wiring")
+        assert result.output == "".join(f"wrote {out / f'{name}-{kind}.svg'}\n" for kind in kinds)
+        pictures[name] = {kind: ET.parse(out / f"{name}-{kind}.svg").getroot() for kind in kinds}
     return pictures
 
 
@@ -127,6 +128,28 @@ def test_every_led_hole_is_drawn_once_at_its_place(drawn, name):
     chain = drawn[name]["template"].find(f"{SVG}polyline[@class='chain']").get("points").split()
     x, y = HOLES_MM[name][131]
     assert len(chain) == 132 and chain[131] == f"{x:g},{y:g}"
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_the_a4_sheets_are_the_template_in_two_overlapping_halves(drawn, name):
+    # A4 portrait, 210 x 297 mm; the board's 330.2 mm in two halves of 165.1 mm, each 5 mm past the middle
+    windows = [(0, 170.1), (160.1, 330.2)]
+    full = {c.get("data-led"): (c.get("cx"), c.get("cy")) for c in drawn[name]["template"].iter(f"{SVG}circle")
+            if c.get("class") == "hole"}
+    for number, (x0, x1) in enumerate(windows, 1):
+        root = drawn[name][f"template-a4-{number}"]
+        assert (root.get("width"), root.get("height")) == ("210mm", "297mm")
+        # the window centred across the sheet: (210 - 170.1) / 2 = 19.95 mm each side; the board 20 mm down
+        left, top, width, height = (float(v) for v in root.get("viewBox").split())
+        assert (left, top, width, height) == pytest.approx((x0 - 19.95, -20, 210, 297))
+        clip = root.find(f"{SVG}clipPath/{SVG}rect")
+        assert (float(clip.get("x")), float(clip.get("width"))) == pytest.approx((x0, x1 - x0))
+        holes = {c.get("data-led"): (c.get("cx"), c.get("cy")) for c in root.iter(f"{SVG}circle")
+                 if c.get("class") == "hole"}
+        assert holes == full             # the same drawing, at the same places, seen through the window
+        line = root.find(f"{SVG}g[@class='check-line']").find(f"{SVG}line")
+        assert float(line.get("x1")) >= left and float(line.get("x2")) <= left + width
+        assert float(line.get("x2")) - float(line.get("x1")) == pytest.approx(100)
 
 
 def test_the_serpentine_templates_name_the_lights_beside_the_buttons(drawn):

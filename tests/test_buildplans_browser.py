@@ -3,7 +3,9 @@ real browser, Debian's headless Chromium driven by playwright (as
 tests/test_event_page.py does), for the reference board and the serpentine
 Pico 2: each is an SVG document with no parse error, all its text on the
 page, drawn at its size in mm; its PNG shows the 100 mm check line 100 mm
-long, and its PDF is one page of the drawing's own size (1:1)."""
+long, and its PDF is one page of the drawing's own size (1:1): the
+template on one sheet the board's size and on two A4 sheets, the wiring
+on A4."""
 from __future__ import annotations
 
 import io
@@ -31,6 +33,9 @@ SIZES = {
     "template": ((330.2, 203.2), (1248, 768), (936, 576)),
     # A4 landscape: 297 / 25.4 * 96 = 1122.52 by 210 / 25.4 * 96 = 793.70 px; 841.89 by 595.28 pt
     "wiring": ((297, 210), (1122.52, 793.70), (841.89, 595.28)),
+    # A4 portrait: the same, turned
+    "template-a4-1": ((210, 297), (793.70, 1122.52), (595.28, 841.89)),
+    "template-a4-2": ((210, 297), (793.70, 1122.52), (595.28, 841.89)),
 }
 
 pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(),
@@ -69,7 +74,7 @@ def page(browser):
         context.close()
 
 
-@pytest.mark.parametrize("kind", ("template", "wiring"))
+@pytest.mark.parametrize("kind", tuple(SIZES))
 @pytest.mark.parametrize("name", BOARDS)
 def test_the_picture_opens_whole_at_its_size_and_prints_1_to_1(page, pictures, name, kind, tmp_path):
     (mm_w, mm_h), (px_w, px_h), (pt_w, pt_h) = SIZES[kind]
@@ -80,20 +85,24 @@ def test_the_picture_opens_whole_at_its_size_and_prints_1_to_1(page, pictures, n
     size = page.evaluate("(() => { const r = document.documentElement.getBoundingClientRect(); "
                          "return [r.width, r.height]; })()")
     assert size == pytest.approx([px_w, px_h], abs=0.5)
-    # every text inside the drawing: none runs off its edge
+    # every text inside the drawing: none runs off its edge (a sheet's window clips the template to it)
+    left, top = (float(v) for v in ET.parse(path).getroot().get("viewBox").split()[:2])
     outside = page.evaluate(f"""Array.from(document.querySelectorAll('text')).filter(t => {{
+        if (t.closest('[clip-path]')) return false;
         const b = t.getBBox();
-        return b.x < 0 || b.y < 0 || b.x + b.width > {mm_w} || b.y + b.height > {mm_h};
+        return b.x < {left} || b.y < {top} || b.x + b.width > {left + mm_w} || b.y + b.height > {top + mm_h};
     }}).map(t => t.textContent)""")
     assert outside == []
 
+    page.set_viewport_size({"width": 1300, "height": 1150})
     png = Image.open(io.BytesIO(page.screenshot())).convert("L")
-    assert png.size == (1300, 820)
+    assert png.size == (1300, 1150)
     assert png.getpixel((5, 5)) == 255           # the drawing's white page, drawn
-    if kind == "template":
+    if kind.startswith("template"):
         # the check line, measured on the picture: 100 mm = 100 * 96 / 25.4 = 377.95 px
         line = ET.parse(path).getroot().find(f"{SVG}g[@class='check-line']").find(f"{SVG}line")
-        x0, y = float(line.get("x1")) * CSS_PX_PER_MM, round(float(line.get("y1")) * CSS_PX_PER_MM)
+        x0 = (float(line.get("x1")) - left) * CSS_PX_PER_MM
+        y = round((float(line.get("y1")) - top) * CSS_PX_PER_MM)
         dark = [x for x in range(int(x0) - 20, int(x0) + 400) if png.getpixel((x, y)) < 128]
         assert dark[-1] - dark[0] + 1 == pytest.approx(100 * CSS_PX_PER_MM, abs=2)
 

@@ -126,12 +126,14 @@ def _esc(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-def _open(width: float, height: float, title: str) -> list[str]:
+def _open(width: float, height: float, title: str, x: float = 0.0, y: float = 0.0) -> list[str]:
+    """An SVG document width x height mm, one unit a mm, its top left corner
+    at (x, y) of the drawing, with its page size for printing."""
     return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}mm" height="{_n(height)}mm" '
-            f'viewBox="0 0 {_n(width)} {_n(height)}" font-family="DejaVu Sans, Arial, sans-serif">',
+            f'viewBox="{_n(x)} {_n(y)} {_n(width)} {_n(height)}" font-family="DejaVu Sans, Arial, sans-serif">',
             f'<title>{_esc(title)}</title>',
             f'<style>@page {{ size: {_n(width)}mm {_n(height)}mm; margin: 0 }}</style>',
-            f'<rect width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>']
+            f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(width)}" height="{_n(height)}" fill="#ffffff"/>']
 
 
 def _text(x: float, y: float, text: str, size: float = 3.0, anchor: str = "start", extra: str = "") -> str:
@@ -162,40 +164,97 @@ def _check_line(x: float, y: float) -> list[str]:
 def template_svg(board: BoardDef) -> str:
     """The drilling and LED template, 1:1: the board's edge, a cross and a
     5 mm circle at every hole, the LED that goes in it, the wire from LED to
-    LED in chain order."""
+    LED in chain order; one sheet the board's size (A3 holds it)."""
     w, h = BOARD_W_MM, BOARD_H_MM
     parts = _open(w, h, f"{board.name}: drilling and LED template, 1:1")
-    parts.append(f'<rect class="edge" x="0" y="0" width="{_n(w)}" height="{_n(h)}" fill="none" '
-                 'stroke="#000000" stroke-width="0.5"/>')
-    holes = sorted(render.holes(board), key=lambda hole: hole.led)
-    points = " ".join(f"{_n(hole.x * MM_PER_PX)},{_n(hole.y * MM_PER_PX)}" for hole in holes)
+    parts.extend(_template_body(board))
+    kings = [y for _led, _x, y, hole in _hole_places(board) if hole.row == "king"]
+    top, bottom = min(kings) + 8, max(kings) - 8
+    for i, line in enumerate(_template_notes(board)):
+        parts.append(_text(w / 2, top + 4 + 4.2 * i, line, 3, "middle"))
+    parts.extend(_check_line(w / 2 - CHECK_LINE_MM / 2, bottom - 6))
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+SHEET_W, SHEET_H = 210.0, 297.0             # A4 portrait
+SHEET_OVERLAP = 10.0
+_SHEET_TOP = 20.0
+
+
+def sheet_windows() -> list[tuple[float, float]]:
+    """The part of the board (x from, x to, mm) on each A4 sheet: two halves
+    that overlap, so the cut edge of the first lies on the second."""
+    half = BOARD_W_MM / 2
+    return [(0.0, half + SHEET_OVERLAP / 2), (half - SHEET_OVERLAP / 2, BOARD_W_MM)]
+
+
+def template_sheets(board: BoardDef) -> list[str]:
+    """The same template on two A4 sheets (portrait), each 1:1 with its own
+    100 mm check line: cut the first at its dashed line and lay it on the second."""
+    out = []
+    windows = sheet_windows()
+    half = BOARD_W_MM / 2
+    for number, (x0, x1) in enumerate(windows, 1):
+        width = x1 - x0
+        left = x0 - (SHEET_W - width) / 2
+        parts = _open(SHEET_W, SHEET_H, f"{board.name}: drilling and LED template, 1:1, sheet {number} of "
+                      f"{len(windows)}", left, -_SHEET_TOP)
+        parts.append(f'<clipPath id="window"><rect x="{_n(x0)}" y="-1" width="{_n(width)}" '
+                     f'height="{_n(BOARD_H_MM + 2)}"/></clipPath>')
+        parts.append('<g clip-path="url(#window)">')
+        parts.extend(_template_body(board))
+        parts.append("</g>")
+        parts.append(_line(half, -6, half, BOARD_H_MM + 6, 0.4, "#000000", ' stroke-dasharray="3 2"'))
+        parts.append(_text(half + (-1 if number == 1 else 1), -3, "cut sheet 1 here" if number == 1 else
+                           "sheet 1's cut edge here", 3, "end" if number == 1 else "start"))
+        below = BOARD_H_MM + 12
+        notes = [f"Sheet {number} of {len(windows)}: the board's {'left' if number == 1 else 'right'} part, "
+                 f"{_n(x0)} to {_n(x1)} mm from its left edge.",
+                 "Cut sheet 1 along its dashed line and lay it on sheet 2, holes on holes."] + _template_notes(board)
+        for i, line in enumerate(notes):
+            parts.append(_text(left + 12, below + 4.2 * i, line, 2.8))
+        parts.extend(_check_line(left + (SHEET_W - CHECK_LINE_MM) / 2, below + 4.2 * len(notes) + 8))
+        parts.append("</svg>")
+        out.append("\n".join(parts) + "\n")
+    return out
+
+
+def _hole_places(board: BoardDef) -> list[tuple[int, float, float, render.Hole]]:
+    """(LED, x, y in mm, the hole) for every hole, in chain order."""
+    return [(hole.led, hole.x * MM_PER_PX, hole.y * MM_PER_PX, hole)
+            for hole in sorted(render.holes(board), key=lambda hole: hole.led)]
+
+
+def _template_body(board: BoardDef) -> list[str]:
+    w, h = BOARD_W_MM, BOARD_H_MM
+    parts = [f'<rect class="edge" x="0" y="0" width="{_n(w)}" height="{_n(h)}" fill="none" '
+             'stroke="#000000" stroke-width="0.5"/>']
+    places = _hole_places(board)
+    points = " ".join(f"{_n(x)},{_n(y)}" for _led, x, y, _hole in places)
     parts.append(f'<polyline class="chain" points="{points}" fill="none" stroke="#3b7dd8" '
                  'stroke-width="0.35" stroke-dasharray="1.2 0.8"/>')
     r = LED_HOLE_MM / 2
-    for hole in holes:
-        x, y = hole.x * MM_PER_PX, hole.y * MM_PER_PX
-        parts.append(f'<circle class="hole" data-led="{hole.led}" cx="{_n(x)}" cy="{_n(y)}" r="{_n(r)}" '
+    for led, x, y, hole in places:
+        parts.append(f'<circle class="hole" data-led="{led}" cx="{_n(x)}" cy="{_n(y)}" r="{_n(r)}" '
                      f'fill="none" stroke="#000000" stroke-width="{0.45 if hole.landmark else 0.25}">'
-                     f'<title>LED {hole.led}: player {"AB"[hole.player]} {hole.row} hole {hole.hole}</title>'
+                     f'<title>LED {led}: player {"AB"[hole.player]} {hole.row} hole {hole.hole}</title>'
                      '</circle>')
         parts.append(_line(x - 1.2, y, x + 1.2, y, 0.15) + _line(x, y - 1.2, x, y + 1.2, 0.15))
-        parts.append(_text(x, y - r - 0.5, str(hole.led), 1.7, "middle"))
-    first = holes[0]
-    parts.append(_text(first.x * MM_PER_PX - r - 1, first.y * MM_PER_PX + 0.6, "DIN", 2, "end"))
-    kings = [hole.y * MM_PER_PX for hole in holes if hole.row == "king"]
-    top, bottom = min(kings) + 8, max(kings) - 8
-    mid = w / 2
-    lines = [f"{board.name}: drilling and LED template, 1:1 ({_n(w)} x {_n(h)} mm, the board's edge)",
-             f"Drill {_n(LED_HOLE_MM)} mm at each cross, one WS2812B a hole; its number is its place "
-             "on the chain,",
+        parts.append(_text(x, y - r - 0.5, str(led), 1.7, "middle"))
+    _led, x, y, _hole = places[0]
+    parts.append(_text(x - r - 1, y + 0.6, "DIN", 2, "end"))
+    return parts
+
+
+def _template_notes(board: BoardDef) -> list[str]:
+    notes = [f"{board.name}: drilling and LED template, 1:1 ({_n(BOARD_W_MM)} x {_n(BOARD_H_MM)} mm, "
+             "the board's edge)",
+             f"Drill {_n(LED_HOLE_MM)} mm at each cross, one WS2812B a hole; its number is its place on the "
+             "chain,",
              "LED 0 takes the data (DIN); the dashed line is the wire from LED to LED.",
              "Player A sits at the lower edge, player B at the upper."]
-    lines += [f"{_leds(a, b)}: {what}" for a, b, what in chain_runs(board) if a >= boarddef.SLOTS]
-    for i, line in enumerate(lines):
-        parts.append(_text(mid, top + 4 + 4.2 * i, line, 3, "middle"))
-    parts.extend(_check_line(mid - CHECK_LINE_MM / 2, bottom - 6))
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    return notes + [f"{_leds(a, b)}: {what}" for a, b, what in chain_runs(board) if a >= boarddef.SLOTS]
 
 
 # ---------------------------------------------------------------- the wiring

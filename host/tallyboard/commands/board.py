@@ -63,15 +63,21 @@ def check_cmd(definition: str) -> None:
 @reports_errors
 def draw_cmd(definition: str, out_dir: str) -> None:
     """Draw what a builder needs from a board definition: NAME-template.svg,
-    the drilling and LED template at true size (print it at 100 %, then
-    measure its 100 mm line), and NAME-wiring.svg, the wiring diagram (A4)."""
+    the drilling and LED template at true size (print it at 100 % on A3,
+    then measure its 100 mm line), the same on two A4 sheets
+    (NAME-template-a4-1.svg and -2.svg), and NAME-wiring.svg, the wiring
+    diagram (A4)."""
     board = load(definition)
     folder = Path(out_dir)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise TallyboardError(f"cannot make the folder {folder}: {exc.strerror}; give another with --out") from None
-    for kind, picture in (("template", buildplans.template_svg(board)), ("wiring", buildplans.wiring_svg(board))):
+    pictures = [("template", buildplans.template_svg(board))]
+    pictures += [(f"template-a4-{number}", sheet)
+                 for number, sheet in enumerate(buildplans.template_sheets(board), 1)]
+    pictures.append(("wiring", buildplans.wiring_svg(board)))
+    for kind, picture in pictures:
         path = folder / f"{board.name}-{kind}.svg"
         files.write_output(path, picture)
         click.echo(f"wrote {path}")
