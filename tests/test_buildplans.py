@@ -267,7 +267,9 @@ def test_board_draw_draws_nothing_for_a_broken_definition(tmp_path):
 def test_board_check_of_an_unknown_name_says_where_it_looked():
     result = run("board", "check", "nope")
     assert result.exit_code == 1
-    assert "board: no definition file " in result.stderr and "nope.json" in result.stderr
+    assert result.stderr == (f"tallyboard: board: no definition file {ROOT / 'board' / 'nope.json'}; the "
+                             "definitions there: pico-reference, pico2-serpentine-nooled, pico2w-reference, "
+                             "picow-reference\n")
 
 
 def test_the_readme_checks_a_board_with_the_command():

@@ -32,11 +32,14 @@ def load(definition: str) -> BoardDef:
             raise TallyboardError("no board/ folder in this checkout: give the definition's file, "
                                   "e.g. tallyboard board check my-board.json")
         folder = where
+    path = Path(folder) / f"{name}.json"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in Path(folder).glob("*.json"))) or "none"
+        raise TallyboardError(f"board: no definition file {path}; the definitions there: {known}")
     try:
         board = boarddef.find(name, str(folder))
     except ValueError as exc:
-        raise TallyboardError(f"{exc}; fix {Path(folder) / (name + '.json')} (board/README.md says what "
-                              "each field takes)") from None
+        raise TallyboardError(f"{exc}; fix {path} (board/README.md says what each field takes)") from None
     if board.name != name:
         raise TallyboardError(f"board: name is {board.name!r} in {name}.json: make it {name!r}, the file's "
                               "name (tallyboard config set board NAME looks for NAME.json)")
