@@ -32,7 +32,8 @@ from .errors import TallyboardError
 from .mpunix import core_path, micropython_binary
 
 OLED_BYTES = 1024
-BOARD_W, BOARD_H = 1040, 640          # 13 x 8 in at 80 px per inch
+PX_PER_INCH = 80
+BOARD_W, BOARD_H = 13 * PX_PER_INCH, 8 * PX_PER_INCH   # Dana's board, 13 x 8 in
 OLED_SCALE = 2
 PANEL_X = BOARD_W + 40
 WIDTH = PANEL_X + 128 * OLED_SCALE + 24 + 40
