@@ -19,6 +19,17 @@ os.environ.setdefault("PYTHONFAULTHANDLER", "1")
 # inherit that: the tests that stop a process as a user does, with Ctrl-C, would wait in vain.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+# The suite never reads or writes the user's own data: the archive ($XDG_DATA_HOME), the evenings and
+# the emulator's flash ($XDG_STATE_HOME), the views' cache ($XDG_CACHE_HOME) live in a folder made for
+# this run, which its xdist workers and every process a test starts inherit (TALLYBOARD_TEST_HOME says
+# it is made). A newer tallyboard's archive in the user's home broke an older checkout's tests.
+if "TALLYBOARD_TEST_HOME" not in os.environ:
+    _home = tempfile.mkdtemp(prefix="tbhome")
+    os.environ["TALLYBOARD_TEST_HOME"] = _home
+    for _name in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        os.environ[_name] = os.path.join(_home, _name.split("_")[1].lower())
+    for _name in ("TALLYBOARD_ARCHIVE", "TALLYBOARD_EMULATOR_HOME"):
+        os.environ.pop(_name, None)
 
 
 # ---------------------------------------------------------------- skips in CI
@@ -106,6 +117,9 @@ def pytest_sessionfinish(session, exitstatus):
     made = getattr(session.config, "_tallyboard_basetemp", None)
     if made and exitstatus == 0:
         shutil.rmtree(made, ignore_errors=True)
+        home = os.environ.get("TALLYBOARD_TEST_HOME")
+        if home and Path(home).name.startswith("tbhome"):
+            shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)
