@@ -16,4 +16,5 @@ COMMAND_MODULES = (
     "event",
     "twin",
     "wifi",
+    "rules",
 )
