@@ -81,6 +81,17 @@ def test_parquet_in_the_terminal_brings_rummys_clauses_and_the_common_ones_they_
     assert max(len(line) for line in out.stdout.splitlines()) <= 80
 
 
+def test_every_games_rules_print_within_80_columns_with_its_clause_numbers():
+    for game in OWN_CLAUSES:
+        out = rules(game)
+        assert out.exit_code == 0, (game, out.output)
+        assert max(len(line) for line in out.stdout.splitlines()) <= 80, game
+        headings = [line.split(" ", 1)[0] for line in lines_of(out.stdout) if re.match(r"^[A-Z]{1,2}\d+ \S", line)]
+        code, count = OWN_CLAUSES[game]
+        assert headings[:count] == [f"{code}{n}" for n in range(1, count + 1)], (game, headings)
+        assert all(re.search(rf"\b{number}\b", out.stdout) for number in COMMON_NUMBERS), game
+
+
 def test_a_misspelt_game_is_refused_with_the_likeliest_one():
     out = rules("parquett")
     assert out.exit_code == 1 and out.stdout == ""

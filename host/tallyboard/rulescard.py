@@ -77,7 +77,7 @@ class Card:
         parts += [_clause_markdown(c) for c in self.common_cited]
         if self.common_listed:
             also = "; ".join(f"**{c.number}** {c.title}" for c in self.common_listed)
-            parts.append(f"{'Also' if self.common_cited else 'In'} rules.md: {also}.")
+            parts.append(f"{'Also in' if self.common_cited else 'In'} rules.md: {also}.")
         return "\n\n".join(parts) + "\n"
 
     def markdown(self) -> str:
@@ -207,7 +207,7 @@ def card_html(rules: Card) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(rules.title)}'
             f"</title>\n<style>{css}</style></head>\n<body>\n<header><h1>{html.escape(rules.title)}</h1>"
             f"{render(rules.facts)}</header>\n<main>\n{render(rules.body())}</main>\n"
-            f"<footer>From rules.md: tallyboard rules {html.escape(rules.game)}</footer>\n"
+            f"<footer>Printed by tallyboard rules {html.escape(rules.game)} from rules.md</footer>\n"
             f"<script>{fit}</script>\n</body></html>\n")
 
 
