@@ -100,6 +100,15 @@ def test_a_misspelt_game_is_refused_with_the_likeliest_one():
     assert out.exit_code == 1 and "did you mean" not in out.stderr
 
 
+def test_a_card_without_a_chromium_says_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setattr(rulescard, "CHROMIUM_NAMES", ("no-such-browser-here",))
+    out = rules("hoodoo", "--pdf", str(tmp_path / "card.pdf"))
+    assert out.exit_code == 1 and out.stdout == ""
+    assert out.stderr == ("tallyboard: no Chromium to print the card with: install it (Debian: apt-get install "
+                          "chromium), or leave out --pdf to read the rules in the terminal\n")
+    assert not (tmp_path / "card.pdf").exists()
+
+
 def test_the_checkout_reads_its_own_rules_and_runs_are_spelt_out():
     assert rulescard.RULES_MD == ROOT / "docs" / "rules.md"
     known = {"SK6", "SK7", "SK8", "SK9", "SK10", "RU1", "RU2", "RU3", "G5"}

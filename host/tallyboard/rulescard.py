@@ -226,8 +226,8 @@ def chromium() -> str:
                           "or leave out --pdf to read the rules in the terminal")
 
 
-def write_pdf(rules: Card, path: Path, timeout: float = 120) -> None:
-    """Print the card to a one-page PDF at path with headless Chromium's own printing."""
+def pdf(rules: Card, timeout: float = 120) -> bytes:
+    """The card printed to a one-page PDF by headless Chromium's own printing."""
     browser = chromium()
     with tempfile.TemporaryDirectory(prefix="tallyboard-card-") as folder:
         page = Path(folder) / "card.html"
@@ -245,7 +245,4 @@ def write_pdf(rules: Card, path: Path, timeout: float = 120) -> None:
         if not made.exists() or made.stat().st_size == 0:
             last = (done.stderr.strip().splitlines() or ["(it said nothing)"])[-1]
             raise TallyboardError(f"Chromium ({browser}) made no PDF (exit {done.returncode}): {last}")
-        try:
-            shutil.copyfile(made, path)
-        except OSError as exc:
-            raise TallyboardError(f"cannot write {path}: {exc.strerror}; choose another --pdf FILE") from None
+        return made.read_bytes()

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.markdown import Markdown
 
-from .. import rulescard
+from .. import files, rulescard
 from ..console import Console
 from .reporting import reports_errors
 from .scoring import known_game
@@ -28,7 +28,7 @@ def rules_cmd(game: str, pdf_path: Path | None) -> None:
     if pdf_path is None:
         Console().print(Markdown(card.markdown()))
         return
-    rulescard.write_pdf(card, pdf_path)
+    files.write_output(pdf_path, rulescard.pdf(card))
     click.echo(f"{card.title}: a one-page {rulescard.PAPER} card in {pdf_path}")
 
 
