@@ -61,11 +61,6 @@ class Card:
     common_cited: tuple[Clause, ...]    # G and CF clauses cited: given in full
     common_listed: tuple[Clause, ...]   # the other G and CF clauses: by number and title
 
-    def numbers(self) -> list[str]:
-        """Every clause number on the card, in its order."""
-        return ([c.number for c in self.section.clauses] + [c.number for s in self.borrowed for c in s.clauses]
-                + [c.number for c in self.common_cited] + [c.number for c in self.common_listed])
-
     def body(self) -> str:
         """The card below its title and facts, as Markdown."""
         parts = [self.section.intro] if self.section.intro else []
@@ -85,7 +80,8 @@ class Card:
 
 
 def _clause_markdown(clause: Clause) -> str:
-    return f"### {clause.number} {clause.title}\n\n{clause.body}" if clause.body else f"### {clause.number} {clause.title}"
+    heading = f"### {clause.number} {clause.title}"
+    return f"{heading}\n\n{clause.body}" if clause.body else heading
 
 
 def _plain(text: str) -> str:
@@ -129,9 +125,9 @@ def rules_text() -> str:
         raise TallyboardError(f"cannot read the rules ({RULES_MD}): {exc.strerror}; reinstall tallyboard") from None
 
 
-def card(game: str, text: str | None = None) -> Card:
+def card(game: str) -> Card:
     """The rules card of a game (by the name records use)."""
-    sections, games = parse(rules_text() if text is None else text)
+    sections, games = parse(rules_text())
     if game not in games:
         raise TallyboardError(f"rules.md has no section for {game}; its table of games names "
                               f"{', '.join(games)}")
@@ -186,10 +182,13 @@ _FIT = """
   var root = document.documentElement, room = %(room)s * 96 / 25.4 * 0.97;
   var low = %(smallest)s, high = %(largest)s;
   function fits(size) { root.style.fontSize = size + "px"; return document.body.scrollHeight <= room; }
-  if (fits(high)) return;
-  for (var i = 0; i < 14; i++) { var mid = (low + high) / 2; if (fits(mid)) low = mid; else high = mid; }
-  fits(low);
-  document.body.dataset.fontPx = String(low);
+  var size = high;
+  if (!fits(high)) {
+    for (var i = 0; i < 14; i++) { var mid = (low + high) / 2; if (fits(mid)) low = mid; else high = mid; }
+    size = low;
+    fits(size);
+  }
+  document.body.dataset.fontPx = String(size);
 })();
 """
 SMALLEST_PX = 5.0   # 3.75 pt: the floor the fit never goes under
