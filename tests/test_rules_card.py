@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from tallyboard import rulescard
 from tallyboard.cli import main
+from tallycore import games
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -152,7 +153,7 @@ needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/c
 def test_every_games_card_prints_on_one_a4_page_with_its_clause_numbers():
     from playwright.sync_api import sync_playwright
 
-    assert list(OWN_CLAUSES) == __import__("tallycore.games").games.names()
+    assert list(OWN_CLAUSES) == games.names()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), timeout=30_000,
                                              args=["--no-sandbox", *rulescard.CHROMIUM_ARGS])
