@@ -6,7 +6,8 @@ the two equal) install as Python packages. A wheel must also deploy and emulate,
 board's file set as package data of `tallyboard.firmware_files`: the whole firmware/ folder (main.py,
 boot.py, the packages, the emulator's stand-ins in emu/) and the board definitions in board/
 (tallyboard.sources finds them there). Nothing is listed by hand: a package added to firmware/ is
-in the next wheel."""
+in the next wheel. The rules, docs/rules.md, go with it as package data of `tallyboard.docs_files`
+(`tallyboard rules` prints them; tallyboard.rulescard)."""
 from setuptools import find_packages, setup
 
 HOST_PACKAGES = find_packages("host")
@@ -15,14 +16,17 @@ package_dir = {name: "host/" + name.replace(".", "/") for name in HOST_PACKAGES}
 package_dir.update({name: "firmware/" + name.replace(".", "/") for name in FIRMWARE_PACKAGES})
 package_dir["tallyboard.firmware_files"] = "firmware"
 package_dir["tallyboard.firmware_files.board"] = "board"
+package_dir["tallyboard.docs_files"] = "docs"
 
 setup(
     package_dir=package_dir,
-    packages=HOST_PACKAGES + FIRMWARE_PACKAGES + ["tallyboard.firmware_files", "tallyboard.firmware_files.board"],
+    packages=HOST_PACKAGES + FIRMWARE_PACKAGES + ["tallyboard.firmware_files", "tallyboard.firmware_files.board",
+                                                 "tallyboard.docs_files"],
     package_data={
         "tallyboard": ["data/*.json"],
         "tallyboard.event": ["page/*.html", "page/*.css", "page/*.js"],
         "tallyboard.firmware_files": ["*/*.py"],
         "tallyboard.firmware_files.board": ["*.json"],
+        "tallyboard.docs_files": ["rules.md"],
     },
 )

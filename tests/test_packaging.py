@@ -50,7 +50,7 @@ def test_the_wheel_carries_every_package_and_the_boards_whole_file_set(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in ("tallyboard/cli.py", "tallyboard/data/demo_skicket.json", "tallyboard/event/page/index.html",
                  "tallyboard/firmware_files/main.py", "tallyboard/firmware_files/boot.py",
-                 "tallyboard/firmware_files/board/pico-reference.json"):
+                 "tallyboard/firmware_files/board/pico-reference.json", "tallyboard/docs_files/rules.md"):
         assert name in names, name
     for folder in ("emu",) + PACKAGES:
         for path in (ROOT / "firmware" / folder).glob("*.py"):
@@ -103,6 +103,10 @@ def test_an_installed_wheel_plays_simulates_and_deploys_from_its_own_files(insta
 
     simulated = run_installed(installed, tmp_path, "tallyboard", "simulate", "--games", "2", "--seed", "3")
     assert simulated.returncode == 0, simulated.stdout + simulated.stderr
+
+    # the rules (tallyboard rules) come from the wheel's own copy of docs/rules.md
+    ruled = run_installed(installed, tmp_path, "tallyboard", "rules", "roquet")
+    assert ruled.returncode == 0 and "RQ9 The end" in ruled.stdout, ruled.stdout + ruled.stderr
 
     deployed = run_installed(installed, tmp_path, "tallyboard", "deploy", "--emulator")
     assert deployed.returncode == 0, deployed.stdout + deployed.stderr

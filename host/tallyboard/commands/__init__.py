@@ -17,4 +17,5 @@ COMMAND_MODULES = (
     "twin",
     "wifi",
     "board",
+    "rules",
 )

@@ -120,13 +120,7 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
     """Start a new GAME on the board. An unfinished game on the board that is
     not in the archive is never dropped silently: asked about at a terminal,
     else --archive-first or --discard says what to do with it."""
-    game = game.lower()   # as on the wire: game names are case-insensitive
-    try:
-        index = games.index_of(game)
-    except ValueError:
-        close = difflib.get_close_matches(game, games.names(), n=1)
-        hint = f"did you mean {close[0]}? " if close else ""
-        raise TallyboardError(f"unknown game {game!r}; {hint}known games: {', '.join(games.names())}") from None
+    game, index = known_game(game)
     least, most = games.GAMES[index][1:3]
     takes = f"{game} takes {least} players" if least == most else f"{game} takes {least} to {most} players"
     if players is None:
@@ -168,6 +162,18 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
         for p, name in enumerate(names):
             board.cfg_set("name", name, p)
         print_summary(board)
+
+
+def known_game(game: str) -> tuple[str, int]:
+    """A game's name as the wire writes it and its index, from the name a user
+    typed in any case; a misspelt one is refused with the likeliest game."""
+    game = game.lower()   # as on the wire: game names are case-insensitive
+    try:
+        return game, games.index_of(game)
+    except ValueError:
+        close = difflib.get_close_matches(game, games.names(), n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise TallyboardError(f"unknown game {game!r}; {hint}known games: {', '.join(games.names())}") from None
 
 
 def check_names(names: tuple[str, ...] | list[str]) -> None:
