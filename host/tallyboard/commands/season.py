@@ -187,7 +187,7 @@ def print_standings(doc: dict[str, Any], console: Console) -> None:
         value_text = f"{row['value']:.2f}" if doc["rule"]["kind"] == "average" else str(row["value"])
         table.add_row("—" if row["rank"] is None else str(row["rank"]), row["name"], value_text, *scores,
                       str(row["total"]), str(row["games_won"]),
-                      season.WORDS.get(row["decided_by"], "") if row["decided_by"] else "")
+                      season.SHORT[row["decided_by"]] if row["decided_by"] else "")
     for row in doc["standings"]:
         add(row)
     if doc["unranked"]:

@@ -36,6 +36,8 @@ RULES: dict[str, tuple[str, ...]] = {
 }
 WORDS = {"total": "total continuous score", "best": "best evenings' continuous score",
          "average": "average continuous score an evening", "games_won": "games won", "evenings": "evenings played"}
+SHORT = {"total": "total", "best": "best evenings", "average": "average", "games_won": "games won",
+         "evenings": "evenings played"}
 
 
 class SeasonError(TallyboardError):

@@ -65,6 +65,10 @@ def _table(head: list[str], rows: list[list[str]], names: int = 1, extra: list[s
     return "\n".join(out)
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def evening_page(n: int) -> str:
     return f"evening-{n}.html"
 
@@ -103,7 +107,7 @@ def _index(parsed: season_mod.Parsed, doc: dict[str, Any]) -> str:
             link = f'<a href="{card_page(n, r["player"])}">{score}</a>'
             scores.append(link if counted else f'<span class="uncounted">({link})</span>')
         shown_value = f"{r['value']:.2f}" if kind == "average" else str(r["value"])
-        tie = _e(season_mod.WORDS[r["decided_by"]]) if r["decided_by"] else ""
+        tie = _e(season_mod.SHORT[r["decided_by"]]) if r["decided_by"] else ""
         return (["" if r["rank"] is None else str(r["rank"]), _e(r["name"]), shown_value] + scores
                 + [str(r["total"]), str(r["games_won"]), f'<span class="tie">{tie}</span>' if tie else ""])
 
@@ -116,7 +120,7 @@ def _index(parsed: season_mod.Parsed, doc: dict[str, Any]) -> str:
         body.append("<p class=\"note\">A score in brackets is an evening that does not count.</p>")
     body.append("<h2>Evenings</h2>")
     items = [f'<li><a href="{evening_page(n)}">E{n}: {_e(night["event"])}</a> — {night["players"]} players, '
-             f'{night["rounds"]} rounds' + ("" if night["finished"] else " (not finished)") + "</li>"
+             f'{_count(night["rounds"], "round")}' + ("" if night["finished"] else " (not finished)") + "</li>"
              for n, night in enumerate(doc["evenings"], 1)]
     body.append("<ul>" + "".join(items) + "</ul>")
     return _page(parsed.name, [], body)
@@ -143,7 +147,7 @@ def _evening(parsed: season_mod.Parsed, n: int, night: season_mod.Night) -> str:
     names = _names(parsed, night)
     ev = night.evening
     body = [f"<h1>E{n}: {_e(night.name)}</h1>",
-            f"<p class=\"rule\">{len(night.plays)} rounds" + ("" if night.finished else "; not finished")
+            f"<p class=\"rule\">{_count(len(night.plays), 'round')}" + ("" if night.finished else "; not finished")
             + ". Ranked by continuous score (rules.md SK20); games won shown, never ranked.</p>",
             "<h2>Standings</h2>",
             _table(["#", "Player", "Continuous score", "Games", "Won"],
