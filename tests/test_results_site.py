@@ -105,6 +105,28 @@ def test_the_site_links_every_page_and_a_rebuild_after_a_correction_writes_only_
     assert "This game was corrected by the director" in evening and "The director's log" in evening
 
 
+def test_a_merge_removes_the_merged_players_cards_and_renames_him_where_he_played(tmp_path, monkeypatch):
+    path = tmp_path / "archive.sqlite3"
+    monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(path))
+    se.season_of_three(path, merge=False)
+    ok("season", "create", "Autumn", "--rule", "total")
+    ok("season", "add", "Tuesday 1", "Tuesday 2", "Tuesday 3")
+    site = tmp_path / "site"
+    ok("results", "build", str(site))
+    assert (site / "evening-2-player-9.html").is_file()          # Deirdre, register #9
+    ok("players", "merge", "Deirdre", "Dee", env={"TALLYBOARD_DIRECTOR_PIN": PIN})
+    out = ok("results", "build", str(site))
+    # Deirdre's card is Dee's (#4) now. E2 (numbers 0..7 Hal Gus Fay Eve Deirdre Cy Bob Ann) sat her at
+    # round 1 table 2 with Cy, Bob, Ann and round 2 table 1 (TWO_SEATING2 [0, 1, 4, 3]) with Hal, Gus, Eve:
+    # their cards name her; Fay never sat with her. E1's and E3's pages name Dee as before.
+    assert written(out) == {"index.html", "evening-2.html", "evening-2-player-4.html", "evening-2-player-3.html",
+                            "evening-2-player-2.html", "evening-2-player-1.html", "evening-2-player-8.html",
+                            "evening-2-player-7.html", "evening-2-player-5.html",
+                            "evening-2-player-9.html (removed)"}
+    assert not (site / "evening-2-player-9.html").exists()
+    assert "Deirdre" not in "".join(p.read_text() for p in site.glob("*.html"))
+
+
 def test_a_site_from_a_season_record_is_the_archives(season, tmp_path):
     record = tmp_path / "season.json"
     ok("season", "export", str(record))

@@ -277,11 +277,14 @@ def results_build_cmd(folder: str, from_file: str | None, season_name: str | Non
         for note in notes:
             click.echo(f"tallyboard: note: {note}", err=True)
         parsed = season.from_document(doc, "the archive")
-    written, kept = site.build(parsed, Path(folder))
+    written, kept, removed = site.build(parsed, Path(folder))
     click.echo(shown(f"{folder}: {len(written)} page{'s' if len(written) != 1 else ''} written, {len(kept)} "
-                     f"unchanged; open {Path(folder) / 'index.html'}"))
+                     f"unchanged" + (f", {len(removed)} removed" if removed else "")
+                     + f"; open {Path(folder) / 'index.html'}"))
     for name in written:
         click.echo(f"  {name}")
+    for name in removed:
+        click.echo(f"  {name} (removed)")
 
 
 def register(group: click.Group) -> None:

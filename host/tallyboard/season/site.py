@@ -154,17 +154,13 @@ def _evening(parsed: season_mod.Parsed, n: int, night: season_mod.Night) -> str:
                    [[str(rank), _person(n, night, names, p), str(ev.continuous[p]), str(ev.games[p]),
                      str(ev.games_won[p])] for rank, p in standings.ranked(ev) if night.sat(p)])]
     body.append("<h2>The movement</h2>")
-    so_far = standings.Evening(len(names))
     for r, play in enumerate(night.plays, 1):
         body.append(f"<h3>Round {r}</h3>")
         body.append(_table(["Table", "Seat 0", "Seat 1", "Seat 2", "Seat 3"],
                            [[f'<a href="#r{r}t{t.table}">{t.table}</a>']
                             + [_person(n, night, names, p) for p in t.seats] for t in play.tables], names=-1))
-        so_far.add_round(play)
         if r < len(night.plays):
-            moves = standings.moves(play, so_far)
-            body.append("<p>Then: " + "; ".join(
-                f"{_e(names[p])} table {frm} → {to}, seat {seat}" for p, frm, to, seat in moves) + ".</p>")
+            body.append("<p>Then: " + _moved(play, night.plays[r], names) + ".</p>")
     for r, play in enumerate(night.plays, 1):
         body.append(f"<h2>Round {r}: the tables</h2>")
         for t in play.tables:
@@ -175,6 +171,22 @@ def _evening(parsed: season_mod.Parsed, n: int, night: season_mod.Night) -> str:
                            [[_e(e.get("at", "")).replace("T", " ")[:19], _e(e.get("action", "")), _e(e.get("what", "")),
                              _e(e.get("before", "")), _e(e.get("after", ""))] for e in night.log], names=2))
     return _page(f"{night.name} — {parsed.name}", _nav(parsed, n), body)
+
+
+def _moved(play: Any, following: Any, names: list[str]) -> str:
+    """Who sat at another table in the following round (the seatings as they
+    were played: the movement, SK19, or the director's), in words."""
+    where = {p: (t.table, s) for t in following.tables for s, p in enumerate(t.seats)}
+    out = []
+    for t in play.tables:
+        for p in t.seats:
+            if p in where and where[p][0] != t.table:
+                out.append(f"{_e(names[p])} table {t.table} → {where[p][0]}, seat {where[p][1]}")
+            elif p not in where:
+                out.append(f"{_e(names[p])} left")
+    joined = [p for p in where if not any(p in t.seats for t in play.tables)]
+    out += [f"{_e(names[p])} joined at table {where[p][0]}, seat {where[p][1]}" for p in joined]
+    return "; ".join(out) or "everyone stayed"
 
 
 _FACTS = (("purchaser", "Purchaser"), ("bid", "Bid"), ("doubled_by", "Doubled by"),
@@ -243,12 +255,18 @@ def _card(parsed: season_mod.Parsed, n: int, night: season_mod.Night, p: int) ->
 
 # ---------------------------------------------------------------- writing
 
-def build(parsed: season_mod.Parsed, folder: Path) -> tuple[list[str], list[str]]:
+def build(parsed: season_mod.Parsed, folder: Path) -> tuple[list[str], list[str], list[str]]:
     """Write the site into folder (made if missing): (files written, files
-    that were already as they are)."""
+    that were already as they are, pages of an earlier build that the site
+    no longer has, removed: a merged player's cards, an evening gone from
+    the season). No other file of the folder is touched."""
     folder.mkdir(parents=True, exist_ok=True)
     written, kept = [], []
-    for name, text in pages(parsed).items():
+    site = pages(parsed)
+    removed = sorted(p.name for p in folder.glob("evening-*.html") if p.name not in site)
+    for name in removed:
+        (folder / name).unlink()
+    for name, text in site.items():
         data = text.encode("utf-8")
         target = folder / name
         try:
@@ -262,4 +280,4 @@ def build(parsed: season_mod.Parsed, folder: Path) -> tuple[list[str], list[str]
         fresh.write_bytes(data)
         os.replace(fresh, target)
         written.append(name)
-    return written, kept
+    return written, kept, removed
