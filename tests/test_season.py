@@ -74,6 +74,21 @@ def test_names_are_matched_to_the_register_a_near_miss_is_refused_and_a_new_one_
     assert result.exit_code != 0 and "the register has 'Dee' (#4) already" in result.output
 
 
+def test_a_near_miss_is_a_typo_or_a_first_name():
+    from tallyboard.season.register import Player, near
+
+    everyone = [Player(1, "Ann Lee"), Player(2, "Bob"), Player(3, "Cy")]
+    # "anne lee" and "ann lee": SequenceMatcher's ratio 2 x 7 / (8 + 7) = 0.93, at least 0.75
+    assert near(everyone, "Anne Lee") == [everyone[0]]
+    # "ann" is the first word of "ann lee"
+    assert near(everyone, "ANN") == [everyone[0]]
+    # "bobb" and "bob": 2 x 3 / (4 + 3) = 0.86; "rob" and "bob": 2 x 2 / 6 = 0.67, not near
+    assert near(everyone, "Bobb") == [everyone[1]]
+    assert near(everyone, "Rob") == []
+    # the name itself, case and spaces aside, is no near miss of itself
+    assert near(everyone, " ann  LEE") == []
+
+
 def test_merge_and_rename_need_the_directors_pin_and_are_logged(archive):
     se.evening(archive, *se.E1)
     se.evening(archive, *se.E2)
