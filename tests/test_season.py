@@ -14,6 +14,7 @@ import sqlite3
 import pytest
 
 from tallyboard import database
+from tallyboard.event import director
 from tallyboard.event.store import EventStore
 
 import event_evenings as ev
@@ -28,6 +29,7 @@ def archive(tmp_path, monkeypatch):
     path = tmp_path / "archive.sqlite3"
     monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(path))
     monkeypatch.delenv("TALLYBOARD_DIRECTOR_PIN", raising=False)
+    monkeypatch.setattr(director, "_sleep", lambda seconds: None)     # a wrong PIN's delay, not slept here
     return path
 
 
