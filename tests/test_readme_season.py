@@ -31,7 +31,6 @@ import json
 import shlex
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from tallyboard.cli import main
