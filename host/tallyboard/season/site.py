@@ -225,7 +225,8 @@ def _sheet(n: int, night: season_mod.Night, names: list[str], r: int, t: Any) ->
     players = ", ".join(f"seat {s}: {_person(n, night, names, p)}" for s, p in enumerate(t.seats))
     return "\n".join([f"<section class=\"table\" id=\"r{r}t{t.table}\">", f"<h3>Round {r}, table {t.table}</h3>",
                       f"<p>{players}</p>", _table(head, rows, names=-1, extra=[total]),
-                      f"<p>Won by {won}." + ("".join(f" This game was {x}." for x in notes)) + "</p>",
+                      (f"<p>Won by {won}." if won else "<p>No hand played.")
+                      + "".join(f" This game was {x}." for x in notes) + "</p>",
                       "</section>"])
 
 
