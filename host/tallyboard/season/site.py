@@ -194,24 +194,27 @@ _FACTS = (("purchaser", "Purchaser"), ("bid", "Bid"), ("doubled_by", "Doubled by
 _PLAYER_FACTS = {"purchaser", "doubled_by", "redoubled_by"}
 
 
+def _hand_row(h: dict[str, Any], facts: list[tuple[str, str]], seated: list[str]) -> list[str]:
+    """A sheet's hand as cells: its number, dealer and facts (a player by his name)."""
+    row = [str(h["hand"]), _e(seated[h["dealer"]])]
+    for key, _ in facts:
+        value = h.get(key)
+        if key in _PLAYER_FACTS:
+            row.append("" if value is None else _e(seated[value]))
+        elif isinstance(value, bool):
+            row.append("yes" if value else "")
+        else:
+            row.append("" if value is None else _e(value))
+    return row
+
+
 def _sheet(n: int, night: season_mod.Night, names: list[str], r: int, t: Any) -> str:
     """One table's game: every hand with its dealer, its facts and each seat's score; the totals."""
     seated = [names[p] for p in t.seats]
     sheet = t.sheet or {"hands": [], "totals": [0, 0, 0, 0], "winners": []}
     facts = [(k, words) for k, words in _FACTS if any(k in h for h in sheet["hands"])]
     head = ["Hand", "Dealer"] + [words for _, words in facts] + [_e(s) for s in seated]
-    rows = []
-    for h in sheet["hands"]:
-        row = [str(h["hand"]), _e(seated[h["dealer"]])]
-        for key, _ in facts:
-            value = h.get(key)
-            if key in _PLAYER_FACTS:
-                row.append("" if value is None else _e(seated[value]))
-            elif isinstance(value, bool):
-                row.append("yes" if value else "")
-            else:
-                row.append("" if value is None else _e(value))
-        rows.append(row + [str(s) for s in h["scores"]])
+    rows = [_hand_row(h, facts, seated) + [str(s) for s in h["scores"]] for h in sheet["hands"]]
     total = ("<tr class=\"total\"><td>Total</td>" + "<td></td>" * (1 + len(facts))
              + "".join(f"<td>{s}</td>" for s in sheet["totals"]) + "</tr>")
     won = ", ".join(_e(seated[w]) for w in sheet["winners"])
@@ -228,6 +231,14 @@ def _sheet(n: int, night: season_mod.Night, names: list[str], r: int, t: Any) ->
                       (f"<p>Won by {won}." if won else "<p>No hand played.")
                       + "".join(f" This game was {x}." for x in notes) + "</p>",
                       "</section>"])
+
+
+def _hands(t: Any, seated: list[str], seat: int) -> str:
+    """A player's hands of one table's game: each hand's facts and his score."""
+    hands = t.sheet["hands"]
+    facts = [(k, words) for k, words in _FACTS if any(k in h for h in hands)]
+    rows = [_hand_row(h, facts, seated) + [str(h["scores"][seat])] for h in hands]
+    return _table(["Hand", "Dealer"] + [words for _, words in facts] + ["Score"], rows, names=-1)
 
 
 def _card(parsed: season_mod.Parsed, n: int, night: season_mod.Night, p: int) -> str:
@@ -247,9 +258,16 @@ def _card(parsed: season_mod.Parsed, n: int, night: season_mod.Night, p: int) ->
             won = "yes" if t.sheet and seat in t.sheet["winners"] and t.sheet["hands"] else ""
             rows.append([str(r), f'<a href="{evening_page(n)}#r{r}t{t.table}">{t.table}</a>', str(seat), others,
                          str(score), won, str(continuous)])
+    seated_count = sum(1 for q in range(len(names)) if night.sat(q))
     body = [f"<h1>{_e(names[p])}</h1>", f"<p>E{n}: <a href=\"{evening_page(n)}\">{_e(night.name)}</a> — place "
-            f"{rank}, continuous score {ev.continuous[p]}, {ev.games_won[p]} of {ev.games[p]} games won.</p>",
+            f"{rank} of {seated_count}, continuous score {ev.continuous[p]}, {ev.games_won[p]} of {ev.games[p]} "
+            "games won.</p>",
             _table(["Round", "Table", "Seat", "With", "Score", "Won", "Continuous"], rows, names=3)]
+    for r, play in enumerate(night.plays, 1):
+        for t in play.tables:
+            if p in t.seats and t.sheet and t.sheet["hands"]:
+                body.append(f"<h3>Round {r}, table {t.table}: hand by hand</h3>")
+                body.append(_hands(t, [names[q] for q in t.seats], t.seats.index(p)))
     return _page(f"{names[p]}, {night.name} — {parsed.name}",
                  [("index.html", f"{parsed.name}: standings"), (evening_page(n), f"E{n}: {night.name}")], body)
 
