@@ -17,7 +17,6 @@ import pytest
 from tallyboard.event import director
 from tallyboard.event.store import EventStore
 
-import event_evenings as ev
 import season_evenings as se
 from season_evenings import PIN, cli, ok
 
