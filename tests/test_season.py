@@ -53,11 +53,11 @@ def test_names_are_matched_to_the_register_a_near_miss_is_refused_and_a_new_one_
     # a typo of a register name: refused, with the register's name, and nothing made
     result = cli("event", "create", "Tuesday 2", *[a for p in ["Ann", "Bobb", "Cy", "Dee"] for a in ("--player", p)])
     assert result.exit_code != 0
-    assert "'Bobb' is not in the club's register: did you mean 'Bob'?" in result.output
+    assert "'Bobb' is not in the club's register: did you mean 'Bob'? If not, a player new" in result.output
     assert "--player 'Bobb' --new-player 'Bobb'" in result.output
     # a name new to the club, not given as new: refused too (never added by a slip)
     result = cli("event", "create", "Tuesday 2", *[a for p in ["Ann", "Zed", "Cy", "Dee"] for a in ("--player", p)])
-    assert result.exit_code != 0 and "'Zed' is not in the club's register: A player new" in result.output
+    assert result.exit_code != 0 and "'Zed' is not in the club's register; a player new to the club is added on purpose" in result.output
     with EventStore(archive) as store:
         assert [e.name for e in store.events()] == ["Tuesday 1"]
     # case and spaces aside a name is the register's, and the evening takes the register's spelling

@@ -128,8 +128,8 @@ def match(store: EventStore, names: list[str], new: list[str]) -> tuple[list[str
             out.append(known.name)
         elif everyone:
             close = near(everyone, name)
-            hint = f"did you mean {_did_you_mean(close)}? " if close else ""
-            raise RegisterError(f"{name!r} is not in the club's register: {hint}A player new to the club is "
+            hint = f": did you mean {_did_you_mean(close)}? If not, a" if close else "; a"
+            raise RegisterError(f"{name!r} is not in the club's register{hint} player new to the club is "
                                 f"added on purpose: --player {name!r} --new-player {name!r} "
                                 "(tallyboard players list shows the register); nothing was created")
         else:
