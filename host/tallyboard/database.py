@@ -49,7 +49,7 @@ class Kind:
 # The archive: version 1 is the games table as tallyboard shipped it; the club
 # evening's tables (docs/events.md, "The store") were added beside it without a
 # version, so migration 2 creates them where they are missing; 3 keeps the
-# wrong PINs given (docs/events.md, "The director").
+# wrong PINs given (docs/events.md, "The director"); 4 the club's register and seasons.
 ARCHIVE = Kind("archive", (
     """
     CREATE TABLE IF NOT EXISTS games (
@@ -99,6 +99,23 @@ ARCHIVE = Kind("archive", (
     CREATE TABLE event_wrong_pins (
         id INTEGER PRIMARY KEY CHECK (id = 1), failures INTEGER NOT NULL, last_at REAL NOT NULL,
         locked_until REAL NOT NULL);
+    """,
+    # 4: the club's register of players (each evening's player joined to one: `register`, NULL until
+    # tallyboard.season.register joins it, so the evenings already in the file join on first use), its
+    # log, and the seasons (docs/host.md, "A club's season")
+    """
+    CREATE TABLE register_players (
+        id INTEGER PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL, merged_into INTEGER,
+        added_at TEXT NOT NULL);
+    CREATE INDEX register_by_key ON register_players (key);
+    CREATE TABLE register_log (
+        id INTEGER PRIMARY KEY, at TEXT NOT NULL, action TEXT NOT NULL, what TEXT NOT NULL,
+        before TEXT NOT NULL, after TEXT NOT NULL);
+    ALTER TABLE event_players ADD COLUMN register INTEGER;
+    CREATE TABLE seasons (
+        id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, rule TEXT NOT NULL, created_at TEXT NOT NULL);
+    CREATE TABLE season_evenings (
+        season INTEGER NOT NULL, event INTEGER NOT NULL, added_at TEXT NOT NULL, PRIMARY KEY (season, event));
     """,
 ), hint="choose another with --archive")
 

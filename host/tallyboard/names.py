@@ -56,6 +56,13 @@ def check(what: str, text: str, limit: int) -> str:
     return name
 
 
+def key(name: str) -> str:
+    """The form two names are compared in (the club's register, season and
+    results): NFC, case folded, spaces around taken off and each run of
+    spaces inside made one, so "ann  LEE " is "Ann Lee" and "Anne" is not."""
+    return " ".join(word for word in unicodedata.normalize("NFC", name).casefold().split(" ") if word)
+
+
 def check_board_text(what: str, text: str, low: int, high: int) -> str:
     """A name the board stores: low to high of protocol.NAME_CHARS."""
     if not is_board_text(text, low, high):

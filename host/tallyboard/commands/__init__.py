@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "enter",
     "archive",
     "event",
+    "season",
     "twin",
     "wifi",
     "board",

@@ -24,6 +24,7 @@ from ..names import shown
 from ..event import director, play, record, standings
 from ..event.store import FINISHED, Event, EventError, EventStore
 from ..event.watch import link_words
+from ..season import register as club_register
 from .reporting import reports_errors
 
 # the other parts of `tallyboard event`, each a module here with register(group)
@@ -113,22 +114,29 @@ def first_seating(names: list[str], tables: int | None, how: str, seed: int | No
 @click.option("--rounds", type=click.IntRange(1), default=3, show_default=True, help="Rounds (games) in the evening.")
 @click.option("--hands", type=click.Choice(["4", "6"]), help="Hands a game (default: 4 with more than two tables, "
                                                              "else 6; rules.md SK19).")
+@click.option("--new-player", "new_players", multiple=True, metavar="NAME",
+              help="NAME (given with --player too) is new to the club's register: added to it on purpose.")
 @archive_option
 @reports_errors
 def create_cmd(name: str, players: tuple[str, ...], players_file: str | None, tables: int | None, seating: str,
-               seed: int | None, rounds: int, hands: str | None, archive_path: str | None) -> None:
-    """Create the event NAME with its players and the first round's seating."""
+               seed: int | None, rounds: int, hands: str | None, new_players: tuple[str, ...],
+               archive_path: str | None) -> None:
+    """Create the event NAME with its players, matched to the club's register, and the first round's seating."""
     names = _names(players, players_file)
     if seating == "draw" and seed is None:
         seed = random.SystemRandom().randrange(1, 10 ** 6)
-    first = first_seating(names, tables, seating, seed)
     with EventStore(archive_path) as store:
+        names, fresh = club_register.match(store, names, list(new_players))
+        first = first_seating(names, tables, seating, seed)
         event = store.create(name, names, first, rounds, int(hands) if hands else None)
+        club_register.join(store)
     length = standings.game_length(len(first), event.hands)
     click.echo(f"created {name!r}: {len(names)} players at {len(first)} tables, {rounds} rounds of "
                f"{length}-hand games" + (f" (seating drawn with --seed {seed})" if seating == "draw" else ""))
     for t, table in enumerate(first, 1):
         click.echo(shown(f"  table {t}: " + ", ".join(f"{s}:{names[p]}" for s, p in enumerate(table))))
+    if fresh:
+        click.echo(shown("new in the club's register: " + ", ".join(fresh)))
 
 
 # ---------------------------------------------------------------- status

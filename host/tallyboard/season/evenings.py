@@ -1,0 +1,9 @@
+"""The club evening's code as the season uses it: every import of the
+evening package (tallyboard.event) is here, so the season, the register and
+the results read an evening through these names only."""
+from __future__ import annotations
+
+from ..event import director, play, record, standings
+from ..event.store import FINISHED, Event, EventError, EventStore
+
+__all__ = ["director", "play", "record", "standings", "FINISHED", "Event", "EventError", "EventStore"]

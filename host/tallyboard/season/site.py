@@ -1,0 +1,302 @@
+"""The season's results as a static site (docs/host.md, "The results the
+club publishes"): plain HTML and one stylesheet, no script, readable from
+the folder or any web server. index.html holds the season's standings and
+its evenings; evening-N.html each evening's standings, its movement, every
+round's tables with their full sheets and the director's log;
+evening-N-player-P.html each player's card of that evening. Names are the
+register's, escaped as HTML does.
+
+A page is made whole in memory and written only when it differs from the
+file there (a rebuild after a correction writes the pages it changed:
+the evening's, its players' cards, the season's index), each by
+write-then-rename. Nothing on a page says when it was built, so a page
+that is as it was stays byte for byte the same."""
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+from typing import Any
+
+from . import season as season_mod
+from .evenings import standings
+
+STYLE = """\
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 62em; padding: 0 1em; color: #111; }
+h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { margin-top: 1.6em; } h3 { margin-bottom: .3em; }
+nav { font-size: .95em; margin-bottom: 1em; } nav a { margin-right: 1em; }
+table { border-collapse: collapse; margin: .4em 0 1em; }
+th, td { border-bottom: 1px solid #ccc; padding: .2em .6em; text-align: right; }
+th { background: #eee; } td.name, th.name { text-align: left; }
+tr.total td { font-weight: bold; border-top: 2px solid #333; }
+.rule, .note { color: #444; } .uncounted { color: #888; } .tie { font-style: italic; }
+section.table { break-inside: avoid; }
+@media print {
+  body { max-width: none; margin: 0; font-size: 10pt; }
+  nav { display: none; }
+  a { color: inherit; text-decoration: none; }
+  th { background: none; border-bottom: 2px solid #000; }
+  section.table, table { break-inside: avoid; }
+  h2 { break-after: avoid; }
+}
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _page(title: str, nav: list[tuple[str, str]], body: list[str]) -> str:
+    links = "".join(f'<a href="{_e(href)}">{_e(words)}</a>' for href, words in nav)
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{_e(title)}</title>\n<link rel=\"stylesheet\" href=\"style.css\">\n</head>\n<body>\n"
+            f"<nav>{links}</nav>\n" + "\n".join(body) + "\n</body>\n</html>\n")
+
+
+def _table(head: list[str], rows: list[list[str]], names: int = 1, extra: list[str] | None = None) -> str:
+    """A table of cells already escaped; the column `names` (from 0) holds names."""
+    def cell(tag: str, i: int, text: str) -> str:
+        return f"<{tag} class=\"name\">{text}</{tag}>" if i == names else f"<{tag}>{text}</{tag}>"
+    out = ["<table>", "<tr>" + "".join(cell("th", i, h) for i, h in enumerate(head)) + "</tr>"]
+    out += ["<tr>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>" for row in rows]
+    out += extra or []
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def evening_page(n: int) -> str:
+    return f"evening-{n}.html"
+
+
+def card_page(n: int, player: int) -> str:
+    return f"evening-{n}-player-{player}.html"
+
+
+# ---------------------------------------------------------------- the pages
+
+def pages(parsed: season_mod.Parsed) -> dict[str, str]:
+    """Every file of the site, by name."""
+    doc = season_mod.standings_of(parsed)
+    out = {"style.css": STYLE, "index.html": _index(parsed, doc)}
+    for n, night in enumerate(parsed.nights, 1):
+        out[evening_page(n)] = _evening(parsed, n, night)
+        for p, who in enumerate(night.players):
+            if night.sat(p):
+                out[card_page(n, who)] = _card(parsed, n, night, p)
+    return out
+
+
+def _index(parsed: season_mod.Parsed, doc: dict[str, Any]) -> str:
+    kind = doc["rule"]["kind"]
+    value = {"total": "Total", "best": f"Best {doc['rule'].get('best')}", "average": "Average",
+             "games_won": "Games won"}[kind]
+    head = ["#", "Player", value] + [f'<a href="{evening_page(n)}">E{n}</a>' for n in range(1, len(parsed.nights) + 1)]
+    head += ["Total", "Games won", "Tie broken by"]
+
+    def row(r: dict[str, Any]) -> list[str]:
+        scores = []
+        for n, (score, counted) in enumerate(zip(r["scores"], r["counted"]), 1):
+            if score is None:
+                scores.append("")
+                continue
+            link = f'<a href="{card_page(n, r["player"])}">{score}</a>'
+            scores.append(link if counted else f'<span class="uncounted">({link})</span>')
+        shown_value = f"{r['value']:.2f}" if kind == "average" else str(r["value"])
+        tie = _e(season_mod.SHORT[r["decided_by"]]) if r["decided_by"] else ""
+        return (["" if r["rank"] is None else str(r["rank"]), _e(r["name"]), shown_value] + scores
+                + [str(r["total"]), str(r["games_won"]), f'<span class="tie">{tie}</span>' if tie else ""])
+
+    body = [f"<h1>{_e(parsed.name)}</h1>", f"<p class=\"rule\">Standings: {_e(doc['rule_words'])}.</p>",
+            "<h2>Standings</h2>", _table(head, [row(r) for r in doc["standings"]])]
+    if doc["unranked"]:
+        body += [f"<h3>Not ranked: fewer than {doc['rule']['min_evenings']} evenings</h3>",
+                 _table(head, [row(r) for r in doc["unranked"]])]
+    if kind == "best":
+        body.append("<p class=\"note\">A score in brackets is an evening that does not count.</p>")
+    body.append("<h2>Evenings</h2>")
+    items = [f'<li><a href="{evening_page(n)}">E{n}: {_e(night["event"])}</a> — {night["players"]} players, '
+             f'{_count(night["rounds"], "round")}' + ("" if night["finished"] else " (not finished)") + "</li>"
+             for n, night in enumerate(doc["evenings"], 1)]
+    body.append("<ul>" + "".join(items) + "</ul>")
+    return _page(parsed.name, [], body)
+
+
+def _names(parsed: season_mod.Parsed, night: season_mod.Night) -> list[str]:
+    return [parsed.names[who] for who in night.players]
+
+
+def _nav(parsed: season_mod.Parsed, n: int) -> list[tuple[str, str]]:
+    nav = [("index.html", f"{parsed.name}: standings")]
+    if n > 1:
+        nav.append((evening_page(n - 1), f"← E{n - 1}"))
+    if n < len(parsed.nights):
+        nav.append((evening_page(n + 1), f"E{n + 1} →"))
+    return nav
+
+
+def _person(n: int, night: season_mod.Night, names: list[str], p: int) -> str:
+    return f'<a href="{card_page(n, night.players[p])}">{_e(names[p])}</a>'
+
+
+def _evening(parsed: season_mod.Parsed, n: int, night: season_mod.Night) -> str:
+    names = _names(parsed, night)
+    ev = night.evening
+    body = [f"<h1>E{n}: {_e(night.name)}</h1>",
+            f"<p class=\"rule\">{_count(len(night.plays), 'round')}" + ("" if night.finished else "; not finished")
+            + ". Ranked by continuous score (rules.md SK20); games won shown, never ranked.</p>",
+            "<h2>Standings</h2>",
+            _table(["#", "Player", "Continuous score", "Games", "Won"],
+                   [[str(rank), _person(n, night, names, p), str(ev.continuous[p]), str(ev.games[p]),
+                     str(ev.games_won[p])] for rank, p in standings.ranked(ev) if night.sat(p)])]
+    body.append("<h2>The movement</h2>")
+    for r, play in enumerate(night.plays, 1):
+        body.append(f"<h3>Round {r}</h3>")
+        body.append(_table(["Table", "Seat 0", "Seat 1", "Seat 2", "Seat 3"],
+                           [[f'<a href="#r{r}t{t.table}">{t.table}</a>']
+                            + [_person(n, night, names, p) for p in t.seats] for t in play.tables], names=-1))
+        if r < len(night.plays):
+            body.append("<p>Then: " + _moved(play, night.plays[r], names) + ".</p>")
+    for r, play in enumerate(night.plays, 1):
+        body.append(f"<h2>Round {r}: the tables</h2>")
+        for t in play.tables:
+            body.append(_sheet(n, night, names, r, t))
+    if night.log:
+        body.append("<h2>The director's log</h2>")
+        body.append(_table(["When", "Action", "What", "Before", "After"],
+                           [[_e(e.get("at", "")).replace("T", " ")[:19], _e(e.get("action", "")), _e(e.get("what", "")),
+                             _e(e.get("before", "")), _e(e.get("after", ""))] for e in night.log], names=2))
+    return _page(f"{night.name} — {parsed.name}", _nav(parsed, n), body)
+
+
+def _moved(play: Any, following: Any, names: list[str]) -> str:
+    """Who sat at another table in the following round (the seatings as they
+    were played: the movement, SK19, or the director's), in words."""
+    where = {p: (t.table, s) for t in following.tables for s, p in enumerate(t.seats)}
+    out = []
+    for t in play.tables:
+        for p in t.seats:
+            if p in where and where[p][0] != t.table:
+                out.append(f"{_e(names[p])} table {t.table} → {where[p][0]}, seat {where[p][1]}")
+            elif p not in where:
+                out.append(f"{_e(names[p])} left")
+    joined = [p for p in where if not any(p in t.seats for t in play.tables)]
+    out += [f"{_e(names[p])} joined at table {where[p][0]}, seat {where[p][1]}" for p in joined]
+    return "; ".join(out) or "everyone stayed"
+
+
+_FACTS = (("purchaser", "Purchaser"), ("bid", "Bid"), ("doubled_by", "Doubled by"),
+          ("redoubled_by", "Redoubled by"), ("lone", "Lone"), ("tricks", "Tricks"), ("made", "Made"))
+_PLAYER_FACTS = {"purchaser", "doubled_by", "redoubled_by"}
+
+
+def _hand_row(h: dict[str, Any], facts: list[tuple[str, str]], seated: list[str]) -> list[str]:
+    """A sheet's hand as cells: its number, dealer and facts (a player by his name)."""
+    row = [str(h["hand"]), _e(seated[h["dealer"]])]
+    for key, _ in facts:
+        value = h.get(key)
+        if key in _PLAYER_FACTS:
+            row.append("" if value is None else _e(seated[value]))
+        elif isinstance(value, bool):
+            row.append("yes" if value else "")
+        else:
+            row.append("" if value is None else _e(value))
+    return row
+
+
+def _sheet(n: int, night: season_mod.Night, names: list[str], r: int, t: Any) -> str:
+    """One table's game: every hand with its dealer, its facts and each seat's score; the totals."""
+    seated = [names[p] for p in t.seats]
+    sheet = t.sheet or {"hands": [], "totals": [0, 0, 0, 0], "winners": []}
+    facts = [(k, words) for k, words in _FACTS if any(k in h for h in sheet["hands"])]
+    head = ["Hand", "Dealer"] + [words for _, words in facts] + [_e(s) for s in seated]
+    rows = [_hand_row(h, facts, seated) + [str(s) for s in h["scores"]] for h in sheet["hands"]]
+    total = ("<tr class=\"total\"><td>Total</td>" + "<td></td>" * (1 + len(facts))
+             + "".join(f"<td>{s}</td>" for s in sheet["totals"]) + "</tr>")
+    won = ", ".join(_e(seated[w]) for w in sheet["winners"])
+    notes = []
+    if t.ended_early:
+        notes.append("ended early by the director; it counts as it stands")
+    corrected = [e for e in night.log if e.get("action") in ("correct", "rescore")
+                 and str(e.get("what", "")).startswith(f"round {r} table {t.table}")]
+    if corrected:
+        notes.append("corrected by the director (the log below)")
+    players = ", ".join(f"seat {s}: {_person(n, night, names, p)}" for s, p in enumerate(t.seats))
+    return "\n".join([f"<section class=\"table\" id=\"r{r}t{t.table}\">", f"<h3>Round {r}, table {t.table}</h3>",
+                      f"<p>{players}</p>", _table(head, rows, names=-1, extra=[total]),
+                      (f"<p>Won by {won}." if won else "<p>No hand played.")
+                      + "".join(f" This game was {x}." for x in notes) + "</p>",
+                      "</section>"])
+
+
+def _hands(t: Any, seated: list[str], seat: int) -> str:
+    """A player's hands of one table's game: each hand's facts and his score."""
+    hands = t.sheet["hands"]
+    facts = [(k, words) for k, words in _FACTS if any(k in h for h in hands)]
+    rows = [_hand_row(h, facts, seated) + [str(h["scores"][seat])] for h in hands]
+    return _table(["Hand", "Dealer"] + [words for _, words in facts] + ["Score"], rows, names=-1)
+
+
+def _card(parsed: season_mod.Parsed, n: int, night: season_mod.Night, p: int) -> str:
+    names = _names(parsed, night)
+    ev = night.evening
+    rank = next(rank for rank, q in standings.ranked(ev) if q == p)
+    rows = []
+    continuous = 0
+    for r, play in enumerate(night.plays, 1):
+        for t in play.tables:
+            if p not in t.seats:
+                continue
+            seat = t.seats.index(p)
+            score = t.scores()[seat]
+            continuous += score
+            others = ", ".join(_person(n, night, names, q) for q in t.seats if q != p)
+            won = "yes" if t.sheet and seat in t.sheet["winners"] and t.sheet["hands"] else ""
+            rows.append([str(r), f'<a href="{evening_page(n)}#r{r}t{t.table}">{t.table}</a>', str(seat), others,
+                         str(score), won, str(continuous)])
+    seated_count = sum(1 for q in range(len(names)) if night.sat(q))
+    body = [f"<h1>{_e(names[p])}</h1>", f"<p>E{n}: <a href=\"{evening_page(n)}\">{_e(night.name)}</a> — place "
+            f"{rank} of {seated_count}, continuous score {ev.continuous[p]}, {ev.games_won[p]} of {ev.games[p]} "
+            "games won.</p>",
+            _table(["Round", "Table", "Seat", "With", "Score", "Won", "Continuous"], rows, names=3)]
+    for r, play in enumerate(night.plays, 1):
+        for t in play.tables:
+            if p in t.seats and t.sheet and t.sheet["hands"]:
+                body.append(f"<h3>Round {r}, table {t.table}: hand by hand</h3>")
+                body.append(_hands(t, [names[q] for q in t.seats], t.seats.index(p)))
+    return _page(f"{names[p]}, {night.name} — {parsed.name}",
+                 [("index.html", f"{parsed.name}: standings"), (evening_page(n), f"E{n}: {night.name}")], body)
+
+
+# ---------------------------------------------------------------- writing
+
+def build(parsed: season_mod.Parsed, folder: Path) -> tuple[list[str], list[str], list[str]]:
+    """Write the site into folder (made if missing): (files written, files
+    that were already as they are, pages of an earlier build that the site
+    no longer has, removed: a merged player's cards, an evening gone from
+    the season). No other file of the folder is touched."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written, kept = [], []
+    site = pages(parsed)
+    removed = sorted(p.name for p in folder.glob("evening-*.html") if p.name not in site)
+    for name in removed:
+        (folder / name).unlink()
+    for name, text in site.items():
+        data = text.encode("utf-8")
+        target = folder / name
+        try:
+            same = target.read_bytes() == data
+        except FileNotFoundError:
+            same = False
+        if same:
+            kept.append(name)
+            continue
+        fresh = target.with_name(f".{name}.tmp")
+        fresh.write_bytes(data)
+        os.replace(fresh, target)
+        written.append(name)
+    return written, kept, removed
