@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Sequence
+from typing import Any, BinaryIO, Callable, Sequence
 
 from rich.console import Group
 from rich.text import Text
@@ -203,9 +203,10 @@ def svg(frame: Frame) -> str:
                          f'opacity="0.55" filter="url(#glow)"/>')
     parts.extend(glows)
     parts.extend(_svg_oled(frame))
-    if frame.title:
-        parts.append(f'<text x="{PANEL_X}" y="{HEIGHT - 24}" font-size="14" fill="#cccccc">'
-                     f'{_esc(frame.title)}</text>')
+    lines = caption_lines(frame.title, lambda text: len(text) * _SVG_CHAR_W)
+    for i, line in enumerate(lines):
+        parts.append(f'<text x="{PANEL_X}" y="{HEIGHT - 24 - CAPTION_STEP * (len(lines) - 1 - i)}" '
+                     f'font-size="14" fill="#cccccc">{_esc(line)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -235,6 +236,38 @@ def _svg_oled(frame: Frame) -> list[str]:
     parts.append(f'<text x="{x0}" y="{y0 + 64 * OLED_SCALE + 34}" font-size="12" fill="#aaaaaa">'
                  f'SSD1306 128x64 (drawn x{OLED_SCALE})</text>')
     return parts
+
+
+CAPTION_W = WIDTH - PANEL_X - 16     # the caption's room, right of the board, short of the edge
+CAPTION_STEP = 17                    # between its lines
+_SVG_CHAR_W = 8.5                    # a 14 px serif character at its widest (a viewer measures, not we)
+
+
+def caption_lines(title: str, width: Callable[[str], float]) -> list[str]:
+    """The caption in lines that fit CAPTION_W as width() measures them: broken at
+    spaces, and a word longer than a line (a path) after a '/' or, at worst, anywhere."""
+    lines: list[str] = []
+    line = ""
+    for word in title.split():
+        joined = f"{line} {word}" if line else word
+        if width(joined) <= CAPTION_W:
+            line = joined
+            continue
+        if line:
+            lines.append(line)
+        line = ""
+        while width(word) > CAPTION_W:
+            cut = len(word) - 1
+            while cut > 1 and width(word[:cut]) > CAPTION_W:
+                cut -= 1
+            slash = word.rfind("/", 0, cut)
+            cut = slash + 1 if slash > 0 else cut
+            lines.append(word[:cut])
+            word = word[cut:]
+        line = word
+    if line:
+        lines.append(line)
+    return lines
 
 
 def _esc(text: str) -> str:
@@ -285,8 +318,10 @@ def png(frame: Frame, path: str | Path | BinaryIO) -> None:
     for box, colour, landmark in spots:
         draw.ellipse(box, fill=colour, outline=LABEL if landmark else None, width=2 if landmark else 0)
     _png_oled(frame, draw, small)
-    if frame.title:
-        draw.text((PANEL_X, HEIGHT - 30), frame.title, fill=(204, 204, 204), font=small)
+    lines = caption_lines(frame.title, small.getlength)
+    for i, line in enumerate(lines):
+        draw.text((PANEL_X, HEIGHT - 30 - CAPTION_STEP * (len(lines) - 1 - i)), line, fill=(204, 204, 204),
+                  font=small)
     image.save(path, format="PNG")
 
 
