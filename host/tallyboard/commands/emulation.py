@@ -308,7 +308,7 @@ def play_document(board: Board, doc: dict[str, Any], echo: Callable[[str], None]
             else:
                 board.event(event)
         if profile.hand_line is not None:
-            echo(profile.hand_line(number, hand, players))
+            echo(profile.hand_line(doc["hands"][:number], players))
         else:
             echo(f"hand {number}: {json.dumps(hand)}")
         if pause:
@@ -330,17 +330,31 @@ def play_cmd(port: str | None, use_emulator: bool, pause: float) -> None:
     with private_board(port, 2.0) as (board, emulator):
         h = board.hello_fields
         where = f"the emulator on {board.link.name}" if emulator else board.link.name
+        # soft_wrap: a line is never cut at the console's width (piped: 80), mid-path or mid-word
         console.print(f"[bold]tallyboard[/] firmware {h.get('fw')} (protocol {h.get('proto')}, "
-                      f"board {h.get('board')}) on {where}")
+                      f"board {h.get('board')}) on {where}", soft_wrap=True)
         for doc in demo_documents():
             console.print()
-            play_document(board, doc, echo=lambda s: console.print(f"  {s}", style="dim"), pause=pause)
+            play_document(board, doc, echo=lambda s: console.print(f"  {s}", style="dim", soft_wrap=True),
+                          pause=pause)
             loaded = board.loaded_game()
             expected = records.from_document(doc, source="demo")
             if sheet.sheet_json(loaded) != sheet.sheet_json(expected):
                 raise TallyboardError(f"the board's {doc['game']} game differs from the demo record "
                                       "played into it: run tallyboard deploy, then tallyboard simulate")
             sheet.print_sheet(sheet.sheet_json(loaded), console)
+        console.print()
+        console.print(PLAY_NEXT, soft_wrap=True, highlight=False)
+
+
+# what `play` suggests once its games are played: the README's first commands
+PLAY_NEXT = """Next, a board of your own, no hardware either:
+  tallyboard emulate              (another terminal) a board keeping its game
+  tallyboard new skicket --name Ann --name Bob --name Cy --name Dee --emulator
+  tallyboard hand Ann 4H 10 --emulator       a hand: purchaser, bid, tricks
+  tallyboard watch --emulator     the sheet, the pegs and the OLED, live
+  tallyboard press seat1          its buttons and knob (push, right, left)
+tallyboard --help lists every command; README.md walks through them."""
 
 
 def register(group: click.Group) -> None:
