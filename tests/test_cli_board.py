@@ -247,10 +247,10 @@ def test_play_runs_the_demo_through_the_board():
         "Next, a board of your own, no hardware either:",
         "  tallyboard emulate              (another terminal) a board keeping its game",
         "  tallyboard new skicket --name Ann --name Bob --name Cy --name Dee --emulator",
-        "  tallyboard hand Ann 4H 10 --emulator       a hand: purchaser, bid, tricks",
+        """  tallyboard enter '{"purchaser": 0, "bid": "3H", "tricks": 9}' --emulator""",
         "  tallyboard watch --emulator     the sheet, the pegs and the OLED, live",
         "  tallyboard press seat1          its buttons and knob (push, right, left)",
-        "tallyboard --help lists every command; README.md walks through them.",
+        "tallyboard --help lists every command, each game's own too; README.md walks through them.",
     ]
 
 

@@ -79,8 +79,8 @@ class BoardGame:
 class EntryScreen:
     """The hand entry open on the board's own screen (ENTRY), row by row as its
     OLED shows it: each row's text from its first column, spaces kept."""
-    head: str       # HAND 3  DEALER CY
-    step: str       # BID LEVEL
+    head: str       # the heading: the hand, its dealer
+    step: str       # the step's name
     value: str      # the value row between the arrows, placed as drawn
     entered: str    # what the entry holds so far ("" for nothing yet)
 
@@ -92,7 +92,7 @@ class EntryScreen:
         return cls(*("" if row == "-" else row.replace("_", " ") for row in rows))
 
     def words(self) -> str:
-        """"HAND 3 DEALER CY – BID LEVEL: 4 (entered so far: ANN)", as the OLED words it."""
+        """The entry in the OLED's words: "<heading> – <step>: <value> (entered so far: ...)"."""
         so_far = f" (entered so far: {' '.join(self.entered.split())})" if self.entered.strip() else ""
         return f"{' '.join(self.head.split())} – {' '.join(self.step.split())}: {' '.join(self.value.split())}{so_far}"
 

@@ -344,17 +344,22 @@ def play_cmd(port: str | None, use_emulator: bool, pause: float) -> None:
                                       "played into it: run tallyboard deploy, then tallyboard simulate")
             sheet.print_sheet(sheet.sheet_json(loaded), console)
         console.print()
-        console.print(PLAY_NEXT, soft_wrap=True, highlight=False)
+        console.print(play_next(demo_documents()[0]), soft_wrap=True, highlight=False, markup=False)
 
 
-# what `play` suggests once its games are played: the README's first commands
-PLAY_NEXT = """Next, a board of your own, no hardware either:
-  tallyboard emulate              (another terminal) a board keeping its game
-  tallyboard new skicket --name Ann --name Bob --name Cy --name Dee --emulator
-  tallyboard hand Ann 4H 10 --emulator       a hand: purchaser, bid, tricks
-  tallyboard watch --emulator     the sheet, the pegs and the OLED, live
-  tallyboard press seat1          its buttons and knob (push, right, left)
-tallyboard --help lists every command; README.md walks through them."""
+def play_next(doc: dict[str, Any]) -> str:
+    """What `play` suggests once its games are played: the README's first
+    commands, with the first demo record's game, players and first hand."""
+    names = " ".join(f"--name {name}" for name in doc["players"])
+    return "\n".join([
+        "Next, a board of your own, no hardware either:",
+        "  tallyboard emulate              (another terminal) a board keeping its game",
+        f"  tallyboard new {doc['game']} {names} --emulator",
+        f"  tallyboard enter '{json.dumps(doc['hands'][0])}' --emulator",
+        "  tallyboard watch --emulator     the sheet, the pegs and the OLED, live",
+        "  tallyboard press seat1          its buttons and knob (push, right, left)",
+        "tallyboard --help lists every command, each game's own too; README.md walks through them.",
+    ])
 
 
 def register(group: click.Group) -> None:
