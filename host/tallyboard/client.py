@@ -128,6 +128,7 @@ class Board:
         self.events_heard = 0
         self._stray: list[bytes] = []
         self._repl_answered = False
+        self._entry_unknown = False   # the board's firmware answered ENTRY with ERR VERB: not asked again
 
     # ------------------------------------------------------------ requests
     def next_seq(self) -> int:
@@ -500,10 +501,13 @@ class Board:
     def entry_screen(self) -> EntryScreen | None:
         """The hand entry open on the board's own screen, None when none is (or the
         board's firmware is older than the ENTRY request)."""
+        if self._entry_unknown:
+            return None
         try:
             return EntryScreen.from_reply(self.request("ENTRY"))
         except BoardError as exc:
             if exc.code == "VERB":
+                self._entry_unknown = True
                 return None
             raise
 
