@@ -133,3 +133,105 @@ def test_the_entry_sends_only_what_the_core_takes_and_shows_every_refusal(game, 
                 assert shown == refused[-1], (one, refused, shown)
     finally:
         rules.check = check
+
+
+NEXT = ("turn the knob (press right/left) to change the value, press push for the next step, "
+        "push --hold 0.8 to go back")
+
+
+@pytest.mark.emulator
+def test_press_says_what_the_hand_entry_shows(tmp_path, monkeypatch):
+    """Issue 32, item 2: each press during a hand entry says its step and value as the OLED
+    shows them (tallypanel/skicketview.py's steps: PURCHASER, BID LEVEL, STRAIN ...)."""
+    monkeypatch.setenv("TALLYBOARD_EMULATOR_HOME", str(tmp_path / "home"))
+    runner = CliRunner()
+
+    def press(*args: str) -> str:
+        out = runner.invoke(main, ["press", *args])
+        assert out.exit_code == 0, out.output
+        return out.output.splitlines()[-1]
+
+    with Emulator(flash=tmp_path / "flash") as emulator:
+        emu_mod.write_running(emulator)
+        link = SerialTransport(emulator.port)
+        board = Board(link, timeout=3.0)
+        try:
+            board.connect()
+            board.new("skicket", 4)       # players P1 to P4; hand 1 is dealt from seat 2, P3's (SK3)
+            link.close()                  # press opens the port itself
+            # seat 1's player, P2, is the purchaser; the bid starts at level 1
+            assert press("seat1") == f"the hand entry opened: it shows HAND 1 DEALER P3 – PURCHASER: P2; {NEXT}"
+            assert press("push") == ("the hand entry moved: it shows HAND 1 DEALER P3 – BID LEVEL: 1 "
+                                     f"(entered so far: P2); {NEXT}")
+            # three detents right: level 1 + 3 = 4
+            assert press("right", "--times", "3") == ("the hand entry moved: it shows HAND 1 DEALER P3 – "
+                                                      f"BID LEVEL: 4 (entered so far: P2); {NEXT}")
+            assert press("push") == ("the hand entry moved: it shows HAND 1 DEALER P3 – STRAIN: CLUBS "
+                                     f"(entered so far: P2 4); {NEXT}")
+            # held: back one step, the level kept
+            assert press("push", "--hold", "0.8") == ("the hand entry moved: it shows HAND 1 DEALER P3 – "
+                                                      f"BID LEVEL: 4 (entered so far: P2); {NEXT}")
+            assert press("push", "--hold", "0.8").startswith("the hand entry moved: it shows HAND 1 DEALER P3 – "
+                                                             "PURCHASER: P2;")
+            # held on the first step: the entry closes, nothing scored
+            assert press("push", "--hold", "0.8") == "the hand entry closed without scoring: nothing was entered"
+            assert run_ok(runner, "status", "--emulator").splitlines()[-1] == "skicket: P1 0  P2 0  P3 0  P4 0  (0 hands)"
+        finally:
+            link.close()
+            emu_mod.clear_running()
+
+
+def run_ok(runner, *args: str) -> str:
+    out = runner.invoke(main, list(args))
+    assert out.exit_code == 0, out.output
+    return out.output
+
+
+@pytest.mark.emulator
+def test_watch_draws_the_hand_entry_the_oled_shows_readably_at_80_columns(tmp_path):
+    """Issue 32, items 2 and 7: while a hand entry is open on the board, watch's picture of
+    the OLED is that entry's screen, not the sheet; the OLED is drawn as the rows of text it
+    shows, a box 36 columns wide and 12 lines tall (not 32 lines of pixels), whole at 80."""
+    from rich.console import Console
+    from tallyboard.commands.emulation import board_buttons
+    from tallyboard.commands.live import render_board
+
+    with Emulator(flash=tmp_path / "flash") as emulator:
+        link = SerialTransport(emulator.port)
+        board = Board(link, timeout=3.0)
+        try:
+            board.connect()
+            board.new("skicket", 4)
+            pins = board_buttons(emulator.flash)
+
+            def drawn() -> list[str]:
+                console = Console(record=True, width=80)
+                console.print(render_board(board, 80))
+                return console.export_text().splitlines()
+
+            lines = drawn()
+            top = next(i for i, line in enumerate(lines) if line.startswith("┌"))
+            assert lines[top + 1] == "│ #D   P1   P2   P3   P4 CONTRACT  │"
+            assert lines[top + 11] == "└" + "─" * 34 + "┘"     # ten rows: the sheet's layout
+            emulator.tap(pins["seat1"], 0.15, 1)      # P2 opens the entry as purchaser
+            emulator.tap(pins["push"], 0.15, 1)       # to the bid's level
+            lines = until(lambda: (lambda got: got if any("BID LEVEL" in line for line in got) else None)(drawn()),
+                          5, "the entry's second step in watch's picture")
+            top = next(i for i, line in enumerate(lines) if line.startswith("┌"))
+            # the entry screen (tallypanel/sheetview.py draw_entry): heading, step, the value between
+            # arrows in big characters (spaced), what is entered so far, the knob's help
+            assert lines[top + 1: top + 10] == [
+                "│ HAND 1  DEALER P3                │",
+                "│ BID LEVEL                        │",
+                "│ <               1             >  │",
+                "│ P2                               │",
+                "│                                  │",
+                "│                                  │",
+                "│                                  │",
+                "│ TURN:CHOOSE PUSH:OK HOLD:BACK    │",
+                "└" + "─" * 34 + "┘",
+            ]
+            assert "the board's hand entry: HAND 1 DEALER P3 – BID LEVEL: 1 (entered so far: P2)" in lines
+            assert max(len(line) for line in lines) <= 80
+        finally:
+            link.close()

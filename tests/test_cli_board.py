@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -236,7 +237,27 @@ def test_play_runs_the_demo_through_the_board():
     # the sheets the board gives are the sheets of the bundled records
     for block in demo.strip().split("\n\n"):
         assert block.strip() in out.output
-    assert "deal 3: misdeal" in out.output
+    lines = out.output.splitlines()
+    # issue 32, item 7: the demo's Skicket hands numbered as its sheet numbers them: a misdeal is
+    # not a hand (rules.md SK3), so Cy's 1NK after it is hand 3, dealt by Ann, in the sheet's row 3 too
+    assert "  misdeal: hand 3 is dealt again by the same dealer" in lines
+    assert "  hand 3: Cy 1NK, 5 tricks" in lines
+    assert "  hand 6: Bob 5C, 13 tricks" in lines
+    assert any(line.split()[:5] == ["3", "Ann", "Ann+Bob", "Cy", "1NK"] for line in lines)
+    # piped, 80 columns: no line is cut, mid-path or mid-word
+    assert re.fullmatch(r"tallyboard firmware \S+ \(protocol \d+, board pico-reference\) on the emulator on "
+                        r"/dev/\S+", lines[0]), lines[0]
+    assert "  hand 1: Ann +1, Bob +2, Ann +5, Ann +1, Bob +1, Ann +2, Bob +5, Ann +9, Bob +2, Ann +7" in lines
+    # and what to try next
+    assert lines[-7:] == [
+        "Next, a board of your own, no hardware either:",
+        "  tallyboard emulate              (another terminal) a board keeping its game",
+        "  tallyboard new skicket --name Ann --name Bob --name Cy --name Dee --emulator",
+        """  tallyboard enter '{"purchaser": 0, "bid": "3H", "tricks": 9}' --emulator""",
+        "  tallyboard watch --emulator     the sheet, the pegs and the OLED, live",
+        "  tallyboard press seat1          its buttons and knob (push, right, left)",
+        "tallyboard --help lists every command, each game's own too; README.md walks through them.",
+    ]
 
 
 def test_deploy_copies_the_file_set_and_checks_the_board(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from emu_fixtures import emulated_board, oled_text
+from emu_fixtures import emulated_board, oled_text, until
 
 from tallyboard import games as profiles
 from tallyboard import records, render
@@ -260,10 +260,15 @@ def test_new_refuses_options_in_the_users_words(args, message):
 
 
 @pytest.fixture(scope="module")
-def port(tmp_path_factory):
+def emulator(tmp_path_factory):
     with emulated_board(tmp_path_factory.mktemp("series") / "flash") as (emulator, board):
         board.link.close()
-        yield emulator.port
+        yield emulator
+
+
+@pytest.fixture(scope="module")
+def port(emulator):
+    return emulator.port
 
 
 def _summary(totals: list[int], hands: int, over: str = "") -> str:
@@ -336,3 +341,44 @@ def test_a_four_hand_game_on_the_board(port):
     out = run("misdeal", "-p", port)
     assert out.output == ("tallyboard: the board says: game: the four hands of the game are all in; "
                           "start a new game (RULE)\n")
+
+
+# Issue 32, item 1: a six-hand game (SK4) at its end keeps its six rows on the OLED.
+# Seats A B C D for hands 1-2, A C B D for 3-4, A C D B for 5-6 (SK5); hand h is dealt
+# from seat (h + 1) mod 4 (SK3): dealers C D A C D B. A bid of L needs 6 + L tricks and
+# is worth 60 + 10 L (SK2); each one here is made exactly (SK7): the purchaser and his
+# partner score A, the adversaries 10 x their 13 - tricks.
+SIX = [("Ann", "1C", "7"), ("Bob", "2D", "8"), ("Cy", "3H", "9"), ("Dee", "1S", "7"), ("Ann", "1C", "7"),
+       ("Bob", "2D", "8")]
+SIX_ROWS = [
+    # hand, dealer, A B C D right-aligned to columns 6, 11, 16, 21, then purchaser, bid, tricks
+    "1C   70   60   70   60 A1C     7",   # A+C 1C made: 70; B, D 6 tricks = 60
+    "2D   50   80   50   80 B2D     8",   # B+D 2D made: 80; A, C 5 tricks = 50
+    "3A   40   40   90   90 C3H     9",   # C+D 3H made: 90; A, B 4 tricks = 40
+    "4C   60   60   70   70 D1S     7",   # D+C 1S made: 70; A, B 60
+    "5D   70   60   60   70 A1C     7",   # A+D 1C made: 70; C, B 60
+    "6B   50   80   80   50 B2D     8",   # B+C 2D made: 80; A, D 50
+]
+# A 70+50+40+60+70+50 = 340, B 60+80+40+60+60+80 = 380, C 70+50+90+70+60+80 = 420,
+# D 60+80+90+70+70+50 = 420: Cy and Dee tie for the lead (G5)
+SIX_TOTALS = "T   340  380 *420 *420 FINAL"
+
+
+def test_a_six_hand_game_at_its_end_keeps_its_rows_on_the_oled(emulator):
+    port = emulator.port
+    out = run("new", "skicket", *[arg for n in NAMES for arg in ("--name", n)], "--discard", "-p", port)
+    assert out.exit_code == 0, out.output
+    for hand in SIX:
+        out = run("hand", *hand, "-p", port)
+        assert out.exit_code == 0, out.output
+    assert out.output == "skicket: Ann 340  Bob 380  Cy 420  Dee 420  (6 hands)  game over: Cy and Dee win\n"
+
+    def rows() -> list[str]:
+        oled = emulator.oled()
+        return [oled_text(oled, row) for row in range(10)] if len(oled) == 1024 else []
+
+    until(lambda: rows() and rows()[7].rstrip() == SIX_TOTALS, 10, what="the final totals on the OLED",
+          explain=rows)
+    shown = rows()
+    assert shown[1:7] == SIX_ROWS
+    assert shown[8].rstrip() == "GAME OVER. WON BY CY DEE"

@@ -115,13 +115,14 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     assert out.output.splitlines()[1] == "accepted: Dee (button D) accepted hand 1; it counts now", out.output
     assert "skicket: Ann 100  Bob 30  Cy 100  Dee 30  (1 hand)" in out.output
     assert "pending" not in run("status", "--emulator", env=env).output
-    # a seat with nothing pending opens the board's hand entry: no change, and press says so
-    # after the board's STATE shows no event since
+    # a seat with nothing pending opens the board's hand entry: no change, and press says what the
+    # entry shows (its ENTRY): hand 2, dealt from seat (2 + 1) mod 4 = 3, Dee's (rules.md SK3), and
+    # seat 2's player, Cy, the purchaser
     out = run("press", "seat2", env=env)
-    assert out.output.splitlines()[1].startswith("nothing happened: the board handled the press and changed "
-                                                 "nothing"), out.output
+    assert out.output.splitlines()[1].startswith("the hand entry opened: it shows HAND 2 DEALER Dee – "
+                                                 "PURCHASER: Cy; turn the knob"), out.output
     out = run("press", "undo", env=env)           # the entry closes again (undo steps back out of it)
-    assert out.output.splitlines()[1].startswith("nothing happened"), out.output
+    assert out.output.splitlines()[1] == "the hand entry closed without scoring: nothing was entered", out.output
     # the undo of a counted hand waits too; a long press rejects it: the hand stays
     out = run("undo", "--emulator", env=env)
     assert out.output.endswith("the undo of hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board\n"

@@ -458,6 +458,26 @@ def test_the_accept_screen_names_the_buttons_and_a_refused_press_says_why(chip):
     assert _scored(chip, "status").splitlines()[-1] == "skicket: Ann 100  Bob 30  Cy 100  Dee 30  (1 hand)"
 
 
+def test_a_six_hand_skicket_game_at_its_end_keeps_its_rows_on_the_oled(chip):
+    """Issue 32, item 1 on the chip: the OLED sheet of a finished six-hand game still shows
+    its hands, as the unix-port emulator draws it (tests/test_cli_skicket_series.py, whose
+    SIX hands and rows are worked out by hand there from docs/rules.md SK2 to SK7)."""
+    from emu_fixtures import oled_text
+    from test_cli_skicket_series import SIX, SIX_ROWS, SIX_TOTALS
+
+    _scored(chip, "new", "skicket", "--discard", "--name", "Ann", "--name", "Bob", "--name", "Cy",
+            "--name", "Dee")
+    for hand in SIX:
+        said = _scored(chip, "hand", *hand)
+    assert said == "skicket: Ann 340  Bob 380  Cy 420  Dee 420  (6 hands)  game over: Cy and Dee win\n"
+    control = chip.twin.control
+    control.settle()
+    shown = [oled_text(control.oled().ram, row) for row in range(10)]
+    assert shown[1:7] == SIX_ROWS
+    assert shown[7].rstrip() == SIX_TOTALS
+    assert shown[8].rstrip() == "GAME OVER. WON BY CY DEE"
+
+
 def test_the_firmware_loads_through_the_import_filesystem(chip):
     """On the chip the app's modules come through tallyrun.importfs (/fw), not littlefs's own
     lookups (docs/firmware.md, start-up step 0): what the running app has loaded, read at the

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from PIL import Image
 from rich.console import Console
 
-from tallypanel import boarddef
+from tallypanel import boarddef, screen
 
 from tallycore import roquet
 from tallycore.game import Game
@@ -113,3 +113,95 @@ def test_show_command_refuses_bad_input_clearly(tmp_path):
     assert result.exit_code != 0 and "points" in result.output
     result = CliRunner().invoke(main, ["show", str(DEMO_ROQUET), "--board", "nope"])
     assert result.exit_code != 0 and "board: no definition file" in result.output
+
+
+# ---------------------------------------------------------------- issue 32, item 3
+
+def _roquet_record(tmp_path, hands) -> Path:
+    path = tmp_path / "roquet.json"
+    path.write_text(json.dumps({"format": "tallyboard/1", "game": "roquet", "players": ["Ann", "Bob"],
+                                "hands": hands}))
+    return path
+
+
+# Bob pegs 20 in hand 1, 20 in hand 2, Ann 5 in hand 3, then Bob 30 and 30 in hand 4: 100,
+# and the first to 100 wins the moment he gets there (docs/rules.md RQ9), hand 4 still open
+BOB_WINS_IN_HAND_4 = [[[1, 20]], [[1, 20]], [[0, 5]], {"open": True, "pegs": [[1, 30], [1, 30]]}]
+
+# the big '*' (6 x 10 pixels): a bar and two crossing strokes, not the small font's x doubled
+BIG_STAR = ["......",
+            "......",
+            "..##..",
+            "#.##.#",
+            ".####.",
+            ".####.",
+            "#.##.#",
+            "..##..",
+            "......",
+            "......"]
+
+
+def _big_cell(oled: bytes, col: int, y: int) -> list[str]:
+    return ["".join("#" if render.oled_pixel(oled, 8 * col + x, y + row) else "." for x in range(6))
+            for row in range(10)]
+
+
+def _big_text(oled: bytes, y: int) -> str:
+    """A big row read back: each glyph is a small one doubled (tallypanel.sheetview), '*' drawn apart."""
+    from emu_fixtures import oled_text
+    text = ""
+    for col in range(16):
+        cell = _big_cell(oled, col, y)
+        if cell == BIG_STAR:
+            text += "*"
+            continue
+        # halve it: the small glyph at its even pixels, read as a one-row OLED
+        halved = bytearray(1024)
+        for x in range(3):
+            for j in range(5):
+                if cell[2 * j][2 * x] == "#":
+                    halved[x] |= 1 << j
+        text += oled_text(bytes(halved), 0)[0]
+    return text
+
+
+@pytest.mark.emulator
+def test_roquet_oled_names_bob_whole_and_stars_the_winner_with_an_asterisk(tmp_path):
+    frame = render.frame_for_loaded(records.load(_roquet_record(tmp_path, BOB_WINS_IN_HAND_4)))
+    y = screen.LAYOUTS[screen.TOTALS][2]   # the big row of the two totals
+    # Ann 5 right-aligned to column 7, Bob's name at 9-11, his star just before his 100 (13-15)
+    assert _big_text(frame.oled, y) == "ANN    5 BOB*100"
+    assert _big_cell(frame.oled, 12, y) == BIG_STAR
+
+
+@pytest.mark.emulator
+def test_roquet_oled_heads_the_hand_the_game_ended_in(tmp_path):
+    from emu_fixtures import oled_text
+    path = _roquet_record(tmp_path, BOB_WINS_IN_HAND_4)
+    sheet = CliRunner().invoke(main, ["sheet", str(path)])
+    assert "hand 4 in progress" in " ".join(sheet.output.split())
+    frame = render.frame_for_loaded(records.load(path))
+    assert oled_text(frame.oled, 0, screen.TOTALS).startswith("ROQUET  HAND 4 ")
+    # a game going on: three hands closed, the fourth in play, no pegs yet
+    frame = render.frame_for_loaded(records.load(_roquet_record(tmp_path, BOB_WINS_IN_HAND_4[:3])))
+    assert oled_text(frame.oled, 0, screen.TOTALS).startswith("ROQUET  HAND 4 ")
+
+
+def test_png_caption_stays_inside_the_picture(tmp_path):
+    title = ("/tmp/a-folder-with-a-rather-long-name/and-another-inside-it/roquet-evening.json: "
+             "roquet, 45 of 45 events, hand 4 in progress")
+    frame = _frame_after([(0, 16)])
+    frame.title = title
+    out = tmp_path / "c.png"
+    render.png(frame, out)
+    image = Image.open(out).convert("RGB")
+    background = image.getpixel((render.WIDTH - 1, render.HEIGHT - 1))
+    caption = [(x, y) for y in range(render.HEIGHT - 100, render.HEIGHT) for x in range(render.PANEL_X, render.WIDTH)
+               if image.getpixel((x, y)) != background]
+    assert caption, "no caption drawn"
+    # every line of it ends 8 px or more short of the right edge
+    assert max(x for x, _ in caption) < render.WIDTH - 8
+    # and the whole caption is there: its lines are the title's words
+    from PIL import ImageFont
+    lines = render.caption_lines(title, render._font(ImageFont, 13).getlength)
+    assert "".join(lines).replace(" ", "") == title.replace(" ", "")

@@ -18,7 +18,7 @@
 #   - game end: the winner's whole king row is lit (both rows on a tie).
 from tallypanel.wiring import STATION, TALLY, KING, SLOTS_PER_PLAYER
 from tallypanel.ledfield import FULL, TRAIL, LAP, LANDMARK, REMAINDER_STEP, WHITE
-from tallypanel.screen import SAVE, CANCEL, TOTALS, blank, put, num, numl, digits
+from tallypanel.screen import SAVE, CANCEL, TOTALS, blank, put, num, numl
 
 try:
     from micropython import const
@@ -90,17 +90,19 @@ def draw_sheet(sheet, game):
     line = lines[0]
     blank(line)
     at = put(line, 0, b"ROQUET  HAND ")
-    numl(line, at, roquet.hands(state) + (0 if over else 1))
+    # the hand in play, or the one the game ended in: at 100 mid-hand (RQ9) its
+    # pegs are still out on the tally rows, and the sheet numbers it
+    open_hand = not over or roquet.tally(state, 0) or roquet.tally(state, 1)
+    numl(line, at, roquet.hands(state) + (1 if open_hand else 0))
     put(line, 22, b"GAME 100")
     line = lines[1]  # big: the two totals
     blank(line)
     put(line, 0, names[0])
-    num(line, 8, roquet.total(state, 2, 0))
     put(line, 9, names[1])
-    num(line, 16, roquet.total(state, 2, 1))
     for p in range(2):
+        start = num(line, 8 + 8 * p, roquet.total(state, 2, p))
         if over and winners >> p & 1:
-            line[8 * p + 7 - digits(roquet.total(state, 2, p)) - 1] = 42
+            line[start - 1] = 42  # '*', between the name and the total
     _pair(lines[2], b"KING PEG", roquet.king_total(state, 0), roquet.king_total(state, 1))
     _pair(lines[3], b"TALLY", roquet.tally(state, 0), roquet.tally(state, 1))
     line = lines[4]

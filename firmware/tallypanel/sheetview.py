@@ -46,6 +46,8 @@ _GLYPHS = (
     b"\x1f\x0a\x1f\x10\x10\x10\x19\x04\x13\x00\x1f\x00\x0a\x15\x1a\x02\x01\x02\x0f\x11\x17"
 )
 _QUESTION = const(48)  # glyph of '?', for characters the font lacks
+_ENTRY_HELP = b"TURN:CHOOSE PUSH:OK HOLD:BACK"
+_STAR_ARMS = ((0, 3), (1, 4), (1, 5), (0, 6))   # the big '*': its left arms, mirrored right
 
 def _glyph_table():
     table = bytearray(128)
@@ -76,6 +78,14 @@ class SheetView:
                     if buf[x] >> y & 1:
                         big.fill_rect(2 * x, 2 * y, 2, 2, 1)
             self.big.append(big)
+        # Doubled, the small '*' (an x in three columns) reads as a times sign:
+        # the big one is drawn as an asterisk, a bar and two crossing strokes
+        star = self.big[_CHARS.find(b"*")]
+        star.fill(0)
+        star.fill_rect(2, 2, 2, 6, 1)
+        for x, y in _STAR_ARMS:
+            star.pixel(x, y, 1)
+            star.pixel(5 - x, y, 1)
         self.lines = [bytearray(COLS) for _ in range(ROWS)]
         self.shown = [bytearray(COLS) for _ in range(ROWS)]
         self.layout = -1
@@ -360,5 +370,24 @@ class SheetView:
         entry.view.draw_entry(self, entry, game, at + 1)
         line = lines[7]
         blank(line)
-        put(line, 0, b"TURN:CHOOSE PUSH:OK HOLD:BACK")
+        put(line, 0, _ENTRY_HELP)
+        return self.flush()
+
+    def draw_entry_rows(self, head, step, value, entered):
+        """The hand-entry screen from its rows as the board's ENTRY gives them
+        (the host's picture of a board: tallyboard.render): the heading, the
+        step, the value between the arrows and what is entered so far."""
+        self.use(ENTRY)
+        lines = self.lines
+        for r in range(7):
+            blank(lines[r])
+        put(lines[0], 0, head)
+        put(lines[1], 0, step)
+        line = lines[2]
+        line[0] = 60  # '<'
+        put(line, 1, value[:14])
+        line[15] = 62  # '>'
+        put(lines[3], 0, entered)
+        blank(lines[7])
+        put(lines[7], 0, _ENTRY_HELP)
         return self.flush()

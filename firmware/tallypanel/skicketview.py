@@ -67,29 +67,57 @@ def draw_sheet(sheet, game):
     skicket = game.rules
     sheet.use(SHEET)
     state = game.state
-    lines = sheet.lines
-    names = sheet.names
-    scores = _scores
     hands = skicket.hands(state)
-    length = skicket.length(state)
-    # a Duplicate series shows the half in play, its rows numbered by deal
-    # (docs/rules.md SK17): hands 7 to 12 once hand 7 is dealt
-    first = skicket.DEALS if hands >= skicket.DEALS else 0
-    line = lines[0]
+    _heading(sheet, skicket, state)
+    _hand_rows(sheet, skicket, state, hands)
+    winners = game.winners()
+    _totals(sheet, game, hands, winners)
+    line = sheet.lines[8]
+    blank(line)
+    if game.complete():
+        at = put(line, 0, b"GAME OVER. WON BY")
+        for p in range(4):
+            if winners >> p & 1:
+                at = put(line, at + 1, sheet.names[p])
+    else:
+        _next_deal(sheet.names, skicket, state, hands, line)
+    line = sheet.lines[9]
+    if sheet.note_len:
+        line[:] = sheet.note
+    else:
+        blank(line)
+        if hands == 0:
+            put(line, 0, b"PUSH THE KNOB TO ENTER A HAND")
+        else:
+            _last_hand(skicket, sheet.names, line, skicket.hand_event(state, hands - 1))
+
+
+def _heading(sheet, skicket, state):
+    line = sheet.lines[0]
     blank(line)
     line[0] = 35  # '#'
     line[1] = 68  # 'D'
     for p in range(4):
-        right(line, 7 + 5 * p, names[p])
+        right(line, 7 + 5 * p, sheet.names[p])
     if sheet.table_tag:
         put(line, 23, sheet.table_tag)   # a club evening's table and round: T3 R2
     elif skicket.royal(state):
         put(line, 23, b"ROYAL")   # docs/rules.md SK18
     else:
         put(line, 23, b"CONTRACT")
+
+
+def _hand_rows(sheet, skicket, state, hands):
+    """Rows 1 to 6: a hand each, its dealer, scores and contract."""
+    length = skicket.length(state)
+    # a Duplicate series shows the half in play, its rows numbered by deal
+    # (docs/rules.md SK17): hands 7 to 12 once hand 7 is dealt. A game of
+    # six hands (SK4) has one half only, however many are in.
+    first = skicket.DEALS if skicket.series(state) and hands >= skicket.DEALS else 0
     rows = length - first if length - first < skicket.DEALS else skicket.DEALS
+    scores = _scores
     for row in range(skicket.DEALS):
-        line = lines[1 + row]
+        line = sheet.lines[1 + row]
         blank(line)
         if row >= rows:
             continue
@@ -105,10 +133,15 @@ def draw_sheet(sheet, game):
         line[23] = 65 + skicket.purchaser_of(event)
         _contract(skicket, line, 24, event)
         num(line, 32, skicket.tricks_of(event))
-    line = lines[7]
+
+
+def _totals(sheet, game, hands, winners):
+    """Row 7: the totals, the leaders starred, and where the game is."""
+    skicket = game.rules
+    state = game.state
+    line = sheet.lines[7]
     blank(line)
     line[0] = 84  # 'T'
-    winners = game.winners()
     for p in range(4):
         start = num(line, 7 + 5 * p, skicket.total(state, 4, p))
         if winners >> p & 1:
@@ -124,45 +157,32 @@ def draw_sheet(sheet, game):
         at = put(line, 23, b"HAND ")
         line[at] = 49 + hands
         line[at + 1] = 47  # '/'
-        line[at + 2] = 48 + length
-    line = lines[8]
-    blank(line)
-    if game.complete():
-        at = put(line, 0, b"GAME OVER. WON BY")
-        for p in range(4):
-            if winners >> p & 1:
-                at = put(line, at + 1, names[p])
-    else:
-        if skicket.series(state):
-            at = put(line, 0, b"DEAL ")
-            line[at] = 49 + skicket.deal_index(hands)
-            if skicket.reversed_half(hands):
-                at = put(line, at + 1, b"R")
-            else:
-                at += 1
+        line[at + 2] = 48 + skicket.length(state)
+
+
+def _next_deal(names, skicket, state, hands, line):
+    """Row 8 of a game going on: the hand (or deal) next, its dealer and partners."""
+    if skicket.series(state):
+        at = put(line, 0, b"DEAL ")
+        line[at] = 49 + skicket.deal_index(hands)
+        if skicket.reversed_half(hands):
+            at = put(line, at + 1, b"R")
         else:
-            at = put(line, 0, b"HAND ")
-            line[at] = 49 + hands
             at += 1
-        at = put(line, at + 1, names[skicket.dealer(hands)])
-        at = put(line, at + 1, b"DEALS.")
-        mate = skicket.partner(hands, 0)
-        at = put(line, at + 2, names[0])
-        line[at] = 43  # '+'
-        at = put(line, at + 1, names[mate])
-        other = 1 if mate != 1 else 2
-        at = put(line, at + 1, names[other])
-        line[at] = 43
-        put(line, at + 1, names[skicket.partner(hands, other)])
-    line = lines[9]
-    if sheet.note_len:
-        line[:] = sheet.note
     else:
-        blank(line)
-        if hands == 0:
-            put(line, 0, b"PUSH THE KNOB TO ENTER A HAND")
-        else:
-            _last_hand(skicket, names, line, skicket.hand_event(state, hands - 1))
+        at = put(line, 0, b"HAND ")
+        line[at] = 49 + hands
+        at += 1
+    at = put(line, at + 1, names[skicket.dealer(hands)])
+    at = put(line, at + 1, b"DEALS.")
+    mate = skicket.partner(hands, 0)
+    at = put(line, at + 2, names[0])
+    line[at] = 43  # '+'
+    at = put(line, at + 1, names[mate])
+    other = 1 if mate != 1 else 2
+    at = put(line, at + 1, names[other])
+    line[at] = 43
+    put(line, at + 1, names[skicket.partner(hands, other)])
 
 
 def _last_hand(skicket, names, line, event):

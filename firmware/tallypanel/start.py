@@ -199,6 +199,7 @@ def _attach_views(app, board, view):
         board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo,
                                  app.local_accept, app.local_reject, app.local_new, app.kept,
                                  app.say, board.seat_letters)
+        app.entry_screen = lambda: view.entry_rows(app.game, board_input)   # the protocol's ENTRY
 
         def handle(kind, value=0):
             board_input.handle(kind, value)

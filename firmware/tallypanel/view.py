@@ -20,6 +20,7 @@
 # RETRY_MS the display is set up again; when it answers the whole sheet is
 # drawn again and problem() says that too.
 from tallypanel.ledfield import LedField
+from tallypanel.screen import ENTRY
 
 try:
     from time import ticks_diff, ticks_ms
@@ -144,6 +145,17 @@ class View:
             pixels.buf[:] = frame
             pixels.write()
             self.frames_sent += 1
+
+    def entry_rows(self, game, board_input):
+        """The rows of the hand-entry screen as the OLED shows them, composed (and
+        drawn) now, for the host (the protocol's ENTRY); None when the screen
+        shows something else, or there is no OLED."""
+        if self.sheet is None or board_input is None or game is None or game.rules is None or game.held:
+            return None
+        if board_input.question.active or not board_input.entry.open_on(game):
+            return None
+        self.refresh_sheet(game, board_input)
+        return self.sheet.lines if self.sheet.layout == ENTRY else None
 
     def refresh_sheet(self, game, board_input=None):
         """The OLED sheet alone: the rows that changed."""

@@ -110,6 +110,8 @@ class App:
         self.said_key = 0
         self.said_player = 0
         self.said_index = 0         # GAME's and NOTE's index, LOG's at
+        self.said_rows = None       # ENTRY's rows of the entry screen (tallypanel.view.entry_rows)
+        self.entry_screen = None    # () -> those rows, or None when no entry is open (tallypanel.start)
         self.settled_kind = 0       # the held change that just went (ACCEPT, REJECT)
         self.settled_event = 0
         self.notes = []                 # problems found at boot (NOTE), spaces as _
@@ -318,6 +320,8 @@ class App:
         elif verb == P.V_NET:
             from tallynet.verb import serve as serve_net   # rare (an enrolment): loaded when asked
             serve_net(self, seq, req)
+        elif verb == P.V_ENTRY:
+            replies.entry(self, seq)
         else:
             self._cfg(seq, req)
 

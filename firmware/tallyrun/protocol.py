@@ -99,6 +99,10 @@ NET_KEY_NAMES = tuple(row[0] for row in NET_KEYS)
 (NET_SSID, NET_WIFI_PASSWORD, NET_BROKER_HOST, NET_BROKER_PORT, NET_BROKER_USER, NET_BROKER_PASSWORD,
  NET_EVENT, NET_KEY) = range(len(NET_KEYS))
 NET_FIELDS = ("wifi", "enrolled", "joined", "broker", "waiting", "error", "NET.key", "NET.value")   # key value: NET's own
+# ENTRY: the rows of the hand-entry screen as the OLED shows them, each to its
+# last character (- for none, and all four when no entry is open): the
+# heading, the step, the value between the arrows, what is entered so far
+ENTRY_FIELDS = ("head", "step", "ENTRY.value", "entered")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
 _CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
@@ -124,10 +128,12 @@ VERBS = (
     (b"KEPT", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"lcrc", T_HEX, 0, 0xFFFF, b"")), 0, CHANGED, b"kept"),
     (b"NET", ((b"op", T_WORD, NET_OPS, 0, b""), (b"key", T_WORD, NET_KEY_NAMES, 0, b""),
               (b"value", T_ESC, 1, MAX_NET_VALUE, b"")), 3, NET_FIELDS, b"net"),
+    (b"ENTRY", (), 0, ENTRY_FIELDS, b""),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
- V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS))
-V_GAME_VERB = const(15)   # the first of the game in play's own verbs: V_GAME_VERB + its index
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 1)
+V_ENTRY = const(15)       # the hand entry on the board's own screen (tallypanel.view.entry_rows)
+V_GAME_VERB = const(16)   # the first of the game in play's own verbs: V_GAME_VERB + its index
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)

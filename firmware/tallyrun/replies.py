@@ -179,6 +179,14 @@ def fields(app, w, names):
         elif name == "errors":
             w.key(b"errors")
             w.number(app.listener_errors + app.internal_errors)
+        elif name == "head":
+            _row(w, b"head", app.said_rows, 0, 0)
+        elif name == "step":
+            _row(w, b"step", app.said_rows, 1, 0)
+        elif name == "ENTRY.value":
+            _row(w, b"value", app.said_rows, 2, 1)   # between the arrows
+        elif name == "entered":
+            _row(w, b"entered", app.said_rows, 3, 0)
         else:
             raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
 
@@ -230,6 +238,33 @@ def read(app, seq, verb):
     w.reply(seq)
     fields(app, w, P.VERBS[verb][3])
     app.send_reply()
+
+
+def entry(app, seq):
+    """ENTRY: the hand entry on the board's own screen as it shows it now, or
+    - for each row when none is open (a board without the panel's code or OLED too)."""
+    screen = app.entry_screen
+    app.said_rows = screen() if screen is not None else None
+    read(app, seq, P.V_ENTRY)
+    app.said_rows = None
+
+
+def _row(w, key, rows, r, first):
+    """One screen row from column first to its last character, spaces as _, or -."""
+    w.key(key)
+    if rows is None:
+        w.byte(45)
+        return
+    line = rows[r]
+    end = 15 if r == 2 else len(line)   # the value row (16 big characters): up to its closing arrow
+    while end > first and line[end - 1] == 32:
+        end -= 1
+    if end <= first:
+        w.byte(45)
+        return
+    for i in range(first, end):
+        c = line[i]
+        w.byte(95 if c == 32 else c if 32 < c < 127 and c != 42 else 63)
 
 
 def game_info(app, seq, index):

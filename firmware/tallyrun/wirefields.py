@@ -78,6 +78,13 @@ FIELDS = (
                       "(a director's round numbered more than 64 above the last taken: not taken), director_ahead "
                       "(the director applied more of this board than it numbered), flash (the outbox could not be "
                       "written), memory (the heap ran short: the link tries again), link (a fault in the link: a NOTE says it)"),
+    ("head", "text", "the hand-entry screen's heading as the OLED shows it (HAND 3  DEALER CY), - when no "
+                     "entry is open; ENTRY's rows keep their leading spaces (as _) and lose their trailing ones"),
+    ("step", "text", "the entry's step as the OLED shows it (BID LEVEL), - when no entry is open"),
+    ("ENTRY.value", "text", "the step's value between the OLED's arrows (its 14 big characters, placed as drawn), "
+                            "- when no entry is open"),
+    ("entered", "text", "what the entry holds so far (the OLED's row under the value), - when nothing yet; "
+                        "cut where the frame ends"),
     ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )
@@ -126,6 +133,9 @@ VERB_DOES = {
            "Wi-Fi): NET and NET LEAVE (the evening left: settings and numbering forgotten) "
            "reply the link's state (wifi to error); NET GET key and NET SET key value "
            "(NET_KEYS) reply key and value (a secret's value: set)",
+    "ENTRY": "the hand entry open on the board's own screen (its knob and buttons), row by row as the OLED "
+             "shows it: heading, step, value, what is entered so far; each - when none is open. Moving "
+             "through an entry pushes no event: a host that follows it asks again",
 }
 
 # What each error code (protocol.ERRORS) means.

@@ -76,6 +76,28 @@ class BoardGame:
 
 
 @dataclass
+class EntryScreen:
+    """The hand entry open on the board's own screen (ENTRY), row by row as its
+    OLED shows it: each row's text from its first column, spaces kept."""
+    head: str       # the heading: the hand, its dealer
+    step: str       # the step's name
+    value: str      # the value row between the arrows, placed as drawn
+    entered: str    # what the entry holds so far ("" for nothing yet)
+
+    @classmethod
+    def from_reply(cls, reply: dict[str, str]) -> "EntryScreen | None":
+        rows = [reply.get(key, "-") for key in ("head", "step", "value", "entered")]
+        if rows[0] == "-":
+            return None
+        return cls(*("" if row == "-" else row.replace("_", " ") for row in rows))
+
+    def words(self) -> str:
+        """The entry in the OLED's words: "<heading> – <step>: <value> (entered so far: ...)"."""
+        so_far = f" (entered so far: {' '.join(self.entered.split())})" if self.entered.strip() else ""
+        return f"{' '.join(self.head.split())} – {' '.join(self.step.split())}: {' '.join(self.value.split())}{so_far}"
+
+
+@dataclass
 class Board:
     """A connected board speaking protocol.PROTOCOL_VERSION.
 
@@ -106,6 +128,7 @@ class Board:
         self.events_heard = 0
         self._stray: list[bytes] = []
         self._repl_answered = False
+        self._entry_unknown = False   # the board's firmware answered ENTRY with ERR VERB: not asked again
 
     # ------------------------------------------------------------ requests
     def next_seq(self) -> int:
@@ -474,6 +497,19 @@ class Board:
         if mismatch:
             raise ProtocolError(mismatch)
         return BoardGame(name, players, options, game, log, state, score)
+
+    def entry_screen(self) -> EntryScreen | None:
+        """The hand entry open on the board's own screen, None when none is (or the
+        board's firmware is older than the ENTRY request)."""
+        if self._entry_unknown:
+            return None
+        try:
+            return EntryScreen.from_reply(self.request("ENTRY"))
+        except BoardError as exc:
+            if exc.code == "VERB":
+                self._entry_unknown = True
+                return None
+            raise
 
     def notes(self, count: int) -> list[str]:
         """The problems the board has noted since it started, at boot or at run time (STATE's notes=count):

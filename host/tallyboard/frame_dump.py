@@ -5,7 +5,8 @@
 #   micropython frame_dump.py SPEC.json      (tallycore on MICROPYPATH)
 # SPEC: {"board_file": path, "game": name or null, "players": n, "options": n,
 #        "events": [...], "undone": n, "names": [...], "colours": [0xRRGGBB...],
-#        "brightness": n, "budget_ma": n, "held": [kind, event] or null}
+#        "brightness": n, "budget_ma": n, "held": [kind, event] or null,
+#        "entry": [head, step, value, entered] or null (a hand entry on its screen)}
 import sys
 import json
 import binascii
@@ -62,6 +63,9 @@ def main():
         if held:
             game.hold(held[0], held[1])     # a hand waiting for its confirmation
     view.refresh(game)
+    entry = spec.get("entry")
+    if entry and view.sheet is not None:   # the hand entry on the board's screen (its ENTRY rows)
+        view.sheet.draw_entry_rows(*[row.encode() for row in entry])
     print("leds", binascii.hexlify(pixels.buf).decode())
     print("oled", binascii.hexlify(oled.buffer).decode() if oled is not None else "-")
 

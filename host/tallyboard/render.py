@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Sequence
+from typing import Any, BinaryIO, Callable, Sequence
 
 from rich.console import Group
 from rich.text import Text
@@ -204,9 +204,10 @@ def svg(frame: Frame) -> str:
                          f'opacity="0.55" filter="url(#glow)"/>')
     parts.extend(glows)
     parts.extend(_svg_oled(frame))
-    if frame.title:
-        parts.append(f'<text x="{PANEL_X}" y="{HEIGHT - 24}" font-size="14" fill="#cccccc">'
-                     f'{_esc(frame.title)}</text>')
+    lines = caption_lines(frame.title, lambda text: len(text) * _SVG_CHAR_W)
+    for i, line in enumerate(lines):
+        parts.append(f'<text x="{PANEL_X}" y="{HEIGHT - 24 - CAPTION_STEP * (len(lines) - 1 - i)}" '
+                     f'font-size="14" fill="#cccccc">{_esc(line)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -236,6 +237,38 @@ def _svg_oled(frame: Frame) -> list[str]:
     parts.append(f'<text x="{x0}" y="{y0 + 64 * OLED_SCALE + 34}" font-size="12" fill="#aaaaaa">'
                  f'SSD1306 128x64 (drawn x{OLED_SCALE})</text>')
     return parts
+
+
+CAPTION_W = WIDTH - PANEL_X - 16     # the caption's room, right of the board, short of the edge
+CAPTION_STEP = 17                    # between its lines
+_SVG_CHAR_W = 8.5                    # a 14 px serif character at its widest (a viewer measures, not we)
+
+
+def caption_lines(title: str, width: Callable[[str], float]) -> list[str]:
+    """The caption in lines that fit CAPTION_W as width() measures them: broken at
+    spaces, and a word longer than a line (a path) after a '/' or, at worst, anywhere."""
+    lines: list[str] = []
+    line = ""
+    for word in title.split():
+        joined = f"{line} {word}" if line else word
+        if width(joined) <= CAPTION_W:
+            line = joined
+            continue
+        if line:
+            lines.append(line)
+        line = ""
+        while width(word) > CAPTION_W:
+            cut = len(word) - 1
+            while cut > 1 and width(word[:cut]) > CAPTION_W:
+                cut -= 1
+            slash = word.rfind("/", 0, cut)
+            cut = slash + 1 if slash > 0 else cut
+            lines.append(word[:cut])
+            word = word[cut:]
+        line = word
+    if line:
+        lines.append(line)
+    return lines
 
 
 def _esc(text: str) -> str:
@@ -286,8 +319,10 @@ def png(frame: Frame, path: str | Path | BinaryIO) -> None:
     for box, colour, landmark in spots:
         draw.ellipse(box, fill=colour, outline=LABEL if landmark else None, width=2 if landmark else 0)
     _png_oled(frame, draw, small)
-    if frame.title:
-        draw.text((PANEL_X, HEIGHT - 30), frame.title, fill=(204, 204, 204), font=small)
+    lines = caption_lines(frame.title, small.getlength)
+    for i, line in enumerate(lines):
+        draw.text((PANEL_X, HEIGHT - 30 - CAPTION_STEP * (len(lines) - 1 - i)), line, fill=(204, 204, 204),
+                  font=small)
     image.save(path, format="PNG")
 
 
@@ -327,11 +362,13 @@ _BRAILLE_BITS = ((0, 0, 0x01), (0, 1, 0x02), (0, 2, 0x04), (1, 0, 0x08), (1, 1, 
                  (0, 3, 0x40), (1, 3, 0x80))
 
 
-def terminal(frame: Frame, braille: bool = False) -> Any:
+def terminal(frame: Frame, braille: bool = False, as_text: bool = False) -> Any:
     """A rich renderable: the peg field as coloured holes (● lit, · dark,
-    ○ a dark embossed hole), B's side on top turned round, and the OLED in
-    half blocks (1 x 2 pixels a character: 128 x 32, legible) or, for a
-    narrow terminal, braille (2 x 4 pixels: 64 x 16)."""
+    ○ a dark embossed hole), B's side on top turned round, and the OLED: with
+    as_text the rows of text it shows, read back from its pixels (36 columns by
+    12 lines, readable in any terminal; a screen that is not text falls back to
+    pixels), else in half blocks (1 x 2 pixels a character: 128 x 32) or braille
+    (2 x 4 pixels: 64 x 16)."""
     _check(frame)
     by_slot = {(h.player, h.row, h.hole): h for h in holes(frame.board)}
 
@@ -378,8 +415,93 @@ def terminal(frame: Frame, braille: bool = False) -> Any:
     lines.extend(tally_lines(0))
     if frame.oled is not None:
         lines.append(Text(""))
-        lines.extend(_braille(frame.oled) if braille else _half_blocks(frame.oled))
+        rows = oled_rows(frame.oled) if as_text else None
+        if rows is not None:
+            lines.extend(_oled_text(rows))
+        else:
+            lines.extend(_braille(frame.oled) if braille else _half_blocks(frame.oled))
     return Group(*lines)
+
+
+def _oled_font() -> dict[bytes, str]:
+    """The OLED's small glyphs (tallypanel/sheetview.py's _CHARS and _GLYPHS, read
+    from its source: it imports framebuf) by their three column bytes."""
+    if not _GLYPHS:
+        import ast
+
+        source = Path(boarddef.__file__).with_name("sheetview.py").read_text(encoding="utf-8")
+        table = {}
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in ("_CHARS", "_GLYPHS",
+                                                                                      "_STAR_ARMS"):
+                table[node.targets[0].id] = ast.literal_eval(node.value)
+        for i, c in enumerate(table["_CHARS"]):
+            _GLYPHS.setdefault(table["_GLYPHS"][3 * i:3 * i + 3], chr(c))
+        # the big '*': a bar in columns 2-3, rows 2-7, and its arms (SheetView.__init__)
+        _BIG_STAR.update((x, y) for x in (2, 3) for y in range(2, 8))
+        _BIG_STAR.update((x0, y) for x, y in table["_STAR_ARMS"] for x0 in (x, 5 - x))
+    return _GLYPHS
+
+
+_GLYPHS: dict[bytes, str] = {}
+_BIG_STAR: set[tuple[int, int]] = set()
+
+
+def _big_star_at(oled: bytes, x0: int, y0: int) -> bool:
+    return all(oled_pixel(oled, x0 + x, y0 + y) == ((x, y) in _BIG_STAR) for x in range(6) for y in range(10))
+
+
+def _cell(oled: bytes, x0: int, y0: int, scale: int) -> bytes:
+    return bytes(sum(oled_pixel(oled, x0 + scale * x, y0 + scale * j) << j for j in range(5)) for x in range(3))
+
+
+def oled_rows(oled: bytes) -> list[tuple[str, bool, bool]] | None:
+    """The OLED's picture read back as the rows of text it shows: (text, big,
+    underlined) a row, in the screen layout (tallypanel.screen.LAYOUTS) whose
+    glyphs account for every lit pixel; None when none does (not a text screen)."""
+    from tallypanel import screen
+
+    font = _oled_font()
+    best = None
+    for layout in screen.LAYOUTS:
+        rows = []
+        unknown = 0
+        covered = bytearray(64)
+        for r in range(len(layout) // 2):
+            y, flags = layout[2 * r], layout[2 * r + 1]
+            big = bool(flags & screen.BIG)
+            cell_w, cols, height = (8, screen.BIG_COLS, 12) if big else (4, screen.COLS, 6)
+            text = ""
+            for col in range(cols):
+                glyph = _cell(oled, cell_w * col, y, 2 if big else 1)
+                char = font.get(glyph)
+                if big and char is None and _big_star_at(oled, cell_w * col, y):
+                    char = "*"
+                if char is None:
+                    unknown += 1
+                    char = "?"
+                text += char
+            rows.append((text.rstrip(), big, bool(flags & screen.LINE)))
+            for yy in range(y, min(64, y + height)):
+                covered[yy] = 1
+        lit_outside = any(oled_pixel(oled, x, yy) for yy in range(64) if not covered[yy] for x in range(0, 128, 2))
+        if unknown == 0 and not lit_outside and (best is None or len(rows) < len(best)):
+            best = rows
+    return best
+
+
+def _oled_text(rows: list[tuple[str, bool, bool]]) -> list[Any]:
+    """The OLED's rows as text in a frame: a big row's characters spaced to the small rows' width."""
+    style = "rgb(190,230,255) on rgb(8,10,14)"
+    lines = [Text("┌" + "─" * 34 + "┐", style="rgb(11,42,74)")]
+    for text, big, underlined in rows:
+        shown = " ".join(text) if big else text
+        line = Text("│ ", style="rgb(11,42,74)")
+        line.append(shown.ljust(32)[:32], style=style + (" bold" if big else "") + (" underline" if underlined else ""))
+        line.append(" │", style="rgb(11,42,74)")
+        lines.append(line)
+    lines.append(Text("└" + "─" * 34 + "┘", style="rgb(11,42,74)"))
+    return lines
 
 
 def _reversed(text: Text) -> Text:
@@ -456,7 +578,7 @@ def board_file(name: str) -> Path:
 def frame_for_game(board_name: str, game: str | None, players: int, options: int, events: Sequence[int],
                    undone: int = 0, names: Sequence[str] = (), colours: Sequence[int] = (),
                    brightness: int = 64, budget_ma: int = 500, title: str = "",
-                   held: tuple[int, int] | None = None) -> Frame:
+                   held: tuple[int, int] | None = None, entry: Sequence[str] | None = None) -> Frame:
     """The exact frame the firmware shows for a game: its own tallypanel.view
     run by the MicroPython unix port (frame_dump.py)."""
     from tallyrun import protocol
@@ -464,7 +586,7 @@ def frame_for_game(board_name: str, game: str | None, players: int, options: int
     board = find_board(board_name)
     spec = {"board_file": str(board_file(board_name)), "game": game, "players": players,
             "options": options, "events": list(events), "undone": undone,
-            "held": list(held) if held else None,
+            "held": list(held) if held else None, "entry": list(entry) if entry else None,
             "names": list(names) or ["P%d" % (p + 1) for p in range(protocol.MAX_PLAYERS)],
             "colours": list(colours) or list(protocol.PLAYER_COLOURS),
             "brightness": brightness, "budget_ma": budget_ma}
@@ -510,10 +632,11 @@ def frame_from_files(board: BoardDef, io_dir: Path, title: str = "") -> Frame:
     return Frame(board, leds, oled, title)
 
 
-def frame_for_board(board: Any, title: str = "") -> Frame:
+def frame_for_board(board: Any, title: str = "", entry: Any = None) -> Frame:
     """The frame a connected board (tallyboard.client.Board, HELLO done)
     shows now: its game and display settings read over the wire, composed by
-    the firmware's own code (the protocol has no frame dump). For `watch`:
+    the firmware's own code (the protocol has no frame dump), with entry (the
+    board's ENTRY: client.EntryScreen) the hand entry on its OLED. For `watch`:
     ``rich`` can print ``terminal(frame_for_board(board))``."""
     from tallyrun import protocol
 
@@ -525,4 +648,5 @@ def frame_for_board(board: Any, title: str = "") -> Frame:
     budget = int(board.cfg_get("budget_ma"))
     return frame_for_game(name, current.name, current.players or 0, current.options, current.log,
                           current.top - current.n, names, colours, brightness, budget,
-                          title or f"board on {board.link.name}", current.held)
+                          title or f"board on {board.link.name}", current.held,
+                          None if entry is None else (entry.head, entry.step, entry.value, entry.entered))

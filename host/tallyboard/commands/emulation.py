@@ -21,7 +21,7 @@ from ..console import Console
 from .. import emulator as emu_mod
 from .. import games, records, sheet
 from ..files import loads as load_json
-from ..client import Board, BoardGame, Event, parse_held
+from ..client import Board, BoardGame, EntryScreen, Event, parse_held
 from ..errors import TallyboardError
 from .reporting import reports_errors
 from ..simulate import SIMULATED_GAMES, simulate
@@ -125,23 +125,27 @@ def press_cmd(button: str, hold: float, times: int, flash_dir: str | None) -> No
             return
         seat = int(button[4:]) if button.startswith("seat") and button[4:].isdigit() else None
         held = board.rebuild() if parse_held(before) else None
+        entry_before = board.entry_screen()
         heard = len(board.events)
         act()
         # The press is handled by the time the emulator has played it (Emulator.play: the
         # release read twice, once after its gap); what it did was pushed then, before the
         # reply to this STATE: the events heard up to it are the press's answer.
         after = board.state()
-        outcome = press_outcome(board, board.events[heard:], before, after, held, seat)
+        entry = board.entry_screen()
+        outcome = press_outcome(board, board.events[heard:], before, after, held, seat, entry_before, entry)
         click.echo(outcome)
-        if not outcome.startswith("nothing happened"):
+        if not outcome.startswith(("nothing happened", "the hand entry")):
             print_summary(board)
 
 
 def press_outcome(board: Board, events: list[Event], before: dict[str, str], after: dict[str, str],
-                  held: BoardGame | None, seat: int | None) -> str:
-    """What the board did with a press, from the events it pushed for it and
-    its STATE after (docs/protocol.md): accepted, rejected, refused and why,
-    changed the game, or nothing happened (no event, STATE as before)."""
+                  held: BoardGame | None, seat: int | None, entry_before: EntryScreen | None = None,
+                  entry: EntryScreen | None = None) -> str:
+    """What the board did with a press, from the events it pushed for it, its
+    STATE after and the hand entry on its screen before and after (ENTRY,
+    docs/protocol.md): accepted, rejected, refused and why, changed the game,
+    moved the hand entry (what it shows now), or nothing happened."""
     said = [e for e in events if e.kind in ("ACCEPT", "REJECT", "NOTE") or e.fields.get("src") == "board"
             or e.kind == "NEW"]
     for event in said:
@@ -162,9 +166,19 @@ def press_outcome(board: Board, events: list[Event], before: dict[str, str], aft
             words = {"EV": "scored an event", "UNDO": "undid the last event", "REDO": "redid an event"}
             return f"changed the game: the board {words[event.kind]} (n={event.fields.get('n', '?')})"
     if after.get("eseq") == before.get("eseq") and after.get("n") == before.get("n"):
+        if entry is not None:
+            moved = "opened" if entry_before is None else "shows" if entry == entry_before else "moved"
+            return (f"the hand entry {moved}{': it shows' if moved != 'shows' else ''} {entry.words()}; "
+                    f"{_ENTRY_NEXT}")
+        if entry_before is not None:
+            return "the hand entry closed without scoring: nothing was entered"
         return (f"nothing happened: the board handled the press and changed nothing (no event since "
-                f"{before.get('eseq', '?')}; a hand entry on its screen may have moved)")
+                f"{before.get('eseq', '?')})")
     return "the board changed meanwhile, but not by this press: see tallyboard status"
+
+
+_ENTRY_NEXT = ("turn the knob (press right/left) to change the value, press push for the next step, "
+               "push --hold 0.8 to go back")
 
 
 def _held_change(board: Board, held: BoardGame | None, seat: int | None, did: str, tail: str) -> str:
@@ -294,7 +308,7 @@ def play_document(board: Board, doc: dict[str, Any], echo: Callable[[str], None]
             else:
                 board.event(event)
         if profile.hand_line is not None:
-            echo(profile.hand_line(number, hand, players))
+            echo(profile.hand_line(doc["hands"][:number], players))
         else:
             echo(f"hand {number}: {json.dumps(hand)}")
         if pause:
@@ -316,17 +330,36 @@ def play_cmd(port: str | None, use_emulator: bool, pause: float) -> None:
     with private_board(port, 2.0) as (board, emulator):
         h = board.hello_fields
         where = f"the emulator on {board.link.name}" if emulator else board.link.name
+        # soft_wrap: a line is never cut at the console's width (piped: 80), mid-path or mid-word
         console.print(f"[bold]tallyboard[/] firmware {h.get('fw')} (protocol {h.get('proto')}, "
-                      f"board {h.get('board')}) on {where}")
+                      f"board {h.get('board')}) on {where}", soft_wrap=True)
         for doc in demo_documents():
             console.print()
-            play_document(board, doc, echo=lambda s: console.print(f"  {s}", style="dim"), pause=pause)
+            play_document(board, doc, echo=lambda s: console.print(f"  {s}", style="dim", soft_wrap=True),
+                          pause=pause)
             loaded = board.loaded_game()
             expected = records.from_document(doc, source="demo")
             if sheet.sheet_json(loaded) != sheet.sheet_json(expected):
                 raise TallyboardError(f"the board's {doc['game']} game differs from the demo record "
                                       "played into it: run tallyboard deploy, then tallyboard simulate")
             sheet.print_sheet(sheet.sheet_json(loaded), console)
+        console.print()
+        console.print(play_next(demo_documents()[0]), soft_wrap=True, highlight=False, markup=False)
+
+
+def play_next(doc: dict[str, Any]) -> str:
+    """What `play` suggests once its games are played: the README's first
+    commands, with the first demo record's game, players and first hand."""
+    names = " ".join(f"--name {name}" for name in doc["players"])
+    return "\n".join([
+        "Next, a board of your own, no hardware either:",
+        "  tallyboard emulate              (another terminal) a board keeping its game",
+        f"  tallyboard new {doc['game']} {names} --emulator",
+        f"  tallyboard enter '{json.dumps(doc['hands'][0])}' --emulator",
+        "  tallyboard watch --emulator     the sheet, the pegs and the OLED, live",
+        "  tallyboard press seat1          its buttons and knob (push, right, left)",
+        "tallyboard --help lists every command, each game's own too; README.md walks through them.",
+    ])
 
 
 def register(group: click.Group) -> None:

@@ -20,7 +20,7 @@ from .. import portshare, wire
 
 from .. import games as profiles
 from .. import sheet
-from ..client import Board, BoardGame
+from ..client import Board, BoardGame, EntryScreen
 from ..errors import BoardError, ProtocolError, TallyboardError, TransportError
 from ..transport import MAX_LINE
 from .reporting import reports_errors
@@ -29,15 +29,19 @@ from .link import board_options, button_letters, connected, held_gives, held_wor
 # ---------------------------------------------------------------- watch
 
 
-def render_board(board: Board, width: int = 100, plain: bool = False) -> Group:
+def render_board(board: Board, width: int = 100, plain: bool = False, seen: list[Any] | None = None) -> Group:
     """The sheet, then the board as it looks (the LED field and the OLED,
-    composed by the firmware's own display code: render.py), or with plain
-    the Roquet pegs as text. Above it, what the board has noted since it started
-    (at boot, or a part that stopped answering while it ran)."""
+    composed by the firmware's own display code: render.py; a hand entry open
+    on the board's screen drawn as it shows it), or with plain the Roquet pegs
+    as text. Above it, what the board has noted since it started (at boot, or a
+    part that stopped answering while it ran). seen[0]: the entry drawn."""
     current = _rebuild(board)
     notes = board.notes(int(current.state["notes"])) if current.state.get("notes", "").isdigit() else []
     warnings = [Text(f"the board noted: {text}", style="yellow") for text in notes]
-    return Group(*warnings, _board_view(board, current, width, plain))
+    entry = board.entry_screen()
+    if seen is not None:
+        seen[0] = entry
+    return Group(*warnings, _board_view(board, current, width, plain, entry))
 
 
 def _rebuild(board: Board, tries: int = 5) -> BoardGame:
@@ -53,7 +57,7 @@ def _rebuild(board: Board, tries: int = 5) -> BoardGame:
                 raise
 
 
-def _board_view(board: Board, current: BoardGame, width: int, plain: bool) -> Group:
+def _board_view(board: Board, current: BoardGame, width: int, plain: bool, entry: EntryScreen | None = None) -> Group:
     if current.name is None:
         return Group(Text("No game on the board: start one with tallyboard new GAME."))
     loaded = board.loaded_game(current)
@@ -65,13 +69,15 @@ def _board_view(board: Board, current: BoardGame, width: int, plain: bool) -> Gr
         from .. import render   # the firmware's display code, run by the unix port
 
         try:
-            picture = render.terminal(render.frame_for_board(board), braille=width < 140)
+            picture = render.terminal(render.frame_for_board(board, entry=entry), as_text=True)
         except TallyboardError as exc:
             parts.append(Text(f"(no picture of the board: {exc})", style="dim"))
     if picture is not None:
         parts.append(picture)
     elif current.game is not None and profiles.profile(current.name).plain_view is not None:
         parts.append(profiles.profile(current.name).plain_view(current.game, loaded.players))
+    if entry is not None:
+        parts.append(Text(f"the board's hand entry: {entry.words()}", style="bold cyan"))
     if current.top > current.n:
         parts.append(Text(f"{current.top - current.n} undone (redo brings back)", style="dim"))
     if current.game is not None and current.game.held:
@@ -101,13 +107,18 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
     console = Console()
     deadline = time.monotonic() + duration if duration > 0 else None
 
+    seen: list[Any] = [None]    # the hand entry drawn last: moving through one pushes no event
+
     def view() -> Group:
-        return render_board(board, console.width, plain)
+        return render_board(board, console.width, plain, seen)
+
+    def entry_moved() -> bool:
+        return board.entry_screen() != seen[0]
 
     with connected(port, use_emulator, timeout, serve=True) as board:
         board.keep_events = False
         if not console.is_terminal:
-            _watch_to_pipe(board, console, view, deadline)
+            _watch_to_pipe(board, console, view, deadline, entry_moved)
             return
         from rich.live import Live
 
@@ -120,7 +131,7 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
                         events = board.poll_events(0.2)
                         # an event heard while the last view was read (another
                         # program's change, through the shared port) is drawn too
-                        if events or board.gap or board.events_heard != drawn:
+                        if events or board.gap or board.events_heard != drawn or entry_moved():
                             drawn = board.events_heard
                             live.update(view(), refresh=True)
                     except TransportError as exc:
@@ -132,7 +143,8 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
                 console.line()   # rich ends the live view's last line on a terminal only
 
 
-def _watch_to_pipe(board: Board, console: Console, view: Any, deadline: float | None) -> None:
+def _watch_to_pipe(board: Board, console: Console, view: Any, deadline: float | None,
+                   entry_moved: Callable[[], bool] = lambda: False) -> None:
     """`watch > file`, `watch | tee`: a redrawn screen writes nothing a file
     keeps, so each change is one whole plain-text snapshot, with its time."""
     def show(what: Any) -> None:
@@ -146,7 +158,7 @@ def _watch_to_pipe(board: Board, console: Console, view: Any, deadline: float | 
         while deadline is None or time.monotonic() < deadline:
             try:
                 events = board.poll_events(0.2)
-                if events or board.gap:
+                if events or board.gap or entry_moved():
                     show(view())
             except TransportError as exc:
                 show(Text(f"{exc}\nreconnecting…"))

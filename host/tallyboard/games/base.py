@@ -110,8 +110,9 @@ class GameProfile:
     # the hand (shape checks only, as `events`)
     open_events: Callable[[Any, int, dict], Iterator[int]] | None = None
     # the line `tallyboard play` prints for one record hand it played:
-    # (hand number, record hand, player names) -> text; None: a plain line
-    hand_line: Callable[[int, Any, list[str]], str] | None = None
+    # (the record's hands up to this one, player names) -> text, the hand
+    # numbered as the sheet numbers it; None: a plain line
+    hand_line: Callable[[list[Any], list[str]], str] | None = None
     # the game as text for `watch --plain`: (core game, player names) -> Text;
     # None: the sheet says it all
     plain_view: Callable[[core_game.Game, list[str]], Text] | None = None

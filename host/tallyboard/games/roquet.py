@@ -162,8 +162,8 @@ def send(board: Any, event: int) -> tuple[str, Callable[[], dict[str, str]]]:
     return f"PEG {player} {points}", lambda: board.game_verb("PEG", player, points)
 
 
-def hand_line(number: int, hand: Any, players: list[str]) -> str:
-    return f"hand {number}: " + ", ".join(f"{players[p]} +{pts}" for p, pts in hand)
+def hand_line(hands: list[Any], players: list[str]) -> str:
+    return f"hand {len(hands)}: " + ", ".join(f"{players[p]} +{pts}" for p, pts in hands[-1])
 
 
 def commands(cli: Any) -> list[Any]:

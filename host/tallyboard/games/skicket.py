@@ -239,10 +239,13 @@ def check_bid(bid: str) -> None:
     skicket.parse_bid(bid.upper())
 
 
-def hand_line(number: int, hand: Any, players: list[str]) -> str:
+def hand_line(hands: list[Any], players: list[str]) -> str:
+    """The last of hands, numbered as the sheet numbers it: a misdeal is not a hand (rules.md SK3)."""
+    hand = hands[-1]
+    number = sum(1 for h in hands if not h.get("misdeal"))
     if hand.get("misdeal"):
-        return f"deal {number}: misdeal"
-    return f"deal {number}: {players[hand['purchaser']]} {hand['bid']}, {hand['tricks']} tricks"
+        return f"misdeal: hand {number + 1} is dealt again by the same dealer"
+    return f"hand {number}: {players[hand['purchaser']]} {hand['bid']}, {hand['tricks']} tricks"
 
 
 def commands(cli: Any) -> list[Any]:
