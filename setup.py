@@ -21,7 +21,7 @@ setup(
     packages=HOST_PACKAGES + FIRMWARE_PACKAGES + ["tallyboard.firmware_files", "tallyboard.firmware_files.board"],
     package_data={
         "tallyboard": ["data/*.json"],
-        "tallyboard.event": ["page/*.html", "page/*.css", "page/*.js"],
+        "tallyboard.evening": ["page/*.html", "page/*.css", "page/*.js"],
         "tallyboard.firmware_files": ["*/*.py"],
         "tallyboard.firmware_files.board": ["*.json"],
     },

@@ -39,9 +39,9 @@ import wifi_boards as wb  # noqa: E402
 from tallyboard.client import Board  # noqa: E402
 from tallyboard.club import envelope  # noqa: E402
 from tallyboard.club.brokers import Mosquitto  # noqa: E402
-from tallyboard.club.link import DirectorLink  # noqa: E402
+from tallyboard.club.mqtt_link import DirectorLink  # noqa: E402
 from tallyboard.emulator import Emulator  # noqa: E402
-from tallyboard.event.club import key_for, round_game  # noqa: E402
+from tallyboard.evening.club import key_for, round_game  # noqa: E402
 from tallyboard.transport import SerialTransport  # noqa: E402
 from tallycore import game as core_game  # noqa: E402
 

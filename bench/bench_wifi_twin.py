@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from twin import RawRepl, Twin, add_image_option, bench_main  # noqa: E402  (it puts host/ on sys.path)
+from twin_harness import RawRepl, Twin, add_image_option, bench_main  # noqa: E402  (it puts host/ on sys.path)
 from tallyboard.mpunix import STANDINS_DIR  # noqa: E402
 
 TAG = 0x1A2B

@@ -70,7 +70,7 @@ def pytest_make_collect_report(collector):
 # a process carries the marker of what it starts, and one that does not fails the run.
 TIERS = {
     "emulator": "runs the firmware in the emulator (the MicroPython unix port, `micropython`)",
-    "twin": "runs the firmware on the device twin (an emulated RP2040: node, rp2040js, socat; bench/twin.py)",
+    "twin": "runs the firmware on the device twin (an emulated RP2040: node, rp2040js, socat; bench/twin_harness.py)",
     "broker": "talks to an MQTT broker on loopback (mosquitto, or the embedded broker in this process)",
     "browser": "drives Debian's headless Chromium",
     "process": "starts another process (the tallyboard CLI, mpy-cross, pip, a helper script)",

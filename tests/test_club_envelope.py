@@ -11,7 +11,7 @@ import json
 import pytest
 
 from tallyboard import database
-from tallyboard.club import envelope, link, outbox
+from tallyboard.club import envelope, mqtt_link, outbox
 from tallyboard.club.envelope import RefusedMessage
 
 KEY = bytes(range(32))
@@ -175,17 +175,17 @@ def test_an_older_join_code_is_refused_and_says_to_ask_the_director_for_a_new_on
 
 
 def test_broker_urls():
-    assert link.parse_url("mqtt://ann:p%40ss@10.0.0.5:1884") == link.BrokerAddress("10.0.0.5", 1884, False,
+    assert mqtt_link.parse_url("mqtt://ann:p%40ss@10.0.0.5:1884") == mqtt_link.BrokerAddress("10.0.0.5", 1884, False,
                                                                                     "ann", "p@ss")
-    assert link.parse_url("mqtts://broker.club") == link.BrokerAddress("broker.club", 8883, True, None, None)
+    assert mqtt_link.parse_url("mqtts://broker.club") == mqtt_link.BrokerAddress("broker.club", 8883, True, None, None)
     with pytest.raises(ValueError, match="mqtt://user:password@host:port"):
-        link.parse_url("http://broker.club")
+        mqtt_link.parse_url("http://broker.club")
     with pytest.raises(ValueError, match="port"):
-        link.parse_url("mqtt://broker.club:99999")
+        mqtt_link.parse_url("mqtt://broker.club:99999")
     # port 0 is no port to reach a broker on, not the default: said, not taken as 1883
     with pytest.raises(ValueError, match="from 1 to 65535"):
-        link.parse_url("mqtt://broker.club:0")
-    assert link.parse_url("mqtt://broker.club").port == 1883
+        mqtt_link.parse_url("mqtt://broker.club:0")
+    assert mqtt_link.parse_url("mqtt://broker.club").port == 1883
 
 
 def test_the_outbox_numbers_each_board_and_keeps_rows_until_confirmed(tmp_path):

@@ -25,7 +25,7 @@ import pytest
 
 from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
 from waiting import until
-from tallyboard.club import brokers, envelope, link, outbox
+from tallyboard.club import brokers, envelope, mqtt_link, outbox
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
 
@@ -56,7 +56,7 @@ class Director:
     def __init__(self, broker: Any, tmp_path: Path) -> None:
         self.key = envelope.new_secret()
         self.statuses: list[tuple[str, bool]] = []
-        self.link = link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=self.key,
+        self.link = mqtt_link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=self.key,
                                       store_path=tmp_path / "director.sqlite3", boards=["t1", "t2"],
                                       on_table_message=self.apply, max_backoff=1.0,
                                       on_status=lambda host, online, boards: self.statuses.append((host, online)))
@@ -334,7 +334,7 @@ def test_210_idle_connections_do_not_keep_a_table_host_out(embedded, tmp_path):
     idle = [socket.create_connection(("127.0.0.1", embedded.port), timeout=5) for _ in range(210)]
     try:
         box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, envelope.new_secret())
-        table = link.TableLink(url(embedded, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
+        table = mqtt_link.TableLink(url(embedded, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
         table.start()
         try:
             table.wait_connected(LOGIN_S + 15)
@@ -417,7 +417,7 @@ def test_a_slow_store_does_not_stall_the_directors_connection(mosquitto, tmp_pat
         connection.execute("CREATE TABLE IF NOT EXISTS hands (n INTEGER)")
         connection.execute("INSERT INTO hands VALUES (?)", (message["body"]["n"],))
 
-    director = link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=key,
+    director = mqtt_link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=key,
                                  store_path=tmp_path / "director.sqlite3", boards=["t1"],
                                  on_table_message=apply, max_backoff=1.0)
     director.start()
@@ -483,7 +483,7 @@ def test_the_embedded_broker_frees_its_port_when_stopped_mid_stream(tmp_path, at
     port = broker.port
     director = Director(broker, tmp_path)
     box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, director.key)
-    table = link.TableLink(url(broker, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
+    table = mqtt_link.TableLink(url(broker, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
     table.start()
     try:
         for n in range(1, 201):

@@ -18,10 +18,10 @@ from click.testing import CliRunner
 from tallyboard.cli import main
 from tallyboard.club import envelope
 from tallyboard.console import Console
-from tallyboard.event import play
-from tallyboard.event import club as club_mod
-from tallyboard.event import watch, web
-from tallyboard.event.tables import event_tag
+from tallyboard.evening import play
+from tallyboard.evening import club as club_mod
+from tallyboard.evening import watch, web
+from tallyboard.evening.tables import event_tag
 
 from club_director_support import Message, unstarted_director
 

@@ -213,7 +213,7 @@ def test_the_accepting_buttons_follow_the_pivot():
     (button D) and Dee at seat 2 (button C)."""
     from tallycore import skicket
 
-    from tallyboard.commands.link import held_words
+    from tallyboard.commands.connect import held_words
 
     class Held:   # a game holding a hand, its rules the real Skicket core's
         rules, players, held, held_by = skicket, 4, 1, 0b1010
@@ -236,7 +236,7 @@ def test_the_host_names_the_buttons_by_the_boards_own_letters():
     likes, and a seat with no button on the board is said so."""
     from tallycore import skicket
 
-    from tallyboard.commands.link import button_letters, held_words
+    from tallyboard.commands.connect import button_letters, held_words
 
     class Held:   # hand 3 held, Bob and Dee accept (seats after the pivot: Ann, Cy, Bob, Dee)
         rules, players, held, held_by = skicket, 4, 1, 0b1010

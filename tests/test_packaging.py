@@ -48,7 +48,7 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_carries_every_package_and_the_boards_whole_file_set(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("tallyboard/cli.py", "tallyboard/data/demo_skicket.json", "tallyboard/event/page/index.html",
+    for name in ("tallyboard/cli.py", "tallyboard/data/demo_skicket.json", "tallyboard/evening/page/index.html",
                  "tallyboard/firmware_files/main.py", "tallyboard/firmware_files/boot.py",
                  "tallyboard/firmware_files/board/pico-reference.json"):
         assert name in names, name

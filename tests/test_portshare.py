@@ -462,7 +462,7 @@ def test_ports_says_which_port_is_shared_and_where(board, monkeypatch):
     from click.testing import CliRunner
 
     from tallyboard.cli import main
-    from tallyboard.commands import link as link_commands
+    from tallyboard.commands import connect as link_commands
     from tallyboard.transport import PortInfo
 
     monkeypatch.setattr(link_commands, "list_serial_ports",

@@ -28,9 +28,9 @@ from emu_fixtures import oled_text, until
 from tallyboard.client import Board
 from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
-from tallyboard.club.link import DirectorLink
+from tallyboard.club.mqtt_link import DirectorLink
 from tallyboard.emulator import Emulator
-from tallyboard.event.club import key_for, round_game
+from tallyboard.evening.club import key_for, round_game
 from tallycore import game as core_game
 
 pytestmark = [pytest.mark.emulator, pytest.mark.broker]

@@ -88,7 +88,7 @@ class Board:
     on_event: Callable[[Event], None] | None = None
     hello_fields: dict[str, str] = field(default_factory=dict)
     open_fields: dict[str, str] = field(default_factory=dict)
-    view: "BoardGame | None" = None      # the game as this command knows it (commands/link.py)
+    view: "BoardGame | None" = None      # the game as this command knows it (commands/connect.py)
     view_names: list[str] | None = None  # and its players' names
     events: list[Event] = field(default_factory=list)
     last_eseq: int = 0         # 0: none seen yet

@@ -104,7 +104,7 @@ ARCHIVE = Kind("archive", (
 
 # The director's club file of an evening: its secret and broker passwords,
 # what it applied, refused (each kind of refusal once, counted) and sent
-# (tallyboard.event.club, tallyboard.club.link).
+# (tallyboard.evening.club, tallyboard.club.mqtt_link).
 DIRECTOR = Kind("director's club file", (
     """
     CREATE TABLE IF NOT EXISTS club (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL,
@@ -129,7 +129,7 @@ DIRECTOR = Kind("director's club file", (
 
 # A table host's outbox file: the messages for the director until it has them
 # (tallyboard.club.outbox), and the round it was given and what it last sent
-# of each table (tallyboard.event.club).
+# of each table (tallyboard.evening.club).
 TABLE_HOST = Kind("table host's outbox", (
     """
     CREATE TABLE IF NOT EXISTS outbox (

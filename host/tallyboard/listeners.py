@@ -1,5 +1,5 @@
 """What tallyboard's servers on the club's network share: the evening's page
-(event/web.py) and the embedded MQTT broker (club/brokers.py) each log a run
+(evening/web.py) and the embedded MQTT broker (club/brokers.py) each log a run
 of accept errors once, not at every retry, and each logs a crowd it turns
 away once per burst, not once per connection (docs/security-findings.md,
 issue 30's finding 4)."""

@@ -71,7 +71,7 @@ def is_board_text(text: object, low: int, high: int) -> bool:
 
 def is_board_id(board_id: object, tag: int, table: int) -> bool:
     """Whether board_id is a board's id at table `table` of the evening `tag`:
-    `<board's name>@<tag, 4 hex digits>.<table>` (event/tables.py for a board on
+    `<board's name>@<tag, 4 hex digits>.<table>` (evening/tables.py for a board on
     USB, tallynet/link.py for one on the club's Wi-Fi), the board's name by the
     board's own rule (1 to BOARD_MAX of A-Z a-z 0-9 _ - .), so no id can carry
     an escape sequence or a bidirectional override to a terminal."""

@@ -253,7 +253,7 @@ def acl(event: str) -> tuple[tuple[str | None, str, str], ...]:
 def client_ids(event: str, user: str) -> tuple[str, ...]:
     """The client ids login `user` may connect with on the evening `event`'s
     embedded broker: `<event>-<user>` (the director's link, each table's link
-    of a table host: event/club.py), and for a table's login also
+    of a table host: evening/club.py), and for a table's login also
     `<event>-board-<user>`, what a board on the club's Wi-Fi sends
     (firmware/tallynet/link.py _client_id). Every other login's client id is
     refused, so no login can take over, or delete, another login's session

@@ -4,7 +4,7 @@ the director has applied it (docs/club-mqtt.md).
 A message is numbered (per board: 1, 2, 3, ...), signed and stored in one
 transaction, with the caller's own state if the caller gives its connection
 (add_in), so a hand is either scored and queued or neither. The publisher
-(club.link.TableLink) sends the rows in order with QoS 1 and marks a row
+(club.mqtt_link.TableLink) sends the rows in order with QoS 1 and marks a row
 `acked` on the broker's PUBACK; the row stays until the director's
 `applied` message confirms its seq, and every row not confirmed is sent
 again after a reconnect, after a restart of the process (a kill -9

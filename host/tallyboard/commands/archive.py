@@ -17,7 +17,7 @@ from ..archive import Archive, Unreadable, archived_id
 from ..client import Board
 from ..errors import TallyboardError
 from .reporting import reports_errors
-from .link import board_options, button_letters, connected, note_what_the_record_leaves
+from .connect import board_options, button_letters, connected, note_what_the_record_leaves
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file (default: $TALLYBOARD_ARCHIVE or "

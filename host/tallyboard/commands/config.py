@@ -9,7 +9,7 @@ from tallyrun import protocol
 from .. import names
 from ..errors import TallyboardError
 from .reporting import reports_errors
-from .link import board_options, connected
+from .connect import board_options, connected
 
 
 @click.group("config")

@@ -17,7 +17,7 @@ from ..client import Board
 from ..errors import TallyboardError, TransportError
 from .reporting import reports_errors
 from ..transport import SerialTransport, find_board_port
-from .link import progress_bar
+from .connect import progress_bar
 
 
 @click.command("deploy")

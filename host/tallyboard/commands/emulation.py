@@ -26,7 +26,7 @@ from ..errors import TallyboardError
 from .reporting import reports_errors
 from ..simulate import SIMULATED_GAMES, simulate
 from ..transport import SerialTransport
-from .link import button_letters, connected, names_of, print_summary, progress_bar
+from .connect import button_letters, connected, names_of, print_summary, progress_bar
 
 
 # ---------------------------------------------------------------- emulate

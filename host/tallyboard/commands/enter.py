@@ -22,7 +22,7 @@ from .. import files, games, records
 from ..client import Board, options_document
 from ..errors import TallyboardError, log_full
 from .reporting import reports_errors
-from .link import board_options, change, connected, current_game, print_summary
+from .connect import board_options, change, connected, current_game, print_summary
 
 
 def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:

@@ -24,7 +24,7 @@ from ..client import Board, BoardGame
 from ..errors import BoardError, ProtocolError, TallyboardError, TransportError
 from ..transport import MAX_LINE
 from .reporting import reports_errors
-from .link import board_options, button_letters, connected, held_gives, held_words
+from .connect import board_options, button_letters, connected, held_gives, held_words
 
 # ---------------------------------------------------------------- watch
 

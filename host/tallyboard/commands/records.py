@@ -41,7 +41,7 @@ def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator:
     else:
         sheet.print_sheet(doc)
         if held:
-            from .link import held_words
+            from .connect import held_words
 
             click.echo(f"{held_words(loaded.game, loaded.players, letters)}: not on the sheet until accepted")
 

@@ -22,8 +22,7 @@ from ..errors import TallyboardError
 from ..games.base import OptionFlag
 from .archive import archive_option, before_new
 from .reporting import reports_errors
-from .link import (board_options, button_letters, change, connected, current_game, game_of_verb,
-                   note_what_the_record_leaves, player_index, print_summary, scoring)
+from .connect import board_options, button_letters, change, connected, current_game, game_of_verb, note_what_the_record_leaves, player_index, print_summary, scoring
 
 
 @click.command("status")

@@ -16,7 +16,7 @@ from .. import files, games, records, render
 from ..client import Board
 from ..errors import TallyboardError
 from .reporting import reports_errors
-from .link import board_options, connected, open_link
+from .connect import board_options, connected, open_link
 
 # How long a freshly started emulator gets to draw its first frame.
 _FIRST_FRAME_SECONDS = 5.0

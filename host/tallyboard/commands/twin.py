@@ -9,7 +9,7 @@ import json
 import click
 
 from .. import render
-from ..twin import TwinControl
+from ..twin_control import TwinControl
 from .reporting import reports_errors
 from .show import present
 

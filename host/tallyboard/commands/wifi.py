@@ -12,7 +12,7 @@ import click
 
 from .. import secretfile
 from ..names import shown
-from .link import board_options, connected
+from .connect import board_options, connected
 from .reporting import reports_errors
 
 

@@ -9,8 +9,8 @@ import click
 
 from .. import names
 from ..errors import TallyboardError
-from ..event.tables import Tables, event_folder
-from ..event.watch import link_words
+from ..evening.tables import Tables, event_folder
+from ..evening.watch import link_words
 from .reporting import reports_errors
 
 event_option = click.option("--event", "event_name", metavar="NAME",
@@ -20,9 +20,9 @@ timeout_option = click.option("--timeout", type=click.FloatRange(0.05, 60), defa
 
 
 def open_store() -> Any:
-    """The host's event store (tallyboard.event.EventStore, in the archive file)."""
-    from .. import event
-    store_class = getattr(event, "EventStore", None)
+    """The host's event store (tallyboard.evening.EveningDatabase, in the archive file)."""
+    from .. import evening
+    store_class = getattr(evening, "EveningDatabase", None)
     if store_class is None:
         raise TallyboardError("this tallyboard has no event store: upgrade it")
     return store_class()
@@ -50,7 +50,7 @@ def attach_cmd(ports: tuple[str, ...], emulators: int | None, event_name: str | 
             tables.attach_ports(list(ports))
         # every table of the evening with its link: the boards attached here, and those that come
         # through a table host or over Wi-Fi by themselves (docs/club-wifi.md)
-        from ..event import club
+        from ..evening import club
         boards = store.boards(event)
         links = club.links(event, boards)
         for table, known in sorted(boards.items()):
@@ -75,7 +75,7 @@ def start_cmd(event_name: str | None, timeout: float) -> None:
 
 
 def push(event_name: str | None, round: int, timeout: float = 1.0) -> None:
-    from ..event import CREATED, RUNNING
+    from ..evening import CREATED, RUNNING
 
     store = open_store()
     event = store.event(event_name)
@@ -164,7 +164,7 @@ def stop_boards_cmd(event_name: str | None) -> None:
 
 
 def register(group: click.Group) -> None:
-    from ..event import add_board_reader, add_new_round_pusher
+    from ..evening import add_board_reader, add_new_round_pusher
 
     for command in (attach_cmd, start_cmd, resume_cmd, stop_boards_cmd):
         group.add_command(command)

@@ -2,7 +2,7 @@
 create, status, next, finish, export, replay, log, the director's PIN and
 changes. The boards' commands (start, attach, resume) and the live views
 (watch, serve) are the other parts of the group, each in its own module
-with a `register(group)` (EVENT_PARTS)."""
+with a `register(group)` (EVENING_PARTS)."""
 from __future__ import annotations
 
 import importlib
@@ -21,13 +21,13 @@ from rich.text import Text
 from ..console import Console
 from .. import files, secretfile
 from ..names import shown
-from ..event import director, play, record, standings
-from ..event.store import FINISHED, Event, EventError, EventStore
-from ..event.watch import link_words
+from ..evening import director, play, record, standings
+from ..evening.store import FINISHED, Evening, EveningError, EveningDatabase
+from ..evening.watch import link_words
 from .reporting import reports_errors
 
 # the other parts of `tallyboard event`, each a module here with register(group)
-EVENT_PARTS = ("event_boards", "event_views", "event_club")
+EVENING_PARTS = ("evening_boards", "evening_views", "evening_club")
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file the evening is kept in (default: $TALLYBOARD_ARCHIVE or "
@@ -50,8 +50,8 @@ def event_group() -> None:
     """A club evening: Progressive Skicket at many tables, one board a table (docs/events.md)."""
 
 
-def _open(archive_path: str | None, event_name: str | None) -> tuple[EventStore, Event]:
-    store = EventStore(archive_path)
+def _open(archive_path: str | None, event_name: str | None) -> tuple[EveningDatabase, Evening]:
+    store = EveningDatabase(archive_path)
     try:
         return store, store.event(event_name)
     except BaseException:
@@ -66,7 +66,7 @@ def _pin(pin: str | None) -> str | None:
     return pin
 
 
-def _director(store: EventStore, pin: str | None, what: str, event: Event | None) -> None:
+def _director(store: EveningDatabase, pin: str | None, what: str, event: Evening | None) -> None:
     director.check_pin(store, _pin(pin), what, event)
 
 
@@ -78,7 +78,7 @@ def _names(players: tuple[str, ...], players_file: str | None) -> list[str]:
         try:
             text = Path(players_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise EventError(f"{players_file}: cannot read the players ({getattr(exc, 'strerror', exc)})") from None
+            raise EveningError(f"{players_file}: cannot read the players ({getattr(exc, 'strerror', exc)})") from None
         names += [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     return names
 
@@ -87,15 +87,15 @@ def first_seating(names: list[str], tables: int | None, how: str, seed: int | No
     """Round 1's seating: `given`, the players in the order given fill table
     1 seats 0 to 3, then table 2...; `draw`, that order shuffled by the seed."""
     if not names:
-        raise EventError("an evening needs players: --player NAME for each (or --players-file FILE)")
+        raise EveningError("an evening needs players: --player NAME for each (or --players-file FILE)")
     if len(names) % 4:
-        raise EventError(f"{len(names)} players: an evening seats four at every table, so the players must be a "
+        raise EveningError(f"{len(names)} players: an evening seats four at every table, so the players must be a "
                          "multiple of four")
     for n in names:
         if not n or names.count(n) > 1:
-            raise EventError(f"{n!r}: every player needs a name of his own (the commands name players by it)")
+            raise EveningError(f"{n!r}: every player needs a name of his own (the commands name players by it)")
     if tables is not None and tables * 4 != len(names):
-        raise EventError(f"{tables} tables seat {tables * 4} players, and {len(names)} are given")
+        raise EveningError(f"{tables} tables seat {tables * 4} players, and {len(names)} are given")
     order = list(range(len(names)))
     if how == "draw":
         random.Random(seed).shuffle(order)
@@ -122,7 +122,7 @@ def create_cmd(name: str, players: tuple[str, ...], players_file: str | None, ta
     if seating == "draw" and seed is None:
         seed = random.SystemRandom().randrange(1, 10 ** 6)
     first = first_seating(names, tables, seating, seed)
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         event = store.create(name, names, first, rounds, int(hands) if hands else None)
     length = standings.game_length(len(first), event.hands)
     click.echo(f"created {name!r}: {len(names)} players at {len(first)} tables, {rounds} rounds of "
@@ -378,7 +378,7 @@ def pin_group() -> None:
 @reports_errors
 def pin_set_cmd(new_pin: str | None, pin: str | None, archive_path: str | None) -> None:
     """Set the director's PIN; changing it needs the old one (--pin-file, $TALLYBOARD_DIRECTOR_PIN or the prompt)."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         if store.director_pin() is not None:
             pin = _pin(pin)
         if new_pin is None:
@@ -387,8 +387,8 @@ def pin_set_cmd(new_pin: str | None, pin: str | None, archive_path: str | None) 
                                              "terminal); nothing was changed")
             new_pin = click.prompt("New director's PIN", hide_input=True, confirmation_prompt=True, err=True)
         try:
-            event: Event | None = store.event(None)      # the wrong PINs are logged in its log
-        except EventError:
+            event: Evening | None = store.event(None)      # the wrong PINs are logged in its log
+        except EveningError:
             event = None
         first = director.set_pin(store, new_pin, pin, event)
     click.echo("the director's PIN is set" if first else "the director's PIN is changed")
@@ -419,7 +419,7 @@ def _director_command(what: str) -> Callable[[Callable[..., dict[str, Any]]], Ca
 @click.option("--hand", type=int, required=True, help="The hand, as the sheet numbers it.")
 @click.argument("changes", nargs=-1, metavar="KEY=VALUE...")
 @_director_command("tallyboard event correct")
-def correct_cmd(store: EventStore, event: Event, round_: int, table: int, hand: int,
+def correct_cmd(store: EveningDatabase, event: Evening, round_: int, table: int, hand: int,
                 changes: tuple[str, ...]) -> dict[str, Any]:
     """Change a confirmed hand: KEY=VALUE fields of the record's hand form (docs/records.md; a
     player by seat number or name), e.g. tricks=9. Kept over the board's record. Director's PIN."""
@@ -431,7 +431,7 @@ def correct_cmd(store: EventStore, event: Event, round_: int, table: int, hand: 
 @click.option("--table", type=int, required=True, help="The table, from 1 (the head).")
 @click.argument("game", type=click.Path(dir_okay=False, allow_dash=True))
 @_director_command("tallyboard event rescore")
-def rescore_cmd(store: EventStore, event: Event, round_: int, table: int, game: str) -> dict[str, Any]:
+def rescore_cmd(store: EveningDatabase, event: Evening, round_: int, table: int, game: str) -> dict[str, Any]:
     """Replace a table's game by GAME (a game record, docs/records.md, or its list of hands; players
     by seat at the round's start). Kept over the board's record. Director's PIN."""
     doc = files.parse_json(files.read_stdin(), "stdin") if game == "-" else files.read_json(game)
@@ -444,7 +444,7 @@ def rescore_cmd(store: EventStore, event: Event, round_: int, table: int, game: 
 @click.option("--table", type=int, required=True, help="The table, from 1 (the head).")
 @click.option("--seat", type=int, required=True, help="The seat, 0 to 3.")
 @_director_command("tallyboard event move")
-def move_cmd(store: EventStore, event: Event, player: str, table: int, seat: int) -> dict[str, Any]:
+def move_cmd(store: EveningDatabase, event: Evening, player: str, table: int, seat: int) -> dict[str, Any]:
     """Seat PLAYER (name or number) at TABLE/SEAT for the coming round; whoever sat there takes his
     seat. Between rounds only. Director's PIN."""
     return director.move(store, event, player, table, seat)
@@ -455,7 +455,7 @@ def move_cmd(store: EventStore, event: Event, player: str, table: int, seat: int
 @click.option("--substitute", "substitutes", multiple=True, metavar="NAME",
               help="A new player in the seat of each withdrawn one (in order).")
 @_director_command("tallyboard event withdraw")
-def withdraw_cmd(store: EventStore, event: Event, players: tuple[str, ...],
+def withdraw_cmd(store: EveningDatabase, event: Evening, players: tuple[str, ...],
                  substitutes: tuple[str, ...]) -> dict[str, Any]:
     """Withdraw PLAYERS before the round: each replaced by a --substitute, or, in fours, the foot
     table's other players take their seats. Between rounds only. Director's PIN."""
@@ -465,13 +465,13 @@ def withdraw_cmd(store: EventStore, event: Event, players: tuple[str, ...],
 @event_group.command("add")
 @click.argument("players", nargs=-1, required=True)
 @_director_command("tallyboard event add")
-def add_cmd(store: EventStore, event: Event, players: tuple[str, ...]) -> dict[str, Any]:
+def add_cmd(store: EveningDatabase, event: Evening, players: tuple[str, ...]) -> dict[str, Any]:
     """Add PLAYERS in fours, each four a new table at the foot. Between rounds only. Director's PIN."""
     return director.add(store, event, list(players))
 
 
 def register(group: click.Group) -> None:
-    for part in EVENT_PARTS:
+    for part in EVENING_PARTS:
         if importlib.util.find_spec(f"{__package__}.{part}") is not None:
             importlib.import_module(f"{__package__}.{part}").register(event_group)
     group.add_command(event_group)

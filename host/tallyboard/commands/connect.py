@@ -134,11 +134,11 @@ def _evening_tables() -> list[tuple[int, list[str], str | None]]:
     board's port ([] when there is no evening running)."""
     try:
         from .. import archive
-        from ..event import EventStore
+        from ..evening import EveningDatabase
 
         if not archive.default_path().exists():
             return []
-        with EventStore() as store:
+        with EveningDatabase() as store:
             event = store.event(None)
             if event.state != "running":
                 return []

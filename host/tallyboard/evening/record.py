@@ -103,7 +103,7 @@ def from_document(doc: Any, source: str) -> tuple[list[str], list[standings.Roun
     ended = {tuple(p) for p in early}
 
     plays: list[standings.RoundPlay] = []
-    evening = standings.Evening(len(names))
+    evening = standings.Standings(len(names))
     for r, tables in enumerate(rounds, 1):
         if reseated[r - 1] is not None:
             seating = _check_seating(reseated[r - 1], len(names), f"reseated: round {r}", fail)

@@ -13,7 +13,7 @@ table's whole state: applied twice it changes nothing, and the outbox's
 sequence applies it once anyway.
 
 A board's identity on the wire is `<event tag>.<table>` (board_ident), its
-`event` and `table` settings (event/tables.py); the director accepts the
+`event` and `table` settings (evening/tables.py); the director accepts the
 tables of the evening's seatings and nothing else."""
 from __future__ import annotations
 
@@ -33,11 +33,11 @@ from tallynet import tablestate
 from .. import database
 from .. import names as tallyboard_names
 from ..club import envelope
-from ..club.link import ConnectionRefused, DirectorLink, TableLink
+from ..club.mqtt_link import ConnectionRefused, DirectorLink, TableLink
 from ..club.outbox import Outbox
 from ..errors import TallyboardError
-from .evening_store import EveningStore
-from .store import EventError, EventStore
+from .evening_store import EventT, EveningStore
+from .store import Evening, EveningError, EveningDatabase
 from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag, round_game
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ SEAT_RETRY_S = 2.0                # a board that missed the round (unplugged, sa
 MAX_BACKOFF_S = 5.0               # a lost broker is tried again at least this often: a club's network, not the world's
 
 
-def club_id(event: Any) -> str:
+def club_id(event: AnyEvening) -> str:
     """The evening's id on the wire: its folder's name (safe letters, then its tag)."""
     return event_folder(event).name
 
@@ -66,7 +66,7 @@ def tag_of(event_id: str) -> int:
                               "director") from None
 
 
-def round_body(store: EveningStore[Any], event: Any) -> dict[str, Any]:
+def round_body(store: EveningStore[EventT], event: EventT) -> dict[str, Any]:
     """What the director publishes as the round: enough for a table host to
     seat its boards (every round's seating so far, the players by number), and
     for a board on Wi-Fi to seat itself as Tables.push_round would: the
@@ -80,7 +80,7 @@ def round_body(store: EveningStore[Any], event: Any) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- the director
 
-def director_file(event: Any) -> Path:
+def director_file(event: Evening) -> Path:
     """The director's club file of an evening (its secret, what it applied and refused, what it sent)."""
     return event_folder(event) / "club-director.sqlite3"
 
@@ -95,7 +95,7 @@ class Secrets:
     tables_password: str       # unused since each table logs in as itself (broker_users); kept in the file
 
 
-def director_secrets(event: Any) -> Secrets:
+def director_secrets(event: Evening) -> Secrets:
     """The evening's secret (made once, kept in the director's club file, readable by its owner only)."""
     db = database.open_file(director_file(event), database.DIRECTOR)
     try:
@@ -108,13 +108,13 @@ def director_secrets(event: Any) -> Secrets:
     return Secrets(bytes(secret), director, tables)
 
 
-def join_code(event: Any, tables: list[int]) -> str:
+def join_code(event: Evening, tables: list[int]) -> str:
     """The code the table host of `tables` joins with: their keys only, so it signs for no other board."""
     tag = event_tag(event)
     return envelope.join_code(club_id(event), director_secrets(event).secret, tables, lambda t: board_ident(tag, t))
 
 
-def key_for(secret: bytes, message: Any) -> bytes | None:
+def key_for(secret: bytes, message: dict[str, Any]) -> bytes | None:
     """The key a message must be signed with (docs/club-mqtt.md, "The join code"): a
     board's, for what is sent about it, for the status of the table's login (its board's
     identity: the broker lets only that login publish it) and for that board's tag of the
@@ -142,7 +142,7 @@ def link_kind(port: str | None) -> str | None:
     return WIRELESS_BOARD if port[len(REMOTE):].startswith(WIRELESS) else TABLE_HOST
 
 
-def links(event: Any, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
+def links(event: Evening, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
     """Each attached table's link (docs/club-wifi.md, "The director's view"):
     kind, the table host's name or the board's port, whether it is online
     (its login's last status at the director; on USB: it answers), and
@@ -184,12 +184,12 @@ def _utc(at: str | None) -> str | None:
     return at.replace(" ", "T") + "Z" if at else None
 
 
-def table_count(store: EveningStore[Any], event: Any) -> int:
+def table_count(store: EveningStore[EventT], event: EventT) -> int:
     """The evening's tables (the most any round's seating has)."""
     return max(len(store.seating(event, r)) for r in range(1, max(event.round, 1) + 1))
 
 
-def broker_users(store: EveningStore[Any], event: Any) -> dict[str, str]:
+def broker_users(store: EveningStore[EventT], event: EventT) -> dict[str, str]:
     """Every broker login of the evening, {user: password}: the director's, and each
     table's (its board's identity, the password its key gives: envelope.broker_password),
     for the embedded broker and for a club's mosquitto (event broker-files)."""
@@ -210,7 +210,7 @@ def table_login(code: envelope.JoinCode, table: int) -> tuple[str, str]:
     return board, envelope.broker_password(code.keys[code.tables.index(table)])
 
 
-def refused(event: Any) -> list[tuple[str, str | None, str, str, int]]:
+def refused(event: Evening) -> list[tuple[str, str | None, str, str, int]]:
     """(when last, board, reason, text, how many times) of every refusal of the director, oldest first."""
     path = director_file(event)
     if not path.exists():
@@ -257,7 +257,7 @@ def check_table_body(body: dict[str, Any], tag: int, names: list[str]) -> None:
     check_pending(body["pending"], names)
 
 
-def check_pending(pending: Any, names: list[str]) -> None:
+def check_pending(pending: object, names: list[str]) -> None:
     """A held hand (tables.pending_of) or None: {hand: 1..999, waiting_for: some of the
     table's `names`, scores: a whole number per seat, and (optional) buttons: the letter
     of the seat button each of waiting_for presses, "-" for none}."""
@@ -281,7 +281,7 @@ def check_pending(pending: Any, names: list[str]) -> None:
         raise ValueError(f"pending scores are not {len(names)} whole numbers")
 
 
-def _is_button(letter: Any) -> bool:
+def _is_button(letter: object) -> bool:
     return isinstance(letter, str) and len(letter) == 1 and (letter == "-" or "A" <= letter <= "Z"
                                                             or "0" <= letter <= "9")
 
@@ -296,10 +296,10 @@ def _int(body: dict[str, Any], key: str, low: int, high: int) -> int:
 class Director:
     """The director's end: DirectorLink into the store, the round published
     whenever the store's round or seating changes. A context manager. The
-    store is the director's own EventStore: it checks a table's record and
+    store is the director's own EveningDatabase: it checks a table's record and
     reads the event again, which no other EveningStore does."""
 
-    def __init__(self, store: EventStore, event: Any, url: str, tls_ca: str | None = None) -> None:
+    def __init__(self, store: EveningDatabase, event: Evening, url: str, tls_ca: str | None = None) -> None:
         self.store = store
         self.event = event
         self.tag = event_tag(event)
@@ -353,7 +353,7 @@ class Director:
         host's own next message is still the next one."""
         try:
             self._apply_body(message)
-        except (EventError, KeyError, TypeError) as exc:
+        except (EveningError, KeyError, TypeError) as exc:
             raise ValueError(str(exc)) from None
 
     def _apply_body(self, message: dict[str, Any]) -> None:
@@ -386,7 +386,7 @@ class Director:
             self.store.set_pending(event, round, table, pending)
         self.store.set_table_status(event, table, status)
 
-    def _apply_presence(self, event: Any, table: int, body: dict[str, Any]) -> None:
+    def _apply_presence(self, event: Evening, table: int, body: dict[str, Any]) -> None:
         """A board's state before it was seated (round 0): its link and status, no game."""
         count = table_count(self.store, event)
         if table > count:
@@ -433,7 +433,7 @@ class Director:
 # ---------------------------------------------------------------- a table host
 
 @dataclass
-class HostEvent:
+class HostEvening:
     """The evening as a table host knows it (the director's round)."""
     id: int
     name: str
@@ -443,46 +443,49 @@ class HostEvent:
     state: str = "running"
 
 
+AnyEvening = Evening | HostEvening     # the director's evening, or a table host's view of it
+
+
 class HostStore:
     """The store a table host's Tables reads and writes: the evening from
     the director's round, the tables' games in memory; every change of a
-    table is handed to `changed(round, table)`. An EveningStore[HostEvent]
-    (event/evening_store.py)."""
+    table is handed to `changed(round, table)`. An EveningStore[HostEvening]
+    (evening/evening_store.py)."""
 
     def __init__(self, body: dict[str, Any], changed: Callable[[int, int], None]) -> None:
         self.body = body
         self.changed = changed
         self.games: dict[tuple[int, int], tuple[dict, dict]] = {}
-        self.pendings: dict[tuple[int, int], Any] = {}
+        self.pendings: dict[tuple[int, int], dict | None] = {}
         self.attached: dict[int, dict] = {}
         self.rounds_of: dict[int, int] = {}      # table -> the round last stored from its board
 
-    def event(self, name: str | None = None) -> HostEvent:
+    def event(self, name: str | None = None) -> HostEvening:
         b = self.body
         if name is not None and name != b["name"]:
-            raise EventError(f"the director's evening is {b['name']!r}, not {name!r}")
-        return HostEvent(b["id"], b["name"], b["round"], b["rounds"], b["hands"])
+            raise EveningError(f"the director's evening is {b['name']!r}, not {name!r}")
+        return HostEvening(b["id"], b["name"], b["round"], b["rounds"], b["hands"])
 
-    def names(self, event: Any) -> list[str]:
+    def names(self, event: HostEvening) -> list[str]:
         return list(self.body["players"])
 
-    def seating(self, event: Any, round: int) -> list[list[int]]:
+    def seating(self, event: HostEvening, round: int) -> list[list[int]]:
         seatings = self.body["seatings"]
         if not 1 <= round <= len(seatings):
-            raise EventError(f"the director has published no round {round} yet")
+            raise EveningError(f"the director has published no round {round} yet")
         return seatings[round - 1]
 
-    def boards(self, event: Any) -> dict[int, dict]:
+    def boards(self, event: HostEvening) -> dict[int, dict]:
         return {t: dict(b) for t, b in sorted(self.attached.items())}
 
-    def set_board(self, event: Any, table: int, port: str, board_id: str) -> None:
+    def set_board(self, event: HostEvening, table: int, port: str, board_id: str) -> None:
         self.attached[table] = {"port": port, "board_id": board_id, "status": OK}
 
-    def set_table_status(self, event: Any, table: int, status: str) -> None:
+    def set_table_status(self, event: HostEvening, table: int, status: str) -> None:
         self.attached.setdefault(table, {"port": "", "board_id": ""})["status"] = status
         self.changed(self.rounds_of.get(table, self.body["round"]), table)
 
-    def save_table_game(self, event: Any, round: int, table: int, record: dict, stamp: dict) -> bool:
+    def save_table_game(self, event: HostEvening, round: int, table: int, record: dict, stamp: dict) -> bool:
         if self.games.get((round, table)) == (record, stamp):
             return False
         self.games[(round, table)] = (record, stamp)
@@ -492,15 +495,15 @@ class HostStore:
         self.changed(round, table)
         return True
 
-    def table_game(self, event: Any, round: int, table: int) -> dict | None:
+    def table_game(self, event: HostEvening, round: int, table: int) -> dict | None:
         game = self.games.get((round, table))
         return game[0] if game else None
 
-    def set_pending(self, event: Any, round: int, table: int, pending: dict | None) -> None:
+    def set_pending(self, event: HostEvening, round: int, table: int, pending: dict | None) -> None:
         self.pendings[(round, table)] = pending
         self.changed(round, table)
 
-    def pending(self, event: Any, round: int, table: int) -> dict | None:
+    def pending(self, event: HostEvening, round: int, table: int) -> dict | None:
         return self.pendings.get((round, table))
 
 

@@ -46,7 +46,7 @@ OK = "ok"
 UNREACHABLE = "unreachable"
 SWAPPED = "swapped"
 NO_GAME = "no game"
-REMOTE = "mqtt:"           # a board's port at the director when a table host has it (event/club.py)
+REMOTE = "mqtt:"           # a board's port at the director when a table host has it (evening/club.py)
 EMULATOR_START_S = 30.0    # how long an emulator may take to boot (its first file set is compiled)
 EMULATOR_STOP_S = 10.0
 
@@ -112,7 +112,7 @@ class Tables:
         self.names = store.names(event)      # the evening's players, by number
         self.messages: dict[int, str] = {}   # table -> what is wrong with its board, in words
         self.boards: dict[int, _Board] = {}
-        self.remote: set[int] = set()       # tables whose boards are on a table host (event/club.py)
+        self.remote: set[int] = set()       # tables whose boards are on a table host (evening/club.py)
         for table, known in sorted(store.boards(event).items()):
             if str(known.get("port", "")).startswith(REMOTE):
                 self.remote.add(table)
@@ -315,7 +315,7 @@ class Tables:
         return round_game(tables, getattr(self.event, "hands", None))[1]
 
     def push_round(self, round: int, only: list[int] | None = None) -> None:
-        """Every board (or the tables in `only`; a table host's, event/club.py):
+        """Every board (or the tables in `only`; a table host's, evening/club.py):
         the club game of this round (its length, confirmation on),
         the table's four names by seat and the round. A board that has this
         round's game already is left alone, so a push repeated after a crash

@@ -69,7 +69,7 @@ class RoundPlay:
 
 
 @dataclass
-class Evening:
+class Standings:
     """Every player's evening so far: the game scores of each round (None
     where a player did not sit), the continuous score, games and games won."""
 
@@ -99,14 +99,14 @@ class Evening:
         self.game_scores.append(scores)
 
 
-def evening_of(players: int, rounds: list[RoundPlay]) -> Evening:
-    out = Evening(players)
+def evening_of(players: int, rounds: list[RoundPlay]) -> Standings:
+    out = Standings(players)
     for play in rounds:
         out.add_round(play)
     return out
 
 
-def moves(play: RoundPlay, evening: Evening) -> list[tuple[int, int, int, int]]:
+def moves(play: RoundPlay, evening: Standings) -> list[tuple[int, int, int, int]]:
     """(player, from table, to table, seat) after this round's games, tables
     from 1 (SK19; the last round's scores and the continuous score so far)."""
     last = [s or 0 for s in evening.game_scores[-1]]
@@ -114,12 +114,12 @@ def moves(play: RoundPlay, evening: Evening) -> list[tuple[int, int, int, int]]:
             for player, frm, to, seat in progressive.moves(play.seating, last, evening.continuous)]
 
 
-def next_seating(play: RoundPlay, evening: Evening) -> list[list[int]]:
+def next_seating(play: RoundPlay, evening: Standings) -> list[list[int]]:
     last = [s or 0 for s in evening.game_scores[-1]]
     return progressive.next_seating(play.seating, last, evening.continuous)
 
 
-def ranked(evening: Evening, among: list[int] | None = None) -> list[tuple[int, int]]:
+def ranked(evening: Standings, among: list[int] | None = None) -> list[tuple[int, int]]:
     """(rank, player) from the largest continuous score down; equal scores
     share a rank (SK20, G5)."""
     order = progressive.evening_order(evening.continuous)
@@ -134,7 +134,7 @@ def ranked(evening: Evening, among: list[int] | None = None) -> list[tuple[int, 
     return out
 
 
-def winners(evening: Evening) -> list[int]:
+def winners(evening: Standings) -> list[int]:
     """Every player tied on the largest continuous score (SK20)."""
     if not evening.players:
         return []

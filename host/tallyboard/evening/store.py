@@ -25,7 +25,7 @@ from . import standings
 CREATED, RUNNING, FINISHED = "created", "running", "finished"
 
 
-class EventError(TallyboardError):
+class EveningError(TallyboardError):
     """An event that is not there, or a change the evening cannot take now."""
 
 
@@ -34,14 +34,14 @@ PIN_RIGHT, PIN_WRONG, PIN_LOCKED = "right", "wrong", "locked"
 
 @dataclass(frozen=True)
 class PinAttempt:
-    """What one PIN given to a director's command came to (EventStore.try_director_pin)."""
+    """What one PIN given to a director's command came to (EveningDatabase.try_director_pin)."""
     outcome: str            # PIN_RIGHT, PIN_WRONG, or PIN_LOCKED (refused without being checked)
     failures: int           # wrong PINs in a row, this one counted
     locked_until: float     # the time.time() until which the PIN is locked; 0: not locked
 
 
 @dataclass(frozen=True)
-class Event:
+class Evening:
     id: int
     name: str
     state: str          # created, running, finished
@@ -60,7 +60,7 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-class EventStore:
+class EveningDatabase:
     """One per process; every method may be called from any thread (one lock,
     one connection). Another process (a second command) may use the same
     file at the same time: SQLite locks it for each transaction."""
@@ -68,20 +68,20 @@ class EventStore:
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path else archive.default_path()
         if path and not self.path.parent.is_dir():
-            raise EventError(f"cannot open the archive {self.path}: the folder {self.path.parent} does not "
+            raise EveningError(f"cannot open the archive {self.path}: the folder {self.path.parent} does not "
                              "exist; create it or choose another --archive")
         self._lock = threading.RLock()
         try:
             # autocommit: every write is one explicit BEGIN IMMEDIATE ... COMMIT (_Transaction)
             self.db = database.open_file(self.path, database.ARCHIVE, archive.own_folder(self.path))
         except database.DatabaseError as exc:
-            raise EventError(str(exc)) from None
+            raise EveningError(str(exc)) from None
 
     def close(self) -> None:
         with self._lock:
             self.db.close()
 
-    def __enter__(self) -> "EventStore":
+    def __enter__(self) -> "EveningDatabase":
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -103,16 +103,16 @@ class EventStore:
     # ---------------------------------------------------------------- events
 
     def create(self, name: str, players: list[str], seating: list[list[int]], rounds: int,
-               hands: int | None = None) -> Event:
+               hands: int | None = None) -> Evening:
         if not name.strip():
-            raise EventError("the event needs a name: tallyboard event create NAME --player ...")
+            raise EveningError("the event needs a name: tallyboard event create NAME --player ...")
         tallyboard_names.check("the event's name", name, tallyboard_names.EVENT_MAX)
         for player in players:
             tallyboard_names.check("player", player, tallyboard_names.PLAYER_MAX)
         stamp = now()
         with self._write() as db:
             if db.execute("SELECT 1 FROM event_events WHERE name = ?", (name,)).fetchone():
-                raise EventError(f"there is already an event called {name!r}; choose another name "
+                raise EveningError(f"there is already an event called {name!r}; choose another name "
                                  "(tallyboard event status --event NAME shows it)")
             cursor = db.execute("INSERT INTO event_events (name, state, round, rounds, hands, created_at, updated_at)"
                                 " VALUES (?, ?, 1, ?, ?, ?, ?)", (name, CREATED, rounds, hands, stamp, stamp))
@@ -123,11 +123,11 @@ class EventStore:
                        (event_id, json.dumps(seating)))
         return self.event(name)
 
-    def events(self) -> list[Event]:
-        return [Event(*row) for row in self._rows(
+    def events(self) -> list[Evening]:
+        return [Evening(*row) for row in self._rows(
             "SELECT id, name, state, round, rounds, hands, created_at, updated_at FROM event_events ORDER BY id")]
 
-    def event(self, name: str | None = None) -> Event:
+    def event(self, name: str | None = None) -> Evening:
         """The event called name; with None the one event not finished, or, when
         every event is finished, the last one created."""
         every = self.events()
@@ -136,58 +136,58 @@ class EventStore:
                 if event.name == name:
                     return event
             known = ", ".join(repr(e.name) for e in every) or "none yet"
-            raise EventError(f"no event called {name!r} in {self.path} (events: {known})")
+            raise EveningError(f"no event called {name!r} in {self.path} (events: {known})")
         going = [e for e in every if e.state != FINISHED]
         if not going and every:
             return every[-1]     # all finished: the last one (its export, replay, stop-boards after finish)
         if not going:
-            raise EventError("no event in progress: start one with tallyboard event create NAME --player NAME ...")
+            raise EveningError("no event in progress: start one with tallyboard event create NAME --player NAME ...")
         if len(going) > 1:
-            raise EventError(f"several events are in progress ({', '.join(repr(e.name) for e in going)}): "
+            raise EveningError(f"several events are in progress ({', '.join(repr(e.name) for e in going)}): "
                              "choose one with --event NAME")
         return going[0]
 
-    def refresh(self, event: Event) -> Event:
+    def refresh(self, event: Evening) -> Evening:
         row = self._rows("SELECT id, name, state, round, rounds, hands, created_at, updated_at FROM event_events"
                          " WHERE id = ?", (event.id,))
         if not row:
-            raise EventError(f"the event {event.name!r} is no longer in {self.path}")
-        return Event(*row[0])
+            raise EveningError(f"the event {event.name!r} is no longer in {self.path}")
+        return Evening(*row[0])
 
-    def set_state(self, event: Event, state: str) -> None:
+    def set_state(self, event: Evening, state: str) -> None:
         with self._write() as db:
             db.execute("UPDATE event_events SET state = ?, updated_at = ? WHERE id = ?", (state, now(), event.id))
 
     # ---------------------------------------------------------------- players and rounds
 
-    def players(self, event: Event) -> list[dict[str, Any]]:
+    def players(self, event: Evening) -> list[dict[str, Any]]:
         return [{"number": n, "name": name, "withdrawn": bool(w)} for n, name, w in self._rows(
             "SELECT number, name, withdrawn FROM event_players WHERE event = ? ORDER BY number", (event.id,))]
 
-    def names(self, event: Event) -> list[str]:
+    def names(self, event: Evening) -> list[str]:
         return [p["name"] for p in self.players(event)]
 
-    def seating(self, event: Event, round: int) -> list[list[int]]:
+    def seating(self, event: Evening, round: int) -> list[list[int]]:
         row = self._rows("SELECT seating FROM event_rounds WHERE event = ? AND round = ?", (event.id, round))
         if not row:
-            raise EventError(f"the event {event.name!r} has no round {round} (it is in round {event.round})")
+            raise EveningError(f"the event {event.name!r} has no round {round} (it is in round {event.round})")
         return json.loads(row[0][0])
 
-    def rounds(self, event: Event) -> list[dict[str, Any]]:
+    def rounds(self, event: Evening) -> list[dict[str, Any]]:
         """Every round so far: round, seating, how it was seated, tables ended early."""
         return [{"round": r, "seating": json.loads(s), "how": how, "ended_early": json.loads(e)}
                 for r, s, how, e in self._rows("SELECT round, seating, how, ended_early FROM event_rounds"
                                                " WHERE event = ? ORDER BY round", (event.id,))]
 
-    def start_round(self, event: Event, round: int, seating: list[list[int]], how: str,
-                    ended_early: Sequence[int] = (), log: tuple[str, str, str, str] | None = None) -> Event:
+    def start_round(self, event: Evening, round: int, seating: list[list[int]], how: str,
+                    ended_early: Sequence[int] = (), log: tuple[str, str, str, str] | None = None) -> Evening:
         """Store round `round` (the one after the current) and make it current;
         the current round's tables in ended_early are closed short; a log
         entry with it when the director forced it. One transaction."""
         with self._write() as db:
             current = db.execute("SELECT round FROM event_events WHERE id = ?", (event.id,)).fetchone()[0]
             if current != round - 1:
-                raise EventError(f"the event is in round {current} now, not {round - 1}; run the command again")
+                raise EveningError(f"the event is in round {current} now, not {round - 1}; run the command again")
             if ended_early:
                 db.execute("UPDATE event_rounds SET ended_early = ? WHERE event = ? AND round = ?",
                            (json.dumps(sorted(ended_early)), event.id, current))
@@ -199,8 +199,8 @@ class EventStore:
                 self._log(db, event, *log)
         return self.refresh(event)
 
-    def finish(self, event: Event, ended_early: Sequence[int] = (),
-               log: tuple[str, str, str, str] | None = None) -> Event:
+    def finish(self, event: Evening, ended_early: Sequence[int] = (),
+               log: tuple[str, str, str, str] | None = None) -> Evening:
         with self._write() as db:
             if ended_early:
                 db.execute("UPDATE event_rounds SET ended_early = ? WHERE event = ? AND round = ?",
@@ -210,7 +210,7 @@ class EventStore:
                 self._log(db, event, *log)
         return self.refresh(event)
 
-    def reseat(self, event: Event, seating: list[list[int]], log: tuple[str, str, str, str],
+    def reseat(self, event: Evening, seating: list[list[int]], log: tuple[str, str, str, str],
                names: dict[int, str] | None = None, withdrawn: Sequence[int] = ()) -> None:
         """The director's new seating for the current round (before it has
         begun), new players and withdrawals with it, logged. One transaction."""
@@ -230,7 +230,7 @@ class EventStore:
 
     # ---------------------------------------------------------------- the tables' games
 
-    def save_table_game(self, event: Event, round: int, table: int, record: dict, stamp: dict) -> bool:
+    def save_table_game(self, event: Evening, round: int, table: int, record: dict, stamp: dict) -> bool:
         """Store the board's game of a table (its whole record: the four names
         by seat at the round's start, the confirmed hands) in place of what
         was stored; False when it is what was stored already."""
@@ -247,40 +247,40 @@ class EventStore:
                        " WHERE id = ?", (now(), CREATED, RUNNING, event.id))
         return True
 
-    def check_table_record(self, event: Event, round: int, table: int, record: Any) -> None:
+    def check_table_record(self, event: Evening, round: int, table: int, record: Any) -> None:
         """A table's game record: the club game of the evening's length, the
-        round's four names in their seats, hands the rules take; EventError
+        round's four names in their seats, hands the rules take; EveningError
         saying what does not fit (a board that answers for another table)."""
         seating = self.seating(event, round)
         if not 1 <= table <= len(seating):
-            raise EventError(f"round {round} has no table {table} (tables 1 to {len(seating)})")
+            raise EveningError(f"round {round} has no table {table} (tables 1 to {len(seating)})")
         names = [self.names(event)[p] for p in seating[table - 1]]
         length = standings.game_length(len(seating), event.hands)
         want = standings.club_record(names, [], length)
         if not isinstance(record, dict) or not isinstance(record.get("hands"), list):
-            raise EventError(f"round {round} table {table}: not a game record")
+            raise EveningError(f"round {round} table {table}: not a game record")
         if record.get("players") != names:
-            raise EventError(f"round {round} table {table}: the game is for {', '.join(map(str, record.get('players') or []))}"
+            raise EveningError(f"round {round} table {table}: the game is for {', '.join(map(str, record.get('players') or []))}"
                              f" but the table seats {', '.join(names)}; is it another table's board?")
         if record.get("format") != want["format"] or record.get("game") != want["game"] or record.get("options", {}) != want.get("options", {}):
-            raise EventError(f"round {round} table {table}: the game is not the evening's game of {length} hands")
+            raise EveningError(f"round {round} table {table}: the game is not the evening's game of {length} hands")
         try:
             standings.table_sheet(names, record["hands"], length, f"round {round} table {table}")
         except RecordError as exc:
-            raise EventError(str(exc)) from None
+            raise EveningError(str(exc)) from None
 
-    def table_game(self, event: Event, round: int, table: int) -> dict | None:
+    def table_game(self, event: Evening, round: int, table: int) -> dict | None:
         """The table's game as the board last reported it (corrections aside)."""
         row = self._rows("SELECT record FROM event_games WHERE event = ? AND round = ? AND tableno = ?",
                          (event.id, round, table))
         return json.loads(row[0][0]) if row else None
 
-    def table_stamp(self, event: Event, round: int, table: int) -> dict | None:
+    def table_stamp(self, event: Evening, round: int, table: int) -> dict | None:
         row = self._rows("SELECT stamp FROM event_games WHERE event = ? AND round = ? AND tableno = ?",
                          (event.id, round, table))
         return json.loads(row[0][0]) if row else None
 
-    def corrections(self, event: Event, round: int, table: int) -> tuple[dict[int, Any], list[Any] | None]:
+    def corrections(self, event: Evening, round: int, table: int) -> tuple[dict[int, Any], list[Any] | None]:
         """The director's corrections of a table's game: {hand number: hand},
         and the whole game's hands when he rescored it (else None)."""
         row = self._rows("SELECT hands, whole FROM event_corrections WHERE event = ? AND round = ? AND tableno = ?",
@@ -289,7 +289,7 @@ class EventStore:
             return {}, None
         return {int(k): v for k, v in json.loads(row[0][0]).items()}, (json.loads(row[0][1]) if row[0][1] else None)
 
-    def set_corrections(self, event: Event, round: int, table: int, hands: dict[int, Any],
+    def set_corrections(self, event: Evening, round: int, table: int, hands: dict[int, Any],
                         whole: list[Any] | None, log: tuple[str, str, str, str]) -> None:
         with self._write() as db:
             db.execute("INSERT OR REPLACE INTO event_corrections (event, round, tableno, hands, whole)"
@@ -298,7 +298,7 @@ class EventStore:
             db.execute("UPDATE event_events SET updated_at = ? WHERE id = ?", (now(), event.id))
             self._log(db, event, *log)
 
-    def set_pending(self, event: Event, round: int, table: int, pending: dict | None) -> None:
+    def set_pending(self, event: Evening, round: int, table: int, pending: dict | None) -> None:
         with self._write() as db:
             if pending is None:
                 db.execute("DELETE FROM event_pending WHERE event = ? AND round = ? AND tableno = ?",
@@ -307,33 +307,33 @@ class EventStore:
                 db.execute("INSERT OR REPLACE INTO event_pending (event, round, tableno, pending) VALUES (?, ?, ?, ?)",
                            (event.id, round, table, canonical(pending)))
 
-    def pending(self, event: Event, round: int, table: int) -> dict | None:
+    def pending(self, event: Evening, round: int, table: int) -> dict | None:
         row = self._rows("SELECT pending FROM event_pending WHERE event = ? AND round = ? AND tableno = ?",
                          (event.id, round, table))
         return json.loads(row[0][0]) if row else None
 
     # ---------------------------------------------------------------- boards
 
-    def set_board(self, event: Event, table: int, port: str, board_id: str) -> None:
+    def set_board(self, event: Evening, table: int, port: str, board_id: str) -> None:
         with self._write() as db:
             db.execute("INSERT OR REPLACE INTO event_boards (event, tableno, port, board_id, status)"
                        " VALUES (?, ?, ?, ?, 'ok')", (event.id, table, port, board_id))
 
-    def boards(self, event: Event) -> dict[int, dict]:
+    def boards(self, event: Evening) -> dict[int, dict]:
         return {t: {"port": port, "board_id": board_id, "status": status} for t, port, board_id, status in self._rows(
             "SELECT tableno, port, board_id, status FROM event_boards WHERE event = ? ORDER BY tableno", (event.id,))}
 
-    def set_table_status(self, event: Event, table: int, status: str) -> None:
+    def set_table_status(self, event: Evening, table: int, status: str) -> None:
         with self._write() as db:
             db.execute("UPDATE event_boards SET status = ? WHERE event = ? AND tableno = ?", (status, event.id, table))
 
     # ---------------------------------------------------------------- the director
 
-    def _log(self, db: sqlite3.Connection, event: Event, action: str, what: str, before: str, after: str) -> None:
+    def _log(self, db: sqlite3.Connection, event: Evening, action: str, what: str, before: str, after: str) -> None:
         db.execute("INSERT INTO event_log (event, at, action, what, before, after) VALUES (?, ?, ?, ?, ?, ?)",
                    (event.id, now(), action, what, before, after))
 
-    def log(self, event: Event) -> list[dict[str, str]]:
+    def log(self, event: Evening) -> list[dict[str, str]]:
         return [{"at": at, "action": action, "what": what, "before": before, "after": after}
                 for at, action, what, before, after in self._rows(
                     "SELECT at, action, what, before, after FROM event_log WHERE event = ? ORDER BY id", (event.id,))]
@@ -347,7 +347,7 @@ class EventStore:
         row = self._rows("SELECT failures, locked_until FROM event_wrong_pins WHERE id = 1")
         return (int(row[0][0]), float(row[0][1])) if row else (0, 0.0)
 
-    def try_director_pin(self, matches: Callable[[str], bool], event: Event | None, what: str, at: float,
+    def try_director_pin(self, matches: Callable[[str], bool], event: Evening | None, what: str, at: float,
                          lock_after: int, lock_for: float) -> PinAttempt:
         """One PIN given to `what` at time `at`, checked in the same transaction as the
         count of wrong ones, so that PINs guessed at once (threads, processes) are checked
@@ -384,14 +384,14 @@ class EventStore:
         with self._write() as db:
             row = db.execute("SELECT pin FROM event_director WHERE id = 1").fetchone()
             if (row[0] if row else None) != expected:
-                raise EventError("the director's PIN changed meanwhile; nothing was changed, run the command again")
+                raise EveningError("the director's PIN changed meanwhile; nothing was changed, run the command again")
             db.execute("INSERT OR REPLACE INTO event_director (id, pin, set_at) VALUES (1, ?, ?)", (hashed, now()))
 
 
 class _Transaction:
     """database.write on the store's connection, under the store's lock."""
 
-    def __init__(self, store: EventStore, begin: str = "BEGIN IMMEDIATE") -> None:
+    def __init__(self, store: EveningDatabase, begin: str = "BEGIN IMMEDIATE") -> None:
         self.store = store
         self.begin = begin
         self._write: Any = None

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from ..errors import RecordError, TallyboardError
 from . import play, standings
-from .store import FINISHED, PIN_LOCKED, PIN_RIGHT, Event, EventError, EventStore
+from .store import FINISHED, PIN_LOCKED, PIN_RIGHT, Evening, EveningError, EveningDatabase
 
 _N, _R, _P = 2 ** 14, 8, 1   # scrypt's cost (about 50 ms), as hashlib documents
 MIN_PIN = 4
@@ -58,10 +58,10 @@ def _until(when: float) -> str:
     return datetime.fromtimestamp(when).strftime("%H:%M")
 
 
-def _check(store: EventStore, pin: str, what: str, event: Event | None) -> None:
+def _check(store: EveningDatabase, pin: str, what: str, event: Evening | None) -> None:
     """DirectorError unless pin is the director's; the wrong PINs counted, delayed,
     logged, locked. The count is read, the PIN checked and the count written in one
-    transaction (EventStore.try_director_pin): PINs guessed at once are checked one
+    transaction (EveningDatabase.try_director_pin): PINs guessed at once are checked one
     after another, and the lock stops the sixth as it stops the sixth in a row."""
     now = _now()
     attempt = store.try_director_pin(lambda stored: pin_matches(pin, stored), event, what, now,
@@ -81,7 +81,7 @@ def _check(store: EventStore, pin: str, what: str, event: Event | None) -> None:
     raise DirectorError("that is not the director's PIN; nothing was changed")
 
 
-def set_pin(store: EventStore, new: str, old: str | None, event: Event | None = None) -> bool:
+def set_pin(store: EveningDatabase, new: str, old: str | None, event: Evening | None = None) -> bool:
     """Set the director's PIN (True), or change it given the old one."""
     if len(new.strip()) < MIN_PIN or new != new.strip():
         raise DirectorError(f"a director's PIN is at least {MIN_PIN} characters, with no spaces around it; "
@@ -96,7 +96,7 @@ def set_pin(store: EventStore, new: str, old: str | None, event: Event | None = 
     return stored is None
 
 
-def check_pin(store: EventStore, pin: str | None, what: str, event: Event | None = None) -> None:
+def check_pin(store: EveningDatabase, pin: str | None, what: str, event: Evening | None = None) -> None:
     """DirectorError unless pin is the director's, saying what the command
     needs; a wrong one is delayed, logged in the event's log (event), and
     locks the PIN after LOCK_AFTER in a row."""
@@ -112,12 +112,12 @@ def check_pin(store: EventStore, pin: str | None, what: str, event: Event | None
 
 # ---------------------------------------------------------------- hands and games
 
-def _table(store: EventStore, event: Event, round: int, table: int) -> tuple[list[str], int]:
+def _table(store: EveningDatabase, event: Evening, round: int, table: int) -> tuple[list[str], int]:
     if not 1 <= round <= event.round:
-        raise EventError(f"the event has rounds 1 to {event.round}, not {round}")
+        raise EveningError(f"the event has rounds 1 to {event.round}, not {round}")
     seating = store.seating(event, round)
     if not 1 <= table <= len(seating):
-        raise EventError(f"round {round} has tables 1 to {len(seating)}, not {table}")
+        raise EveningError(f"round {round} has tables 1 to {len(seating)}, not {table}")
     names = store.names(event)
     return [names[p] for p in seating[table - 1]], play.table_length(event, seating)
 
@@ -126,7 +126,7 @@ def _check_game(names: list[str], hands: list[Any], length: int, where: str) -> 
     try:
         return standings.table_sheet(names, hands, length, where)
     except RecordError as exc:
-        raise EventError(f"{exc}; nothing was changed") from None
+        raise EveningError(f"{exc}; nothing was changed") from None
 
 
 def _seat_value(value: str, names: list[str]) -> Any:
@@ -142,7 +142,7 @@ def _seat_value(value: str, names: list[str]) -> Any:
     return value
 
 
-def correct(store: EventStore, event: Event, round: int, table: int, hand: int, changes: list[str]) -> dict[str, Any]:
+def correct(store: EveningDatabase, event: Evening, round: int, table: int, hand: int, changes: list[str]) -> dict[str, Any]:
     """Change hand `hand` (as the sheet numbers it) of a table's game with
     KEY=VALUE fields of the record's hand form; the new hand is kept over
     the board's. Returns the log entry."""
@@ -150,17 +150,17 @@ def correct(store: EventStore, event: Event, round: int, table: int, hand: int, 
     hands = play.counted_hands(store, event, round, table) or []
     entries = play.played_entries(names, hands, length)
     if not 1 <= hand <= len(entries):
-        raise EventError(f"round {round} table {table} has hands 1 to {len(entries)}, not {hand}"
+        raise EveningError(f"round {round} table {table} has hands 1 to {len(entries)}, not {hand}"
                          if entries else f"round {round} table {table} has no hand yet")
     if not changes:
-        raise EventError("say what to change: KEY=VALUE fields of the hand (docs/records.md), e.g. tricks=9")
+        raise EveningError("say what to change: KEY=VALUE fields of the hand (docs/records.md), e.g. tricks=9")
     entry = entries[hand - 1]
     before = hands[entry]
     after = dict(before)
     for word in changes:
         key, sep, value = word.partition("=")
         if not sep or not key:
-            raise EventError(f"{word!r}: write each change as KEY=VALUE (e.g. tricks=9); nothing was changed")
+            raise EveningError(f"{word!r}: write each change as KEY=VALUE (e.g. tricks=9); nothing was changed")
         after[key] = _seat_value(value, names)
     hands[entry] = after
     where = f"round {round} table {table}"
@@ -176,12 +176,12 @@ def correct(store: EventStore, event: Event, round: int, table: int, hand: int, 
     return dict(zip(("action", "what", "before", "after"), log))
 
 
-def rescore(store: EventStore, event: Event, round: int, table: int, hands: Any) -> dict[str, Any]:
+def rescore(store: EveningDatabase, event: Evening, round: int, table: int, hands: Any) -> dict[str, Any]:
     """Replace a table's game with these hands (a game record's `hands`, the
     players by seat): the board's record no longer counts for that game."""
     names, length = _table(store, event, round, table)
     if not isinstance(hands, list):
-        raise EventError("the game's hands must be a list (a game record's hands, docs/records.md)")
+        raise EveningError("the game's hands must be a list (a game record's hands, docs/records.md)")
     where = f"round {round} table {table}"
     new = _check_game(names, hands, length, where)
     old_hands = play.counted_hands(store, event, round, table)
@@ -195,28 +195,28 @@ def rescore(store: EventStore, event: Event, round: int, table: int, hands: Any)
 
 # ---------------------------------------------------------------- seating between rounds
 
-def between_rounds(store: EventStore, event: Event) -> list[list[int]]:
+def between_rounds(store: EveningDatabase, event: Evening) -> list[list[int]]:
     """The current round's seating, if no hand is in at any table yet (the
     only time players may be moved, withdrawn or added)."""
     event = store.refresh(event)
     if event.state == FINISHED:
-        raise EventError(f"the event {event.name!r} is finished; nothing was changed")
+        raise EveningError(f"the event {event.name!r} is finished; nothing was changed")
     seating = store.seating(event, event.round)
     for t in range(1, len(seating) + 1):
         if play.counted_hands(store, event, event.round, t) or store.pending(event, event.round, t):
-            raise EventError(f"round {event.round} has begun (table {t} has a hand): players are moved, withdrawn "
+            raise EveningError(f"round {event.round} has begun (table {t} has a hand): players are moved, withdrawn "
                              "or added between rounds, after tallyboard event next and before the first hand")
     return seating
 
 
-def player_number(store: EventStore, event: Event, who: str) -> int:
+def player_number(store: EveningDatabase, event: Evening, who: str) -> int:
     players = store.players(event)
     for p in players:
         if p["name"] == who:
             return p["number"]
     if who.isdigit() and int(who) < len(players):
         return int(who)
-    raise EventError(f"no player {who!r} at the event; players: {', '.join(p['name'] for p in players)}")
+    raise EveningError(f"no player {who!r} at the event; players: {', '.join(p['name'] for p in players)}")
 
 
 def _where(seating: list[list[int]], player: int) -> tuple[int, int] | None:
@@ -226,7 +226,7 @@ def _where(seating: list[list[int]], player: int) -> tuple[int, int] | None:
     return None
 
 
-def _reseated(store: EventStore, event: Event, seating: list[list[int]], action: str, what: str,
+def _reseated(store: EveningDatabase, event: Evening, seating: list[list[int]], action: str, what: str,
               before: list[list[int]], names: dict[int, str] | None = None,
               withdrawn: Sequence[int] = ()) -> dict[str, Any]:
     log = (action, what, json.dumps(before), json.dumps(seating))
@@ -235,16 +235,16 @@ def _reseated(store: EventStore, event: Event, seating: list[list[int]], action:
     return dict(zip(("action", "what", "before", "after"), log))
 
 
-def move(store: EventStore, event: Event, who: str, table: int, seat: int) -> dict[str, Any]:
+def move(store: EveningDatabase, event: Evening, who: str, table: int, seat: int) -> dict[str, Any]:
     """Seat a player at table/seat for the coming round; whoever sat there
     takes his old seat (a swap)."""
     before = between_rounds(store, event)
     player = player_number(store, event, who)
     if not 1 <= table <= len(before) or not 0 <= seat <= 3:
-        raise EventError(f"tables are 1 to {len(before)} and seats 0 to 3; nothing was changed")
+        raise EveningError(f"tables are 1 to {len(before)} and seats 0 to 3; nothing was changed")
     here = _where(before, player)
     if here is None:
-        raise EventError(f"{who} does not sit in round {event.round} (withdrawn); nothing was changed")
+        raise EveningError(f"{who} does not sit in round {event.round} (withdrawn); nothing was changed")
     seating = [list(t) for t in before]
     other = seating[table - 1][seat]
     seating[here[0]][here[1]] = other
@@ -255,7 +255,7 @@ def move(store: EventStore, event: Event, who: str, table: int, seat: int) -> di
                      f"{names[other]} to table {here[0] + 1} seat {here[1]}", before)
 
 
-def withdraw(store: EventStore, event: Event, who: list[str], substitutes: list[str]) -> dict[str, Any]:
+def withdraw(store: EveningDatabase, event: Evening, who: list[str], substitutes: list[str]) -> dict[str, Any]:
     """Players leave before the round: each substitute (a new player) takes
     the seat of the one withdrawn in his place; with none, they leave in
     fours, the foot table's other players filling their seats (head first,
@@ -263,16 +263,16 @@ def withdraw(store: EventStore, event: Event, who: list[str], substitutes: list[
     before = between_rounds(store, event)
     players = [player_number(store, event, w) for w in who]
     if len(set(players)) != len(players):
-        raise EventError("a player is named twice; nothing was changed")
+        raise EveningError("a player is named twice; nothing was changed")
     for w, p in zip(who, players):
         if _where(before, p) is None:
-            raise EventError(f"{w} does not sit in round {event.round}; nothing was changed")
+            raise EveningError(f"{w} does not sit in round {event.round}; nothing was changed")
     names = store.names(event)
     seating = [list(t) for t in before]
     new_names: dict[int, str] = {}
     if substitutes:
         if len(substitutes) != len(players):
-            raise EventError(f"{len(players)} withdrawn and {len(substitutes)} substitutes: give one substitute "
+            raise EveningError(f"{len(players)} withdrawn and {len(substitutes)} substitutes: give one substitute "
                              "for each, or none; nothing was changed")
         _check_new_names(names, substitutes)
         for p, name in zip(players, substitutes):
@@ -283,7 +283,7 @@ def withdraw(store: EventStore, event: Event, who: list[str], substitutes: list[
         what = ", ".join(f"{names[p]} withdrawn, {n} in his seat" for p, n in zip(players, substitutes))
     else:
         if len(players) % 4 or len(players) >= 4 * len(seating):
-            raise EventError("without substitutes players withdraw in fours, and one table at least must stay "
+            raise EveningError("without substitutes players withdraw in fours, and one table at least must stay "
                              "(or give --substitute NAME for each); nothing was changed")
         closing = seating[len(seating) - len(players) // 4:]
         seating = seating[:len(seating) - len(players) // 4]
@@ -296,11 +296,11 @@ def withdraw(store: EventStore, event: Event, who: list[str], substitutes: list[
     return _reseated(store, event, seating, "withdraw", f"round {event.round}: {what}", before, new_names, players)
 
 
-def add(store: EventStore, event: Event, new: list[str]) -> dict[str, Any]:
+def add(store: EveningDatabase, event: Evening, new: list[str]) -> dict[str, Any]:
     """New players, in fours: each four a new table at the foot, seated in the order given."""
     before = between_rounds(store, event)
     if not new or len(new) % 4:
-        raise EventError(f"players are added in fours (a new table at the foot), not {len(new)}; to replace a "
+        raise EveningError(f"players are added in fours (a new table at the foot), not {len(new)}; to replace a "
                          "player use tallyboard event withdraw NAME --substitute NEW; nothing was changed")
     names = store.names(event)
     _check_new_names(names, new)
@@ -313,4 +313,4 @@ def add(store: EventStore, event: Event, new: list[str]) -> dict[str, Any]:
 def _check_new_names(names: list[str], new: list[str]) -> None:
     for n in new:
         if not n.strip() or n in names or new.count(n) > 1:
-            raise EventError(f"{n!r}: every player needs a name of his own; nothing was changed")
+            raise EveningError(f"{n!r}: every player needs a name of his own; nothing was changed")

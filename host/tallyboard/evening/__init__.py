@@ -6,7 +6,7 @@ the director's PIN and changes (director.py)."""
 from __future__ import annotations
 
 from .play import add_board_reader, add_new_round_pusher, on_new_round, read_boards, snapshot
-from .store import CREATED, FINISHED, RUNNING, Event, EventError, EventStore
+from .store import CREATED, FINISHED, RUNNING, Evening, EveningError, EveningDatabase
 
-__all__ = ["EventStore", "Event", "EventError", "snapshot", "on_new_round", "add_new_round_pusher", "read_boards",
+__all__ = ["EveningDatabase", "Evening", "EveningError", "snapshot", "on_new_round", "add_new_round_pusher", "read_boards",
            "add_board_reader", "CREATED", "RUNNING", "FINISHED"]

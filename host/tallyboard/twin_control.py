@@ -2,7 +2,7 @@
 twin's runner (twin/run.mjs --control PORT) serves, to press the board's
 buttons, turn its knob, switch its parts' faults and read what its OLED and
 LEDs show now, with the twin's counters. docs/twin.md describes the protocol
-and how to start a twin by hand; bench/twin.py starts one for tests.
+and how to start a twin by hand; bench/twin_harness.py starts one for tests.
 
     control = TwinControl(port)
     control.press("seat0")                # 80 ms with contact bounce; returns once released

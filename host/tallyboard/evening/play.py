@@ -7,16 +7,16 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import record, standings
-from .store import FINISHED, Event, EventError, EventStore
+from .store import FINISHED, Evening, EveningError, EveningDatabase
 
 VIEW_FORMAT = "tallyboard-event-view/1"
 
 # What pushes a new round (or a new seating of the current one) to the boards
 # of an evening; the boards' part of tallyboard event adds its pusher here.
-_new_round_pushers: list[Callable[[EventStore, Event, int], None]] = []
+_new_round_pushers: list[Callable[[EveningDatabase, Evening, int], None]] = []
 
 
-def add_new_round_pusher(push: Callable[[EventStore, Event, int], None]) -> None:
+def add_new_round_pusher(push: Callable[[EveningDatabase, Evening, int], None]) -> None:
     if push not in _new_round_pushers:
         _new_round_pushers.append(push)
 
@@ -24,15 +24,15 @@ def add_new_round_pusher(push: Callable[[EventStore, Event, int], None]) -> None
 # What reads the attached boards into the store (the boards' part adds its
 # reader): `next` and `finish` call it first, so a hand confirmed at a table
 # counts even when no view was running to read it.
-_board_readers: list[Callable[[EventStore, Event], None]] = []
+_board_readers: list[Callable[[EveningDatabase, Evening], None]] = []
 
 
-def add_board_reader(read: Callable[[EventStore, Event], None]) -> None:
+def add_board_reader(read: Callable[[EveningDatabase, Evening], None]) -> None:
     if read not in _board_readers:
         _board_readers.append(read)
 
 
-def read_boards(store: EventStore, event: Event) -> None:
+def read_boards(store: EveningDatabase, event: Evening) -> None:
     """When boards are attached: read each once and store what changed."""
     if not store.boards(event):
         return
@@ -40,7 +40,7 @@ def read_boards(store: EventStore, event: Event) -> None:
         read(store, event)
 
 
-def on_new_round(store: EventStore, event: Event, round: int) -> None:
+def on_new_round(store: EveningDatabase, event: Evening, round: int) -> None:
     """Called once the store holds round `round` (or its new seating): when
     boards are attached, each pusher sends the round to them."""
     if not store.boards(event):
@@ -51,7 +51,7 @@ def on_new_round(store: EventStore, event: Event, round: int) -> None:
 
 # ---------------------------------------------------------------- each table's game as it counts
 
-def counted_hands(store: EventStore, event: Event, round: int, table: int) -> list[Any] | None:
+def counted_hands(store: EveningDatabase, event: Evening, round: int, table: int) -> list[Any] | None:
     """The hands of a table's game as they count: the board's, each hand the
     director corrected replaced by his, or his whole game when he rescored
     it. None: nothing stored for the table."""
@@ -68,11 +68,11 @@ def counted_hands(store: EventStore, event: Event, round: int, table: int) -> li
     return hands
 
 
-def table_length(event: Event, seating: list[list[int]]) -> int:
+def table_length(event: Evening, seating: list[list[int]]) -> int:
     return standings.game_length(len(seating), event.hands)
 
 
-def round_play(store: EventStore, event: Event, round: int, names: list[str],
+def round_play(store: EveningDatabase, event: Evening, round: int, names: list[str],
                info: dict[str, Any]) -> standings.RoundPlay:
     seating = info["seating"]
     length = table_length(event, seating)
@@ -87,7 +87,7 @@ def round_play(store: EventStore, event: Event, round: int, names: list[str],
     return play
 
 
-def plays(store: EventStore, event: Event) -> tuple[list[str], list[standings.RoundPlay]]:
+def plays(store: EveningDatabase, event: Evening) -> tuple[list[str], list[standings.RoundPlay]]:
     names = store.names(event)
     return names, [round_play(store, event, info["round"], names, info) for info in store.rounds(event)]
 
@@ -107,19 +107,19 @@ def played_entries(names: list[str], hands: list[Any], length: int) -> list[int]
 
 # ---------------------------------------------------------------- the snapshot
 
-def _links(event: Event, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
+def _links(event: Evening, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
     from . import club     # the club transport's files: only read, and only when the evening has them
     return club.links(event, boards)
 
 
-def snapshot(store: EventStore, event: Event) -> dict[str, Any]:
+def snapshot(store: EveningDatabase, event: Evening) -> dict[str, Any]:
     """The document every view shows (docs/events.md, "The snapshot"), from
     the store only."""
     with store.reading():
         return _snapshot(store, event)
 
 
-def _snapshot(store: EventStore, event: Event) -> dict[str, Any]:
+def _snapshot(store: EveningDatabase, event: Evening) -> dict[str, Any]:
     event = store.refresh(event)
     players = store.players(event)
     names, rounds = plays(store, event)
@@ -170,13 +170,13 @@ def unfinished(play: standings.RoundPlay) -> list[str]:
     return [f"table {t.table} ({t.hands_in()} of {play.length} hands)" for t in play.tables if not t.over]
 
 
-def next_seating(store: EventStore, event: Event) -> tuple[list[list[int]], standings.RoundPlay]:
+def next_seating(store: EveningDatabase, event: Evening) -> tuple[list[list[int]], standings.RoundPlay]:
     names, rounds = plays(store, event)
     evening = standings.evening_of(len(names), rounds)
     return standings.next_seating(rounds[-1], evening), rounds[-1]
 
 
-def advance(store: EventStore, event: Event, forced: bool = False) -> Event:
+def advance(store: EveningDatabase, event: Evening, forced: bool = False) -> Evening:
     """Store the next round, seated by the movement (SK19), once every
     table's game is over; `forced` (the director's PIN checked by the
     caller) closes the unfinished games short and logs it. Then the boards
@@ -184,16 +184,16 @@ def advance(store: EventStore, event: Event, forced: bool = False) -> Event:
     nothing."""
     event = store.refresh(event)
     if event.state == FINISHED:
-        raise EventError(f"the event {event.name!r} is finished; nothing was changed")
+        raise EveningError(f"the event {event.name!r} is finished; nothing was changed")
     if event.round >= event.rounds:
-        raise EventError(f"all {event.rounds} rounds of {event.name!r} are played: tallyboard event finish ends "
+        raise EveningError(f"all {event.rounds} rounds of {event.name!r} are played: tallyboard event finish ends "
                          "the evening")
     seating, current = next_seating(store, event)
     open_tables = unfinished(current)
     log = None
     early: list[int] = []
     if open_tables and not forced:
-        raise EventError(f"round {event.round} is not over: {', '.join(open_tables)}; finish those games, or "
+        raise EveningError(f"round {event.round} is not over: {', '.join(open_tables)}; finish those games, or "
                          "tallyboard event next --force with the director's PIN")
     if open_tables:
         early = [t.table for t in current.tables if not t.over]
@@ -204,14 +204,14 @@ def advance(store: EventStore, event: Event, forced: bool = False) -> Event:
     return event
 
 
-def finish(store: EventStore, event: Event, forced: bool = False) -> Event:
+def finish(store: EveningDatabase, event: Evening, forced: bool = False) -> Evening:
     event = store.refresh(event)
     if event.state == FINISHED:
-        raise EventError(f"the event {event.name!r} is finished already")
+        raise EveningError(f"the event {event.name!r} is finished already")
     _, rounds = plays(store, event)
     open_tables = unfinished(rounds[-1])
     if open_tables and not forced:
-        raise EventError(f"round {event.round} is not over: {', '.join(open_tables)}; finish those games, or "
+        raise EveningError(f"round {event.round} is not over: {', '.join(open_tables)}; finish those games, or "
                          "tallyboard event finish --force with the director's PIN")
     early = [t.table for t in rounds[-1].tables if not t.over]
     log = None
@@ -223,7 +223,7 @@ def finish(store: EventStore, event: Event, forced: bool = False) -> Event:
 
 # ---------------------------------------------------------------- the event record from the store
 
-def export(store: EventStore, event: Event) -> tuple[dict[str, Any], str | None]:
+def export(store: EveningDatabase, event: Evening) -> tuple[dict[str, Any], str | None]:
     """The event record (docs/events.md) of every round that is over, and a
     note for the user when the round in play is left out."""
     event = store.refresh(event)
@@ -233,7 +233,7 @@ def export(store: EventStore, event: Event) -> tuple[dict[str, Any], str | None]
         note = (f"round {event.round} is in progress ({', '.join(unfinished(rounds[-1]))}): it is left out of "
                 "the record until every table's game is over")
         rounds = rounds[:-1]
-    evening = standings.Evening(len(names))
+    evening = standings.Standings(len(names))
     reseated: list[list[list[int]] | None] = []
     for r, play in enumerate(rounds):
         moved = standings.next_seating(rounds[r - 1], evening) if r else None

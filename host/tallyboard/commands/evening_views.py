@@ -25,13 +25,13 @@ def evening_source(name: str | None, broker: "Broker | None" = None) -> Iterator
     """The newest snapshot of the event in progress (or the one named):
     every call reads each board once, stores what changed, and returns the
     snapshot computed from the store. The one place where the views meet
-    the store (tallyboard.event) and the boards (tallyboard.event.tables).
+    the store (tallyboard.evening) and the boards (tallyboard.evening.tables).
     With `broker`, the director's end of the club evening runs meanwhile:
-    the table hosts' boards come in through it (tallyboard.event.club)."""
-    from ..event import EventStore, snapshot
-    from ..event.tables import Tables
+    the table hosts' boards come in through it (tallyboard.evening.club)."""
+    from ..evening import EveningDatabase, snapshot
+    from ..evening.tables import Tables
 
-    store = EventStore()
+    store = EveningDatabase()
     event = store.event(name)
     # the boards the evening has attached (tallyboard event attach): read on every call
     tables = Tables(store, event) if store.boards(event) else None
@@ -61,8 +61,8 @@ class Broker:
     @contextlib.contextmanager
     def director(self, store: Any, event: Any) -> Iterator[None]:
         from ..club import brokers
-        from ..club.link import ConnectionRefused, parse_url
-        from ..event import club
+        from ..club.mqtt_link import ConnectionRefused, parse_url
+        from ..evening import club
 
         url = self.url
         with contextlib.ExitStack() as stack:
@@ -149,7 +149,7 @@ def file_source(path: Path) -> Source:
     """A snapshot document from a file, read again on every call; while the
     file is being rewritten (not JSON for a moment) the last good one."""
     from .. import files
-    from ..event.watch import check
+    from ..evening.watch import check
 
     last: list[dict[str, Any]] = []
 
@@ -180,7 +180,7 @@ def chosen_source(event_name: str | None, snapshot_file: Path | None,
 
 def _checked(source: Source) -> Source:
     """The source, its bad documents said in the user's words."""
-    from ..event.watch import check
+    from ..evening.watch import check
 
     def read() -> dict[str, Any]:
         try:
@@ -214,7 +214,7 @@ def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None
     """The evening live in the terminal: the standings, each table's game (a
     held hand marked, with who must accept it) and who moves where next.
     When the tables do not fit, they are shown a page at a time."""
-    from ..event import watch
+    from ..evening import watch
 
     console = Console(highlight=False)
     broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port, club)
@@ -250,7 +250,7 @@ def serve_cmd(host: str, port: int, allowed_hosts: tuple[str, ...], per_address:
     director's end of a club evening across laptops too (--club, or
     --broker URL): the table hosts' boards come in through MQTT; without
     either, only the boards attached to this laptop, and no broker."""
-    from ..event import web
+    from ..evening import web
 
     broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port, club)
     limits = web.Limits.for_this_process()

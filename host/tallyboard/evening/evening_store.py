@@ -1,17 +1,17 @@
 """The evening's store as the tables use it: one typed interface (EveningStore)
 for its three implementations, the director's SQLite store
-(store.EventStore), a table host's in-memory store of the director's round
+(store.EveningDatabase), a table host's in-memory store of the director's round
 (club.HostStore) and the tests' stand-in (tests/event_fakes.FakeStore).
 
 It declares what the code that reads the boards and applies their games
 (tables.Tables, club.round_body/table_count/broker_users, the director's
-apply, `event attach/resume`) calls on a store, with EventStore's
-signatures. EventStore has much more (rounds, corrections, the director's
-log and PIN): code that needs that takes an EventStore itself.
+apply, `event attach/resume`) calls on a store, with EveningDatabase's
+signatures. EveningDatabase has much more (rounds, corrections, the director's
+log and PIN): code that needs that takes an EveningDatabase itself.
 
-The event a store's methods take is the one its event() gives (store.Event,
-club.HostEvent, the fake's own), hence the type parameter:
-EveningStore[Event] is EventStore, EveningStore[Any] any of the three.
+The event a store's methods take is the one its event() gives (store.Evening,
+club.HostEvening, the fake's own), hence the type parameter:
+EveningStore[Evening] is EveningDatabase, EveningStore[Any] any of the three.
 tests/test_event_store_interface.py holds every implementation to it."""
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ class EveningStore(Protocol[EventT]):
     holds, its port and status), for one event."""
 
     def event(self, name: str | None = None) -> EventT:
-        """The event called name; with None the evening's one (EventStore: the
-        one in progress). EventError when there is no such event."""
+        """The event called name; with None the evening's one (EveningDatabase: the
+        one in progress). EveningError when there is no such event."""
         ...
 
     def names(self, event: EventT) -> list[str]:
@@ -36,7 +36,7 @@ class EveningStore(Protocol[EventT]):
 
     def seating(self, event: EventT, round: int) -> list[list[int]]:
         """Round `round`'s tables, each the four players' numbers by seat;
-        EventError when there is no such round (yet)."""
+        EveningError when there is no such round (yet)."""
         ...
 
     def boards(self, event: EventT) -> dict[int, dict]:

@@ -1,7 +1,7 @@
 """The device twin (an emulated RP2040 running real MicroPython v1.28.0 with the
 board's parts modelled: the project's twin/run.mjs) driven from Python: start it,
 bridge its USB CDC to a pty, press its buttons and read its OLED and LEDs through
-its control port (tallyboard.twin.TwinControl), read its counters, cut its power.
+its control port (tallyboard.twin_control.TwinControl), read its counters, cut its power.
 The MicroPython images are the project's own (image/: stock-pico.uf2, the stock
 RPI_PICO build, by default), and so is the boot ROM (twin/bootrom/); a builder's
 own image and boot ROM: the folder $TALLYBOARD_RP2EMU (firmware.uf2, bootrom.mjs),
@@ -43,7 +43,7 @@ RP2EMU = Path(os.environ["TALLYBOARD_RP2EMU"]) if os.environ.get("TALLYBOARD_RP2
 STOCK_UF2 = ROOT / "image" / "stock-pico.uf2"
 BOOTROM = RUNNER / "bootrom" / "bootrom-b1.mjs"
 sys.path.insert(0, str(ROOT / "host"))
-from tallyboard.twin import TwinControl, TwinError  # noqa: E402  (the control port's client)
+from tallyboard.twin_control import TwinControl, TwinError  # noqa: E402  (the control port's client)
 
 _STATS = re.compile(r"\[rp2emu (?P<tag>[^\]]+)\] (?P<fields>.*)")
 LED_GPIO = 2           # the reference board's WS2812 data pin (board/pico-reference.json)

@@ -1,7 +1,7 @@
 """`tallyboard event` commands of a club evening across hosts over MQTT
 (docs/club-mqtt.md): `table` (a table host), `join-code` and `refused` (the
 director's). The director's own end is `event serve/watch --broker`
-(event_views)."""
+(evening_views)."""
 from __future__ import annotations
 
 import contextlib
@@ -51,9 +51,9 @@ def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulato
     has them), the director's rounds come to the boards. Started again after
     a crash, it carries on where it was."""
     from ..club import envelope
-    from ..club.link import parse_url
-    from ..event import club
-    from ..event.tables import events_home
+    from ..club.mqtt_link import parse_url
+    from ..evening import club
+    from ..evening.tables import events_home
 
     if join is None:
         raise click.UsageError("give the evening's join code: --join-file FILE, $TALLYBOARD_JOIN, or run this at a "
@@ -90,8 +90,8 @@ def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulato
 
 
 def _event(event_name: str | None) -> tuple[Any, Any]:
-    from ..event import EventStore
-    store = EventStore()
+    from ..evening import EveningDatabase
+    store = EveningDatabase()
     try:
         return store, store.event(event_name)
     except BaseException:
@@ -107,7 +107,7 @@ def _event(event_name: str | None) -> tuple[Any, Any]:
 def join_code_cmd(tables: tuple[int, ...], event_name: str | None) -> None:
     """The code a table host joins the evening with (`event table --join CODE`): with --table, the code
     for the host of those tables, which signs for them and no other; without, each table's own code."""
-    from ..event import club
+    from ..evening import club
     store, event = _event(event_name)
     with store:
         if tables:
@@ -126,7 +126,7 @@ def broker_files_cmd(folder: Path, event_name: str | None) -> None:
     director's and every table's login, hashed as mosquitto_passwd hashes them), tallyboard.acl (who may
     publish what) and director.pw (the director's password, for --broker-password-file)."""
     from ..club import brokers
-    from ..event import club
+    from ..evening import club
     store, event = _event(event_name)
     with store:
         users = club.broker_users(store, event)
@@ -147,7 +147,7 @@ def broker_files_cmd(folder: Path, event_name: str | None) -> None:
 @reports_errors
 def refused_cmd(as_json: bool, event_name: str | None) -> None:
     """The table hosts' messages the director refused (unknown board, bad signature, replay, gap, ...)."""
-    from ..event import club
+    from ..evening import club
     store, event = _event(event_name)
     with store:
         rows = club.refused(event)
