@@ -181,7 +181,7 @@ def on_chip(twin: Twin, script: str) -> object:
 def talking_host(twin: Twin):
     """A host that sends STATE every 20 ms while the block runs, and reads every reply until
     the board has answered what was still queued (mpremote must find the line quiet)."""
-    from tallyboard import wire
+    from tallyboard.boardlink import wire
     talking = threading.Event()
     talking.set()
     stop = threading.Event()

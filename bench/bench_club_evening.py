@@ -204,9 +204,9 @@ def evening(tmp: Path, broker, outage: float) -> tuple[list[float], int, float]:
     """A real director and a real table host with three emulated boards: the
     latency of hands 1-2 at each table, then hands 3-4 scored while the broker
     is stopped for `outage` seconds, and the catch-up."""
-    from tallyboard import portshare
-    from tallyboard.client import Board
-    from tallyboard.emulator import running_on
+    from tallyboard.boardlink import portshare
+    from tallyboard.boardlink.client import Board
+    from tallyboard.tooling.emulator import running_on
 
     archive = tmp / "evening" / "archive.sqlite3"
     director_env = environment(tmp, "evening", archive)

@@ -63,12 +63,12 @@ def main() -> int:
     args = parser.parse_args()
     outage = 60.0 if args.full else 10.0
 
-    from tallyboard.client import Board
+    from tallyboard.boardlink.client import Board
     from tallyboard.club import brokers
-    from tallyboard.emulator import Emulator
+    from tallyboard.tooling.emulator import Emulator
     from tallyboard.evening import EveningDatabase
     from tallyboard.evening import club as club_mod
-    from tallyboard.transport import SerialTransport
+    from tallyboard.boardlink.transport import SerialTransport
 
     print(f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     with tempfile.TemporaryDirectory() as name:

@@ -1,7 +1,7 @@
 """The device twin (an emulated RP2040 running real MicroPython v1.28.0 with the
 board's parts modelled: the project's twin/run.mjs) driven from Python: start it,
 bridge its USB CDC to a pty, press its buttons and read its OLED and LEDs through
-its control port (tallyboard.twin_control.TwinControl), read its counters, cut its power.
+its control port (tallyboard.tooling.twin_control.TwinControl), read its counters, cut its power.
 The MicroPython images are the project's own (image/: stock-pico.uf2, the stock
 RPI_PICO build, by default), and so is the boot ROM (twin/bootrom/); a builder's
 own image and boot ROM: the folder $TALLYBOARD_RP2EMU (firmware.uf2, bootrom.mjs),
@@ -9,7 +9,7 @@ or a UF2 named with Twin(uf2=...).
 
     with Twin(folder) as twin:          # a blank chip; flash image kept in folder
         twin.deploy()                   # tallyboard deploy --port <its pty>
-        board = twin.board()            # a tallyboard.client.Board on it
+        board = twin.board()            # a tallyboard.boardlink.client.Board on it
         board.new("roquet", 2)
         board.game_verb("PEG", 0, 5)
         twin.replies()[-1]              # the reply's emulated latency (µs) and text
@@ -43,7 +43,7 @@ RP2EMU = Path(os.environ["TALLYBOARD_RP2EMU"]) if os.environ.get("TALLYBOARD_RP2
 STOCK_UF2 = ROOT / "image" / "stock-pico.uf2"
 BOOTROM = RUNNER / "bootrom" / "bootrom-b1.mjs"
 sys.path.insert(0, str(ROOT / "host"))
-from tallyboard.twin_control import TwinControl, TwinError  # noqa: E402  (the control port's client)
+from tallyboard.tooling.twin_control import TwinControl, TwinError  # noqa: E402  (the control port's client)
 
 _STATS = re.compile(r"\[rp2emu (?P<tag>[^\]]+)\] (?P<fields>.*)")
 LED_GPIO = 2           # the reference board's WS2812 data pin (board/pico-reference.json)
@@ -256,8 +256,8 @@ class Twin:
             raise RuntimeError(f"deploy failed: {done.stdout}{done.stderr}")
 
     def board(self, timeout: float = 5.0):
-        from tallyboard.client import Board
-        from tallyboard.transport import SerialTransport
+        from tallyboard.boardlink.client import Board
+        from tallyboard.boardlink.transport import SerialTransport
 
         board = Board(SerialTransport(str(self.link)), timeout=timeout)
         board.connect()
@@ -429,7 +429,7 @@ def switch_games(twin, board, order: list[tuple[str, int]], *, stats_every: int 
     NEW from the host, the display caught up with the new game (its panel view loads), and
     with push the knob pushed (a hand entry opened on the board, left open when the next
     NEW comes); STATS after every stats_every-th switch. Stops early once wall_s of wall
-    time have passed. A NEW the board refuses raises (tallyboard.client's BoardError,
+    time have passed. A NEW the board refuses raises (tallyboard.boardlink.client's BoardError,
     saying which switch)."""
     started = time.monotonic()
     result = Switches(0, [], [], [], 0.0)

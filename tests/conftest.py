@@ -86,7 +86,7 @@ STARTED_UNDER = {"micropython": "emulator", "mosquitto": "broker", "chromium": "
 def pytest_configure(config):
     # Tests run side by side (pytest-xdist), each worker under basetemp/popen-gwN: pytest's own
     # /tmp/pytest-of-USER/pytest-N/popen-gwN/test_name0/ leaves too few of a Unix socket name's 107
-    # bytes for the ports' sharer (tallyboard.portshare). A shorter base, made for this run:
+    # bytes for the ports' sharer (tallyboard.boardlink.portshare). A shorter base, made for this run:
     if config.option.basetemp is None and not hasattr(config, "workerinput"):
         config.option.basetemp = tempfile.mkdtemp(prefix="tb")
         config._tallyboard_basetemp = config.option.basetemp

@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 from typing import Callable, Sequence
 
-from tallyboard import deploy
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling import deploy
+from tallyboard.tooling.mpunix import micropython_binary
 
 RP2040 = "Raspberry Pi Pico with RP2040"
 RP2350 = "Raspberry Pi Pico 2 with RP2350"

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tallyboard import database
+from tallyboard.common import database
 from tallyboard.club import envelope, mqtt_link, outbox
 from tallyboard.club.envelope import RefusedMessage
 

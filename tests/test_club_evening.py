@@ -34,14 +34,14 @@ from click.testing import CliRunner
 from club_evening_support import WAIT, Evening, Proc
 from emu_fixtures import until
 from test_club_mqtt import Relay
-from tallyboard import portshare
+from tallyboard.boardlink import portshare
 from tallyboard.cli import main
-from tallyboard.client import Board
+from tallyboard.boardlink.client import Board
 from tallyboard.club import brokers, envelope
 from tallyboard.club.mqtt_link import parse_url
 from tallyboard.evening import club as club_mod
 from tallyboard.evening.tables import event_tag
-from tallyboard.emulator import running_on
+from tallyboard.tooling.emulator import running_on
 from tallyboard.evening import EveningDatabase
 
 pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"), pytest.mark.broker, pytest.mark.process]

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from tallyboard.cli import main
 from tallyboard.club import envelope
-from tallyboard.console import Console
+from tallyboard.common.console import Console
 from tallyboard.evening import play
 from tallyboard.evening import club as club_mod
 from tallyboard.evening import watch, web
@@ -136,7 +136,7 @@ def test_a_status_signed_for_another_board_changes_no_link(director):
 
 
 def test_a_table_host_may_not_take_a_wireless_boards_name(tmp_path):
-    from tallyboard.errors import TallyboardError
+    from tallyboard.common.errors import TallyboardError
     secret = envelope.new_secret()
     code = envelope.read_join_code(envelope.join_code("Club-night-b39d", secret, [1], lambda t: f"B39D.{t}"))
     with pytest.raises(TallyboardError, match="may not start with 'board-': the director takes that for a board on "

@@ -31,7 +31,7 @@ import pytest
 
 from test_club_guard import Director, attempt, connected, director, mqtt_connect_packet, send, url  # noqa: F401  (director: the fixture)
 from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
-from tallyboard import listeners
+from tallyboard.common import listeners
 from tallyboard.club import brokers, envelope
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]

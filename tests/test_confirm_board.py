@@ -171,7 +171,7 @@ def test_a_power_cut_keeps_a_hand_pending_and_the_board_accepts_it_after(tmp_pat
 def test_the_view_cache_is_never_served_across_an_accept_or_a_reject(tmp_path, monkeypatch):
     """A copy of the game kept while a hand waited has the same n, top and log as
     the game after the hand is rejected: only held tells them apart (viewcache)."""
-    from tallyboard import client
+    from tallyboard.boardlink import client
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     sent: list[str] = []
@@ -298,7 +298,7 @@ def test_the_lights_beside_the_accepting_buttons_on_a_board_without_an_oled(tmp_
     player's colour while that player may accept."""
     from tallypanel import boarddef
 
-    from tallyboard import render
+    from tallyboard.tooling import render
 
     flash = tmp_path / "flash"
     with emulated_board(flash) as (emulator, board):

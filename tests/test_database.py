@@ -1,4 +1,4 @@
-"""tallyboard.database: every SQLite file the host writes, versioned and
+"""tallyboard.common.database: every SQLite file the host writes, versioned and
 migrated with its data kept, private to its owner (issue 22, items 3 and 6).
 Today's files are built here with the schemas as tallyboard wrote them before
 the files had versions (copied below as they were), then opened."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tallyboard import database
-from tallyboard.archive import Archive, ArchiveError
+from tallyboard.common import database
+from tallyboard.scorebook.archive import Archive, ArchiveError
 from tallyboard.club.outbox import Outbox
 from tallyboard.evening.store import EveningDatabase
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from fake_mpremote import RP2040, RP2350, FakeMpremote, commands_of
 
-from tallyboard import deploy, fileset
-from tallyboard.errors import TallyboardError
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling import deploy, fileset
+from tallyboard.common.errors import TallyboardError
+from tallyboard.tooling.mpunix import micropython_binary
 
 pytestmark = [pytest.mark.emulator, pytest.mark.process]
 

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from tallyboard import evening as tb_event
-from tallyboard.archive import Archive
+from tallyboard.scorebook.archive import Archive
 from tallyboard.cli import main
 from tallyboard.evening import play
 from tallyboard.evening.store import EveningError, EveningDatabase
@@ -111,7 +111,7 @@ def test_a_record_for_another_table_is_refused(archive):
 
 def test_the_archive_s_own_games_are_left_alone(archive):
     with Archive(archive) as games_archive:
-        from tallyboard import records
+        from tallyboard.scorebook import records
 
         games_archive.add(records.from_document(ev.table_record(ev.THREE_NAMES, ev.THREE_FIRST[0],
                                                                 ev.THREE_ROUND1[0], True)), "test")

@@ -32,11 +32,13 @@ from event_fakes import FakeStore
 
 from tallycore import game as core_game
 from waiting import NotInTime, until
-from tallyboard import games, portshare, records
+from tallyboard import games
+from tallyboard.boardlink import portshare
+from tallyboard.scorebook import records
 from tallyboard.cli import main
-from tallyboard.client import Board
+from tallyboard.boardlink.client import Board
 from tallyboard.commands import evening_boards
-from tallyboard.emulator import Emulator, running_on
+from tallyboard.tooling.emulator import Emulator, running_on
 from tallyboard.evening import tables as tables_mod
 from tallyboard.evening.tables import Tables
 
@@ -362,7 +364,7 @@ def test_attaching_a_board_that_holds_another_game_stores_none_of_it(evening, tm
 
 
 def test_a_board_without_the_evening_settings_is_told_to_update():
-    from tallyboard.errors import BoardError, TallyboardError
+    from tallyboard.common.errors import BoardError, TallyboardError
 
     class OldBoard:      # firmware from before the settings event, table and round
         link = type("Link", (), {"name": "/dev/ttyACM3"})()

@@ -11,10 +11,10 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import names
+from tallyboard.common import names
 from tallyboard.cli import main
 from tallyboard.commands.scoring import check_names
-from tallyboard.errors import TallyboardError
+from tallyboard.common.errors import TallyboardError
 from tallyboard.evening.store import EveningDatabase
 
 TITLE = "A\x1b]0;PWNED\x07"          # sets the terminal's title when printed raw
@@ -132,7 +132,7 @@ def test_a_record_whose_player_holds_one_is_refused_in_words(tmp_path):
 
 
 def test_the_archive_list_never_prints_a_control_character_from_an_old_archive(archive):
-    from tallyboard.archive import Archive
+    from tallyboard.scorebook.archive import Archive
     Archive(archive).close()
     db = sqlite3.connect(archive)
     with db:
@@ -165,7 +165,7 @@ def test_on_a_terminal_the_colours_stay_and_the_datas_escape_goes():
 
     from rich.table import Table
 
-    from tallyboard.console import Console
+    from tallyboard.common.console import Console
     out = io.StringIO()
     table = Table("Player", "Total")
     table.add_row(TITLE, "5")
@@ -186,8 +186,8 @@ def test_a_board_that_calls_itself_by_an_escape_sequence_is_refused_at_hello():
     from test_client_protocol import FakeLink, frame
 
     from tallyrun import protocol
-    from tallyboard.client import Board
-    from tallyboard.errors import ProtocolError
+    from tallyboard.boardlink.client import Board
+    from tallyboard.common.errors import ProtocolError
 
     hello = f"{{seq}} OK fw=0.1.0 proto={protocol.PROTOCOL_VERSION} board={BAD_BOARD_NAME} games=2 frame=128"
     link = FakeLink(lambda seq, verb, count: frame(hello.format(seq=seq)))

@@ -90,7 +90,7 @@ def run_installed(venv: Path, tmp: Path, *args: str, timeout: float = 300) -> su
 
 def test_an_installed_wheel_plays_simulates_and_deploys_from_its_own_files(installed, tmp_path):
     where = run_installed(installed, tmp_path, "python", "-c",
-                          "import tallyboard, tallycore; from tallyboard import mpunix; "
+                          "import tallyboard, tallycore; from tallyboard.tooling import mpunix; "
                           "print(tallyboard.__file__); print(tallycore.__file__); print(mpunix.FIRMWARE_DIR)")
     assert where.returncode == 0, where.stderr
     for line in where.stdout.split():

@@ -15,8 +15,8 @@ import tty
 
 import pytest
 
-from tallyboard import portshare, wire
-from tallyboard.errors import TransportError
+from tallyboard.boardlink import portshare, wire
+from tallyboard.common.errors import TransportError
 from waiting import until
 
 
@@ -463,7 +463,7 @@ def test_ports_says_which_port_is_shared_and_where(board, monkeypatch):
 
     from tallyboard.cli import main
     from tallyboard.commands import connect as link_commands
-    from tallyboard.transport import PortInfo
+    from tallyboard.boardlink.transport import PortInfo
 
     monkeypatch.setattr(link_commands, "list_serial_ports",
                         lambda: [PortInfo(board.path, "Board in FS mode", "E66", 0x2E8A, 0x0005)])

@@ -7,7 +7,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import secretfile
+from tallyboard.common import secretfile
 from tallyboard.cli import main
 
 

@@ -22,7 +22,7 @@ from emu_fixtures import until
 from tallyboard.cli import main
 from tallyboard.club import brokers, envelope
 from tallyboard.club.mqtt_link import ConnectionRefused
-from tallyboard.emulator import Emulator
+from tallyboard.tooling.emulator import Emulator
 from tallyboard.evening import EveningDatabase
 from tallyboard.evening import club as club_mod
 

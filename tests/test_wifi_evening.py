@@ -38,10 +38,10 @@ import pytest
 from broker_spy import SPY_PASSWORD, SPY_USER, WatchedMosquitto
 from club_evening_support import Evening
 from waiting import NotInTime, until
-from tallyboard import portshare
-from tallyboard.client import Board
+from tallyboard.boardlink import portshare
+from tallyboard.boardlink.client import Board
 from tallyboard.club import brokers
-from tallyboard.emulator import Emulator, running_on
+from tallyboard.tooling.emulator import Emulator, running_on
 from tallyboard.evening import EveningDatabase
 from tallyboard.evening import club as club_mod
 

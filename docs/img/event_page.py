@@ -18,7 +18,8 @@ from pathlib import Path
 import uvicorn
 from playwright.sync_api import sync_playwright
 
-from tallyboard import games, records, sheet
+from tallyboard import games
+from tallyboard.scorebook import records, sheet
 from tallyboard.evening import web
 from tallycore import progressive
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..listeners import AcceptErrors
+from ..common.listeners import AcceptErrors
 from . import envelope, kinds
 
 MOSQUITTO = "/usr/sbin/mosquitto"

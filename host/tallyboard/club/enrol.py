@@ -22,8 +22,9 @@ from typing import Any, Callable
 from tallyrun import protocol
 from tallyrun.wirefields import NET_KEY_MEANINGS
 
-from ..errors import BoardError, TallyboardError
+from ..common.errors import BoardError, TallyboardError
 from . import envelope
+from .envelope import tag_of
 from .mqtt_link import parse_url
 
 NONE = "-"                    # NET SET key -: no value (an open network, no broker login)
@@ -136,8 +137,6 @@ def plan(join: str, table: int | None, ssid: str, wifi_password: str | None, bro
     """The enrolment of a board at `table` (None: the join code's only table)
     from the director's join code, the Wi-Fi and the broker URL (its
     password put in already). EnrolError saying what to do."""
-    from ..evening.club import tag_of
-
     try:
         code = envelope.read_join_code(join)
     except ValueError as exc:

@@ -37,7 +37,7 @@ from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as mqtt
 
-from .. import database
+from ..common import database
 from . import envelope, kinds
 from .envelope import RefusedMessage
 from .outbox import Outbox

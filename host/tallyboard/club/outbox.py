@@ -11,7 +11,7 @@ again after a reconnect, after a restart of the process (a kill -9
 included), and when the director has not confirmed it in time. The director
 refuses what it applied already, so a resend is harmless.
 
-The file (tallyboard.database.TABLE_HOST) is opened in WAL mode with
+The file (tallyboard.common.database.TABLE_HOST) is opened in WAL mode with
 synchronous=FULL: a row is on disk when add() returns."""
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .. import database
+from ..common import database
 from . import envelope, kinds
 
 log = logging.getLogger(__name__)

@@ -11,11 +11,11 @@ import click
 from rich import box
 from rich.table import Table
 
-from ..console import Console
-from .. import records, sheet
-from ..archive import Archive, Unreadable, archived_id
-from ..client import Board
-from ..errors import TallyboardError
+from ..common.console import Console
+from ..scorebook import records, sheet
+from ..scorebook.archive import Archive, Unreadable, archived_id
+from ..boardlink.client import Board
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
 from .connect import board_options, button_letters, connected, note_what_the_record_leaves
 

@@ -6,8 +6,8 @@ import click
 
 from tallyrun import protocol
 
-from .. import names
-from ..errors import TallyboardError
+from ..common import names
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
 from .connect import board_options, connected
 

@@ -15,15 +15,16 @@ from tallycore import game as core_game
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..console import Console
-from .. import emulator as emu_mod
+from ..common.console import Console
+from ..tooling import emulator as emu_mod
 from .. import games as profiles
-from .. import portshare
-from .. import records, viewcache, wire
-from ..client import Board, BoardGame, game_from_log, parse_held
-from ..errors import BoardError, BoardNotFound, TallyboardError, TransportError
+from ..boardlink import portshare
+from ..scorebook import records
+from ..boardlink import viewcache, wire
+from ..boardlink.client import Board, BoardGame, game_from_log, parse_held
+from ..common.errors import BoardError, BoardNotFound, TallyboardError, TransportError
 from .reporting import reports_errors
-from ..transport import Transport, find_board_port, list_serial_ports
+from ..boardlink.transport import Transport, find_board_port, list_serial_ports
 
 # ---------------------------------------------------------------- connecting
 
@@ -133,7 +134,7 @@ def _evening_tables() -> list[tuple[int, list[str], str | None]]:
     """The evening in progress, table by table: its number, who sits there this round, and its
     board's port ([] when there is no evening running)."""
     try:
-        from .. import archive
+        from ..scorebook import archive
         from ..evening import EveningDatabase
 
         if not archive.default_path().exists():
@@ -282,7 +283,7 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
 def button_letters(board: Board | None) -> str:
     """The letters printed beside the board's seat buttons, seat 0 first
     (fileset.button_letters: its board definition's, the letters its own OLED shows)."""
-    from .. import fileset
+    from ..tooling import fileset
 
     name = None
     if board is not None:

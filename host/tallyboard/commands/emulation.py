@@ -17,15 +17,16 @@ import click
 from tallycore import game as core_game
 from tallyrun import protocol
 
-from ..console import Console
-from .. import emulator as emu_mod
-from .. import games, records, sheet
-from ..files import loads as load_json
-from ..client import Board, BoardGame, Event, parse_held
-from ..errors import TallyboardError
+from ..common.console import Console
+from ..tooling import emulator as emu_mod
+from .. import games
+from ..scorebook import records, sheet
+from ..common.files import loads as load_json
+from ..boardlink.client import Board, BoardGame, Event, parse_held
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
-from ..simulate import SIMULATED_GAMES, simulate
-from ..transport import SerialTransport
+from ..tooling.simulate import SIMULATED_GAMES, simulate
+from ..boardlink.transport import SerialTransport
 from .connect import button_letters, connected, names_of, print_summary, progress_bar
 
 

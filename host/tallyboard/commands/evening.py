@@ -18,9 +18,9 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from ..console import Console
-from .. import files, secretfile
-from ..names import shown
+from ..common.console import Console
+from ..common import files, secretfile
+from ..common.names import shown
 from ..evening import director, play, record, standings
 from ..evening.store import FINISHED, Evening, EveningError, EveningDatabase
 from ..evening.watch import link_words

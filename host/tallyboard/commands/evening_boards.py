@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from .. import names
-from ..errors import TallyboardError
+from ..common import names
+from ..common.errors import TallyboardError
 from ..evening.tables import Tables, event_folder
 from ..evening.watch import link_words
 from .reporting import reports_errors

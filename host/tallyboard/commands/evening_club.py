@@ -13,9 +13,9 @@ from typing import Any
 
 import click
 
-from .. import secretfile
-from ..names import shown
-from ..errors import TallyboardError
+from ..common import secretfile
+from ..common.names import shown
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
 
 event_option = click.option("--event", "event_name", metavar="NAME",

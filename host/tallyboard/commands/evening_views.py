@@ -12,9 +12,9 @@ from typing import Any, Callable, Iterator
 
 import click
 
-from ..console import Console
-from .. import secretfile
-from ..errors import TallyboardError
+from ..common.console import Console
+from ..common import secretfile
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
 
 Source = Callable[[], dict[str, Any]]
@@ -148,7 +148,7 @@ def chosen_broker(broker_url: str | None, no_broker: bool, tls_ca: str | None, l
 def file_source(path: Path) -> Source:
     """A snapshot document from a file, read again on every call; while the
     file is being rewritten (not JSON for a moment) the last good one."""
-    from .. import files
+    from ..common import files
     from ..evening.watch import check
 
     last: list[dict[str, Any]] = []

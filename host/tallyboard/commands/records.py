@@ -8,8 +8,9 @@ import click
 
 from tallycore import game as core_game
 
-from ..console import Console
-from .. import files, records, sheet
+from ..common.console import Console
+from ..common import files
+from ..scorebook import records, sheet
 from .reporting import reports_errors
 
 

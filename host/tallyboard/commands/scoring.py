@@ -15,10 +15,11 @@ from tallycore import game as core_game
 from tallycore import games
 
 from .. import games as profiles
-from .. import files, records
-from .. import names as board_names
-from ..client import Board
-from ..errors import TallyboardError
+from ..common import files
+from ..scorebook import records
+from ..common import names as board_names
+from ..boardlink.client import Board
+from ..common.errors import TallyboardError
 from ..games.base import OptionFlag
 from .archive import archive_option, before_new
 from .reporting import reports_errors

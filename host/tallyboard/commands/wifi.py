@@ -10,8 +10,8 @@ import os
 
 import click
 
-from .. import secretfile
-from ..names import shown
+from ..common import secretfile
+from ..common.names import shown
 from .connect import board_options, connected
 from .reporting import reports_errors
 

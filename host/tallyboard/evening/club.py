@@ -30,12 +30,13 @@ from typing import Any, Callable
 
 from tallynet import tablestate
 
-from .. import database
-from .. import names as tallyboard_names
+from ..common import database
+from ..common import names as tallyboard_names
 from ..club import envelope
+from ..club.envelope import tag_of
 from ..club.mqtt_link import ConnectionRefused, DirectorLink, TableLink
 from ..club.outbox import Outbox
-from ..errors import TallyboardError
+from ..common.errors import TallyboardError
 from .evening_store import EventT, EveningStore
 from .store import Evening, EveningError, EveningDatabase
 from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, Tables, event_folder, event_tag, round_game
@@ -55,15 +56,6 @@ def club_id(event: AnyEvening) -> str:
 
 def board_ident(tag: int, table: int) -> str:
     return f"{tag:04X}.{table}"
-
-
-def tag_of(event_id: str) -> int:
-    """The evening's tag from its id on the wire (club_id: the tag in hex at its end)."""
-    try:
-        return int(event_id.rsplit("-", 1)[1], 16)
-    except (IndexError, ValueError):
-        raise TallyboardError(f"{event_id!r} is not an evening's id: copy the join code again from the "
-                              "director") from None
 
 
 def round_body(store: EveningStore[EventT], event: EventT) -> dict[str, Any]:

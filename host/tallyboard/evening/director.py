@@ -15,7 +15,7 @@ import time
 from datetime import datetime
 from typing import Any, Sequence
 
-from ..errors import RecordError, TallyboardError
+from ..common.errors import RecordError, TallyboardError
 from . import play, standings
 from .store import FINISHED, PIN_LOCKED, PIN_RIGHT, Evening, EveningError, EveningDatabase
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import files
-from ..errors import RecordError
+from ..common import files
+from ..common.errors import RecordError
 from . import standings
 
 FORMAT = "tallyboard-event/1"

@@ -1,5 +1,5 @@
 """The evening's arithmetic: each table's game scored by the club game's own
-core (through the host profile and tallyboard.records), the continuous
+core (through the host profile and tallyboard.scorebook.records), the continuous
 score, the standings and who moves where (tallycore.progressive,
 docs/rules.md SK19, SK20). Nothing here reads the store or a file: the event
 record (record.py) and the snapshot (snapshot.py) both call it."""
@@ -10,7 +10,8 @@ from typing import Any
 
 from tallycore import progressive
 
-from .. import games, records, sheet
+from .. import games
+from ..scorebook import records, sheet
 
 
 def game_length(tables: int, hands: int | None = None) -> int:

@@ -3,7 +3,7 @@ store"): events, players, each round's seating, each table's game as the
 board last reported it (record + stamp) with the director's corrections kept
 beside it, board attachments, held hands and the director's log. The tables
 are beside the archive's `games`, in the archive's versioned schema
-(tallyboard.database.ARCHIVE); the archive's own are never touched. Every
+(tallyboard.common.database.ARCHIVE); the archive's own are never touched. Every
 write is one transaction (database.write); a game is stored by
 replacing the table's row (the board's own state), never by adding to it, so
 saving the same game again changes nothing."""
@@ -17,9 +17,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .. import archive, database
-from .. import names as tallyboard_names
-from ..errors import RecordError, TallyboardError
+from ..scorebook import archive
+from ..common import database
+from ..common import names as tallyboard_names
+from ..common.errors import RecordError, TallyboardError
 from . import standings
 
 CREATED, RUNNING, FINISHED = "created", "running", "finished"

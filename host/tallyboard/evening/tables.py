@@ -36,10 +36,13 @@ from tallyrun import protocol
 
 from .evening_store import EveningStore
 from .standings import game_length
-from .. import emulator as emu_mod
-from .. import fileset, games, portshare, records
-from ..client import Board, BoardGame, options_document
-from ..errors import BoardError, TallyboardError, TransportError
+from ..tooling import emulator as emu_mod
+from ..tooling import fileset
+from .. import games
+from ..boardlink import portshare
+from ..scorebook import records
+from ..boardlink.client import Board, BoardGame, options_document
+from ..common.errors import BoardError, TallyboardError, TransportError
 
 # statuses a table's board can have (store.set_table_status)
 OK = "ok"

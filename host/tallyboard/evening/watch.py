@@ -15,7 +15,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..console import Console
+from ..common.console import Console
 
 FORMAT = "tallyboard-event-view/1"
 PAGE_SECONDS = 6.0

@@ -44,7 +44,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..listeners import AcceptErrors
+from ..common.listeners import AcceptErrors
 from .watch import check
 
 POLL_SECONDS = 0.3

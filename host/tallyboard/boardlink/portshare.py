@@ -54,7 +54,7 @@ from pathlib import Path
 from tallyrun import protocol
 
 from . import repl, wire
-from .errors import TransportError
+from ..common.errors import TransportError
 from .transport import MAX_LINE, SerialTransport, Transport
 
 # How long a command waits for a port another tallyboard command holds for a moment.

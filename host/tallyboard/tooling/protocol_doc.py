@@ -1,7 +1,7 @@
 """The wire protocol's reference, generated from the firmware's declarations.
 
-    python -m tallyboard.protocol_doc           rewrite docs/protocol.md's tables and docs/protocol.json
-    python -m tallyboard.protocol_doc --check   exit 1 (saying which) if either differs
+    python -m tallyboard.tooling.protocol_doc           rewrite docs/protocol.md's tables and docs/protocol.json
+    python -m tallyboard.tooling.protocol_doc --check   exit 1 (saying which) if either differs
 
 The tables come from tallyrun.protocol (the runtime's verbs, events, errors,
 config keys, which tallyrun.config keeps), tallyrun.wirefields (each field's format and meaning, each config key's use) and from each game's rules module (its VERBS and
@@ -19,9 +19,9 @@ from typing import Any
 from tallycore import games as core_games
 from tallyrun import protocol as P
 from tallyrun.wirefields import CONFIG_MEANINGS, ERROR_MEANINGS, EVENT_WHEN, FIELDS, NET_KEY_MEANINGS, VERB_DOES
-from . import portshare
+from ..boardlink import portshare
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 MARKDOWN = DOCS / "protocol.md"
 JSON_SPEC = DOCS / "protocol.json"
 SPEC_VERSION = 1   # the shape of protocol.json; a change of shape bumps it
@@ -351,7 +351,7 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
 
 
 def _begin(name: str) -> str:
-    return "<!-- generated: %s (python -m tallyboard.protocol_doc) -->" % name
+    return "<!-- generated: %s (python -m tallyboard.tooling.protocol_doc) -->" % name
 
 
 _END = "<!-- end generated -->"
@@ -386,7 +386,7 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         stale = differences()
         for path in stale:
-            print("%s differs from the firmware's tables: run python -m tallyboard.protocol_doc" % path)
+            print("%s differs from the firmware's tables: run python -m tallyboard.tooling.protocol_doc" % path)
         return 1 if stale else 0
     doc = spec()
     MARKDOWN.write_text(render_markdown(MARKDOWN.read_text(), doc))

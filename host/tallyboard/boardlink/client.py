@@ -19,11 +19,12 @@ from tallycore import game as core_game
 from tallycore import games
 
 from tallyrun import protocol
-from . import names, wire
-from . import records
+from ..common import names
+from . import wire
+from ..scorebook import records
 from . import repl
-from .errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError, log_full
-from .games.base import LoadedGame
+from ..common.errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError, log_full
+from ..games.base import LoadedGame
 from .transport import Transport
 
 SHARED_SAFE_MODE = "safe mode:"   # how the port's sharer answers for a board in safe mode (portshare)

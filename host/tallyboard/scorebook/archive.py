@@ -16,8 +16,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import database, files, records, sheet
-from .errors import TallyboardError
+from ..common import database, files
+from . import records, sheet
+from ..common.errors import TallyboardError
 
 
 

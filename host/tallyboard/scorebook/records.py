@@ -14,9 +14,10 @@ from typing import Any
 from tallycore import game as core_game
 from tallynet import tablestate
 
-from . import files, games, names
-from .errors import RecordError
-from .games.base import LoadedGame
+from ..common import files, names
+from .. import games
+from ..common.errors import RecordError
+from ..games.base import LoadedGame
 
 FORMAT = tablestate.FORMAT
 READABLE_FORMATS = (FORMAT,)

@@ -62,8 +62,8 @@ from tallypanel import boarddef
 from tallyrun.protocol import DEFAULT_BOARD
 
 from . import fileset
-from .files import loads as load_json
-from .errors import TallyboardError
+from ..common.files import loads as load_json
+from ..common.errors import TallyboardError
 
 LineSink = Callable[[str], None]
 # runs one mpremote session (its arguments), handing each line it prints to the sink

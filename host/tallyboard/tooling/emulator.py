@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import IO
 
 from . import fileset
-from .errors import TallyboardError, TransportError
+from ..common.errors import TallyboardError, TransportError
 from .mpunix import FIRMWARE_DIR, STANDINS_DIR, micropython_binary
 
 GPIO_COUNT = 30

@@ -18,7 +18,7 @@ from typing import Callable
 import serial
 from serial.tools import list_ports
 
-from .errors import BoardNotFound, TransportError
+from ..common.errors import BoardNotFound, TransportError
 
 PICO_USB_VID = 0x2E8A
 # A line longer than this is noise (the protocol's own frame limit is much

@@ -28,7 +28,7 @@ from typing import Callable
 
 from tallyrun.importfs import PACKAGES  # the firmware's packages: the board's own list (its importer's)
 
-from .errors import TallyboardError
+from ..common.errors import TallyboardError
 from .mpunix import BOARD_DIR, FIRMWARE_DIR
 
 MPY_ARCH = "armv6m"

@@ -1,6 +1,6 @@
 """The Console every command prints through: rich's, except that text from
 data (names, notes, records) never reaches the terminal as a control
-character: each one a name may not hold (tallyboard.names) is written as an
+character: each one a name may not hold (tallyboard.common.names) is written as an
 escape. rich's own cursor moves and colours are left alone (they are control
 segments and styles, not text)."""
 from __future__ import annotations

@@ -8,9 +8,9 @@ from typing import Any
 
 from rich.text import Text
 
-from .console import Console
-from . import games
-from .games.base import LoadedGame
+from ..common.console import Console
+from .. import games
+from ..games.base import LoadedGame
 
 
 def sheet_json(loaded: LoadedGame) -> dict[str, Any]:

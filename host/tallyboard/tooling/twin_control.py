@@ -20,7 +20,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import TallyboardError
+from ..common.errors import TallyboardError
 
 OLED_BYTES = 1024
 

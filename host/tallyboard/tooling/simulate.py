@@ -19,10 +19,10 @@ from typing import Callable
 
 from tallycore import game as core_game
 
-from . import wire
-from . import games
-from .client import Board, score_mismatch
-from .errors import BoardError, TallyboardError
+from ..boardlink import wire
+from .. import games
+from ..boardlink.client import Board, score_mismatch
+from ..common.errors import BoardError, TallyboardError
 
 MAX_STEPS = 200
 

@@ -7,7 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from .errors import TallyboardError
+from ..common.errors import TallyboardError
 
 # Where the board's files are, named here once: the checkout's firmware/ and
 # board/ (an editable install), else the copies a regular install carries as
@@ -15,9 +15,9 @@ from .errors import TallyboardError
 # FIRMWARE_DIR: main.py and boot.py, the packages (tallyrun.importfs.PACKAGES)
 # and the emulator's stand-ins for the chip's modules (STANDINS_DIR, never
 # deployed); in BOARD_DIR the board definitions.
-_CHECKOUT = Path(__file__).resolve().parent.parent.parent
+_CHECKOUT = Path(__file__).resolve().parents[3]     # tooling, tallyboard, host, the checkout
 _IN_CHECKOUT = (_CHECKOUT / "firmware" / "main.py").exists()
-FIRMWARE_DIR = _CHECKOUT / "firmware" if _IN_CHECKOUT else Path(__file__).resolve().parent / "firmware_files"
+FIRMWARE_DIR = _CHECKOUT / "firmware" if _IN_CHECKOUT else Path(__file__).resolve().parents[1] / "firmware_files"
 STANDINS_DIR = FIRMWARE_DIR / "emu"
 BOARD_DIR = _CHECKOUT / "board" if _IN_CHECKOUT else FIRMWARE_DIR / "board"
 

@@ -28,7 +28,7 @@ from rich.text import Text
 from tallypanel import boarddef
 from tallypanel.boarddef import BoardDef
 
-from .errors import TallyboardError
+from ..common.errors import TallyboardError
 from .mpunix import core_path, micropython_binary
 
 OLED_BYTES = 1024
@@ -510,7 +510,7 @@ def frame_from_files(board: BoardDef, io_dir: Path, title: str = "") -> Frame:
 
 
 def frame_for_board(board: Any, title: str = "") -> Frame:
-    """The frame a connected board (tallyboard.client.Board, HELLO done)
+    """The frame a connected board (tallyboard.boardlink.client.Board, HELLO done)
     shows now: its game and display settings read over the wire, composed by
     the firmware's own code (the protocol has no frame dump). For `watch`:
     ``rich`` can print ``terminal(frame_for_board(board))``."""
