@@ -333,7 +333,7 @@ class Board:
             reply = self.request(verb)
         except BoardError as exc:
             if exc.code == "BOARD" and exc.board_message.startswith(SHARED_SAFE_MODE):
-                # the sharer of the port asked the REPL itself (portshare.Hub) and answers for it
+                # the sharer of the port asked the REPL itself (boardlink.hub.Hub) and answers for it
                 raise TransportError(repl.SAFE_MODE_ADVICE) from None
             raise ProtocolError(f"the board on {self.link.name} does not understand {verb} "
                                 f"({exc.board_message}): its firmware is too old; run tallyboard deploy") from None

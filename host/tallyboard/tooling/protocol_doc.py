@@ -19,7 +19,7 @@ from typing import Any
 from tallycore import games as core_games
 from tallyrun import protocol as P
 from tallyrun.wirefields import CONFIG_MEANINGS, ERROR_MEANINGS, EVENT_WHEN, FIELDS, NET_KEY_MEANINGS, VERB_DOES
-from ..boardlink import portshare
+from ..boardlink import hub
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 MARKDOWN = DOCS / "protocol.md"
@@ -220,16 +220,16 @@ def spec() -> dict[str, Any]:
             "folder": "$XDG_RUNTIME_DIR/tallyboard, else tallyboard-<uid> in the system's temporary folder "
                       "(mode 0700, the user's own)",
             "name": "the first 16 lower-case hex digits of the SHA-1 of the port's real path (UTF-8), then .sock",
-            "waiting_requests_per_connection": portshare.QUEUE_PER_CLIENT,
-            "unread_bytes_before_closing": portshare.OUTBOX_LIMIT,
-            "seconds_a_request_holds_the_board": portshare.REPLY_WAIT_S,
+            "waiting_requests_per_connection": hub.QUEUE_PER_CLIENT,
+            "unread_bytes_before_closing": hub.OUTBOX_LIMIT,
+            "seconds_a_request_holds_the_board": hub.REPLY_WAIT_S,
             "wire_tap": {"name": "<hash>.tap beside the socket", "socket": "unix stream, read-only",
                          "lines": {">": "a line sent to the board (the sharer's seqs)",
                                    "<": "a line from the board (replies, events, noise, the REPL)",
                                    ">+": "bytes to the board that waited without their end of line",
                                    "<+": "bytes from the board that waited without their end of line "
                                          "(a REPL prompt)"},
-                         "part_line_wait_s": portshare.TAP_PART_WAIT_S},
+                         "part_line_wait_s": hub.TAP_PART_WAIT_S},
             "safe_mode": "a board whose REPL answers with main.py's safe-mode marker set: every request is "
                          "answered by the sharer, '<seq> ERR BOARD safe mode: <why>: ...', until its next BOOT",
             "section": "docs/protocol.md#sharing-the-port",
