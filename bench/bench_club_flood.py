@@ -30,7 +30,7 @@ from pathlib import Path
 
 import paho.mqtt.client as paho
 
-from tallyboard.club import brokers, envelope, mqtt_link
+from tallyboard.club import embedded_broker, envelope, mqtt_link
 
 EVENT = "flood-bench"
 USERS = {"director": "d-pass", "t1": "t-pass"}     # table t1's login is its board's identity
@@ -67,7 +67,7 @@ def main() -> int:
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     topic = envelope.table_topic(EVENT, "t1", "hand")
-    with tempfile.TemporaryDirectory() as tmp, brokers.EmbeddedBroker(0, USERS, event=EVENT) as broker:
+    with tempfile.TemporaryDirectory() as tmp, embedded_broker.EmbeddedBroker(0, USERS, event=EVENT) as broker:
         director = mqtt_link.DirectorLink(f"mqtt://director:d-pass@127.0.0.1:{broker.port}", f"{EVENT}-director", event=EVENT,
                                      key=envelope.new_secret(), store_path=Path(tmp) / "director.sqlite3",
                                      boards=["t1"], on_table_message=lambda c, m: None)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import paho.mqtt.client as mqtt
 import pytest
 
-from tallyboard.club import brokers, envelope, mqtt_link, outbox
+from tallyboard.club import brokers, embedded_broker, envelope, mqtt_link, outbox
 
 from club_director_support import Message
 from waiting import until
@@ -49,7 +49,7 @@ def broker(request, tmp_path):
             pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
         running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
     else:
-        running = brokers.EmbeddedBroker(0, USERS, event=EVENT)      # port 0: bound by the broker itself, no race
+        running = embedded_broker.EmbeddedBroker(0, USERS, event=EVENT)      # port 0: bound by the broker itself, no race
     running.start()
     try:
         yield running

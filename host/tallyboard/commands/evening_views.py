@@ -60,7 +60,7 @@ class Broker:
 
     @contextlib.contextmanager
     def director(self, store: Any, event: Any) -> Iterator[None]:
-        from ..club import brokers
+        from ..club import embedded_broker
         from ..club.mqtt_link import ConnectionRefused, parse_url
         from ..evening import club
 
@@ -70,7 +70,7 @@ class Broker:
                 passwords = club.director_secrets(event)
                 # the director and each table as itself (its board's identity; its password comes from
                 # the table's key, which its join code carries)
-                embedded = brokers.EmbeddedBroker(self.port, club.broker_users(store, event), bind=self.listen,
+                embedded = embedded_broker.EmbeddedBroker(self.port, club.broker_users(store, event), bind=self.listen,
                                                   event=club.club_id(event))
                 try:
                     embedded.start()
