@@ -30,7 +30,7 @@ from pathlib import Path
 
 import paho.mqtt.client as paho
 
-from tallyboard.club import embedded_broker, envelope, mqtt_link
+from tallyboard.club import director_link, embedded_broker, envelope, mqtt_link
 
 EVENT = "flood-bench"
 USERS = {"director": "d-pass", "t1": "t-pass"}     # table t1's login is its board's identity
@@ -68,7 +68,7 @@ def main() -> int:
     logging.basicConfig(level=logging.ERROR)
     topic = envelope.table_topic(EVENT, "t1", "hand")
     with tempfile.TemporaryDirectory() as tmp, embedded_broker.EmbeddedBroker(0, USERS, event=EVENT) as broker:
-        director = mqtt_link.DirectorLink(f"mqtt://director:d-pass@127.0.0.1:{broker.port}", f"{EVENT}-director", event=EVENT,
+        director = director_link.DirectorLink(f"mqtt://director:d-pass@127.0.0.1:{broker.port}", f"{EVENT}-director", event=EVENT,
                                      key=envelope.new_secret(), store_path=Path(tmp) / "director.sqlite3",
                                      boards=["t1"], on_table_message=lambda c, m: None)
         director.start()
@@ -111,7 +111,7 @@ def main() -> int:
     return 0
 
 
-def _markers(director: mqtt_link.DirectorLink) -> int:
+def _markers(director: director_link.DirectorLink) -> int:
     """How many floods' markers ({"marker": 1}: a `field` refusal, no sig) the director has handled."""
     with director._lock:
         row = director.store.execute("SELECT sum(count) FROM refused WHERE text = 'no sig'").fetchone()

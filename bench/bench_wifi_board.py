@@ -39,7 +39,7 @@ import wifi_boards as wb  # noqa: E402
 from tallyboard.boardlink.client import Board  # noqa: E402
 from tallyboard.club import envelope  # noqa: E402
 from tallyboard.club.brokers import Mosquitto  # noqa: E402
-from tallyboard.club.mqtt_link import DirectorLink  # noqa: E402
+from tallyboard.club.director_link import DirectorLink  # noqa: E402
 from tallyboard.tooling.emulator import Emulator  # noqa: E402
 from tallyboard.evening.club import key_for, round_game  # noqa: E402
 from tallyboard.boardlink.transport import SerialTransport  # noqa: E402

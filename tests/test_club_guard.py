@@ -25,7 +25,7 @@ import pytest
 
 from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
 from waiting import until
-from tallyboard.club import brokers, embedded_broker, envelope, mqtt_link, outbox
+from tallyboard.club import brokers, director_link, embedded_broker, envelope, mqtt_link, outbox
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
 
@@ -56,7 +56,7 @@ class Director:
     def __init__(self, broker: Any, tmp_path: Path) -> None:
         self.key = envelope.new_secret()
         self.statuses: list[tuple[str, bool]] = []
-        self.link = mqtt_link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=self.key,
+        self.link = director_link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=self.key,
                                       store_path=tmp_path / "director.sqlite3", boards=["t1", "t2"],
                                       on_table_message=self.apply, max_backoff=1.0,
                                       on_status=lambda host, online, boards: self.statuses.append((host, online)))
@@ -417,7 +417,7 @@ def test_a_slow_store_does_not_stall_the_directors_connection(mosquitto, tmp_pat
         connection.execute("CREATE TABLE IF NOT EXISTS hands (n INTEGER)")
         connection.execute("INSERT INTO hands VALUES (?)", (message["body"]["n"],))
 
-    director = mqtt_link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=key,
+    director = director_link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=key,
                                  store_path=tmp_path / "director.sqlite3", boards=["t1"],
                                  on_table_message=apply, max_backoff=1.0)
     director.start()

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import paho.mqtt.client as mqtt
 import pytest
 
-from tallyboard.club import brokers, embedded_broker, envelope, mqtt_link, outbox
+from tallyboard.club import brokers, director_link, embedded_broker, envelope, mqtt_link, outbox
 
 from club_director_support import Message
 from waiting import until
@@ -135,7 +135,7 @@ class Evening:
         self.key = envelope.new_secret()
         self.store = tmp_path / "director.sqlite3"
         self.processes: list[subprocess.Popen[bytes]] = []
-        self.director = mqtt_link.DirectorLink(self.url("director"), f"{EVENT}-director", event=EVENT, key=self.key,
+        self.director = director_link.DirectorLink(self.url("director"), f"{EVENT}-director", event=EVENT, key=self.key,
                                           store_path=self.store, boards=boards, on_table_message=self.apply,
                                           max_backoff=1.0)
 
@@ -379,7 +379,7 @@ def test_mqtts_through_a_tls_listener_with_the_clubs_ca(tmp_path):
     applied: list[int] = []
     with brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", tls=tls, event=EVENT) as running:
         port = running.port
-        director = mqtt_link.DirectorLink(f"mqtts://director:{USERS['director']}@localhost:{port}", f"{EVENT}-director",
+        director = director_link.DirectorLink(f"mqtts://director:{USERS['director']}@localhost:{port}", f"{EVENT}-director",
                                      tls_ca=ca, event=EVENT, key=key, store_path=tmp_path / "d.sqlite3",
                                      boards=["t1"], on_table_message=lambda c, m: applied.append(m["body"]["n"]))
         box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, key)

@@ -28,7 +28,7 @@ from emu_fixtures import oled_text, until
 from tallyboard.boardlink.client import Board
 from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
-from tallyboard.club.mqtt_link import DirectorLink
+from tallyboard.club.director_link import DirectorLink
 from tallyboard.tooling.emulator import Emulator
 from tallyboard.evening.club import key_for, round_game
 from tallycore import game as core_game

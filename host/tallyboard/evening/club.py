@@ -34,7 +34,8 @@ from ..common import database
 from ..common import names as tallyboard_names
 from ..club import envelope
 from ..club.envelope import tag_of
-from ..club.mqtt_link import ConnectionRefused, DirectorLink, TableLink
+from ..club.director_link import DirectorLink
+from ..club.mqtt_link import ConnectionRefused, TableLink
 from ..club.outbox import Outbox
 from ..common.errors import TallyboardError
 from .evening_store import EventT, EveningStore
