@@ -14,7 +14,7 @@ import pytest
 from event_fakes import FakeStore
 
 from tallyboard.evening import club, standings
-from tallyboard.evening.club import HostStore
+from tallyboard.evening.table_host import HostStore
 from tallyboard.evening.evening_store import EveningStore
 from tallyboard.evening.store import EveningError, EveningDatabase
 

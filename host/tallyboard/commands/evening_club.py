@@ -52,7 +52,7 @@ def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulato
     a crash, it carries on where it was."""
     from ..club import envelope
     from ..club.mqtt_link import parse_url
-    from ..evening import club
+    from ..evening import table_host
     from ..evening.tables import events_home
 
     if join is None:
@@ -64,7 +64,7 @@ def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulato
         code = envelope.read_join_code(join)
         event_id = code.event
         address = parse_url(broker_url)
-        host = envelope.check_name("--name", name) if name else club.host_name()
+        host = envelope.check_name("--name", name) if name else table_host.host_name()
     except ValueError as exc:
         raise TallyboardError(str(exc)) from None
     if address.username is not None or address.password is not None:
@@ -75,7 +75,7 @@ def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulato
     tables = list(numbers) or list(code.tables[:count])
     if len(tables) != count:
         raise click.UsageError(f"{count} boards and {len(tables)} --table: give one --table for each board")
-    runner = club.TableHost(broker_url, code, host, tables, state_dir or events_home() / "club",
+    runner = table_host.TableHost(broker_url, code, host, tables, state_dir or events_home() / "club",
                             list(ports), emulators or 0, tls_ca, timeout, say=click.echo)
     stop = threading.Event()
     if duration:

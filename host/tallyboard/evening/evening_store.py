@@ -1,7 +1,7 @@
 """The evening's store as the tables use it: one typed interface (EveningStore)
 for its three implementations, the director's SQLite store
 (store.EveningDatabase), a table host's in-memory store of the director's round
-(club.HostStore) and the tests' stand-in (tests/event_fakes.FakeStore).
+(table_host.HostStore) and the tests' stand-in (tests/event_fakes.FakeStore).
 
 It declares what the code that reads the boards and applies their games
 (tables.Tables, club.round_body/table_count/broker_users, the director's
