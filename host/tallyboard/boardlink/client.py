@@ -21,10 +21,10 @@ from tallycore import games
 from tallyrun import protocol
 from ..common import names
 from . import wire
-from ..scorebook import records
 from . import repl
 from ..common.errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError, log_full
 from ..games.base import LoadedGame
+from .boardgame import BoardGame, game_from_log, options_document, parse_held, score_mismatch
 from .transport import Transport
 
 SHARED_SAFE_MODE = "safe mode:"   # how the port's sharer answers for a board in safe mode (portshare)
@@ -48,32 +48,6 @@ class Event:
     kind: str
     fields: dict[str, str]
     line: bytes
-
-
-@dataclass
-class BoardGame:
-    """The game in progress on a board, rebuilt on the host with the core."""
-
-    name: str | None           # None: no game on the board
-    players: int
-    options: int
-    game: core_game.Game | None
-    log: list[int]             # log[0:top]: applied events, then the redo stack
-    state: dict[str, str]      # the board's STATE reply
-    score: dict[str, str]      # the board's SCORE reply
-
-    @property
-    def n(self) -> int:
-        return int(self.state["n"])
-
-    @property
-    def top(self) -> int:
-        return int(self.state["top"])
-
-    @property
-    def held(self) -> tuple[int, int] | None:
-        """The change waiting for its confirmation on the board (kind, event), or None."""
-        return parse_held(self.state)
 
 
 @dataclass
@@ -495,66 +469,9 @@ class Board:
                                   options_document(current.name, current.options), current.game)
 
 
-def parse_held(fields: dict[str, str]) -> tuple[int, int] | None:
-    """A reply's or event's held=kind,event (docs/protocol.md): the change
-    waiting for its confirmation on the board, or None (held=- or none)."""
-    kind, comma, event = fields.get("held", "-").partition(",")
-    if not comma:
-        return None
-    if not (kind.isdigit() and event.isdigit()):
-        raise ProtocolError(f"the board's held={fields.get('held')} is not kind,event")
-    return int(kind), int(event)
-
-
-def game_from_log(name: str, players: int, options: int, log: list[int], n: int,
-                  held: tuple[int, int] | None = None) -> core_game.Game:
-    """The core game whose log[0:top] is log with n applied (the rest on the
-    redo stack), holding the change the board holds for its confirmation."""
-    try:
-        index = games.index_of(name)
-    except ValueError:
-        raise ProtocolError(f"the board plays {name}, which this tallyboard does not know: "
-                            "upgrade this tallyboard") from None
-    game = core_game.Game()
-    try:
-        game.new(index, players, options)
-        for event in log:
-            game.apply(event)
-        for _ in range(len(log) - n):
-            game.undo()
-        if held is not None:
-            game.hold(*held)
-    except ValueError as exc:
-        raise ProtocolError(f"the board's log breaks a rule on the host ({exc}): "
-                            "the board and this tallyboard run different cores; run tallyboard deploy") from None
-    return game
-
-
 # the verbs that change n, and by how much (NEW: to 0): from the message
 # table and the games' own declarations
 _CHANGES = wire.n_steps()
-
-
-def score_mismatch(game: core_game.Game, score: dict[str, str]) -> str | None:
-    """What differs between the board's SCORE reply and a game on the host (None: nothing)."""
-    mine = {
-        "hands": str(game.hands()),
-        "totals": ",".join(str(game.total(p)) for p in range(game.players)),
-        "winners": str(game.winners()),
-        "complete": str(int(bool(game.complete()))),
-    }
-    for key, value in mine.items():
-        if score.get(key) != value:
-            return f"SCORE {key}: the board says {score.get(key)}, the host core {value}"
-    return None
-
-
-def options_document(name: str, packed: int) -> dict[str, Any]:
-    """The record's `options` object (docs/records.md) for a game's packed options."""
-    try:
-        return records.options_document(name, packed & ~core_game.CONFIRM)   # the board's, not the record's
-    except ValueError as exc:
-        raise RecordError(f"{name}: {exc}") from None
 
 
 def _word(value: Any) -> str:

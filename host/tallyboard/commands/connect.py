@@ -21,7 +21,8 @@ from .. import games as profiles
 from ..boardlink import portshare
 from ..scorebook import records
 from ..boardlink import viewcache, wire
-from ..boardlink.client import Board, BoardGame, game_from_log, parse_held
+from ..boardlink.client import Board
+from ..boardlink.boardgame import BoardGame, game_from_log, parse_held
 from ..common.errors import BoardError, BoardNotFound, TallyboardError, TransportError
 from .reporting import reports_errors
 from ..boardlink.transport import Transport, find_board_port, list_serial_ports

@@ -21,7 +21,8 @@ from tallycore import game as core_game
 from ..common import files
 from .. import games
 from ..scorebook import records
-from ..boardlink.client import Board, options_document
+from ..boardlink.client import Board
+from ..boardlink.boardgame import options_document
 from ..common.errors import TallyboardError, log_full
 from .reporting import reports_errors
 from .connect import board_options, change, connected, current_game, print_summary

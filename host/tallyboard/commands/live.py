@@ -20,7 +20,8 @@ from ..boardlink import portshare, wire
 
 from .. import games as profiles
 from ..scorebook import sheet
-from ..boardlink.client import Board, BoardGame
+from ..boardlink.client import Board
+from ..boardlink.boardgame import BoardGame
 from ..common.errors import BoardError, ProtocolError, TallyboardError, TransportError
 from ..boardlink.transport import MAX_LINE
 from .reporting import reports_errors

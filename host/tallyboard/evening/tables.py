@@ -41,7 +41,8 @@ from ..tooling import fileset
 from .. import games
 from ..boardlink import portshare
 from ..scorebook import records
-from ..boardlink.client import Board, BoardGame, options_document
+from ..boardlink.client import Board
+from ..boardlink.boardgame import BoardGame, options_document
 from ..common.errors import BoardError, TallyboardError, TransportError
 
 # statuses a table's board can have (store.set_table_status)

@@ -21,7 +21,8 @@ from tallycore import game as core_game
 
 from ..boardlink import wire
 from .. import games
-from ..boardlink.client import Board, score_mismatch
+from ..boardlink.client import Board
+from ..boardlink.boardgame import score_mismatch
 from ..common.errors import BoardError, TallyboardError
 
 MAX_STEPS = 200
