@@ -10,13 +10,13 @@ its USB serial port on a pseudo-terminal.
                    GPIO 0..29; missing = all high = buttons released).
     port           the slave end of a pty; open it with pyserial like
                    /dev/ttyACM0. A relay thread copies bytes between the pty
-                   master and the micropython process's stdin/stdout.
+                   master and the micropython process's stdin/stdout (relay.py).
 
 Power cut = SIGKILL the process and keep the flash folder; `power_on` boots
 again from it. The pty (and so the port's path) stays across power cuts, as
 a Pico comes back on the same /dev/ttyACM0; bytes the host sends while the
 power is off are lost; board output is held for a host that reads late (up
-to HOST_BUFFER bytes), then dropped, as USB CDC drops output with no host.
+to relay.HOST_BUFFER bytes), then dropped, as USB CDC drops output with no host.
 
 `tallyboard emulate` runs one in the foreground and records it in
 <state>/running.json (pid, port, flash); `--emulator` on every other command
@@ -34,11 +34,9 @@ made here is 0700, and a net.txt left open to others by an older version is
 tightened before the board powers on (issue 30's finding 6)."""
 from __future__ import annotations
 
-import errno
 import fcntl
 import json
 import os
-import selectors
 import shutil
 import signal
 import subprocess
@@ -51,6 +49,7 @@ from typing import IO
 from . import fileset
 from ..common.errors import TallyboardError, TransportError
 from .mpunix import FIRMWARE_DIR, STANDINS_DIR, micropython_binary
+from .relay import Relay
 
 GPIO_COUNT = 30
 # the unix port's heap; the objects there are bigger (64-bit words), so this
@@ -58,7 +57,6 @@ GPIO_COUNT = 30
 HEAP_SIZE = "384K"
 LOG_LIMIT = 1 << 20   # bytes of the firmware's stderr kept in emulator.log
 OUTPUT_KEPT = 400     # bytes of its last output kept to explain a crash
-HOST_BUFFER = 1 << 16  # bytes of board output held for a host that does not read
 FIRMWARE_UMASK = 0o077  # what the firmware writes on its flash is its user's alone
 SECRET_FLASH_FILES = ("net.txt", "net.txt.tmp")   # tallynet/settings.py NET_FILE: keys, passwords, passphrase
 
@@ -176,7 +174,7 @@ class Emulator:
         finally:
             log.close()
         self._wake_r, self._wake_w = os.pipe()
-        self._relay = threading.Thread(target=self._run_relay, args=(self._proc, self._wake_r),
+        self._relay = threading.Thread(target=Relay(self._master, self._proc, self._wake_r, self._heard).run,
                                        name="emulator-relay", daemon=True)
         self._relay.start()
 
@@ -268,82 +266,8 @@ class Emulator:
             os.close(self._wake_w)
             self._wake_r = self._wake_w = -1
 
-    def _run_relay(self, proc: subprocess.Popen[bytes], wake: int) -> None:
-        """Copy host -> board and board -> host until woken. Both ways are
-        buffered and written when the other end can take them; what the board
-        says while nobody reads the port piles up to HOST_BUFFER bytes, then
-        the rest is dropped, as USB CDC drops output with no host."""
-        assert proc.stdin is not None and proc.stdout is not None
-        to_board = proc.stdin.fileno()
-        from_board = proc.stdout.fileno()
-        os.set_blocking(to_board, False)
-        for_board = bytearray()
-        for_host = bytearray()
-        read_only = selectors.EVENT_READ
-        read_write = selectors.EVENT_READ | selectors.EVENT_WRITE
-        sel = selectors.DefaultSelector()
-        sel.register(self._master, read_only, "host")
-        sel.register(from_board, read_only, "board")
-        sel.register(wake, read_only, "wake")
-        writing_board = False
-        writing_host = False
-        board_alive = True
-        try:
-            while True:
-                for key, mask in sel.select(1.0):
-                    if key.data == "wake":
-                        return
-                    if key.data == "host":
-                        if mask & selectors.EVENT_READ:
-                            try:
-                                data = os.read(self._master, 4096)
-                            except BlockingIOError:
-                                data = b""
-                            except OSError:
-                                return
-                            if board_alive:
-                                for_board += data
-                        if mask & selectors.EVENT_WRITE and for_host:
-                            try:
-                                del for_host[:os.write(self._master, for_host)]
-                            except BlockingIOError:
-                                pass
-                            except OSError as exc:
-                                if exc.errno not in (errno.EIO, errno.EBADF):
-                                    raise
-                                for_host.clear()
-                    elif key.data == "board":
-                        data = os.read(from_board, 4096)
-                        if not data:
-                            # the firmware exited or crashed: a dead board, the port stays
-                            sel.unregister(from_board)
-                            if writing_board:
-                                sel.unregister(to_board)
-                                writing_board = False
-                            board_alive = False
-                            for_board.clear()
-                            continue
-                        room = HOST_BUFFER - len(for_host)
-                        for_host += data[:max(room, 0)]
-                        self.last_output = (self.last_output + data)[-OUTPUT_KEPT:]
-                    elif key.data == "to_board":
-                        try:
-                            del for_board[:os.write(to_board, for_board)]
-                        except BlockingIOError:
-                            pass
-                        except OSError:
-                            for_board.clear()
-                if board_alive and for_board and not writing_board:
-                    sel.register(to_board, selectors.EVENT_WRITE, "to_board")
-                    writing_board = True
-                elif writing_board and not for_board:
-                    sel.unregister(to_board)
-                    writing_board = False
-                if bool(for_host) != writing_host:
-                    writing_host = bool(for_host)
-                    sel.modify(self._master, read_write if writing_host else read_only, "host")
-        finally:
-            sel.close()
+    def _heard(self, data: bytes) -> None:
+        self.last_output = (self.last_output + data)[-OUTPUT_KEPT:]
 
     # --- the hardware stand-ins' files ---------------------------------------
     def set_pins(self, levels: bytes | bytearray) -> None:
