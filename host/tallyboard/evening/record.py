@@ -6,7 +6,7 @@ fault is refused whole, with the round, the table and the field."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from ..common import files
 from ..common.errors import RecordError
@@ -61,6 +61,41 @@ def from_document(doc: Any, source: str) -> tuple[list[str], list[standings.Roun
     def fail(where: str, message: str) -> EventRecordError:
         return EventRecordError(f"{source}: {where}: {message}")
 
+    names, hands, seating = _head(doc, fail)
+    rounds = doc.get("rounds")
+    if not isinstance(rounds, list):
+        raise fail("rounds", "must be a list of rounds, each a list of tables' hands")
+    reseated = doc.get("reseated", [None] * len(rounds))
+    if not isinstance(reseated, list) or len(reseated) != len(rounds):
+        raise fail("reseated", f"must be a list of {len(rounds)} entries, one a round (null: the movement's seating)")
+    early = doc.get("ended_early", [])
+    if not isinstance(early, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(_whole(v) for v in p) for p in early):
+        raise fail("ended_early", "must be a list of [round, table] pairs")
+    ended = {tuple(p) for p in early}
+
+    plays: list[standings.RoundPlay] = []
+    evening = standings.Standings(len(names))
+    for r, tables in enumerate(rounds, 1):
+        if reseated[r - 1] is not None:
+            seating = _check_seating(reseated[r - 1], len(names), f"reseated: round {r}", fail)
+        elif plays:
+            seating = standings.next_seating(plays[-1], evening)
+        play = _round_play(r, tables, seating, names, hands, ended, fail)
+        plays.append(play)
+        evening.add_round(play)
+    for r, t in sorted(ended):
+        if not (1 <= r <= len(plays) and 1 <= t <= len(plays[r - 1].tables)):
+            raise fail("ended_early", f"there is no round {r} table {t}")
+    return list(names), plays
+
+
+Fail = Callable[[str, str], EventRecordError]
+
+
+def _head(doc: Any, fail: Fail) -> tuple[list[str], int | None, list[list[int]]]:
+    """The record's fields before its rounds: the players' names, the game
+    length chosen (options.hands; None: by the tables) and the first seating."""
     if not isinstance(doc, dict):
         raise fail("event record", "must be a JSON object")
     unknown = sorted(set(doc) - _KEYS)
@@ -89,53 +124,34 @@ def from_document(doc: Any, source: str) -> tuple[list[str], list[standings.Roun
     hands = options.get("hands")
     if hands is not None and hands not in (4, 6) or isinstance(hands, bool):
         raise fail("options: hands", f"must be 4 or 6, not {json.dumps(hands)}")
-    seating = _check_seating(doc.get("seating"), len(names), "seating", fail)
-    rounds = doc.get("rounds")
-    if not isinstance(rounds, list):
-        raise fail("rounds", "must be a list of rounds, each a list of tables' hands")
-    reseated = doc.get("reseated", [None] * len(rounds))
-    if not isinstance(reseated, list) or len(reseated) != len(rounds):
-        raise fail("reseated", f"must be a list of {len(rounds)} entries, one a round (null: the movement's seating)")
-    early = doc.get("ended_early", [])
-    if not isinstance(early, list) or not all(
-            isinstance(p, list) and len(p) == 2 and all(_whole(v) for v in p) for p in early):
-        raise fail("ended_early", "must be a list of [round, table] pairs")
-    ended = {tuple(p) for p in early}
+    return names, hands, _check_seating(doc.get("seating"), len(names), "seating", fail)
 
-    plays: list[standings.RoundPlay] = []
-    evening = standings.Standings(len(names))
-    for r, tables in enumerate(rounds, 1):
-        if reseated[r - 1] is not None:
-            seating = _check_seating(reseated[r - 1], len(names), f"reseated: round {r}", fail)
-        elif plays:
-            seating = standings.next_seating(plays[-1], evening)
-        if not isinstance(tables, list) or len(tables) != len(seating):
-            raise fail(f"round {r}", f"must be a list of {len(seating)} tables' hands, one a table")
-        length = standings.game_length(len(seating), hands)
-        play = standings.RoundPlay(seating, [], length)
-        for t, table_hands in enumerate(tables, 1):
-            where = f"round {r}: table {t}"
-            if not isinstance(table_hands, list):
-                raise fail(where, "must be a list of hands")
-            seats = seating[t - 1]
-            try:
-                doc_sheet = standings.table_sheet([names[p] for p in seats], table_hands, length, "")
-            except RecordError as exc:
-                field, message = str(exc)[2:].split(": ", 1)   # ": hand 3: tricks: ..." from the source ""
-                raise fail(f"{where}: {field}", _seat_words(message)) from None
-            early_here = (r, t) in ended
-            if not doc_sheet["complete"] and not early_here:
-                played = len(doc_sheet["hands"])
-                raise fail(f"{where}: hands", f"{played} hand{'s' if played != 1 else ''} played; a game at "
-                           f"{len(seating)} table{'s' if len(seating) > 1 else ''} is {length} hands "
-                           "(or list it in ended_early)")
-            play.tables.append(standings.TablePlay(t, list(seats), doc_sheet, early_here))
-        plays.append(play)
-        evening.add_round(play)
-    for r, t in sorted(ended):
-        if not (1 <= r <= len(plays) and 1 <= t <= len(plays[r - 1].tables)):
-            raise fail("ended_early", f"there is no round {r} table {t}")
-    return list(names), plays
+
+def _round_play(r: int, tables: Any, seating: list[list[int]], names: list[str], hands: int | None,
+                ended: set[tuple[int, ...]], fail: Fail) -> standings.RoundPlay:
+    """Round r's tables (a list of each table's hands), each game scored."""
+    if not isinstance(tables, list) or len(tables) != len(seating):
+        raise fail(f"round {r}", f"must be a list of {len(seating)} tables' hands, one a table")
+    length = standings.game_length(len(seating), hands)
+    play = standings.RoundPlay(seating, [], length)
+    for t, table_hands in enumerate(tables, 1):
+        where = f"round {r}: table {t}"
+        if not isinstance(table_hands, list):
+            raise fail(where, "must be a list of hands")
+        seats = seating[t - 1]
+        try:
+            doc_sheet = standings.table_sheet([names[p] for p in seats], table_hands, length, "")
+        except RecordError as exc:
+            field, message = str(exc)[2:].split(": ", 1)   # ": hand 3: tricks: ..." from the source ""
+            raise fail(f"{where}: {field}", _seat_words(message)) from None
+        early_here = (r, t) in ended
+        if not doc_sheet["complete"] and not early_here:
+            played = len(doc_sheet["hands"])
+            raise fail(f"{where}: hands", f"{played} hand{'s' if played != 1 else ''} played; a game at "
+                       f"{len(seating)} table{'s' if len(seating) > 1 else ''} is {length} hands "
+                       "(or list it in ended_early)")
+        play.tables.append(standings.TablePlay(t, list(seats), doc_sheet, early_here))
+    return play
 
 
 def _seat_words(message: str) -> str:
