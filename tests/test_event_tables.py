@@ -39,6 +39,7 @@ from tallyboard.cli import main
 from tallyboard.boardlink.client import Board
 from tallyboard.commands import evening_boards
 from tallyboard.tooling.emulator import Emulator, running_on
+from tallyboard.evening import table_emulators
 from tallyboard.evening import tables as tables_mod
 from tallyboard.evening.tables import Tables
 
@@ -66,9 +67,9 @@ def _stop_all_emulators(folder: Path) -> None:
             pass
     # _alive reaps one that is this process's child
     try:
-        until(lambda: not [pid for pid in pids if tables_mod._alive(pid)], 10, "the emulators ending on SIGTERM")
+        until(lambda: not [pid for pid in pids if table_emulators._alive(pid)], 10, "the emulators ending on SIGTERM")
     except NotInTime:
-        for pid in [pid for pid in pids if tables_mod._alive(pid)]:
+        for pid in [pid for pid in pids if table_emulators._alive(pid)]:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -22,10 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +31,7 @@ from tallynet import tablestate
 from tallyrun import protocol
 
 from .evening_store import EveningStore
+from . import table_emulators
 from .standings import game_length
 from ..tooling import emulator as emu_mod
 from ..tooling import fileset
@@ -51,8 +48,6 @@ UNREACHABLE = "unreachable"
 SWAPPED = "swapped"
 NO_GAME = "no game"
 REMOTE = "mqtt:"           # a board's port at the director when a table host has it (evening/club.py)
-EMULATOR_START_S = 30.0    # how long an emulator may take to boot (its first file set is compiled)
-EMULATOR_STOP_S = 10.0
 
 
 def event_tag(event: Any) -> int:
@@ -152,34 +147,7 @@ class Tables:
     def start_emulator(self, table: int) -> str:
         """The emulator of a table running on its own flash folder (started if it
         is not); its port."""
-        flash = self.flash_of(table)
-        running = emu_mod.running_on(flash)
-        if running:
-            return str(running["port"])
-        flash.mkdir(parents=True, exist_ok=True)
-        log = open(self.folder / f"table-{table}.log", "ab")
-        # its own emulator home: `--emulator` elsewhere keeps meaning the user's own emulator
-        env = dict(os.environ, TALLYBOARD_EMULATOR_HOME=str(self.folder / "emulator"))
-        try:
-            proc = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "emulate", "--flash", str(flash)],
-                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
-                                    start_new_session=True)
-        finally:
-            log.close()
-        deadline = time.monotonic() + EMULATOR_START_S
-        while time.monotonic() < deadline:
-            running = emu_mod.running_on(flash)
-            if running and int(running["pid"]) == proc.pid:
-                return str(running["port"])
-            if proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        else:
-            proc.kill()
-        tail = (self.folder / f"table-{table}.log").read_text(errors="replace").strip().splitlines()[-2:]
-        raise TallyboardError(f"the emulated board of table {table} did not start"
-                              + (f" ({' '.join(tail)})" if tail else "")
-                              + f"; see {self.folder / f'table-{table}.log'}")
+        return table_emulators.start(self.folder, table, self.flash_of(table))
 
     def emulator_pids(self) -> dict[int, int]:
         """table -> pid of its running emulator."""
@@ -208,17 +176,7 @@ class Tables:
         pids = self.emulator_pids()
         for known in self.boards.values():
             self._drop_link(known)
-        for pid in pids.values():
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + EMULATOR_STOP_S
-        for pid in pids.values():
-            while time.monotonic() < deadline and _alive(pid):
-                time.sleep(0.05)
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        table_emulators.stop(list(pids.values()))
 
     def _attach(self, table: int, port: str, flash: Path | None) -> None:
         known = self.boards.get(table)
@@ -512,19 +470,3 @@ def _setting(board: Board, key: str) -> int:
             raise
         raise TallyboardError(f"the board on {board.link.name} has no setting {key}: its firmware is older "
                               f"than this tallyboard; run tallyboard deploy --port {board.link.name}") from None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:   # a child of this process that has exited: reap it
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        return done == 0
-    except ChildProcessError:
-        return True
-
-
