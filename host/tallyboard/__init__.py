@@ -16,7 +16,7 @@ LAYERS = (
     ("scorebook", "finished games: the record format, the score sheet, the archive"),
     ("boardlink", "the link to a board: transports, the wire, the client, the shared port, the board's REPL"),
     ("tooling", "the firmware off the board and onto it: the file set, deploy, the emulator and the unix "
-                "port, pictures, the twin's control, the differential check, the protocol doc"),
+                "port, pictures, the twin's control, the differential check, the generated docs"),
     ("club", "a club evening across hosts over MQTT: envelopes, kinds, the outbox, the MQTT links, "
              "brokers, a board's enrolment"),
     ("evening", "a club evening: its record, standings, store, boards, director and live views"),
