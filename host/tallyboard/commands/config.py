@@ -38,9 +38,8 @@ _EXAMPLES = {"brightness": "64", "budget_ma": "500", "name": "Ann", "colour": "F
 def _check_value(key: str, value: str) -> None:
     """The board's own ranges (protocol.CONFIG_KEYS), checked before sending,
     in words that say what to type."""
-    spec = next(row for row in protocol.CONFIG_KEYS if row[0].decode() == key)
-    kind, lo, hi = spec[1], spec[2], spec[3]
-    example = f"e.g. tallyboard config set {key}{' --player 0' if spec[4] else ''} {_EXAMPLES.get(key, '')}"
+    _, kind, lo, hi, per_player, _ = next(row for row in protocol.CONFIG_KEYS if row[0].decode() == key)
+    example = f"e.g. tallyboard config set {key}{' --player 0' if per_player else ''} {_EXAMPLES.get(key, '')}"
     if kind == protocol.T_INT:
         if not value.isdigit() or not lo <= int(value) <= hi:
             raise TallyboardError(f"{key} {value}: must be a whole number {lo} to {hi}; {example}")

@@ -89,17 +89,33 @@ CONFIRM_OPTION = {"name": "confirm", "shift": 15, "width": 1, "min": 0, "max": 1
 
 def _bits(f: tuple) -> dict[str, Any]:
     """A bit field of a game's declarations (EVENT_FORMS' fields, OPTION_FIELDS)."""
-    return {"name": _text(f[0]), "shift": f[1], "width": f[2], "min": f[3], "max": f[4],
-            "index": _text(f[5]) or None, "each": bool(f[6]), "meaning": f[7]}
+    name, shift, width, low, high, index, each, meaning = f
+    return {"name": _text(name), "shift": shift, "width": width, "min": low, "max": high,
+            "index": _text(index) or None, "each": bool(each), "meaning": meaning}
 
 
 def _default(key: tuple) -> Any:
     """A config key's default; per player, the list of the players' (player 0 first)."""
-    if key[0] == b"name":
+    name, _, _, _, _, default = key
+    if name == b"name":
         return ["P%d" % (p + 1) for p in range(P.MAX_PLAYERS)]
-    if key[0] == b"colour":
+    if name == b"colour":
         return ["%06X" % c for c in P.PLAYER_COLOURS]
-    return _text(key[5])
+    return _text(default)
+
+
+def _config_key(row: tuple) -> dict[str, Any]:
+    """A row of CONFIG_KEYS (key, type, min, max, per player, default)."""
+    key, kind, low, high, per_player, _ = row
+    return {"key": _text(key), "type": P.TYPE_NAMES[kind], "min": low, "max": high,
+            "per_player": bool(per_player), "default": _default(row), "meaning": CONFIG_MEANINGS[_text(key)]}
+
+
+def _net_key(row: tuple) -> dict[str, Any]:
+    """A row of NET_KEYS (key, form, min, max, secret, may be none, default)."""
+    key, form, low, high, secret, may_be_none, default = row
+    return {"key": _text(key), "form": _text(form), "min": low, "max": high, "secret": secret,
+            "may_be_none": may_be_none, "default": default, "meaning": NET_KEY_MEANINGS[_text(key)]}
 
 
 def _text(value: Any) -> Any:
@@ -244,11 +260,8 @@ def spec() -> dict[str, Any]:
                                     "(player: must be 0 to 1)"}],
         "events": [{"kind": _text(kind), "fields": [_field(_text(kind), f) for f in fields], "when": EVENT_WHEN[_text(kind)]}
                    for kind, fields in P.EVENTS],
-        "config_keys": [{"key": _text(k[0]), "type": P.TYPE_NAMES[k[1]], "min": k[2], "max": k[3],
-                         "per_player": bool(k[4]), "default": _default(k),
-                         "meaning": CONFIG_MEANINGS[_text(k[0])]} for k in P.CONFIG_KEYS],
-        "net_keys": [{"key": _text(k[0]), "form": _text(k[1]), "min": k[2], "max": k[3], "secret": k[4],
-                      "may_be_none": k[5], "default": k[6], "meaning": NET_KEY_MEANINGS[_text(k[0])]} for k in P.NET_KEYS],
+        "config_keys": [_config_key(k) for k in P.CONFIG_KEYS],
+        "net_keys": [_net_key(k) for k in P.NET_KEYS],
         "ev_decoding": EV_DECODING,
         "games": game_rows,
     }
