@@ -20,6 +20,7 @@ from tallyboard.club import envelope
 from tallyboard.common.console import Console
 from tallyboard.evening import play
 from tallyboard.evening import club as club_mod
+from tallyboard.evening import table_host
 from tallyboard.evening import watch, web
 from tallyboard.evening.tables import event_tag
 
@@ -141,7 +142,7 @@ def test_a_table_host_may_not_take_a_wireless_boards_name(tmp_path):
     code = envelope.read_join_code(envelope.join_code("Club-night-b39d", secret, [1], lambda t: f"B39D.{t}"))
     with pytest.raises(TallyboardError, match="may not start with 'board-': the director takes that for a board on "
                                               "Wi-Fi; give another --name"):
-        club_mod.TableHost("mqtt://table:pw@127.0.0.1:9", code, "board-B39D.1", [1], tmp_path)
+        table_host.TableHost("mqtt://table:pw@127.0.0.1:9", code, "board-B39D.1", [1], tmp_path)
 
 
 def test_a_board_not_seated_yet_is_there_with_no_game(director):
