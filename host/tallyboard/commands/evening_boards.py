@@ -9,6 +9,7 @@ import click
 
 from ..common import names
 from ..common.errors import TallyboardError
+from ..evening.evening_store import EventT, EveningStore
 from ..evening.tables import Tables, event_folder
 from ..evening.watch import link_words
 from .reporting import reports_errors
@@ -92,7 +93,7 @@ def push(event_name: str | None, round: int, timeout: float = 1.0) -> None:
     click.echo(f"round {round} is on every board ({len(tables.boards)} tables)")
 
 
-def on_new_round(store: Any, event: Any, round: int, timeout: float = 1.0) -> None:
+def on_new_round(store: EveningStore[EventT], event: EventT, round: int, timeout: float = 1.0) -> None:
     """The hook the next round calls: every board gets the round's game, names and number."""
     tables = Tables(store, event, timeout)
     try:
@@ -101,7 +102,7 @@ def on_new_round(store: Any, event: Any, round: int, timeout: float = 1.0) -> No
         tables.close()
 
 
-def read_boards(store: Any, event: Any, timeout: float = 1.0) -> None:
+def read_boards(store: EveningStore[EventT], event: EventT, timeout: float = 1.0) -> None:
     """The hook `next` and `finish` call first: every board read once, what
     changed stored (a board that does not answer is marked so; the round's
     check then names its table)."""
@@ -142,7 +143,7 @@ def resume_cmd(event_name: str | None, timeout: float) -> None:
                               "the others are up to date")
 
 
-def _hands(store: Any, event: Any, tables: Tables, table: int) -> int:
+def _hands(store: EveningStore[EventT], event: EventT, tables: Tables, table: int) -> int:
     round = tables.round_of(table)
     if not round:
         return 0

@@ -8,7 +8,7 @@ import contextlib
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import click
 
@@ -16,6 +16,9 @@ from ..common.console import Console
 from ..common import secretfile
 from ..common.errors import TallyboardError
 from .reporting import reports_errors
+
+if TYPE_CHECKING:   # the evening's modules load when a command runs
+    from ..evening.store import Evening, EveningDatabase
 
 Source = Callable[[], dict[str, Any]]
 
@@ -59,7 +62,7 @@ class Broker:
         self.url, self.tls_ca, self.listen, self.port = url, tls_ca, listen, port
 
     @contextlib.contextmanager
-    def director(self, store: Any, event: Any) -> Iterator[None]:
+    def director(self, store: EveningDatabase, event: Evening) -> Iterator[None]:
         from ..club import embedded_broker
         from ..club.mqtt_link import ConnectionRefused, parse_url
         from ..evening import club
