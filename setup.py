@@ -7,7 +7,7 @@ board's file set as package data of `tallyboard.firmware_files`: the whole firmw
 boot.py, the packages, the emulator's stand-ins in emu/) and the board definitions in board/
 (tallyboard.sources finds them there). Nothing is listed by hand: a package added to firmware/ is
 in the next wheel. The rules, docs/rules.md, go with it as package data of `tallyboard.docs_files`
-(`tallyboard rules` prints them; tallyboard.rulescard)."""
+(`tallyboard rules` prints them; tallyboard.scorebook.rulescard)."""
 from setuptools import find_packages, setup
 
 HOST_PACKAGES = find_packages("host")
@@ -24,7 +24,7 @@ setup(
                                                  "tallyboard.docs_files"],
     package_data={
         "tallyboard": ["data/*.json"],
-        "tallyboard.event": ["page/*.html", "page/*.css", "page/*.js"],
+        "tallyboard.evening": ["page/*.html", "page/*.css", "page/*.js"],
         "tallyboard.firmware_files": ["*/*.py"],
         "tallyboard.firmware_files.board": ["*.json"],
         "tallyboard.docs_files": ["rules.md"],

@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_device_twin import HANDS, boot_ms, hand  # noqa: E402
-from twin import Twin, add_image_option, bench_main  # noqa: E402
+from twin_harness import Twin, add_image_option, bench_main  # noqa: E402
 
 # What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
 # (The app itself, the board definition's checks, the loop and the confirmation's code load after BOOT.)
@@ -181,7 +181,7 @@ def on_chip(twin: Twin, script: str) -> object:
 def talking_host(twin: Twin):
     """A host that sends STATE every 20 ms while the block runs, and reads every reply until
     the board has answered what was still queued (mpremote must find the line quiet)."""
-    from tallyboard import wire
+    from tallyboard.boardlink import wire
     talking = threading.Event()
     talking.set()
     stop = threading.Event()

@@ -50,7 +50,7 @@ HAND = {"purchaser": 0, "bid": "1C", "tricks": 7}     # seat 0 buys 1C and takes
 
 def logins(store, event, broker) -> dict[str, str]:
     """The evening's table logins (each table as itself), added to the broker's users; {user: password}."""
-    from tallyboard.event import club
+    from tallyboard.evening import club
     tables = {user: password for user, password in club.broker_users(store, event).items() if user != "director"}
     broker.set_users(dict(broker.users) | tables)
     return tables
@@ -58,8 +58,8 @@ def logins(store, event, broker) -> dict[str, str]:
 
 def stand_in(args: argparse.Namespace) -> int:
     """Queue --count table states for one table (its game of 1, 2, 3, 4, 1, 2, ... hands) and wait for the director."""
-    from tallyboard.club import envelope, link, outbox
-    from tallyboard.event import club, standings
+    from tallyboard.club import envelope, mqtt_link, outbox
+    from tallyboard.evening import club, standings
 
     names = json.loads(args.names)
     secret = bytes.fromhex(args.key)
@@ -67,7 +67,7 @@ def stand_in(args: argparse.Namespace) -> int:
     # signed with its board's key, as a table host given that table's join code signs (a stand-in of the
     # director's secret, it derives the key as the director does)
     box = outbox.Outbox(args.outbox, args.event, None, {board: envelope.board_key(secret, board)})
-    table = link.TableLink(args.url, f"{args.event}-{board}", outbox=box, boards=[board], max_backoff=1.0)
+    table = mqtt_link.TableLink(args.url, f"{args.event}-{board}", outbox=box, boards=[board], max_backoff=1.0)
     table.start()
     for n in range(box.numbered(board) + 1, args.count + 1):
         hands = [HAND] * ((n - 1) % args.length + 1)
@@ -107,15 +107,15 @@ def players(tables: int) -> list[str]:
 
 def throughput(tmp: Path, broker, tables: int, count: int) -> float:
     """Hands a second applied into the store by the director from `tables` stand-in table hosts."""
-    from tallyboard.event import EventStore, club, standings
-    from tallyboard.event.tables import event_tag
+    from tallyboard.evening import EveningDatabase, club, standings
+    from tallyboard.evening.tables import event_tag
 
     archive = tmp / f"throughput-{tables}" / "archive.sqlite3"
     env = environment(tmp, f"throughput-{tables}", archive)
     saved = {key: os.environ.get(key) for key in ("TALLYBOARD_ARCHIVE", "XDG_STATE_HOME")}
     os.environ.update(TALLYBOARD_ARCHIVE=env["TALLYBOARD_ARCHIVE"], XDG_STATE_HOME=env["XDG_STATE_HOME"])
     names = players(tables)
-    store = EventStore()
+    store = EveningDatabase()
     processes: list[subprocess.Popen] = []
     try:
         event = store.create(f"Bench {tables}", names, [list(range(t * 4, t * 4 + 4)) for t in range(tables)], 3, None)
@@ -204,9 +204,9 @@ def evening(tmp: Path, broker, outage: float) -> tuple[list[float], int, float]:
     """A real director and a real table host with three emulated boards: the
     latency of hands 1-2 at each table, then hands 3-4 scored while the broker
     is stopped for `outage` seconds, and the catch-up."""
-    from tallyboard import portshare
-    from tallyboard.client import Board
-    from tallyboard.emulator import running_on
+    from tallyboard.boardlink import portshare
+    from tallyboard.boardlink.client import Board
+    from tallyboard.tooling.emulator import running_on
 
     archive = tmp / "evening" / "archive.sqlite3"
     director_env = environment(tmp, "evening", archive)
@@ -217,8 +217,8 @@ def evening(tmp: Path, broker, outage: float) -> tuple[list[float], int, float]:
     saved = {key: os.environ.get(key) for key in ("TALLYBOARD_ARCHIVE", "XDG_STATE_HOME")}
     os.environ.update(TALLYBOARD_ARCHIVE=director_env["TALLYBOARD_ARCHIVE"], XDG_STATE_HOME=director_env["XDG_STATE_HOME"])
     try:
-        from tallyboard.event import EventStore
-        with EventStore() as store:
+        from tallyboard.evening import EveningDatabase
+        with EveningDatabase() as store:
             logins(store, store.event(), broker)
     finally:
         for key, value in saved.items():

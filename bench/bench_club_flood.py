@@ -13,7 +13,7 @@ director's resident memory (VmRSS), the rows in `refused` and the messages
 counted there, and the memory once glibc's malloc_trim has given back the
 free memory it keeps (the live figure). Memory flat = after the first flood
 the figure moves by no more than the worker's bounded queue
-(link.MAX_QUEUED_BYTES), and the live figure comes back near the start.
+(mqtt_link.MAX_QUEUED_BYTES), and the live figure comes back near the start.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import paho.mqtt.client as paho
 
-from tallyboard.club import brokers, envelope, link
+from tallyboard.club import director_link, embedded_broker, envelope, mqtt_link
 
 EVENT = "flood-bench"
 USERS = {"director": "d-pass", "t1": "t-pass"}     # table t1's login is its board's identity
@@ -67,8 +67,8 @@ def main() -> int:
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     topic = envelope.table_topic(EVENT, "t1", "hand")
-    with tempfile.TemporaryDirectory() as tmp, brokers.EmbeddedBroker(0, USERS, event=EVENT) as broker:
-        director = link.DirectorLink(f"mqtt://director:d-pass@127.0.0.1:{broker.port}", f"{EVENT}-director", event=EVENT,
+    with tempfile.TemporaryDirectory() as tmp, embedded_broker.EmbeddedBroker(0, USERS, event=EVENT) as broker:
+        director = director_link.DirectorLink(f"mqtt://director:d-pass@127.0.0.1:{broker.port}", f"{EVENT}-director", event=EVENT,
                                      key=envelope.new_secret(), store_path=Path(tmp) / "director.sqlite3",
                                      boards=["t1"], on_table_message=lambda c, m: None)
         director.start()
@@ -111,7 +111,7 @@ def main() -> int:
     return 0
 
 
-def _markers(director: link.DirectorLink) -> int:
+def _markers(director: director_link.DirectorLink) -> int:
     """How many floods' markers ({"marker": 1}: a `field` refusal, no sig) the director has handled."""
     with director._lock:
         row = director.store.execute("SELECT sum(count) FROM refused WHERE text = 'no sig'").fetchone()

@@ -30,7 +30,7 @@ import threading
 import time
 from pathlib import Path
 
-from tallyboard.club import brokers, envelope, link
+from tallyboard.club import brokers, director_link, envelope, mqtt_link
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHER = ROOT / "tests" / "club_publisher.py"
@@ -49,7 +49,7 @@ class Run:
         self.applied_at: list[float] = []
         self.seen: dict[str, list[int]] = {board: [] for board in boards}
         self.lock = threading.Lock()
-        self.director = link.DirectorLink(self.url("director"), f"director-{name}", event=self.event, key=self.key,
+        self.director = director_link.DirectorLink(self.url("director"), f"director-{name}", event=self.event, key=self.key,
                                           store_path=self.tmp / "director.sqlite3", boards=boards,
                                           on_table_message=self.apply, max_backoff=1.0)
         self.processes: list[subprocess.Popen[bytes]] = []

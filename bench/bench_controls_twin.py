@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin import Twin, bench_main  # noqa: E402
+from twin_harness import Twin, bench_main  # noqa: E402
 
 PRESS_MS = 80
 

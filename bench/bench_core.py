@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
-from tallyboard.mpunix import micropython_binary  # noqa: E402
+from tallyboard.tooling.mpunix import micropython_binary  # noqa: E402
 
 CORE_MODULES = ("__init__", "game", "skicket", "roquet", "cards", "games")
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin import Twin, bench_main  # noqa: E402
+from twin_harness import Twin, bench_main  # noqa: E402
 
 FIRST_BOOT_S = 3.0   # MicroPython formats its littlefs on a blank chip's first boot
 

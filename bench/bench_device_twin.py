@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin import Twin, bench_main  # noqa: E402
+from twin_harness import Twin, bench_main  # noqa: E402
 
 HANDS = [  # Skicket: purchaser, bid, doubled by, redoubled by, lone, tricks
     (0, "4H", None, None, False, 10), (1, "2S", None, None, False, 7), (2, "3NT", 1, None, False, 9),

@@ -25,7 +25,7 @@ if sys.implementation.name != "micropython":
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
-    from tallyboard.mpunix import micropython_binary
+    from tallyboard.tooling.mpunix import micropython_binary
 
     sys.exit(subprocess.call([micropython_binary(), __file__] + sys.argv[1:]))
 

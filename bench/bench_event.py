@@ -42,9 +42,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(ROOT / "firmware"))
 
-from tallyboard import games, portshare  # noqa: E402
-from tallyboard.client import Board  # noqa: E402
-from tallyboard.emulator import Emulator, running_on  # noqa: E402
+from tallyboard import games
+from tallyboard.boardlink import portshare  # noqa: E402
+from tallyboard.boardlink.client import Board  # noqa: E402
+from tallyboard.tooling.emulator import Emulator, running_on  # noqa: E402
 
 SEAT1_PIN = 11        # board/pico-reference.json: seat 1
 TICKS = os.sysconf("SC_CLK_TCK")

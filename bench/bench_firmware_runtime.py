@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(ROOT / "firmware"))
 
 from tallyrun import protocol as P  # noqa: E402
-from tallyboard import wire  # noqa: E402
-from tallyboard import fileset  # noqa: E402
-from tallyboard.mpunix import STANDINS_DIR, micropython_binary  # noqa: E402
+from tallyboard.boardlink import wire  # noqa: E402
+from tallyboard.tooling import fileset  # noqa: E402
+from tallyboard.tooling.mpunix import STANDINS_DIR, micropython_binary  # noqa: E402
 
 HEAP = "384K"
 

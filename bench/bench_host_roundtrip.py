@@ -27,12 +27,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(ROOT / "firmware"))
 
-from tallyboard import wire  # noqa: E402
+from tallyboard.boardlink import wire  # noqa: E402
 
 from tallycore import roquet
-from tallyboard.client import Board  # noqa: E402
-from tallyboard.emulator import Emulator  # noqa: E402
-from tallyboard.transport import SerialTransport  # noqa: E402
+from tallyboard.boardlink.client import Board  # noqa: E402
+from tallyboard.tooling.emulator import Emulator  # noqa: E402
+from tallyboard.boardlink.transport import SerialTransport  # noqa: E402
 
 # Roquet ending only at a hand end: 1-point pegs never finish the game, so a
 # game holds a full event log of pegs; a new game starts when the log is near full

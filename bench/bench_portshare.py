@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 sys.path.insert(0, str(ROOT / "firmware"))
 
-from tallyboard import portshare  # noqa: E402
-from tallyboard.client import Board  # noqa: E402
-from tallyboard.emulator import Emulator  # noqa: E402
-from tallyboard.transport import SerialTransport, Transport  # noqa: E402
+from tallyboard.boardlink import portshare  # noqa: E402
+from tallyboard.boardlink.client import Board  # noqa: E402
+from tallyboard.tooling.emulator import Emulator  # noqa: E402
+from tallyboard.boardlink.transport import SerialTransport, Transport  # noqa: E402
 
 
 def percentile(values: list[float], pct: float) -> float:

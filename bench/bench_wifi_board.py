@@ -5,7 +5,7 @@ publishes. Run from the repo root:
     python bench/bench_wifi_board.py [--heap 384K --heap 768K] [--requests 300]
 
 For each --heap (the unix port's -X heapsize; 384K is the emulator's, the
-Pico's ~190 KB at 32-bit words: host/tallyboard/emulator.py HEAP_SIZE), one
+Pico's ~190 KB at 32-bit words: host/tallyboard/tooling/emulator.py HEAP_SIZE), one
 emulated board with a Wi-Fi board definition (tests/wifi_boards.py) boots
 on a fresh flash folder:
 
@@ -36,13 +36,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import wifi_boards as wb  # noqa: E402
-from tallyboard.client import Board  # noqa: E402
+from tallyboard.boardlink.client import Board  # noqa: E402
 from tallyboard.club import envelope  # noqa: E402
 from tallyboard.club.brokers import Mosquitto  # noqa: E402
-from tallyboard.club.link import DirectorLink  # noqa: E402
-from tallyboard.emulator import Emulator  # noqa: E402
-from tallyboard.event.club import key_for, round_game  # noqa: E402
-from tallyboard.transport import SerialTransport  # noqa: E402
+from tallyboard.club.director_link import DirectorLink  # noqa: E402
+from tallyboard.tooling.emulator import Emulator  # noqa: E402
+from tallyboard.evening.club import key_for, round_game  # noqa: E402
+from tallyboard.boardlink.transport import SerialTransport  # noqa: E402
 from tallycore import game as core_game  # noqa: E402
 
 TAG, TABLE, EVENT = 0x1A2B, 1, "Bench-night-1a2b"

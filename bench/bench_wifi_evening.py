@@ -63,12 +63,12 @@ def main() -> int:
     args = parser.parse_args()
     outage = 60.0 if args.full else 10.0
 
-    from tallyboard.client import Board
+    from tallyboard.boardlink.client import Board
     from tallyboard.club import brokers
-    from tallyboard.emulator import Emulator
-    from tallyboard.event import EventStore
-    from tallyboard.event import club as club_mod
-    from tallyboard.transport import SerialTransport
+    from tallyboard.tooling.emulator import Emulator
+    from tallyboard.evening import EveningDatabase
+    from tallyboard.evening import club as club_mod
+    from tallyboard.boardlink.transport import SerialTransport
 
     print(f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     with tempfile.TemporaryDirectory() as name:
@@ -77,7 +77,7 @@ def main() -> int:
         os.environ.update({k: env[k] for k in ("TALLYBOARD_ARCHIVE", "XDG_STATE_HOME", "XDG_CACHE_HOME",
                                                 "TALLYBOARD_EMULATOR_HOME")})
         cli("event", "create", "Bench night", *[a for p in players(3) for a in ("--player", p)])
-        with EventStore() as store:
+        with EveningDatabase() as store:
             event = store.event()
             users = club_mod.broker_users(store, event)
         codes = {t: cli("event", "join-code", "--table", str(t)).strip() for t in (1, 2, 3)}

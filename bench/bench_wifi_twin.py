@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from twin import RawRepl, Twin, add_image_option, bench_main  # noqa: E402  (it puts host/ on sys.path)
-from tallyboard.mpunix import STANDINS_DIR  # noqa: E402
+from twin_harness import RawRepl, Twin, add_image_option, bench_main  # noqa: E402  (it puts host/ on sys.path)
+from tallyboard.tooling.mpunix import STANDINS_DIR  # noqa: E402
 
 TAG = 0x1A2B
 TABLE = 2
@@ -213,7 +213,7 @@ def director_check(twin: Twin) -> list[dict]:
 def run(args=None) -> dict:
     import wifi_boards as wb
     from tallyboard.club import envelope
-    from tallyboard.errors import BoardError
+    from tallyboard.common.errors import BoardError
 
     image = getattr(args, "image", "stock")
     figures: dict = {"image": image}

@@ -3,7 +3,7 @@ chain order, as on the WS2812 wire) and its OLED's 1024-byte display RAM
 (page-ordered: byte page * 128 + column, bit 0 the page's top row), read from
 the emulator's stand-ins or the device twin's models. A difference names the
 OLED's pixel rows and the LEDs that differ and leaves both frames as PNGs
-(tallyboard.render, the pictures of `tallyboard show`) for a person to look at.
+(tallyboard.tooling.render, the pictures of `tallyboard show`) for a person to look at.
 
 The display has caught up with the board's game when it shows what the
 firmware's own view composes for that game (render.frame_for_game: the same
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from tallyboard import render
+from tallyboard.tooling import render
 from tallyrun import protocol
 from waiting import NotInTime, until
 
@@ -134,7 +134,7 @@ def wait_for(read: Callable[[], Shown], expected: Shown, seconds: float) -> tupl
 
 class Composer:
     """The frame the firmware composes for the game on a connected board
-    (tallyboard.client.Board), with the board's display settings, read once."""
+    (tallyboard.boardlink.client.Board), with the board's display settings, read once."""
 
     def __init__(self, board, board_name: str) -> None:
         self.board_name = board_name

@@ -11,8 +11,8 @@ from typing import Iterator
 from click.testing import CliRunner
 
 from tallyboard.cli import main
-from tallyboard.event import EventStore
-from tallyboard.event import club as club_mod
+from tallyboard.evening import EveningDatabase
+from tallyboard.evening import club as club_mod
 
 
 @dataclass
@@ -32,7 +32,7 @@ def unstarted_director(tmp_path: Path, monkeypatch, players: list[str]) -> Itera
     result = CliRunner().invoke(main, ["event", "create", "Club night", *[a for p in players for a in ("--player", p)],
                                        "--rounds", "2"])
     assert result.exit_code == 0, result.output
-    store = EventStore()
+    store = EveningDatabase()
     made = club_mod.Director(store, store.event(), "mqtt://director:unused@127.0.0.1:9")    # never started: no broker
     try:
         yield made

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from emu_fixtures import until
 from tallyboard.cli import main
-from tallyboard.event import EventStore, snapshot
-from tallyboard.event import club as club_mod
+from tallyboard.evening import EveningDatabase, snapshot
+from tallyboard.evening import club as club_mod
 
 WAIT = 45.0      # a step of the evening (a hand to the director, a process's line) comes within this
 
@@ -97,7 +97,7 @@ class Evening:
             self.created
         # each table host has the code of its table: its key, no other table's
         self.codes = {t: self.cli("event", "join-code", "--table", str(t)).strip() for t in range(1, tables + 1)}
-        with EventStore() as store:
+        with EveningDatabase() as store:
             self.event_id = club_mod.club_id(store.event())
             # the broker's users: the director and each table as itself (what `event broker-files` writes)
             self.users = club_mod.broker_users(store, store.event())
@@ -123,7 +123,7 @@ class Evening:
 
     # ---- the director's store
     def doc(self) -> dict:
-        with EventStore() as store:
+        with EveningDatabase() as store:
             return snapshot(store, store.event())
 
     def director_hands(self) -> list[int]:

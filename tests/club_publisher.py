@@ -18,7 +18,7 @@ import logging
 import sys
 import time
 
-from tallyboard.club import link, outbox
+from tallyboard.club import mqtt_link, outbox
 
 
 def main() -> int:
@@ -32,18 +32,18 @@ def main() -> int:
     parser.add_argument("--login", action="append", default=[], help="BOARD=PASSWORD: a link per board")
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--every", type=float, default=0.0)
-    parser.add_argument("--resend-after", type=float, default=link.RESEND_AFTER)
+    parser.add_argument("--resend-after", type=float, default=mqtt_link.RESEND_AFTER)
     parser.add_argument("--timeout", type=float, default=120.0)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     box = outbox.Outbox(args.outbox, args.event, bytes.fromhex(args.key))
     logins = dict(item.split("=", 1) for item in args.login)
     if logins:
-        links = [link.TableLink(args.url, f"{args.client_id}-{board}", board, logins[board], outbox=box,
+        links = [mqtt_link.TableLink(args.url, f"{args.client_id}-{board}", board, logins[board], outbox=box,
                                 boards=[board], max_backoff=1.0, resend_after=args.resend_after)
                  for board in args.board]
     else:
-        links = [link.TableLink(args.url, args.client_id, outbox=box, boards=args.board, max_backoff=1.0,
+        links = [mqtt_link.TableLink(args.url, args.client_id, outbox=box, boards=args.board, max_backoff=1.0,
                                 resend_after=args.resend_after)]
     for table in links:
         table.start()

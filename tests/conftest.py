@@ -81,7 +81,7 @@ def pytest_make_collect_report(collector):
 # a process carries the marker of what it starts, and one that does not fails the run.
 TIERS = {
     "emulator": "runs the firmware in the emulator (the MicroPython unix port, `micropython`)",
-    "twin": "runs the firmware on the device twin (an emulated RP2040: node, rp2040js, socat; bench/twin.py)",
+    "twin": "runs the firmware on the device twin (an emulated RP2040: node, rp2040js, socat; bench/twin_harness.py)",
     "broker": "talks to an MQTT broker on loopback (mosquitto, or the embedded broker in this process)",
     "browser": "drives Debian's headless Chromium",
     "process": "starts another process (the tallyboard CLI, mpy-cross, pip, a helper script)",
@@ -97,7 +97,7 @@ STARTED_UNDER = {"micropython": "emulator", "mosquitto": "broker", "chromium": "
 def pytest_configure(config):
     # Tests run side by side (pytest-xdist), each worker under basetemp/popen-gwN: pytest's own
     # /tmp/pytest-of-USER/pytest-N/popen-gwN/test_name0/ leaves too few of a Unix socket name's 107
-    # bytes for the ports' sharer (tallyboard.portshare). A shorter base, made for this run:
+    # bytes for the ports' sharer (tallyboard.boardlink.portshare). A shorter base, made for this run:
     if config.option.basetemp is None and not hasattr(config, "workerinput"):
         config.option.basetemp = tempfile.mkdtemp(prefix="tb")
         config._tallyboard_basetemp = config.option.basetemp

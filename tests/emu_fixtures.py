@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Iterator
 
 import test_entry as hands   # tests/mp/test_entry.py: the hands and their arithmetic
-from tallyboard import render
-from tallyboard.client import Board
-from tallyboard.emulator import Emulator
-from tallyboard.transport import SerialTransport
+from tallyboard.tooling import render
+from tallyboard.boardlink.client import Board
+from tallyboard.tooling.emulator import Emulator
+from tallyboard.boardlink.transport import SerialTransport
 from tallypanel import menu, screen
 from waiting import until  # noqa: F401  (the one polling helper, tests/waiting.py; imported from here too)
 

@@ -1,8 +1,8 @@
-"""A stand-in for the evening's store (tallyboard.event.EventStore, another
+"""A stand-in for the evening's store (tallyboard.evening.EveningDatabase, another
 part of issue 13) with the same methods, kept in a JSON file so that a host
 process killed with kill -9 and the one that resumes after it share it. It is
-an EveningStore (tallyboard/event/evening_store.py), and behaves as
-EventStore does there: tests/test_event_store_interface.py holds it to both."""
+an EveningStore (tallyboard/evening/evening_store.py), and behaves as
+EveningDatabase does there: tests/test_event_store_interface.py holds it to both."""
 from __future__ import annotations
 
 import json
@@ -10,11 +10,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tallyboard.event.store import EventError, canonical
+from tallyboard.evening.store import EveningError, canonical
 
 
 @dataclass
-class Event:
+class Evening:
     name: str
     players: list[str]
     id: int = 1
@@ -43,23 +43,23 @@ class FakeStore:
         part.write_text(json.dumps(doc))
         os.replace(part, self.path)
 
-    def event(self, name: str | None = None) -> Event:
+    def event(self, name: str | None = None) -> Evening:
         doc = self._read()["event"]
         if name is not None and name != doc["name"]:
-            raise EventError(f"no event called {name!r} in {self.path} (events: {doc['name']!r})")
-        return Event(doc["name"], doc["players"])
+            raise EveningError(f"no event called {name!r} in {self.path} (events: {doc['name']!r})")
+        return Evening(doc["name"], doc["players"])
 
-    def names(self, event: Event) -> list[str]:
+    def names(self, event: Evening) -> list[str]:
         return list(self._read()["event"]["players"])
 
-    def seating(self, event: Event, round: int) -> list[list[int]]:
+    def seating(self, event: Evening, round: int) -> list[list[int]]:
         seatings = self._read()["seatings"]
         if str(round) not in seatings:
-            raise EventError(f"the event has no round {round}")
+            raise EveningError(f"the event has no round {round}")
         return seatings[str(round)]
 
-    def save_table_game(self, event: Event, round: int, table: int, record: dict, stamp: dict) -> bool:
-        """As EventStore: False when the record and the stamp are both what
+    def save_table_game(self, event: Evening, round: int, table: int, record: dict, stamp: dict) -> bool:
+        """As EveningDatabase: False when the record and the stamp are both what
         was stored. saves() counts the saves that changed the record (a new
         stamp alone, a hand held say, is stored but not counted)."""
         doc = self._read()
@@ -74,11 +74,11 @@ class FakeStore:
         self._write(doc)
         return True
 
-    def table_game(self, event: Event, round: int, table: int) -> dict | None:
+    def table_game(self, event: Evening, round: int, table: int) -> dict | None:
         entry = self._read()["games"].get(f"{round}/{table}")
         return entry["record"] if entry else None
 
-    def set_pending(self, event: Event, round: int, table: int, pending: dict | None) -> None:
+    def set_pending(self, event: Evening, round: int, table: int, pending: dict | None) -> None:
         doc = self._read()
         if pending is None:
             doc["pending"].pop(f"{round}/{table}", None)
@@ -86,20 +86,20 @@ class FakeStore:
             doc["pending"][f"{round}/{table}"] = pending
         self._write(doc)
 
-    def pending(self, event: Event, round: int, table: int) -> dict | None:
+    def pending(self, event: Evening, round: int, table: int) -> dict | None:
         return self._read()["pending"].get(f"{round}/{table}")
 
-    def set_board(self, event: Event, table: int, port: str, board_id: str) -> None:
-        """As EventStore: the board in place of the table's last, its status ok."""
+    def set_board(self, event: Evening, table: int, port: str, board_id: str) -> None:
+        """As EveningDatabase: the board in place of the table's last, its status ok."""
         doc = self._read()
         doc["boards"][str(table)] = {"port": port, "board_id": board_id, "status": "ok"}
         self._write(doc)
 
-    def boards(self, event: Event) -> dict[int, dict]:
+    def boards(self, event: Evening) -> dict[int, dict]:
         return {int(t): dict(b) for t, b in sorted(self._read()["boards"].items(), key=lambda tb: int(tb[0]))}
 
-    def set_table_status(self, event: Event, table: int, status: str) -> None:
-        """As EventStore: a table with no board attached has no status to change."""
+    def set_table_status(self, event: Evening, table: int, status: str) -> None:
+        """As EveningDatabase: a table with no board attached has no status to change."""
         doc = self._read()
         if str(table) in doc["boards"]:
             doc["boards"][str(table)]["status"] = status

@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 from typing import Callable, Sequence
 
-from tallyboard import deploy
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling import deploy, deploy_scripts
+from tallyboard.tooling.mpunix import micropython_binary
 
 RP2040 = "Raspberry Pi Pico with RP2040"
 RP2350 = "Raspberry Pi Pico 2 with RP2350"
@@ -124,9 +124,9 @@ class FakeMpremote:
         finally:
             script.unlink()
         for line in done.stdout.splitlines():
-            if line.startswith(deploy.CHIP_LINE):
-                line = deploy.CHIP_LINE + self.machine
-            if line == deploy.INFLATES_LINE and not self.inflates:
+            if line.startswith(deploy_scripts.CHIP_LINE):
+                line = deploy_scripts.CHIP_LINE + self.machine
+            if line == deploy_scripts.INFLATES_LINE and not self.inflates:
                 continue
             on_line(line)
         if done.returncode != 0:

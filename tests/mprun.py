@@ -8,7 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling.mpunix import micropython_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 MP = ROOT / "tests" / "mp"

@@ -33,7 +33,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from tallyboard.cli import main
-from tallyboard.event.store import EventStore
+from tallyboard.evening.store import EveningDatabase
 
 import event_evenings as ev
 
@@ -68,7 +68,7 @@ def evening(path, name, players, new, rounds):
     ok(*args)
     plays = [ev.TWO_ROUND1, ev.TWO_ROUND2][:rounds]
     for r, tables in enumerate(plays, 1):
-        with EventStore(path) as store:
+        with EveningDatabase(path) as store:
             event = store.event(name)
             seating = store.seating(event, r)
             for t, hands in enumerate(tables, 1):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tallyboard.mpunix import BOARD_DIR, micropython_binary
+from tallyboard.tooling.mpunix import BOARD_DIR, micropython_binary
 from waiting import until
 
 pytestmark = [pytest.mark.emulator, pytest.mark.process]
@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 sys.path.insert(0, str(FIRMWARE))
 from tallyrun import protocol as P  # noqa: E402
-from tallyboard import wire  # noqa: E402
-from tallyboard.fileset import PACKAGES  # noqa: E402
+from tallyboard.boardlink import wire  # noqa: E402
+from tallyboard.tooling.fileset import PACKAGES  # noqa: E402
 
 
 

@@ -7,7 +7,7 @@ import sqlite3
 from click.testing import CliRunner
 
 from tallyboard.cli import main
-from tallyboard.archive import Archive
+from tallyboard.scorebook.archive import Archive
 
 SKICKET = {"format": "tallyboard/1", "game": "skicket", "players": ["Ann", "Bob", "Cy", "Dee"],
            "hands": [{"purchaser": 0, "bid": "3H", "tricks": 9}]}

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from tallyboard.cli import main
-from tallyboard.emulator import Emulator
+from tallyboard.tooling.emulator import Emulator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))

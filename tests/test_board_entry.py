@@ -16,11 +16,11 @@ from hypothesis import given, settings, strategies as st
 
 import test_entry as hands   # tests/mp/test_entry.py: the hands and their arithmetic
 from emu_fixtures import EVERY_GAME, ROQUET, SKICKET
-from tallyboard import emulator as emu_mod
+from tallyboard.tooling import emulator as emu_mod
 from tallyboard.cli import main
-from tallyboard.client import Board
-from tallyboard.emulator import Emulator
-from tallyboard.transport import SerialTransport
+from tallyboard.boardlink.client import Board
+from tallyboard.tooling.emulator import Emulator
+from tallyboard.boardlink.transport import SerialTransport
 from tallypanel import menu
 from tallycore import games
 from waiting import until

@@ -4,9 +4,9 @@ and OLED, and reach the host when it connects."""
 import pytest
 from emu_fixtures import until
 from tallycore import roquet
-from tallyboard.client import Board
-from tallyboard.emulator import Emulator
-from tallyboard.transport import SerialTransport
+from tallyboard.boardlink.client import Board
+from tallyboard.tooling.emulator import Emulator
+from tallyboard.boardlink.transport import SerialTransport
 
 pytestmark = [pytest.mark.emulator]
 
@@ -57,7 +57,7 @@ def test_picture_of_a_board_is_what_it_shows(tmp_path):
     """render.frame_for_board (used by `tallyboard show` for a board on USB)
     composes, from the game and settings read over the wire, the very bytes
     the emulated board last sent to its LEDs and OLED."""
-    from tallyboard import render
+    from tallyboard.tooling import render
 
     with Emulator(flash=tmp_path / "flash") as emulator:
         link, board = _connect(emulator)

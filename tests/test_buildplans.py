@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import buildplans, render
+from tallyboard.tooling import buildplans, render
 from tallyboard.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from emu_fixtures import emulated_board, end_with_ctrl_c, until
 from fake_mpremote import RP2040, FakeMpremote, commands_of
 
-from tallyboard import deploy as deploy_mod
+from tallyboard.tooling import deploy as deploy_mod
 from tallyboard.cli import main
-from tallyboard.emulator import Emulator
+from tallyboard.tooling.emulator import Emulator
 
 pytestmark = [pytest.mark.emulator, pytest.mark.process]
 
@@ -117,7 +117,7 @@ def test_the_same_peg_twice_is_scored_twice_whatever_the_seq(port, monkeypatch):
     # stored OK and the second peg was lost. Pin the starts so that both
     # PEGs draw the same seq (the second command reads one LOG more before
     # its PEG, so it starts one lower): both still count.
-    from tallyboard import client
+    from tallyboard.boardlink import client
     assert run("new", "roquet", "--name", "Ann", "--name", "Bob", "--discard", "-p", port).exit_code == 0
     starts = iter([4242, 4241])
     monkeypatch.setattr(client.random, "randint", lambda lo, hi: next(starts))

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from emu_fixtures import emulated_board
 
-from tallyboard import client
+from tallyboard.boardlink import client
 from tallyboard.cli import main
 
 pytestmark = [pytest.mark.emulator, pytest.mark.process]
@@ -64,8 +64,8 @@ def test_a_board_moved_on_elsewhere_is_read_again(port, verbs):
     run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port)
     run("peg", "Bob", "4", "-p", port)
     # another host (a plain client here) pegs and renames: the copy is stale
-    from tallyboard.client import Board
-    from tallyboard.transport import SerialTransport
+    from tallyboard.boardlink.client import Board
+    from tallyboard.boardlink.transport import SerialTransport
     other = Board(SerialTransport(port), timeout=2.0)
     try:
         other.connect()

@@ -14,10 +14,11 @@ from click.testing import CliRunner
 from emu_fixtures import emulated_board, oled_text, until
 
 from tallyboard import games as profiles
-from tallyboard import records, render
+from tallyboard.scorebook import records
+from tallyboard.tooling import render
 from tallyboard.cli import main
-from tallyboard.client import Board
-from tallyboard.transport import SerialTransport
+from tallyboard.boardlink.client import Board
+from tallyboard.boardlink.transport import SerialTransport
 from tallycore import games
 
 pytestmark = [pytest.mark.emulator]

@@ -121,18 +121,18 @@ def test_new_names_what_was_given_and_suggests_the_game_meant():
 
 def test_a_command_with_no_board_on_usb_during_an_evening_says_where_each_table_is(tmp_path, monkeypatch):
     # issue 32, item 5: the evening knows its tables' ports; no board on USB (none in CI) names them
-    from tallyboard.event import EventStore
+    from tallyboard.evening import EveningDatabase
 
     archive = tmp_path / "archive.sqlite3"
     monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(archive))
-    monkeypatch.setattr("tallyboard.transport.list_serial_ports", lambda lister=None: [])
-    with EventStore(archive) as store:
+    monkeypatch.setattr("tallyboard.boardlink.transport.list_serial_ports", lambda lister=None: [])
+    with EveningDatabase(archive) as store:
         event = store.create("Tuesday", ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"],
                              [[0, 1, 2, 3], [4, 5, 6, 7]], rounds=1)
         store.set_state(event, "running")          # round 1 under way (create seats it)
         store.set_board(event, 1, "/dev/pts/7", "ref@1a2b.1")
     out = run("hand", "Cy", "2NT", "8")
-    assert out.exit_code == 3                        # BoardNotFound (tallyboard.errors)
+    assert out.exit_code == 3                        # BoardNotFound (tallyboard.common.errors)
     assert out.stderr == ("tallyboard: no board found on USB: check the cable, or add --emulator; the evening's "
                           "tables: table 1 (Ann, Bob, Cy, Dee): --port /dev/pts/7; table 2 (Eve, Fay, Gus, Hal): "
                           "no board attached\n"), out.stderr

@@ -8,8 +8,8 @@ import pytest
 from emu_fixtures import emulated_board
 
 from tallyrun import protocol
-from tallyboard import wire
-from tallyboard.errors import BoardError
+from tallyboard.boardlink import wire
+from tallyboard.common.errors import BoardError
 
 pytestmark = [pytest.mark.emulator]
 

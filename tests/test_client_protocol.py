@@ -8,10 +8,10 @@ import pytest
 from emu_fixtures import emulated_board
 
 from tallyrun import protocol
-from tallyboard import wire
-from tallyboard.client import Board
-from tallyboard.errors import BoardError, ProtocolError, TransportError
-from tallyboard.transport import Transport
+from tallyboard.boardlink import wire
+from tallyboard.boardlink.client import Board
+from tallyboard.common.errors import BoardError, ProtocolError, TransportError
+from tallyboard.boardlink.transport import Transport
 
 pytestmark = [pytest.mark.emulator]
 

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from tallyboard import transport
-from tallyboard.emulator import Emulator
-from tallyboard.errors import BoardNotFound, TransportError
+from tallyboard.boardlink import transport
+from tallyboard.tooling.emulator import Emulator
+from tallyboard.common.errors import BoardNotFound, TransportError
 from waiting import until
 
 
@@ -138,8 +138,8 @@ def test_a_pulled_cable_is_a_clear_error(tmp_path):
 
 @pytest.mark.emulator
 def test_a_crashed_firmware_is_reported_with_its_error(tmp_path):
-    from tallyboard.client import Board
-    from tallyboard.emulator import require_port_alive
+    from tallyboard.boardlink.client import Board
+    from tallyboard.tooling.emulator import require_port_alive
 
     flash = tmp_path / "flash"
     flash.mkdir()

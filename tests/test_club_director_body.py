@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tallyboard.club import envelope
-from tallyboard.event import club as club_mod
-from tallyboard.event.tables import event_tag
+from tallyboard.evening import club as club_mod
+from tallyboard.evening.tables import event_tag
 
 from club_director_support import Message, unstarted_director
 

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from tallyboard import database
-from tallyboard.club import envelope, link, outbox
+from tallyboard.common import database
+from tallyboard.club import envelope, mqtt_link, outbox
 from tallyboard.club.envelope import RefusedMessage
 
 KEY = bytes(range(32))
@@ -175,17 +175,17 @@ def test_an_older_join_code_is_refused_and_says_to_ask_the_director_for_a_new_on
 
 
 def test_broker_urls():
-    assert link.parse_url("mqtt://ann:p%40ss@10.0.0.5:1884") == link.BrokerAddress("10.0.0.5", 1884, False,
+    assert mqtt_link.parse_url("mqtt://ann:p%40ss@10.0.0.5:1884") == mqtt_link.BrokerAddress("10.0.0.5", 1884, False,
                                                                                     "ann", "p@ss")
-    assert link.parse_url("mqtts://broker.club") == link.BrokerAddress("broker.club", 8883, True, None, None)
+    assert mqtt_link.parse_url("mqtts://broker.club") == mqtt_link.BrokerAddress("broker.club", 8883, True, None, None)
     with pytest.raises(ValueError, match="mqtt://user:password@host:port"):
-        link.parse_url("http://broker.club")
+        mqtt_link.parse_url("http://broker.club")
     with pytest.raises(ValueError, match="port"):
-        link.parse_url("mqtt://broker.club:99999")
+        mqtt_link.parse_url("mqtt://broker.club:99999")
     # port 0 is no port to reach a broker on, not the default: said, not taken as 1883
     with pytest.raises(ValueError, match="from 1 to 65535"):
-        link.parse_url("mqtt://broker.club:0")
-    assert link.parse_url("mqtt://broker.club").port == 1883
+        mqtt_link.parse_url("mqtt://broker.club:0")
+    assert mqtt_link.parse_url("mqtt://broker.club").port == 1883
 
 
 def test_the_outbox_numbers_each_board_and_keeps_rows_until_confirmed(tmp_path):
@@ -228,15 +228,16 @@ def test_add_in_is_part_of_the_callers_transaction(tmp_path):
 def test_a_table_host_started_with_take_next_round_forgets_the_last_round_it_took(tmp_path):
     """`event table --take-next-round` (a host away for more than ROUND_AHEAD round changes): the
     outbox's last round from the director is forgotten before any link connects, and said."""
-    from tallyboard.event import club
+    from tallyboard.evening import club, table_host
     code = envelope.read_join_code(envelope.join_code("club-1a2b", bytes(range(32)), [3],
-                                                      lambda table: club.board_ident(club.tag_of("club-1a2b"), table)))
+                                                      lambda table: club.board_ident(envelope.tag_of("club-1a2b"),
+                                                                                     table)))
     said: list[str] = []
-    host = club.TableHost("mqtt://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append)
+    host = table_host.TableHost("mqtt://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append)
     host.outbox.apply_received(envelope.DIRECTOR, 7, lambda connection, message: None, {})
     host.outbox.close()
     host.db.close()
-    again = club.TableHost("mqtt://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append,
+    again = table_host.TableHost("mqtt://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append,
                            take_next_round=True)
     try:
         assert again.outbox.received(envelope.DIRECTOR) == 0

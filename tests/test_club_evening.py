@@ -34,15 +34,15 @@ from click.testing import CliRunner
 from club_evening_support import WAIT, Evening, Proc
 from emu_fixtures import until
 from test_club_mqtt import Relay
-from tallyboard import portshare
+from tallyboard.boardlink import portshare
 from tallyboard.cli import main
-from tallyboard.client import Board
+from tallyboard.boardlink.client import Board
 from tallyboard.club import brokers, envelope
-from tallyboard.club.link import parse_url
-from tallyboard.event import club as club_mod
-from tallyboard.event.tables import event_tag
-from tallyboard.emulator import running_on
-from tallyboard.event import EventStore
+from tallyboard.club.mqtt_link import parse_url
+from tallyboard.evening import club as club_mod
+from tallyboard.evening.tables import event_tag
+from tallyboard.tooling.emulator import running_on
+from tallyboard.evening import EveningDatabase
 
 pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"), pytest.mark.broker, pytest.mark.process]
 
@@ -223,7 +223,7 @@ def test_an_evening_on_mosquitto_survives_a_broker_restart_a_killed_host_and_a_h
 
 
 def applied(club: Club) -> dict[str, int]:
-    with EventStore() as store:
+    with EveningDatabase() as store:
         path = club_mod.director_file(store.event())
     with sqlite3.connect(path) as db:
         return dict(db.execute("SELECT board, seq FROM applied").fetchall())
@@ -247,7 +247,7 @@ def forge(club: Club, url: str) -> None:
     another key; its next hand, rightly signed, whose game seats other
     players; its next hand signed with table 2's key (what table 2's host
     could sign, had it table 1's login)."""
-    with EventStore() as store:
+    with EveningDatabase() as store:
         event = store.event()
         secret, event_id, tag = club_mod.director_secrets(event).secret, club_mod.club_id(event), event_tag(event)
         record = store.table_game(event, 2, 1)
@@ -380,7 +380,7 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
     club.cli("event", "broker-files", str(folder))
     for name in ("tallyboard.passwd", "tallyboard.acl", "director.pw"):
         assert (folder / name).stat().st_mode & 0o777 == 0o600, name
-    with EventStore() as store:
+    with EveningDatabase() as store:
         tag = event_tag(store.event())
     lines = (folder / "tallyboard.passwd").read_text().splitlines()
     assert [line.split(":")[0] for line in lines] == ["director", f"{tag:04X}.1", f"{tag:04X}.2", f"{tag:04X}.3"]

@@ -34,7 +34,7 @@ import pytest
 
 from test_club_guard import connected, retained, url
 from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
-from tallyboard.club import brokers, envelope, link, outbox
+from tallyboard.club import brokers, envelope, mqtt_link, outbox
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
 
@@ -80,7 +80,7 @@ class TableHost:
         joined = envelope.read_join_code(envelope.join_code(EVENT, SECRET, [2], board))
         self.rounds: list[tuple[int, dict[str, Any]]] = []
         self.box = outbox.Outbox(tmp_path / "t2.sqlite3", joined.event, None, {board(2): joined.keys[0]})
-        self.link = link.TableLink(url(broker, board(2)), f"{EVENT}-{board(2)}", outbox=self.box,
+        self.link = mqtt_link.TableLink(url(broker, board(2)), f"{EVENT}-{board(2)}", outbox=self.box,
                                    boards=[board(2)], on_director_message=self.keep, max_backoff=1.0)
 
     def keep(self, connection: sqlite3.Connection, message: dict[str, Any]) -> None:
@@ -175,7 +175,7 @@ def test_table_1s_join_code_makes_no_applied_that_empties_table_2s_outbox(broker
 
 def test_a_round_numbered_far_above_the_last_taken_is_refused_and_the_directors_next_one_taken(
         broker, director, tmp_path, caplog):
-    caplog.set_level(logging.WARNING, logger="tallyboard.club.link")
+    caplog.set_level(logging.WARNING, logger="tallyboard.club.mqtt_link")
     with TableHost(broker, tmp_path) as host:
         director.round(1, ROUND_1)
         wait_for("round 1 at table 2's host", lambda: len(host.rounds) == 1)

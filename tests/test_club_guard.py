@@ -25,19 +25,19 @@ import pytest
 
 from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
 from waiting import until
-from tallyboard.club import brokers, envelope, link, outbox
+from tallyboard.club import brokers, director_link, embedded_broker, envelope, mqtt_link, outbox
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
 
 
-LOGIN_S = 0.5      # the embedded broker's time to log in, shortened from brokers.CONNECT_TIMEOUT
+LOGIN_S = 0.5      # the embedded broker's time to log in, shortened from embedded_broker.CONNECT_TIMEOUT
 
 
 @pytest.fixture
 def embedded(request):
     # a test that holds idle connections open for a while asks for the real time to log in
     login_s = getattr(request, "param", LOGIN_S)
-    running = brokers.EmbeddedBroker(0, USERS, event=EVENT, connect_timeout=login_s)
+    running = embedded_broker.EmbeddedBroker(0, USERS, event=EVENT, connect_timeout=login_s)
     running.start()
     try:
         yield running
@@ -56,7 +56,7 @@ class Director:
     def __init__(self, broker: Any, tmp_path: Path) -> None:
         self.key = envelope.new_secret()
         self.statuses: list[tuple[str, bool]] = []
-        self.link = link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=self.key,
+        self.link = director_link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=self.key,
                                       store_path=tmp_path / "director.sqlite3", boards=["t1", "t2"],
                                       on_table_message=self.apply, max_backoff=1.0,
                                       on_status=lambda host, online, boards: self.statuses.append((host, online)))
@@ -334,7 +334,7 @@ def test_210_idle_connections_do_not_keep_a_table_host_out(embedded, tmp_path):
     idle = [socket.create_connection(("127.0.0.1", embedded.port), timeout=5) for _ in range(210)]
     try:
         box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, envelope.new_secret())
-        table = link.TableLink(url(embedded, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
+        table = mqtt_link.TableLink(url(embedded, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
         table.start()
         try:
             table.wait_connected(LOGIN_S + 15)
@@ -355,13 +355,13 @@ def mqtt_connect_packet(user: str, client_id: str) -> bytes:
     return bytes((0x10, len(body))) + body
 
 
-@pytest.mark.parametrize("embedded", [brokers.CONNECT_TIMEOUT], indirect=True, ids=["login-5s"])
+@pytest.mark.parametrize("embedded", [embedded_broker.CONNECT_TIMEOUT], indirect=True, ids=["login-5s"])
 def test_one_address_holds_at_most_its_share_of_the_embedded_brokers_connections(embedded):
-    held = [socket.create_connection(("127.0.0.1", embedded.port), timeout=brokers.CONNECT_TIMEOUT + 10)
-            for _ in range(brokers.MAX_PER_ADDRESS)]
+    held = [socket.create_connection(("127.0.0.1", embedded.port), timeout=embedded_broker.CONNECT_TIMEOUT + 10)
+            for _ in range(embedded_broker.MAX_PER_ADDRESS)]
     try:
         # one more, logging in at once with the right password: closed without an answer
-        with socket.create_connection(("127.0.0.1", embedded.port), timeout=brokers.CONNECT_TIMEOUT + 10) as extra:
+        with socket.create_connection(("127.0.0.1", embedded.port), timeout=embedded_broker.CONNECT_TIMEOUT + 10) as extra:
             try:
                 extra.sendall(mqtt_connect_packet("director", "one-too-many"))
                 answer = extra.recv(4)
@@ -375,7 +375,7 @@ def test_one_address_holds_at_most_its_share_of_the_embedded_brokers_connections
     # reads their ends): the broker's CONNACK, accepted (MQTT 3.1.1: 20 02 00 00)
     def accepted() -> bool:
         try:
-            with socket.create_connection(("127.0.0.1", embedded.port), timeout=brokers.CONNECT_TIMEOUT + 10) as again:
+            with socket.create_connection(("127.0.0.1", embedded.port), timeout=embedded_broker.CONNECT_TIMEOUT + 10) as again:
                 again.sendall(mqtt_connect_packet("director", f"{EVENT}-director"))
                 return again.recv(4) == b"\x20\x02\x00\x00"
         except ConnectionResetError:
@@ -406,7 +406,7 @@ def test_a_slow_store_does_not_stall_the_directors_connection(mosquitto, tmp_pat
     evidence that the broker would have dropped the director too. On mosquitto,
     which drops a client silent for 1.5 times its keepalive (amqtt 0.12 does not)."""
     broker = mosquitto
-    monkeypatch.setattr(link, "KEEPALIVE", 1)
+    monkeypatch.setattr(mqtt_link, "KEEPALIVE", 1)
     stuck, release = threading.Event(), threading.Event()
     key = envelope.new_secret()
 
@@ -417,7 +417,7 @@ def test_a_slow_store_does_not_stall_the_directors_connection(mosquitto, tmp_pat
         connection.execute("CREATE TABLE IF NOT EXISTS hands (n INTEGER)")
         connection.execute("INSERT INTO hands VALUES (?)", (message["body"]["n"],))
 
-    director = link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=key,
+    director = director_link.DirectorLink(url(broker, "director"), f"{EVENT}-director", event=EVENT, key=key,
                                  store_path=tmp_path / "director.sqlite3", boards=["t1"],
                                  on_table_message=apply, max_backoff=1.0)
     director.start()
@@ -478,12 +478,12 @@ def listening(port: int) -> bool:
 
 @pytest.mark.parametrize("attempt", range(3))
 def test_the_embedded_broker_frees_its_port_when_stopped_mid_stream(tmp_path, attempt):
-    broker = brokers.EmbeddedBroker(0, USERS, event=EVENT)
+    broker = embedded_broker.EmbeddedBroker(0, USERS, event=EVENT)
     broker.start()
     port = broker.port
     director = Director(broker, tmp_path)
     box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, director.key)
-    table = link.TableLink(url(broker, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
+    table = mqtt_link.TableLink(url(broker, "t1"), f"{EVENT}-t1", outbox=box, boards=["t1"], max_backoff=1.0)
     table.start()
     try:
         for n in range(1, 201):
@@ -538,7 +538,7 @@ def test_mosquitto_on_port_0_takes_another_port_when_another_process_took_the_on
 
 
 def test_the_embedded_broker_on_port_0_binds_a_port_itself_and_says_which():
-    broker = brokers.EmbeddedBroker(0, USERS, event=EVENT)
+    broker = embedded_broker.EmbeddedBroker(0, USERS, event=EVENT)
     broker.start()
     try:
         assert broker.port != 0 and listening(broker.port)

@@ -17,11 +17,12 @@ from click.testing import CliRunner
 
 from tallyboard.cli import main
 from tallyboard.club import envelope
-from tallyboard.console import Console
-from tallyboard.event import play
-from tallyboard.event import club as club_mod
-from tallyboard.event import watch, web
-from tallyboard.event.tables import event_tag
+from tallyboard.common.console import Console
+from tallyboard.evening import play
+from tallyboard.evening import club as club_mod
+from tallyboard.evening import table_host
+from tallyboard.evening import watch, web
+from tallyboard.evening.tables import event_tag
 
 from club_director_support import Message, unstarted_director
 
@@ -136,12 +137,12 @@ def test_a_status_signed_for_another_board_changes_no_link(director):
 
 
 def test_a_table_host_may_not_take_a_wireless_boards_name(tmp_path):
-    from tallyboard.errors import TallyboardError
+    from tallyboard.common.errors import TallyboardError
     secret = envelope.new_secret()
     code = envelope.read_join_code(envelope.join_code("Club-night-b39d", secret, [1], lambda t: f"B39D.{t}"))
     with pytest.raises(TallyboardError, match="may not start with 'board-': the director takes that for a board on "
                                               "Wi-Fi; give another --name"):
-        club_mod.TableHost("mqtt://table:pw@127.0.0.1:9", code, "board-B39D.1", [1], tmp_path)
+        table_host.TableHost("mqtt://table:pw@127.0.0.1:9", code, "board-B39D.1", [1], tmp_path)
 
 
 def test_a_board_not_seated_yet_is_there_with_no_game(director):

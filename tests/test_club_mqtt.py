@@ -22,7 +22,7 @@ from typing import Any, Callable
 import paho.mqtt.client as mqtt
 import pytest
 
-from tallyboard.club import brokers, envelope, link, outbox
+from tallyboard.club import brokers, director_link, embedded_broker, envelope, mqtt_link, outbox
 
 from club_director_support import Message
 from waiting import until
@@ -49,7 +49,7 @@ def broker(request, tmp_path):
             pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
         running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
     else:
-        running = brokers.EmbeddedBroker(0, USERS, event=EVENT)      # port 0: bound by the broker itself, no race
+        running = embedded_broker.EmbeddedBroker(0, USERS, event=EVENT)      # port 0: bound by the broker itself, no race
     running.start()
     try:
         yield running
@@ -135,7 +135,7 @@ class Evening:
         self.key = envelope.new_secret()
         self.store = tmp_path / "director.sqlite3"
         self.processes: list[subprocess.Popen[bytes]] = []
-        self.director = link.DirectorLink(self.url("director"), f"{EVENT}-director", event=EVENT, key=self.key,
+        self.director = director_link.DirectorLink(self.url("director"), f"{EVENT}-director", event=EVENT, key=self.key,
                                           store_path=self.store, boards=boards, on_table_message=self.apply,
                                           max_backoff=1.0)
 
@@ -291,7 +291,7 @@ def test_a_table_host_cut_off_keeps_queueing_and_catches_up(evening, broker):
 
 def raw_client(url: str, client_id: str) -> mqtt.Client:
     """A plain paho client of the user in `url`, once the broker has let it in."""
-    address = link.parse_url(url)
+    address = mqtt_link.parse_url(url)
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311)
     client.username_pw_set(address.username, address.password)
     up = threading.Event()
@@ -337,11 +337,11 @@ def test_a_wrong_password_is_refused_by_the_broker(evening, broker, tmp_path):
 
     night = evening(["t1"])
     box = outbox.Outbox(tmp_path / "wrong.sqlite3", EVENT, night.key)
-    table = link.TableLink(f"mqtt://t1:wrong-password@127.0.0.1:{broker.port}", f"{EVENT}-t1", outbox=box,
+    table = mqtt_link.TableLink(f"mqtt://t1:wrong-password@127.0.0.1:{broker.port}", f"{EVENT}-t1", outbox=box,
                            boards=["t1"], max_backoff=1.0)
     table.start()
     try:
-        with pytest.raises(link.ConnectionRefused, match="check the user name and password"):
+        with pytest.raises(mqtt_link.ConnectionRefused, match="check the user name and password"):
             table.wait_connected(10)
         box.add("t1", "hand", {"n": 1, "sent_ns": 0})
         refused_before = table.refusals
@@ -379,13 +379,13 @@ def test_mqtts_through_a_tls_listener_with_the_clubs_ca(tmp_path):
     applied: list[int] = []
     with brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", tls=tls, event=EVENT) as running:
         port = running.port
-        director = link.DirectorLink(f"mqtts://director:{USERS['director']}@localhost:{port}", f"{EVENT}-director",
+        director = director_link.DirectorLink(f"mqtts://director:{USERS['director']}@localhost:{port}", f"{EVENT}-director",
                                      tls_ca=ca, event=EVENT, key=key, store_path=tmp_path / "d.sqlite3",
                                      boards=["t1"], on_table_message=lambda c, m: applied.append(m["body"]["n"]))
         box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, key)
-        table = link.TableLink(f"mqtts://t1:{USERS['t1']}@localhost:{port}", f"{EVENT}-t1", tls_ca=ca,
+        table = mqtt_link.TableLink(f"mqtts://t1:{USERS['t1']}@localhost:{port}", f"{EVENT}-t1", tls_ca=ca,
                                outbox=box, boards=["t1"])
-        plain = link.TableLink(f"mqtt://t2:{USERS['t2']}@localhost:{port}", f"{EVENT}-t2",
+        plain = mqtt_link.TableLink(f"mqtt://t2:{USERS['t2']}@localhost:{port}", f"{EVENT}-t2",
                                outbox=outbox.Outbox(tmp_path / "p.sqlite3", EVENT, key), boards=["t2"],
                                max_backoff=1.0)
         try:
@@ -421,7 +421,7 @@ def test_a_table_host_is_woken_for_the_directors_round_only_once_it_is_committed
         connection.execute("INSERT OR REPLACE INTO club_round (id, body) VALUES (1, ?)",
                            (json.dumps(message["body"]),))
 
-    table = link.TableLink("mqtt://127.0.0.1:1883", "t1", outbox=box, boards=["t1"], on_director_message=keep,
+    table = mqtt_link.TableLink("mqtt://127.0.0.1:1883", "t1", outbox=box, boards=["t1"], on_director_message=keep,
                            on_director_applied=lambda: seen.append(reader.execute("SELECT body FROM club_round")
                                                                    .fetchall()))
     try:

@@ -31,8 +31,8 @@ import pytest
 
 from test_club_guard import Director, attempt, connected, director, mqtt_connect_packet, send, url  # noqa: F401  (director: the fixture)
 from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
-from tallyboard import listeners
-from tallyboard.club import brokers, envelope
+from tallyboard.common import listeners
+from tallyboard.club import brokers, embedded_broker, envelope
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
 
@@ -76,7 +76,7 @@ def test_a_connect_with_the_directors_client_id_never_drops_the_directors_sessio
         # a table's valid login with the director's client id: the embedded broker refuses it; mosquitto
         # lets it in under its own user name (use_username_as_clientid), a session of its own
         answer = connect_raw(broker.port, mqtt_connect_packet("t1", theirs))
-        if isinstance(broker, brokers.EmbeddedBroker):
+        if isinstance(broker, embedded_broker.EmbeddedBroker):
             assert answer == b"\x20\x02\x00\x05", answer
         else:
             assert answer == b"\x20\x02\x00\x00", answer
@@ -94,7 +94,7 @@ def test_a_connect_with_another_tables_client_id_is_refused_or_its_own(broker, d
     t2, t2_gone = connected(broker, "t2")
     try:
         answer = connect_raw(broker.port, mqtt_connect_packet("t1", f"{EVENT}-t2"))
-        if isinstance(broker, brokers.EmbeddedBroker):
+        if isinstance(broker, embedded_broker.EmbeddedBroker):
             assert answer == b"\x20\x02\x00\x05", answer
         else:
             assert answer == b"\x20\x02\x00\x00", answer        # as "t1", its own
@@ -125,7 +125,7 @@ def rss_kb(pid: int) -> int:
 def retained_bytes(broker: Any) -> int:
     """What the broker holds as retained messages: mosquitto's resident memory (kB -> bytes), the
     embedded broker's retained store (it lives in this process, whose memory the test moves too)."""
-    if isinstance(broker, brokers.EmbeddedBroker):
+    if isinstance(broker, embedded_broker.EmbeddedBroker):
         return sum(len(message.data or b"") for message in list(broker._broker._retained_messages.values()))
     assert broker.process is not None
     return rss_kb(broker.process.pid) * 1024
@@ -152,7 +152,7 @@ def test_a_retained_hand_is_not_kept_by_the_embedded_broker(tmp_path):
     """The contract retains status, round and applied only (kinds.KINDS); amqtt kept any retained
     message of any table login. (mosquitto cannot refuse retain by topic: there a login can keep at
     most one message on each of its three topics, each under the size cap; docs/club-mqtt.md.)"""
-    broker = brokers.EmbeddedBroker(0, USERS, event=EVENT)
+    broker = embedded_broker.EmbeddedBroker(0, USERS, event=EVENT)
     broker.start()
     try:
         director = Director(broker, tmp_path)
@@ -199,7 +199,7 @@ def test_no_login_publishes_or_reads_under_another_evenings_topics(broker):
 def test_14_addresses_cannot_fill_the_embedded_brokers_connections(caplog):
     """Without a login, 14 addresses each open as many connections as the old per-address cap let
     them (16: 224, over the listener's 200); a director on a 15th then logs in at once."""
-    broker = brokers.EmbeddedBroker(0, USERS, event=EVENT)
+    broker = embedded_broker.EmbeddedBroker(0, USERS, event=EVENT)
     broker.start()
     held: list[socket.socket] = []
     try:
@@ -213,7 +213,7 @@ def test_14_addresses_cannot_fill_the_embedded_brokers_connections(caplog):
             with socket.create_connection(("127.0.0.1", broker.port), timeout=10) as director:
                 started = time.monotonic()
                 director.sendall(mqtt_connect_packet("director", f"{EVENT}-director"))
-                director.settimeout(brokers.CONNECT_TIMEOUT / 2)
+                director.settimeout(embedded_broker.CONNECT_TIMEOUT / 2)
                 try:
                     answer = director.recv(4)
                 except socket.timeout:
@@ -223,7 +223,7 @@ def test_14_addresses_cannot_fill_the_embedded_brokers_connections(caplog):
         # each crowded address logged once, not once per connection closed
         crowded = [r for r in caplog.records if "have not logged in; closing new ones" in r.getMessage()]
         assert 1 <= len(crowded) <= 14, len(crowded)
-        assert brokers.MAX_CONNECTIONS // brokers.MAX_PER_ADDRESS >= 50      # 50 addresses, not 13
+        assert embedded_broker.MAX_CONNECTIONS // embedded_broker.MAX_PER_ADDRESS >= 50      # 50 addresses, not 13
     finally:
         for sock in held:
             sock.close()

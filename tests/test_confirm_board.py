@@ -172,7 +172,7 @@ def test_a_power_cut_keeps_a_hand_pending_and_the_board_accepts_it_after(tmp_pat
 def test_the_view_cache_is_never_served_across_an_accept_or_a_reject(tmp_path, monkeypatch):
     """A copy of the game kept while a hand waited has the same n, top and log as
     the game after the hand is rejected: only held tells them apart (viewcache)."""
-    from tallyboard import client
+    from tallyboard.boardlink import client
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     sent: list[str] = []
@@ -214,7 +214,7 @@ def test_the_accepting_buttons_follow_the_pivot():
     (button D) and Dee at seat 2 (button C)."""
     from tallycore import skicket
 
-    from tallyboard.commands.link import held_words
+    from tallyboard.commands.connect import held_words
 
     class Held:   # a game holding a hand, its rules the real Skicket core's
         rules, players, held, held_by = skicket, 4, 1, 0b1010
@@ -237,7 +237,7 @@ def test_the_host_names_the_buttons_by_the_boards_own_letters():
     likes, and a seat with no button on the board is said so."""
     from tallycore import skicket
 
-    from tallyboard.commands.link import button_letters, held_words
+    from tallyboard.commands.connect import button_letters, held_words
 
     class Held:   # hand 3 held, Bob and Dee accept (seats after the pivot: Ann, Cy, Bob, Dee)
         rules, players, held, held_by = skicket, 4, 1, 0b1010
@@ -299,7 +299,7 @@ def test_the_lights_beside_the_accepting_buttons_on_a_board_without_an_oled(tmp_
     player's colour while that player may accept."""
     from tallypanel import boarddef
 
-    from tallyboard import render
+    from tallyboard.tooling import render
 
     flash = tmp_path / "flash"
     with emulated_board(flash) as (emulator, board):

@@ -1,4 +1,4 @@
-"""tallyboard.database: every SQLite file the host writes, versioned and
+"""tallyboard.common.database: every SQLite file the host writes, versioned and
 migrated with its data kept, private to its owner (issue 22, items 3 and 6).
 Today's files are built here with the schemas as tallyboard wrote them before
 the files had versions (copied below as they were), then opened."""
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tallyboard import database
-from tallyboard.archive import Archive, ArchiveError
+from tallyboard.common import database
+from tallyboard.scorebook.archive import Archive, ArchiveError
 from tallyboard.club.outbox import Outbox
-from tallyboard.event.store import EventStore
+from tallyboard.evening.store import EveningDatabase
 
 # ---------------------------------------------------------------- the files as they were
 
-# archive.py (user_version 1), then event/store.py's tables beside it (no version of their own)
+# archive.py (user_version 1), then evening/store.py's tables beside it (no version of their own)
 ARCHIVE_V1 = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, game TEXT NOT NULL, players TEXT NOT NULL,
@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS event_log (
 CREATE TABLE IF NOT EXISTS event_director (
     id INTEGER PRIMARY KEY CHECK (id = 1), pin TEXT NOT NULL, set_at TEXT NOT NULL);
 """
-# event/club.py's _DIRECTOR_SCHEMA and club/link.py's DirectorLink.SCHEMA, in one file (no version)
+# evening/club.py's _DIRECTOR_SCHEMA and club/mqtt_link.py's DirectorLink.SCHEMA, in one file (no version)
 DIRECTOR_V0 = """
 CREATE TABLE IF NOT EXISTS club (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL,
                                  director TEXT NOT NULL, tables TEXT NOT NULL);
@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS refused (id INTEGER PRIMARY KEY, at TEXT NOT NULL, bo
                                     reason TEXT NOT NULL, text TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sent (topic TEXT PRIMARY KEY, seq INTEGER NOT NULL, payload BLOB NOT NULL);
 """
-# club/outbox.py's _SCHEMA and event/club.py's _HOST_SCHEMA, in one file (no version)
+# club/outbox.py's _SCHEMA and evening/club.py's _HOST_SCHEMA, in one file (no version)
 TABLE_HOST_V0 = """
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT, board TEXT NOT NULL, seq INTEGER NOT NULL, topic TEXT NOT NULL,
@@ -119,7 +119,7 @@ def test_an_archive_of_today_is_migrated_with_its_games_and_evening_kept(tmp_pat
         (entry,) = list(archive.entries())
         assert (entry.id, entry.players, entry.totals, entry.result) == (1, ["Ann", "Bob"], [5, 3], "in progress")
     assert version(path) == database.ARCHIVE.version == 4
-    with EventStore(path) as store:
+    with EveningDatabase(path) as store:
         if with_evening:
             event = store.event("Tuesday club")
             assert (event.round, event.rounds, store.names(event)) == (1, 3, ["Ann", "Bob", "Cy", "Dee"])

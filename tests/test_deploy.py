@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from fake_mpremote import RP2040, RP2350, FakeMpremote, commands_of
 
-from tallyboard import deploy, fileset
-from tallyboard.errors import TallyboardError
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling import deploy, deploy_scripts, fileset
+from tallyboard.common.errors import TallyboardError
+from tallyboard.tooling.mpunix import micropython_binary
 
 pytestmark = [pytest.mark.emulator, pytest.mark.process]
 
@@ -280,7 +280,7 @@ def test_prepare_script_runs_on_micropython(tmp_path, one_package):
     (board / "journal.bin").write_text("keep")
     (board / "chumicro_mqtt").mkdir()            # an earlier deploy's MQTT client (fileset.RETIRED)
     (board / "chumicro_mqtt" / "client.mpy").write_text("")
-    out = subprocess.run([micropython_binary(), "-c", deploy.prepare_script(files)], cwd=board,
+    out = subprocess.run([micropython_binary(), "-c", deploy_scripts.prepare_script(files)], cwd=board,
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "tallyboard: prepared\n"

@@ -1,5 +1,5 @@
 """The firmware on the device twin (issue 11): an emulated Raspberry Pi Pico (rp2040js)
-running stock MicroPython v1.28.0, driven by bench/twin.py. A blank chip gets the firmware
+running stock MicroPython v1.28.0, driven by bench/twin_harness.py. A blank chip gets the firmware
 with `tallyboard deploy --port <its pty>`; a Skicket game and a Roquet game are played
 through `tallyboard` commands with the scores worked out by hand; the power is cut in the
 middle (SIGKILL: the flash image keeps what the chip's flash held at that instant) and the

@@ -64,7 +64,7 @@ RUN_FILES = {path: text for path, text in _text_files(("bench", "twin", "image",
 
 def test_the_scan_sees_the_repository():
     assert "README.md" in FILES and "docs/rules.md" in FILES and "docs/records.md" in FILES
-    assert "firmware/tallycore/skicket.py" in FILES and "host/tallyboard/records.py" in FILES
+    assert "firmware/tallycore/skicket.py" in FILES and "host/tallyboard/scorebook/records.py" in FILES
 
 
 @pytest.mark.parametrize("path", sorted(set(FILES) - EXCLUDED))
@@ -130,7 +130,8 @@ def test_the_rules_table_has_every_game_in_wire_order_with_its_players():
 
 
 def test_records_md_has_a_hand_form_for_every_game():
-    from tallyboard import games, records
+    from tallyboard import games
+    from tallyboard.scorebook import records
 
     text = (ROOT / "docs" / "records.md").read_text(encoding="utf-8")
     headed = set(re.findall(r"`([a-z_]+)`", "\n".join(re.findall(r"^### .*$", text, re.M))))

@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling.mpunix import micropython_binary
 
 pytestmark = [pytest.mark.emulator]
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tallyboard import fileset
-from tallyboard.errors import TallyboardError
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling import fileset
+from tallyboard.common.errors import TallyboardError
+from tallyboard.tooling.mpunix import micropython_binary
 
 BOARD_DEFINITIONS = Path(__file__).resolve().parent.parent / "board"
 

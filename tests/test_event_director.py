@@ -9,10 +9,10 @@ import threading
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import event as tb_event
+from tallyboard import evening as tb_event
 from tallyboard.cli import main
-from tallyboard.event import director
-from tallyboard.event.store import EventStore
+from tallyboard.evening import director
+from tallyboard.evening.store import EveningDatabase
 
 import event_evenings as ev
 
@@ -35,7 +35,7 @@ def store(tmp_path, monkeypatch):
     monkeypatch.delenv("TALLYBOARD_DIRECTOR_PIN", raising=False)
     args = ["create", "Tuesday club"] + [a for n in ev.THREE_NAMES for a in ("--player", n)]
     assert cli(*args).exit_code == 0
-    return EventStore(path)
+    return EveningDatabase(path)
 
 
 def cli(*args, env=None):
@@ -207,7 +207,7 @@ def test_a_game_rescored_replaces_the_board_s_and_is_logged(store, tmp_path):
 
 
 def test_moving_a_player_between_rounds_swaps_seats_and_pushes_again(store, monkeypatch):
-    from tallyboard.event import play
+    from tallyboard.evening import play
 
     pushed = []
     monkeypatch.setattr(play, "_new_round_pushers", [lambda s, e, r: pushed.append((r, s.seating(e, r)))])
@@ -373,7 +373,7 @@ def test_wrong_pins_guessed_at_once_are_checked_one_after_another_and_the_lock_h
     answers = []
 
     def guess(n):
-        with EventStore(store.path) as own:
+        with EveningDatabase(store.path) as own:
             event = own.event()
             start.wait()
             try:

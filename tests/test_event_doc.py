@@ -4,8 +4,8 @@ import json
 import re
 from pathlib import Path
 
-from tallyboard import event as tb_event
-from tallyboard.event.store import EventStore
+from tallyboard import evening as tb_event
+from tallyboard.evening.store import EveningDatabase
 
 import event_evenings as ev
 
@@ -18,7 +18,7 @@ def documented_snapshot():
 
 
 def test_the_documented_snapshot_has_the_keys_of_a_real_one(tmp_path):
-    store = EventStore(tmp_path / "a.sqlite3")
+    store = EveningDatabase(tmp_path / "a.sqlite3")
     event = store.create("Tuesday club", ev.THREE_NAMES, ev.THREE_FIRST, 3)
     for t, hands in enumerate(ev.THREE_ROUND1, 1):
         store.save_table_game(event, 1, t, ev.table_record(ev.THREE_NAMES, ev.THREE_FIRST[t - 1], hands, True), {})

@@ -57,10 +57,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import portshare
+from tallyboard.boardlink import portshare
 from tallyboard.cli import main
-from tallyboard.client import Board
-from tallyboard.emulator import Emulator, running_on
+from tallyboard.boardlink.client import Board
+from tallyboard.tooling.emulator import Emulator, running_on
 from waiting import until
 
 pytestmark = [pytest.mark.process]

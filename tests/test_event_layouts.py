@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tallyboard import records
+from tallyboard.scorebook import records
 from tallycore import games
 from tallycore.game import CONFIRM, Game
 

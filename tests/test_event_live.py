@@ -30,10 +30,10 @@ import pytest
 from click.testing import CliRunner
 
 from emu_fixtures import until
-from tallyboard import portshare
+from tallyboard.boardlink import portshare
 from tallyboard.cli import main
-from tallyboard.client import Board
-from tallyboard.emulator import Emulator, running_on
+from tallyboard.boardlink.client import Board
+from tallyboard.tooling.emulator import Emulator, running_on
 
 pytestmark = [pytest.mark.browser, pytest.mark.process]
 

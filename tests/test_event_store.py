@@ -1,4 +1,4 @@
-"""The evening in the archive file (tallyboard.event.EventStore), the
+"""The evening in the archive file (tallyboard.evening.EveningDatabase), the
 snapshot every view shows, `event create/status/next/finish/export`, and the
 boards' hook. Expectations from tests/event_evenings.py (worked by hand)."""
 import json
@@ -7,11 +7,11 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import event as tb_event
-from tallyboard.archive import Archive
+from tallyboard import evening as tb_event
+from tallyboard.scorebook.archive import Archive
 from tallyboard.cli import main
-from tallyboard.event import play
-from tallyboard.event.store import EventError, EventStore
+from tallyboard.evening import play
+from tallyboard.evening.store import EveningError, EveningDatabase
 
 import event_evenings as ev
 from waiting import until
@@ -36,7 +36,7 @@ def create_three(archive):
         args += ["--player", name]
     result = cli(*args)
     assert result.exit_code == 0, result.stderr
-    return EventStore(archive)
+    return EveningDatabase(archive)
 
 
 def play_round(store, names, seating, games, round, four_hands=True):
@@ -60,7 +60,7 @@ def test_create_refuses_players_not_in_fours_and_a_wrong_table_count(archive):
     args = ["create", "x", "--tables", "3"] + [a for n in ev.TWO_NAMES for a in ("--player", n)]
     result = cli(*args)
     assert result.exit_code != 0 and "3 tables seat 12 players, and 8 are given" in result.stderr
-    assert not archive.exists() or EventStore(archive).events() == []
+    assert not archive.exists() or EveningDatabase(archive).events() == []
 
 
 def test_a_drawn_seating_is_the_seed_s_shuffle(archive, tmp_path):
@@ -72,7 +72,7 @@ def test_a_drawn_seating_is_the_seed_s_shuffle(archive, tmp_path):
     assert result.exit_code == 0, result.stderr
     order = list(range(8))
     random.Random(7).shuffle(order)   # the draw is the seeded shuffle of the order given
-    assert EventStore(archive).seating(EventStore(archive).event(), 1) == [order[:4], order[4:]]
+    assert EveningDatabase(archive).seating(EveningDatabase(archive).event(), 1) == [order[:4], order[4:]]
 
 
 def test_saving_the_same_game_twice_changes_nothing(archive):
@@ -100,18 +100,18 @@ def test_a_record_for_another_table_is_refused(archive):
     store = create_three(archive)
     event = store.event()
     other = ev.table_record(ev.THREE_NAMES, ev.THREE_FIRST[1], [], True)
-    with pytest.raises(EventError, match="round 1 table 1: the game is for Eve, Fay, Gus, Hal but the table seats "
+    with pytest.raises(EveningError, match="round 1 table 1: the game is for Eve, Fay, Gus, Hal but the table seats "
                                          "Ann, Bob, Cy, Dee; is it another table's board"):
         store.save_table_game(event, 1, 1, other, STAMP)
     six = ev.table_record(ev.THREE_NAMES, ev.THREE_FIRST[0], [], False)
-    with pytest.raises(EventError, match="not the evening's game of 4 hands"):
+    with pytest.raises(EveningError, match="not the evening's game of 4 hands"):
         store.save_table_game(event, 1, 1, six, STAMP)
     assert store.table_game(event, 1, 1) is None
 
 
 def test_the_archive_s_own_games_are_left_alone(archive):
     with Archive(archive) as games_archive:
-        from tallyboard import records
+        from tallyboard.scorebook import records
 
         games_archive.add(records.from_document(ev.table_record(ev.THREE_NAMES, ev.THREE_FIRST[0],
                                                                 ev.THREE_ROUND1[0], True)), "test")

@@ -1,10 +1,10 @@
-"""The evening's store has one interface (tallyboard.event.evening_store.
-EveningStore) and three implementations: the director's SQLite EventStore,
-a table host's HostStore (event/club.py) and the tests' FakeStore
+"""The evening's store has one interface (tallyboard.evening.evening_store.
+EveningStore) and three implementations: the director's SQLite EveningDatabase,
+a table host's HostStore (evening/club.py) and the tests' FakeStore
 (tests/event_fakes.py). Each has every method of the interface with the
 same parameters (names, kinds, defaults), and the same calls give the same
 answers on the real store and on the stand-ins, so a test on FakeStore says
-something of EventStore."""
+something of EveningDatabase."""
 from __future__ import annotations
 
 import inspect
@@ -13,12 +13,12 @@ from typing import Any, Callable
 import pytest
 from event_fakes import FakeStore
 
-from tallyboard.event import club, standings
-from tallyboard.event.club import HostStore
-from tallyboard.event.evening_store import EveningStore
-from tallyboard.event.store import EventError, EventStore
+from tallyboard.evening import club, standings
+from tallyboard.evening.table_host import HostStore
+from tallyboard.evening.evening_store import EveningStore
+from tallyboard.evening.store import EveningError, EveningDatabase
 
-IMPLEMENTATIONS = [EventStore, HostStore, FakeStore]
+IMPLEMENTATIONS = [EveningDatabase, HostStore, FakeStore]
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 SEATING = [[0, 1, 2, 3], [4, 5, 6, 7]]
 HELD = {"hand": 1, "waiting_for": ["Bob", "Dee"], "scores": [70, 60, 70, 60], "buttons": ["B", "D"]}
@@ -56,7 +56,7 @@ def test_every_implementation_has_each_method_with_the_same_parameters(implement
 @pytest.fixture
 def real(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    store = EventStore(tmp_path / "archive.sqlite3")
+    store = EveningDatabase(tmp_path / "archive.sqlite3")
     store.create("Tuesday club", PLAYERS, SEATING, rounds=2)
     try:
         yield store
@@ -64,11 +64,11 @@ def real(tmp_path, monkeypatch):
         store.close()
 
 
-def make_fake(real: EventStore, tmp_path) -> FakeStore:
+def make_fake(real: EveningDatabase, tmp_path) -> FakeStore:
     return FakeStore.create(tmp_path / "store.json", "Tuesday club", PLAYERS, SEATING)
 
 
-def make_host(real: EventStore, tmp_path) -> HostStore:
+def make_host(real: EveningDatabase, tmp_path) -> HostStore:
     return HostStore(club.round_body(real, real.event()), lambda round, table: None)
 
 
@@ -122,7 +122,7 @@ def boards(store: EveningStore[Any], unattached_status: bool = True) -> list[Any
         lambda: store.set_table_status(event, 1, "unreachable"), lambda: store.boards(event),
         lambda: store.set_board(event, 1, "/dev/ttyACM2", "pico@1"), lambda: store.boards(event)]
     if unattached_status:
-        # EventStore and FakeStore: no board, no status; a table host keeps its table's status before
+        # EveningDatabase and FakeStore: no board, no status; a table host keeps its table's status before
         # its board is known (it reports it to the director), so HostStore is not asked this
         steps += [lambda: store.set_table_status(event, 3, "unreachable"), lambda: store.boards(event)]
     return [outcome(step) for step in steps]
@@ -159,7 +159,7 @@ def test_boards_and_their_status_are_the_same_on_the_real_store_and_a_stand_in(r
 def test_the_evening_reads_the_same_on_the_real_store_and_a_stand_in(real, tmp_path, stand_in):
     other = STAND_INS[stand_in](real, tmp_path)
     assert evening(other) == evening(real)
-    assert evening(real)[3:] == [EventError, EventError]
+    assert evening(real)[3:] == [EveningError, EveningError]
 
 
 @pytest.mark.parametrize("stand_in", STAND_INS)

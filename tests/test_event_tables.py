@@ -1,9 +1,9 @@
-"""The boards of a club evening (tallyboard.event.tables, docs/host.md "A club
+"""The boards of a club evening (tallyboard.evening.tables, docs/host.md "A club
 evening: the boards") on emulated boards running the real firmware: attach,
 push a round, hands entered from the host and confirmed with `tallyboard
 press` on that table's emulator, sync into the store; a host killed with
 kill -9 mid-round and `event resume`; a board unplugged and plugged back;
-boards swapped on the hub. The store is a stand-in with EventStore's methods
+boards swapped on the hub. The store is a stand-in with EveningDatabase's methods
 (tests/event_fakes.py). Every wait is bounded and every emulator is stopped,
 even when a test fails.
 
@@ -32,13 +32,16 @@ from event_fakes import FakeStore
 
 from tallycore import game as core_game
 from waiting import NotInTime, until
-from tallyboard import games, portshare, records
+from tallyboard import games
+from tallyboard.boardlink import portshare
+from tallyboard.scorebook import records
 from tallyboard.cli import main
-from tallyboard.client import Board
-from tallyboard.commands import event_boards
-from tallyboard.emulator import Emulator, running_on
-from tallyboard.event import tables as tables_mod
-from tallyboard.event.tables import Tables
+from tallyboard.boardlink.client import Board
+from tallyboard.commands import evening_boards
+from tallyboard.tooling.emulator import Emulator, running_on
+from tallyboard.evening import table_emulators
+from tallyboard.evening import tables as tables_mod
+from tallyboard.evening.tables import Tables
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 SEATING = [[0, 1, 2, 3], [4, 5, 6, 7]]
@@ -64,9 +67,9 @@ def _stop_all_emulators(folder: Path) -> None:
             pass
     # _alive reaps one that is this process's child
     try:
-        until(lambda: not [pid for pid in pids if tables_mod._alive(pid)], 10, "the emulators ending on SIGTERM")
+        until(lambda: not [pid for pid in pids if table_emulators._alive(pid)], 10, "the emulators ending on SIGTERM")
     except NotInTime:
-        for pid in [pid for pid in pids if tables_mod._alive(pid)]:
+        for pid in [pid for pid in pids if table_emulators._alive(pid)]:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -81,7 +84,7 @@ def evening(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("TALLYBOARD_EMULATOR_HOME", str(tmp_path / "emu"))
     store = FakeStore.create(tmp_path / "store.json", "Tuesday club", PLAYERS, SEATING)
-    monkeypatch.setattr(event_boards, "open_store", lambda: FakeStore(tmp_path / "store.json"))
+    monkeypatch.setattr(evening_boards, "open_store", lambda: FakeStore(tmp_path / "store.json"))
     try:
         yield store
     finally:
@@ -184,7 +187,7 @@ _HOST_LOOP = """
 import sys, time
 sys.path.insert(0, {tests!r})
 from event_fakes import FakeStore
-from tallyboard.event.tables import Tables
+from tallyboard.evening.tables import Tables
 store = FakeStore({store!r})
 tables = Tables(store, store.event(), timeout=2.0)
 while True:
@@ -362,7 +365,7 @@ def test_attaching_a_board_that_holds_another_game_stores_none_of_it(evening, tm
 
 
 def test_a_board_without_the_evening_settings_is_told_to_update():
-    from tallyboard.errors import BoardError, TallyboardError
+    from tallyboard.common.errors import BoardError, TallyboardError
 
     class OldBoard:      # firmware from before the settings event, table and round
         link = type("Link", (), {"name": "/dev/ttyACM3"})()

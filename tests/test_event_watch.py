@@ -11,7 +11,7 @@ from rich.console import Console
 
 from event_snapshots import held_hand_confirmed, many_tables, two_tables
 from tallyboard.cli import main
-from tallyboard.event import watch
+from tallyboard.evening import watch
 
 TERMINAL = {"COLUMNS": "80", "LINES": "24"}
 

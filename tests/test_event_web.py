@@ -13,7 +13,7 @@ import pytest
 
 from event_snapshots import held_hand_confirmed, two_tables
 from waiting import until
-from tallyboard.event import web
+from tallyboard.evening import web
 
 
 class Served:
@@ -350,7 +350,7 @@ def test_serve_for_one_laptop_starts_no_broker_unless_asked():
     --broker-port, and --no-broker with one of them is a usage error."""
     import click
 
-    from tallyboard.commands.event_views import chosen_broker
+    from tallyboard.commands.evening_views import chosen_broker
 
     assert chosen_broker(None, False, None, None, None) is None
     assert chosen_broker(None, False, None, None, None, club=False) is None

@@ -4,7 +4,7 @@ and leaves both frames as PNGs; equal frames have no difference."""
 from __future__ import annotations
 
 from board_frames import OLED_BYTES, Shown, difference, mismatch, spans
-from tallyboard import render
+from tallyboard.tooling import render
 
 
 def test_a_pixel_and_an_led_that_differ_are_named_and_pictured(tmp_path):

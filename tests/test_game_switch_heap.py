@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tallyboard.client import Board
-from tallyboard.emulator import HEAP_SIZE, Emulator
-from tallyboard.transport import SerialTransport
+from tallyboard.boardlink.client import Board
+from tallyboard.tooling.emulator import HEAP_SIZE, Emulator
+from tallyboard.boardlink.transport import SerialTransport
 
 pytestmark = [pytest.mark.emulator]
 

@@ -1,6 +1,8 @@
-"""The host's layout: one profile per game (tallyboard.games) in the order of
-the core's registry, no import circle, no game named outside games/, no
-private name imported across modules."""
+"""The host's layout: its packages in layers (tallyboard.LAYERS, bottom up:
+a module imports only from its own package and the ones below), one profile
+per game (tallyboard.games) in the order of the core's registry, no import
+circle, no game named outside games/, no private name imported across
+modules."""
 from __future__ import annotations
 
 import ast
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import tallyboard
 from tallyboard import games
 from tallyboard.games import base
 from tallycore import games as core_games
@@ -21,7 +24,7 @@ ALLOWED_PRIVATE: set[tuple[str, str]] = set()
 
 
 def host_modules() -> dict[str, Path]:
-    """Every host module by dotted name (tallyboard.records, tallyboard.games.skicket, ...)."""
+    """Every host module by dotted name (tallyboard.scorebook.records, tallyboard.games.skicket, ...)."""
     out = {}
     for path in sorted(HOST.rglob("*.py")):
         parts = list(path.relative_to(HOST.parent).with_suffix("").parts)
@@ -144,6 +147,47 @@ def test_the_host_has_no_import_circle():
     for module in sorted(graph):
         if module not in state:
             visit(module, [module])
+
+
+LAYER_OF = {name: rank for rank, (name, _) in enumerate(tallyboard.LAYERS)}
+
+
+def layer_of(module: str) -> int:
+    """The rank of a host module's layer in tallyboard.LAYERS (the package
+    root's __init__ is below them all: it names them, imports none)."""
+    if module == "tallyboard":
+        return -1
+    part = module.split(".")[1]
+    assert part in LAYER_OF, f"{module}: its package {part!r} is not in tallyboard.LAYERS; add it there, in its place"
+    return LAYER_OF[part]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return [f"{module} imports {target} (layer {tallyboard.LAYERS[layer_of(target)][0]} is above "
+            f"{tallyboard.LAYERS[layer_of(module)][0]})"
+            for module, targets in sorted(graph.items()) for target in sorted(targets)
+            if layer_of(target) > layer_of(module)]
+
+
+def test_every_host_module_imports_only_its_own_layer_and_the_ones_below():
+    graph = {module: host_edges(module, path) for module, path in MODULES.items()}
+    assert not upward_imports(graph), "\n".join(upward_imports(graph))
+
+
+def test_the_layer_check_finds_an_upward_import(tmp_path):
+    # a module of the link to a board planted with an import of the evening's package
+    planted = tmp_path / "planted.py"
+    planted.write_text("from ..evening import store\nfrom ..common import errors\n")
+    edges = host_edges("tallyboard.boardlink.planted", planted)
+    assert edges == {"tallyboard.evening.store", "tallyboard.common.errors"}
+    assert upward_imports({"tallyboard.boardlink.planted": edges}) == [
+        "tallyboard.boardlink.planted imports tallyboard.evening.store (layer evening is above boardlink)"]
+
+
+def test_the_layers_are_the_host_packages():
+    tops = {module.split(".")[1] for module in MODULES if module != "tallyboard"}
+    assert tops == set(LAYER_OF)
+    assert len(LAYER_OF) == len(tallyboard.LAYERS)
 
 
 def test_the_profiles_import_nothing_of_the_host_above_them():

@@ -1,5 +1,5 @@
 """tallyboard's MicroPython images (image/README.md): each UF2 is the one SHA256SUMS names, each
-board folder gives its ROMFS partition the size the device twin keeps (bench/twin.py's ROM_BYTES),
+board folder gives its ROMFS partition the size the device twin keeps (bench/twin_harness.py's ROM_BYTES),
 and every UF2 block is for flash below that partition, so flashing an image leaves the partition
 and the filesystem as they were."""
 from __future__ import annotations

@@ -8,8 +8,8 @@ import pytest
 import subprocess
 from pathlib import Path
 
-from tallyboard.fileset import compile_mpy
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling.fileset import compile_mpy
+from tallyboard.tooling.mpunix import micropython_binary
 
 pytestmark = [pytest.mark.emulator, pytest.mark.process]
 
@@ -104,7 +104,7 @@ def test_the_packages_in_a_romfs_at_rom_go_first_and_fw_is_not_mounted(tmp_path)
     mounts no /fw; the .mpy files deploy makes import from it."""
     from mpremote.romfs import VfsRomWriter
 
-    from tallyboard import fileset
+    from tallyboard.tooling import fileset
 
     writer = VfsRomWriter()
     files = [f for f in fileset.build(boards=False, cache=tmp_path / "cache") if f.dest.endswith(".mpy")]

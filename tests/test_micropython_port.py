@@ -9,7 +9,7 @@ from pathlib import Path
 import mprun
 import pytest
 
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling.mpunix import micropython_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"

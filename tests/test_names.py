@@ -11,11 +11,11 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import names
+from tallyboard.common import names
 from tallyboard.cli import main
 from tallyboard.commands.scoring import check_names
-from tallyboard.errors import TallyboardError
-from tallyboard.event.store import EventStore
+from tallyboard.common.errors import TallyboardError
+from tallyboard.evening.store import EveningDatabase
 
 TITLE = "A\x1b]0;PWNED\x07"          # sets the terminal's title when printed raw
 EVIL = "\u202eevil"                  # reads "live" right to left
@@ -51,7 +51,7 @@ def test_an_evening_refuses_a_player_name_the_rule_refuses_and_creates_nothing(a
     assert result.exit_code != 0
     assert says in result.output, result.output
     assert not raw(result.output)
-    with EventStore(archive) as store:
+    with EveningDatabase(archive) as store:
         assert store.events() == []
 
 
@@ -132,7 +132,7 @@ def test_a_record_whose_player_holds_one_is_refused_in_words(tmp_path):
 
 
 def test_the_archive_list_never_prints_a_control_character_from_an_old_archive(archive):
-    from tallyboard.archive import Archive
+    from tallyboard.scorebook.archive import Archive
     Archive(archive).close()
     db = sqlite3.connect(archive)
     with db:
@@ -155,7 +155,7 @@ def test_players_added_or_substituted_later_are_checked_the_same(archive):
     result = cli("event", "withdraw", "Ann", "--substitute", TITLE, env=env)
     assert result.exit_code != 0 and "U+001B" in result.output, result.output
     assert not raw(result.output)
-    with EventStore(archive) as store:
+    with EveningDatabase(archive) as store:
         assert store.names(store.event()) == ["Ann"] + OTHERS
 
 
@@ -165,7 +165,7 @@ def test_on_a_terminal_the_colours_stay_and_the_datas_escape_goes():
 
     from rich.table import Table
 
-    from tallyboard.console import Console
+    from tallyboard.common.console import Console
     out = io.StringIO()
     table = Table("Player", "Total")
     table.add_row(TITLE, "5")
@@ -186,8 +186,8 @@ def test_a_board_that_calls_itself_by_an_escape_sequence_is_refused_at_hello():
     from test_client_protocol import FakeLink, frame
 
     from tallyrun import protocol
-    from tallyboard.client import Board
-    from tallyboard.errors import ProtocolError
+    from tallyboard.boardlink.client import Board
+    from tallyboard.common.errors import ProtocolError
 
     hello = f"{{seq}} OK fw=0.1.0 proto={protocol.PROTOCOL_VERSION} board={BAD_BOARD_NAME} games=2 frame=128"
     link = FakeLink(lambda seq, verb, count: frame(hello.format(seq=seq)))
@@ -209,7 +209,7 @@ def test_a_board_id_is_a_boards_name_at_its_table():
 
 def test_event_attach_never_prints_a_board_id_raw(archive, monkeypatch):
     """An id stored before the rule (an older archive, a table host's message) is shown escaped."""
-    from tallyboard.commands import event_boards
+    from tallyboard.commands import evening_boards
 
     assert cli("event", "create", "Tuesday", *[a for n in ["Ann", *OTHERS] for a in ("--player", n)]).exit_code == 0
 
@@ -223,7 +223,7 @@ def test_event_attach_never_prints_a_board_id_raw(archive, monkeypatch):
         def close(self):
             pass
 
-    monkeypatch.setattr(event_boards, "Tables", AttachedRaw)
+    monkeypatch.setattr(evening_boards, "Tables", AttachedRaw)
     result = cli("event", "attach", "--port", "/dev/ttyACM0")
     assert result.exit_code == 0, result.output
     assert not raw(result.output), repr(result.output)

@@ -18,8 +18,9 @@ from rich.console import Console
 
 from tallycore import game as core_game
 from tallycore import games as core_games
-from tallyboard import games, records, sheet
-from tallyboard.archive import Archive
+from tallyboard import games
+from tallyboard.scorebook import records, sheet
+from tallyboard.scorebook.archive import Archive
 from tallyboard.cli import main
 
 from test_core_properties import roquet_games, skicket_games

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import files
+from tallyboard.common import files
 from tallyboard.cli import main
 
 pytestmark = [pytest.mark.emulator, pytest.mark.process]

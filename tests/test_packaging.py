@@ -48,7 +48,7 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_carries_every_package_and_the_boards_whole_file_set(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("tallyboard/cli.py", "tallyboard/data/demo_skicket.json", "tallyboard/event/page/index.html",
+    for name in ("tallyboard/cli.py", "tallyboard/data/demo_skicket.json", "tallyboard/evening/page/index.html",
                  "tallyboard/firmware_files/main.py", "tallyboard/firmware_files/boot.py",
                  "tallyboard/firmware_files/board/pico-reference.json", "tallyboard/docs_files/rules.md"):
         assert name in names, name
@@ -90,7 +90,7 @@ def run_installed(venv: Path, tmp: Path, *args: str, timeout: float = 300) -> su
 
 def test_an_installed_wheel_plays_simulates_and_deploys_from_its_own_files(installed, tmp_path):
     where = run_installed(installed, tmp_path, "python", "-c",
-                          "import tallyboard, tallycore; from tallyboard import mpunix; "
+                          "import tallyboard, tallycore; from tallyboard.tooling import mpunix; "
                           "print(tallyboard.__file__); print(tallycore.__file__); print(mpunix.FIRMWARE_DIR)")
     assert where.returncode == 0, where.stderr
     for line in where.stdout.split():

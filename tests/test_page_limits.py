@@ -34,7 +34,7 @@ from emu_fixtures import end_with_ctrl_c
 from event_snapshots import held_hand_confirmed, two_tables
 from test_event_web import FakeSource, Served, Stream, public_view
 from waiting import until
-from tallyboard.event import web
+from tallyboard.evening import web
 
 DESCRIPTORS = 256      # the served process's RLIMIT_NOFILE here (the was 1024)
 PER_ADDRESS = 16       # the connections one address may hold (docs/host.md; web.MAX_PER_ADDRESS)

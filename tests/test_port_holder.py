@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tallyboard import portshare
+from tallyboard.boardlink import portsocket
 
 pytestmark = [pytest.mark.process, pytest.mark.skipif(not sys.platform.startswith("linux"),
                                                        reason="the holder is found in Linux's /proc")]
@@ -29,11 +29,11 @@ def test_the_program_holding_an_emulated_boards_port_is_named_not_the_emulator()
         port = board.stdout.readline().strip()
         assert port.startswith("/dev/pts/")
         # nobody else has it: the board's own end is not "a program in the way"
-        assert portshare.holder_of(port) is None
+        assert portsocket.holder_of(port) is None
         other = subprocess.Popen([sys.executable, "-c", OTHER, port], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  text=True)
         assert other.stdout.readline() == "open\n"
-        holder = portshare.holder_of(port)
+        holder = portsocket.holder_of(port)
         assert holder is not None and holder.startswith(f"pid {other.pid} ("), (holder, board.pid, other.pid)
     finally:
         for process in (other, board):

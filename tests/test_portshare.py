@@ -15,8 +15,8 @@ import tty
 
 import pytest
 
-from tallyboard import portshare, wire
-from tallyboard.errors import TransportError
+from tallyboard.boardlink import hub, portshare, portsocket, wire
+from tallyboard.common.errors import TransportError
 from waiting import until
 
 
@@ -238,7 +238,7 @@ def test_a_flood_from_one_client_does_not_keep_another_waiting(board):
         served = len(board.wire_seqs(b"STATE"))
         assert served < sent, (served, sent)                 # while the flood still waited
         # and it waited in its own socket, not in the hub: at most QUEUE_PER_CLIENT requests held for it
-        assert max(len(c.queue) for c in list(owner.hub.clients)) <= portshare.QUEUE_PER_CLIENT
+        assert max(len(c.queue) for c in list(owner.hub.clients)) <= hub.QUEUE_PER_CLIENT
         polite.close()
         flood.close()
     finally:
@@ -291,7 +291,7 @@ def test_a_client_gone_mid_request_leaves_the_others_their_replies(board):
 
 
 def test_a_request_the_board_never_answers_gives_the_next_client_its_turn(board, monkeypatch):
-    monkeypatch.setattr(portshare, "REPLY_WAIT_S", 0.3)
+    monkeypatch.setattr(hub, "REPLY_WAIT_S", 0.3)
     owner = portshare.open_link(board.path, serve=True)
     try:
         a = portshare.open_link(board.path)
@@ -367,7 +367,7 @@ def test_a_stale_socket_from_a_dead_owner_is_ignored(board):
 
 @pytest.mark.process
 def test_a_port_held_by_another_program_names_it_and_the_socket(board, monkeypatch):
-    monkeypatch.setattr(portshare, "BUSY_WAIT_S", 0.5)
+    monkeypatch.setattr(portsocket, "BUSY_WAIT_S", 0.5)
     holder = subprocess.Popen(
         [sys.executable, "-c", "import serial, sys, time\n"
          f"s = serial.Serial({board.path!r}, exclusive=True)\nprint('open', flush=True)\ntime.sleep(30)\n"],
@@ -416,7 +416,7 @@ def test_a_hub_whose_board_is_gone_stops_serving_its_name(tmp_path, monkeypatch)
 
 def test_without_xdg_runtime_dir_the_folder_is_this_users_alone(tmp_path, monkeypatch):
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    monkeypatch.setattr(portshare.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(portsocket.tempfile, "gettempdir", lambda: str(tmp_path))
     folder = portshare.socket_dir()
     assert folder == tmp_path / f"tallyboard-{os.getuid()}"
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and folder.stat().st_uid == os.getuid()
@@ -426,13 +426,13 @@ def test_without_xdg_runtime_dir_the_folder_is_this_users_alone(tmp_path, monkey
 
 def test_a_folder_someone_else_made_first_is_refused(tmp_path, monkeypatch):
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    monkeypatch.setattr(portshare.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(portsocket.tempfile, "gettempdir", lambda: str(tmp_path))
     planted = tmp_path / f"tallyboard-{os.getuid()}"
     planted.mkdir(mode=0o777)
     if os.getuid() == 0:
         os.chown(planted, 65534, 65534)       # nobody's
     else:
-        monkeypatch.setattr(portshare.os, "getuid", lambda: os.stat(planted).st_uid + 1)
+        monkeypatch.setattr(portsocket.os, "getuid", lambda: os.stat(planted).st_uid + 1)
         planted = tmp_path / f"tallyboard-{os.getuid()}"
         planted.mkdir(mode=0o777)
     with pytest.raises(TransportError, match="belongs to another user"):
@@ -441,7 +441,7 @@ def test_a_folder_someone_else_made_first_is_refused(tmp_path, monkeypatch):
 
 def test_a_link_in_place_of_the_folder_is_refused(tmp_path, monkeypatch):
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    monkeypatch.setattr(portshare.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr(portsocket.tempfile, "gettempdir", lambda: str(tmp_path))
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / f"tallyboard-{os.getuid()}").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(TransportError, match="not a folder"):
@@ -462,8 +462,8 @@ def test_ports_says_which_port_is_shared_and_where(board, monkeypatch):
     from click.testing import CliRunner
 
     from tallyboard.cli import main
-    from tallyboard.commands import link as link_commands
-    from tallyboard.transport import PortInfo
+    from tallyboard.commands import connect as link_commands
+    from tallyboard.boardlink.transport import PortInfo
 
     monkeypatch.setattr(link_commands, "list_serial_ports",
                         lambda: [PortInfo(board.path, "Board in FS mode", "E66", 0x2E8A, 0x0005)])

@@ -15,10 +15,10 @@ from emu_fixtures import emulated_board
 
 from tallycore import games, roquet
 
-from tallyboard import wire
+from tallyboard.boardlink import wire
 from tallycore import game as core_game
 from tallyboard import games as profiles
-from tallyboard.simulate import legal
+from tallyboard.tooling.simulate import legal
 
 pytestmark = [pytest.mark.emulator]
 

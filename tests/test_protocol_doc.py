@@ -25,9 +25,9 @@ def _table_rows(heading: str) -> list[str]:
 
 def test_the_tables_and_the_json_are_generated_from_the_firmware():
     # docs/protocol.md's tables and docs/protocol.json are written by
-    # python -m tallyboard.protocol_doc; an edit of either, or of a
+    # python -m tallyboard.tooling.protocol_doc; an edit of either, or of a
     # declaration without regenerating, fails here
-    from tallyboard import protocol_doc
+    from tallyboard.tooling import protocol_doc
     assert protocol_doc.differences() == []
 
 

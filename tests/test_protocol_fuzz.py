@@ -6,7 +6,7 @@ import io
 from hypothesis import given, settings, strategies as st
 
 from tallyrun import protocol as P
-from tallyboard import wire
+from tallyboard.boardlink import wire
 from tallyrun.app import App
 
 VERB_WORDS = [row[0].decode() for row in P.VERBS] + ["GET", "SET", "name", "colour", "board",

@@ -34,7 +34,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tallyboard.cli import main
-from tallyboard.event.store import EventStore
+from tallyboard.evening.store import EveningDatabase
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 PIN = "4711"
@@ -62,10 +62,10 @@ def run(args: list[str]) -> str:
 
 
 def play(archive: Path, name: str) -> None:
-    with EventStore(archive) as store:
+    with EveningDatabase(archive) as store:
         event = store.event(name)
     for r in range(1, event.rounds + 1):
-        with EventStore(archive) as store:
+        with EveningDatabase(archive) as store:
             event = store.event(name)
             seating = store.seating(event, r)
             names = store.names(event)

@@ -1,7 +1,8 @@
 """A record's options survive export: packed on the way in, the same object on the way out."""
 import pytest
 
-from tallyboard import games, records
+from tallyboard import games
+from tallyboard.scorebook import records
 
 CASES = [
     ("skicket", {}),

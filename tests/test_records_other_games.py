@@ -7,7 +7,7 @@ from importlib import resources
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import records
+from tallyboard.scorebook import records
 from tallyboard.cli import main
 
 P2 = ["Ann", "Bob"]

@@ -1,4 +1,4 @@
-"""Pictures of the board (tallyboard.render, tallyboard show): the layout of
+"""Pictures of the board (tallyboard.tooling.render, tallyboard show): the layout of
 the physical board, the exact bytes the firmware composes, PNG/SVG/terminal."""
 import pytest
 import json
@@ -14,7 +14,8 @@ from tallypanel import boarddef, screen
 from tallycore import roquet
 from tallycore.game import Game
 from tallypanel.ledfield import LedField
-from tallyboard import records, render
+from tallyboard.scorebook import records
+from tallyboard.tooling import render
 from tallyboard.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import rulescard
+from tallyboard.scorebook import rulescard
 from tallyboard.cli import main
 from tallycore import games
 

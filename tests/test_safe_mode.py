@@ -1,7 +1,7 @@
 """Safe mode seen from the host: a board powered up with its undo button held
 runs no app and leaves MicroPython's REPL on the port (firmware/main.py); the
 REPL reads HELLO as Python and answers with a SyntaxError. The host asks the
-REPL (raw REPL, as mpremote would: host/tallyboard/repl.py) for main.py's
+REPL (raw REPL, as mpremote would: host/tallyboard/boardlink/repl.py) for main.py's
 safe-mode marker, and says what the board is and what to do instead of
 "the app stopped with an error". Each emulator here is stopped by its `with`."""
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from tallyboard import repl
+from tallyboard.boardlink import repl
 from tallyboard.cli import main
-from tallyboard.emulator import Emulator
-from tallyboard.transport import SerialTransport, Transport
+from tallyboard.tooling.emulator import Emulator
+from tallyboard.boardlink.transport import SerialTransport, Transport
 
 UNDO_BUTTON = 14    # GPIO of the reference board's undo button (board/pico-reference.json)
 SAFE_MODE_SAID = ("tallyboard: the board is in safe mode (a button was held at power-up): the app is not "
@@ -133,7 +133,7 @@ def test_safe_mode_through_the_ports_sharer_reads_as_safe_mode(tmp_path, monkeyp
     # port: the sharer asks the REPL itself, once, and answers every program for it
     import socket
 
-    from tallyboard import portshare, wire
+    from tallyboard.boardlink import portshare, wire
 
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     with booted_with_undo_held(tmp_path / "flash") as emulator:

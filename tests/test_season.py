@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tallyboard.event import director
-from tallyboard.event.store import EventStore
+from tallyboard.evening import director
+from tallyboard.evening.store import EveningDatabase
 
 import season_evenings as se
 from season_evenings import PIN, cli, ok
@@ -58,13 +58,13 @@ def test_names_are_matched_to_the_register_a_near_miss_is_refused_and_a_new_one_
     # a name new to the club, not given as new: refused too (never added by a slip)
     result = cli("event", "create", "Tuesday 2", *[a for p in ["Ann", "Zed", "Cy", "Dee"] for a in ("--player", p)])
     assert result.exit_code != 0 and "'Zed' is not in the club's register; a player new to the club is added on purpose" in result.output
-    with EventStore(archive) as store:
+    with EveningDatabase(archive) as store:
         assert [e.name for e in store.events()] == ["Tuesday 1"]
     # case and spaces aside a name is the register's, and the evening takes the register's spelling
     out = ok("event", "create", "Tuesday 2", *[a for p in ["  ann", "BOB", "Cy", "Zed"] for a in ("--player", p)],
              "--new-player", "Zed")
     assert "new in the club's register: Zed" in out
-    with EventStore(archive) as store:
+    with EveningDatabase(archive) as store:
         assert store.names(store.event("Tuesday 2")) == ["Ann", "Bob", "Cy", "Zed"]
     everyone = json.loads(ok("players", "list", "--json"))
     assert [(p["name"], p["evenings"]) for p in everyone] == [
@@ -113,7 +113,7 @@ def test_merge_and_rename_need_the_directors_pin_and_are_logged(archive):
         ("merge", "#9 Deirdre into #4 Dee", '{"evenings": [1, 1]}', '{"evenings": 2}'),
         ("rename", "#8", "Hal", "Hal Berg")]
     # the evenings keep the names they were played under
-    with EventStore(archive) as store:
+    with EveningDatabase(archive) as store:
         assert store.names(store.event("Tuesday 2"))[0] == "Hal"
 
 

@@ -7,7 +7,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from tallyboard import secretfile
+from tallyboard.common import secretfile
 from tallyboard.cli import main
 
 
@@ -25,9 +25,9 @@ def test_a_password_from_a_file_goes_into_the_broker_url(tmp_path):
     secret.chmod(0o600)
     out = CliRunner().invoke(command, ["--broker", "mqtt://table@club.lan:1883", "--broker-password-file", str(secret)])
     assert out.exit_code == 0, out.output
-    # quoted, so that the URL reads back the same password (club.link.parse_url unquotes it)
+    # quoted, so that the URL reads back the same password (club.mqtt_link.parse_url unquotes it)
     assert seen == ["mqtt://table:p%40ss%20w%2Frd@club.lan:1883"]
-    from tallyboard.club.link import parse_url
+    from tallyboard.club.mqtt_link import parse_url
     assert parse_url(seen[0]).password == "p@ss w/rd"
     out = CliRunner().invoke(command, ["--broker", "mqtt://table@club.lan:1883"],
                              env={"TALLYBOARD_BROKER_PASSWORD": "envpw"})

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from emu_fixtures import emulated_board
 
 from tallycore import roquet, skicket
-from tallyboard import simulate as sim
+from tallyboard.tooling import simulate as sim
 from tallyboard.games import roquet as roquet_profile
 from tallyboard.games import skicket as skicket_profile
 from tallyboard.cli import main

@@ -38,10 +38,10 @@ import pytest
 import test_entry as hands   # tests/mp/test_entry.py: the board's input as the firmware routes it
 from board_frames import Composer, Shown, difference, mismatch, wait_for
 from emu_fixtures import EVERY_GAME, LONG_S, SHORT_S, describe_input, press_on_emulator
-from tallyboard import render
-from tallyboard.client import Board, Event
-from tallyboard.emulator import Emulator
-from tallyboard.transport import SerialTransport
+from tallyboard.tooling import render
+from tallyboard.boardlink.client import Board, Event
+from tallyboard.tooling.emulator import Emulator
+from tallyboard.boardlink.transport import SerialTransport
 from tallycore import games
 from tallypanel import menu
 

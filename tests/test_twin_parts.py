@@ -73,8 +73,8 @@ def test_the_drivers_init_lands_in_the_ssd1306(twin):
 
 def _composed_by_the_unix_port(twin):
     """What the firmware's own view code, under the MicroPython unix port, draws for the
-    game and settings the board has now (tallyboard.render.frame_for_board)."""
-    from tallyboard import render
+    game and settings the board has now (tallyboard.tooling.render.frame_for_board)."""
+    from tallyboard.tooling import render
 
     board = twin.board()
     try:

@@ -25,12 +25,12 @@ import pytest
 import wifi_boards as wb
 from broker_spy import SPY_PASSWORD, SPY_USER, WatchedMosquitto
 from emu_fixtures import oled_text, until
-from tallyboard.client import Board
+from tallyboard.boardlink.client import Board
 from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
-from tallyboard.club.link import DirectorLink
-from tallyboard.emulator import Emulator
-from tallyboard.event.club import key_for, round_game
+from tallyboard.club.director_link import DirectorLink
+from tallyboard.tooling.emulator import Emulator
+from tallyboard.evening.club import key_for, round_game
 from tallycore import game as core_game
 
 pytestmark = [pytest.mark.emulator, pytest.mark.broker]

@@ -21,10 +21,10 @@ from click.testing import CliRunner
 from emu_fixtures import until
 from tallyboard.cli import main
 from tallyboard.club import brokers, envelope
-from tallyboard.club.link import ConnectionRefused
-from tallyboard.emulator import Emulator
-from tallyboard.event import EventStore
-from tallyboard.event import club as club_mod
+from tallyboard.club.mqtt_link import ConnectionRefused
+from tallyboard.tooling.emulator import Emulator
+from tallyboard.evening import EveningDatabase
+from tallyboard.evening import club as club_mod
 
 pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"), pytest.mark.emulator, pytest.mark.broker, pytest.mark.process]
 
@@ -53,7 +53,7 @@ def evening(tmp_path, monkeypatch):
         monkeypatch.delenv(key, raising=False)
     code, out = run("event", "create", "Club night", *[a for p in PLAYERS for a in ("--player", p)], "--rounds", "2")
     assert code == 0, out
-    with EventStore() as store:
+    with EveningDatabase() as store:
         event = store.event()
         ident = club_mod.club_id(event)
         secret = club_mod.director_secrets(event).secret

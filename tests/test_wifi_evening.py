@@ -38,12 +38,12 @@ import pytest
 from broker_spy import SPY_PASSWORD, SPY_USER, WatchedMosquitto
 from club_evening_support import Evening
 from waiting import NotInTime, until
-from tallyboard import portshare
-from tallyboard.client import Board
+from tallyboard.boardlink import portshare
+from tallyboard.boardlink.client import Board
 from tallyboard.club import brokers
-from tallyboard.emulator import Emulator, running_on
-from tallyboard.event import EventStore
-from tallyboard.event import club as club_mod
+from tallyboard.tooling.emulator import Emulator, running_on
+from tallyboard.evening import EveningDatabase
+from tallyboard.evening import club as club_mod
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -194,7 +194,7 @@ class WifiEvening(Evening):
                 f"{ {t: e.log_tail() for t, e in self.boards.items()} }")
 
     def applied(self) -> dict:
-        with EventStore() as store:
+        with EveningDatabase() as store:
             path = club_mod.director_file(store.event())
         with sqlite3.connect(path) as db:
             return dict(db.execute("SELECT board, seq FROM applied").fetchall())

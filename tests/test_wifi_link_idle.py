@@ -15,11 +15,11 @@ import subprocess
 from pathlib import Path
 
 import wifi_boards as wb
-from tallyboard import fileset
+from tallyboard.tooling import fileset
 from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
-from tallyboard.mpunix import STANDINS_DIR
-from tallyboard.mpunix import micropython_binary
+from tallyboard.tooling.mpunix import STANDINS_DIR
+from tallyboard.tooling.mpunix import micropython_binary
 
 pytestmark = [pytest.mark.emulator, pytest.mark.broker]
 

@@ -1,5 +1,5 @@
 """The device twin for the tests that run the firmware on it (marked twin;
-docs/twin.md): bench/twin.py loaded as the module `twin`, and why the twin
+docs/twin.md): bench/twin_harness.py loaded as the module `twin_harness`, and why the twin
 cannot run here (None: it can). Under CI (CI=true) a twin that cannot run
 is an error when the tests are collected, never a skip: .ci/run installs
 what it needs."""
@@ -17,9 +17,9 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def _load_twin_driver():
-    spec = importlib.util.spec_from_file_location("twin", ROOT / "bench" / "twin.py")
+    spec = importlib.util.spec_from_file_location("twin_harness", ROOT / "bench" / "twin_harness.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["twin"] = module       # dataclasses look their module up by name
+    sys.modules["twin_harness"] = module       # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
 

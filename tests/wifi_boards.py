@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from tallyboard.client import Board
-from tallyboard.emulator import Emulator
-from tallyboard.transport import SerialTransport
+from tallyboard.boardlink.client import Board
+from tallyboard.tooling.emulator import Emulator
+from tallyboard.boardlink.transport import SerialTransport
 from tallynet import settings
 
 BOARD_DEFINITIONS = Path(__file__).resolve().parents[1] / "board"

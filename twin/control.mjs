@@ -96,7 +96,7 @@ export function startControl(port, twin) {
     console.error(`[rp2emu] control: cannot listen on tcp 127.0.0.1:${port}: ${e.message}`);
     process.exit(3);
   });
-  // the port bound (port 0: the system chooses it; bench/twin.py reads this line)
+  // the port bound (port 0: the system chooses it; bench/twin_harness.py reads this line)
   server.listen(port, '127.0.0.1', () => console.error(`[rp2emu] control on tcp 127.0.0.1:${server.address().port}`));
   return server;
 }

@@ -532,7 +532,7 @@ server.on('error', (e) => {
   console.error(`[rp2emu] serial: cannot listen on tcp 127.0.0.1:${args.port}: ${e.message}`);
   shutdown(3);
 });
-// the port bound, not the one asked for: with --port 0 the system chooses it (bench/twin.py reads this line)
+// the port bound, not the one asked for: with --port 0 the system chooses it (bench/twin_harness.py reads this line)
 server.listen(args.port, '127.0.0.1', () => {
   console.error(`[rp2emu] uf2 ${args.uf2} (${nblocks} blocks), fs ${args.fs ?? '(none: flash erased)'}, serial on tcp 127.0.0.1:${server.address().port}`);
 });

@@ -62,18 +62,18 @@ def main():
     layer(draw, (20, 70, 560, 960), "host/tallyboard (CPython)", "the CLI; imports the board's rules, never re-implements one",
           LAYER_FILL["host"])
     box(draw, (45, 130, 535, 250), "commands/  (click, one file per concern)",
-        ["scoring.py  new, hand, peg, end, enter, undo, redo", "link.py  finds the board (--port) or the emulator",
+        ["scoring.py  new, hand, peg, end, enter, undo, redo", "connect.py  finds the board (--port) or the emulator",
          "live.py  watch, monitor    config.py, deploy.py, ..."], (255, 255, 255))
-    box(draw, (45, 290, 535, 400), "client.py + transport.py",
+    box(draw, (45, 290, 535, 400), "boardlink/  client.py + transport.py",
         ["numbered requests, CRC, retries and timeouts", "Transport: pyserial (USB CDC) or the emulator's pty",
          "wire.py: frames and checksums (host side)"], (255, 255, 255))
     box(draw, (45, 440, 535, 580), "games/  (one profile per game, one registry)",
         ["record hand <-> core events, options codec", "sheet JSON and table, how the game is won",
-         "simulation candidate", "records.py, sheet.py, render.py only look profiles up"], (255, 255, 255))
-    box(draw, (45, 620, 535, 720), "archive.py (SQLite), render.py (PNG/SVG)",
+         "simulation candidate", "scorebook/, tooling/render.py only look profiles up"], (255, 255, 255))
+    box(draw, (45, 620, 535, 720), "scorebook/archive.py (SQLite), tooling/render.py",
         ["finished games, checked by the core before they are stored", "the exact LED frame and OLED, drawn by the firmware's code"],
         (255, 255, 255))
-    box(draw, (45, 760, 535, 860), "emulator.py",
+    box(draw, (45, 760, 535, 860), "tooling/emulator.py",
         ["the firmware file set run by the MicroPython unix port", "stand-ins for machine, neopixel, rp2 (firmware/emu)"],
         (255, 255, 255))
 

@@ -18,8 +18,9 @@ from pathlib import Path
 import uvicorn
 from playwright.sync_api import sync_playwright
 
-from tallyboard import games, records, sheet
-from tallyboard.event import web
+from tallyboard import games
+from tallyboard.scorebook import records, sheet
+from tallyboard.evening import web
 from tallycore import progressive
 
 OUT = Path(__file__).resolve().parent / "event_page.png"

@@ -3,7 +3,7 @@
 # (run.py imports only test_*): runs under CPython and the MicroPython unix port.
 import os
 
-from tallyboard import wire
+from tallyboard.boardlink import wire
 from tallyrun.app import App
 
 _counter = [0]

@@ -10,7 +10,7 @@ _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 sys.path.insert(0, _HERE)
 if len(sys.argv) > 1:
     sys.path.insert(0, sys.argv[1])
-    sys.path.append(sys.argv[1] + "/../host")   # tallyboard.wire: the host's frame helpers
+    sys.path.append(sys.argv[1] + "/../host")   # tallyboard.boardlink.wire: the host's frame helpers
 
 try:
     import os

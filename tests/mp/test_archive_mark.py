@@ -4,7 +4,7 @@
 # game as archived exactly while its n events in force are those, and drops it
 # with a new game (its own, app.local_new, too). Runs under CPython and the
 # MicroPython unix port.
-from tallyboard import wire
+from tallyboard.boardlink import wire
 from mpfixtures import booted_app, cleanup, folder, send, shut
 from mpfixtures import bodies as read_bodies
 

@@ -144,7 +144,7 @@ def test_net_is_served_by_the_app_and_never_reads_a_secret_back():
         # parsing NET SET's escaped value allocates nothing (the handler may: an enrolment is rare)
         if sys.implementation.name == "micropython":
             import micropython
-            from tallyboard import wire
+            from tallyboard.boardlink import wire
             request = P.Request()
             frame = wire.encode_request(11, "NET SET ssid Club%20Wifi")
             line = bytearray(frame[:-1])

@@ -5,7 +5,7 @@
 # (micropython.heap_lock, in the MicroPython pass). Runs under CPython too.
 import sys
 
-from tallyboard import wire
+from tallyboard.boardlink import wire
 from tallycore import despised_nines, roquet, rummy, skicket
 from tallycore.game import Game, CONFIRM, HELD_APPLY, HELD_UNDO
 from tallyrun import journal as J

@@ -50,7 +50,7 @@ def _every_kind(root):
     app.local_event(1 << 2 | 3 << 3)                  # player 1 pegs 3
     app.local_event(1)                                # END held again
     app.local_reject()                                # REJECT
-    from tallyboard import wire
+    from tallyboard.boardlink import wire
     log = [app.game.log[i] for i in range(app.game.n)]
     send(app, 10, "KEPT %d %04X" % (app.game.n, wire.log_crc(log)))   # KEPT
     shut(app, out)

@@ -57,7 +57,7 @@ def test_set_checks_ranges():
 
 
 def test_a_name_is_the_name_characters_only():
-    # the host's rule for the board's names (tallyboard.names): 1 to 12 of NAME_CHARS, so an escape
+    # the host's rule for the board's names (tallyboard.common.names): 1 to 12 of NAME_CHARS, so an escape
     # sequence, a bidi override or a thirteenth character is refused by the board itself too
     c = Config("")
     for value in ("A\x1b]0;PWNED\x07", "\u202eevil", "evil\u2066", "Ann\x00", "Jos\u00e9", "Ann Lee", "x" * 13):

@@ -4,7 +4,7 @@
 # checks run for the replies without the heap lock.
 import sys
 
-from tallyboard import wire
+from tallyboard.boardlink import wire
 from mpfixtures import booted_app, cleanup, folder, lines, send, shut
 
 

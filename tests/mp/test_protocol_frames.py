@@ -8,7 +8,7 @@ import sys
 from tallyrun import protocol as P
 from tallycore import games
 from tallycore.game import Game
-from tallyboard import wire
+from tallyboard.boardlink import wire
 
 
 def _frame(body):

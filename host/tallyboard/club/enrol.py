@@ -22,9 +22,10 @@ from typing import Any, Callable
 from tallyrun import protocol
 from tallyrun.wirefields import NET_KEY_MEANINGS
 
-from ..errors import BoardError, TallyboardError
+from ..common.errors import BoardError, TallyboardError
 from . import envelope
-from .link import parse_url
+from .envelope import tag_of
+from .mqtt_link import parse_url
 
 NONE = "-"                    # NET SET key -: no value (an open network, no broker login)
 _HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,62}[A-Za-z0-9])?\Z")
@@ -136,8 +137,6 @@ def plan(join: str, table: int | None, ssid: str, wifi_password: str | None, bro
     """The enrolment of a board at `table` (None: the join code's only table)
     from the director's join code, the Wi-Fi and the broker URL (its
     password put in already). EnrolError saying what to do."""
-    from ..event.club import tag_of
-
     try:
         code = envelope.read_join_code(join)
     except ValueError as exc:

@@ -47,6 +47,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Union
 
+from ..common.errors import TallyboardError
 from . import kinds as _kinds
 from .kinds import KINDS, MAX_SEQ, SEQUENCED, is_name
 
@@ -371,3 +372,12 @@ def round_topic(event: str) -> str:
 
 def applied_topic(event: str, board: str) -> str:
     return KINDS["applied"].topic(event, board)
+
+
+def tag_of(event_id: str) -> int:
+    """The evening's tag from its id on the wire (club_id: the tag in hex at its end)."""
+    try:
+        return int(event_id.rsplit("-", 1)[1], 16)
+    except (IndexError, ValueError):
+        raise TallyboardError(f"{event_id!r} is not an evening's id: copy the join code again from the "
+                              "director") from None

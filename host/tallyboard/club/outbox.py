@@ -4,14 +4,14 @@ the director has applied it (docs/club-mqtt.md).
 A message is numbered (per board: 1, 2, 3, ...), signed and stored in one
 transaction, with the caller's own state if the caller gives its connection
 (add_in), so a hand is either scored and queued or neither. The publisher
-(club.link.TableLink) sends the rows in order with QoS 1 and marks a row
+(club.mqtt_link.TableLink) sends the rows in order with QoS 1 and marks a row
 `acked` on the broker's PUBACK; the row stays until the director's
 `applied` message confirms its seq, and every row not confirmed is sent
 again after a reconnect, after a restart of the process (a kill -9
 included), and when the director has not confirmed it in time. The director
 refuses what it applied already, so a resend is harmless.
 
-The file (tallyboard.database.TABLE_HOST) is opened in WAL mode with
+The file (tallyboard.common.database.TABLE_HOST) is opened in WAL mode with
 synchronous=FULL: a row is on disk when add() returns."""
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .. import database
+from ..common import database
 from . import envelope, kinds
 
 log = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ COMMAND_MODULES, so areas of the CLI live in their own files."""
 
 COMMAND_MODULES = (
     "records",
-    "link",
+    "connect",
     "scoring",
     "config",
     "live",
@@ -13,7 +13,7 @@ COMMAND_MODULES = (
     "show",
     "enter",
     "archive",
-    "event",
+    "evening",
     "season",
     "twin",
     "wifi",

@@ -11,13 +11,13 @@ import click
 from rich import box
 from rich.table import Table
 
-from ..console import Console
-from .. import records, sheet
-from ..archive import Archive, Unreadable, archived_id
-from ..client import Board
-from ..errors import TallyboardError
+from ..common.console import Console
+from ..scorebook import records, sheet
+from ..scorebook.archive import Archive, Unreadable, archived_id
+from ..boardlink.client import Board
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
-from .link import board_options, button_letters, connected, note_what_the_record_leaves
+from .connect import board_options, button_letters, connected, note_what_the_record_leaves
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file (default: $TALLYBOARD_ARCHIVE or "

@@ -9,8 +9,9 @@ import click
 from tallypanel import boarddef
 from tallypanel.wiring import BoardDef
 
-from .. import buildplans, files, fileset
-from ..errors import TallyboardError
+from ..common import files
+from ..tooling import buildplans, fileset
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
 
 

@@ -6,10 +6,10 @@ import click
 
 from tallyrun import protocol
 
-from .. import names
-from ..errors import TallyboardError
+from ..common import names
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
-from .link import board_options, connected
+from .connect import board_options, connected
 
 
 @click.group("config")
@@ -38,9 +38,8 @@ _EXAMPLES = {"brightness": "64", "budget_ma": "500", "name": "Ann", "colour": "F
 def _check_value(key: str, value: str) -> None:
     """The board's own ranges (protocol.CONFIG_KEYS), checked before sending,
     in words that say what to type."""
-    spec = next(row for row in protocol.CONFIG_KEYS if row[0].decode() == key)
-    kind, lo, hi = spec[1], spec[2], spec[3]
-    example = f"e.g. tallyboard config set {key}{' --player 0' if spec[4] else ''} {_EXAMPLES.get(key, '')}"
+    _, kind, lo, hi, per_player, _ = next(row for row in protocol.CONFIG_KEYS if row[0].decode() == key)
+    example = f"e.g. tallyboard config set {key}{' --player 0' if per_player else ''} {_EXAMPLES.get(key, '')}"
     if kind == protocol.T_INT:
         if not value.isdigit() or not lo <= int(value) <= hi:
             raise TallyboardError(f"{key} {value}: must be a whole number {lo} to {hi}; {example}")
@@ -106,7 +105,7 @@ def config_set_cmd(key: str, value: str, player: int | None, port: str | None, u
 def _say_when_the_board_takes_it(value: str, running: str | None, port: str | None, use_emulator: bool) -> None:
     """A board definition takes effect when the board next starts (docs/protocol.md, CFG `board`): the
     running `tallyboard emulate` is reset now, as deploy resets it; a board on USB is told how."""
-    from .. import emulator as emu_mod
+    from ..tooling import emulator as emu_mod
     from .deploy import restart_emulator
     if use_emulator:
         emulated = emu_mod.find_running()

@@ -10,15 +10,16 @@ from typing import Any
 
 import click
 
-from ..console import Console
-from .. import deploy as deploy_mod
-from .. import emulator as emu_mod
-from .. import fileset, portshare
-from ..client import Board
-from ..errors import TallyboardError, TransportError
+from ..common.console import Console
+from ..tooling import deploy as deploy_mod
+from ..tooling import emulator as emu_mod
+from ..tooling import fileset
+from ..boardlink import portshare
+from ..boardlink.client import Board
+from ..common.errors import TallyboardError, TransportError
 from .reporting import reports_errors
-from ..transport import SerialTransport, find_board_port
-from .link import progress_bar
+from ..boardlink.transport import SerialTransport, find_board_port
+from .connect import progress_bar
 
 
 @click.command("deploy")

@@ -17,16 +17,18 @@ import click
 from tallycore import game as core_game
 from tallyrun import protocol
 
-from ..console import Console
-from .. import emulator as emu_mod
-from .. import games, records, sheet
-from ..files import loads as load_json
-from ..client import Board, BoardGame, EntryScreen, Event, parse_held
-from ..errors import TallyboardError
+from ..common.console import Console
+from ..tooling import emulator as emu_mod
+from .. import games
+from ..scorebook import records, sheet
+from ..common.files import loads as load_json
+from ..boardlink.client import Board, EntryScreen, Event
+from ..boardlink.boardgame import BoardGame, parse_held
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
-from ..simulate import SIMULATED_GAMES, simulate
-from ..transport import SerialTransport
-from .link import button_letters, connected, names_of, print_summary, progress_bar
+from ..tooling.simulate import SIMULATED_GAMES, simulate
+from ..boardlink.transport import SerialTransport
+from .connect import button_letters, connected, names_of, print_summary, progress_bar
 
 
 # ---------------------------------------------------------------- emulate
@@ -166,15 +168,19 @@ def press_outcome(board: Board, events: list[Event], before: dict[str, str], aft
             words = {"EV": "scored an event", "UNDO": "undid the last event", "REDO": "redid an event"}
             return f"changed the game: the board {words[event.kind]} (n={event.fields.get('n', '?')})"
     if after.get("eseq") == before.get("eseq") and after.get("n") == before.get("n"):
-        if entry is not None:
-            moved = "opened" if entry_before is None else "shows" if entry == entry_before else "moved"
-            return (f"the hand entry {moved}{': it shows' if moved != 'shows' else ''} {entry.words()}; "
-                    f"{_ENTRY_NEXT}")
-        if entry_before is not None:
-            return "the hand entry closed without scoring: nothing was entered"
-        return (f"nothing happened: the board handled the press and changed nothing (no event since "
-                f"{before.get('eseq', '?')})")
+        return _unchanged_outcome(before, entry_before, entry)
     return "the board changed meanwhile, but not by this press: see tallyboard status"
+
+
+def _unchanged_outcome(before: dict[str, str], entry_before: EntryScreen | None, entry: EntryScreen | None) -> str:
+    """A press that changed no game: the hand entry on the board's screen, or nothing."""
+    if entry is not None:
+        moved = "opened" if entry_before is None else "shows" if entry == entry_before else "moved"
+        return f"the hand entry {moved}{': it shows' if moved != 'shows' else ''} {entry.words()}; {_ENTRY_NEXT}"
+    if entry_before is not None:
+        return "the hand entry closed without scoring: nothing was entered"
+    return (f"nothing happened: the board handled the press and changed nothing (no event since "
+            f"{before.get('eseq', '?')})")
 
 
 _ENTRY_NEXT = ("turn the knob (press right/left) to change the value, press push for the next step, "

@@ -18,11 +18,14 @@ import click
 
 from tallycore import game as core_game
 
-from .. import files, games, records
-from ..client import Board, options_document
-from ..errors import TallyboardError, log_full
+from ..common import files
+from .. import games
+from ..scorebook import records
+from ..boardlink.client import Board
+from ..boardlink.boardgame import options_document
+from ..common.errors import TallyboardError, log_full
 from .reporting import reports_errors
-from .link import board_options, change, connected, current_game, print_summary
+from .connect import board_options, change, connected, current_game, print_summary
 
 
 def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:

@@ -15,16 +15,17 @@ import click
 from rich.console import Group
 from rich.text import Text
 
-from ..console import Console
-from .. import portshare, wire
+from ..common.console import Console
+from ..boardlink import portshare, wire
 
 from .. import games as profiles
-from .. import sheet
-from ..client import Board, BoardGame, EntryScreen
-from ..errors import BoardError, ProtocolError, TallyboardError, TransportError
-from ..transport import MAX_LINE
+from ..scorebook import sheet
+from ..boardlink.client import Board, EntryScreen
+from ..boardlink.boardgame import BoardGame
+from ..common.errors import BoardError, ProtocolError, TallyboardError, TransportError
+from ..boardlink.transport import MAX_LINE
 from .reporting import reports_errors
-from .link import board_options, button_letters, connected, held_gives, held_words
+from .connect import board_options, button_letters, connected, held_gives, held_words
 
 # ---------------------------------------------------------------- watch
 
@@ -66,7 +67,7 @@ def _board_view(board: Board, current: BoardGame, width: int, plain: bool, entry
     parts: list[Any] = [Text.from_ansi(buffer.getvalue())]
     picture = None
     if not plain:
-        from .. import render   # the firmware's display code, run by the unix port
+        from ..tooling import render   # the firmware's display code, run by the unix port
 
         try:
             picture = render.terminal(render.frame_for_board(board, entry=entry), as_text=True)

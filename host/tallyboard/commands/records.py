@@ -8,8 +8,9 @@ import click
 
 from tallycore import game as core_game
 
-from ..console import Console
-from .. import files, records, sheet
+from ..common.console import Console
+from ..common import files
+from ..scorebook import records, sheet
 from .reporting import reports_errors
 
 
@@ -41,7 +42,7 @@ def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator:
     else:
         sheet.print_sheet(doc)
         if held:
-            from .link import held_words
+            from .connect import held_words
 
             click.echo(f"{held_words(loaded.game, loaded.players, letters)}: not on the sheet until accepted")
 

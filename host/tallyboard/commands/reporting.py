@@ -2,7 +2,7 @@
 words, the error's exit status, nothing half-printed on stdout."""
 from __future__ import annotations
 
-from ..errors import TallyboardError
+from ..common.errors import TallyboardError
 
 
 def reports_errors(fn):  # type: ignore[no-untyped-def]
@@ -15,7 +15,7 @@ def reports_errors(fn):  # type: ignore[no-untyped-def]
 
     import click
 
-    from ..files import guarded_stdout
+    from ..common.files import guarded_stdout
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]

@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 from rich.markdown import Markdown
 
-from .. import files, rulescard
-from ..console import Console
+from ..common import files
+from ..scorebook import rulescard
+from ..common.console import Console
 from .reporting import reports_errors
 from .scoring import known_game
 

@@ -15,15 +15,15 @@ from tallycore import game as core_game
 from tallycore import games
 
 from .. import games as profiles
-from .. import files, records
-from .. import names as board_names
-from ..client import Board
-from ..errors import TallyboardError
+from ..common import files
+from ..scorebook import records
+from ..common import names as board_names
+from ..boardlink.client import Board
+from ..common.errors import TallyboardError
 from ..games.base import OptionFlag
 from .archive import archive_option, before_new
 from .reporting import reports_errors
-from .link import (board_options, button_letters, change, connected, current_game, game_of_verb,
-                   note_what_the_record_leaves, player_index, print_summary, scoring)
+from .connect import board_options, button_letters, change, connected, current_game, game_of_verb, note_what_the_record_leaves, player_index, print_summary, scoring
 
 
 @click.command("status")

@@ -12,13 +12,13 @@ import click
 from rich import box
 from rich.table import Table
 
-from .. import files
-from ..console import Console
-from ..names import shown
+from ..common import files
+from ..common.console import Console
+from ..common.names import shown
 from ..season import register as club_register
 from ..season import season, site
-from ..season.evenings import EventStore, director
-from .event import archive_option, pin_option
+from ..season.evenings import EveningDatabase, director
+from .evening import archive_option, pin_option
 from .reporting import reports_errors
 
 season_option = click.option("--season", "season_name", metavar="NAME",
@@ -48,7 +48,7 @@ def players_group() -> None:
 @reports_errors
 def players_list_cmd(as_json: bool, archive_path: str | None) -> None:
     """The register: each player's number, name and evenings played."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         everyone = club_register.players(store)
     if as_json:
         click.echo(json.dumps([{"player": p.id, "name": p.name, "evenings": p.evenings} for p in everyone]))
@@ -67,7 +67,7 @@ def players_list_cmd(as_json: bool, archive_path: str | None) -> None:
 @reports_errors
 def players_add_cmd(name: str, archive_path: str | None) -> None:
     """Add NAME, a player new to the club, on purpose (event create --new-player does it too)."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         player = club_register.add(store, name)
     click.echo(shown(f"added #{player.id} {player.name} to the club's register"))
 
@@ -81,7 +81,7 @@ def players_add_cmd(name: str, archive_path: str | None) -> None:
 def players_rename_cmd(player: str, new_name: str, pin: str | None, archive_path: str | None) -> None:
     """PLAYER (name or #number) is called NEW_NAME in the register from now on; the evenings keep the
     names they were played under. Director's PIN; logged."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         director.check_pin(store, _pin(pin), "tallyboard players rename")
         _entry(club_register.rename(store, player, new_name))
 
@@ -95,7 +95,7 @@ def players_rename_cmd(player: str, new_name: str, pin: str | None, archive_path
 def players_merge_cmd(player: str, into: str, pin: str | None, archive_path: str | None) -> None:
     """PLAYER and INTO are one person: PLAYER's evenings become INTO's and PLAYER leaves the register.
     Director's PIN; logged."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         director.check_pin(store, _pin(pin), "tallyboard players merge")
         _entry(club_register.merge(store, player, into))
 
@@ -106,7 +106,7 @@ def players_merge_cmd(player: str, into: str, pin: str | None, archive_path: str
 @reports_errors
 def players_log_cmd(as_json: bool, archive_path: str | None) -> None:
     """The register's changes: players added, renamed, merged."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         entries = club_register.log(store)
     if as_json:
         click.echo(json.dumps(entries))
@@ -139,7 +139,7 @@ def season_create_cmd(name: str, rule: str, best: int | None, min_evenings: int 
                       archive_path: str | None) -> None:
     """Create the season NAME with its standings rule (written into it, tie-breaks with it)."""
     made_rule = season.make_rule(rule, best, min_evenings)
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         made = season.create(store, name, made_rule)
     click.echo(shown(f"created the season {made.name!r}: {season.rule_words(made.rule)}"))
 
@@ -149,7 +149,7 @@ def season_create_cmd(name: str, rule: str, best: int | None, min_evenings: int 
 @reports_errors
 def season_list_cmd(archive_path: str | None) -> None:
     """The seasons, each with its rule and evenings."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         for s in season.seasons(store):
             nights = season.evenings(store, s)
             click.echo(shown(f"{s.name}: {season.rule_words(s.rule)}; evenings: "
@@ -163,7 +163,7 @@ def season_list_cmd(archive_path: str | None) -> None:
 @reports_errors
 def season_add_cmd(evenings: tuple[str, ...], season_name: str | None, archive_path: str | None) -> None:
     """Add the evenings EVENINGS (their names, as event create made them) to the season."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         s = season.season(store, season_name)
         now = season.add_evenings(store, s, list(evenings))
     click.echo(shown(f"{s.name}: {len(now)} evening{'s' if len(now) != 1 else ''}: " + ", ".join(e.name for e in now)))
@@ -210,7 +210,7 @@ def print_standings(doc: dict[str, Any], console: Console) -> None:
 @reports_errors
 def season_standings_cmd(as_json: bool, season_name: str | None, archive_path: str | None) -> None:
     """The season's standings by its rule, each evening's score, how each tie was broken."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         doc, notes = season.store_standings(store, season.season(store, season_name))
     for note in notes:
         click.echo(f"tallyboard: note: {note}", err=True)
@@ -227,7 +227,7 @@ def season_standings_cmd(as_json: bool, season_name: str | None, archive_path: s
 @reports_errors
 def season_export_cmd(file: str | None, season_name: str | None, archive_path: str | None) -> None:
     """Write the season record (docs/records.md, "A season") to FILE, or print it."""
-    with EventStore(archive_path) as store:
+    with EveningDatabase(archive_path) as store:
         doc, notes = season.export(store, season.season(store, season_name))
     for note in notes:
         click.echo(f"tallyboard: note: {note}", err=True)
@@ -272,7 +272,7 @@ def results_build_cmd(folder: str, from_file: str | None, season_name: str | Non
     if from_file:
         parsed = season.load(from_file)
     else:
-        with EventStore(archive_path) as store:
+        with EveningDatabase(archive_path) as store:
             doc, notes = season.export(store, season.season(store, season_name))
         for note in notes:
             click.echo(f"tallyboard: note: {note}", err=True)

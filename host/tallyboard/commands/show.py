@@ -10,13 +10,16 @@ import click
 
 from tallyrun import protocol
 
-from ..console import Console
-from .. import emulator as emu_mod
-from .. import files, games, records, render
-from ..client import Board
-from ..errors import TallyboardError
+from ..common.console import Console
+from ..tooling import emulator as emu_mod
+from ..common import files
+from .. import games
+from ..scorebook import records
+from ..tooling import render
+from ..boardlink.client import Board
+from ..common.errors import TallyboardError
 from .reporting import reports_errors
-from .link import board_options, connected, open_link
+from .connect import board_options, connected, open_link
 
 # How long a freshly started emulator gets to draw its first frame.
 _FIRST_FRAME_SECONDS = 5.0

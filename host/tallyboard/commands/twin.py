@@ -8,8 +8,8 @@ import json
 
 import click
 
-from .. import render
-from ..twin import TwinControl
+from ..tooling import render
+from ..tooling.twin_control import TwinControl
 from .reporting import reports_errors
 from .show import present
 

@@ -10,10 +10,10 @@ import os
 
 import click
 
-from .. import secretfile
-from ..errors import TallyboardError
-from ..names import shown
-from .link import board_options, connected
+from ..common import secretfile
+from ..common.errors import TallyboardError
+from ..common.names import shown
+from .connect import board_options, connected
 from .reporting import reports_errors
 
 

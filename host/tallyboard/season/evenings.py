@@ -3,7 +3,7 @@ evening package (tallyboard.event) is here, so the season, the register and
 the results read an evening through these names only."""
 from __future__ import annotations
 
-from ..event import director, play, record, standings
-from ..event.store import FINISHED, Event, EventError, EventStore
+from ..evening import director, play, record, standings
+from ..evening.store import FINISHED, Evening, EveningError, EveningDatabase
 
-__all__ = ["director", "play", "record", "standings", "FINISHED", "Event", "EventError", "EventStore"]
+__all__ = ["director", "play", "record", "standings", "FINISHED", "Evening", "EveningError", "EveningDatabase"]

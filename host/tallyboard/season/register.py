@@ -20,10 +20,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .. import database
-from .. import names as tallyboard_names
-from ..errors import TallyboardError
-from .evenings import Event, EventStore
+from ..common import database
+from ..common import names as tallyboard_names
+from ..common.errors import TallyboardError
+from .evenings import Evening, EveningDatabase
 
 NEAR = 0.75            # SequenceMatcher's ratio of two keys at and above which a name is a near miss
 
@@ -44,7 +44,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def join(store: EventStore) -> None:
+def join(store: EveningDatabase) -> None:
     """Join every evening's player not yet in the register to the entry of
     his name's key, adding an entry where there is none (or where that
     entry already plays in the same evening). One transaction; nothing is
@@ -68,7 +68,7 @@ def join(store: EventStore) -> None:
             db.execute("UPDATE event_players SET register = ? WHERE event = ? AND number = ?", (entry, event, number))
 
 
-def players(store: EventStore) -> list[Player]:
+def players(store: EveningDatabase) -> list[Player]:
     """The register's players (merged entries aside), by number, each with the evenings he played."""
     join(store)
     return [Player(i, name, count) for i, name, count in store.db.execute(
@@ -99,7 +99,7 @@ def _did_you_mean(found: list[Player]) -> str:
     return " or ".join(repr(p.name) for p in found[:3])
 
 
-def match(store: EventStore, names: list[str], new: list[str]) -> tuple[list[str], list[str]]:
+def match(store: EveningDatabase, names: list[str], new: list[str]) -> tuple[list[str], list[str]]:
     """An evening's names matched to the register, before the evening is
     created: (the names as the register spells them, the names new to it).
     RegisterError for a near miss ("did you mean 'Ann Lee'?"), a name new to
@@ -138,7 +138,7 @@ def match(store: EventStore, names: list[str], new: list[str]) -> tuple[list[str
     return out, fresh
 
 
-def find(store: EventStore, who: str) -> Player:
+def find(store: EveningDatabase, who: str) -> Player:
     """The player named who (case and spaces aside) or numbered #N / N."""
     everyone = players(store)
     number = who.lstrip("#")
@@ -155,7 +155,7 @@ def find(store: EventStore, who: str) -> Player:
     raise RegisterError(f"no player {who!r} in the club's register{hint} (tallyboard players list shows them)")
 
 
-def root(store: EventStore, entry: int) -> int:
+def root(store: EveningDatabase, entry: int) -> int:
     """The entry an entry was merged into, through every merge."""
     seen = set()
     while entry not in seen:
@@ -167,14 +167,14 @@ def root(store: EventStore, entry: int) -> int:
     return entry
 
 
-def evening_players(store: EventStore, event: Event) -> list[int]:
+def evening_players(store: EveningDatabase, event: Evening) -> list[int]:
     """The register's number of each of the evening's players, by the evening's number."""
     join(store)
     return [int(r) for (r,) in store.db.execute("SELECT register FROM event_players WHERE event = ? ORDER BY number",
                                                 (event.id,))]
 
 
-def names_of(store: EventStore) -> dict[int, str]:
+def names_of(store: EveningDatabase) -> dict[int, str]:
     """Every entry's name (merged ones too), by number."""
     return {int(i): name for i, name in store.db.execute("SELECT id, name FROM register_players")}
 
@@ -185,7 +185,7 @@ def _log(db: Any, action: str, what: str, before: str, after: str) -> dict[str, 
     return {"action": action, "what": what, "before": before, "after": after}
 
 
-def add(store: EventStore, name: str) -> Player:
+def add(store: EveningDatabase, name: str) -> Player:
     """A player new to the club, on purpose; logged."""
     name = tallyboard_names.check("player", name, tallyboard_names.PLAYER_MAX)
     known = _by_key(players(store), name)
@@ -198,7 +198,7 @@ def add(store: EventStore, name: str) -> Player:
     return Player(entry, name)
 
 
-def rename(store: EventStore, who: str, new: str) -> dict[str, str]:
+def rename(store: EveningDatabase, who: str, new: str) -> dict[str, str]:
     """The register's name of a player (the director's; the caller checks the
     PIN): the evenings keep the names they were played under."""
     player = find(store, who)
@@ -213,7 +213,7 @@ def rename(store: EventStore, who: str, new: str) -> dict[str, str]:
         return _log(db, "rename", f"#{player.id}", player.name, new)
 
 
-def merge(store: EventStore, who: str, into: str) -> dict[str, str]:
+def merge(store: EveningDatabase, who: str, into: str) -> dict[str, str]:
     """One person entered twice: `who`'s evenings become `into`'s and `who`'s
     entry is merged (the director's; the caller checks the PIN). Refused when
     both played the same evening."""
@@ -235,7 +235,7 @@ def merge(store: EventStore, who: str, into: str) -> dict[str, str]:
                     json.dumps({"evenings": gone.evenings + kept.evenings}))
 
 
-def log(store: EventStore) -> list[dict[str, str]]:
+def log(store: EveningDatabase) -> list[dict[str, str]]:
     return [{"at": at, "action": action, "what": what, "before": before, "after": after}
             for at, action, what, before, after in store.db.execute(
                 "SELECT at, action, what, before, after FROM register_log ORDER BY id")]

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .. import database, files
-from .. import names as tallyboard_names
-from ..errors import RecordError, TallyboardError
+from ..common import database, files
+from ..common import names as tallyboard_names
+from ..common.errors import RecordError, TallyboardError
 from . import register
-from .evenings import Event, EventError, EventStore, play, record, standings
+from .evenings import Evening, EveningError, EveningDatabase, play, record, standings
 
 FORMAT = "tallyboard-season/1"
 STANDINGS_FORMAT = "tallyboard-season-standings/1"
@@ -104,7 +104,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def create(store: EventStore, name: str, rule: dict[str, Any]) -> Season:
+def create(store: EveningDatabase, name: str, rule: dict[str, Any]) -> Season:
     name = tallyboard_names.check("the season's name", name, tallyboard_names.EVENT_MAX)
     with database.write(store.db) as db:
         if db.execute("SELECT 1 FROM seasons WHERE name = ?", (name,)).fetchone():
@@ -114,12 +114,12 @@ def create(store: EventStore, name: str, rule: dict[str, Any]) -> Season:
     return season(store, name)
 
 
-def seasons(store: EventStore) -> list[Season]:
+def seasons(store: EveningDatabase) -> list[Season]:
     return [Season(i, name, json.loads(rule), at) for i, name, rule, at in store.db.execute(
         "SELECT id, name, rule, created_at FROM seasons ORDER BY id")]
 
 
-def season(store: EventStore, name: str | None = None) -> Season:
+def season(store: EveningDatabase, name: str | None = None) -> Season:
     """The season called name; with None the last one made."""
     every = seasons(store)
     if not every:
@@ -132,17 +132,17 @@ def season(store: EventStore, name: str | None = None) -> Season:
     raise SeasonError(f"no season called {name!r} (seasons: {', '.join(repr(s.name) for s in every)})")
 
 
-def evenings(store: EventStore, s: Season) -> list[Event]:
+def evenings(store: EveningDatabase, s: Season) -> list[Evening]:
     ids = [i for (i,) in store.db.execute("SELECT event FROM season_evenings WHERE season = ? ORDER BY event",
                                           (s.id,))]
     return [e for e in store.events() if e.id in ids]
 
 
-def add_evenings(store: EventStore, s: Season, names: list[str]) -> list[Event]:
+def add_evenings(store: EveningDatabase, s: Season, names: list[str]) -> list[Evening]:
     """The evenings called names join the season (an evening in it already is left as it is)."""
     try:
         wanted = [store.event(n) for n in names]
-    except EventError as exc:
+    except EveningError as exc:
         raise SeasonError(f"{exc}; nothing was added") from None
     with database.write(store.db) as db:
         for e in wanted:
@@ -151,7 +151,7 @@ def add_evenings(store: EventStore, s: Season, names: list[str]) -> list[Event]:
     return evenings(store, s)
 
 
-def export(store: EventStore, s: Season) -> tuple[dict[str, Any], list[str]]:
+def export(store: EveningDatabase, s: Season) -> tuple[dict[str, Any], list[str]]:
     """The season record (docs/records.md, "A season"), and a note for each
     evening with a round in play (left out until it is over)."""
     register.join(store)
@@ -205,7 +205,7 @@ def load(path: str) -> Parsed:
     return from_document(files.read_json(path, "season record"), path)
 
 
-def from_document(doc: Any, source: str) -> Parsed:
+def from_document(doc: Any, source: str) -> Parsed:  # size: one check a field of the documented format, in its order
     """A season record read, every evening scored; SeasonError naming the field."""
     def fail(where: str, message: str) -> SeasonError:
         return SeasonError(f"{source}: {where}: {message}")
@@ -275,40 +275,11 @@ def standings_of(season: Parsed) -> dict[str, Any]:
     """The season's standings (docs/records.md, "A season's standings")."""
     rule = season.rule
     keys = RULES[rule["kind"]]
-    rows: dict[int, dict[str, Any]] = {}
-    for n, night in enumerate(season.nights):
-        ev = night.evening
-        ranks = {p: rank for rank, p in standings.ranked(ev)} if night.plays else {}
-        for p, who in enumerate(night.players):
-            row = rows.setdefault(who, {"player": who, "name": season.names[who], "scores": [None] * len(season.nights),
-                                        "ranks": [None] * len(season.nights), "games": 0, "games_won": 0})
-            if not night.sat(p):
-                continue
-            row["scores"][n] = ev.continuous[p]
-            row["ranks"][n] = ranks.get(p)
-            row["games"] += ev.games[p]
-            row["games_won"] += ev.games_won[p]
     exact: dict[int, tuple[Any, ...]] = {}
     ranked, unranked = [], []
-    for who, row in rows.items():
-        played = [s for s in row["scores"] if s is not None]
-        row["evenings"] = len(played)
-        row["total"] = sum(played)
-        row["evening_wins"] = sum(1 for r in row["ranks"] if r == 1)
-        figures: dict[str, Any] = {"total": row["total"], "games_won": row["games_won"], "evenings": row["evenings"]}
-        if rule["kind"] == BEST:
-            # the best N scores count; of equal scores, the earlier evening's
-            order = sorted((i for i, s in enumerate(row["scores"]) if s is not None),
-                           key=lambda i: (-row["scores"][i], i))[:rule["best"]]
-            row["counted"] = [i in order for i in range(len(season.nights))]
-            figures["best"] = sum(row["scores"][i] for i in order)
-        else:
-            row["counted"] = [s is not None for s in row["scores"]]
-        if rule["kind"] == AVERAGE:
-            figures["average"] = Fraction(row["total"], row["evenings"]) if row["evenings"] else Fraction(0)
-            row["value"] = round(float(figures["average"]), 2)
-        else:
-            row["value"] = figures[keys[0]]
+    for who, row in _rows(season).items():
+        figures = _figures(row, rule, len(season.nights))
+        row["value"] = round(float(figures["average"]), 2) if rule["kind"] == AVERAGE else figures[keys[0]]
         exact[who] = tuple(figures[k] for k in keys)
         if row["evenings"] == 0:
             continue
@@ -327,6 +298,44 @@ def standings_of(season: Parsed) -> dict[str, Any]:
             "standings": [_shown(r) for r in ranked], "unranked": [_shown(r) for r in unranked]}
 
 
+def _rows(season: Parsed) -> dict[int, dict[str, Any]]:
+    """Each registered player's evenings: the score, the place, the games and the games won of each."""
+    rows: dict[int, dict[str, Any]] = {}
+    for n, night in enumerate(season.nights):
+        ev = night.evening
+        ranks = {p: rank for rank, p in standings.ranked(ev)} if night.plays else {}
+        for p, who in enumerate(night.players):
+            row = rows.setdefault(who, {"player": who, "name": season.names[who], "scores": [None] * len(season.nights),
+                                        "ranks": [None] * len(season.nights), "games": 0, "games_won": 0})
+            if not night.sat(p):
+                continue
+            row["scores"][n] = ev.continuous[p]
+            row["ranks"][n] = ranks.get(p)
+            row["games"] += ev.games[p]
+            row["games_won"] += ev.games_won[p]
+    return rows
+
+
+def _figures(row: dict[str, Any], rule: dict[str, Any], nights: int) -> dict[str, Any]:
+    """A row's totals (written into it) and the figures the rule ranks by."""
+    played = [s for s in row["scores"] if s is not None]
+    row["evenings"] = len(played)
+    row["total"] = sum(played)
+    row["evening_wins"] = sum(1 for r in row["ranks"] if r == 1)
+    figures: dict[str, Any] = {"total": row["total"], "games_won": row["games_won"], "evenings": row["evenings"]}
+    if rule["kind"] == BEST:
+        # the best N scores count; of equal scores, the earlier evening's
+        order = sorted((i for i, s in enumerate(row["scores"]) if s is not None),
+                       key=lambda i: (-row["scores"][i], i))[:rule["best"]]
+        row["counted"] = [i in order for i in range(nights)]
+        figures["best"] = sum(row["scores"][i] for i in order)
+    else:
+        row["counted"] = [s is not None for s in row["scores"]]
+    if rule["kind"] == AVERAGE:
+        figures["average"] = Fraction(row["total"], row["evenings"]) if row["evenings"] else Fraction(0)
+    return figures
+
+
 _ROW_KEYS = ("rank", "player", "name", "value", "total", "evenings", "games", "games_won", "evening_wins", "scores",
              "counted", "ranks", "decided_by")
 
@@ -335,7 +344,7 @@ def _shown(row: dict[str, Any]) -> dict[str, Any]:
     return {k: row[k] for k in _ROW_KEYS}
 
 
-def store_standings(store: EventStore, s: Season) -> tuple[dict[str, Any], list[str]]:
+def store_standings(store: EveningDatabase, s: Season) -> tuple[dict[str, Any], list[str]]:
     """The season's standings from the store now: its record made, then read."""
     doc, notes = export(store, s)
     return standings_of(from_document(json.loads(json.dumps(doc)), s.name)), notes

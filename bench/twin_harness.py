@@ -1,0 +1,459 @@
+"""The device twin (an emulated RP2040 running real MicroPython v1.28.0 with the
+board's parts modelled: the project's twin/run.mjs) driven from Python: start it,
+bridge its USB CDC to a pty, press its buttons and read its OLED and LEDs through
+its control port (tallyboard.tooling.twin_control.TwinControl), read its counters, cut its power.
+The MicroPython images are the project's own (image/: stock-pico.uf2, the stock
+RPI_PICO build, by default), and so is the boot ROM (twin/bootrom/); a builder's
+own image and boot ROM: the folder $TALLYBOARD_RP2EMU (firmware.uf2, bootrom.mjs),
+or a UF2 named with Twin(uf2=...).
+
+    with Twin(folder) as twin:          # a blank chip; flash image kept in folder
+        twin.deploy()                   # tallyboard deploy --port <its pty>
+        board = twin.board()            # a tallyboard.boardlink.client.Board on it
+        board.new("roquet", 2)
+        board.game_verb("PEG", 0, 5)
+        twin.replies()[-1]              # the reply's emulated latency (µs) and text
+        twin.stats()                    # emulated time, busy time, flash erases/programs
+        twin.power_cut()                # SIGKILL: the flash image keeps what the chip held
+        twin.control.press("seat0")     # the board's own buttons, knob, faults (docs/twin.md)
+        twin.control.oled().ram         # what the SSD1306 holds now
+
+Figures are emulated time on a 125 MHz RP2040 with the I²C bus time in; rp2040js
+models no flash busy time and no XIP cache misses, so a real Pico is that or slower.
+Used by bench/bench_device_twin.py and tests/test_device_twin.py."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNER = ROOT / "twin"               # the project's twin: run.mjs, its parts, serial-pty.sh
+# a builder's own image and boot ROM (firmware.uf2, bootrom.mjs), in place of the project's
+RP2EMU = Path(os.environ["TALLYBOARD_RP2EMU"]) if os.environ.get("TALLYBOARD_RP2EMU") else None
+STOCK_UF2 = ROOT / "image" / "stock-pico.uf2"
+BOOTROM = RUNNER / "bootrom" / "bootrom-b1.mjs"
+sys.path.insert(0, str(ROOT / "host"))
+from tallyboard.tooling.twin_control import TwinControl, TwinError  # noqa: E402  (the control port's client)
+
+_STATS = re.compile(r"\[rp2emu (?P<tag>[^\]]+)\] (?P<fields>.*)")
+LED_GPIO = 2           # the reference board's WS2812 data pin (board/pico-reference.json)
+_FIRST_LIGHT = re.compile(r"\[rp2emu gpio\] %d first data since_reset_ms=([\d.]+)" % LED_GPIO)
+_LINE = re.compile(r"\[rp2emu line\] since_reset_ms=(?P<reset>[\d.]+)"
+                   r"(?: since_request_us=(?P<request>[\d.]+) cycles=(?P<cycles>\d+))? (?P<text>.*)")
+# the ports the runner bound (it is given port 0 for both: the system chooses, so no other process can
+# take one between its choice and the bind, as it could a port found free beforehand)
+_SERIAL_AT = re.compile(r"\[rp2emu\] .*serial on tcp 127\.0\.0\.1:(\d+)")
+_CONTROL_AT = re.compile(r"\[rp2emu\] control on tcp 127\.0\.0\.1:(\d+)")
+START_S = 30.0         # the runner's ports, then the pty, within this
+
+
+def missing(uf2: Path | None = None) -> str | None:
+    """Why the twin cannot run here, or None when it can."""
+    image = Path(uf2) if uf2 else (RP2EMU / "firmware.uf2" if RP2EMU else STOCK_UF2)
+    if not image.exists():
+        return (f"the MicroPython image is not at {image} (image/build.sh builds the project's; "
+                f"TALLYBOARD_RP2EMU names a folder with your own firmware.uf2)")
+    if not BOOTROM.exists():
+        return f"the RP2040 boot ROM is not at {BOOTROM}: the checkout is incomplete"
+    if shutil.which("node") is None:
+        return "node is not installed (Debian: apt-get install nodejs)"
+    if shutil.which("socat") is None:
+        return "socat is not installed (Debian: apt-get install socat)"
+    if not (RUNNER / "node_modules" / "rp2040js").exists():
+        return "rp2040js is not installed (run npm ci in twin/)"
+    return None
+
+
+@dataclass
+class Line:
+    since_reset_ms: float
+    since_request_us: float | None   # replies (and events after a request) only
+    text: str
+
+
+# the MicroPython images a twin may run: the twin's own stock RPI_PICO (None), or tallyboard's
+# (image/README.md), whose ROMFS partition of ROM_BYTES the twin keeps with the flash image
+IMAGES = {"stock": None, "pico": ROOT / "image" / "tallyboard-pico.uf2",
+          "pico-w": ROOT / "image" / "tallyboard-pico-w.uf2"}
+ROM_BYTES = 256 * 1024      # image/boards/*/mpconfigboard.h: MICROPY_HW_ROMFS_BYTES
+
+
+def add_image_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--image", choices=sorted(IMAGES), default="stock",
+                        help="the MicroPython image the twin runs: stock (the twin's RPI_PICO, the default), "
+                             "or tallyboard's pico or pico-w (image/README.md)")
+
+
+class Twin:
+    def __init__(self, folder: Path, *, oled: bool = True, hold: int | None = None, uf2: Path | None = None,
+                 board: Path | None = None, seed: int = 1, watch_gpio: int | None = LED_GPIO,
+                 rom_bytes: int = 0) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.image = self.folder / "pico.img"
+        self.log = self.folder / "pico.log"
+        self.link = self.folder / "tty"
+        self.oled = oled
+        self.hold = hold
+        self.uf2 = uf2
+        self.rom_bytes = rom_bytes     # the image's ROMFS partition (tallyboard's images): kept with the storage
+        self.board_file = board
+        self.seed = seed
+        self.watch_gpio = watch_gpio
+        # the running chip's TCP ports on 127.0.0.1, its USB serial and its control interface: the
+        # runner's own choice, read from its log by start() (None before); a new pair after a power cut
+        self.port: int | None = None
+        self.control_port: int | None = None
+        self._control: TwinControl | None = None
+        self.node: subprocess.Popen | None = None
+        self.bridge: subprocess.Popen | None = None
+        self._log_at = 0
+        self._light_at = 0
+
+    # ------------------------------------------------------------ life
+    def start(self) -> "Twin":
+        """Power the chip up (from its flash image when there is one), then bridge its serial to the pty."""
+        if self.node is not None and self.node.poll() is None:
+            raise RuntimeError("the device twin is running already: power_cut() or stop() it first")
+        args = ["node", str(RUNNER / "run.mjs"), "--port", "0", "--save", str(self.image),
+                "--control", "0", "--seed", str(self.seed), "--stats", "--trace"]
+        if self.uf2:
+            args += ["--uf2", str(self.uf2)]
+        if self.rom_bytes:
+            args += ["--rom-bytes", str(self.rom_bytes)]
+        if self.board_file:
+            args += ["--board", str(self.board_file)]
+        if self.watch_gpio is not None:
+            args += ["--watch-gpio", str(self.watch_gpio)]
+        if self.image.exists():
+            args += ["--fs", str(self.image)]
+        if not self.oled:
+            args.append("--no-oled")
+        if self.hold is not None:
+            args += ["--hold", str(self.hold)]
+        self.port = self.control_port = None
+        self._end(self.bridge)          # (none: power_cut() and stop() end it)
+        self.bridge = None
+        with open(self.log, "ab") as log:
+            since = log.tell()          # this run's lines: the log keeps every run's
+            self.node = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+        deadline = time.monotonic() + START_S
+        self.port, self.control_port = self._bound_ports(since, deadline)
+        self.link.unlink(missing_ok=True)      # a link left from before would read as this run's pty
+        # the bridge once the serial port is known; it connects again when the runner restarts on the same
+        # port, but a runner powered up again binds another, so each start() has its own (power_cut())
+        self.bridge = subprocess.Popen(["bash", str(RUNNER / "serial-pty.sh"), str(self.port), str(self.link)],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        while not self.link.exists():
+            if time.monotonic() > deadline or self.node.poll() is not None:
+                raise RuntimeError(f"the device twin did not start; see {self.log}")
+            time.sleep(0.1)
+        return self
+
+    def _bound_ports(self, since: int, deadline: float) -> tuple[int, int]:
+        """The serial and control ports the runner says it bound, in its log from byte `since`."""
+        assert self.node is not None
+        while True:
+            with open(self.log, "rb") as log:
+                log.seek(since)
+                text = log.read().decode("latin1")
+            serial, control = _SERIAL_AT.search(text), _CONTROL_AT.search(text)
+            if serial and control:
+                return int(serial.group(1)), int(control.group(1))
+            if self.node.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the device twin did not start (it said no {'serial' if not serial else 'control'}"
+                                   f" port); see {self.log}")
+            time.sleep(0.05)
+
+    @classmethod
+    def running(cls, folder: Path, image: str = "stock", **kwargs) -> "Twin":
+        """A twin running one of IMAGES by name."""
+        uf2 = IMAGES[image]
+        return cls(folder, uf2=uf2, rom_bytes=ROM_BYTES if uf2 else 0, **kwargs)
+
+    @property
+    def control(self) -> TwinControl:
+        """The control port's client (connected on first use, again after a power cut)."""
+        if self._control is None:
+            if self.control_port is None:
+                raise TwinError("the device twin is not running: start() it first")
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    self._control = TwinControl(self.control_port)
+                    break
+                except TwinError:
+                    if time.monotonic() > deadline or self.node is None or self.node.poll() is not None:
+                        raise
+                    time.sleep(0.1)
+        return self._control
+
+    def _drop_control(self) -> None:
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+
+    @staticmethod
+    def _end(proc: subprocess.Popen | None) -> None:
+        """SIGTERM to the process's group (the bridge's socat and pty holder with it), SIGKILL if it stays."""
+        if proc is not None and proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+
+    def stop(self) -> None:
+        self._drop_control()
+        for proc in (self.bridge, self.node):
+            self._end(proc)
+        self.bridge = self.node = None
+
+    def power_cut(self) -> None:
+        """SIGKILL the chip: the image holds what its flash held at that instant.
+        Its pty goes with it, as a Pico's USB does; start() powers it up again.
+
+        The pty bridge is ended too, and start() makes a new one: the chip comes
+        back on ports the system chooses then, not on the old serial port. Until
+        then nothing holds the old one (the bridge only tries to connect to it),
+        so another process may have bound it, and a bridge kept on it would join
+        that process's serial to this twin's pty."""
+        assert self.node is not None
+        self._drop_control()
+        os.killpg(self.node.pid, signal.SIGKILL)
+        self.node.wait(10)
+        self.node = None
+        self._end(self.bridge)
+        self.bridge = None
+        self.link.unlink(missing_ok=True)      # (the bridge's socat may have taken it with it)
+
+    def __enter__(self) -> "Twin":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------ host side
+    def tallyboard(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        exe = Path(sys.executable).with_name("tallyboard")
+        return subprocess.run([str(exe), *args, "--port", str(self.link)], capture_output=True, text=True,
+                              timeout=timeout)
+
+    def deploy(self) -> None:
+        done = self.tallyboard("deploy", timeout=600)
+        if done.returncode:
+            raise RuntimeError(f"deploy failed: {done.stdout}{done.stderr}")
+
+    def board(self, timeout: float = 5.0):
+        from tallyboard.boardlink.client import Board
+        from tallyboard.boardlink.transport import SerialTransport
+
+        board = Board(SerialTransport(str(self.link)), timeout=timeout)
+        board.connect()
+        return board
+
+    # ------------------------------------------------------------ counters
+    def _new_log(self) -> list[str]:
+        data = self.log.read_bytes()
+        text = data[self._log_at:].decode("latin1")
+        self._log_at = len(data)
+        return text.splitlines()
+
+    def first_light_ms(self, wait: float = 30.0) -> float:
+        """Emulated ms from the last reset to the first data on the LED pin (the
+        log's first such line after mark())."""
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            for raw in self.log.read_bytes()[self._light_at:].decode("latin1").splitlines():
+                found = _FIRST_LIGHT.search(raw)
+                if found:
+                    return float(found.group(1))
+            time.sleep(0.2)
+        raise RuntimeError("no data on the LED pin from the twin")
+
+    def mark(self) -> None:
+        """Forget what the chip said so far: replies() and lines() start here."""
+        self._new_log()
+        self._light_at = self._log_at
+
+    def lines(self) -> list[Line]:
+        out = []
+        for raw in self._new_log():
+            m = _LINE.match(raw)
+            if m:
+                request = m.group("request")
+                out.append(Line(float(m.group("reset")), float(request) if request else None, m.group("text")))
+        return out
+
+    def stats(self) -> dict[str, float]:
+        """The chip's counters now (SIGUSR1 to the runner)."""
+        assert self.node is not None
+        before = self.log.stat().st_size
+        os.kill(self.node.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            data = self.log.read_bytes()[before:].decode("latin1")
+            for raw in data.splitlines():
+                m = _STATS.match(raw)
+                if m and m.group("tag") == "stats":
+                    fields = dict(part.split("=", 1) for part in m.group("fields").split() if "=" in part)
+                    return {k: float(v) for k, v in fields.items()
+                            if re.fullmatch(r"-?[\d.]+", v)}
+            time.sleep(0.05)
+        raise RuntimeError(f"the device twin printed no stats; see {self.log}")
+
+
+class RawRepl:
+    """MicroPython's raw REPL on the twin's serial port (the app interrupted with
+    Ctrl-C, as mpremote does): run a script and read what it prints while it runs,
+    so a test can work the board's controls while the chip's own code watches."""
+
+    BANNER = b"raw REPL; CTRL-B to exit\r\n>"
+
+    def __init__(self, link: Path, timeout: float = 30.0) -> None:
+        import serial
+
+        self.port = serial.Serial(str(link), 115200, timeout=0.05)
+        self.timeout = timeout
+        self.seen = b""
+        self.port.write(b"\r\x03\x03")
+        self._until(b">>> ", "the REPL's prompt after Ctrl-C")
+        self.port.write(b"\x01")
+        self._until(self.BANNER, "the raw REPL")
+
+    def _until(self, marker: bytes, what: str, timeout: float | None = None) -> bytes:
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while marker not in self.seen:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the twin did not show {what} within {timeout or self.timeout:.0f} s: "
+                                   f"{self.seen[-300:]!r}")
+            self.seen += self.port.read(4096)
+        before, _, self.seen = self.seen.partition(marker)
+        return before
+
+    def start(self, code: str) -> None:
+        """Send a script and start it (its output is read with wait_for/finish)."""
+        self.seen = b""
+        data = code.encode()
+        for at in range(0, len(data), 256):
+            self.port.write(data[at:at + 256])
+            time.sleep(0.01)
+        self.port.write(b"\x04")
+        self._until(b"OK", "the raw REPL taking the script")
+
+    def wait_for(self, text: str, timeout: float | None = None) -> str:
+        """What the script printed up to (and without) text."""
+        return self._until(text.encode(), repr(text), timeout).decode("utf-8", "replace")
+
+    def finish(self, timeout: float | None = None) -> str:
+        """The rest of the script's output once it ended; RuntimeError with its traceback if it failed."""
+        out = self._until(b"\x04", "the script's end", timeout)
+        err = self._until(b"\x04>", "the script's error output", timeout)
+        if err.strip():
+            raise RuntimeError(f"the script on the twin failed: {err.decode('utf-8', 'replace')}")
+        return out.decode("utf-8", "replace")
+
+    def run(self, code: str, timeout: float | None = None) -> str:
+        self.start(code)
+        return self.finish(timeout)
+
+    def close(self) -> None:
+        self.port.write(b"\x02")
+        self.port.close()
+
+
+def bench_main(doc: str, script: str, run: Callable[..., dict], show: Callable[[dict], None],
+               options: Callable[[argparse.ArgumentParser], None] | None = None) -> int:
+    """A twin benchmark's command line: --json prints the figures as JSON,
+    else show(figures) prints them for people; exit 2, saying why, where the
+    twin cannot run. options(parser) adds the benchmark's own; run then
+    takes the parsed arguments."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    if options is not None:
+        options(parser)
+    args = parser.parse_args()
+    why = missing()
+    if why:
+        print(f"{script}: {why}", file=sys.stderr)
+        return 2
+    figures = run(args) if options is not None else run()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        show(figures)
+    return 0
+
+
+def switch_order(seed: int, count: int, games: tuple) -> list[tuple[str, int]]:
+    """count games in an order the seed gives, each to another rules module than the
+    game before (a switch: the last game's code goes, the next one's loads), players
+    drawn from each game's range; games: tallycore.games.GAMES (the board's own table)."""
+    import random
+
+    rng = random.Random(seed)
+    order: list[tuple[str, int]] = []
+    last = None
+    while len(order) < count:
+        name, least, most, module = rng.choice(games)[:4]
+        if module == last:
+            continue
+        last = module
+        order.append((name, rng.randint(least, most)))
+    return order
+
+
+@dataclass
+class Switches:
+    done: int                  # game switches made
+    blocks: list[int]          # STATS block (the largest free heap block) after every stats_every-th
+    frees: list[int]           # STATS free, the same moments
+    new_ms: list[float]        # NEW -> OK, emulated ms, each switch
+    wall_s: float
+
+
+def switch_games(twin, board, order: list[tuple[str, int]], *, stats_every: int = 10, push: bool = True,
+                 wall_s: float | None = None) -> Switches:
+    """Play a game switch for each (game, players) of order on the twin, as a table would:
+    NEW from the host, the display caught up with the new game (its panel view loads), and
+    with push the knob pushed (a hand entry opened on the board, left open when the next
+    NEW comes); STATS after every stats_every-th switch. Stops early once wall_s of wall
+    time have passed. A NEW the board refuses raises (tallyboard.boardlink.client's BoardError,
+    saying which switch)."""
+    started = time.monotonic()
+    result = Switches(0, [], [], [], 0.0)
+    control = twin.control
+    for number, (name, players) in enumerate(order, 1):
+        if wall_s is not None and time.monotonic() - started > wall_s:
+            break
+        twin.mark()
+        try:
+            board.new(name, players)
+        except Exception as exc:
+            raise RuntimeError(f"switch {number} of {len(order)}, NEW {name} {players}: {exc}") from exc
+        answered = [line for line in twin.lines() if line.since_request_us is not None
+                    and not line.text.startswith("!") and " OK " in line.text]
+        if answered:
+            result.new_ms.append(answered[-1].since_request_us / 1000)
+        control.settle(quiet_ms=60, most_s=30)
+        if push:
+            control.press("push", ms=80)
+            control.settle(quiet_ms=60, most_s=30)
+        result.done = number
+        if number % stats_every == 0:
+            stats = board.request("STATS")
+            result.blocks.append(int(stats["block"]))
+            result.frees.append(int(stats["free"]))
+    result.wall_s = time.monotonic() - started
+    return result

@@ -1,0 +1,225 @@
+"""Moving lines of bytes to and from a board (after mpremote's transport.py).
+
+`Transport` is the base: write bytes, read one line with a timeout, close,
+reopen. `SerialTransport` is pyserial, for a real board on /dev/ttyACM0 and
+for the emulator's pseudo-terminal alike. What the lines mean is the
+protocol client's business (client.py); this layer only frames by newline,
+and turns every OS-level failure into a TransportError that says what to do.
+
+`find_board_port` is port discovery: a Raspberry Pi Pico enumerates with USB
+vendor id 0x2E8A."""
+from __future__ import annotations
+
+import select
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import serial
+from serial.tools import list_ports
+
+from ..common.errors import BoardNotFound, TransportError
+
+PICO_USB_VID = 0x2E8A
+# A line longer than this is noise (the protocol's own frame limit is much
+# smaller); it is handed up whole so the client can count it as garbage.
+MAX_LINE = 4096
+
+Tap = Callable[[str, bytes], None]  # ("<" read | ">" written, the bytes)
+
+
+class Transport:
+    """One open connection to a board that carries lines of bytes."""
+
+    name = "board"
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        # called with every chunk read or written; `monitor` prints them
+        self.tap: Tap | None = None
+
+    # --- the byte level, for subclasses ----------------------------------
+    def _write(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _read(self, timeout: float) -> bytes:
+        """Whatever bytes arrive within timeout seconds (b"" if none)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def reopen(self) -> None:
+        raise NotImplementedError
+
+    # --- the line level ----------------------------------------------------
+    def write(self, data: bytes) -> None:
+        if self.tap:
+            self.tap(">", data)
+        self._write(data)
+
+    def read_line(self, timeout: float) -> bytes | None:
+        """The next line without its b"\\n" (and without a b"\\r" before it), or
+        None when no whole line arrived within timeout seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0 or len(self._buffer) >= MAX_LINE:
+                if end < 0:
+                    end = len(self._buffer)
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end + 1]
+                if line.endswith(b"\r"):
+                    line = line[:-1]
+                return line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            chunk = self._read(min(left, 0.05))
+            if chunk:
+                if self.tap:
+                    self.tap("<", chunk)
+                self._buffer += chunk
+
+    def pending(self) -> bytes:
+        """Bytes received that do not make a whole line yet."""
+        return bytes(self._buffer)
+
+    def drain(self, quiet: float = 0.05) -> bytes:
+        """Read and drop everything until the line is quiet; returns what was dropped."""
+        dropped = bytes(self._buffer)
+        self._buffer.clear()
+        while True:
+            chunk = self._read(quiet)
+            if not chunk:
+                return dropped
+            if self.tap:
+                self.tap("<", chunk)
+            dropped += chunk
+
+    def __enter__(self) -> "Transport":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SerialTransport(Transport):
+    """A serial port through pyserial: a Pico's USB CDC or the emulator's pty."""
+
+    def __init__(self, port: str, baudrate: int = 115200) -> None:
+        super().__init__()
+        self.port = port
+        self.name = port
+        self.baudrate = baudrate
+        self._serial: serial.Serial | None = None
+        self._fd: int | None = None
+        self.reopen()
+
+    def reopen(self) -> None:
+        self.close()
+        self._buffer.clear()
+        try:
+            # exclusive: two programs on one board would steal each other's replies
+            self._serial = serial.Serial(self.port, self.baudrate, timeout=0, write_timeout=2,
+                                         exclusive=True)
+            try:
+                self._fd = self._serial.fileno()
+            except (AttributeError, OSError, serial.SerialException):
+                self._fd = None   # no pollable descriptor (Windows): pyserial's timeouts
+        except serial.SerialException as exc:
+            raise TransportError(
+                f"cannot open {self.port}: {_reason(exc)}; check the cable and that no other "
+                "program (another tallyboard, mpremote, a terminal) has the port open") from None
+
+    def close(self) -> None:
+        if self._serial is not None:
+            try:
+                self._serial.close()
+            except (OSError, serial.SerialException):
+                pass
+            self._serial = None
+
+    def fileno(self) -> int | None:
+        """The port's descriptor, for a selector (portshare.py); None where there is none."""
+        return self._fd
+
+    def read_now(self) -> bytes:
+        """What has arrived (b"" if nothing), without waiting: for a selector's loop."""
+        return self._read(0)
+
+    def _port(self) -> serial.Serial:
+        if self._serial is None:
+            raise TransportError(f"{self.port} is closed")
+        return self._serial
+
+    def _write(self, data: bytes) -> None:
+        try:
+            self._port().write(data)
+            self._port().flush()
+        except (OSError, serial.SerialException) as exc:
+            raise TransportError(f"lost the board on {self.port} ({_reason(exc)}): "
+                                 "check the cable, then run the command again") from None
+
+    def _read(self, timeout: float) -> bytes:
+        port = self._port()
+        try:
+            if self._fd is not None:
+                # wait with select: setting pyserial's timeout reconfigures the tty each time
+                if not select.select([self._fd], [], [], timeout)[0]:
+                    return b""
+                return port.read(max(1, port.in_waiting))
+            port.timeout = timeout
+            first = port.read(1)
+            if not first:
+                return b""
+            port.timeout = 0
+            return first + port.read(port.in_waiting or 0)
+        except (OSError, serial.SerialException, TypeError) as exc:
+            # pyserial raises TypeError from a read on a port closed underneath it
+            raise TransportError(f"lost the board on {self.port} ({_reason(exc)}): "
+                                 "check the cable, then run the command again") from None
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        text = exc.strerror
+    return text.split(": ", 1)[-1] if text.startswith("[Errno") else text
+
+
+# ---------------------------------------------------------------- discovery
+
+@dataclass(frozen=True)
+class PortInfo:
+    device: str
+    description: str
+    serial_number: str | None
+    vid: int | None
+    pid: int | None
+
+    @property
+    def is_pico(self) -> bool:
+        return self.vid == PICO_USB_VID
+
+
+def list_serial_ports(lister: Callable[[], list] | None = None) -> list[PortInfo]:
+    found = (lister or list_ports.comports)()
+    return sorted((PortInfo(p.device, p.description or "", p.serial_number, p.vid, p.pid)
+                   for p in found), key=lambda p: p.device)
+
+
+def board_ports(lister: Callable[[], list] | None = None) -> list[PortInfo]:
+    """The connected boards (USB VID 0x2E8A, Raspberry Pi)."""
+    return [p for p in list_serial_ports(lister) if p.is_pico]
+
+
+def find_board_port(lister: Callable[[], list] | None = None) -> str:
+    """The one board's port; a BoardNotFound telling the user what to do otherwise."""
+    boards = board_ports(lister)
+    if not boards:
+        raise BoardNotFound("no board found on USB: check the cable, or add --emulator")
+    if len(boards) > 1:
+        names = ", ".join(p.device for p in boards)
+        raise BoardNotFound(f"several boards found ({names}): choose one with --port")
+    return boards[0].device

@@ -1,0 +1,205 @@
+"""The director's end of a club evening over MQTT (docs/club-mqtt.md): takes
+every table's messages with QoS 1 on a persistent session and applies each
+exactly once, inside the transaction that records it; refuses and records
+what it cannot trust; publishes the round and how far it has applied each
+board (mqtt_link.py: the connection both ends share, and the table host's)."""
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import paho.mqtt.client as mqtt
+
+from ..common import database
+from . import envelope, kinds
+from .envelope import RefusedMessage
+from .mqtt_link import MAX_REFUSED, MqttLink
+
+log = logging.getLogger(__name__)
+
+
+class DirectorLink(MqttLink):
+    """The director's link. `on_table_message(connection, message)` applies
+    one hand or state message inside the transaction of the director's
+    store (SQLite at `store_path`, the evening's own tables beside these);
+    it runs exactly once per (board, seq). `boards` is the set of board
+    identities of the evening, or a function of the store's connection
+    that returns it. `on_status(host, online, boards)` hears table hosts
+    come and go."""
+
+    def __init__(self, url: str, client_id: str, username: str | None = None, password: str | None = None,
+                 tls_ca: str | Path | None = None, *, event: str, key: envelope.Key, store_path: str | Path,
+                 boards: Iterable[str] | Callable[[sqlite3.Connection], Iterable[str]],
+                 on_table_message: Callable[[sqlite3.Connection, dict[str, Any]], None],
+                 on_status: Callable[[str, bool, list[str]], None] | None = None,
+                 max_backoff: float = 30.0) -> None:
+        super().__init__(url, client_id, username, password, tls_ca, max_backoff)
+        self.event = envelope.check_name("event", event)
+        self.key = key
+        self.store = database.open_file(store_path, database.DIRECTOR)
+        self._boards = boards if callable(boards) else frozenset(boards)
+        self.on_table_message = on_table_message
+        self.on_status = on_status
+        self._lock = threading.RLock()
+        self._dropped_noted = 0
+        self.round_published_again = 0     # times the broker's round differed from ours and was replaced
+
+    def stop(self) -> None:
+        self._stop_client()
+        with self._lock:
+            self.store.close()
+
+    def connected_now(self) -> int | None:
+        _, mid = self.client.subscribe([(kind.subscription(self.event), 1) for kind in kinds.FROM_TABLES]
+                                       + [(envelope.round_topic(self.event), 1)])   # its own round: the broker's copy
+        with self._lock:   # a broker that lost its retained messages gets them again
+            for topic, payload in self.store.execute("SELECT topic, payload FROM sent ORDER BY seq").fetchall():
+                self.client.publish(topic, bytes(payload), qos=1, retain=True)
+        return mid
+
+    def publish_round(self, body: Mapping[str, Any]) -> int:
+        """Publish the round (seating, game length: the evening's body),
+        retained; its seq. Stored first, so it is published again after
+        every reconnection, and whenever the broker's copy is not this one."""
+        topic = envelope.round_topic(self.event)
+        with self._lock:
+            with database.write(self.store) as db:
+                seq = db.execute("SELECT coalesce(max(seq), 0) FROM sent").fetchone()[0] + 1
+                payload = envelope.seal_director(self._tag_keys(self._evening_boards()), self.event, seq, "round",
+                                                 body)
+                db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
+                           "DO UPDATE SET seq = excluded.seq, payload = excluded.payload", (topic, seq, payload))
+        self.client.publish(topic, payload, qos=1, retain=True)
+        return seq
+
+    def _evening_boards(self) -> frozenset[str]:
+        return frozenset(self._boards(self.store) if callable(self._boards) else self._boards)
+
+    def _tag_keys(self, boards: Iterable[str]) -> dict[str, bytes]:
+        """{board: its key} for the tags of a message to `boards`: each table checks its own
+        tag with its own key, so none can make the director's message for another."""
+        keys = {}
+        for board in boards:
+            key = self.key({"board": board}) if callable(self.key) else self.key
+            if key is None:
+                raise ValueError(f"no key for board {board!r}")
+            keys[board] = key
+        return keys
+
+    def applied(self) -> dict[str, int]:
+        """The last seq applied from each board."""
+        with self._lock:
+            return dict(self.store.execute("SELECT board, seq FROM applied").fetchall())
+
+    def refused(self) -> list[tuple[str, str | None, str, str]]:
+        """(when last, board, reason, text) of every kind of message refused, oldest first
+        (a repeat of the same refusal counts in its row: refused_counts())."""
+        with self._lock:
+            return self.store.execute("SELECT at, board, reason, text FROM refused ORDER BY id").fetchall()
+
+    def refused_counts(self) -> list[tuple[str | None, str, int]]:
+        """(board, reason, how many times) of each row of refused, oldest first."""
+        with self._lock:
+            return self.store.execute("SELECT board, reason, count FROM refused ORDER BY id").fetchall()
+
+    def _on_message(self, message: mqtt.MQTTMessage) -> None:
+        if self.dropped > self._dropped_noted:
+            count, self._dropped_noted = self.dropped - self._dropped_noted, self.dropped
+            with self._lock:
+                self._refuse(None, "tallyboard/" + self.event + "/#", "flood",
+                             "messages dropped unread: more came than the director could check", count)
+        found = kinds.parse_topic(self.event, message.topic)
+        if found is not None and found[0].name == "round":
+            self._check_round(message)
+            return
+        if found is not None and found[0].name == "status":
+            self._status_message(message, found[1] or "")
+            return
+        board = found[1] if found is not None and found[0].sender == kinds.TABLE else None
+        last = 0
+        with self._lock, database.write(self.store):
+            last = self._last(board)
+            try:
+                if board is None:
+                    raise RefusedMessage("field", f"not a table's topic: {message.topic}")
+                known = self._boards(self.store) if callable(self._boards) else self._boards
+                opened = envelope.open_message(message.payload, self.key,
+                                               {board: last} if board in known else {},
+                                               event=self.event, topic=message.topic)
+                self.store.execute("SAVEPOINT apply")
+                try:
+                    self.on_table_message(self.store, opened)
+                except Exception as error:   # the evening refused it: nothing of it stays, its seq not used
+                    self.store.execute("ROLLBACK TO apply")
+                    self.store.execute("RELEASE apply")
+                    raise RefusedMessage("apply", f"{opened['kind']} {opened['seq']} of board {board!r} "
+                                                  f"not applied: {error}") from None
+                self.store.execute("RELEASE apply")
+                self.store.execute("INSERT INTO applied (board, seq, at) VALUES (?, ?, datetime('now')) "
+                                   "ON CONFLICT (board) DO UPDATE SET seq = excluded.seq, at = excluded.at",
+                                   (board, opened["seq"]))
+                last = opened["seq"]
+            except RefusedMessage as refused:
+                log.warning("refused %s: %s", message.topic[:200], refused)
+                self._refuse(board, message.topic, refused.reason, str(refused))
+        if board is not None and last and envelope.is_name(board):
+            self.client.publish(envelope.applied_topic(self.event, board),
+                                envelope.seal_director(self._tag_keys([board]), self.event, 0, "applied",
+                                                       {"board": board, "seq": last}), qos=1, retain=True)
+
+    def _refuse(self, board: str | None, topic: str, reason: str, text: str, count: int = 1) -> None:
+        """One refusal into `refused`, inside the caller's transaction (or on its own): the same
+        refusal again counts in its row; beyond MAX_REFUSED rows the oldest go."""
+        topic, text = topic[:300], text[:500]
+        updated = self.store.execute("UPDATE refused SET count = count + ?, at = datetime('now') WHERE "
+                                     "board IS ? AND topic = ? AND reason = ? AND text = ?",
+                                     (count, board, topic, reason, text)).rowcount
+        if not updated:
+            self.store.execute("INSERT INTO refused (at, board, topic, reason, text, count) VALUES "
+                               "(datetime('now'), ?, ?, ?, ?, ?)", (board, topic, reason, text, count))
+            self.store.execute("DELETE FROM refused WHERE id <= (SELECT max(id) FROM refused) - ?", (MAX_REFUSED,))
+
+    def _check_round(self, message: mqtt.MQTTMessage) -> None:
+        """The broker's copy of the retained round: if it is not the one this director
+        published last (removed with an empty message, or replaced), publish ours again."""
+        topic = envelope.round_topic(self.event)
+        with self._lock:
+            row = self.store.execute("SELECT payload FROM sent WHERE topic = ?", (topic,)).fetchone()
+        if row is None or bytes(row[0]) == message.payload:
+            return
+        self.round_published_again += 1
+        log.warning("the broker's round is not the director's (%d bytes); publishing it again",
+                    len(message.payload))
+        self.client.publish(topic, bytes(row[0]), qos=1, retain=True)
+
+    def _last(self, board: str | None) -> int:
+        row = self.store.execute("SELECT seq FROM applied WHERE board = ?", (board,)).fetchone()
+        return row[0] if row else 0
+
+    def _status_message(self, message: mqtt.MQTTMessage, host: str) -> None:
+        try:
+            opened = envelope.open_message(message.payload, self.key, {host: 0}, event=self.event,
+                                           topic=message.topic)
+        except RefusedMessage as refused:
+            log.warning("refused %s: %s", message.topic[:200], refused)
+            with self._lock:
+                self._refuse(host, message.topic, refused.reason, str(refused))
+            return
+        body = opened["body"]
+        with self._lock, database.write(self.store) as db:
+            db.execute("INSERT INTO clients (client, online, at, boards) VALUES (?, ?, datetime('now'), ?) ON CONFLICT (client) "
+                       "DO UPDATE SET online = excluded.online, at = excluded.at, boards = excluded.boards",
+                       (host, int(body["online"]), json.dumps(body["boards"])))
+        if self.on_status is not None:
+            self.on_status(host, body["online"], body["boards"])
+
+    def clients(self) -> dict[str, tuple[bool, str, list[str]]]:
+        """Each client's last status (a table host's, a wireless board's): online, when, its boards."""
+        with self._lock:
+            return {client: (bool(online), at, json.loads(boards)) for client, online, at, boards in
+                    self.store.execute("SELECT client, online, at, boards FROM clients").fetchall()}
+

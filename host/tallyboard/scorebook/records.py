@@ -1,0 +1,157 @@
+"""Game records (docs/records.md): JSON <-> the core's packed events.
+
+Reading a record turns every hand into the core's events and applies them to
+a `tallycore.game.Game`; every rule check is the core's own, and its error
+("tricks: must be 0 to 13") is reported with the hand it came from. Writing a
+record is the reverse walk over a game's event log. What a game's hands and
+options look like is its profile's (games/)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tallycore import game as core_game
+from tallynet import tablestate
+
+from ..common import files, names
+from .. import games
+from ..common.errors import RecordError
+from ..games.base import LoadedGame
+
+FORMAT = tablestate.FORMAT
+READABLE_FORMATS = (FORMAT,)
+
+
+def options_document(name: str, packed: int) -> dict:
+    """The docs/records.md `options` object for a game's packed options (defaults
+    left out); ValueError for bits the game does not know."""
+    return games.profile(name).options_document(packed)
+
+
+# ---------------------------------------------------------------- reading
+
+def load(path: str | Path) -> LoadedGame:
+    return from_document(files.read_json(path, "record"), str(path))
+
+
+def loads(text: str | bytes, source: str = "record") -> LoadedGame:
+    return from_document(files.parse_json(text, source, "record"), source)
+
+
+def from_document(doc: Any, source: str = "record") -> LoadedGame:
+    def fail(where: str, message: str) -> RecordError:
+        return RecordError(f"{source}: {where}: {message}")
+
+    if not isinstance(doc, dict):
+        raise fail("record", "must be a JSON object")
+    unknown = sorted(set(doc) - {"format", "game", "players", "options", "hands"})
+    if unknown:
+        raise fail(unknown[0], "unknown field")
+    if doc.get("format") not in READABLE_FORMATS:
+        raise fail("format", f"unsupported {json.dumps(doc.get('format'))}; this tallyboard reads {', '.join(READABLE_FORMATS)}")
+    name = doc.get("game")
+    if name not in games.names():
+        raise fail("game", f"unknown game {json.dumps(name)}; known games: {', '.join(games.names())}")
+    profile = games.profile(name)
+    players = doc.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+        raise fail("players", "must be a list of player names")
+    for player in players:
+        bad = names.refused_character(player)
+        if bad is not None:
+            raise fail("players", f"{player!r} holds U+{ord(bad):04X}: a name may not hold a control, bidi or "
+                                  "other invisible character (docs/host.md, Names)")
+    options = doc.get("options", {})
+    if not isinstance(options, dict):
+        raise fail("options", "must be an object")
+    try:
+        packed_options = profile.options(options)
+    except ValueError as exc:
+        raise fail("options", str(exc)) from None
+    game = core_game.Game()
+    try:
+        game.new(profile.index, len(players), packed_options)
+    except ValueError as exc:
+        field, _, message = str(exc).partition(": ")
+        if field != "players":  # an option the game refuses for this many players
+            raise fail("options", str(exc)) from None
+        raise fail("players", message) from None
+    hands = doc.get("hands")
+    if not isinstance(hands, list):
+        raise fail("hands", "must be a list")
+    loaded = LoadedGame(name, players, options, game)
+    for number, hand in enumerate(hands, 1):
+        try:
+            for event in hand_events(profile, hand, len(players), options, last=number == len(hands)):
+                game.apply(event)
+        except ValueError as exc:
+            raise fail(f"hand {number}", str(exc)) from None
+    return loaded
+
+
+def is_open(hand: Any) -> bool:
+    """Whether a record hand is a hand in progress (it says "open")."""
+    return isinstance(hand, dict) and "open" in hand
+
+
+def hand_events(profile: games.GameProfile, hand: Any, players: int, options: dict,
+                last: bool = True) -> list[int]:
+    """The core's events of one record hand, finished or in progress
+    ("open": true, only as the last hand: its events so far, none closing it).
+    ValueError naming the field for a hand of the wrong shape; the rules are
+    the core's, checked when the events are applied."""
+    if not is_open(hand):
+        return list(profile.events(hand, players, options))
+    if hand["open"] is not True:
+        raise ValueError('open: must be true; a finished hand leaves "open" out')
+    if profile.open_events is None:
+        raise ValueError(f"open: a {profile.name} hand is entered whole, so it is never in progress; "
+                         'leave "open" out')
+    if not last:
+        raise ValueError("open: only the last hand can be in progress")
+    events = list(profile.open_events({k: v for k, v in hand.items() if k != "open"}, players, options))
+    if not events:
+        raise ValueError("open: a hand in progress has something entered; leave an empty one out")
+    return events
+
+
+# ---------------------------------------------------------------- writing
+
+def without_pending(game: core_game.Game) -> core_game.Game:
+    """The game as a record holds it: a hand waiting for its confirmation on
+    the board (docs/rules.md CF1) counts whole or not at all, so the events of
+    it already applied are left out with it (the core's open_hand)."""
+    if game.held != core_game.HELD_APPLY or not game.open_hand():
+        return game
+    counted = core_game.Game()
+    counted.new(game.index, game.players, game.options)
+    for i in range(game.n - game.open_hand()):
+        counted.apply(game.log[i])
+    return counted
+
+
+def open_hand_note(loaded: LoadedGame) -> str | None:
+    """What to tell the user when a game with a hand in progress is written as a record."""
+    count = len(games.profile(loaded.name).hand_in_progress(without_pending(loaded.game)))
+    if not count:
+        return None
+    return (f"hand {loaded.game.hands() + 1} is in progress ({count} event{'s' if count > 1 else ''}): "
+            'the record keeps it as a hand in progress ("open": true)')
+
+
+def hands_of(game: core_game.Game, name: str) -> list[Any]:
+    """The record's hands for a game's applied events (the redo stack is not
+    part of it); a hand not yet finished is the last, with "open": true."""
+    profile = games.profile(name)
+    groups = profile.record_hands(game)
+    in_progress = profile.hand_in_progress(game)
+    hands = [profile.hand(events) for events in groups[:len(groups) - bool(in_progress)]]
+    if in_progress:
+        assert profile.open_hand is not None, f"{name}: a hand in progress, but no open_hand"
+        hands.append({"open": True, **profile.open_hand(in_progress, game.players)})
+    return hands
+
+
+def to_document(name: str, players: list[str], options: dict, game: core_game.Game) -> dict:
+    return tablestate.record(name, players, options, hands_of(without_pending(game), name))
