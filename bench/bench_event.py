@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import signal
 import socket
@@ -134,7 +135,7 @@ def one_evening(boards: int, home: str) -> dict:
     attached = tallyboard("event", "attach", "--emulators", str(boards), seconds=60 + 10 * boards)
     ports = {int(line.split(":")[0][6:]): line.split(": ", 1)[1].split(" ")[0]
              for line in attached.splitlines() if line.startswith("table ")}
-    folder = Path(attached.rsplit("--flash ", 1)[1].strip()).parent
+    folder = Path(re.search(r"^table 1: .*, folder (\S+)$", attached, flags=re.M).group(1)).parent
     tallyboard("event", "start", seconds=60)
     serve_log = open(f"{home}/serve-{boards}.log", "w")
     serve = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "event", "serve", "--port", "0"],

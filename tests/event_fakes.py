@@ -19,6 +19,7 @@ class Evening:
     players: list[str]
     id: int = 1
     created: str = "2026-11-23T19:00:00+00:00"
+    state: str = "running"      # as the host's Evening: created, running, finished
 
 
 @dataclass

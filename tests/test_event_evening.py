@@ -48,6 +48,7 @@ Round 3 (W2 W3 W0 W1; at T1 hand 1 is Ann's 5H, 11 tricks):
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -258,7 +259,7 @@ def test_an_evening_of_four_boards_sixteen_players_three_rounds(home):
             table, rest = line[len("table "):].split(": ", 1)
             ports[int(table)] = rest.split(" ")[0]
     assert sorted(ports) == [1, 2, 3, 4]
-    event_dir = Path(attached.rsplit("--flash ", 1)[1].strip()).parent
+    event_dir = Path(re.search(r"^table 1: .*, folder (\S+)$", attached, flags=re.M).group(1)).parent
     assert run("event", "start") == "round 1 is on every board (4 tables)\n"
     assert seating_names(status()) == SEATINGS[1]
 

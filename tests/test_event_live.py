@@ -17,6 +17,7 @@ partners seat 0 + seat 2 against seat 1 + seat 3; two tables: six-hand games, SK
 from __future__ import annotations
 
 import json
+import re
 import os
 import queue
 import signal
@@ -114,7 +115,7 @@ def evening(tmp_path, monkeypatch):
         attached = run("event", "attach", "--emulators", "2")
         ports = {int(line.split(":")[0][6:]): line.split(": ", 1)[1].split(" ")[0]
                  for line in attached.splitlines() if line.startswith("table ")}
-        folder = Path(attached.rsplit("--flash ", 1)[1].strip()).parent
+        folder = Path(re.search(r"^table 1: .*, folder (\S+)$", attached, flags=re.M).group(1)).parent
         run("event", "start")
         yield ports, {t: folder / f"table-{t}" for t in ports}, servers
     finally:

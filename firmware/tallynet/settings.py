@@ -142,7 +142,7 @@ class Net:
         self.joined = False
         self.broker = False
         self.waiting = 0
-        self.error = NOT_ENROLLED
+        self.error = NOT_ENROLLED     # type: str | None  # None: no problem now
         self.mark = b""              # the link's state on the OLED's heading (tallynet.link: MARK_*)
         self.on_mark = None          # called when the mark changes (tallypanel.start: the sheet redraws)
         self.starter = None          # called when the board becomes enrolled (tallypanel.start)
