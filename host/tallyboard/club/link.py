@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as mqtt
+from tallynet import topics
 
 from .. import database
 from . import envelope, kinds
@@ -313,7 +314,7 @@ class TableLink(_Link):
         keys = self.outbox.board_keys
         signer = self.boards[0] if keys is not None and self.login not in keys and self.boards else self.login
         key = self.outbox.signing_key(signer)
-        return envelope.seal(key, self.event, self.login, 0, "status",
+        return envelope.seal(key, self.event, self.login, 0, topics.STATUS,
                              {"online": online, "boards": self.boards})
 
     def _publish_loop(self) -> None:
@@ -376,7 +377,7 @@ class TableLink(_Link):
                 raise RefusedMessage("board", str(error)) from None
             opened = envelope.open_message(message.payload, key, {envelope.DIRECTOR: last},
                                            event=self.event, gaps=True, topic=message.topic, tag_for=board)
-            if kind.name == "round":
+            if kind.name == topics.ROUND:
                 if self.on_director_message is not None and self.outbox.apply_received(
                         envelope.DIRECTOR, opened["seq"], self.on_director_message, opened):
                     if self.on_director_applied is not None:
@@ -439,7 +440,7 @@ class DirectorLink(_Link):
         with self._lock:
             with database.write(self.store) as db:
                 seq = db.execute("SELECT coalesce(max(seq), 0) FROM sent").fetchone()[0] + 1
-                payload = envelope.seal_director(self._tag_keys(self._evening_boards()), self.event, seq, "round",
+                payload = envelope.seal_director(self._tag_keys(self._evening_boards()), self.event, seq, topics.ROUND,
                                                  body)
                 db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
                            "DO UPDATE SET seq = excluded.seq, payload = excluded.payload", (topic, seq, payload))
@@ -480,13 +481,13 @@ class DirectorLink(_Link):
         if self.dropped > self._dropped_noted:
             count, self._dropped_noted = self.dropped - self._dropped_noted, self.dropped
             with self._lock:
-                self._refuse(None, "tallyboard/" + self.event + "/#", "flood",
+                self._refuse(None, topics.ROOT + "/" + self.event + "/#", "flood",
                              "messages dropped unread: more came than the director could check", count)
         found = kinds.parse_topic(self.event, message.topic)
-        if found is not None and found[0].name == "round":
+        if found is not None and found[0].name == topics.ROUND:
             self._check_round(message)
             return
-        if found is not None and found[0].name == "status":
+        if found is not None and found[0].name == topics.STATUS:
             self._status_message(message, found[1] or "")
             return
         board = found[1] if found is not None and found[0].sender == kinds.TABLE else None
@@ -518,7 +519,7 @@ class DirectorLink(_Link):
                 self._refuse(board, message.topic, refused.reason, str(refused))
         if board is not None and last and envelope.is_name(board):
             self.client.publish(envelope.applied_topic(self.event, board),
-                                envelope.seal_director(self._tag_keys([board]), self.event, 0, "applied",
+                                envelope.seal_director(self._tag_keys([board]), self.event, 0, topics.APPLIED,
                                                        {"board": board, "seq": last}), qos=1, retain=True)
 
     def _refuse(self, board: str | None, topic: str, reason: str, text: str, count: int = 1) -> None:
