@@ -71,4 +71,3 @@ FOLLOWING = const(-1)  # then: the next step of the tuple
 
 YES_NO = (b"NO", b"YES")
 RANKS = (b"A", b"2", b"3", b"4", b"5", b"6", b"7", b"8", b"9", b"10", b"J", b"Q", b"K")
-NO_SUIT_CARD = const(512)   # a card event's suit bits: cards.NO_SUIT << 4 << 3
