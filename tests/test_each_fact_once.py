@@ -112,8 +112,9 @@ def test_no_layout_is_unpacked_by_hand():
     """The games that state a layout as fields read their events only through
     it, and the host's profiles read events through the core's accessors."""
     by_hand = re.compile(r"\b(event|e|card)\s*(>>|&|<<)\s*(3|4|7|8|11|14|15|18|21|24)\b|<< 3\b")
-    converted = ["firmware/tallycore/" + name for name in ("bishops_whist.py", "rummy.py", "moosehead.py",
-                                                             "most_count.py", "points.py", "cards.py")]
+    converted = ["firmware/tallycore/" + name for name in ("bishops_whist.py", "foozle.py", "despised_nines.py",
+                                                             "rummy.py", "moosehead.py", "most_count.py",
+                                                             "points.py", "cards.py")]
     host = [path.relative_to(ROOT).as_posix() for path in sorted((ROOT / "host/tallyboard/games").glob("*.py"))]
     hits = [(name, line.strip()) for name in converted + host
             for line in (ROOT / name).read_text(encoding="utf-8").splitlines()

@@ -37,3 +37,8 @@ def put(field, value, at=0):
 def fits(field, value):
     """Whether value is within the field's lo..hi."""
     return field[LO] <= value <= field[HI]
+
+
+def above(field):
+    """The first bit above the field (a field of one value, not each). Allocation-free."""
+    return field[SHIFT] + field[WIDTH]
