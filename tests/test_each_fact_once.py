@@ -81,7 +81,9 @@ def test_every_entry_step_puts_its_value_in_a_field_of_the_events_layout():
 
 def test_the_wires_fields_are_the_layout_the_rules_pack_with():
     from tallycore import bishops_whist, cards, moosehead, most_count, points, rummy
-    assert bishops_whist.EVENT_FORMS[1][3] is bishops_whist.HAND_FIELDS
+    from tallycore import despised_nines, foozle, skicket
+    for rules in (bishops_whist, foozle, despised_nines, skicket):
+        assert [form[3] for form in rules.EVENT_FORMS if form[3]] == [rules.HAND_FIELDS]
     assert most_count.EVENT_FORMS[1][3] is points.COUNT_FIELDS
     for rules in (rummy, moosehead):
         card_form = rules.EVENT_FORMS[-1][3]
@@ -113,7 +115,7 @@ def test_no_layout_is_unpacked_by_hand():
     it, and the host's profiles read events through the core's accessors."""
     by_hand = re.compile(r"\b(event|e|card)\s*(>>|&|<<)\s*(3|4|7|8|11|14|15|18|21|24)\b|<< 3\b")
     converted = ["firmware/tallycore/" + name for name in ("bishops_whist.py", "foozle.py", "despised_nines.py",
-                                                             "rummy.py", "moosehead.py", "most_count.py",
+                                                             "skicket.py", "rummy.py", "moosehead.py", "most_count.py",
                                                              "points.py", "cards.py")]
     host = [path.relative_to(ROOT).as_posix() for path in sorted((ROOT / "host/tallyboard/games").glob("*.py"))]
     hits = [(name, line.strip()) for name in converted + host

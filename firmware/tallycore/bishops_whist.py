@@ -84,15 +84,13 @@ ENTRY = (
 
 def pack_hand(tricks, bishops, turned=False, exposed=(0, 0), revokes=(0, 0)):
     event = layout.put(HAND_FIELDS[_TURNED], 1 if turned else 0)
-    for row, values, wrong in ((_TRICKS, tricks, "tricks: a side wins %d to %d tricks"),
-                               (_BISHOPS, bishops, "bishops: a side wins %d to %d bishops"),
-                               (_EXPOSED, exposed, "exposed: %d to %d exposed-card penalties per side in a hand"),
-                               (_REVOKES, revokes, "revokes: %d to %d revokes per side in a hand")):
-        for side in range(2):
-            field = HAND_FIELDS[row + side]
-            if not layout.fits(field, values[side]):
-                raise ValueError(wrong % (field[layout.LO], field[layout.HI]))
-            event |= layout.put(field, values[side])
+    for side in range(2):
+        event |= (layout.checked(HAND_FIELDS[_TRICKS + side], tricks[side], "tricks: a side wins 0 to 13 tricks")
+                  | layout.checked(HAND_FIELDS[_BISHOPS + side], bishops[side], "bishops: a side wins 0 to 4 bishops")
+                  | layout.checked(HAND_FIELDS[_EXPOSED + side], exposed[side],
+                                   "exposed: 0 to 7 exposed-card penalties per side in a hand")
+                  | layout.checked(HAND_FIELDS[_REVOKES + side], revokes[side],
+                                   "revokes: 0 to 7 revokes per side in a hand"))
     return event
 
 

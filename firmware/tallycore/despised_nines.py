@@ -46,9 +46,7 @@ def pack_hand(nines):
     if len(nines) < 1 or len(nines) > 8:
         raise ValueError("nines: one count per player")
     for p in range(len(nines)):
-        if not layout.fits(HAND_FIELDS[_NINES], nines[p]):
-            raise ValueError("nines: a player takes 0 to 4 nines")
-        event |= layout.put(HAND_FIELDS[_NINES], nines[p], p)
+        event |= layout.checked(HAND_FIELDS[_NINES], nines[p], "nines: a player takes 0 to 4 nines", p)
     return event | layout.put(HAND_FIELDS[_PLAYERS], len(nines) - 1)
 
 
@@ -69,10 +67,9 @@ reset = points.reset_nothing
 
 def check(state, players, event):
     points.check_deal_left(state, players)
-    nines = HAND_FIELDS[_NINES]
-    at = HAND_FIELDS[_PLAYERS][SHIFT]
+    at = layout.offset(HAND_FIELDS[_PLAYERS], 0)
     # the players' field says how many, and no nines are counted beyond them
-    if event >> at != players - 1 or (event & ((1 << at) - 1)) >> (nines[SHIFT] + nines[WIDTH] * players):
+    if event >> at != players - 1 or (event & ((1 << at) - 1)) >> layout.offset(HAND_FIELDS[_NINES], players):
         raise ValueError("nines: one count per player")
     taken = 0
     for p in range(players):

@@ -41,13 +41,9 @@ ENTRY = (
 )
 
 def pack_hand(bidder, bid, tricks):
-    event = 0
-    for row, value, wrong in ((_BIDDER, bidder, "bidder: must be a player index"),
-                              (_BID, bid, "bid: must be 1 to 5 tricks"), (_TRICKS, tricks, "tricks: must be 0 to 5")):
-        if not layout.fits(HAND_FIELDS[row], value):
-            raise ValueError(wrong)
-        event |= layout.put(HAND_FIELDS[row], value)
-    return event
+    return (layout.checked(HAND_FIELDS[_BIDDER], bidder, "bidder: must be a player index")
+            | layout.checked(HAND_FIELDS[_BID], bid, "bid: must be 1 to 5 tricks")
+            | layout.checked(HAND_FIELDS[_TRICKS], tricks, "tricks: must be 0 to 5"))
 
 
 def bidder_of(event):

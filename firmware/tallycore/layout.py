@@ -30,13 +30,21 @@ def get(event, field, at=0):
 
 def put(field, value, at=0):
     """value in the field's place (at: the player of an each field), to be or-ed
-    into an event; the caller checks it is within lo..hi (fits())."""
+    into an event; the caller knows it is within lo..hi (else checked())."""
     return value << (field[SHIFT] + at * field[WIDTH])
 
 
-def fits(field, value):
-    """Whether value is within the field's lo..hi."""
-    return field[LO] <= value <= field[HI]
+def checked(field, value, wrong, at=0):
+    """put(field, value, at), or ValueError(wrong) when value is not within lo..hi.
+    Allocation-free when it fits."""
+    if not field[LO] <= value <= field[HI]:
+        raise ValueError(wrong)
+    return value << (field[SHIFT] + at * field[WIDTH])
+
+
+def offset(field, at):
+    """The first bit of player at's value of an each field. Allocation-free."""
+    return field[SHIFT] + at * field[WIDTH]
 
 
 def above(field):
