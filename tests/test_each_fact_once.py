@@ -81,9 +81,10 @@ def test_every_entry_step_puts_its_value_in_a_field_of_the_events_layout():
 
 def test_the_wires_fields_are_the_layout_the_rules_pack_with():
     from tallycore import bishops_whist, cards, moosehead, most_count, points, rummy
-    from tallycore import despised_nines, foozle, skicket
-    for rules in (bishops_whist, foozle, despised_nines, skicket):
+    from tallycore import coronado, despised_nines, foozle, jaimy, roquet, sachem, skicket
+    for rules in (bishops_whist, foozle, despised_nines, skicket, coronado, jaimy, sachem):
         assert [form[3] for form in rules.EVENT_FORMS if form[3]] == [rules.HAND_FIELDS]
+    assert [form[3] for form in roquet.EVENT_FORMS if form[3]] == [roquet.PEG_FIELDS]
     assert most_count.EVENT_FORMS[1][3] is points.COUNT_FIELDS
     for rules in (rummy, moosehead):
         card_form = rules.EVENT_FORMS[-1][3]
@@ -116,7 +117,8 @@ def test_no_layout_is_unpacked_by_hand():
     # a shift or mask of an event's field written out (a skicket event's bytes as its state keeps them aside)
     by_hand = re.compile(r"\b(event|e|card)\s*(>>|&|<<)\s*(3|4|7|11|14|15|18|21|24)\b")
     converted = ["firmware/tallycore/" + name for name in ("bishops_whist.py", "foozle.py", "despised_nines.py",
-                                                             "skicket.py", "rummy.py", "moosehead.py", "most_count.py",
+                                                             "skicket.py", "coronado.py", "jaimy.py",
+                                                             "sachem.py", "roquet.py", "rummy.py", "moosehead.py", "most_count.py",
                                                              "points.py", "cards.py")]
     host = [path.relative_to(ROOT).as_posix() for path in sorted((ROOT / "host/tallyboard/games").glob("*.py"))]
     hits = [(name, line.strip()) for name in converted + host

@@ -22,6 +22,11 @@ EACH = const(6)
 MEANING = const(7)
 
 
+def name(field):
+    """The field's name as text (a record's key)."""
+    return field[NAME].decode()
+
+
 def get(event, field, at=0):
     """The field's value in event (at: the player of an each field). Allocation-free."""
     width = field[WIDTH]
