@@ -47,6 +47,11 @@ def checked(field, value, wrong, at=0):
     return value << (field[SHIFT] + at * field[WIDTH])
 
 
+def mask(field):
+    """The field's value's bits, at bit 0."""
+    return (1 << field[WIDTH]) - 1
+
+
 def offset(field, at):
     """The first bit of player at's value of an each field. Allocation-free."""
     return field[SHIFT] + at * field[WIDTH]

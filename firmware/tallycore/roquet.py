@@ -63,6 +63,10 @@ PEG_FIELDS = (
 )
 _PLAYER = const(0)   # rows of PEG_FIELDS
 _POINTS = const(1)
+# the same, read once for apply(), which every undo replays: no call per field
+_PLAYER_AT = layout.offset(PEG_FIELDS[_PLAYER], 0)
+_PLAYER_MASK = layout.mask(PEG_FIELDS[_PLAYER])
+_POINTS_AT = layout.offset(PEG_FIELDS[_POINTS], 0)
 
 _GAME_OVER = const(1)
 _REACHED_15 = const(8)
@@ -151,8 +155,8 @@ def apply(state, players, event):
     if event == HAND_END:
         _end_hand(state)
         return
-    player = peg_player(event)
-    points = peg_points(event)
+    player = (event >> _PLAYER_AT) & _PLAYER_MASK
+    points = event >> _POINTS_AT   # a checked peg has nothing above its points
     old = _get(state, _TALLY + 2 * player)
     new = old + points
     if state[1] & OPT_LANDMARK_BONUS:
