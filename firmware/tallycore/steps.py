@@ -14,7 +14,8 @@
 # kind      PLAYER, NUMBER or CHOOSE (shown), CONST, PLAYERS or REST (not shown)
 # low, high NUMBER: the range; CHOOSE: low is added to the word's index; PLAYER: high is the code of
 #           NOBODY; REST: the value is high - the value of step low
-# shift     where the value goes in the event (value << shift); -1: nowhere
+# shift     where the value goes in the event (value << shift): the shift of
+#           its field in the module's layout (tallycore.layout); -1: nowhere
 #           (a step that only decides which steps follow)
 # base      bits every event of the step carries
 # flags     EMIT: the event is complete after this step (checked by the core
