@@ -22,7 +22,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import layout, points
-from tallycore.layout import SHIFT
+from tallycore.layout import HI, LO, SHIFT
 from tallycore.steps import NUMBER, CHOOSE, REST, CONST, EMIT, FOLLOWING, YES_NO
 
 MIN_PLAYERS = const(4)
@@ -67,18 +67,22 @@ _REVOKES = const(7)
 # only when asked for, the exposed cards and revokes of each side; MISDEAL
 # in place of the tricks.
 _ALL_DONE = const(11)
+_A = HAND_FIELDS[_TRICKS]
+_B = HAND_FIELDS[_BISHOPS]
+_E = HAND_FIELDS[_EXPOSED]
+_R = HAND_FIELDS[_REVOKES]
 ENTRY = (
-    (b"tricks A+C", NUMBER, 0, 13, HAND_FIELDS[_TRICKS][SHIFT], 0, 0, FOLLOWING, None, 0, None,
+    (b"tricks A+C", NUMBER, _A[LO], _A[HI], _A[SHIFT], 0, 0, FOLLOWING, None, 0, None,
      ((b"MISDEAL", MISDEAL, _ALL_DONE),)),
     (b"tricks", REST, 0, 13, HAND_FIELDS[_TRICKS + 1][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
-    (b"bishops A+C", NUMBER, 0, 4, HAND_FIELDS[_BISHOPS][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
+    (b"bishops A+C", NUMBER, _B[LO], _B[HI], _B[SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
     (b"bishops", REST, 2, 4, HAND_FIELDS[_BISHOPS + 1][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
     (b"bishop_turned", CHOOSE, 0, 0, HAND_FIELDS[_TURNED][SHIFT], 0, 0, FOLLOWING, None, 0, YES_NO, None),
     (b"penalties", CHOOSE, 0, 0, -1, 0, 0, FOLLOWING, None, 0, YES_NO, None),
-    (b"exposed A+C", NUMBER, 0, 7, HAND_FIELDS[_EXPOSED][SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
-    (b"exposed B+D", NUMBER, 0, 7, HAND_FIELDS[_EXPOSED + 1][SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
-    (b"revokes A+C", NUMBER, 0, 7, HAND_FIELDS[_REVOKES][SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
-    (b"revokes B+D", NUMBER, 0, 7, HAND_FIELDS[_REVOKES + 1][SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"exposed A+C", NUMBER, _E[LO], _E[HI], _E[SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"exposed B+D", NUMBER, _E[LO], _E[HI], HAND_FIELDS[_EXPOSED + 1][SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"revokes A+C", NUMBER, _R[LO], _R[HI], _R[SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"revokes B+D", NUMBER, _R[LO], _R[HI], HAND_FIELDS[_REVOKES + 1][SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
     (b"hand", CONST, 0, 0, -1, 0, EMIT, FOLLOWING, None, 0, None, None),
 )
 

@@ -18,7 +18,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import layout, points
-from tallycore.layout import SHIFT
+from tallycore.layout import HI, LO, SHIFT
 from tallycore.steps import NUMBER, CHOOSE, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
@@ -46,7 +46,8 @@ _TRICKS = const(1)
 ENTRY = (
     (b"mode", CHOOSE, 0, 0, HAND_FIELDS[_MODE][SHIFT], 0, 0, FOLLOWING, None, 0, (b"STAND", b"REFUSED", b"DREW"),
      None),
-    (b"tricks", NUMBER, 0, 5, HAND_FIELDS[_TRICKS][SHIFT], 0, EMIT, FOLLOWING, None, 0, None, None),
+    (b"tricks", NUMBER, HAND_FIELDS[_TRICKS][LO], HAND_FIELDS[_TRICKS][HI], HAND_FIELDS[_TRICKS][SHIFT], 0, EMIT,
+     FOLLOWING, None, 0, None, None),
 )
 
 def pack_hand(mode, tricks):

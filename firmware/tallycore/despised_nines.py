@@ -14,7 +14,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import layout, points
-from tallycore.layout import SHIFT, WIDTH
+from tallycore.layout import HI, LO, SHIFT, WIDTH
 from tallycore.steps import NUMBER, PLAYERS, EACH, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
@@ -36,8 +36,8 @@ _PLAYERS = const(1)
 # The board's own entry (tallypanel.entry, docs/display.md): the nines each
 # player took, and the players less one, into their fields.
 ENTRY = (
-    (b"nines", NUMBER, 0, 4, HAND_FIELDS[_NINES][SHIFT], 0, EACH, FOLLOWING, None, HAND_FIELDS[_NINES][WIDTH], None,
-     None),
+    (b"nines", NUMBER, HAND_FIELDS[_NINES][LO], HAND_FIELDS[_NINES][HI], HAND_FIELDS[_NINES][SHIFT], 0, EACH,
+     FOLLOWING, None, HAND_FIELDS[_NINES][WIDTH], None, None),
     (b"nines", PLAYERS, 0, 0, HAND_FIELDS[_PLAYERS][SHIFT], 0, EMIT, FOLLOWING, None, 0, None, None),
 )
 

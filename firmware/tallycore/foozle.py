@@ -12,7 +12,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import layout, points
-from tallycore.layout import SHIFT
+from tallycore.layout import HI, LO, SHIFT
 from tallycore.steps import PLAYER, NUMBER, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
@@ -36,8 +36,9 @@ _TRICKS = const(2)
 # bidder, bid and tricks, into their fields.
 ENTRY = (
     (b"bidder", PLAYER, 0, 0, HAND_FIELDS[_BIDDER][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
-    (b"bid", NUMBER, 1, 5, HAND_FIELDS[_BID][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
-    (b"tricks", NUMBER, 0, 5, HAND_FIELDS[_TRICKS][SHIFT], 0, EMIT, FOLLOWING, None, 0, None, None),
+    (b"bid", NUMBER, HAND_FIELDS[_BID][LO], HAND_FIELDS[_BID][HI], HAND_FIELDS[_BID][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
+    (b"tricks", NUMBER, HAND_FIELDS[_TRICKS][LO], HAND_FIELDS[_TRICKS][HI], HAND_FIELDS[_TRICKS][SHIFT], 0, EMIT,
+     FOLLOWING, None, 0, None, None),
 )
 
 def pack_hand(bidder, bid, tricks):
