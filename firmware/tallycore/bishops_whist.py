@@ -9,12 +9,7 @@
 # the mask of both players of the winning side. Totals are signed: penalties
 # can take a side below zero.
 #
-# Event encoding (one hand, a small int below 2**28):
-#   bits  0-3  tricks won by side 0      bits  4-7  tricks won by side 1
-#   bits  8-10 bishops won by side 0     bits 11-13 bishops won by side 1
-#   bit  14    a bishop was turned as the trump card (the dealer's side)
-#   bits 15-17 exposed-card penalties of side 0 (0..7)   bits 18-20 side 1
-#   bits 21-23 revokes of side 0 (0..7)                  bits 24-26 side 1
+# Event encoding (one hand, a small int below 2**28): HAND_FIELDS below;
 #   MISDEAL    bit 27 alone: scores nothing, the deal passes to the left
 #
 # State: the shared layout of points.py (side totals kept on both partners),
@@ -26,7 +21,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-from tallycore import points
+from tallycore import layout, points
+from tallycore.layout import HI, LO, SHIFT
 from tallycore.steps import NUMBER, CHOOSE, REST, CONST, EMIT, FOLLOWING, YES_NO
 
 MIN_PLAYERS = const(4)
@@ -35,7 +31,6 @@ STATE_SIZE = const(23)
 VIEW = None            # the panel's screens for any short game
 TARGET = const(25)
 MISDEAL = const(0x8000000)
-_TURNED = const(0x4000)
 _BOOK = const(6)
 TRICK_POINTS = const(1)    # each trick over six
 _BISHOP_POINTS = const(2)   # each bishop among a side's tricks
@@ -47,59 +42,80 @@ _DEALS = const(20)
 _OPTIONS = const(22)
 _SIDE_MASK = b"\x05\x0a"   # players of side 0 (0, 2) and of side 1 (1, 3)
 
+# A hand's fields (tallycore.layout), its one layout: side A's field of each
+# pair, then side B's
+HAND_FIELDS = (
+    (b"tricks_a", 0, 4, 0, 13, b"", 0, "tricks won by side A (players 0 and 2)"),
+    (b"tricks_b", 4, 4, 0, 13, b"", 0, "tricks won by side B (players 1 and 3); the two add up to 13"),
+    (b"bishops_a", 8, 3, 0, 4, b"", 0, "bishops among side A's tricks"),
+    (b"bishops_b", 11, 3, 0, 4, b"", 0, "bishops among side B's tricks"),
+    (b"turned", 14, 1, 0, 1, b"", 0, "1: a bishop turned as the trump card (the dealer's side)"),
+    (b"exposed_a", 15, 3, 0, 7, b"", 0, "exposed-card penalties of side A"),
+    (b"exposed_b", 18, 3, 0, 7, b"", 0, "exposed-card penalties of side B"),
+    (b"revokes_a", 21, 3, 0, 7, b"", 0, "revokes of side A"),
+    (b"revokes_b", 24, 3, 0, 7, b"", 0, "revokes of side B"),
+)
+_TRICKS = const(0)    # rows of HAND_FIELDS: side A's; side B's is the next
+_BISHOPS = const(2)
+_TURNED = const(4)
+_EXPOSED = const(5)
+_REVOKES = const(7)
+
 
 # The board's own entry (tallypanel.entry, docs/display.md): side 0's tricks
 # and bishops (side 1's are the rest of 13 and 4), the bishop turned, and,
 # only when asked for, the exposed cards and revokes of each side; MISDEAL
 # in place of the tricks.
 _ALL_DONE = const(11)
+_A = HAND_FIELDS[_TRICKS]
+_B = HAND_FIELDS[_BISHOPS]
+_E = HAND_FIELDS[_EXPOSED]
+_R = HAND_FIELDS[_REVOKES]
 ENTRY = (
-    (b"tricks A+C", NUMBER, 0, 13, 0, 0, 0, FOLLOWING, None, 0, None, ((b"MISDEAL", MISDEAL, _ALL_DONE),)),
-    (b"tricks", REST, 0, 13, 4, 0, 0, FOLLOWING, None, 0, None, None),
-    (b"bishops A+C", NUMBER, 0, 4, 8, 0, 0, FOLLOWING, None, 0, None, None),
-    (b"bishops", REST, 2, 4, 11, 0, 0, FOLLOWING, None, 0, None, None),
-    (b"bishop_turned", CHOOSE, 0, 0, 14, 0, 0, FOLLOWING, None, 0, YES_NO, None),
+    (b"tricks A+C", NUMBER, _A[LO], _A[HI], _A[SHIFT], 0, 0, FOLLOWING, None, 0, None,
+     ((b"MISDEAL", MISDEAL, _ALL_DONE),)),
+    (b"tricks", REST, 0, 13, HAND_FIELDS[_TRICKS + 1][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
+    (b"bishops A+C", NUMBER, _B[LO], _B[HI], _B[SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
+    (b"bishops", REST, 2, 4, HAND_FIELDS[_BISHOPS + 1][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
+    (b"bishop_turned", CHOOSE, 0, 0, HAND_FIELDS[_TURNED][SHIFT], 0, 0, FOLLOWING, None, 0, YES_NO, None),
     (b"penalties", CHOOSE, 0, 0, -1, 0, 0, FOLLOWING, None, 0, YES_NO, None),
-    (b"exposed A+C", NUMBER, 0, 7, 15, 0, 0, FOLLOWING, (5, 0), 0, None, None),
-    (b"exposed B+D", NUMBER, 0, 7, 18, 0, 0, FOLLOWING, (5, 0), 0, None, None),
-    (b"revokes A+C", NUMBER, 0, 7, 21, 0, 0, FOLLOWING, (5, 0), 0, None, None),
-    (b"revokes B+D", NUMBER, 0, 7, 24, 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"exposed A+C", NUMBER, _E[LO], _E[HI], _E[SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"exposed B+D", NUMBER, _E[LO], _E[HI], HAND_FIELDS[_EXPOSED + 1][SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"revokes A+C", NUMBER, _R[LO], _R[HI], _R[SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
+    (b"revokes B+D", NUMBER, _R[LO], _R[HI], HAND_FIELDS[_REVOKES + 1][SHIFT], 0, 0, FOLLOWING, (5, 0), 0, None, None),
     (b"hand", CONST, 0, 0, -1, 0, EMIT, FOLLOWING, None, 0, None, None),
 )
 
 def pack_hand(tricks, bishops, turned=False, exposed=(0, 0), revokes=(0, 0)):
+    event = layout.put(HAND_FIELDS[_TURNED], 1 if turned else 0)
     for side in range(2):
-        if tricks[side] < 0 or tricks[side] > 13:
-            raise ValueError("tricks: a side wins 0 to 13 tricks")
-        if bishops[side] < 0 or bishops[side] > 4:
-            raise ValueError("bishops: a side wins 0 to 4 bishops")
-        if exposed[side] < 0 or exposed[side] > 7:
-            raise ValueError("exposed: 0 to 7 exposed-card penalties per side in a hand")
-        if revokes[side] < 0 or revokes[side] > 7:
-            raise ValueError("revokes: 0 to 7 revokes per side in a hand")
-    return (tricks[0] | tricks[1] << 4 | bishops[0] << 8 | bishops[1] << 11
-            | (_TURNED if turned else 0) | exposed[0] << 15 | exposed[1] << 18
-            | revokes[0] << 21 | revokes[1] << 24)
+        event |= (layout.checked(HAND_FIELDS[_TRICKS + side], tricks[side], "tricks: a side wins 0 to 13 tricks")
+                  | layout.checked(HAND_FIELDS[_BISHOPS + side], bishops[side], "bishops: a side wins 0 to 4 bishops")
+                  | layout.checked(HAND_FIELDS[_EXPOSED + side], exposed[side],
+                                   "exposed: 0 to 7 exposed-card penalties per side in a hand")
+                  | layout.checked(HAND_FIELDS[_REVOKES + side], revokes[side],
+                                   "revokes: 0 to 7 revokes per side in a hand"))
+    return event
 
 
 def tricks_of(event, side):
-    return (event >> (4 * side)) & 15
+    return layout.get(event, HAND_FIELDS[_TRICKS + side])
 
 
 def bishops_of(event, side):
-    return (event >> (8 + 3 * side)) & 7
+    return layout.get(event, HAND_FIELDS[_BISHOPS + side])
 
 
 def turned_of(event):
-    return event & _TURNED != 0
+    return layout.get(event, HAND_FIELDS[_TURNED]) != 0
 
 
 def exposed_of(event, side):
-    return (event >> (15 + 3 * side)) & 7
+    return layout.get(event, HAND_FIELDS[_EXPOSED + side])
 
 
 def revokes_of(event, side):
-    return (event >> (21 + 3 * side)) & 7
+    return layout.get(event, HAND_FIELDS[_REVOKES + side])
 
 
 def side_of(player):
@@ -115,15 +131,15 @@ def score_side(event, side, dealer):
     """Points of one side for one hand (docs/rules.md BW4, BW5)."""
     if event == MISDEAL:
         return 0  # a misdeal scores nothing; the turned-bishop point is lost
-    tricks = (event >> (4 * side)) & 15
+    tricks = tricks_of(event, side)
     value = 0
     if tricks > _BOOK:
         value = TRICK_POINTS * (tricks - _BOOK)   # 1 per trick over six
-    value += _BISHOP_POINTS * ((event >> (8 + 3 * side)) & 7)
-    if event & _TURNED and dealer & 1 == side:
+    value += _BISHOP_POINTS * bishops_of(event, side)
+    if turned_of(event) and dealer & 1 == side:
         value += _TURNED_POINTS                   # bishop cut the dealer
-    value -= _EXPOSED_POINTS * ((event >> (15 + 3 * side)) & 7)
-    value -= _REVOKE_POINTS * ((event >> (21 + 3 * side)) & 7)
+    value -= _EXPOSED_POINTS * exposed_of(event, side)
+    value -= _REVOKE_POINTS * revokes_of(event, side)
     return value
 
 
@@ -151,12 +167,14 @@ def check(state, players, event):
         return
     if event >> 27:
         raise ValueError("event: not a Bishops Whist hand")
-    if (event & 15) + ((event >> 4) & 15) != 13:
-        raise ValueError("tricks: must add up to 13, not %d" % ((event & 15) + ((event >> 4) & 15)))
-    if ((event >> 8) & 7) + ((event >> 11) & 7) != 4:
-        raise ValueError("bishops: must add up to 4, not %d" % (((event >> 8) & 7) + ((event >> 11) & 7)))
+    tricks = tricks_of(event, 0) + tricks_of(event, 1)
+    if tricks != 13:
+        raise ValueError("tricks: must add up to 13, not %d" % tricks)
+    bishops = bishops_of(event, 0) + bishops_of(event, 1)
+    if bishops != 4:
+        raise ValueError("bishops: must add up to 4, not %d" % bishops)
     for side in range(2):
-        if (event >> (8 + 3 * side)) & 7 and not (event >> (4 * side)) & 15:
+        if bishops_of(event, side) and not tricks_of(event, side):
             raise ValueError("bishops: side %d won no tricks, so no bishops" % side)
 
 
@@ -171,7 +189,7 @@ def apply(state, players, event):
         value = score_side(event, side, dealer_player)
         points.add(state, side, value)
         points.add(state, side + 2, value)
-        if (event >> (21 + 3 * side)) & 7:
+        if revokes_of(event, side):
             barred |= _SIDE_MASK[side]   # a revoking side cannot win on this hand
     points.end_hand(state)
     # Game: 25 points, every hand played out; if both sides pass 25 the
@@ -234,15 +252,5 @@ VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
     (b"misdeal", 0xFFFFFFF, MISDEAL, (), "a misdeal: bit 27 alone; the deal passes to the left", 0),
-    (b"hand", MISDEAL, 0, (
-        (b"tricks_a", 0, 4, 0, 13, b"", 0, "tricks won by side A (players 0 and 2)"),
-        (b"tricks_b", 4, 4, 0, 13, b"", 0, "tricks won by side B (players 1 and 3); the two add up to 13"),
-        (b"bishops_a", 8, 3, 0, 4, b"", 0, "bishops among side A's tricks"),
-        (b"bishops_b", 11, 3, 0, 4, b"", 0, "bishops among side B's tricks"),
-        (b"turned", 14, 1, 0, 1, b"", 0, "1: a bishop turned as the trump card (the dealer's side)"),
-        (b"exposed_a", 15, 3, 0, 7, b"", 0, "exposed-card penalties of side A"),
-        (b"exposed_b", 18, 3, 0, 7, b"", 0, "exposed-card penalties of side B"),
-        (b"revokes_a", 21, 3, 0, 7, b"", 0, "revokes of side A"),
-        (b"revokes_b", 24, 3, 0, 7, b"", 0, "revokes of side B")),
-     "one hand", 1),
+    (b"hand", MISDEAL, 0, HAND_FIELDS, "one hand", 1),
 )

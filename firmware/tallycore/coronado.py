@@ -7,9 +7,7 @@
 #   refused  he asked for cards and the dealer refused (paragraph 5)
 #   drew     he asked for cards and got them (paragraphs 6, 9)
 #
-# Event encoding (one hand, a small int below 2**5):
-#   bits 0-1  mode    0 stand, 1 refused, 2 drew
-#   bits 2-4  tricks  0..5 won by the dealer's opponent
+# Event encoding (one hand, a small int below 2**5): HAND_FIELDS below
 #
 # State: the shared layout of points.py (hands, game over, totals).
 # Options: bits 0-2 first dealer (0 or 1).
@@ -19,7 +17,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-from tallycore import points
+from tallycore import layout, points
+from tallycore.layout import HI, LO, SHIFT
 from tallycore.steps import NUMBER, CHOOSE, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
@@ -33,28 +32,35 @@ REFUSED = const(1)
 DREW = const(2)
 MODES = ("stand", "refused", "drew")
 
+# A hand's fields (tallycore.layout), its one layout
+HAND_FIELDS = (
+    (b"mode", 0, 2, 0, 2, b"", 0, "0 stand, 1 refused, 2 drew"),
+    (b"tricks", 2, 3, 0, 5, b"", 0, "tricks won by the dealer's opponent"),
+)
+_MODE = const(0)     # rows of HAND_FIELDS
+_TRICKS = const(1)
+
 
 # The board's own entry (tallypanel.entry, docs/display.md): the record's
-# mode and tricks, into bits 0-1 and 2-4.
+# mode and tricks, into their fields.
 ENTRY = (
-    (b"mode", CHOOSE, 0, 0, 0, 0, 0, FOLLOWING, None, 0, (b"STAND", b"REFUSED", b"DREW"), None),
-    (b"tricks", NUMBER, 0, 5, 2, 0, EMIT, FOLLOWING, None, 0, None, None),
+    (b"mode", CHOOSE, 0, 0, HAND_FIELDS[_MODE][SHIFT], 0, 0, FOLLOWING, None, 0, (b"STAND", b"REFUSED", b"DREW"),
+     None),
+    (b"tricks", NUMBER, HAND_FIELDS[_TRICKS][LO], HAND_FIELDS[_TRICKS][HI], HAND_FIELDS[_TRICKS][SHIFT], 0, EMIT,
+     FOLLOWING, None, 0, None, None),
 )
 
 def pack_hand(mode, tricks):
-    if mode < STAND or mode > DREW:
-        raise ValueError("mode: must be stand, refused or drew")
-    if tricks < 0 or tricks > 5:
-        raise ValueError("tricks: must be 0 to 5")
-    return mode | tricks << 2
+    return (layout.checked(HAND_FIELDS[_MODE], mode, "mode: must be stand, refused or drew")
+            | layout.checked(HAND_FIELDS[_TRICKS], tricks, "tricks: must be 0 to 5"))
 
 
 def mode_of(event):
-    return event & 3
+    return layout.get(event, HAND_FIELDS[_MODE])
 
 
 def tricks_of(event):
-    return event >> 2
+    return layout.get(event, HAND_FIELDS[_TRICKS])
 
 
 def check_options(players, options, name):
@@ -72,16 +78,16 @@ def dealer(state, hand):
 
 def check(state, players, event):
     points.check_not_over(state, TARGET)
-    if event >> 5 or event & 3 > DREW:
+    if event >> layout.above(HAND_FIELDS[_TRICKS]) or mode_of(event) > DREW:
         raise ValueError("mode: must be stand, refused or drew")
-    if event >> 2 > 5:
+    if tricks_of(event) > 5:
         raise ValueError("tricks: must be 0 to 5")
 
 
 def apply(state, players, event):
     hand = points.hands(state)
-    mode = event & 3
-    tricks = event >> 2
+    mode = mode_of(event)
+    tricks = tricks_of(event)
     dealer_player = (state[points.HAND] + hand) & 1
     if mode == STAND:
         # Paragraph 4: standing, he must take three tricks or the dealer scores 2.
@@ -114,8 +120,5 @@ winners = points.winners_first_to
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
-    (b"hand", 0, 0, (
-        (b"mode", 0, 2, 0, 2, b"", 0, "0 stand, 1 refused, 2 drew"),
-        (b"tricks", 2, 3, 0, 5, b"", 0, "tricks won by the dealer's opponent")),
-     "one hand", 1),
+    (b"hand", 0, 0, HAND_FIELDS, "one hand", 1),
 )

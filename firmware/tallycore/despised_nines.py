@@ -2,9 +2,9 @@
 # 4 points against the taker; one deal per player, lowest total wins.
 # Rules: docs/rules.md DN (seed 002, "The Despised Nines").
 #
-# Event encoding (one hand, a small int below 2**27): nines taken by player
-# p in bits 3p..3p+2 (0..4 each; the four nines of the pack at most), and the
-# number of players less one in bits 24-26 (the counts cover every player).
+# Event encoding (one hand, a small int below 2**27): HAND_FIELDS below,
+# the nines each player took (the four nines of the pack at most) and the
+# number of players less one (the counts cover every player).
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
 try:
@@ -13,7 +13,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-from tallycore import points
+from tallycore import layout, points
+from tallycore.layout import HI, LO, SHIFT, WIDTH
 from tallycore.steps import NUMBER, PLAYERS, EACH, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
@@ -23,12 +24,21 @@ VIEW = None            # the panel's screens for any short game
 TARGET = const(0)        # one deal per player, lowest wins
 _NINE_POINTS = const(4)
 
+# A hand's fields (tallycore.layout), its one layout
+HAND_FIELDS = (
+    (b"nines", 0, 3, 0, 4, b"", 1, "nines taken by each player (player p's at bit 3p)"),
+    (b"players_less_one", 24, 3, 1, 7, b"", 0, "the number of players less one"),
+)
+_NINES = const(0)     # rows of HAND_FIELDS
+_PLAYERS = const(1)
+
 
 # The board's own entry (tallypanel.entry, docs/display.md): the nines each
-# player took, at bits 3p..3p+2, and the players less one at bits 24-26.
+# player took, and the players less one, into their fields.
 ENTRY = (
-    (b"nines", NUMBER, 0, 4, 0, 0, EACH, FOLLOWING, None, 3, None, None),
-    (b"nines", PLAYERS, 0, 0, 24, 0, EMIT, FOLLOWING, None, 0, None, None),
+    (b"nines", NUMBER, HAND_FIELDS[_NINES][LO], HAND_FIELDS[_NINES][HI], HAND_FIELDS[_NINES][SHIFT], 0, EACH,
+     FOLLOWING, None, HAND_FIELDS[_NINES][WIDTH], None, None),
+    (b"nines", PLAYERS, 0, 0, HAND_FIELDS[_PLAYERS][SHIFT], 0, EMIT, FOLLOWING, None, 0, None, None),
 )
 
 def pack_hand(nines):
@@ -36,18 +46,16 @@ def pack_hand(nines):
     if len(nines) < 1 or len(nines) > 8:
         raise ValueError("nines: one count per player")
     for p in range(len(nines)):
-        if nines[p] < 0 or nines[p] > 4:
-            raise ValueError("nines: a player takes 0 to 4 nines")
-        event |= nines[p] << (3 * p)
-    return event | (len(nines) - 1) << 24
+        event |= layout.checked(HAND_FIELDS[_NINES], nines[p], "nines: a player takes 0 to 4 nines", p)
+    return event | layout.put(HAND_FIELDS[_PLAYERS], len(nines) - 1)
 
 
 def nines_of(event, player):
-    return (event >> (3 * player)) & 7
+    return layout.get(event, HAND_FIELDS[_NINES], player)
 
 
 def players_of(event):
-    return (event >> 24) + 1
+    return layout.get(event, HAND_FIELDS[_PLAYERS]) + 1
 
 
 def check_options(players, options, name):
@@ -59,11 +67,13 @@ reset = points.reset_nothing
 
 def check(state, players, event):
     points.check_deal_left(state, players)
-    if event >> 24 != players - 1 or (event & 0xFFFFFF) >> (3 * players):
+    at = layout.offset(HAND_FIELDS[_PLAYERS], 0)
+    # the players' field says how many, and no nines are counted beyond them
+    if event >> at != players - 1 or (event & ((1 << at) - 1)) >> layout.offset(HAND_FIELDS[_NINES], players):
         raise ValueError("nines: one count per player")
     taken = 0
     for p in range(players):
-        taken += (event >> (3 * p)) & 7
+        taken += nines_of(event, p)
     # The pack has four nines.
     if taken > 4:
         raise ValueError("nines: only four nines in the pack, not %d" % taken)
@@ -72,7 +82,7 @@ def check(state, players, event):
 def apply(state, players, event):
     for p in range(players):
         # docs/rules.md DN2: each nine taken is 4 points against.
-        points.add(state, p, _NINE_POINTS * ((event >> (3 * p)) & 7))
+        points.add(state, p, _NINE_POINTS * nines_of(event, p))
     points.end_hand(state)
 
 
@@ -90,8 +100,5 @@ LOW_WINS = True  # the hand's best is its fewest points (docs/rules.md CF2)
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
-    (b"hand", 0, 0, (
-        (b"nines", 0, 3, 0, 4, b"", 1, "nines taken by each player (player p's at bit 3p)"),
-        (b"players_less_one", 24, 3, 1, 7, b"", 0, "the number of players less one")),
-     "one hand", 1),
+    (b"hand", 0, 0, HAND_FIELDS, "one hand", 1),
 )

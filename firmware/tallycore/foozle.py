@@ -2,10 +2,7 @@
 # all; first to 50. Rules: docs/rules.md FO
 # (seed 002, "FOOZLE").
 #
-# Event encoding (one hand, a small int below 2**9):
-#   bits 0-2  bidder  player index
-#   bits 3-5  bid     1..5 tricks
-#   bits 6-8  tricks  0..5 won by the bidder
+# Event encoding (one hand, a small int below 2**9): HAND_FIELDS below
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
 try:
@@ -14,7 +11,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-from tallycore import points
+from tallycore import layout, points
+from tallycore.layout import HI, LO, SHIFT
 from tallycore.steps import PLAYER, NUMBER, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
@@ -23,35 +21,42 @@ STATE_SIZE = const(20)
 VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
 
+# A hand's fields (tallycore.layout), its one layout
+HAND_FIELDS = (
+    (b"bidder", 0, 3, 0, 7, b"player", 0, "who won the bid"),
+    (b"bid", 3, 3, 1, 5, b"", 0, "tricks bid"),
+    (b"tricks", 6, 3, 0, 5, b"", 0, "tricks won by the bidder"),
+)
+_BIDDER = const(0)   # rows of HAND_FIELDS
+_BID = const(1)
+_TRICKS = const(2)
+
 
 # The board's own entry (tallypanel.entry, docs/display.md): the record's
-# bidder, bid and tricks, into bits 0-2, 3-5 and 6-8.
+# bidder, bid and tricks, into their fields.
 ENTRY = (
-    (b"bidder", PLAYER, 0, 0, 0, 0, 0, FOLLOWING, None, 0, None, None),
-    (b"bid", NUMBER, 1, 5, 3, 0, 0, FOLLOWING, None, 0, None, None),
-    (b"tricks", NUMBER, 0, 5, 6, 0, EMIT, FOLLOWING, None, 0, None, None),
+    (b"bidder", PLAYER, 0, 0, HAND_FIELDS[_BIDDER][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
+    (b"bid", NUMBER, HAND_FIELDS[_BID][LO], HAND_FIELDS[_BID][HI], HAND_FIELDS[_BID][SHIFT], 0, 0, FOLLOWING, None, 0, None, None),
+    (b"tricks", NUMBER, HAND_FIELDS[_TRICKS][LO], HAND_FIELDS[_TRICKS][HI], HAND_FIELDS[_TRICKS][SHIFT], 0, EMIT,
+     FOLLOWING, None, 0, None, None),
 )
 
 def pack_hand(bidder, bid, tricks):
-    if bidder < 0 or bidder > 7:
-        raise ValueError("bidder: must be a player index")
-    if bid < 1 or bid > 5:
-        raise ValueError("bid: must be 1 to 5 tricks")
-    if tricks < 0 or tricks > 5:
-        raise ValueError("tricks: must be 0 to 5")
-    return bidder | bid << 3 | tricks << 6
+    return (layout.checked(HAND_FIELDS[_BIDDER], bidder, "bidder: must be a player index")
+            | layout.checked(HAND_FIELDS[_BID], bid, "bid: must be 1 to 5 tricks")
+            | layout.checked(HAND_FIELDS[_TRICKS], tricks, "tricks: must be 0 to 5"))
 
 
 def bidder_of(event):
-    return event & 7
+    return layout.get(event, HAND_FIELDS[_BIDDER])
 
 
 def bid_of(event):
-    return (event >> 3) & 7
+    return layout.get(event, HAND_FIELDS[_BID])
 
 
 def tricks_of(event):
-    return event >> 6
+    return layout.get(event, HAND_FIELDS[_TRICKS])
 
 
 def check_options(players, options, name):
@@ -63,22 +68,22 @@ reset = points.reset_nothing
 
 def check(state, players, event):
     points.check_not_over(state, TARGET)
-    if event >> 9:
+    if event >> layout.above(HAND_FIELDS[_TRICKS]):
         raise ValueError("event: not a Foozle hand")
-    if event & 7 >= players:
-        raise ValueError("bidder: player %d is out of range 0 to %d" % (event & 7, players - 1))
-    bid = (event >> 3) & 7
+    if bidder_of(event) >= players:
+        raise ValueError("bidder: player %d is out of range 0 to %d" % (bidder_of(event), players - 1))
+    bid = bid_of(event)
     # docs/rules.md FO2: bids of 1 to 5 tricks ("five of course being the highest").
     if bid < 1 or bid > 5:
         raise ValueError("bid: must be 1 to 5 tricks")
-    if event >> 6 > 5:
+    if tricks_of(event) > 5:
         raise ValueError("tricks: must be 0 to 5")
 
 
 def apply(state, players, event):
-    bidder = event & 7
-    bid = (event >> 3) & 7
-    if event >> 6 >= bid:
+    bidder = bidder_of(event)
+    bid = bid_of(event)
+    if tricks_of(event) >= bid:
         # Made: bid x number of opponents, no more for overtricks.
         points.add(state, bidder, bid * (players - 1))
     else:
@@ -102,9 +107,5 @@ winners = points.winners_first_to
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
-    (b"hand", 0, 0, (
-        (b"bidder", 0, 3, 0, 7, b"player", 0, "who won the bid"),
-        (b"bid", 3, 3, 1, 5, b"", 0, "tricks bid"),
-        (b"tricks", 6, 3, 0, 5, b"", 0, "tricks won by the bidder")),
-     "one hand", 1),
+    (b"hand", 0, 0, HAND_FIELDS, "one hand", 1),
 )

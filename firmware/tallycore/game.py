@@ -55,10 +55,9 @@ _PLAYERS_MAX = const(8)
 #                what it is, closes), ...); closes 1: an event of this form
 #                closes a hand (what ends_hand() says of it; a client reads
 #                it in protocol.json); an event e is of the first form whose
-#                e & mask == value; fields: ((name, shift, width, lo, hi,
-#                index, each, meaning), ...): the field's value is
-#                (e >> shift) & (2**width - 1), within lo..hi; each 1: one
-#                such field per player, player p's at shift + p * width
+#                e & mask == value; fields: its fields, the rules module's
+#                one statement of its layout (tallycore.layout says what a
+#                field is), which its packing, accessors and ENTRY read too
 ARG_INT = const(0)    # decimal, lo..hi
 ARG_GAME = const(1)   # a game name (tallycore.games)
 ARG_WHO = const(2)    # a player lo..hi, or "-" for nobody

@@ -2,10 +2,7 @@
 # three tricks may be claimed for 3, all five score 7; first to 21.
 # Rules: docs/rules.md JA (seed 002, "JAIMY").
 #
-# Event encoding (one hand, a small int below 2**5):
-#   bits 0-1  kind    0 nobody scored, 1 claimed (stopped with three tricks),
-#                     2 all (took all five)
-#   bits 2-4  player  who claimed or took all five (0 when nobody)
+# Event encoding (one hand, a small int below 2**5): HAND_FIELDS below
 #
 # Partnerships (option, 4 or 6 players only): two sides sitting alternately,
 # players 0, 2, 4 against 1, 3, 5 ("two or three to each side"). A side's
@@ -20,7 +17,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-from tallycore import points
+from tallycore import layout, points
+from tallycore.layout import SHIFT
 from tallycore.steps import PLAYER, CHOOSE, CONST, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
@@ -38,30 +36,36 @@ _ALL_POINTS = const(7)
 
 _OPTIONS = const(20)  # points.HAND: the options, for partnerships
 
+# A hand's fields (tallycore.layout), its one layout
+HAND_FIELDS = (
+    (b"kind", 0, 2, 0, 2, b"", 0, "0 nobody scored, 1 claimed (stopped with three tricks), 2 took all five"),
+    (b"player", 2, 3, 0, 7, b"player", 0, "who claimed or took all five (0 when nobody)"),
+)
+_KIND = const(0)     # rows of HAND_FIELDS
+_PLAYER = const(1)
+
 
 # The board's own entry (tallypanel.entry, docs/display.md): how the hand
-# was scored (bits 0-1: nobody, claimed three tricks, took all five), then
-# who did it (bits 2-4), left out when nobody scored.
+# was scored (nobody, claimed three tricks, took all five), then who did
+# it, left out when nobody scored.
 ENTRY = (
-    (b"scored", CHOOSE, 0, 0, 0, 0, 0, FOLLOWING, None, 0, (b"NOBODY", b"CLAIMED", b"ALL FIVE"), None),
-    (b"player", PLAYER, 0, 0, 2, 0, 0, FOLLOWING, (0, NOBODY_SCORED), 0, None, None),
+    (b"scored", CHOOSE, 0, 0, HAND_FIELDS[_KIND][SHIFT], 0, 0, FOLLOWING, None, 0,
+     (b"NOBODY", b"CLAIMED", b"ALL FIVE"), None),
+    (b"player", PLAYER, 0, 0, HAND_FIELDS[_PLAYER][SHIFT], 0, 0, FOLLOWING, (0, NOBODY_SCORED), 0, None, None),
     (b"hand", CONST, 0, 0, -1, 0, EMIT, FOLLOWING, None, 0, None, None),
 )
 
 def pack_hand(kind, player=0):
-    if kind < NOBODY_SCORED or kind > ALL:
-        raise ValueError("hand: must be claimed, all or nobody")
-    if player < 0 or player > 7:
-        raise ValueError("player: must be a player index")
-    return kind | player << 2
+    return (layout.checked(HAND_FIELDS[_KIND], kind, "hand: must be claimed, all or nobody")
+            | layout.checked(HAND_FIELDS[_PLAYER], player, "player: must be a player index"))
 
 
 def kind_of(event):
-    return event & 3
+    return layout.get(event, HAND_FIELDS[_KIND])
 
 
 def player_of(event):
-    return event >> 2
+    return layout.get(event, HAND_FIELDS[_PLAYER])
 
 
 def check_options(players, options, name):
@@ -78,23 +82,23 @@ def reset(state, players, options, variant):
 
 def check(state, players, event):
     points.check_not_over(state, TARGET)
-    if event >> 5 or event & 3 > ALL:
+    if event >> layout.above(HAND_FIELDS[_PLAYER]) or kind_of(event) > ALL:
         raise ValueError("event: not a Jaimy hand")
-    player = event >> 2
-    if event & 3 == NOBODY_SCORED:
+    player = player_of(event)
+    if kind_of(event) == NOBODY_SCORED:
         if player:
             raise ValueError("event: not a Jaimy hand")
     elif player >= players:
         raise ValueError("%s: player %d is out of range 0 to %d" % (
-            "claimed" if event & 3 == CLAIMED else "all", player, players - 1))
+            "claimed" if kind_of(event) == CLAIMED else "all", player, players - 1))
 
 
 def apply(state, players, event):
-    kind = event & 3
+    kind = kind_of(event)
     if kind != NOBODY_SCORED:
         # docs/rules.md JA2: three tricks claimed count 3; all five score 7.
         amount = _CLAIM_POINTS if kind == CLAIMED else _ALL_POINTS
-        player = event >> 2
+        player = player_of(event)
         if state[_OPTIONS] & OPT_PARTNERS:
             for p in range(player & 1, players, 2):
                 points.add(state, p, amount)
@@ -120,8 +124,5 @@ winners = points.winners_first_to
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION, (b"partners", 3, 1, 0, 1, b"", 0, "1: partnerships, players 0, 2, 4 against 1, 3, 5 (4 or 6 players)"),)
 EVENT_FORMS = (
-    (b"hand", 0, 0, (
-        (b"kind", 0, 2, 0, 2, b"", 0, "0 nobody scored, 1 claimed (stopped with three tricks), 2 took all five"),
-        (b"player", 2, 3, 0, 7, b"player", 0, "who claimed or took all five (0 when nobody)")),
-     "one hand", 1),
+    (b"hand", 0, 0, HAND_FIELDS, "one hand", 1),
 )

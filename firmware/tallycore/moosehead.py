@@ -9,8 +9,8 @@
 # docs/rules.md MH2); option: J 11, Q 12, K 13.
 #
 # Event encoding (a hand is a sequence, each a small int below 2**12):
-#   play   bits 0-2 player, bits 3-9 the card played (cards.py: rank |
-#          suit << 4; suit 4 = not given). The board adds it to the count;
+#   play   a card event (cards.py): the player and the card played (suit
+#          4 = not given). The board adds it to the count;
 #          15, 20, 25 or 30 pegs 2; a count of 30 closes the round.
 #   GO     1024: all have passed ("I pass" in turn); the player who played
 #          the last card pegs 1 and a new round starts from 0.
@@ -33,7 +33,10 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
-from tallycore.steps import PLAYER, CHOOSE, CONST, EMIT, NEXT, DONE, RANKS, NO_SUIT_CARD, FOLLOWING
+from tallycore.cards import CARD_AT, NO_SUIT, NO_SUIT_CARD, RANK_FIELD, SUIT_FIELD, card_event, card_of, player_of, \
+    rank_of, suit_of
+from tallycore.layout import SHIFT
+from tallycore.steps import PLAYER, CHOOSE, CONST, EMIT, NEXT, DONE, RANKS, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # five cards each: 8 * 5 = 40
@@ -60,20 +63,20 @@ _OPTIONS = const(60)
 # the last play, then END.
 ENTRY = (
     (b"plays", PLAYER, 0, 0, 0, 0, NEXT, FOLLOWING, None, 0, None, ((b"GO", GO, 0), (b"DONE", DONE, 2))),
-    (b"plays", CHOOSE, 1, 0, 3, NO_SUIT_CARD, EMIT, 0, None, 0, RANKS, None),
+    (b"plays", CHOOSE, 1, 0, RANK_FIELD[SHIFT], NO_SUIT_CARD, EMIT, 0, None, 0, RANKS, None),
     (b"plays", CONST, 0, 0, -1, END, EMIT, FOLLOWING, None, 0, None, None),
 )
 
 def pack_play(player, card):
     if player < 0 or player > 7:
         raise ValueError("plays: player must be a player index")
-    if card & 15 < 1 or card & 15 > 13 or card >> 4 > 4:
+    if rank_of(card) < 1 or rank_of(card) > 13 or suit_of(card) > NO_SUIT:
         raise ValueError("plays: unknown card")
-    return player | card << 3
+    return card_event(player, card)
 
 
 def card_value(card, options):
-    rank = card & 15
+    rank = rank_of(card)
     if rank > 10 and not options & OPT_FACES_RANK:
         return 10
     return rank
@@ -121,10 +124,10 @@ def check(state, players, event):
             if played != CARDS:
                 raise ValueError("plays: player %d played %d cards; each plays all five" % (p, played))
         return
-    player = event & 7
-    card = event >> 3
-    rank = card & 15
-    if event >> 10 or rank < 1 or rank > 13 or card >> 4 > 4:
+    player = player_of(event)
+    card = card_of(event)
+    rank = rank_of(card)
+    if event >> 10 or rank < 1 or rank > 13 or suit_of(card) > NO_SUIT:
         raise ValueError("plays: unknown card")
     if player >= players:
         raise ValueError("plays: player %d is out of range 0 to %d" % (player, players - 1))
@@ -135,8 +138,8 @@ def check(state, players, event):
         raise ValueError("plays: %s would take the count to %d, past 30" % (_RANK_TEXT[rank], count))
     if (state[_RANKS + ((rank - 1) >> 1)] >> (4 * ((rank - 1) & 1))) & 15 >= 4:
         raise ValueError("plays: a fifth %s (one pack)" % _RANK_TEXT[rank])
-    if card >> 4 < 4:
-        bit = (card >> 4) * 13 + rank - 1
+    if suit_of(card) < NO_SUIT:
+        bit = suit_of(card) * 13 + rank - 1
         if state[_SEEN + (bit >> 3)] >> (bit & 7) & 1:
             raise ValueError("plays: the same card twice")
 
@@ -159,9 +162,9 @@ def apply(state, players, event):
         points.end_hand(state)
         points.reach(state, players, TARGET)  # first to 50, at the end of the hand
         return
-    player = event & 7
-    card = event >> 3
-    rank = card & 15
+    player = player_of(event)
+    card = card_of(event)
+    rank = rank_of(card)
     value = card_value(card, state[_OPTIONS])
     count = state[_COUNT] + value
     # "SCORING": calling 15, 20, 25 or 30 scores 2.
@@ -179,8 +182,8 @@ def apply(state, players, event):
     state[at + 2] = hand >> 16
     at = _RANKS + ((rank - 1) >> 1)
     state[at] += 1 << (4 * ((rank - 1) & 1))
-    if card >> 4 < 4:
-        bit = (card >> 4) * 13 + rank - 1
+    if suit_of(card) < NO_SUIT:
+        bit = suit_of(card) * 13 + rank - 1
         state[_SEEN + (bit >> 3)] |= 1 << (bit & 7)
 
 
@@ -218,8 +221,6 @@ EVENT_FORMS = (
     (b"go", 0xFFF, GO, (), "all have passed: the player of the last card pegs 1, a new round from 0", 0),
     (b"end", 0xFFF, END, (), "closes the hand: every player has played his five cards", 1),
     (b"play", GO | END, 0, (
-        (b"player", 0, 3, 0, 7, b"player", 0, "who plays"),
-        (b"rank", 3, 4, 1, 13, b"", 0, "the card's rank: 1 ace .. 13 king"),
-        (b"suit", 7, 3, 0, 4, b"", 0, "the card's suit: 0 clubs, 1 spades, 2 hearts, 3 diamonds, 4 not given")),
+        (b"player", 0, CARD_AT, 0, 7, b"player", 0, "who plays"), RANK_FIELD, SUIT_FIELD),
      "a card played", 0),
 )

@@ -23,8 +23,8 @@
 #            hands_won (OPT_HANDS_WON), hands won as in Numero; docs/rules.md QU3
 #
 # Event encoding (a hand is a sequence, each a small int below 2**10):
-#   count   bits 0-2 player, then the count: cards in bits 3-8 (0..52),
-#           tricks in bits 3-6 (0..13)
+#   count   points.COUNT_FIELDS: the player, then the count: cards (0..52)
+#           or tricks (0..13, in bits 3-6)
 #   END     bit 9 alone: closes the hand; every player's count must be in
 #
 # State: the shared layout of points.py, then the hand in progress:
@@ -39,6 +39,7 @@ except ImportError:  # CPython
         return x
 
 from tallycore import games, points
+from tallycore.layout import SHIFT
 from tallycore.steps import NUMBER, CONST, EACH, EMIT, FOLLOWING
 
 MIN_PLAYERS = const(2)
@@ -54,17 +55,18 @@ OPT_HANDS_WON = const(8)  # Quatro: a total counts hands won, not tricks (docs/r
 _COUNTS = const(20)  # points.HAND: the counted-hand layout of points.py
 _CAP = const(29)
 _ADDS = const(30)
+_TRICKS_BITS = const(16)   # a Quatro count is below this
 
 
 # The board's own entry (tallypanel.entry, docs/display.md): each player's
-# count (an event each: the player in bits 0-2, the count from bit 3), then
+# count (an event each: points.COUNT_FIELDS), then
 # END. The count is the variant's: cards held (Numero), tricks (Quatro).
 _CARDS_ENTRY = (
-    (b"cards", NUMBER, 0, PACK, 3, 0, EACH | EMIT, FOLLOWING, None, 0, None, None),
+    (b"cards", NUMBER, 0, PACK, points.COUNT_FIELDS[1][SHIFT], 0, EACH | EMIT, FOLLOWING, None, 0, None, None),
     (b"cards", CONST, 0, 0, -1, END, EMIT, FOLLOWING, None, 0, None, None),
 )
 _TRICKS_ENTRY = (
-    (b"tricks", NUMBER, 0, TRICKS, 3, 0, EACH | EMIT, FOLLOWING, None, 0, None, None),
+    (b"tricks", NUMBER, 0, TRICKS, points.COUNT_FIELDS[1][SHIFT], 0, EACH | EMIT, FOLLOWING, None, 0, None, None),
     (b"tricks", CONST, 0, 0, -1, END, EMIT, FOLLOWING, None, 0, None, None),
 )
 
@@ -81,7 +83,7 @@ def pack_count(player, count, cap):
     """A count event; cap: the game's variant, PACK or TRICKS."""
     if count < 0 or count > cap:
         raise ValueError("%s: must be 0 to %d" % (_label(cap), cap))
-    return player | count << 3
+    return points.count_event(player, count)
 
 
 def check_options(players, options, name):
@@ -118,13 +120,14 @@ def check(state, players, event):
         if not cards and made != TRICKS:
             raise ValueError("tricks: must add up to 13, not %d" % made)
         return
-    # a count wider than its field: Numero's is bits 3-8, Quatro's bits 3-6
-    if cards and event >> 9:
+    # a count wider than its field (points.COUNT_FIELDS, below END); Quatro's
+    # 0..13 fills only its low 4 bits
+    if cards and event > END:
         raise ValueError("event: not a Numero hand")
-    if not cards and event >> 7:
+    if not cards and (event > END or points.count_of(event) >= _TRICKS_BITS):
         raise ValueError("tricks: must be 0 to 13")
     points.check_count(state, players, event, label)
-    if event >> 3 > cap:
+    if points.count_of(event) > cap:
         raise ValueError("%s: must be 0 to %d" % (label, cap))
 
 
@@ -160,8 +163,5 @@ VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION, (b"hands_won", 3, 1, 0, 1, b"", 0, "Quatro only: 1 a total counts hands won, not tricks (QU3)"),)
 EVENT_FORMS = (
     (b"end", 0x3FF, END, (), "closes the hand: every player's count is in", 1),
-    (b"count", END, 0, (
-        (b"player", 0, 3, 0, 7, b"player", 0, "whose count"),
-        (b"count", 3, 6, 0, 52, b"", 0, "cards taken (Numero, 0 to 52) or tricks (Quatro, 0 to 13)")),
-     "one player's count for the hand", 0),
+    (b"count", END, 0, points.COUNT_FIELDS, "one player's count for the hand", 0),
 )

@@ -18,6 +18,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
+from tallycore import layout
+
 HANDS = const(0)
 FLAGS = const(2)
 WON = const(3)
@@ -205,10 +207,29 @@ def win_hand(state, players, event):
 
 
 # Sessions of counted hands (Numero, Quatro): each player's count of the hand
-# in [HAND + p], the mask of players counted in [HAND + 8]; count events are
-# bits 0-2 the player, bits 3-8 the count; COUNTS_END (bit 9 alone) closes
+# in [HAND + p], the mask of players counted in [HAND + 8]; a count event's
+# fields are COUNT_FIELDS (tallycore.layout); COUNTS_END (bit 9 alone) closes
 # the hand, and the players on the most (none if all have 0) win it
 # (apply_counts), or the game adds the counts up itself (close_counts after).
+COUNT_FIELDS = (
+    (b"player", 0, 3, 0, 7, b"player", 0, "whose count"),
+    (b"count", 3, 6, 0, 52, b"", 0, "cards taken (Numero, 0 to 52) or tricks (Quatro, 0 to 13)"),
+)
+
+
+def count_player(event):
+    """The player of a count event. Allocation-free."""
+    return layout.get(event, COUNT_FIELDS[0])
+
+
+def count_of(event):
+    """The count of a count event. Allocation-free."""
+    return layout.get(event, COUNT_FIELDS[1])
+
+
+def count_event(player, count):
+    """A count event (the caller checks the count's range)."""
+    return layout.put(COUNT_FIELDS[0], player) | layout.put(COUNT_FIELDS[1], count)
 
 def sum_counts(state, players, label):
     """At the end of a counted hand: every count must be in; returns their sum."""
@@ -222,7 +243,7 @@ def sum_counts(state, players, label):
 
 def check_count(state, players, event, label):
     """A count event's player: in range and not counted yet this hand."""
-    player = event & 7
+    player = count_player(event)
     if player >= players:
         raise ValueError("%s: player %d is out of range 0 to %d" % (label, player, players - 1))
     if state[HAND + 8] >> player & 1:
@@ -237,8 +258,9 @@ def ends_counts(event):
 def apply_counts(state, players, event):
     """apply() of a counted hand: a count is kept; the end scores the most."""
     if event != COUNTS_END:
-        state[HAND + (event & 7)] = event >> 3
-        state[HAND + 8] |= 1 << (event & 7)
+        player = count_player(event)
+        state[HAND + player] = count_of(event)
+        state[HAND + 8] |= 1 << player
         return
     most = 0
     for p in range(players):

@@ -12,8 +12,7 @@
 #
 # Event encoding (a small int below 2**10):
 #   bits 0-1  kind: 0 peg, 1 hand end
-#   bit  2    player (peg)
-#   bits 3-9  points 1..99 (peg)
+#   a peg's player and points: PEG_FIELDS below
 #
 # State (STATE_SIZE bytes):
 #   [0]  flags: bit0 game over, bits1-2 winners mask, bit3 someone reached
@@ -29,6 +28,8 @@ try:
 except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
+
+from tallycore import layout
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(2)
@@ -50,9 +51,22 @@ OPT_LANDMARK_BONUS = const(2)   # docs/rules.md RQ8: optional
 # Landmarks (docs/rules.md RQ2: holes 15, 30 and 31 are embossed)
 LANDMARK_HOLES = b"\x0e\x1d\x2c"  # tally holes of positions 15, 30, 31
 
+_KIND = const(3)            # the kind's bits
 _KIND_PEG = const(0)
 _KIND_HAND_END = const(1)
 HAND_END = const(1)
+
+# A peg's fields (tallycore.layout), its one layout
+PEG_FIELDS = (
+    (b"player", 2, 1, 0, 1, b"player", 0, "who pegs"),
+    (b"points", 3, 7, 1, MAX_PEG, b"", 0, "points pegged"),
+)
+_PLAYER = const(0)   # rows of PEG_FIELDS
+_POINTS = const(1)
+# the same, read once for apply(), which every undo replays: no call per field
+_PLAYER_AT = layout.offset(PEG_FIELDS[_PLAYER], 0)
+_PLAYER_MASK = layout.mask(PEG_FIELDS[_PLAYER])
+_POINTS_AT = layout.offset(PEG_FIELDS[_POINTS], 0)
 
 _GAME_OVER = const(1)
 _REACHED_15 = const(8)
@@ -63,11 +77,8 @@ _BACK = const(12)
 
 
 def pack_peg(player, points):
-    if player < 0 or player > 1:
-        raise ValueError("player: must be 0 or 1")
-    if points < 1 or points > MAX_PEG:
-        raise ValueError("points: must be 1 to 99")
-    return player << 2 | points << 3
+    return (layout.checked(PEG_FIELDS[_PLAYER], player, "player: must be 0 or 1")
+            | layout.checked(PEG_FIELDS[_POINTS], points, "points: must be 1 to 99"))
 
 
 # The wire of this game (tallycore.game explains the declarations).
@@ -83,9 +94,7 @@ OPTION_FIELDS = (
     (b"landmark_bonus", 1, 1, 0, 1, b"", 0, "1: landmark bonuses (RQ8)"),
 )
 EVENT_FORMS = (
-    (b"peg", 3, 0, ((b"player", 2, 1, 0, 1, b"player", 0, "who pegs"),
-                    (b"points", 3, 7, 1, MAX_PEG, b"", 0, "points pegged")),
-     "points pegged (PEG)", 0),
+    (b"peg", _KIND, _KIND_PEG, PEG_FIELDS, "points pegged (PEG)", 0),
     (b"end", 0x3FF, HAND_END, (), "the end of the hand (END)", 1),
 )
 
@@ -98,11 +107,11 @@ def verb_event(verb, values):
 
 
 def peg_player(event):
-    return (event >> 2) & 1
+    return layout.get(event, PEG_FIELDS[_PLAYER])
 
 
 def peg_points(event):
-    return event >> 3
+    return layout.get(event, PEG_FIELDS[_POINTS])
 
 
 def _get(state, at):
@@ -124,21 +133,21 @@ def reset(state, players, options, variant):
 
 
 def check(state, players, event):
-    kind = event & 3
+    kind = event & _KIND
     if kind == _KIND_HAND_END:
         if event != HAND_END:
             raise ValueError("event: not a Roquet event")
         if state[0] & _GAME_OVER and not (_get(state, _TALLY) or _get(state, _TALLY + 2)):
             raise ValueError("game: the game is over")
         return
-    if kind != _KIND_PEG or event >> 10:
+    if kind != _KIND_PEG or event >> layout.above(PEG_FIELDS[_POINTS]):
         raise ValueError("event: not a Roquet event")
-    points = event >> 3
+    points = peg_points(event)
     if points < 1 or points > MAX_PEG:
         raise ValueError("points: must be 1 to 99")
     if state[0] & _GAME_OVER:
         raise ValueError("game: the game is over")
-    if _get(state, _TALLY + 2 * ((event >> 2) & 1)) + points > _MAX_TALLY - 19:
+    if _get(state, _TALLY + 2 * peg_player(event)) + points > _MAX_TALLY - 19:
         raise ValueError("points: the hand's count would pass 980")
 
 
@@ -146,8 +155,8 @@ def apply(state, players, event):
     if event == HAND_END:
         _end_hand(state)
         return
-    player = (event >> 2) & 1
-    points = event >> 3
+    player = (event >> _PLAYER_AT) & _PLAYER_MASK
+    points = event >> _POINTS_AT   # a checked peg has nothing above its points
     old = _get(state, _TALLY + 2 * player)
     new = old + points
     if state[1] & OPT_LANDMARK_BONUS:

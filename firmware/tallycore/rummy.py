@@ -12,8 +12,8 @@
 # K 13 by default (the text's sequence "9, 10, 11"); option: faces count 10.
 #
 # Event encoding (a hand is a sequence, each a small int below 2**11):
-#   card    bits 0-2 player, bits 3-9 one of his unplayed cards (cards.py:
-#           rank | suit << 4; suit 4 = not given)
+#   card    a card event (cards.py): the player and one of his unplayed
+#           cards (suit 4 = not given)
 #   OUT     bit 10 | player who went out: closes the hand. He holds no card;
 #           every other player holds at least one (only one player goes out)
 #
@@ -30,7 +30,10 @@ except ImportError:  # CPython
         return x
 
 from tallycore import points
-from tallycore.steps import PLAYER, CHOOSE, EACH, LIST, EMIT, DONE, FOLLOWING, RANKS, NO_SUIT_CARD
+from tallycore.cards import CARD_AT, NO_SUIT, NO_SUIT_CARD, RANK_FIELD, SUIT_FIELD, card_event, card_of, player_of, \
+    rank_of, suit_of
+from tallycore.layout import SHIFT
+from tallycore.steps import PLAYER, CHOOSE, EACH, LIST, EMIT, DONE, FOLLOWING, RANKS
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(6)
@@ -51,15 +54,15 @@ _OPTIONS = const(52)
 # unplayed cards by rank (the suit not given: 4), an event each with the
 # player in bits 0-2, DONE after his last; then who went out (OUT | player).
 ENTRY = (
-    (b"cards", CHOOSE, 1, 0, 3, NO_SUIT_CARD, EACH | LIST | EMIT, FOLLOWING, None, 0, RANKS,
+    (b"cards", CHOOSE, 1, 0, RANK_FIELD[SHIFT], NO_SUIT_CARD, EACH | LIST | EMIT, FOLLOWING, None, 0, RANKS,
      ((b"DONE", DONE, 1),)),
     (b"out", PLAYER, 0, 0, 0, OUT, EMIT, FOLLOWING, None, 0, None, None),
 )
 
 def pack_card(player, card):
-    if card & 15 < 1 or card & 15 > 13 or card >> 4 > 4:
+    if rank_of(card) < 1 or rank_of(card) > 13 or suit_of(card) > NO_SUIT:
         raise ValueError("cards: unknown card")
-    return player | card << 3
+    return card_event(player, card)
 
 
 def pack_out(player):
@@ -72,7 +75,7 @@ def hand_size(players):
 
 
 def card_value(card, options):
-    rank = card & 15
+    rank = rank_of(card)
     if options & OPT_FACES_TEN and rank > 10:
         return 10
     return rank
@@ -90,7 +93,7 @@ def reset(state, players, options, variant):
 
 def check(state, players, event):
     points.check_deal_left(state, players)
-    player = event & 7
+    player = player_of(event)
     if player >= players:
         raise ValueError("%s: player %d is out of range 0 to %d" % (
             "out" if event & OUT else "cards", player, players - 1))
@@ -104,23 +107,23 @@ def check(state, players, event):
                 raise ValueError("cards: players %d and %d both have no cards left; only one goes out" % (
                     player, p))
         return
-    card = event >> 3
-    rank = card & 15
-    suit = card >> 4
-    if event >> 10 or rank < 1 or rank > 13 or suit > 4:
+    card = card_of(event)
+    rank = rank_of(card)
+    suit = suit_of(card)
+    if event >> 10 or rank < 1 or rank > 13 or suit > NO_SUIT:
         raise ValueError("cards: player %d: unknown card" % player)
     if state[_COUNT + player] >= hand_size(players):
         raise ValueError("cards: player %d holds at most %d cards" % (player, hand_size(players)))
     if state[_RANKS + rank - 1] >= 4:
         raise ValueError("cards: player %d: a fifth card of one rank (one pack)" % player)
-    if suit < 4:
+    if suit < NO_SUIT:
         bit = suit * 13 + rank - 1
         if state[_SEEN + (bit >> 3)] >> (bit & 7) & 1:
             raise ValueError("cards: player %d: the same card twice" % player)
 
 
 def apply(state, players, event):
-    player = event & 7
+    player = player_of(event)
     if event & OUT:
         # docs/rules.md RU2: each opponent of the player out has his unplayed
         # cards' total set down against him; the player out scores nothing.
@@ -130,13 +133,13 @@ def apply(state, players, event):
             state[i] = 0
         points.end_hand(state)
         return
-    card = event >> 3
-    rank = card & 15
+    card = card_of(event)
+    rank = rank_of(card)
     state[_COUNT + player] += 1
     state[_SUM + player] += card_value(card, state[_OPTIONS])
     state[_RANKS + rank - 1] += 1
-    if card >> 4 < 4:
-        bit = (card >> 4) * 13 + rank - 1
+    if suit_of(card) < NO_SUIT:
+        bit = suit_of(card) * 13 + rank - 1
         state[_SEEN + (bit >> 3)] |= 1 << (bit & 7)
 
 
@@ -164,11 +167,9 @@ LOW_WINS = True  # the hand's best is its fewest points (docs/rules.md CF2)
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION, (b"faces", 3, 1, 0, 1, b"", 0, "1: court cards count 10"),)
 EVENT_FORMS = (
-    (b"out", OUT, OUT, ((b"player", 0, 3, 0, 5, b"player", 0, "who went out"),),
+    (b"out", OUT, OUT, ((b"player", 0, CARD_AT, 0, 5, b"player", 0, "who went out"),),
      "closes the hand: that player holds no card, every other at least one", 1),
     (b"card", OUT, 0, (
-        (b"player", 0, 3, 0, 5, b"player", 0, "who holds the card"),
-        (b"rank", 3, 4, 1, 13, b"", 0, "the card's rank: 1 ace .. 13 king"),
-        (b"suit", 7, 3, 0, 4, b"", 0, "the card's suit: 0 clubs, 1 spades, 2 hearts, 3 diamonds, 4 not given")),
+        (b"player", 0, CARD_AT, 0, 5, b"player", 0, "who holds the card"), RANK_FIELD, SUIT_FIELD),
      "one of a player's unplayed cards", 0),
 )

@@ -1,13 +1,10 @@
 # Sachem: six cards each, a trump turned; points to the capturer; first to 50.
 # Rules: docs/rules.md SA (seed 002, "SACHEM" 5-6).
 #
-# Event encoding (one hand, a small int below 2**16): four 4-bit fields, each
-# the player who captured that card, or 8 = nobody (no trump was played; the
-# nine of trumps was not in play; nobody had most sevens and eights):
-#   bits  0-3  first trump played   (3 points)
-#   bits  4-7  last trump played    (3 points)
-#   bits  8-11 nine of trumps       (9 points)
-#   bits 12-15 "Sachem": most sevens and eights captured (7 points)
+# Event encoding (one hand, a small int below 2**16): HAND_FIELDS below,
+# four fields, each the player who captured that card, or 8 = nobody (no
+# trump was played; the nine of trumps was not in play; nobody had most
+# sevens and eights).
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
 try:
@@ -16,7 +13,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-from tallycore import points
+from tallycore import layout, points
+from tallycore.layout import SHIFT
 from tallycore.steps import PLAYER, EMIT, NOBODY as NO_ONE, FOLLOWING
 
 MIN_PLAYERS = const(2)
@@ -25,34 +23,46 @@ STATE_SIZE = const(20)
 VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
 NOBODY = const(8)
-FIELDS = ("first_trump", "last_trump", "nine", "sachem")
 VALUES = b"\x03\x03\x09\x07"   # docs/rules.md SA2: 3, 3, 9, 7
+
+# A hand's fields (tallycore.layout), its one layout
+HAND_FIELDS = (
+    (b"first_trump", 0, 4, 0, 8, b"player", 0, "who captured the first trump played (3 points); 8 nobody"),
+    (b"last_trump", 4, 4, 0, 8, b"player", 0, "who captured the last trump played (3 points); 8 nobody"),
+    (b"nine", 8, 4, 0, 8, b"player", 0, "who captured the nine of trumps (9 points); 8 nobody"),
+    (b"sachem", 12, 4, 0, 8, b"player", 0, "who captured most sevens and eights (7 points); 8 nobody"),
+)
+FIELDS = tuple(layout.name(field) for field in HAND_FIELDS)   # the record's keys
+_FIRST = const(0)    # rows of HAND_FIELDS
+_LAST = const(1)
+_NINE = const(2)
+_SACHEM = const(3)
 
 
 # The board's own entry (tallypanel.entry, docs/display.md): who captured
-# each scoring card, or nobody (8), into bits 0-3, 4-7, 8-11 and 12-15.
+# each scoring card, or nobody (8), into its field.
 ENTRY = (
-    (b"first_trump", PLAYER, 0, NOBODY, 0, 0, NO_ONE, FOLLOWING, None, 0, None, None),
-    (b"last_trump", PLAYER, 0, NOBODY, 4, 0, NO_ONE, FOLLOWING, None, 0, None, None),
-    (b"nine", PLAYER, 0, NOBODY, 8, 0, NO_ONE, FOLLOWING, None, 0, None, None),
-    (b"sachem", PLAYER, 0, NOBODY, 12, 0, NO_ONE | EMIT, FOLLOWING, None, 0, None, None),
+    (b"first_trump", PLAYER, 0, NOBODY, HAND_FIELDS[_FIRST][SHIFT], 0, NO_ONE, FOLLOWING, None, 0, None, None),
+    (b"last_trump", PLAYER, 0, NOBODY, HAND_FIELDS[_LAST][SHIFT], 0, NO_ONE, FOLLOWING, None, 0, None, None),
+    (b"nine", PLAYER, 0, NOBODY, HAND_FIELDS[_NINE][SHIFT], 0, NO_ONE, FOLLOWING, None, 0, None, None),
+    (b"sachem", PLAYER, 0, NOBODY, HAND_FIELDS[_SACHEM][SHIFT], 0, NO_ONE | EMIT, FOLLOWING, None, 0, None, None),
 )
 
 def pack_hand(first_trump, last_trump, nine, sachem):
     event = 0
-    shift = 0
+    field = 0
     for who in (first_trump, last_trump, nine, sachem):
         if who is None:
             who = NOBODY
         elif who < 0 or who > 7:
-            raise ValueError("%s: must be a player index or null" % FIELDS[shift >> 2])
-        event |= who << shift
-        shift += 4
+            raise ValueError("%s: must be a player index or null" % FIELDS[field])
+        event |= layout.put(HAND_FIELDS[field], who)
+        field += 1
     return event
 
 
 def captor(event, field):
-    return (event >> (4 * field)) & 15
+    return layout.get(event, HAND_FIELDS[field])
 
 
 def check_options(players, options, name):
@@ -64,23 +74,23 @@ reset = points.reset_nothing
 
 def check(state, players, event):
     points.check_not_over(state, TARGET)
-    if event >> 16:
+    if event >> layout.above(HAND_FIELDS[_SACHEM]):
         raise ValueError("event: not a Sachem hand")
     for field in range(4):
-        who = (event >> (4 * field)) & 15
+        who = captor(event, field)
         if who != NOBODY and who >= players:
             raise ValueError("%s: player %d is out of range 0 to %d" % (FIELDS[field], who, players - 1))
     # A first trump played means a last one (the same card if only one was).
-    if (event & 15 == NOBODY) != ((event >> 4) & 15 == NOBODY):
+    if (captor(event, _FIRST) == NOBODY) != (captor(event, _LAST) == NOBODY):
         raise ValueError("last_trump: first and last trump are both captured or both null")
     # The nine of trumps is a trump: if it was captured, a trump was played.
-    if (event >> 8) & 15 != NOBODY and event & 15 == NOBODY:
+    if captor(event, _NINE) != NOBODY and captor(event, _FIRST) == NOBODY:
         raise ValueError("nine: the nine of trumps was captured, so a trump was played (first_trump is null)")
 
 
 def apply(state, players, event):
     for field in range(4):
-        who = (event >> (4 * field)) & 15
+        who = captor(event, field)
         if who != NOBODY:
             points.add(state, who, VALUES[field])
     points.end_hand(state)
@@ -99,10 +109,5 @@ winners = points.winners_first_to
 VERBS = ()
 OPTION_FIELDS = (points.DEALER_OPTION,)
 EVENT_FORMS = (
-    (b"hand", 0, 0, (
-        (b"first_trump", 0, 4, 0, 8, b"player", 0, "who captured the first trump played (3 points); 8 nobody"),
-        (b"last_trump", 4, 4, 0, 8, b"player", 0, "who captured the last trump played (3 points); 8 nobody"),
-        (b"nine", 8, 4, 0, 8, b"player", 0, "who captured the nine of trumps (9 points); 8 nobody"),
-        (b"sachem", 12, 4, 0, 8, b"player", 0, "who captured most sevens and eights (7 points); 8 nobody")),
-     "one hand", 1),
+    (b"hand", 0, 0, HAND_FIELDS, "one hand", 1),
 )

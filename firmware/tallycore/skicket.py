@@ -4,14 +4,8 @@
 # Players are indices 0..3 in the starting seat order (player 0, the score
 # keeper, never moves). Seats are numbered clockwise from the keeper.
 #
-# Event encoding (one hand, a small int below 2**20):
-#   bits  0-1  purchaser   player index 0..3 (as entered: the winning bidder)
-#   bits  2-4  level       bid level 1..7
-#   bits  5-7  strain      0 C, 1 S, 2 H, 3 D, 4 NT, 5 NK (bidding order)
-#   bits  8-10 doubled_by  player index 0..3, or 4 = nobody
-#   bits 11-13 redoubled_by player index 0..3, or 4 = nobody
-#   bit  14    lone        the purchaser plays alone
-#   bits 15-18 tricks      0..13 won by the purchaser's side (by him alone if lone)
+# Event encoding (one hand, a small int below 2**20): HAND_FIELDS below
+# (the purchaser as entered: the winning bidder; the strain in bidding order);
 #   bit  19    misdeal     set alone: a misdeal (no other bit set)
 #
 # Hand result (the four scores of one hand as one small int below 2**24):
@@ -40,6 +34,8 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
+from tallycore import layout
+
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
 STATE_SIZE = const(48)
@@ -67,7 +63,24 @@ _HANDS = const(2)
 _TOTALS = const(38)
 _MISDEALS_HIGH = const(46)
 _OPTIONS = const(47)
-_LONE = const(0x4000)
+
+# A hand's fields (tallycore.layout), its one layout
+HAND_FIELDS = (
+    (b"purchaser", 0, 2, 0, 3, b"player", 0, "the winning bidder"),
+    (b"level", 2, 3, 1, 7, b"", 0, "bid level"),
+    (b"strain", 5, 3, 0, 5, b"", 0, "0 C, 1 S, 2 H, 3 D, 4 NT, 5 NK"),
+    (b"doubled_by", 8, 3, 0, 4, b"player", 0, "who doubled; 4 nobody"),
+    (b"redoubled_by", 11, 3, 0, 4, b"player", 0, "who redoubled; 4 nobody"),
+    (b"lone", 14, 1, 0, 1, b"", 0, "1: the purchaser plays alone"),
+    (b"tricks", 15, 4, 0, 13, b"", 0, "tricks won by the purchaser's side (or him alone)"),
+)
+_PURCHASER = const(0)   # rows of HAND_FIELDS
+_LEVEL = const(1)
+_STRAIN = const(2)
+_DOUBLED_BY = const(3)
+_REDOUBLED_BY = const(4)
+_LONE = const(5)
+_TRICKS = const(6)
 
 # Pivoting (docs/rules.md SK5): seat -> player for each pair of
 # hands. A B C D; after hand 2 player 1 swaps with seat 2; after hand 4 with seat 3.
@@ -120,24 +133,21 @@ def dealer(hand):
 
 def pack_hand(purchaser, level, strain, doubled_by, redoubled_by, lone, tricks):
     """Pack one hand, range-checking every field. None means nobody."""
-    if purchaser is None or purchaser < 0 or purchaser > 3:
-        raise ValueError("purchaser: must be a player 0 to 3")
-    if level < 1 or level > 7:
-        raise ValueError("bid: level must be 1 to 7")
-    if strain < 0 or strain > NO_TRICK:
-        raise ValueError("bid: strain must be C, S, H, D, NT or NK")
-    if doubled_by is None:
-        doubled_by = NOBODY
-    elif doubled_by < 0 or doubled_by > 3:
-        raise ValueError("doubled_by: must be a player 0 to 3 or null")
-    if redoubled_by is None:
-        redoubled_by = NOBODY
-    elif redoubled_by < 0 or redoubled_by > 3:
-        raise ValueError("redoubled_by: must be a player 0 to 3 or null")
-    if tricks < 0 or tricks > 13:
-        raise ValueError("tricks: must be 0 to 13")
-    return (purchaser | level << 2 | strain << 5 | doubled_by << 8
-            | redoubled_by << 11 | (_LONE if lone else 0) | tricks << 15)
+    checked = layout.checked
+    return (checked(HAND_FIELDS[_PURCHASER], _player(purchaser), "purchaser: must be a player 0 to 3")
+            | checked(HAND_FIELDS[_LEVEL], level, "bid: level must be 1 to 7")
+            | checked(HAND_FIELDS[_STRAIN], strain, "bid: strain must be C, S, H, D, NT or NK")
+            | checked(HAND_FIELDS[_DOUBLED_BY], NOBODY if doubled_by is None else _player(doubled_by),
+                      "doubled_by: must be a player 0 to 3 or null")
+            | checked(HAND_FIELDS[_REDOUBLED_BY], NOBODY if redoubled_by is None else _player(redoubled_by),
+                      "redoubled_by: must be a player 0 to 3 or null")
+            | layout.put(HAND_FIELDS[_LONE], 1 if lone else 0)
+            | checked(HAND_FIELDS[_TRICKS], tricks, "tricks: must be 0 to 13"))
+
+
+def _player(value):
+    """A player 0 to 3 as given, anything else (None, NOBODY) as -1: out of its field's range."""
+    return value if value is not None and 0 <= value <= 3 else -1
 
 
 # The wire of this game (tallycore.game explains the declarations). Every
@@ -158,15 +168,7 @@ OPTION_FIELDS = (
 )
 EVENT_FORMS = (
     (b"misdeal", 0xFFFFF, MISDEAL, (), "a misdeal (MISDEAL): bit 19 alone", 0),
-    (b"hand", MISDEAL, 0, (
-        (b"purchaser", 0, 2, 0, 3, b"player", 0, "the winning bidder"),
-        (b"level", 2, 3, 1, 7, b"", 0, "bid level"),
-        (b"strain", 5, 3, 0, 5, b"", 0, "0 C, 1 S, 2 H, 3 D, 4 NT, 5 NK"),
-        (b"doubled_by", 8, 3, 0, 4, b"player", 0, "who doubled; 4 nobody"),
-        (b"redoubled_by", 11, 3, 0, 4, b"player", 0, "who redoubled; 4 nobody"),
-        (b"lone", 14, 1, 0, 1, b"", 0, "1: the purchaser plays alone"),
-        (b"tricks", 15, 4, 0, 13, b"", 0, "tricks won by the purchaser's side (or him alone)")),
-     "one hand (HAND)", 1),
+    (b"hand", MISDEAL, 0, HAND_FIELDS, "one hand (HAND)", 1),
 )
 
 
@@ -196,31 +198,31 @@ def bid_text(level, strain):
 
 
 def purchaser_of(event):
-    return event & 3
+    return layout.get(event, HAND_FIELDS[_PURCHASER])
 
 
 def level_of(event):
-    return (event >> 2) & 7
+    return layout.get(event, HAND_FIELDS[_LEVEL])
 
 
 def strain_of(event):
-    return (event >> 5) & 7
+    return layout.get(event, HAND_FIELDS[_STRAIN])
 
 
 def doubled_by_of(event):
-    return (event >> 8) & 7
+    return layout.get(event, HAND_FIELDS[_DOUBLED_BY])
 
 
 def redoubled_by_of(event):
-    return (event >> 11) & 7
+    return layout.get(event, HAND_FIELDS[_REDOUBLED_BY])
 
 
 def lone_of(event):
-    return (event >> 14) & 1
+    return layout.get(event, HAND_FIELDS[_LONE])
 
 
 def tricks_of(event):
-    return (event >> 15) & 15
+    return layout.get(event, HAND_FIELDS[_TRICKS])
 
 
 def record_hand(event):
@@ -301,7 +303,7 @@ def check(state, players, event):
         if hand >= length(state):
             refuse_over(state)
         return
-    if event >> 19:
+    if event >> layout.above(HAND_FIELDS[_TRICKS]):
         raise ValueError("event: not a Skicket hand")
     if hand >= length(state):
         refuse_over(state)
@@ -374,23 +376,23 @@ def score_hand(event, hand, out):
         out[p] = 0
     if event == MISDEAL:
         return
-    purchaser = event & 3
-    level = (event >> 2) & 7
-    doubler = (event >> 8) & 7
-    redoubler = (event >> 11) & 7
-    tricks = (event >> 15) & 15
+    purchaser = purchaser_of(event)
+    level = level_of(event)
+    doubler = doubled_by_of(event)
+    redoubler = redoubled_by_of(event)
+    tricks = tricks_of(event)
     mate = partner(hand, purchaser)
     if redoubler == mate:
         # docs/rules.md SK6: the partner who redoubles assumes
         # the role of successful bidder and all liabilities.
         purchaser = mate
-        mate = event & 3
+        mate = purchaser_of(event)
     seat = player_seat(hand, purchaser)
     left = seat_player(hand, (seat + 1) & 3)
     right = seat_player(hand, (seat + 3) & 3)
     amount = 60 + 10 * level  # schedule
     their_tricks = 13 - tricks
-    if (event >> 5) & 7 == NO_TRICK:
+    if strain_of(event) == NO_TRICK:
         # docs/rules.md SK11: every 10-point count is mirrored (tricks a side did NOT take).
         won = their_tricks >= 6 + level
         every_trick = their_tricks == 13
@@ -401,7 +403,7 @@ def score_hand(event, hand, out):
         every_trick = tricks == 13
         count_theirs = 10 * their_tricks
         count_ours = 10 * tricks
-    lone = event & _LONE
+    lone = lone_of(event)
     if doubler == NOBODY:
         if every_trick and won:
             amount = 130  # docs/rules.md SK14: taking every trick pays 130 undoubled

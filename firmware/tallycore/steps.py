@@ -14,7 +14,8 @@
 # kind      PLAYER, NUMBER or CHOOSE (shown), CONST, PLAYERS or REST (not shown)
 # low, high NUMBER: the range; CHOOSE: low is added to the word's index; PLAYER: high is the code of
 #           NOBODY; REST: the value is high - the value of step low
-# shift     where the value goes in the event (value << shift); -1: nowhere
+# shift     where the value goes in the event (value << shift): the shift of
+#           its field in the module's layout (tallycore.layout); -1: nowhere
 #           (a step that only decides which steps follow)
 # base      bits every event of the step carries
 # flags     EMIT: the event is complete after this step (checked by the core
@@ -71,4 +72,3 @@ FOLLOWING = const(-1)  # then: the next step of the tuple
 
 YES_NO = (b"NO", b"YES")
 RANKS = (b"A", b"2", b"3", b"4", b"5", b"6", b"7", b"8", b"9", b"10", b"J", b"Q", b"K")
-NO_SUIT_CARD = const(512)   # a card event's suit bits: cards.NO_SUIT << 4 << 3

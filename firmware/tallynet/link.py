@@ -41,11 +41,10 @@ import network
 
 from tallyrun import protocol as P
 from tallyrun import replies
-from tallynet import envelope, tablestate
+from tallynet import envelope, tablestate, topics
 from tallynet.outbox import Outbox, Seat, from_round
 from tallynet.settings import NOT_ENROLLED, RX_BUFFER
 
-ROOT = "tallyboard"
 _KEEPALIVE_S = const(15)
 _STEP_MS = const(20)              # between steps while something is under way
 _IDLE_MS = const(100)             # between steps while all is quiet
@@ -111,7 +110,8 @@ class Link:
         self.event = ""
         self.topic_round = ""
         self.topic_applied = ""
-        self.topic_out = ""
+        self.topic_hand = ""
+        self.topic_state = ""
         app.on_change(self._changed)
         net.forget = self.forget
         if self.outbox.damaged:
@@ -203,9 +203,10 @@ class Link:
         self.ident = net.ident(config)
         event = net.get(P.NET_EVENT)
         self.event = event.decode() if event else ""
-        self.topic_round = "%s/%s/director/round" % (ROOT, self.event)
-        self.topic_applied = "%s/%s/director/applied/%s" % (ROOT, self.event, self.ident)
-        self.topic_out = "%s/%s/table/%s/" % (ROOT, self.event, self.ident)
+        self.topic_round = topics.topic(topics.ROUND, self.event)
+        self.topic_applied = topics.topic(topics.APPLIED, self.event, self.ident)
+        self.topic_hand = topics.topic(topics.HAND, self.event, self.ident)
+        self.topic_state = topics.topic(topics.STATE, self.event, self.ident)
         self.dirty = True
 
     # ------------------------------------------------------------ what the board shows
@@ -290,7 +291,7 @@ class Link:
 
     def _status(self, online):
         """Its status, named after its login and signed with its key, as each table's link's is."""
-        return envelope.seal(self.net.key(), self.event, self._login(), 0, "status",
+        return envelope.seal(self.net.key(), self.event, self._login(), 0, topics.STATUS,
                              {"online": online, "boards": [self.ident]})
 
     def _client_id(self):
@@ -355,7 +356,7 @@ class Link:
         return False
 
     def _status_topic(self):
-        return "%s/%s/host/%s/status" % (ROOT, self.event, self._login())
+        return topics.topic(topics.STATUS, self.event, self._login())
 
     def _queue(self, topic, payload):
         """The client's callback: queue only (the step takes it)."""
@@ -425,14 +426,14 @@ class Link:
         key = net.key()      # the board's own: it checks its own tag of the director's message, one HMAC
         try:
             if topic == self.topic_applied:
-                message = envelope.open_director(payload, key, self.event, "applied", self.ident)
+                message = envelope.open_director(payload, key, self.event, topics.APPLIED, self.ident)
                 body = message["body"]
                 seq = body.get("seq")
                 if body.get("board") != self.ident or not isinstance(seq, int) or seq < 0:
                     raise ValueError("not this board's applied")
                 self._applied(seq)
             elif topic == self.topic_round:
-                message = envelope.open_director(payload, key, self.event, "round", self.ident)
+                message = envelope.open_director(payload, key, self.event, topics.ROUND, self.ident)
                 last = self.seat.rseq()
                 if message["seq"] <= last:
                     return          # this one, or an older one, taken already
@@ -544,7 +545,7 @@ class Link:
         if confirmed and self.body is not None and self.body != outbox.body:
             if not self._quiet():
                 return
-            kind = "hand" if self.body_hands > outbox.hands and self.body_hands else "state"
+            kind = topics.HAND if self.body_hands > outbox.hands and self.body_hands else topics.STATE
             try:
                 outbox.number(kind, self.body_hands, self.body)
             except OSError:
@@ -563,7 +564,7 @@ class Link:
                                          outbox.body)
             self.busy_until = ticks_add(now, _BUSY_MS)
             try:
-                client.publish(self.topic_out + outbox.kind, payload, qos=1)
+                client.publish(self.topic_hand if outbox.kind == topics.HAND else self.topic_state, payload, qos=1)
             except Exception:   # backpressure, or the connection just went: the next step tries again
                 return
             self.sent += 1

@@ -14,6 +14,7 @@ import json
 import os
 
 from tallynet.envelope import canonical
+from tallynet.topics import QUEUED, STATE
 
 OUT_FILE = "netout.txt"
 SEAT_FILE = "netseat.txt"
@@ -69,7 +70,7 @@ class Outbox:
             seq = int(seq)
             hands = int(hands)
             kind = kind.decode()
-            if seq < 1 or seq > 0x3FFFFFFF or hands < 0 or kind not in ("hand", "state"):
+            if seq < 1 or seq > 0x3FFFFFFF or hands < 0 or kind not in QUEUED:
                 raise ValueError("range")
         except (ValueError, IndexError, UnicodeError):
             self.damaged = True
@@ -92,9 +93,9 @@ class Outbox:
     def adopt(self, seq):
         """Number on from `seq` (the director applied that many of this board's
         messages before this enrolment): nothing is waiting."""
-        _write(self.path, b"%d state 0\n" % seq)
+        _write(self.path, b"%d %s 0\n" % (seq, STATE.encode()))
         self.seq = seq
-        self.kind = "state"
+        self.kind = STATE
         self.hands = 0
         self.body = b""
 

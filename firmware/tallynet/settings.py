@@ -8,6 +8,7 @@ import os
 
 from tallyrun.config import read_small
 from tallyrun.protocol import NET_KEYS, NET_BROKER_PORT, NET_KEY
+from tallynet.tablestate import board_ident
 
 NET_FILE = "net.txt"
 # the link's receive buffer: the largest message from the director (a round) it takes whole. Made
@@ -175,8 +176,8 @@ class Net:
         return config.event != 0 and config.table != 0
 
     def ident(self, config):
-        """The board's identity at the evening: <tag in 4 hex>.<table> (event/club.py board_ident)."""
-        return "%04X.%d" % (config.event, config.table)
+        """The board's identity at the evening (tablestate.board_ident)."""
+        return board_ident(config.event, config.table)
 
     def key(self):
         """The table's key: it signs the board's messages and checks the board's own

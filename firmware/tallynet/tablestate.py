@@ -5,6 +5,7 @@
 # compose it with these functions, so the director cannot tell them apart.
 # Plain dicts, lists, text and whole numbers: the envelope's canonical JSON.
 from tallycore.game import HELD_APPLY, seat_of
+from tallynet.topics import HAND, STATE
 
 DEFAULT_LETTERS = "ABCD"         # beside the seat buttons, seat 0 first (tallypanel.boarddef's default)
 
@@ -24,6 +25,12 @@ def board_name(name):
         elif c in "_-." or "0" <= c <= "9" or "A" <= c <= "Z" or "a" <= c <= "z":
             out.append(c)
     return "".join(out)[:MAX_NAME] or "P"
+
+
+def board_ident(tag, table):
+    """A board's identity at an evening (docs/club-mqtt.md), the one place it is
+    written: the evening's tag in 4 hex digits, a dot, the table (1A2B.2)."""
+    return "%04X.%d" % (tag, table)
 
 
 def host_of(ident):
@@ -84,7 +91,7 @@ def hands_in(body):
 
 def kind(body, before):
     """hand when the table's game has more hands than in the body sent before, else state."""
-    return "hand" if body["record"] and hands_in(body) > hands_in(before) else "state"
+    return HAND if body["record"] and hands_in(body) > hands_in(before) else STATE
 
 
 # ---------------------------------------------------------------- on the board

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import envelope
+from tallynet import topics
+
+from . import envelope, kinds
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 START_TIMEOUT = 10.0
@@ -209,6 +211,16 @@ class Mosquitto:
 
 DIRECTOR_USER = "director"
 
+
+def _topic(name: str, subject: str) -> str:
+    return kinds.KINDS[name].topic("{event}", subject)
+
+
+def _under(topic: str, rest: str) -> str:
+    """The filter of every topic beside `topic` (its last level replaced)."""
+    return topic.rsplit("/", 1)[0] + "/" + rest
+
+
 # The club's access rule, one table for both brokers (docs/club-mqtt.md, "Who
 # may publish what"): mosquitto reads it as its acl_file (mosquitto_acl()),
 # the embedded broker through may(). A row: (user, access, topic filter);
@@ -219,16 +231,13 @@ DIRECTOR_USER = "director"
 # director's round and the `applied` of its own board only; the director
 # publishes only its own topics and reads the tables'. `{event}` is the
 # evening the broker serves: no login publishes or reads under another
-# evening's topics (acl(event) fills it in).
+# evening's topics (acl(event) fills it in). The topics are kinds.KINDS'.
 ACL = (
-    (DIRECTOR_USER, "readwrite", "tallyboard/{event}/director/#"),
-    (DIRECTOR_USER, "read", "tallyboard/{event}/table/+/+"),
-    (DIRECTOR_USER, "read", "tallyboard/{event}/host/+/status"),
-    (None, "write", "tallyboard/{event}/table/%u/hand"),
-    (None, "write", "tallyboard/{event}/table/%u/state"),
-    (None, "write", "tallyboard/{event}/host/%u/status"),
-    (None, "read", "tallyboard/{event}/director/round"),
-    (None, "read", "tallyboard/{event}/director/applied/%u"),
+    (DIRECTOR_USER, "readwrite", _under(_topic(topics.ROUND, "+"), "#")),
+    (DIRECTOR_USER, "read", _under(_topic(topics.HAND, "+"), "+")),   # every table's hand and state
+    (DIRECTOR_USER, "read", _topic(topics.STATUS, "+")),
+    *((None, "write", _topic(kind.name, "%u")) for kind in kinds.FROM_TABLES),
+    *((None, "read", _topic(kind.name, "%u")) for kind in kinds.FROM_DIRECTOR),
 )
 
 

@@ -14,6 +14,8 @@ from typing import Any, Callable, Iterable
 
 import paho.mqtt.client as mqtt
 
+from tallynet import topics
+
 from ..common import database
 from . import envelope, kinds
 from .envelope import RefusedMessage
@@ -69,7 +71,7 @@ class DirectorLink(MqttLink):
         with self._lock:
             with database.write(self.store) as db:
                 seq = db.execute("SELECT coalesce(max(seq), 0) FROM sent").fetchone()[0] + 1
-                payload = envelope.seal_director(self._tag_keys(self._evening_boards()), self.event, seq, "round",
+                payload = envelope.seal_director(self._tag_keys(self._evening_boards()), self.event, seq, topics.ROUND,
                                                  body)
                 db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
                            "DO UPDATE SET seq = excluded.seq, payload = excluded.payload", (topic, seq, payload))
@@ -110,13 +112,13 @@ class DirectorLink(MqttLink):
         if self.dropped > self._dropped_noted:
             count, self._dropped_noted = self.dropped - self._dropped_noted, self.dropped
             with self._lock:
-                self._refuse(None, "tallyboard/" + self.event + "/#", "flood",
+                self._refuse(None, topics.ROOT + "/" + self.event + "/#", "flood",
                              "messages dropped unread: more came than the director could check", count)
         found = kinds.parse_topic(self.event, message.topic)
-        if found is not None and found[0].name == "round":
+        if found is not None and found[0].name == topics.ROUND:
             self._check_round(message)
             return
-        if found is not None and found[0].name == "status":
+        if found is not None and found[0].name == topics.STATUS:
             self._status_message(message, found[1] or "")
             return
         board = found[1] if found is not None and found[0].sender == kinds.TABLE else None
@@ -148,7 +150,7 @@ class DirectorLink(MqttLink):
                 self._refuse(board, message.topic, refused.reason, str(refused))
         if board is not None and last and envelope.is_name(board):
             self.client.publish(envelope.applied_topic(self.event, board),
-                                envelope.seal_director(self._tag_keys([board]), self.event, 0, "applied",
+                                envelope.seal_director(self._tag_keys([board]), self.event, 0, topics.APPLIED,
                                                        {"board": board, "seq": last}), qos=1, retain=True)
 
     def _refuse(self, board: str | None, topic: str, reason: str, text: str, count: int = 1) -> None:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from tallynet.tablestate import board_ident
 from tallyrun import protocol
 from tallyrun.wirefields import NET_KEY_MEANINGS
 
@@ -113,8 +114,8 @@ class Enrolment:
 
     @property
     def board(self) -> str:
-        """The board's identity on the wire (event.club.board_ident)."""
-        return f"{self.tag:04X}.{self.table}"
+        """The board's identity on the wire (tablestate.board_ident)."""
+        return board_ident(self.tag, self.table)
 
     def settings(self) -> list[tuple[str, bytes | None]]:
         """(key, value) in the order NET SET sends them; None is `-`."""

@@ -47,6 +47,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Union
 
+from tallynet import topics
+
 from ..common.errors import TallyboardError
 from . import kinds as _kinds
 from .kinds import KINDS, MAX_SEQ, SEQUENCED, is_name
@@ -363,15 +365,15 @@ def table_topic(event: str, board: str, kind: str) -> str:
 
 
 def host_status_topic(event: str, host: str) -> str:
-    return KINDS["status"].topic(event, host)
+    return KINDS[topics.STATUS].topic(event, host)
 
 
 def round_topic(event: str) -> str:
-    return KINDS["round"].topic(event)
+    return KINDS[topics.ROUND].topic(event)
 
 
 def applied_topic(event: str, board: str) -> str:
-    return KINDS["applied"].topic(event, board)
+    return KINDS[topics.APPLIED].topic(event, board)
 
 
 def tag_of(event_id: str) -> int:

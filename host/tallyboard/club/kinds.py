@@ -1,8 +1,9 @@
-"""The club's message kinds, in one table (docs/club-mqtt.md, "Topics"):
-for each, its topic, who sends it, whether it is numbered (applied once
-each, in order) and retained, and the check of its body where the
-transport knows its shape. The envelope, the links, the outbox and the
-director read this table; a kind is named nowhere else.
+"""The club's message kinds (docs/club-mqtt.md, "Topics"): the firmware's
+table (tallynet.topics, which a board on Wi-Fi reads too) of each kind's
+topic, sender, and whether it is numbered (applied once each, in order) and
+retained, with the check of its body where the transport knows its shape.
+The envelope, the links, the outbox and the director read this module; a
+kind's name and topic are written only in tallynet.topics.
 
 Topics are `tallyboard/<event>/` and then the kind's levels, where `SUBJECT`
 stands for the one level that names whom the message is about: the board
@@ -13,12 +14,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from tallynet import topics
+
 MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")   # topic-safe: no / + # or spaces
-TABLE = "table host"        # senders
-DIRECTOR = "director"
-SUBJECT = "{subject}"
-ROOT = "tallyboard"
+TABLE = topics.TABLE        # senders
+DIRECTOR = topics.DIRECTOR
+SUBJECT = topics.SUBJECT
+ROOT = topics.ROOT
 
 
 class BodyError(ValueError):
@@ -57,27 +60,20 @@ class Kind:
     subject: str | None = "sender"
 
     def topic(self, event: str, subject: str | None = None) -> str:
-        levels = [subject if level == SUBJECT else level for level in self.levels]
-        if None in levels:
-            raise ValueError(f"a {self.name} topic names its {self.subject}")
-        return "/".join([ROOT, event, *levels])   # type: ignore[list-item]
+        return topics.topic(self.name, event, subject)
 
     def subscription(self, event: str) -> str:
         return self.topic(event, "+") if SUBJECT in self.levels else self.topic(event)
 
 
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (
-    Kind("hand", TABLE, ("table", SUBJECT, "hand"), sequenced=True, retained=False, body=None),
-    Kind("state", TABLE, ("table", SUBJECT, "state"), sequenced=True, retained=False, body=None),
-    Kind("status", TABLE, ("host", SUBJECT, "status"), sequenced=False, retained=True, body=_status_body),
-    Kind("round", DIRECTOR, ("director", "round"), sequenced=True, retained=True, body=None, subject=None),
-    Kind("applied", DIRECTOR, ("director", "applied", SUBJECT), sequenced=False, retained=True,
-         body=_applied_body, subject="board"),
-)}
+_BODIES = {topics.STATUS: _status_body, topics.APPLIED: _applied_body}   # the others: the evening checks them
+KINDS: dict[str, Kind] = {
+    name: Kind(name, sender, levels, sequenced=sequenced, retained=retained, body=_BODIES.get(name), subject=subject)
+    for name, sender, levels, sequenced, retained, subject in topics.KINDS}
 SEQUENCED = frozenset(name for name, kind in KINDS.items() if kind.sequenced)
 FROM_TABLES = tuple(kind for kind in KINDS.values() if kind.sender == TABLE)
 FROM_DIRECTOR = tuple(kind for kind in KINDS.values() if kind.sender == DIRECTOR)
-QUEUED = tuple(kind for kind in FROM_TABLES if kind.sequenced)     # what a table host's outbox numbers and keeps
+QUEUED = tuple(KINDS[name] for name in topics.QUEUED)     # what a table host's outbox numbers and keeps
 
 
 def parse_topic(event: str, topic: str) -> tuple[Kind, str | None] | None:

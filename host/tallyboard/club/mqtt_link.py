@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as mqtt
+from tallynet import topics
 
 from . import envelope, kinds
 from .envelope import RefusedMessage
@@ -311,7 +312,7 @@ class TableLink(MqttLink):
         keys = self.outbox.board_keys
         signer = self.boards[0] if keys is not None and self.login not in keys and self.boards else self.login
         key = self.outbox.signing_key(signer)
-        return envelope.seal(key, self.event, self.login, 0, "status",
+        return envelope.seal(key, self.event, self.login, 0, topics.STATUS,
                              {"online": online, "boards": self.boards})
 
     def _publish_loop(self) -> None:
@@ -374,7 +375,7 @@ class TableLink(MqttLink):
                 raise RefusedMessage("board", str(error)) from None
             opened = envelope.open_message(message.payload, key, {envelope.DIRECTOR: last},
                                            event=self.event, gaps=True, topic=message.topic, tag_for=board)
-            if kind.name == "round":
+            if kind.name == topics.ROUND:
                 if self.on_director_message is not None and self.outbox.apply_received(
                         envelope.DIRECTOR, opened["seq"], self.on_director_message, opened):
                     if self.on_director_applied is not None:

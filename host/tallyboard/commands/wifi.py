@@ -9,6 +9,7 @@ import json
 import os
 
 import click
+from tallynet.tablestate import board_ident
 
 from ..common import secretfile
 from ..common.errors import TallyboardError
@@ -150,7 +151,7 @@ def status_cmd(port: str | None, use_emulator: bool, timeout: float, as_json: bo
         if state.wifi:
             tag, table = board.cfg_get("event"), board.cfg_get("table")
             if tag.isdigit() and table.isdigit() and int(tag) and int(table):
-                settings["board"] = f"{int(tag):04X}.{table}"
+                settings["board"] = board_ident(int(tag), int(table))
     if as_json:
         click.echo(json.dumps({**state.as_dict(), "settings": settings}))
         return

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from tallynet.tablestate import board_ident
 from tallyrun import protocol
 
 from .errors import TallyboardError
@@ -85,7 +86,7 @@ def is_board_id(board_id: object, tag: int, table: int) -> bool:
     if not isinstance(board_id, str):
         return False
     name, at, place = board_id.rpartition("@")
-    return bool(at) and place == f"{tag:04X}.{table}" and is_board_text(name, 1, BOARD_MAX)
+    return bool(at) and place == board_ident(tag, table) and is_board_text(name, 1, BOARD_MAX)
 
 
 def _describe(c: str) -> str:

@@ -12,7 +12,7 @@ holds, its board's status) goes into its outbox as one message carrying the
 table's whole state: applied twice it changes nothing, and the outbox's
 sequence applies it once anyway.
 
-A board's identity on the wire is `<event tag>.<table>` (board_ident), its
+A board's identity on the wire is `<event tag>.<table>` (tablestate.board_ident), its
 `event` and `table` settings (evening/tables.py); the director accepts the
 tables of the evening's seatings and nothing else."""
 from __future__ import annotations
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tallynet.tablestate import board_ident
 
 from ..common import database
 from ..common import names as tallyboard_names
@@ -47,10 +48,6 @@ MAX_BACKOFF_S = 5.0               # a lost broker is tried again at least this o
 def club_id(event: AnyEvening) -> str:
     """The evening's id on the wire: its folder's name (safe letters, then its tag)."""
     return event_folder(event).name
-
-
-def board_ident(tag: int, table: int) -> str:
-    return f"{tag:04X}.{table}"
 
 
 def round_body(store: EveningStore[EventT], event: EventT) -> dict[str, Any]:
@@ -225,7 +222,7 @@ def check_table_body(body: dict[str, Any], tag: int, names: list[str]) -> None:
     board_id, host, status = body["board_id"], body["host"], body["status"]
     if not tallyboard_names.is_board_id(board_id, tag, table):
         raise ValueError(f"board_id {str(board_id)[:80]!r} is not a board of table {table} "
-                         f"(<board's name>@{tag:04X}.{table})")
+                         f"(<board's name>@{board_ident(tag, table)})")
     if not envelope.is_name(host):
         raise ValueError(f"host {str(host)[:80]!r} is not a name")
     if status not in TABLE_STATUSES:

@@ -166,7 +166,7 @@ class TableHost:
             return
         game = store.games.get((round, table))
         attached = store.attached.get(table, {})
-        body = tablestate.body(table, round, self.name, attached.get("board_id") or f"board@{self.tag:04X}.{table}",
+        body = tablestate.body(table, round, self.name, attached.get("board_id") or "board@" + board_ident(self.tag, table),
                                attached.get("status", OK), game[0] if game else None, game[1] if game else None,
                                store.pendings.get((round, table)))
         board = board_ident(self.tag, table)

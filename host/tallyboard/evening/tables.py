@@ -196,7 +196,7 @@ class Tables:
 
     def _board_id(self, table: int, board: Board | None) -> str:
         kind = board.hello_fields.get("board", "board") if board is not None else "emulator"
-        return f"{kind}@{self.tag:04X}.{table}"
+        return f"{kind}@{tablestate.board_ident(self.tag, table)}"
 
     # ------------------------------------------------------------ the link
     def _connect(self, known: _Board) -> Board:

@@ -163,9 +163,9 @@ def cut_short(events: Callable[[Any, int, dict], Iterator[int]], hand: Callable[
 
 
 def count_hand(key: str, end: int) -> Callable[[list[int]], Any]:
-    """{key: [count per player]} from events packed player | count << 3, then end
+    """{key: [count per player]} from count events (points.COUNT_FIELDS), then end
     (Numero, Quatro)."""
     def hand(events: list[int]) -> Any:
-        counts: dict[int, int] = {e & 7: e >> 3 for e in events if e != end}
+        counts: dict[int, int] = {points.count_player(e): points.count_of(e) for e in events if e != end}
         return {key: [counts.get(p, 0) for p in range(max(counts, default=-1) + 1)]}
     return hand

@@ -41,7 +41,7 @@ def record_hand(events: list[int]) -> Any:
         if event == moosehead.GO:
             plays.append("go")
         elif event != moosehead.END:
-            plays.append([event & 7, cards.text(event >> 3)])
+            plays.append([cards.player_of(event), cards.text(cards.card_of(event))])
     return {"plays": plays}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterator
 
-from tallycore import most_count
+from tallycore import most_count, points
 
 from . import fields, sheetparts, short
 from .base import WINS_MOST_HANDS, WINS_MOST_TRICKS, GameProfile, LoadedGame
@@ -26,7 +26,7 @@ def count_events(key: str, cap: int) -> Callable[[Any, int, dict], Iterator[int]
 def open_counts(key: str) -> Callable[[list[int], int], Any]:
     """A hand in progress: the counts entered so far, null for a player not counted yet."""
     def open_hand(events: list[int], players: int) -> Any:
-        counts: dict[int, int] = {e & 7: e >> 3 for e in events}
+        counts: dict[int, int] = {points.count_player(e): points.count_of(e) for e in events}
         return {key: [counts.get(p) for p in range(players)]}
     return open_hand
 

@@ -31,16 +31,17 @@ def record_hand(events: list[int]) -> Any:
     out = 0
     for event in events:
         if event & rummy.OUT:
-            out = event & 7
+            out = cards.player_of(event)
         else:
-            held.setdefault(event & 7, []).append(cards.text(event >> 3))
+            held.setdefault(cards.player_of(event), []).append(cards.text(cards.card_of(event)))
     players = max([out, *held]) + 1
     return {"out": out, "cards": [held.get(p, []) for p in range(players)]}
 
 
 def open_hand(events: list[int], players: int) -> Any:
     """The cards entered so far, one list per player; nobody out yet."""
-    return {"cards": [[cards.text(e >> 3) for e in events if e & 7 == p] for p in range(players)]}
+    return {"cards": [[cards.text(cards.card_of(e)) for e in events if cards.player_of(e) == p]
+                      for p in range(players)]}
 
 
 def open_events(hand: Any, players: int, options: dict) -> Iterator[int]:
