@@ -12,11 +12,7 @@
 #
 # Options, packed in one int: bits 0-2 the first dealer (player index); the
 # bits above are each module's own (see OPT_* in the module).
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore.compat import const
 
 HANDS = const(0)
 FLAGS = const(2)

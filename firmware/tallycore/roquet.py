@@ -24,11 +24,7 @@
 #   [8..12)  tally (this hand's count) of players 0, 1, u16
 #   [12..16) back peg: the tally before the player's last peg this hand, u16
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore.compat import const
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(2)

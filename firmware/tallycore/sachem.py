@@ -10,11 +10,7 @@
 #   bits 12-15 "Sachem": most sevens and eights captured (7 points)
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore.compat import const
 
 from tallycore import points
 from tallycore.steps import PLAYER, EMIT, NOBODY as NO_ONE, FOLLOWING

@@ -34,11 +34,7 @@
 #   [47]     the options
 from array import array
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore.compat import const
 
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)

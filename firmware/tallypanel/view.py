@@ -21,10 +21,7 @@
 # drawn again and problem() says that too.
 from tallypanel.ledfield import LedField
 
-try:
-    from time import ticks_diff, ticks_ms
-except ImportError:  # CPython (the tests import this module)
-    from tallypanel.inputs import ticks_diff, ticks_ms
+from tallycore.compat import ticks_diff, ticks_ms
 
 RETRY_MS = 2000    # how often a silent OLED is asked again
 

@@ -26,13 +26,7 @@
 #   app.on_start(starter)     or starter() called in the loop, returning tasks.
 from array import array
 
-try:
-    from time import ticks_ms as _ticks_ms
-except ImportError:  # CPython
-    import time as _time
-
-    def _ticks_ms():  # type: ignore[misc]
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
+from tallycore.compat import ticks_ms as _ticks_ms
 
 try:
     import asyncio

@@ -29,11 +29,7 @@
 # snapshot is kept as game.snp.bad.
 import os
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore.compat import const
 
 from tallyrun.protocol import crc16
 from tallyrun import ring as R

@@ -15,11 +15,7 @@
 # `problems`; damaged files are kept as .bad.
 import os
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore.compat import const
 
 from tallyrun.protocol import crc16
 # the byte helpers are the journal's own (this module is imported from it, once)

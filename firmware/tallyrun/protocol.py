@@ -14,11 +14,7 @@
 # the end (encode_request, check_frame, fields) allocate freely.
 from array import array
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore.compat import const
 
 from tallycore import VERSION
 from tallycore.games import GAMES

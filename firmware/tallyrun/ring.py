@@ -23,11 +23,7 @@
 # everywhere else in the page leaves those bytes as they are).
 import os
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore.compat import const
 
 BLOCK = const(4096)
 _PAGE = const(256)
