@@ -56,6 +56,7 @@ def start():
     app.exit_on_eof = hw.is_emulator()
     app.board_name = given if isinstance(given, str) and 0 < len(given) <= 40 else name
     app.check_board = _check_board
+    app.serve_net = serve_net
     watchdog = None
     finish = None
     try:
@@ -78,6 +79,13 @@ def start():
         # reset under mpremote's feet
         if watchdog is not None:
             watchdog.stop()
+
+
+def serve_net(app, seq, req):
+    """NET, the club link's verb (tallynet.verb), for the app below it; rare (an
+    enrolment): its code loads when asked."""
+    from tallynet.verb import serve
+    serve(app, seq, req)
 
 
 def _compact():

@@ -128,6 +128,9 @@ class App:
         self.exit_on_eof = True
         # the club link's settings and state (tallynet.settings.Net) on a board with Wi-Fi; None without
         self.net = None
+        # serve_net(app, seq, req): the NET verb, the club link's (tallynet sits above the app: the
+        # start, tallypanel.start, gives it); None: a firmware without the club link
+        self.serve_net = None
 
     # --- start ---------------------------------------------------------------
     def boot(self, config_loaded=False, booted=False):
@@ -310,8 +313,10 @@ class App:
         elif verb == P.V_KEPT:
             self._kept(seq, req.crc, v[0], v[1])
         elif verb == P.V_NET:
-            from tallynet.verb import serve as serve_net   # rare (an enrolment): loaded when asked
-            serve_net(self, seq, req)
+            if self.serve_net is None:
+                self.error(seq, P.E_RULE, b"this firmware has no club link (tallynet): deploy the whole firmware")
+            else:
+                self.serve_net(self, seq, req)
         else:
             self._cfg(seq, req)
 
