@@ -18,12 +18,11 @@ import os
 from tallycore.compat import const
 
 from tallyrun.protocol import crc16
-# the byte helpers are the journal's own (this module is imported from it, once)
-from tallyrun.journal import get16, get32, remove_quietly, load_game, read_whole, set_aside
+from tallyrun.ring import remove_quietly
+from tallyrun.snapshot import BAD, get16, get32, load_game, read_whole, set_aside
 
 SNAPSHOT = "game.snp"
 JOURNAL = "game.jnl"
-BAD = ".bad"                 # a damaged file, kept aside under its name + BAD
 RECORD_SIZE = const(12)
 
 KIND_APPLY = const(1)
