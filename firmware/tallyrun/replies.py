@@ -36,7 +36,7 @@ def change(app, seq, event=-1):
 
 def fields(app, w, names):
     """Write the fields a row names (protocol.EVENTS, a change's reply), in
-    its order, each in its one format (tallyrun.wirefields, for the docs). What a field says
+    its order, each in its one format (tallyboard.wirefields, for the docs). What a field says
     beyond the game's state is on the app: said_event (ev), said_src (src),
     said_key and said_player (CFG), said_text (NOTE), settled_kind and
     settled_event (held, once the held change went). Allocation-free."""

@@ -4,7 +4,7 @@
     python -m tallyboard.protocol_doc --check   exit 1 (saying which) if either differs
 
 The tables come from tallyrun.protocol (the runtime's verbs, events, errors,
-config keys, which tallyrun.config keeps), tallyrun.wirefields (each field's format and meaning, each config key's use) and from each game's rules module (its VERBS and
+config keys, which tallyrun.config keeps), tallyboard.wirefields (each field's format and meaning, each config key's use) and from each game's rules module (its VERBS and
 EVENT_FORMS, tallycore.game explains them); the prose of docs/protocol.md
 between the marked regions stays hand-written. docs/protocol.json is the same
 contract for a program in any language.
@@ -18,8 +18,8 @@ from typing import Any
 
 from tallycore import games as core_games
 from tallyrun import protocol as P
-from tallyrun.wirefields import CONFIG_MEANINGS, ERROR_MEANINGS, EVENT_WHEN, FIELDS, NET_KEY_MEANINGS, VERB_DOES
 from . import portshare
+from .wirefields import CONFIG_MEANINGS, ERROR_MEANINGS, EVENT_WHEN, FIELDS, NET_KEY_MEANINGS, VERB_DOES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MARKDOWN = DOCS / "protocol.md"

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tallyrun import protocol
-from tallyrun.wirefields import NET_KEY_MEANINGS
 
 from ..errors import BoardError, TallyboardError
+from ..wirefields import NET_KEY_MEANINGS
 from . import envelope
 from .link import parse_url
 

@@ -1,8 +1,8 @@
 # The formats and meanings of every field of a reply or an event, for the
 # docs (docs/protocol.md, docs/protocol.json: python -m tallyboard.protocol_doc)
-# and a host. Not part of the board's file set (host/tallyboard/fileset.py
-# HOST_ONLY): the board writes each field in its format through one writer,
-# tallyrun.replies.fields, and needs none of these words.
+# and a host. The host's, not the firmware's: the board writes each field in
+# its format through one writer, tallyrun.replies.fields, and needs none of
+# these words.
 #
 # FIELDS: (name, format, meaning); a "KIND.name" row (a verb's reply or an
 # event's kind) says where one differs: in the doc only (HELD.held), or also
