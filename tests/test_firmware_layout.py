@@ -1,6 +1,7 @@
 """The firmware's layers (docs/architecture.md, "The firmware's layers"): each
-package imports only from itself and the packages below it, tallycore.compat
-imports nothing of the firmware's, and no module imports itself round a
+package imports only from itself and the packages below it, the bottom (the
+tallycore package's own module: const and the ticks functions) imports nothing
+of the firmware's, and no module imports itself round a
 circle. Function-level imports count: a module loaded late is still a module
 the importer needs. The checker is proven on a copy of the firmware with an
 upward import planted in it, and on a small tree with a circle."""
@@ -13,7 +14,7 @@ from pathlib import Path
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
 # bottom to top; main.py and boot.py sit above them all
 LAYERS = ("tallycore", "tallyrun", "tallynet", "tallypanel")
-BOTTOM = "tallycore.compat"   # the CPython stand-ins of const and the ticks functions
+BOTTOM = "tallycore"   # tallycore/__init__.py: the CPython stand-ins of const and the ticks functions
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -123,9 +124,9 @@ def test_an_upward_import_planted_in_a_copy_of_the_firmware_is_found(tmp_path):
     ring = copy / "tallyrun" / "ring.py"
     ring.write_text(ring.read_text(encoding="utf-8") + "\n\ndef later():\n    from tallypanel import view\n",
                     encoding="utf-8")
-    compat = copy / "tallycore" / "compat.py"
-    compat.write_text(compat.read_text(encoding="utf-8") + "\nfrom tallycore import cards\n", encoding="utf-8")
-    assert upward_imports(copy) == ["tallycore.compat -> tallycore.cards", "tallyrun.ring -> tallypanel.view"]
+    bottom = copy / "tallycore" / "__init__.py"
+    bottom.write_text(bottom.read_text(encoding="utf-8") + "\nfrom tallycore import cards\n", encoding="utf-8")
+    assert upward_imports(copy) == ["tallycore -> tallycore.cards", "tallyrun.ring -> tallypanel.view"]
 
 
 def test_a_circle_planted_in_a_small_tree_is_found(tmp_path):

@@ -20,7 +20,7 @@
 # State: the shared layout of points.py (side totals kept on both partners),
 # then [20..22) deals so far, misdeals included (u16); [22] options.
 # Options: bits 0-2 first dealer (player 0 to 3).
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import NUMBER, CHOOSE, REST, CONST, EMIT, FOLLOWING, YES_NO

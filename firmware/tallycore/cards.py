@@ -5,7 +5,7 @@
 #        the text's sequences "9, 10, 11" make J 11,
 #        Q 12, K 13)
 #   suit 0 clubs, 1 spades, 2 hearts, 3 diamonds, 4 not given
-from tallycore.compat import const
+from tallycore import const
 
 KING = const(13)
 NO_SUIT = const(4)

@@ -13,7 +13,7 @@
 #
 # State: the shared layout of points.py (hands, game over, totals).
 # Options: bits 0-2 first dealer (0 or 1).
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import NUMBER, CHOOSE, EMIT, FOLLOWING

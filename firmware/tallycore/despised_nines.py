@@ -7,7 +7,7 @@
 # number of players less one in bits 24-26 (the counts cover every player).
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import NUMBER, PLAYERS, EACH, EMIT, FOLLOWING

@@ -8,7 +8,7 @@
 #   bits 6-8  tricks  0..5 won by the bidder
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import PLAYER, NUMBER, EMIT, FOLLOWING

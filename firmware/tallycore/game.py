@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-from tallycore.compat import const
+from tallycore import const
 
 LOG_CAPACITY = const(600)   # events in one game; a Moosehead game is the longest
 STATE_CAPACITY = const(64)  # bytes; every rules module's STATE_SIZE fits

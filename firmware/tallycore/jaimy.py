@@ -14,7 +14,7 @@
 #
 # State: the shared layout of points.py.
 # Options: bits 0-2 first dealer; bit 3 partnerships.
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import PLAYER, CHOOSE, CONST, EMIT, FOLLOWING

@@ -26,7 +26,7 @@
 #   [53..60)  the suited cards played, one bit per card (suit * 13 + rank - 1)
 #   [60]      options
 # Options: bits 0-2 first dealer; bit 3 faces count 11, 12, 13.
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import PLAYER, CHOOSE, CONST, EMIT, NEXT, DONE, RANKS, NO_SUIT_CARD, FOLLOWING

@@ -32,7 +32,7 @@
 #   [29] the cap (the variant)        [30] 1: a total adds the counts up,
 #                                          0: it counts hands won
 # Options: bits 0-2 first dealer; Quatro only: bit 3 hands_won.
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import games, points
 from tallycore.steps import NUMBER, CONST, EACH, EMIT, FOLLOWING

@@ -12,7 +12,7 @@
 #
 # Options, packed in one int: bits 0-2 the first dealer (player index); the
 # bits above are each module's own (see OPT_* in the module).
-from tallycore.compat import const
+from tallycore import const
 
 HANDS = const(0)
 FLAGS = const(2)

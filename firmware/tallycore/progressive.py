@@ -5,7 +5,7 @@
 # A seating is a list of tables, head first; a table is a list of four player
 # numbers, seat 0 (the score keeper) first. Scores are ints per player number.
 
-from tallycore.compat import const
+from tallycore import const
 
 _SEATS = const(4)
 

@@ -24,7 +24,7 @@
 #   [8..12)  tally (this hand's count) of players 0, 1, u16
 #   [12..16) back peg: the tally before the player's last peg this hand, u16
 
-from tallycore.compat import const
+from tallycore import const
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(2)

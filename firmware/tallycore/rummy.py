@@ -23,7 +23,7 @@
 #   [45..52) the suited cards seen, one bit per card (suit * 13 + rank - 1)
 #   [52]     options
 # Options: bits 0-2 first dealer; bit 3 faces count 10.
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import PLAYER, CHOOSE, EACH, LIST, EMIT, DONE, FOLLOWING, RANKS, NO_SUIT_CARD

@@ -10,7 +10,7 @@
 #   bits 12-15 "Sachem": most sevens and eights captured (7 points)
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import PLAYER, EMIT, NOBODY as NO_ONE, FOLLOWING

@@ -34,7 +34,7 @@
 #   [47]     the options
 from array import array
 
-from tallycore.compat import const
+from tallycore import const
 
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)

@@ -32,7 +32,7 @@
 #           the event (DONE: none) is kept and the entry goes to step goto
 #           (len(ENTRY): the hand is complete); in an EACH LIST step, a
 #           special moves on to the next player first
-from tallycore.compat import const
+from tallycore import const
 
 NAME = const(0)
 KIND = const(1)

@@ -22,7 +22,7 @@
 import errno
 import gc
 
-from tallycore.compat import const, ticks_add, ticks_diff, ticks_ms
+from tallycore import const, ticks_add, ticks_diff, ticks_ms
 
 from tallynet.transport import FAILED, READY
 

@@ -20,7 +20,7 @@ import binascii
 import hashlib
 import json
 
-from tallycore.compat import const
+from tallycore import const
 
 VERSION = const(1)
 DIRECTOR = "director"

@@ -23,7 +23,7 @@ try:
 except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
-from tallycore.compat import const, ticks_add, ticks_diff, ticks_ms
+from tallycore import const, ticks_add, ticks_diff, ticks_ms
 
 import network
 

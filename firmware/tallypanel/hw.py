@@ -8,7 +8,7 @@ import sys
 
 import machine
 
-from tallycore.compat import const
+from tallycore import const
 
 _WATCHDOG_MS = const(8000)   # the RP2040's WDT tops out at ~8.3 s
 

@@ -25,7 +25,7 @@ import asyncio
 
 from tallypanel.menu import SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD
 
-from tallycore.compat import const, ticks_diff, ticks_ms
+from tallycore import const, ticks_diff, ticks_ms
 
 _ENCODER_POLL_MS = const(2)
 _STORM_POLL_MS = const(100)   # an encoder in a storm of bounces is read this often

@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-from tallycore.compat import const, ticks_diff
+from tallycore import const, ticks_diff
 
 # Input kinds (tallypanel.inputs emits them).
 SEAT = const(0)       # value: seat index; a short press

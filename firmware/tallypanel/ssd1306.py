@@ -10,7 +10,7 @@
 # only writeto(addr, buf) and writevto(addr, bufs) are used.
 import framebuf
 
-from tallycore.compat import const
+from tallycore import const
 
 _SET_CONTRAST = const(0x81)
 _SET_ENTIRE_ON = const(0xA4)

@@ -7,7 +7,7 @@
 # while the board powers up and the app does not start: the REPL stays free
 # for mpremote to repair a bad deploy. Ctrl-C (0x03) from mpremote always
 # stops the app and the watchdog with it.
-from tallycore.compat import ticks_diff, ticks_ms
+from tallycore import ticks_diff, ticks_ms
 from tallycore.games import unload
 
 

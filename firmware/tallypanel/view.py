@@ -21,7 +21,7 @@
 # drawn again and problem() says that too.
 from tallypanel.ledfield import LedField
 
-from tallycore.compat import ticks_diff, ticks_ms
+from tallycore import ticks_diff, ticks_ms
 
 RETRY_MS = 2000    # how often a silent OLED is asked again
 

@@ -14,7 +14,7 @@
 # (the OLED and the host name the buttons by it); seat_lights[seat] is the
 # LED beside it (an LED of the chain that is no hole's), or NO_LIGHT.
 
-from tallycore.compat import const
+from tallycore import const
 
 STATION = const(0)
 TALLY = const(1)

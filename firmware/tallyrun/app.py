@@ -26,7 +26,7 @@
 #   app.on_start(starter)     or starter() called in the loop, returning tasks.
 from array import array
 
-from tallycore.compat import ticks_ms as _ticks_ms
+from tallycore import ticks_ms as _ticks_ms
 
 try:
     import asyncio

@@ -27,7 +27,7 @@
 # new records never follow garbage. Damage is reported in `problems` (the
 # app's boot NOTEs) and its records are copied to game.jnl.bad; a damaged
 # snapshot is kept as game.snp.bad.
-from tallycore.compat import const
+from tallycore import const
 from tallyrun.protocol import crc16
 from tallyrun import ring as R
 from tallyrun.ring import remove_quietly

@@ -15,7 +15,7 @@
 # `problems`; damaged files are kept as .bad.
 import os
 
-from tallycore.compat import const
+from tallycore import const
 
 from tallyrun.protocol import crc16
 from tallyrun.ring import remove_quietly

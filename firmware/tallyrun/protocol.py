@@ -14,7 +14,7 @@
 # the end (encode_request, check_frame, fields) allocate freely.
 from array import array
 
-from tallycore.compat import const
+from tallycore import const
 
 from tallycore import VERSION
 from tallycore.games import GAMES

@@ -23,7 +23,7 @@
 # everywhere else in the page leaves those bytes as they are).
 import os
 
-from tallycore.compat import const
+from tallycore import const
 
 BLOCK = const(4096)
 _PAGE = const(256)

@@ -8,7 +8,7 @@ try:
 except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
-from tallycore.compat import const
+from tallycore import const
 
 _WATCHDOG_FEED_MS = const(1000)
 

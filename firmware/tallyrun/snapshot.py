@@ -4,7 +4,7 @@
 # board's first boot on this one reads once).
 import os
 
-from tallycore.compat import const
+from tallycore import const
 from tallycore.games import index_of
 from tallyrun.protocol import crc16
 
