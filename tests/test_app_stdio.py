@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 sys.path.insert(0, str(FIRMWARE))
 from tallyrun import protocol as P  # noqa: E402
+from tallyrun.crc import crc16  # noqa: E402
 from tallyboard import wire  # noqa: E402
 from tallyboard.fileset import PACKAGES  # noqa: E402
 
@@ -120,7 +121,7 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
     assert state["n"] == "3" and state["top"] == "3" and state["eseq"] == "5"
     log = s.fields(8)
     assert log == {"at": "0", "count": "003", "top": "3", "ev": "40,140,96"}
-    assert int(state["lcrc"], 16) == P.crc16(bytes([40, 0, 0, 0, 140, 0, 0, 0, 96, 0, 0, 0]))
+    assert int(state["lcrc"], 16) == crc16(bytes([40, 0, 0, 0, 140, 0, 0, 0, 96, 0, 0, 0]))
     assert s.fields(9) == {"index": "1", "name": "roquet", "min": "2", "max": "2",
                            "options": "end,landmark_bonus"}
 

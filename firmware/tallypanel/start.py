@@ -183,7 +183,7 @@ def _attach_views(app, board, view):
     # others working: no OLED, the LEDs and buttons still score; the scoring
     # and the protocol run on regardless. Returns what to do when the app stops.
     from tallypanel import hw
-    from tallyrun import protocol as P
+    from tallyrun import protocol
     try:
         bus = hw.oled_i2c(board)
         if bus is not None:
@@ -216,7 +216,7 @@ def _attach_views(app, board, view):
         app.note("inputs: %s" % exc)
 
     def changed(kind):
-        if kind == P.EV_CFG:
+        if kind == protocol.EV_CFG:
             try:
                 view.configure(app.config)
             except ValueError as exc:

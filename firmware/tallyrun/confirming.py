@@ -4,7 +4,7 @@
 # made now) or reject it (REJECT: dropped, with the events of its hand before
 # it). The app's change path (tallyrun.app) calls hold(); the app's
 # local_accept and local_reject call settle().
-from tallyrun import protocol as P
+from tallyrun import protocol
 from tallyrun import replies
 from tallyrun.journal import KIND_APPLY, KIND_ACCEPT, KIND_HELD
 
@@ -20,12 +20,12 @@ def hold(app, kind, seq, crc, event, src, reply):
         app.journal.append(KIND_HELD | kind, game.held_event, seq, crc)
     except OSError as exc:
         game.reject()
-        return app._refuse(seq, P.E_FLASH, replies.flash_failed(exc, "nothing changed"), reply)
+        return app._refuse(seq, protocol.E_FLASH, replies.flash_failed(exc, "nothing changed"), reply)
     app._reserve_eseq()
     if reply:
         replies.change(app, seq)
     app.said_src = src
-    app.tell(P.EV_HELD)
+    app.tell(protocol.EV_HELD)
     app.journal.after_append()
     return None
 
@@ -42,9 +42,9 @@ def settle(app, record, taken=0):
         app.journal.append(record, game.held_event if record == KIND_ACCEPT else taken, 0, 0)
     except OSError as exc:
         raise ValueError(replies.flash_failed(exc, "the hand is still pending"))
-    pushed = P.EV_REJECT
+    pushed = protocol.EV_REJECT
     if record == KIND_ACCEPT:
-        pushed = P.EV_ACCEPT
+        pushed = protocol.EV_ACCEPT
         if game.held == KIND_APPLY and app.log_crcs_valid > game.n:
             app.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
     app.settled_kind = game.held          # what was held, for the event's held field

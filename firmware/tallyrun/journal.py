@@ -28,9 +28,8 @@
 # app's boot NOTEs) and its records are copied to game.jnl.bad; a damaged
 # snapshot is kept as game.snp.bad.
 from tallycore import const
-from tallyrun.protocol import crc16
-from tallyrun import ring as R
-from tallyrun.ring import remove_quietly
+from tallyrun.crc import crc16
+from tallyrun.ring import RING_BLOCKS, SLOTS, open_ring, remove_quietly
 from tallyrun.snapshot import (BAD, HEAD, exists, get16, get32, load_game, put16, put32, put_game,
                                read_whole, set_aside, write_atomic)
 from tallycore.games import find
@@ -101,7 +100,7 @@ class Journal:
     def _open_ring(self):
         ring = self.ring
         if ring is None:
-            ring = R.open_ring(self.root, self.device)
+            ring = open_ring(self.root, self.device)
             self.ring = ring
         return ring
 
@@ -143,9 +142,9 @@ class Journal:
             self.last_seq = seq
             self.last_crc = crc
         self.slot += 1
-        if self.slot == R.SLOTS:
+        if self.slot == SLOTS:
             self.slot = 0
-            self.k = (self.k + 1) % R.RING_BLOCKS
+            self.k = (self.k + 1) % RING_BLOCKS
             self.erase_due = True
 
     def after_append(self):
@@ -156,10 +155,10 @@ class Journal:
         try:
             if self.dirty:
                 self.compact()
-            elif (self.k + 1) % R.RING_BLOCKS == self.start_k:
+            elif (self.k + 1) % RING_BLOCKS == self.start_k:
                 self.compact()
             else:
-                self._open_ring().erase((self.k + 1) % R.RING_BLOCKS)
+                self._open_ring().erase((self.k + 1) % RING_BLOCKS)
                 self.erase_due = False
         except OSError:
             self.dirty = True
@@ -171,7 +170,7 @@ class Journal:
         generation) and erases."""
         game = self.game
         ring = self._open_ring()
-        k = (self.k + 1) % R.RING_BLOCKS
+        k = (self.k + 1) % RING_BLOCKS
         if game.rules is None:
             self._write_snapshot("", 0, 0, game.log, 0, 0, self.last_seq, self.last_crc, k, 0, 0)
         else:
@@ -179,7 +178,7 @@ class Journal:
                                  game.n, game.top, self.last_seq, self.last_crc, k,
                                  game.held, game.held_event)
         ring.erase(k)
-        ring.erase((k + 1) % R.RING_BLOCKS)
+        ring.erase((k + 1) % RING_BLOCKS)
         if self.kept and game.rules is not None:
             # the snapshot holds no KEPT: write it again after it (a cut just
             # before loses it, and the board asks again: the safe side)
@@ -302,7 +301,7 @@ class Journal:
         if body < 0:
             return False
         k = get16(data, body + 4)
-        if k >= R.RING_BLOCKS:
+        if k >= RING_BLOCKS:
             game.rules = None
             return False
         held = get16(data, body + 8) if data[0:4] == _MAGIC else 0
@@ -334,19 +333,19 @@ class Journal:
         return 0
 
     def _at(self, position):
-        return self._valid((self.start_k + position // R.SLOTS) % R.RING_BLOCKS, position % R.SLOTS)
+        return self._valid((self.start_k + position // SLOTS) % RING_BLOCKS, position % SLOTS)
 
     def _replay(self):
         """Apply the current game's records; find the head; report damage."""
         ring = self._open_ring()
-        capacity = R.RING_BLOCKS * R.SLOTS
+        capacity = RING_BLOCKS * SLOTS
         # the last block in use: blocks fill one after another from the start
         full = 0
-        while full < R.RING_BLOCKS - 1 and self._at(full * R.SLOTS + R.SLOTS - 1) == 1:
+        while full < RING_BLOCKS - 1 and self._at(full * SLOTS + SLOTS - 1) == 1:
             full += 1
         # the head: the first slot of that block that holds no record
-        head = full * R.SLOTS
-        while head < (full + 1) * R.SLOTS and self._at(head) == 1:
+        head = full * SLOTS
+        while head < (full + 1) * SLOTS and self._at(head) == 1:
             head += 1
         tail = self._at(head) if head < capacity else 0
         total = head
@@ -409,8 +408,8 @@ class Journal:
                 self.last_crc = get16(rec, 7)
             index += 1
         self.records = index
-        self.k = (self.start_k + index // R.SLOTS) % R.RING_BLOCKS
-        self.slot = index % R.SLOTS
+        self.k = (self.start_k + index // SLOTS) % RING_BLOCKS
+        self.slot = index % SLOTS
         if why is not None:
             self.cut = True
             self._keep_bad(begin, total)
@@ -422,16 +421,16 @@ class Journal:
                                  "power went, never acknowledged): dropped")
         elif tail == 2:
             self.cut = True          # a block not erased yet (a cut before its erase): quietly
-        elif not ring.erased((self.k + 1) % R.RING_BLOCKS):
-            ring.erase((self.k + 1) % R.RING_BLOCKS)   # a cut while it was erased ahead
+        elif not ring.erased((self.k + 1) % RING_BLOCKS):
+            ring.erase((self.k + 1) % RING_BLOCKS)   # a cut while it was erased ahead
 
     def _keep_bad(self, begin, total):
         # the current game's records as they are on flash, for inspection
         try:
             with open(self._path(BAD_RECORDS), "wb") as f:
                 for index in range(begin, total):
-                    self._open_ring().read((self.start_k + index // R.SLOTS) % R.RING_BLOCKS,
-                                           index % R.SLOTS, self.record)
+                    self._open_ring().read((self.start_k + index // SLOTS) % RING_BLOCKS,
+                                           index % SLOTS, self.record)
                     f.write(self.record)
         except OSError:
             pass

@@ -1,6 +1,6 @@
 # The board's replies to the requests that read (HELLO, GAME, OPEN, STATE,
 # SCORE, LOG, STATS, NOTE) and the fields every change reply carries, written
-# into the app's preallocated frame writer (tallyrun.protocol.Writer) and
+# into the app's preallocated frame writer (tallyrun.outgoing.Writer) and
 # sent with app.send_reply(): allocation-free but for STATS (a collection
 # first, and the probe of the largest free block).
 # fields() is the one writer of the fields a row of protocol.EVENTS or a
@@ -9,7 +9,8 @@
 import gc
 
 from tallycore.games import GAMES
-from tallyrun import protocol as P
+from tallyrun import protocol
+from tallyrun.crc import crc16
 
 
 def flash_failed(exc, kept):
@@ -28,7 +29,7 @@ def change(app, seq, event=-1):
     w.reply(seq)
     # ev: the event applied: a host keeps its copy of the game without reading it back
     app.said_event = event
-    fields(app, w, P.APPLIED if event >= 0 else P.CHANGED)
+    fields(app, w, protocol.APPLIED if event >= 0 else protocol.CHANGED)
     if app.game.held:
         held(app, w)       # the change waits for its confirmation: n and top did not move
     app.send_reply()
@@ -81,10 +82,10 @@ def fields(app, w, names):
             w.number(game.options)
         elif name == "fw":
             w.key(b"fw")
-            w.text(P.FIRMWARE_VERSION)
+            w.text(protocol.FIRMWARE_VERSION)
         elif name == "proto":
             w.key(b"proto")
-            w.number(P.PROTOCOL_VERSION)
+            w.number(protocol.PROTOCOL_VERSION)
         elif name == "text":
             w.key(b"text")
             w.text(app.said_text)
@@ -121,7 +122,7 @@ def fields(app, w, names):
             w.number(app.said_index)
         elif name == "name":
             w.key(b"name")
-            w.text(P.GAME_NAMES[app.said_index])
+            w.text(protocol.GAME_NAMES[app.said_index])
         elif name == "min":
             w.key(b"min")
             w.number(GAMES[app.said_index][1])
@@ -130,7 +131,7 @@ def fields(app, w, names):
             w.number(GAMES[app.said_index][2])
         elif name == "GAME.options":
             w.key(b"options")
-            w.text(P.GAME_OPTIONS[app.said_index])
+            w.text(protocol.GAME_OPTIONS[app.said_index])
         elif name == "at":
             w.key(b"at")
             w.number(app.said_index)
@@ -154,13 +155,13 @@ def fields(app, w, names):
             w.number(len(GAMES))
         elif name == "frame":
             w.key(b"frame")
-            w.number(P.MAX_FRAME)
+            w.number(protocol.MAX_FRAME)
         elif name == "log":
             w.key(b"log")
             w.number(len(game.log))
         elif name == "HELLO.players":
             w.key(b"players")
-            w.number(P.MAX_PLAYERS)
+            w.number(protocol.MAX_PLAYERS)
         elif name == "free":
             w.key(b"free")
             w.number(_mem_free())
@@ -185,7 +186,7 @@ def fields(app, w, names):
 
 def cfg_fields(app, w, key, player):
     """key player value of CFG's reply and event."""
-    spec = P.CONFIG_KEYS[key]
+    spec = protocol.CONFIG_KEYS[key]
     w.key(b"key")
     w.text(spec[0])
     w.key(b"player")
@@ -195,9 +196,9 @@ def cfg_fields(app, w, key, player):
         w.byte(45)
     w.key(b"value")
     value = app.config.get(key, player)
-    if spec[1] == P.T_RGB:
+    if spec[1] == protocol.T_RGB:
         w.hex(value, 6)
-    elif spec[1] == P.T_INT:
+    elif spec[1] == protocol.T_INT:
         w.number(value)
     else:
         w.text(value)
@@ -222,30 +223,30 @@ def game_name(app, w):
     if app.game.rules is None:
         w.byte(45)
         return
-    w.text(P.GAME_NAMES[app.game.index])
+    w.text(protocol.GAME_NAMES[app.game.index])
 
 def read(app, seq, verb):
     """The reply of a request that reads: the fields of its verb's row."""
     w = app.writer
     w.reply(seq)
-    fields(app, w, P.VERBS[verb][3])
+    fields(app, w, protocol.VERBS[verb][3])
     app.send_reply()
 
 
 def game_info(app, seq, index):
     if index >= len(GAMES):
-        app.error(seq, P.E_RANGE, b"no game at that index; HELLO says how many there are")
+        app.error(seq, protocol.E_RANGE, b"no game at that index; HELLO says how many there are")
         return
     app.said_index = index
-    read(app, seq, P.V_GAME)
+    read(app, seq, protocol.V_GAME)
 
 
 def note(app, seq, index):
     if index >= len(app.notes):
-        app.error(seq, P.E_RANGE, b"no note at that index; STATE says how many (notes)")
+        app.error(seq, protocol.E_RANGE, b"no note at that index; STATE says how many (notes)")
         return
     app.said_index = index
-    read(app, seq, P.V_NOTE)
+    read(app, seq, protocol.V_NOTE)
 
 
 def log_crc(app):
@@ -263,7 +264,7 @@ def log_crc(app):
         four[1] = (e >> 8) & 0xFF
         four[2] = (e >> 16) & 0xFF
         four[3] = (e >> 24) & 0xFF
-        crc = P.crc16(four, 0, 4, crc)
+        crc = crc16(four, 0, 4, crc)
         prefix[at] = crc
         at += 1
     app.log_crcs_valid = at
@@ -285,17 +286,17 @@ def totals(app, w):
 
 def score(app, seq):
     if app.game.rules is None:
-        app.error(seq, P.E_RULE, b"no game in progress; start one with NEW")
+        app.error(seq, protocol.E_RULE, b"no game in progress; start one with NEW")
         return
-    read(app, seq, P.V_SCORE)
+    read(app, seq, protocol.V_SCORE)
 
 
 def log(app, seq, at):
     if at > app.game.top:
-        app.error(seq, P.E_RANGE, b"at is past the end of the log (STATE gives top)")
+        app.error(seq, protocol.E_RANGE, b"at is past the end of the log (STATE gives top)")
         return
     app.said_index = at
-    read(app, seq, P.V_LOG)
+    read(app, seq, protocol.V_LOG)
 
 
 def _log_events(app, w, count_at):
@@ -321,7 +322,7 @@ def _log_events(app, w, count_at):
 
 def stats(app, seq):
     gc.collect()   # free, alloc and block: after a collection
-    read(app, seq, P.V_STATS)
+    read(app, seq, protocol.V_STATS)
 
 
 def _mem_free():

@@ -56,7 +56,7 @@ class EnrolError(TallyboardError):
 
 def escape(value: bytes) -> str:
     """A NET SET value as one token: each space, *, % and byte outside printable
-    ASCII written %XX (protocol.unescape_into reads it back)."""
+    ASCII written %XX (tallyrun.incoming.unescape_into reads it back)."""
     out = []
     for byte in value:
         if 33 <= byte <= 126 and byte not in (37, 42):
