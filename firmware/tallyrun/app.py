@@ -1,10 +1,10 @@
 # The app on the board: serves the wire protocol (protocol.py) on USB CDC
 # (stdin/stdout), keeps the game in RAM and on flash (journal.py, config.py),
 # pushes an event for every change, and tells the display and the inputs.
-# Here: dispatch, the retry cache and host sessions, the change path, CFG.
+# Here: dispatch, the retry cache and host sessions, the change path.
 # Beside it: serve.py (the loop), confirming.py (a hand held for an
-# opponent's accept), replies.py (the replies, and the one writer of every
-# event's fields).
+# opponent's accept), configuring.py (CFG), replies.py (the replies, and the
+# one writer of every event's fields).
 #
 # Hooks for the display and input code:
 #   app.on_change(callback)   callback(kind) after every change; kind is a
@@ -38,40 +38,33 @@ from tallyrun.incoming import FEED_LINE, FEED_OVERFLOW, LineReader, Request
 from tallyrun.outgoing import Writer
 from tallyrun import replies
 from tallycore.game import LOG_CAPACITY
-from tallyrun.journal import (KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND,
-                              KIND_HELD)
-from tallyrun.restore import Restored, BOARD_DIR, emit as _emit
-# The loop (tallyrun/serve.py) and a held hand's code (confirming.py) load
-# after BOOT is out (after_boot(): App.run(), or the first change that
-# needs them): BOOT and the lights need neither, and each import from
-# littlefs costs 15-35 ms of the power-up on the chip.
-if False:   # for the type checker: the modules after_boot() loads (the compiler drops this)
-    from tallyrun import serve, confirming
+from tallyrun.journal import KIND_APPLY, KIND_UNDO, KIND_REDO
+from tallyrun.restore import Restored, emit as _emit
+from tallyrun.local import LocalChanges
+from tallyrun import configuring, confirming
+# The loop (tallyrun/serve.py) loads when the app runs (after_boot(): App.run(), or the
+# first look at the input): the tests drive the app without it.
+if False:   # for the type checker: the module after_boot() loads (the compiler drops this)
+    from tallyrun import serve
 _after_boot = [False]
 
 
 def after_boot():
-    """Load the loop and the confirmation's code (once)."""
-    global serve, confirming
+    """Load the loop (once)."""
+    global serve
     if not _after_boot[0]:
-        from tallyrun import serve, confirming
+        from tallyrun import serve
         _after_boot[0] = True
 
 
 _SRC_HOST = b"host"
-_SRC_BOARD = b"board"
 _PUSHED = (0, protocol.EV_EVENT, protocol.EV_UNDO, protocol.EV_REDO)   # by journal kind: the event pushed
 # ERR BOARD's words when there is no memory left to put them together
 _OUT_OF_MEMORY = b"MemoryError: the board ran out of memory answering this; read STATE to see whether it was done"
 _UNSAID = b"the board failed here and had no memory left to say why; read STATE to see whether it was done"
 
 
-def _raise_if(message):
-    if message is not None:
-        raise ValueError(message if isinstance(message, str) else message.decode())
-
-
-class App:
+class App(LocalChanges):
     def __init__(self, out=None, root="", board_name="", flash=None, restored=None):
         # restored: the game, its journal and the settings as the power-up made them
         # (tallyrun.restore: BOOT went out before this module loaded); else made here.
@@ -114,8 +107,9 @@ class App:
         self.log_crcs = array("H", bytearray(2 * LOG_CAPACITY))
         self.log_crcs_valid = 0
         # check_board(name): raises ValueError (why) unless board/<name>.json is
-        # a definition this board can run; main.py sets the panel's own check
-        self.check_board = self._board_exists
+        # a definition this board can run; the start sets the panel's own check.
+        # None: the file is on the flash (tallyrun.configuring.board_exists)
+        self.check_board = None
         self.listener_errors = 0
         self.tasks = []
         self.starters = []
@@ -320,7 +314,7 @@ class App:
             else:
                 self.serve_net(self, seq, req)
         else:
-            self._cfg(seq, req)
+            configuring.serve(self, seq, req)
 
     def _game_verb(self, seq, req):
         # a verb the game in play declares (its rules' VERBS, verb_event); the
@@ -409,7 +403,6 @@ class App:
                 return self._refuse(seq, protocol.E_RULE, b"nothing to redo", reply)
             event = game.log[game.n]
         if self._confirming() and (game.rules.ends_hand(event) if kind == KIND_APPLY else game.closes_hand(kind)):
-            after_boot()
             return confirming.hold(self, kind, seq, crc, event, src, reply)
         try:
             self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
@@ -481,106 +474,6 @@ class App:
         replies.change(self, seq)
         self.tell(protocol.EV_KEPT)
         self.journal.after_append()
-
-    # --- config ----------------------------------------------------------------------
-    def _cfg(self, seq, req):
-        key = req.cfg_key
-        spec = protocol.CONFIG_KEYS[key]
-        player = req.cfg_player if spec[4] else 0
-        if req.values[0] == 1:  # SET
-            kind = spec[1]
-            if kind == protocol.T_TEXT:
-                packed = req.values[3]
-                value = bytes(req.line[packed >> 8:packed & 0xFF]).decode()
-                if key == protocol.CFG_BOARD:
-                    try:
-                        self.check_board(value)
-                    except (ValueError, OSError) as exc:
-                        self.error(seq, protocol.E_RANGE, "%s; the setting is unchanged" % exc)
-                        return
-            else:
-                value = req.values[3]
-            old = self.config.get(key, player)
-            try:
-                self.config.set(key, player, value)
-            except ValueError as exc:
-                self.error(seq, protocol.E_RANGE, str(exc))
-                return
-            try:
-                self.config.save()
-            except OSError as exc:
-                self.config.set(key, player, old)
-                self.error(seq, protocol.E_FLASH, replies.flash_failed(exc, "the setting is unchanged"))
-                return
-        self.said_key = key
-        self.said_player = player
-        replies.read(self, seq, protocol.V_CFG)
-        if req.values[0] == 1:  # a change: the reply first, then the event, as for every change
-            self.tell(protocol.EV_CFG, False)
-
-    def _board_exists(self, name):
-        import os
-        try:
-            os.stat(self.root + BOARD_DIR + "/" + name + ".json")
-        except OSError:
-            raise ValueError("board: no definition board/%s.json on the board" % name)
-
-    # --- the board's own inputs ------------------------------------------------------
-    def local_event(self, event):
-        """Apply a packed core event from the board's buttons, journaled and
-        pushed like a host request. Raises ValueError (the core's message)
-        when refused; nothing changed then."""
-        _raise_if(self._change(KIND_APPLY, 0, 0, event, _SRC_BOARD, False))
-
-    def local_undo(self):
-        _raise_if(self._change(KIND_UNDO, 0, 0, 0, _SRC_BOARD, False))
-
-    def local_redo(self):
-        _raise_if(self._change(KIND_REDO, 0, 0, 0, _SRC_BOARD, False))
-
-    def local_accept(self, player):
-        """Player (its index) accepts the held change on the board (a seat
-        button); ValueError when there is none, or when player may not."""
-        game = self.game
-        if game.held and not game.held_by >> player & 1:
-            raise ValueError(game.held_message(self.config.names))
-        after_boot()
-        confirming.settle(self, KIND_ACCEPT)
-
-    def local_reject(self):
-        """The held change rejected on the board (a long press). A rejected
-        hand goes whole (docs/rules.md CF1): the events of its hand applied
-        before it go with it, in the same journal record (a power cut keeps
-        the hand whole or gone), and off the redo stack. Returns how many
-        were taken back; allocation-free."""
-        game = self.game
-        taken = game.open_hand() if game.held == KIND_APPLY else 0
-        after_boot()
-        confirming.settle(self, KIND_REJECT_HAND, taken)
-        return taken
-
-    def local_new(self):
-        """The board's own new game: the game in play again, for the same
-        players and options (its menu asks first). ValueError when refused."""
-        game = self.game
-        if game.rules is None:
-            raise ValueError("game: no game in progress; start one from the host")
-        _raise_if(self._new(0, 0, game.index, game.players, game.options, False))
-
-    def local_cfg(self, key, player, value):
-        """A setting changed by the board itself (the club link seating its
-        round: the names, the round), saved and pushed as CFG like CFG SET.
-        ValueError or OSError when refused; nothing changed then."""
-        old = self.config.get(key, player)
-        self.config.set(key, player, value)
-        try:
-            self.config.save()
-        except OSError:
-            self.config.set(key, player, old)
-            raise
-        self.said_key = key
-        self.said_player = player
-        self.tell(protocol.EV_CFG, False)
 
     def on_start(self, starter):
         """starter() is called inside the running loop (to create its tasks)."""
