@@ -91,16 +91,6 @@ class App(LocalChanges):
         self.session_next = 1           # the first seq of the next session HELLO opens
         self.eseq = 0
         self.listeners = []
-        # what the fields of the reply or event being written say beyond the
-        # game's state (replies.fields): set before each is written
-        self.said_event = 0
-        self.said_src = _SRC_HOST
-        self.said_text = ""
-        self.said_key = 0
-        self.said_player = 0
-        self.said_index = 0         # GAME's and NOTE's index, LOG's at
-        self.settled_kind = 0       # the held change that just went (ACCEPT, REJECT)
-        self.settled_event = 0
         self.notes = []                 # problems found at boot (NOTE), spaces as _
         # CRC-16 of log[0:i + 1] for each i, right up to log_crcs_valid: the
         # log CRC (STATE, OPEN) costs one step per new event, not the whole log
@@ -161,15 +151,13 @@ class App(LocalChanges):
         text = text.replace(" ", "_")
         if len(self.notes) < protocol.MAX_NOTES:
             self.notes.append(text)
-        self.said_text = text
-        self.tell(protocol.EV_NOTE, False)
+        self.tell(protocol.EV_NOTE, False, text=text)
 
     def say(self, text):
         """Words for people that pass (why the board refused a press of its
         buttons): pushed as a NOTE event, not kept for NOTE (the problems
         the board has noted). One str allocated, as note() does."""
-        self.said_text = text.replace(" ", "_")
-        self.tell(protocol.EV_NOTE, False)
+        self.tell(protocol.EV_NOTE, False, text=text.replace(" ", "_"))
 
     def on_change(self, callback):
         self.listeners.append(callback)
@@ -348,12 +336,13 @@ class App(LocalChanges):
         eseq = self.eseq + 1
         self.eseq = eseq if eseq <= protocol.EVENT_SEQ_LIMIT else 1
 
-    def tell(self, kind, reserved=True):
+    def tell(self, kind, reserved=True, event=0, src=_SRC_HOST, about=0, player=0, text=""):
         """Push the event of that kind, its fields as its row of protocol.EVENTS
-        names them (replies.fields); reserved: its eseq was taken already (by
-        the reply that names it, sent first)."""
+        names them (replies.fields, which takes event, src, about, player and
+        text); reserved: its eseq was taken already (by the reply that names
+        it, sent first)."""
         w = self._event(kind, reserved)
-        replies.fields(self, w, protocol.EVENTS[kind][1])
+        replies.fields(self, w, protocol.EVENTS[kind][1], event, src, about, player, text)
         self._push(kind)
 
     def _push(self, kind):
@@ -420,9 +409,7 @@ class App(LocalChanges):
         self._reserve_eseq()      # the reply names the event that follows it
         if reply:
             replies.change(self, seq, -1 if kind == KIND_UNDO else event)
-        self.said_event = event
-        self.said_src = src
-        self.tell(pushed)
+        self.tell(pushed, True, event, src)
         self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
 

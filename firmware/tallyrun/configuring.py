@@ -42,11 +42,9 @@ def serve(app, seq, req):
             app.config.set(key, player, old)
             app.error(seq, protocol.E_FLASH, replies.flash_failed(exc, "the setting is unchanged"))
             return
-    app.said_key = key
-    app.said_player = player
-    replies.read(app, seq, protocol.V_CFG)
+    replies.read(app, seq, protocol.V_CFG, key, player)
     if setting:   # a change: the reply first, then the event, as for every change
-        app.tell(protocol.EV_CFG, False)
+        app.tell(protocol.EV_CFG, False, 0, b"host", key, player)
 
 
 def change(app, key, player, value):
@@ -59,9 +57,7 @@ def change(app, key, player, value):
     except OSError:
         app.config.set(key, player, old)
         raise
-    app.said_key = key
-    app.said_player = player
-    app.tell(protocol.EV_CFG, False)
+    app.tell(protocol.EV_CFG, False, 0, b"board", key, player)
 
 
 def board_exists(app, name):

@@ -24,8 +24,7 @@ def hold(app, kind, seq, crc, event, src, reply):
     app._reserve_eseq()
     if reply:
         replies.change(app, seq)
-    app.said_src = src
-    app.tell(protocol.EV_HELD)
+    app.tell(protocol.EV_HELD, True, 0, src)
     app.journal.after_append()
     return None
 
@@ -47,8 +46,8 @@ def settle(app, record, taken=0):
         pushed = protocol.EV_ACCEPT
         if game.held == KIND_APPLY and app.log_crcs_valid > game.n:
             app.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
-    app.settled_kind = game.held          # what was held, for the event's held field
-    app.settled_event = game.held_event
+    kind = game.held                      # what was held, for the event's held field
+    event = game.held_event
     if record == KIND_ACCEPT:
         game.accept()
     else:
@@ -56,7 +55,5 @@ def settle(app, record, taken=0):
         if taken and app.log_crcs_valid > game.n:
             app.log_crcs_valid = game.n
     app._reserve_eseq()
-    app.said_src = _SRC_BOARD
-    app.tell(pushed)
-    app.settled_kind = 0                  # told: STATE's held is - again
+    app.tell(pushed, True, event, _SRC_BOARD, kind)
     app.journal.after_append()
