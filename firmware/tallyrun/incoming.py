@@ -173,18 +173,9 @@ class Request:
         scanned = _scan(line, length, self.starts, self.ends, MAX_TOKENS)
         if scanned < 0:
             return self._fail(E_FRAME, b"not printable ASCII; resend the frame")
-        star = (scanned & 0xFF) - 1
-        if star < 0 or length - star != 5:
-            return self._fail(E_CRC, b"no checksum; end the frame with *XXXX (4 hex digits of CRC-16/CCITT-FALSE)")
-        given = 0
-        for i in range(star + 1, length):
-            h = _hex_value(line[i])
-            if h < 0:
-                return self._fail(E_CRC, b"the checksum must be 4 uppercase hex digits")
-            given = given << 4 | h
-        if crc16(line, 0, star) != given:
-            return self._fail(E_CRC, b"checksum mismatch; resend the frame")
-        self.crc = given
+        code = self._checksum(line, length, (scanned & 0xFF) - 1)
+        if code:
+            return code
         if scanned & 0x1000:
             return self._fail(E_ARGS, b"too many arguments")
         n = (scanned >> 8) & 0xF
@@ -197,17 +188,9 @@ class Request:
         self.seq = seq
         if n < 2:
             return self._fail(E_VERB, b"no verb; send HELLO to start")
-        verb = -1
         start = self.starts[1]
         end = self.ends[1]
-        length = end - start
-        first = _upper(line[start])
-        # the length and the first letter rule out all but one or two: only those are compared whole
-        for v in range(len(VERBS)):
-            word = VERBS[v][0]
-            if len(word) == length and word[0] == first and _same_word(line, start, end, word, True):
-                verb = v
-                break
+        verb = _find(VERBS, line, start, end)
         optional = 0
         if verb >= 0:
             row = VERBS[verb]
@@ -216,15 +199,12 @@ class Request:
             # the game in play's own verbs (tallycore.game: VERBS)
             rules = None if self.game is None else self.game.rules
             own = () if rules is None else rules.VERBS
-            for v in range(len(own)):
-                word = own[v][0]
-                if len(word) == length and word[0] == first and _same_word(line, start, end, word, True):
-                    verb = V_GAME_VERB + v
-                    row = own[v]
-                    break
+            verb = _find(own, line, start, end)
             if verb < 0:
                 return self._fail(E_VERB, b"unknown verb, or not one of the game in play; docs/protocol.md "
                                           b"lists every game's verbs, and EV enters any game's event")
+            row = own[verb]
+            verb += V_GAME_VERB
         self.verb = verb
         if verb == V_CFG:
             return self._parse_cfg()
@@ -239,6 +219,22 @@ class Request:
                 self.arg = arg
                 return code
         self.nargs = given
+        return E_OK
+
+    def _checksum(self, line, length, star):
+        """The frame's *XXXX after its last star, checked: E_OK (self.crc is
+        it) or E_CRC."""
+        if star < 0 or length - star != 5:
+            return self._fail(E_CRC, b"no checksum; end the frame with *XXXX (4 hex digits of CRC-16/CCITT-FALSE)")
+        given = 0
+        for i in range(star + 1, length):
+            h = _hex_value(line[i])
+            if h < 0:
+                return self._fail(E_CRC, b"the checksum must be 4 uppercase hex digits")
+            given = given << 4 | h
+        if crc16(line, 0, star) != given:
+            return self._fail(E_CRC, b"checksum mismatch; resend the frame")
+        self.crc = given
         return E_OK
 
     def _value(self, slot, token, kind, lo, hi):
@@ -262,24 +258,17 @@ class Request:
                 if value < lo or value > hi:
                     return self._fail(E_RANGE, b"must be - or")
         elif kind == T_GAME:
-            value = -1
-            for g in range(len(GAME_NAMES)):
-                if _same_word(line, start, end, GAME_NAMES[g], True):
-                    value = g
-                    break
+            value = _one_of(GAME_NAMES, line, start, end)
             if value < 0:
                 return self._fail(E_RANGE, b"unknown game; GAME 0 to games-1 (HELLO) lists them")
         elif kind == T_BID:
             level = line[start] - 48
             if end - start < 2 or level < 1 or level > 7:
                 return self._fail(E_RANGE, b"must be a level 1 to 7 then C, S, H, D, NT or NK")
-            value = -1
-            for s in range(len(STRAINS)):
-                if _same_word(line, start + 1, end, STRAINS[s], True):
-                    value = level | s << 3
-                    break
-            if value < 0:
+            strain = _one_of(STRAINS, line, start + 1, end)
+            if strain < 0:
                 return self._fail(E_RANGE, b"must be a level 1 to 7 then C, S, H, D, NT or NK")
+            value = level | strain << 3
         elif kind == T_TEXT:
             if end - start < lo or end - start > hi:
                 return self._fail(E_RANGE, b"must be")
@@ -288,23 +277,13 @@ class Request:
                     return self._fail(E_RANGE, b"must be letters, digits, _ - and . only")
             value = start << 8 | end
         elif kind == T_RGB:
-            if end - start != 6:
+            value = _hex_digits(line, start, end, 6)
+            if value < 0:
                 return self._fail(E_ARGS, b"must be RRGGBB in hex")
-            value = 0
-            for i in range(start, end):
-                h = _hex_value(_upper(line[i]))
-                if h < 0:
-                    return self._fail(E_ARGS, b"must be RRGGBB in hex")
-                value = value << 4 | h
         elif kind == T_HEX:
-            if end - start != 4:
+            value = _hex_digits(line, start, end, 4)
+            if value < 0:
                 return self._fail(E_ARGS, b"must be 4 hex digits, as STATE writes it")
-            value = 0
-            for i in range(start, end):
-                h = _hex_value(_upper(line[i]))
-                if h < 0:
-                    return self._fail(E_ARGS, b"must be 4 hex digits, as STATE writes it")
-                value = value << 4 | h
         elif kind == T_ESC:
             if end - start > hi:
                 return self._fail(E_RANGE, b"too long for one line: at most 84 characters, escapes included")
@@ -312,11 +291,7 @@ class Request:
                 return self._fail(E_ARGS, b"write each space, *, % and byte outside printable ASCII as %XX")
             value = start << 8 | end
         else:  # T_WORD: lo is the tuple of words
-            value = -1
-            for w in range(len(lo)):
-                if _same_word(line, start, end, lo[w], True):
-                    value = w
-                    break
+            value = _one_of(lo, line, start, end)
             if value < 0:
                 return self._fail(E_RANGE, b"must be one of")
         self.values[slot] = value
@@ -394,6 +369,40 @@ def unescape_into(line, start, end, out):
             out[n] = c
         n += 1
     return n
+
+
+def _one_of(words, line, start, end):
+    """The index of line[start:end] in words (bytes, either case), or -1."""
+    for w in range(len(words)):
+        if _same_word(line, start, end, words[w], True):
+            return w
+    return -1
+
+
+def _find(rows, line, start, end):
+    """The index of the verb's row (VERBS, a game's VERBS: each verb in capitals) whose
+    verb is line[start:end] in either case, or -1. The length and the first letter rule
+    out all but one or two: only those are compared whole."""
+    length = end - start
+    first = _upper(line[start])
+    for r in range(len(rows)):
+        word = rows[r][0]
+        if len(word) == length and word[0] == first and _same_word(line, start, end, word, True):
+            return r
+    return -1
+
+
+def _hex_digits(line, start, end, digits):
+    """line[start:end] as exactly that many hex digits (either case), or -1."""
+    if end - start != digits:
+        return -1
+    value = 0
+    for i in range(start, end):
+        h = _hex_value(_upper(line[i]))
+        if h < 0:
+            return -1
+        value = value << 4 | h
+    return value
 
 
 def _name_char(c):

@@ -338,27 +338,7 @@ class Journal:
     def _replay(self):
         """Apply the current game's records; find the head; report damage."""
         ring = self._open_ring()
-        capacity = RING_BLOCKS * SLOTS
-        # the last block in use: blocks fill one after another from the start
-        full = 0
-        while full < RING_BLOCKS - 1 and self._at(full * SLOTS + SLOTS - 1) == 1:
-            full += 1
-        # the head: the first slot of that block that holds no record
-        head = full * SLOTS
-        while head < (full + 1) * SLOTS and self._at(head) == 1:
-            head += 1
-        tail = self._at(head) if head < capacity else 0
-        total = head
-        if tail == -1:
-            # torn (the last write) or damaged (good records follow it)?
-            position = head + 1
-            while position < capacity:
-                state = self._at(position)
-                if state == 1:
-                    total = position + 1
-                elif state != -1:
-                    break
-                position += 1
+        head, tail, total = self._ends()
         # the current game starts at its last NEW (or with the snapshot)
         begin = head
         while begin > 0:
@@ -374,32 +354,10 @@ class Journal:
                 break
             rec = self.record
             try:
-                kind = rec[0]
-                event = get32(rec, 1)
-                if kind == KIND_APPLY:
-                    self.game.apply(event)
-                elif kind == KIND_UNDO:
-                    self.game.undo()
-                elif kind == KIND_REDO:
-                    self.game.redo()
-                elif kind == _KIND_NEW:
-                    self.game.new(event & 0x1F, (event >> 5) & 0xF, (event >> 9) & 0xFFFF)
-                    self.kept = 0
-                elif kind == _KIND_KEPT:
-                    self.kept = event
-                elif kind & KIND_HELD:
-                    self.game.hold(kind & ~KIND_HELD, event)
-                elif kind == KIND_ACCEPT:
-                    self.game.accept()
-                elif kind == _KIND_REJECT:
-                    self.game.reject()
-                elif kind == KIND_REJECT_HAND:
-                    self.game.reject(event)
-                else:
-                    why = "damaged"
-                    break
+                why = self._apply(rec[0], get32(rec, 1))
             except (ValueError, ImportError):
                 why = "refused by the rules"
+            if why is not None:
                 break
             self.restored += 1
             seq = get16(rec, 5)
@@ -423,6 +381,60 @@ class Journal:
             self.cut = True          # a block not erased yet (a cut before its erase): quietly
         elif not ring.erased((self.k + 1) % RING_BLOCKS):
             ring.erase((self.k + 1) % RING_BLOCKS)   # a cut while it was erased ahead
+
+    def _ends(self):
+        """(head, tail, total): the first slot of the last block in use that
+        holds no record, what is there (_at: -1 torn or damaged, 2 erased), and
+        the end of the records to replay (past head when good records follow a
+        damaged one)."""
+        capacity = RING_BLOCKS * SLOTS
+        # the last block in use: blocks fill one after another from the start
+        full = 0
+        while full < RING_BLOCKS - 1 and self._at(full * SLOTS + SLOTS - 1) == 1:
+            full += 1
+        head = full * SLOTS
+        while head < (full + 1) * SLOTS and self._at(head) == 1:
+            head += 1
+        tail = self._at(head) if head < capacity else 0
+        total = head
+        if tail == -1:
+            # torn (the last write) or damaged (good records follow it)?
+            position = head + 1
+            while position < capacity:
+                state = self._at(position)
+                if state == 1:
+                    total = position + 1
+                elif state != -1:
+                    break
+                position += 1
+        return head, tail, total
+
+    def _apply(self, kind, event):
+        """One record made again in the game; None, or why it cannot be
+        ("damaged": a kind no journal writes). ValueError: the rules refuse it."""
+        game = self.game
+        if kind == KIND_APPLY:
+            game.apply(event)
+        elif kind == KIND_UNDO:
+            game.undo()
+        elif kind == KIND_REDO:
+            game.redo()
+        elif kind == _KIND_NEW:
+            game.new(event & 0x1F, (event >> 5) & 0xF, (event >> 9) & 0xFFFF)
+            self.kept = 0
+        elif kind == _KIND_KEPT:
+            self.kept = event
+        elif kind & KIND_HELD:
+            game.hold(kind & ~KIND_HELD, event)
+        elif kind == KIND_ACCEPT:
+            game.accept()
+        elif kind == _KIND_REJECT:
+            game.reject()
+        elif kind == KIND_REJECT_HAND:
+            game.reject(event)
+        else:
+            return "damaged"
+        return None
 
     def _keep_bad(self, begin, total):
         # the current game's records as they are on flash, for inspection
