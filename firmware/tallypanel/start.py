@@ -38,13 +38,8 @@ def start():
     restored.send_boot()
     board = None
     if definition is not None:
-        from tallypanel import boarddef
-        try:
-            board = boarddef.checked(definition, name, hw.mcu())
-        except ValueError as exc:
-            board_problem = str(exc)
-        del boarddef
-        unload("tallypanel.boarddef")   # its checks are done with: ~7 KB of heap back
+        board, problem = _checked(definition, name)
+        board_problem = problem or board_problem
     given = definition.get("name") if isinstance(definition, dict) else None
     definition = None
     problems = []                       # the display's, said (NOTE) once the app runs
@@ -79,6 +74,19 @@ def start():
         # reset under mpremote's feet
         if watchdog is not None:
             watchdog.stop()
+
+
+def _checked(definition, name):
+    """(the board, None) from its definition checked for this chip, or (None, why not).
+    The checks are loaded for it and let go: ~7 KB of heap back."""
+    from tallypanel import hw, boarddef
+    try:
+        return boarddef.checked(definition, name, hw.mcu()), None
+    except ValueError as exc:
+        return None, str(exc)
+    finally:
+        del boarddef
+        unload("tallypanel.boarddef")
 
 
 def serve_net(app, seq, req):
