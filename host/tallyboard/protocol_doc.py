@@ -169,15 +169,18 @@ def spec() -> dict[str, Any]:
             verbs.append(_verb(row, names, 0, P.APPLIED, "apply", row[2]))
     for index, row in enumerate(core_games.GAMES):
         rules = core_games.load(index)
+        options = row[5].split(",") if row[5] else []
         game_rows.append({
             "index": index,
             "name": row[0],
             "min_players": row[1],
             "max_players": row[2],
-            "options": row[5].split(",") if row[5] else [],
+            "options": options,
             "rules_module": row[3],
             "verbs": [_text(v[0]) for v in rules.VERBS],
-            "option_fields": [_bits(f) for f in rules.OPTION_FIELDS] + [CONFIRM_OPTION],
+            # the option fields of this game (its registry row's keys): a rules module shared by
+            # two games declares the fields of both (most_count: Quatro's hands_won, not Numero's)
+            "option_fields": [_bits(f) for f in rules.OPTION_FIELDS if _text(f[0]) in options] + [CONFIRM_OPTION],
             "event_forms": [{
                 "form": _text(form[0]),
                 "mask": form[1],
