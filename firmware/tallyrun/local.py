@@ -2,7 +2,7 @@
 # the club link seating a round, tallynet.link): journaled, applied and pushed
 # exactly as a host's request is, through the app's one change path
 # (tallyrun.app), without a reply. The App takes them as its own methods.
-from tallyrun import configuring, confirming
+# A held hand's and CFG's code are the App's to load (its _settle, _configure).
 from tallyrun.journal import KIND_ACCEPT, KIND_APPLY, KIND_REDO, KIND_REJECT_HAND, KIND_UNDO
 
 TYPE_CHECKING = False
@@ -19,12 +19,14 @@ def _raise_if(message):
 
 class LocalChanges:
     """The board's own changes, as methods of tallyrun.app.App (its _change,
-    _new, game and config)."""
+    _new, _settle, _configure, game and config)."""
     if TYPE_CHECKING:   # the App's, for the type checker
         game: Any
         config: Any
         _change: Any
         _new: Any
+        _settle: Any
+        _configure: Any
 
     def local_event(self, event):
         """Apply a packed core event from the board's buttons, journaled and
@@ -44,7 +46,7 @@ class LocalChanges:
         game = self.game
         if game.held and not game.held_by >> player & 1:
             raise ValueError(game.held_message(self.config.names))
-        confirming.settle(self, KIND_ACCEPT)
+        self._settle(KIND_ACCEPT)
 
     def local_reject(self):
         """The held change rejected on the board (a long press). A rejected
@@ -54,7 +56,7 @@ class LocalChanges:
         were taken back; allocation-free."""
         game = self.game
         taken = game.open_hand() if game.held == KIND_APPLY else 0
-        confirming.settle(self, KIND_REJECT_HAND, taken)
+        self._settle(KIND_REJECT_HAND, taken)
         return taken
 
     def local_new(self):
@@ -69,4 +71,4 @@ class LocalChanges:
         """A setting changed by the board itself (the club link seating its
         round: the names, the round), saved and pushed as CFG like CFG SET.
         ValueError or OSError when refused; nothing changed then."""
-        configuring.change(self, key, player, value)
+        self._configure(key, player, value)
