@@ -55,7 +55,9 @@ reset = points.reset_nothing
 
 def check(state, players, event):
     points.check_deal_left(state, players)
-    if event >> 24 != players - 1 or (event & 0xFFFFFF) >> (3 * players):
+    if event >> 24 != players - 1:
+        raise ValueError("players_less_one: must be %d, the number of players less one" % (players - 1))
+    if (event & 0xFFFFFF) >> (3 * players):
         raise ValueError("nines: one count per player")
     taken = 0
     for p in range(players):

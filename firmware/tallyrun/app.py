@@ -385,6 +385,10 @@ class App(LocalChanges):
                     # what to do next (docs/protocol.md, Errors): the game is
                     # kept whole; more changes need a new game
                     return self._refuse(seq, protocol.E_FULL, "%s; archive the game and start a new one" % exc, reply)
+                field = None if game.rules is None else replies.out_of_range(game, event)
+                if field is not None and reply:
+                    replies.field_error(self, seq, field)
+                    return str(exc)
                 return self._refuse(seq, protocol.E_RULE, str(exc), reply)
         elif game.rules is None:
             return self._refuse(seq, protocol.E_RULE, b"no game in progress; start one with NEW", reply)

@@ -177,7 +177,7 @@ class Request:
         if code:
             return code
         if scanned & 0x1000:
-            return self._fail(E_ARGS, b"too many arguments")
+            return self._fail(E_ARGS, b"too many arguments; docs/protocol.md lists each verb's arguments")
         n = (scanned >> 8) & 0xF
         self.tokens = n
         if n == 0:
@@ -201,8 +201,8 @@ class Request:
             own = () if rules is None else rules.VERBS
             verb = _find(own, line, start, end)
             if verb < 0:
-                return self._fail(E_VERB, b"unknown verb, or not one of the game in play; docs/protocol.md "
-                                          b"lists every game's verbs, and EV enters any game's event")
+                return self._fail(E_VERB, b"unknown verb, or not the game in play's; docs/protocol.md lists "
+                                          b"each game's verbs; EV enters any event")
             row = own[verb]
             verb += V_GAME_VERB
         self.verb = verb
@@ -210,8 +210,11 @@ class Request:
             return self._parse_cfg()
         spec = row[1]
         given = n - 2
-        if given > len(spec) or given < len(spec) - optional:
-            return self._fail(E_ARGS, b"wrong number of arguments; docs/protocol.md gives each verb's")
+        if given > len(spec):
+            return self._fail(E_ARGS, b"too many arguments; docs/protocol.md lists each verb's arguments")
+        if given < len(spec) - optional:
+            self.arg = spec[given]     # the first one missing
+            return self._fail(E_ARGS, b"missing; docs/protocol.md lists each verb's arguments")
         for a in range(given):
             arg = spec[a]
             code = self._value(a, 2 + a, arg[1], arg[2], arg[3])
@@ -224,8 +227,10 @@ class Request:
     def _checksum(self, line, length, star):
         """The frame's *XXXX after its last star, checked: E_OK (self.crc is
         it) or E_CRC."""
-        if star < 0 or length - star != 5:
+        if star < 0:
             return self._fail(E_CRC, b"no checksum; end the frame with *XXXX (4 hex digits of CRC-16/CCITT-FALSE)")
+        if length - star != 5:
+            return self._fail(E_CRC, b"the checksum must be 4 uppercase hex digits")
         given = 0
         for i in range(star + 1, length):
             h = _hex_value(line[i])
@@ -245,6 +250,8 @@ class Request:
         if kind == T_INT:
             value = self.int_at(token, EVENT_LIMIT - 1)
             if value < 0:
+                if _digits(line, start, end):
+                    return self._fail(E_RANGE, b"must be")     # a number, too large for any
                 return self._fail(E_ARGS, b"must be a decimal number")
             if value < lo or value > hi:
                 return self._fail(E_RANGE, b"must be")
@@ -254,6 +261,8 @@ class Request:
             else:
                 value = self.int_at(token, EVENT_LIMIT - 1)
                 if value < 0:
+                    if _digits(line, start, end):
+                        return self._fail(E_RANGE, b"must be - or")
                     return self._fail(E_ARGS, b"must be a player number or - for nobody")
                 if value < lo or value > hi:
                     return self._fail(E_RANGE, b"must be - or")
@@ -369,6 +378,15 @@ def unescape_into(line, start, end, out):
             out[n] = c
         n += 1
     return n
+
+
+def _digits(line, start, end):
+    """Whether line[start:end] is decimal digits only (a number, of any size)."""
+    for i in range(start, end):
+        c = line[i]
+        if c < 48 or c > 57:
+            return False
+    return end > start
 
 
 def _one_of(words, line, start, end):

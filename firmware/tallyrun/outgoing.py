@@ -16,6 +16,7 @@ class Writer:
     def __init__(self):
         self.buf = bytearray(MAX_FRAME + 8)
         self.length = 0
+        self.full = False     # text or copy left something out: the frame had no room for it
         self._digits = bytearray(12)
 
     def start(self):
@@ -30,6 +31,7 @@ class Writer:
         room = MAX_FRAME - 6
         for i in range(len(data)):
             if at >= room:
+                self.full = True
                 break
             c = data[i]
             if not isinstance(c, int):
@@ -45,6 +47,7 @@ class Writer:
         room = MAX_FRAME - 6
         for i in range(start, end):
             if at >= room:
+                self.full = True
                 break
             buf[at] = src[i]
             at += 1
@@ -109,16 +112,33 @@ class Writer:
 
     def error(self, seq, code, message):
         self.length = 0
+        self.full = False
         self.number(seq)
         self.text(b" ERR ")
         self.text(ERRORS[code - 1])
         self.byte(32)
+        words = self.length
         if isinstance(message, bytes):
             # the firmware's own words, kept as written ("end the frame with
             # *XXXX": a reader takes the last * of a line for the checksum's)
             self.copy(message, 0, len(message))
         else:
             self.text(message)   # words from an exception: printable, no *
+        self._whole_words(words)
+
+    def _whole_words(self, words):
+        """Words that did not fit the frame go whole: it ends at the last space
+        after words (where the message began), not in the middle of a word."""
+        if not self.full:
+            return
+        buf = self.buf
+        at = self.length
+        while at > words and buf[at - 1] != 32:
+            at -= 1
+        while at > words and buf[at - 1] == 32:
+            at -= 1
+        if at > words:
+            self.length = at
 
     def error_arg(self, seq, code, message, arg):
         """ERR naming the argument: "ERR RANGE player: must be 0 to 1". arg: a
@@ -126,10 +146,17 @@ class Writer:
         message: what it must be; a RANGE message that ends "must be" or
         "must be - or" gets the range after it. Allocation-free."""
         self.length = 0
+        self.full = False
         self.number(seq)
         self.text(b" ERR ")
         self.text(ERRORS[code - 1])
         self.byte(32)
+        words = self.length
+        self._about(code, message, arg)
+        self._whole_words(words)
+
+    def _about(self, code, message, arg):
+        # the argument's name, what it must be, and (RANGE) its range or words
         self.text(arg[0])
         self.text(b": ")
         self.text(message)

@@ -20,7 +20,7 @@ from tallycore.game import (LOG_CAPACITY, ARG_INT, ARG_GAME, ARG_WHO, ARG_BID, A
                             ARG_WORD, ARG_HEX)
 
 FIRMWARE_VERSION = VERSION
-PROTOCOL_VERSION = const(4)
+PROTOCOL_VERSION = const(5)
 MAX_FRAME = const(128)        # bytes, newline included
 MAX_TOKENS = const(10)        # seq, verb and up to 8 arguments
 MAX_SEQ = const(65535)

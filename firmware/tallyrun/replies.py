@@ -318,10 +318,45 @@ def score(app, seq):
 
 
 def log(app, seq, at):
-    if at > app.game.top:
-        app.error(seq, protocol.E_RANGE, b"at is past the end of the log (STATE gives top)")
+    top = app.game.top
+    if at > top:
+        w = app.writer            # the form of every RANGE: "at: must be 0 to 4 ..."
+        w.error(seq, protocol.E_RANGE, b"at: must be 0 to ")
+        w.number(top)
+        w.text(b" (the log's top, as STATE says)")
+        app.send_reply()
         return
     read(app, seq, protocol.V_LOG, at)
+
+
+def out_of_range(game, event):
+    """The field of event outside the range its game declares (its rules'
+    EVENT_FORMS: tallycore.game explains them), or None. EV's event is an
+    argument like a game verb's: a field out of its range is RANGE, as PEG's
+    is, not RULE (what the rules refuse of a well-formed event)."""
+    players = game.players
+    for form in game.rules.EVENT_FORMS:
+        if event & form[1] == form[2]:
+            for field in form[3]:
+                width = field[2]
+                mask = (1 << width) - 1
+                for p in range(players if field[6] else 1):
+                    value = (event >> (field[1] + p * width)) & mask
+                    if value < field[3] or value > field[4]:
+                        return field
+            return None
+    return None
+
+
+def field_error(app, seq, field):
+    """ERR RANGE naming the field of an event: "points: must be 1 to 99"."""
+    w = app.writer
+    w.error(seq, protocol.E_RANGE, field[0])
+    w.text(b": must be ")
+    w.number(field[3])
+    w.text(b" to ")
+    w.number(field[4])
+    app.send_reply()
 
 
 def _log_events(app, w, count_at, at):

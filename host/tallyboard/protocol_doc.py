@@ -19,7 +19,8 @@ from typing import Any
 from tallycore import games as core_games
 from tallyrun import protocol as P
 from . import portshare
-from .wirefields import CONFIG_MEANINGS, ERROR_MEANINGS, EVENT_WHEN, FIELDS, NET_KEY_MEANINGS, VERB_DOES
+from .wirefields import (CONFIG_MEANINGS, ERROR_MEANINGS, EVENT_WHEN, FIELDS, IN_PROGRESS, NET_KEY_MEANINGS,
+                         VERB_DOES)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MARKDOWN = DOCS / "protocol.md"
@@ -178,6 +179,8 @@ def spec() -> dict[str, Any]:
             "options": options,
             "rules_module": row[3],
             "verbs": [_text(v[0]) for v in rules.VERBS],
+            # SCORE's totals while a hand is in progress: "counted", "at_close", or "none" (a hand is one event)
+            "score_in_progress": IN_PROGRESS.get(row[3], ("none", ""))[0],
             # the option fields of this game (its registry row's keys): a rules module shared by
             # two games declares the fields of both (most_count: Quatro's hands_won, not Numero's)
             "option_fields": [_bits(f) for f in rules.OPTION_FIELDS if _text(f[0]) in options] + [CONFIRM_OPTION],
@@ -327,6 +330,9 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
         out.append("Options as records name them: %s. Verbs: %s.\n" % (
             ", ".join("`%s`" % o for o in game["options"]) or "none",
             ", ".join("`%s`" % v for v in game["verbs"]) or "none of its own (`EV`)"))
+        progress = IN_PROGRESS.get(game["rules_module"])
+        out.append("SCORE while a hand is in progress: %s.\n" % (
+            progress[1] if progress else "a hand is one event, so none is ever in progress"))
         out.append("NEW's options: %s.\n" % "; ".join(
             "`%s` %s: %s" % (f["name"], _bit_span(f), f["meaning"]) for f in game["option_fields"]))
         out.append("| Form | Test | Field | Bits | Range | Index | Meaning |")

@@ -44,8 +44,10 @@ FIELDS = (
     ("notes", "decimal", "problems the board found when it started (NOTE reads them)"),
     ("hands", "decimal", "hands scored"),
     ("complete", "decimal", "1 if the game is over, else 0"),
-    ("winners", "decimal", "bit mask of the winners: bit p is player p"),
-    ("totals", "list", "each player's total, player 0 first (Roquet: the hand in progress included)"),
+    ("winners", "decimal", "bit mask of the winners: bit p is player p; while the game goes on, its leaders "
+                           "on these totals; 0 while every total is 0 (docs/rules.md G5)"),
+    ("totals", "list", "each player's total, player 0 first, the hand in progress counted as the game "
+                       "counts it (each game's section says how)"),
     ("at", "decimal", "the log index the events start at"),
     ("LOG.count", "decimal", "how many events ev lists: always three digits, zero-padded (012)"),
     ("NOTE.count", "decimal", "how many notes the board holds (STATE's notes)"),
@@ -113,7 +115,8 @@ VERB_DOES = {
     "REDO": "redo the last undone event",
     "OPEN": "open a session as HELLO does, with what says whether a host's copy of the game is current",
     "STATE": "summary for resynchronisation",
-    "SCORE": "the score now, the hand in progress included (Roquet: its tally pegs count)",
+    "SCORE": "the score now: the totals as the game counts a hand in progress (each game's section says how), "
+             "the winners, or while the game goes on its leaders (docs/rules.md G5)",
     "LOG": "the event log (redo stack included) from index at, as many as fit in a frame",
     "STATS": "the board's health: heap bytes free and in use (after a collection), the largest "
              "free block, requests served, journal records, internal and display errors",
@@ -173,4 +176,18 @@ NET_KEY_MEANINGS = {
              "event and table: <tag, 4 hex>.<table>",
     "key": "the key that signs the board's messages and checks the board's tag of the director's round and "
            "applied (its table's key in the join code), 32 hex digits",
+}
+
+# What SCORE's totals (and the leaders, docs/rules.md G5) make of a hand in progress, by rules module:
+# "counted": each event of it counts as it is entered; "at_close": its events count once the event
+# that closes the hand is in; a game whose hand is one event has no hand in progress.
+# tests/test_protocol_answers.py holds each to what the core does.
+IN_PROGRESS = {
+    "roquet": ("counted", "each peg counts as it is pegged"),
+    "moosehead": ("counted", "each play and go pegs as it is entered"),
+    "doolittle": ("counted", "each trick counts as it is entered"),
+    "rummy": ("at_close", "the cards entered count once the hand closes (out); until then the totals are "
+                          "the closed hands'"),
+    "most_count": ("at_close", "the counts entered count once the hand closes (end); until then the totals "
+                               "are the closed hands'"),
 }

@@ -217,7 +217,7 @@ def test_parse_event_up_to_2_to_the_30():
     req, code = _parse("4 EV 1073741823")
     assert code == P.E_OK and req.values[0] == 1073741823
     req, code = _parse("4 EV 1073741824")
-    assert code == P.E_ARGS   # not a number the board can hold
+    assert code == P.E_RANGE   # a number, one past the range 0 to 2**30 - 1 (issue 32, item 11: not ARGS)
 
 
 def test_parse_multiple_spaces():
