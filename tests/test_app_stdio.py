@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 sys.path.insert(0, str(FIRMWARE))
 from tallyrun import protocol as P  # noqa: E402
-from tallyrun.crc import crc16  # noqa: E402
 from tallyboard import wire  # noqa: E402
 from tallyboard.fileset import PACKAGES  # noqa: E402
 
@@ -121,7 +120,7 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
     assert state["n"] == "3" and state["top"] == "3" and state["eseq"] == "5"
     log = s.fields(8)
     assert log == {"at": "0", "count": "003", "top": "3", "ev": "40,140,96"}
-    assert int(state["lcrc"], 16) == crc16(bytes([40, 0, 0, 0, 140, 0, 0, 0, 96, 0, 0, 0]))
+    assert int(state["lcrc"], 16) == P.crc16(bytes([40, 0, 0, 0, 140, 0, 0, 0, 96, 0, 0, 0]))
     assert s.fields(9) == {"index": "1", "name": "roquet", "min": "2", "max": "2",
                            "options": "end,landmark_bonus"}
 
@@ -156,7 +155,7 @@ def test_a_skicket_hand_by_hand(board: Board) -> None:
     # players 1 and 3; the doubler forfeits, his partner (player 2) counts 13 - 9 = 4: 40.
     assert s.fields(6) == {"hands": "2", "complete": "0", "winners": "10", "totals": "100,190,140,190"}
     # PEG is Roquet's own verb (tallycore/roquet.py VERBS): Skicket does not take it
-    assert s.reply(7).startswith(b"7 ERR VERB unknown verb, or not one of the game in play")
+    assert s.reply(7).startswith(b"7 ERR VERB unknown verb, or not the game in play's")
 
 
 def test_bad_input_is_answered_and_changes_nothing(board: Board) -> None:

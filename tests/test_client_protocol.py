@@ -8,7 +8,6 @@ import pytest
 from emu_fixtures import emulated_board
 
 from tallyrun import protocol
-from tallyrun.crc import crc16
 from tallyboard import wire
 from tallyboard.client import Board
 from tallyboard.errors import BoardError, ProtocolError, TransportError
@@ -19,7 +18,7 @@ pytestmark = [pytest.mark.emulator]
 
 def frame(body: str) -> bytes:
     data = body.encode()
-    return b"%s*%04X\n" % (data, crc16(data))
+    return b"%s*%04X\n" % (data, protocol.crc16(data))
 
 
 class FakeLink(Transport):

@@ -7,7 +7,7 @@ import os
 from tallyrun.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
                                 T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_CONFIRM, CFG_EVENT,
                                 CFG_TABLE, CFG_ROUND, DEFAULT_BOARD)
-from tallyrun.crc import crc16
+from tallyrun.protocol import crc16
 
 CONFIG_FILE = "config.txt"
 

@@ -5,7 +5,7 @@
 from array import array
 
 from tallycore import const
-from tallyrun.crc import crc16
+from tallyrun.protocol import crc16
 from tallyrun.protocol import (CFG_OP, CFG_OPS, CFG_PLAYER, CONFIG_KEYS, E_ARGS, E_CRC, E_FRAME, E_OK, E_RANGE,
                                E_SEQ, E_VERB, EVENT_LIMIT, GAME_NAMES, MAX_FRAME, MAX_PLAYERS, MAX_SEQ, MAX_TOKENS,
                                NOBODY, STRAINS, T_BID, T_ESC, T_GAME, T_HEX, T_INT, T_RGB, T_TEXT, T_WHO, T_WORD,

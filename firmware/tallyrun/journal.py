@@ -28,7 +28,7 @@
 # app's boot NOTEs) and its records are copied to game.jnl.bad; a damaged
 # snapshot is kept as game.snp.bad.
 from tallycore import const
-from tallyrun.crc import crc16
+from tallyrun.protocol import crc16
 from tallyrun.ring import RING_BLOCKS, SLOTS, open_ring, remove_quietly
 from tallyrun.snapshot import (BAD, HEAD, exists, get16, get32, load_game, put16, put32, put_game,
                                read_whole, set_aside, write_atomic)

@@ -17,7 +17,7 @@ import os
 
 from tallycore import const
 
-from tallyrun.crc import crc16
+from tallyrun.protocol import crc16
 from tallyrun.ring import remove_quietly
 from tallyrun.snapshot import BAD, get16, get32, load_game, read_whole, set_aside
 

@@ -1,7 +1,7 @@
 # The board's side of a reply or an event (docs/protocol.md): one frame built
 # in a preallocated buffer, its checksum and newline after it. Allocates
 # nothing on a reply's path.
-from tallyrun.crc import crc16
+from tallyrun.protocol import crc16
 from tallyrun.protocol import E_RANGE, ERRORS, EVENTS, MAX_FRAME, T_HEX, T_RGB, T_TEXT, T_WORD
 
 _HEX = b"0123456789ABCDEF"

@@ -10,7 +10,7 @@ import gc
 
 from tallycore.games import GAMES
 from tallyrun import protocol
-from tallyrun.crc import crc16
+from tallyrun.protocol import crc16
 
 
 def flash_failed(exc, kept):

@@ -6,7 +6,7 @@ import os
 
 from tallycore import const
 from tallycore.games import index_of
-from tallyrun.crc import crc16
+from tallyrun.protocol import crc16
 
 BAD = ".bad"             # a damaged file, kept aside under its name + BAD
 HEAD = const(34)         # snapshot bytes before the events:

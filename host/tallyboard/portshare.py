@@ -52,7 +52,6 @@ import time
 from pathlib import Path
 
 from tallyrun import protocol
-from tallyrun.crc import crc16
 
 from . import repl, wire
 from .errors import TransportError
@@ -166,7 +165,7 @@ def check_request(line: bytes) -> tuple[int, int, bytes] | bytes:
         given = int(line[star + 1:], 16)
     except ValueError:
         return _error_frame(b"CRC", b"the checksum must be 4 uppercase hex digits")
-    if crc16(line, 0, star) != given:
+    if protocol.crc16(line, 0, star) != given:
         return _error_frame(b"CRC", b"checksum mismatch; resend the frame")
     head, _, text = line[:star].lstrip(b" ").partition(b" ")
     if not head.isdigit() or not 1 <= int(head) <= protocol.MAX_SEQ:

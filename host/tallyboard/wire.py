@@ -4,8 +4,7 @@ The message table itself (VERBS, ERRORS, EVENTS, CONFIG_KEYS) is the board's,
 tallyrun.protocol, shared by both sides; these helpers allocate freely, so
 they stay off the board. Plain Python that MicroPython runs too (tests/mp
 talk to the board's App in process with them)."""
-from tallyrun.crc import crc16
-from tallyrun.protocol import VERBS
+from tallyrun.protocol import VERBS, crc16
 
 def game_verbs():
     """{verb: (its row in its rules module's VERBS, the rules module)} of every

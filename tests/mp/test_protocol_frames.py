@@ -1,11 +1,10 @@
-# The wire protocol's board side (tallyrun/crc.py, reader.py, writer.py): CRC, line
+# The wire protocol's board side (tallyrun/protocol.py, incoming.py, outgoing.py): CRC, line
 # collection, request parsing, reply writing. Runs under CPython (pytest)
 # and under the MicroPython unix port (tests/mp/run.py); the heap_lock
 # proofs run only under MicroPython.
 from mpfixtures import skip
 import sys
 
-from tallyrun import crc as checksum
 from tallyrun import protocol as P
 from tallyrun import incoming as request_reader
 from tallyrun import outgoing as frame_writer
@@ -17,7 +16,7 @@ from tallyboard import wire
 def _frame(body):
     """A request line (no newline) with its checksum, as a bytearray."""
     body = body.encode() if isinstance(body, str) else body
-    crc = checksum.crc16(body)
+    crc = P.crc16(body)
     line = bytearray(body)
     line.extend(b"*")
     for shift in (12, 8, 4, 0):
@@ -51,7 +50,7 @@ def test_the_written_out_crc_table_is_the_polynomial_s():
         c = i << 8
         for _ in range(8):
             c = ((c << 1) ^ 0x1021) & 0xFFFF if c & 0x8000 else (c << 1) & 0xFFFF
-        assert checksum._CRC_TABLE[i] == c, i
+        assert P._CRC_TABLE[i] == c, i
 
 
 def test_the_machine_code_crc_is_the_bytecode_one():
@@ -59,11 +58,11 @@ def test_the_machine_code_crc_is_the_bytecode_one():
         skip("needs MicroPython's viper emitter: runs in the MicroPython pass")
     # under MicroPython (the chip; here the unix port, from source) crc16 runs
     # tallyrun/native.py's machine code; it must agree with the plain loop
-    assert checksum._crc16_loop is not checksum._crc16_bytecode
+    assert P._crc16_loop is not P._crc16_bytecode
     data = bytes((i * 37 + 11) & 0xFF for i in range(300))
     for start, end in ((0, 0), (0, 1), (0, 300), (5, 77), (299, 300)):
         for seed in (0xFFFF, 0, 0x1D0F):
-            assert checksum.crc16(data, start, end, seed) == checksum._crc16_bytecode(data, start, end, seed), (start, end)
+            assert P.crc16(data, start, end, seed) == P._crc16_bytecode(data, start, end, seed), (start, end)
 
 
 def test_the_machine_code_scan_and_decimals_are_the_bytecode_ones():
@@ -113,30 +112,30 @@ def test_the_line_scan_by_hand():
 
 def test_crc_check_value():
     # The catalogue check value of CRC-16/CCITT-FALSE: "123456789" -> 0x29B1.
-    assert checksum.crc16(b"123456789") == 0x29B1
+    assert P.crc16(b"123456789") == 0x29B1
 
 
 def test_crc_of_nothing_is_the_init_value():
-    assert checksum.crc16(b"") == 0xFFFF
+    assert P.crc16(b"") == 0xFFFF
 
 
 def test_crc_of_one_byte_by_hand():
     # "A" = 0x41. crc = 0xFFFF; (crc >> 8) ^ 0x41 = 0xFF ^ 0x41 = 0xBE;
     # table[0xBE] is 0xBE << 8 = 0xBE00 shifted 8 times through poly 0x1021:
     # the published CRC-16/CCITT-FALSE of b"A" is 0xB915.
-    assert checksum.crc16(b"A") == 0xB915
+    assert P.crc16(b"A") == 0xB915
 
 
 def test_crc_of_a_range_and_chaining():
     data = b"xx123456789yy"
-    assert checksum.crc16(data, 2, 11) == 0x29B1
-    first = checksum.crc16(b"12345")
-    assert checksum.crc16(b"6789", 0, 4, first) == 0x29B1
+    assert P.crc16(data, 2, 11) == 0x29B1
+    first = P.crc16(b"12345")
+    assert P.crc16(b"6789", 0, 4, first) == 0x29B1
 
 
 def test_log_crc_is_crc_of_little_endian_words():
     # events 40 and 140: bytes 28 00 00 00 8C 00 00 00
-    assert wire.log_crc([40, 140]) == checksum.crc16(b"\x28\x00\x00\x00\x8c\x00\x00\x00")
+    assert wire.log_crc([40, 140]) == P.crc16(b"\x28\x00\x00\x00\x8c\x00\x00\x00")
     assert wire.log_crc([]) == 0xFFFF
 
 
@@ -334,7 +333,7 @@ def test_writer_reply_and_checksum():
     assert text.startswith(b"42 OK n=0 top=1234567 neg=-15*")
     assert text.endswith(b"\n")
     body = text[:-6]
-    assert int(text[-5:-1], 16) == checksum.crc16(body)
+    assert int(text[-5:-1], 16) == P.crc16(body)
     assert wire.check_frame(text) == body
     assert wire.fields(body) == {"n": "0", "top": "1234567", "neg": "-15"}
 

@@ -33,7 +33,6 @@ from typing import Any
 from tallycore import game as core_game
 from tallynet import tablestate
 from tallyrun import protocol
-from tallyrun.crc import crc16
 
 from .evening_store import EveningStore
 from .standings import game_length
@@ -58,7 +57,7 @@ def event_tag(event: Any) -> int:
     them, its id and creation time."""
     text = "|".join(str(getattr(event, key, "") or "") for key in ("name", "id", "created"))
     data = text.encode()
-    return crc16(data, 0, len(data)) or 1
+    return protocol.crc16(data, 0, len(data)) or 1
 
 
 def events_home() -> Path:
