@@ -162,6 +162,22 @@ def _verb(row: tuple, declared_by: list[str], optional: int, reply: tuple, chang
     }
 
 
+def _in_progress(rules: Any) -> tuple[str, str]:
+    """What SCORE's totals make of a hand in progress in this game: "counted" (its events count as
+    they are entered), "at_close", or "none" (every event that scores closes its hand), and in words,
+    from its event forms that do not close a hand (wirefields.IN_PROGRESS)."""
+    rows = [IN_PROGRESS[_text(form[0])] for form in rules.EVENT_FORMS if not form[5]]
+    rows = [row for row in rows if row[0] != "none"]
+    if not rows:
+        return "none", "a hand is one event, so none is ever in progress"
+    kind = "counted" if any(row[0] == "counted" for row in rows) else "at_close"
+    words = []
+    for row in rows:
+        if row[1] not in words:
+            words.append(row[1])
+    return kind, "; ".join(words)
+
+
 def spec() -> dict[str, Any]:
     verbs = [_verb(row, ["core"], row[2], row[3], _text(row[4]), VERB_DOES[_text(row[0])]) for row in P.VERBS]
     game_rows = []
@@ -180,7 +196,7 @@ def spec() -> dict[str, Any]:
             "rules_module": row[3],
             "verbs": [_text(v[0]) for v in rules.VERBS],
             # SCORE's totals while a hand is in progress: "counted", "at_close", or "none" (a hand is one event)
-            "score_in_progress": IN_PROGRESS.get(row[3], ("none", ""))[0],
+            "score_in_progress": _in_progress(rules)[0],
             # the option fields of this game (its registry row's keys): a rules module shared by
             # two games declares the fields of both (most_count: Quatro's hands_won, not Numero's)
             "option_fields": [_bits(f) for f in rules.OPTION_FIELDS if _text(f[0]) in options] + [CONFIRM_OPTION],
@@ -330,9 +346,7 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
         out.append("Options as records name them: %s. Verbs: %s.\n" % (
             ", ".join("`%s`" % o for o in game["options"]) or "none",
             ", ".join("`%s`" % v for v in game["verbs"]) or "none of its own (`EV`)"))
-        progress = IN_PROGRESS.get(game["rules_module"])
-        out.append("SCORE while a hand is in progress: %s.\n" % (
-            progress[1] if progress else "a hand is one event, so none is ever in progress"))
+        out.append("SCORE while a hand is in progress: %s.\n" % _in_progress(core_games.load(game["index"]))[1])
         out.append("NEW's options: %s.\n" % "; ".join(
             "`%s` %s: %s" % (f["name"], _bit_span(f), f["meaning"]) for f in game["option_fields"]))
         out.append("| Form | Test | Field | Bits | Range | Index | Meaning |")

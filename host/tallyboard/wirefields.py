@@ -178,16 +178,19 @@ NET_KEY_MEANINGS = {
            "applied (its table's key in the join code), 32 hex digits",
 }
 
-# What SCORE's totals (and the leaders, docs/rules.md G5) make of a hand in progress, by rules module:
-# "counted": each event of it counts as it is entered; "at_close": its events count once the event
-# that closes the hand is in; a game whose hand is one event has no hand in progress.
-# tests/test_protocol_answers.py holds each to what the core does.
+# What SCORE's totals (and the leaders, docs/rules.md G5) make of an event that does not close its hand,
+# by its form's name in the game's EVENT_FORMS: "counted", it counts as it is entered; "at_close", it
+# counts once the event that closes the hand is in; "none", it scores nothing (a misdeal is no hand).
+# A game whose every event closes a hand has no hand in progress. tests/test_protocol_answers.py holds
+# each to what the core does.
 IN_PROGRESS = {
-    "roquet": ("counted", "each peg counts as it is pegged"),
-    "moosehead": ("counted", "each play and go pegs as it is entered"),
-    "doolittle": ("counted", "each trick counts as it is entered"),
-    "rummy": ("at_close", "the cards entered count once the hand closes (out); until then the totals are "
-                          "the closed hands'"),
-    "most_count": ("at_close", "the counts entered count once the hand closes (end); until then the totals "
-                               "are the closed hands'"),
+    "peg": ("counted", "each peg counts as it is pegged"),
+    "play": ("counted", "each play pegs as it is entered"),
+    "go": ("counted", "a go pegs as it is entered"),
+    "trick": ("counted", "each trick counts as it is entered"),
+    "card": ("at_close", "the cards entered count once the hand closes; until then the totals are the "
+                         "closed hands'"),
+    "count": ("at_close", "the counts entered count once the hand closes; until then the totals are the "
+                          "closed hands'"),
+    "misdeal": ("none", "a misdeal scores nothing"),
 }
