@@ -29,9 +29,8 @@
 # snapshot is kept as game.snp.bad.
 from tallycore import const
 from tallyrun.protocol import crc16
-from tallyrun.ring import RING_BLOCKS, SLOTS, open_ring, remove_quietly
-from tallyrun.snapshot import (BAD, HEAD, exists, get16, get32, load_game, put16, put32, put_game,
-                               read_whole, set_aside, write_atomic)
+from tallyrun.ring import (BAD, HEAD, RING_BLOCKS, SLOTS, exists, get16, get32, load_game, open_ring, put16, put32,
+                           put_game, read_whole, remove_quietly, set_aside, write_atomic)
 from tallycore.games import find
 from tallycore.game import LOG_CAPACITY
 

@@ -18,8 +18,7 @@ import os
 from tallycore import const
 
 from tallyrun.protocol import crc16
-from tallyrun.ring import remove_quietly
-from tallyrun.snapshot import BAD, get16, get32, load_game, read_whole, set_aside
+from tallyrun.ring import BAD, get16, get32, load_game, read_whole, remove_quietly, set_aside
 
 SNAPSHOT = "game.snp"
 JOURNAL = "game.jnl"

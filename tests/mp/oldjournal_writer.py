@@ -6,7 +6,7 @@ from tallycore import const
 from tallyrun import oldjournal
 from tallyrun.oldjournal import JOURNAL, SNAPSHOT, RECORD_SIZE, KIND_HEADER, MAGIC
 from tallyrun.protocol import crc16
-from tallyrun.snapshot import put16, put32, write_atomic, put_game
+from tallyrun.ring import put16, put32, write_atomic, put_game
 from tallycore.games import GAMES, find
 from tallycore.game import LOG_CAPACITY
 
