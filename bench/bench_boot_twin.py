@@ -34,7 +34,7 @@ from twin_harness import Twin, add_image_option, bench_main  # noqa: E402
 # What main.py -> tallypanel/start.py imports before BOOT, in its order, and the rules of the game in play.
 # (The app itself, the board definition's checks, the loop and the confirmation's code load after BOOT.)
 BOOT_MODULES = ("tallypanel.hw", "tallypanel.wiring", "tallycore.game", "tallycore.games", "tallyrun.protocol",
-                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.restore",
+                "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.outgoing", "tallyrun.restore",
                 "tallycore.skicket")
 
 _TIMER = """

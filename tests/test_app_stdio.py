@@ -107,7 +107,7 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
     s = board.ask((1, "HELLO"), (2, "NEW roquet 2"), (3, "PEG 0 5"), (4, "PEG 1 17"), (5, "PEG 0 12"),
                   (6, "SCORE"), (7, "STATE"), (8, "LOG 0"), (9, "GAME 1"))
     hello = s.fields(1)
-    assert hello["fw"] == P.FIRMWARE_VERSION and hello["proto"] == "4"
+    assert hello["fw"] == P.FIRMWARE_VERSION and hello["proto"] == "5"
     assert hello["frame"] == "128" and hello["games"] == "16" and hello["players"] == "8"
     assert hello["board"] == "pico-reference"
     assert s.fields(2) == {"n": "0", "top": "0", "eseq": "2"}
@@ -131,7 +131,7 @@ def test_each_reply_comes_before_its_event_and_events_count_up(board: Board) -> 
     s = board.ask((10, "NEW roquet 2"), (11, "PEG 1 3"), (12, "UNDO"), (13, "REDO"))
     bodies = [wire.check_frame(line) for line in s.lines]
     assert bodies == [
-        b"! 1 BOOT fw=%s proto=4 game=- n=0 top=0" % P.FIRMWARE_VERSION.encode(),
+        b"! 1 BOOT fw=%s proto=5 game=- n=0 top=0" % P.FIRMWARE_VERSION.encode(),
         b"10 OK n=0 top=0 eseq=2",
         b"! 2 NEW game=roquet players=2 options=0 n=0 top=0",
         # 1 << 2 | 3 << 3 = 28
@@ -155,7 +155,7 @@ def test_a_skicket_hand_by_hand(board: Board) -> None:
     # players 1 and 3; the doubler forfeits, his partner (player 2) counts 13 - 9 = 4: 40.
     assert s.fields(6) == {"hands": "2", "complete": "0", "winners": "10", "totals": "100,190,140,190"}
     # PEG is Roquet's own verb (tallycore/roquet.py VERBS): Skicket does not take it
-    assert s.reply(7).startswith(b"7 ERR VERB unknown verb, or not one of the game in play")
+    assert s.reply(7).startswith(b"7 ERR VERB unknown verb, or not the game in play's")
 
 
 def test_bad_input_is_answered_and_changes_nothing(board: Board) -> None:
@@ -326,7 +326,7 @@ def test_boots_from_the_compiled_file_set(tmp_path: Path) -> None:
     board = Board(tmp_path, compiled=True)
     assert not list((board.flash / "tallycore").glob("*.py"))
     s = board.ask((1, "HELLO"), (2, "NEW skicket 4"), (3, "HAND 0 4H - - 0 10"), (4, "SCORE"))
-    assert s.fields(1)["proto"] == "4"
+    assert s.fields(1)["proto"] == "5"
     assert s.fields(4)["totals"] == "100,30,100,30"
 
 
@@ -482,7 +482,7 @@ def test_safe_mode_skips_the_app(board: Board) -> None:
     assert b"SyntaxError: invalid syntax" in proc.stdout
     (board.io / "pins.bin").unlink()
     s = board.ask((1, "HELLO"))
-    assert s.fields(1)["proto"] == "4"
+    assert s.fields(1)["proto"] == "5"
 
 
 def test_stats_show_the_heap_and_requests(board: Board) -> None:

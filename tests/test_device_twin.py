@@ -217,7 +217,7 @@ def chip(tmp_path_factory):
         # a blank chip: MicroPython formats its littlefs on first boot, then deploy copies the file set
         deployed = blank.tallyboard("deploy", most=DEPLOY_S)
         assert deployed.returncode == 0, f"{deployed.stdout}{deployed.stderr}{blank.log_tail()}"
-        assert "the board runs firmware 0.1.0 (protocol 4)" in deployed.stdout, deployed.stdout
+        assert "the board runs firmware 0.1.0 (protocol 5)" in deployed.stdout, deployed.stdout
         yield blank
     finally:
         started = [proc.pid for proc in (twin.node, twin.bridge) if proc is not None]

@@ -186,9 +186,12 @@ def test_totals_are_the_sum_of_hand_scores(rules, counts, options, hand):
         for _ in events:
             g.redo()
         assert bytes(g.state) == final
-        # winners: a non-empty mask of valid players once a hand is scored
-        if g.hands():
-            assert 0 < g.winners() < 1 << players
+        # winners: a mask of valid players; while the game goes on, the leaders on the totals, and
+        # nobody while every total is 0 (docs/rules.md G5; issue 32, item 10: a hand in which nothing
+        # was scored leads nobody)
+        assert 0 <= g.winners() < 1 << players
+        if not g.complete():
+            assert (g.winners() == 0) == all(g.total(p) == 0 for p in range(players))
     check()
 
 

@@ -40,8 +40,9 @@ def test_moosehead_hand_in_progress_reads_back(tmp_path):
     doc = sheet_json(tmp_path, record("moosehead", P4, [{"open": True, "plays": plays}]))
     assert doc["hands"] == [{"hand": 1, "dealer": 0, "open": True, "plays": plays, "scores": [0, 2, 2, 2],
                              "pegging": [0, 2, 2, 2], "fifteens": [0, 0, 0, 0]}]
-    # no hand is finished yet, so nobody leads (docs/records.md: winners [] before a hand is scored)
-    assert doc["totals"] == [0, 2, 2, 2] and doc["winners"] == [] and doc["complete"] is False
+    # no hand is finished yet, but its pegs count: the leaders are on the totals as they stand
+    # (docs/rules.md G5; issue 32, item 10: they were [] until the hand closed)
+    assert doc["totals"] == [0, 2, 2, 2] and doc["winners"] == [1, 2, 3] and doc["complete"] is False
     table = sheet(tmp_path, record("moosehead", P4, [{"open": True, "plays": plays}]))
     assert table.exit_code == 0
     assert "1…" in table.stdout and "hand 1… in progress" in table.stdout

@@ -104,3 +104,16 @@ def test_the_config_table_is_generated_from_the_firmwares_keys():
     spec = {k["key"]: k for k in _spec()["config_keys"]}
     assert list(spec) == keys and all(k["meaning"] for k in spec.values())
     assert spec["colour"]["default"][0] == "FF2000" and spec["round"]["max"] == 99
+
+
+def test_each_game_documents_the_options_it_takes_and_no_other():
+    # issue 32, item 9: Numero shares Quatro's rules module, but only Quatro takes hands_won
+    # (NEW numero 2 8 is refused: "numero has only first_dealer")
+    spec = json.loads((Path(__file__).resolve().parent.parent / "docs" / "protocol.json").read_text())
+    fields = {game["name"]: [f["name"] for f in game["option_fields"]] for game in spec["games"]}
+    assert fields["numero"] == ["first_dealer", "confirm"]
+    assert fields["quatro"] == ["first_dealer", "hands_won", "confirm"]
+    numero = DOC.split("#### `numero`", 1)[1].split("####", 1)[0]
+    assert "hands_won" not in numero
+    for game in spec["games"]:
+        assert fields[game["name"]] == game["options"] + ["confirm"], game["name"]

@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 from tallyrun import protocol as P
 from tallyboard.boardlink import wire
 from tallyrun.app import App
+from tallyrun.incoming import Request
 
 VERB_WORDS = [row[0].decode() for row in P.VERBS] + ["GET", "SET", "name", "colour", "board",
                                                      "brightness", "roquet", "skicket", "-", "4H"]
@@ -18,7 +19,7 @@ word = st.one_of(st.sampled_from(VERB_WORDS), st.integers(-5, 2 ** 31).map(str),
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200))
 def test_parse_never_raises_on_bytes(data):
-    req = P.Request()
+    req = Request()
     line = bytearray(data[:P.MAX_FRAME])
     code = req.parse(line, len(line))
     assert 0 <= code <= len(P.ERRORS)

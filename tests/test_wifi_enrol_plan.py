@@ -1,7 +1,7 @@
 """Enrolment's host side before anything is sent (issue 24.4, docs/club-wifi.md):
 the join code, the Wi-Fi and the broker become the NET SET values the board
 takes (protocol.NET_KEYS), each checked in the user's words first; values go
-%XX-escaped as protocol.unescape_into reads them back (the firmware's own
+%XX-escaped as tallyrun.incoming.unescape_into reads them back (the firmware's own
 decoder, run here on the bytes the host would send)."""
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from tallyboard.club import envelope
 from tallyboard.club.enrol import EnrolError, escape, plan, wire_value
 from tallyrun import protocol
+from tallyrun.incoming import unescape_into
 
 SECRET = bytes(range(32))
 EVENT = "Club-night-b39d"
@@ -22,7 +23,7 @@ def code(*tables: int) -> str:
 def decoded(token: str) -> bytes:
     line = token.encode("ascii")
     out = bytearray(len(line))
-    n = protocol.unescape_into(line, 0, len(line), out)
+    n = unescape_into(line, 0, len(line), out)
     assert n >= 0, token
     return bytes(out[:n])
 

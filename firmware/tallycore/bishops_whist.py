@@ -15,11 +15,7 @@
 # State: the shared layout of points.py (side totals kept on both partners),
 # then [20..22) deals so far, misdeals included (u16); [22] options.
 # Options: bits 0-2 first dealer (player 0 to 3).
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import layout, points
 from tallycore.layout import HI, LO, SHIFT

@@ -8,11 +8,7 @@
 #
 # A card event (Rummy's unplayed cards, Moosehead's plays): the player in
 # bits 0-2, the card above; its rank and suit as fields (tallycore.layout).
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 KING = const(13)
 NO_SUIT = const(4)

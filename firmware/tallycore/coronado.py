@@ -11,11 +11,7 @@
 #
 # State: the shared layout of points.py (hands, game over, totals).
 # Options: bits 0-2 first dealer (0 or 1).
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import layout, points
 from tallycore.layout import HI, LO, SHIFT

@@ -7,11 +7,7 @@
 # number of players less one (the counts cover every player).
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import layout, points
 from tallycore.layout import HI, LO, SHIFT, WIDTH
@@ -69,7 +65,9 @@ def check(state, players, event):
     points.check_deal_left(state, players)
     at = layout.offset(HAND_FIELDS[_PLAYERS], 0)
     # the players' field says how many, and no nines are counted beyond them
-    if event >> at != players - 1 or (event & ((1 << at) - 1)) >> layout.offset(HAND_FIELDS[_NINES], players):
+    if event >> at != players - 1:
+        raise ValueError("players_less_one: must be %d, the number of players less one" % (players - 1))
+    if (event & ((1 << at) - 1)) >> layout.offset(HAND_FIELDS[_NINES], players):
         raise ValueError("nines: one count per player")
     taken = 0
     for p in range(players):

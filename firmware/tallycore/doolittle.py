@@ -13,11 +13,7 @@
 # Options: bits 0-2 first dealer; bits 3-6 cards dealt to each player, 6 to
 # 13 (0 = six, the text). Tricks after the sixth ("any further tricks") are
 # what a larger deal makes possible.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import PLAYER, CONST, EMIT, DONE, FOLLOWING

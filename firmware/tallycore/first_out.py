@@ -12,11 +12,7 @@
 # Event encoding (one hand, a small int below 2**3): the winner's index.
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import points
 from tallycore.steps import PLAYER, EMIT, FOLLOWING

@@ -5,11 +5,7 @@
 # Event encoding (one hand, a small int below 2**9): HAND_FIELDS below
 #
 # State: the shared layout of points.py. Options: bits 0-2 first dealer.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import layout, points
 from tallycore.layout import HI, LO, SHIFT

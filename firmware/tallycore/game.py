@@ -25,11 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 LOG_CAPACITY = const(600)   # events in one game; a Moosehead game is the longest
 STATE_CAPACITY = const(64)  # bytes; every rules module's STATE_SIZE fits

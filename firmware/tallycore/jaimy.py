@@ -11,11 +11,7 @@
 #
 # State: the shared layout of points.py.
 # Options: bits 0-2 first dealer; bit 3 partnerships.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import layout, points
 from tallycore.layout import SHIFT

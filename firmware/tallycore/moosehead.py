@@ -26,11 +26,7 @@
 #   [53..60)  the suited cards played, one bit per card (suit * 13 + rank - 1)
 #   [60]      options
 # Options: bits 0-2 first dealer; bit 3 faces count 11, 12, 13.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import points
 from tallycore.cards import CARD_AT, NO_SUIT, NO_SUIT_CARD, RANK_FIELD, SUIT_FIELD, card_event, card_of, player_of, \

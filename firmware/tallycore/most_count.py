@@ -32,11 +32,7 @@
 #   [29] the cap (the variant)        [30] 1: a total adds the counts up,
 #                                          0: it counts hands won
 # Options: bits 0-2 first dealer; Quatro only: bit 3 hands_won.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import games, points
 from tallycore.layout import SHIFT

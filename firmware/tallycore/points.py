@@ -12,11 +12,7 @@
 #
 # Options, packed in one int: bits 0-2 the first dealer (player index); the
 # bits above are each module's own (see OPT_* in the module).
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import layout
 
@@ -86,19 +82,22 @@ def dealer(options, players, deal):
 
 
 def best(state, players, lowest):
-    """Mask of the players with the highest (or lowest) total; 0 before any hand."""
-    if hands(state) == 0:
-        return 0
+    """Mask of the players with the highest (or lowest) total, as the game's
+    totals stand (the hand in progress counted as the game counts it); 0
+    while every total is 0: nothing is scored yet (docs/rules.md G5)."""
     mask = 0
     mark = 0
+    scored = False
     for p in range(players):
         value = total(state, p)
+        if value:
+            scored = True
         if mask == 0 or (value < mark if lowest else value > mark):
             mark = value
             mask = 1 << p
         elif value == mark:
             mask |= 1 << p
-    return mask
+    return mask if scored else 0
 
 
 def reach(state, players, target):

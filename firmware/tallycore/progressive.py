@@ -5,11 +5,7 @@
 # A seating is a list of tables, head first; a table is a list of four player
 # numbers, seat 0 (the score keeper) first. Scores are ints per player number.
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 _SEATS = const(4)
 

@@ -23,11 +23,7 @@
 #   [8..12)  tally (this hand's count) of players 0, 1, u16
 #   [12..16) back peg: the tally before the player's last peg this hand, u16
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import layout
 

@@ -23,11 +23,7 @@
 #   [45..52) the suited cards seen, one bit per card (suit * 13 + rank - 1)
 #   [52]     options
 # Options: bits 0-2 first dealer; bit 3 faces count 10.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import points
 from tallycore.cards import CARD_AT, NO_SUIT, NO_SUIT_CARD, RANK_FIELD, SUIT_FIELD, card_event, card_of, player_of, \

@@ -28,11 +28,7 @@
 #   [47]     the options
 from array import array
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallycore import layout
 

@@ -33,11 +33,7 @@
 #           the event (DONE: none) is kept and the entry goes to step goto
 #           (len(ENTRY): the hand is complete); in an EACH LIST step, a
 #           special moves on to the next player first
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 NAME = const(0)
 KIND = const(1)

@@ -22,19 +22,7 @@
 import errno
 import gc
 
-try:
-    from time import ticks_add, ticks_diff, ticks_ms
-except ImportError:  # CPython (the type checker)
-    from tallypanel.inputs import ticks_diff, ticks_ms
-
-    def ticks_add(ticks, delta):  # type: ignore[misc]
-        return (ticks + delta) & 0x3FFFFFFF
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const, ticks_add, ticks_diff, ticks_ms
 
 from tallynet.transport import FAILED, READY
 

@@ -20,11 +20,7 @@ import binascii
 import hashlib
 import json
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 VERSION = const(1)
 DIRECTOR = "director"

@@ -23,19 +23,7 @@ try:
 except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
-try:
-    from time import ticks_add, ticks_diff, ticks_ms
-except ImportError:  # CPython (the tests import this module)
-    from tallypanel.inputs import ticks_diff, ticks_ms
-
-    def ticks_add(ticks, delta):  # type: ignore[misc]
-        return (ticks + delta) & 0x3FFFFFFF
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const, ticks_add, ticks_diff, ticks_ms
 
 import network
 

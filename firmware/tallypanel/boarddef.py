@@ -11,11 +11,7 @@
 # next LEDs along the wire are that row's holes first..last (last < first
 # runs backwards, as a serpentine needs).
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallypanel.wiring import (BoardDef, KING, NO_LIGHT, NO_PIN, SLOTS, SLOTS_PER_PLAYER, STATION, TALLY, path_of,
                                read, safe_mode_pin)

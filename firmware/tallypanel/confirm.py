@@ -21,11 +21,7 @@ from tallycore.game import HELD_APPLY, HELD_UNDO, player_at
 from tallypanel import gameview
 from tallypanel.screen import LIST, blank, put, num, numl
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 WAITS = "hand pending: an opponent's seat button accepts it, a long press rejects"
 NOTE_MS = const(3000)      # how long a refused press's reason stays on the OLED

@@ -22,11 +22,7 @@ from tallycore import steps as S
 from tallycore.game import STATE_CAPACITY
 from tallypanel.screen import put, numl
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 _HISTORY = const(200)   # values chosen in one hand: Moosehead's 40 plays and gos
 _EVENTS = const(120)    # events of one hand

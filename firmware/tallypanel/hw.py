@@ -8,11 +8,7 @@ import sys
 
 import machine
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 _WATCHDOG_MS = const(8000)   # the RP2040's WDT tops out at ~8.3 s
 

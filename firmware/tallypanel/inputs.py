@@ -23,24 +23,9 @@
 # that fast) is read every STORM_POLL_MS only, until a second passes quiet.
 import asyncio
 
-try:
-    from time import ticks_ms, ticks_diff
-except ImportError:  # CPython
-    import time as _time
-
-    def ticks_ms():  # type: ignore[misc]
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
-
-    def ticks_diff(a, b):  # type: ignore[misc]
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-
 from tallypanel.menu import SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const, ticks_diff, ticks_ms
 
 _ENCODER_POLL_MS = const(2)
 _STORM_POLL_MS = const(100)   # an encoder in a storm of bounces is read this often

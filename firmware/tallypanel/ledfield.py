@@ -19,11 +19,7 @@ from tallypanel import gameview
 from tallypanel.wiring import STATION, TALLY, KING, SLOTS_PER_PLAYER, NO_LIGHT
 from tallycore.game import player_at
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 # Light levels in 1/256 of full.
 FULL = const(256)

@@ -24,17 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
-
-try:
-    from time import ticks_diff
-except ImportError:  # CPython
-    def ticks_diff(a, b):  # type: ignore[misc]
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+from tallycore import const, ticks_diff
 
 # Input kinds (tallypanel.inputs emits them).
 SEAT = const(0)       # value: seat index; a short press

@@ -20,11 +20,7 @@ from tallypanel.wiring import STATION, TALLY, KING, SLOTS_PER_PLAYER
 from tallypanel.ledfield import FULL, TRAIL, LAP, LANDMARK, REMAINDER_STEP, WHITE
 from tallypanel.screen import SAVE, CANCEL, TOTALS, blank, put, num, numl
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 _SEAT_POINTS = const(1)      # docs/display.md: a seat press pegs +1
 _LONG_POINTS = const(5)      # a long press, or shift + press, +5

@@ -3,11 +3,7 @@
 # text into a preallocated bytearray, without allocating.
 # tallypanel.sheetview draws the rows; a game's own view
 # (tallypanel.gameview) composes its screens with these.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 COLS = const(32)      # small characters per row (3x5 glyphs in 4x6 cells)
 BIG_COLS = const(16)  # big characters per row (6x10 glyphs in 8x12 cells)

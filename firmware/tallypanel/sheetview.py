@@ -22,11 +22,7 @@ from tallypanel import gameview
 from tallypanel.screen import (COLS, BIG_COLS, ROWS, BIG, LINE, SHEET, ENTRY, LIST, LAYOUTS,
                                blank, put, num, numl, copy)
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 _SMALL_H = const(6)
 _BIG_H = const(12)

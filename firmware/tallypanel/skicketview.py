@@ -15,11 +15,7 @@ from tallypanel.wiring import STATION, SLOTS_PER_PLAYER
 from tallypanel.ledfield import FULL
 from tallypanel.screen import SAVE, CANCEL, SHEET, blank, put, num, numl, right
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 # Steps of the hand entry.
 PURCHASER = const(0)

@@ -10,11 +10,7 @@
 # only writeto(addr, buf) and writevto(addr, bufs) are used.
 import framebuf
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 _SET_CONTRAST = const(0x81)
 _SET_ENTIRE_ON = const(0xA4)

@@ -7,10 +7,7 @@
 # while the board powers up and the app does not start: the REPL stays free
 # for mpremote to repair a bad deploy. Ctrl-C (0x03) from mpremote always
 # stops the app and the watchdog with it.
-try:
-    from time import ticks_diff, ticks_ms
-except ImportError:  # CPython (the tests import this module)
-    from tallypanel.inputs import ticks_diff, ticks_ms
+from tallycore import ticks_diff, ticks_ms
 from tallycore.games import unload
 
 
@@ -41,13 +38,8 @@ def start():
     restored.send_boot()
     board = None
     if definition is not None:
-        from tallypanel import boarddef
-        try:
-            board = boarddef.checked(definition, name, hw.mcu())
-        except ValueError as exc:
-            board_problem = str(exc)
-        del boarddef
-        unload("tallypanel.boarddef")   # its checks are done with: ~7 KB of heap back
+        board, problem = _checked(definition, name)
+        board_problem = problem or board_problem
     given = definition.get("name") if isinstance(definition, dict) else None
     definition = None
     problems = []                       # the display's, said (NOTE) once the app runs
@@ -59,6 +51,7 @@ def start():
     app.exit_on_eof = hw.is_emulator()
     app.board_name = given if isinstance(given, str) and 0 < len(given) <= 40 else name
     app.check_board = _check_board
+    app.serve_net = serve_net
     watchdog = None
     finish = None
     try:
@@ -81,6 +74,26 @@ def start():
         # reset under mpremote's feet
         if watchdog is not None:
             watchdog.stop()
+
+
+def _checked(definition, name):
+    """(the board, None) from its definition checked for this chip, or (None, why not).
+    The checks are loaded for it and let go: ~7 KB of heap back."""
+    from tallypanel import hw, boarddef
+    try:
+        return boarddef.checked(definition, name, hw.mcu()), None
+    except ValueError as exc:
+        return None, str(exc)
+    finally:
+        del boarddef
+        unload("tallypanel.boarddef")
+
+
+def serve_net(app, seq, req):
+    """NET, the club link's verb (tallynet.verb), for the app below it; rare (an
+    enrolment): its code loads when asked."""
+    from tallynet.verb import serve
+    serve(app, seq, req)
 
 
 def _compact():
@@ -176,9 +189,9 @@ def _attach_views(app, board, view):
     # tallypanel.menu), if this firmware has them, beside the LED field that
     # _first_light lit. Each part that fails leaves a NOTE for the host and the
     # others working: no OLED, the LEDs and buttons still score; the scoring
-    # and the protocol run on regardless.
+    # and the protocol run on regardless. Returns what to do when the app stops.
     from tallypanel import hw
-    from tallyrun import protocol as P
+    from tallyrun import protocol
     try:
         bus = hw.oled_i2c(board)
         if bus is not None:
@@ -187,120 +200,48 @@ def _attach_views(app, board, view):
     except Exception as exc:
         app.note("display: no OLED answering at 0x%02X (%s): the LEDs and buttons work without it"
                  % (board.oled_address, exc))
-    board_input = None
-    due = [True]      # a change waits to be drawn
-
-    def draw_soon():
-        due[0] = True
-
+    painter = Painter(app, view)
     try:
         from tallypanel.menu import BoardInput, TURN
         from tallypanel.inputs import Inputs, fade_notes
-        board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo,
-                                 app.local_accept, app.local_reject, app.local_new, app.kept,
-                                 app.say, board.seat_letters)
-        app.entry_screen = lambda: view.entry_rows(app.game, board_input)   # the protocol's ENTRY
+        painter.board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo,
+                                         app.local_accept, app.local_reject, app.local_new, app.kept,
+                                         app.say, board.seat_letters)
+        app.entry_screen = lambda: view.entry_rows(app.game, painter.board_input)   # the protocol's ENTRY
 
         def handle(kind, value=0):
-            board_input.handle(kind, value)
-            draw_soon()
-            if kind != TURN and paint_due(app, due):
-                # a press is drawn at once (no host waits for its reply; its event went out first):
-                # the painter's next look could be 40 ms away. A turn is left to the painter, which
-                # draws a quick turn's detents once.
-                due[0] = False
-                if _paint_leds(app, view):
-                    _paint_sheet(app, view, board_input, due)
+            painter.board_input.handle(kind, value)
+            # a press is drawn at once (no host waits for its reply; its event went out first):
+            # the painter's next look could be 40 ms away. A turn is left to the painter, which
+            # draws a quick turn's detents once.
+            painter.changed(kind != TURN)
 
         inputs = Inputs(board, hw.button, handle, hw.pin_irq, app.note)
         app.on_start(inputs.tasks)
-        app.add_task(fade_notes(board_input, draw_soon))   # a refused press's words leave the OLED
+        app.add_task(fade_notes(painter.board_input, painter.soon))   # a refused press's words leave the OLED
     except ImportError:
         pass
     except Exception as exc:
         app.note("inputs: %s" % exc)
 
     def changed(kind):
-        if kind == P.EV_CFG:
+        if kind == protocol.EV_CFG:
             try:
                 view.configure(app.config)
             except ValueError as exc:
                 app.note("display: %s" % exc)
-        draw_soon()
+        painter.soon()
 
     app.on_change(changed)
     net = app.net
     if net is not None:          # the club link's state: a mark after the sheet's T3 R2
         def link_changed():
             view.set_link(net.mark)
-            draw_soon()
+            painter.soon()
 
         net.on_mark = link_changed
-    app.add_task(_painter(app, view, board_input, due))
-
-    def finish():
-        # the app stopped (the emulator's input ended): draw what is still due, whole
-        view.set_stop(None)
-        if due[0] or view.pending():
-            due[0] = False
-            _refresh(app, view, board_input)
-
-    return finish
-
-
-async def _painter(app, view, board_input, due):
-    # The display catches up after the replies: a change only marks it due;
-    # this draws when no request is arriving, once for any number of changes.
-    try:
-        import asyncio
-    except ImportError:
-        import uasyncio as asyncio  # type: ignore
-    view.set_stop(app.receiving)
-    while True:
-        if paint_due(app, due) or (view.retry_due() and not app.receiving()):
-            due[0] = False
-            if _paint_leds(app, view):
-                await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
-                _paint_sheet(app, view, board_input, due)
-        await asyncio.sleep_ms(_PAINT_MS)
-
-
-def _paint_leds(app, view):
-    """The LED field drawn; False if the display failed (counted)."""
-    try:
-        view.refresh_leds(app.game)
-        return True
-    except Exception:  # a display bug must not stop the scoring
-        app.listener_errors += 1
-        _say_problem(app, view)
-        return False
-
-
-def _paint_sheet(app, view, board_input, due):
-    """The OLED's sheet drawn, unless a request is arriving: then it (or
-    what a request cut short of it) stays due for after the request."""
-    try:
-        if app.receiving():
-            due[0] = True             # the sheet not even composed: all of it after the request
-        else:
-            view.refresh_sheet(app.game, board_input)
-        if view.pending():
-            due[0] = True             # cut short by a request: the rest after it
-    except Exception:  # a display bug must not stop the scoring
-        app.listener_errors += 1
-    _say_problem(app, view)
-
-
-def _say_problem(app, view):
-    problem = view.problem()          # the OLED lost or back: the host hears it
-    if problem is not None:
-        app.note(problem)
-
-
-def paint_due(app, due):
-    """Whether to draw now: a change waits, no request is arriving, and the
-    host has been quiet for _QUIET_MS. Allocation-free (the painter's poll)."""
-    return due[0] and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS
+    app.add_task(painter.run())
+    return painter.finish
 
 
 _PAINT_MS = 40    # how often the painter looks (it costs the idle board ~1 % at this rate)
@@ -308,8 +249,89 @@ _QUIET_MS = 25    # and how long the host must have been quiet: a burst of reque
 #                   answered back to back and drawn once after it
 
 
-def _refresh(app, view, board_input):
-    try:
-        view.refresh(app.game, board_input)
-    except Exception:  # a display bug must not stop the scoring
-        app.listener_errors += 1
+class Painter:
+    """The display catching up after the replies: a change only marks it due
+    (soon); run() draws when no request is arriving, once for any number of
+    changes; a press is drawn at once (changed). Each drawing is the LED field,
+    then the OLED's sheet unless a request has begun to arrive meanwhile. A
+    display bug never stops the scoring: it is counted (app.listener_errors)."""
+
+    def __init__(self, app, view, board_input=None):
+        self.app = app
+        self.view = view
+        self.board_input = board_input   # the controls' entry on the sheet (tallypanel.menu), or None
+        self.due = True                  # a change waits to be drawn
+
+    def soon(self):
+        """A change: drawn at the painter's next look once the host is quiet."""
+        self.due = True
+
+    def changed(self, now):
+        """A change; now: drawn at once if the host is quiet (a press)."""
+        self.due = True
+        if now and self.ready():
+            if self._leds():
+                self._sheet()
+
+    def ready(self):
+        """Whether to draw now: a change waits, no request is arriving, and the
+        host has been quiet for _QUIET_MS. Allocation-free (the painter's poll)."""
+        app = self.app
+        return self.due and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS
+
+    async def run(self):
+        try:
+            import asyncio
+        except ImportError:
+            import uasyncio as asyncio  # type: ignore
+        app = self.app
+        view = self.view
+        view.set_stop(app.receiving)
+        while True:
+            if self.ready() or (view.retry_due() and not app.receiving()):
+                if self._leds():
+                    await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
+                    self._sheet()
+            await asyncio.sleep_ms(_PAINT_MS)
+
+    def finish(self):
+        """The app stopped (the emulator's input ended): what is still due, drawn whole."""
+        view = self.view
+        view.set_stop(None)
+        if self.due or view.pending():
+            self.due = False
+            try:
+                view.refresh(self.app.game, self.board_input)
+            except Exception:  # a display bug must not stop the scoring
+                self.app.listener_errors += 1
+
+    def _leds(self):
+        """The change taken, the LED field drawn; False if the display failed."""
+        self.due = False
+        try:
+            self.view.refresh_leds(self.app.game)
+            return True
+        except Exception:  # a display bug must not stop the scoring
+            self.app.listener_errors += 1
+            self._say_problem()
+            return False
+
+    def _sheet(self):
+        """The OLED's sheet drawn, unless a request is arriving: then it (or
+        what a request cut short of it) stays due for after the request."""
+        view = self.view
+        try:
+            if self.app.receiving():
+                self.due = True           # the sheet not even composed: all of it after the request
+            else:
+                view.refresh_sheet(self.app.game, self.board_input)
+            if view.pending():
+                self.due = True           # cut short by a request: the rest after it
+        except Exception:  # a display bug must not stop the scoring
+            self.app.listener_errors += 1
+        self._say_problem()
+
+    def _say_problem(self):
+        problem = self.view.problem()     # the OLED lost or back: the host hears it
+        if problem is not None:
+            self.app.note(problem)

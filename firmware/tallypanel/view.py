@@ -22,10 +22,7 @@
 from tallypanel.ledfield import LedField
 from tallypanel.screen import ENTRY
 
-try:
-    from time import ticks_diff, ticks_ms
-except ImportError:  # CPython (the tests import this module)
-    from tallypanel.inputs import ticks_diff, ticks_ms
+from tallycore import ticks_diff, ticks_ms
 
 RETRY_MS = 2000    # how often a silent OLED is asked again
 

@@ -14,11 +14,7 @@
 # (the OLED and the host name the buttons by it); seat_lights[seat] is the
 # LED beside it (an LED of the chain that is no hole's), or NO_LIGHT.
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 STATION = const(0)
 TALLY = const(1)

@@ -1,10 +1,14 @@
 # The app on the board: serves the wire protocol (protocol.py) on USB CDC
 # (stdin/stdout), keeps the game in RAM and on flash (journal.py, config.py),
 # pushes an event for every change, and tells the display and the inputs.
-# Here: dispatch, the retry cache and host sessions, the change path, CFG.
+# Here: dispatch, the retry cache and host sessions, the change path, and the
+# board's own changes (local_*). Some 550 lines, past the ~500 the rest keep:
+# the board's own changes were a module of their own (a base class of App)
+# and that cost the twin's heap after boot a largest free block 1.9 KB smaller
+# (bench/bench_device_twin.py: the room every game switch loads into).
 # Beside it: serve.py (the loop), confirming.py (a hand held for an
-# opponent's accept), replies.py (the replies, and the one writer of every
-# event's fields).
+# opponent's accept), configuring.py (CFG), replies.py (the replies, and the
+# one writer of every event's fields).
 #
 # Hooks for the display and input code:
 #   app.on_change(callback)   callback(kind) after every change; kind is a
@@ -26,53 +30,51 @@
 #   app.on_start(starter)     or starter() called in the loop, returning tasks.
 from array import array
 
-try:
-    from time import ticks_ms as _ticks_ms
-except ImportError:  # CPython
-    import time as _time
-
-    def _ticks_ms():  # type: ignore[misc]
-        return int(_time.monotonic() * 1000) & 0x3FFFFFFF  # type: ignore[attr-defined]
+from tallycore import ticks_ms as _ticks_ms
 
 try:
     import asyncio
 except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
-from tallyrun import protocol as P
+from tallyrun import protocol
+from tallyrun.incoming import FEED_LINE, FEED_OVERFLOW, LineReader, Request
+from tallyrun.outgoing import Writer
 from tallyrun import replies
 from tallycore.game import LOG_CAPACITY
-from tallyrun.journal import (KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND,
-                              KIND_HELD)
-from tallyrun.restore import Restored, BOARD_DIR, emit as _emit
-# The loop (tallyrun/serve.py) and a held hand's code (confirming.py) load
-# after BOOT is out (after_boot(): App.run(), or the first change that
-# needs them): BOOT and the lights need neither, and each import from
-# littlefs costs 15-35 ms of the power-up on the chip.
+from tallyrun.journal import KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND
+from tallyrun.restore import Restored, emit as _emit
+# The loop (tallyrun/serve.py), a held hand's code (confirming.py) and CFG's
+# (configuring.py) load when the app runs (after_boot(): App.run(), or the
+# first request that needs them), not with the app: loaded any earlier they
+# leave the heap after boot in smaller pieces (the twin: a largest free block
+# 6.5 KB smaller, the room every game switch loads into).
 if False:   # for the type checker: the modules after_boot() loads (the compiler drops this)
-    from tallyrun import serve, confirming
+    from tallyrun import serve, confirming, configuring
 _after_boot = [False]
 
 
 def after_boot():
-    """Load the loop and the confirmation's code (once)."""
-    global serve, confirming
+    """Load the loop, the confirmation's and CFG's code (once)."""
+    global serve, confirming, configuring
     if not _after_boot[0]:
-        from tallyrun import serve, confirming
+        from tallyrun import serve, confirming, configuring
         _after_boot[0] = True
 
 
 _SRC_HOST = b"host"
 _SRC_BOARD = b"board"
-_PUSHED = (0, P.EV_EVENT, P.EV_UNDO, P.EV_REDO)   # by journal kind: the event pushed
-# ERR BOARD's words when there is no memory left to put them together
-_OUT_OF_MEMORY = b"MemoryError: the board ran out of memory answering this; read STATE to see whether it was done"
-_UNSAID = b"the board failed here and had no memory left to say why; read STATE to see whether it was done"
 
 
 def _raise_if(message):
     if message is not None:
         raise ValueError(message if isinstance(message, str) else message.decode())
+
+
+_PUSHED = (0, protocol.EV_EVENT, protocol.EV_UNDO, protocol.EV_REDO)   # by journal kind: the event pushed
+# ERR BOARD's words when there is no memory left to put them together
+_OUT_OF_MEMORY = b"MemoryError: the board ran out of memory answering this; read STATE to see whether it was done"
+_UNSAID = b"the board failed here and had no memory left to say why; read STATE to see whether it was done"
 
 
 class App:
@@ -90,38 +92,28 @@ class App:
         self.journal = restored.journal
         self.config = restored.config
         self.board_name = board_name
-        self.reader = P.LineReader()
-        self.request = P.Request()
+        self.reader = LineReader()
+        self.request = Request()
         self.request.game = self.game   # the game in play's own verbs are parsed too
-        self.writer = P.Writer()        # replies
+        self.writer = Writer()        # replies
         self.events = restored.events   # pushed events
-        self.last_reply = bytearray(P.MAX_FRAME + 8)
+        self.last_reply = bytearray(protocol.MAX_FRAME + 8)
         self.last_reply_length = 0      # 0: rebuild from the state (after a boot)
         self.last_seq = 0
         self.last_crc = 0
         self.session_next = 1           # the first seq of the next session HELLO opens
         self.eseq = 0
         self.listeners = []
-        # what the fields of the reply or event being written say beyond the
-        # game's state (replies.fields): set before each is written
-        self.said_event = 0
-        self.said_src = _SRC_HOST
-        self.said_text = ""
-        self.said_key = 0
-        self.said_player = 0
-        self.said_index = 0         # GAME's and NOTE's index, LOG's at
-        self.said_rows = None       # ENTRY's rows of the entry screen (tallypanel.view.entry_rows)
-        self.entry_screen = None    # () -> those rows, or None when no entry is open (tallypanel.start)
-        self.settled_kind = 0       # the held change that just went (ACCEPT, REJECT)
-        self.settled_event = 0
+        self.entry_screen = None    # () -> the entry screen's rows, or None when none is open (tallypanel.start)
         self.notes = []                 # problems found at boot (NOTE), spaces as _
         # CRC-16 of log[0:i + 1] for each i, right up to log_crcs_valid: the
         # log CRC (STATE, OPEN) costs one step per new event, not the whole log
         self.log_crcs = array("H", bytearray(2 * LOG_CAPACITY))
         self.log_crcs_valid = 0
         # check_board(name): raises ValueError (why) unless board/<name>.json is
-        # a definition this board can run; main.py sets the panel's own check
-        self.check_board = self._board_exists
+        # a definition this board can run; the start sets the panel's own check.
+        # None: the file is on the flash (tallyrun.configuring.board_exists)
+        self.check_board = None
         self.listener_errors = 0
         self.tasks = []
         self.starters = []
@@ -136,6 +128,9 @@ class App:
         self.exit_on_eof = True
         # the club link's settings and state (tallynet.settings.Net) on a board with Wi-Fi; None without
         self.net = None
+        # serve_net(app, seq, req): the NET verb, the club link's (tallynet sits above the app: the
+        # start, tallypanel.start, gives it); None: a firmware without the club link
+        self.serve_net = None
 
     # --- start ---------------------------------------------------------------
     def boot(self, config_loaded=False, booted=False):
@@ -151,11 +146,11 @@ class App:
             self.restored.send_boot()   # BOOT's one writer, the power-up's too
         self.last_seq = self.journal.last_seq
         self.last_crc = self.journal.last_crc
-        self.session_next = self.journal.last_seq % P.MAX_SEQ + 1
+        self.session_next = self.journal.last_seq % protocol.MAX_SEQ + 1
         self.last_reply_length = 0
         self.eseq = self.restored.eseq
         if not booted:
-            self._tell_listeners(P.EV_BOOT)
+            self._tell_listeners(protocol.EV_BOOT)
         for problem in self.journal.problems:
             self.note(problem)
         if self.config.problems:
@@ -168,17 +163,15 @@ class App:
         """A problem for people to read (a bad board definition, damaged
         storage): kept for NOTE until the next boot, and pushed as an event."""
         text = text.replace(" ", "_")
-        if len(self.notes) < P.MAX_NOTES:
+        if len(self.notes) < protocol.MAX_NOTES:
             self.notes.append(text)
-        self.said_text = text
-        self.tell(P.EV_NOTE, False)
+        self.tell(protocol.EV_NOTE, False, text=text)
 
     def say(self, text):
         """Words for people that pass (why the board refused a press of its
         buttons): pushed as a NOTE event, not kept for NOTE (the problems
         the board has noted). One str allocated, as note() does."""
-        self.said_text = text.replace(" ", "_")
-        self.tell(P.EV_NOTE, False)
+        self.tell(protocol.EV_NOTE, False, text=text.replace(" ", "_"))
 
     def on_change(self, callback):
         self.listeners.append(callback)
@@ -195,7 +188,7 @@ class App:
 
     def line_ended(self, state):
         """The reader's line ended (FEED_LINE, or FEED_OVERFLOW: too long)."""
-        if state == P.FEED_LINE:
+        if state == FEED_LINE:
             length = self.reader.length
             self.reader.length = 0
             if length:
@@ -205,8 +198,8 @@ class App:
                     # not even the answer could be made: the line goes unanswered
                     # (the host's timeout and retry) and the board serves on
                     self.internal_errors += 1
-        elif state == P.FEED_OVERFLOW:
-            self.error(0, P.E_FRAME, b"line longer than 128 bytes; resend the frame")
+        elif state == FEED_OVERFLOW:
+            self.error(0, protocol.E_FRAME, b"line longer than 128 bytes; resend the frame")
 
     def feed_bytes(self, data):
         for i in range(len(data)):
@@ -218,7 +211,7 @@ class App:
         self.served += 1
         self.last_request_ms = _ticks_ms()
         if code:
-            seq = req.seq if code > P.E_SEQ else 0
+            seq = req.seq if code > protocol.E_SEQ else 0
             if req.arg is None:
                 self.error(seq, code, req.message)
             else:
@@ -245,14 +238,14 @@ class App:
             # words made beforehand (formatting the exception would allocate
             # too, and a failure there would stop the app), and the board serves on
             self.internal_errors += 1
-            self.error(seq, P.E_BOARD, _OUT_OF_MEMORY)
+            self.error(seq, protocol.E_BOARD, _OUT_OF_MEMORY)
         except Exception as exc:  # a firmware bug: answer, and keep serving
             self.internal_errors += 1
             try:
                 message = "%s: %s" % (type(exc).__name__, exc)
             except MemoryError:
                 message = _UNSAID
-            self.error(seq, P.E_BOARD, message)
+            self.error(seq, protocol.E_BOARD, message)
         self._store(seq, req.crc)
 
     def open_session(self):
@@ -261,10 +254,10 @@ class App:
         taken for a retry of it, and disjoint from the last 63 sessions' seqs."""
         first = self.session_next
         last_change = self.journal.last_seq
-        if last_change and (last_change - first) % P.MAX_SEQ < P.SESSION_SEQS:
-            first = last_change % P.MAX_SEQ + 1
-        after = first + P.SESSION_SEQS
-        self.session_next = after if after <= P.MAX_SEQ else after - P.MAX_SEQ
+        if last_change and (last_change - first) % protocol.MAX_SEQ < protocol.SESSION_SEQS:
+            first = last_change % protocol.MAX_SEQ + 1
+        after = first + protocol.SESSION_SEQS
+        self.session_next = after if after <= protocol.MAX_SEQ else after - protocol.MAX_SEQ
         return first
 
     def _store(self, seq, crc):
@@ -289,49 +282,52 @@ class App:
         verb = req.verb
         v = req.values
         # the changes first: they are the requests that must be answered fastest
-        if verb >= P.V_GAME_VERB:   # the game in play's own verb (HAND, PEG, ...)
+        if verb >= protocol.V_GAME_VERB:   # the game in play's own verb (HAND, PEG, ...)
             self._game_verb(seq, req)
-        elif verb == P.V_EV:
+        elif verb == protocol.V_EV:
             self._change(KIND_APPLY, seq, req.crc, v[0], _SRC_HOST, True)
-        elif verb == P.V_UNDO:
+        elif verb == protocol.V_UNDO:
             self._change(KIND_UNDO, seq, req.crc, 0, _SRC_HOST, True)
-        elif verb == P.V_REDO:
+        elif verb == protocol.V_REDO:
             self._change(KIND_REDO, seq, req.crc, 0, _SRC_HOST, True)
-        elif verb == P.V_HELLO:
-            replies.read(self, seq, P.V_HELLO)
-        elif verb == P.V_GAME:
+        elif verb == protocol.V_HELLO:
+            replies.read(self, seq, protocol.V_HELLO)
+        elif verb == protocol.V_GAME:
             replies.game_info(self, seq, v[0])
-        elif verb == P.V_NEW:
+        elif verb == protocol.V_NEW:
             self._new(seq, req.crc, v[0], v[1], v[2] if req.nargs > 2 else 0)
-        elif verb == P.V_STATE:
-            replies.read(self, seq, P.V_STATE)
-        elif verb == P.V_OPEN:
-            replies.read(self, seq, P.V_OPEN)
-        elif verb == P.V_SCORE:
+        elif verb == protocol.V_STATE:
+            replies.read(self, seq, protocol.V_STATE)
+        elif verb == protocol.V_OPEN:
+            replies.read(self, seq, protocol.V_OPEN)
+        elif verb == protocol.V_SCORE:
             replies.score(self, seq)
-        elif verb == P.V_LOG:
+        elif verb == protocol.V_LOG:
             replies.log(self, seq, v[0])
-        elif verb == P.V_STATS:
+        elif verb == protocol.V_STATS:
             replies.stats(self, seq)
-        elif verb == P.V_NOTE:
+        elif verb == protocol.V_NOTE:
             replies.note(self, seq, v[0])
-        elif verb == P.V_KEPT:
+        elif verb == protocol.V_KEPT:
             self._kept(seq, req.crc, v[0], v[1])
-        elif verb == P.V_NET:
-            from tallynet.verb import serve as serve_net   # rare (an enrolment): loaded when asked
-            serve_net(self, seq, req)
-        elif verb == P.V_ENTRY:
+        elif verb == protocol.V_NET:
+            if self.serve_net is None:
+                self.error(seq, protocol.E_RULE, b"this firmware has no club link (tallynet): deploy the whole firmware")
+            else:
+                self.serve_net(self, seq, req)
+        elif verb == protocol.V_ENTRY:
             replies.entry(self, seq)
         else:
-            self._cfg(seq, req)
+            after_boot()
+            configuring.serve(self, seq, req)
 
     def _game_verb(self, seq, req):
         # a verb the game in play declares (its rules' VERBS, verb_event); the
         # parser took it only while that game is in play
         try:
-            event = self.game.rules.verb_event(req.verb - P.V_GAME_VERB, req.values)
+            event = self.game.rules.verb_event(req.verb - protocol.V_GAME_VERB, req.values)
         except ValueError as exc:
-            self.error(seq, P.E_RANGE, str(exc))
+            self.error(seq, protocol.E_RANGE, str(exc))
             return
         self._change(KIND_APPLY, seq, req.crc, event, _SRC_HOST, True)
 
@@ -355,14 +351,15 @@ class App:
 
     def _reserve_eseq(self):
         eseq = self.eseq + 1
-        self.eseq = eseq if eseq <= P.EVENT_SEQ_LIMIT else 1
+        self.eseq = eseq if eseq <= protocol.EVENT_SEQ_LIMIT else 1
 
-    def tell(self, kind, reserved=True):
+    def tell(self, kind, reserved=True, event=0, src=_SRC_HOST, about=0, player=0, text=""):
         """Push the event of that kind, its fields as its row of protocol.EVENTS
-        names them (replies.fields); reserved: its eseq was taken already (by
-        the reply that names it, sent first)."""
+        names them (replies.fields, which takes event, src, about, player and
+        text); reserved: its eseq was taken already (by the reply that names
+        it, sent first)."""
         w = self._event(kind, reserved)
-        replies.fields(self, w, P.EVENTS[kind][1])
+        replies.fields(self, w, protocol.EVENTS[kind][1], event, src, about, player, text)
         self._push(kind)
 
     def _push(self, kind):
@@ -384,6 +381,7 @@ class App:
             self.error(seq, code, message)
         return message
 
+    # size: the change path on a hot path, in its order (journal, apply, reply, event): a call more costs each change
     def _change(self, kind, seq, crc, event, src, reply):
         """Every change of the game in progress, from the host or the board's
         own controls: check it, journal it, apply it, answer the host, and only
@@ -393,7 +391,7 @@ class App:
         game = self.game
         if game.held:
             # docs/rules.md CF1: nothing else is entered while a change waits
-            return self._refuse(seq, P.E_RULE, game.held_message(self.config.names), reply)
+            return self._refuse(seq, protocol.E_RULE, game.held_message(self.config.names), reply)
         if kind == KIND_APPLY:
             try:
                 game.check(event)
@@ -401,15 +399,19 @@ class App:
                 if game.rules is not None and game.n >= len(game.log):
                     # what to do next (docs/protocol.md, Errors): the game is
                     # kept whole; more changes need a new game
-                    return self._refuse(seq, P.E_FULL, "%s; archive the game and start a new one" % exc, reply)
-                return self._refuse(seq, P.E_RULE, str(exc), reply)
+                    return self._refuse(seq, protocol.E_FULL, "%s; archive the game and start a new one" % exc, reply)
+                field = None if game.rules is None else replies.out_of_range(game, event)
+                if field is not None and reply:
+                    replies.field_error(self, seq, field)
+                    return str(exc)
+                return self._refuse(seq, protocol.E_RULE, str(exc), reply)
         elif game.rules is None:
-            return self._refuse(seq, P.E_RULE, b"no game in progress; start one with NEW", reply)
+            return self._refuse(seq, protocol.E_RULE, b"no game in progress; start one with NEW", reply)
         elif kind == KIND_UNDO and not game.can_undo():
-            return self._refuse(seq, P.E_RULE, b"nothing to undo", reply)
+            return self._refuse(seq, protocol.E_RULE, b"nothing to undo", reply)
         elif kind == KIND_REDO:
             if not game.can_redo():
-                return self._refuse(seq, P.E_RULE, b"nothing to redo", reply)
+                return self._refuse(seq, protocol.E_RULE, b"nothing to redo", reply)
             event = game.log[game.n]
         if self._confirming() and (game.rules.ends_hand(event) if kind == KIND_APPLY else game.closes_hand(kind)):
             after_boot()
@@ -417,7 +419,7 @@ class App:
         try:
             self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
         except OSError as exc:
-            return self._refuse(seq, P.E_FLASH, replies.flash_failed(exc, "nothing changed"), reply)
+            return self._refuse(seq, protocol.E_FLASH, replies.flash_failed(exc, "nothing changed"), reply)
         if kind == KIND_APPLY:
             if self.log_crcs_valid > game.n:
                 self.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
@@ -430,11 +432,19 @@ class App:
         self._reserve_eseq()      # the reply names the event that follows it
         if reply:
             replies.change(self, seq, -1 if kind == KIND_UNDO else event)
-        self.said_event = event
-        self.said_src = src
-        self.tell(pushed)
+        self.tell(pushed, True, event, src)
         self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
+
+    def _settle(self, record, taken=0):
+        """The held change accepted or rejected (confirming.settle)."""
+        after_boot()
+        confirming.settle(self, record, taken)
+
+    def _configure(self, key, player, value):
+        """A setting changed by the board itself (configuring.change)."""
+        after_boot()
+        configuring.change(self, key, player, value)
 
     def _confirming(self):
         """Whether a hand waits for an opponent's accept: the board's setting,
@@ -445,18 +455,18 @@ class App:
         try:
             self.game.check_new(index, players, options)   # the player range, then the options
         except ValueError as exc:
-            return self._refuse(seq, P.E_RANGE, str(exc), reply)
+            return self._refuse(seq, protocol.E_RANGE, str(exc), reply)
         try:
             self.journal.start(index, players, options, seq, crc)
         except OSError as exc:
             # the record is not in (or torn: the journal snapshots before its next one)
-            return self._refuse(seq, P.E_FLASH, replies.flash_failed(exc, "the game in progress is kept"), reply)
+            return self._refuse(seq, protocol.E_FLASH, replies.flash_failed(exc, "the game in progress is kept"), reply)
         self.game.new(index, players, options)
         self.log_crcs_valid = 0
         self._reserve_eseq()
         if reply:
             replies.change(self, seq)
-        self.tell(P.EV_NEW)
+        self.tell(protocol.EV_NEW)
         self.journal.after_append()
         return None
 
@@ -470,65 +480,21 @@ class App:
     def _kept(self, seq, crc, n, lcrc):
         # KEPT: journaled with the game (journal.keep) before the reply
         if self.game.rules is None:
-            self.error(seq, P.E_RULE, b"no game in progress; start one with NEW")
+            self.error(seq, protocol.E_RULE, b"no game in progress; start one with NEW")
             return
         if n != self.game.n or lcrc != replies.log_crc_to(self, n):
-            self.error(seq, P.E_RULE, b"the game changed since the host read it; archive it again")
+            self.error(seq, protocol.E_RULE, b"the game changed since the host read it; archive it again")
             return
         try:
             self.journal.keep(n | lcrc << 10, seq, crc)
         except OSError as exc:
-            self.error(seq, P.E_FLASH, replies.flash_failed(exc, "nothing changed"))
+            self.error(seq, protocol.E_FLASH, replies.flash_failed(exc, "nothing changed"))
             return
         self._reserve_eseq()
         replies.change(self, seq)
-        self.tell(P.EV_KEPT)
+        self.tell(protocol.EV_KEPT)
         self.journal.after_append()
 
-    # --- config ----------------------------------------------------------------------
-    def _cfg(self, seq, req):
-        key = req.cfg_key
-        spec = P.CONFIG_KEYS[key]
-        player = req.cfg_player if spec[4] else 0
-        if req.values[0] == 1:  # SET
-            kind = spec[1]
-            if kind == P.T_TEXT:
-                packed = req.values[3]
-                value = bytes(req.line[packed >> 8:packed & 0xFF]).decode()
-                if key == P.CFG_BOARD:
-                    try:
-                        self.check_board(value)
-                    except (ValueError, OSError) as exc:
-                        self.error(seq, P.E_RANGE, "%s; the setting is unchanged" % exc)
-                        return
-            else:
-                value = req.values[3]
-            old = self.config.get(key, player)
-            try:
-                self.config.set(key, player, value)
-            except ValueError as exc:
-                self.error(seq, P.E_RANGE, str(exc))
-                return
-            try:
-                self.config.save()
-            except OSError as exc:
-                self.config.set(key, player, old)
-                self.error(seq, P.E_FLASH, replies.flash_failed(exc, "the setting is unchanged"))
-                return
-        self.said_key = key
-        self.said_player = player
-        replies.read(self, seq, P.V_CFG)
-        if req.values[0] == 1:  # a change: the reply first, then the event, as for every change
-            self.tell(P.EV_CFG, False)
-
-    def _board_exists(self, name):
-        import os
-        try:
-            os.stat(self.root + BOARD_DIR + "/" + name + ".json")
-        except OSError:
-            raise ValueError("board: no definition board/%s.json on the board" % name)
-
-    # --- the board's own inputs ------------------------------------------------------
     def local_event(self, event):
         """Apply a packed core event from the board's buttons, journaled and
         pushed like a host request. Raises ValueError (the core's message)
@@ -547,8 +513,7 @@ class App:
         game = self.game
         if game.held and not game.held_by >> player & 1:
             raise ValueError(game.held_message(self.config.names))
-        after_boot()
-        confirming.settle(self, KIND_ACCEPT)
+        self._settle(KIND_ACCEPT)
 
     def local_reject(self):
         """The held change rejected on the board (a long press). A rejected
@@ -558,8 +523,7 @@ class App:
         were taken back; allocation-free."""
         game = self.game
         taken = game.open_hand() if game.held == KIND_APPLY else 0
-        after_boot()
-        confirming.settle(self, KIND_REJECT_HAND, taken)
+        self._settle(KIND_REJECT_HAND, taken)
         return taken
 
     def local_new(self):
@@ -574,16 +538,7 @@ class App:
         """A setting changed by the board itself (the club link seating its
         round: the names, the round), saved and pushed as CFG like CFG SET.
         ValueError or OSError when refused; nothing changed then."""
-        old = self.config.get(key, player)
-        self.config.set(key, player, value)
-        try:
-            self.config.save()
-        except OSError:
-            self.config.set(key, player, old)
-            raise
-        self.said_key = key
-        self.said_player = player
-        self.tell(P.EV_CFG, False)
+        self._configure(key, player, value)
 
     def on_start(self, starter):
         """starter() is called inside the running loop (to create its tasks)."""

@@ -6,8 +6,8 @@ import os
 
 from tallyrun.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
                                 T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_CONFIRM, CFG_EVENT,
-                                CFG_TABLE, CFG_ROUND, DEFAULT_BOARD,
-                                crc16)
+                                CFG_TABLE, CFG_ROUND, DEFAULT_BOARD)
+from tallyrun.protocol import crc16
 
 CONFIG_FILE = "config.txt"
 

@@ -4,7 +4,7 @@
 # made now) or reject it (REJECT: dropped, with the events of its hand before
 # it). The app's change path (tallyrun.app) calls hold(); the app's
 # local_accept and local_reject call settle().
-from tallyrun import protocol as P
+from tallyrun import protocol
 from tallyrun import replies
 from tallyrun.journal import KIND_APPLY, KIND_ACCEPT, KIND_HELD
 
@@ -20,12 +20,11 @@ def hold(app, kind, seq, crc, event, src, reply):
         app.journal.append(KIND_HELD | kind, game.held_event, seq, crc)
     except OSError as exc:
         game.reject()
-        return app._refuse(seq, P.E_FLASH, replies.flash_failed(exc, "nothing changed"), reply)
+        return app._refuse(seq, protocol.E_FLASH, replies.flash_failed(exc, "nothing changed"), reply)
     app._reserve_eseq()
     if reply:
         replies.change(app, seq)
-    app.said_src = src
-    app.tell(P.EV_HELD)
+    app.tell(protocol.EV_HELD, True, 0, src)
     app.journal.after_append()
     return None
 
@@ -42,13 +41,13 @@ def settle(app, record, taken=0):
         app.journal.append(record, game.held_event if record == KIND_ACCEPT else taken, 0, 0)
     except OSError as exc:
         raise ValueError(replies.flash_failed(exc, "the hand is still pending"))
-    pushed = P.EV_REJECT
+    pushed = protocol.EV_REJECT
     if record == KIND_ACCEPT:
-        pushed = P.EV_ACCEPT
+        pushed = protocol.EV_ACCEPT
         if game.held == KIND_APPLY and app.log_crcs_valid > game.n:
             app.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
-    app.settled_kind = game.held          # what was held, for the event's held field
-    app.settled_event = game.held_event
+    kind = game.held                      # what was held, for the event's held field
+    event = game.held_event
     if record == KIND_ACCEPT:
         game.accept()
     else:
@@ -56,7 +55,5 @@ def settle(app, record, taken=0):
         if taken and app.log_crcs_valid > game.n:
             app.log_crcs_valid = game.n
     app._reserve_eseq()
-    app.said_src = _SRC_BOARD
-    app.tell(pushed)
-    app.settled_kind = 0                  # told: STATE's held is - again
+    app.tell(pushed, True, event, _SRC_BOARD, kind)
     app.journal.after_append()

@@ -27,24 +27,16 @@
 # new records never follow garbage. Damage is reported in `problems` (the
 # app's boot NOTEs) and its records are copied to game.jnl.bad; a damaged
 # snapshot is kept as game.snp.bad.
-import os
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
-
+from tallycore import const
 from tallyrun.protocol import crc16
-from tallyrun import ring as R
-from tallyrun.ring import remove_quietly
-from tallycore.games import find, index_of
+from tallyrun.ring import (BAD, HEAD, RING_BLOCKS, SLOTS, exists, get16, get32, load_game, open_ring, put16, put32,
+                           put_game, read_whole, remove_quietly, set_aside, write_atomic)
+from tallycore.games import find
 from tallycore.game import LOG_CAPACITY
 
 SNAPSHOT = "game.snp"
 SNAPSHOT_COPY = "game.snb"
 OLD_JOURNAL = "game.jnl"     # the littlefs-append journal of earlier firmware (oldjournal.py)
-BAD = ".bad"                 # a damaged file, kept aside under its name + BAD
 BAD_RECORDS = "game.jnl.bad"
 RECORD_SIZE = const(12)
 
@@ -61,128 +53,15 @@ _ERASED = const(0xFF)
 
 _MAGIC = b"TBS3"
 _MAGIC_TBS2 = b"TBS2"   # the snapshot before confirmation: no held change
-_HEAD = const(34)   # snapshot bytes before the events:
-#   magic 4, generation u32, name length, name 16, players, options u32, n u16, top u16
 _TAIL = const(16)   # after the events: seq u16, crc u16, ring block u16, ring slot u16,
 #                     held kind u16 (0: none), held event u32, CRC-16
 _TAIL_TBS2 = const(10)   # the same without the held change
-_NAME_MAX = const(16)
-_SNAPSHOT_MAX = _HEAD + 4 * LOG_CAPACITY + _TAIL
+_SNAPSHOT_MAX = HEAD + 4 * LOG_CAPACITY + _TAIL
 
 
 def pack_new(index, players, options):
     """A NEW record's event: game index (5 bits), players (4), options (16)."""
     return index | players << 5 | options << 9
-
-
-def put16(buf, at, value):
-    buf[at] = value & 0xFF
-    buf[at + 1] = (value >> 8) & 0xFF
-
-
-def get16(buf, at):
-    return buf[at] | buf[at + 1] << 8
-
-
-def put32(buf, at, value):
-    buf[at] = value & 0xFF
-    buf[at + 1] = (value >> 8) & 0xFF
-    buf[at + 2] = (value >> 16) & 0xFF
-    buf[at + 3] = (value >> 24) & 0xFF
-
-
-def get32(buf, at):
-    # events are below 2**30, so this stays a small int on the RP2040
-    return buf[at] | buf[at + 1] << 8 | buf[at + 2] << 16 | buf[at + 3] << 24
-
-
-def exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
-
-
-def put_game(full, magic, generation, name, players, options, log, n, top):
-    """Write a snapshot's magic, head and events into full (load_game reads
-    them back); returns where its tail starts."""
-    full[0:4] = magic
-    put32(full, 4, generation)
-    name_bytes = name.encode()
-    full[8] = len(name_bytes)
-    for i in range(_NAME_MAX):   # game names are at most 16 bytes
-        full[9 + i] = name_bytes[i] if i < len(name_bytes) else 0
-    full[25] = players
-    put32(full, 26, options)
-    put16(full, 30, n)
-    put16(full, 32, top)
-    for i in range(top):
-        put32(full, _HEAD + 4 * i, log[i])
-    return _HEAD + 4 * top
-
-
-def load_game(game, data, magic, tail):
-    """Rebuild game from a snapshot's bytes: magic, the head (_HEAD bytes), the
-    events, then tail bytes ending in the CRC-16 of all before it. Returns
-    where the tail starts, or -1 (the bytes are not a whole snapshot; a
-    snapshot of no game leaves game.rules None)."""
-    if len(data) < _HEAD + tail or data[0:4] != magic:
-        return -1
-    top = get16(data, 32)
-    body = _HEAD + 4 * top
-    if len(data) != body + tail or crc16(data, 0, body + tail - 2) != get16(data, body + tail - 2):
-        return -1
-    name_len = data[8]
-    n = get16(data, 30)
-    if name_len > _NAME_MAX or n > top or top > len(game.log):
-        return -1
-    if not name_len:
-        game.rules = None
-        return body
-    try:
-        game.new(index_of(bytes(data[9:9 + name_len]).decode()), data[25], get32(data, 26))
-        for i in range(top):
-            game.apply(get32(data, _HEAD + 4 * i))
-        for i in range(top - n):
-            game.undo()
-    except (ValueError, ImportError, UnicodeError):
-        game.rules = None
-        return -1
-    return body
-
-
-def read_whole(path):
-    """A file's bytes; None when there is none (b"" when it cannot be read)."""
-    try:
-        f = open(path, "rb")
-    except OSError:
-        return None
-    try:
-        return f.read()
-    except OSError:
-        return b""
-    finally:
-        f.close()
-
-
-def set_aside(path):
-    """Keep a damaged file as path + BAD (nothing when there is none)."""
-    try:
-        os.rename(path, path + BAD)
-    except OSError:
-        pass
-
-
-def write_atomic(path, data, length):
-    tmp = path + ".tmp"
-    f = open(tmp, "wb")
-    try:
-        f.write(memoryview(data)[:length])
-        f.flush()
-    finally:
-        f.close()
-    os.rename(tmp, path)
 
 
 class Journal:
@@ -220,7 +99,7 @@ class Journal:
     def _open_ring(self):
         ring = self.ring
         if ring is None:
-            ring = R.open_ring(self.root, self.device)
+            ring = open_ring(self.root, self.device)
             self.ring = ring
         return ring
 
@@ -262,9 +141,9 @@ class Journal:
             self.last_seq = seq
             self.last_crc = crc
         self.slot += 1
-        if self.slot == R.SLOTS:
+        if self.slot == SLOTS:
             self.slot = 0
-            self.k = (self.k + 1) % R.RING_BLOCKS
+            self.k = (self.k + 1) % RING_BLOCKS
             self.erase_due = True
 
     def after_append(self):
@@ -275,10 +154,10 @@ class Journal:
         try:
             if self.dirty:
                 self.compact()
-            elif (self.k + 1) % R.RING_BLOCKS == self.start_k:
+            elif (self.k + 1) % RING_BLOCKS == self.start_k:
                 self.compact()
             else:
-                self._open_ring().erase((self.k + 1) % R.RING_BLOCKS)
+                self._open_ring().erase((self.k + 1) % RING_BLOCKS)
                 self.erase_due = False
         except OSError:
             self.dirty = True
@@ -290,7 +169,7 @@ class Journal:
         generation) and erases."""
         game = self.game
         ring = self._open_ring()
-        k = (self.k + 1) % R.RING_BLOCKS
+        k = (self.k + 1) % RING_BLOCKS
         if game.rules is None:
             self._write_snapshot("", 0, 0, game.log, 0, 0, self.last_seq, self.last_crc, k, 0, 0)
         else:
@@ -298,7 +177,7 @@ class Journal:
                                  game.n, game.top, self.last_seq, self.last_crc, k,
                                  game.held, game.held_event)
         ring.erase(k)
-        ring.erase((k + 1) % R.RING_BLOCKS)
+        ring.erase((k + 1) % RING_BLOCKS)
         if self.kept and game.rules is not None:
             # the snapshot holds no KEPT: write it again after it (a cut just
             # before loses it, and the board asks again: the safe side)
@@ -421,7 +300,7 @@ class Journal:
         if body < 0:
             return False
         k = get16(data, body + 4)
-        if k >= R.RING_BLOCKS:
+        if k >= RING_BLOCKS:
             game.rules = None
             return False
         held = get16(data, body + 8) if data[0:4] == _MAGIC else 0
@@ -453,32 +332,12 @@ class Journal:
         return 0
 
     def _at(self, position):
-        return self._valid((self.start_k + position // R.SLOTS) % R.RING_BLOCKS, position % R.SLOTS)
+        return self._valid((self.start_k + position // SLOTS) % RING_BLOCKS, position % SLOTS)
 
     def _replay(self):
         """Apply the current game's records; find the head; report damage."""
         ring = self._open_ring()
-        capacity = R.RING_BLOCKS * R.SLOTS
-        # the last block in use: blocks fill one after another from the start
-        full = 0
-        while full < R.RING_BLOCKS - 1 and self._at(full * R.SLOTS + R.SLOTS - 1) == 1:
-            full += 1
-        # the head: the first slot of that block that holds no record
-        head = full * R.SLOTS
-        while head < (full + 1) * R.SLOTS and self._at(head) == 1:
-            head += 1
-        tail = self._at(head) if head < capacity else 0
-        total = head
-        if tail == -1:
-            # torn (the last write) or damaged (good records follow it)?
-            position = head + 1
-            while position < capacity:
-                state = self._at(position)
-                if state == 1:
-                    total = position + 1
-                elif state != -1:
-                    break
-                position += 1
+        head, tail, total = self._ends()
         # the current game starts at its last NEW (or with the snapshot)
         begin = head
         while begin > 0:
@@ -494,32 +353,10 @@ class Journal:
                 break
             rec = self.record
             try:
-                kind = rec[0]
-                event = get32(rec, 1)
-                if kind == KIND_APPLY:
-                    self.game.apply(event)
-                elif kind == KIND_UNDO:
-                    self.game.undo()
-                elif kind == KIND_REDO:
-                    self.game.redo()
-                elif kind == _KIND_NEW:
-                    self.game.new(event & 0x1F, (event >> 5) & 0xF, (event >> 9) & 0xFFFF)
-                    self.kept = 0
-                elif kind == _KIND_KEPT:
-                    self.kept = event
-                elif kind & KIND_HELD:
-                    self.game.hold(kind & ~KIND_HELD, event)
-                elif kind == KIND_ACCEPT:
-                    self.game.accept()
-                elif kind == _KIND_REJECT:
-                    self.game.reject()
-                elif kind == KIND_REJECT_HAND:
-                    self.game.reject(event)
-                else:
-                    why = "damaged"
-                    break
+                why = self._apply(rec[0], get32(rec, 1))
             except (ValueError, ImportError):
                 why = "refused by the rules"
+            if why is not None:
                 break
             self.restored += 1
             seq = get16(rec, 5)
@@ -528,8 +365,8 @@ class Journal:
                 self.last_crc = get16(rec, 7)
             index += 1
         self.records = index
-        self.k = (self.start_k + index // R.SLOTS) % R.RING_BLOCKS
-        self.slot = index % R.SLOTS
+        self.k = (self.start_k + index // SLOTS) % RING_BLOCKS
+        self.slot = index % SLOTS
         if why is not None:
             self.cut = True
             self._keep_bad(begin, total)
@@ -541,16 +378,70 @@ class Journal:
                                  "power went, never acknowledged): dropped")
         elif tail == 2:
             self.cut = True          # a block not erased yet (a cut before its erase): quietly
-        elif not ring.erased((self.k + 1) % R.RING_BLOCKS):
-            ring.erase((self.k + 1) % R.RING_BLOCKS)   # a cut while it was erased ahead
+        elif not ring.erased((self.k + 1) % RING_BLOCKS):
+            ring.erase((self.k + 1) % RING_BLOCKS)   # a cut while it was erased ahead
+
+    def _ends(self):
+        """(head, tail, total): the first slot of the last block in use that
+        holds no record, what is there (_at: -1 torn or damaged, 2 erased), and
+        the end of the records to replay (past head when good records follow a
+        damaged one)."""
+        capacity = RING_BLOCKS * SLOTS
+        # the last block in use: blocks fill one after another from the start
+        full = 0
+        while full < RING_BLOCKS - 1 and self._at(full * SLOTS + SLOTS - 1) == 1:
+            full += 1
+        head = full * SLOTS
+        while head < (full + 1) * SLOTS and self._at(head) == 1:
+            head += 1
+        tail = self._at(head) if head < capacity else 0
+        total = head
+        if tail == -1:
+            # torn (the last write) or damaged (good records follow it)?
+            position = head + 1
+            while position < capacity:
+                state = self._at(position)
+                if state == 1:
+                    total = position + 1
+                elif state != -1:
+                    break
+                position += 1
+        return head, tail, total
+
+    def _apply(self, kind, event):
+        """One record made again in the game; None, or why it cannot be
+        ("damaged": a kind no journal writes). ValueError: the rules refuse it."""
+        game = self.game
+        if kind == KIND_APPLY:
+            game.apply(event)
+        elif kind == KIND_UNDO:
+            game.undo()
+        elif kind == KIND_REDO:
+            game.redo()
+        elif kind == _KIND_NEW:
+            game.new(event & 0x1F, (event >> 5) & 0xF, (event >> 9) & 0xFFFF)
+            self.kept = 0
+        elif kind == _KIND_KEPT:
+            self.kept = event
+        elif kind & KIND_HELD:
+            game.hold(kind & ~KIND_HELD, event)
+        elif kind == KIND_ACCEPT:
+            game.accept()
+        elif kind == _KIND_REJECT:
+            game.reject()
+        elif kind == KIND_REJECT_HAND:
+            game.reject(event)
+        else:
+            return "damaged"
+        return None
 
     def _keep_bad(self, begin, total):
         # the current game's records as they are on flash, for inspection
         try:
             with open(self._path(BAD_RECORDS), "wb") as f:
                 for index in range(begin, total):
-                    self._open_ring().read((self.start_k + index // R.SLOTS) % R.RING_BLOCKS,
-                                           index % R.SLOTS, self.record)
+                    self._open_ring().read((self.start_k + index // SLOTS) % RING_BLOCKS,
+                                           index % SLOTS, self.record)
                     f.write(self.record)
         except OSError:
             pass

@@ -15,19 +15,13 @@
 # `problems`; damaged files are kept as .bad.
 import os
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallyrun.protocol import crc16
-# the byte helpers are the journal's own (this module is imported from it, once)
-from tallyrun.journal import get16, get32, remove_quietly, load_game, read_whole, set_aside
+from tallyrun.ring import BAD, get16, get32, load_game, read_whole, remove_quietly, set_aside
 
 SNAPSHOT = "game.snp"
 JOURNAL = "game.jnl"
-BAD = ".bad"                 # a damaged file, kept aside under its name + BAD
 RECORD_SIZE = const(12)
 
 KIND_APPLY = const(1)
@@ -111,8 +105,27 @@ class Journal:
         self.last_crc = get16(data, body + 2)
         return self.game.rules is not None
 
+    def _apply(self, rec):
+        """One record after the header made again; None, or why it cannot be."""
+        if crc16(rec, 0, 10) != get16(rec, 10):
+            return "damaged"
+        if rec[9] != self.generation & 0xFF:
+            return "from another snapshot"
+        kind = rec[0]
+        try:
+            if kind == KIND_APPLY:
+                self.game.apply(get32(rec, 1))
+            elif kind == KIND_UNDO:
+                self.game.undo()
+            elif kind == KIND_REDO:
+                self.game.redo()
+            else:
+                return "damaged"
+        except ValueError:
+            return "refused by the rules"
+        return None
+
     def _replay_journal(self):
-        game = self.game
         rec = self.record
         try:
             f = open(self._path(JOURNAL), "rb")
@@ -151,22 +164,7 @@ class Journal:
                         break
                     continue
                 index += 1
-                if crc16(rec, 0, 10) != get16(rec, 10):
-                    why = "damaged"
-                elif rec[9] != self.generation & 0xFF:
-                    why = "from another snapshot"
-                else:
-                    try:
-                        if kind == KIND_APPLY:
-                            game.apply(get32(rec, 1))
-                        elif kind == KIND_UNDO:
-                            game.undo()
-                        elif kind == KIND_REDO:
-                            game.redo()
-                        else:
-                            why = "damaged"
-                    except ValueError:
-                        why = "refused by the rules"
+                why = self._apply(rec)
                 if why is not None:
                     self.cut = True
                     break

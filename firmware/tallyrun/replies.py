@@ -1,6 +1,6 @@
 # The board's replies to the requests that read (HELLO, GAME, OPEN, STATE,
 # SCORE, LOG, STATS, NOTE) and the fields every change reply carries, written
-# into the app's preallocated frame writer (tallyrun.protocol.Writer) and
+# into the app's preallocated frame writer (tallyrun.outgoing.Writer) and
 # sent with app.send_reply(): allocation-free but for STATS (a collection
 # first, and the probe of the largest free block).
 # fields() is the one writer of the fields a row of protocol.EVENTS or a
@@ -9,7 +9,8 @@
 import gc
 
 from tallycore.games import GAMES
-from tallyrun import protocol as P
+from tallyrun import protocol
+from tallyrun.protocol import crc16
 
 
 def flash_failed(exc, kept):
@@ -24,22 +25,26 @@ def _zero():
 
 
 def change(app, seq, event=-1):
+    """A change's reply: n top eseq, and ev (the event applied: a host keeps its
+    copy of the game without reading it back) unless event is -1."""
     w = app.writer
     w.reply(seq)
-    # ev: the event applied: a host keeps its copy of the game without reading it back
-    app.said_event = event
-    fields(app, w, P.APPLIED if event >= 0 else P.CHANGED)
+    fields(app, w, protocol.APPLIED if event >= 0 else protocol.CHANGED, event)
     if app.game.held:
         held(app, w)       # the change waits for its confirmation: n and top did not move
     app.send_reply()
 
 
-def fields(app, w, names):
-    """Write the fields a row names (protocol.EVENTS, a change's reply), in
-    its order, each in its one format (tallyrun.wirefields, for the docs). What a field says
-    beyond the game's state is on the app: said_event (ev), said_src (src),
-    said_key and said_player (CFG), said_text (NOTE), settled_kind and
-    settled_event (held, once the held change went). Allocation-free."""
+def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
+    """Write the fields a row names (protocol.EVENTS, a verb's reply), in its
+    order, each in its one format (tallyboard.wirefields, for the docs). What
+    a field says beyond the game's and the app's state is given: event (ev:
+    the event applied; held, once a held change went: its event), src (who
+    made the change), about (what the row is of: GAME's and NOTE's index,
+    LOG's at, CFG's key; held, once a held change went: its kind), player
+    (CFG's), text (NOTE's). Allocation-free. The fields of a change are
+    looked for first: they are the request path's; the others are the
+    reads', by what they say (_game_field, _read_field, _board_field)."""
     game = app.game
     count_at = 0   # LOG.count: where its three digits go once LOG.ev has counted
     for name in names:
@@ -54,146 +59,162 @@ def fields(app, w, names):
             w.number(app.eseq)
         elif name == "ev":
             w.key(b"ev")
-            w.number(app.said_event)
+            w.number(event)
         elif name == "src":
             w.key(b"src")
-            w.text(app.said_src)
+            w.text(src)
         elif name == "totals":
             totals(app, w)
         elif name == "held":
-            if game.held or not app.settled_kind:
+            if game.held or not about:
                 held(app, w)   # what waits, or -
             else:   # the held change just went (ACCEPT, REJECT): what it was
                 w.key(b"held")
-                w.number(app.settled_kind)
+                w.number(about)
                 w.byte(44)
-                w.number(app.settled_event)
+                w.number(event)
         elif name == "by":
             w.key(b"by")
             w.number(game.held_by)
-        elif name == "game":
-            game_name(app, w)
-        elif name == "players":
-            w.key(b"players")
-            w.number(game.players)
-        elif name == "options":
-            w.key(b"options")
-            w.number(game.options)
-        elif name == "fw":
-            w.key(b"fw")
-            w.text(P.FIRMWARE_VERSION)
-        elif name == "proto":
-            w.key(b"proto")
-            w.number(P.PROTOCOL_VERSION)
+        elif name == "key":
+            cfg_fields(app, w, about, player)
+            return   # key player value: the three together
         elif name == "text":
             w.key(b"text")
-            w.text(app.said_text)
-        elif name == "key":
-            cfg_fields(app, w, app.said_key, app.said_player)
-            return   # key player value: the three together
-        elif name == "lcrc":
-            w.key(b"lcrc")
-            w.hex(log_crc(app), 4)
-        elif name == "notes":
-            w.key(b"notes")
-            w.number(len(app.notes))
-        elif name == "hands":
-            w.key(b"hands")
-            w.number(game.hands())
-        elif name == "complete":
-            w.key(b"complete")
-            w.number(1 if game.complete() else 0)
-        elif name == "winners":
-            w.key(b"winners")
-            w.number(game.winners())
-        elif name == "ccrc":
-            w.key(b"ccrc")
-            w.hex(app.config.crc, 4)
-        elif name == "seqs":
-            w.key(b"seqs")
-            w.number(app.open_session())   # the field opens the session (HELLO, OPEN)
-        elif name == "OPEN.held":
-            held(app, w, False)
-        # what a read of one thing says of it: said_index is GAME's index,
-        # LOG's at, NOTE's index
-        elif name == "index":
-            w.key(b"index")
-            w.number(app.said_index)
-        elif name == "name":
-            w.key(b"name")
-            w.text(P.GAME_NAMES[app.said_index])
-        elif name == "min":
-            w.key(b"min")
-            w.number(GAMES[app.said_index][1])
-        elif name == "max":
-            w.key(b"max")
-            w.number(GAMES[app.said_index][2])
-        elif name == "GAME.options":
-            w.key(b"options")
-            w.text(P.GAME_OPTIONS[app.said_index])
-        elif name == "at":
-            w.key(b"at")
-            w.number(app.said_index)
+            w.text(text)
         elif name == "LOG.count":
             w.key(b"count")
             count_at = w.length
             w.text(b"000")   # LOG.ev writes the count here: three digits, zero-padded
         elif name == "LOG.ev":
-            _log_events(app, w, count_at)
-        elif name == "NOTE.count":
-            w.key(b"count")
-            w.number(len(app.notes))
-        elif name == "NOTE.text":
-            w.key(b"text")
-            w.text(app.notes[app.said_index])
-        elif name == "board":
-            w.key(b"board")
-            w.text(app.board_name)
-        elif name == "games":
-            w.key(b"games")
-            w.number(len(GAMES))
-        elif name == "frame":
-            w.key(b"frame")
-            w.number(P.MAX_FRAME)
-        elif name == "log":
-            w.key(b"log")
-            w.number(len(game.log))
-        elif name == "HELLO.players":
-            w.key(b"players")
-            w.number(P.MAX_PLAYERS)
-        elif name == "free":
-            w.key(b"free")
-            w.number(_mem_free())
-        elif name == "alloc":
-            w.key(b"alloc")
-            w.number(getattr(gc, "mem_alloc", _zero)())
-        elif name == "block":
-            w.key(b"block")
-            w.number(largest_free_block(_mem_free()))
-        elif name == "served":
-            w.key(b"served")
-            w.number(app.served)
-        elif name == "journal":
-            w.key(b"journal")
-            w.number(app.journal.records)
-        elif name == "errors":
-            w.key(b"errors")
-            w.number(app.listener_errors + app.internal_errors)
-        elif name == "head":
-            _row(w, b"head", app.said_rows, 0, 0)
-        elif name == "step":
-            _row(w, b"step", app.said_rows, 1, 0)
-        elif name == "ENTRY.value":
-            _row(w, b"value", app.said_rows, 2, 1)   # between the arrows
-        elif name == "entered":
-            _row(w, b"entered", app.said_rows, 3, 0)
-        else:
+            _log_events(app, w, count_at, about)
+        elif not (_game_field(app, w, name) or _read_field(app, w, name, about) or _board_field(app, w, name)
+                  or _entry_field(w, name, about)):
             raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
+
+
+def _game_field(app, w, name):
+    """A field of the game in play or the host's session (STATE, OPEN, SCORE, BOOT, NEW);
+    False if name is none of them."""
+    game = app.game
+    if name == "game":
+        game_name(app, w)
+    elif name == "players":
+        w.key(b"players")
+        w.number(game.players)
+    elif name == "options":
+        w.key(b"options")
+        w.number(game.options)
+    elif name == "lcrc":
+        w.key(b"lcrc")
+        w.hex(log_crc(app), 4)
+    elif name == "OPEN.held":
+        held(app, w, False)
+    elif name == "hands":
+        w.key(b"hands")
+        w.number(game.hands())
+    elif name == "complete":
+        w.key(b"complete")
+        w.number(1 if game.complete() else 0)
+    elif name == "winners":
+        w.key(b"winners")
+        w.number(game.winners())
+    elif name == "notes":
+        w.key(b"notes")
+        w.number(len(app.notes))
+    elif name == "ccrc":
+        w.key(b"ccrc")
+        w.hex(app.config.crc, 4)
+    elif name == "seqs":
+        w.key(b"seqs")
+        w.number(app.open_session())   # the field opens the session (HELLO, OPEN)
+    else:
+        return False
+    return True
+
+
+def _read_field(app, w, name, about):
+    """A field of a read of one thing: about is GAME's index, LOG's at, NOTE's
+    index; False if name is none of them."""
+    if name == "index":
+        w.key(b"index")
+        w.number(about)
+    elif name == "name":
+        w.key(b"name")
+        w.text(protocol.GAME_NAMES[about])
+    elif name == "min":
+        w.key(b"min")
+        w.number(GAMES[about][1])
+    elif name == "max":
+        w.key(b"max")
+        w.number(GAMES[about][2])
+    elif name == "GAME.options":
+        w.key(b"options")
+        w.text(protocol.GAME_OPTIONS[about])
+    elif name == "at":
+        w.key(b"at")
+        w.number(about)
+    elif name == "NOTE.count":
+        w.key(b"count")
+        w.number(len(app.notes))
+    elif name == "NOTE.text":
+        w.key(b"text")
+        w.text(app.notes[about])
+    else:
+        return False
+    return True
+
+
+def _board_field(app, w, name):
+    """A field of the board and its firmware (HELLO, BOOT, STATS); False if
+    name is none of them."""
+    if name == "fw":
+        w.key(b"fw")
+        w.text(protocol.FIRMWARE_VERSION)
+    elif name == "proto":
+        w.key(b"proto")
+        w.number(protocol.PROTOCOL_VERSION)
+    elif name == "board":
+        w.key(b"board")
+        w.text(app.board_name)
+    elif name == "games":
+        w.key(b"games")
+        w.number(len(GAMES))
+    elif name == "frame":
+        w.key(b"frame")
+        w.number(protocol.MAX_FRAME)
+    elif name == "log":
+        w.key(b"log")
+        w.number(len(app.game.log))
+    elif name == "HELLO.players":
+        w.key(b"players")
+        w.number(protocol.MAX_PLAYERS)
+    elif name == "free":
+        w.key(b"free")
+        w.number(_mem_free())
+    elif name == "alloc":
+        w.key(b"alloc")
+        w.number(getattr(gc, "mem_alloc", _zero)())
+    elif name == "block":
+        w.key(b"block")
+        w.number(largest_free_block(_mem_free()))
+    elif name == "served":
+        w.key(b"served")
+        w.number(app.served)
+    elif name == "journal":
+        w.key(b"journal")
+        w.number(app.journal.records)
+    elif name == "errors":
+        w.key(b"errors")
+        w.number(app.listener_errors + app.internal_errors)
+    else:
+        return False
+    return True
 
 
 def cfg_fields(app, w, key, player):
     """key player value of CFG's reply and event."""
-    spec = P.CONFIG_KEYS[key]
+    spec = protocol.CONFIG_KEYS[key]
     w.key(b"key")
     w.text(spec[0])
     w.key(b"player")
@@ -203,9 +224,9 @@ def cfg_fields(app, w, key, player):
         w.byte(45)
     w.key(b"value")
     value = app.config.get(key, player)
-    if spec[1] == P.T_RGB:
+    if spec[1] == protocol.T_RGB:
         w.hex(value, 6)
-    elif spec[1] == P.T_INT:
+    elif spec[1] == protocol.T_INT:
         w.number(value)
     else:
         w.text(value)
@@ -230,13 +251,14 @@ def game_name(app, w):
     if app.game.rules is None:
         w.byte(45)
         return
-    w.text(P.GAME_NAMES[app.game.index])
+    w.text(protocol.GAME_NAMES[app.game.index])
 
-def read(app, seq, verb):
-    """The reply of a request that reads: the fields of its verb's row."""
+def read(app, seq, verb, about=0, player=0):
+    """The reply of a request that reads: the fields of its verb's row (about,
+    player: as fields() takes them)."""
     w = app.writer
     w.reply(seq)
-    fields(app, w, P.VERBS[verb][3])
+    fields(app, w, protocol.VERBS[verb][3], 0, b"host", about, player)
     app.send_reply()
 
 
@@ -244,9 +266,23 @@ def entry(app, seq):
     """ENTRY: the hand entry on the board's own screen as it shows it now, or
     - for each row when none is open (a board without the panel's code or OLED too)."""
     screen = app.entry_screen
-    app.said_rows = screen() if screen is not None else None
-    read(app, seq, P.V_ENTRY)
-    app.said_rows = None
+    read(app, seq, protocol.V_ENTRY, screen() if screen is not None else None)
+
+
+def _entry_field(w, name, rows):
+    """ENTRY's rows of the entry screen (tallypanel.view.entry_rows, given as fields()'s
+    about); False if name is none of them."""
+    if name == "head":
+        _row(w, b"head", rows, 0, 0)
+    elif name == "step":
+        _row(w, b"step", rows, 1, 0)
+    elif name == "ENTRY.value":
+        _row(w, b"value", rows, 2, 1)   # between the arrows
+    elif name == "entered":
+        _row(w, b"entered", rows, 3, 0)
+    else:
+        return False
+    return True
 
 
 def _row(w, key, rows, r, first):
@@ -269,18 +305,16 @@ def _row(w, key, rows, r, first):
 
 def game_info(app, seq, index):
     if index >= len(GAMES):
-        app.error(seq, P.E_RANGE, b"no game at that index; HELLO says how many there are")
+        app.error(seq, protocol.E_RANGE, b"no game at that index; HELLO says how many there are")
         return
-    app.said_index = index
-    read(app, seq, P.V_GAME)
+    read(app, seq, protocol.V_GAME, index)
 
 
 def note(app, seq, index):
     if index >= len(app.notes):
-        app.error(seq, P.E_RANGE, b"no note at that index; STATE says how many (notes)")
+        app.error(seq, protocol.E_RANGE, b"no note at that index; STATE says how many (notes)")
         return
-    app.said_index = index
-    read(app, seq, P.V_NOTE)
+    read(app, seq, protocol.V_NOTE, index)
 
 
 def log_crc(app):
@@ -298,7 +332,7 @@ def log_crc(app):
         four[1] = (e >> 8) & 0xFF
         four[2] = (e >> 16) & 0xFF
         four[3] = (e >> 24) & 0xFF
-        crc = P.crc16(four, 0, 4, crc)
+        crc = crc16(four, 0, 4, crc)
         prefix[at] = crc
         at += 1
     app.log_crcs_valid = at
@@ -320,24 +354,57 @@ def totals(app, w):
 
 def score(app, seq):
     if app.game.rules is None:
-        app.error(seq, P.E_RULE, b"no game in progress; start one with NEW")
+        app.error(seq, protocol.E_RULE, b"no game in progress; start one with NEW")
         return
-    read(app, seq, P.V_SCORE)
+    read(app, seq, protocol.V_SCORE)
 
 
 def log(app, seq, at):
-    if at > app.game.top:
-        app.error(seq, P.E_RANGE, b"at is past the end of the log (STATE gives top)")
+    top = app.game.top
+    if at > top:
+        w = app.writer            # the form of every RANGE: "at: must be 0 to 4 ..."
+        w.error(seq, protocol.E_RANGE, b"at: must be 0 to ")
+        w.number(top)
+        w.text(b" (the log's top, as STATE says)")
+        app.send_reply()
         return
-    app.said_index = at
-    read(app, seq, P.V_LOG)
+    read(app, seq, protocol.V_LOG, at)
 
 
-def _log_events(app, w, count_at):
-    """LOG's ev: as many packed events from said_index as fit in the frame,
-    their count written into the three digits LOG.count left at count_at."""
+def out_of_range(game, event):
+    """The field of event outside the range its game declares (its rules'
+    EVENT_FORMS: tallycore.game explains them), or None. EV's event is an
+    argument like a game verb's: a field out of its range is RANGE, as PEG's
+    is, not RULE (what the rules refuse of a well-formed event)."""
+    players = game.players
+    for form in game.rules.EVENT_FORMS:
+        if event & form[1] == form[2]:
+            for field in form[3]:
+                width = field[2]
+                mask = (1 << width) - 1
+                for p in range(players if field[6] else 1):
+                    value = (event >> (field[1] + p * width)) & mask
+                    if value < field[3] or value > field[4]:
+                        return field
+            return None
+    return None
+
+
+def field_error(app, seq, field):
+    """ERR RANGE naming the field of an event: "points: must be 1 to 99"."""
+    w = app.writer
+    w.error(seq, protocol.E_RANGE, field[0])
+    w.text(b": must be ")
+    w.number(field[3])
+    w.text(b" to ")
+    w.number(field[4])
+    app.send_reply()
+
+
+def _log_events(app, w, count_at, at):
+    """LOG's ev: as many packed events from at as fit in the frame, their
+    count written into the three digits LOG.count left at count_at."""
     game = app.game
-    at = app.said_index
     top = game.top
     w.key(b"ev")
     count = 0
@@ -356,7 +423,7 @@ def _log_events(app, w, count_at):
 
 def stats(app, seq):
     gc.collect()   # free, alloc and block: after a collection
-    read(app, seq, P.V_STATS)
+    read(app, seq, protocol.V_STATS)
 
 
 def _mem_free():

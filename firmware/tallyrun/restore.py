@@ -7,7 +7,8 @@
 # The app then takes over what is made here (App(restored=...)).
 import sys
 
-from tallyrun import protocol as P
+from tallyrun import protocol
+from tallyrun.outgoing import Writer
 from tallyrun import replies
 from tallycore.game import Game, LOG_CAPACITY
 from tallyrun.journal import Journal
@@ -37,7 +38,7 @@ class Restored:
         self.game = Game(LOG_CAPACITY)
         self.journal = Journal(self.game, root, flash)
         self.config = Config(root)
-        self.events = P.Writer()     # the app's writer of pushed events, once it runs
+        self.events = Writer()     # the app's writer of pushed events, once it runs
         self.eseq = 0
 
     def restore(self):
@@ -52,7 +53,7 @@ class Restored:
         protocol.EVENTS names them."""
         self.eseq = 1
         w = self.events
-        w.event(self.eseq, P.EV_BOOT)
-        replies.fields(self, w, P.EVENTS[P.EV_BOOT][1])
+        w.event(self.eseq, protocol.EV_BOOT)
+        replies.fields(self, w, protocol.EVENTS[protocol.EV_BOOT][1])
         w.finish()
         emit(self.out, w.buf, w.length)

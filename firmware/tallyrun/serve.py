@@ -8,11 +8,7 @@ try:
 except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 _WATCHDOG_FEED_MS = const(1000)
 

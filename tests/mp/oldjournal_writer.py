@@ -1,16 +1,12 @@
 # The writers of the earlier firmware's journal (firmware/tallyrun/oldjournal.py,
 # which the board only reads): they make the flash of a board that ran that
 # firmware, for the tests of its migration. As that firmware wrote them.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 from tallyrun import oldjournal
 from tallyrun.oldjournal import JOURNAL, SNAPSHOT, RECORD_SIZE, KIND_HEADER, MAGIC
 from tallyrun.protocol import crc16
-from tallyrun.journal import put16, put32, write_atomic, put_game
+from tallyrun.ring import put16, put32, write_atomic, put_game
 from tallycore.games import GAMES, find
 from tallycore.game import LOG_CAPACITY
 

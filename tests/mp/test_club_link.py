@@ -12,6 +12,7 @@ from tallycore.games import GAMES
 from tallynet import envelope, settings, tablestate
 from tallynet.outbox import Outbox, from_round
 from tallyrun import protocol as P
+from tallyrun.incoming import Request
 
 KEY = bytes(range(16))
 # The canonical JSON of a hand-written envelope (keys sorted, no spaces, \uXXXX
@@ -145,7 +146,7 @@ def test_net_is_served_by_the_app_and_never_reads_a_secret_back():
         if sys.implementation.name == "micropython":
             import micropython
             from tallyboard.boardlink import wire
-            request = P.Request()
+            request = Request()
             frame = wire.encode_request(11, "NET SET ssid Club%20Wifi")
             line = bytearray(frame[:-1])
             micropython.heap_lock()

@@ -204,17 +204,18 @@ def test_the_painter_s_poll_allocates_nothing():
             return self.arriving
 
     app = App()
-    due = [False]
+    painter = start.Painter(app, None)
+    painter.due = False
     answers = [None] * 102
-    start.paint_due(app, due)
+    painter.ready()
     micropython.heap_lock()
     try:
         for i in range(100):
-            answers[i] = start.paint_due(app, due)       # nothing to draw
-        due[0] = True
-        answers[100] = start.paint_due(app, due)         # a change, the host quiet: draw
+            answers[i] = painter.ready()       # nothing to draw
+        painter.due = True
+        answers[100] = painter.ready()         # a change, the host quiet: draw
         app.arriving = True
-        answers[101] = start.paint_due(app, due)         # a request arriving: not now
+        answers[101] = painter.ready()         # a request arriving: not now
     finally:
         micropython.heap_unlock()
     assert answers == [False] * 100 + [True, False]

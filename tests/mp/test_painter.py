@@ -98,18 +98,18 @@ def _paint(arrive_during):
     oled = _oled(host.arrive if arrive_during == "sheet" else None)
     pixels = Pixels(board.led_count, host.arrive if arrive_during == "leds" else None)
     view = View(board, pixels, oled)
-    due = [True]
+    painter = start.Painter(host, view)    # a change due
 
     async def run():
-        painter = asyncio.create_task(start._painter(host, view, None, due))
+        painting = asyncio.create_task(painter.run())
         serving = asyncio.create_task(host.serve(asyncio))
         began = ticks_ms()
         while ticks_diff(ticks_ms(), began) < _BOUND_MS:
             await asyncio.sleep_ms(20)
-            if host.arrived and not host.arriving and not due[0] and not view.pending() \
+            if host.arrived and not host.arriving and not painter.due and not view.pending() \
                     and ticks_diff(ticks_ms(), host.last_request_ms) > 200:
                 break                      # answered, and the painter has had 5 looks since
-        painter.cancel()
+        painting.cancel()
         serving.cancel()
         await asyncio.sleep_ms(0)
 

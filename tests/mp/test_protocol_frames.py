@@ -1,4 +1,4 @@
-# The wire protocol's board side (tallyrun/protocol.py): CRC, line
+# The wire protocol's board side (tallyrun/protocol.py, incoming.py, outgoing.py): CRC, line
 # collection, request parsing, reply writing. Runs under CPython (pytest)
 # and under the MicroPython unix port (tests/mp/run.py); the heap_lock
 # proofs run only under MicroPython.
@@ -6,6 +6,8 @@ from mpfixtures import skip
 import sys
 
 from tallyrun import protocol as P
+from tallyrun import incoming as request_reader
+from tallyrun import outgoing as frame_writer
 from tallycore import games
 from tallycore.game import Game
 from tallyboard.boardlink import wire
@@ -29,7 +31,7 @@ def _parse(text, game=None):
     """Parse a request with the game whose own verb it is in play (a game's
     verbs are parsed only then), or the game named."""
     line = _frame(text)
-    req = P.Request()
+    req = request_reader.Request()
     words = text.split()
     name = game or (_OWNERS.get(words[1].upper()) if len(words) > 1 else None)
     if name:
@@ -68,7 +70,7 @@ def test_the_machine_code_scan_and_decimals_are_the_bytecode_ones():
         skip("needs MicroPython's viper emitter: runs in the MicroPython pass")
     # under MicroPython (the chip; here the unix port, from source) the parser scans a line and reads a
     # decimal with tallyrun/native.py's machine code; each must agree with its bytecode loop
-    assert P._scan is not P._scan_bytecode and P._decimal is not P._decimal_bytecode
+    assert request_reader._scan is not request_reader._scan_bytecode and request_reader._decimal is not request_reader._decimal_bytecode
     from array import array
     lines = [b"12 HAND 0 4H - - 0 10*ABCD", b"", b"*", b"  a  b ", b"1 PEG 0 5", b"x\x7fy", b"x\x1fy*1234",
              b"a*b*c", b"1 2 3 4 5 6 7 8 9 10 11*0000", b"1 2 3 4 5 6 7 8 9 10*0000", b"~" * 127]
@@ -76,8 +78,8 @@ def test_the_machine_code_scan_and_decimals_are_the_bytecode_ones():
         for most in (10, 3):
             got = [array("H", bytes(20)), array("H", bytes(20))]
             want = [array("H", bytes(20)), array("H", bytes(20))]
-            native = P._scan(bytearray(line), len(line), got[0], got[1], most)
-            plain = P._scan_bytecode(bytearray(line), len(line), want[0], want[1], most)
+            native = request_reader._scan(bytearray(line), len(line), got[0], got[1], most)
+            plain = request_reader._scan_bytecode(bytearray(line), len(line), want[0], want[1], most)
             assert native == plain and got == want, (line, most, native, plain)
     digits = bytearray(b"0 7 65535 65536 1073741823 1073741824 9999999999 12345678901 4x -")
     spans, start = [], 0
@@ -88,24 +90,24 @@ def test_the_machine_code_scan_and_decimals_are_the_bytecode_ones():
     spans.append(0)                      # empty
     for span in spans:
         for limit in (65535, 0x3FFFFFFF, 9):
-            assert P._decimal(digits, span, limit) == P._decimal_bytecode(digits, span, limit), (span, limit)
+            assert request_reader._decimal(digits, span, limit) == request_reader._decimal_bytecode(digits, span, limit), (span, limit)
 
 
 def test_the_line_scan_by_hand():
     from array import array
     starts, ends = array("H", bytes(20)), array("H", bytes(20))
     # "12 HAND 0*ABCD": star at 9 (9 + 1 = 10), three tokens before it: 12 [0,2), HAND [3,7), 0 [8,9)
-    assert P._scan(b"12 HAND 0*ABCD", 14, starts, ends, 10) == 10 | 3 << 8
+    assert request_reader._scan(b"12 HAND 0*ABCD", 14, starts, ends, 10) == 10 | 3 << 8
     assert list(starts[:3]) == [0, 3, 8] and list(ends[:3]) == [2, 7, 9]
     # a byte below 32: -1; no star: 0 in the low byte, the tokens of the whole line
-    assert P._scan(b"1 \x09", 3, starts, ends, 10) == -1
-    assert P._scan(b"1 2", 3, starts, ends, 10) == 0 | 2 << 8
+    assert request_reader._scan(b"1 \x09", 3, starts, ends, 10) == -1
+    assert request_reader._scan(b"1 2", 3, starts, ends, 10) == 0 | 2 << 8
     # three tokens and room for two: the count stops at two, and bit 12 says there were more
-    assert P._scan(b"a b c*0000", 10, starts, ends, 2) == 6 | 2 << 8 | 1 << 12
+    assert request_reader._scan(b"a b c*0000", 10, starts, ends, 2) == 6 | 2 << 8 | 1 << 12
     # decimals: "65535" is 6 5 5 3 5; one more than the limit, or a letter, is -1
-    assert P._decimal(b"65535", 5, 65535) == 65535
-    assert P._decimal(b"65536", 5, 65535) == -1
-    assert P._decimal(b"6a", 2, 65535) == -1
+    assert request_reader._decimal(b"65535", 5, 65535) == 65535
+    assert request_reader._decimal(b"65536", 5, 65535) == -1
+    assert request_reader._decimal(b"6a", 2, 65535) == -1
 
 
 def test_crc_check_value():
@@ -143,30 +145,30 @@ def _feed(reader, data):
     results = []
     for b in data:
         state = reader.feed(b)
-        if state != P.FEED_MORE:
-            results.append((state, bytes(reader.line[:reader.length]) if state == P.FEED_LINE else b""))
+        if state != request_reader.FEED_MORE:
+            results.append((state, bytes(reader.line[:reader.length]) if state == request_reader.FEED_LINE else b""))
             reader.length = 0
     return results
 
 
 def test_reader_strips_newline_and_carriage_return():
-    reader = P.LineReader()
+    reader = request_reader.LineReader()
     assert _feed(reader, b"1 HELLO*ABCD\r\n2 X\n") == [
-        (P.FEED_LINE, b"1 HELLO*ABCD"), (P.FEED_LINE, b"2 X")]
+        (request_reader.FEED_LINE, b"1 HELLO*ABCD"), (request_reader.FEED_LINE, b"2 X")]
 
 
 def test_reader_overflow_discards_up_to_the_newline_and_resynchronises():
-    reader = P.LineReader()
+    reader = request_reader.LineReader()
     long_line = b"9" * 200 + b"\n"
     got = _feed(reader, long_line + b"3 OK\n")
-    assert got == [(P.FEED_OVERFLOW, b""), (P.FEED_LINE, b"3 OK")]
+    assert got == [(request_reader.FEED_OVERFLOW, b""), (request_reader.FEED_LINE, b"3 OK")]
 
 
 def test_reader_limit_is_128_bytes_with_the_newline():
-    reader = P.LineReader()
+    reader = request_reader.LineReader()
     # 127 bytes + newline = 128: accepted; 128 bytes + newline: too long
-    assert _feed(reader, b"a" * 127 + b"\n") == [(P.FEED_LINE, b"a" * 127)]
-    assert _feed(reader, b"a" * 128 + b"\n") == [(P.FEED_OVERFLOW, b"")]
+    assert _feed(reader, b"a" * 127 + b"\n") == [(request_reader.FEED_LINE, b"a" * 127)]
+    assert _feed(reader, b"a" * 128 + b"\n") == [(request_reader.FEED_OVERFLOW, b"")]
 
 
 # --- requests --------------------------------------------------------------------------
@@ -214,7 +216,7 @@ def test_parse_event_up_to_2_to_the_30():
     req, code = _parse("4 EV 1073741823")
     assert code == P.E_OK and req.values[0] == 1073741823
     req, code = _parse("4 EV 1073741824")
-    assert code == P.E_ARGS   # not a number the board can hold
+    assert code == P.E_RANGE   # a number, one past the range 0 to 2**30 - 1 (issue 32, item 11: not ARGS)
 
 
 def test_parse_multiple_spaces():
@@ -285,7 +287,7 @@ def test_parse_errors():
 
 
 def test_parse_rejects_a_wrong_or_missing_checksum():
-    req = P.Request()
+    req = request_reader.Request()
     line = _frame("1 HELLO")
     line[-1] = line[-1] + 1 if line[-1] != 70 else 48   # change the last hex digit
     assert req.parse(line, len(line)) == P.E_CRC
@@ -297,7 +299,7 @@ def test_parse_rejects_a_wrong_or_missing_checksum():
 
 
 def test_parse_rejects_control_bytes():
-    req = P.Request()
+    req = request_reader.Request()
     line = _frame(b"1 HEL\x03LO")
     assert req.parse(line, len(line)) == P.E_FRAME
     line = bytearray(b"\xff\xfe\x01")
@@ -318,7 +320,7 @@ def _written(w):
 
 
 def test_writer_reply_and_checksum():
-    w = P.Writer()
+    w = frame_writer.Writer()
     w.reply(42)
     w.key(b"n")
     w.number(0)
@@ -337,7 +339,7 @@ def test_writer_reply_and_checksum():
 
 
 def test_writer_error_and_event():
-    w = P.Writer()
+    w = frame_writer.Writer()
     w.error(0, P.E_CRC, b"checksum mismatch")
     w.finish()
     assert _written(w)[:-6] == b"0 ERR CRC checksum mismatch"
@@ -349,7 +351,7 @@ def test_writer_error_and_event():
 
 
 def test_writer_never_exceeds_the_frame_and_keeps_text_printable():
-    w = P.Writer()
+    w = frame_writer.Writer()
     w.error(7, P.E_RULE, "x" * 300 + "\x03")
     w.finish()
     out = _written(w)
@@ -362,7 +364,7 @@ def test_writer_never_exceeds_the_frame_and_keeps_text_printable():
 
 
 def test_writer_hex():
-    w = P.Writer()
+    w = frame_writer.Writer()
     w.start()
     w.hex(0x00FF80, 6)
     w.hex(0xB, 4)
@@ -372,7 +374,7 @@ def test_writer_hex():
 def test_encode_request_round_trip():
     frame = wire.encode_request(3, "PEG 0 5")
     assert frame.startswith(b"3 PEG 0 5*") and frame.endswith(b"\n")
-    req = P.Request()
+    req = request_reader.Request()
     line = bytearray(frame[:-1])
     # PEG is Roquet's own verb: taken only while Roquet is in play
     assert req.parse(line, len(line)) == P.E_VERB
@@ -396,9 +398,9 @@ def test_parse_and_reply_allocate_nothing():
     if sys.implementation.name != "micropython":
         skip("needs micropython.heap_lock: runs in the MicroPython pass (tests/test_micropython_port.py)")
     import micropython
-    reader = P.LineReader()
-    req = P.Request()
-    w = P.Writer()
+    reader = request_reader.LineReader()
+    req = request_reader.Request()
+    w = frame_writer.Writer()
     skicket = Game(8)
     skicket.new(games.index_of("skicket"), 4)
     roquet = Game(8)
@@ -419,7 +421,7 @@ def test_parse_and_reply_allocate_nothing():
         micropython.heap_lock()
         try:
             for i in range(len(data)):
-                if reader.feed(data[i]) == P.FEED_LINE:
+                if reader.feed(data[i]) == request_reader.FEED_LINE:
                     codes[count] = req.parse(reader.line, reader.length)
                     reader.length = 0
                     if codes[count] and req.arg is not None:
@@ -443,7 +445,7 @@ def test_parse_and_reply_allocate_nothing():
 def _error_line(text):
     # the ERR a parse failure is answered with, as the app writes it
     req, code = _parse(text)
-    w = P.Writer()
+    w = frame_writer.Writer()
     if req.arg is None:
         w.error(req.seq, code, req.message)
     else:
@@ -473,10 +475,10 @@ def test_kept_takes_lcrc_in_hex_as_state_writes_it():
 
 def test_a_frame_without_checksum_is_told_to_end_with_star():
     line = bytearray(b"1 HELLO")
-    req = P.Request()
+    req = request_reader.Request()
     assert req.parse(line, len(line)) == P.E_CRC
     assert b"*XXXX" in req.message
-    w = P.Writer()
+    w = frame_writer.Writer()
     w.error(0, P.E_CRC, req.message)
     w.finish()
     # on the wire as the board says it (it was ?XXXX); the last * starts the checksum

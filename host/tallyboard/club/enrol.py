@@ -21,8 +21,8 @@ from typing import Any, Callable
 
 from tallynet.tablestate import board_ident
 from tallyrun import protocol
-from tallyrun.wirefields import NET_KEY_MEANINGS
 
+from ..boardlink.wirefields import NET_KEY_MEANINGS
 from ..common.errors import BoardError, TallyboardError
 from . import envelope
 from .envelope import tag_of
@@ -58,7 +58,7 @@ class EnrolError(TallyboardError):
 
 def escape(value: bytes) -> str:
     """A NET SET value as one token: each space, *, % and byte outside printable
-    ASCII written %XX (protocol.unescape_into reads it back)."""
+    ASCII written %XX (tallyrun.incoming.unescape_into reads it back)."""
     out = []
     for byte in value:
         if 33 <= byte <= 126 and byte not in (37, 42):

@@ -42,8 +42,6 @@ ROOT_SCRIPTS = ("boot.py", "main.py")
 # club link's MQTT client was chumicro-mqtt's until it proved too large for a
 # Pico W's heap: tallynet/client.py)
 RETIRED = ("chumicro_mqtt",)
-# firmware files the board never loads: the words of the protocol's docs
-HOST_ONLY = ("tallyrun/wirefields.py",)
 BOARD_FOLDER = "board"   # on the board's flash (tallyrun.restore.BOARD_DIR)
 
 
@@ -132,8 +130,6 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
         if not folder.is_dir():
             raise TallyboardError(f"{folder}: the firmware package is missing from this checkout")
         for source in sorted(folder.glob("*.py")):
-            if f"{package}/{source.name}" in HOST_ONLY:
-                continue
             dest = f"{package}/{source.stem}.mpy"
             files.append(FirmwareFile(dest, compile_mpy(source, f"{package}/{source.name}", cache), source))
             if progress:

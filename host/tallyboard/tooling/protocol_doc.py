@@ -4,7 +4,7 @@
     python -m tallyboard.tooling.protocol_doc --check   exit 1 (saying which) if either differs
 
 The tables come from tallyrun.protocol (the runtime's verbs, events, errors,
-config keys, which tallyrun.config keeps), tallyrun.wirefields (each field's format and meaning, each config key's use) and from each game's rules module (its VERBS and
+config keys, which tallyrun.config keeps), tallyboard.wirefields (each field's format and meaning, each config key's use) and from each game's rules module (its VERBS and
 EVENT_FORMS, tallycore.game explains them); the prose of docs/protocol.md
 between the marked regions stays hand-written. docs/protocol.json is the same
 contract for a program in any language.
@@ -18,8 +18,9 @@ from typing import Any
 
 from tallycore import games as core_games
 from tallyrun import protocol as P
-from tallyrun.wirefields import CONFIG_MEANINGS, ERROR_MEANINGS, EVENT_WHEN, FIELDS, NET_KEY_MEANINGS, VERB_DOES
 from ..boardlink import hub
+from ..boardlink.wirefields import (CONFIG_MEANINGS, ERROR_MEANINGS, EVENT_WHEN, FIELDS, IN_PROGRESS,
+                                    NET_KEY_MEANINGS, VERB_DOES)
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 MARKDOWN = DOCS / "protocol.md"
@@ -177,6 +178,22 @@ def _verb(row: tuple, declared_by: list[str], optional: int, reply: tuple, chang
     }
 
 
+def _in_progress(rules: Any) -> tuple[str, str]:
+    """What SCORE's totals make of a hand in progress in this game: "counted" (its events count as
+    they are entered), "at_close", or "none" (every event that scores closes its hand), and in words,
+    from its event forms that do not close a hand (wirefields.IN_PROGRESS)."""
+    rows = [IN_PROGRESS[_text(form[0])] for form in rules.EVENT_FORMS if not form[5]]
+    rows = [row for row in rows if row[0] != "none"]
+    if not rows:
+        return "none", "a hand is one event, so none is ever in progress"
+    kind = "counted" if any(row[0] == "counted" for row in rows) else "at_close"
+    words = []
+    for row in rows:
+        if row[1] not in words:
+            words.append(row[1])
+    return kind, "; ".join(words)
+
+
 def spec() -> dict[str, Any]:
     verbs = [_verb(row, ["core"], row[2], row[3], _text(row[4]), VERB_DOES[_text(row[0])]) for row in P.VERBS]
     game_rows = []
@@ -185,15 +202,20 @@ def spec() -> dict[str, Any]:
             verbs.append(_verb(row, names, 0, P.APPLIED, "apply", row[2]))
     for index, row in enumerate(core_games.GAMES):
         rules = core_games.load(index)
+        options = row[5].split(",") if row[5] else []
         game_rows.append({
             "index": index,
             "name": row[0],
             "min_players": row[1],
             "max_players": row[2],
-            "options": row[5].split(",") if row[5] else [],
+            "options": options,
             "rules_module": row[3],
             "verbs": [_text(v[0]) for v in rules.VERBS],
-            "option_fields": [_bits(f) for f in rules.OPTION_FIELDS] + [CONFIRM_OPTION],
+            # SCORE's totals while a hand is in progress: "counted", "at_close", or "none" (a hand is one event)
+            "score_in_progress": _in_progress(rules)[0],
+            # the option fields of this game (its registry row's keys): a rules module shared by
+            # two games declares the fields of both (most_count: Quatro's hands_won, not Numero's)
+            "option_fields": [_bits(f) for f in rules.OPTION_FIELDS if _text(f[0]) in options] + [CONFIRM_OPTION],
             "event_forms": [{
                 "form": _text(form[0]),
                 "mask": form[1],
@@ -337,6 +359,7 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
         out.append("Options as records name them: %s. Verbs: %s.\n" % (
             ", ".join("`%s`" % o for o in game["options"]) or "none",
             ", ".join("`%s`" % v for v in game["verbs"]) or "none of its own (`EV`)"))
+        out.append("SCORE while a hand is in progress: %s.\n" % _in_progress(core_games.load(game["index"]))[1])
         out.append("NEW's options: %s.\n" % "; ".join(
             "`%s` %s: %s" % (f["name"], _bit_span(f), f["meaning"]) for f in game["option_fields"]))
         out.append("| Form | Test | Field | Bits | Range | Index | Meaning |")

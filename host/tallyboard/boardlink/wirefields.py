@@ -1,8 +1,8 @@
 # The formats and meanings of every field of a reply or an event, for the
 # docs (docs/protocol.md, docs/protocol.json: python -m tallyboard.protocol_doc)
-# and a host. Not part of the board's file set (host/tallyboard/fileset.py
-# HOST_ONLY): the board writes each field in its format through one writer,
-# tallyrun.replies.fields, and needs none of these words.
+# and a host. The host's, not the firmware's: the board writes each field in
+# its format through one writer, tallyrun.replies.fields, and needs none of
+# these words.
 #
 # FIELDS: (name, format, meaning); a "KIND.name" row (a verb's reply or an
 # event's kind) says where one differs: in the doc only (HELD.held), or also
@@ -44,8 +44,10 @@ FIELDS = (
     ("notes", "decimal", "problems the board found when it started (NOTE reads them)"),
     ("hands", "decimal", "hands scored"),
     ("complete", "decimal", "1 if the game is over, else 0"),
-    ("winners", "decimal", "bit mask of the winners: bit p is player p"),
-    ("totals", "list", "each player's total, player 0 first (Roquet: the hand in progress included)"),
+    ("winners", "decimal", "bit mask of the winners: bit p is player p; while the game goes on, its leaders "
+                           "on these totals; 0 while every total is 0 (docs/rules.md G5)"),
+    ("totals", "list", "each player's total, player 0 first, the hand in progress counted as the game "
+                       "counts it (each game's section says how)"),
     ("at", "decimal", "the log index the events start at"),
     ("LOG.count", "decimal", "how many events ev lists: always three digits, zero-padded (012)"),
     ("NOTE.count", "decimal", "how many notes the board holds (STATE's notes)"),
@@ -120,7 +122,8 @@ VERB_DOES = {
     "REDO": "redo the last undone event",
     "OPEN": "open a session as HELLO does, with what says whether a host's copy of the game is current",
     "STATE": "summary for resynchronisation",
-    "SCORE": "the score now, the hand in progress included (Roquet: its tally pegs count)",
+    "SCORE": "the score now: the totals as the game counts a hand in progress (each game's section says how), "
+             "the winners, or while the game goes on its leaders (docs/rules.md G5)",
     "LOG": "the event log (redo stack included) from index at, as many as fit in a frame",
     "STATS": "the board's health: heap bytes free and in use (after a collection), the largest "
              "free block, requests served, journal records, internal and display errors",
@@ -183,4 +186,21 @@ NET_KEY_MEANINGS = {
              "event and table: <tag, 4 hex>.<table>",
     "key": "the key that signs the board's messages and checks the board's tag of the director's round and "
            "applied (its table's key in the join code), 32 hex digits",
+}
+
+# What SCORE's totals (and the leaders, docs/rules.md G5) make of an event that does not close its hand,
+# by its form's name in the game's EVENT_FORMS: "counted", it counts as it is entered; "at_close", it
+# counts once the event that closes the hand is in; "none", it scores nothing (a misdeal is no hand).
+# A game whose every event closes a hand has no hand in progress. tests/test_protocol_answers.py holds
+# each to what the core does.
+IN_PROGRESS = {
+    "peg": ("counted", "each peg counts as it is pegged"),
+    "play": ("counted", "each play pegs as it is entered"),
+    "go": ("counted", "a go pegs as it is entered"),
+    "trick": ("counted", "each trick counts as it is entered"),
+    "card": ("at_close", "the cards entered count once the hand closes; until then the totals are the "
+                         "closed hands'"),
+    "count": ("at_close", "the counts entered count once the hand closes; until then the totals are the "
+                          "closed hands'"),
+    "misdeal": ("none", "a misdeal scores nothing"),
 }
