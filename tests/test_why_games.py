@@ -165,10 +165,10 @@ def test_jaimy_partners_share_the_sides_points():
         "Di and Fay +7: partner of the player who took all five tricks: a side's points go to each of its "
         "players (JA3)",
     ]
-    # four players: Ann claims 3 for her side 0, 2 (Ann and Cy).
-    assert reason("jaimy", 4, [jaimy.pack_hand(jaimy.CLAIMED, ANN)], jaimy.OPT_PARTNERS) == [
-        "Ann +3: won three tricks and stopped the play to claim them: 3 (JA2)",
-        "Cy +3: partner of the player who claimed three tricks: a side's points go to each of its players (JA3)",
+    # four players: Cy claims 3 for his side 0, 2 (Ann and Cy); the player who scored is said first.
+    assert reason("jaimy", 4, [jaimy.pack_hand(jaimy.CLAIMED, CY)], jaimy.OPT_PARTNERS) == [
+        "Cy +3: won three tricks and stopped the play to claim them: 3 (JA2)",
+        "Ann +3: partner of the player who claimed three tricks: a side's points go to each of its players (JA3)",
     ]
 
 

@@ -106,16 +106,16 @@ def apply(state, players, event, why=None):
         amount = _CLAIM_POINTS if kind == CLAIMED else _ALL_POINTS
         code = _R_CLAIMED if kind == CLAIMED else _R_ALL
         player = player_of(event)
+        if why is not None:
+            why.add(player, amount, code)
         if state[_OPTIONS] & OPT_PARTNERS:
             # docs/rules.md JA3: a side's points go to each of its players.
             for p in range(player & 1, players, 2):
                 points.add(state, p, amount)
-                if why is not None:
-                    why.add(p, amount, code if p == player else code + _R_PARTNER)
+                if why is not None and p != player:
+                    why.add(p, amount, code + _R_PARTNER)
         else:
             points.add(state, player, amount)
-            if why is not None:
-                why.add(player, amount, code)
     elif why is not None:
         why.add(_EVERYONE, 0, _R_NOBODY)   # docs/rules.md JA2: nobody scored
     points.end_hand(state)
