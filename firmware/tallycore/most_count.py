@@ -129,7 +129,7 @@ def check(state, players, event):
 
 # The reasons a score is given (tallycore.why): indexes into the table of
 # tallycore/reasons/most_count.py, which holds each one's clause and words:
-# a counted hand's reasons (points.WHY_*) from the game's base, Numero's or
+# a counted hand's reasons (points._WHY_*) from the game's base, Numero's or
 # Quatro's; a Numero hand nobody wins (Quatro's thirteen tricks always have a
 # winner); the tricks Quatro adds up.
 _R_NUMERO = const(0)

@@ -258,9 +258,9 @@ def ends_counts(event):
 # game's table from the base code it gives: the count kept, the hand won, a
 # count below the most; and the code it gives for nobody with a count (no
 # winner, docs/rules.md G6).
-WHY_COUNT = const(0)
-WHY_WON = const(1)
-WHY_BELOW = const(2)
+_WHY_COUNT = const(0)
+_WHY_WON = const(1)
+_WHY_BELOW = const(2)
 _EVERYONE = const(255)      # tallycore.why.EVERYONE
 
 
@@ -272,7 +272,7 @@ def apply_counts(state, players, event, why=None, code=0, nobody=0):
         state[HAND + player] = count_of(event)
         state[HAND + 8] |= 1 << player
         if why is not None:
-            why.add(player, 0, code + WHY_COUNT)
+            why.add(player, 0, code + _WHY_COUNT)
         return
     most = 0
     for p in range(players):
@@ -282,9 +282,9 @@ def apply_counts(state, players, event, why=None, code=0, nobody=0):
         if most and state[HAND + p] == most:
             add(state, p, 1)
             if why is not None:
-                why.add(p, 1, code + WHY_WON)
+                why.add(p, 1, code + _WHY_WON)
         elif most and why is not None:
-            why.add(p, 0, code + WHY_BELOW)
+            why.add(p, 0, code + _WHY_BELOW)
     if not most and why is not None:
         why.add(_EVERYONE, 0, nobody)
     close_counts(state, players)

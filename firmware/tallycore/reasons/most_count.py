@@ -1,6 +1,6 @@
 # The reasons of Numero's and Quatro's scores (tallycore/most_count.py's _R_*
 # codes index this table; docs/rules.md NU, QU and G6): a counted hand's
-# three (tallycore.points WHY_*), Numero's, a Numero hand nobody wins, then
+# three (tallycore.points _WHY_*), Numero's, a Numero hand nobody wins, then
 # Quatro's three and the tricks Quatro adds up.
 REASONS = (
     (b"NU2", b"his cards at the end: counted when every player's count is in"),
