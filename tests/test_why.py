@@ -12,7 +12,7 @@ import pytest
 
 from tallycore import game as core_game
 from tallycore import games as core_games
-from tallycore import skicket, why
+from tallycore import roquet, skicket, why
 from tallyboard import games as profiles
 from tallyboard.scorebook import records
 from tallyboard.tooling import simulate
@@ -25,7 +25,7 @@ RECORDS = sorted((ROOT / "host" / "tallyboard" / "data").glob("*.json"))
 # The games whose rules give no reasons yet (issue 34): each leaves this table
 # when its rules module takes `why` and tallycore/reasons/<module>.py is in.
 NO_REASONS_YET = {
-    "roquet", "bishops_whist", "rummy", "parquet", "coronado", "foozle", "jaimy", "hoodoo", "numero",
+    "bishops_whist", "rummy", "parquet", "coronado", "foozle", "jaimy", "hoodoo", "numero",
     "sachem", "quatro", "doolittle", "despised_nines", "ups_and_downs", "moosehead",
 }
 EXPLAINED = [row[0] for row in core_games.GAMES if row[0] not in NO_REASONS_YET]
@@ -258,3 +258,73 @@ def test_an_event_long_after_a_checkpoint_is_explained_from_its_own_state():
     g.apply(hand(ANN, 4, skicket.HEARTS, 10))
     assert why.lines(g, why.explain(g, 40, why.Parts()), NAMES)[0].startswith("Ann and Cy +100:")
     assert why.lines(g, why.explain(g, 33, why.Parts()), NAMES)[0].startswith("everyone 0: a misdeal")
+
+
+# ---------------------------------------------------------------- Roquet, by hand (docs/rules.md RQ)
+ROQUET_NAMES = ["Ann", "Bob"]
+
+
+def roquet_lines(*events, options=0):
+    g = core_game.Game()
+    g.new("roquet", 2, options)
+    for event in events:
+        g.apply(event)
+    return why.lines(g, why.explain(g, g.n - 1, why.Parts()), ROQUET_NAMES)
+
+
+def test_roquet_a_count_is_what_is_pegged():
+    assert roquet_lines(roquet.pack_peg(1, 5)) == ["Bob +5: a count pegged (RQ6)"]
+
+
+def test_roquet_the_first_to_the_15th_hole_is_named():
+    # Bob 10, then Ann 15: Ann is the first at the 15th hole (RQ7); Bob, at 20 after, is not.
+    assert roquet_lines(roquet.pack_peg(1, 10), roquet.pack_peg(0, 15)) == [
+        "Ann +15: a count pegged (RQ6)",
+        "Ann 0: first to the 15th hole this hand: may take the trump card (RQ7)",
+    ]
+    assert roquet_lines(roquet.pack_peg(1, 10), roquet.pack_peg(0, 15), roquet.pack_peg(1, 10)) == [
+        "Bob +10: a count pegged (RQ6)"]
+
+
+def test_roquet_landmark_bonuses_the_rules_own_example():
+    # RQ8: Ann at 30, Bob 0 (below 15); a peg of 7 ends at 37: the 31st hole
+    # passed, 9 more, 46; the 46th reached, 10 more: 56 (30 + 7 + 9 + 10).
+    assert roquet_lines(roquet.pack_peg(0, 30), roquet.pack_peg(0, 7), options=roquet.OPT_LANDMARK_BONUS) == [
+        "Ann +7: a count pegged (RQ6)",
+        "Ann +9: the 31st hole reached before the opponent reached the 15th: 9 more (RQ8)",
+        "Ann +10: the 46th hole reached: 10 more (RQ8)",
+    ]
+    # Bob at 15 already: no 9 for the 31st; 30 + 7 = 37 is short of 46: the count alone
+    assert roquet_lines(roquet.pack_peg(1, 15), roquet.pack_peg(0, 30), roquet.pack_peg(0, 7),
+                        options=roquet.OPT_LANDMARK_BONUS) == ["Ann +7: a count pegged (RQ6)"]
+
+
+def test_roquet_the_end_of_a_hand_moves_the_counts_and_changes_no_total():
+    assert roquet_lines(roquet.pack_peg(0, 12), roquet.HAND_END) == [
+        "Ann and Bob 0: the end of the hand: the count moves up the king row, the tally peg goes back (RQ3)"]
+
+
+def test_roquet_reaching_100_ends_the_game_at_once():
+    # RQ9 reach: Ann 60, the hand ends (king 60), then 39 and 1: 60 + 40 = 100.
+    events = [roquet.pack_peg(0, 60), roquet.HAND_END, roquet.pack_peg(0, 39), roquet.pack_peg(0, 1)]
+    assert roquet_lines(*events) == [
+        "Ann +1: a count pegged (RQ6)",
+        "Ann 0: 100 reached, king total and the hand's count: the game is over (RQ9)",
+        "the game is over (G4): Ann wins (G5)",
+    ]
+
+
+def test_roquet_with_end_at_the_hand_end_the_game_ends_with_the_hand():
+    # Ann 60, END (king 60); Ann 45 (105 counted, the game goes on), Bob 20; END:
+    # Ann's king total 60 + 45 = 105 >= 100, Bob's 20: Ann wins (RQ9).
+    events = [roquet.pack_peg(0, 60), roquet.HAND_END, roquet.pack_peg(0, 45), roquet.pack_peg(1, 20),
+              roquet.HAND_END]
+    assert roquet_lines(*events[:3], options=roquet.OPT_END_AT_HAND_END) == [
+        "Ann +45: a count pegged (RQ6)",
+        "Ann 0: first to the 15th hole this hand: may take the trump card (RQ7)",
+    ]
+    assert roquet_lines(*events, options=roquet.OPT_END_AT_HAND_END) == [
+        "Ann and Bob 0: the end of the hand: the count moves up the king row, the tally peg goes back (RQ3)",
+        "Ann 0: a king total of 100 or more at the end of a hand: the game is over (RQ9)",
+        "the game is over (G4): Ann wins (G5)",
+    ]
