@@ -43,7 +43,7 @@ def test_parts_add_and_a_hand_scored_with_reasons_allocate_nothing():
         micropython.heap_unlock()
     assert parts.count == 4
     g.new("roquet", 2, roquet.OPT_LANDMARK_BONUS)
-    state = g.scratch
+    g.state_before(0, state)   # the new game's first state
     peg = roquet.pack_peg(0, 46)
     micropython.heap_lock()
     try:
