@@ -12,7 +12,7 @@ import pytest
 
 from tallycore import game as core_game
 from tallycore import games as core_games
-from tallycore import roquet, skicket, why
+from tallycore import cards, moosehead, roquet, skicket, why
 from tallyboard import games as profiles
 from tallyboard.scorebook import records
 from tallyboard.tooling import simulate
@@ -26,7 +26,7 @@ RECORDS = sorted((ROOT / "host" / "tallyboard" / "data").glob("*.json"))
 # when its rules module takes `why` and tallycore/reasons/<module>.py is in.
 NO_REASONS_YET = {
     "bishops_whist", "rummy", "parquet", "coronado", "foozle", "jaimy", "hoodoo", "numero",
-    "sachem", "quatro", "doolittle", "despised_nines", "ups_and_downs", "moosehead",
+    "sachem", "quatro", "doolittle", "despised_nines", "ups_and_downs",
 }
 EXPLAINED = [row[0] for row in core_games.GAMES if row[0] not in NO_REASONS_YET]
 FUZZ_GAMES = 150   # random games of each simulated game (the simulation's own generator)
@@ -53,19 +53,43 @@ def test_every_clause_a_reason_cites_is_an_anchor_of_the_rules(name):
         assert words and words.decode() == words.decode().strip()
 
 
+def moosehead_candidate(rng, g):
+    """A Moosehead event, legal or not (the core sorts them): mostly a card."""
+    roll = rng.random()
+    if roll < 0.1:
+        return moosehead.GO
+    if roll < 0.15:
+        return moosehead.END
+    return moosehead.pack_play(rng.randrange(g.players), cards.card(rng.randint(1, 13), rng.randint(0, 4)))
+
+
+# The random games of a game the simulation does not play (its profile has no
+# candidate): (rng, game) -> an event, legal or not; players drawn from the game's range.
+FUZZ = {"moosehead": moosehead_candidate}
+
+
 def recorded_games(name: str) -> list[core_game.Game]:
     out = [records.load(path).game for path in RECORDS if records.load(path).name == name]
     profile = profiles.profile(name)
-    if profile.candidate is not None:
-        for number in range(FUZZ_GAMES):
-            rng = simulate.game_rng(34, name, number)
-            g = core_game.Game()
-            g.new(name, core_games.GAMES[profile.index][1], profile.simulation_options(rng))
-            for _ in range(simulate.MAX_STEPS):
-                event = profile.candidate(rng)
-                if simulate.legal(g, event):
-                    g.apply(event)
-            out.append(g)
+    row = core_games.GAMES[profile.index]
+    for number in range(FUZZ_GAMES):
+        rng = simulate.game_rng(34, name, number)
+        g = core_game.Game()
+        if profile.candidate is not None:
+            g.new(name, row[1], profile.simulation_options(rng))
+            candidate = lambda rng, g: profile.candidate(rng)  # noqa: E731
+        elif name in FUZZ:
+            g.new(name, rng.randint(row[1], row[2]))
+            candidate = FUZZ[name]
+        else:
+            break
+        for _ in range(4 * simulate.MAX_STEPS):
+            if g.complete():
+                break
+            event = candidate(rng, g)
+            if simulate.legal(g, event):
+                g.apply(event)
+        out.append(g)
     return out
 
 
@@ -326,5 +350,68 @@ def test_roquet_with_end_at_the_hand_end_the_game_ends_with_the_hand():
     assert roquet_lines(*events, options=roquet.OPT_END_AT_HAND_END) == [
         "Ann and Bob 0: the end of the hand: the count moves up the king row, the tally peg goes back (RQ3)",
         "Ann 0: a king total of 100 or more at the end of a hand: the game is over (RQ9)",
+        "the game is over (G4): Ann wins (G5)",
+    ]
+
+
+# ---------------------------------------------------------------- Moosehead, by hand (docs/rules.md MH)
+def play(player, rank):
+    return moosehead.pack_play(player, cards.card(rank))
+
+
+J, Q, K = 11, 12, 13
+# Ann (0) plays 5, 5, 5, 5, J; Bob (1) 10, J, Q, K, 10, turn about (faces count 10, MH2):
+# 5 | 15 Bob 2 | 20 Ann 2 | 30 Bob 2, a new round | 5 | 15 Bob 2 | 20 Ann 2 | 30 Bob 2 | 10 | 20 Bob 2;
+# then the go after the last card: Bob 1 (MH4). Fifteens (MH5): Ann's 5 + J four ways and 5 + 5 + 5
+# four ways, 8 * 2 = 16; Bob's five tens none. The hand: Ann 2 + 2 + 16 = 20, Bob 5 * 2 + 1 = 11.
+BIG_HAND = [play(0, 5), play(1, 10), play(0, 5), play(1, J), play(0, 5), play(1, Q), play(0, 5), play(1, K),
+            play(0, J), play(1, 10), moosehead.GO, moosehead.END]
+
+
+def moosehead_lines(*events, players=2):
+    g = core_game.Game()
+    g.new("moosehead", players)
+    for event in events:
+        g.apply(event)
+    return why.lines(g, why.explain(g, g.n - 1, why.Parts()), ROQUET_NAMES)
+
+
+def test_moosehead_a_card_that_calls_nothing_scores_nothing():
+    assert moosehead_lines(play(0, 5)) == [
+        "Ann 0: a card played to the running count: no 15, 20, 25 or 30, nothing scored (MH3)"]
+
+
+def test_moosehead_calls_15_20_and_30():
+    assert moosehead_lines(*BIG_HAND[:2]) == ["Bob +2: brought the running count to 15: 2 (MH3)"]
+    assert moosehead_lines(*BIG_HAND[:3]) == ["Ann +2: brought the running count to 20: 2 (MH3)"]
+    assert moosehead_lines(*BIG_HAND[:4]) == ["Bob +2: brought the running count to 30: 2, and the round ends (MH3)"]
+    # 25: Ann 10, Bob 10, Ann 5 (10 + 10 + 5)
+    assert moosehead_lines(play(0, 10), play(1, 10), play(0, 5))[-1] == \
+        "Ann +2: brought the running count to 25: 2 (MH3)"
+
+
+def test_moosehead_the_go_scores_the_last_card():
+    assert moosehead_lines(*BIG_HAND[:11]) == ["Bob +1: a go: the player of the last card scores 1 (MH4)"]
+
+
+def test_moosehead_the_rules_own_fifteens_example():
+    # MH5: 2, 5, 7, 3 and 10 make 5 + 10, 3 + 7 + 5 and 10 + 3 + 2: 6 points. Bob's
+    # A, A, A, A, 4 add up to 8: none. The plays: 2 | 3 | 8 | 9 | 16 | 17 | 20 Ann 2 |
+    # 21 | 25 Bob 2 | go Bob 1 | 10 | go Ann 1.
+    events = [play(0, 2), play(1, 1), play(0, 5), play(1, 1), play(0, 7), play(1, 1), play(0, 3), play(1, 1),
+              play(1, 4), moosehead.GO, play(0, 10), moosehead.GO, moosehead.END]
+    assert moosehead_lines(*events) == [
+        "Ann +6: 2 for each combination of his five cards that adds up to 15 (MH5)",
+        "Bob 0: 2 for each combination of his five cards that adds up to 15 (MH5)",
+    ]
+
+
+def test_moosehead_fifty_at_the_end_of_a_hand_ends_the_game():
+    # BIG_HAND three times: Ann 3 * 20 = 60, Bob 3 * 11 = 33; after two Ann has 40 (MH6).
+    assert not any("over" in line for line in moosehead_lines(*BIG_HAND * 2))
+    assert moosehead_lines(*BIG_HAND * 3) == [
+        "Ann +16: 2 for each combination of his five cards that adds up to 15 (MH5)",
+        "Bob 0: 2 for each combination of his five cards that adds up to 15 (MH5)",
+        "Ann 0: 50 reached at the end of a hand: the game is over, the highest total wins (MH6)",
         "the game is over (G4): Ann wins (G5)",
     ]
