@@ -18,7 +18,8 @@
 # be EVERYONE (a misdeal or an event that scores nobody anything: 0 points).
 # When the event ends the game, parts.ended is set and parts.winners holds
 # the rules' winners() (docs/rules.md G4, G5): lines() says so in a line of
-# its own.
+# its own, several winners as a tie unless the rules' in_sides(state) (where
+# a rules module has it) says the players play in sides.
 import sys
 
 from tallycore import const
@@ -161,8 +162,11 @@ def lines(game, parts, names=None):
         out.append("%s %s: %s (%s)" % (_joined(who), shown, words.decode(), clause.decode()))
     if parts.ended:
         best = [_name(names, p) for p in range(game.players) if parts.winners >> p & 1]
+        in_sides = getattr(game.rules, "in_sides", None)
         if len(best) == 1:
             out.append("the game is over (G4): %s wins (G5)" % best[0])
+        elif best and in_sides is not None and in_sides(game.state):
+            out.append("the game is over (G4): %s win (G5)" % _joined(best))   # a side
         elif best:
             out.append("the game is over (G4): %s tie and win (G5)" % _joined(best))
         else:

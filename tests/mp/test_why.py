@@ -5,7 +5,7 @@
 from mpfixtures import skip
 import sys
 
-from tallycore import game, skicket, why
+from tallycore import game, roquet, skicket, why
 
 MICRO = sys.implementation.name == "micropython"
 
@@ -42,3 +42,14 @@ def test_parts_add_and_a_hand_scored_with_reasons_allocate_nothing():
     finally:
         micropython.heap_unlock()
     assert parts.count == 4
+    g.new("roquet", 2, roquet.OPT_LANDMARK_BONUS)
+    g.state_before(0, state)   # the new game's first state
+    peg = roquet.pack_peg(0, 46)
+    micropython.heap_lock()
+    try:
+        parts.clear()
+        roquet.apply(state, 2, peg, parts)
+    finally:
+        micropython.heap_unlock()
+    # the count, 9 (31st hole), 10 (46th), the 15th hole first (RQ6, RQ8, RQ7)
+    assert parts.count == 4 and parts.of(0) == 46 + 9 + 10
