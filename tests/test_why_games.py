@@ -175,6 +175,9 @@ def test_jaimy_partners_share_the_sides_points():
 def test_jaimy_first_to_twenty_one():
     # Ann takes all five three times: 7 * 3 = 21 (JA4): she wins.
     assert reason("jaimy", 2, [jaimy.pack_hand(jaimy.ALL, ANN)] * 3)[-1] == "the game is over (G4): Ann wins (G5)"
+    # With partners her side, Ann and Cy, has 21 and wins together (JA3), not a tie.
+    assert reason("jaimy", 4, [jaimy.pack_hand(jaimy.ALL, ANN)] * 3, jaimy.OPT_PARTNERS)[-1] == \
+        "the game is over (G4): Ann and Cy win (G5)"
 
 
 # ---------------------------------------------------------------- Hoodoo and Ups and Downs (HO, UD, G6)

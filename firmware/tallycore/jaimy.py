@@ -126,6 +126,11 @@ def partners(state):
     return state[_OPTIONS] & OPT_PARTNERS != 0
 
 
+# docs/rules.md JA3: with partners a side wins together (tallycore.why's words
+# for the winners); one side scores a hand, so sides never tie at the end.
+in_sides = partners
+
+
 total = points.player_total
 hands = points.hands
 ends_hand = points.every_event
