@@ -145,8 +145,14 @@ def test_a_game_without_reasons_is_refused_by_name():
 def test_an_index_without_an_event_is_refused():
     g = core_game.Game()
     g.new("skicket", 4)
-    with pytest.raises(ValueError, match="why: no change 1; the game has 0"):
+    with pytest.raises(ValueError, match="why: nothing is scored yet; enter a hand first"):
         why.explain(g, 0, why.Parts())
+    g.apply(skicket.MISDEAL)
+    g.apply(skicket.MISDEAL)
+    with pytest.raises(ValueError, match="why: no change 3; ask for one of 1 to 2"):
+        why.explain(g, 2, why.Parts())
+    with pytest.raises(ValueError, match="why: no change 0; ask for one of 1 to 2"):
+        why.explain(g, -1, why.Parts())
 
 
 # ---------------------------------------------------------------- Skicket, by hand (docs/rules.md SK)
