@@ -5,6 +5,7 @@ clause a reason cites is an anchor of docs/rules.md; then each game's
 branches worked out by hand from its clauses."""
 from __future__ import annotations
 
+import ast
 import functools
 import re
 import sys
@@ -44,6 +45,21 @@ def test_the_table_of_games_without_reasons_is_the_truth():
     assert NO_REASONS_YET <= set(core_games.names())
     for name in core_games.names():
         assert explains(name) == (name not in NO_REASONS_YET), name
+
+
+def test_a_reason_table_is_words_only_and_named_after_a_rules_module():
+    # its words load only when a reason is composed: a table imports nothing, so nothing more loads with it
+    modules = {row[3] for row in core_games.GAMES}
+    for path in sorted((ROOT / "firmware" / "tallycore" / "reasons").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))], path.name
+        assert path.stem == "__init__" or path.stem in modules, path.name
+
+
+@pytest.mark.parametrize("name", EXPLAINED)
+def test_a_rules_modules_own_everyone_is_whys(name):
+    # a rules module keeps EVERYONE as a const of its own (folded on the board, no import of why)
+    assert getattr(core_games.by_name(name), "_EVERYONE", why.EVERYONE) == why.EVERYONE
 
 
 @pytest.mark.parametrize("name", EXPLAINED)
@@ -161,8 +177,14 @@ def test_a_game_without_reasons_is_refused_by_name(monkeypatch):
 def test_an_index_without_an_event_is_refused():
     g = core_game.Game()
     g.new("skicket", 4)
-    with pytest.raises(ValueError, match="why: no change 1; the game has 0"):
+    with pytest.raises(ValueError, match="why: nothing is scored yet; enter a hand first"):
         why.explain(g, 0, why.Parts())
+    g.apply(skicket.MISDEAL)
+    g.apply(skicket.MISDEAL)
+    with pytest.raises(ValueError, match="why: no change 3; ask for one of 1 to 2"):
+        why.explain(g, 2, why.Parts())
+    with pytest.raises(ValueError, match="why: no change 0; ask for one of 1 to 2"):
+        why.explain(g, -1, why.Parts())
 
 
 # ---------------------------------------------------------------- Skicket, by hand (docs/rules.md SK)

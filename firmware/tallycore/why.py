@@ -77,7 +77,7 @@ def reasons(game):
     try:
         __import__(dotted)
     except ImportError:
-        raise ValueError("why: %s does not explain its scores yet" % row[0])
+        raise ValueError("why: %s does not explain its scores yet; the rule book says how it scores" % row[0])
     return sys.modules[dotted].REASONS
 
 
@@ -107,8 +107,10 @@ def explain(game, index, parts):
         event = game.held_event
     elif 0 <= index < game.n:
         event = game.log[index]
+    elif game.n == 0:
+        raise ValueError("why: nothing is scored yet; enter a hand first")
     else:
-        raise ValueError("why: no change %d; the game has %d" % (index + 1, game.n))
+        raise ValueError("why: no change %d; ask for one of 1 to %d" % (index + 1, game.n))
     reasons(game)   # refuses a game without its table before anything is replayed
     release(game)
     state = game.scratch
