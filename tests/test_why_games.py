@@ -6,7 +6,8 @@ the events that score nothing. (tests/test_why.py checks every recorded and
 simulated event of these games adds up.)"""
 from __future__ import annotations
 
-from tallycore import cards, coronado, despised_nines, doolittle, foozle, game, jaimy, most_count, rummy, sachem, why
+from tallycore import cards, coronado, despised_nines, doolittle, foozle, game, jaimy, most_count, points, rummy, sachem, \
+    why
 
 ANN, BOB, CY, DI, ED, FAY = range(6)
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Fay"]
@@ -208,6 +209,11 @@ def test_numero_most_cards_wins_the_hand():
         "Ann and Cy +1: most cards at the end, alone or tied: he wins the hand, and a hand won counts 1 (NU2)",
         "Bob 0: fewer cards than the most at the end: he does not win the hand (NU2)",
     ]
+
+
+def test_the_counted_hands_everyone_is_whys():
+    # points.py gives a Numero hand nobody wins to everyone: its own const, folded on the board
+    assert points._EVERYONE == why.EVERYONE
 
 
 def test_numero_a_hand_nobody_wins():
