@@ -96,7 +96,8 @@ def apply(state, players, event, why=None):
     mode = mode_of(event)
     tricks = tricks_of(event)
     dealer_player = (state[points.HAND] + hand) & 1
-    # docs/rules.md CO2 to CO4: three or four tricks count 1, all five 2
+    # docs/rules.md CO2 to CO4: three or four tricks count 1, all five 2 (the
+    # tricks are the opponent's: none is all five to the dealer)
     amount = 2 if tricks == 5 or tricks == 0 else 1
     if mode == STAND:
         # docs/rules.md CO2: standing, he must take three tricks or the dealer scores 2.
