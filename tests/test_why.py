@@ -546,3 +546,14 @@ def test_bishops_whist_equal_totals_past_25_play_another_hand():
         B_TRICKS % "+1",
         "Ann, Cy, Bob and Dee 0: both sides can win on equal totals: another hand is played (BW6)",
     ]
+
+
+def test_parts_past_their_room_are_refused_not_dropped():
+    parts = why.Parts()
+    for _ in range(why.MAX_PARTS):
+        parts.add(0, 1, 0)
+    with pytest.raises(ValueError, match="why: more than 32 parts in one event"):
+        parts.add(0, 1, 0)
+    assert parts.count == 32 and parts.of(0) == 32
+    parts.clear()
+    assert parts.count == 0 and parts.of(0) == 0

@@ -24,7 +24,7 @@ import sys
 
 from tallycore import const
 
-MAX_PARTS = const(24)     # Moosehead's eight players with a call, a go and fifteens each
+MAX_PARTS = const(32)     # Bishops Whist gives up to 24 (each side's five parts on both partners, the end on all four)
 EVERYONE = const(255)     # a part of nobody's in particular: every player gets its 0 points
 _MICRO = sys.implementation.name == "micropython"
 
