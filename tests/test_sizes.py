@@ -19,8 +19,6 @@ MODULE_EXCEPTIONS: dict[str, str] = {
     "firmware/tallycore/skicket.py": SPLITTING,
     "firmware/tallyrun/app.py": SPLITTING,
     "firmware/tallypanel/entry.py": SPLITTING,
-    "host/tallyboard/tooling/render.py": "the OLED picture is being changed in it (issue 31); split by concern "
-                                         "(the frame, the terminal picture, the PNG) once that lands",
 }
 
 # "path:function" (methods as Class.method) -> why it may be longer or branch more
