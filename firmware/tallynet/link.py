@@ -27,7 +27,7 @@ from tallycore import const, ticks_add, ticks_diff, ticks_ms
 
 import network
 
-from tallyrun import protocol as P
+from tallyrun import protocol
 from tallynet import envelope, tablestate, topics
 from tallynet.outbox import Outbox, Seat, from_round
 from tallynet import publishing
@@ -186,7 +186,7 @@ class Link:
         self.wifi_backoff = _WIFI_BACKOFF_MS
         config = self.app.config
         self.ident = net.ident(config)
-        event = net.get(P.NET_EVENT)
+        event = net.get(protocol.NET_EVENT)
         self.event = event.decode() if event else ""
         self.topic_round = topics.topic(topics.ROUND, self.event)
         self.topic_applied = topics.topic(topics.APPLIED, self.event, self.ident)
@@ -256,8 +256,8 @@ class Link:
             return False
         if ticks_diff(now, self.wifi_at) < 0:
             return False
-        password = net.get(P.NET_WIFI_PASSWORD)
-        ssid = net.get(P.NET_SSID)
+        password = net.get(protocol.NET_WIFI_PASSWORD)
+        ssid = net.get(protocol.NET_SSID)
         try:
             wlan.connect(ssid, password) if password is not None else wlan.connect(ssid)
         except OSError:
@@ -271,7 +271,7 @@ class Link:
     def _login(self):
         """The board's broker login: NET's broker_user, else its table's, the board's identity
         (docs/club-mqtt.md, "Who may publish what")."""
-        user = self.net.get(P.NET_BROKER_USER)
+        user = self.net.get(protocol.NET_BROKER_USER)
         return user.decode() if user is not None else self.ident
 
     def _status(self, online):
@@ -299,10 +299,10 @@ class Link:
         from tallynet.client import Client
         from tallynet.transport import Connector
         net = self.net
-        password = net.get(P.NET_BROKER_PASSWORD)
+        password = net.get(protocol.NET_BROKER_PASSWORD)
         password = password.decode() if password is not None else envelope.broker_password(net.key())
         gc.collect()
-        connector = Connector(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT))
+        connector = Connector(net.get(protocol.NET_BROKER_HOST).decode(), net.get(protocol.NET_BROKER_PORT))
         client = Client(
             connector, self.ident, self._client_id(), _KEEPALIVE_S, self._login(), password,
             self._status_topic(), self._status(False), self.rx)
@@ -465,12 +465,12 @@ class Link:
                 self.dirty = True
             for player in range(4):
                 if config.names[player] != names[player]:
-                    app.local_cfg(P.CFG_NAME, player, names[player])
+                    app.local_cfg(protocol.CFG_NAME, player, names[player])
             return
         if config.round != 0 and (publishing.waiting(self) or self.dirty):
             return       # the last round's game goes to the director whole before a new one replaces it
         if config.round != 0:
-            app.local_cfg(P.CFG_ROUND, 0, 0)
+            app.local_cfg(protocol.CFG_ROUND, 0, 0)
         self.seat.save(seat, seat)
         refused = app._new(0, 0, index, 4, seat["options"], False)
         if refused is not None:
@@ -478,13 +478,13 @@ class Link:
             return
         for player in range(4):
             if config.names[player] != names[player]:
-                app.local_cfg(P.CFG_NAME, player, names[player])
-        app.local_cfg(P.CFG_ROUND, 0, seat["round"])
+                app.local_cfg(protocol.CFG_NAME, player, names[player])
+        app.local_cfg(protocol.CFG_ROUND, 0, seat["round"])
 
 
 def _game_index(name):
     data = name.encode()
-    for index in range(len(P.GAME_NAMES)):
-        if P.GAME_NAMES[index] == data:
+    for index in range(len(protocol.GAME_NAMES)):
+        if protocol.GAME_NAMES[index] == data:
             return index
     return -1
