@@ -39,7 +39,7 @@ _HELD_REDO = const(3)
 _PLAYERS_MAX = const(8)
 
 # The wire of a game (docs/protocol.md and docs/protocol.json are generated
-# from these declarations, python -m tallyboard.protocol_doc). A rules module declares
+# from these declarations, python -m tallyboard.tooling.protocol_doc). A rules module declares
 #   VERBS        its own requests, beside the runtime's (tallyrun.protocol):
 #                ((verb, ((arg, ARG_*, lo, hi, index), ...), what it does), ...)
 #                index: b"player" (a player, fixed for the game), b"seat" (a

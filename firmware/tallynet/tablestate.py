@@ -1,6 +1,6 @@
 # A table's state as the director takes it (docs/club-mqtt.md, "Payloads"):
 # the body of every `hand` and `state` message, written in ONE place. A table
-# host (host/tallyboard/event/club.py, tables.py, records.py) and a board on
+# host (host/tallyboard/evening/table_host.py, evening/tables.py, scorebook/records.py) and a board on
 # the club's Wi-Fi (tallynet.link, from its own game: board_body) both
 # compose it with these functions, so the director cannot tell them apart.
 # Plain dicts, lists, text and whole numbers: the envelope's canonical JSON.

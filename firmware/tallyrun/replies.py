@@ -37,7 +37,7 @@ def change(app, seq, event=-1):
 
 def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
     """Write the fields a row names (protocol.EVENTS, a verb's reply), in its
-    order, each in its one format (tallyboard.wirefields, for the docs). What
+    order, each in its one format (tallyboard.boardlink.wirefields, for the docs). What
     a field says beyond the game's and the app's state is given: event (ev:
     the event applied; held, once a held change went: its event), src (who
     made the change), about (what the row is of: GAME's and NOTE's index,

@@ -1,5 +1,5 @@
 # The formats and meanings of every field of a reply or an event, for the
-# docs (docs/protocol.md, docs/protocol.json: python -m tallyboard.protocol_doc)
+# docs (docs/protocol.md, docs/protocol.json: python -m tallyboard.tooling.protocol_doc)
 # and a host. The host's, not the firmware's: the board writes each field in
 # its format through one writer, tallyrun.replies.fields, and needs none of
 # these words.
