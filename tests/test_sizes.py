@@ -39,8 +39,6 @@ FUNCTION_EXCEPTIONS: dict[str, str] = {
     "host/tallyboard/evening/record.py:_head": "one check a field, each with its own refusal, in the order the document lists the fields: a flat list read top to bottom",
     "host/tallyboard/commands/scoring.py:new_cmd": "a click command's options checked one by one, each with "
         "its own advice, before it touches the board",
-    "host/tallyboard/evening/watch.py:_table": "the live views are being changed (issue 31); split with that change",
-    "host/tallyboard/evening/watch.py:live": "the live views are being changed (issue 31); split with that change",
     "host/tallyboard/evening/web.py:_guarded_protocol": "no branches: a class made per server, whose methods "
         "close over that server's crowd; its length is the class's",
     "host/tallyboard/tooling/deploy.py:choose_board": "one refusal for each way a board definition can be wrong "

@@ -364,7 +364,12 @@ def log_cmd(as_json: bool, event_name: str | None, archive_path: str | None) -> 
     if not entries:
         click.echo(f"{event.name!r}: the director has changed nothing.")
         return
-    table = Table(title=f"{event.name}: the director's log", box=box.SIMPLE_HEAD, title_style="bold")
+    print_change_log(f"{event.name}: the director's log", entries)
+
+
+def print_change_log(title: str, entries: list[dict[str, str]]) -> None:
+    """A log of changes (the director's, the register's) as a table: when, action, what, before, after."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_style="bold")
     for column in ("when", "action", "what", "before", "after"):
         table.add_column(column, overflow="fold")
     for e in entries:
