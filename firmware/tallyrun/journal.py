@@ -431,7 +431,7 @@ class Journal:
         elif kind == _KIND_KEPT:
             self.kept = event
         elif kind & KIND_ACCEPT_BY:
-            game.accept(kind & 0x3F)
+            game.accept(kind & ~KIND_ACCEPT_BY)
         elif kind & KIND_HELD:
             game.hold(kind & ~KIND_HELD, event)
         elif kind == KIND_ACCEPT:
