@@ -113,7 +113,12 @@ def board_body(game, game_name, round, table, ident, board_id, names, record_opt
     if game.held == HELD_APPLY:
         counted -= game.open_hand()       # a hand held counts whole or not at all (records.without_pending)
     log = game.log
-    hands = [rules.record_hand(log[i]) for i in range(counted)]
+    hands = []
+    for i in range(counted):
+        hand = rules.record_hand(log[i])
+        if game.accepted[i]:
+            hand["accepted_by"] = game.accepted[i] - 1   # records.with_accepted: who accepted it (rules.md CF2)
+        hands.append(hand)
     held = held_of(game, names, letters) if game.held else None
     mark = stamp(game_name, str(game.players), str(game.options), str(game.n), str(game.top), lcrc,
                  held_kind, board_id, round)

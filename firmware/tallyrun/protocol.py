@@ -116,7 +116,7 @@ VERBS = (
      ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "OPEN.held", "ccrc", "notes"), b""),
     (b"STATE", (), 0, ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"), b""),
     (b"SCORE", (), 0, ("hands", "complete", "winners", "totals"), b""),
-    (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0, ("at", "LOG.count", "top", "LOG.ev"), b""),
+    (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0, ("at", "LOG.count", "top", "LOG.ev", "LOG.who"), b""),
     (b"STATS", (), 0, ("free", "alloc", "block", "served", "journal", "errors"), b""),
     (b"NOTE", ((b"index", T_INT, 0, MAX_NOTES - 1, b""),), 0, ("NOTE.count", "NOTE.text"), b""),
     (b"CFG", (CFG_OP, (b"key", T_WORD, 0, 0, b""), CFG_PLAYER, (b"value", T_TEXT, 1, MAX_BOARD_NAME, b"")), 2,
@@ -164,7 +164,7 @@ EVENTS = (
     (b"CFG", ("key", "player", "value")),
     (b"NOTE", ("text",)),
     (b"HELD", ("n", "top", "held", "by", "src")),
-    (b"ACCEPT", ("held", "n", "top", "src", "totals")),
+    (b"ACCEPT", ("held", "n", "top", "src", "who", "totals")),
     (b"REJECT", ("held", "n", "top", "src")),
     (b"KEPT", ("n",)),
 )
