@@ -67,13 +67,7 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
         elif name == "totals":
             totals(app, w)
         elif name == "held":
-            if game.held or not about:
-                held(app, w)   # what waits, or -
-            else:   # the held change just went (ACCEPT, REJECT): what it was
-                w.key(b"held")
-                w.number(about)
-                w.byte(44)
-                w.number(event)
+            _held_field(app, w, event, about)
         elif name == "who":
             w.key(b"who")
             w.number(player)
@@ -97,6 +91,17 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
         elif not (_game_field(app, w, name) or _read_field(app, w, name, about) or _board_field(app, w, name)
                   or _entry_field(w, name, about)):
             raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
+
+
+def _held_field(app, w, event, kind):
+    """held: what waits, or -; once a held change went (ACCEPT, REJECT, kind given), what it was."""
+    if app.game.held or not kind:
+        held(app, w)
+        return
+    w.key(b"held")
+    w.number(kind)
+    w.byte(44)
+    w.number(event)
 
 
 def _game_field(app, w, name):
