@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT / "firmware"))
 from tallyboard import games
 from tallyboard.boardlink import portshare  # noqa: E402
 from tallyboard.boardlink.client import Board  # noqa: E402
+from tallyboard.boardlink.pushed import PushedEvents  # noqa: E402
 from tallyboard.tooling.emulator import Emulator, running_on  # noqa: E402
 
 SEAT1_PIN = 11        # board/pico-reference.json: seat 1
@@ -119,6 +120,14 @@ class Events:
         self.sock.close()
 
 
+def wait_for(check, what: str, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{what} did not come within {seconds} s")
+        time.sleep(0.001)
+
+
 def board_at_round(board: Board, round: int, club: str) -> bool:
     state = board.state()
     return int(board.cfg_get("round")) == round and state["game"] == club and state["n"] == "0"
@@ -134,7 +143,9 @@ def one_evening(boards: int, home: str) -> dict:
     attached = tallyboard("event", "attach", "--emulators", str(boards), seconds=60 + 10 * boards)
     ports = {int(line.split(":")[0][6:]): line.split(": ", 1)[1].split(" ")[0]
              for line in attached.splitlines() if line.startswith("table ")}
-    folder = Path(attached.rsplit("--flash ", 1)[1].strip()).parent
+    # "table 1: /dev/pts/7 (pico-reference@23E2.1), folder .../table-1"
+    folder = Path(next(line for line in attached.splitlines() if line.startswith("table "))
+                  .rsplit(", folder ", 1)[1].strip()).parent
     tallyboard("event", "start", seconds=60)
     serve_log = open(f"{home}/serve-{boards}.log", "w")
     serve = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "event", "serve", "--port", "0"],
@@ -156,18 +167,27 @@ def one_evening(boards: int, home: str) -> dict:
             running = running_on(folder / f"table-{table}")
             tables[table] = (board, Emulator(flash=folder / f"table-{table}", io_dir=Path(running["io"]),
                                              install=False))
-        latencies = []
+        # the boards' pushed events as any client of their hubs hears them: the board's own part of the latency
+        heard: dict[int, list[float]] = {table: [] for table in tables}
+        pushed = PushedEvents(lambda table: heard[table].append(time.monotonic()))
+        for table, port in ports.items():
+            pushed.follow(table, port)
+        latencies, board_parts = [], []
         cpu_before, wall_before = cpu_seconds(serve.pid), time.monotonic()
         last_accept = 0.0
         for hand in range(1, 5):
             for table, (board, emulator) in sorted(tables.items()):
                 # seat 0 bought 4H and took 10; seat 1 is his adversary in every hand (SK5)
+                held = len(heard[table])
                 board.request("HAND", 0, "4H", None, None, 0, 10)
+                wait_for(lambda: len(heard[table]) > held, f"table {table}'s HELD event")
                 pressed = time.monotonic()     # the board accepts as the button goes down
                 emulator.tap(SEAT1_PIN)
                 last_accept = time.monotonic()
                 seen = events.first_after(pressed, table, hand)
                 latencies.append(seen - pressed)
+                board_parts.append(min(at for at in heard[table] if at >= pressed) - pressed)
+        pushed.close()
         cpu_round, wall_round = cpu_seconds(serve.pid) - cpu_before, time.monotonic() - wall_before
         # the next round: `event next` at once, then every board polled until it shows round 2
         started = time.monotonic()
@@ -187,6 +207,7 @@ def one_evening(boards: int, home: str) -> dict:
         hands = 4 * boards
         return {"boards": boards, "hands": hands,
                 "latency_median": statistics.median(latencies), "latency_max": max(latencies),
+                "board_median": statistics.median(board_parts), "board_max": max(board_parts),
                 "cpu_per_hand": cpu_round / hands, "cpu_per_second": cpu_round / wall_round,
                 "round_seconds": wall_round, "next_seconds": next_done - started, "next_round_on_boards": every_board,
                 "troubles": troubles}
@@ -216,7 +237,9 @@ def main() -> None:
             result = one_evening(boards, tmp)
             results.append(result)
             print(f"{boards:2d} boards, {result['hands']} hands: page latency median "
-                  f"{result['latency_median'] * 1000:.0f} ms, worst {result['latency_max'] * 1000:.0f} ms; "
+                  f"{result['latency_median'] * 1000:.0f} ms, worst {result['latency_max'] * 1000:.0f} ms "
+                  f"(of which the board's event at a client of its port: median "
+                  f"{result['board_median'] * 1000:.0f} ms, worst {result['board_max'] * 1000:.0f} ms); "
                   f"serve CPU {result['cpu_per_hand'] * 1000:.0f} ms per hand "
                   f"({result['cpu_per_second'] * 100:.0f}% of a core over the {result['round_seconds']:.0f} s round); "
                   f"next round on every board {result['next_round_on_boards']:.2f} s "

@@ -4,9 +4,12 @@ A Starlette app (served by uvicorn): `GET /` the page (page/, plain HTML,
 CSS and JS, no build step and nothing from another site), `GET
 /snapshot.json` the newest snapshot, `GET /events` server-sent events: the
 snapshot each time it changes. One background task asks the source for the
-snapshot about every 0.3 s, in a thread of its own so the server never
-waits on the store or the boards; every client is sent the newest, a slow
-one skips the versions it missed. A comment line every 15 s keeps proxies
+snapshot, in a thread of its own so the server never waits on the store or
+the boards: at once when the source pushes (a PushedSource: the evening's,
+whose boards push their events and whose club link applies the table hosts'
+messages), else about every 0.3 s, and a source that pushes at least every
+few seconds anyway (its `fallback`). Every client is sent the newest, a
+slow one skips the versions it missed. A comment line every 15 s keeps proxies
 from closing a quiet stream. Nothing on the page or the server changes the
 evening: a director's changes are made at the host's command line.
 
@@ -35,7 +38,7 @@ import logging
 import socket
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Protocol, runtime_checkable
 
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
@@ -47,7 +50,7 @@ from starlette.routing import Route
 from ..common.listeners import AcceptErrors
 from .watch import check
 
-POLL_SECONDS = 0.3
+POLL_SECONDS = 0.3     # how often a source that does not push is asked
 FIRST_SNAPSHOT_SECONDS = 10.0   # how long the page's first request waits for a snapshot
 HEARTBEAT_SECONDS = 15.0
 RETRY_MS = 1000       # how soon a browser reconnects after the stream drops
@@ -123,12 +126,29 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
+@runtime_checkable
+class PushedSource(Protocol):
+    """A source that says when to ask it: subscribe(wake) hands it a function it
+    calls, from any thread, when what it returns may have changed; it is asked
+    at least every `fallback` seconds besides."""
+
+    fallback: float
+
+    def __call__(self) -> dict[str, Any]:
+        ...
+
+    def subscribe(self, wake: Callable[[], None]) -> None:
+        ...
+
+
 class Feed:
     """The newest snapshot and its version; clients wait on `changed`."""
 
     def __init__(self, source: Callable[[], dict[str, Any]], poll: float = POLL_SECONDS) -> None:
         self.source = source
-        self.poll = poll
+        self.pushed = isinstance(source, PushedSource)
+        self.poll = source.fallback if isinstance(source, PushedSource) else poll
+        self.woken: asyncio.Event | None = None   # set by wake(): ask the source now
         self.text: str | None = None      # the snapshot as sent
         self.problem: str | None = None   # why the source failed last, until it answers again
         self.version = 0
@@ -162,12 +182,28 @@ class Feed:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), left)
 
+    def wake(self) -> None:
+        """The source pushed: ask it again now. Called from any thread (a board's
+        event, a table host's message applied); it only sets a flag in the loop,
+        and the one worker reads the source (however many pushes came meanwhile:
+        once, after the last)."""
+        loop, woken = self.loop, self.woken
+        if loop is None or woken is None:
+            return
+        with contextlib.suppress(RuntimeError):      # the loop has stopped: the server is going
+            loop.call_soon_threadsafe(woken.set)
+
     async def run(self) -> None:
-        """Ask the source for the snapshot every `poll` seconds, always in the
-        same worker thread (a store's connection stays in its thread)."""
+        """Ask the source for the snapshot whenever it pushes, and every `poll`
+        seconds, always in the same worker thread (a store's connection stays in
+        its thread)."""
         loop = self.loop = asyncio.get_running_loop()
+        woken = self.woken = asyncio.Event()
         with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-source") as worker:
+            if isinstance(self.source, PushedSource):
+                await loop.run_in_executor(worker, self.source.subscribe, self.wake)
             while True:
+                woken.clear()          # a push while the source is read: read again after
                 try:
                     doc = await loop.run_in_executor(worker, self.source)
                     self._publish(json.dumps(public(check(doc)), ensure_ascii=False, separators=(",", ":")), None)
@@ -175,7 +211,8 @@ class Feed:
                     raise
                 except Exception as exc:   # the page says it; the last snapshot stays shown
                     self._publish(None, str(exc) or type(exc).__name__)
-                await asyncio.sleep(self.poll)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(woken.wait(), self.poll)
 
     def message(self) -> str:
         """The server-sent event for the current state."""
@@ -197,7 +234,8 @@ def first_html(template: str, feed: "Feed") -> str:
 def create_app(source: Callable[[], dict[str, Any]], poll: float = POLL_SECONDS,
                heartbeat: float = HEARTBEAT_SECONDS, allowed_hosts: tuple[str, ...] = ()) -> Starlette:
     """The app for one evening's source (a callable returning the newest
-    snapshot document). `app.state.feed` is its Feed, once started;
+    snapshot document, asked every `poll` seconds; a PushedSource: whenever it
+    pushes, and every its `fallback` seconds). `app.state.feed` is its Feed, once started;
     `allowed_hosts`: names besides this machine's the page may be opened by."""
     page = resources.files(__package__).joinpath("page")
 
