@@ -258,7 +258,7 @@ def test_an_evening_of_four_boards_sixteen_players_three_rounds(home):
             table, rest = line[len("table "):].split(": ", 1)
             ports[int(table)] = rest.split(" ")[0]
     assert sorted(ports) == [1, 2, 3, 4]
-    event_dir = Path(attached.rsplit("--flash ", 1)[1].strip()).parent
+    event_dir = Path(attached.splitlines()[0].rsplit(", folder ", 1)[1].strip()).parent   # "table 1: PORT (ID), folder DIR"
     assert run("event", "start") == "round 1 is on every board (4 tables)\n"
     assert seating_names(status()) == SEATINGS[1]
 

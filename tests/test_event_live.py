@@ -114,7 +114,7 @@ def evening(tmp_path, monkeypatch):
         attached = run("event", "attach", "--emulators", "2")
         ports = {int(line.split(":")[0][6:]): line.split(": ", 1)[1].split(" ")[0]
                  for line in attached.splitlines() if line.startswith("table ")}
-        folder = Path(attached.rsplit("--flash ", 1)[1].strip()).parent
+        folder = Path(attached.splitlines()[0].rsplit(", folder ", 1)[1].strip()).parent   # "table 1: PORT (ID), folder DIR"
         run("event", "start")
         yield ports, {t: folder / f"table-{t}" for t in ports}, servers
     finally:
