@@ -120,8 +120,9 @@ class PushedEvents:
                 self._selector.unregister(sock)
             sock.close()
 
-    def _read(self, key: Any, sock: Any) -> None:
-        if self._socks.get(key) is not sock:
+    def _read(self, key: Any, selected: Any) -> None:
+        sock = self._socks.get(key)
+        if sock is None or sock is not selected:
             return
         try:
             data = sock.recv(CHUNK)
