@@ -27,8 +27,9 @@ from tallyboard.boardlink import portshare
 from tallyboard.boardlink.client import Board
 from tallyboard.cli import main
 from tallyboard.commands import evening_views
+from tallyboard.evening import sidebyside
 from tallyboard.evening import tables as tables_mod
-from tallyboard.evening import web
+from tallyboard.evening import feed
 from tallyboard.evening.tables import Tables
 from tallyboard.tooling.emulator import Emulator, running_on
 
@@ -40,7 +41,7 @@ AN_HOUR = 3600.0
 # ---------------------------------------------------------------- the feed, a source that pushes
 
 class PushingSource:
-    """A web.PushedSource the test changes, then pushes from a thread of its own."""
+    """A feed.PushedSource the test changes, then pushes from a thread of its own."""
 
     def __init__(self, fallback: float) -> None:
         self.fallback = fallback
@@ -67,7 +68,7 @@ def _rounds(stream: Stream, wanted: int) -> None:
 
 def test_a_push_is_sent_at_once_and_the_source_is_asked_no_more_often_than_pushed():
     source = PushingSource(AN_HOUR)
-    assert isinstance(source, web.PushedSource)
+    assert isinstance(source, feed.PushedSource)
     server = Served(source)
     try:
         stream = Stream(server.port)
@@ -116,7 +117,7 @@ def test_a_round_is_pushed_to_the_boards_side_by_side(four_tables, monkeypatch):
 
 
 def test_no_more_boards_at_once_than_the_bound_and_a_failure_names_its_table(four_tables, monkeypatch):
-    monkeypatch.setattr(tables_mod, "MAX_AT_ONCE", 2)
+    monkeypatch.setattr(sidebyside, "MAX_AT_ONCE", 2)
     lock = threading.Lock()
     under_way, most = [0], [0]
     two = threading.Barrier(2, timeout=10)

@@ -31,7 +31,7 @@ FALLBACK_SECONDS = 2.0   # the evening's every board is read at least this often
 
 
 class EveningSource:
-    """The newest snapshot of an evening in progress (a web.PushedSource). Each
+    """The newest snapshot of an evening in progress (a feed.PushedSource). Each
     call stores what changed on the boards and returns the snapshot computed
     from the store. Which boards it reads: those that pushed an event since the
     last call (a board's `! N ...` line through its shared port: Tables.follow_pushes),

@@ -17,27 +17,23 @@ board it is, the pair says which one.
 
 Every board is opened through the port-sharing link (portshare.py), so other
 tallyboard commands (`hand --port P`, `status`, `press`) still reach a board
-while an evening holds it, and the events the boards push can be followed
-(follow_pushes: a board that pushed is read at once, not at the next poll).
+while an evening holds it, and a board that pushes an event can be read at once (follow_pushes).
 
-The boards are pushed a round, and read, side by side: one thread a board, at
-most MAX_AT_ONCE at a time; the store is called by one of them at a time
-(Serialized), whatever store it is."""
+The boards are pushed a round, and read, side by side (sidebyside.py)."""
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar, cast
+from typing import Any, Callable, Iterable, cast
 
 from tallycore import game as core_game
 from tallynet import tablestate
 from tallyrun import protocol
 
 from .evening_store import EveningStore
+from .sidebyside import Serialized, SideBySide
 from . import table_emulators
 from .standings import game_length
 from ..tooling import emulator as emu_mod
@@ -56,9 +52,6 @@ UNREACHABLE = "unreachable"
 SWAPPED = "swapped"
 NO_GAME = "no game"
 REMOTE = "mqtt:"           # a board's port at the director when a table host has it (evening/club.py)
-MAX_AT_ONCE = 16           # boards pushed a round, or read, at the same time (a thread each)
-
-T = TypeVar("T")
 
 
 def event_tag(event: Any) -> int:
@@ -110,33 +103,13 @@ class _Board:
     status: str = ""
 
 
-class Serialized:
-    """A store whose methods are called one at a time, from whichever thread:
-    the boards are read and pushed side by side, and not every store (a table
-    host's, the tests' stand-in) may be called from two threads at once."""
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self._lock = threading.RLock()
-
-    def __getattr__(self, name: str) -> Any:
-        found = getattr(self._store, name)
-        if not callable(found):
-            return found
-
-        def called(*args: Any, **kwargs: Any) -> Any:
-            with self._lock:
-                return found(*args, **kwargs)
-        return called
-
-
 class Tables:
     """The boards of one evening: ports or emulators, opened through the port-sharing link."""
 
     def __init__(self, store: EveningStore[Any], event: Any, timeout: float = 1.0) -> None:
         self.store = cast(EveningStore[Any], Serialized(store))
         self.pushes: PushedEvents | None = None   # follow_pushes: the boards' events followed
-        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self.side_by_side = SideBySide()
         self.event = event
         self.timeout = timeout
         self.tag = event_tag(event)
@@ -273,46 +246,18 @@ class Tables:
         if self.pushes is not None:
             self.pushes.close()
             self.pushes = None
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        self.side_by_side.close()
         for known in self.boards.values():
             self._drop_link(known)
 
     def follow_pushes(self, heard: Callable[[int], None]) -> None:
-        """From now on heard(table) whenever a table's board pushes an event, or
-        the process sharing its port goes away (a cable pulled): each board as
-        soon as it is opened (sync, push_round), until its link is dropped (it is
-        followed again when it is opened again). heard is called on the
-        listening thread: it should only note the table (and read it elsewhere,
-        with sync(only=...))."""
+        """heard(table), on the listening thread, whenever a board opened pushes an event or its
+        port's sharer goes away (a cable pulled), until its link is dropped: note it, sync(only=...) elsewhere."""
         if self.pushes is None:
             self.pushes = PushedEvents(heard)
         for known in self.boards.values():
             if known.link is not None:
                 self.pushes.follow(known.table, known.port)
-
-    def _side_by_side(self, tables: list[int], act: Callable[[int], T]) -> dict[int, T | BaseException]:
-        """act(table) for each table, at most MAX_AT_ONCE at a time (one alone: in
-        this thread); its result, or what it raised, by table."""
-        out: dict[int, T | BaseException] = {}
-        if len(tables) <= 1:
-            for table in tables:
-                try:
-                    out[table] = act(table)
-                except Exception as exc:
-                    out[table] = exc
-            return out
-        if self._pool is None:
-            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=MAX_AT_ONCE,
-                                                               thread_name_prefix="evening-board")
-        futures = {table: self._pool.submit(act, table) for table in tables}
-        for table, future in futures.items():
-            try:
-                out[table] = future.result()
-            except Exception as exc:
-                out[table] = exc
-        return out
 
     def _status(self, known: _Board, status: str, message: str | None = None) -> None:
         if message is None:
@@ -360,8 +305,7 @@ class Tables:
         the table's four names by seat and the round. A board that has this
         round's game already is left alone, so a push repeated after a crash
         drops no scored hand. A board that cannot be reached or is not its
-        table's is named in the error, after the others were pushed. The
-        boards are pushed side by side (_side_by_side)."""
+        table's is named in the error, after the others were pushed (side by side)."""
         seating = self.store.seating(self.event, round)
         wanted = [t for t in range(1, len(seating) + 1) if only is None or t in only]
         missing = [t for t in wanted if t not in self.boards and t not in self.remote]
@@ -380,10 +324,7 @@ class Tables:
                 self._lost(known, exc)
                 raise
 
-        done = self._side_by_side([t for t in wanted if t not in self.remote], push)
-        for outcome in done.values():
-            if isinstance(outcome, BaseException) and not isinstance(outcome, TallyboardError):
-                raise outcome
+        done = self.side_by_side.run([t for t in wanted if t not in self.remote], push, TallyboardError)
         failed = [t for t, outcome in sorted(done.items()) if isinstance(outcome, TallyboardError)]
         if failed:
             raise TallyboardError("; ".join(self.messages[t] for t in failed))
@@ -432,11 +373,7 @@ class Tables:
                 self._lost(known, exc)
                 return False
 
-        done = self._side_by_side(wanted, read)
-        for outcome in done.values():
-            if isinstance(outcome, BaseException):
-                raise outcome
-        return any(done.values())
+        return any(self.side_by_side.run(wanted, read, TallyboardError).values())
 
     def identify(self) -> None:
         """Open every board and check that it is its table's (its `event` and
