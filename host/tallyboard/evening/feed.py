@@ -52,7 +52,6 @@ class Feed:
 
     def __init__(self, source: Callable[[], dict[str, Any]], poll: float = POLL_SECONDS) -> None:
         self.source = source
-        self.pushed = isinstance(source, PushedSource)
         self.poll = source.fallback if isinstance(source, PushedSource) else poll
         self.woken: asyncio.Event | None = None   # set by wake(): ask the source now
         self.text: str | None = None      # the snapshot as sent
