@@ -134,7 +134,9 @@ class PushedEvents:
             # the hub went away: its board is read by the caller, which finds out why
             self._unregister(key)
             with self._lock:
-                gone = self._ports.pop(key, None) is not None
+                # followed again meanwhile (its board opened anew): the new connection stands
+                again = any(k == key for k, _ in self._changes)
+                gone = not again and self._ports.pop(key, None) is not None
             if gone:
                 self.heard(key)
             return
