@@ -239,3 +239,48 @@ def test_an_accepted_hand_reaches_the_page_by_the_boards_push_alone(evening):
             if link is not None:
                 link.close()
             server.stop()
+
+
+# ---------------------------------------------------------------- the listener alone
+
+def test_the_listener_tells_of_event_lines_only_and_of_a_hub_that_goes(tmp_path, monkeypatch):
+    """A stand-in hub on the port's socket path: an event line is heard, a reply
+    or a garbled line is not; its end is heard once, and the board is no longer
+    followed; a board forgotten is not heard at all."""
+    import socket as socket_mod
+
+    from tallyboard.boardlink import pushed, wire
+    from tallyboard.boardlink.portsocket import socket_path
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    (tmp_path / "tallyboard").mkdir(mode=0o700)
+    port = str(tmp_path / "ttyFAKE1")
+    hub = socket_mod.socket(socket_mod.AF_UNIX, socket_mod.SOCK_STREAM)
+    hub.bind(str(socket_path(port)))
+    hub.listen(1)
+    heard = []
+    listener = pushed.PushedEvents(heard.append)
+    try:
+        assert listener.follow(7, port) is True
+        assert listener.follow(7, port) is True                # followed already: no second connection
+        assert listener.follow(8, str(tmp_path / "ttyNONE")) is False   # no hub serves it
+        client, _ = hub.accept()
+        client.sendall(wire.encode_request(12, b"OK n=3"))       # a reply to another client's request
+        client.sendall(b"! 4 ACCEPT held=1 n=1*0000\n")          # an event whose checksum does not match
+        client.close()                 # the hub goes (its board unplugged), after those lines: read before it
+        until(lambda: listener.following() == set(), 5, "the hub's end heard")
+        assert heard == [7]            # its end only: neither line was an event
+
+        assert listener.follow(7, port) is True                # the board opened again
+        client, _ = hub.accept()
+        event = b"! 6 ACCEPT held=1 n=1 top=1 src=1 totals=100,30,100,30"
+        client.sendall(event[:20])                               # a line in two parts
+        client.sendall(event[20:] + b"*%04X\n" % wire.crc16(event))
+        until(lambda: heard == [7, 7], 5, "the event heard", explain=lambda: heard)
+        listener.forget(7)                                       # its link dropped: no longer followed
+        client.close()
+        until(lambda: listener.following() == set(), 5, "the board forgotten")
+        assert heard == [7, 7]         # a forgotten board's hub going is not heard
+    finally:
+        listener.close()
+        hub.close()
