@@ -237,7 +237,10 @@ def main() -> None:
     args = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory(prefix="bench-event-") as tmp:
-        os.environ.update(XDG_STATE_HOME=f"{tmp}/state",
+        # the commands keep their compiled modules, as an installed tallyboard does (an environment that
+        # sets PYTHONDONTWRITEBYTECODE has every `tallyboard` process compile them again: `next`'s start)
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ.update(XDG_STATE_HOME=f"{tmp}/state", PYTHONPYCACHEPREFIX=f"{tmp}/pycache",
                           XDG_CACHE_HOME=f"{tmp}/cache", TALLYBOARD_EMULATOR_HOME=f"{tmp}/emu",
                           PYTHONPATH=os.pathsep.join([str(ROOT / "host"), str(ROOT / "firmware"),
                                                       os.environ.get("PYTHONPATH", "")]))
