@@ -11,7 +11,8 @@ sent to the table's board through serve's shared port (HAND, as `tallyboard
 hand` does), then accepted by an adversary's seat button on the emulator (a
 0.15 s tap). Measured:
 
-  * the page's update latency: from the accepting button going down to the
+  * the page's update latency: from the accepting button going down (and from its
+    release, TAP_HOLD_S later, as bench_controls_twin times a seat press) to the
     server-sent event (a raw-socket reader of /events) whose snapshot has the
     hand in its table's sheet; median and worst over the round's hands. The
     board counts a short press of a seat button when it is let go (held 0.6 s
@@ -55,6 +56,7 @@ from tallyboard.boardlink.pushed import PushedEvents  # noqa: E402
 from tallyboard.tooling.emulator import Emulator, running_on  # noqa: E402
 
 SEAT1_PIN = 11        # board/pico-reference.json: seat 1
+TAP_HOLD_S = 0.15     # the accepting tap's hold: the board counts a seat's short press as it is let go
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -176,7 +178,7 @@ def one_evening(boards: int, home: str) -> dict:
         pushed = PushedEvents(lambda table: heard[table].append(time.monotonic()))
         for table, port in ports.items():
             pushed.follow(table, port)
-        latencies, board_parts, host_parts = [], [], []
+        latencies, from_release, board_parts, host_parts = [], [], [], []
         cpu_before, wall_before = cpu_seconds(serve.pid), time.monotonic()
         last_accept = 0.0
         for hand in range(1, 5):
@@ -186,10 +188,11 @@ def one_evening(boards: int, home: str) -> dict:
                 board.request("HAND", 0, "4H", None, None, 0, 10)
                 wait_for(lambda: len(heard[table]) > held, f"table {table}'s HELD event")
                 pressed = time.monotonic()     # the board accepts as the button goes down
-                emulator.tap(SEAT1_PIN)
+                emulator.tap(SEAT1_PIN, hold=TAP_HOLD_S)
                 last_accept = time.monotonic()
                 seen = events.first_after(pressed, table, hand)
                 latencies.append(seen - pressed)
+                from_release.append(seen - pressed - TAP_HOLD_S)
                 event_at = min(at for at in heard[table] if at >= pressed)
                 board_parts.append(event_at - pressed)
                 host_parts.append(seen - event_at)
@@ -213,6 +216,7 @@ def one_evening(boards: int, home: str) -> dict:
         hands = 4 * boards
         return {"boards": boards, "hands": hands,
                 "latency_median": statistics.median(latencies), "latency_max": max(latencies),
+                "release_median": statistics.median(from_release), "release_max": max(from_release),
                 "board_median": statistics.median(board_parts), "board_max": max(board_parts),
                 "host_median": statistics.median(host_parts), "host_max": max(host_parts),
                 "cpu_per_hand": cpu_round / hands, "cpu_per_second": cpu_round / wall_round,
@@ -248,6 +252,8 @@ def main() -> None:
             results.append(result)
             print(f"{boards:2d} boards, {result['hands']} hands: page latency median "
                   f"{result['latency_median'] * 1000:.0f} ms, worst {result['latency_max'] * 1000:.0f} ms "
+                  f"(from the button's release: median {result['release_median'] * 1000:.0f} ms, "
+                  f"worst {result['release_max'] * 1000:.0f} ms) "
                   f"(press -> the board's event at a client of its port: median "
                   f"{result['board_median'] * 1000:.0f} ms, worst {result['board_max'] * 1000:.0f} ms; "
                   f"the board's event -> the page: median {result['host_median'] * 1000:.1f} ms, "
