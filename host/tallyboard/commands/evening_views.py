@@ -88,7 +88,18 @@ class EveningSource:
                 self.tables.sync()
             elif due:
                 self.tables.sync(only=due)
-        return snapshot(self.store, self.store.refresh(self.event))
+        event = self.store.refresh(self.event)
+        return with_seasons(self.store, event, snapshot(self.store, event))
+
+
+def with_seasons(store: "EveningDatabase", event: "Evening", doc: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot with the standings of each season the evening is in (its `seasons`,
+    docs/events.md), when it is in one: the command layer adds them, the evening's
+    code knowing nothing of seasons (host.md, "Layers")."""
+    from ..season import season
+
+    panels = season.beside(store, event)
+    return {**doc, "seasons": panels} if panels else doc
 
 
 @contextlib.contextmanager
