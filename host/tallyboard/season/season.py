@@ -374,7 +374,7 @@ def beside(store: EveningDatabase, event: Evening) -> list[dict[str, Any]]:
         n = ids.index(event.id)
         night = doc["evenings"][n]
         if night["finished"]:
-            note = f"{event.name} (evening {n + 1} of {len(ids)}) counts whole: it is finished"
+            note = f"{event.name} (evening {n + 1} of {len(ids)}) counts whole: every round of it is over"
         else:
             note = (f"{event.name} (evening {n + 1} of {len(ids)}) counts as far as it has gone: "
                     f"{night['rounds']} of its {event.rounds} rounds; the round in play counts once every "
