@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -108,6 +110,12 @@ def test_the_snapshot_of_an_evening_in_seasons_carries_their_standings_as_far_as
     assert live(archive, E2[0])["seasons"][0] == autumn
     # event status --json is the same document
     assert json.loads(ok("event", "status", "--json", "--event", E2[0]))["seasons"][0] == autumn
+    # docs/events.md's example has the keys of a real one
+    text = (Path(__file__).resolve().parents[1] / "docs" / "events.md").read_text(encoding="utf-8")
+    example = json.loads(re.search(r"```json\n\s*(\{\"seasons\".*?)```", text, re.S).group(1))["seasons"][0]
+    assert list(example) == list(autumn)
+    assert list(example["evening"]) == list(autumn["evening"])
+    assert list(example["standings"][0]) == list(autumn["standings"][0])
 
 
 GOOD = {"format": "tallyboard-event-view/1", "seasons": [

@@ -35,40 +35,47 @@ def check(doc: Any) -> dict[str, Any]:
 def _check_seasons(seasons: Any) -> None:
     """The snapshot's `seasons` (docs/events.md, "The snapshot"): each season's standings beside the
     evening, or why they cannot be worked out just now."""
-    def fail(where: str, what: str) -> ValueError:
-        return ValueError(f"the snapshot's seasons: {where}: {what}")
-
-    def number(v: Any) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
-
     if not isinstance(seasons, list):
-        raise fail("seasons", "must be a list of seasons")
+        raise _season_fault("seasons", "must be a list of seasons")
     for n, s in enumerate(seasons, 1):
         if not (isinstance(s, dict) and isinstance(s.get("season"), str)):
-            raise fail(str(n), "must be an object with the season's name")
+            raise _season_fault(str(n), "must be an object with the season's name")
         if "problem" in s:
             if not isinstance(s["problem"], str):
-                raise fail(f"{n}: problem", "must be a sentence")
+                raise _season_fault(f"{n}: problem", "must be a sentence")
             continue
         for key in ("rule_words", "figure", "note"):
             if not isinstance(s.get(key), str):
-                raise fail(f"{n}: {key}", "must be a sentence")
+                raise _season_fault(f"{n}: {key}", "must be a sentence")
         evening = s.get("evening")
         counts = ("evening", "of", "rounds_counted")
         if not (isinstance(evening, dict) and all(type(evening.get(k)) is int for k in counts)
                 and isinstance(evening.get("finished"), bool)):
-            raise fail(f"{n}: evening", 'must be {"evening", "of", "rounds_counted": numbers, "finished": true/false}')
-        rows = s.get("standings")
-        if not isinstance(rows, list) or not all(
-                isinstance(r, dict) and type(r.get("rank")) is int and isinstance(r.get("name"), str)
-                and number(r.get("value")) and (r.get("decided_by") is None or isinstance(r["decided_by"], str))
-                for r in rows):
-            raise fail(f"{n}: standings", 'must be a list of {"rank", "name", "value", "decided_by"}')
-        rows = s.get("unranked")
-        if not isinstance(rows, list) or not all(
-                isinstance(r, dict) and isinstance(r.get("name"), str) and number(r.get("value"))
-                and type(r.get("evenings")) is int for r in rows):
-            raise fail(f"{n}: unranked", 'must be a list of {"name", "value", "evenings"}')
+            raise _season_fault(f"{n}: evening",
+                                'must be {"evening", "of", "rounds_counted": numbers, "finished": true/false}')
+        _check_season_rows(n, s)
+
+
+def _season_fault(where: str, what: str) -> ValueError:
+    return ValueError(f"the snapshot's seasons: {where}: {what}")
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_season_rows(n: int, s: dict[str, Any]) -> None:
+    rows = s.get("standings")
+    if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and type(r.get("rank")) is int and isinstance(r.get("name"), str)
+            and _number(r.get("value")) and (r.get("decided_by") is None or isinstance(r["decided_by"], str))
+            for r in rows):
+        raise _season_fault(f"{n}: standings", 'must be a list of {"rank", "name", "value", "decided_by"}')
+    rows = s.get("unranked")
+    if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("name"), str) and _number(r.get("value"))
+            and type(r.get("evenings")) is int for r in rows):
+        raise _season_fault(f"{n}: unranked", 'must be a list of {"name", "value", "evenings"}')
 
 
 def frame(doc: dict[str, Any], height: int | None = None, page: int = 0) -> RenderableType:
