@@ -363,7 +363,7 @@ def beside(store: EveningDatabase, event: Evening) -> list[dict[str, Any]]:
     """Each season the evening is in, its standings as they stand now, compact: the snapshot's
     `seasons` (docs/events.md, "The snapshot"). The evening counts as export() has it: its
     rounds that are over, the round in play once every table's game of it is over."""
-    out = []
+    out: list[dict[str, Any]] = []
     for s in seasons_of(store, event):
         try:
             doc, _notes = store_standings(store, s)
