@@ -92,22 +92,45 @@ def test_the_snapshot_of_an_evening_in_seasons_carries_their_standings_as_far_as
                            (6, "Fay", 1, "total"), (6, "Gus", 1, "total")]
     assert cup["figure"] == "games won"
 
-    # round 2's games all in: it is over, so it counts though `finish` has not been run; then finished.
+    # round 2's games all in, stored by the views' own connection (as a board's sync stores them): it is
+    # over, so it counts though `finish` has not been run; one source all along, as `event serve` keeps it.
     # Tuesday 2 whole (TWO_TOTALS by number): Hal 810, Gus 790, Fay 710, Eve 770, Dee 790, Cy 790, Bob 690,
     # Ann 770; won (TWO_GAMES_WON) Hal 2, Gus 1, Fay 1, Eve 1, Dee 1, Cy 1, Bob 0, Ann 1.
     # Ann 810 + 770 = 1580 (won 2 + 1 = 3), Hal 770 + 810 = 1580 (1 + 2 = 3): one rank; Dee 770 + 790 =
     # 1560 (2), Eve 790 + 770 = 1560 (2); Cy 710 + 790 = 1500 (2), Fay 790 + 710 = 1500 (2); Bob 790 + 690 =
     # 1480 (1), Gus 690 + 790 = 1480 (1).
-    whole = [(1, "Ann", 1580, None), (1, "Hal", 1580, None), (3, "Dee", 1560, None), (3, "Eve", 1560, None),
-             (5, "Cy", 1500, None), (5, "Fay", 1500, None), (7, "Bob", 1480, None), (7, "Gus", 1480, None)]
-    store_games(archive, E2[0], 2, ev.TWO_ROUND2)
-    autumn = live(archive, E2[0])["seasons"][0]
-    assert places(autumn) == whole
-    # the last round over: the evening counts whole (records.md: `finished`, no round after its last)
-    assert autumn["evening"] == {"evening": 2, "of": 2, "rounds_counted": 2, "finished": True}
-    assert autumn["note"] == "Tuesday 2 (evening 2 of 2) counts whole: every round of it is over"
+    with EveningDatabase(archive) as store:
+        source = EveningSource(store, store.event(E2[0]), None)
+        assert places(check(source())["seasons"][0]) == places(autumn)
+        event = store.event(E2[0])
+        seating = store.seating(event, 2)
+        for t, hands in enumerate(ev.TWO_ROUND2, 1):
+            store.save_table_game(event, 2, t, ev.table_record(store.names(event), seating[t - 1], hands, False),
+                                  se.STAMP)
+        autumn = check(source())["seasons"][0]
+        assert places(autumn) == [
+            (1, "Ann", 1580, None), (1, "Hal", 1580, None), (3, "Dee", 1560, None), (3, "Eve", 1560, None),
+            (5, "Cy", 1500, None), (5, "Fay", 1500, None), (7, "Bob", 1480, None), (7, "Gus", 1480, None)]
+        # the last round over: the evening counts whole (records.md: `finished`, no round after its last)
+        assert autumn["evening"] == {"evening": 2, "of": 2, "rounds_counted": 2, "finished": True}
+        assert autumn["note"] == "Tuesday 2 (evening 2 of 2) counts whole: every round of it is over"
+
+        # the director corrects Tuesday 1 after the fact, in another process: round 1 table 1 hand 4 (G1's
+        # h4, 1C with 6 tricks, failed) made with 7: seats 2, 3 score 70 each, seats 0, 1 10 x 6 = 60 each,
+        # where it gave [70, 70, 0, 60]: Ann -10, Bob -10, Cy +70, Dee +10 (season_evenings' E3 case);
+        # table 1's winners still Ann and Bob (400). Totals: Hal 1580 (won 3); Ann 1570 (3), Cy 1570 (2),
+        # Dee 1570 (2): Ann above them by games won, they equal on both; Eve 1560, Fay 1500, Gus 1480,
+        # Bob 1470.
+        ok("event", "pin", "set", "--new-pin", se.PIN)
+        ok("event", "correct", "--event", "Tuesday 1", "--round", "1", "--table", "1", "--hand", "4", "tricks=7",
+           env={"TALLYBOARD_DIRECTOR_PIN": se.PIN})
+        assert places(check(source())["seasons"][0]) == [
+            (1, "Hal", 1580, None), (2, "Ann", 1570, "games_won"), (3, "Cy", 1570, "games_won"),
+            (3, "Dee", 1570, "games_won"), (5, "Eve", 1560, None), (6, "Fay", 1500, None), (7, "Gus", 1480, None),
+            (8, "Bob", 1470, None)]
     ok("event", "finish", "--event", E2[0])
-    assert live(archive, E2[0])["seasons"][0] == autumn
+    autumn = live(archive, E2[0])["seasons"][0]
+    assert autumn["evening"]["finished"] is True and places(autumn)[0] == (1, "Hal", 1580, None)
     # event status --json is the same document
     assert json.loads(ok("event", "status", "--json", "--event", E2[0]))["seasons"][0] == autumn
     # docs/events.md's example has the keys of a real one

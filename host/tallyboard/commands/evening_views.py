@@ -50,6 +50,8 @@ class EveningSource:
         self._pushed = False             # anything pushed since the last call (a table, the club link)
         self._wake: Callable[[], None] | None = None
         self._last_full = -math.inf
+        from ..season.season import Beside
+        self._seasons = Beside()         # the standings of the seasons the evening is in
 
     def subscribe(self, wake: Callable[[], None]) -> None:
         """wake() whenever a board pushes or the club link applied a table's message."""
@@ -89,16 +91,19 @@ class EveningSource:
             elif due:
                 self.tables.sync(only=due)
         event = self.store.refresh(self.event)
-        return with_seasons(self.store, event, snapshot(self.store, event))
+        return with_seasons(self.store, event, snapshot(self.store, event), self._seasons)
 
 
-def with_seasons(store: "EveningDatabase", event: "Evening", doc: dict[str, Any]) -> dict[str, Any]:
+def with_seasons(store: "EveningDatabase", event: "Evening", doc: dict[str, Any],
+                 beside: Callable[["EveningDatabase", "Evening"], list[dict[str, Any]]] | None = None
+                 ) -> dict[str, Any]:
     """The snapshot with the standings of each season the evening is in (its `seasons`,
     docs/events.md), when it is in one: the command layer adds them, the evening's
-    code knowing nothing of seasons (host.md, "Layers")."""
+    code knowing nothing of seasons (host.md, "Layers"). `beside`: a source's own
+    season.Beside, which works them out again only when they may have changed."""
     from ..season import season
 
-    panels = season.beside(store, event)
+    panels = (beside or season.beside)(store, event)
     return {**doc, "seasons": panels} if panels else doc
 
 

@@ -387,3 +387,27 @@ def beside(store: EveningDatabase, event: Evening) -> list[dict[str, Any]]:
                                   for r in doc["standings"]],
                     "unranked": [{k: r[k] for k in ("name", "value", "evenings")} for r in doc["unranked"]]})
     return out
+
+
+class Beside:
+    """beside() for one evening's live views, worked out again only when it may have changed (each
+    time is every evening of the season scored again: about 2 ms an evening): when another
+    connection to the archive committed since (a director's command, a correction of another
+    evening, a season or register change: SQLite's data_version), or this evening's record (its
+    rounds that are over) is not the one last counted. The views' own connection writes only this
+    evening (its boards, its table hosts), so nothing else moves the standings unseen."""
+
+    def __init__(self) -> None:
+        self.key: tuple[int, str] | None = None
+        self.last: list[dict[str, Any]] = []
+
+    def __call__(self, store: EveningDatabase, event: Evening) -> list[dict[str, Any]]:
+        if not seasons_of(store, event):
+            self.key, self.last = None, []
+            return []
+        version = store.db.execute("PRAGMA data_version").fetchone()[0]
+        key = (version, json.dumps(play.export(store, event)[0], sort_keys=True))
+        if key != self.key:
+            self.last = beside(store, event)
+            self.key = key
+        return self.last
