@@ -40,7 +40,8 @@ class EveningSource:
     pushing (a pulled cable, a hub gone) is still noticed. A push only names a
     table: the board is read as any sync reads it, so nothing is lost or counted
     twice. The director's club link (changed()) pushes too: what it applied is
-    in the store already, so only the snapshot is computed again."""
+    in the store already, so only the snapshot is computed again. When the evening
+    is in a season, the snapshot carries the season's standings (with_seasons)."""
 
     def __init__(self, store: "EveningDatabase", event: "Evening", tables: "Tables | None",
                  fallback: float = FALLBACK_SECONDS) -> None:
