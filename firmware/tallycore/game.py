@@ -39,7 +39,7 @@ _HELD_REDO = const(3)
 _PLAYERS_MAX = const(8)
 
 # The wire of a game (docs/protocol.md and docs/protocol.json are generated
-# from these declarations, python -m tallyboard.protocol_doc). A rules module declares
+# from these declarations, python -m tallyboard.tooling.protocol_doc). A rules module declares
 #   VERBS        its own requests, beside the runtime's (tallyrun.protocol):
 #                ((verb, ((arg, ARG_*, lo, hi, index), ...), what it does), ...)
 #                index: b"player" (a player, fixed for the game), b"seat" (a
@@ -85,6 +85,10 @@ class Game:
         self.held_event = 0    # the event it applies (HELD_APPLY, _HELD_REDO)
         self.held_by = 0       # bit p: player p may accept it
         self.held_scores = array("i", bytes(4 * _PLAYERS_MAX))  # what each player gets by it
+        # who accepted each event, a nibble an event (log[i]'s is accepted[i >> 1]'s low nibble for an even
+        # i, high for an odd one): 1 + the player whose accept made it (docs/rules.md CF2), 0: made unconfirmed.
+        # Half a byte an event: the heap a game switch loads the next rules into is tight (issue 33).
+        self.accepted = bytearray((log_capacity + 1) >> 1)
 
     def new(self, game, players, options=0):
         """Start a new game: game is its index in tallycore.games, its name,
@@ -150,6 +154,7 @@ class Game:
         journals, and need not check twice)."""
         self.rules.apply(self.state, self.players, event)
         self.log[self.n] = event
+        self.mark_accepted(self.n, 0)
         self.n += 1
         self.top = self.n
         self._checkpoint()
@@ -267,8 +272,10 @@ class Game:
         self.held_by = by
         return by
 
-    def accept(self):
-        """Make the held change; returns its kind (HELD_*). Allocation-free."""
+    def accept(self, who=-1):
+        """Make the held change, accepted by player who (-1: not known, a
+        journal from before accepted_by); returns its kind (HELD_*). The
+        event it makes is marked with who (accepted_by). Allocation-free."""
         kind = self.held
         if not kind:
             raise ValueError("confirm: nothing waits for a confirmation")
@@ -277,9 +284,22 @@ class Game:
             self.apply_checked(self.held_event)
         elif kind == HELD_UNDO:
             self.undo()
+            return kind
         else:
             self.redo()
+        self.mark_accepted(self.n - 1, who + 1)
         return kind
+
+    def accepted_by(self, i):
+        """The player whose accept made log[i] (docs/rules.md CF2), or -1: it
+        was made without a confirmation (or by a journal that did not say)."""
+        return ((self.accepted[i >> 1] >> ((i & 1) << 2)) & 15) - 1
+
+    def mark_accepted(self, i, mark):
+        """Mark log[i] as made by the accept of player mark - 1 (0: unconfirmed). Allocation-free."""
+        at = i >> 1
+        shift = (i & 1) << 2
+        self.accepted[at] = (self.accepted[at] & (0xF0 >> shift)) | (mark << shift)
 
     def reject(self, take_back=0):
         """Drop the held change, and with it the take_back events applied
