@@ -104,6 +104,7 @@ class App:
         self.session_next = 1           # the first seq of the next session HELLO opens
         self.eseq = 0
         self.listeners = []
+        self.why_parts = None       # tallycore.why.Parts, made by the first WHY
         self.entry_screen = None    # () -> the entry screen's rows, or None when none is open (tallypanel.start)
         self.notes = []                 # problems found at boot (NOTE), spaces as _
         # CRC-16 of log[0:i + 1] for each i, right up to log_crcs_valid: the
@@ -317,6 +318,8 @@ class App:
                 self.serve_net(self, seq, req)
         elif verb == protocol.V_ENTRY:
             replies.entry(self, seq)
+        elif verb == protocol.V_WHY:
+            replies.why(self, seq, v[0] if req.nargs else 0)
         else:
             after_boot()
             configuring.serve(self, seq, req)

@@ -41,8 +41,8 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
     a field says beyond the game's and the app's state is given: event (ev:
     the event applied; held, once a held change went: its event), src (who
     made the change), about (what the row is of: GAME's and NOTE's index,
-    LOG's at, CFG's key; held, once a held change went: its kind), player
-    (CFG's), text (NOTE's). Allocation-free. The fields of a change are
+    LOG's at, CFG's key; held, once a held change went: its kind; ENTRY's
+    rows; WHY's parts), player (CFG's; WHY's n), text (NOTE's). Allocation-free. The fields of a change are
     looked for first: they are the request path's; the others are the
     reads', by what they say (_game_field, _read_field, _board_field)."""
     game = app.game
@@ -89,7 +89,7 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
         elif name == "LOG.ev":
             _log_events(app, w, count_at, about)
         elif not (_game_field(app, w, name) or _read_field(app, w, name, about) or _board_field(app, w, name)
-                  or _entry_field(w, name, about)):
+                  or _entry_field(w, name, about) or _why_field(w, name, about, player)):
             raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
 
 
@@ -301,6 +301,64 @@ def _row(w, key, rows, r, first):
     for i in range(first, end):
         c = line[i]
         w.byte(95 if c == 32 else c if 32 < c < 127 and c != 42 else 63)
+
+
+def why(app, seq, n):
+    """WHY [n]: the parts event n (1-based, default the last applied) scored
+    and the codes of their reasons (tallycore.why, imported on the first WHY:
+    the board's heap holds it only once asked)."""
+    game = app.game
+    if game.rules is None:
+        app.error(seq, protocol.E_RULE, b"no game in progress; start one with NEW")
+        return
+    if game.n == 0:
+        app.error(seq, protocol.E_RULE, b"nothing scored yet: WHY explains an event once one is applied")
+        return
+    if n == 0:
+        n = game.n
+    if n > game.n:
+        w = app.writer
+        w.error(seq, protocol.E_RANGE, b"n: must be 1 to ")
+        w.number(game.n)
+        w.text(b" (the events applied, as STATE's n says)")
+        app.send_reply()
+        return
+    from tallycore import why as core_why
+    parts = app.why_parts
+    if parts is None:
+        parts = app.why_parts = core_why.Parts()
+    core_why.explain(game, n - 1, parts)
+    read(app, seq, protocol.V_WHY, parts, n)
+
+
+def _why_field(w, name, parts, n):
+    """WHY's fields: n, and its parts (given as fields()'s about) as three
+    lists; False if name is none of them."""
+    if name == "WHY.n":
+        w.key(b"n")
+        w.number(n)
+    elif name == "parts":
+        w.key(b"parts")
+        w.number(parts.count)
+    elif name == "who":
+        _list(w, b"who", parts.player, parts.count)
+    elif name == "pts":
+        _list(w, b"pts", parts.points, parts.count)
+    elif name == "why":
+        _list(w, b"why", parts.code, parts.count)
+    else:
+        return False
+    return True
+
+
+def _list(w, key, values, count):
+    w.key(key)
+    if not count:
+        w.byte(45)
+    for i in range(count):
+        if i:
+            w.byte(44)
+        w.number(values[i])
 
 
 def game_info(app, seq, index):

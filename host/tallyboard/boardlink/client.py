@@ -443,6 +443,12 @@ class Board:
                 return None
             raise
 
+    def why(self, n: int | None = None) -> dict[str, str]:
+        """WHY: the parts event n (1-based; None: the last applied) scored and
+        their reasons' codes (tallyboard.scorebook.why makes its words). A
+        BoardError VERB from a firmware older than WHY."""
+        return self.request("WHY") if n is None else self.request("WHY", n)
+
     def notes(self, count: int) -> list[str]:
         """The problems the board has noted since it started, at boot or at run time (STATE's notes=count):
         a bad board definition, damaged storage."""

@@ -11,6 +11,7 @@ contract for a program in any language.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -194,6 +195,13 @@ def _in_progress(rules: Any) -> tuple[str, str]:
     return kind, "; ".join(words)
 
 
+def _reasons(module_name: str) -> list[dict[str, Any]]:
+    """A rules module's reason table (tallycore/reasons/<module>.py, WHY's why codes index it)."""
+    table = importlib.import_module("tallycore.reasons." + module_name).REASONS
+    return [{"code": code, "clause": _text(clause), "words": _text(words)}
+            for code, (clause, words) in enumerate(table)]
+
+
 def spec() -> dict[str, Any]:
     verbs = [_verb(row, ["core"], row[2], row[3], _text(row[4]), VERB_DOES[_text(row[0])]) for row in P.VERBS]
     game_rows = []
@@ -224,6 +232,8 @@ def spec() -> dict[str, Any]:
                 "closes_hand": bool(form[5]),
                 "fields": [_bits(f) for f in form[3]],
             } for form in rules.EVENT_FORMS],
+            # WHY's why codes: the index of each row (its clause of docs/rules.md and its words)
+            "reasons": _reasons(row[3]),
         })
     return {
         "spec_version": SPEC_VERSION,
@@ -362,6 +372,8 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
         out.append("SCORE while a hand is in progress: %s.\n" % _in_progress(core_games.load(game["index"]))[1])
         out.append("NEW's options: %s.\n" % "; ".join(
             "`%s` %s: %s" % (f["name"], _bit_span(f), f["meaning"]) for f in game["option_fields"]))
+        out.append("WHY's reasons (code, clause, words): %s.\n" % "; ".join(
+            "`%d` %s %s" % (r["code"], r["clause"], r["words"]) for r in game["reasons"]))
         out.append("| Form | Test | Field | Bits | Range | Index | Meaning |")
         out.append("|---|---|---|---|---|---|---|")
         for form in game["event_forms"]:
