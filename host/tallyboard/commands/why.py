@@ -9,11 +9,11 @@ from typing import Any
 import click
 
 from ..boardlink.client import Board
-from ..common.errors import BoardError, TallyboardError
+from ..common.errors import TallyboardError
 
 from ..scorebook import records
 from ..scorebook import why as reasons
-from .connect import board_options, connected
+from .connect import board_options, connected, event_words
 from .reporting import reports_errors
 
 
@@ -53,18 +53,6 @@ def hand_words(game: Any, hand: int | None, names: list[str], board: Board | Non
         lines.extend(event_words(game, index, names, board))
     in_progress = not game.rules.ends_hand(game.log[groups[number - 1][-1]])
     return [f"hand {number}{' (in progress)' if in_progress else ''}:"] + ["  " + line for line in lines]
-
-
-def event_words(game: Any, index: int, names: list[str], board: Board | None = None) -> list[str]:
-    """The reason of event index (0-based): asked of the board (WHY) when one is given and
-    its firmware has WHY, else composed here from the game's own log."""
-    if board is not None:
-        try:
-            return reasons.wire_lines(game, board.why(index + 1), names)
-        except BoardError as exc:
-            if exc.code != "VERB":
-                raise
-    return reasons.event_lines(game, index, names)
 
 
 def register(group: click.Group) -> None:
