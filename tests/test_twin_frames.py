@@ -301,3 +301,44 @@ def test_every_game_shows_the_same_on_the_twin_as_in_the_emulator(twin_board, tm
     assert sorted(row[0] for row in EVERY_GAME) == sorted(games.names())
     # every game: NEW, its hand's events, undo, redo, confirm on, held undo, accept, held redo, accept, confirm off
     assert comparison.compared >= 10 * len(EVERY_GAME)
+
+
+def _why_heading(side: EmulatorSide) -> str:
+    from emu_fixtures import oled_text
+    from tallypanel import screen
+
+    return oled_text(side.shown().oled, 0, screen.LIST).rstrip()
+
+
+@pytest.mark.twin
+def test_the_why_screen_of_a_skicket_hand_is_drawn_the_same_on_the_twin_as_in_the_emulator(twin_board, tmp_path):
+    """The knob turned outside an entry (issue 34, item 2): the why screen of the last Skicket hand, and
+    a turn back to the hand before, the twin's display RAM equal to the emulator's once each has drawn it."""
+    from waiting import until
+
+    definition = render.find_board(BOARD_NAME)
+    twin = TwinSide(twin_board)
+    try:
+        with Emulator(flash=tmp_path / "flash") as emulator:
+            reference = EmulatorSide(emulator, definition)
+            try:
+                sides: list[Side] = [reference, twin]
+                for side in sides:
+                    side.board.new("skicket", 4)
+                    # hand 1: player 0 bids 3H, his side takes 9 = 6 + 3: made (SK7);
+                    # hand 2: player 2 bids 2NT, player 1 doubles, 7 tricks of the 8 needed: failed (SK9)
+                    side.board.game_verb("HAND", 0, "3H", None, None, 0, 9)
+                    side.board.game_verb("HAND", 2, "2NT", 1, None, 0, 7)
+                for turn, heading in ((1, "WHY HAND 2 OF 2"), (-1, "WHY HAND 1 OF 2")):
+                    with ThreadPoolExecutor(2) as pool:
+                        for done in [pool.submit(side.press, (menu.TURN, turn)) for side in sides]:
+                            done.result()
+                    until(lambda: _why_heading(reference) == heading, CAUGHT_UP_S, f"the emulator's {heading}")
+                    twin.settle()
+                    assert twin.shown() == reference.shown(), mismatch(
+                        definition, FRAMES_DIR, f"why-{turn}", "emulator", reference.shown(), "twin", twin.shown())
+                    twin.check_parts(heading)
+            finally:
+                reference.close()
+    finally:
+        twin.close()

@@ -70,13 +70,13 @@ def test_why_of_a_skicket_hand_gives_each_player_his_part(board):
     board.ask("NEW skicket 4")
     board.ask("HAND 2 2NT 1 - 0 7")
     reply = fields(board.ask("WHY"))
-    assert reply["n"] == "1"
+    assert (reply["n"], reply["won"]) == ("1", "-")
     assert by_player(reply) == {0: 70, 1: 160, 2: 0, 3: 160}
     assert fields(board.ask("WHY 1")) == reply
     # a misdeal (SK3) scores nothing, and the hand before keeps its reason at its place in the log
     board.ask("MISDEAL")
     misdeal = fields(board.ask("WHY"))
-    assert misdeal["n"] == "2" and set(by_player(misdeal).values()) <= {0}
+    assert misdeal["n"] == "2" and set(by_player(misdeal).values()) == {0}
     assert fields(board.ask("WHY 1")) == reply
 
 
@@ -87,23 +87,48 @@ def test_why_past_the_events_applied_says_the_range(board):
     assert board.ask("WHY 0").startswith(b"4 ERR RANGE n: must be 1 to ")
 
 
-def test_the_longest_why_fits_one_frame(board):
-    # eight parts of the longest numbers the frame has room for: seq 65535, n 999, who 7 each,
-    # pts -9999 each, why 99 each
-    parts = core_why.Parts()
-    for p in range(core_why.MAX_PARTS):
-        parts.add(7, -9999, 99)
-    app = board.app
-    w = app.writer
-    w.reply(65535)
+def _write(board, parts, at):
     from tallyrun import replies
 
-    replies.fields(app, w, protocol.WHY_FIELDS, 0, b"host", parts, 999)
+    app = board.app
+    w = app.writer
+    w.reply(65535)                # the longest seq
+    replies.fields(app, w, protocol.WHY_FIELDS, 0, b"host", parts, at)
     w.finish()
     line = bytes(w.buf[:w.length])
     assert len(line) <= protocol.MAX_FRAME
-    body = wire.check_frame(line.rstrip(b"\n"))
-    assert fields(body)["why"] == ",".join(["99"] * core_why.MAX_PARTS)
+    return fields(wire.check_frame(line.rstrip(b"\n")))
+
+
+def test_the_most_parts_of_the_longest_numbers_are_listed_page_by_page_each_within_one_frame(board):
+    # MAX_PARTS parts of player 7, -9999 points and code 99: 1 + 5 + 2 = 8 digits and 3 commas a part.
+    # "65535 OK n=999 won=- parts=24 at=0 count=" is 41 bytes; the frame keeps 122 for the body:
+    # 81 left, less 15 for the three keys " who= pts= why=", 2 for count's digits and 1 spare: 63;
+    # the first part 8, each further one 11: 8 + 5 * 11 = 63, six parts; a seventh would make 74
+    parts = core_why.Parts()
+    for p in range(core_why.MAX_PARTS):
+        parts.add(7, -9999, 99)
+    parts.index = 998
+    first = _write(board, parts, 0)
+    assert (first["n"], first["won"], first["parts"], first["at"], first["count"]) == (
+        "999", "-", str(core_why.MAX_PARTS), "0", "6")
+    assert first["pts"] == ",".join(["-9999"] * 6) and first["why"] == ",".join(["99"] * 6)
+    # the last page: from at 20, the four left
+    last = _write(board, parts, 20)
+    assert (last["at"], last["count"], last["who"]) == ("20", "4", "7,7,7,7")
+
+
+def test_why_pages_through_the_parts_from_at(board):
+    board.ask("NEW skicket 4")
+    board.ask("HAND 2 2NT 1 - 0 7")
+    whole = fields(board.ask("WHY"))
+    count = int(whole["parts"])
+    assert whole["count"] == str(count)     # four parts fit in one frame
+    second = fields(board.ask("WHY 1 1"))
+    assert (second["at"], second["count"]) == ("1", str(count - 1))
+    assert second["who"] == whole["who"].split(",", 1)[1]
+    assert board.ask(f"WHY 1 {count}") == (b"5 ERR RANGE at: must be 0 to %d (the event's parts less one)"
+                                           % (count - 1))
 
 
 def test_the_host_composes_the_board_s_parts_in_the_same_words_as_the_game_s_own(board):
@@ -116,6 +141,15 @@ def test_the_host_composes_the_board_s_parts_in_the_same_words_as_the_game_s_own
     assert reasons.wire_lines(game, fields(board.ask("WHY 1")), names) == reasons.event_lines(game, 0, names)
 
 
+def test_a_hand_held_for_its_confirmation_is_explained_before_it_counts(board):
+    board.ask("NEW skicket 4 32768")        # confirmation forced on
+    board.ask("HAND 2 2NT 1 - 0 7")         # held: n stays 0
+    reply = fields(board.ask("WHY"))
+    assert reply["n"] == "1" and by_player(reply) == {0: 70, 1: 160, 2: 0, 3: 160}
+    assert board.ask("WHY 2") == (b"4 ERR RANGE n: must be 1 to 1 (the events applied and the change held, "
+                                  b"as STATE says)")
+
+
 def test_protocol_json_carries_every_game_s_reason_table_from_the_firmware():
     spec = json.loads((DOCS / "protocol.json").read_text())
     skicket = next(g for g in spec["games"] if g["name"] == "skicket")
@@ -125,4 +159,4 @@ def test_protocol_json_carries_every_game_s_reason_table_from_the_firmware():
         (c.decode(), w.decode()) for c, w in table.REASONS]
     assert [r["code"] for r in skicket["reasons"]] == list(range(len(table.REASONS)))
     why = next(v for v in spec["verbs"] if v["name"] == "WHY")
-    assert [f["name"] for f in why["reply"]] == ["n", "parts", "who", "pts", "why"]
+    assert [f["name"] for f in why["reply"]] == ["n", "won", "parts", "at", "count", "who", "pts", "why"]

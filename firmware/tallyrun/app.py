@@ -319,7 +319,7 @@ class App:
         elif verb == protocol.V_ENTRY:
             replies.entry(self, seq)
         elif verb == protocol.V_WHY:
-            replies.why(self, seq, v[0] if req.nargs else 0)
+            replies.why(self, seq, v[0] if req.nargs else 0, v[1] if req.nargs > 1 else 0)
         else:
             after_boot()
             configuring.serve(self, seq, req)

@@ -25,6 +25,9 @@ def wire_lines(game: Any, reply: dict[str, str], names: list[str]) -> list[str]:
         who, pts, why = (reply[key].split(",") for key in ("who", "pts", "why"))
         for i in range(count):
             parts.add(int(who[i]), int(pts[i]), int(why[i]))
+    if reply.get("won", "-") != "-":
+        parts.ended = True
+        parts.winners = int(reply["won"])
     return list(core_why.lines(game, parts, names))
 
 
