@@ -57,9 +57,13 @@ def _compose(game, hand, names):
     row = 0
     for index in range(game.n):
         if seen == hand and row < _ROWS:
-            core_why.explain(game, index, _parts)
-            for words in core_why.lines(game, _parts, names):
-                row = _wrap(words, row)
+            try:
+                core_why.explain(game, index, _parts)
+                for words in core_why.lines(game, _parts, names):
+                    row = _wrap(words, row)
+            except ValueError as exc:   # rules that do not explain their scores (yet): say so
+                row = _wrap(str(exc), row)
+                break
         if rules.ends_hand(log[index]):
             seen += 1
 

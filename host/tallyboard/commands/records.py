@@ -42,10 +42,7 @@ def sheet_cmd(record: str | None, as_json: bool, with_why: bool, port: str | Non
     if with_why:
         from ..scorebook import why as reasons
 
-        game = loaded.game
-        doc["why"] = [{"hand": number, "lines": [line for index in events
-                                                for line in reasons.event_lines(game, index, loaded.players)]}
-                      for number, events in enumerate(reasons.hand_events(game), 1)]
+        doc["why"] = [{"hand": number, "lines": lines} for number, lines in enumerate(reasons.sheet_lines(loaded), 1)]
     if as_json:
         click.echo(json.dumps(doc))
     else:

@@ -12,6 +12,7 @@ from tallycore import progressive
 
 from .. import games
 from ..scorebook import records, sheet
+from ..scorebook import why as reasons
 
 
 def game_length(tables: int, hands: int | None = None) -> int:
@@ -38,6 +39,12 @@ def table_sheet(names: list[str], hands: list[Any], length: int, source: str) ->
     return sheet.sheet_json(records.from_document(club_record(names, hands, length), source))
 
 
+def table_why(names: list[str], hands: list[Any], length: int) -> list[list[str]]:
+    """Each hand's reason in the rules' words (tallycore.why), hand by hand as the
+    sheet numbers them, for a table's game table_sheet has taken."""
+    return reasons.sheet_lines(records.from_document(club_record(names, hands, length), ""))
+
+
 @dataclass
 class TablePlay:
     """One table's game in one round: who sat where at the start, and its sheet."""
@@ -46,6 +53,7 @@ class TablePlay:
     seats: list[int]            # event player numbers by seat at the round's start
     sheet: dict[str, Any] | None   # None: no game stored yet
     ended_early: bool = False   # the director closed it short (event next --force)
+    why: list[list[str]] = field(default_factory=list)   # each hand's reason (table_why), as the sheet numbers them
 
     @property
     def over(self) -> bool:

@@ -62,3 +62,11 @@ def hand_of_event(game: Any, index: int) -> int:
         if index in group:
             return number
     raise ValueError(f"event: must be 1 to {game.n}")
+
+
+def sheet_lines(loaded: Any) -> list[list[str]]:
+    """Each hand's reason, hand by hand as the sheet numbers them (the hand in
+    progress last, if one is), for a record applied to the core (LoadedGame)."""
+    game = loaded.game
+    return [[line for index in events for line in event_lines(game, index, loaded.players)]
+            for events in hand_events(game)]
