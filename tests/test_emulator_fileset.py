@@ -118,3 +118,25 @@ def test_what_ships_is_the_runtime_without_the_docs_words_or_the_old_journal_wri
             "tallyrun/replies.mpy", "tallyrun/protocol.mpy"} <= set(dests)
     assert "tallyrun/wirefields.mpy" not in dests
     assert not any("writer" in d for d in dests)
+
+
+@pytest.mark.process
+def test_a_package_inside_a_package_is_compiled_into_its_folder(tmp_path):
+    # tallycore/reasons (tallyrun.importfs.SUBPACKAGES): its modules go to its own folder
+    fw = make_firmware(tmp_path)
+    (fw / "tallycore" / "reasons").mkdir()
+    (fw / "tallycore" / "reasons" / "__init__.py").write_text("")
+    (fw / "tallycore" / "reasons" / "alpha.py").write_text("REASONS = ((b'G4', b'the end'),)\n")
+    files = fileset.build(fw, boards=None, cache=tmp_path / "cache")
+    assert [f.dest for f in files][:4] == ["tallycore/__init__.mpy", "tallycore/alpha.mpy",
+                                          "tallycore/reasons/__init__.mpy", "tallycore/reasons/alpha.mpy"]
+    assert fileset.folders(files)[:2] == ["tallycore", "tallycore/reasons"]
+
+
+@pytest.mark.process
+def test_a_folder_the_boards_importer_does_not_know_is_refused(tmp_path):
+    fw = make_firmware(tmp_path)
+    (fw / "tallycore" / "extra").mkdir()
+    (fw / "tallycore" / "extra" / "beta.py").write_text("X = 1\n")
+    with pytest.raises(TallyboardError, match="tallycore/extra is not a package the board's importer knows"):
+        fileset.build(fw, boards=None, cache=tmp_path / "cache")

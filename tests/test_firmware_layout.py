@@ -22,8 +22,11 @@ def modules(root: Path) -> dict[str, Path]:
     __init__ by the package's name)."""
     out = {}
     for package in LAYERS:
-        for path in sorted((root / package).glob("*.py")):
-            out[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
+        for path in sorted((root / package).rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            dotted = path.relative_to(root).with_suffix("").parts
+            out[".".join(dotted[:-1] if dotted[-1] == "__init__" else dotted)] = path
     return out
 
 

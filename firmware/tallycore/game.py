@@ -169,9 +169,14 @@ class Game:
         if self.n == 0:
             raise ValueError("undo: nothing to undo")
         self.n -= 1
-        n = self.n
+        self.state_before(self.n, self.state)
+
+    def state_before(self, n, state):
+        """Rebuild into state the state before event n of the log (0 <= n <=
+        the events applied): the last checkpoint at or before n, then the
+        events from there to n replayed. Undo's replay, and what
+        tallycore.why explains an event from. Allocation-free."""
         base = n - n % _CHECKPOINT
-        state = self.state
         if base == 0:
             self._reset(state)
         else:

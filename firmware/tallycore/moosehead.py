@@ -143,20 +143,38 @@ def check(state, players, event):
 _RANK_TEXT = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
-def apply(state, players, event):
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/moosehead.py, which holds each one's clause and words.
+_R_PLAY = const(0)
+_R_CALL_15 = const(1)    # then 20, 25, 30: _R_CALL_15 + (count - 15) // 5
+_R_GO = const(5)
+_R_FIFTEENS = const(6)
+_R_FIFTY = const(7)
+
+
+def apply(state, players, event, why=None):
     if event == GO:
         # docs/rules.md MH4 ("SCORING"): all passed: the last card pegs 1.
         points.add(state, state[_LAST], 1)
+        if why is not None:
+            why.add(state[_LAST], 1, _R_GO)
         state[_COUNT] = 0
         return
     if event == END:
         for p in range(players):
             # "COUNTING THE HAND": 2 for every combination counting 15.
-            points.add(state, p, 2 * fifteens(_played(state, p) & 0xFFFFF))
+            got = 2 * fifteens(_played(state, p) & 0xFFFFF)
+            points.add(state, p, got)
+            if why is not None:
+                why.add(p, got, _R_FIFTEENS)
         for i in range(_COUNT, _OPTIONS):
             state[i] = 0
         points.end_hand(state)
-        points.reach(state, players, TARGET)  # first to 50, at the end of the hand
+        won = points.reach(state, players, TARGET)  # first to 50, at the end of the hand
+        if why is not None:
+            for p in range(players):
+                if won >> p & 1:
+                    why.add(p, 0, _R_FIFTY)
         return
     player = player_of(event)
     card = card_of(event)
@@ -166,6 +184,10 @@ def apply(state, players, event):
     # "SCORING": calling 15, 20, 25 or 30 scores 2.
     if count == 15 or count == 20 or count == 25 or count == LIMIT:
         points.add(state, player, 2)
+        if why is not None:
+            why.add(player, 2, _R_CALL_15 + (count - 15) // 5)
+    elif why is not None:
+        why.add(player, 0, _R_PLAY)
     state[_COUNT] = 0 if count == LIMIT else count  # 30 is the limit of a round
     state[_LAST] = player
     hand = _played(state, player)

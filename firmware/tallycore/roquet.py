@@ -147,12 +147,25 @@ def check(state, players, event):
         raise ValueError("points: the hand's count would pass 980")
 
 
-def apply(state, players, event):
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/roquet.py, which holds each one's clause and words.
+_R_COUNT = const(0)
+_R_BONUS_31 = const(1)
+_R_BONUS_46 = const(2)
+_R_FIRST_15 = const(3)
+_R_HAND_END = const(4)
+_R_REACHED = const(5)
+_R_KING_100 = const(6)
+
+
+def apply(state, players, event, why=None):
     if event == HAND_END:
-        _end_hand(state)
+        _end_hand(state, why)
         return
     player = (event >> _PLAYER_AT) & _PLAYER_MASK
     points = event >> _POINTS_AT   # a checked peg has nothing above its points
+    if why is not None:
+        why.add(player, points, _R_COUNT)
     old = _get(state, _TALLY + 2 * player)
     new = old + points
     if state[1] & OPT_LANDMARK_BONUS:
@@ -160,12 +173,18 @@ def apply(state, players, event):
         # opponent reaches the 15th scores 9 more; reaching hole 46 scores 10 more.
         if old < 31 <= new and _get(state, _TALLY + 2 * (1 - player)) < 15:
             new += 9
+            if why is not None:
+                why.add(player, 9, _R_BONUS_31)
         if old < 46 <= new:
             new += 10
+            if why is not None:
+                why.add(player, 10, _R_BONUS_46)
     flags = state[0]
     if not flags & _REACHED_15 and new >= 15:
         # docs/rules.md RQ7: whoever first reaches the 15th hole may take the trump.
         flags |= _REACHED_15 | (_FIRST_15 if player else 0)
+        if why is not None:
+            why.add(player, 0, _R_FIRST_15)
     _put(state, _BACK + 2 * player, old)
     _put(state, _TALLY + 2 * player, new)
     if not state[1] & OPT_END_AT_HAND_END:
@@ -173,16 +192,20 @@ def apply(state, players, event):
         # king total + running tally reaches 100.
         if _get(state, _KING + 2 * player) + new >= _GAME_POINTS:
             flags |= _GAME_OVER | (2 << player)
+            if why is not None:
+                why.add(player, 0, _R_REACHED)
     state[0] = flags
 
 
-def _end_hand(state):
+def _end_hand(state, why):
     # docs/rules.md RQ3: the king peg moves up by the hand's count, the tally peg
     # goes back to the start.
     for p in range(2):
         _put(state, _KING + 2 * p, _get(state, _KING + 2 * p) + _get(state, _TALLY + 2 * p))
         _put(state, _TALLY + 2 * p, 0)
         _put(state, _BACK + 2 * p, 0)
+        if why is not None:
+            why.add(p, 0, _R_HAND_END)
     _put(state, 2, _get(state, 2) + 1)
     flags = state[0] & ~(_REACHED_15 | _FIRST_15)
     if state[1] & OPT_END_AT_HAND_END and not flags & _GAME_OVER:
@@ -194,6 +217,10 @@ def _end_hand(state):
                 flags |= 2
             if b >= a:
                 flags |= 4
+            if why is not None:
+                for p in range(2):
+                    if _get(state, _KING + 2 * p) >= _GAME_POINTS:
+                        why.add(p, 0, _R_KING_100)
     state[0] = flags
 
 

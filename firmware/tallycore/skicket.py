@@ -336,9 +336,11 @@ def check(state, players, event):
             raise ValueError("redoubled_by: a lone hand is redoubled by the purchaser himself")
 
 
-def apply(state, players, event):
+def apply(state, players, event, why=None):
     if event == MISDEAL:
         # docs/rules.md SK3: redealt by the same dealer, scores nothing.
+        if why is not None:
+            why.add(_EVERYONE, 0, _R_MISDEAL)
         count = state[_MISDEALS_LOW] | state[_MISDEALS_HIGH] << 8
         if count < 0xFFFF:
             count += 1
@@ -350,7 +352,7 @@ def apply(state, players, event):
     state[at] = event & 0xFF
     state[at + 1] = (event >> 8) & 0xFF
     state[at + 2] = event >> 16
-    score_hand(event, hand, _scores)
+    score_hand(event, hand, _scores, why)
     for p in range(4):
         at = _TOTALS + 2 * p
         value = state[at] | state[at + 1] << 8
@@ -362,15 +364,51 @@ def apply(state, players, event):
 
 _scores = array("i", (0, 0, 0, 0))
 
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/skicket.py, which holds each one's clause and words.
+_EVERYONE = const(255)      # tallycore.why.EVERYONE
+_R_MISDEAL = const(0)
+_R_MADE = const(1)
+_R_ADVERSARY = const(2)
+_R_FAILED = const(3)
+_R_FAILED_PARTNER = const(4)
+_R_FAILED_ADVERSARY = const(5)
+_R_EVERY_TRICK = const(6)
+_R_NT_ADVERSARY = const(7)
+_R_NT_FAILED_PARTNER = const(8)
+_R_NT_FAILED_ADVERSARY = const(9)
+_R_ROLE = const(10)
+_R_LONE_MADE = const(11)
+_R_LONE_FAILED = const(12)
+_R_LONE_COUNT = const(13)
+_R_LONE_EVERY_TRICK = const(14)
+_R_NT_LOSER_PARTNER = const(15)
+# doubled (SK9), then the same five redoubled (SK10): code + _R_REDOUBLED
+_R_DOUBLED_MADE = const(16)
+_R_DOUBLED_FAILED = const(17)
+_R_DOUBLER_LOST = const(18)
+_R_PURCHASER_LOST = const(19)
+_R_LOSER_PARTNER = const(20)
+_R_REDOUBLED = const(5)
+# a lone hand doubled (SK13), then the same five redoubled: code + _R_REDOUBLED
+_R_LONE_X_MADE = const(26)
+_R_LONE_X_FAILED = const(27)
+_R_LONE_X_DOUBLER = const(28)
+_R_LONE_X_PURCHASER = const(29)
+_R_LONE_X_COUNT = const(30)
 
-def score_hand(event, hand, out):
-    """Each player's score for one (valid) hand, into out[0..3].
+
+def score_hand(event, hand, out, why=None):
+    """Each player's score for one (valid) hand, into out[0..3]; why: a
+    tallycore.why.Parts to give each score's reason to, or None.
 
     hand is the 0-based index of the hand in the game: it fixes who sits
     where (pivoting) and so who partners whom."""
     for p in range(4):
         out[p] = 0
     if event == MISDEAL:
+        if why is not None:
+            why.add(_EVERYONE, 0, _R_MISDEAL)
         return
     purchaser = purchaser_of(event)
     level = level_of(event)
@@ -383,12 +421,15 @@ def score_hand(event, hand, out):
         # the role of successful bidder and all liabilities.
         purchaser = mate
         mate = purchaser_of(event)
+        if why is not None:
+            why.add(purchaser, 0, _R_ROLE)
     seat = player_seat(hand, purchaser)
     left = seat_player(hand, (seat + 1) & 3)
     right = seat_player(hand, (seat + 3) & 3)
     amount = 60 + 10 * level  # schedule
     their_tricks = 13 - tricks
-    if strain_of(event) == NO_TRICK:
+    no_trick = strain_of(event) == NO_TRICK
+    if no_trick:
         # docs/rules.md SK11: every 10-point count is mirrored (tricks a side did NOT take).
         won = their_tricks >= 6 + level
         every_trick = their_tricks == 13
@@ -411,6 +452,12 @@ def score_hand(event, hand, out):
             out[right] = count_theirs
             if won:
                 out[purchaser] = amount
+            if why is not None:
+                why.add(purchaser, out[purchaser], (_R_LONE_EVERY_TRICK if every_trick else _R_LONE_MADE)
+                        if won else _R_LONE_FAILED)
+                why.add(mate, count_theirs, _R_LONE_COUNT)
+                why.add(left, count_theirs, _R_LONE_COUNT)
+                why.add(right, count_theirs, _R_LONE_COUNT)
         else:
             if won:
                 out[purchaser] = amount   # docs/rules.md SK7
@@ -419,6 +466,18 @@ def score_hand(event, hand, out):
                 out[mate] = count_ours    # docs/rules.md SK8: the purchaser forfeits
             out[left] = count_theirs
             out[right] = count_theirs
+            if why is not None:
+                if won:
+                    code = _R_EVERY_TRICK if every_trick else _R_MADE
+                    why.add(purchaser, amount, code)
+                    why.add(mate, amount, code)
+                    code = _R_NT_ADVERSARY if no_trick else _R_ADVERSARY
+                else:
+                    why.add(purchaser, 0, _R_FAILED)
+                    why.add(mate, count_ours, _R_NT_FAILED_PARTNER if no_trick else _R_FAILED_PARTNER)
+                    code = _R_NT_FAILED_ADVERSARY if no_trick else _R_FAILED_ADVERSARY
+                why.add(left, count_theirs, code)
+                why.add(right, count_theirs, code)
         return
     # docs/rules.md SK9, SK10: doubled pays 2A, redoubled 4A; SK14 does not apply.
     stake = amount * (4 if redoubler != NOBODY else 2)
@@ -433,6 +492,8 @@ def score_hand(event, hand, out):
             out[mate] = stake
             out[left] = stake
             out[right] = stake
+        if why is not None:
+            _lone_doubled_why(why, won, redoubler != NOBODY, purchaser, mate, doubler, doubler_mate, out)
         return
     if won:
         out[purchaser] = stake
@@ -442,6 +503,39 @@ def score_hand(event, hand, out):
         out[doubler] = stake
         out[doubler_mate] = stake
         out[mate] = count_ours  # the loser (purchaser) forfeits
+    if why is not None:
+        _doubled_why(why, won, redoubler != NOBODY, no_trick, purchaser, mate, doubler, doubler_mate, out)
+
+
+def _doubled_why(why, won, redoubled, no_trick, purchaser, mate, doubler, doubler_mate, out):
+    """The reasons of a doubled or redoubled hand (docs/rules.md SK9, SK10, SK11)."""
+    shift = _R_REDOUBLED if redoubled else 0
+    if won:
+        why.add(purchaser, out[purchaser], _R_DOUBLED_MADE + shift)
+        why.add(mate, out[mate], _R_DOUBLED_MADE + shift)
+        why.add(doubler, 0, _R_DOUBLER_LOST + shift)
+        loser_mate = doubler_mate
+    else:
+        why.add(doubler, out[doubler], _R_DOUBLED_FAILED + shift)
+        why.add(doubler_mate, out[doubler_mate], _R_DOUBLED_FAILED + shift)
+        why.add(purchaser, 0, _R_PURCHASER_LOST + shift)
+        loser_mate = mate
+    why.add(loser_mate, out[loser_mate], _R_NT_LOSER_PARTNER if no_trick else _R_LOSER_PARTNER + shift)
+
+
+def _lone_doubled_why(why, won, redoubled, purchaser, mate, doubler, doubler_mate, out):
+    """The reasons of a lone hand doubled or redoubled (docs/rules.md SK13)."""
+    shift = _R_REDOUBLED if redoubled else 0
+    if won:
+        why.add(purchaser, out[purchaser], _R_LONE_X_MADE + shift)
+        why.add(doubler, 0, _R_LONE_X_DOUBLER + shift)
+        why.add(mate, out[mate], _R_LONE_X_COUNT + shift)
+        why.add(doubler_mate, out[doubler_mate], _R_LONE_X_COUNT + shift)
+    else:
+        why.add(purchaser, 0, _R_LONE_X_PURCHASER + shift)
+        why.add(mate, out[mate], _R_LONE_X_FAILED + shift)
+        why.add(doubler, out[doubler], _R_LONE_X_FAILED + shift)
+        why.add(doubler_mate, out[doubler_mate], _R_LONE_X_FAILED + shift)
 
 
 def hand_result(event, hand):

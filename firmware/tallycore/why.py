@@ -1,23 +1,47 @@
-# STAND-IN for issue 34's core (wt34a-branch's tallycore/why.py replaces it on merge):
-# the API of docs why-brief, each player's whole change given as one part of code 0.
-from array import array
+# Why a score is what it is: the parts of one event's score, each under the
+# clause of the rule book that gives it (issue 34).
+#
+# The reason comes from the rules that score: a rules module's
+# apply(state, players, event, why=None) (and the helpers it calls) adds a
+# part, why.add(player, points, code), at each scoring branch when why is a
+# Parts, and does nothing more when it is None (the board's hot path: no
+# allocation, one test per branch). A code is a small int of the rules
+# module, an index into its reason table: tallycore/reasons/<module>.py
+# holds REASONS = ((clause, words), ...) as bytes, loaded only when a reason
+# is composed and let go after, so the words cost no heap while a game is
+# scored.
+#
+# explain(game, index, parts) rebuilds the state before event index of the
+# game's log (Game.state_before: the engine's own replay from a checkpoint,
+# as undo does) and applies the event again to that scratch state with
+# parts; lines(game, parts, names) composes the words. A part's player may
+# be EVERYONE (a misdeal or an event that scores nobody anything: 0 points).
+# When the event ends the game, parts.ended is set and parts.winners holds
+# the rules' winners() (docs/rules.md G4, G5): lines() says so in a line of
+# its own.
+import sys
 
 from tallycore import const
 
-MAX_PARTS = const(24)
-EVERYONE = const(255)
+MAX_PARTS = const(24)     # Moosehead's eight players with a call, a go and fifteens each
+EVERYONE = const(255)     # a part of nobody's in particular: every player gets its 0 points
+_MICRO = sys.implementation.name == "micropython"
 
 
 class Parts:
+    """The parts of one event's score: parallel arrays of count entries
+    (player, points, code). Preallocated; add() allocates nothing."""
+
     def __init__(self):
+        from array import array
         self.player = bytearray(MAX_PARTS)
         self.points = array("i", bytes(4 * MAX_PARTS))
         self.code = bytearray(MAX_PARTS)
         self.count = 0
-        self.index = -1
+        self.index = -1     # the event explained (0-based in the log; the log's length: the held one)
         self.event = 0
-        self.ended = False
-        self.winners = 0
+        self.ended = False  # the event ends the game (docs/rules.md G4)
+        self.winners = 0    # then: the winners, bit p for player p (G5)
 
     def clear(self):
         self.count = 0
@@ -25,15 +49,58 @@ class Parts:
         self.winners = 0
 
     def add(self, player, points, code):
-        i = self.count
-        if i < MAX_PARTS:
-            self.player[i] = player
-            self.points[i] = points
-            self.code[i] = code
-            self.count = i + 1
+        n = self.count
+        if n >= MAX_PARTS:
+            raise ValueError("why: more than %d parts in one event" % MAX_PARTS)
+        self.player[n] = player
+        self.points[n] = points
+        self.code[n] = code
+        self.count = n + 1
+
+    def of(self, player):
+        """The points the parts give one player (EVERYONE's parts are 0)."""
+        got = 0
+        for i in range(self.count):
+            if self.player[i] == player:
+                got += self.points[i]
+        return got
+
+
+def reasons(game):
+    """The reason table (REASONS) of a game's rules module, given the game's
+    index, name or tallycore.game.Game. Raises ValueError for a game whose
+    rules give no reasons yet."""
+    from tallycore import games
+    row = games.GAMES[_index(game)]
+    dotted = "tallycore.reasons." + row[3]
+    try:
+        __import__(dotted)
+    except ImportError:
+        raise ValueError("why: %s does not explain its scores yet" % row[0])
+    return sys.modules[dotted].REASONS
+
+
+def _index(game):
+    if isinstance(game, (int, str)):
+        from tallycore import games
+        return games.find(game)
+    return game.index
+
+
+def release(game):
+    """Let the game's reason table go (on the board: its words leave the heap)."""
+    if _MICRO:
+        from tallycore import games
+        games.unload("tallycore.reasons." + games.GAMES[_index(game)][3])
 
 
 def explain(game, index, parts):
+    """Fill parts with the reason of event index (0-based) of game's log; index
+    game.n with a change held for its confirmation (HELD_APPLY) explains the
+    held event. Uses game.scratch. Raises ValueError for an index with no
+    event or a game whose rules give no reasons."""
+    if game.rules is None:
+        raise ValueError("why: no game in progress; start one first")
     from tallycore.game import HELD_APPLY
     if index == game.n and game.held == HELD_APPLY:
         event = game.held_event
@@ -41,34 +108,64 @@ def explain(game, index, parts):
         event = game.log[index]
     else:
         raise ValueError("why: no change %d; the game has %d" % (index + 1, game.n))
-    parts.clear()
-    parts.index = index
+    reasons(game)   # refuses a game without its table before anything is replayed
+    release(game)
+    state = game.scratch
+    game.state_before(index, state)
     rules = game.rules
     players = game.players
-    state = game.scratch
-    game._reset(state)
-    for i in range(index):
-        rules.apply(state, players, game.log[i])
-    before = [rules.total(state, players, p) for p in range(players)]
     was_over = rules.complete(state, players)
-    rules.apply(state, players, event)
+    parts.clear()
+    parts.index = index
+    parts.event = event
+    rules.apply(state, players, event, parts)
     if not was_over and rules.complete(state, players):
         parts.ended = True
         parts.winners = rules.winners(state, players)
-    for p in range(players):
-        parts.add(p, rules.total(state, players, p) - before[p], 0)
+    return parts
 
 
-def reasons(game):
-    return __import__("tallycore.reasons." + game.rules.__name__.split(".")[-1], None, None, ["REASONS"]).REASONS
+def _name(names, player):
+    if names is not None and player < len(names):
+        return names[player]
+    return "P%d" % (player + 1)
 
 
-def lines(game, parts, names):
+def _joined(words):
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def lines(game, parts, names=None):
+    """The reason as lines of words, one per points and clause: players who
+    got the same points under the same code are joined with "and". names:
+    the players' names (None: P1, P2, ...)."""
     table = reasons(game)
     out = []
+    done = bytearray(parts.count)
     for i in range(parts.count):
+        if done[i]:
+            continue
+        who = []
+        for j in range(i, parts.count):
+            if not done[j] and parts.code[j] == parts.code[i] and parts.points[j] == parts.points[i]:
+                done[j] = 1
+                if parts.player[j] == EVERYONE:
+                    who.append("everyone")
+                else:
+                    who.append(_name(names, parts.player[j]))
+        points = parts.points[i]
         clause, words = table[parts.code[i]]
-        out.append("%s %+d: %s (%s)" % (names[parts.player[i]], parts.points[i], words.decode(), clause.decode()))
+        shown = ("+%d" % points) if points > 0 else str(points)
+        out.append("%s %s: %s (%s)" % (_joined(who), shown, words.decode(), clause.decode()))
     if parts.ended:
-        out.append("the game is over (G4)")
+        best = [_name(names, p) for p in range(game.players) if parts.winners >> p & 1]
+        if len(best) == 1:
+            out.append("the game is over (G4): %s wins (G5)" % best[0])
+        elif best:
+            out.append("the game is over (G4): %s tie and win (G5)" % _joined(best))
+        else:
+            out.append("the game is over (G4)")
+    release(game)
     return out

@@ -22,7 +22,10 @@ import sys
 MOUNT = "/fw"
 ROM = "/rom"
 PACKAGES = ("tallycore", "tallyrun", "tallypanel", "tallynet")
-_FOLDERS = tuple("/" + name for name in PACKAGES)
+# the folders inside them that are packages too (tallycore.reasons: each
+# game's words, tallycore.why), asked for before the package that holds them
+SUBPACKAGES = ("tallycore/reasons",)
+_FOLDERS = tuple("/" + name for name in SUBPACKAGES + PACKAGES)
 # os.stat's ten fields; the importer reads only the mode (a folder, a file)
 _FOLDER = (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 _FILE = (0x8000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -31,7 +34,8 @@ _FILE = (0x8000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 class FirmwareFS:
     """The firmware's packages as the importer sees them, read from fs (the
     littlefs mounted at /, or any filesystem with the packages at its root);
-    folders: the packages, each as "/name"."""
+    folders: the packages, each as "/name", a package inside another before
+    the one that holds it."""
 
     def __init__(self, fs, folders=_FOLDERS):
         self.fs = fs

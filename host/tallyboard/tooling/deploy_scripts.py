@@ -89,7 +89,7 @@ def prepare_script(files: list[fileset.FirmwareFile]) -> str:
     lines = ["import os"]
     for folder in fileset.folders(files):
         lines += ["try:", f" os.mkdir({folder!r})", "except OSError:", " pass"]
-    for package in (p for p in fileset.PACKAGES if p in fileset.folders(files)):
+    for package in (p for p in fileset.folders(files) if p.split("/")[0] in fileset.PACKAGES):
         lines += [f"for n in os.listdir({package!r}):",
                   f" p={package!r}+'/'+n",
                   f" if n.endswith('.py') or (n.endswith('.mpy') and p not in {keep!r}):",
@@ -116,7 +116,7 @@ def drop_packages_script() -> str:
     """MicroPython code that deletes the packages' littlefs copy (the ROMFS holds them now)."""
     return "\n".join([
         "import os",
-        f"for p in {list(fileset.PACKAGES)!r}:",
+        f"for p in {list(fileset.SUBPACKAGES + fileset.PACKAGES)!r}:",   # a package's folders before it
         " try:",
         "  for n in os.listdir(p):",
         "   os.remove(p + '/' + n)",

@@ -24,9 +24,9 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from tallyrun.importfs import PACKAGES  # the firmware's packages: the board's own list (its importer's)
+from tallyrun.importfs import PACKAGES, SUBPACKAGES  # the firmware's packages: the board's own lists (its importer's)
 
 from ..common.errors import TallyboardError
 from .mpunix import BOARD_DIR, FIRMWARE_DIR
@@ -129,9 +129,10 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
         folder = firmware_dir / package
         if not folder.is_dir():
             raise TallyboardError(f"{folder}: the firmware package is missing from this checkout")
-        for source in sorted(folder.glob("*.py")):
-            dest = f"{package}/{source.stem}.mpy"
-            files.append(FirmwareFile(dest, compile_mpy(source, f"{package}/{source.name}", cache), source))
+        for source in package_sources(firmware_dir, package):
+            name = source.relative_to(firmware_dir).as_posix()
+            dest = name[:-len(".py")] + ".mpy"
+            files.append(FirmwareFile(dest, compile_mpy(source, name, cache), source))
             if progress:
                 progress(dest)
     boards_folder = board_dir() if boards is True else (boards or None)
@@ -147,6 +148,22 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
     return files
 
 
+def package_sources(firmware_dir: Path, package: str) -> list[Path]:
+    """A package's modules, those of its packages inside it (SUBPACKAGES) too.
+    A folder of modules that is not in SUBPACKAGES is refused: the board's
+    importer would not find it."""
+    out = []
+    for source in sorted((firmware_dir / package).rglob("*.py")):
+        if "__pycache__" in source.parts:
+            continue
+        folder = source.parent.relative_to(firmware_dir).as_posix()
+        if folder != package and folder not in SUBPACKAGES:
+            raise TallyboardError(f"{source}: {folder} is not a package the board's importer knows; "
+                                  "add it to tallyrun.importfs.SUBPACKAGES")
+        out.append(source)
+    return out
+
+
 def is_package_file(f: FirmwareFile) -> bool:
     return f.dest.split("/", 1)[0] in PACKAGES
 
@@ -160,14 +177,25 @@ def romfs_image(files: list[FirmwareFile]) -> bytes:
 
     writer = VfsRomWriter()
     for package in PACKAGES:
-        inside = sorted((f.dest.split("/", 1)[1], f.data) for f in files if f.dest.startswith(package + "/"))
-        if not inside:
-            continue
-        writer.opendir(package)
-        for name, data in inside:
-            writer.mkfile(name, data)
-        writer.closedir()
+        inside = [(f.dest, f.data) for f in files if f.dest.startswith(package + "/")]
+        if inside:
+            _rom_folder(writer, package, inside)
     return writer.finalise()
+
+
+def _rom_folder(writer: Any, folder: str, inside: list[tuple[str, bytes]]) -> None:
+    """One folder of the image: its files, then each folder in it."""
+    writer.opendir(folder.rsplit("/", 1)[-1])
+    deeper: dict[str, list[tuple[str, bytes]]] = {}
+    for dest, data in sorted(inside):
+        name = dest[len(folder) + 1:]
+        if "/" in name:
+            deeper.setdefault(folder + "/" + name.split("/", 1)[0], []).append((dest, data))
+        else:
+            writer.mkfile(name, data)
+    for sub in sorted(deeper):
+        _rom_folder(writer, sub, deeper[sub])
+    writer.closedir()
 
 
 def definition_name(f: FirmwareFile) -> str | None:

@@ -1,2 +1,0 @@
-# STAND-IN (wt34a-branch's replaces it)
-REASONS = ((b"SK9", b"the hand's score"),)

@@ -1,0 +1,417 @@
+"""Every score explained by its rule (issue 34, tallycore.why): for every
+event of the repository's game records and of the simulation's random games,
+the parts of each player add up to that player's change of total, and every
+clause a reason cites is an anchor of docs/rules.md; then each game's
+branches worked out by hand from its clauses."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tallycore import game as core_game
+from tallycore import games as core_games
+from tallycore import cards, moosehead, roquet, skicket, why
+from tallyboard import games as profiles
+from tallyboard.scorebook import records
+from tallyboard.tooling import simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+ANCHORS = set(re.findall(r'<a id="([a-z0-9]+)"></a>', RULES))
+RECORDS = sorted((ROOT / "host" / "tallyboard" / "data").glob("*.json"))
+
+# The games whose rules give no reasons yet (issue 34): each leaves this table
+# when its rules module takes `why` and tallycore/reasons/<module>.py is in.
+NO_REASONS_YET = {
+    "bishops_whist", "rummy", "parquet", "coronado", "foozle", "jaimy", "hoodoo", "numero",
+    "sachem", "quatro", "doolittle", "despised_nines", "ups_and_downs",
+}
+EXPLAINED = [row[0] for row in core_games.GAMES if row[0] not in NO_REASONS_YET]
+FUZZ_GAMES = 150   # random games of each simulated game (the simulation's own generator)
+
+
+def explains(name: str) -> bool:
+    try:
+        why.reasons(name)
+    except ValueError:
+        return False
+    return True
+
+
+def test_the_table_of_games_without_reasons_is_the_truth():
+    assert NO_REASONS_YET <= set(core_games.names())
+    for name in core_games.names():
+        assert explains(name) == (name not in NO_REASONS_YET), name
+
+
+@pytest.mark.parametrize("name", EXPLAINED)
+def test_every_clause_a_reason_cites_is_an_anchor_of_the_rules(name):
+    for clause, words in why.reasons(name):
+        assert clause.decode().lower() in ANCHORS, f"{name}: {clause.decode()} is no clause of docs/rules.md"
+        assert words and words.decode() == words.decode().strip()
+
+
+def moosehead_candidate(rng, g):
+    """A Moosehead event, legal or not (the core sorts them): mostly a card."""
+    roll = rng.random()
+    if roll < 0.1:
+        return moosehead.GO
+    if roll < 0.15:
+        return moosehead.END
+    return moosehead.pack_play(rng.randrange(g.players), cards.card(rng.randint(1, 13), rng.randint(0, 4)))
+
+
+# The random games of a game the simulation does not play (its profile has no
+# candidate): (rng, game) -> an event, legal or not; players drawn from the game's range.
+FUZZ = {"moosehead": moosehead_candidate}
+
+
+def recorded_games(name: str) -> list[core_game.Game]:
+    out = [records.load(path).game for path in RECORDS if records.load(path).name == name]
+    profile = profiles.profile(name)
+    row = core_games.GAMES[profile.index]
+    for number in range(FUZZ_GAMES):
+        rng = simulate.game_rng(34, name, number)
+        g = core_game.Game()
+        if profile.candidate is not None:
+            g.new(name, row[1], profile.simulation_options(rng))
+            candidate = lambda rng, g: profile.candidate(rng)  # noqa: E731
+        elif name in FUZZ:
+            g.new(name, rng.randint(row[1], row[2]))
+            candidate = FUZZ[name]
+        else:
+            break
+        for _ in range(4 * simulate.MAX_STEPS):
+            if g.complete():
+                break
+            event = candidate(rng, g)
+            if simulate.legal(g, event):
+                g.apply(event)
+        out.append(g)
+    return out
+
+
+@pytest.mark.parametrize("name", EXPLAINED)
+def test_the_parts_add_up_to_every_change_of_every_recorded_and_simulated_game(name):
+    games = recorded_games(name)
+    assert games, f"no record or simulated game of {name}"
+    parts = why.Parts()
+    before = bytearray(core_game.STATE_CAPACITY)
+    after = bytearray(core_game.STATE_CAPACITY)
+    codes = set()
+    events = 0
+    for g in games:
+        rules = g.rules
+        for index in range(g.n):
+            why.explain(g, index, parts)
+            g.state_before(index, before)
+            g.state_before(index + 1, after)
+            assert parts.count > 0, f"{name} event {index + 1}: no reason"
+            for p in range(g.players):
+                change = rules.total(after, g.players, p) - rules.total(before, g.players, p)
+                assert parts.of(p) == change, f"{name} event {index + 1} ({g.log[index]}), player {p}"
+            for i in range(parts.count):
+                assert parts.player[i] < g.players or (parts.player[i] == why.EVERYONE and parts.points[i] == 0)
+                codes.add(parts.code[i])
+            assert parts.ended == (rules.complete(after, g.players) and not rules.complete(before, g.players))
+            assert why.lines(g, parts)
+            events += 1
+    assert events > 0
+    # no reason in the table that no event gives: each is a branch the games reach
+    assert codes == set(range(len(why.reasons(name)))), sorted(set(range(len(why.reasons(name)))) - codes)
+
+
+def test_a_game_without_reasons_is_refused_by_name():
+    g = core_game.Game()
+    g.new("foozle", 2)
+    g.apply(g.rules.pack_hand(0, 1, 1))
+    with pytest.raises(ValueError, match="why: foozle does not explain its scores yet"):
+        why.explain(g, 0, why.Parts())
+
+
+def test_an_index_without_an_event_is_refused():
+    g = core_game.Game()
+    g.new("skicket", 4)
+    with pytest.raises(ValueError, match="why: no change 1; the game has 0"):
+        why.explain(g, 0, why.Parts())
+
+
+# ---------------------------------------------------------------- Skicket, by hand (docs/rules.md SK)
+# Ann 0, Bob 1, Cy 2, Hal 3. Hands 1-2 (SK5): Ann and Cy partners, Bob and Hal.
+ANN, BOB, CY, HAL = range(4)
+NAMES = ["Ann", "Bob", "Cy", "Hal"]
+NT, NK = skicket.NO_TRUMP, skicket.NO_TRICK
+
+
+def skicket_lines(*events, options=0):
+    """The reason of the last of events, as words."""
+    g = core_game.Game()
+    g.new("skicket", 4, options)
+    for event in events:
+        g.apply(event)
+    return why.lines(g, why.explain(g, g.n - 1, why.Parts()), NAMES)
+
+
+def hand(purchaser, level, strain, tricks, doubled_by=None, redoubled_by=None, lone=False):
+    return skicket.pack_hand(purchaser, level, strain, doubled_by, redoubled_by, lone, tricks)
+
+
+def test_skicket_doubled_and_failed_the_issues_example():
+    # Cy 2NT doubled by Bob, 7 tricks: 2NT needs 6 + 2 = 8 (SK2), so it failed.
+    # A = 60 + 10 * 2 = 80; the winner is the doubler: Bob and his partner Hal
+    # 2A = 160 each; Cy nothing; Ann, the loser's partner, 10 * 7 = 70 (SK9).
+    assert skicket_lines(hand(CY, 2, NT, 7, doubled_by=BOB)) == [
+        "Bob and Hal +160: doubled, the purchaser failed: the doubler's side gets twice the bid (SK9)",
+        "Cy 0: doubled, the purchaser failed: he scores nothing (SK9)",
+        "Ann +70: partner of the loser: 10 for each trick the loser's side took (SK9)",
+    ]
+
+
+def test_skicket_made_undoubled():
+    # Ann 4H, 10 tricks: needs 10, made. A = 60 + 40 = 100 to Ann and Cy;
+    # Bob and Hal took 13 - 10 = 3: 30 each (SK7).
+    assert skicket_lines(hand(ANN, 4, skicket.HEARTS, 10)) == [
+        "Ann and Cy +100: made: the purchaser and his partner score the bid's value, 60 + 10 a level (SK7)",
+        "Bob and Hal +30: an adversary of a bid made: 10 for each trick the adversaries took (SK7)",
+    ]
+
+
+def test_skicket_failed_undoubled():
+    # Bob 3S, 8 tricks: needs 9. Bob forfeits; Hal 10 * 8 = 80; Ann and Cy took 5: 50 each (SK8).
+    assert skicket_lines(hand(BOB, 3, skicket.SPADES, 8)) == [
+        "Bob 0: the purchaser failed: he forfeits the count (SK8)",
+        "Hal +80: partner of the purchaser who failed: 10 for each trick their side took (SK8)",
+        "Cy and Ann +50: an adversary of a bid failed: 10 for each trick the adversaries took (SK8)",
+    ]
+
+
+def test_skicket_every_trick_pays_130_whatever_the_bid():
+    # Ann 1C, 13 tricks: 130 in place of A = 70 (SK14); Bob and Hal took 0: 0 each.
+    assert skicket_lines(hand(ANN, 1, skicket.CLUBS, 13)) == [
+        "Ann and Cy +130: every trick taken: the purchaser and his partner score 130, whatever the bid (SK14)",
+        "Bob and Hal 0: an adversary of a bid made: 10 for each trick the adversaries took (SK7)",
+    ]
+
+
+def test_skicket_no_trick_made_mirrors_the_count():
+    # Cy 2NK: the adversaries must take 8. Cy's side took 4, so they took 9: made.
+    # Cy and Ann A = 80; Bob and Hal 10 for each trick they did not take: 10 * 4 = 40 (SK11).
+    assert skicket_lines(hand(CY, 2, NK, 4)) == [
+        "Cy and Ann +80: made: the purchaser and his partner score the bid's value, 60 + 10 a level (SK7)",
+        "Hal and Bob +40: an adversary of No Trick made: 10 for each trick the adversaries did not take (SK11)",
+    ]
+
+
+def test_skicket_lone_hand_made():
+    # Ann 3H alone, 9 tricks: needs 9. Ann alone A = 90; Cy (silent), Bob and
+    # Hal 10 * (13 - 9) = 40 each (SK12).
+    assert skicket_lines(hand(ANN, 3, skicket.HEARTS, 9, lone=True)) == [
+        "Ann +90: a lone hand made: the purchaser alone scores the bid's value (SK12)",
+        "Cy, Bob and Hal +40: against a lone hand (the silent partner too): 10 for each trick the adversaries "
+        "took (SK12)",
+    ]
+
+
+def test_skicket_partner_redoubles_and_is_scored_as_the_purchaser():
+    # Ann 1S doubled by Bob, redoubled by Cy: Cy is the purchaser (SK6). 7 tricks
+    # make 1S; 4A = 4 * 70 = 280 to Cy and Ann; Bob, the doubler, nothing;
+    # Hal, the loser's partner, 10 * (13 - 7) = 60 (SK10).
+    assert skicket_lines(hand(ANN, 1, skicket.SPADES, 7, doubled_by=BOB, redoubled_by=CY)) == [
+        "Cy 0: the partner who redoubled is scored as the purchaser (SK6)",
+        "Cy and Ann +280: redoubled and made: the purchaser's side gets four times the bid (SK10)",
+        "Bob 0: redoubled and made: the doubler loses and scores nothing (SK10)",
+        "Hal +60: partner of the loser: 10 for each trick the loser's side took (SK10)",
+    ]
+
+
+def test_skicket_lone_hand_doubled_and_failed():
+    # Bob 2C alone, doubled by Cy, 5 tricks: needs 8. Bob nothing; his partner
+    # Hal and both adversaries 2A = 2 * 80 = 160 each (SK13).
+    assert skicket_lines(hand(BOB, 2, skicket.CLUBS, 5, doubled_by=CY, lone=True)) == [
+        "Bob 0: a lone hand doubled failed: the purchaser scores nothing (SK13)",
+        "Hal, Cy and Ann +160: a lone hand doubled failed: his partner and both adversaries score twice the bid "
+        "(SK13)",
+    ]
+
+
+def test_skicket_misdeal_scores_nothing():
+    assert skicket_lines(skicket.MISDEAL) == [
+        "everyone 0: a misdeal: dealt again by the same dealer, it scores nothing (SK3)"]
+
+
+def test_skicket_the_last_hand_ends_the_game_and_names_its_winner():
+    # A four-hand game (SK16), Ann buys 1C and takes 7 every hand: A = 70 to Ann
+    # and her partner, 10 * 6 = 60 to each adversary. Partners: Cy in hands 1-2,
+    # Bob in 3-4 (SK5). Ann 4 * 70 = 280; Cy 70 + 70 + 60 + 60 = 260; Bob 260;
+    # Hal 4 * 60 = 240: Ann wins (G5).
+    four = [hand(ANN, 1, skicket.CLUBS, 7)] * 4
+    assert skicket_lines(*four, options=skicket.OPT_FOUR_HANDS)[-1] == "the game is over (G4): Ann wins (G5)"
+    assert not any("game is over" in line for line in skicket_lines(*four[:3], options=skicket.OPT_FOUR_HANDS))
+
+
+def test_skicket_a_tie_at_the_end_is_said_as_one():
+    # Hands 1-2 Ann 1C, 7 tricks: Ann and Cy 70, Bob and Hal 60, twice.
+    # Hand 3 (A-B, C-D) Ann 1C, 7: Ann and Bob 70, Cy and Hal 60.
+    # Hand 4 Cy 1C, 7: Cy and Hal 70, Ann and Bob 60.
+    # Ann 70 + 70 + 70 + 60 = 270; Cy 70 + 70 + 60 + 70 = 270; Bob 60 + 60 + 70 + 60 = 250;
+    # Hal 60 + 60 + 60 + 70 = 250: Ann and Cy tie (G5).
+    events = [hand(ANN, 1, skicket.CLUBS, 7)] * 3 + [hand(CY, 1, skicket.CLUBS, 7)]
+    assert skicket_lines(*events, options=skicket.OPT_FOUR_HANDS)[-1] == \
+        "the game is over (G4): Ann and Cy tie and win (G5)"
+
+
+def test_a_held_hand_is_explained_like_any_event():
+    g = core_game.Game()
+    g.new("skicket", 4, core_game.CONFIRM)
+    event = hand(CY, 2, NT, 7, doubled_by=BOB)
+    g.hold(core_game.HELD_APPLY, event)
+    held = why.lines(g, why.explain(g, g.n, why.Parts()), NAMES)
+    assert held[0] == "Bob and Hal +160: doubled, the purchaser failed: the doubler's side gets twice the bid (SK9)"
+    g.accept()
+    assert why.lines(g, why.explain(g, 0, why.Parts()), NAMES) == held
+
+
+def test_an_event_long_after_a_checkpoint_is_explained_from_its_own_state():
+    # 40 misdeals (a checkpoint after 32) then a hand: hand 1 still, Ann and Cy partners.
+    g = core_game.Game()
+    g.new("skicket", 4)
+    for _ in range(40):
+        g.apply(skicket.MISDEAL)
+    g.apply(hand(ANN, 4, skicket.HEARTS, 10))
+    assert why.lines(g, why.explain(g, 40, why.Parts()), NAMES)[0].startswith("Ann and Cy +100:")
+    assert why.lines(g, why.explain(g, 33, why.Parts()), NAMES)[0].startswith("everyone 0: a misdeal")
+
+
+# ---------------------------------------------------------------- Roquet, by hand (docs/rules.md RQ)
+ROQUET_NAMES = ["Ann", "Bob"]
+
+
+def roquet_lines(*events, options=0):
+    g = core_game.Game()
+    g.new("roquet", 2, options)
+    for event in events:
+        g.apply(event)
+    return why.lines(g, why.explain(g, g.n - 1, why.Parts()), ROQUET_NAMES)
+
+
+def test_roquet_a_count_is_what_is_pegged():
+    assert roquet_lines(roquet.pack_peg(1, 5)) == ["Bob +5: a count pegged (RQ6)"]
+
+
+def test_roquet_the_first_to_the_15th_hole_is_named():
+    # Bob 10, then Ann 15: Ann is the first at the 15th hole (RQ7); Bob, at 20 after, is not.
+    assert roquet_lines(roquet.pack_peg(1, 10), roquet.pack_peg(0, 15)) == [
+        "Ann +15: a count pegged (RQ6)",
+        "Ann 0: first to the 15th hole this hand: may take the trump card (RQ7)",
+    ]
+    assert roquet_lines(roquet.pack_peg(1, 10), roquet.pack_peg(0, 15), roquet.pack_peg(1, 10)) == [
+        "Bob +10: a count pegged (RQ6)"]
+
+
+def test_roquet_landmark_bonuses_the_rules_own_example():
+    # RQ8: Ann at 30, Bob 0 (below 15); a peg of 7 ends at 37: the 31st hole
+    # passed, 9 more, 46; the 46th reached, 10 more: 56 (30 + 7 + 9 + 10).
+    assert roquet_lines(roquet.pack_peg(0, 30), roquet.pack_peg(0, 7), options=roquet.OPT_LANDMARK_BONUS) == [
+        "Ann +7: a count pegged (RQ6)",
+        "Ann +9: the 31st hole reached before the opponent reached the 15th: 9 more (RQ8)",
+        "Ann +10: the 46th hole reached: 10 more (RQ8)",
+    ]
+    # Bob at 15 already: no 9 for the 31st; 30 + 7 = 37 is short of 46: the count alone
+    assert roquet_lines(roquet.pack_peg(1, 15), roquet.pack_peg(0, 30), roquet.pack_peg(0, 7),
+                        options=roquet.OPT_LANDMARK_BONUS) == ["Ann +7: a count pegged (RQ6)"]
+
+
+def test_roquet_the_end_of_a_hand_moves_the_counts_and_changes_no_total():
+    assert roquet_lines(roquet.pack_peg(0, 12), roquet.HAND_END) == [
+        "Ann and Bob 0: the end of the hand: the count moves up the king row, the tally peg goes back (RQ3)"]
+
+
+def test_roquet_reaching_100_ends_the_game_at_once():
+    # RQ9 reach: Ann 60, the hand ends (king 60), then 39 and 1: 60 + 40 = 100.
+    events = [roquet.pack_peg(0, 60), roquet.HAND_END, roquet.pack_peg(0, 39), roquet.pack_peg(0, 1)]
+    assert roquet_lines(*events) == [
+        "Ann +1: a count pegged (RQ6)",
+        "Ann 0: 100 reached, king total and the hand's count: the game is over (RQ9)",
+        "the game is over (G4): Ann wins (G5)",
+    ]
+
+
+def test_roquet_with_end_at_the_hand_end_the_game_ends_with_the_hand():
+    # Ann 60, END (king 60); Ann 45 (105 counted, the game goes on), Bob 20; END:
+    # Ann's king total 60 + 45 = 105 >= 100, Bob's 20: Ann wins (RQ9).
+    events = [roquet.pack_peg(0, 60), roquet.HAND_END, roquet.pack_peg(0, 45), roquet.pack_peg(1, 20),
+              roquet.HAND_END]
+    assert roquet_lines(*events[:3], options=roquet.OPT_END_AT_HAND_END) == [
+        "Ann +45: a count pegged (RQ6)",
+        "Ann 0: first to the 15th hole this hand: may take the trump card (RQ7)",
+    ]
+    assert roquet_lines(*events, options=roquet.OPT_END_AT_HAND_END) == [
+        "Ann and Bob 0: the end of the hand: the count moves up the king row, the tally peg goes back (RQ3)",
+        "Ann 0: a king total of 100 or more at the end of a hand: the game is over (RQ9)",
+        "the game is over (G4): Ann wins (G5)",
+    ]
+
+
+# ---------------------------------------------------------------- Moosehead, by hand (docs/rules.md MH)
+def play(player, rank):
+    return moosehead.pack_play(player, cards.card(rank))
+
+
+J, Q, K = 11, 12, 13
+# Ann (0) plays 5, 5, 5, 5, J; Bob (1) 10, J, Q, K, 10, turn about (faces count 10, MH2):
+# 5 | 15 Bob 2 | 20 Ann 2 | 30 Bob 2, a new round | 5 | 15 Bob 2 | 20 Ann 2 | 30 Bob 2 | 10 | 20 Bob 2;
+# then the go after the last card: Bob 1 (MH4). Fifteens (MH5): Ann's 5 + J four ways and 5 + 5 + 5
+# four ways, 8 * 2 = 16; Bob's five tens none. The hand: Ann 2 + 2 + 16 = 20, Bob 5 * 2 + 1 = 11.
+BIG_HAND = [play(0, 5), play(1, 10), play(0, 5), play(1, J), play(0, 5), play(1, Q), play(0, 5), play(1, K),
+            play(0, J), play(1, 10), moosehead.GO, moosehead.END]
+
+
+def moosehead_lines(*events, players=2):
+    g = core_game.Game()
+    g.new("moosehead", players)
+    for event in events:
+        g.apply(event)
+    return why.lines(g, why.explain(g, g.n - 1, why.Parts()), ROQUET_NAMES)
+
+
+def test_moosehead_a_card_that_calls_nothing_scores_nothing():
+    assert moosehead_lines(play(0, 5)) == [
+        "Ann 0: a card played to the running count: no 15, 20, 25 or 30, nothing scored (MH3)"]
+
+
+def test_moosehead_calls_15_20_and_30():
+    assert moosehead_lines(*BIG_HAND[:2]) == ["Bob +2: brought the running count to 15: 2 (MH3)"]
+    assert moosehead_lines(*BIG_HAND[:3]) == ["Ann +2: brought the running count to 20: 2 (MH3)"]
+    assert moosehead_lines(*BIG_HAND[:4]) == ["Bob +2: brought the running count to 30: 2, and the round ends (MH3)"]
+    # 25: Ann 10, Bob 10, Ann 5 (10 + 10 + 5)
+    assert moosehead_lines(play(0, 10), play(1, 10), play(0, 5))[-1] == \
+        "Ann +2: brought the running count to 25: 2 (MH3)"
+
+
+def test_moosehead_the_go_scores_the_last_card():
+    assert moosehead_lines(*BIG_HAND[:11]) == ["Bob +1: a go: the player of the last card scores 1 (MH4)"]
+
+
+def test_moosehead_the_rules_own_fifteens_example():
+    # MH5: 2, 5, 7, 3 and 10 make 5 + 10, 3 + 7 + 5 and 10 + 3 + 2: 6 points. Bob's
+    # A, A, A, A, 4 add up to 8: none. The plays: 2 | 3 | 8 | 9 | 16 | 17 | 20 Ann 2 |
+    # 21 | 25 Bob 2 | go Bob 1 | 10 | go Ann 1.
+    events = [play(0, 2), play(1, 1), play(0, 5), play(1, 1), play(0, 7), play(1, 1), play(0, 3), play(1, 1),
+              play(1, 4), moosehead.GO, play(0, 10), moosehead.GO, moosehead.END]
+    assert moosehead_lines(*events) == [
+        "Ann +6: 2 for each combination of his five cards that adds up to 15 (MH5)",
+        "Bob 0: 2 for each combination of his five cards that adds up to 15 (MH5)",
+    ]
+
+
+def test_moosehead_fifty_at_the_end_of_a_hand_ends_the_game():
+    # BIG_HAND three times: Ann 3 * 20 = 60, Bob 3 * 11 = 33; after two Ann has 40 (MH6).
+    assert not any("over" in line for line in moosehead_lines(*BIG_HAND * 2))
+    assert moosehead_lines(*BIG_HAND * 3) == [
+        "Ann +16: 2 for each combination of his five cards that adds up to 15 (MH5)",
+        "Bob 0: 2 for each combination of his five cards that adds up to 15 (MH5)",
+        "Ann 0: 50 reached at the end of a hand: the game is over, the highest total wins (MH6)",
+        "the game is over (G4): Ann wins (G5)",
+    ]
