@@ -299,7 +299,7 @@ def print_why(board: Board, start: int) -> None:
     its rules' words, asked of the board (WHY) and composed by tallycore.why."""
     current = board.view if board.view is not None else board.rebuild()
     game = current.game
-    if game is None or game.n <= start:
+    if game is None or game.n <= start or not reasons.explains(game):
         return
     names = names_of(board, current.players)
     click.echo(f"why (hand {reasons.hand_of_event(game, game.n - 1)}):")

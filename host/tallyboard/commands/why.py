@@ -13,6 +13,7 @@ from ..common.errors import TallyboardError
 
 from ..scorebook import records
 from ..scorebook import why as reasons
+from tallycore import why as core_why
 from .connect import board_options, connected, event_words
 from .reporting import reports_errors
 
@@ -42,6 +43,10 @@ def why_cmd(hand: int | None, record: str | None, port: str | None, use_emulator
 
 def hand_words(game: Any, hand: int | None, names: list[str], board: Board | None = None) -> list[str]:
     """"hand 3:" and its reason's lines, indented; from the board's WHY when a board is given."""
+    try:
+        core_why.reasons(game)
+    except ValueError as exc:
+        raise TallyboardError(f"{exc}: tallyboard sheet gives its scores") from None
     groups = reasons.hand_events(game)
     if not groups:
         raise TallyboardError(f"{game.name()}: nothing is scored yet; why explains a hand once one is entered")

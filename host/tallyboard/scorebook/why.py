@@ -9,6 +9,15 @@ from typing import Any
 from tallycore import why as core_why
 
 
+def explains(game: Any) -> bool:
+    """Whether the game's rules explain their scores (they have a reason table)."""
+    try:
+        core_why.reasons(game)
+    except ValueError:
+        return False
+    return True
+
+
 def event_lines(game: Any, index: int, names: list[str]) -> list[str]:
     """The reason of event index (0-based) of the game's log, line by line."""
     parts = core_why.Parts()
@@ -68,5 +77,9 @@ def sheet_lines(loaded: Any) -> list[list[str]]:
     """Each hand's reason, hand by hand as the sheet numbers them (the hand in
     progress last, if one is), for a record applied to the core (LoadedGame)."""
     game = loaded.game
+    try:
+        core_why.reasons(game)
+    except ValueError as exc:   # rules that do not explain their scores yet: each hand says so
+        return [[str(exc)] for _ in hand_events(game)]
     return [[line for index in events for line in event_lines(game, index, loaded.players)]
             for events in hand_events(game)]

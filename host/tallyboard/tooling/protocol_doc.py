@@ -197,7 +197,10 @@ def _in_progress(rules: Any) -> tuple[str, str]:
 
 def _reasons(module_name: str) -> list[dict[str, Any]]:
     """A rules module's reason table (tallycore/reasons/<module>.py, WHY's why codes index it)."""
-    table = importlib.import_module("tallycore.reasons." + module_name).REASONS
+    try:
+        table = importlib.import_module("tallycore.reasons." + module_name).REASONS
+    except ImportError:   # rules that do not explain their scores yet: WHY answers RULE
+        return []
     return [{"code": code, "clause": _text(clause), "words": _text(words)}
             for code, (clause, words) in enumerate(table)]
 
@@ -372,8 +375,9 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
         out.append("SCORE while a hand is in progress: %s.\n" % _in_progress(core_games.load(game["index"]))[1])
         out.append("NEW's options: %s.\n" % "; ".join(
             "`%s` %s: %s" % (f["name"], _bit_span(f), f["meaning"]) for f in game["option_fields"]))
-        out.append("WHY's reasons (code, clause, words): %s.\n" % "; ".join(
-            "`%d` %s %s" % (r["code"], r["clause"], r["words"]) for r in game["reasons"]))
+        out.append("WHY's reasons (code, clause, words): %s.\n" % ("; ".join(
+            "`%d` %s %s" % (r["code"], r["clause"], r["words"]) for r in game["reasons"])
+            or "none yet (its rules do not explain their scores: `WHY` answers `RULE`)"))
         out.append("| Form | Test | Field | Bits | Range | Index | Meaning |")
         out.append("|---|---|---|---|---|---|---|")
         for form in game["event_forms"]:
