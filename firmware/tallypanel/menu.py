@@ -149,12 +149,16 @@ class WhyScreen:
     """The why screen: the knob turned outside a hand entry shows on the OLED
     why the last hand scored what it did (tallycore.why, in the rules'
     words: tallypanel.whyview composes and draws it); turning goes back
-    (left) and on (right) through the hands; a push, a hold, undo or a seat
-    leaves it. hand: the hand shown (1-based, as the sheet numbers it)."""
+    (left) and on (right) through the hands; a push shows the next page of
+    a reason longer than the screen, and on its last page leaves; a hold,
+    undo or a seat leaves it. hand: the hand shown (1-based, as the sheet
+    numbers it); page: its page shown, of pages (whyview counts them)."""
 
     def __init__(self):
         self.active = False
         self.hand = 0
+        self.page = 0
+        self.pages = 1
         self.shown = 0    # the hand whose words whyview last composed (0: none)
         self.n = 0        # and the events applied then: a change under the screen composes again
 
@@ -227,6 +231,9 @@ class BoardInput:
                     hand = why.hand + value
                     last = hands_so_far(game)
                     why.hand = 1 if hand < 1 else last if hand > last else hand
+                    why.page = 0
+                elif kind == PUSH and why.page + 1 < why.pages:
+                    why.page += 1
                 else:
                     why.active = False   # any other control leaves the why screen, and does only that
                 return
@@ -277,6 +284,7 @@ class BoardInput:
                     raise ValueError("why: nothing is scored yet")
                 why.active = True
                 why.hand = hands_so_far(game)
+                why.page = 0
         except ValueError as exc:
             self.note = str(exc)
             self.noted += 1

@@ -82,26 +82,51 @@ def _screen():
     return view, g, board_input
 
 
+def _rows(view):
+    return [_row(view, r) for r in range(1, 10)]
+
+
+# Hand 1: Ann bid 3H and her side took 9 = 6 + 3: made; she and her partner Cy score
+# 60 + 10 * 3 = 90 (SK7), Bob and Hal 10 for each of the 13 - 9 = 4 tricks they took: 40.
+# Each line from a new row, wrapped at spaces to the 32 columns, a continued row indented by one.
+HAND_1 = ["Ann and Cy +90: made: the", " purchaser and his partner score", " the bid's value, 60 + 10 a",
+          " level (SK7)", "Bob and Hal +40: an adversary of", " a bid made: 10 for each trick",
+          " the adversaries took (SK7)", "", ""]
+# Hand 2: the misdeal before it scores nothing (SK3); Cy bid 2NT, Bob doubled, Cy's side took 7 of the
+# 6 + 2 = 8 needed: Bob and his partner Hal score 2 * (60 + 10 * 2) = 160 (SK9), Cy nothing, his partner
+# Ann 10 for each of the 7 tricks their side took: 70. Twelve rows: a page of nine, then three.
+HAND_2 = ["everyone 0: a misdeal: dealt", " again by the same dealer, it", " scores nothing (SK3)",
+          "Bob and Hal +160: doubled, the", " purchaser failed: the doubler's", " side gets twice the bid (SK9)",
+          "Cy 0: doubled, the purchaser", " failed: he scores nothing (SK9)", "Ann +70: partner of the loser:"]
+HAND_2_PAGE_2 = [" 10 for each trick the loser's", " side took (SK9)", "", "", "", "", "", "", ""]
+
+
 def test_the_knob_turned_outside_an_entry_shows_why_the_last_hand_scored_and_goes_back_through_them():
     _needs_framebuf()
     view, g, board_input = _screen()
     sheet_layout = view.sheet.layout
     board_input.handle(menu.TURN, 1)          # outside an entry: the why screen, the last hand
     view.refresh(g, board_input)
-    assert _row(view, 0) == "WHY HAND 2 OF 2"
-    assert _row(view, 1) != ""                # its reason under the heading
-    board_input.handle(menu.TURN, -1)         # back one hand
+    assert _row(view, 0) == "WHY HAND 2 OF 2 1/2"
+    assert _rows(view) == HAND_2
+    board_input.handle(menu.PUSH)             # the rest of a reason longer than the screen
+    view.refresh(g, board_input)
+    assert _row(view, 0) == "WHY HAND 2 OF 2 2/2"
+    assert _rows(view) == HAND_2_PAGE_2
+    board_input.handle(menu.TURN, -1)         # back one hand, from its first page
     view.refresh(g, board_input)
     assert _row(view, 0) == "WHY HAND 1 OF 2"
+    assert _rows(view) == HAND_1
     board_input.handle(menu.TURN, -1)         # no hand before the first: it stays
     view.refresh(g, board_input)
     assert _row(view, 0) == "WHY HAND 1 OF 2"
     board_input.handle(menu.TURN, 5)          # nor after the last
     view.refresh(g, board_input)
-    assert _row(view, 0) == "WHY HAND 2 OF 2"
-    board_input.handle(menu.PUSH)             # any other control leaves it, and does only that
+    assert _row(view, 0) == "WHY HAND 2 OF 2 1/2"
+    board_input.handle(menu.PUSH)
+    board_input.handle(menu.PUSH)             # on the last page a push leaves, and does only that
     view.refresh(g, board_input)
-    assert view.sheet.layout == sheet_layout and not board_input.entry.active
+    assert view.sheet.layout == sheet_layout and not board_input.why.active and not board_input.entry.active
 
 
 def test_the_why_screen_is_refused_before_anything_is_scored():
@@ -128,4 +153,4 @@ def test_a_redraw_of_the_hand_shown_allocates_nothing():
         view.refresh_sheet(g, board_input)
     finally:
         micropython.heap_unlock()
-    assert _row(view, 0) == "WHY HAND 2 OF 2"
+    assert _row(view, 0) == "WHY HAND 2 OF 2 1/2" and _rows(view) == HAND_2
