@@ -24,6 +24,10 @@ from tallypanel.screen import ENTRY
 
 from tallycore import ticks_diff, ticks_ms
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 RETRY_MS = 2000    # how often a silent OLED is asked again
 _NAMES = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8")   # the players' names without a config
 
@@ -44,7 +48,7 @@ class View:
         self.oled_down = False   # the OLED stopped answering; asked again RETRY_MS after tried_at
         self.tried_at = ticks_ms()
         self._problem = None     # what to tell the host (a NOTE) once, or None
-        self._whyview = None     # tallypanel.whyview, once the why screen was first opened
+        self._whyview = None     # type: Any  # tallypanel.whyview, once the why screen was first opened
         if config is not None:
             self.leds.configure(config)
         if oled is not None:
@@ -159,12 +163,11 @@ class View:
     def _why(self, game, why):
         """The why screen (tallypanel.whyview, loaded when it is first opened); False when
         there is nothing to explain and the screen was left."""
-        whyview = self._whyview
-        if whyview is None:
+        if self._whyview is None:
             from tallypanel import whyview
             self._whyview = whyview
         config = self.config
-        return whyview.draw(self.sheet, game, why, config.names if config is not None else _NAMES)
+        return self._whyview.draw(self.sheet, game, why, config.names if config is not None else _NAMES)
 
     def refresh_sheet(self, game, board_input=None):
         """The OLED sheet alone: the rows that changed."""
