@@ -54,7 +54,11 @@ def test_moosehead_hand_of_plays_and_the_live_sheet(port, tmp_path):
     assert run("new", "moosehead", *NAMES, "-o", "first_dealer=3", "--discard", "-p", port).exit_code == 0
     out = run("enter", json.dumps(record["hands"][0]), "-p", port)
     # pegging 1 5 7 3 and fifteens 0 2 4 0: 1, 5 + 2, 7 + 4, 3 (tests/mp/test_games_moosehead.py)
-    assert out.stdout == "moosehead: Ann 1  Bob 7  Cy 11  Dee 3  (1 hand)\n", out.stderr
+    assert out.stdout.split("why (", 1)[0] == "moosehead: Ann 1  Bob 7  Cy 11  Dee 3  (1 hand)\n", out.stderr
+    # then why, event by event (the board's WHY): Cy's 5 made the count 15 after Bob's 10 (MH3); the
+    # fifteens of the hand: Cy 2 * 2 = 4 (MH5)
+    assert "  Cy +2: brought the running count to 15: 2 (MH3)\n" in out.stdout
+    assert out.stdout.endswith("  Cy +4: 2 for each combination of his five cards that adds up to 15 (MH5)\n")
     path = tmp_path / "moosehead.json"
     record["players"] = ["Ann", "Bob", "Cy", "Dee"]
     path.write_text(json.dumps(record))
