@@ -279,6 +279,7 @@ class App:
             replies.change(self, seq)
 
     # --- dispatch -----------------------------------------------------------------
+    # size: one branch per runtime verb of protocol.VERBS, the changes first: a table of calls costs heap
     def _dispatch(self, req, seq):
         verb = req.verb
         v = req.values
@@ -319,7 +320,8 @@ class App:
         elif verb == protocol.V_ENTRY:
             replies.entry(self, seq)
         elif verb == protocol.V_WHY:
-            replies.why(self, seq, v[0] if req.nargs else 0, v[1] if req.nargs > 1 else 0)
+            from tallyrun import whyreply   # loaded when first asked
+            whyreply.why(self, seq, v[0] if req.nargs else 0, v[1] if req.nargs > 1 else 0)
         else:
             after_boot()
             configuring.serve(self, seq, req)

@@ -99,7 +99,7 @@ FIELDS = (
                     "particular, as a misdeal's), - when none"),
     ("pts", "list", "each part's points (0 where the rule scores nothing, negative where it takes), - when none"),
     ("why", "list", "each part's reason: an index into the game's reason table (protocol.json's games' reasons: "
-                    "its clause of docs/rules.md and its words), - when none"),
+                    "its clause of the rule book and its words), - when none"),
     ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )

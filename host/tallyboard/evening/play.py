@@ -84,7 +84,7 @@ def round_play(store: EveningDatabase, event: Evening, round: int, names: list[s
         if hands is not None:
             seated = [names[p] for p in seats]
             doc = standings.table_sheet(seated, hands, length, f"round {round} table {t}")
-            why = standings.table_why(seated, hands, length)
+            why = standings.table_why(hands, length)
         play.tables.append(standings.TablePlay(t, list(seats), doc, t in info["ended_early"], why))
     return play
 
@@ -137,7 +137,8 @@ def _snapshot(store: EveningDatabase, event: Evening) -> dict[str, Any]:
         for i, row in enumerate(t.sheet["hands"] if t.sheet else []):
             hands.append({"hand": row["hand"], "dealer": t.seats[row["dealer"]],
                           "seats": [t.seats[p] for p in row["seats"]], "scores": row["scores"],
-                          "why": t.why[i] if i < len(t.why) else []})
+                          "why": standings.why_words(t.why[i], [names[p] for p in t.seats]) if i < len(t.why)
+                          else []})
         corrected, whole = store.corrections(event, event.round, t.table)
         tables.append({"table": t.table, "round": event.round, "board": board.get("port"),
                        "status": board.get("status"), "link": links.get(t.table), "seats": t.seats, "names": [names[p] for p in t.seats],

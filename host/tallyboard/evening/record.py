@@ -151,7 +151,7 @@ def _round_play(r: int, tables: Any, seating: list[list[int]], names: list[str],
                        f"{len(seating)} table{'s' if len(seating) > 1 else ''} is {length} hands "
                        "(or list it in ended_early)")
         play.tables.append(standings.TablePlay(t, list(seats), doc_sheet, early_here,
-                                               standings.table_why([names[p] for p in seats], table_hands, length)))
+                                               standings.table_why(table_hands, length)))
     return play
 
 

@@ -247,7 +247,8 @@ def _sheet(n: int, night: season_mod.Night, names: list[str], r: int, t: Any) ->
         notes.append("corrected by the director (the log below)")
     players = ", ".join(f"seat {s}: {_person(n, night, names, p)}" for s, p in enumerate(t.seats))
     return "\n".join([f"<section class=\"table\" id=\"r{r}t{t.table}\">", f"<h3>Round {r}, table {t.table}</h3>",
-                      f"<p>{players}</p>", _table(head, rows, names=-1, extra=[total], why=t.why),
+                      f"<p>{players}</p>", _table(head, rows, names=-1, extra=[total],
+                                                  why=[standings.why_words(w, seated) for w in t.why]),
                       (f"<p>Won by {won}." if won else "<p>No hand played.")
                       + "".join(f" This game was {x}." for x in notes) + "</p>",
                       "</section>"])
@@ -258,7 +259,8 @@ def _hands(t: Any, seated: list[str], seat: int) -> str:
     hands = t.sheet["hands"]
     facts = [(k, words) for k, words in _FACTS if any(k in h for h in hands)]
     rows = [_hand_row(h, facts, seated) + [str(h["scores"][seat])] for h in hands]
-    return _table(["Hand", "Dealer"] + [words for _, words in facts] + ["Score"], rows, names=-1, why=t.why)
+    return _table(["Hand", "Dealer"] + [words for _, words in facts] + ["Score"], rows, names=-1,
+                  why=[standings.why_words(w, seated) for w in t.why])
 
 
 def _card(parsed: season_mod.Parsed, n: int, night: season_mod.Night, p: int) -> str:
