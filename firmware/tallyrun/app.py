@@ -321,7 +321,10 @@ class App:
             replies.entry(self, seq)
         elif verb == protocol.V_WHY:
             from tallyrun import whyreply   # loaded when first asked
-            whyreply.why(self, seq, v[0] if req.nargs else 0, v[1] if req.nargs > 1 else 0)
+            at = v[1] if req.nargs > 1 else 0
+            parts = whyreply.why(self, seq, v[0] if req.nargs else 0, at)
+            if parts is not None:
+                replies.read(self, seq, protocol.V_WHY, parts, at)
         else:
             after_boot()
             configuring.serve(self, seq, req)

@@ -1,24 +1,26 @@
 # The reply to WHY (docs/protocol.md): why an event of the log scored what it
 # did, its parts from tallycore.why. Loaded by the first WHY, with
 # tallycore.why: a board never asked holds neither on its heap. Its fields
-# are written through tallyrun.replies.fields, as every reply's.
+# are written through tallyrun.replies.fields, as every reply's (the app
+# sends the reply of the parts why() explained).
 from tallycore.game import HELD_APPLY
-from tallyrun import protocol, replies
+from tallyrun import protocol
 
 
 def why(app, seq, n, at):
     """WHY [n] [at]: the parts event n (1-based; default the last applied, or
     the change held for its confirmation) scored and the codes of their
-    reasons, from part at on (tallycore.why, imported on the first WHY: the
-    board's heap holds it only once asked)."""
+    reasons (tallycore.why, imported on the first WHY: the board's heap holds
+    it only once asked), for the reply from part at on; None when an error
+    was answered instead."""
     game = app.game
     if game.rules is None:
         app.error(seq, protocol.E_RULE, b"no game in progress; start one with NEW")
-        return
+        return None
     most = game.n + 1 if game.held == HELD_APPLY else game.n
     if most == 0:
         app.error(seq, protocol.E_RULE, b"nothing scored yet: WHY explains an event once one is applied")
-        return
+        return None
     if n == 0:
         n = most
     if n > most:
@@ -28,7 +30,7 @@ def why(app, seq, n, at):
         w.text(b" (the events applied, as STATE's n says)" if most == game.n else
                b" (the events applied and the change held, as STATE says)")
         app.send_reply()
-        return
+        return None
     from tallycore import why as core_why
     parts = app.why_parts
     if parts is None:
@@ -37,15 +39,15 @@ def why(app, seq, n, at):
         core_why.explain(game, n - 1, parts)
     except ValueError as exc:
         app.error(seq, protocol.E_RULE, str(exc))
-        return
+        return None
     if at and at >= parts.count:
         w = app.writer
         w.error(seq, protocol.E_RANGE, b"at: must be 0 to ")
         w.number(parts.count - 1 if parts.count else 0)
         w.text(b" (the event's parts less one)")
         app.send_reply()
-        return
-    replies.read(app, seq, protocol.V_WHY, parts, at)
+        return None
+    return parts
 
 
 def field(w, name, parts, at):

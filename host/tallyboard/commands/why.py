@@ -1,5 +1,5 @@
 """`tallyboard why [HAND]`: why a hand scored what it did, in the words of
-the rules that scored it (docs/rules.md's clauses), for the game on the
+the rules that scored it (the rule book's clauses), for the game on the
 board (its WHY verb gives the parts, the same tallycore.why composes them)
 or in a record (--record FILE)."""
 from __future__ import annotations
@@ -26,7 +26,7 @@ from .reporting import reports_errors
 @reports_errors
 def why_cmd(hand: int | None, record: str | None, port: str | None, use_emulator: bool, timeout: float) -> None:
     """Say why HAND (as the sheet numbers it; default the last) scored what it
-    did: each part a player got and the rule (docs/rules.md's clause) that
+    did: each part a player got and the rule (its clause of the rule book) that
     gave it, from the rules that scored it."""
     if record is not None:
         from ..common import files

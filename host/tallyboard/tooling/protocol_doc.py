@@ -235,7 +235,7 @@ def spec() -> dict[str, Any]:
                 "closes_hand": bool(form[5]),
                 "fields": [_bits(f) for f in form[3]],
             } for form in rules.EVENT_FORMS],
-            # WHY's why codes: the index of each row (its clause of docs/rules.md and its words)
+            # WHY's why codes: the index of each row (its clause of the rule book and its words)
             "reasons": _reasons(row[3]),
         })
     return {
