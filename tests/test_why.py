@@ -5,14 +5,16 @@ clause a reason cites is an anchor of docs/rules.md; then each game's
 branches worked out by hand from its clauses."""
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from tallycore import game as core_game
 from tallycore import games as core_games
-from tallycore import cards, moosehead, roquet, skicket, why
+from tallycore import bishops_whist, cards, moosehead, roquet, skicket, why
 from tallyboard import games as profiles
 from tallyboard.scorebook import records
 from tallyboard.tooling import simulate
@@ -25,7 +27,7 @@ RECORDS = sorted((ROOT / "host" / "tallyboard" / "data").glob("*.json"))
 # The games whose rules give no reasons yet (issue 34): each leaves this table
 # when its rules module takes `why` and tallycore/reasons/<module>.py is in.
 NO_REASONS_YET = {
-    "bishops_whist", "rummy", "parquet", "coronado", "foozle", "jaimy", "hoodoo", "numero",
+    "rummy", "parquet", "coronado", "foozle", "jaimy", "hoodoo", "numero",
     "sachem", "quatro", "doolittle", "despised_nines", "ups_and_downs",
 }
 EXPLAINED = [row[0] for row in core_games.GAMES if row[0] not in NO_REASONS_YET]
@@ -46,6 +48,21 @@ def test_the_table_of_games_without_reasons_is_the_truth():
         assert explains(name) == (name not in NO_REASONS_YET), name
 
 
+def test_a_reason_table_is_words_only_and_named_after_a_rules_module():
+    # its words load only when a reason is composed: a table imports nothing, so nothing more loads with it
+    modules = {row[3] for row in core_games.GAMES}
+    for path in sorted((ROOT / "firmware" / "tallycore" / "reasons").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))], path.name
+        assert path.stem == "__init__" or path.stem in modules, path.name
+
+
+@pytest.mark.parametrize("name", EXPLAINED)
+def test_a_rules_modules_own_everyone_is_whys(name):
+    # a rules module keeps EVERYONE as a const of its own (folded on the board, no import of why)
+    assert getattr(core_games.by_name(name), "_EVERYONE", why.EVERYONE) == why.EVERYONE
+
+
 @pytest.mark.parametrize("name", EXPLAINED)
 def test_every_clause_a_reason_cites_is_an_anchor_of_the_rules(name):
     for clause, words in why.reasons(name):
@@ -63,9 +80,20 @@ def moosehead_candidate(rng, g):
     return moosehead.pack_play(rng.randrange(g.players), cards.card(rng.randint(1, 13), rng.randint(0, 4)))
 
 
+def bishops_candidate(rng, g):
+    """A Bishops Whist hand, legal or not: penalties now and then, a misdeal now and then."""
+    if rng.random() < 0.05:
+        return bishops_whist.MISDEAL
+    tricks = rng.randint(0, 13)
+    bishops = rng.randint(0, 4)
+    penalties = lambda: rng.choice((0, 0, 0, 0, 0, 1, 1, 2))  # noqa: E731
+    return bishops_whist.pack_hand((tricks, 13 - tricks), (bishops, 4 - bishops), rng.random() < 0.3,
+                                   (penalties(), penalties()), (penalties(), penalties()))
+
+
 # The random games of a game the simulation does not play (its profile has no
 # candidate): (rng, game) -> an event, legal or not; players drawn from the game's range.
-FUZZ = {"moosehead": moosehead_candidate}
+FUZZ = {"moosehead": moosehead_candidate, "bishops_whist": bishops_candidate}
 
 
 def recorded_games(name: str) -> list[core_game.Game]:
@@ -123,19 +151,27 @@ def test_the_parts_add_up_to_every_change_of_every_recorded_and_simulated_game(n
     assert codes == set(range(len(why.reasons(name)))), sorted(set(range(len(why.reasons(name)))) - codes)
 
 
-def test_a_game_without_reasons_is_refused_by_name():
+def test_a_game_without_reasons_is_refused_by_name(monkeypatch):
+    # Skicket's table taken away (None in sys.modules: its import fails), as a game without one
+    monkeypatch.setitem(sys.modules, "tallycore.reasons.skicket", None)
     g = core_game.Game()
-    g.new("foozle", 2)
-    g.apply(g.rules.pack_hand(0, 1, 1))
-    with pytest.raises(ValueError, match="why: foozle does not explain its scores yet"):
+    g.new("skicket", 4)
+    g.apply(skicket.MISDEAL)
+    with pytest.raises(ValueError, match="why: skicket does not explain its scores yet; the rule book says how"):
         why.explain(g, 0, why.Parts())
 
 
 def test_an_index_without_an_event_is_refused():
     g = core_game.Game()
     g.new("skicket", 4)
-    with pytest.raises(ValueError, match="why: no change 1; the game has 0"):
+    with pytest.raises(ValueError, match="why: nothing is scored yet; enter a hand first"):
         why.explain(g, 0, why.Parts())
+    g.apply(skicket.MISDEAL)
+    g.apply(skicket.MISDEAL)
+    with pytest.raises(ValueError, match="why: no change 3; ask for one of 1 to 2"):
+        why.explain(g, 2, why.Parts())
+    with pytest.raises(ValueError, match="why: no change 0; ask for one of 1 to 2"):
+        why.explain(g, -1, why.Parts())
 
 
 # ---------------------------------------------------------------- Skicket, by hand (docs/rules.md SK)
@@ -415,3 +451,96 @@ def test_moosehead_fifty_at_the_end_of_a_hand_ends_the_game():
         "Ann 0: 50 reached at the end of a hand: the game is over, the highest total wins (MH6)",
         "the game is over (G4): Ann wins (G5)",
     ]
+
+
+# ---------------------------------------------------------------- Bishops Whist, by hand (docs/rules.md BW)
+# Ann 0 and Cy 2 against Bob 1 and Dee 3 (BW1); Ann deals first, then Bob, Cy, Dee (BW3).
+BW_NAMES = ["Ann", "Bob", "Cy", "Dee"]
+A_TRICKS = "Ann and Cy +%d: the side scores 1 for each trick over six (BW4)"
+B_TRICKS = "Bob and Dee %s: the side scores 1 for each trick over six (BW4)"
+A_BISHOPS = "Ann and Cy +%d: 2 for each bishop among the side's tricks (BW4)"
+B_BISHOPS = "Bob and Dee +%d: 2 for each bishop among the side's tricks (BW4)"
+# the same points under the same clause are one line, both sides' players joined
+ALL_BISHOPS = "Ann, Cy, Bob and Dee +%d: 2 for each bishop among the side's tricks (BW4)"
+
+
+def bw(tricks_a, bishops_a, turned=False, exposed=(0, 0), revokes=(0, 0)):
+    return bishops_whist.pack_hand((tricks_a, 13 - tricks_a), (bishops_a, 4 - bishops_a), turned, exposed, revokes)
+
+
+def bw_lines(*events):
+    g = core_game.Game()
+    g.new("bishops_whist", 4)
+    for event in events:
+        g.apply(event)
+    return why.lines(g, why.explain(g, g.n - 1, why.Parts()), BW_NAMES)
+
+
+# Ann deals: A 12 tricks, 4 bishops, a bishop turned: 6 + 8 + 1 = 15; B 1 trick: 0.
+# Bob deals: B 13, 4 bishops, turned: 7 + 8 + 1 = 16. Cy deals: A 7, 2 bishops, turned:
+# 1 + 4 + 1 = 6 (21); B 6, 2: 4 (20). Dee deals next: A 21, B 20.
+THREE_HANDS = [bw(12, 4, turned=True), bw(0, 0, turned=True), bw(7, 2, turned=True)]
+
+
+def test_bishops_whist_tricks_bishops_and_the_turned_bishop():
+    # Ann deals: A 8 tricks, 3 bishops and the bishop turned: 2 + 6 + 1 = 9; B 5 tricks, 1 bishop: 0 + 2.
+    assert bw_lines(bw(8, 3, turned=True)) == [
+        A_TRICKS % 2, A_BISHOPS % 6,
+        "Ann and Cy +1: a bishop turned as the trump card: 1 to the dealer's side (BW4)",
+        B_TRICKS % "0", B_BISHOPS % 2,
+    ]
+
+
+def test_bishops_whist_penalties():
+    # A 7 tricks, 2 bishops, one exposed card: 1 + 4 - 2 = 3; B 6 tricks, 2 bishops, one revoke: 0 + 4 - 4 = 0.
+    assert bw_lines(bw(7, 2, exposed=(1, 0), revokes=(0, 1))) == [
+        A_TRICKS % 1, ALL_BISHOPS % 4, "Ann and Cy -2: an exposed card costs the side 2, each time (BW5)",
+        B_TRICKS % "0", "Bob and Dee -4: a revoke costs the side 4, each time (BW5)",
+    ]
+
+
+def test_bishops_whist_misdeal_scores_nothing():
+    assert bw_lines(bishops_whist.MISDEAL) == [
+        "everyone 0: a misdeal: it scores nothing, and the deal passes to the left (BW3)"]
+
+
+def test_bishops_whist_both_past_25_the_higher_side_wins():
+    # Dee deals: A 7 tricks, 2 bishops: 1 + 4 = 5, 26; B 6, 2 bishops, turned: 0 + 4 + 1 = 5, 25.
+    # Both at 25 or more: the higher, Ann and Cy, win (BW6).
+    assert bw_lines(*THREE_HANDS, bw(7, 2, turned=True)) == [
+        A_TRICKS % 1, ALL_BISHOPS % 4, B_TRICKS % "0",
+        "Bob and Dee +1: a bishop turned as the trump card: 1 to the dealer's side (BW4)",
+        "Ann and Cy 0: 25 or more at the end of the hand, the higher total: the side wins (BW6)",
+        "the game is over (G4): Ann and Cy win (G5)",
+    ]
+
+
+def test_bishops_whist_a_side_that_revoked_cannot_win_on_that_hand():
+    # Dee deals: A 9 tricks, 3 bishops, a revoke: 3 + 6 - 4 = 5, 26; B 4 tricks, 1 bishop,
+    # turned: 0 + 2 + 1 = 3, 23. A is past 25 but revoked: the game goes on (BW5, BW6).
+    assert bw_lines(*THREE_HANDS, bw(9, 3, turned=True, revokes=(1, 0))) == [
+        A_TRICKS % 3, A_BISHOPS % 6, "Ann and Cy -4: a revoke costs the side 4, each time (BW5)",
+        B_TRICKS % "0", B_BISHOPS % 2,
+        "Bob and Dee +1: a bishop turned as the trump card: 1 to the dealer's side (BW4)",
+        "Ann and Cy 0: 25 or more, but the side revoked in this hand: it cannot win on it (BW5)",
+    ]
+
+
+def test_bishops_whist_equal_totals_past_25_play_another_hand():
+    # Dee deals: A 6 tricks, 2 bishops: 0 + 4, 25; B 7 tricks, 2 bishops: 1 + 4, 25: equal (BW6).
+    assert bw_lines(*THREE_HANDS, bw(6, 2)) == [
+        "Ann and Cy 0: the side scores 1 for each trick over six (BW4)", ALL_BISHOPS % 4,
+        B_TRICKS % "+1",
+        "Ann, Cy, Bob and Dee 0: both sides can win on equal totals: another hand is played (BW6)",
+    ]
+
+
+def test_parts_past_their_room_are_refused_not_dropped():
+    parts = why.Parts()
+    for _ in range(why.MAX_PARTS):
+        parts.add(0, 1, 0)
+    with pytest.raises(ValueError, match="why: more than 32 parts in one event"):
+        parts.add(0, 1, 0)
+    assert parts.count == 32 and parts.of(0) == 32
+    parts.clear()
+    assert parts.count == 0 and parts.of(0) == 0

@@ -123,19 +123,53 @@ def dealer_of_deal(first_dealer, deal):
     return (first_dealer + deal) & 3
 
 
-def score_side(event, side, dealer):
-    """Points of one side for one hand (docs/rules.md BW4, BW5)."""
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/bishops_whist.py, which holds each one's clause and words.
+_EVERYONE = const(255)      # tallycore.why.EVERYONE
+_R_MISDEAL = const(0)
+_R_TRICKS = const(1)
+_R_BISHOPS = const(2)
+_R_TURNED = const(3)
+_R_EXPOSED = const(4)
+_R_REVOKES = const(5)
+_R_BARRED = const(6)
+_R_GAME = const(7)
+_R_EQUAL = const(8)
+
+
+def _both(why, side, value, code):
+    """A part for each partner: a side's points show on both (docs/rules.md BW1)."""
+    why.add(side, value, code)
+    why.add(side + 2, value, code)
+
+
+def score_side(event, side, dealer, why=None):
+    """Points of one side for one hand (docs/rules.md BW4, BW5); why: a
+    tallycore.why.Parts to give each part's reason to, or None."""
     if event == MISDEAL:
         return 0  # a misdeal scores nothing; the turned-bishop point is lost
     tricks = tricks_of(event, side)
     value = 0
     if tricks > _BOOK:
         value = TRICK_POINTS * (tricks - _BOOK)   # 1 per trick over six
-    value += _BISHOP_POINTS * bishops_of(event, side)
+    if why is not None:
+        _both(why, side, value, _R_TRICKS)
+    part = _BISHOP_POINTS * bishops_of(event, side)
+    value += part
+    if why is not None and part:
+        _both(why, side, part, _R_BISHOPS)
     if turned_of(event) and dealer & 1 == side:
         value += _TURNED_POINTS                   # bishop cut the dealer
-    value -= _EXPOSED_POINTS * exposed_of(event, side)
-    value -= _REVOKE_POINTS * revokes_of(event, side)
+        if why is not None:
+            _both(why, side, _TURNED_POINTS, _R_TURNED)
+    part = _EXPOSED_POINTS * exposed_of(event, side)
+    value -= part
+    if why is not None and part:
+        _both(why, side, -part, _R_EXPOSED)
+    part = _REVOKE_POINTS * revokes_of(event, side)
+    value -= part
+    if why is not None and part:
+        _both(why, side, -part, _R_REVOKES)
     return value
 
 
@@ -174,15 +208,18 @@ def check(state, players, event):
             raise ValueError("bishops: side %d won no tricks, so no bishops" % side)
 
 
-def apply(state, players, event):
+def apply(state, players, event, why=None):
     deal = points.get_u16(state, _DEALS)
     points.put_u16(state, _DEALS, deal + 1)
     if event == MISDEAL:
+        # docs/rules.md BW3: scores nothing; the deal passes to the left
+        if why is not None:
+            why.add(_EVERYONE, 0, _R_MISDEAL)
         return
     dealer_player = (state[_OPTIONS] + deal) & 3
     barred = 0
     for side in range(2):
-        value = score_side(event, side, dealer_player)
+        value = score_side(event, side, dealer_player, why)
         points.add(state, side, value)
         points.add(state, side + 2, value)
         if revokes_of(event, side):
@@ -195,6 +232,8 @@ def apply(state, players, event):
     for side in range(2):
         value = points.total(state, side)
         if barred & _SIDE_MASK[side] or value < TARGET:
+            if why is not None and value >= TARGET:
+                _both(why, side, 0, _R_BARRED)
             continue
         if mask == 0 or value > mark:
             mark = value
@@ -204,6 +243,15 @@ def apply(state, players, event):
     if mask and mask != 0xF:
         state[points.FLAGS] |= points.OVER
         state[points.WON] = mask
+    if why is not None and mask:
+        for side in range(2):
+            if mask & _SIDE_MASK[side]:
+                _both(why, side, 0, _R_EQUAL if mask == 0xF else _R_GAME)
+
+
+def in_sides(state):
+    """docs/rules.md BW1: the players play in two sides (tallycore.why's words for the winners)."""
+    return True
 
 
 def total(state, players, player):

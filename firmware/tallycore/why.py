@@ -18,12 +18,13 @@
 # be EVERYONE (a misdeal or an event that scores nobody anything: 0 points).
 # When the event ends the game, parts.ended is set and parts.winners holds
 # the rules' winners() (docs/rules.md G4, G5): lines() says so in a line of
-# its own.
+# its own, several winners as a tie unless the rules' in_sides(state) (where
+# a rules module has it) says the players play in sides.
 import sys
 
 from tallycore import const
 
-MAX_PARTS = const(24)     # Moosehead's eight players with a call, a go and fifteens each
+MAX_PARTS = const(32)     # Bishops Whist gives up to 24 (each side's five parts on both partners, the end on all four)
 EVERYONE = const(255)     # a part of nobody's in particular: every player gets its 0 points
 _MICRO = sys.implementation.name == "micropython"
 
@@ -76,7 +77,7 @@ def reasons(game):
     try:
         __import__(dotted)
     except ImportError:
-        raise ValueError("why: %s does not explain its scores yet" % row[0])
+        raise ValueError("why: %s does not explain its scores yet; the rule book says how it scores" % row[0])
     return sys.modules[dotted].REASONS
 
 
@@ -106,8 +107,10 @@ def explain(game, index, parts):
         event = game.held_event
     elif 0 <= index < game.n:
         event = game.log[index]
+    elif game.n == 0:
+        raise ValueError("why: nothing is scored yet; enter a hand first")
     else:
-        raise ValueError("why: no change %d; the game has %d" % (index + 1, game.n))
+        raise ValueError("why: no change %d; ask for one of 1 to %d" % (index + 1, game.n))
     reasons(game)   # refuses a game without its table before anything is replayed
     release(game)
     state = game.scratch
@@ -161,8 +164,11 @@ def lines(game, parts, names=None):
         out.append("%s %s: %s (%s)" % (_joined(who), shown, words.decode(), clause.decode()))
     if parts.ended:
         best = [_name(names, p) for p in range(game.players) if parts.winners >> p & 1]
+        in_sides = getattr(game.rules, "in_sides", None)
         if len(best) == 1:
             out.append("the game is over (G4): %s wins (G5)" % best[0])
+        elif best and in_sides is not None and in_sides(game.state):
+            out.append("the game is over (G4): %s win (G5)" % _joined(best))   # a side
         elif best:
             out.append("the game is over (G4): %s tie and win (G5)" % _joined(best))
         else:
