@@ -113,9 +113,9 @@ def test_the_most_parts_of_the_longest_numbers_are_listed_page_by_page_each_with
     assert (first["n"], first["won"], first["parts"], first["at"], first["count"]) == (
         "999", "-", str(core_why.MAX_PARTS), "0", "6")
     assert first["pts"] == ",".join(["-9999"] * 6) and first["why"] == ",".join(["99"] * 6)
-    # the last page: from at 20, the four left
-    last = _write(board, parts, 20)
-    assert (last["at"], last["count"], last["who"]) == ("20", "4", "7,7,7,7")
+    # the last page: the four left
+    last = _write(board, parts, core_why.MAX_PARTS - 4)
+    assert (last["at"], last["count"], last["who"]) == (str(core_why.MAX_PARTS - 4), "4", "7,7,7,7")
 
 
 def test_why_pages_through_the_parts_from_at(board):

@@ -46,7 +46,7 @@ def hand_words(game: Any, hand: int | None, names: list[str], board: Board | Non
     try:
         core_why.reasons(game)
     except ValueError as exc:
-        raise TallyboardError(f"{exc}: tallyboard sheet gives its scores") from None
+        raise TallyboardError(str(exc)) from None
     groups = reasons.hand_events(game)
     if not groups:
         raise TallyboardError(f"{game.name()}: nothing is scored yet; why explains a hand once one is entered")
