@@ -69,9 +69,17 @@ def test_why_of_a_skicket_hand_gives_each_player_his_part(board):
     # the purchaser 0, his partner Ann 10 per trick his side took: 10 * 7 = 70
     board.ask("NEW skicket 4")
     board.ask("HAND 2 2NT 1 - 0 7")
+    # the parts in the order the rules score them (the doubler's side, the purchaser, his partner), the
+    # codes their rows of tallycore/reasons/skicket.py: 17 doubled and failed (the doubler's side),
+    # 19 the purchaser who lost, 20 the loser's partner; the example docs/protocol.md gives
+    assert board.ask("WHY") == b"3 OK n=1 won=- parts=4 at=0 count=4 who=1,3,2,0 pts=160,160,0,70 why=17,17,19,20"
     reply = fields(board.ask("WHY"))
     assert (reply["n"], reply["won"]) == ("1", "-")
     assert by_player(reply) == {0: 70, 1: 160, 2: 0, 3: 160}
+    assert reasons.wire_lines(board.app.game, reply, ["Ann", "Bob", "Cy", "Hal"]) == [
+        "Bob and Hal +160: doubled, the purchaser failed: the doubler's side gets twice the bid (SK9)",
+        "Cy 0: doubled, the purchaser failed: he scores nothing (SK9)",
+        "Ann +70: partner of the loser: 10 for each trick the loser's side took (SK9)"]
     assert fields(board.ask("WHY 1")) == reply
     # a misdeal (SK3) scores nothing, and the hand before keeps its reason at its place in the log
     board.ask("MISDEAL")
