@@ -128,3 +128,13 @@ def test_press_says_why_the_hand_it_saved_scored(tmp_path, monkeypatch):
         finally:
             link.close()
             emu_mod.clear_running()
+
+
+def test_hand_says_why_a_hand_held_for_its_confirmation_will_score(port):
+    run("new", "skicket", "--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee", "--confirm",
+        "--discard", "-p", port)
+    out = run("hand", "Ann", "3H", "9", "-p", port)
+    # held (rules.md CF1): nothing counts yet, and the reason is the one it will have (HAND_1, worked above)
+    assert out.endswith("why (hand 1, once accepted):\n" + "".join(f"  {w}\n" for w in HAND_1)), out
+    assert run("why", "-p", port) == ("hand 1 (held: it counts once accepted):\n"
+                                      + "".join(f"  {w}\n" for w in HAND_1))

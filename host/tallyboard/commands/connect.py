@@ -295,13 +295,22 @@ def event_words(game: Any, index: int, names: list[str], board: Board | None = N
 
 
 def print_why(board: Board, start: int) -> None:
-    """The reason of each event the board applied since it had start applied (hand, press, enter):
-    its rules' words, asked of the board (WHY) and composed by tallycore.why."""
+    """The reason of each event the board applied since it had start applied (hand, press, enter),
+    or of the hand it holds for its confirmation: its rules' words, asked of the board (WHY) and
+    composed by tallycore.why."""
     current = board.view if board.view is not None else board.rebuild()
     game = current.game
-    if game is None or game.n <= start or not reasons.explains(game):
+    if game is None or not reasons.explains(game):
         return
     names = names_of(board, current.players)
+    if game.n <= start and game.held == core_game.HELD_APPLY:
+        # WHY's default: the change held; it counts once accepted (rules.md CF1)
+        click.echo(f"why (hand {game.held_hand()}, once accepted):")
+        for line in event_words(game, game.n, names, board):
+            click.echo(f"  {line}")
+        return
+    if game.n <= start:
+        return
     click.echo(f"why (hand {reasons.hand_of_event(game, game.n - 1)}):")
     for index in range(start, game.n):
         for line in event_words(game, index, names, board):

@@ -13,6 +13,7 @@ from ..common.errors import TallyboardError
 
 from ..scorebook import records
 from ..scorebook import why as reasons
+from tallycore import game as core_game
 from tallycore import why as core_why
 from .connect import board_options, connected, event_words
 from .reporting import reports_errors
@@ -48,6 +49,10 @@ def hand_words(game: Any, hand: int | None, names: list[str], board: Board | Non
     except ValueError as exc:
         raise TallyboardError(str(exc)) from None
     groups = reasons.hand_events(game)
+    if game.held == core_game.HELD_APPLY and hand in (None, game.held_hand()):
+        # the hand held for its confirmation (rules.md CF1): what it will score once accepted
+        return ([f"hand {game.held_hand()} (held: it counts once accepted):"]
+                + ["  " + line for line in event_words(game, game.n, names, board)])
     if not groups:
         raise TallyboardError(f"{game.name()}: nothing is scored yet; why explains a hand once one is entered")
     number = len(groups) if hand is None else hand
