@@ -35,7 +35,7 @@ from twin_harness import Twin, add_image_option, bench_main  # noqa: E402
 # (The app itself, the board definition's checks, the loop and the confirmation's code load after BOOT.)
 BOOT_MODULES = ("tallypanel.hw", "tallypanel.wiring", "tallycore.game", "tallycore.games", "tallyrun.protocol",
                 "tallyrun.ring", "tallyrun.journal", "tallyrun.config", "tallyrun.replies", "tallyrun.outgoing", "tallyrun.restore",
-                "tallycore.skicket")
+                "tallycore.layout", "tallycore.skicket")
 
 _TIMER = """
 import time, gc

@@ -5,18 +5,24 @@
 For each number of boards N: an evening of 4N players at N tables (four-hand
 games, rules.md SK19) in a temporary archive, `tallyboard event attach
 --emulators N`, `event start`, and `tallyboard event serve --port 0` (the
-serving process, which reads every board about three times a second). Round 1
-is played one hand after another: each hand sent to the table's board through
-serve's shared port (HAND, as `tallyboard hand` does), then accepted by an
-adversary's seat button on the emulator. Measured:
+serving process: it reads a board the moment the board pushes an event, and
+every board every 2 s). Round 1 is played one hand after another: each hand
+sent to the table's board through serve's shared port (HAND, as `tallyboard
+hand` does), then accepted by an adversary's seat button on the emulator (a
+0.15 s tap). Measured:
 
-  * the page's update latency: from the accepting button going down (the
-    board accepts on the press, before the 0.15 s tap is over) to the
+  * the page's update latency: from the accepting button going down (and from its
+    release, TAP_HOLD_S later, as bench_controls_twin times a seat press) to the
     server-sent event (a raw-socket reader of /events) whose snapshot has the
-    hand in its table's sheet; median and worst over the round's hands;
+    hand in its table's sheet; median and worst over the round's hands. The
+    board counts a short press of a seat button when it is let go (held 0.6 s
+    it is a reject), so the board's own part is the tap's 0.15 s and its
+    input's debounce: measured apart, the press -> the board's pushed event as
+    another client of its shared port hears it, and the board's event -> the
+    page (the host's part);
   * the host's CPU per confirmed hand: the serving process's CPU time
     (/proc/PID/stat, user + system) over the round, divided by the hands;
-    and its CPU per second of the round (most of it is the polling);
+    and its CPU per second of the round;
   * the next round reaching the boards: from the last accept of round 1,
     `tallyboard event next` run at once, to every board's STATE showing the
     next round's game (empty) and its `round` setting 2; and `next`'s own run time.
@@ -46,9 +52,11 @@ sys.path.insert(0, str(ROOT / "firmware"))
 from tallyboard import games
 from tallyboard.boardlink import portshare  # noqa: E402
 from tallyboard.boardlink.client import Board  # noqa: E402
+from tallyboard.boardlink.pushed import PushedEvents  # noqa: E402
 from tallyboard.tooling.emulator import Emulator, running_on  # noqa: E402
 
 SEAT1_PIN = 11        # board/pico-reference.json: seat 1
+TAP_HOLD_S = 0.15     # the accepting tap's hold: the board counts a seat's short press as it is let go
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -120,6 +128,14 @@ class Events:
         self.sock.close()
 
 
+def wait_for(check, what: str, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{what} did not come within {seconds} s")
+        time.sleep(0.001)
+
+
 def board_at_round(board: Board, round: int, club: str) -> bool:
     state = board.state()
     return int(board.cfg_get("round")) == round and state["game"] == club and state["n"] == "0"
@@ -157,18 +173,30 @@ def one_evening(boards: int, home: str) -> dict:
             running = running_on(folder / f"table-{table}")
             tables[table] = (board, Emulator(flash=folder / f"table-{table}", io_dir=Path(running["io"]),
                                              install=False))
-        latencies = []
+        # the boards' pushed events as any client of their hubs hears them: the board's own part of the latency
+        heard: dict[int, list[float]] = {table: [] for table in tables}
+        pushed = PushedEvents(lambda table: heard[table].append(time.monotonic()))
+        for table, port in ports.items():
+            pushed.follow(table, port)
+        latencies, from_release, board_parts, host_parts = [], [], [], []
         cpu_before, wall_before = cpu_seconds(serve.pid), time.monotonic()
         last_accept = 0.0
         for hand in range(1, 5):
             for table, (board, emulator) in sorted(tables.items()):
                 # seat 0 bought 4H and took 10; seat 1 is his adversary in every hand (SK5)
+                held = len(heard[table])
                 board.request("HAND", 0, "4H", None, None, 0, 10)
+                wait_for(lambda: len(heard[table]) > held, f"table {table}'s HELD event")
                 pressed = time.monotonic()     # the board accepts as the button goes down
-                emulator.tap(SEAT1_PIN)
+                emulator.tap(SEAT1_PIN, hold=TAP_HOLD_S)
                 last_accept = time.monotonic()
                 seen = events.first_after(pressed, table, hand)
                 latencies.append(seen - pressed)
+                from_release.append(seen - pressed - TAP_HOLD_S)
+                event_at = min(at for at in heard[table] if at >= pressed)
+                board_parts.append(event_at - pressed)
+                host_parts.append(seen - event_at)
+        pushed.close()
         cpu_round, wall_round = cpu_seconds(serve.pid) - cpu_before, time.monotonic() - wall_before
         # the next round: `event next` at once, then every board polled until it shows round 2
         started = time.monotonic()
@@ -188,6 +216,9 @@ def one_evening(boards: int, home: str) -> dict:
         hands = 4 * boards
         return {"boards": boards, "hands": hands,
                 "latency_median": statistics.median(latencies), "latency_max": max(latencies),
+                "release_median": statistics.median(from_release), "release_max": max(from_release),
+                "board_median": statistics.median(board_parts), "board_max": max(board_parts),
+                "host_median": statistics.median(host_parts), "host_max": max(host_parts),
                 "cpu_per_hand": cpu_round / hands, "cpu_per_second": cpu_round / wall_round,
                 "round_seconds": wall_round, "next_seconds": next_done - started, "next_round_on_boards": every_board,
                 "troubles": troubles}
@@ -209,7 +240,10 @@ def main() -> None:
     args = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory(prefix="bench-event-") as tmp:
-        os.environ.update(XDG_STATE_HOME=f"{tmp}/state",
+        # the commands keep their compiled modules, as an installed tallyboard does (an environment that
+        # sets PYTHONDONTWRITEBYTECODE has every `tallyboard` process compile them again: `next`'s start)
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ.update(XDG_STATE_HOME=f"{tmp}/state", PYTHONPYCACHEPREFIX=f"{tmp}/pycache",
                           XDG_CACHE_HOME=f"{tmp}/cache", TALLYBOARD_EMULATOR_HOME=f"{tmp}/emu",
                           PYTHONPATH=os.pathsep.join([str(ROOT / "host"), str(ROOT / "firmware"),
                                                       os.environ.get("PYTHONPATH", "")]))
@@ -217,7 +251,13 @@ def main() -> None:
             result = one_evening(boards, tmp)
             results.append(result)
             print(f"{boards:2d} boards, {result['hands']} hands: page latency median "
-                  f"{result['latency_median'] * 1000:.0f} ms, worst {result['latency_max'] * 1000:.0f} ms; "
+                  f"{result['latency_median'] * 1000:.0f} ms, worst {result['latency_max'] * 1000:.0f} ms "
+                  f"(from the button's release: median {result['release_median'] * 1000:.0f} ms, "
+                  f"worst {result['release_max'] * 1000:.0f} ms) "
+                  f"(press -> the board's event at a client of its port: median "
+                  f"{result['board_median'] * 1000:.0f} ms, worst {result['board_max'] * 1000:.0f} ms; "
+                  f"the board's event -> the page: median {result['host_median'] * 1000:.1f} ms, "
+                  f"worst {result['host_max'] * 1000:.1f} ms); "
                   f"serve CPU {result['cpu_per_hand'] * 1000:.0f} ms per hand "
                   f"({result['cpu_per_second'] * 100:.0f}% of a core over the {result['round_seconds']:.0f} s round); "
                   f"next round on every board {result['next_round_on_boards']:.2f} s "
@@ -225,7 +265,8 @@ def main() -> None:
                   f"boards shown not ok: {result['troubles']}", flush=True)
     base = results[0]
     for r in results[1:]:
-        print(f"{r['boards']} / {base['boards']} boards: latency x{r['latency_median'] / base['latency_median']:.2f}, "
+        print(f"{r['boards']} / {base['boards']} boards: latency x{r['latency_median'] / base['latency_median']:.2f} "
+              f"(the host's part x{r['host_median'] / base['host_median']:.2f}), "
               f"CPU per hand x{r['cpu_per_hand'] / base['cpu_per_hand']:.2f}, "
               f"next round x{r['next_round_on_boards'] / base['next_round_on_boards']:.2f}")
 

@@ -12,7 +12,7 @@ from tallypanel.start import start
 # Why the app did not start, for the host to ask at the REPL (main.py's
 # globals are the REPL's): a host that gets the REPL's answer to HELLO reads
 # it over the raw REPL, as mpremote would, and says the board is in safe mode
-# rather than that the app failed (host/tallyboard/repl.py). None: the app
+# rather than that the app failed (host/tallyboard/boardlink/repl.py). None: the app
 # started (and if the REPL answers, it stopped).
 tallyboard_safe_mode = None
 tallyboard_safe_mode = start()

@@ -119,7 +119,8 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
     assert state["game"] == "roquet" and state["players"] == "2" and state["options"] == "0"
     assert state["n"] == "3" and state["top"] == "3" and state["eseq"] == "5"
     log = s.fields(8)
-    assert log == {"at": "0", "count": "003", "top": "3", "ev": "40,140,96"}
+    # who accepted each of the three events: nobody, confirmation being off (one - an event)
+    assert log == {"at": "0", "count": "003", "top": "3", "ev": "40,140,96", "who": "---"}
     assert int(state["lcrc"], 16) == P.crc16(bytes([40, 0, 0, 0, 140, 0, 0, 0, 96, 0, 0, 0]))
     assert s.fields(9) == {"index": "1", "name": "roquet", "min": "2", "max": "2",
                            "options": "end,landmark_bonus"}

@@ -18,6 +18,7 @@ from emu_fixtures import emulated_board, oled_text, until
 from tallycore import skicket
 from tallycore.game import CONFIRM, HELD_APPLY
 from tallyboard.cli import main
+from tallyboard.scorebook import records
 
 SEAT_PINS = (10, 11, 12, 13)   # board/pico-reference.json
 
@@ -336,3 +337,40 @@ def test_the_lights_beside_the_accepting_buttons_on_a_board_without_an_oled(tmp_
         until(lambda: light(133) == bytes(3), 10, "the light going out")
         assert board.state()["held"] == "-"
         assert boarddef.NO_LIGHT not in serpentine.seat_lights
+
+
+@pytest.mark.emulator
+def test_the_player_who_accepted_a_hand_is_in_the_event_the_record_and_kept_through_a_power_cut(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    names = ("Ann", "Bob", "Cy", "Dee")
+    with emulated_board(tmp_path / "flash") as (emulator, board):
+        for p, name in enumerate(names):
+            board.cfg_set("name", name, p)
+        board.new("skicket", 4, CONFIRM)
+        board.game_verb("HAND", 0, "4H", None, None, 0, 10)
+        # hand 1: Ann+Cy, Bob+Dee; Ann's opponents Bob (seat 1) and Dee (seat 3) may accept: Dee does
+        emulator.tap(SEAT_PINS[3])
+        seen: list = []
+
+        def accepted():
+            seen.extend(board.poll_events(0.2))
+            return [e for e in seen if e.kind == "ACCEPT"]
+
+        event = until(accepted, 10, "the ACCEPT event")[0]
+        assert event.fields["who"] == "3", event       # Dee is player 3
+        # SK7: Ann and Cy 60 + 10 * 4 = 100 each; Bob and Dee 10 * (13 - 10) = 30
+        assert event.fields["totals"] == "100,30,100,30", event
+        hand = {"purchaser": 0, "bid": "4H", "doubled_by": None, "redoubled_by": None, "lone": False,
+                "tricks": 10, "accepted_by": 3}
+        emulator.cut_power()
+        emulator.power_on()
+        current = board.reconnect()
+        assert current.n == 1 and current.game.accepted_by(0) == 3
+        assert records.to_document("skicket", list(names), {}, current.game)["hands"] == [hand]
+        board.link.close()
+        out = run("export", "-p", emulator.port)
+        assert out.exit_code == 0, out.output
+        doc = json.loads(out.output)
+        assert doc["players"] == list(names) and doc["hands"] == [hand]
+        # the record exported loads back with who accepted it
+        assert records.loads(out.output).game.accepted_by(0) == 3

@@ -24,7 +24,7 @@ class Counted(vfs.VfsPosix):
     def stat(self, path):
         asked.append(path)
         return super().stat(path)
-fs = FirmwareFS(Counted(%(flash)r), ("/zzpkg",), ("/zzpkg/sub",))
+fs = FirmwareFS(Counted(%(flash)r), ("/zzpkg/sub", "/zzpkg"))
 # the answers, as the importer reads them: st_mode's folder bit
 print("stat", [fs.stat(p)[0] for p in ("/zzpkg", "/zzpkg/mod", "/zzpkg/mod.py", "/zzpkg/mod.mpy")])
 print("sub", [fs.stat(p)[0] for p in ("/zzpkg/sub", "/zzpkg/sub/word", "/zzpkg/subx", "/zzpkg/sub.py")])

@@ -15,7 +15,7 @@ from tallycore import roquet
 from tallycore.game import Game
 from tallypanel.ledfield import LedField
 from tallyboard.scorebook import records
-from tallyboard.tooling import render
+from tallyboard.tooling import render, render_terminal
 from tallyboard.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,11 +86,11 @@ def test_png_draws_the_peg_where_the_hole_is(tmp_path):
 def test_terminal_rendering_shows_pegs_and_the_oled():
     frame = render.frame_for_loaded(records.load(DEMO_ROQUET))
     console = Console(record=True, width=140, color_system="truecolor")
-    console.print(render.terminal(frame))
+    console.print(render_terminal.terminal(frame))
     text = console.export_text()
     assert "LIVRET" in text and "●" in text and "█" in text
     console = Console(record=True, width=80)
-    console.print(render.terminal(frame, braille=True))
+    console.print(render_terminal.terminal(frame, braille=True))
     assert any("\u2800" < ch <= "\u28ff" for ch in console.export_text())
 
 

@@ -9,12 +9,14 @@ screenshot, and a PDF made by Chromium's own printing with the print
 stylesheet (the navigation left out)."""
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+import event_evenings as ev
 import season_evenings as se
 from season_evenings import PIN, cli, ok
 
@@ -196,3 +198,41 @@ def test_the_site_in_chromium_opens_links_resolve_and_it_prints(season):
             context.close()
         finally:
             browser.close()
+
+
+def test_each_hand_on_the_evenings_sheets_says_who_accepted_it_on_the_board(tmp_path, monkeypatch):
+    path = tmp_path / "archive.sqlite3"
+    monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(path))
+    monkeypatch.delenv("TALLYBOARD_DIRECTOR_PIN", raising=False)
+    # Round 1, table 1 seats Ann Bob Cy Dee; its hand 1 is Ann's (purchaser 0), and in hand 1 Ann and Cy
+    # partner Bob and Dee (SK5): Dee (seat 3), her opponent, accepted it on the board. Table 2 (Eve Fay
+    # Gus Hal) dealt a misdeal first: the record's second entry is its hand 1, accepted by Hal (seat 3).
+    table1 = [dict(ev.G1[0], accepted_by=3)] + ev.G1[1:]
+    table2 = [{"misdeal": True}, dict(ev.G1[0], accepted_by=3)] + ev.G1[1:]
+    monkeypatch.setattr(ev, "TWO_ROUND1", [table1, table2])
+    se.evening(path, *se.E1[:3], 1)
+    ok("season", "create", "Autumn", "--rule", "total")
+    ok("season", "add", "Tuesday 1")
+    site = tmp_path / "site"
+    ok("results", "build", str(site))
+    page = (site / "evening-1.html").read_text()
+    for table, accepter in ((1, "Dee"), (2, "Hal")):
+        section = page.split(f'id="r1t{table}"')[1].split("</section>")[0]
+        head = re.findall(r"<th[^>]*>([^<]*)</th>", section)
+        column = head.index("Accepted by")
+        rows = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", section)]
+        hands = {row[0]: row for row in rows if row and row[0].isdigit()}
+        assert accepter in hands["1"][column], (table, hands["1"])
+        assert hands["2"][column] == "", (table, hands["2"])       # entered without confirmation
+    # Dee's card of the evening shows who accepted each hand too
+    assert "<th>Accepted by</th>" in (site / "evening-1-player-4.html").read_text()
+    # the event record carries it (its tables' record hands) and replays; the season record builds the same site
+    exported = tmp_path / "event.json"
+    ok("event", "export", str(exported), "--event", "Tuesday 1")
+    tables = json.loads(exported.read_text())["rounds"][0]
+    assert tables[0][0]["accepted_by"] == 3 and tables[1][1]["accepted_by"] == 3
+    assert "accepted_by" not in tables[0][1]
+    ok("event", "replay", str(exported))
+    ok("season", "export", str(tmp_path / "season.json"))
+    ok("results", "build", str(tmp_path / "again"), "--from", str(tmp_path / "season.json"))
+    assert (tmp_path / "again" / "evening-1.html").read_text() == page

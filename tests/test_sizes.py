@@ -17,30 +17,20 @@ SPLITTING = "being split (issue 31)"   # firmware another change is splitting; a
 # path from the checkout -> why it may be longer
 MODULE_EXCEPTIONS: dict[str, str] = {
     "firmware/tallycore/skicket.py": SPLITTING,
-    "firmware/tallynet/link.py": SPLITTING,
-    "firmware/tallyrun/app.py": SPLITTING,
-    "firmware/tallyrun/journal.py": SPLITTING,
-    "firmware/tallyrun/protocol.py": SPLITTING,
-    "firmware/tallypanel/entry.py": SPLITTING,
-    "host/tallyboard/tooling/render.py": "the OLED picture is being changed in it (issue 31); split by concern "
-                                         "(the frame, the terminal picture, the PNG) once that lands",
+    "firmware/tallyrun/app.py": "the app's request path and its loop, on the board's hot path: each module more "
+                                "costs the twin's power-up a littlefs lookup (10 to 13 ms) and heap after boot "
+                                "(docs/benchmarks.md, issue 31's figures); CFG and the board's own changes are "
+                                "already apart (configuring.py, confirming.py)",
+    "firmware/tallypanel/entry.py": "the hand entry's one walk: stepping through a game's description, finding "
+                                    "a rejected hand's values again and drawing the entry all read and move the "
+                                    "same walk state, allocation-free; apart, each would reach into the others'",
 }
 
 # "path:function" (methods as Class.method) -> why it may be longer or branch more
 FUNCTION_EXCEPTIONS: dict[str, str] = {
     "firmware/tallycore/skicket.py:score_hand": SPLITTING,
-    "firmware/tallynet/settings.py:check": SPLITTING,
-    "firmware/tallypanel/boarddef.py:from_dict": SPLITTING,
     "firmware/tallypanel/menu.py:BoardInput.handle": SPLITTING,
-    "firmware/tallypanel/skicketview.py:draw_sheet": SPLITTING,
     "firmware/tallypanel/skicketview.py:draw_entry": SPLITTING,
-    "firmware/tallypanel/start.py:start": SPLITTING,
-    "firmware/tallypanel/start.py:_attach_views": SPLITTING,
-    "firmware/tallyrun/journal.py:Journal._replay": SPLITTING,
-    "firmware/tallyrun/oldjournal.py:Journal._replay_journal": SPLITTING,
-    "firmware/tallyrun/protocol.py:Request.parse": SPLITTING,
-    "firmware/tallyrun/protocol.py:Request._value": SPLITTING,
-    "firmware/tallyrun/replies.py:fields": SPLITTING,
     "host/tallyboard/club/envelope.py:_check_fields": "one check a field, each with its own refusal, in the order the document lists the fields: a flat list read top to bottom",
     "host/tallyboard/club/envelope.py:open_message": "the checks of a message in the order they must run (shape, "
         "version, fields, evening, topic, sender, key, signature, sequence), each refusal its own reason "
@@ -49,8 +39,6 @@ FUNCTION_EXCEPTIONS: dict[str, str] = {
     "host/tallyboard/evening/record.py:_head": "one check a field, each with its own refusal, in the order the document lists the fields: a flat list read top to bottom",
     "host/tallyboard/commands/scoring.py:new_cmd": "a click command's options checked one by one, each with "
         "its own advice, before it touches the board",
-    "host/tallyboard/evening/watch.py:_table": "the live views are being changed (issue 31); split with that change",
-    "host/tallyboard/evening/watch.py:live": "the live views are being changed (issue 31); split with that change",
     "host/tallyboard/evening/web.py:_guarded_protocol": "no branches: a class made per server, whose methods "
         "close over that server's crowd; its length is the class's",
     "host/tallyboard/tooling/deploy.py:choose_board": "one refusal for each way a board definition can be wrong "

@@ -39,7 +39,7 @@ _HELD_REDO = const(3)
 _PLAYERS_MAX = const(8)
 
 # The wire of a game (docs/protocol.md and docs/protocol.json are generated
-# from these declarations, python -m tallyboard.protocol_doc). A rules module declares
+# from these declarations, python -m tallyboard.tooling.protocol_doc). A rules module declares
 #   VERBS        its own requests, beside the runtime's (tallyrun.protocol):
 #                ((verb, ((arg, ARG_*, lo, hi, index), ...), what it does), ...)
 #                index: b"player" (a player, fixed for the game), b"seat" (a
@@ -85,6 +85,8 @@ class Game:
         self.held_event = 0    # the event it applies (HELD_APPLY, _HELD_REDO)
         self.held_by = 0       # bit p: player p may accept it
         self.held_scores = array("i", bytes(4 * _PLAYERS_MAX))  # what each player gets by it
+        # accepted[i]: 1 + the player whose accept made log[i] (docs/rules.md CF2), 0: made unconfirmed
+        self.accepted = bytearray(log_capacity)
 
     def new(self, game, players, options=0):
         """Start a new game: game is its index in tallycore.games, its name,
@@ -150,6 +152,7 @@ class Game:
         journals, and need not check twice)."""
         self.rules.apply(self.state, self.players, event)
         self.log[self.n] = event
+        self.accepted[self.n] = 0
         self.n += 1
         self.top = self.n
         self._checkpoint()
@@ -267,8 +270,10 @@ class Game:
         self.held_by = by
         return by
 
-    def accept(self):
-        """Make the held change; returns its kind (HELD_*). Allocation-free."""
+    def accept(self, who=-1):
+        """Make the held change, accepted by player who (-1: not known, a
+        journal from before accepted_by); returns its kind (HELD_*). The
+        event it makes is marked with who (accepted_by). Allocation-free."""
         kind = self.held
         if not kind:
             raise ValueError("confirm: nothing waits for a confirmation")
@@ -277,9 +282,16 @@ class Game:
             self.apply_checked(self.held_event)
         elif kind == HELD_UNDO:
             self.undo()
+            return kind
         else:
             self.redo()
+        self.accepted[self.n - 1] = who + 1
         return kind
+
+    def accepted_by(self, i):
+        """The player whose accept made log[i] (docs/rules.md CF2), or -1: it
+        was made without a confirmation (or by a journal that did not say)."""
+        return self.accepted[i] - 1
 
     def reject(self, take_back=0):
         """Drop the held change, and with it the take_back events applied

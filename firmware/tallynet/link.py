@@ -27,28 +27,25 @@ from tallycore import const, ticks_add, ticks_diff, ticks_ms
 
 import network
 
-from tallyrun import protocol as P
-from tallyrun import replies
+from tallyrun import protocol
 from tallynet import envelope, tablestate, topics
 from tallynet.outbox import Outbox, Seat, from_round
+from tallynet import publishing
+from tallynet.publishing import BUSY_MS, RESEND_MS
 from tallynet.settings import NOT_ENROLLED, RX_BUFFER
 
 _KEEPALIVE_S = const(15)
 _STEP_MS = const(20)              # between steps while something is under way
 _IDLE_MS = const(100)             # between steps while all is quiet
-QUIET_MS = const(50)             # the host quiet this long before the body is composed
 _WIFI_BACKOFF_MS = const(1000)    # the first wait before joining again; doubles to _WIFI_BACKOFF_MAX_MS
 _WIFI_BACKOFF_MAX_MS = const(30000)
 _WIFI_JOIN_MS = const(20000)      # a join that has not given an address by then is started again
 _APPLIED_GRACE_MS = const(1000)   # after a connection: the retained applied comes first, if the director has one
-_RESEND_MS = const(5000)          # the director has this long to confirm before the message goes again
-_RESEND_MAX_MS = const(300000)
 _REFUSED_RETRY_MS = const(30000)  # the broker refused the login: tried again this often (an ACL set up late)
 _MAX_INBOX = const(4)             # messages waiting for the step (round and applied are retained: the latest counts)
 HANDLE_MS = const(1000)          # connected and quiet, the client is still given a turn this often (its
 #                                  ping at 7.5 s, its deadlines); else only when its socket has bytes or it
 #                                  has some to send
-_BUSY_MS = const(200)             # after a publish, the client's turn every step: its packets go a slice a step
 
 (_IDLE, _JOINING) = range(2)
 
@@ -91,7 +88,7 @@ class Link:
         self.refused_at = None
         self.send_now = False        # the unconfirmed message goes at the next chance
         self.resend_at = ticks_ms()
-        self.resend_wait = _RESEND_MS
+        self.resend_wait = RESEND_MS
         self.sent = 0                # publishes (benchmarks, tests)
         self.memory_errors = 0       # MemoryErrors caught in the link's slices (STATS errors counts them too)
         self.ident = ""
@@ -142,8 +139,8 @@ class Link:
             net.error = NOT_ENROLLED
             net.waiting = 0              # nothing is sent outside an evening (after NET LEAVE too)
             return False
-        composed = self._compose_if_due()      # offline too: NET's waiting counts a change not yet sent
-        net.waiting = self._waiting()
+        composed = publishing.compose_if_due(self)      # offline too: NET's waiting counts a change not yet sent
+        net.waiting = publishing.waiting(self)
         if not self._wifi(now):
             self._show(now)
             return self.wifi_state == _JOINING or composed
@@ -168,8 +165,8 @@ class Link:
         ready = self.applied >= 0 or ticks_diff(now, self.connected_at) >= _APPLIED_GRACE_MS
         if ready and not composed:          # one slice of work a step: the composing was this one's
             self._maybe_seat()
-            self._publish(now)
-        net.waiting = self._waiting()
+            publishing.publish(self, now)
+        net.waiting = publishing.waiting(self)
         self._show(now)
         return bool(self.inbox) or net.waiting > 0 or not ready or composed
 
@@ -189,7 +186,7 @@ class Link:
         self.wifi_backoff = _WIFI_BACKOFF_MS
         config = self.app.config
         self.ident = net.ident(config)
-        event = net.get(P.NET_EVENT)
+        event = net.get(protocol.NET_EVENT)
         self.event = event.decode() if event else ""
         self.topic_round = topics.topic(topics.ROUND, self.event)
         self.topic_applied = topics.topic(topics.APPLIED, self.event, self.ident)
@@ -259,8 +256,8 @@ class Link:
             return False
         if ticks_diff(now, self.wifi_at) < 0:
             return False
-        password = net.get(P.NET_WIFI_PASSWORD)
-        ssid = net.get(P.NET_SSID)
+        password = net.get(protocol.NET_WIFI_PASSWORD)
+        ssid = net.get(protocol.NET_SSID)
         try:
             wlan.connect(ssid, password) if password is not None else wlan.connect(ssid)
         except OSError:
@@ -274,7 +271,7 @@ class Link:
     def _login(self):
         """The board's broker login: NET's broker_user, else its table's, the board's identity
         (docs/club-mqtt.md, "Who may publish what")."""
-        user = self.net.get(P.NET_BROKER_USER)
+        user = self.net.get(protocol.NET_BROKER_USER)
         return user.decode() if user is not None else self.ident
 
     def _status(self, online):
@@ -302,10 +299,10 @@ class Link:
         from tallynet.client import Client
         from tallynet.transport import Connector
         net = self.net
-        password = net.get(P.NET_BROKER_PASSWORD)
+        password = net.get(protocol.NET_BROKER_PASSWORD)
         password = password.decode() if password is not None else envelope.broker_password(net.key())
         gc.collect()
-        connector = Connector(net.get(P.NET_BROKER_HOST).decode(), net.get(P.NET_BROKER_PORT))
+        connector = Connector(net.get(protocol.NET_BROKER_HOST).decode(), net.get(protocol.NET_BROKER_PORT))
         client = Client(
             connector, self.ident, self._client_id(), _KEEPALIVE_S, self._login(), password,
             self._status_topic(), self._status(False), self.rx)
@@ -363,9 +360,9 @@ class Link:
             net.broker = True
             net.error = None
             self.send_now = True
-            self.resend_wait = _RESEND_MS
+            self.resend_wait = RESEND_MS
             self.applied = -1 if self.outbox.seq == 0 else self.applied
-            self.busy_until = ticks_add(now, _BUSY_MS)
+            self.busy_until = ticks_add(now, BUSY_MS)
             try:
                 client.publish(self._status_topic(), self._status(True), qos=1, retain=True)
             except Exception:   # backpressure: the will says offline; the next connection says online
@@ -445,7 +442,7 @@ class Link:
                 return
         self.applied = seq
         if seq >= outbox.seq:
-            self.resend_wait = _RESEND_MS
+            self.resend_wait = RESEND_MS
 
     # ------------------------------------------------------------ seating
     def _maybe_seat(self):
@@ -468,12 +465,12 @@ class Link:
                 self.dirty = True
             for player in range(4):
                 if config.names[player] != names[player]:
-                    app.local_cfg(P.CFG_NAME, player, names[player])
+                    app.local_cfg(protocol.CFG_NAME, player, names[player])
             return
-        if config.round != 0 and (self._waiting() or self.dirty):
+        if config.round != 0 and (publishing.waiting(self) or self.dirty):
             return       # the last round's game goes to the director whole before a new one replaces it
         if config.round != 0:
-            app.local_cfg(P.CFG_ROUND, 0, 0)
+            app.local_cfg(protocol.CFG_ROUND, 0, 0)
         self.seat.save(seat, seat)
         refused = app._new(0, 0, index, 4, seat["options"], False)
         if refused is not None:
@@ -481,90 +478,13 @@ class Link:
             return
         for player in range(4):
             if config.names[player] != names[player]:
-                app.local_cfg(P.CFG_NAME, player, names[player])
-        app.local_cfg(P.CFG_ROUND, 0, seat["round"])
-
-    # ------------------------------------------------------------ publishing
-    def _waiting(self):
-        outbox = self.outbox
-        unconfirmed = 1 if outbox.seq > 0 and self.applied < outbox.seq else 0
-        moved = 1 if self.body is not None and self.body != outbox.body else 0
-        return unconfirmed + moved
-
-    def _compose(self):
-        app = self.app
-        config = app.config
-        game = app.game
-        seat = self.seat.seated
-        names = None
-        options = None
-        if seat is not None and seat["round"] == config.round:
-            names = seat["names"]
-            options = seat["record_options"]
-        name = P.GAME_NAMES[game.index].decode() if game.rules is not None else None
-        board_id = "%s@%s" % (app.board_name, self.ident)
-        held = str(game.held) if game.held else "-"
-        lcrc = "%04X" % replies.log_crc(app)
-        body = tablestate.board_body(game, name, config.round, config.table, self.ident, board_id, names,
-                                     options, lcrc, held)
-        self.body = envelope.canonical(body)
-        self.body_hands = tablestate.hands_in(body)
-
-    def _quiet(self):
-        """The host is not talking to the board: the link's slices of work go
-        between requests, never in front of one (a request waits at most one slice)."""
-        app = self.app
-        return not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= QUIET_MS
-
-    def _compose_if_due(self):
-        """One slice: the body composed again after a change. True if it was."""
-        if self.dirty and self._quiet():
-            self._compose()
-            self.dirty = False       # after: a compose cut short (MemoryError) is done again
-            return True
-        return False
-
-    def _publish(self, now):
-        """One slice at most: compose, or number on flash, or seal and publish."""
-        outbox = self.outbox
-        if self._compose_if_due():
-            return
-        confirmed = outbox.seq == 0 or self.applied >= outbox.seq
-        if confirmed and self.body is not None and self.body != outbox.body:
-            if not self._quiet():
-                return
-            kind = topics.HAND if self.body_hands > outbox.hands and self.body_hands else topics.STATE
-            try:
-                outbox.number(kind, self.body_hands, self.body)
-            except OSError:
-                self.net.error = "flash"
-                return
-            self.send_now = True
-            self.resend_wait = _RESEND_MS
-            return
-        if confirmed:
-            return
-        if (self.send_now or ticks_diff(now, self.resend_at) >= 0) and self._quiet():
-            client = self.client
-            if client is None or outbox.body is None:
-                return
-            payload = envelope.seal_body(self.net.key(), self.event, self.ident, outbox.seq, outbox.kind,
-                                         outbox.body)
-            self.busy_until = ticks_add(now, _BUSY_MS)
-            try:
-                client.publish(self.topic_hand if outbox.kind == topics.HAND else self.topic_state, payload, qos=1)
-            except Exception:   # backpressure, or the connection just went: the next step tries again
-                return
-            self.sent += 1
-            if not self.send_now:
-                self.resend_wait = min(self.resend_wait * 2, _RESEND_MAX_MS)
-            self.send_now = False
-            self.resend_at = ticks_add(now, self.resend_wait)
+                app.local_cfg(protocol.CFG_NAME, player, names[player])
+        app.local_cfg(protocol.CFG_ROUND, 0, seat["round"])
 
 
 def _game_index(name):
     data = name.encode()
-    for index in range(len(P.GAME_NAMES)):
-        if P.GAME_NAMES[index] == data:
+    for index in range(len(protocol.GAME_NAMES)):
+        if protocol.GAME_NAMES[index] == data:
             return index
     return -1

@@ -99,23 +99,9 @@ def check(key, value):
             raise ValueError("%s: must be set; - (none) is not allowed" % name)
         return None
     if form == b"int":
-        if not 1 <= len(value) <= 5 or any(c < 48 or c > 57 for c in value):
-            raise ValueError("%s: must be a number %d to %d" % (name, lo, hi))
-        number = int(value)
-        if number < lo or number > hi:
-            raise ValueError("%s: must be a number %d to %d" % (name, lo, hi))
-        return number
+        return _number(name, value, lo, hi)
     if form == b"key":
-        if len(value) != 2 * lo:
-            raise ValueError("%s: must be %d hex digits" % (name, 2 * lo))
-        out = bytearray(lo)
-        for i in range(lo):
-            high = _hex_digit(value[2 * i])
-            low = _hex_digit(value[2 * i + 1])
-            if high < 0 or low < 0:
-                raise ValueError("%s: must be %d hex digits" % (name, 2 * lo))
-            out[i] = high << 4 | low
-        return bytes(out)
+        return _key(name, value, lo)
     if form == b"name":
         if not _is_name(value, lo, hi, True):
             raise ValueError("%s: must be %d to %d letters, digits, _ . - starting with a letter or digit"
@@ -129,6 +115,29 @@ def check(key, value):
     if len(value) < lo or len(value) > hi:
         raise ValueError("%s: must be %d to %d bytes" % (name, lo, hi))
     return value
+
+
+def _number(name, value, lo, hi):
+    if not 1 <= len(value) <= 5 or any(c < 48 or c > 57 for c in value):
+        raise ValueError("%s: must be a number %d to %d" % (name, lo, hi))
+    number = int(value)
+    if number < lo or number > hi:
+        raise ValueError("%s: must be a number %d to %d" % (name, lo, hi))
+    return number
+
+
+def _key(name, value, size):
+    """A key of `size` bytes from its 2 * size hex digits."""
+    if len(value) != 2 * size:
+        raise ValueError("%s: must be %d hex digits" % (name, 2 * size))
+    out = bytearray(size)
+    for i in range(size):
+        high = _hex_digit(value[2 * i])
+        low = _hex_digit(value[2 * i + 1])
+        if high < 0 or low < 0:
+            raise ValueError("%s: must be %d hex digits" % (name, 2 * size))
+        out[i] = high << 4 | low
+    return bytes(out)
 
 
 class Net:

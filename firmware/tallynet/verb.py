@@ -1,7 +1,7 @@
 # NET (docs/protocol.md, "The club link"): the link's state, and its
 # settings read, set or forgotten over USB. Rare requests (an enrolment):
 # they may allocate. A secret is never written back: its value reads "set".
-from tallyrun import protocol as P
+from tallyrun import protocol
 from tallynet import settings
 
 _OP_GET = 0
@@ -18,10 +18,10 @@ def serve(app, seq, req):
     op = req.values[0]
     want = 2 if op == _OP_GET else 3 if op == _OP_SET else 1
     if req.nargs != want:
-        app.error(seq, P.E_ARGS, b"NET, NET GET key, NET SET key value or NET LEAVE")
+        app.error(seq, protocol.E_ARGS, b"NET, NET GET key, NET SET key value or NET LEAVE")
         return
     if net is None:
-        app.error(seq, P.E_RULE, _NO_WIFI)
+        app.error(seq, protocol.E_RULE, _NO_WIFI)
         return
     if op == _OP_LEAVE:
         old = list(net.values)
@@ -30,7 +30,7 @@ def serve(app, seq, req):
             net.save()
         except OSError as exc:
             net.values = old
-            app.error(seq, P.E_FLASH, "flash write failed; the board is still enrolled; try again (%s)" % exc)
+            app.error(seq, protocol.E_FLASH, "flash write failed; the board is still enrolled; try again (%s)" % exc)
             return
         _forget(app)
         net.waiting = 0
@@ -45,7 +45,7 @@ def serve(app, seq, req):
             value = None if token == b"-" else settings.unescape(token)
             value = settings.check(key, value)
         except ValueError as exc:
-            app.error(seq, P.E_RANGE, "%s; the setting is unchanged" % exc)
+            app.error(seq, protocol.E_RANGE, "%s; the setting is unchanged" % exc)
             return
         old = net.values[key]
         net.set(key, value)
@@ -53,9 +53,9 @@ def serve(app, seq, req):
             net.save()
         except OSError as exc:
             net.values[key] = old
-            app.error(seq, P.E_FLASH, "flash write failed; the setting is unchanged; try again (%s)" % exc)
+            app.error(seq, protocol.E_FLASH, "flash write failed; the setting is unchanged; try again (%s)" % exc)
             return
-        if key == P.NET_EVENT and value != old:
+        if key == protocol.NET_EVENT and value != old:
             _forget(app)            # another evening: its numbering starts again, its round is not this one
         if net.enrolled(app.config) and net.starter is not None:
             net.starter()
@@ -101,7 +101,7 @@ def reply(app, seq, key):
 
 
 def _setting(w, net, key):
-    row = P.NET_KEYS[key]
+    row = protocol.NET_KEYS[key]
     w.key(b"key")
     w.text(row[0])
     w.key(b"value")

@@ -73,6 +73,20 @@ def from_dict(d):
     if not isinstance(d, dict):
         raise ValueError("board: a definition is a JSON object")
     b = BoardDef()
+    used = bytearray(GPIO_COUNT)     # each GPIO's use so far: one use a pin
+    _chip(b, d, used)
+    _leds(b, _section(d, "leds"), used)
+    _oled(b, _section(d, "oled", True), used)
+    _buttons(b, _section(d, "buttons"), used)
+    _encoder(b, _section(d, "encoder", True), used)
+    _power(b, _section(d, "power"))
+    for pin in WIFI_PINS:
+        if used[pin] == _TAKEN and b.wireless_pin == NO_PIN:
+            b.wireless_pin = pin
+    return b
+
+
+def _chip(b, d, used):
     name = d.get("name")
     if not isinstance(name, str) or not name or len(name) > 40:
         raise ValueError("board: name must be a text of 1 to 40 characters")
@@ -85,32 +99,35 @@ def from_dict(d):
     if wifi is not True and wifi is not False:
         raise ValueError("board: wifi must be true (a Pico W or Pico 2 W) or false")
     b.wifi = wifi
-    used = bytearray(GPIO_COUNT)
     if wifi:
         for pin in WIFI_PINS:
             used[pin] = _WIRELESS
 
-    leds = _section(d, "leds")
+
+def _leds(b, leds, used):
     b.led_pin = _pin(leds.get("pin"), "leds.pin", used)
     b.led_count = _int(leds.get("count"), "leds.count", SLOTS, _MAX_LEDS)
     if leds.get("order", "GRB") != "GRB":
         raise ValueError("board: leds.order: only GRB (WS2812B) chains are supported")
     _chain(b, leds.get("chain"))
 
-    oled = _section(d, "oled", True)
-    if oled is not None:
-        b.has_oled = True
-        if oled.get("driver", "ssd1306") != "ssd1306":
-            raise ValueError("board: oled.driver: only ssd1306 is supported")
-        b.oled_width = _int(oled.get("width", 128), "oled.width", 128, 128)
-        b.oled_height = _int(oled.get("height", 64), "oled.height", 64, 64)
-        b.oled_bus = _int(oled.get("bus", 0), "oled.bus", 0, 1)
-        b.oled_sda = _pin(oled.get("sda"), "oled.sda", used)
-        b.oled_scl = _pin(oled.get("scl"), "oled.scl", used)
-        b.oled_address = _int(oled.get("address", 0x3C), "oled.address", 8, 119)
-        b.oled_freq = _int(oled.get("freq", 400000), "oled.freq", 10000, 1000000)
 
-    buttons = _section(d, "buttons")
+def _oled(b, oled, used):
+    if oled is None:
+        return
+    b.has_oled = True
+    if oled.get("driver", "ssd1306") != "ssd1306":
+        raise ValueError("board: oled.driver: only ssd1306 is supported")
+    b.oled_width = _int(oled.get("width", 128), "oled.width", 128, 128)
+    b.oled_height = _int(oled.get("height", 64), "oled.height", 64, 64)
+    b.oled_bus = _int(oled.get("bus", 0), "oled.bus", 0, 1)
+    b.oled_sda = _pin(oled.get("sda"), "oled.sda", used)
+    b.oled_scl = _pin(oled.get("scl"), "oled.scl", used)
+    b.oled_address = _int(oled.get("address", 0x3C), "oled.address", 8, 119)
+    b.oled_freq = _int(oled.get("freq", 400000), "oled.freq", 10000, 1000000)
+
+
+def _buttons(b, buttons, used):
     seats = buttons.get("seats")
     if not isinstance(seats, list) or len(seats) < 1 or len(seats) > 4:
         raise ValueError("board: buttons.seats must list 1 to 4 pins")
@@ -122,23 +139,22 @@ def from_dict(d):
     b.undo_pin = _pin(buttons.get("undo"), "buttons.undo", used, True)
     b.shift_pin = _pin(buttons.get("shift"), "buttons.shift", used, True)
 
-    encoder = _section(d, "encoder", True)
-    if encoder is not None:
-        b.encoder_a = _pin(encoder.get("a"), "encoder.a", used)
-        b.encoder_b = _pin(encoder.get("b"), "encoder.b", used)
-        b.encoder_push = _pin(encoder.get("push"), "encoder.push", used)
-        b.steps_per_detent = _int(encoder.get("steps_per_detent", 4), "encoder.steps_per_detent", 1, 4)
 
-    power = _section(d, "power")
+def _encoder(b, encoder, used):
+    if encoder is None:
+        return
+    b.encoder_a = _pin(encoder.get("a"), "encoder.a", used)
+    b.encoder_b = _pin(encoder.get("b"), "encoder.b", used)
+    b.encoder_push = _pin(encoder.get("push"), "encoder.push", used)
+    b.steps_per_detent = _int(encoder.get("steps_per_detent", 4), "encoder.steps_per_detent", 1, 4)
+
+
+def _power(b, power):
     b.budget_ma = _int(power.get("budget_ma", 500), "power.budget_ma", 100, 20000)
     b.ma_per_channel = _int(power.get("ma_per_channel", 20), "power.ma_per_channel", 1, 60)
     b.idle_ma_per_led = _int(power.get("idle_ma_per_led", 1), "power.idle_ma_per_led", 0, 5)
     if b.idle_ma_per_led * b.led_count >= b.budget_ma:
         raise ValueError("board: power.budget_ma is below the idle current of the chain")
-    for pin in WIFI_PINS:
-        if used[pin] == _TAKEN and b.wireless_pin == NO_PIN:
-            b.wireless_pin = pin
-    return b
 
 
 def _letters(value, seats):

@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-from tallycore import steps as S
+from tallycore import steps
 from tallycore.game import STATE_CAPACITY
 from tallypanel.screen import put, numl
 
@@ -139,7 +139,7 @@ def back(entry):
 def choose_seat(entry, game, seat):
     """A seat button in the entry: on a player's step, that player, chosen."""
     w = walk
-    if w.step == CONFIRM or w.steps[w.step][S.KIND] != S.PLAYER:
+    if w.step == CONFIRM or w.steps[w.step][steps.KIND] != steps.PLAYER:
         entry.error = "seat: this step is not a player; turn the knob to choose, push to go on"
         return
     if seat >= w.players:
@@ -152,28 +152,28 @@ def choose_seat(entry, game, seat):
 def player_step(game):
     """Whether the entry of this game starts with a player (a seat opens it
     with that player chosen)."""
-    steps = description(game)
-    return steps is not None and steps[0][S.KIND] == S.PLAYER
+    described = description(game)
+    return described is not None and described[0][steps.KIND] == steps.PLAYER
 
 
 # --- walking the description ------------------------------------------------
 
 def _count(w, step):
     """How many values the step offers: its own, then its specials."""
-    kind = step[S.KIND]
-    if kind == S.PLAYER:
-        n = w.players + (1 if step[S.FLAGS] & S.NOBODY else 0)
-    elif kind == S.NUMBER:
-        n = step[S.HIGH] - step[S.LOW] + 1
+    kind = step[steps.KIND]
+    if kind == steps.PLAYER:
+        n = w.players + (1 if step[steps.FLAGS] & steps.NOBODY else 0)
+    elif kind == steps.NUMBER:
+        n = step[steps.HIGH] - step[steps.LOW] + 1
     else:
-        n = len(step[S.WORDS])
-    specials = step[S.SPECIALS]
+        n = len(step[steps.WORDS])
+    specials = step[steps.SPECIALS]
     return n + (len(specials) if specials is not None else 0)
 
 
 def _own(w, step):
     """How many of the step's values are its own (the rest are specials)."""
-    specials = step[S.SPECIALS]
+    specials = step[steps.SPECIALS]
     return _count(w, step) - (len(specials) if specials is not None else 0)
 
 
@@ -200,46 +200,46 @@ def _replay(w, upto):
 def _take(w, value):
     """The value chosen at the current step: into the event, then on."""
     step = w.steps[w.step]
-    flags = step[S.FLAGS]
+    flags = step[steps.FLAGS]
     own = _own(w, step)
     if value < own:
         w.values[w.step] = value     # a special is never a step's value
     else:
-        word, event, goto = step[S.SPECIALS][value - own]
-        if event != S.DONE:
+        word, event, goto = step[steps.SPECIALS][value - own]
+        if event != steps.DONE:
             _keep(w, event)
         w.event = 0
-        if flags & S.EACH and w.player + 1 < w.players:
+        if flags & steps.EACH and w.player + 1 < w.players:
             w.player += 1
             _arrive(w)
             return
         _go(w, goto)
         return
-    if step[S.KIND] == S.PLAYER:
-        code = step[S.HIGH] if value == w.players else value   # NOBODY's code
+    if step[steps.KIND] == steps.PLAYER:
+        code = step[steps.HIGH] if value == w.players else value   # NOBODY's code
     else:
-        code = value + step[S.LOW]
+        code = value + step[steps.LOW]
     w.event |= _bits(w, step, code)
-    if flags & S.EMIT:
+    if flags & steps.EMIT:
         _keep(w, w.event)
         w.event = 0
-    if flags & S.EACH:
-        if flags & S.LIST:
+    if flags & steps.EACH:
+        if flags & steps.LIST:
             _arrive(w)               # the same player's next value
             return
         if w.player + 1 < w.players:
             w.player += 1
             _arrive(w)
             return
-    _go(w, step[S.THEN])
+    _go(w, step[steps.THEN])
 
 
 def _bits(w, step, code):
-    shift = step[S.SHIFT]
-    bits = step[S.BASE]
+    shift = step[steps.SHIFT]
+    bits = step[steps.BASE]
     if shift >= 0:
-        if step[S.FLAGS] & S.EACH:
-            stride = step[S.STRIDE]
+        if step[steps.FLAGS] & steps.EACH:
+            stride = step[steps.STRIDE]
             if stride:
                 shift += stride * w.player
             else:
@@ -249,7 +249,7 @@ def _bits(w, step, code):
 
 
 def _go(w, target):
-    w.step = w.step + 1 if target == S.FOLLOWING else target
+    w.step = w.step + 1 if target == steps.FOLLOWING else target
     w.player = 0
     _arrive(w)
 
@@ -263,14 +263,14 @@ def _arrive(w):
         w.value = 0
         return
     step = w.steps[w.step]
-    kind = step[S.KIND]
-    if kind > S.CHOOSE:
+    kind = step[steps.KIND]
+    if kind > steps.CHOOSE:
         return
     w.count = _count(w, step)
     value = w.values[w.step]
-    if step[S.FLAGS] & S.EACH and not step[S.FLAGS] & S.LIST:
+    if step[steps.FLAGS] & steps.EACH and not step[steps.FLAGS] & steps.LIST:
         value = 0
-    elif step[S.FLAGS] & S.NEXT and w.kept:
+    elif step[steps.FLAGS] & steps.NEXT and w.kept:
         value = (value + 1) % w.players if value < w.players else 0
     if value >= w.count:
         value = 0
@@ -282,26 +282,26 @@ def _settle(w):
     worked out (CONST, PLAYERS, REST)."""
     while w.step != CONFIRM:
         step = w.steps[w.step]
-        skip = step[S.SKIP]
+        skip = step[steps.SKIP]
         if skip is not None and w.values[skip[0]] == skip[1]:
-            _go(w, step[S.THEN])
+            _go(w, step[steps.THEN])
             continue
-        kind = step[S.KIND]
-        if kind <= S.CHOOSE:
+        kind = step[steps.KIND]
+        if kind <= steps.CHOOSE:
             return
-        if kind == S.PLAYERS:
+        if kind == steps.PLAYERS:
             code = w.players - 1
-        elif kind == S.REST:
-            done = step[S.LOW]
-            code = step[S.HIGH] - w.values[done] - w.steps[done][S.LOW]
+        elif kind == steps.REST:
+            done = step[steps.LOW]
+            code = step[steps.HIGH] - w.values[done] - w.steps[done][steps.LOW]
         else:
             code = 0
         w.values[w.step] = code
         w.event |= _bits(w, step, code)
-        if step[S.FLAGS] & S.EMIT:
+        if step[steps.FLAGS] & steps.EMIT:
             _keep(w, w.event)
             w.event = 0
-        _go(w, step[S.THEN])
+        _go(w, step[steps.THEN])
 
 
 def _keep(w, event):
@@ -323,7 +323,7 @@ def _refused(entry, w, message):
     found = -1
     if name_end > 0:
         for i in range(end, -1, -1):
-            if _named(w.steps[w.at_step[i]][S.NAME], message, name_end):
+            if _named(w.steps[w.at_step[i]][steps.NAME], message, name_end):
                 found = i
                 break
     back_to = found if found >= 0 else end
@@ -442,16 +442,16 @@ def _could(w, value, target, count):
     own = _own(w, step)
     kept = w.kept
     if value >= own:
-        event = step[S.SPECIALS][value - own][1]
-        return event == S.DONE or (kept < count and event == target[kept])
-    if step[S.KIND] == S.PLAYER:
-        code = step[S.HIGH] if value == w.players else value
+        event = step[steps.SPECIALS][value - own][1]
+        return event == steps.DONE or (kept < count and event == target[kept])
+    if step[steps.KIND] == steps.PLAYER:
+        code = step[steps.HIGH] if value == w.players else value
     else:
-        code = value + step[S.LOW]
+        code = value + step[steps.LOW]
     event = w.event | _bits(w, step, code)
     if kept >= count:
         return event == 0
-    if step[S.FLAGS] & S.EMIT:
+    if step[steps.FLAGS] & steps.EMIT:
         return event == target[kept]
     return event & ~target[kept] == 0
 
@@ -494,9 +494,9 @@ def draw_entry(sheet, entry, game, at):
         put(lines[2], 4, b"CANCEL" if w.value else b"YES")
     else:
         step = w.steps[w.step]
-        at = _put_name(line, 0, step[S.NAME])
-        flags = step[S.FLAGS]
-        if flags & S.EACH:
+        at = _put_name(line, 0, step[steps.NAME])
+        flags = step[steps.FLAGS]
+        if flags & steps.EACH:
             at = put(line, at + 1, b"OF")
             _put_player(sheet, line, at + 1, w.player)
         _put_value(sheet, lines[2], w, step)
@@ -546,15 +546,15 @@ def _put_value(sheet, line, w, step):
     value = w.value
     own = _own(w, step)
     if value >= own:
-        put(line, 4, step[S.SPECIALS][value - own][0])
+        put(line, 4, step[steps.SPECIALS][value - own][0])
         return
-    kind = step[S.KIND]
-    if kind == S.PLAYER:
+    kind = step[steps.KIND]
+    if kind == steps.PLAYER:
         if value == w.players:
             put(line, 5, b"NOBODY")
         else:
             _put_player(sheet, line, 6, value)
-    elif kind == S.NUMBER:
-        numl(line, 7, value + step[S.LOW])
+    elif kind == steps.NUMBER:
+        numl(line, 7, value + step[steps.LOW])
     else:
-        put(line, 4, step[S.WORDS][value])
+        put(line, 4, step[steps.WORDS][value])

@@ -21,12 +21,7 @@ def start():
     config = restored.config
     config.load()
     name = config.board
-    definition = None
-    board_problem = None
-    try:
-        definition = wiring.read(wiring.path_of(name, BOARD_DIR))
-    except ValueError as exc:
-        board_problem = str(exc)
+    definition, board_problem = _read_definition(wiring, name, BOARD_DIR)
     if definition is not None and hw.safe_mode_held(wiring.safe_mode_pin(definition)):
         print("tallyboard: safe mode (button held at power-up): the app is not running; "
               "use mpremote, or power-cycle to start it")
@@ -45,13 +40,7 @@ def start():
     problems = []                       # the display's, said (NOTE) once the app runs
     view = _first_light(restored, board, problems) if board is not None else None
     _compact()
-    from tallyrun.app import App
-
-    app = App(restored=restored)
-    app.exit_on_eof = hw.is_emulator()
-    app.board_name = given if isinstance(given, str) and 0 < len(given) <= 40 else name
-    app.check_board = _check_board
-    app.serve_net = serve_net
+    app = _new_app(restored, hw, given if isinstance(given, str) and 0 < len(given) <= 40 else name)
     watchdog = None
     finish = None
     try:
@@ -74,6 +63,25 @@ def start():
         # reset under mpremote's feet
         if watchdog is not None:
             watchdog.stop()
+
+
+def _read_definition(wiring, name, folder):
+    """The board definition's JSON and None, or None and what is wrong with it."""
+    try:
+        return wiring.read(wiring.path_of(name, folder)), None
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def _new_app(restored, hw, board_name):
+    from tallyrun.app import App
+
+    app = App(restored=restored)
+    app.exit_on_eof = hw.is_emulator()
+    app.board_name = board_name
+    app.check_board = _check_board
+    app.serve_net = serve_net
+    return app
 
 
 def _checked(definition, name):

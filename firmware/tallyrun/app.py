@@ -444,10 +444,10 @@ class App:
         self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
 
-    def _settle(self, record, taken=0):
-        """The held change accepted or rejected (confirming.settle)."""
+    def _settle(self, record, taken=0, who=0):
+        """The held change accepted (by player who) or rejected (confirming.settle)."""
         after_boot()
-        confirming.settle(self, record, taken)
+        confirming.settle(self, record, taken, who)
 
     def _configure(self, key, player, value):
         """A setting changed by the board itself (configuring.change)."""
@@ -521,7 +521,7 @@ class App:
         game = self.game
         if game.held and not game.held_by >> player & 1:
             raise ValueError(game.held_message(self.config.names))
-        self._settle(KIND_ACCEPT)
+        self._settle(KIND_ACCEPT, 0, player)
 
     def local_reject(self):
         """The held change rejected on the board (a long press). A rejected

@@ -6,7 +6,7 @@
 # local_accept and local_reject call settle().
 from tallyrun import protocol
 from tallyrun import replies
-from tallyrun.journal import KIND_APPLY, KIND_ACCEPT, KIND_HELD
+from tallyrun.journal import KIND_APPLY, KIND_ACCEPT, KIND_ACCEPT_BY, KIND_HELD
 
 _SRC_BOARD = b"board"
 
@@ -29,16 +29,19 @@ def hold(app, kind, seq, crc, event, src, reply):
     return None
 
 
-def settle(app, record, taken=0):
-    """The held change accepted (KIND_ACCEPT: made now) or rejected
-    (KIND_REJECT_HAND: dropped, with the taken events of its hand before
-    it): one record journaled, made, pushed. Allocation-free but for a
-    refusal (ValueError)."""
+def settle(app, record, taken=0, who=0):
+    """The held change accepted (KIND_ACCEPT: made now, by player who,
+    journaled as KIND_ACCEPT_BY | who) or rejected (KIND_REJECT_HAND:
+    dropped, with the taken events of its hand before it): one record
+    journaled, made, pushed. Allocation-free but for a refusal (ValueError)."""
     game = app.game
     if not game.held:
         raise ValueError("confirm: nothing waits for a confirmation")
     try:
-        app.journal.append(record, game.held_event if record == KIND_ACCEPT else taken, 0, 0)
+        if record == KIND_ACCEPT:
+            app.journal.append(KIND_ACCEPT_BY | who, game.held_event, 0, 0)
+        else:
+            app.journal.append(record, taken, 0, 0)
     except OSError as exc:
         raise ValueError(replies.flash_failed(exc, "the hand is still pending"))
     pushed = protocol.EV_REJECT
@@ -49,11 +52,11 @@ def settle(app, record, taken=0):
     kind = game.held                      # what was held, for the event's held field
     event = game.held_event
     if record == KIND_ACCEPT:
-        game.accept()
+        game.accept(who)
     else:
         game.reject(taken)
         if taken and app.log_crcs_valid > game.n:
             app.log_crcs_valid = game.n
     app._reserve_eseq()
-    app.tell(pushed, True, event, _SRC_BOARD, kind)
+    app.tell(pushed, True, event, _SRC_BOARD, kind, who)
     app.journal.after_append()

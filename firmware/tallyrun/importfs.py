@@ -23,10 +23,9 @@ MOUNT = "/fw"
 ROM = "/rom"
 PACKAGES = ("tallycore", "tallyrun", "tallypanel", "tallynet")
 # the folders inside them that are packages too (tallycore.reasons: each
-# game's words, tallycore.why)
+# game's words, tallycore.why), asked for before the package that holds them
 SUBPACKAGES = ("tallycore/reasons",)
-_FOLDERS = tuple("/" + name for name in PACKAGES)
-_INNER = tuple("/" + name for name in SUBPACKAGES)
+_FOLDERS = tuple("/" + name for name in SUBPACKAGES + PACKAGES)
 # os.stat's ten fields; the importer reads only the mode (a folder, a file)
 _FOLDER = (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 _FILE = (0x8000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -35,13 +34,12 @@ _FILE = (0x8000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 class FirmwareFS:
     """The firmware's packages as the importer sees them, read from fs (the
     littlefs mounted at /, or any filesystem with the packages at its root);
-    folders: the packages, each as "/name"; inner: the packages inside them,
-    each as "/name/inner"."""
+    folders: the packages, each as "/name", a package inside another before
+    the one that holds it."""
 
-    def __init__(self, fs, folders=_FOLDERS, inner=_INNER):
+    def __init__(self, fs, folders=_FOLDERS):
         self.fs = fs
         self.folders = folders
-        self.inner = inner
 
     def mount(self, readonly, mkfs):
         pass
@@ -57,9 +55,9 @@ class FirmwareFS:
                     return _FOLDER
                 if path.startswith("/", end):
                     # inside a package: "x.py" answers as a folder, so the importer goes on
-                    # to "x.mpy" (there is no source here); "x" and "x.mpy" as files, but
-                    # for a package inside it. open() says whether the .mpy is really there.
-                    return _FOLDER if path.endswith(".py") or path in self.inner else _FILE
+                    # to "x.mpy" (there is no source here); "x" and "x.mpy" as files. open()
+                    # says whether the .mpy is really there.
+                    return _FOLDER if path.endswith(".py") else _FILE
         raise OSError(2)     # not the firmware's: the importer looks further along sys.path
 
     def open(self, path, mode):

@@ -1,7 +1,8 @@
 # The power-cut-safe journal of the game in progress (docs/firmware.md, "The journal").
 #
 # A snapshot file and a ring of records in raw flash (ring.py):
-#   game.snp  snapshot: the game (or none), its whole event log, n, a
+#   game.snp  snapshot: the game (or none), its whole event log and a byte
+#             per event of who accepted it (TBS4; TBS3 and TBS2 without), n, a
 #             generation number, the last request's seq and CRC, and where in
 #             the ring its records start; CRC-16 over it all. Written as
 #             game.snp.tmp then renamed; then the same again as game.snb, its
@@ -13,7 +14,9 @@
 #               [7..9) request CRC u16 LE  [9] generation & 0xFF  [10..12) CRC-16
 #             A NEW is a record too (its event packs game, players, options).
 #             A change held for its confirmation (docs/rules.md CF) is one
-#             record, KIND_HELD | its kind, and its accept or reject another.
+#             record, KIND_HELD | its kind, and its accept or reject another;
+#             an accept is KIND_ACCEPT_BY | the player who accepted it (6,
+#             KIND_ACCEPT, in a journal before issue 33: nobody recorded).
 #             So is KEPT: the host's archive holds the game as it stands (its
 #             event packs n | lcrc << 10, the log CRC of log[0:n]); a new
 #             snapshot writes the KEPT of its game again after it.
@@ -44,19 +47,21 @@ KIND_APPLY = const(1)
 KIND_UNDO = const(2)
 KIND_REDO = const(3)
 _KIND_NEW = const(5)
-KIND_ACCEPT = const(6)    # the held change accepted: made now
+KIND_ACCEPT = const(6)    # the held change accepted: made now (before issue 33: by nobody recorded)
+KIND_ACCEPT_BY = const(64)  # | the player who accepted it: the held change accepted, made now
 _KIND_REJECT = const(7)    # the held change rejected: dropped
 KIND_REJECT_HAND = const(32)  # rejected with the event's count of its hand's earlier events, taken back with it
 KIND_HELD = const(8)      # | KIND_APPLY, KIND_UNDO or KIND_REDO: a change held for its confirmation
 _KIND_KEPT = const(16)     # the host's archive holds the game (not 6: ACCEPT; not 8 | k: held)
 _ERASED = const(0xFF)
 
-_MAGIC = b"TBS3"
+_MAGIC = b"TBS4"
+_MAGIC_TBS3 = b"TBS3"   # the snapshot before accepted_by: no byte per event of who accepted it
 _MAGIC_TBS2 = b"TBS2"   # the snapshot before confirmation: no held change
 _TAIL = const(16)   # after the events: seq u16, crc u16, ring block u16, ring slot u16,
 #                     held kind u16 (0: none), held event u32, CRC-16
 _TAIL_TBS2 = const(10)   # the same without the held change
-_SNAPSHOT_MAX = HEAD + 4 * LOG_CAPACITY + _TAIL
+_SNAPSHOT_MAX = HEAD + 5 * LOG_CAPACITY + _TAIL
 
 
 def pack_new(index, players, options):
@@ -186,7 +191,7 @@ class Journal:
     def _write_snapshot(self, name, players, options, log, n, top, seq, crc, k, held, held_event):
         generation = self.generation + 1
         full = self.snapshot
-        body = put_game(full, _MAGIC, generation, name, players, options, log, n, top)
+        body = put_game(full, _MAGIC, generation, name, players, options, log, n, top, self.game.accepted)
         put16(full, body, seq)          # the request that made this state
         put16(full, body + 2, crc)
         put16(full, body + 4, k)        # where its records start in the ring
@@ -295,15 +300,17 @@ class Journal:
         game = self.game
         if data[0:4] == _MAGIC_TBS2:
             body = load_game(game, data, _MAGIC_TBS2, _TAIL_TBS2)
+        elif data[0:4] == _MAGIC_TBS3:
+            body = load_game(game, data, _MAGIC_TBS3, _TAIL)
         else:
-            body = load_game(game, data, _MAGIC, _TAIL)
+            body = load_game(game, data, _MAGIC, _TAIL, True)
         if body < 0:
             return False
         k = get16(data, body + 4)
         if k >= RING_BLOCKS:
             game.rules = None
             return False
-        held = get16(data, body + 8) if data[0:4] == _MAGIC else 0
+        held = get16(data, body + 8) if data[0:4] != _MAGIC_TBS2 else 0
         if held:
             try:
                 game.hold(held, get32(data, body + 10))
@@ -423,6 +430,8 @@ class Journal:
             self.kept = 0
         elif kind == _KIND_KEPT:
             self.kept = event
+        elif kind & KIND_ACCEPT_BY:
+            game.accept(kind & ~KIND_ACCEPT_BY)
         elif kind & KIND_HELD:
             game.hold(kind & ~KIND_HELD, event)
         elif kind == KIND_ACCEPT:

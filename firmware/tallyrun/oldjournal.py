@@ -152,14 +152,9 @@ class Journal:
                         self.problems.append("journal ends in a partial record (the change being written "
                                              "when the power went, never acknowledged): dropped")
                     break
-                kind = rec[0]
                 if first:
                     first = False
-                    if crc16(rec, 0, 10) != get16(rec, 10) or kind != KIND_HEADER:
-                        self.cut = True
-                        why = "damaged"
-                    elif get32(rec, 1) != self.generation & 0x3FFFFFFF:
-                        self.cut = True  # a journal of an older snapshot: its changes are in the snapshot
+                    why = self._check_header(rec)
                     if self.cut:
                         break
                     continue
@@ -179,8 +174,20 @@ class Journal:
         finally:
             f.close()
         self.records = self.restored
-        if why is None:
-            return
+        if why is not None:
+            self._dropped(why, index, whole)
+
+    def _check_header(self, rec):
+        """The journal's first record: None, or "damaged"; cut if it is not this snapshot's."""
+        if crc16(rec, 0, 10) != get16(rec, 10) or rec[0] != KIND_HEADER:
+            self.cut = True
+            return "damaged"
+        if get32(rec, 1) != self.generation & 0x3FFFFFFF:
+            self.cut = True  # a journal of an older snapshot: its changes are in the snapshot
+        return None
+
+    def _dropped(self, why, index, whole):
+        """Said once: where the journal's valid prefix ended, and what was dropped."""
         if index == 0:
             self.problems.append("journal header %s: %d changes after the snapshot dropped; kept as %s%s"
                                  % (why, whole, JOURNAL, BAD))

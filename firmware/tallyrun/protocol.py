@@ -57,13 +57,13 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 # only while that game is in play. A row:
 # (verb, ((arg, type, lo, hi, index), ...), optional trailing args, reply
 #  fields, what it changes); what it does is said for people by
-#  tallyboard.wirefields.VERB_DOES (host only: the board never sends it)
+#  tallyboard.boardlink.wirefields.VERB_DOES (host only: the board never sends it)
 # index: b"player", b"seat" or b"" (tallycore.game). What it changes: b"" (it
 # only reads), or the change it journals and pushes an event for: b"apply"
 # (an event: n + 1), b"undo" (n - 1), b"new" (n = 0), b"kept" (the archive
 # mark; the game stays), b"cfg" (a setting, CFG SET only).
 # Reply fields and event fields are named as docs/protocol.md's field table
-# (tallyboard.wirefields) names them: "VERB.name" where a verb writes the field
+# (tallyboard.boardlink.wirefields) names them: "VERB.name" where a verb writes the field
 # `name` its own way (HELLO's players is the most any game takes); the wire
 # key is the part after the dot. tallyrun.replies.fields writes every row.
 # Every state-changing verb replies "n top eseq": events applied, applied +
@@ -73,7 +73,7 @@ STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as byt
 CHANGED = ("n", "top", "eseq")
 # NET (a board's link to a club evening over Wi-Fi and MQTT): its ops, its
 # settings and its reply. A row of NET_KEYS: (key, form, lo, hi, secret,
-# may be none, default); what each is: tallyboard.wirefields.NET_KEY_MEANINGS. Forms: b"bytes" lo..hi bytes (%XX-escaped
+# may be none, default); what each is: tallyboard.boardlink.wirefields.NET_KEY_MEANINGS. Forms: b"bytes" lo..hi bytes (%XX-escaped
 # on the line); b"name" a topic level: lo..hi letters, digits, _ . - starting
 # with a letter or digit; b"host" a host name or IPv4 address (letters,
 # digits, . -); b"int" decimal lo..hi; b"key" lo..hi bytes written as twice
@@ -103,7 +103,7 @@ ENTRY_FIELDS = ("head", "step", "ENTRY.value", "entered")
 # the code of its reason (an index into the game's reason table,
 # tallycore/reasons/: protocol.json's games' reasons): tallycore.why. As
 # many parts from at as fit in the frame (count of them), as LOG pages
-WHY_FIELDS = ("WHY.n", "WHY.won", "parts", "WHY.at", "WHY.count", "who", "pts", "why")
+WHY_FIELDS = ("WHY.n", "WHY.won", "parts", "WHY.at", "WHY.count", "WHY.who", "pts", "why")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
 CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
@@ -121,7 +121,7 @@ VERBS = (
      ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "OPEN.held", "ccrc", "notes"), b""),
     (b"STATE", (), 0, ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"), b""),
     (b"SCORE", (), 0, ("hands", "complete", "winners", "totals"), b""),
-    (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0, ("at", "LOG.count", "top", "LOG.ev"), b""),
+    (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0, ("at", "LOG.count", "top", "LOG.ev", "LOG.who"), b""),
     (b"STATS", (), 0, ("free", "alloc", "block", "served", "journal", "errors"), b""),
     (b"NOTE", ((b"index", T_INT, 0, MAX_NOTES - 1, b""),), 0, ("NOTE.count", "NOTE.text"), b""),
     (b"CFG", (CFG_OP, (b"key", T_WORD, 0, 0, b""), CFG_PLAYER, (b"value", T_TEXT, 1, MAX_BOARD_NAME, b"")), 2,
@@ -156,12 +156,12 @@ CONFIG_KEYS = (
 PLAYER_COLOURS = (0xFF2000, 0x0040FF, 0x00C000, 0xC000C0,
                   0xFFC000, 0x00C0C0, 0xFF60A0, 0xC0C0C0)
 
-# Error codes, as ERR writes them (what each means: tallyboard.wirefields.ERROR_MEANINGS)
+# Error codes, as ERR writes them (what each means: tallyboard.boardlink.wirefields.ERROR_MEANINGS)
 ERRORS = (b"FRAME", b"CRC", b"SEQ", b"VERB", b"ARGS", b"RANGE", b"RULE", b"FULL", b"FLASH", b"BOARD")
 E_OK = const(0)  # not an error: parse succeeded
 E_FRAME, E_CRC, E_SEQ, E_VERB, E_ARGS, E_RANGE, E_RULE, E_FULL, E_FLASH, E_BOARD = range(1, len(ERRORS) + 1)
 
-# Events pushed by the board: (kind, fields); when each is pushed: tallyboard.wirefields.EVENT_WHEN
+# Events pushed by the board: (kind, fields); when each is pushed: tallyboard.boardlink.wirefields.EVENT_WHEN
 EVENTS = (
     (b"BOOT", ("fw", "proto", "game", "n", "top")),
     (b"NEW", ("game", "players", "options", "n", "top")),
@@ -171,7 +171,7 @@ EVENTS = (
     (b"CFG", ("key", "player", "value")),
     (b"NOTE", ("text",)),
     (b"HELD", ("n", "top", "held", "by", "src")),
-    (b"ACCEPT", ("held", "n", "top", "src", "totals")),
+    (b"ACCEPT", ("held", "n", "top", "src", "who", "totals")),
     (b"REJECT", ("held", "n", "top", "src")),
     (b"KEPT", ("n",)),
 )

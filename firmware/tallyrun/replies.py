@@ -37,16 +37,18 @@ def change(app, seq, event=-1):
 
 def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
     """Write the fields a row names (protocol.EVENTS, a verb's reply), in its
-    order, each in its one format (tallyboard.wirefields, for the docs). What
+    order, each in its one format (tallyboard.boardlink.wirefields, for the docs). What
     a field says beyond the game's and the app's state is given: event (ev:
     the event applied; held, once a held change went: its event), src (who
     made the change), about (what the row is of: GAME's and NOTE's index,
     LOG's at, CFG's key; held, once a held change went: its kind; ENTRY's
-    rows; WHY's parts), player (CFG's; WHY's first part, at), text (NOTE's). Allocation-free. The fields of a change are
+    rows; WHY's parts), player (CFG's; ACCEPT's who; WHY's first part, at),
+    text (NOTE's). Allocation-free. The fields of a change are
     looked for first: they are the request path's; the others are the
     reads', by what they say (_game_field, _read_field, _board_field)."""
     game = app.game
     count_at = 0   # LOG.count: where its three digits go once LOG.ev has counted
+    count = 0      # LOG.ev's count, for LOG.who
     for name in names:
         if name == "n":
             w.key(b"n")
@@ -66,13 +68,10 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
         elif name == "totals":
             totals(app, w)
         elif name == "held":
-            if game.held or not about:
-                held(app, w)   # what waits, or -
-            else:   # the held change just went (ACCEPT, REJECT): what it was
-                w.key(b"held")
-                w.number(about)
-                w.byte(44)
-                w.number(event)
+            _held_field(app, w, event, about)
+        elif name == "who":
+            w.key(b"who")
+            w.number(player)
         elif name == "by":
             w.key(b"by")
             w.number(game.held_by)
@@ -87,10 +86,23 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
             count_at = w.length
             w.text(b"000")   # LOG.ev writes the count here: three digits, zero-padded
         elif name == "LOG.ev":
-            _log_events(app, w, count_at, about)
+            count = _log_events(app, w, count_at, about)
+        elif name == "LOG.who":
+            _log_accepted(app, w, about, count)
         elif not (_game_field(app, w, name) or _read_field(app, w, name, about) or _board_field(app, w, name)
                   or _entry_field(w, name, about) or _why_field(w, name, about, player)):
             raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
+
+
+def _held_field(app, w, event, kind):
+    """held: what waits, or -; once a held change went (ACCEPT, REJECT, kind given), what it was."""
+    if app.game.held or not kind:
+        held(app, w)
+        return
+    w.key(b"held")
+    w.number(kind)
+    w.byte(44)
+    w.number(event)
 
 
 def _game_field(app, w, name):
@@ -412,14 +424,16 @@ def field_error(app, seq, field):
 
 
 def _log_events(app, w, count_at, at):
-    """LOG's ev: as many packed events from at as fit in the frame, their
-    count written into the three digits LOG.count left at count_at."""
+    """LOG's ev: as many packed events from at as fit in the frame with
+    LOG.who after them, their count written into the three digits LOG.count
+    left at count_at. Returns the count."""
     game = app.game
     top = game.top
     w.key(b"ev")
     count = 0
     log = game.log
-    while at + count < top and w.room() >= 12:
+    # an event and its comma: at most 11 bytes; " who=" and a character per event after them
+    while at + count < top and w.room() >= 12 + 5 + count + 1:
         if count:
             w.byte(44)
         w.number(log[at + count])
@@ -429,6 +443,17 @@ def _log_events(app, w, count_at, at):
         buf[count_at] = 48 + count // 100
         buf[count_at + 1] = 48 + (count // 10) % 10
         buf[count_at + 2] = 48 + count % 10
+    return count
+
+
+def _log_accepted(app, w, at, count):
+    """LOG's who: for each event ev lists, the player whose accept made it
+    (0-7, docs/rules.md CF2), or - when it was made without one."""
+    game = app.game
+    w.key(b"who")
+    for i in range(at, at + count):
+        who = game.accepted_by(i)
+        w.byte(45 if who < 0 else 48 + who)
 
 
 def stats(app, seq):

@@ -350,9 +350,10 @@ def exists(path):
         return False
 
 
-def put_game(full, magic, generation, name, players, options, log, n, top):
+def put_game(full, magic, generation, name, players, options, log, n, top, accepted=None):
     """Write a snapshot's magic, head and events into full (load_game reads
-    them back); returns where its tail starts."""
+    them back), then accepted[0:top] (who accepted each: Game.accepted) if
+    given; returns where its tail starts."""
     full[0:4] = magic
     put32(full, 4, generation)
     name_bytes = name.encode()
@@ -365,18 +366,23 @@ def put_game(full, magic, generation, name, players, options, log, n, top):
     put16(full, 32, top)
     for i in range(top):
         put32(full, HEAD + 4 * i, log[i])
-    return HEAD + 4 * top
+    if accepted is None:
+        return HEAD + 4 * top
+    for i in range(top):
+        full[HEAD + 4 * top + i] = accepted[i]
+    return HEAD + 5 * top
 
 
-def load_game(game, data, magic, tail):
+def load_game(game, data, magic, tail, accepted=False):
     """Rebuild game from a snapshot's bytes: magic, the head (HEAD bytes), the
-    events, then tail bytes ending in the CRC-16 of all before it. Returns
+    events, (accepted: a byte per event, Game.accepted), then tail bytes
+    ending in the CRC-16 of all before it. Returns
     where the tail starts, or -1 (the bytes are not a whole snapshot; a
     snapshot of no game leaves game.rules None)."""
     if len(data) < HEAD + tail or data[0:4] != magic:
         return -1
     top = get16(data, 32)
-    body = HEAD + 4 * top
+    body = HEAD + (5 if accepted else 4) * top
     if len(data) != body + tail or crc16(data, 0, body + tail - 2) != get16(data, body + tail - 2):
         return -1
     name_len = data[8]
@@ -392,6 +398,9 @@ def load_game(game, data, magic, tail):
             game.apply(get32(data, HEAD + 4 * i))
         for i in range(top - n):
             game.undo()
+        if accepted:
+            for i in range(top):
+                game.accepted[i] = data[HEAD + 4 * top + i]
     except (ValueError, ImportError, UnicodeError):
         game.rules = None
         return -1

@@ -72,7 +72,7 @@ def field(w, name, parts, at):
     elif name == "WHY.count":
         w.key(b"count")
         w.number(_why_fit(w, parts, at))
-    elif name == "who":
+    elif name == "WHY.who":
         _list(w, b"who", parts.player, at, _shown[0])
     elif name == "pts":
         _list(w, b"pts", parts.points, at, _shown[0])

@@ -7,7 +7,7 @@ import sys
 
 from mpfixtures import booted_app, bodies, cleanup, folder, send, shut
 from tallycore import skicket
-from tallycore.game import Game
+from tallycore.game import Game, HELD_APPLY
 from tallycore.games import GAMES
 from tallynet import envelope, settings, tablestate
 from tallynet.outbox import Outbox, from_round
@@ -207,6 +207,9 @@ def test_the_table_s_body_is_composed_from_the_game():
     level, strain = skicket.parse_bid("4H")
     game.apply(skicket.pack_hand(1, level, strain, None, None, 0, 10))
     game.apply(skicket.MISDEAL)
+    # with confirmation on, a hand held and accepted by Hal's seat button (player 3): its accepted_by
+    game.hold(HELD_APPLY, skicket.pack_hand(0, level, strain, None, None, 0, 10))
+    game.accept(3)
     body = tablestate.board_body(game, "skicket", 2, 3, "1A2B.3", "pico-w@1A2B.3", ["Eve", "Fay", "Gus", "Hal"],
                                  {}, "1F2E", "-")
     assert body == {
@@ -214,8 +217,10 @@ def test_the_table_s_body_is_composed_from_the_game():
         "record": {"format": "tallyboard/1", "game": "skicket", "players": ["Eve", "Fay", "Gus", "Hal"],
                    "hands": [{"purchaser": 1, "bid": "4H", "doubled_by": None, "redoubled_by": None,
                               "lone": False, "tricks": 10},
-                             {"misdeal": True}]},
-        "stamp": {"game": "skicket", "players": "4", "options": "0", "n": "2", "top": "2", "lcrc": "1F2E",
+                             {"misdeal": True},
+                             {"purchaser": 0, "bid": "4H", "doubled_by": None, "redoubled_by": None,
+                              "lone": False, "tricks": 10, "accepted_by": 3}]},
+        "stamp": {"game": "skicket", "players": "4", "options": "0", "n": "3", "top": "3", "lcrc": "1F2E",
                   "held": "-", "board_id": "pico-w@1A2B.3", "round": 2},
         "pending": None}
     assert tablestate.kind(body, None) == "hand"

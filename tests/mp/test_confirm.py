@@ -58,8 +58,10 @@ def test_a_held_hand_counts_only_when_an_opponent_accepts_it():
         eseq = int(lines[-2].split()[1])                # the reply names the event that follows it
         assert lines[-3] == b"10 OK n=0 top=0 eseq=%d held=1,%d" % (eseq, B_4H_10)
         assert lines[-2] == b"! %d HELD n=0 top=0 held=1,%d by=5 src=host" % (eseq, B_4H_10)
-        assert lines[-1] == b"! %d ACCEPT held=1,%d n=1 top=1 src=board totals=30,100,30,100" % (
+        # who=2: Cy's accept (docs/rules.md CF2), the event's own field
+        assert lines[-1] == b"! %d ACCEPT held=1,%d n=1 top=1 src=board who=2 totals=30,100,30,100" % (
             eseq + 1, B_4H_10)
+        assert game.accepted_by(0) == 2
     finally:
         cleanup(root)
 
@@ -156,14 +158,18 @@ def test_a_snapshot_keeps_the_held_hand_and_an_earlier_snapshot_still_loads():
         app.journal.compact()                           # the ring came round: a snapshot with the hand held
         shut(app, out)
         snapshot = open(root + J.SNAPSHOT, "rb").read()
-        assert snapshot[0:4] == b"TBS3"
+        assert snapshot[0:4] == b"TBS4"
         app, out = booted_app(root)
         assert (app.game.n, app.game.held, app.game.held_event) == (0, HELD_APPLY, B_4H_10)
         app.local_accept(0)
         app.journal.compact()
         shut(app, out)
-        # the snapshot an earlier firmware wrote: TBS2, no held change in its tail
         data = bytearray(open(root + J.SNAPSHOT, "rb").read())
+        # TBS4: one event (4 bytes), then a byte of who accepted it: 1 + Ann (player 0)
+        events_end = len(data) - 16 - 1
+        assert data[events_end] == 1
+        # the snapshot an earlier firmware wrote: TBS2, no accepted_by, no held change in its tail
+        data = data[:events_end] + data[events_end + 1:]
         body = len(data) - 16
         old = bytearray(data[:body + 8])
         old[0:4] = b"TBS2"
@@ -174,6 +180,44 @@ def test_a_snapshot_keeps_the_held_hand_and_an_earlier_snapshot_still_loads():
                 f.write(old)
         app, out = booted_app(root)
         assert (app.game.n, app.game.held, _totals(app.game)) == (1, 0, [30, 100, 30, 100])
+        assert app.game.accepted_by(0) == -1            # TBS2 did not say who accepted it
+        assert app.journal.problems == []
+        shut(app, out)
+        # TBS3 (before accepted_by): the held change in its tail, no byte per event
+        old = bytearray(data)
+        old[0:4] = b"TBS3"
+        J.put16(old, body + 14, J.crc16(old, 0, body + 14))
+        for name in (J.SNAPSHOT, J.SNAPSHOT_COPY):
+            with open(root + name, "wb") as f:
+                f.write(old)
+        app, out = booted_app(root)
+        assert (app.game.n, app.game.held, _totals(app.game)) == (1, 0, [30, 100, 30, 100])
+        assert app.game.accepted_by(0) == -1
+        assert app.journal.problems == []
+        shut(app, out)
+    finally:
+        cleanup(root)
+
+
+def test_who_accepted_is_journaled_and_replayed_and_an_earlier_accept_record_still_replays():
+    root = folder("confirm")
+    try:
+        app, out = _skicket_app(root)
+        send(app, 10, "HAND 1 4H - - 0 10")
+        app.local_accept(2)                             # Cy
+        shut(app, out)
+        app, out = booted_app(root)                     # a power cut: the ring replayed
+        assert (app.game.n, app.game.accepted_by(0)) == (1, 2)
+        send(app, 11, "LOG 0")
+        shut(app, out)
+        assert bodies(root)[-1] == b"11 OK at=0 count=001 top=1 ev=%d who=2" % B_4H_10
+        # an accept record of the journal before accepted_by (kind 6) replays as accepted by nobody known
+        app, out = _skicket_app(root)
+        send(app, 20, "HAND 1 4H - - 0 10")
+        app.journal.append(J.KIND_ACCEPT, app.game.held_event)
+        shut(app, out)
+        app, out = booted_app(root)
+        assert (app.game.n, app.game.held, app.game.accepted_by(0)) == (1, 0, -1)
         assert app.journal.problems == []
         shut(app, out)
     finally:

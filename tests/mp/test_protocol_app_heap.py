@@ -50,7 +50,7 @@ def test_scoring_requests_allocate_nothing():
     assert bodies[14] == b"! 8 EV n=4 top=4 ev=1 src=host totals=17,17"
     assert bodies[15].startswith(b"8 OK game=roquet players=2 options=0 n=4 top=4 lcrc=")
     assert bodies[16] == b"9 OK hands=1 complete=0 winners=3 totals=17,17"
-    assert bodies[17] == b"10 OK at=0 count=004 top=4 ev=40,140,96,1"
+    assert bodies[17] == b"10 OK at=0 count=004 top=4 ev=40,140,96,1 who=----"   # none accepted on the board
     assert bodies[18] == bodies[17]   # the retry is answered again from the stored reply
     assert bodies[19].startswith(b"11 OK fw=")
     # the reads written from their rows (replies.fields), the heap locked as well: GAME 1 is Roquet

@@ -52,9 +52,11 @@ def parse_held(fields: dict[str, str]) -> tuple[int, int] | None:
 
 
 def game_from_log(name: str, players: int, options: int, log: list[int], n: int,
-                  held: tuple[int, int] | None = None) -> core_game.Game:
+                  held: tuple[int, int] | None = None,
+                  accepted: list[int | None] | None = None) -> core_game.Game:
     """The core game whose log[0:top] is log with n applied (the rest on the
-    redo stack), holding the change the board holds for its confirmation."""
+    redo stack), holding the change the board holds for its confirmation;
+    accepted: for each event, the player whose accept made it (None: nobody)."""
     try:
         index = games.index_of(name)
     except ValueError:
@@ -67,6 +69,8 @@ def game_from_log(name: str, players: int, options: int, log: list[int], n: int,
             game.apply(event)
         for _ in range(len(log) - n):
             game.undo()
+        for i, who in enumerate(accepted or ()):
+            game.accepted[i] = 0 if who is None else who + 1
         if held is not None:
             game.hold(*held)
     except ValueError as exc:
@@ -130,7 +134,7 @@ def rebuild(board: Any) -> BoardGame:
     name = state.get("game", "-")
     top = reply_int(state, "top")
     n = reply_int(state, "n")
-    log = board.log(top)
+    log, accepted = board.log_accepted(top)
     lcrc = wire.log_crc(log)
     if reply_int(state, "lcrc", 16) != lcrc:
         raise ProtocolError(f"the board's log checksum {state.get('lcrc')} does not match the "
@@ -139,7 +143,7 @@ def rebuild(board: Any) -> BoardGame:
         return BoardGame(None, 0, 0, None, log, state, {})
     players = reply_int(state, "players")
     options = reply_int(state, "options")
-    game = game_from_log(name, players, options, log, n, parse_held(state))
+    game = game_from_log(name, players, options, log, n, parse_held(state), accepted)
     score = board.score()
     mismatch = score_mismatch(game, score)
     if mismatch:

@@ -401,7 +401,14 @@ class Board:
 
     def log(self, top: int) -> list[int]:
         """log[0:top] (the redo stack included), in as many LOG requests as it takes."""
+        return self.log_accepted(top)[0]
+
+    def log_accepted(self, top: int) -> tuple[list[int], list[int | None]]:
+        """log[0:top] (the redo stack included) and, for each event, the player
+        whose accept made it (LOG's who; None: made without a confirmation, or
+        a board whose LOG does not say), in as many LOG requests as it takes."""
         out: list[int] = []
+        accepted: list[int | None] = []
         while len(out) < top:
             reply = self.request("LOG", len(out))
             count = _int(reply, "count")
@@ -412,8 +419,12 @@ class Board:
             chunk = [int(w) for w in words.split(",")] if words else []
             if len(chunk) != count:
                 raise ProtocolError(f"LOG {len(out)}: count={count} but {len(chunk)} events")
+            who = reply.get("who", "-" * count)
+            if len(who) != count or any(c != "-" and not c.isdigit() for c in who):
+                raise ProtocolError(f"LOG {len(out)}: who={who} is not one player or - for each of the {count} events")
             out += chunk
-        return out[:top]
+            accepted += [None if c == "-" else int(c) for c in who]
+        return out[:top], accepted[:top]
 
     def cfg_get(self, key: str, player: int | None = None) -> str:
         args = ["GET", key] + ([] if player is None else [player])

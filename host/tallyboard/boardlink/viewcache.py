@@ -40,8 +40,9 @@ def stamp_of(fields: dict[str, str]) -> dict[str, str]:
     return {key: fields.get(key, "") for key in STAMP_KEYS}
 
 
-def load(port: str, stamp: dict[str, str]) -> tuple[list[int], list[str]] | None:
-    """(log[0:top], names) when the copy for this port has exactly this stamp."""
+def load(port: str, stamp: dict[str, str]) -> tuple[list[int], list[str], list[int | None]] | None:
+    """(log[0:top], names, who accepted each event: LOG's who) when the copy
+    for this port has exactly this stamp."""
     try:
         doc: Any = json.loads(_path(port).read_text())
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
@@ -54,16 +55,22 @@ def load(port: str, stamp: dict[str, str]) -> tuple[list[int], list[str]] | None
         return None
     if len(log) != int(stamp["top"]) or wire.log_crc(log) != int(stamp["lcrc"], 16):
         return None
-    return log, names
+    accepted = doc.get("accepted", [None] * len(log))
+    if (not isinstance(accepted, list) or len(accepted) != len(log)
+            or not all(a is None or (isinstance(a, int) and 0 <= a < 8) for a in accepted)):
+        return None
+    return log, names, accepted
 
 
-def save(port: str, stamp: dict[str, str], log: list[int], names: list[str]) -> None:
+def save(port: str, stamp: dict[str, str], log: list[int], names: list[str],
+         accepted: list[int | None] | None = None) -> None:
     """Keep the copy; a cache that cannot be written only costs the next command time."""
     path = _path(port)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"stamp": stamp, "log": log, "names": names}))
+        tmp.write_text(json.dumps({"stamp": stamp, "log": log, "names": names,
+                                   "accepted": accepted or [None] * len(log)}))
         os.replace(tmp, path)
     except OSError:
         pass

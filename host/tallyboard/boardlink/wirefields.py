@@ -1,5 +1,5 @@
 # The formats and meanings of every field of a reply or an event, for the
-# docs (docs/protocol.md, docs/protocol.json: python -m tallyboard.protocol_doc)
+# docs (docs/protocol.md, docs/protocol.json: python -m tallyboard.tooling.protocol_doc)
 # and a host. The host's, not the firmware's: the board writes each field in
 # its format through one writer, tallyrun.replies.fields, and needs none of
 # these words.
@@ -64,6 +64,9 @@ FIELDS = (
     ("value", "config", "the key's value as CONFIG_KEYS gives its type: decimal, text or RRGGBB hex"),
     ("src", "word", "host (a request) or board (the board's own buttons)"),
     ("by", "decimal", "bit mask of the players who may accept: bit p is player p"),
+    ("who", "decimal", "the player (0 to players - 1) whose seat button accepted the change"),
+    ("LOG.who", "text", "for each event ev lists, in its order, one character: the player (0-7) whose accept "
+                        "made it, or - when it was made without a confirmation (docs/rules.md CF)"),
     ("KEPT.n", "decimal", "the events in force the host's archive holds"),
     ("wifi", "decimal", "1 if the board has Wi-Fi (its board definition says wifi: true), else 0"),
     ("enrolled", "decimal", "1 once the board has every setting a club link needs (NET_KEYS without a default or -, "
@@ -95,7 +98,7 @@ FIELDS = (
     ("WHY.at", "decimal", "the first part listed (0: the first), as asked"),
     ("WHY.count", "decimal", "how many parts who, pts and why list from at (as many as fit in the frame: ask "
                              "again with at + count until at + count == parts)"),
-    ("who", "list", "each part's player (0-based, fixed for the game; 255: everyone, a part of nobody's in "
+    ("WHY.who", "list", "each part's player (0-based, fixed for the game; 255: everyone, a part of nobody's in "
                     "particular, as a misdeal's), - when none"),
     ("pts", "list", "each part's points (0 where the rule scores nothing, negative where it takes), - when none"),
     ("why", "list", "each part's reason: an index into the game's reason table (protocol.json's games' reasons: "
@@ -184,7 +187,7 @@ EVENT_WHEN = {
             "(spaces written as _)",
     "HELD": "a change waits for its confirmation by an opponent (held=kind,event; by: who may "
             "accept, bit mask)",
-    "ACCEPT": "the held change was accepted on the board and made (n top after it)",
+    "ACCEPT": "the held change was accepted on the board and made (n top after it; who: the player who accepted it)",
     "REJECT": "the held change was rejected on the board and dropped (n top after it)",
     "KEPT": "the host's archive holds the game as it stands (its first n events)",
 }

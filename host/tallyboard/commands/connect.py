@@ -174,12 +174,12 @@ def _read_view(board: Board) -> tuple[BoardGame, list[str]]:
     if fields:
         cached = viewcache.load(board.link.name, viewcache.stamp_of(fields))
         if cached is not None:
-            log, names = cached
+            log, names, accepted = cached
             name = fields["game"]
             players, options, n = int(fields["players"]), int(fields["options"]), int(fields["n"])
             if name in ("-", ""):
                 return BoardGame(None, 0, 0, None, log, dict(fields), {}), names
-            game = game_from_log(name, players, options, log, n)   # a copy is served only with held=-
+            game = game_from_log(name, players, options, log, n, None, accepted)   # a copy is served only with held=-
             return BoardGame(name, players, options, game, log, dict(fields), {}), names
     current = board.rebuild()
     names = board.player_names(current.players) if current.name is not None else []
@@ -192,7 +192,10 @@ def _keep(board: Board, current: BoardGame, names: list[str]) -> None:
     stamp = viewcache.stamp_of(dict(current.state, ccrc=board.open_fields.get("ccrc", "")))
     if current.name is None:
         stamp["game"] = "-"
-    viewcache.save(board.link.name, stamp, current.log, names)
+    accepted = None
+    if current.game is not None:
+        accepted = [who if who >= 0 else None for who in map(current.game.accepted_by, range(len(current.log)))]
+    viewcache.save(board.link.name, stamp, current.log, names, accepted)
 
 
 def change(board: Board, verb: str, *args: Any) -> dict[str, str]:

@@ -77,9 +77,20 @@ def deploy_cmd(port: str | None, use_emulator: bool, board: str | None) -> None:
         click.echo(f"tallyboard: {deployed.advice}", err=True)
 
 
-def restart_emulator(running: dict[str, Any]) -> dict[str, str]:
-    """Reset the running `tallyboard emulate`'s board (its SIGHUP is the reset button); its HELLO once back."""
+def restart_emulator(running: dict[str, Any], seconds: float = 15.0) -> dict[str, str]:
+    """Reset the running `tallyboard emulate`'s board (its SIGHUP is the reset button); its HELLO once it
+    has started again (its record counts its boots: a HELLO before that would be the old board's)."""
+    boots = running.get("boots", 0)
     os.kill(int(running["pid"]), signal.SIGHUP)
+    deadline = time.monotonic() + seconds
+    while True:
+        now = emu_mod.running_on(Path(running["flash"]))
+        if now is not None and now.get("boots", 0) > boots:
+            break
+        if time.monotonic() > deadline:
+            raise TransportError(f"the emulator (pid {running['pid']}) did not start its board again in "
+                                 f"{seconds:g} s; stop it (Ctrl-C) and start it again: tallyboard emulate")
+        time.sleep(0.05)
     return _wait_for_board(running["port"])
 
 

@@ -53,6 +53,7 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
     # restart: the loop acts on them between steps.
     stop: list[int] = []
     reset: list[int] = []
+    boots = 0
     signal.signal(signal.SIGINT, lambda *_: stop.append(1))
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     signal.signal(signal.SIGHUP, lambda *_: reset.append(1))
@@ -61,6 +62,8 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
             if reset:
                 reset.clear()
                 emulator.restart()
+                boots += 1
+                emu_mod.write_running(emulator, boots)   # after the restart: a command waiting on it goes on
                 click.echo("reset: the emulated board boots again", err=True)
             if not emulator.running:
                 emu_mod.require_port_alive(emulator)   # raises, saying why it stopped

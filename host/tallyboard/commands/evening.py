@@ -25,6 +25,7 @@ from ..evening import director, play, record, standings
 from ..evening.store import FINISHED, Evening, EveningError, EveningDatabase
 from ..evening.watch import link_words
 from ..season import register as club_register
+from .evening_views import with_seasons
 from .reporting import reports_errors
 
 # the other parts of `tallyboard event`, each a module here with register(group)
@@ -222,7 +223,7 @@ def status_cmd(as_json: bool, stored: bool, event_name: str | None, archive_path
     with store:
         if not stored and event.state != FINISHED:
             play.read_boards(store, event)
-        doc = play.snapshot(store, event)
+        doc = with_seasons(store, event, play.snapshot(store, event))
     if as_json:
         click.echo(json.dumps(doc))
     else:
@@ -364,7 +365,12 @@ def log_cmd(as_json: bool, event_name: str | None, archive_path: str | None) -> 
     if not entries:
         click.echo(f"{event.name!r}: the director has changed nothing.")
         return
-    table = Table(title=f"{event.name}: the director's log", box=box.SIMPLE_HEAD, title_style="bold")
+    print_change_log(f"{event.name}: the director's log", entries)
+
+
+def print_change_log(title: str, entries: list[dict[str, str]]) -> None:
+    """A log of changes (the director's, the register's) as a table: when, action, what, before, after."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_style="bold")
     for column in ("when", "action", "what", "before", "after"):
         table.add_column(column, overflow="fold")
     for e in entries:

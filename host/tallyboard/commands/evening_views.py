@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -19,38 +22,113 @@ from .reporting import reports_errors
 
 if TYPE_CHECKING:   # the evening's modules load when a command runs
     from ..evening.store import Evening, EveningDatabase
+    from ..evening.tables import Tables
 
 Source = Callable[[], dict[str, Any]]
 
 
+FALLBACK_SECONDS = 2.0   # the evening's every board is read at least this often, push or none
+
+
+class EveningSource:
+    """The newest snapshot of an evening in progress (a feed.PushedSource). Each
+    call stores what changed on the boards and returns the snapshot computed
+    from the store. Which boards it reads: those that pushed an event since the
+    last call (a board's `! N ...` line through its shared port: Tables.follow_pushes),
+    and every board when nothing pushed (the fallback's call, the first) or the
+    last read of them all is `fallback` seconds old, so a board that stops
+    pushing (a pulled cable, a hub gone) is still noticed. A push only names a
+    table: the board is read as any sync reads it, so nothing is lost or counted
+    twice. The director's club link (changed()) pushes too: what it applied is
+    in the store already, so only the snapshot is computed again. When the evening
+    is in a season, the snapshot carries the season's standings (with_seasons)."""
+
+    def __init__(self, store: "EveningDatabase", event: "Evening", tables: "Tables | None",
+                 fallback: float = FALLBACK_SECONDS) -> None:
+        self.store, self.event, self.tables, self.fallback = store, event, tables, fallback
+        self._lock = threading.Lock()
+        self._due: set[int] = set()      # tables whose boards pushed since the last call
+        self._pushed = False             # anything pushed since the last call (a table, the club link)
+        self._wake: Callable[[], None] | None = None
+        self._last_full = -math.inf
+        from ..season.season import Beside
+        self._seasons = Beside()         # the standings of the seasons the evening is in
+
+    def subscribe(self, wake: Callable[[], None]) -> None:
+        """wake() whenever a board pushes or the club link applied a table's message."""
+        self._wake = wake
+        if self.tables is not None:
+            self.tables.follow_pushes(self.table_pushed)
+
+    def table_pushed(self, table: int) -> None:
+        """A board pushed an event (or its port's sharer went away): read it at the next call."""
+        with self._lock:
+            self._due.add(table)
+            self._pushed = True
+        if self._wake is not None:
+            self._wake()
+
+    def changed(self) -> None:
+        """The store changed by another way (a table host's message applied): compute the snapshot again."""
+        with self._lock:
+            self._pushed = True
+        if self._wake is not None:
+            self._wake()
+
+    def __call__(self) -> dict[str, Any]:
+        from ..evening import snapshot
+        from ..evening.store import FINISHED
+
+        with self._lock:
+            due, pushed = self._due, self._pushed
+            self._due, self._pushed = set(), False
+        # a finished evening's result is stored: its boards are not read (they may be stopped, and are not
+        # "unreachable" for that)
+        if self.tables is not None and self.store.refresh(self.event).state != FINISHED:
+            now = time.monotonic()
+            if not pushed or now - self._last_full >= self.fallback:
+                self._last_full = now
+                self.tables.sync()
+            elif due:
+                self.tables.sync(only=due)
+        event = self.store.refresh(self.event)
+        return with_seasons(self.store, event, snapshot(self.store, event), self._seasons)
+
+
+def with_seasons(store: "EveningDatabase", event: "Evening", doc: dict[str, Any],
+                 beside: Callable[["EveningDatabase", "Evening"], list[dict[str, Any]]] | None = None
+                 ) -> dict[str, Any]:
+    """The snapshot with the standings of each season the evening is in (its `seasons`,
+    docs/events.md), when it is in one: the command layer adds them, the evening's
+    code knowing nothing of seasons (host.md, "Layers"). `beside`: a source's own
+    season.Beside, which works them out again only when they may have changed."""
+    from ..season import season
+
+    panels = (beside or season.beside)(store, event)
+    return {**doc, "seasons": panels} if panels else doc
+
+
 @contextlib.contextmanager
-def evening_source(name: str | None, broker: "Broker | None" = None) -> Iterator[Source]:
-    """The newest snapshot of the event in progress (or the one named):
-    every call reads each board once, stores what changed, and returns the
-    snapshot computed from the store. The one place where the views meet
-    the store (tallyboard.evening) and the boards (tallyboard.evening.tables).
-    With `broker`, the director's end of the club evening runs meanwhile:
-    the table hosts' boards come in through it (tallyboard.evening.club)."""
-    from ..evening import EveningDatabase, snapshot
-    from ..evening.store import FINISHED
+def evening_source(name: str | None, broker: "Broker | None" = None,
+                   fallback: float = FALLBACK_SECONDS) -> Iterator[EveningSource]:
+    """The source of the event in progress (or the one named): an
+    EveningSource. The one place where the views meet the store
+    (tallyboard.evening) and the boards (tallyboard.evening.tables). With
+    `broker`, the director's end of the club evening runs meanwhile: the table
+    hosts' boards come in through it (tallyboard.evening.club), and each table
+    message it applies pushes the source."""
+    from ..evening import EveningDatabase
     from ..evening.tables import Tables
 
     store = EveningDatabase()
     event = store.event(name)
-    # the boards the evening has attached (tallyboard event attach): read on every call
+    # the boards the evening has attached (tallyboard event attach)
     tables = Tables(store, event) if store.boards(event) else None
-
-    def source() -> dict[str, Any]:
-        # a finished evening's result is stored: its boards are not read (they may be stopped, and are not
-        # "unreachable" for that)
-        if tables is not None and store.refresh(event).state != FINISHED:
-            tables.sync()
-        return snapshot(store, store.refresh(event))
-
+    source = EveningSource(store, event, tables, fallback)
     try:
         with contextlib.ExitStack() as club:
             if broker is not None:
-                club.enter_context(broker.director(store, event))
+                club.enter_context(broker.director(store, event, source.changed))
             yield source
     finally:
         if tables is not None:
@@ -65,7 +143,10 @@ class Broker:
         self.url, self.tls_ca, self.listen, self.port = url, tls_ca, listen, port
 
     @contextlib.contextmanager
-    def director(self, store: EveningDatabase, event: Evening) -> Iterator[None]:
+    def director(self, store: EveningDatabase, event: Evening,
+                 on_change: Callable[[], None] | None = None) -> Iterator[None]:
+        """The director's end of the club evening while in the block; on_change() after each
+        table message it applied (the live views' push)."""
         from ..club import embedded_broker
         from ..club.mqtt_link import ConnectionRefused, parse_url
         from ..evening import club
@@ -100,7 +181,7 @@ class Broker:
                 click.echo(f"The club's broker: {address.host}:{address.port} ({'TLS' if address.tls else 'no TLS'});"
                            f" table hosts join with --join CODE, the code of their tables: tallyboard event "
                            f"join-code --table T ...", err=True)
-            director = club.Director(store, event, url, self.tls_ca)
+            director = club.Director(store, event, url, self.tls_ca, on_change=on_change)
             try:
                 connected = director.start()
             except ConnectionRefused as exc:

@@ -67,10 +67,10 @@ def _board_view(board: Board, current: BoardGame, width: int, plain: bool, entry
     parts: list[Any] = [Text.from_ansi(buffer.getvalue())]
     picture = None
     if not plain:
-        from ..tooling import render   # the firmware's display code, run by the unix port
+        from ..tooling import render, render_terminal   # the firmware's display code, run by the unix port
 
         try:
-            picture = render.terminal(render.frame_for_board(board, entry=entry), as_text=True)
+            picture = render_terminal.terminal(render.frame_for_board(board, entry=entry), as_text=True)
         except TallyboardError as exc:
             parts.append(Text(f"(no picture of the board: {exc})", style="dim"))
     if picture is not None:

@@ -18,7 +18,7 @@ from ..common.names import shown
 from ..season import register as club_register
 from ..season import season, site
 from ..season.evenings import EveningDatabase, director
-from .evening import archive_option, pin_option
+from .evening import archive_option, pin_option, print_change_log
 from .reporting import reports_errors
 
 season_option = click.option("--season", "season_name", metavar="NAME",
@@ -111,12 +111,7 @@ def players_log_cmd(as_json: bool, archive_path: str | None) -> None:
     if as_json:
         click.echo(json.dumps(entries))
         return
-    table = Table(title="The register's log", box=box.SIMPLE_HEAD, title_style="bold")
-    for column in ("when", "action", "what", "before", "after"):
-        table.add_column(column, overflow="fold")
-    for e in entries:
-        table.add_row(e["at"].replace("T", " ")[:19], e["action"], e["what"], e["before"], e["after"])
-    Console().print(table)
+    print_change_log("The register's log", entries)
 
 
 # ---------------------------------------------------------------- season

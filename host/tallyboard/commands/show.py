@@ -15,7 +15,7 @@ from ..tooling import emulator as emu_mod
 from ..common import files
 from .. import games
 from ..scorebook import records
-from ..tooling import render
+from ..tooling import render, render_terminal
 from ..boardlink.client import Board
 from ..common.errors import TallyboardError
 from .reporting import reports_errors
@@ -75,7 +75,7 @@ def present(frame: render.Frame, png_path: str | None, svg_path: str | None, bra
         click.echo(f"wrote {svg_path}")
         wrote = True
     if not wrote:
-        Console().print(render.terminal(frame, braille=braille))
+        Console().print(render_terminal.terminal(frame, braille=braille))
 
 
 def _from_record(record: str, upto: int | None, board_name: str, brightness: int,

@@ -24,7 +24,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tallynet.tablestate import board_ident
 
@@ -283,8 +283,10 @@ class Director:
     store is the director's own EveningDatabase: it checks a table's record and
     reads the event again, which no other EveningStore does."""
 
-    def __init__(self, store: EveningDatabase, event: Evening, url: str, tls_ca: str | None = None) -> None:
+    def __init__(self, store: EveningDatabase, event: Evening, url: str, tls_ca: str | None = None,
+                 on_change: Callable[[], None] | None = None) -> None:
         self.store = store
+        self.on_change = on_change     # called after a table's message or its link's status went into the store
         self.event = event
         self.tag = event_tag(event)
         self.id = club_id(event)
@@ -339,6 +341,13 @@ class Director:
             self._apply_body(message)
         except (EveningError, KeyError, TypeError) as exc:
             raise ValueError(str(exc)) from None
+        self._changed()
+
+    def _changed(self) -> None:
+        # the live views' push: it only wakes their worker, which reads the evening's store (each of its
+        # methods has committed what it wrote)
+        if self.on_change is not None:
+            self.on_change()
 
     def _apply_body(self, message: dict[str, Any]) -> None:
         body = message["body"]
@@ -394,6 +403,7 @@ class Director:
                 self.store.set_table_status(self.event, table, HOST_OFFLINE)
             elif known["status"] == HOST_OFFLINE:
                 self.store.set_table_status(self.event, table, OK)
+        self._changed()
 
     def _publish_round_if_new(self) -> None:
         body = round_body(self.store, self.store.refresh(self.event))

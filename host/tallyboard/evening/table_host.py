@@ -144,6 +144,8 @@ class TableHost:
         self.tables: Tables | None = None
         self.seat_again: float | None = None     # when to push the round again to a board that missed it
         self._lock = threading.RLock()
+        self.pushed = threading.Event()          # a board pushed an event: read it now, not at the next poll
+        self._due: set[int] = set()              # the tables whose boards pushed
 
     # the director's round: kept in the outbox file (applied once there), seated by the main loop once
     # that write has committed (the link sets new_round then: set here, the loop could read the round before)
@@ -193,6 +195,7 @@ class TableHost:
                 raise TallyboardError("the director's evening and this tallyboard disagree on the event's tag: "
                                       "update tallyboard on this host")
             tables = Tables(store, event, self.timeout)
+            tables.follow_pushes(self._board_pushed)
             self.store, self.tables = store, tables
             if self.emulators:
                 tables.attach_emulators(self.emulators, self.numbers)   # started again if it had stopped
@@ -212,6 +215,12 @@ class TableHost:
             return
         self.seat_again = None
         self.say(f"round {body['round']}: tables {', '.join(map(str, seated)) or 'none'} seated")
+
+    def _board_pushed(self, table: int) -> None:
+        # on the boards' listening thread: only noted; the main loop reads the board
+        with self._lock:
+            self._due.add(table)
+        self.pushed.set()
 
     def run(self, stop: threading.Event, wait_round: float = 60.0) -> None:
         """Until `stop`: take the director's rounds, read the boards, queue what changed."""
@@ -236,13 +245,22 @@ class TableHost:
                 body = self._kept_round()
             self.new_round.clear()
             self._seat(body)
+            next_full = 0.0
             while not stop.is_set():
                 if self.new_round.is_set() or (self.seat_again is not None and time.monotonic() > self.seat_again):
                     self.new_round.clear()
                     self._seat(self._kept_round() or body)
+                self.pushed.clear()
+                with self._lock:
+                    due, self._due = self._due, set()
                 if self.tables is not None:
-                    self.tables.sync()
-                stop.wait(self.poll)
+                    # every board each poll; between polls, the boards that pushed an event at once
+                    if time.monotonic() >= next_full:
+                        next_full = time.monotonic() + self.poll
+                        self.tables.sync()
+                    elif due:
+                        self.tables.sync(only=due)
+                self.pushed.wait(max(0.0, next_full - time.monotonic()))
         finally:
             if self.tables is not None:
                 self.tables.close()

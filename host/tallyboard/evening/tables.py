@@ -17,26 +17,30 @@ board it is, the pair says which one.
 
 Every board is opened through the port-sharing link (portshare.py), so other
 tallyboard commands (`hand --port P`, `status`, `press`) still reach a board
-while an evening holds it."""
+while an evening holds it, and a board that pushes an event can be read at once (follow_pushes).
+
+The boards are pushed a round, and read, side by side (sidebyside.py)."""
 from __future__ import annotations
 
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable, cast
 
 from tallycore import game as core_game
 from tallynet import tablestate
 from tallyrun import protocol
 
 from .evening_store import EveningStore
+from .sidebyside import Serialized, SideBySide
 from . import table_emulators
 from .standings import game_length
 from ..tooling import emulator as emu_mod
 from ..tooling import fileset
 from .. import games
 from ..boardlink import portshare
+from ..boardlink.pushed import PushedEvents
 from ..scorebook import records
 from ..boardlink.client import Board
 from ..boardlink.boardgame import BoardGame, options_document
@@ -103,7 +107,9 @@ class Tables:
     """The boards of one evening: ports or emulators, opened through the port-sharing link."""
 
     def __init__(self, store: EveningStore[Any], event: Any, timeout: float = 1.0) -> None:
-        self.store = store
+        self.store = cast(EveningStore[Any], Serialized(store))
+        self.pushes: PushedEvents | None = None   # follow_pushes: the boards' events followed
+        self.side_by_side = SideBySide()
         self.event = event
         self.timeout = timeout
         self.tag = event_tag(event)
@@ -220,9 +226,13 @@ class Tables:
             raise
         known.link, known.board = link, board
         known.checked_ccrc = None
+        if self.pushes is not None:
+            self.pushes.follow(known.table, known.port)
         return board
 
     def _drop_link(self, known: _Board) -> None:
+        if self.pushes is not None:
+            self.pushes.forget(known.table)
         if known.link is not None:
             try:
                 known.link.close()
@@ -233,8 +243,21 @@ class Tables:
 
     def close(self) -> None:
         """Let go of every board's port (emulators keep running)."""
+        if self.pushes is not None:
+            self.pushes.close()
+            self.pushes = None
+        self.side_by_side.close()
         for known in self.boards.values():
             self._drop_link(known)
+
+    def follow_pushes(self, heard: Callable[[int], None]) -> None:
+        """heard(table), on the listening thread, whenever a board opened pushes an event or its
+        port's sharer goes away (a cable pulled), until its link is dropped: note it, sync(only=...) elsewhere."""
+        if self.pushes is None:
+            self.pushes = PushedEvents(heard)
+        for known in self.boards.values():
+            if known.link is not None:
+                self.pushes.follow(known.table, known.port)
 
     def _status(self, known: _Board, status: str, message: str | None = None) -> None:
         if message is None:
@@ -282,7 +305,7 @@ class Tables:
         the table's four names by seat and the round. A board that has this
         round's game already is left alone, so a push repeated after a crash
         drops no scored hand. A board that cannot be reached or is not its
-        table's is named in the error, after the others were pushed."""
+        table's is named in the error, after the others were pushed (side by side)."""
         seating = self.store.seating(self.event, round)
         wanted = [t for t in range(1, len(seating) + 1) if only is None or t in only]
         missing = [t for t in wanted if t not in self.boards and t not in self.remote]
@@ -291,17 +314,18 @@ class Tables:
                                   f"({len(seating)} tables) with tallyboard event attach")
         options = self.round_options(len(seating))
         club = games.club_game()
-        failed = []
-        for table, seats in enumerate(seating, 1):
-            if table not in wanted or table in self.remote:
-                continue
+
+        def push(table: int) -> None:
             known = self.boards[table]
-            names = [self.names[p] for p in seats]
+            names = [self.names[p] for p in seating[table - 1]]
             try:
                 self._with_link(known, lambda: self._push(known, round, club.name, options, names))
             except TallyboardError as exc:
                 self._lost(known, exc)
-                failed.append(table)
+                raise
+
+        done = self.side_by_side.run([t for t in wanted if t not in self.remote], push, TallyboardError)
+        failed = [t for t, outcome in sorted(done.items()) if isinstance(outcome, TallyboardError)]
         if failed:
             raise TallyboardError("; ".join(self.messages[t] for t in failed))
 
@@ -333,19 +357,23 @@ class Tables:
         self._status(known, OK)
 
     # ------------------------------------------------------------ reading the boards
-    def sync(self) -> bool:
-        """Read every board once and store what changed: its game (confirmed
-        hands only) and the hand it holds for a confirmation. A board that does
-        not answer is marked unreachable and the others go on; it is opened
-        again on the next sync. True when anything stored changed."""
-        changed = False
-        for table in sorted(self.boards):
+    def sync(self, only: Iterable[int] | None = None) -> bool:
+        """Read every board (or the tables in `only`) once, side by side, and
+        store what changed: its game (confirmed hands only) and the hand it
+        holds for a confirmation. A board that does not answer is marked
+        unreachable and the others go on; it is opened again on the next sync.
+        True when anything stored changed."""
+        wanted = sorted(self.boards) if only is None else sorted(set(only) & set(self.boards))
+
+        def read(table: int) -> bool:
             known = self.boards[table]
             try:
-                changed = self._with_link(known, lambda: self._sync_one(known)) or changed
+                return bool(self._with_link(known, lambda: self._sync_one(known)))
             except TallyboardError as exc:
                 self._lost(known, exc)
-        return changed
+                return False
+
+        return any(self.side_by_side.run(wanted, read, TallyboardError).values())
 
     def identify(self) -> None:
         """Open every board and check that it is its table's (its `event` and

@@ -27,7 +27,55 @@ def check(doc: Any) -> dict[str, Any]:
     """The snapshot, or ValueError saying what is wrong with it."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError(f"not a club evening's snapshot (its format should be {FORMAT})")
+    if "seasons" in doc:
+        _check_seasons(doc["seasons"])
     return doc
+
+
+def _check_seasons(seasons: Any) -> None:
+    """The snapshot's `seasons` (docs/events.md, "The snapshot"): each season's standings beside the
+    evening, or why they cannot be worked out just now."""
+    if not isinstance(seasons, list):
+        raise _season_fault("seasons", "must be a list of seasons")
+    for n, s in enumerate(seasons, 1):
+        if not (isinstance(s, dict) and isinstance(s.get("season"), str)):
+            raise _season_fault(str(n), "must be an object with the season's name")
+        if "problem" in s:
+            if not isinstance(s["problem"], str):
+                raise _season_fault(f"{n}: problem", "must be a sentence")
+            continue
+        for key in ("rule_words", "figure", "note"):
+            if not isinstance(s.get(key), str):
+                raise _season_fault(f"{n}: {key}", "must be a sentence")
+        evening = s.get("evening")
+        counts = ("evening", "of", "rounds_counted")
+        if not (isinstance(evening, dict) and all(type(evening.get(k)) is int for k in counts)
+                and isinstance(evening.get("finished"), bool)):
+            raise _season_fault(f"{n}: evening",
+                                'must be {"evening", "of", "rounds_counted": numbers, "finished": true/false}')
+        _check_season_rows(n, s)
+
+
+def _season_fault(where: str, what: str) -> ValueError:
+    return ValueError(f"the snapshot's seasons: {where}: {what}")
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_season_rows(n: int, s: dict[str, Any]) -> None:
+    rows = s.get("standings")
+    if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and type(r.get("rank")) is int and isinstance(r.get("name"), str)
+            and _number(r.get("value")) and (r.get("decided_by") is None or isinstance(r["decided_by"], str))
+            for r in rows):
+        raise _season_fault(f"{n}: standings", 'must be a list of {"rank", "name", "value", "decided_by"}')
+    rows = s.get("unranked")
+    if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("name"), str) and _number(r.get("value"))
+            and type(r.get("evenings")) is int for r in rows):
+        raise _season_fault(f"{n}: unranked", 'must be a list of {"name", "value", "evenings"}')
 
 
 def frame(doc: dict[str, Any], height: int | None = None, page: int = 0) -> RenderableType:
@@ -141,16 +189,7 @@ def _table(t: dict[str, Any]) -> RenderableType:
     totals, a held hand in brackets with who must accept it."""
     names = t.get("names", [])
     totals = t.get("totals") or [""] * len(names)
-    title = Text(f"Table {t['table']}", style="bold")
-    status = t.get("status", "ok")
-    if status != "ok":
-        title.append(f" · board {status}", style="bold red")
-    if t.get("complete"):
-        title.append(" · game over", style="green")
-    # a table's link goes on its own line under the title: as wide as it needs, not the sheet's width
-    link = t.get("link")
-    down = link is not None and (not isinstance(link, dict) or link.get("online") is False)
-    head = [] if link is None else [title, Text(link_words(link), style="bold red" if down else "dim")]
+    title, head = _heading(t)
     table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False, show_footer=True,
                   title=None if head else title, title_justify="left")
     table.add_column("#", justify="right", footer="Σ")
@@ -168,15 +207,33 @@ def _table(t: dict[str, Any]) -> RenderableType:
     if not pending:
         return Group(*head, table) if head else table
     table.add_row(str(pending["hand"]), *(f"({score})" for score in pending.get("scores", [])), style="yellow")
+    return Group(*head, table, Text(f"hand {pending['hand']}: {_who_accepts(pending)} to accept", style="yellow"))
+
+
+def _heading(t: dict[str, Any]) -> tuple[Text, list[Text]]:
+    """The table's title (its board's status, game over) and, when it has a link, the title
+    and the link's words on a line of their own (as wide as they need, not the sheet's width)."""
+    title = Text(f"Table {t['table']}", style="bold")
+    status = t.get("status", "ok")
+    if status != "ok":
+        title.append(f" · board {status}", style="bold red")
+    if t.get("complete"):
+        title.append(" · game over", style="green")
+    link = t.get("link")
+    down = link is not None and (not isinstance(link, dict) or link.get("online") is False)
+    return title, ([] if link is None else [title, Text(link_words(link), style="bold red" if down else "dim")])
+
+
+def _who_accepts(pending: dict[str, Any]) -> str:
+    """Who may accept a held hand, with their buttons (an older table host's: names alone)."""
     waiting = pending.get("waiting_for")
     buttons = pending.get("buttons")
     if not (isinstance(buttons, list) and isinstance(waiting, list) and len(buttons) == len(waiting)
             and all(isinstance(b, str) and len(b) == 1 and b.isalnum() for b in buttons)):
-        buttons = None    # an older table host's: names alone
-    who = (" or ".join(_cell(name) + (f" (button {buttons[i]})" if buttons else "") for i, name in enumerate(waiting))
-           if isinstance(waiting, list) and waiting and all(isinstance(name, str) for name in waiting)
-           else "⚠ unreadable")
-    return Group(*head, table, Text(f"hand {pending['hand']}: {who} to accept", style="yellow"))
+        buttons = None
+    if not (isinstance(waiting, list) and waiting and all(isinstance(name, str) for name in waiting)):
+        return "⚠ unreadable"
+    return " or ".join(_cell(name) + (f" (button {buttons[i]})" if buttons else "") for i, name in enumerate(waiting))
 
 
 def _next(doc: dict[str, Any]) -> RenderableType:
@@ -197,6 +254,27 @@ def once(source: Callable[[], dict[str, Any]], console: Console, as_json: bool =
         console.print_json(json.dumps(doc))   # print_json never reads markup in the names
     else:
         console.print(frame(doc))
+
+
+def _each_change(text: Callable[[], str], stamped: Callable[[str], str], console: Console,
+                 problem: Callable[[], str | None], read: Callable[[], None], deadline: float | None,
+                 poll: float) -> None:
+    """Write the snapshot's text (stamped) whenever it changes, and a source that fails, once on stderr,
+    until the deadline: `watch --json` and `watch` into a pipe or a file."""
+    last, said = None, None
+    while True:
+        now = text()
+        if now != last:
+            console.file.write(stamped(now))
+            console.file.flush()
+            last = now
+        if problem() != said and problem() is not None:
+            sys.stderr.write(f"tallyboard: cannot read the evening just now: {problem()}\n")
+        said = problem()
+        if deadline is not None and time.monotonic() >= deadline:
+            return
+        time.sleep(poll)
+        read()
 
 
 def live(source: Callable[[], dict[str, Any]], console: Console, as_json: bool = False,
@@ -220,40 +298,19 @@ def live(source: Callable[[], dict[str, Any]], console: Console, as_json: bool =
             problem = str(exc) or type(exc).__name__
 
     if as_json:
-        last, said = None, None
-        while True:
-            text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
-            if text != last:
-                console.file.write(text + "\n")
-                console.file.flush()
-                last = text
-            if problem != said and problem is not None:
-                sys.stderr.write(f"tallyboard: cannot read the evening just now: {problem}\n")
-            said = problem
-            if deadline is not None and time.monotonic() >= deadline:
-                return
-            time.sleep(poll)
-            read()
-
+        _each_change(lambda: json.dumps(doc, separators=(",", ":"), ensure_ascii=False) + "\n", lambda text: text,
+                     console, lambda: problem, read, deadline, poll)
+        return
     if not console.is_terminal:
         # a pipe or a file: one whole plain-text snapshot per change, never a redrawn screen
-        last_text, said = None, None
-        while True:
+        def plain() -> str:
             with console.capture() as captured:
                 console.print(frame(doc))
-            text = captured.get()
-            if text != last_text:
-                stamp = time.strftime("%H:%M:%S")
-                console.file.write(f"--- {stamp}\n{text}")
-                console.file.flush()
-                last_text = text
-            if problem != said and problem is not None:
-                sys.stderr.write(f"tallyboard: cannot read the evening just now: {problem}\n")
-            said = problem
-            if deadline is not None and time.monotonic() >= deadline:
-                return
-            time.sleep(poll)
-            read()
+            return captured.get()
+
+        _each_change(plain, lambda text: f"--- {time.strftime('%H:%M:%S')}\n{text}", console, lambda: problem, read,
+                     deadline, poll)
+        return
 
     def view(page: int) -> RenderableType:
         shown = frame(doc, console.height - (1 if problem else 0), page)

@@ -4,9 +4,12 @@ A Starlette app (served by uvicorn): `GET /` the page (page/, plain HTML,
 CSS and JS, no build step and nothing from another site), `GET
 /snapshot.json` the newest snapshot, `GET /events` server-sent events: the
 snapshot each time it changes. One background task asks the source for the
-snapshot about every 0.3 s, in a thread of its own so the server never
-waits on the store or the boards; every client is sent the newest, a slow
-one skips the versions it missed. A comment line every 15 s keeps proxies
+snapshot, in a thread of its own so the server never waits on the store or
+the boards: at once when the source pushes (a PushedSource: the evening's,
+whose boards push their events and whose club link applies the table hosts'
+messages), else about every 0.3 s, and a source that pushes at least every
+few seconds anyway (its `fallback`). Every client is sent the newest, a
+slow one skips the versions it missed. A comment line every 15 s keeps proxies
 from closing a quiet stream. Nothing on the page or the server changes the
 evening: a director's changes are made at the host's command line.
 
@@ -27,10 +30,8 @@ it lasts as long as its page is open."""
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import ipaddress
-import json
 import logging
 import socket
 from dataclasses import dataclass
@@ -45,9 +46,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from ..common.listeners import AcceptErrors
-from .watch import check
-
-POLL_SECONDS = 0.3
+from .feed import POLL_SECONDS, Feed, public  # noqa: F401  (public: the snapshot as the page gets it)
 FIRST_SNAPSHOT_SECONDS = 10.0   # how long the page's first request waits for a snapshot
 HEARTBEAT_SECONDS = 15.0
 RETRY_MS = 1000       # how soon a browser reconnects after the stream drops
@@ -57,23 +56,6 @@ PAGE_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
 # The page loads only its own files and reads only this server.
 HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
-
-
-def public(doc: dict[str, Any]) -> dict[str, Any]:
-    """The snapshot as the public page gets it: the boards' device paths left out."""
-    tables = doc.get("tables")
-    if not isinstance(tables, list):
-        return doc
-    return {**doc, "tables": [_public_table(t) if isinstance(t, dict) else t for t in tables]}
-
-
-def _public_table(t: dict[str, Any]) -> dict[str, Any]:
-    """A table without its board's device path (nor in its link, for a board on the director's USB)."""
-    out = {k: v for k, v in t.items() if k != "board"}
-    link = out.get("link")
-    if isinstance(link, dict) and link.get("kind") == "usb":
-        out["link"] = {k: v for k, v in link.items() if k != "via"}
-    return out
 
 
 def local_names() -> set[str]:
@@ -123,69 +105,6 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
-class Feed:
-    """The newest snapshot and its version; clients wait on `changed`."""
-
-    def __init__(self, source: Callable[[], dict[str, Any]], poll: float = POLL_SECONDS) -> None:
-        self.source = source
-        self.poll = poll
-        self.text: str | None = None      # the snapshot as sent
-        self.problem: str | None = None   # why the source failed last, until it answers again
-        self.version = 0
-        self.clients = 0
-        self.changed = asyncio.Event()
-        self.closed = False
-        self.loop: asyncio.AbstractEventLoop | None = None
-
-    def close(self) -> None:
-        """The server is stopping: every stream ends now (in the loop's thread)."""
-        self.closed = True
-        self.changed.set()
-
-    def _publish(self, text: str | None, problem: str | None) -> None:
-        if text == self.text and problem == self.problem:
-            return
-        if text is not None:
-            self.text = text
-        self.problem = problem
-        self.version += 1
-        self.changed.set()
-        self.changed = asyncio.Event()
-
-    async def first(self, seconds: float) -> None:
-        """Wait (at most `seconds`) until there is a snapshot, or the source failed."""
-        deadline = asyncio.get_running_loop().time() + seconds
-        while self.text is None and self.problem is None and not self.closed:
-            left = deadline - asyncio.get_running_loop().time()
-            if left <= 0:
-                return
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), left)
-
-    async def run(self) -> None:
-        """Ask the source for the snapshot every `poll` seconds, always in the
-        same worker thread (a store's connection stays in its thread)."""
-        loop = self.loop = asyncio.get_running_loop()
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-source") as worker:
-            while True:
-                try:
-                    doc = await loop.run_in_executor(worker, self.source)
-                    self._publish(json.dumps(public(check(doc)), ensure_ascii=False, separators=(",", ":")), None)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:   # the page says it; the last snapshot stays shown
-                    self._publish(None, str(exc) or type(exc).__name__)
-                await asyncio.sleep(self.poll)
-
-    def message(self) -> str:
-        """The server-sent event for the current state."""
-        lines = []
-        if self.text is not None:
-            lines.append(f"data: {self.text}\n\n")
-        lines.append("event: problem\ndata: " + json.dumps({"problem": self.problem}) + "\n\n")
-        return "".join(lines)
-
-
 def first_html(template: str, feed: "Feed") -> str:
     """index.html with the newest snapshot in it (a JSON data block, never
     run as a script; "<" escaped so no name can end the block)."""
@@ -197,7 +116,8 @@ def first_html(template: str, feed: "Feed") -> str:
 def create_app(source: Callable[[], dict[str, Any]], poll: float = POLL_SECONDS,
                heartbeat: float = HEARTBEAT_SECONDS, allowed_hosts: tuple[str, ...] = ()) -> Starlette:
     """The app for one evening's source (a callable returning the newest
-    snapshot document). `app.state.feed` is its Feed, once started;
+    snapshot document, asked every `poll` seconds; a PushedSource: whenever it
+    pushes, and every its `fallback` seconds). `app.state.feed` is its Feed, once started;
     `allowed_hosts`: names besides this machine's the page may be opened by."""
     page = resources.files(__package__).joinpath("page")
 

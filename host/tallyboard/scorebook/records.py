@@ -83,11 +83,27 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
     loaded = LoadedGame(name, players, options, game)
     for number, hand in enumerate(hands, 1):
         try:
+            hand, who = split_accepted(hand, len(players))
             for event in hand_events(profile, hand, len(players), options, last=number == len(hands)):
                 game.apply(event)
+            if who is not None:
+                game.accepted[game.n - 1] = who + 1
         except ValueError as exc:
             raise fail(f"hand {number}", str(exc)) from None
     return loaded
+
+
+def split_accepted(hand: Any, players: int) -> tuple[Any, int | None]:
+    """A record hand without its accepted_by, and that player (None: the hand
+    was entered without a confirmation). ValueError naming the field."""
+    if not isinstance(hand, dict) or "accepted_by" not in hand:
+        return hand, None
+    who = hand["accepted_by"]
+    if isinstance(who, bool) or not isinstance(who, int) or not 0 <= who < players:
+        raise ValueError(f"accepted_by: must be a player 0 to {players - 1}")
+    if is_open(hand):
+        raise ValueError("accepted_by: a hand in progress was accepted by nobody yet; leave it out")
+    return {k: v for k, v in hand.items() if k != "accepted_by"}, who
 
 
 def is_open(hand: Any) -> bool:
@@ -128,6 +144,7 @@ def without_pending(game: core_game.Game) -> core_game.Game:
     counted.new(game.index, game.players, game.options)
     for i in range(game.n - game.open_hand()):
         counted.apply(game.log[i])
+        counted.accepted[i] = game.accepted[i]
     return counted
 
 
@@ -146,11 +163,24 @@ def hands_of(game: core_game.Game, name: str) -> list[Any]:
     profile = games.profile(name)
     groups = profile.record_hands(game)
     in_progress = profile.hand_in_progress(game)
-    hands = [profile.hand(events) for events in groups[:len(groups) - bool(in_progress)]]
+    hands = []
+    end = 0
+    for events in groups[:len(groups) - bool(in_progress)]:
+        end += len(events)
+        hands.append(with_accepted(profile.hand(events), game.accepted_by(end - 1)))
     if in_progress:
         assert profile.open_hand is not None, f"{name}: a hand in progress, but no open_hand"
         hands.append({"open": True, **profile.open_hand(in_progress, game.players)})
     return hands
+
+
+def with_accepted(hand: Any, who: int) -> Any:
+    """A record hand with accepted_by, the player whose accept on the board
+    made the event that closed it (docs/rules.md CF2), when one did (who >= 0).
+    A hand written as a list (Roquet's) has no room for it."""
+    if who < 0 or not isinstance(hand, dict):
+        return hand
+    return {**hand, "accepted_by": who}
 
 
 def to_document(name: str, players: list[str], options: dict, game: core_game.Game) -> dict:

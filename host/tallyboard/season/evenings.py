@@ -1,5 +1,5 @@
 """The club evening's code as the season uses it: every import of the
-evening package (tallyboard.event) is here, so the season, the register and
+evening package (tallyboard.evening) is here, so the season, the register and
 the results read an evening through these names only."""
 from __future__ import annotations
 

@@ -349,3 +349,65 @@ def store_standings(store: EveningDatabase, s: Season) -> tuple[dict[str, Any], 
     doc, notes = export(store, s)
     return standings_of(from_document(json.loads(json.dumps(doc)), s.name)), notes
 
+
+
+# ---------------------------------------------------------------- beside an evening's live views
+
+def seasons_of(store: EveningDatabase, event: Evening) -> list[Season]:
+    """The seasons the evening is in, in the order they were made."""
+    ids = {i for (i,) in store.db.execute("SELECT season FROM season_evenings WHERE event = ?", (event.id,))}
+    return [s for s in seasons(store) if s.id in ids]
+
+
+def beside(store: EveningDatabase, event: Evening) -> list[dict[str, Any]]:
+    """Each season the evening is in, its standings as they stand now, compact: the snapshot's
+    `seasons` (docs/events.md, "The snapshot"). The evening counts as export() has it: its
+    rounds that are over, the round in play once every table's game of it is over."""
+    out: list[dict[str, Any]] = []
+    for s in seasons_of(store, event):
+        try:
+            doc, _notes = store_standings(store, s)
+        except TallyboardError as exc:
+            out.append({"season": s.name, "problem": str(exc)})
+            continue
+        ids = [e.id for e in evenings(store, s)]
+        n = ids.index(event.id)
+        night = doc["evenings"][n]
+        if night["finished"]:
+            note = f"{event.name} (evening {n + 1} of {len(ids)}) counts whole: every round of it is over"
+        else:
+            note = (f"{event.name} (evening {n + 1} of {len(ids)}) counts as far as it has gone: "
+                    f"{night['rounds']} of its {event.rounds} rounds; the round in play counts once every "
+                    "table's game of it is over")
+        out.append({"season": s.name, "rule_words": doc["rule_words"], "figure": SHORT[RULES[s.rule["kind"]][0]],
+                    "evening": {"evening": n + 1, "of": len(ids), "rounds_counted": night["rounds"],
+                                "finished": night["finished"]},
+                    "note": note,
+                    "standings": [{k: r[k] for k in ("rank", "name", "value", "decided_by")}
+                                  for r in doc["standings"]],
+                    "unranked": [{k: r[k] for k in ("name", "value", "evenings")} for r in doc["unranked"]]})
+    return out
+
+
+class Beside:
+    """beside() for one evening's live views, worked out again only when it may have changed (each
+    time is every evening of the season scored again: about 2 ms an evening): when another
+    connection to the archive committed since (a director's command, a correction of another
+    evening, a season or register change: SQLite's data_version), or this evening's record (its
+    rounds that are over) is not the one last counted. The views' own connection writes only this
+    evening (its boards, its table hosts), so nothing else moves the standings unseen."""
+
+    def __init__(self) -> None:
+        self.key: tuple[int, str] | None = None
+        self.last: list[dict[str, Any]] = []
+
+    def __call__(self, store: EveningDatabase, event: Evening) -> list[dict[str, Any]]:
+        if not seasons_of(store, event):
+            self.key, self.last = None, []
+            return []
+        version = store.db.execute("PRAGMA data_version").fetchone()[0]
+        key = (version, json.dumps(play.export(store, event)[0], sort_keys=True))
+        if key != self.key:
+            self.last = beside(store, event)
+            self.key = key
+        return self.last

@@ -210,8 +210,10 @@ def _moved(play: Any, following: Any, names: list[str]) -> str:
 
 
 _FACTS = (("purchaser", "Purchaser"), ("bid", "Bid"), ("doubled_by", "Doubled by"),
-          ("redoubled_by", "Redoubled by"), ("lone", "Lone"), ("tricks", "Tricks"), ("made", "Made"))
-_PLAYER_FACTS = {"purchaser", "doubled_by", "redoubled_by"}
+          ("redoubled_by", "Redoubled by"), ("lone", "Lone"), ("tricks", "Tricks"), ("made", "Made"),
+          ("accepted_by", "Accepted by"))
+# accepted_by: the opponent whose seat button accepted the hand on the board (docs/rules.md CF2)
+_PLAYER_FACTS = {"purchaser", "doubled_by", "redoubled_by", "accepted_by"}
 
 
 def _hand_row(h: dict[str, Any], facts: list[tuple[str, str]], seated: list[str]) -> list[str]:

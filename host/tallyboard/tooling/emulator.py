@@ -371,10 +371,12 @@ def flash_running_file(flash: Path) -> Path:
     return flash.parent / (flash.name + ".running.json")
 
 
-def write_running(emulator: Emulator) -> None:
+def write_running(emulator: Emulator, boots: int = 0) -> None:
+    """The running `tallyboard emulate`'s record; `boots`: its resets so far (SIGHUP), so a command
+    that resets it knows when the board has started again (commands/deploy.py restart_emulator)."""
     state_home().mkdir(parents=True, exist_ok=True)
     data = json.dumps({"pid": os.getpid(), "port": emulator.port, "flash": str(emulator.flash),
-                       "io": str(emulator.io_dir)}).encode()
+                       "io": str(emulator.io_dir), "boots": boots}).encode()
     _write_atomic(running_file(), data)
     _write_atomic(flash_running_file(emulator.flash), data)
 

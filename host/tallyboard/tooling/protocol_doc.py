@@ -4,7 +4,7 @@
     python -m tallyboard.tooling.protocol_doc --check   exit 1 (saying which) if either differs
 
 The tables come from tallyrun.protocol (the runtime's verbs, events, errors,
-config keys, which tallyrun.config keeps), tallyboard.wirefields (each field's format and meaning, each config key's use) and from each game's rules module (its VERBS and
+config keys, which tallyrun.config keeps), tallyboard.boardlink.wirefields (each field's format and meaning, each config key's use) and from each game's rules module (its VERBS and
 EVENT_FORMS, tallycore.game explains them); the prose of docs/protocol.md
 between the marked regions stays hand-written. docs/protocol.json is the same
 contract for a program in any language.

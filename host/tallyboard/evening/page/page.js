@@ -199,7 +199,7 @@ function drawNext(doc) {
 
 function draw(doc) {
   if (!doc || typeof doc !== "object") return false;
-  for (const part of [drawHeader, drawStandings, drawNext]) {
+  for (const part of [drawHeader, drawStandings, drawNext, drawSeasons]) {
     try { part(doc); } catch (err) { console.error(err); }
   }
   const tables = document.getElementById("tables");
@@ -208,6 +208,48 @@ function draw(doc) {
   drawn = true;
   return true;
 }
+
+// ---- the season's standings beside the evening (the snapshot's `seasons`, docs/events.md) ----
+// each season the evening is in: rank, name and the rule's figure, the rule in words, the tie-break that
+// placed a player, and how far this evening counts; absent when the evening is in no season
+function drawSeasons(doc) {
+  const box = document.getElementById("seasons");
+  const seasons = list(doc.seasons);
+  box.hidden = !seasons.length;
+  box.replaceChildren(...seasons.map(drawSeason));
+}
+
+function drawSeason(s) {
+  const part = el("article", null, "season");
+  if (!s || typeof s !== "object") { part.appendChild(el("p", GAP, "gap")); return part; }
+  part.appendChild(el("h2", "Season · " + text(s.season)));
+  if (s.problem !== undefined) {
+    part.appendChild(el("p", "its standings cannot be worked out just now: " + text(s.problem), "gap"));
+    return part;
+  }
+  part.appendChild(el("p", text(s.rule_words), "rule"));
+  const table = el("table", null, "season-standings");
+  table.appendChild(el("thead")).appendChild(
+    row([el("th", "#", "num"), el("th", "Player"), el("th", text(s.figure), "num")]));
+  const body = table.appendChild(el("tbody"));
+  for (const r of list(s.standings)) {
+    if (!r || typeof r !== "object") { body.appendChild(row([el("td", GAP, "gap")])); continue; }
+    const name = el("td", text(r.name));
+    if (typeof r.decided_by === "string") name.appendChild(el("span", "tie: " + r.decided_by.replace("_", " "), "tie"));
+    body.appendChild(row([el("td", text(r.rank), "num"), name, el("td", text(r.value), "num")],
+                         r.rank === 1 ? "first" : ""));
+  }
+  for (const r of list(s.unranked)) {
+    if (!r || typeof r !== "object") { body.appendChild(row([el("td", GAP, "gap")])); continue; }
+    const name = el("td", text(r.name));
+    name.appendChild(el("span", text(r.evenings) + (r.evenings === 1 ? " evening" : " evenings") + ": not ranked", "tie"));
+    body.appendChild(row([el("td", "–", "num"), name, el("td", text(r.value), "num")], "unranked"));
+  }
+  part.appendChild(table);
+  part.appendChild(el("p", text(s.note), "note"));
+  return part;
+}
+// ---- end of the season's standings ----
 
 function start() {
   // the snapshot the first HTML carries: the page is whole before the stream opens
