@@ -454,28 +454,6 @@ class Board:
                 return None
             raise
 
-    def why(self, n: int | None = None) -> dict[str, str]:
-        """WHY: the parts event n (1-based; None: the last applied, or the change
-        held) scored and their reasons' codes, every part (asked again from at
-        until all are read: a frame holds as many as fit); who, pts and why
-        comma-separated as the board writes them (tallyboard.scorebook.why makes
-        the words). A BoardError VERB from a firmware older than WHY."""
-        reply = self.request("WHY") if n is None else self.request("WHY", n)
-        lists: dict[str, list[str]] = {"who": [], "pts": [], "why": []}
-        total = int(reply["parts"])
-        while True:
-            count = int(reply["count"])
-            for key, got in lists.items():
-                if count:
-                    got.extend(reply[key].split(","))
-            at = int(reply["at"]) + count
-            if at >= total or count == 0:
-                break
-            reply = self.request("WHY", reply["n"], at)
-        if len(lists["who"]) != total:
-            raise ProtocolError(f"WHY {reply['n']}: the board listed {len(lists['who'])} of {total} parts")
-        return dict(reply, at="0", count=str(total), **{key: ",".join(got) for key, got in lists.items()})
-
     def notes(self, count: int) -> list[str]:
         """The problems the board has noted since it started, at boot or at run time (STATE's notes=count):
         a bad board definition, damaged storage."""
