@@ -125,7 +125,13 @@ def test_bishops_whist_sides_and_a_negative_total_over_the_wire(port):
     # Side A-C: 6 tricks, no bishops, 2 revokes: 0 - 2 * 4 = -8.
     # Side B-D: 7 tricks, 4 bishops: 1 + 8 = 9.
     out = run("enter", '{"tricks": [6, 7], "bishops": [0, 4], "revokes": [2, 0]}', "-p", port)
-    assert out.stdout == "bishops_whist: Ann -8  Bob 9  Cy -8  Dee 9  (1 hand)\n", out.stderr
+    assert out.stdout == ("bishops_whist: Ann -8  Bob 9  Cy -8  Dee 9  (1 hand)\n"
+                          # and why, part by part (the same arithmetic; the board's WHY)
+                          "why (hand 1):\n"
+                          "  Ann and Cy 0: the side scores 1 for each trick over six (BW4)\n"
+                          "  Ann and Cy -8: a revoke costs the side 4, each time (BW5)\n"
+                          "  Bob and Dee +1: the side scores 1 for each trick over six (BW4)\n"
+                          "  Bob and Dee +8: 2 for each bishop among the side's tricks (BW4)\n"), out.stderr
     out = run("enter", '{"tricks": [7, 7], "bishops": [0, 4]}', "-p", port)
     assert out.stderr == "tallyboard: hand 2: tricks: must add up to 13, not 14\n"
     doc = json.loads(run("sheet", "--json", "-p", port).stdout)
