@@ -49,6 +49,7 @@ def test_the_season_panel_shows_the_standings_follows_the_pushes_and_moves_no_sh
     server, snapshot = serve(tall())
     page.goto(server.url, timeout=10_000)
     page.wait_for_function("document.querySelectorAll('#tables [data-table]').length === 6")
+    page.evaluate("document.fonts.ready.then(() => true)")   # measured once its fonts are in: nothing moves after
     assert page.is_hidden("#seasons")                  # in no season: no panel
     before = {s: box(page, s) for s in ('[data-table="1"]', '[data-table="2"]', "#tables", "#standings-box")}
     assert before["#tables"]["height"] > before["#standings-box"]["height"] + 200

@@ -80,25 +80,51 @@ def check(state, players, event):
         raise ValueError("tricks: must be 0 to 5")
 
 
-def apply(state, players, event):
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/coronado.py, which holds each one's clause and words. A
+# scorer's code for all five tricks is the next after his code for three; the
+# code of the player who failed to take three is the next after his scorer's.
+_R_STOOD = const(0)
+_R_STOOD_FAILED = const(2)
+_R_REFUSED_FAILED = const(4)
+_R_REFUSED_MADE = const(6)
+_R_DREW = const(8)
+
+
+def apply(state, players, event, why=None):
     hand = points.hands(state)
     mode = mode_of(event)
     tricks = tricks_of(event)
     dealer_player = (state[points.HAND] + hand) & 1
+    # docs/rules.md CO2 to CO4: three or four tricks count 1, all five 2 (the
+    # tricks are the opponent's: none is all five to the dealer)
+    amount = 2 if tricks == 5 or tricks == 0 else 1
     if mode == STAND:
-        # Paragraph 4: standing, he must take three tricks or the dealer scores 2.
+        # docs/rules.md CO2: standing, he must take three tricks or the dealer scores 2.
         if tricks < 3:
-            points.add(state, dealer_player, 2)
+            scorer = dealer_player
+            amount = 2
+            code = _R_STOOD_FAILED
         else:
-            points.add(state, 1 - dealer_player, 2 if tricks == 5 else 1)
+            scorer = 1 - dealer_player
+            code = _R_STOOD
     elif mode == REFUSED and tricks >= 3:
-        # Paragraph 5: the dealer refused and did not take three: opponent 2.
-        points.add(state, 1 - dealer_player, 2)
-    elif tricks >= 3:
-        # Paragraph 9: three tricks of five count 1, all five 2.
-        points.add(state, 1 - dealer_player, 2 if tricks == 5 else 1)
+        # docs/rules.md CO3: the dealer refused and did not take three: opponent 2.
+        scorer = 1 - dealer_player
+        amount = 2
+        code = _R_REFUSED_FAILED
     else:
-        points.add(state, dealer_player, 2 if tricks == 0 else 1)
+        # docs/rules.md CO4 (and CO3 when the dealer took three): three tricks
+        # of five count 1, all five 2, to whoever takes them.
+        scorer = 1 - dealer_player if tricks >= 3 else dealer_player
+        code = _R_DREW if mode == DREW else _R_REFUSED_MADE
+    points.add(state, scorer, amount)
+    if why is not None:
+        if code == _R_STOOD_FAILED or code == _R_REFUSED_FAILED:
+            why.add(scorer, amount, code)
+            why.add(1 - scorer, 0, code + 1)   # the one bound to three tricks
+        else:
+            why.add(scorer, amount, code + amount - 1)
     points.end_hand(state)
     # docs/rules.md CO5: first to 7 wins (checked at the end of the hand).
     points.reach(state, 2, TARGET)

@@ -77,10 +77,19 @@ def check(state, players, event):
         raise ValueError("nines: only four nines in the pack, not %d" % taken)
 
 
-def apply(state, players, event):
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/despised_nines.py, which holds each one's clause and words.
+_R_NINES = const(0)
+_R_NONE = const(1)
+
+
+def apply(state, players, event, why=None):
     for p in range(players):
         # docs/rules.md DN2: each nine taken is 4 points against.
-        points.add(state, p, _NINE_POINTS * nines_of(event, p))
+        nines = nines_of(event, p)
+        points.add(state, p, _NINE_POINTS * nines)
+        if why is not None:
+            why.add(p, _NINE_POINTS * nines, _R_NINES if nines else _R_NONE)
     points.end_hand(state)
 
 

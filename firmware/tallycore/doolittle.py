@@ -86,15 +86,30 @@ def check(state, players, event):
             state[_TAKEN] + 1, cards, cards))
 
 
-def apply(state, players, event):
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/doolittle.py, which holds each one's clause and words:
+# the hand closed, then a trick by its place (the first to the sixth, then
+# any further one).
+_EVERYONE = const(255)      # tallycore.why.EVERYONE
+_R_END = const(0)
+_R_TRICK = const(1)
+_R_FURTHER = const(7)
+
+
+def apply(state, players, event, why=None):
     if event == END:
         state[_TAKEN] = 0
         points.end_hand(state)
+        if why is not None:
+            why.add(_EVERYONE, 0, _R_END)   # docs/rules.md DO2: each trick counted as taken
         return
     trick = state[_TAKEN] + 1
     state[_TAKEN] = trick
     # docs/rules.md DO2: "counted against the players taking the tricks".
-    points.add(state, event, TRICK_POINTS[trick - 1] if trick <= 6 else _FURTHER_TRICK)
+    amount = TRICK_POINTS[trick - 1] if trick <= 6 else _FURTHER_TRICK
+    points.add(state, event, amount)
+    if why is not None:
+        why.add(event, amount, _R_TRICK + trick - 1 if trick <= 6 else _R_FURTHER)
 
 
 def taken(state):

@@ -35,8 +35,19 @@ def check_options(players, options, name):
 
 reset = points.reset_nothing
 check = points.check_winner
-# docs/rules.md HO2, UD2: the first to play out wins; a won hand counts 1.
-apply = points.win_hand
+
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/first_out.py, which holds each one's clause and words.
+_R_WON = const(0)
+
+
+def apply(state, players, event, why=None):
+    # docs/rules.md HO2, UD2: the first to play out wins; a won hand counts 1 (G6).
+    points.win_hand(state, players, event)
+    if why is not None:
+        why.add(event, 1, _R_WON)
+
+
 total = points.player_total
 hands = points.hands
 ends_hand = points.every_event

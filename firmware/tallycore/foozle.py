@@ -76,17 +76,30 @@ def check(state, players, event):
         raise ValueError("tricks: must be 0 to 5")
 
 
-def apply(state, players, event):
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/foozle.py, which holds each one's clause and words.
+_R_MADE = const(0)
+_R_FAILED = const(1)
+_R_DEFENDED = const(2)
+
+
+def apply(state, players, event, why=None):
     bidder = bidder_of(event)
     bid = bid_of(event)
     if tricks_of(event) >= bid:
-        # Made: bid x number of opponents, no more for overtricks.
+        # docs/rules.md FO3: made: bid x number of opponents, no more for overtricks.
         points.add(state, bidder, bid * (players - 1))
+        if why is not None:
+            why.add(bidder, bid * (players - 1), _R_MADE)
     else:
-        # Failed: each opponent scores the bid.
+        # docs/rules.md FO4: failed: each opponent scores the bid.
+        if why is not None:
+            why.add(bidder, 0, _R_FAILED)
         for p in range(players):
             if p != bidder:
                 points.add(state, p, bid)
+                if why is not None:
+                    why.add(p, bid, _R_DEFENDED)
     points.end_hand(state)
     points.reach(state, players, TARGET)  # first to 50, at the end of the hand
 

@@ -85,8 +85,10 @@ class Game:
         self.held_event = 0    # the event it applies (HELD_APPLY, _HELD_REDO)
         self.held_by = 0       # bit p: player p may accept it
         self.held_scores = array("i", bytes(4 * _PLAYERS_MAX))  # what each player gets by it
-        # accepted[i]: 1 + the player whose accept made log[i] (docs/rules.md CF2), 0: made unconfirmed
-        self.accepted = bytearray(log_capacity)
+        # who accepted each event, a nibble an event (log[i]'s is accepted[i >> 1]'s low nibble for an even
+        # i, high for an odd one): 1 + the player whose accept made it (docs/rules.md CF2), 0: made unconfirmed.
+        # Half a byte an event: the heap a game switch loads the next rules into is tight (issue 33).
+        self.accepted = bytearray((log_capacity + 1) >> 1)
 
     def new(self, game, players, options=0):
         """Start a new game: game is its index in tallycore.games, its name,
@@ -152,7 +154,7 @@ class Game:
         journals, and need not check twice)."""
         self.rules.apply(self.state, self.players, event)
         self.log[self.n] = event
-        self.accepted[self.n] = 0
+        self.mark_accepted(self.n, 0)
         self.n += 1
         self.top = self.n
         self._checkpoint()
@@ -285,13 +287,19 @@ class Game:
             return kind
         else:
             self.redo()
-        self.accepted[self.n - 1] = who + 1
+        self.mark_accepted(self.n - 1, who + 1)
         return kind
 
     def accepted_by(self, i):
         """The player whose accept made log[i] (docs/rules.md CF2), or -1: it
         was made without a confirmation (or by a journal that did not say)."""
-        return self.accepted[i] - 1
+        return ((self.accepted[i >> 1] >> ((i & 1) << 2)) & 15) - 1
+
+    def mark_accepted(self, i, mark):
+        """Mark log[i] as made by the accept of player mark - 1 (0: unconfirmed). Allocation-free."""
+        at = i >> 1
+        shift = (i & 1) << 2
+        self.accepted[at] = (self.accepted[at] & (0xF0 >> shift)) | (mark << shift)
 
     def reject(self, take_back=0):
         """Drop the held change, and with it the take_back events applied

@@ -89,23 +89,46 @@ def check(state, players, event):
             "claimed" if kind_of(event) == CLAIMED else "all", player, players - 1))
 
 
-def apply(state, players, event):
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/jaimy.py, which holds each one's clause and words. The
+# partners' codes follow the player's: _R_PARTNER later.
+_EVERYONE = const(255)      # tallycore.why.EVERYONE
+_R_NOBODY = const(0)
+_R_CLAIMED = const(1)
+_R_ALL = const(2)
+_R_PARTNER = const(2)
+
+
+def apply(state, players, event, why=None):
     kind = kind_of(event)
     if kind != NOBODY_SCORED:
         # docs/rules.md JA2: three tricks claimed count 3; all five score 7.
         amount = _CLAIM_POINTS if kind == CLAIMED else _ALL_POINTS
+        code = _R_CLAIMED if kind == CLAIMED else _R_ALL
         player = player_of(event)
+        if why is not None:
+            why.add(player, amount, code)
         if state[_OPTIONS] & OPT_PARTNERS:
+            # docs/rules.md JA3: a side's points go to each of its players.
             for p in range(player & 1, players, 2):
                 points.add(state, p, amount)
+                if why is not None and p != player:
+                    why.add(p, amount, code + _R_PARTNER)
         else:
             points.add(state, player, amount)
+    elif why is not None:
+        why.add(_EVERYONE, 0, _R_NOBODY)   # docs/rules.md JA2: nobody scored
     points.end_hand(state)
     points.reach(state, players, TARGET)  # first to 21, at the end of the hand
 
 
 def partners(state):
     return state[_OPTIONS] & OPT_PARTNERS != 0
+
+
+# docs/rules.md JA3: with partners a side wins together (tallycore.why's words
+# for the winners); one side scores a hand, so sides never tie at the end.
+in_sides = partners
 
 
 total = points.player_total

@@ -127,18 +127,32 @@ def check(state, players, event):
         raise ValueError("%s: must be 0 to %d" % (label, cap))
 
 
-def apply(state, players, event):
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/most_count.py, which holds each one's clause and words:
+# a counted hand's reasons (points._WHY_*) from the game's base, Numero's or
+# Quatro's; a Numero hand nobody wins (Quatro's thirteen tricks always have a
+# winner); the tricks Quatro adds up.
+_R_NUMERO = const(0)
+_R_NOBODY = const(3)
+_R_QUATRO = const(4)
+_R_TRICKS = const(7)
+
+
+def apply(state, players, event, why=None):
     if event == END and state[_ADDS]:
         # docs/rules.md QU3: the session total is the tricks: each player's
         # tricks of the hand are added to his total
         for p in range(players):
             points.add(state, p, state[_COUNTS + p])
+            if why is not None:
+                why.add(p, state[_COUNTS + p], _R_TRICKS)
         points.close_counts(state, players)
         return
     # docs/rules.md NU2, NU3, QU2, QU3 (hands_won): most cards at the end
-    # (Numero) or most tricks (Quatro) wins the hand, and a hand won counts 1.
+    # (Numero) or most tricks (Quatro) wins the hand, and a hand won counts 1;
+    # G6: a Numero hand in which nobody has a card has no winner.
     # Quatro's tricks add up to 13, so the most is never 0.
-    points.apply_counts(state, players, event)
+    points.apply_counts(state, players, event, why, _R_NUMERO if state[_CAP] == PACK else _R_QUATRO, _R_NOBODY)
 
 
 def count(state, player):

@@ -254,12 +254,25 @@ def ends_counts(event):
     return event == COUNTS_END
 
 
-def apply_counts(state, players, event):
-    """apply() of a counted hand: a count is kept; the end scores the most."""
+# The reasons of a counted hand (tallycore.why), indexes into the calling
+# game's table from the base code it gives: the count kept, the hand won, a
+# count below the most; and the code it gives for nobody with a count (no
+# winner, docs/rules.md G6).
+_WHY_COUNT = const(0)
+_WHY_WON = const(1)
+_WHY_BELOW = const(2)
+_EVERYONE = const(255)      # tallycore.why.EVERYONE
+
+
+def apply_counts(state, players, event, why=None, code=0, nobody=0):
+    """apply() of a counted hand: a count is kept; the end scores the most.
+    why: a tallycore.why.Parts to give the reasons to, or None."""
     if event != COUNTS_END:
         player = count_player(event)
         state[HAND + player] = count_of(event)
         state[HAND + 8] |= 1 << player
+        if why is not None:
+            why.add(player, 0, code + _WHY_COUNT)
         return
     most = 0
     for p in range(players):
@@ -268,6 +281,12 @@ def apply_counts(state, players, event):
     for p in range(players):
         if most and state[HAND + p] == most:
             add(state, p, 1)
+            if why is not None:
+                why.add(p, 1, code + _WHY_WON)
+        elif most and why is not None:
+            why.add(p, 0, code + _WHY_BELOW)
+    if not most and why is not None:
+        why.add(_EVERYONE, 0, nobody)
     close_counts(state, players)
 
 

@@ -45,6 +45,13 @@ _RANKS = const(32)
 _SEEN = const(45)
 _OPTIONS = const(52)
 
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/rummy.py, which holds each one's clause and words.
+_R_CARD = const(0)
+_R_OUT = const(1)
+_R_AGAINST = const(2)
+_R_AGAINST_TEN = const(3)
+
 
 # The board's own entry (tallypanel.entry, docs/display.md): each player's
 # unplayed cards by rank (the suit not given: 4), an event each with the
@@ -118,17 +125,22 @@ def check(state, players, event):
             raise ValueError("cards: player %d: the same card twice" % player)
 
 
-def apply(state, players, event):
+def apply(state, players, event, why=None):
     player = player_of(event)
     if event & OUT:
         # docs/rules.md RU2: each opponent of the player out has his unplayed
         # cards' total set down against him; the player out scores nothing.
         for p in range(players):
             points.add(state, p, state[_SUM + p])
+            if why is not None:
+                why.add(p, state[_SUM + p], _R_OUT if p == player else
+                        _R_AGAINST_TEN if state[_OPTIONS] & OPT_FACES_TEN else _R_AGAINST)
         for i in range(_COUNT, _OPTIONS):
             state[i] = 0
         points.end_hand(state)
         return
+    if why is not None:
+        why.add(player, 0, _R_CARD)   # docs/rules.md RU2: counted when a player goes out
     card = card_of(event)
     rank = rank_of(card)
     state[_COUNT + player] += 1

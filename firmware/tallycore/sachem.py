@@ -84,11 +84,23 @@ def check(state, players, event):
         raise ValueError("nine: the nine of trumps was captured, so a trump was played (first_trump is null)")
 
 
-def apply(state, players, event):
+# The reasons a score is given (tallycore.why): indexes into the table of
+# tallycore/reasons/sachem.py, which holds each one's clause and words: a
+# field's capture, then (_R_NOBODY later) its points going to nobody.
+_EVERYONE = const(255)      # tallycore.why.EVERYONE
+_R_NOBODY = const(4)
+
+
+def apply(state, players, event, why=None):
     for field in range(4):
         who = captor(event, field)
+        # docs/rules.md SA2: the points go to the captor; nobody's to nobody
         if who != NOBODY:
             points.add(state, who, VALUES[field])
+            if why is not None:
+                why.add(who, VALUES[field], field)
+        elif why is not None:
+            why.add(_EVERYONE, 0, field + _R_NOBODY)
     points.end_hand(state)
     points.reach(state, players, TARGET)  # first to 50, at the end of the hand
 

@@ -116,8 +116,8 @@ def board_body(game, game_name, round, table, ident, board_id, names, record_opt
     hands = []
     for i in range(counted):
         hand = rules.record_hand(log[i])
-        if game.accepted[i]:
-            hand["accepted_by"] = game.accepted[i] - 1   # records.with_accepted: who accepted it (rules.md CF2)
+        if game.accepted_by(i) >= 0:
+            hand["accepted_by"] = game.accepted_by(i)   # records.with_accepted: who accepted it (rules.md CF2)
         hands.append(hand)
     held = held_of(game, names, letters) if game.held else None
     mark = stamp(game_name, str(game.players), str(game.options), str(game.n), str(game.top), lcrc,

@@ -1,7 +1,7 @@
 # The power-cut-safe journal of the game in progress (docs/firmware.md, "The journal").
 #
 # A snapshot file and a ring of records in raw flash (ring.py):
-#   game.snp  snapshot: the game (or none), its whole event log and a byte
+#   game.snp  snapshot: the game (or none), its whole event log and a nibble
 #             per event of who accepted it (TBS4; TBS3 and TBS2 without), n, a
 #             generation number, the last request's seq and CRC, and where in
 #             the ring its records start; CRC-16 over it all. Written as
@@ -61,7 +61,7 @@ _MAGIC_TBS2 = b"TBS2"   # the snapshot before confirmation: no held change
 _TAIL = const(16)   # after the events: seq u16, crc u16, ring block u16, ring slot u16,
 #                     held kind u16 (0: none), held event u32, CRC-16
 _TAIL_TBS2 = const(10)   # the same without the held change
-_SNAPSHOT_MAX = HEAD + 5 * LOG_CAPACITY + _TAIL
+_SNAPSHOT_MAX = HEAD + 4 * LOG_CAPACITY + (LOG_CAPACITY + 1) // 2 + _TAIL   # the events, who accepted each
 
 
 def pack_new(index, players, options):

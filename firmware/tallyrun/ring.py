@@ -352,8 +352,8 @@ def exists(path):
 
 def put_game(full, magic, generation, name, players, options, log, n, top, accepted=None):
     """Write a snapshot's magic, head and events into full (load_game reads
-    them back), then accepted[0:top] (who accepted each: Game.accepted) if
-    given; returns where its tail starts."""
+    them back), then who accepted each (Game.accepted: a nibble an event,
+    (top + 1) // 2 bytes) if given; returns where its tail starts."""
     full[0:4] = magic
     put32(full, 4, generation)
     name_bytes = name.encode()
@@ -368,21 +368,22 @@ def put_game(full, magic, generation, name, players, options, log, n, top, accep
         put32(full, HEAD + 4 * i, log[i])
     if accepted is None:
         return HEAD + 4 * top
-    for i in range(top):
-        full[HEAD + 4 * top + i] = accepted[i]
-    return HEAD + 5 * top
+    nibbles = (top + 1) >> 1
+    for i in range(nibbles):
+        full[HEAD + 4 * top + i] = accepted[i] if i < nibbles - 1 or not top & 1 else accepted[i] & 15
+    return HEAD + 4 * top + nibbles
 
 
 def load_game(game, data, magic, tail, accepted=False):
     """Rebuild game from a snapshot's bytes: magic, the head (HEAD bytes), the
-    events, (accepted: a byte per event, Game.accepted), then tail bytes
+    events, (accepted: a nibble per event, Game.accepted), then tail bytes
     ending in the CRC-16 of all before it. Returns
     where the tail starts, or -1 (the bytes are not a whole snapshot; a
     snapshot of no game leaves game.rules None)."""
     if len(data) < HEAD + tail or data[0:4] != magic:
         return -1
     top = get16(data, 32)
-    body = HEAD + (5 if accepted else 4) * top
+    body = HEAD + 4 * top + ((top + 1) >> 1 if accepted else 0)
     if len(data) != body + tail or crc16(data, 0, body + tail - 2) != get16(data, body + tail - 2):
         return -1
     name_len = data[8]
@@ -399,7 +400,7 @@ def load_game(game, data, magic, tail, accepted=False):
         for i in range(top - n):
             game.undo()
         if accepted:
-            for i in range(top):
+            for i in range((top + 1) >> 1):
                 game.accepted[i] = data[HEAD + 4 * top + i]
     except (ValueError, ImportError, UnicodeError):
         game.rules = None

@@ -165,7 +165,7 @@ def test_a_snapshot_keeps_the_held_hand_and_an_earlier_snapshot_still_loads():
         app.journal.compact()
         shut(app, out)
         data = bytearray(open(root + J.SNAPSHOT, "rb").read())
-        # TBS4: one event (4 bytes), then a byte of who accepted it: 1 + Ann (player 0)
+        # TBS4: one event (4 bytes), then a nibble (the low half of a byte) of who accepted it: 1 + Ann (player 0)
         events_end = len(data) - 16 - 1
         assert data[events_end] == 1
         # the snapshot an earlier firmware wrote: TBS2, no accepted_by, no held change in its tail

@@ -70,7 +70,7 @@ def game_from_log(name: str, players: int, options: int, log: list[int], n: int,
         for _ in range(len(log) - n):
             game.undo()
         for i, who in enumerate(accepted or ()):
-            game.accepted[i] = 0 if who is None else who + 1
+            game.mark_accepted(i, 0 if who is None else who + 1)
         if held is not None:
             game.hold(*held)
     except ValueError as exc:

@@ -395,7 +395,11 @@ def page_server(app: Starlette, limits: Limits | None = None) -> Any:
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, lifespan="on",
                             loop="asyncio", http=_guarded_protocol(crowd), ws="none",
                             timeout_keep_alive=limits.idle_seconds,
-                            h11_max_incomplete_event_size=MAX_HEADER_BYTES)
+                            h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                            # asyncio accepts up to `backlog` connections in one go, each a file descriptor
+                            # before any refused one is closed: a burst bigger than the process's limit
+                            # ran out of them (EMFILE). Half the page's share a go leaves the rest room.
+                            backlog=max(MIN_CONNECTIONS, limits.total // 2))
     server = Server(config)
     server.crowd, server.accept_errors = crowd, accept_errors
     return server

@@ -87,7 +87,7 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
             for event in hand_events(profile, hand, len(players), options, last=number == len(hands)):
                 game.apply(event)
             if who is not None:
-                game.accepted[game.n - 1] = who + 1
+                game.mark_accepted(game.n - 1, who + 1)
         except ValueError as exc:
             raise fail(f"hand {number}", str(exc)) from None
     return loaded
@@ -144,7 +144,7 @@ def without_pending(game: core_game.Game) -> core_game.Game:
     counted.new(game.index, game.players, game.options)
     for i in range(game.n - game.open_hand()):
         counted.apply(game.log[i])
-        counted.accepted[i] = game.accepted[i]
+        counted.mark_accepted(i, game.accepted_by(i) + 1)
     return counted
 
 

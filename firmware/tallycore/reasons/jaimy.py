@@ -1,0 +1,9 @@
+# The reasons of Jaimy's scores (tallycore/jaimy.py's _R_* codes index this
+# table; docs/rules.md JA).
+REASONS = (
+    (b"JA2", b"nobody claimed three tricks or took all five: nobody scores"),
+    (b"JA2", b"won three tricks and stopped the play to claim them: 3"),
+    (b"JA2", b"took all five tricks: 7"),
+    (b"JA3", b"partner of the player who claimed three tricks: a side's points go to each of its players"),
+    (b"JA3", b"partner of the player who took all five tricks: a side's points go to each of its players"),
+)
