@@ -375,9 +375,7 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
         out.append("SCORE while a hand is in progress: %s.\n" % _in_progress(core_games.load(game["index"]))[1])
         out.append("NEW's options: %s.\n" % "; ".join(
             "`%s` %s: %s" % (f["name"], _bit_span(f), f["meaning"]) for f in game["option_fields"]))
-        out.append("WHY's reasons (code, clause, words): %s.\n" % ("; ".join(
-            "`%d` %s %s" % (r["code"], r["clause"], r["words"]) for r in game["reasons"])
-            or "none yet (its rules do not explain their scores: `WHY` answers `RULE`)"))
+        out.append("WHY's reasons: the table of `%s` ([below](#whys-reasons-why)).\n" % game["rules_module"])
         out.append("| Form | Test | Field | Bits | Range | Index | Meaning |")
         out.append("|---|---|---|---|---|---|---|")
         for form in game["event_forms"]:
@@ -397,8 +395,18 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
             + (" or -" if key["may_be_none"] else ""),
             "yes" if key["secret"] else "no", "—" if key["default"] is None else key["default"], key["meaning"]))
     net_keys = "\n".join(lines)
+    lines = ["| Rules module (games) | Code | Clause | Words |", "|---|---|---|---|"]
+    for module_name, _, names in _modules():
+        rows = _reasons(module_name)
+        if not rows:
+            lines.append("| `%s` (%s) | — | — | its rules do not explain their scores yet: `WHY` answers `RULE` |"
+                         % (module_name, ", ".join(names)))
+        for row in rows:
+            lines.append("| `%s` (%s) | `%d` | %s | %s |" % (module_name, ", ".join(names), row["code"],
+                                                          row["clause"], row["words"]))
+    reasons = "\n".join(lines)
     return {"verbs": verbs, "fields": fields, "events": events, "errors": errors, "config": config,
-            "net_keys": net_keys,
+            "net_keys": net_keys, "reasons": reasons,
             "games": "\n".join(out).rstrip("\n")}
 
 
