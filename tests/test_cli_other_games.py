@@ -23,6 +23,12 @@ def run(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
+def summary_of(output: str) -> str:
+    """What enter printed before the reason of the hand it entered ("why (hand 3):" and its
+    lines: tests/test_why_board.py and the Bishops Whist test below hold such words)."""
+    return output.split("why (", 1)[0]
+
+
 @pytest.fixture(scope="module")
 def port(tmp_path_factory):
     with emulated_board(tmp_path_factory.mktemp("short") / "flash") as (emulator, board):
@@ -34,7 +40,9 @@ def test_foozle_hands_entered_and_an_impossible_one_refused(port):
     assert run("new", "foozle", *NAMES, "--discard", "-p", port).stdout == "foozle: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
     # Cy (2) bids 3 and takes 4: 3 * 3 opponents = 9, no more for the overtrick.
     out = run("enter", '{"bidder": 2, "bid": 3, "tricks": 4}', "-p", port)
-    assert out.stdout == "foozle: Ann 0  Bob 0  Cy 9  Dee 0  (1 hand)\n", out.stderr
+    assert summary_of(out.stdout) == "foozle: Ann 0  Bob 0  Cy 9  Dee 0  (1 hand)\n", out.stderr
+    assert out.stdout.endswith("why (hand 1):\n  Cy +9: made his bid: the bid once for each opponent, nothing for "
+                               "tricks over it (FO3)\n")   # 3 a bid, three opponents: 9
     # A bid of 6: refused naming the hand and the field; nothing reaches the board.
     out = run("enter", '{"bidder": 2, "bid": 6, "tricks": 4}', "-p", port)
     assert out.exit_code == 1 and out.stdout == ""
@@ -43,7 +51,7 @@ def test_foozle_hands_entered_and_an_impossible_one_refused(port):
     assert out.exit_code == 1 and out.stderr.startswith("tallyboard: hand: bad JSON")
     # Bob (1) bids 4 and takes 3: each other player scores 4.
     out = run("enter", '{"bidder": 1, "bid": 4, "tricks": 3}', "-p", port)
-    assert out.stdout == "foozle: Ann 4  Bob 0  Cy 13  Dee 4  (2 hands)\n"
+    assert summary_of(out.stdout) == "foozle: Ann 4  Bob 0  Cy 13  Dee 4  (2 hands)\n"
     out = run("undo", "-p", port)
     assert out.stdout == "foozle: Ann 0  Bob 0  Cy 9  Dee 0  (1 hand, 1 to redo)\n"
 
@@ -75,7 +83,7 @@ def test_options_and_export(port):
     assert run("new", "rummy", *THREE, "-o", "faces=ten", "--discard", "-p", port).exit_code == 0
     # faces count 10: 10 + 3 + 4 = 17 against Bob, K = 10 against Cy.
     out = run("enter", '{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}', "-p", port)
-    assert out.stdout == "rummy: Ann 0  Bob 17  Cy 10  (1 hand)\n", out.stderr
+    assert summary_of(out.stdout) == "rummy: Ann 0  Bob 17  Cy 10  (1 hand)\n", out.stderr
     exported = json.loads(run("export", "-p", port).stdout)
     assert exported["options"] == {"faces": "ten"}
     assert exported["hands"] == [{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}]
@@ -87,9 +95,9 @@ def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     # docs/rules.md QU3: the totals add up the tricks: 6, 5, 2 then 7, 0, 6:
     # 6 + 7 = 13, 5 + 0 = 5, 2 + 6 = 8.
     assert run("new", "quatro", *THREE, "--discard", "-p", port).exit_code == 0
-    assert run("enter", '{"tricks": [6, 5, 2]}', "-p", port).stdout == "quatro: Ann 6  Bob 5  Cy 2  (1 hand)\n"
+    assert summary_of(run("enter", '{"tricks": [6, 5, 2]}', "-p", port).stdout) == "quatro: Ann 6  Bob 5  Cy 2  (1 hand)\n"
     out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
-    assert out.stdout == "quatro: Ann 13  Bob 5  Cy 8  (2 hands)\n", out.stderr
+    assert summary_of(out.stdout) == "quatro: Ann 13  Bob 5  Cy 8  (2 hands)\n", out.stderr
     doc = json.loads(run("sheet", "--json", "-p", port).stdout)
     assert doc["wins"] == "most tricks" and doc["totals"] == [13, 5, 8]
     assert "options" not in json.loads(run("export", "-p", port).stdout)
@@ -97,7 +105,7 @@ def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     assert run("new", "quatro", *THREE, "-o", "hands_won=true", "--discard", "-p", port).exit_code == 0
     run("enter", '{"tricks": [6, 5, 2]}', "-p", port)
     out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
-    assert out.stdout == "quatro: Ann 2  Bob 0  Cy 0  (2 hands)\n", out.stderr
+    assert summary_of(out.stdout) == "quatro: Ann 2  Bob 0  Cy 0  (2 hands)\n", out.stderr
     exported = json.loads(run("export", "-p", port).stdout)
     assert exported["options"] == {"hands_won": True}
     assert exported["hands"] == [{"tricks": [6, 5, 2]}, {"tricks": [7, 0, 6]}]
