@@ -28,6 +28,12 @@ def run(*args: str, env: dict | None = None):
     return result
 
 
+def summary_of(output: str) -> str:
+    """What a command printed before the reason of what it entered ("why (hand 3):" and its
+    lines: tests/test_why_board.py holds those words)."""
+    return output.split("why (", 1)[0]
+
+
 @pytest.fixture(scope="module")
 def port(tmp_path_factory):
     with emulated_board(tmp_path_factory.mktemp("cli") / "flash") as (emulator, board):
@@ -42,12 +48,12 @@ def test_a_skicket_game_from_the_command_line(port, tmp_path):
     # Hand 1: Ann (0) bids 3H, takes 9 = 6 + 3: made. Ann and partner Cy get
     # 60 + 10*3 = 90; Bob and Dee get 10 * (13 - 9) = 40.
     out = run("hand", "Ann", "3H", "9", "-p", port)
-    assert out.output == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand)\n", out.output
+    assert summary_of(out.output) == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand)\n", out.output
     # Hand 2 (same seats): Bob (1, partner Dee) bids 2S, needs 8, takes 7:
     # set, doubled by Cy (rule 3): the doubler Cy and his partner Ann get
     # 2A = 2 * (60 + 20) = 160; Bob 0; Dee 10 * 7 = 70.
     out = run("hand", "1", "2s", "7", "--doubled-by", "cy", "-p", port)
-    assert out.output == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n", out.output
+    assert summary_of(out.output) == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n", out.output
 
     # the live sheet is the sheet of the same game as a record
     record = tmp_path / "game.json"
@@ -202,7 +208,7 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
         out = run("press", "seat0", env=home)
         assert out.exit_code == 0, out.output
         # press says what the board did with it: Roquet's seat 0 pegs 1 for player 0 (RQ3), event 1
-        assert out.output.splitlines()[1:] == ["changed the game: the board scored an event (n=1)",
+        assert summary_of(out.output).splitlines()[1:] == ["changed the game: the board scored an event (n=1)",
                                                "roquet: P1 1  P2 0  (0 hands)"], out.output
         run("press", "seat1", env=home)
         run("press", "seat0", env=home)

@@ -23,6 +23,12 @@ def run(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
+def summary_of(output: str) -> str:
+    """What enter printed before the reason of the hand it entered ("why (hand 3):" and its
+    lines: tests/test_why_board.py and the Bishops Whist test below hold such words)."""
+    return output.split("why (", 1)[0]
+
+
 @pytest.fixture(scope="module")
 def port(tmp_path_factory):
     with emulated_board(tmp_path_factory.mktemp("short") / "flash") as (emulator, board):
@@ -34,7 +40,9 @@ def test_foozle_hands_entered_and_an_impossible_one_refused(port):
     assert run("new", "foozle", *NAMES, "--discard", "-p", port).stdout == "foozle: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
     # Cy (2) bids 3 and takes 4: 3 * 3 opponents = 9, no more for the overtrick.
     out = run("enter", '{"bidder": 2, "bid": 3, "tricks": 4}', "-p", port)
-    assert out.stdout == "foozle: Ann 0  Bob 0  Cy 9  Dee 0  (1 hand)\n", out.stderr
+    assert summary_of(out.stdout) == "foozle: Ann 0  Bob 0  Cy 9  Dee 0  (1 hand)\n", out.stderr
+    assert out.stdout.endswith("why (hand 1):\n  Cy +9: made his bid: the bid once for each opponent, nothing for "
+                               "tricks over it (FO3)\n")   # 3 a bid, three opponents: 9
     # A bid of 6: refused naming the hand and the field; nothing reaches the board.
     out = run("enter", '{"bidder": 2, "bid": 6, "tricks": 4}', "-p", port)
     assert out.exit_code == 1 and out.stdout == ""
@@ -43,7 +51,7 @@ def test_foozle_hands_entered_and_an_impossible_one_refused(port):
     assert out.exit_code == 1 and out.stderr.startswith("tallyboard: hand: bad JSON")
     # Bob (1) bids 4 and takes 3: each other player scores 4.
     out = run("enter", '{"bidder": 1, "bid": 4, "tricks": 3}', "-p", port)
-    assert out.stdout == "foozle: Ann 4  Bob 0  Cy 13  Dee 4  (2 hands)\n"
+    assert summary_of(out.stdout) == "foozle: Ann 4  Bob 0  Cy 13  Dee 4  (2 hands)\n"
     out = run("undo", "-p", port)
     assert out.stdout == "foozle: Ann 0  Bob 0  Cy 9  Dee 0  (1 hand, 1 to redo)\n"
 
@@ -54,7 +62,11 @@ def test_moosehead_hand_of_plays_and_the_live_sheet(port, tmp_path):
     assert run("new", "moosehead", *NAMES, "-o", "first_dealer=3", "--discard", "-p", port).exit_code == 0
     out = run("enter", json.dumps(record["hands"][0]), "-p", port)
     # pegging 1 5 7 3 and fifteens 0 2 4 0: 1, 5 + 2, 7 + 4, 3 (tests/mp/test_games_moosehead.py)
-    assert out.stdout == "moosehead: Ann 1  Bob 7  Cy 11  Dee 3  (1 hand)\n", out.stderr
+    assert out.stdout.split("why (", 1)[0] == "moosehead: Ann 1  Bob 7  Cy 11  Dee 3  (1 hand)\n", out.stderr
+    # then why, event by event (the board's WHY): Cy's 5 made the count 15 after Bob's 10 (MH3); the
+    # fifteens of the hand: Cy 2 * 2 = 4 (MH5)
+    assert "  Cy +2: brought the running count to 15: 2 (MH3)\n" in out.stdout
+    assert out.stdout.endswith("  Cy +4: 2 for each combination of his five cards that adds up to 15 (MH5)\n")
     path = tmp_path / "moosehead.json"
     record["players"] = ["Ann", "Bob", "Cy", "Dee"]
     path.write_text(json.dumps(record))
@@ -71,7 +83,7 @@ def test_options_and_export(port):
     assert run("new", "rummy", *THREE, "-o", "faces=ten", "--discard", "-p", port).exit_code == 0
     # faces count 10: 10 + 3 + 4 = 17 against Bob, K = 10 against Cy.
     out = run("enter", '{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}', "-p", port)
-    assert out.stdout == "rummy: Ann 0  Bob 17  Cy 10  (1 hand)\n", out.stderr
+    assert summary_of(out.stdout) == "rummy: Ann 0  Bob 17  Cy 10  (1 hand)\n", out.stderr
     exported = json.loads(run("export", "-p", port).stdout)
     assert exported["options"] == {"faces": "ten"}
     assert exported["hands"] == [{"out": 0, "cards": [[], ["10", "3", "4"], ["K"]]}]
@@ -83,9 +95,9 @@ def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     # docs/rules.md QU3: the totals add up the tricks: 6, 5, 2 then 7, 0, 6:
     # 6 + 7 = 13, 5 + 0 = 5, 2 + 6 = 8.
     assert run("new", "quatro", *THREE, "--discard", "-p", port).exit_code == 0
-    assert run("enter", '{"tricks": [6, 5, 2]}', "-p", port).stdout == "quatro: Ann 6  Bob 5  Cy 2  (1 hand)\n"
+    assert summary_of(run("enter", '{"tricks": [6, 5, 2]}', "-p", port).stdout) == "quatro: Ann 6  Bob 5  Cy 2  (1 hand)\n"
     out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
-    assert out.stdout == "quatro: Ann 13  Bob 5  Cy 8  (2 hands)\n", out.stderr
+    assert summary_of(out.stdout) == "quatro: Ann 13  Bob 5  Cy 8  (2 hands)\n", out.stderr
     doc = json.loads(run("sheet", "--json", "-p", port).stdout)
     assert doc["wins"] == "most tricks" and doc["totals"] == [13, 5, 8]
     assert "options" not in json.loads(run("export", "-p", port).stdout)
@@ -93,7 +105,7 @@ def test_quatro_totals_tricks_and_hands_won_over_the_wire(port):
     assert run("new", "quatro", *THREE, "-o", "hands_won=true", "--discard", "-p", port).exit_code == 0
     run("enter", '{"tricks": [6, 5, 2]}', "-p", port)
     out = run("enter", '{"tricks": [7, 0, 6]}', "-p", port)
-    assert out.stdout == "quatro: Ann 2  Bob 0  Cy 0  (2 hands)\n", out.stderr
+    assert summary_of(out.stdout) == "quatro: Ann 2  Bob 0  Cy 0  (2 hands)\n", out.stderr
     exported = json.loads(run("export", "-p", port).stdout)
     assert exported["options"] == {"hands_won": True}
     assert exported["hands"] == [{"tricks": [6, 5, 2]}, {"tricks": [7, 0, 6]}]
@@ -121,7 +133,13 @@ def test_bishops_whist_sides_and_a_negative_total_over_the_wire(port):
     # Side A-C: 6 tricks, no bishops, 2 revokes: 0 - 2 * 4 = -8.
     # Side B-D: 7 tricks, 4 bishops: 1 + 8 = 9.
     out = run("enter", '{"tricks": [6, 7], "bishops": [0, 4], "revokes": [2, 0]}', "-p", port)
-    assert out.stdout == "bishops_whist: Ann -8  Bob 9  Cy -8  Dee 9  (1 hand)\n", out.stderr
+    assert out.stdout == ("bishops_whist: Ann -8  Bob 9  Cy -8  Dee 9  (1 hand)\n"
+                          # and why, part by part (the same arithmetic; the board's WHY)
+                          "why (hand 1):\n"
+                          "  Ann and Cy 0: the side scores 1 for each trick over six (BW4)\n"
+                          "  Ann and Cy -8: a revoke costs the side 4, each time (BW5)\n"
+                          "  Bob and Dee +1: the side scores 1 for each trick over six (BW4)\n"
+                          "  Bob and Dee +8: 2 for each bishop among the side's tricks (BW4)\n"), out.stderr
     out = run("enter", '{"tricks": [7, 7], "bishops": [0, 4]}', "-p", port)
     assert out.stderr == "tallyboard: hand 2: tricks: must add up to 13, not 14\n"
     doc = json.loads(run("sheet", "--json", "-p", port).stdout)

@@ -74,7 +74,13 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     assert out.exit_code == 0, out.output
     assert out.output == ("skicket: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
                           "hand 1 pending: waiting for Bob (button B) or Dee (button D) to accept on the board\n"
-                          "  it gives: Ann +100  Bob +30  Cy +100  Dee +30\n")
+                          "  it gives: Ann +100  Bob +30  Cy +100  Dee +30\n"
+                          # and why, in the rules' words (the same arithmetic)
+                          "why (hand 1, once accepted):\n"
+                          "  Ann and Cy +100: made: the purchaser and his partner score the bid's value, 60 + 10 a "
+                          "level (SK7)\n"
+                          "  Bob and Dee +30: an adversary of a bid made: 10 for each trick the adversaries took "
+                          "(SK7)\n")
     # the next hand is refused while one waits, in words that say what to do
     out = run("hand", "Bob", "1C", "7", "--emulator", env=env)
     assert out.exit_code != 0
@@ -198,7 +204,13 @@ def test_the_view_cache_is_never_served_across_an_accept_or_a_reject(tmp_path, m
         assert sent.index("STATE") < sent.index("HAND"), sent    # the copy was read again, not trusted
         assert again.output == ("skicket: P1 0  P2 0  P3 0  P4 0  (0 hands)\n"
                                 "hand 1 pending: waiting for P2 (button B) or P4 (button D) to accept on the board\n"
-                                "  it gives: P1 +0  P2 +40  P3 +90  P4 +40\n"), again.output
+                                "  it gives: P1 +0  P2 +40  P3 +90  P4 +40\n"
+                                "why (hand 1, once accepted):\n"
+                                "  P1 0: the purchaser failed: he forfeits the count (SK8)\n"
+                                "  P3 +90: partner of the purchaser who failed: 10 for each trick their side took "
+                                "(SK8)\n"
+                                "  P2 and P4 +40: an adversary of a bid failed: 10 for each trick the adversaries "
+                                "took (SK8)\n"), again.output
         emulator.tap(SEAT_PINS[3])                       # P4 accepts
         sent.clear()
         out = run("undo", "-p", port)

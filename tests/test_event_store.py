@@ -133,7 +133,11 @@ def test_the_snapshot_of_a_round_in_play_and_over(archive):
     assert t1["complete"] and t1["totals"] == [280, 260, 260, 240] and t1["board"] == "/dev/ttyACM0"
     assert t1["status"] == "ok" and t1["names"] == ["Ann", "Bob", "Cy", "Dee"]
     # hand 3 of table 1 (sides 01, seat 0 bought): the seats pivot, Bob and Cy change seats (SK5)
-    assert t1["hands"][2] == {"hand": 3, "dealer": 0, "seats": [0, 2, 1, 3], "scores": [70, 70, 60, 60]}
+    # and why (tallycore.why): Ann bid 1C and her side took 7 = 6 + 1, made: she and her partner Bob
+    # 60 + 10 = 70 (SK7), Cy and Dee 10 for each of the 13 - 7 = 6 tricks they took (SK7)
+    assert t1["hands"][2] == {"hand": 3, "dealer": 0, "seats": [0, 2, 1, 3], "scores": [70, 70, 60, 60], "why": [
+        "Ann and Bob +70: made: the purchaser and his partner score the bid's value, 60 + 10 a level (SK7)",
+        "Cy and Dee +60: an adversary of a bid made: 10 for each trick the adversaries took (SK7)"]}
     # table 2 after three hands of sides 13 13 23: 60x3 = 180, 70+70+60 = 200, 60+60+70 = 190, 70x3 = 210
     assert not t2["complete"] and t2["totals"] == [180, 200, 190, 210] and t2["board"] is None
     assert t2["pending"]["waiting_for"] == ["Eve", "Gus"]

@@ -301,3 +301,92 @@ def test_every_game_shows_the_same_on_the_twin_as_in_the_emulator(twin_board, tm
     assert sorted(row[0] for row in EVERY_GAME) == sorted(games.names())
     # every game: NEW, its hand's events, undo, redo, confirm on, held undo, accept, held redo, accept, confirm off
     assert comparison.compared >= 10 * len(EVERY_GAME)
+
+
+def _why_heading(side: Side) -> str:
+    from emu_fixtures import oled_text
+    from tallypanel import screen
+
+    return oled_text(side.shown().oled, 0, screen.LIST).rstrip()
+
+
+def _moosehead() -> tuple[int, list[int]]:
+    """The first hand of the bundled Moosehead sample (four players, Dee deals): the game's packed
+    options and the hand's events, as the host's profile makes them."""
+    import json
+    from importlib import resources
+
+    from tallyboard import games as profiles
+    from tallyboard.scorebook import records
+
+    record = json.loads((resources.files("tallyboard") / "data" / "sample_moosehead.json").read_text())
+    profile = profiles.profile("moosehead")
+    return (profile.options(record["options"]),
+            list(records.hand_events(profile, record["hands"][0], 4, record["options"])))
+
+
+def _why_games() -> list[tuple[str, int, int, Callable[[Board], None], list[tuple[object, str]]]]:
+    """(game, players, what the host enters, the controls and the heading each brings) for the why screen."""
+    def skicket(board: Board) -> None:
+        # hand 1: player 0 bids 3H, his side takes 9 = 6 + 3: made (SK7);
+        # hand 2: player 2 bids 2NT, player 1 doubles, 7 tricks of the 8 needed: failed (SK9)
+        board.game_verb("HAND", 0, "3H", None, None, 0, 9)
+        board.game_verb("HAND", 2, "2NT", 1, None, 0, 7)
+
+    def roquet(board: Board) -> None:
+        # hand 1: pegs of 5 and 3 (RQ6), its end (RQ3); hand 2 in progress: a peg of 2
+        for verb, *args in (("PEG", 0, 5), ("PEG", 1, 3), ("END",), ("PEG", 0, 2)):
+            board.game_verb(verb, *args)
+
+    options, events = _moosehead()
+
+    def moosehead(board: Board) -> None:
+        for event in events:
+            board.request("EV", event)
+
+    return [("skicket", 4, 0, skicket, [((menu.TURN, 1), "WHY HAND 2 OF 2"), ((menu.TURN, -1), "WHY HAND 1 OF 2")]),
+            ("roquet", 2, 0, roquet, [((menu.TURN, 1), "WHY HAND 2 OF 2"), ((menu.TURN, -1), "WHY HAND 1 OF 2")]),
+            # the hand's every play, go and fifteen: more than a page; a push shows the next
+            ("moosehead", 4, options, moosehead, [((menu.TURN, 1), "WHY HAND 1 OF 1 1/"), (menu.PUSH, "WHY HAND 1 OF 1 2/")])]
+
+
+@pytest.mark.twin
+def test_the_why_screen_is_drawn_the_same_on_the_twin_as_in_the_emulator(twin_board, tmp_path):
+    """The knob turned outside an entry (issue 34, item 2): the why screen of a Skicket, a Roquet and a
+    Moosehead hand, and the hand before it (or the page after), the twin's display RAM equal to the
+    emulator's once each has drawn it."""
+    from waiting import until
+
+    definition = render.find_board(BOARD_NAME)
+    twin = TwinSide(twin_board)
+    try:
+        with Emulator(flash=tmp_path / "flash") as emulator:
+            reference = EmulatorSide(emulator, definition)
+            try:
+                sides: list[Side] = [reference, twin]
+                for name, players, options, enter, controls in _why_games():
+                    for side in sides:
+                        side.board.new(name, players, options)
+                        enter(side.board)
+                    for one, heading in controls:
+                        with ThreadPoolExecutor(2) as pool:
+                            for done in [pool.submit(side.press, one) for side in sides]:
+                                done.result()
+                        until(lambda: _why_heading(reference).startswith(heading), CAUGHT_UP_S,
+                              f"the emulator's {heading} ({name})", explain=lambda: _why_heading(reference))
+                        # the twin composes a long reason at its own pace (a Moosehead hand: every play
+                        # explained), quiet on its bus meanwhile: its heading first, then its parts quiet
+                        until(lambda: _why_heading(twin).startswith(heading), TWIN_CAUGHT_UP_S,
+                              f"the twin's {heading} ({name})", explain=lambda: _why_heading(twin))
+                        twin.settle()
+                        assert twin.shown() == reference.shown(), mismatch(
+                            definition, FRAMES_DIR, f"why-{name}-{heading[-6:]}", "emulator", reference.shown(),
+                            "twin", twin.shown()) + f" ({name}: {heading})"
+                        twin.check_parts(f"{name}: {heading}")
+                    with ThreadPoolExecutor(2) as pool:   # leave the why screen: the next game starts on its sheet
+                        for done in [pool.submit(side.press, (menu.UNDO, 0)) for side in sides]:
+                            done.result()
+            finally:
+                reference.close()
+    finally:
+        twin.close()

@@ -336,34 +336,6 @@ def check(state, players, event):
             raise ValueError("redoubled_by: a lone hand is redoubled by the purchaser himself")
 
 
-def apply(state, players, event, why=None):
-    if event == MISDEAL:
-        # docs/rules.md SK3: redealt by the same dealer, scores nothing.
-        if why is not None:
-            why.add(_EVERYONE, 0, _R_MISDEAL)
-        count = state[_MISDEALS_LOW] | state[_MISDEALS_HIGH] << 8
-        if count < 0xFFFF:
-            count += 1
-            state[_MISDEALS_LOW] = count & 0xFF
-            state[_MISDEALS_HIGH] = count >> 8
-        return
-    hand = state[0]
-    at = _HANDS + 3 * hand
-    state[at] = event & 0xFF
-    state[at + 1] = (event >> 8) & 0xFF
-    state[at + 2] = event >> 16
-    score_hand(event, hand, _scores, why)
-    for p in range(4):
-        at = _TOTALS + 2 * p
-        value = state[at] | state[at + 1] << 8
-        value += _scores[p]
-        state[at] = value & 0xFF
-        state[at + 1] = value >> 8
-    state[0] = hand + 1
-
-
-_scores = array("i", (0, 0, 0, 0))
-
 # The reasons a score is given (tallycore.why): indexes into the table of
 # tallycore/reasons/skicket.py, which holds each one's clause and words.
 _EVERYONE = const(255)      # tallycore.why.EVERYONE
@@ -396,6 +368,36 @@ _R_LONE_X_FAILED = const(27)
 _R_LONE_X_DOUBLER = const(28)
 _R_LONE_X_PURCHASER = const(29)
 _R_LONE_X_COUNT = const(30)
+
+
+def apply(state, players, event, why=None):
+    if event == MISDEAL:
+        # docs/rules.md SK3: redealt by the same dealer, scores nothing.
+        if why is not None:
+            why.add(_EVERYONE, 0, _R_MISDEAL)
+        count = state[_MISDEALS_LOW] | state[_MISDEALS_HIGH] << 8
+        if count < 0xFFFF:
+            count += 1
+            state[_MISDEALS_LOW] = count & 0xFF
+            state[_MISDEALS_HIGH] = count >> 8
+        return
+    hand = state[0]
+    at = _HANDS + 3 * hand
+    state[at] = event & 0xFF
+    state[at + 1] = (event >> 8) & 0xFF
+    state[at + 2] = event >> 16
+    score_hand(event, hand, _scores, why)
+    for p in range(4):
+        at = _TOTALS + 2 * p
+        value = state[at] | state[at + 1] << 8
+        value += _scores[p]
+        state[at] = value & 0xFF
+        state[at + 1] = value >> 8
+    state[0] = hand + 1
+
+
+_scores = array("i", (0, 0, 0, 0))
+
 
 
 def score_hand(event, hand, out, why=None):

@@ -145,6 +145,40 @@ class NewGame:
         self.warning = False
 
 
+class WhyScreen:
+    """The why screen: the knob turned outside a hand entry shows on the OLED
+    why the last hand scored what it did (tallycore.why, in the rules'
+    words: tallypanel.whyview composes and draws it); turning goes back
+    (left) and on (right) through the hands; a push shows the next page of
+    a reason longer than the screen, and on its last page leaves; a hold,
+    undo or a seat leaves it. hand: the hand shown (1-based, as the sheet
+    numbers it); page: its page shown, of pages (whyview counts them)."""
+
+    def __init__(self):
+        self.active = False
+        self.hand = 0
+        self.page = 0
+        self.pages = 1
+        self.shown = 0    # the hand whose words whyview last composed (0: none)
+        self.n = 0        # and the events applied then: a change under the screen composes again
+
+
+def hands_so_far(game):
+    """The hands of the log's events applied, the hand in progress counted
+    (as the sheet and tallyboard why number them). Allocation-free."""
+    rules = game.rules
+    log = game.log
+    count = 0
+    open_hand = False
+    for i in range(game.n):
+        if rules.ends_hand(log[i]):
+            count += 1
+            open_hand = False
+        else:
+            open_hand = True
+    return count + 1 if open_hand else count
+
+
 class BoardInput:
     """Routes the board's controls: seats and the knob as the game in play
     has them (tallypanel.gameview); undo; the encoder. new_game() starts the
@@ -162,6 +196,7 @@ class BoardInput:
         self.new_game = new_game  # (): the game in play started again (the board's own new game)
         self.kept = kept          # (): whether the host's archive holds the game as it stands
         self.question = NewGame()
+        self.why = WhyScreen()
         self.entry = HandEntry(submit)
         self.say = say            # (text): words for the host (a NOTE event): why a press was refused
         self.letters = letters    # beside the seat buttons, seat 0 first (the board definition)
@@ -189,6 +224,18 @@ class BoardInput:
                     confirm.refuse(self, game, confirm.WAITING)
                     return
                 confirm.answer(self, game, value, kind == SEAT_LONG)
+                return
+            why = self.why
+            if why.active:
+                if kind == TURN:
+                    hand = why.hand + value
+                    last = hands_so_far(game)
+                    why.hand = 1 if hand < 1 else last if hand > last else hand
+                    why.page = 0
+                elif kind == PUSH and why.page + 1 < why.pages:
+                    why.page += 1
+                else:
+                    why.active = False   # any other control leaves the why screen, and does only that
                 return
             question = self.question
             if question.active:
@@ -232,6 +279,12 @@ class BoardInput:
             elif kind == HOLD and self.new_game is not None:
                 question.active = True
                 question.warning = False
+            elif kind == TURN:
+                if game.n == 0:
+                    raise ValueError("why: nothing is scored yet")
+                why.active = True
+                why.hand = hands_so_far(game)
+                why.page = 0
         except ValueError as exc:
             self.note = str(exc)
             self.noted += 1

@@ -24,7 +24,12 @@ from tallypanel.screen import ENTRY
 
 from tallycore import ticks_diff, ticks_ms
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 RETRY_MS = 2000    # how often a silent OLED is asked again
+_NAMES = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8")   # the players' names without a config
 
 
 class View:
@@ -43,6 +48,7 @@ class View:
         self.oled_down = False   # the OLED stopped answering; asked again RETRY_MS after tried_at
         self.tried_at = ticks_ms()
         self._problem = None     # what to tell the host (a NOTE) once, or None
+        self._whyview = None     # type: Any  # tallypanel.whyview, once the why screen was first opened
         if config is not None:
             self.leds.configure(config)
         if oled is not None:
@@ -154,6 +160,15 @@ class View:
         self.refresh_sheet(game, board_input)
         return self.sheet.lines if self.sheet.layout == ENTRY else None
 
+    def _why(self, game, why):
+        """The why screen (tallypanel.whyview, loaded when it is first opened); False when
+        there is nothing to explain and the screen was left."""
+        if self._whyview is None:
+            from tallypanel import whyview
+            self._whyview = whyview
+        config = self.config
+        return self._whyview.draw(self.sheet, game, why, config.names if config is not None else _NAMES)
+
     def refresh_sheet(self, game, board_input=None):
         """The OLED sheet alone: the rows that changed."""
         sheet = self.sheet
@@ -164,12 +179,15 @@ class View:
         note = None
         entry = None
         question = None
+        why = None
         if board_input is not None:
             note = board_input.note
             if board_input.entry.open_on(game):
                 entry = board_input.entry
             if board_input.question.active and game.rules is not None:
                 question = board_input.question
+            if board_input.why.active and game.rules is not None:
+                why = board_input.why
         if note is not self._note:
             self._note = note
             sheet.set_note(note)
@@ -177,6 +195,8 @@ class View:
             from tallypanel import confirm  # loaded when a hand first waits: not before first light
             confirm.draw(sheet, game, self.board.seat_letters, board_input)   # a hand waits for its confirmation
             sheet.flush()
+        elif why is not None and self._why(game, why):
+            pass
         elif question is not None:
             sheet.draw_question(question)
         elif entry is not None:

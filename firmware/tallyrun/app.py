@@ -104,6 +104,7 @@ class App:
         self.session_next = 1           # the first seq of the next session HELLO opens
         self.eseq = 0
         self.listeners = []
+        self.why_parts = None       # tallycore.why.Parts, made by the first WHY
         self.entry_screen = None    # () -> the entry screen's rows, or None when none is open (tallypanel.start)
         self.notes = []                 # problems found at boot (NOTE), spaces as _
         # CRC-16 of log[0:i + 1] for each i, right up to log_crcs_valid: the
@@ -278,6 +279,7 @@ class App:
             replies.change(self, seq)
 
     # --- dispatch -----------------------------------------------------------------
+    # size: one branch per runtime verb of protocol.VERBS, the changes first: a table of calls costs heap
     def _dispatch(self, req, seq):
         verb = req.verb
         v = req.values
@@ -317,6 +319,12 @@ class App:
                 self.serve_net(self, seq, req)
         elif verb == protocol.V_ENTRY:
             replies.entry(self, seq)
+        elif verb == protocol.V_WHY:
+            from tallyrun import whyreply   # loaded when first asked
+            at = v[1] if req.nargs > 1 else 0
+            parts = whyreply.why(self, seq, v[0] if req.nargs else 0, at)
+            if parts is not None:
+                replies.read(self, seq, protocol.V_WHY, parts, at)
         else:
             after_boot()
             configuring.serve(self, seq, req)

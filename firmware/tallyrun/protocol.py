@@ -99,6 +99,11 @@ NET_FIELDS = ("wifi", "enrolled", "joined", "broker", "waiting", "error", "NET.k
 # last character (- for none, and all four when no entry is open): the
 # heading, the step, the value between the arrows, what is entered so far
 ENTRY_FIELDS = ("head", "step", "ENTRY.value", "entered")
+# WHY: the parts an event of the log scored, each a player, his points and
+# the code of its reason (an index into the game's reason table,
+# tallycore/reasons/: protocol.json's games' reasons): tallycore.why. As
+# many parts from at as fit in the frame (count of them), as LOG pages
+WHY_FIELDS = ("WHY.n", "WHY.won", "parts", "WHY.at", "WHY.count", "WHY.who", "pts", "why")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
 CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
@@ -125,11 +130,13 @@ VERBS = (
     (b"NET", ((b"op", T_WORD, NET_OPS, 0, b""), (b"key", T_WORD, NET_KEY_NAMES, 0, b""),
               (b"value", T_ESC, 1, MAX_NET_VALUE, b"")), 3, NET_FIELDS, b"net"),
     (b"ENTRY", (), 0, ENTRY_FIELDS, b""),
+    (b"WHY", ((b"n", T_INT, 1, LOG_CAPACITY + 1, b""), (b"at", T_INT, 0, 255, b"")), 2, WHY_FIELDS, b""),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
- V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 1)
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 2)
 V_ENTRY = const(15)       # the hand entry on the board's own screen (tallypanel.view.entry_rows)
-V_GAME_VERB = const(16)   # the first of the game in play's own verbs: V_GAME_VERB + its index
+V_WHY = const(16)         # why an event of the log scored what it did (tallycore.why)
+V_GAME_VERB = const(17)   # the first of the game in play's own verbs: V_GAME_VERB + its index
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)

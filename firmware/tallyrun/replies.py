@@ -41,8 +41,9 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
     a field says beyond the game's and the app's state is given: event (ev:
     the event applied; held, once a held change went: its event), src (who
     made the change), about (what the row is of: GAME's and NOTE's index,
-    LOG's at, CFG's key; held, once a held change went: its kind), player
-    (CFG's; ACCEPT's who), text (NOTE's). Allocation-free. The fields of a change are
+    LOG's at, CFG's key; held, once a held change went: its kind; ENTRY's
+    rows; WHY's parts), player (CFG's; ACCEPT's who; WHY's first part, at),
+    text (NOTE's). Allocation-free. The fields of a change are
     looked for first: they are the request path's; the others are the
     reads', by what they say (_game_field, _read_field, _board_field)."""
     game = app.game
@@ -89,7 +90,7 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
         elif name == "LOG.who":
             _log_accepted(app, w, about, count)
         elif not (_game_field(app, w, name) or _read_field(app, w, name, about) or _board_field(app, w, name)
-                  or _entry_field(w, name, about)):
+                  or _entry_field(w, name, about) or _why_field(w, name, about, player)):
             raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
 
 
@@ -312,6 +313,16 @@ def _row(w, key, rows, r, first):
     for i in range(first, end):
         c = line[i]
         w.byte(95 if c == 32 else c if 32 < c < 127 and c != 42 else 63)
+
+
+def _why_field(w, name, parts, at):
+    """WHY's fields (tallyrun.whyreply writes them, loaded by the first WHY); False if
+    name is none of them."""
+    if name not in protocol.WHY_FIELDS:
+        return False
+    from tallyrun import whyreply
+    whyreply.field(w, name, parts, at)
+    return True
 
 
 def game_info(app, seq, index):

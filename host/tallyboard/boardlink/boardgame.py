@@ -156,3 +156,26 @@ def reply_int(reply: dict[str, str], key: str, base: int = 10) -> int:
         return int(reply[key], base)
     except (KeyError, ValueError):
         raise ProtocolError(f"the board's reply has no valid {key}= ({reply})") from None
+
+
+def why_parts(board: Any, n: int | None = None) -> dict[str, str]:
+    """WHY: the parts event n (1-based; None: the last applied, or the change
+    held) scored and their reasons' codes, every part (asked again from at
+    until all are read: a frame holds as many as fit); who, pts and why
+    comma-separated as the board writes them (tallyboard.scorebook.why makes
+    the words). A BoardError VERB from a firmware older than WHY."""
+    reply = board.request("WHY") if n is None else board.request("WHY", n)
+    lists: dict[str, list[str]] = {"who": [], "pts": [], "why": []}
+    total = reply_int(reply, "parts")
+    while True:
+        count = reply_int(reply, "count")
+        for key, got in lists.items():
+            if count:
+                got.extend(reply[key].split(","))
+        at = reply_int(reply, "at") + count
+        if at >= total or count == 0:
+            break
+        reply = board.request("WHY", reply["n"], at)
+    if len(lists["who"]) != total:
+        raise ProtocolError(f"WHY {reply['n']}: the board listed {len(lists['who'])} of {total} parts")
+    return dict(reply, at="0", count=str(total), **{key: ",".join(got) for key, got in lists.items()})

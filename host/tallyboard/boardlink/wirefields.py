@@ -90,6 +90,19 @@ FIELDS = (
                             "- when no entry is open"),
     ("entered", "text", "what the entry holds so far (the OLED's row under the value), - when nothing yet; "
                         "cut where the frame ends"),
+    ("WHY.n", "decimal", "the event explained: 1 the log's first, as asked (default the last applied, or the "
+                         "change held for its confirmation: n + 1)"),
+    ("WHY.won", "decimal or -", "- unless the event ends the game; then the winners' bit mask, bit p player p "
+                                "(docs/rules.md G4, G5)"),
+    ("parts", "decimal", "how many parts the event scored, in the order the rules scored them"),
+    ("WHY.at", "decimal", "the first part listed (0: the first), as asked"),
+    ("WHY.count", "decimal", "how many parts who, pts and why list from at (as many as fit in the frame: ask "
+                             "again with at + count until at + count == parts)"),
+    ("WHY.who", "list", "each part's player (0-based, fixed for the game; 255: everyone, a part of nobody's in "
+                    "particular, as a misdeal's), - when none"),
+    ("pts", "list", "each part's points (0 where the rule scores nothing, negative where it takes), - when none"),
+    ("why", "list", "each part's reason: an index into the game's reason table (protocol.json's games' reasons: "
+                    "its clause of the rule book and its words), - when none"),
     ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )
@@ -142,6 +155,10 @@ VERB_DOES = {
     "ENTRY": "the hand entry open on the board's own screen (its knob and buttons), row by row as the OLED "
              "shows it: heading, step, value, what is entered so far; each - when none is open. Moving "
              "through an entry pushes no event: a host that follows it asks again",
+    "WHY": "why event n of the log (1-based; default the last applied, or the change held for its "
+           "confirmation) scored what it did: each part a player got, its points and its reason's code in the "
+           "game's reason table (protocol.json's games' reasons), as the rules that scored it say "
+           "(tallycore.why), from part at (default 0) as many as fit; the words are composed from the table",
 }
 
 # What each error code (protocol.ERRORS) means.

@@ -19,4 +19,5 @@ COMMAND_MODULES = (
     "wifi",
     "board",
     "rules",
+    "why",
 )

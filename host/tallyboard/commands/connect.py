@@ -20,9 +20,10 @@ from ..tooling import emulator as emu_mod
 from .. import games as profiles
 from ..boardlink import portshare
 from ..scorebook import records
+from ..scorebook import why as reasons
 from ..boardlink import viewcache, wire
 from ..boardlink.client import Board
-from ..boardlink.boardgame import BoardGame, game_from_log, parse_held
+from ..boardlink.boardgame import BoardGame, game_from_log, parse_held, why_parts
 from ..common.errors import BoardError, BoardNotFound, TallyboardError, TransportError
 from .reporting import reports_errors
 from ..boardlink.transport import Transport, find_board_port, list_serial_ports
@@ -282,6 +283,41 @@ def print_summary(board: Board, console: Console | None = None, notes_in_full: b
     if g.held:
         console.print(held_words(g, names, button_letters(board)), soft_wrap=True)
         console.print(f"  it gives: {held_gives(g, names)}", soft_wrap=True)
+
+
+def event_words(game: Any, index: int, names: list[str], board: Board | None = None) -> list[str]:
+    """The reason of event index (0-based): asked of the board (WHY) when one is given and
+    its firmware has WHY, else composed here from the game's own log."""
+    if board is not None:
+        try:
+            return reasons.wire_lines(game, why_parts(board, index + 1), names)
+        except BoardError as exc:
+            if exc.code != "VERB":
+                raise
+    return reasons.event_lines(game, index, names)
+
+
+def print_why(board: Board, start: int) -> None:
+    """The reason of each event the board applied since it had start applied (hand, press, enter),
+    or of the hand it holds for its confirmation: its rules' words, asked of the board (WHY) and
+    composed by tallycore.why."""
+    current = board.view if board.view is not None else board.rebuild()
+    game = current.game
+    if game is None or not reasons.explains(game):
+        return
+    names = names_of(board, current.players)
+    if game.n <= start and game.held == core_game.HELD_APPLY:
+        # WHY's default: the change held; it counts once accepted (rules.md CF1)
+        click.echo(f"why (hand {game.held_hand()}, once accepted):")
+        for line in event_words(game, game.n, names, board):
+            click.echo(f"  {line}")
+        return
+    if game.n <= start:
+        return
+    click.echo(f"why (hand {reasons.hand_of_event(game, game.n - 1)}):")
+    for index in range(start, game.n):
+        for line in event_words(game, index, names, board):
+            click.echo(f"  {line}")
 
 
 def button_letters(board: Board | None) -> str:

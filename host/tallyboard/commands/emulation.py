@@ -28,7 +28,7 @@ from ..common.errors import TallyboardError
 from .reporting import reports_errors
 from ..tooling.simulate import SIMULATED_GAMES, simulate
 from ..boardlink.transport import SerialTransport
-from .connect import button_letters, connected, names_of, print_summary, progress_bar
+from .connect import button_letters, connected, names_of, print_summary, print_why, progress_bar
 
 
 # ---------------------------------------------------------------- emulate
@@ -142,6 +142,7 @@ def press_cmd(button: str, hold: float, times: int, flash_dir: str | None) -> No
         click.echo(outcome)
         if not outcome.startswith(("nothing happened", "the hand entry")):
             print_summary(board)
+            print_why(board, int(before.get("n", "0")))
 
 
 def press_outcome(board: Board, events: list[Event], before: dict[str, str], after: dict[str, str],

@@ -25,7 +25,7 @@ from ..boardlink.client import Board
 from ..boardlink.boardgame import options_document
 from ..common.errors import TallyboardError, log_full
 from .reporting import reports_errors
-from .connect import board_options, change, connected, current_game, print_summary
+from .connect import board_options, change, connected, current_game, print_summary, print_why
 
 
 def hand_events(board: Board, text: str | bytes) -> tuple[list[int], str]:
@@ -80,6 +80,7 @@ def enter_cmd(hand: str, port: str | None, use_emulator: bool, timeout: float) -
                 _take_back(board, start)
             raise
         print_summary(board)
+        print_why(board, start)
 
 
 def _take_back(board: Board, start: int) -> None:

@@ -17,10 +17,12 @@ from .reporting import reports_errors
 @click.command("sheet")
 @click.argument("record", type=click.Path(dir_okay=False, allow_dash=True), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the machine-readable sheet (docs/records.md).")
+@click.option("--why", "with_why", is_flag=True,
+              help="Say under the sheet why each hand scored what it did (the rules' clauses; tallyboard why).")
 @click.option("--port", "-p", metavar="PORT", help="With no RECORD: the board on this port.")
 @click.option("--emulator", "use_emulator", is_flag=True, help="With no RECORD: the emulator.")
 @reports_errors
-def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator: bool) -> None:
+def sheet_cmd(record: str | None, as_json: bool, with_why: bool, port: str | None, use_emulator: bool) -> None:
     """Print the score sheet of a game RECORD (a JSON file, see docs/records.md; - reads stdin),
     or with no RECORD of the game on the board (--port/--emulator, or the one on USB)."""
     letters: str | None = None   # beside the board's seat buttons
@@ -37,10 +39,18 @@ def sheet_cmd(record: str | None, as_json: bool, port: str | None, use_emulator:
     if held:
         # docs/records.md: the hand waiting for an opponent's accept is on no sheet yet
         doc["pending"] = pending(loaded)
+    if with_why:
+        from ..scorebook import why as reasons
+
+        doc["why"] = [{"hand": number, "lines": lines} for number, lines in enumerate(reasons.sheet_lines(loaded), 1)]
     if as_json:
         click.echo(json.dumps(doc))
     else:
         sheet.print_sheet(doc)
+        for row in doc.get("why", []):
+            click.echo(f"hand {row['hand']}:")
+            for line in row["lines"]:
+                click.echo(f"  {line}")
         if held:
             from .connect import held_words
 

@@ -23,7 +23,7 @@ from ..common.errors import TallyboardError
 from ..games.base import OptionFlag
 from .archive import archive_option, before_new
 from .reporting import reports_errors
-from .connect import board_options, button_letters, change, connected, current_game, game_of_verb, note_what_the_record_leaves, player_index, print_summary, scoring
+from .connect import board_options, button_letters, change, connected, current_game, game_of_verb, note_what_the_record_leaves, player_index, print_summary, print_why, scoring
 
 
 @click.command("status")
@@ -250,4 +250,5 @@ def command_kit() -> SimpleNamespace:
     CLI's helpers, handed to the profile, which imports nothing of the CLI."""
     return SimpleNamespace(board_options=board_options, change=change, connected=connected,
                            game_of_verb=game_of_verb, player_index=player_index, print_summary=print_summary,
+                           print_why=print_why,
                            scoring=scoring, reports_errors=reports_errors, TallyboardError=TallyboardError)

@@ -80,10 +80,12 @@ def round_play(store: EveningDatabase, event: Evening, round: int, names: list[s
     for t, seats in enumerate(seating, 1):
         hands = counted_hands(store, event, round, t)
         doc = None
+        why: list[list[str]] = []
         if hands is not None:
-            doc = standings.table_sheet([names[p] for p in seats], hands, length,
-                                        f"round {round} table {t}")
-        play.tables.append(standings.TablePlay(t, list(seats), doc, t in info["ended_early"]))
+            seated = [names[p] for p in seats]
+            doc = standings.table_sheet(seated, hands, length, f"round {round} table {t}")
+            why = standings.table_why(hands, length)
+        play.tables.append(standings.TablePlay(t, list(seats), doc, t in info["ended_early"], why))
     return play
 
 
@@ -132,9 +134,11 @@ def _snapshot(store: EveningDatabase, event: Evening) -> dict[str, Any]:
     for t in current.tables:
         board = boards.get(t.table, {})
         hands = []
-        for row in (t.sheet["hands"] if t.sheet else []):
+        for i, row in enumerate(t.sheet["hands"] if t.sheet else []):
             hands.append({"hand": row["hand"], "dealer": t.seats[row["dealer"]],
-                          "seats": [t.seats[p] for p in row["seats"]], "scores": row["scores"]})
+                          "seats": [t.seats[p] for p in row["seats"]], "scores": row["scores"],
+                          "why": standings.why_words(t.why[i], [names[p] for p in t.seats]) if i < len(t.why)
+                          else []})
         corrected, whole = store.corrections(event, event.round, t.table)
         tables.append({"table": t.table, "round": event.round, "board": board.get("port"),
                        "status": board.get("status"), "link": links.get(t.table), "seats": t.seats, "names": [names[p] for p in t.seats],

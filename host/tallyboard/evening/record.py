@@ -150,7 +150,8 @@ def _round_play(r: int, tables: Any, seating: list[list[int]], names: list[str],
             raise fail(f"{where}: hands", f"{played} hand{'s' if played != 1 else ''} played; a game at "
                        f"{len(seating)} table{'s' if len(seating) > 1 else ''} is {length} hands "
                        "(or list it in ended_early)")
-        play.tables.append(standings.TablePlay(t, list(seats), doc_sheet, early_here))
+        play.tables.append(standings.TablePlay(t, list(seats), doc_sheet, early_here,
+                                               standings.table_why(table_hands, length)))
     return play
 
 

@@ -12,6 +12,7 @@ from tallycore import progressive
 
 from .. import games
 from ..scorebook import records, sheet
+from ..scorebook import why as reasons
 
 
 def game_length(tables: int, hands: int | None = None) -> int:
@@ -38,6 +39,28 @@ def table_sheet(names: list[str], hands: list[Any], length: int, source: str) ->
     return sheet.sheet_json(records.from_document(club_record(names, hands, length), source))
 
 
+def table_why(hands: list[Any], length: int) -> list[list[str]]:
+    """Each hand's reason in the rules' words (tallycore.why), hand by hand as the
+    sheet numbers them, for a table's game table_sheet has taken; a player is
+    named by a mark of his seat, which why_words makes his name where it is shown
+    (the register may name him otherwise than the evening did)."""
+    marks = [_SEAT_MARK % seat for seat in range(4)]
+    return reasons.sheet_lines(records.from_document(club_record(marks, hands, length), ""))
+
+
+_SEAT_MARK = "SEAT%dMARK"   # a seat in table_why's words: a name the rules' words never hold
+
+
+def why_words(lines: list[str], names: list[str]) -> list[str]:
+    """table_why's lines of one hand with the players' names by seat."""
+    out = []
+    for line in lines:
+        for seat, name in enumerate(names):
+            line = line.replace(_SEAT_MARK % seat, name)
+        out.append(line)
+    return out
+
+
 @dataclass
 class TablePlay:
     """One table's game in one round: who sat where at the start, and its sheet."""
@@ -46,6 +69,7 @@ class TablePlay:
     seats: list[int]            # event player numbers by seat at the round's start
     sheet: dict[str, Any] | None   # None: no game stored yet
     ended_early: bool = False   # the director closed it short (event next --force)
+    why: list[list[str]] = field(default_factory=list)   # each hand's reason (table_why), as the sheet numbers them
 
     @property
     def over(self) -> bool:

@@ -255,7 +255,7 @@ def commands(cli: Any) -> list[Any]:
     import click
 
     board_options, change, connected, game_of_verb = cli.board_options, cli.change, cli.connected, cli.game_of_verb
-    player_index, print_summary, scoring = cli.player_index, cli.print_summary, cli.scoring
+    player_index, print_summary, print_why, scoring = cli.player_index, cli.print_summary, cli.print_why, cli.scoring
     reports_errors, TallyboardError = cli.reports_errors, cli.TallyboardError
 
     @click.command("hand")
@@ -282,9 +282,11 @@ def commands(cli: Any) -> list[Any]:
                 return None if value is None else player_index(board, value, current.players)
 
             # every index is a player, never a seat (the seats pivot: rules.md SK5)
+            start = current.n
             change(board, "HAND", player_index(board, purchaser, current.players), bid.upper(),
                    who(doubled_by), who(redoubled_by), int(lone), tricks)
             print_summary(board)
+            print_why(board, start)
 
     @click.command("misdeal")
     @scoring

@@ -31,7 +31,15 @@ th { background: #eee; } td.name, th.name { text-align: left; }
 tr.total td { font-weight: bold; border-top: 2px solid #333; }
 .rule, .note { color: #444; } .uncounted { color: #888; } .tie { font-style: italic; }
 section.table { break-inside: avoid; }
+tr.hand { cursor: default; } tr.hand:hover td, tr.hand:focus td { background: #f4f1e4; }
+tr.hand td:first-child { position: relative; }
+.why { visibility: hidden; position: absolute; left: 0; top: 100%; z-index: 1; width: 34em; text-align: left;
+       white-space: normal; font-size: .9em; background: #fffbe6; border: 1px solid #bba; padding: .3em .6em;
+       box-shadow: 0 2px 6px rgba(0, 0, 0, .2); }
+.why span { display: block; }
+tr.hand:hover .why, tr.hand:focus .why, tr.hand:focus-within .why { visibility: visible; }
 @media print {
+  .why { display: none; }
   body { max-width: none; margin: 0; font-size: 10pt; }
   nav { display: none; }
   a { color: inherit; text-decoration: none; }
@@ -54,12 +62,24 @@ def _page(title: str, nav: list[tuple[str, str]], body: list[str]) -> str:
             f"<nav>{links}</nav>\n" + "\n".join(body) + "\n</body>\n</html>\n")
 
 
-def _table(head: list[str], rows: list[list[str]], names: int = 1, extra: list[str] | None = None) -> str:
-    """A table of cells already escaped; the column `names` (from 0) holds names."""
+def _table(head: list[str], rows: list[list[str]], names: int = 1, extra: list[str] | None = None,
+           why: list[list[str]] | None = None) -> str:
+    """A table of cells already escaped; the column `names` (from 0) holds names. why: each
+    row's reason (its lines, not escaped yet), shown over the rows below when the row is
+    hovered or tapped (focused), so that nothing moves: no script."""
     def cell(tag: str, i: int, text: str) -> str:
         return f"<{tag} class=\"name\">{text}</{tag}>" if i == names else f"<{tag}>{text}</{tag}>"
+
+    def tr(r: int, row: list[str]) -> str:
+        lines = why[r] if why is not None and r < len(why) else []
+        if not lines:
+            return "<tr>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>"
+        reason = ("<span class=\"why\" role=\"tooltip\">" + "".join(f"<span>{_e(line)}</span>" for line in lines)
+                  + "</span>")
+        return ("<tr class=\"hand\" tabindex=\"0\">" + cell("td", 0, row[0] + reason)
+                + "".join(cell("td", i, c) for i, c in enumerate(row) if i) + "</tr>")
     out = ["<table>", "<tr>" + "".join(cell("th", i, h) for i, h in enumerate(head)) + "</tr>"]
-    out += ["<tr>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>" for row in rows]
+    out += [tr(r, row) for r, row in enumerate(rows)]
     out += extra or []
     out.append("</table>")
     return "\n".join(out)
@@ -229,7 +249,8 @@ def _sheet(n: int, night: season_mod.Night, names: list[str], r: int, t: Any) ->
         notes.append("corrected by the director (the log below)")
     players = ", ".join(f"seat {s}: {_person(n, night, names, p)}" for s, p in enumerate(t.seats))
     return "\n".join([f"<section class=\"table\" id=\"r{r}t{t.table}\">", f"<h3>Round {r}, table {t.table}</h3>",
-                      f"<p>{players}</p>", _table(head, rows, names=-1, extra=[total]),
+                      f"<p>{players}</p>", _table(head, rows, names=-1, extra=[total],
+                                                  why=[standings.why_words(w, seated) for w in t.why]),
                       (f"<p>Won by {won}." if won else "<p>No hand played.")
                       + "".join(f" This game was {x}." for x in notes) + "</p>",
                       "</section>"])
@@ -240,7 +261,8 @@ def _hands(t: Any, seated: list[str], seat: int) -> str:
     hands = t.sheet["hands"]
     facts = [(k, words) for k, words in _FACTS if any(k in h for h in hands)]
     rows = [_hand_row(h, facts, seated) + [str(h["scores"][seat])] for h in hands]
-    return _table(["Hand", "Dealer"] + [words for _, words in facts] + ["Score"], rows, names=-1)
+    return _table(["Hand", "Dealer"] + [words for _, words in facts] + ["Score"], rows, names=-1,
+                  why=[standings.why_words(w, seated) for w in t.why])
 
 
 def _card(parsed: season_mod.Parsed, n: int, night: season_mod.Night, p: int) -> str:

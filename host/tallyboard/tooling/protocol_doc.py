@@ -11,6 +11,7 @@ contract for a program in any language.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -194,6 +195,16 @@ def _in_progress(rules: Any) -> tuple[str, str]:
     return kind, "; ".join(words)
 
 
+def _reasons(module_name: str) -> list[dict[str, Any]]:
+    """A rules module's reason table (tallycore/reasons/<module>.py, WHY's why codes index it)."""
+    try:
+        table = importlib.import_module("tallycore.reasons." + module_name).REASONS
+    except ImportError:   # rules that do not explain their scores yet: WHY answers RULE
+        return []
+    return [{"code": code, "clause": _text(clause), "words": _text(words)}
+            for code, (clause, words) in enumerate(table)]
+
+
 def spec() -> dict[str, Any]:
     verbs = [_verb(row, ["core"], row[2], row[3], _text(row[4]), VERB_DOES[_text(row[0])]) for row in P.VERBS]
     game_rows = []
@@ -224,6 +235,8 @@ def spec() -> dict[str, Any]:
                 "closes_hand": bool(form[5]),
                 "fields": [_bits(f) for f in form[3]],
             } for form in rules.EVENT_FORMS],
+            # WHY's why codes: the index of each row (its clause of the rule book and its words)
+            "reasons": _reasons(row[3]),
         })
     return {
         "spec_version": SPEC_VERSION,
@@ -362,6 +375,7 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
         out.append("SCORE while a hand is in progress: %s.\n" % _in_progress(core_games.load(game["index"]))[1])
         out.append("NEW's options: %s.\n" % "; ".join(
             "`%s` %s: %s" % (f["name"], _bit_span(f), f["meaning"]) for f in game["option_fields"]))
+        out.append("WHY's reasons: the table of `%s` ([below](#whys-reasons-why)).\n" % game["rules_module"])
         out.append("| Form | Test | Field | Bits | Range | Index | Meaning |")
         out.append("|---|---|---|---|---|---|---|")
         for form in game["event_forms"]:
@@ -381,8 +395,18 @@ def _tables(doc: dict[str, Any]) -> dict[str, str]:
             + (" or -" if key["may_be_none"] else ""),
             "yes" if key["secret"] else "no", "—" if key["default"] is None else key["default"], key["meaning"]))
     net_keys = "\n".join(lines)
+    lines = ["| Rules module (games) | Code | Clause | Words |", "|---|---|---|---|"]
+    for module_name, _, names in _modules():
+        rows = _reasons(module_name)
+        if not rows:
+            lines.append("| `%s` (%s) | — | — | its rules do not explain their scores yet: `WHY` answers `RULE` |"
+                         % (module_name, ", ".join(names)))
+        for row in rows:
+            lines.append("| `%s` (%s) | `%d` | %s | %s |" % (module_name, ", ".join(names), row["code"],
+                                                          row["clause"], row["words"]))
+    reasons = "\n".join(lines)
     return {"verbs": verbs, "fields": fields, "events": events, "errors": errors, "config": config,
-            "net_keys": net_keys,
+            "net_keys": net_keys, "reasons": reasons,
             "games": "\n".join(out).rstrip("\n")}
 
 

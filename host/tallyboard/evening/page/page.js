@@ -7,6 +7,8 @@
 "use strict";
 
 const seenHands = new Map();   // table -> hand numbers shown, to mark a new one
+const chosenHands = new Map(); // table -> the hand whose reason shows under its sheet (hovered or tapped)
+const WHY_HINT = "hover or tap a hand: why it scored";
 let firstDraw = true;
 let drawn = false;             // a snapshot is on the page
 const GAP = "⚠ unreadable";    // a stored value of the wrong shape
@@ -108,6 +110,10 @@ function drawCard(t) {
   const link = linkLine(t.link);
   if (link) card.appendChild(link);
 
+  // why a hand scored (its rules' words): in a line of fixed height under the sheet, so that
+  // hovering or tapping a row moves nothing
+  const why = el("div", WHY_HINT, "why");
+  why.setAttribute("aria-live", "polite");
   const sheet = el("table", null, "sheet");
   const head = [el("th", "#", "num")];
   list(t.names).forEach((name) => { const th = el("th", text(name), "name"); th.title = text(name); head.push(th); });
@@ -123,7 +129,8 @@ function drawCard(t) {
       cells.push(el("td", text(score), list(t.seats)[seat] === hand.dealer ? "num dealer" : "num"));
     });
     now.add(hand.hand);
-    body.appendChild(row(cells, !firstDraw && !seen.has(hand.hand) ? "fresh" : ""));
+    const tr = body.appendChild(row(cells, !firstDraw && !seen.has(hand.hand) ? "fresh" : ""));
+    whyOf(tr, t.table, hand, why);
   }
   seenHands.set(t.table, now);
   const pending = t.pending && typeof t.pending === "object" ? t.pending : null;
@@ -136,6 +143,10 @@ function drawCard(t) {
   for (const total of list(t.totals)) totals.push(el("td", text(total), "num"));
   sheet.appendChild(el("tfoot")).appendChild(row(totals));
   card.appendChild(sheet);
+  card.appendChild(why);
+  const chosen = chosenHands.get(t.table);
+  const again = chosen === undefined ? null : body.querySelector('tr[data-hand="' + CSS.escape(String(chosen)) + '"]');
+  if (again) show(again, why);
   if (t.pending && !pending) card.appendChild(el("p", "a held hand: " + GAP, "waiting gap"));
   if (pending) {
     const names = Array.isArray(pending.waiting_for) ? pending.waiting_for : [];
@@ -147,6 +158,25 @@ function drawCard(t) {
     card.appendChild(el("p", "hand " + text(pending.hand) + ": " + who + " to accept", "waiting"));
   }
   return card;
+}
+
+function whyOf(tr, table, hand, why) {
+  // a row whose hand has its reason: hovering, focusing or tapping it shows that reason
+  const lines = list(hand.why).map(text);
+  if (!lines.length) return;
+  tr.dataset.hand = String(hand.hand);
+  tr.whyLines = lines;
+  tr.tabIndex = 0;
+  const choose = () => { chosenHands.set(table, hand.hand); show(tr, why); };
+  tr.addEventListener("mouseenter", choose);
+  tr.addEventListener("focus", choose);
+  tr.addEventListener("click", choose);
+}
+
+function show(tr, why) {
+  for (const other of tr.parentNode.querySelectorAll("tr.chosen")) other.classList.remove("chosen");
+  tr.classList.add("chosen");
+  why.replaceChildren(el("b", "hand " + tr.dataset.hand + ": "), ...tr.whyLines.map((line) => el("span", line)));
 }
 
 function drawNext(doc) {
