@@ -27,6 +27,7 @@ import pytest
 
 
 from twin_support import TWIN_TESTS, device_twin  # noqa: E402
+from test_cli_skicket_series import summary_of  # noqa: E402  (what a command printed before its reason)
 
 pytestmark = [*TWIN_TESTS, pytest.mark.process]
 
@@ -234,10 +235,10 @@ def test_a_skicket_game_survives_power_cuts(chip):
         == "skicket: Ann 0  Bob 0  Cy 0  Dee 0  (0 hands)\n"
     # Hand 1: Ann bids 3H, takes 9: made (SK7). Ann and Cy A = 90 each; Bob and Dee
     # 10 x their 13 - 9 = 4 tricks = 40 each.
-    assert chip.score("hand", "Ann", "3H", "9") == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand)\n"
+    assert summary_of(chip.score("hand", "Ann", "3H", "9")) == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand)\n"
     # Hand 2: Bob bids 2S, needs 8, takes 7, doubled by Cy: set (SK9). The doubler Cy
     # and his partner Ann 2A = 160 each; Bob nothing; Dee 10 x 7 = 70.
-    assert chip.score("hand", "1", "2s", "7", "--doubled-by", "cy") \
+    assert summary_of(chip.score("hand", "1", "2s", "7", "--doubled-by", "cy")) \
         == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n"
     assert chip.score("undo") == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand, 1 to redo)\n"
 
@@ -248,7 +249,7 @@ def test_a_skicket_game_survives_power_cuts(chip):
     assert chip.summary() == "skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand, 1 to redo)"
     assert chip.score("redo") == "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n"
     # a misdeal scores nothing and is not one of the six hands (SK3)
-    assert chip.score("misdeal") == ("misdeal recorded: the same dealer deals again\n"
+    assert summary_of(chip.score("misdeal")) == ("misdeal recorded: the same dealer deals again\n"
                                      "skicket: Ann 250  Bob 40  Cy 250  Dee 110  (2 hands)\n")
 
     # Hand 3: Dee bids 4NT, takes 10: made. Dee and Cy A = 100 each; Ann and Bob
@@ -262,15 +263,15 @@ def test_a_skicket_game_survives_power_cuts(chip):
     # Hand 4: Bob bids 1NK (No Trick: made when his side takes 7 - 1 = 6 or fewer,
     # SK11) and his side takes 4. Bob and Ann A = 70 each; Cy and Dee 10 x the tricks
     # they did not take, 4 = 40 each.
-    assert chip.score("hand", "Bob", "1NK", "4") == "skicket: Ann 350  Bob 140  Cy 390  Dee 250  (4 hands)\n"
+    assert summary_of(chip.score("hand", "Bob", "1NK", "4")) == "skicket: Ann 350  Bob 140  Cy 390  Dee 250  (4 hands)\n"
     # Hand 5: Cy bids 2C alone and takes 8 (SK12): he alone A = 80; his partner Bob,
     # silent, and Ann and Dee 10 x 5 = 50 each.
-    assert chip.score("hand", "Cy", "2C", "8", "--lone") \
+    assert summary_of(chip.score("hand", "Cy", "2C", "8", "--lone")) \
         == "skicket: Ann 400  Bob 190  Cy 470  Dee 300  (5 hands)\n"
     # Hand 6: Ann bids 5D, needs 11, doubled by Cy, redoubled by herself, takes 11
     # (SK10): Ann and Dee 4A = 440 each; the doubler Cy nothing; his partner Bob
     # 10 x the 2 tricks of his side = 20.
-    assert chip.score("hand", "Ann", "5D", "11", "-d", "Cy", "-r", "Ann") \
+    assert summary_of(chip.score("hand", "Ann", "5D", "11", "-d", "Cy", "-r", "Ann")) \
         == "skicket: Ann 840  Bob 210  Cy 470  Dee 740  (6 hands)  game over: Ann wins\n"
     refused = chip.tallyboard("hand", "Ann", "1H", "7")          # six hands make a game (SK4)
     assert (refused.returncode, refused.stdout) == (2, "")
@@ -468,7 +469,7 @@ def test_a_six_hand_skicket_game_at_its_end_keeps_its_rows_on_the_oled(chip):
     _scored(chip, "new", "skicket", "--discard", "--name", "Ann", "--name", "Bob", "--name", "Cy",
             "--name", "Dee")
     for hand in SIX:
-        said = _scored(chip, "hand", *hand)
+        said = summary_of(_scored(chip, "hand", *hand))
     assert said == "skicket: Ann 340  Bob 380  Cy 420  Dee 420  (6 hands)  game over: Cy and Dee win\n"
     control = chip.twin.control
     control.settle()
