@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -19,9 +18,7 @@ from PIL import Image
 
 from tallyboard.cli import main
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
 BOARDS = ("pico-reference", "pico2-serpentine-nooled")
 SVG = "{http://www.w3.org/2000/svg}"
 CSS_PX_PER_MM = 96 / 25.4
@@ -39,7 +36,7 @@ SIZES = {
 }
 
 pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(),
-                                 reason="no /usr/bin/chromium: install Debian's chromium (apt-get install chromium)"),
+                                 reason=NO_CHROMIUM),
               pytest.mark.browser, pytest.mark.process]
 
 

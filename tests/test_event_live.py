@@ -40,9 +40,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.process]
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 SEAT_PINS = (10, 11, 12, 13)                 # board/pico-reference.json: seats 0..3
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
 
 
 def run(*args: str) -> str:
@@ -176,7 +174,7 @@ def test_serve_killed_mid_round_then_resume_counts_every_hand_once(evening):
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(),
-                    reason="no /usr/bin/chromium: install Debian's chromium (apt-get install chromium)")
+                    reason=NO_CHROMIUM)
 def test_the_page_shows_a_hand_confirmed_on_a_board_within_2_s(evening):
     from playwright.sync_api import sync_playwright
 

@@ -20,12 +20,10 @@ import pytest
 
 from event_snapshots import held_hand_confirmed, two_tables
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
 
 pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(),
-                                 reason="no /usr/bin/chromium: install Debian's chromium (apt-get install chromium)"),
+                                 reason=NO_CHROMIUM),
               pytest.mark.browser, pytest.mark.process]
 
 

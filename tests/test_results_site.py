@@ -20,9 +20,7 @@ import event_evenings as ev
 import season_evenings as se
 from season_evenings import PIN, cli, ok
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from browser_support import CHROMIUM, CHROMIUM_ARGS
 
 
 class Links(HTMLParser):

@@ -17,7 +17,7 @@ from tallyboard.cli import main
 from tallycore import games
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
+from browser_support import CHROMIUM
 COMMON_NUMBERS = ["G1", "G2", "G3", "G4", "G5", "G6", "G7", "CF1", "CF2"]
 # each game's code and how many clauses its section has (docs/rules.md, counted by hand)
 OWN_CLAUSES = {

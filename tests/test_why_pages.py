@@ -9,10 +9,11 @@ from __future__ import annotations
 import pytest
 
 from event_snapshots import held_hand_confirmed, two_tables
-from test_event_page import CHROMIUM, CHROMIUM_ARGS, browser, page, serve  # noqa: F401  (fixtures)
+from browser_support import CHROMIUM, NO_CHROMIUM
+from test_event_page import browser, page, serve  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(),
-                                 reason="no /usr/bin/chromium: install Debian's chromium (apt-get install chromium)"),
+                                 reason=NO_CHROMIUM),
               pytest.mark.browser, pytest.mark.process]
 
 WHY = {1: ["Ann and Fay +90: made: the purchaser and his partner score the bid's value, 60 + 10 a level (SK7)",

@@ -45,9 +45,7 @@ from tallyboard.tooling.emulator import Emulator, running_on
 from tallyboard.evening import EveningDatabase
 from tallyboard.evening import club as club_mod
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from browser_support import CHROMIUM, CHROMIUM_ARGS
 pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"),
               pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"),
               pytest.mark.emulator, pytest.mark.twin, pytest.mark.broker, pytest.mark.browser, pytest.mark.process]
