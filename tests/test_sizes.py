@@ -12,11 +12,15 @@ TREES = (ROOT / "host", ROOT / "firmware")
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 MAX_BRANCHES = 20
-SPLITTING = "being split (issue 31)"   # firmware another change is splitting; allowed to be gone when it is
+SPLITTING = "being split (issue 31)"   # a module another change is splitting; allowed to be gone when it is
 
 # path from the checkout -> why it may be longer
 MODULE_EXCEPTIONS: dict[str, str] = {
-    "firmware/tallycore/skicket.py": SPLITTING,
+    "firmware/tallycore/skicket.py": "the six-hand game with its pivots, the Duplicate series and Royal Skicket, "
+                                     "and the reasons its scoring gives, in one rules module loaded before BOOT "
+                                     "when a Skicket game is restored: a module more costs the power-up a littlefs "
+                                     "lookup (10 to 13 ms) and heap (docs/benchmarks.md, the session of issues 30 "
+                                     "to 34)",
     "firmware/tallyrun/app.py": "the app's request path and its loop, on the board's hot path: each module more "
                                 "costs the twin's power-up a littlefs lookup (10 to 13 ms) and heap after boot "
                                 "(docs/benchmarks.md, issue 31's figures); CFG and the board's own changes are "
@@ -28,9 +32,15 @@ MODULE_EXCEPTIONS: dict[str, str] = {
 
 # "path:function" (methods as Class.method) -> why it may be longer or branch more
 FUNCTION_EXCEPTIONS: dict[str, str] = {
-    "firmware/tallycore/skicket.py:score_hand": SPLITTING,
-    "firmware/tallypanel/menu.py:BoardInput.handle": SPLITTING,
-    "firmware/tallypanel/skicketview.py:draw_entry": SPLITTING,
+    "firmware/tallycore/skicket.py:score_hand": "one hand's scores by SK6 to SK14 in the rules' order, each "
+        "branch a clause and its reason; apart, the counts every branch shares would pass through half a "
+        "dozen arguments on the scoring path",
+    "firmware/tallypanel/menu.py:BoardInput.handle": "the controls' one dispatch, a branch a (screen: a hand "
+        "held, the why screen, an entry, the sheet; control) read top to bottom: every press and turn goes "
+        "through it, allocation-free",
+    "firmware/tallypanel/skicketview.py:draw_entry": "Skicket's entry screen: the dealer, the step, "
+        "the step's value drawn as that step shows it (purchaser or misdeal, level, strain, doubled, redoubled, "
+        "lone, tricks: a branch each, in the order the board asks them) and what is entered so far",
     "host/tallyboard/club/envelope.py:_check_fields": "one check a field, each with its own refusal, in the order the document lists the fields: a flat list read top to bottom",
     "host/tallyboard/club/envelope.py:open_message": "the checks of a message in the order they must run (shape, "
         "version, fields, evening, topic, sender, key, signature, sequence), each refusal its own reason "
