@@ -50,6 +50,9 @@ def test_the_season_panel_shows_the_standings_follows_the_pushes_and_moves_no_sh
     page.goto(server.url, timeout=10_000)
     page.wait_for_function("document.querySelectorAll('#tables [data-table]').length === 6")
     page.evaluate("document.fonts.ready.then(() => true)")   # measured once its fonts are in: nothing moves after
+    # and once every table is laid out (a redraw replaces a table's element: measured in between, it is 0 x 0)
+    page.wait_for_function("[...document.querySelectorAll('#tables [data-table]')]"
+                           ".every(e => e.getBoundingClientRect().height > 0)")
     assert page.is_hidden("#seasons")                  # in no season: no panel
     before = {s: box(page, s) for s in ('[data-table="1"]', '[data-table="2"]', "#tables", "#standings-box")}
     assert before["#tables"]["height"] > before["#standings-box"]["height"] + 200
@@ -72,6 +75,8 @@ def test_the_season_panel_shows_the_standings_follows_the_pushes_and_moves_no_sh
         "tie: total", "tie: total", "1 evening: not ranked"]
 
     # the panel has its own place: under the evening's standings, in the side column; no sheet moved
+    page.wait_for_function("[...document.querySelectorAll('#tables [data-table]')]"
+                           ".every(e => e.getBoundingClientRect().height > 0)")
     after = {s: box(page, s) for s in before}
     assert after == before
     panel = box(page, "#seasons")

@@ -75,8 +75,12 @@ def watch_serving(tmp_path: Path):
                 assert watch.poll() is None, terminal.lines()
                 yield emulator, watch, env, terminal
             finally:
-                end_process(watch)
-                terminal.close()
+                try:
+                    end_process(watch)
+                except AssertionError as exc:    # its stacks went to its terminal (stderr is the pty)
+                    raise AssertionError(f"{exc}\nits terminal, last lines:\n" + "\n".join(terminal.lines()[-120:]))
+                finally:
+                    terminal.close()
 
 
 @pytest.fixture
