@@ -1,5 +1,9 @@
 # Skicket (1916): the four-player bidding game with individual scores.
 # Rules: docs/rules.md SK (seed 000); each clause below cites its place there.
+# Some 600 lines, past the ~500 the rest keep: the game with its pivots, the Duplicate series,
+# Royal Skicket and the reasons its scoring gives are loaded whole before BOOT when a Skicket
+# game is restored, and a module more costs the power-up a littlefs lookup (10 to 13 ms) and
+# heap (docs/benchmarks.md, the session of issues 30 to 34).
 #
 # Players are indices 0..3 in the starting seat order (player 0, the score
 # keeper, never moves). Seats are numbered clockwise from the keeper.
