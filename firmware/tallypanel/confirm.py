@@ -13,10 +13,12 @@
 #                           the events of it applied before), and a hand's
 #                           entry reopens on the board with its values, to correct
 #   anything else           refused: why shows on the OLED for a moment
-#                           (NOTE_MS) and goes to the host as a NOTE event
+#                           (screen.NOTE_MS) and goes to the host as a NOTE event
 # Which seat a player sits in is the game's own (tallycore.game.seat_of:
 # Skicket's seats pivot, docs/rules.md SK5), the one mapping the host's words
-# use too. Loaded with the panel; nothing here allocates but a refusal's NOTE.
+# use too. Loaded when a hand first waits (tallypanel.menu, tallypanel.view): a
+# board that never confirms never pays its heap. Nothing here allocates but a
+# refusal's NOTE.
 from tallycore.game import HELD_APPLY, HELD_UNDO, player_at
 from tallypanel import gameview
 from tallypanel.screen import LIST, blank, put, num, numl
@@ -24,7 +26,6 @@ from tallypanel.screen import LIST, blank, put, num, numl
 from tallycore import const
 
 WAITS = "hand pending: an opponent's seat button accepts it, a long press rejects"
-NOTE_MS = const(3000)      # how long a refused press's reason stays on the OLED
 
 # Why a press could not answer the held change (BoardInput.refused)
 NOT_AN_OPPONENT = const(1)   # the player in that seat may not accept it
@@ -74,7 +75,7 @@ def player_in(game, seat):
 
 def refuse(board_input, game, why, seat=0):
     """A press that cannot answer the held change: why (NOT_AN_OPPONENT,
-    NO_PLAYER, WAITING) shows on the OLED for NOTE_MS (BoardInput.refused,
+    NO_PLAYER, WAITING) shows on the OLED for screen.NOTE_MS (BoardInput.refused,
     drawn by draw()) and goes to the host as a NOTE, in words that name the
     buttons by their letters."""
     letters = board_input.letters

@@ -8,7 +8,7 @@
 # with the core's message when the board must refuse; the message is kept in
 # BoardInput.note (or HandEntry.error) for the OLED, and goes to the host
 # through the injected say(text) (the app's say: a NOTE event). A refusal's
-# words leave the OLED by themselves after confirm.NOTE_MS (fade(), which
+# words leave the OLED by themselves after screen.NOTE_MS (fade(), which
 # tallypanel.inputs.fade_notes calls).
 #
 # What a seat button does and which steps the knob walks through are the
@@ -17,8 +17,8 @@
 # hand (tallypanel.roquetview). Every other game's hand is walked from its
 # rules' description (tallypanel.entry): the knob opens it, a seat opens it
 # with that player chosen, and in it a seat chooses a player.
-from tallypanel import gameview, confirm
-from tallypanel.screen import SAVE, CANCEL  # noqa: F401  (the values of a confirm step)
+from tallypanel import gameview
+from tallypanel.screen import SAVE, CANCEL, NOTE_MS  # noqa: F401  (SAVE, CANCEL: the values of a confirm step)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -207,6 +207,7 @@ class BoardInput:
         self._fade_seen = 0
         self._fade_since = 0
         self.changes = 0   # counts handled inputs, so the view knows to redraw
+        self._confirm = None   # type: Any  # tallypanel.confirm, once a hand has waited for its accept
 
     def handle(self, kind, value=0):
         self.changes += 1
@@ -219,7 +220,11 @@ class BoardInput:
                 raise ValueError("game: no game in progress; start one from the host")
             if entry.active and not entry.open_on(game):
                 entry.close()   # its game was replaced from the host
-            if game.held:       # a hand waits for its confirmation (tallypanel.confirm)
+            if game.held:       # a hand waits for its confirmation
+                confirm = self._confirm
+                if confirm is None:   # loaded when a hand first waits (docs/rules.md CF), and kept:
+                    from tallypanel import confirm   # an import allocates even when loaded already
+                    self._confirm = confirm
                 if kind != SEAT and kind != SEAT_LONG:
                     confirm.refuse(self, game, confirm.WAITING)
                     return
@@ -303,14 +308,14 @@ class BoardInput:
             self.say(text)
 
     def fade(self, now):
-        """The words of a refused press leave the OLED confirm.NOTE_MS after
+        """The words of a refused press leave the OLED NOTE_MS after
         they came (now: ticks_ms()); True when they did, and the OLED is to be
         drawn again. Allocation-free: the poll of tallypanel.inputs.fade_notes."""
         if self.noted != self._fade_seen:
             self._fade_seen = self.noted
             self._fade_since = now
             return False
-        if (self.note is not None or self.refused) and ticks_diff(now, self._fade_since) >= confirm.NOTE_MS:
+        if (self.note is not None or self.refused) and ticks_diff(now, self._fade_since) >= NOTE_MS:
             self.note = None
             self.refused = 0
             self.changes += 1

@@ -10,6 +10,8 @@ BIG_COLS = const(16)  # big characters per row (6x10 glyphs in 8x12 cells)
 ROWS = const(10)
 SAVE = const(0)       # the values of a confirm step (tallypanel.menu's, here so that a
 CANCEL = const(1)     # game's view lights the LEDs without loading the menu's code)
+NOTE_MS = const(3000) # how long a refused press's reason stays on the OLED (tallypanel.menu's
+#                       fade; here so that the menu need not load tallypanel.confirm)
 BIG = const(1)        # a row of big characters
 LINE = const(2)       # underline the row
 

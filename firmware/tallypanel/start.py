@@ -1,7 +1,10 @@
 # The app's start (run by main.py): the board definition, safe mode, the
-# app booted from flash, then the display and the board's controls attached
-# after the BOOT event. A module rather than main.py itself so that it is
-# loaded compiled (.mpy) at power-up instead of parsed from source.
+# game restored and BOOT sent, the LED field lit; then tallypanel.powerup
+# makes the app and attaches the club link, the OLED and the board's controls,
+# and is let go; then the app runs. Here too, what stays while it runs: the
+# painter, the club link's starter and the app's hooks for NET and CFG SET
+# board. A module rather than main.py itself so that it is loaded compiled
+# (.mpy) at power-up instead of parsed from source.
 #
 # Safe mode: hold the undo button (seat 0's button on a board without one)
 # while the board powers up and the app does not start: the REPL stays free
@@ -9,6 +12,7 @@
 # stops the app and the watchdog with it.
 from tallycore import ticks_diff, ticks_ms
 from tallycore.games import unload
+from tallyrun.protocol import EV_CFG
 
 
 def start():
@@ -28,7 +32,7 @@ def start():
         hw.stay_at_repl()
         return "button held at power-up"
     # BOOT first: the game restored and said; then the lights, from what is restored;
-    # the app's own code loads after both
+    # the app's own code loads after both (tallypanel.powerup)
     restored.restore()
     restored.send_boot()
     board = None
@@ -37,24 +41,22 @@ def start():
         board_problem = problem or board_problem
     given = definition.get("name") if isinstance(definition, dict) else None
     definition = None
-    problems = []                       # the display's, said (NOTE) once the app runs
-    view = _first_light(restored, board, problems) if board is not None else None
-    _compact()
-    app = _new_app(restored, hw, given if isinstance(given, str) and 0 < len(given) <= 40 else name)
+    notes = []                          # the power-up's problems, said (NOTE) once the app runs
+    view = _first_light(restored, board, notes) if board is not None else None
+    if board_problem:
+        notes.insert(0, board_problem + "; set another with config set board NAME")
+    compact()
+    from tallypanel import powerup
+    app, finish = powerup.attach(restored, board, view, given if isinstance(given, str) and 0 < len(given) <= 40
+                                 else name, notes, Painter, LinkStarter)
+    del powerup
+    unload("tallypanel.powerup")   # its code is not needed again: its heap goes to the games
+    app.check_board = check_board
+    app.serve_net = serve_net
     watchdog = None
-    finish = None
     try:
-        app.boot(config_loaded=True, booted=True)
-        if board_problem:
-            app.note(board_problem + "; set another with config set board NAME")
-        for problem in problems:
-            app.note(problem)
-        if board is not None and board.wifi:
-            _attach_net(app)
-        if view is not None:
-            finish = _attach_views(app, board, view)
         watchdog = hw.Watchdog()
-        _compact()
+        compact()
         app.run(watchdog)
     finally:
         if finish is not None:
@@ -73,17 +75,6 @@ def _read_definition(wiring, name, folder):
         return None, str(exc)
 
 
-def _new_app(restored, hw, board_name):
-    from tallyrun.app import App
-
-    app = App(restored=restored)
-    app.exit_on_eof = hw.is_emulator()
-    app.board_name = board_name
-    app.check_board = _check_board
-    app.serve_net = serve_net
-    return app
-
-
 def _checked(definition, name):
     """(the board, None) from its definition checked for this chip, or (None, why not).
     The checks are loaded for it and let go: ~7 KB of heap back."""
@@ -95,76 +86,6 @@ def _checked(definition, name):
     finally:
         del boarddef
         unload("tallypanel.boarddef")
-
-
-def serve_net(app, seq, req):
-    """NET, the club link's verb (tallynet.verb), for the app below it; rare (an
-    enrolment): its code loads when asked."""
-    from tallynet.verb import serve
-    serve(app, seq, req)
-
-
-def _compact():
-    # What the imports so far left behind (the importer's path strings, littlefs's
-    # file objects: no collection runs while the heap is this empty) goes before more
-    # code loads, so the code fills those holes instead of starting above them: the
-    # largest free block after boot is the margin every game switch loads into.
-    import gc
-    gc.collect()
-
-
-def _check_board(name):
-    """CFG SET board: the definition called name, checked for this chip
-    (ValueError says what is wrong); the checks are loaded for it and let go."""
-    from tallypanel import hw, boarddef
-    from tallyrun.restore import BOARD_DIR
-    try:
-        return boarddef.find(name, BOARD_DIR, hw.mcu())
-    finally:
-        unload("tallypanel.boarddef")
-
-
-def _attach_net(app):
-    # The club link (tallynet) on a board with Wi-Fi: its settings always, so
-    # NET enrols it over USB; the network layer itself only once it is
-    # enrolled. A link that cannot start leaves a NOTE; the scoring goes on.
-    try:
-        from tallynet.settings import Net
-    except ImportError:
-        return
-    net = Net(app.root)
-    net.load()
-    app.net = net
-
-    def start_link():
-        net.starter = None
-        try:
-            import gc
-            from tallynet.settings import RX_BUFFER
-            gc.collect()
-            # the link's two large buffers first: once its modules are loaded the heap has no
-            # block of 4 KB left (the twin: 2.6 KB)
-            rx = bytearray(RX_BUFFER)
-            from tallynet import envelope
-            envelope.prepare()
-            from tallypanel import hw
-            from tallynet.link import Link
-            task = Link(app, net, hw.link_led(), rx).run()
-        except Exception as exc:   # MemoryError, a module missing: the board stays a USB board
-            app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
-            return
-        if app.running:
-            try:
-                import asyncio
-            except ImportError:
-                import uasyncio as asyncio  # type: ignore
-            asyncio.create_task(task)
-        else:
-            app.add_task(task)
-
-    net.starter = start_link
-    if net.enrolled(app.config):
-        start_link()
 
 
 def _first_light(restored, board, problems):
@@ -192,64 +113,68 @@ def _first_light(restored, board, problems):
     return view
 
 
-def _attach_views(app, board, view):
-    # The OLED (tallypanel.view) and the board's controls (tallypanel.inputs,
-    # tallypanel.menu), if this firmware has them, beside the LED field that
-    # _first_light lit. Each part that fails leaves a NOTE for the host and the
-    # others working: no OLED, the LEDs and buttons still score; the scoring
-    # and the protocol run on regardless. Returns what to do when the app stops.
-    from tallypanel import hw
-    from tallyrun import protocol
+def serve_net(app, seq, req):
+    """NET, the club link's verb (tallynet.verb), for the app below it; rare (an
+    enrolment): its code loads when asked."""
+    from tallynet.verb import serve
+    serve(app, seq, req)
+
+
+def compact():
+    # What the imports so far left behind (the importer's path strings, littlefs's
+    # file objects: no collection runs while the heap is this empty) goes before more
+    # code loads, so the code fills those holes instead of starting above them: the
+    # largest free block after boot is the margin every game switch loads into.
+    import gc
+    gc.collect()
+
+
+def check_board(name):
+    """CFG SET board: the definition called name, checked for this chip
+    (ValueError says what is wrong); the checks are loaded for it and let go."""
+    from tallypanel import hw, boarddef
+    from tallyrun.restore import BOARD_DIR
     try:
-        bus = hw.oled_i2c(board)
-        if bus is not None:
-            from tallypanel.ssd1306 import SSD1306_I2C
-            view.attach_oled(SSD1306_I2C(bus, board.oled_address))
-    except Exception as exc:
-        app.note("display: no OLED answering at 0x%02X (%s): the LEDs and buttons work without it"
-                 % (board.oled_address, exc))
-    painter = Painter(app, view)
-    try:
-        from tallypanel.menu import BoardInput, TURN
-        from tallypanel.inputs import Inputs, fade_notes
-        painter.board_input = BoardInput(lambda: app.game, app.local_event, app.local_undo,
-                                         app.local_accept, app.local_reject, app.local_new, app.kept,
-                                         app.say, board.seat_letters)
-        app.entry_screen = lambda: view.entry_rows(app.game, painter.board_input)   # the protocol's ENTRY
+        return boarddef.find(name, BOARD_DIR, hw.mcu())
+    finally:
+        unload("tallypanel.boarddef")
 
-        def handle(kind, value=0):
-            painter.board_input.handle(kind, value)
-            # a press is drawn at once (no host waits for its reply; its event went out first):
-            # the painter's next look could be 40 ms away. A turn is left to the painter, which
-            # draws a quick turn's detents once.
-            painter.changed(kind != TURN)
 
-        inputs = Inputs(board, hw.button, handle, hw.pin_irq, app.note)
-        app.on_start(inputs.tasks)
-        app.add_task(fade_notes(painter.board_input, painter.soon))   # a refused press's words leave the OLED
-    except ImportError:
-        pass
-    except Exception as exc:
-        app.note("inputs: %s" % exc)
+class LinkStarter:
+    """The club link (tallynet) on a board with Wi-Fi, started once the board
+    is enrolled (start(): at the power-up, or when NET enrols it). A link that
+    cannot start leaves a NOTE; the scoring goes on."""
 
-    def changed(kind):
-        if kind == protocol.EV_CFG:
+    def __init__(self, app, net):
+        self.app = app
+        self.net = net
+
+    def start(self):
+        app = self.app
+        self.net.starter = None
+        try:
+            import gc
+            from tallynet.settings import RX_BUFFER
+            gc.collect()
+            # the link's two large buffers first: once its modules are loaded the heap has no
+            # block of 4 KB left (the twin: 2.6 KB)
+            rx = bytearray(RX_BUFFER)
+            from tallynet import envelope
+            envelope.prepare()
+            from tallypanel import hw
+            from tallynet.link import Link
+            task = Link(app, self.net, hw.link_led(), rx).run()
+        except Exception as exc:   # MemoryError, a module missing: the board stays a USB board
+            app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
+            return
+        if app.running:
             try:
-                view.configure(app.config)
-            except ValueError as exc:
-                app.note("display: %s" % exc)
-        painter.soon()
-
-    app.on_change(changed)
-    net = app.net
-    if net is not None:          # the club link's state: a mark after the sheet's T3 R2
-        def link_changed():
-            view.set_link(net.mark)
-            painter.soon()
-
-        net.on_mark = link_changed
-    app.add_task(painter.run())
-    return painter.finish
+                import asyncio
+            except ImportError:
+                import uasyncio as asyncio  # type: ignore
+            asyncio.create_task(task)
+        else:
+            app.add_task(task)
 
 
 _PAINT_MS = 40    # how often the painter looks (it costs the idle board ~1 % at this rate)
@@ -268,10 +193,42 @@ class Painter:
         self.app = app
         self.view = view
         self.board_input = board_input   # the controls' entry on the sheet (tallypanel.menu), or None
+        self.turn = None                 # the controls' kind of a turn of the knob (tallypanel.menu.TURN)
         self.due = True                  # a change waits to be drawn
 
     def soon(self):
         """A change: drawn at the painter's next look once the host is quiet."""
+        self.due = True
+
+    def game(self):
+        """The game in play (the controls' get_game)."""
+        return self.app.game
+
+    def press(self, kind, value=0):
+        """A press on the board's controls (tallypanel.inputs): handled, and
+        drawn at once (no host waits for its reply; its event went out first):
+        the painter's next look could be 40 ms away. A turn is left to the
+        painter, which draws a quick turn's detents once."""
+        self.board_input.handle(kind, value)
+        self.changed(kind != self.turn)
+
+    def entry_screen(self):
+        """The protocol's ENTRY: the entry screen's rows (tallypanel.view)."""
+        return self.view.entry_rows(self.app.game, self.board_input)
+
+    def app_changed(self, kind):
+        """The app changed something (app.on_change): a setting reconfigures the
+        display first; drawn at the next look."""
+        if kind == EV_CFG:
+            try:
+                self.view.configure(self.app.config)
+            except ValueError as exc:
+                self.app.note("display: %s" % exc)
+        self.due = True
+
+    def link_changed(self):
+        """The club link's state changed: its mark after the sheet's T3 R2."""
+        self.view.set_link(self.app.net.mark)
         self.due = True
 
     def changed(self, now):

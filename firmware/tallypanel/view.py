@@ -49,6 +49,7 @@ class View:
         self.tried_at = ticks_ms()
         self._problem = None     # what to tell the host (a NOTE) once, or None
         self._whyview = None     # type: Any  # tallypanel.whyview, once the why screen was first opened
+        self._confirm = None     # type: Any  # tallypanel.confirm, once a hand has waited for its accept
         if config is not None:
             self.leds.configure(config)
         if oled is not None:
@@ -192,7 +193,10 @@ class View:
             self._note = note
             sheet.set_note(note)
         if game.rules is not None and game.held:
-            from tallypanel import confirm  # loaded when a hand first waits: not before first light
+            confirm = self._confirm
+            if confirm is None:   # loaded when a hand first waits (not before first light), and kept:
+                from tallypanel import confirm   # an import allocates even when loaded already
+                self._confirm = confirm
             confirm.draw(sheet, game, self.board.seat_letters, board_input)   # a hand waits for its confirmation
             sheet.flush()
         elif why is not None and self._why(game, why):

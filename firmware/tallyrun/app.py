@@ -44,22 +44,41 @@ from tallyrun import replies
 from tallycore.game import LOG_CAPACITY
 from tallyrun.journal import KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND
 from tallyrun.restore import Restored, emit as _emit
-# The loop (tallyrun/serve.py), a held hand's code (confirming.py) and CFG's
-# (configuring.py) load when the app runs (after_boot(): App.run(), or the
-# first request that needs them), not with the app: loaded any earlier they
-# leave the heap after boot in smaller pieces (the twin: a largest free block
-# 6.5 KB smaller, the room every game switch loads into).
-if False:   # for the type checker: the modules after_boot() loads (the compiler drops this)
-    from tallyrun import serve, confirming, configuring
+# The loop (tallyrun/serve.py) loads when the app runs (App.run(), or the
+# first poll that needs it), not with the app: loaded any earlier it leaves
+# the heap after boot in smaller pieces (the twin: a largest free block 6.5 KB
+# smaller with this and the two below, the room every game switch loads
+# into). A held hand's code (confirming.py) and CFG's (configuring.py) load
+# when first needed: a board that never confirms a hand nor takes a setting
+# never pays their heap (the twin: 2 KB after boot).
+if False:   # for the type checker: the modules loaded later (the compiler drops this)
+    from tallyrun import serve
 _after_boot = [False]
+confirming = None     # tallyrun.confirming once loaded (App.ready_to_confirm)
+configuring = None    # tallyrun.configuring once loaded (_configuring)
 
 
 def after_boot():
-    """Load the loop, the confirmation's and CFG's code (once)."""
-    global serve, confirming, configuring
+    """Load the loop (once)."""
+    global serve
     if not _after_boot[0]:
-        from tallyrun import serve, confirming, configuring
+        from tallyrun import serve
         _after_boot[0] = True
+
+
+def _confirming_code():
+    # held once loaded: an import statement allocates even for a module loaded already
+    global confirming
+    if confirming is None:
+        from tallyrun import confirming
+    return confirming
+
+
+def _configuring():
+    global configuring
+    if configuring is None:
+        from tallyrun import configuring
+    return configuring
 
 
 _SRC_HOST = b"host"
@@ -159,6 +178,7 @@ class App:
                 self.config.problems, "s" if self.config.problems > 1 else "",
                 ", ".join(str(n) for n in self.config.bad_lines),
                 "those settings keep their defaults"))
+        self.ready_to_confirm()
 
     def note(self, text):
         """A problem for people to read (a bad board definition, damaged
@@ -326,8 +346,7 @@ class App:
             if parts is not None:
                 replies.read(self, seq, protocol.V_WHY, parts, at)
         else:
-            after_boot()
-            configuring.serve(self, seq, req)
+            _configuring().serve(self, seq, req)
 
     def _game_verb(self, seq, req):
         # a verb the game in play declares (its rules' VERBS, verb_event); the
@@ -422,8 +441,7 @@ class App:
                 return self._refuse(seq, protocol.E_RULE, b"nothing to redo", reply)
             event = game.log[game.n]
         if self._confirming() and (game.rules.ends_hand(event) if kind == KIND_APPLY else game.closes_hand(kind)):
-            after_boot()
-            return confirming.hold(self, kind, seq, crc, event, src, reply)
+            return _confirming_code().hold(self, kind, seq, crc, event, src, reply)
         try:
             self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
         except OSError as exc:
@@ -446,18 +464,23 @@ class App:
 
     def _settle(self, record, taken=0, who=0):
         """The held change accepted (by player who) or rejected (confirming.settle)."""
-        after_boot()
-        confirming.settle(self, record, taken, who)
+        _confirming_code().settle(self, record, taken, who)
 
     def _configure(self, key, player, value):
         """A setting changed by the board itself (configuring.change)."""
-        after_boot()
-        configuring.change(self, key, player, value)
+        _configuring().change(self, key, player, value)
 
     def _confirming(self):
         """Whether a hand waits for an opponent's accept: the board's setting,
         or the game was started with confirmation forced on."""
         return self.config.confirm or self.game.forced()
+
+    def ready_to_confirm(self):
+        """confirming.py loaded as soon as a hand may wait for its accept (at
+        boot, a new game, a setting changed), so that holding one allocates
+        nothing; a board that never confirms a hand never loads it."""
+        if self._confirming():
+            _confirming_code()
 
     def _new(self, seq, crc, index, players, options, reply=True):
         try:
@@ -471,6 +494,7 @@ class App:
             return self._refuse(seq, protocol.E_FLASH, replies.flash_failed(exc, "the game in progress is kept"), reply)
         self.game.new(index, players, options)
         self.log_crcs_valid = 0
+        self.ready_to_confirm()
         self._reserve_eseq()
         if reply:
             replies.change(self, seq)

@@ -45,6 +45,7 @@ def serve(app, seq, req):
     replies.read(app, seq, protocol.V_CFG, key, player)
     if setting:   # a change: the reply first, then the event, as for every change
         app.tell(protocol.EV_CFG, False, 0, b"host", key, player)
+        app.ready_to_confirm()
 
 
 def change(app, key, player, value):
@@ -58,6 +59,7 @@ def change(app, key, player, value):
         app.config.set(key, player, old)
         raise
     app.tell(protocol.EV_CFG, False, 0, b"board", key, player)
+    app.ready_to_confirm()
 
 
 def board_exists(app, name):

@@ -10,7 +10,7 @@
 import sys
 
 from mpfixtures import bodies, booted_app, cleanup, folder, send, shut, skip
-from tallypanel import boarddef, confirm, menu, skicketview
+from tallypanel import boarddef, confirm, menu, screen, skicketview
 from tallypanel.ledfield import LedField
 from tallycore import cards, rummy, skicket
 from tallypanel import entry as walker
@@ -401,7 +401,7 @@ def test_drawing_a_held_hand_and_fading_a_refusal_allocate_nothing():
             confirm.draw(view.sheet, game, board.seat_letters, board_input)   # the sheet redraw
             view.sheet.flush()
             faded = board_input.fade(10)               # the poll, before and at its time
-            faded_later = board_input.fade(confirm.NOTE_MS)
+            faded_later = board_input.fade(screen.NOTE_MS)
             confirm.draw(view.sheet, game, board.seat_letters, board_input)
         finally:
             micropython.heap_unlock()
