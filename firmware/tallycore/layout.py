@@ -6,11 +6,7 @@
 # b"seat" or b"". The same tuples are its EVENT_FORMS' fields (the wire's
 # documentation), its packing and its accessors, and the shift of its ENTRY's
 # steps, so the layout is written in one place.
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+from tallycore import const
 
 NAME = const(0)
 SHIFT = const(1)
