@@ -143,3 +143,34 @@ def test_a_circle_planted_in_a_small_tree_is_found(tmp_path):
     (tmp_path / "tallycore" / "e.py").write_text("import os\n")
     assert circles(tmp_path) == [["tallyrun.a", "tallyrun.b", "tallyrun.c"]]
     assert upward_imports(tmp_path) == []
+
+
+STAND_INS = {"const", "ticks_ms", "ticks_diff", "ticks_add"}
+
+
+def stand_in_copies(root: Path) -> list[str]:
+    """Each module but the bottom that defines a CPython stand-in of its own (a def of const or
+    a ticks function) or takes one from MicroPython itself, as "module: name"."""
+    found = []
+    for name, path in modules(root).items():
+        if name == BOTTOM:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name in STAND_INS:
+                found.append(f"{name}: def {node.name}")
+            elif isinstance(node, ast.ImportFrom) and node.module in ("micropython", "time", "utime"):
+                found += [f"{name}: from {node.module} import {a.name}" for a in node.names if a.name in STAND_INS]
+    return sorted(found)
+
+
+def test_the_stand_ins_of_const_and_the_ticks_are_defined_once_at_the_bottom():
+    assert stand_in_copies(FIRMWARE) == []
+
+
+def test_a_stand_in_copied_into_a_module_is_found(tmp_path):
+    copy = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    planted = copy / "tallyrun" / "config.py"
+    planted.write_text("try:\n    from micropython import const\nexcept ImportError:\n"
+                       "    def const(x):\n        return x\n" + planted.read_text(encoding="utf-8"), encoding="utf-8")
+    assert stand_in_copies(copy) == ["tallyrun.config: def const", "tallyrun.config: from micropython import const"]
