@@ -165,3 +165,39 @@ def test_check_accepts_the_seasons_and_refuses_a_bad_one(spoil, said):
     spoil(bad)
     with pytest.raises(ValueError, match="the snapshot's seasons: " + said):
         check(bad)
+
+
+def test_event_watch_draws_each_season_beside_the_evening_a_page_at_a_time(archive):
+    """The terminal's live view shows the seasons as the page does at its side: on 80 x 24, the
+    tables and the seasons turn a page at a time, every page whole."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from tallyboard.evening import watch
+
+    se.evening(archive, *se.E1)                                   # Tuesday 1, both rounds, finished
+    ok("season", "create", "Autumn", "--rule", "total")
+    ok("season", "add", "Tuesday 1", "--season", "Autumn")
+    doc = live(archive, se.E1[0])
+    pages = []
+    for page in range(6):
+        out = StringIO()
+        Console(file=out, width=80, height=24).print(watch.frame(doc, 24, page))
+        pages.append(out.getvalue())
+    assert all(len(p.splitlines()) <= 24 and max(len(line) for line in p.splitlines()) <= 80 for p in pages)
+    season = next(p for p in pages if "Season · Autumn" in p)
+    assert "the season's standings, the next page in a few seconds" in " ".join(season.split())
+    rows = [line.split()[-4:] for line in season.splitlines() if re.search(r"\b(Ann|Bob|Eve|Fay|Dee|Hal|Cy|Gus)\s+\d+\s*$",
+                                                                             line)]
+    # Tuesday 1 alone (season_evenings' E1): Ann 810 (won 2), Bob, Eve, Fay 790 (won 1 each: one rank,
+    # nothing breaks it), Dee, Hal 770 (won 1 each), Cy 710, Gus 690; the evening's own standings are
+    # on the left of the same lines, so each row's last three words are the season's
+    assert [r[-3:] for r in rows] == [["1", "Ann", "810"], ["2", "Bob", "790"], ["2", "Eve", "790"],
+                                      ["2", "Fay", "790"], ["5", "Dee", "770"], ["5", "Hal", "770"],
+                                      ["7", "Cy", "710"], ["8", "Gus", "690"]]
+    assert "counts whole: every round of it is over" in " ".join(season.split())
+    # without a height (--once, a log) every table and the season are printed
+    out = StringIO()
+    Console(file=out, width=80).print(watch.frame(doc))
+    assert "Season · Autumn" in out.getvalue() and "the next page" not in out.getvalue()

@@ -1,9 +1,10 @@
 """`tallyboard event watch`: the club evening in a terminal, drawn from a
 snapshot document (docs/host.md, "The club evening's live views"): the standings, each
-table's game and who moves where next. `frame()` draws one snapshot;
-`live()` redraws it from a source whenever it changes. When the tables do
-not fit the terminal's height, they are shown a page at a time, the pages
-turning every few seconds; the standings stay."""
+table's game, who moves where next, and the standings of each season the evening is in
+(as the live page shows them at its side). `frame()` draws one snapshot;
+`live()` redraws it from a source whenever it changes. When the tables and the
+seasons do not fit the terminal's height, they are shown a page at a time, the pages
+turning every few seconds; the evening's standings stay."""
 from __future__ import annotations
 
 import json
@@ -78,20 +79,23 @@ def _check_season_rows(n: int, s: dict[str, Any]) -> None:
         raise _season_fault(f"{n}: unranked", 'must be a list of {"name", "value", "evenings"}')
 
 
-def frame(doc: dict[str, Any], height: int | None = None, page: int = 0) -> RenderableType:
-    """One snapshot as a terminal view. With a height, the tables that do not
-    fit are left to the other pages (`page` counts from 0 and wraps)."""
+def frame(doc: dict[str, Any], height: int | None = None, page: int = 0, width: int = 80) -> RenderableType:
+    """One snapshot as a terminal view. With a height, the tables and seasons that do
+    not fit are left to the other pages (`page` counts from 0 and wraps); width: the
+    terminal's, which the pages are measured at."""
     standings = _standings(doc)
     side = Group(standings, Text(""), _next(doc))
     tables = [_safe_table(t, i) for i, t in enumerate(doc.get("tables") or [])]
-    shown, note = tables, None
-    if height is not None and tables:
-        pages = _pages(tables, height - 1)
+    seasons = [_season(s) for s in doc.get("seasons") or []]
+    parts = tables + seasons
+    shown, note = parts, None
+    if height is not None and parts:
+        room = max(20, width - Console(width=width).measure(side).maximum - 2)
+        pages = _pages(parts, height - 1, room, 2 if seasons else 1)
         if len(pages) > 1:
             first, last = pages[page % len(pages)]
-            shown = tables[first:last]
-            which = f"table {last}" if last == first + 1 else f"tables {first + 1}–{last}"
-            note = Text(f"{which} of {len(tables)}, the next page in a few seconds", style="dim")
+            shown = parts[first:last]
+            note = Text(f"{_page_words(first, last, len(tables))}, the next page in a few seconds", style="dim")
     body = Table.grid(padding=(0, 2))
     body.add_column(no_wrap=True)
     body.add_column()
@@ -100,18 +104,63 @@ def frame(doc: dict[str, Any], height: int | None = None, page: int = 0) -> Rend
     return Group(_title(doc), body)
 
 
-def _pages(tables: list[RenderableType], height: int) -> list[tuple[int, int]]:
-    """(first, end) index ranges of the tables that fit in `height` lines
-    together, one line kept for the page note."""
-    console = Console(width=200, height=1000)
-    sizes = [len(console.render_lines(t, console.options, pad=False)) for t in tables]
+def _page_words(first: int, last: int, tables: int) -> str:
+    """What a page shows, of the parts tables..., seasons... : "tables 1–3 of 4", "table 4 of 4 and the
+    season's standings", "the season's standings"."""
+    words = []
+    if first < tables:
+        end = min(last, tables)
+        words.append(f"table {end} of {tables}" if end == first + 1 else f"tables {first + 1}–{end} of {tables}")
+    if last > tables:
+        words.append("the seasons' standings" if last - max(first, tables) > 1 else "the season's standings")
+    return " and ".join(words)
+
+
+def _season(s: dict[str, Any]) -> RenderableType:
+    """A season's standings as they stand now (the snapshot's `seasons`, docs/events.md): rank, player,
+    the rule's figure and the tie-break that placed a player; the rule in words and how far this
+    evening counts, below."""
+    title = f"Season · {s['season']}"
+    if "problem" in s:
+        return Group(Text(""), Text(title, style="bold"),
+                     Text(f"its standings cannot be worked out just now: {s['problem']}", style="dim"))
+    table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False)
+    table.add_column("", justify="right")
+    table.add_column("player", no_wrap=True, max_width=12)
+    table.add_column(Text(s["figure"]), justify="right")
+    table.add_column("")
+    for row in s["standings"]:
+        tie = row.get("decided_by")
+        table.add_row(str(row["rank"]), Text(row["name"]), _figure(row["value"]),
+                      Text(f"tie: {tie.replace('_', ' ')}", style="dim") if tie else "",
+                      style="bold green" if row["rank"] == 1 else None)
+    for row in s["unranked"]:
+        evenings = row["evenings"]
+        table.add_row("–", Text(row["name"]), _figure(row["value"]),
+                      Text(f"{evenings} evening{'' if evenings == 1 else 's'}: not ranked", style="dim"))
+    # a line between it and the table or season above; the rule and how far the evening counts below
+    return Group(Text(""), Text(title, style="bold"), table, Text(s["rule_words"], style="dim"),
+                 Text(s["note"], style="dim"))
+
+
+def _figure(value: float) -> str:
+    """A season's figure as the live page writes it: an average that is whole without its ".0"
+    (the snapshot's averages are rounded to two places already)."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _pages(parts: list[RenderableType], height: int, width: int = 200, note_lines: int = 1) -> list[tuple[int, int]]:
+    """(first, end) index ranges of the parts that fit in `height` lines together at
+    `width` columns, note_lines kept for the page note."""
+    console = Console(width=width, height=1000)
+    sizes = [len(console.render_lines(t, console.options, pad=False)) for t in parts]
     pages, first, used = [], 0, 0
     for i, size in enumerate(sizes):
-        if i > first and used + size > height - 1:
+        if i > first and used + size > height - note_lines:
             pages.append((first, i))
             first, used = i, 0
         used += size
-    pages.append((first, len(tables)))
+    pages.append((first, len(parts)))
     return pages
 
 
@@ -313,7 +362,7 @@ def live(source: Callable[[], dict[str, Any]], console: Console, as_json: bool =
         return
 
     def view(page: int) -> RenderableType:
-        shown = frame(doc, console.height - (1 if problem else 0), page)
+        shown = frame(doc, console.height - (1 if problem else 0), page, console.width)
         if problem is None:
             return shown
         return Group(Text(f"cannot read the evening just now: {problem}", style="bold red"), shown)
