@@ -181,6 +181,35 @@ def test_press_says_what_the_hand_entry_shows(tmp_path, monkeypatch):
             emu_mod.clear_running()
 
 
+@pytest.mark.emulator
+def test_press_reads_the_why_screen_the_knob_opens_and_says_when_it_is_left(tmp_path, monkeypatch):
+    """A turn of the knob outside an entry opens the why screen (docs/display.md): press says what it
+    shows, read from the OLED, where it said "nothing happened"; a push leaves it, and press says so."""
+    monkeypatch.setenv("TALLYBOARD_EMULATOR_HOME", str(tmp_path / "home"))
+    runner = CliRunner()
+    with Emulator(flash=tmp_path / "flash") as emulator:
+        emu_mod.write_running(emulator)
+        link = SerialTransport(emulator.port)
+        board = Board(link, timeout=3.0)
+        try:
+            board.connect()
+            board.new("skicket", 4)
+            # hand 1: P2 (seat 1) buys 4H, not doubled, and takes 10 tricks (SK7): P2 and P4 score the
+            # bid's value 60 + 10 x 4 = 100; P1 and P3, 10 for each of the 13 - 10 = 3 tricks = 30
+            board.request("HAND", 1, "4H", "-", "-", 0, 10)
+            link.close()
+            said = run_ok(runner, "press", "right").splitlines()[1]
+            assert said.startswith("the why screen: WHY HAND 1 OF 1: P2 AND P4 +100: MADE: THE PURCHASER AND HIS "
+                                   "PARTNER SCORE THE BID'S VALUE, 60 + 10 A LEVEL (SK7) / P3 AND P1 +30: ")
+            assert said.endswith("(SK7); turn the knob (press right/left) for another hand, press push for its "
+                                 "next page, any other control leaves it")
+            assert run_ok(runner, "press", "push").splitlines()[1] == (
+                "left the why screen: the board shows its sheet again")
+        finally:
+            link.close()
+            emu_mod.clear_running()
+
+
 def run_ok(runner, *args: str) -> str:
     out = runner.invoke(main, list(args))
     assert out.exit_code == 0, out.output

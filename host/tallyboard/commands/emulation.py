@@ -131,6 +131,7 @@ def press_cmd(button: str, hold: float, times: int, flash_dir: str | None) -> No
         seat = int(button[4:]) if button.startswith("seat") and button[4:].isdigit() else None
         held = board.rebuild() if parse_held(before) else None
         entry_before = board.entry_screen()
+        oled_before = emulator.oled()
         heard = len(board.events)
         act()
         # The press is handled by the time the emulator has played it (Emulator.play: the
@@ -139,6 +140,8 @@ def press_cmd(button: str, hold: float, times: int, flash_dir: str | None) -> No
         after = board.state()
         entry = board.entry_screen()
         outcome = press_outcome(board, board.events[heard:], before, after, held, seat, entry_before, entry)
+        if outcome.startswith("nothing happened"):
+            outcome = why_screen_outcome(emulator, oled_before) or outcome
         click.echo(outcome)
         if not outcome.startswith(("nothing happened", "the hand entry")):
             print_summary(board)
@@ -189,6 +192,41 @@ def _unchanged_outcome(before: dict[str, str], entry_before: EntryScreen | None,
 
 _ENTRY_NEXT = ("turn the knob (press right/left) to change the value, press push for the next step, "
                "push --hold 0.8 to go back")
+_WHY_NEXT = "turn the knob (press right/left) for another hand, press push for its next page, any other control leaves it"
+_WHY_HEADING = "WHY HAND "    # the why screen's heading (tallypanel/whyview.py): "WHY HAND 3 OF 6 1/2"
+_DRAWN_WITHIN = 2.0           # seconds: the painter draws a turn of the knob once the host is quiet (25 ms)
+
+
+def why_screen_outcome(emulator: Any, oled_before: bytes) -> str | None:
+    """A press that changed no game, no entry: the why screen it opened, moved or left
+    (docs/display.md), read from the OLED's text once the board has drawn it (the OLED
+    changed, or 2 s); None when neither it nor the screen before was the why screen."""
+    from ..tooling import render
+    from ..tooling.render_terminal import oled_rows
+
+    def heading(oled: bytes) -> list[str] | None:
+        rows = oled_rows(oled) if len(oled) == render.OLED_BYTES else None
+        if rows is None or not rows[0][0].strip().startswith(_WHY_HEADING):
+            return None
+        return [text.rstrip() for text, _, _ in rows]
+
+    deadline = time.monotonic() + _DRAWN_WITHIN
+    oled = emulator.oled()
+    while oled == oled_before and time.monotonic() < deadline:
+        time.sleep(0.02)
+        oled = emulator.oled()
+    shown = heading(oled)
+    if shown is not None:
+        lines: list[str] = []
+        for row in shown[1:]:
+            if row.startswith(" ") and lines and row.strip():
+                lines[-1] += row            # a row the screen wrapped: indented by one
+            elif row.strip():
+                lines.append(row)
+        return f"the why screen: {shown[0].split('  ')[0].strip()}: {' / '.join(lines)}; {_WHY_NEXT}"
+    if heading(oled_before) is not None:
+        return "left the why screen: the board shows its sheet again"
+    return None
 
 
 def _held_change(board: Board, held: BoardGame | None, seat: int | None, did: str, tail: str) -> str:

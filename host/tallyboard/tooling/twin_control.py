@@ -22,7 +22,7 @@ from typing import Any
 
 from ..common.errors import TallyboardError
 
-OLED_BYTES = 1024
+from .render import OLED_BYTES  # noqa: F401  (the SSD1306 buffer, named once in render.py)
 
 
 class TwinError(TallyboardError):
