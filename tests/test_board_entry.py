@@ -7,6 +7,8 @@ docs/display.md. And, property-style: whatever is pressed, the entry never
 sends an event the core refuses, and every refusal is on the screen."""
 from __future__ import annotations
 
+import contextlib
+
 import re
 from pathlib import Path
 
@@ -139,18 +141,11 @@ NEXT = ("turn the knob (press right/left) to change the value, press push for th
         "push --hold 0.8 to go back")
 
 
-@pytest.mark.emulator
-def test_press_says_what_the_hand_entry_shows(tmp_path, monkeypatch):
-    """Issue 32, item 2: each press during a hand entry says its step and value as the OLED
-    shows them (tallypanel/skicketview.py's steps: PURCHASER, BID LEVEL, STRAIN ...)."""
+@contextlib.contextmanager
+def skicket_to_press(tmp_path, monkeypatch):
+    """A running emulator (as `tallyboard emulate` leaves it for `press`) with a Skicket game of
+    P1 to P4 started: (runner, board), the board's link open for the test to score with."""
     monkeypatch.setenv("TALLYBOARD_EMULATOR_HOME", str(tmp_path / "home"))
-    runner = CliRunner()
-
-    def press(*args: str) -> str:
-        out = runner.invoke(main, ["press", *args])
-        assert out.exit_code == 0, out.output
-        return out.output.splitlines()[-1]
-
     with Emulator(flash=tmp_path / "flash") as emulator:
         emu_mod.write_running(emulator)
         link = SerialTransport(emulator.port)
@@ -158,56 +153,56 @@ def test_press_says_what_the_hand_entry_shows(tmp_path, monkeypatch):
         try:
             board.connect()
             board.new("skicket", 4)       # players P1 to P4; hand 1 is dealt from seat 2, P3's (SK3)
-            link.close()                  # press opens the port itself
-            # seat 1's player, P2, is the purchaser; the bid starts at level 1
-            assert press("seat1") == f"the hand entry opened: it shows HAND 1 DEALER P3 – PURCHASER: P2; {NEXT}"
-            assert press("push") == ("the hand entry moved: it shows HAND 1 DEALER P3 – BID LEVEL: 1 "
-                                     f"(entered so far: P2); {NEXT}")
-            # three detents right: level 1 + 3 = 4
-            assert press("right", "--times", "3") == ("the hand entry moved: it shows HAND 1 DEALER P3 – "
-                                                      f"BID LEVEL: 4 (entered so far: P2); {NEXT}")
-            assert press("push") == ("the hand entry moved: it shows HAND 1 DEALER P3 – STRAIN: CLUBS "
-                                     f"(entered so far: P2 4); {NEXT}")
-            # held: back one step, the level kept
-            assert press("push", "--hold", "0.8") == ("the hand entry moved: it shows HAND 1 DEALER P3 – "
-                                                      f"BID LEVEL: 4 (entered so far: P2); {NEXT}")
-            assert press("push", "--hold", "0.8").startswith("the hand entry moved: it shows HAND 1 DEALER P3 – "
-                                                             "PURCHASER: P2;")
-            # held on the first step: the entry closes, nothing scored
-            assert press("push", "--hold", "0.8") == "the hand entry closed without scoring: nothing was entered"
-            assert run_ok(runner, "status", "--emulator").splitlines()[-1] == "skicket: P1 0  P2 0  P3 0  P4 0  (0 hands)"
+            yield CliRunner(), board
         finally:
             link.close()
             emu_mod.clear_running()
 
 
 @pytest.mark.emulator
+def test_press_says_what_the_hand_entry_shows(tmp_path, monkeypatch):
+    """Issue 32, item 2: each press during a hand entry says its step and value as the OLED
+    shows them (tallypanel/skicketview.py's steps: PURCHASER, BID LEVEL, STRAIN ...)."""
+    with skicket_to_press(tmp_path, monkeypatch) as (runner, board):
+        board.link.close()            # press opens the port itself
+
+        def press(*args: str) -> str:
+            return run_ok(runner, "press", *args).splitlines()[-1]
+
+        # seat 1's player, P2, is the purchaser; the bid starts at level 1
+        assert press("seat1") == f"the hand entry opened: it shows HAND 1 DEALER P3 – PURCHASER: P2; {NEXT}"
+        assert press("push") == ("the hand entry moved: it shows HAND 1 DEALER P3 – BID LEVEL: 1 "
+                                 f"(entered so far: P2); {NEXT}")
+        # three detents right: level 1 + 3 = 4
+        assert press("right", "--times", "3") == ("the hand entry moved: it shows HAND 1 DEALER P3 – "
+                                                  f"BID LEVEL: 4 (entered so far: P2); {NEXT}")
+        assert press("push") == ("the hand entry moved: it shows HAND 1 DEALER P3 – STRAIN: CLUBS "
+                                 f"(entered so far: P2 4); {NEXT}")
+        # held: back one step, the level kept
+        assert press("push", "--hold", "0.8") == ("the hand entry moved: it shows HAND 1 DEALER P3 – "
+                                                  f"BID LEVEL: 4 (entered so far: P2); {NEXT}")
+        assert press("push", "--hold", "0.8").startswith("the hand entry moved: it shows HAND 1 DEALER P3 – "
+                                                         "PURCHASER: P2;")
+        # held on the first step: the entry closes, nothing scored
+        assert press("push", "--hold", "0.8") == "the hand entry closed without scoring: nothing was entered"
+        assert run_ok(runner, "status", "--emulator").splitlines()[-1] == "skicket: P1 0  P2 0  P3 0  P4 0  (0 hands)"
+
+
+@pytest.mark.emulator
 def test_press_reads_the_why_screen_the_knob_opens_and_says_when_it_is_left(tmp_path, monkeypatch):
     """A turn of the knob outside an entry opens the why screen (docs/display.md): press says what it
     shows, read from the OLED, where it said "nothing happened"; a push leaves it, and press says so."""
-    monkeypatch.setenv("TALLYBOARD_EMULATOR_HOME", str(tmp_path / "home"))
-    runner = CliRunner()
-    with Emulator(flash=tmp_path / "flash") as emulator:
-        emu_mod.write_running(emulator)
-        link = SerialTransport(emulator.port)
-        board = Board(link, timeout=3.0)
-        try:
-            board.connect()
-            board.new("skicket", 4)
-            # hand 1: P2 (seat 1) buys 4H, not doubled, and takes 10 tricks (SK7): P2 and P4 score the
-            # bid's value 60 + 10 x 4 = 100; P1 and P3, 10 for each of the 13 - 10 = 3 tricks = 30
-            board.request("HAND", 1, "4H", "-", "-", 0, 10)
-            link.close()
-            said = run_ok(runner, "press", "right").splitlines()[1]
-            assert said.startswith("the why screen: WHY HAND 1 OF 1: P2 AND P4 +100: MADE: THE PURCHASER AND HIS "
-                                   "PARTNER SCORE THE BID'S VALUE, 60 + 10 A LEVEL (SK7) / P3 AND P1 +30: ")
-            assert said.endswith("(SK7); turn the knob (press right/left) for another hand, press push for its "
-                                 "next page, any other control leaves it")
-            assert run_ok(runner, "press", "push").splitlines()[1] == (
-                "left the why screen: the board shows its sheet again")
-        finally:
-            link.close()
-            emu_mod.clear_running()
+    with skicket_to_press(tmp_path, monkeypatch) as (runner, board):
+        # hand 1: P2 (seat 1) buys 4H, not doubled, and takes 10 tricks (SK7): P2 and P4 score the
+        # bid's value 60 + 10 x 4 = 100; P1 and P3, 10 for each of the 13 - 10 = 3 tricks = 30
+        board.request("HAND", 1, "4H", "-", "-", 0, 10)
+        board.link.close()
+        said = run_ok(runner, "press", "right").splitlines()[1]
+        assert said.startswith("the why screen: WHY HAND 1 OF 1: P2 AND P4 +100: MADE: THE PURCHASER AND HIS "
+                               "PARTNER SCORE THE BID'S VALUE, 60 + 10 A LEVEL (SK7) / P3 AND P1 +30: ")
+        assert said.endswith("(SK7); turn the knob (press right/left) for another hand, press push for its "
+                             "next page, any other control leaves it")
+        assert run_ok(runner, "press", "push").splitlines()[1] == "left the why screen: the board shows its sheet again"
 
 
 def run_ok(runner, *args: str) -> str:
