@@ -2,7 +2,7 @@
 # (stdin/stdout), keeps the game in RAM and on flash (journal.py, config.py),
 # pushes an event for every change, and tells the display and the inputs.
 # Here: dispatch, the retry cache and host sessions, the change path, and the
-# board's own changes (local_*). Some 550 lines, past the ~500 the rest keep:
+# board's own changes (local_*). Some 590 lines, past the ~500 the rest keep:
 # the board's own changes were a module of their own (a base class of App)
 # and that cost the twin's heap after boot a largest free block 1.9 KB smaller
 # (bench/bench_device_twin.py: the room every game switch loads into).
