@@ -42,7 +42,7 @@ from ..common.errors import TransportError
 from .hub import Hub
 from .portsocket import CHUNK, connect, open_serial, socket_path, wire_path
 from .portsocket import server_of, socket_dir  # noqa: F401  (callers find a port's server here)
-from .transport import Transport
+from .transport import PtyHold, Transport
 
 class SocketTransport(Transport):
     """A link through the hub of a port: another process's, or (HubTransport) this one's."""
@@ -99,6 +99,7 @@ class HubTransport(SocketTransport):
     def __init__(self, port: str) -> None:
         super().__init__(port, None)
         self.hub: Hub | None = None
+        self._hold = PtyHold()
         self.reopen()
 
     def reopen(self) -> None:
@@ -107,11 +108,16 @@ class HubTransport(SocketTransport):
         self._buffer.clear()
         if self.hub is not None and self.hub.failure is None and self.hub.thread.is_alive():
             return
-        self.close()
+        self._close_hub()             # the pty stays held: its number is not given away meanwhile
         self.hub = Hub(self.port)
         self.sock = self.hub.local
+        self._hold.take(self.port)
 
     def close(self) -> None:
+        self._close_hub()
+        self._hold.release()
+
+    def _close_hub(self) -> None:
         self.sock = None
         if self.hub is not None:
             self.hub.close()

@@ -10,6 +10,7 @@ and turns every OS-level failure into a TransportError that says what to do.
 vendor id 0x2E8A."""
 from __future__ import annotations
 
+import os
 import select
 import time
 from dataclasses import dataclass
@@ -114,10 +115,11 @@ class SerialTransport(Transport):
         self.baudrate = baudrate
         self._serial: serial.Serial | None = None
         self._fd: int | None = None
+        self._hold = PtyHold()
         self.reopen()
 
     def reopen(self) -> None:
-        self.close()
+        self._close_serial()          # the pty stays held: its number is not given away meanwhile
         self._buffer.clear()
         try:
             # exclusive: two programs on one board would steal each other's replies
@@ -131,8 +133,13 @@ class SerialTransport(Transport):
             raise TransportError(
                 f"cannot open {self.port}: {_reason(exc)}; check the cable and that no other "
                 "program (another tallyboard, mpremote, a terminal) has the port open") from None
+        self._hold.take(self.port)
 
     def close(self) -> None:
+        self._close_serial()
+        self._hold.release()
+
+    def _close_serial(self) -> None:
         if self._serial is not None:
             try:
                 self._serial.close()
@@ -179,6 +186,29 @@ class SerialTransport(Transport):
             # pyserial raises TypeError from a read on a port closed underneath it
             raise TransportError(f"lost the board on {self.port} ({_reason(exc)}): "
                                  "check the cable, then run the command again") from None
+
+
+class PtyHold:
+    """An emulated board's pseudo-terminal (/dev/pts/N) kept open, never read nor written, while a
+    link may open it again: when its emulator stops the system removes the name but cannot give the
+    number to another program while it is held, so a reopen finds this board or nothing, never
+    another program's terminal or another emulated board (watch waiting for the board to come
+    back). Nothing for any other port: a USB board plugged in again is the board come back."""
+
+    def __init__(self) -> None:
+        self.fd: int | None = None
+
+    def take(self, port: str) -> None:
+        if self.fd is None and os.path.realpath(port).startswith("/dev/pts/"):
+            try:
+                self.fd = os.open(port, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+            except OSError:
+                self.fd = None
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 def _reason(exc: BaseException) -> str:
