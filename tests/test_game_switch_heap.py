@@ -7,7 +7,6 @@ run failed before a switch collected before it loaded. The chip's own heap is
 tests/test_twin_game_switch.py's."""
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ pytestmark = [pytest.mark.emulator]
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
 from tallycore.games import GAMES  # noqa: E402  (the board's own table: names and player ranges)
+from twin_support import device_twin  # noqa: E402  (bench/twin_harness.py: the switches' order)
 
 SWITCHES = 200
 TIGHT_HEAP = "288K"
@@ -51,16 +51,9 @@ TIGHT_HEAP = "288K"
 
 def switches(seed: int) -> list[tuple[str, int]]:
     """SWITCHES games, each another rules module than the game before, players drawn
-    from its range: every game in the list, in an order the seed gives."""
-    rng = random.Random(seed)
-    order: list[tuple[str, int]] = []
-    last = None
-    while len(order) < SWITCHES:
-        name, least, most, module = rng.choice(GAMES)[:4]
-        if module == last:
-            continue
-        last = module
-        order.append((name, rng.randint(least, most)))
+    from its range, in an order the seed gives (the twin's switch benchmark's order):
+    every game in the list."""
+    order = device_twin.switch_order(seed, SWITCHES, GAMES)
     assert {name for name, _ in order} == {row[0] for row in GAMES}
     return order
 
