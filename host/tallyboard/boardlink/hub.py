@@ -19,7 +19,7 @@ from . import repl, wire
 from ..common.errors import TransportError
 from .portsocket import (CHUNK, TOO_LONG, Client, Request, check_request, listen, open_serial, peer_uid, socket_path,
                          wire_path)
-from .transport import MAX_LINE
+from .transport import MAX_LINE, take_lines
 
 # How long the board is kept for one client's request before the next client's goes out.
 REPLY_WAIT_S = 5.0
@@ -414,13 +414,8 @@ class Hub:
             return
         part = self._tap_part[direction]
         part += data
-        while True:
-            end = part.find(b"\n")
-            if end < 0:
-                break
-            line = bytes(part[:end])
-            del part[:end + 1]
-            self._to_watchers(direction + b" " + (line[:-1] if line.endswith(b"\r") else line) + b"\n")
+        for line in take_lines(part):
+            self._to_watchers(direction + b" " + line + b"\n")
         if len(part) >= MAX_LINE:
             self._to_watchers(direction + b"+ " + bytes(part) + b"\n")
             part.clear()

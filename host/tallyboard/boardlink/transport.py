@@ -188,6 +188,19 @@ class SerialTransport(Transport):
                                  "check the cable, then run the command again") from None
 
 
+def take_lines(part: bytearray) -> list[bytes]:
+    """The whole lines in part (bytes as they came), each without its newline and a "\\r"
+    before it, taken out of part; what is left is a line not ended yet."""
+    lines = []
+    while True:
+        end = part.find(b"\n")
+        if end < 0:
+            return lines
+        line = bytes(part[:end])
+        del part[:end + 1]
+        lines.append(line[:-1] if line.endswith(b"\r") else line)
+
+
 class PtyHold:
     """An emulated board's pseudo-terminal (/dev/pts/N) kept open, never read nor written, while a
     link may open it again: when its emulator stops the system removes the name but cannot give the

@@ -23,7 +23,7 @@ from ..scorebook import sheet
 from ..boardlink.client import Board, EntryScreen
 from ..boardlink.boardgame import BoardGame
 from ..common.errors import BoardError, ProtocolError, TallyboardError, TransportError
-from ..boardlink.transport import MAX_LINE
+from ..boardlink.transport import MAX_LINE, take_lines
 from .reporting import reports_errors
 from .connect import board_options, button_letters, connected, held_gives, held_words
 
@@ -285,13 +285,8 @@ class TrafficLines:
         part = self._part[direction]
         part += data
         self._last_byte_at[direction] = now
-        while True:
-            end = part.find(b"\n")
-            if end < 0:
-                break
-            line = bytes(part[:end])
-            del part[:end + 1]
-            self._show(direction, line[:-1] if line.endswith(b"\r") else line, now)
+        for line in take_lines(part):
+            self._show(direction, line, now)
         if len(part) >= MAX_LINE:
             self._show(direction, bytes(part), now,
                        f"incomplete: {len(part)} bytes and no end of line")
