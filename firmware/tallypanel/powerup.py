@@ -1,6 +1,7 @@
 # The power-up's second half, run once by tallypanel.start after BOOT and
-# first light, and let go before the app runs (its code is not needed again:
-# the twin's heap after boot 1.7 KB larger, the room a game switch loads into):
+# first light, and let go before the app runs (its code is not needed again;
+# with its collections, the twin's largest free block after boot is 7 KB
+# larger: the room a game switch loads into):
 # the app made and booted, then the club link, the OLED and the board's
 # controls attached. Every callback it hands on is a method of an object of
 # tallypanel.start's (the painter, the link's starter), which start passes in:
@@ -13,12 +14,12 @@ import gc
 from tallypanel import hw
 
 
-def attach(restored, board, view, board_name, notes, painter, link_starter):
+def attach(restored, board, view, board_name, notes, make_painter, make_link_starter):
     """The app booted from what the power-up restored, with its club link, its
     display (view: the LED field lit, or None) and its controls: (app, what to
     do when it stops or None). notes: the power-up's problems, said (NOTE) once
-    the app is booted. painter(app, view) and link_starter(app, net) make
-    tallypanel.start's painter and the club link's starter."""
+    the app is booted. make_painter(app, view) and make_link_starter(app, net)
+    make tallypanel.start's painter and the club link's starter."""
     from tallyrun.app import App
 
     app = App(restored=restored)
@@ -29,14 +30,14 @@ def attach(restored, board, view, board_name, notes, painter, link_starter):
     for note in notes:
         app.note(note)
     if board is not None and board.wifi:
-        _attach_net(app, link_starter)
+        _attach_net(app, make_link_starter)
     finish = None
     if view is not None:
-        finish = _attach_views(app, board, view, painter)
+        finish = _attach_views(app, board, view, make_painter)
     return app, finish
 
 
-def _attach_net(app, link_starter):
+def _attach_net(app, make_link_starter):
     # The club link (tallynet) on a board with Wi-Fi: its settings always, so
     # NET enrols it over USB; the network layer itself only once it is
     # enrolled (tallypanel.start.LinkStarter).
@@ -47,12 +48,12 @@ def _attach_net(app, link_starter):
     net = Net(app.root)
     net.load()
     app.net = net
-    net.starter = link_starter(app, net).start
+    net.starter = make_link_starter(app, net).start
     if net.enrolled(app.config):
         net.starter()
 
 
-def _attach_views(app, board, view, painter):
+def _attach_views(app, board, view, make_painter):
     # The OLED (tallypanel.view) and the board's controls (tallypanel.inputs,
     # tallypanel.menu), if this firmware has them, beside the LED field that
     # _first_light lit. Each part that fails leaves a NOTE for the host and the
@@ -66,7 +67,7 @@ def _attach_views(app, board, view, painter):
     except Exception as exc:
         app.note("display: no OLED answering at 0x%02X (%s): the LEDs and buttons work without it"
                  % (board.oled_address, exc))
-    painter = painter(app, view)
+    painter = make_painter(app, view)
     gc.collect()
     try:
         from tallypanel.menu import BoardInput, TURN

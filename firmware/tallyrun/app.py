@@ -50,31 +50,28 @@ from tallyrun.restore import Restored, emit as _emit
 # smaller with this and the two below, the room every game switch loads
 # into). A held hand's code (confirming.py) and CFG's (configuring.py) load
 # when first needed: a board that never confirms a hand nor takes a setting
-# never pays their heap (the twin: 2 KB after boot).
-if False:   # for the type checker: the modules loaded later (the compiler drops this)
-    from tallyrun import serve
-_after_boot = [False]
+# never pays their heap (the twin: 2 KB after boot). Each is held here once
+# loaded: an import statement allocates even for a module loaded already.
+serve = None          # tallyrun.serve once loaded
 confirming = None     # tallyrun.confirming once loaded (App.ready_to_confirm)
-configuring = None    # tallyrun.configuring once loaded (_configuring)
+configuring = None    # tallyrun.configuring once loaded (the first CFG)
 
 
-def after_boot():
-    """Load the loop (once)."""
+def _serve_module():
     global serve
-    if not _after_boot[0]:
+    if serve is None:
         from tallyrun import serve
-        _after_boot[0] = True
+    return serve
 
 
-def _confirming_code():
-    # held once loaded: an import statement allocates even for a module loaded already
+def _confirming_module():
     global confirming
     if confirming is None:
         from tallyrun import confirming
     return confirming
 
 
-def _configuring():
+def _configuring_module():
     global configuring
     if configuring is None:
         from tallyrun import configuring
@@ -346,7 +343,7 @@ class App:
             if parts is not None:
                 replies.read(self, seq, protocol.V_WHY, parts, at)
         else:
-            _configuring().serve(self, seq, req)
+            _configuring_module().serve(self, seq, req)
 
     def _game_verb(self, seq, req):
         # a verb the game in play declares (its rules' VERBS, verb_event); the
@@ -441,7 +438,7 @@ class App:
                 return self._refuse(seq, protocol.E_RULE, b"nothing to redo", reply)
             event = game.log[game.n]
         if self._confirming() and (game.rules.ends_hand(event) if kind == KIND_APPLY else game.closes_hand(kind)):
-            return _confirming_code().hold(self, kind, seq, crc, event, src, reply)
+            return _confirming_module().hold(self, kind, seq, crc, event, src, reply)
         try:
             self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
         except OSError as exc:
@@ -464,11 +461,11 @@ class App:
 
     def _settle(self, record, taken=0, who=0):
         """The held change accepted (by player who) or rejected (confirming.settle)."""
-        _confirming_code().settle(self, record, taken, who)
+        _confirming_module().settle(self, record, taken, who)
 
     def _configure(self, key, player, value):
         """A setting changed by the board itself (configuring.change)."""
-        _configuring().change(self, key, player, value)
+        _configuring_module().change(self, key, player, value)
 
     def _confirming(self):
         """Whether a hand waits for an opponent's accept: the board's setting,
@@ -480,7 +477,7 @@ class App:
         boot, a new game, a setting changed), so that holding one allocates
         nothing; a board that never confirms a hand never loads it."""
         if self._confirming():
-            _confirming_code()
+            _confirming_module()
 
     def _new(self, seq, crc, index, players, options, reply=True):
         try:
@@ -580,10 +577,7 @@ class App:
     def receiving(self):
         """True while a request is arriving or waiting to be read: the display
         waits (allocation-free)."""
-        if not _after_boot[0]:
-            after_boot()
-        return serve.receiving(self)
+        return _serve_module().receiving(self)
 
     def run(self, watchdog=None):
-        after_boot()
-        asyncio.run(serve.main(self, watchdog))
+        asyncio.run(_serve_module().main(self, watchdog))
