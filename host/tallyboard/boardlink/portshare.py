@@ -151,7 +151,7 @@ class WireTap:
                 self._buffer += data
         except OSError as exc:
             raise TransportError(f"lost the sharer's wire tap ({exc})") from None
-        found = []
+        found: list[tuple[str, bytes]] = []
         while True:
             end = self._buffer.find(b"\n")
             if end < 0:

@@ -191,7 +191,7 @@ class SerialTransport(Transport):
 def take_lines(part: bytearray) -> list[bytes]:
     """The whole lines in part (bytes as they came), each without its newline and a "\\r"
     before it, taken out of part; what is left is a line not ended yet."""
-    lines = []
+    lines: list[bytes] = []
     while True:
         end = part.find(b"\n")
         if end < 0:

@@ -10,7 +10,7 @@ import logging
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import paho.mqtt.client as mqtt
 

@@ -85,7 +85,7 @@ class RefusedMessage(ValueError):
 def check_name(what: str, name: object) -> str:
     """An event id, board identity or host name: 1-64 letters, digits, _ . -
     starting with a letter or digit (it becomes a topic level)."""
-    if not is_name(name):
+    if not is_name(name) or not isinstance(name, str):
         raise ValueError(f"{what} {name!r} is not a name: use 1 to 64 letters, digits, '_', '.' or '-'")
     return name
 
@@ -203,7 +203,7 @@ def _check_fields(message: Mapping[str, Any]) -> None:
             raise RefusedMessage("field", f"tags is not 1 to {MAX_TAGS} boards, each with 64 lowercase hex digits")
 
 
-def open_message(data: bytes | str, key: Key, known_boards: Mapping[str, int], *,
+def open_message(data: bytes | bytearray | str, key: Key, known_boards: Mapping[str, int], *,
                  event: str | None = None, gaps: bool = False, topic: str | None = None,
                  tag_for: str | None = None) -> dict[str, Any]:
     """The message in `data`, checked; RefusedMessage(reason) if it is not to be applied.

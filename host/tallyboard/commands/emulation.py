@@ -247,7 +247,8 @@ def _held_change(board: Board, held: BoardGame | None, seat: int | None, did: st
 
 def board_definition(flash: Path) -> dict[str, Any]:
     """The board definition the emulated board uses (its config's board)."""
-    name = next(row[5] for row in protocol.CONFIG_KEYS if row[0] == b"board").decode()
+    default = next(row[5] for row in protocol.CONFIG_KEYS if row[0] == b"board")
+    name = default.decode() if isinstance(default, bytes) else str(default)
     try:
         for line in (flash / "config.txt").read_text().splitlines():
             key, _, value = line.partition(" ")

@@ -73,10 +73,11 @@ def _board_view(board: Board, current: BoardGame, width: int, plain: bool, entry
             picture = render_terminal.terminal(render.frame_for_board(board, entry=entry), as_text=True)
         except TallyboardError as exc:
             parts.append(Text(f"(no picture of the board: {exc})", style="dim"))
+    plain_view = profiles.profile(current.name).plain_view if current.game is not None else None
     if picture is not None:
         parts.append(picture)
-    elif current.game is not None and profiles.profile(current.name).plain_view is not None:
-        parts.append(profiles.profile(current.name).plain_view(current.game, loaded.players))
+    elif plain_view is not None and current.game is not None:
+        parts.append(plain_view(current.game, loaded.players))
     if entry is not None:
         parts.append(Text(f"the board's hand entry: {entry.words()}", style="bold cyan"))
     if current.top > current.n:

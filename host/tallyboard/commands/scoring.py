@@ -152,8 +152,8 @@ def new_cmd(game: str, players: int | None, names: tuple[str, ...], options: tup
         packed |= core_game.CONFIRM
     with connected(port, use_emulator, timeout) as board:
         if option_doc:
-            takes = board.game_options(index)
-            missing = [key for key in option_doc if takes is None or key not in takes]
+            taken = board.game_options(index)
+            missing = [key for key in option_doc if taken is None or key not in taken]
             if missing:
                 raise TallyboardError(f"the board's firmware does not take the {game} option "
                                       f"{missing[0]}; update it with tallyboard deploy")

@@ -24,7 +24,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from tallynet.tablestate import board_ident
 
@@ -50,7 +50,7 @@ def club_id(event: AnyEvening) -> str:
     return event_folder(event).name
 
 
-def round_body(store: EveningStore[EventT], event: EventT) -> dict[str, Any]:
+def round_body(store: EveningStore[Evening], event: Evening) -> dict[str, Any]:
     """What the director publishes as the round: enough for a table host to
     seat its boards (every round's seating so far, the players by number), and
     for a board on Wi-Fi to seat itself as Tables.push_round would: the
@@ -98,7 +98,7 @@ def join_code(event: Evening, tables: list[int]) -> str:
     return envelope.join_code(club_id(event), director_secrets(event).secret, tables, lambda t: board_ident(tag, t))
 
 
-def key_for(secret: bytes, message: dict[str, Any]) -> bytes | None:
+def key_for(secret: bytes, message: Mapping[str, Any]) -> bytes | None:
     """The key a message must be signed with (docs/club-mqtt.md, "The join code"): a
     board's, for what is sent about it, for the status of the table's login (its board's
     identity: the broker lets only that login publish it) and for that board's tag of the
@@ -107,7 +107,7 @@ def key_for(secret: bytes, message: dict[str, Any]) -> bytes | None:
     sender = message.get("board")
     if sender == envelope.DIRECTOR:
         return None
-    return envelope.board_key(secret, sender) if envelope.is_name(sender) else None
+    return envelope.board_key(secret, sender) if isinstance(sender, str) and envelope.is_name(sender) else None
 
 
 WIRELESS = "board-"      # a wireless board's host name on the wire: board-<its identity> (docs/club-wifi.md)
@@ -152,7 +152,7 @@ def links(event: Evening, boards: dict[int, dict]) -> dict[int, dict[str, Any]]:
         if kind == USB:
             out[table] = {"kind": kind, "via": port, "online": status not in (UNREACHABLE,), "seen": None}
             continue
-        host = port[len(REMOTE):]
+        host = str(port)[len(REMOTE):]      # a remote link's port (link_kind read it)
         ident = board_ident(tag, table)
         # its login's last status (a table's status is named after its login, the board's identity, and
         # signed with that board's key: the broker lets only that login publish it)
@@ -168,12 +168,12 @@ def _utc(at: str | None) -> str | None:
     return at.replace(" ", "T") + "Z" if at else None
 
 
-def table_count(store: EveningStore[EventT], event: EventT) -> int:
+def table_count(store: EveningStore[Evening], event: Evening) -> int:
     """The evening's tables (the most any round's seating has)."""
     return max(len(store.seating(event, r)) for r in range(1, max(event.round, 1) + 1))
 
 
-def broker_users(store: EveningStore[EventT], event: EventT) -> dict[str, str]:
+def broker_users(store: EveningStore[Evening], event: Evening) -> dict[str, str]:
     """Every broker login of the evening, {user: password}: the director's, and each
     table's (its board's identity, the password its key gives: envelope.broker_password),
     for the embedded broker and for a club's mosquitto (event broker-files)."""

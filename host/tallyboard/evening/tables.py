@@ -428,14 +428,13 @@ class Tables:
         if known.round == 0 or fields.get("game") != club.name or fields.get("players") != "4":
             self._status(known, NO_GAME if fields.get("game") in ("-", "") else OK)
             return False
-        stamp = tablestate.stamp(*(fields.get(key, "") for key in ("game", "players", "options", "n", "top", "lcrc",
-                                                                   "held")),
-                                 board_id=self._board_id(known.table, board), round=known.round)
+        opened = {key: fields.get(key, "") for key in ("game", "players", "options", "n", "top", "lcrc", "held")}
+        stamp = tablestate.stamp(**opened, board_id=self._board_id(known.table, board), round=known.round)
         if stamp == known.saved:
             self._status(known, OK)
             return False
         current = board.rebuild()
-        if current.game is None:
+        if current.game is None or current.name is None:
             return False
         # what was read must be what OPEN stamped (a hand entered in between: read next time)
         if (str(current.n), str(current.top), current.state.get("lcrc")) != (stamp["n"], stamp["top"], stamp["lcrc"]):

@@ -10,7 +10,7 @@ from rich.table import Table
 from tallycore import bishops_whist, points
 
 from . import fields, sheetparts, short
-from .base import WINS_TARGET, LoadedGame
+from .base import WINS_TARGET, GameProfile, LoadedGame
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:

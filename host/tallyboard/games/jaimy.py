@@ -9,7 +9,7 @@ from typing import Any, Iterator
 from tallycore import jaimy
 
 from . import fields, sheetparts, short
-from .base import WINS_TARGET, LoadedGame
+from .base import WINS_TARGET, GameProfile, LoadedGame
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:

@@ -14,7 +14,7 @@ from tallycore import cards, moosehead
 from tallycore import game as core_game
 
 from . import fields, sheetparts, short
-from .base import WINS_TARGET, LoadedGame
+from .base import WINS_TARGET, GameProfile, LoadedGame
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:

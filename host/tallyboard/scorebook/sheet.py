@@ -16,12 +16,12 @@ from ..games.base import LoadedGame
 def sheet_json(loaded: LoadedGame) -> dict[str, Any]:
     doc = games.profile(loaded.name).sheet(loaded)
     game = loaded.game
-    accepted = {}       # hand number: the player whose accept made the event that closed it
+    accepted: dict[int, int] = {}       # hand number: the player whose accept made the event that closed it
     for i in range(game.n):
         if game.rules.ends_hand(game.log[i]):
             accepted[len(accepted) + 1] = game.accepted_by(i)
     for hand in doc.get("hands", []):
-        if isinstance(hand, dict) and not hand.get("open") and accepted.get(hand.get("hand"), -1) >= 0:
+        if isinstance(hand, dict) and not hand.get("open") and accepted.get(hand.get("hand", 0), -1) >= 0:
             hand["accepted_by"] = accepted[hand["hand"]]
     return doc
 

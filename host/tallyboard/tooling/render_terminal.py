@@ -89,9 +89,10 @@ def _oled_font() -> dict[bytes, str]:
         source = Path(boarddef.__file__).with_name("sheetview.py").read_text(encoding="utf-8")
         table = {}
         for node in ast.parse(source).body:
-            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in ("_CHARS", "_GLYPHS",
-                                                                                      "_STAR_ARMS"):
-                table[node.targets[0].id] = ast.literal_eval(node.value)
+            target = node.targets[0] if isinstance(node, ast.Assign) else None
+            if isinstance(node, ast.Assign) and isinstance(target, ast.Name) and target.id in (
+                    "_CHARS", "_GLYPHS", "_STAR_ARMS"):
+                table[target.id] = ast.literal_eval(node.value)
         for i, c in enumerate(table["_CHARS"]):
             _GLYPHS.setdefault(table["_GLYPHS"][3 * i:3 * i + 3], chr(c))
         # the big '*': a bar in columns 2-3, rows 2-7, and its arms (SheetView.__init__)
