@@ -23,8 +23,24 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
+# MicroPython's builtins the firmware needs before BOOT are imported here by
+# the names only a builtin has (utime, uarray, uos, ujson): "time", "array",
+# "os" and "json" can be overridden by a file of that name, so the importer
+# looks along sys.path on littlefs first, some 6 ms each on the twin.
 try:
-    from time import ticks_add, ticks_diff, ticks_ms
+    from uarray import array
+except ImportError:  # CPython
+    from array import array
+try:
+    import uos as os
+except ImportError:  # CPython
+    import os
+try:
+    import ujson as json
+except ImportError:  # CPython
+    import json
+try:
+    from utime import ticks_add, ticks_diff, ticks_ms
 except ImportError:  # CPython
     import time as _time
 

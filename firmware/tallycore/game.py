@@ -17,7 +17,7 @@
 # (or takes a confirmed one back) can be held: it waits outside the log, and
 # counts nowhere, until accept() applies it or reject() drops it. Nothing else
 # changes the game while one is held.
-from array import array
+from tallycore import array
 
 from tallycore import games
 

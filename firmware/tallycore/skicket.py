@@ -30,7 +30,7 @@
 #   [46]     misdeals seen, high byte: a u16 in [1] and [46], as a game takes
 #            as many misdeals as its log holds (saturates at 65535)
 #   [47]     the options
-from array import array
+from tallycore import array
 
 from tallycore import const
 

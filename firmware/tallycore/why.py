@@ -34,7 +34,7 @@ class Parts:
     (player, points, code). Preallocated; add() allocates nothing."""
 
     def __init__(self):
-        from array import array
+        from tallycore import array
         self.player = bytearray(MAX_PARTS)
         self.points = array("i", bytes(4 * MAX_PARTS))
         self.code = bytearray(MAX_PARTS)

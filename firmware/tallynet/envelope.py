@@ -18,7 +18,7 @@
 # could speak for the director to another table (issue 30, finding 2).
 import binascii
 import hashlib
-import json
+from tallycore import json
 
 from tallycore import const
 

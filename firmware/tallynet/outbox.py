@@ -10,8 +10,7 @@
 # Both written then renamed (atomic on littlefs). A file that cannot be read
 # counts as absent: the board then numbers from where the director's
 # `applied` says (Link), never from a seq it may have used.
-import json
-import os
+from tallycore import json, os
 
 from tallynet.envelope import canonical
 from tallynet.topics import QUEUED, STATE

@@ -4,7 +4,7 @@
 # written as net.txt.tmp then renamed (atomic on littlefs). Every value is
 # checked again when loaded; a line that does not pass is left out (the key
 # is unset). Nothing read is evaluated.
-import os
+from tallycore import os
 
 from tallyrun.config import read_small
 from tallyrun.protocol import NET_KEYS, NET_BROKER_PORT, NET_KEY

@@ -16,7 +16,7 @@
 # Some 560 lines, past the ~500 the rest keep: stepping through a description, finding a
 # rejected hand's values again and drawing the entry all read and move the one walk state,
 # allocation-free; apart, each would reach into the others' internals.
-from array import array
+from tallycore import array
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -118,7 +118,7 @@ def stay_at_repl():
     A Pico does that by itself; the emulator, the unix port, exits after its
     script unless MICROPYINSPECT asks it to stay, as a Pico would."""
     if is_emulator():
-        import os
+        from tallycore import os
         os.putenv("MICROPYINSPECT", "1")
 
 

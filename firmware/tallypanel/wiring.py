@@ -64,7 +64,7 @@ class BoardDef:
 # button is looked for first); tallypanel.boarddef checks it after BOOT.
 def read(path):
     """A definition file's JSON, not yet checked (from_dict checks it)."""
-    import json
+    from tallycore import json
     try:
         with open(path, "rb") as f:
             # the whole file, then parsed: json.load(f) reads it a byte at a time through

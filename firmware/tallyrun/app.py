@@ -28,7 +28,7 @@
 #                             stands (the host said so with KEPT).
 #   app.add_task(coroutine)   another task to run in the app's asyncio loop;
 #   app.on_start(starter)     or starter() called in the loop, returning tasks.
-from array import array
+from tallycore import array
 
 from tallycore import ticks_ms as _ticks_ms
 

@@ -2,7 +2,7 @@
 # The file is "key value" lines (per-player keys as "name.2 Ann"), written as
 # config.txt.tmp then renamed (atomic on littlefs). Every value is
 # range-checked again when loaded; a bad line keeps the default.
-import os
+from tallycore import os
 
 from tallyrun.protocol import (CONFIG_KEYS, PLAYER_COLOURS, MAX_PLAYERS, T_INT, T_TEXT,
                                 T_RGB, CFG_BRIGHTNESS, CFG_BUDGET, CFG_NAME, CFG_COLOUR, CFG_CONFIRM, CFG_EVENT,

@@ -2,7 +2,7 @@
 # one set by the board itself (the club link seating its round). A setting
 # set is saved before the reply and pushed as CFG after it, as every change
 # is. Loaded with the app, after BOOT and the lights (tallypanel.start).
-import os
+from tallycore import os
 
 from tallyrun import protocol
 from tallyrun import replies

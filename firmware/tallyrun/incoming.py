@@ -2,7 +2,7 @@
 # line (LineReader), the line checked and parsed in place against the message
 # table (Request), NET SET's escaped values read (unescape_into). All in
 # preallocated buffers: nothing is allocated for a valid line.
-from array import array
+from tallycore import array
 
 from tallycore import const
 from tallyrun.protocol import crc16

@@ -13,7 +13,7 @@
 # Reading: the snapshot, then the longest valid prefix of the journal if its
 # header names the snapshot's generation. What could not be read is said in
 # `problems`; damaged files are kept as .bad.
-import os
+from tallycore import os
 
 from tallycore import const
 

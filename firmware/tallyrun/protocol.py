@@ -12,7 +12,7 @@
 # The board reads a request with tallyrun.incoming and writes its reply or event
 # with tallyrun.outgoing; the host's side is tallyboard.wire. Here beside the
 # table: the frames' checksum (crc16), which the journal and the config use too.
-from array import array
+from tallycore import array
 
 from tallycore import const
 

@@ -25,7 +25,7 @@
 # hold 21 records of 12 bytes each (the last 4 bytes of a page unused), so a
 # record never straddles a page and is programmed by one page program (0xFF
 # everywhere else in the page leaves those bytes as they are).
-import os
+from tallycore import os
 
 from tallycore import const
 from tallycore.games import index_of
