@@ -6,10 +6,7 @@
 # watchdog with feed() and stop(), and the reset cause.
 import sys
 
-if sys.platform == "rp2":
-    import umachine as machine   # the builtin by its own name: "machine" is looked for on littlefs first (6 ms)
-else:
-    import machine   # the emulator's stand-in (firmware/emu/), first on its module path
+import machine
 
 from tallycore import const
 
