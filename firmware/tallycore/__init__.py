@@ -23,22 +23,28 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-# MicroPython's builtins the firmware needs before BOOT are imported here by
-# the names only a builtin has (utime, uarray, uos, ujson): "time", "array",
-# "os" and "json" can be overridden by a file of that name, so the importer
-# looks along sys.path on littlefs first, some 6 ms each on the twin.
+# MicroPython's builtins the firmware uses are imported here by the names only
+# a builtin has (uarray, uos, ujson, uselect, uerrno, ubinascii, uhashlib,
+# utime): "array", "os" and the rest can be overridden by a file of that name,
+# so the importer looks along sys.path on littlefs first, some 6 ms each on
+# the twin, four of them before BOOT. (socket stays tallynet's own: a Pico
+# without Wi-Fi has none.)
 try:
     from uarray import array
+    import uos as os
+    import ujson as json
+    import uselect as select
+    import uerrno as errno
+    import ubinascii as binascii
+    import uhashlib as hashlib
 except ImportError:  # CPython
     from array import array
-try:
-    import uos as os
-except ImportError:  # CPython
     import os
-try:
-    import ujson as json
-except ImportError:  # CPython
     import json
+    import select
+    import errno
+    import binascii
+    import hashlib
 try:
     from utime import ticks_add, ticks_diff, ticks_ms
 except ImportError:  # CPython

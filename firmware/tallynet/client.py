@@ -19,10 +19,9 @@
 # tallynet.transport, what the socket has read, what waits sent as far as it
 # goes). After a failure it tries again in 1 s doubling to 8 s, plus a jitter
 # from the board's identity so a club's boards do not all come at once.
-import errno
 import gc
 
-from tallycore import const, ticks_add, ticks_diff, ticks_ms
+from tallycore import const, errno, ticks_add, ticks_diff, ticks_ms
 
 from tallynet.transport import FAILED, READY
 

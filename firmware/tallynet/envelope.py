@@ -16,11 +16,7 @@
 # table, each keyed with that table's key, so a board checks its own with
 # its own key (one HMAC, as one signature cost before) and holds no key that
 # could speak for the director to another table (issue 30, finding 2).
-import binascii
-import hashlib
-from tallycore import json
-
-from tallycore import const
+from tallycore import binascii, const, hashlib, json
 
 VERSION = const(1)
 DIRECTOR = "director"

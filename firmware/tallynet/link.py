@@ -16,14 +16,13 @@
 #
 # MQTT callbacks only queue what arrived (aiomqtt's rule); the step handles it.
 import gc
-import select
 
 try:
     import asyncio
 except ImportError:  # older MicroPython
     import uasyncio as asyncio  # type: ignore
 
-from tallycore import const, ticks_add, ticks_diff, ticks_ms
+from tallycore import const, select, ticks_add, ticks_diff, ticks_ms
 
 import network
 

@@ -6,9 +6,9 @@
 # One Connector lives as long as the client: each attempt resets it rather
 # than making a new one, so a broker restarted ten times in an evening leaves
 # the heap as it found it; only the socket itself is new each time.
-import errno
-import select
 import socket
+
+from tallycore import errno, select
 
 READY = "ready"
 FAILED = "failed"

@@ -6,7 +6,10 @@
 # watchdog with feed() and stop(), and the reset cause.
 import sys
 
-import machine
+if sys.platform == "rp2":
+    import umachine as machine   # the builtin by its own name: "machine" is looked for on littlefs first (6 ms)
+else:
+    import machine   # the emulator's stand-in (firmware/emu/), first on its module path
 
 from tallycore import const
 

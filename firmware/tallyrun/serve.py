@@ -15,7 +15,7 @@ _WATCHDOG_FEED_MS = const(1000)
 
 async def serve(app, stream=None):
     """Read the host's bytes until end of input (never, on a board)."""
-    import select
+    from tallycore import select
     stream = stream if stream is not None else sys.stdin.buffer
     reader = asyncio.StreamReader(stream)
     poller = select.poll()
