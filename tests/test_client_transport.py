@@ -222,3 +222,32 @@ def test_a_host_that_reads_late_loses_nothing(echo_board):
     until(lambda: b"echo " + lines[-1] in echo_board.last_output, 30, "the firmware's last echo", every=0.02)
     assert [link.read_line(2) for _ in lines] == [b"echo " + line for line in lines]
     link.close()
+
+
+def test_rebuild_settled_reads_again_when_the_game_changed_while_it_was_read(monkeypatch):
+    """The board started a new game (a Wi-Fi board seating itself for a round) between the host's reads
+    of its log and its score: rebuild() finds them disagreeing; rebuild_settled() reads again when an
+    event said the board changed, and raises when none did."""
+    from tallyboard.boardlink.client import Board
+    from tallyboard.common.errors import ProtocolError
+
+    board = Board.__new__(Board)
+    board.events_heard = 0
+    reads = []
+
+    def rebuild():
+        reads.append(board.events_heard)
+        if len(reads) == 1:
+            board.events_heard += 1          # the board's NEW heard while it was read
+            raise ProtocolError("SCORE hands: the board says 0, the host core 4")
+        return "the game as it stands"
+
+    monkeypatch.setattr(board, "rebuild", rebuild)
+    assert board.rebuild_settled() == "the game as it stands" and reads == [0, 1]
+
+    def disagrees():
+        raise ProtocolError("SCORE hands: the board says 0, the host core 4")
+
+    monkeypatch.setattr(board, "rebuild", disagrees)
+    with pytest.raises(ProtocolError, match="SCORE hands"):
+        board.rebuild_settled()            # nothing heard: a real disagreement, said at once

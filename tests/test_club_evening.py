@@ -84,7 +84,7 @@ class Club(Evening):
         try:
             board = Board(link, timeout=2.0)
             board.hello()
-            current = board.rebuild()
+            current = board.rebuild_settled()   # its table host may seat a round while it is read
             return {"round": int(board.cfg_get("round")), "names": board.player_names(4),
                     "hands": current.game.hands(), "totals": [current.game.total(p) for p in range(4)]}
         finally:

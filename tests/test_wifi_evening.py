@@ -115,7 +115,7 @@ class WifiEvening(Evening):
         try:
             board = Board(link, timeout=3.0)
             board.hello()
-            current = board.rebuild()
+            current = board.rebuild_settled()   # a board seating itself for a round while it is read
             game = current.game            # None: no game yet (not seated)
             return {"round": int(board.cfg_get("round")), "names": board.player_names(4),
                     "hands": game.hands() if game else 0,

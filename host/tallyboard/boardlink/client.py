@@ -441,6 +441,21 @@ class Board:
         and log checksum. Clears a pending event gap."""
         return rebuild(self)
 
+    def rebuild_settled(self, tries: int = 5) -> BoardGame:
+        """rebuild(), read again when the game changed while it was read: another
+        program on the shared port, or the board itself (its buttons, a round a
+        Wi-Fi board seats itself in), so that the log and the score no longer
+        agree and an event said so. ProtocolError when they disagree with no
+        change heard, or still after tries reads."""
+        while True:
+            heard = self.events_heard
+            try:
+                return self.rebuild()
+            except ProtocolError:
+                tries -= 1
+                if self.events_heard == heard or tries <= 0:
+                    raise
+
     def entry_screen(self) -> EntryScreen | None:
         """The hand entry open on the board's own screen, None when none is (or the
         board's firmware is older than the ENTRY request)."""

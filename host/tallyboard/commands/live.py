@@ -22,7 +22,7 @@ from .. import games as profiles
 from ..scorebook import sheet
 from ..boardlink.client import Board, EntryScreen
 from ..boardlink.boardgame import BoardGame
-from ..common.errors import BoardError, ProtocolError, TallyboardError, TransportError
+from ..common.errors import BoardError, TallyboardError, TransportError
 from ..boardlink.transport import MAX_LINE, take_lines
 from .reporting import reports_errors
 from .connect import board_options, button_letters, connected, held_gives, held_words
@@ -36,26 +36,13 @@ def render_board(board: Board, width: int = 100, plain: bool = False, seen: list
     on the board's screen drawn as it shows it), or with plain the Roquet pegs
     as text. Above it, what the board has noted since it started (at boot, or a
     part that stopped answering while it ran). seen[0]: the entry drawn."""
-    current = _rebuild(board)
+    current = board.rebuild_settled()
     notes = board.notes(int(current.state["notes"])) if current.state.get("notes", "").isdigit() else []
     warnings = [Text(f"the board noted: {text}", style="yellow") for text in notes]
     entry = board.entry_screen()
     if seen is not None:
         seen[0] = entry
     return Group(*warnings, _board_view(board, current, width, plain, entry))
-
-
-def _rebuild(board: Board, tries: int = 5) -> BoardGame:
-    """The board's game; read again when another program changed it while it
-    was read (the shared port: the log and the score no longer agree)."""
-    while True:
-        heard = board.events_heard
-        try:
-            return board.rebuild()
-        except ProtocolError:
-            tries -= 1
-            if board.events_heard == heard or tries <= 0:
-                raise
 
 
 def _board_view(board: Board, current: BoardGame, width: int, plain: bool, entry: EntryScreen | None = None) -> Group:
