@@ -151,6 +151,22 @@ def rebuild(board: Any) -> BoardGame:
     return BoardGame(name, players, options, game, log, state, score)
 
 
+
+def rebuild_settled(board: Any, tries: int = 5) -> BoardGame:
+    """rebuild(board), read again when the game changed while it was read: another
+    program on the shared port, or the board itself (its buttons, a round a Wi-Fi
+    board seats itself in), so that the log and the score no longer agree and an
+    event said so. ProtocolError when they disagree with no change heard, or
+    still after tries reads."""
+    while True:
+        heard = board.events_heard
+        try:
+            return board.rebuild()
+        except ProtocolError:
+            tries -= 1
+            if board.events_heard == heard or tries <= 0:
+                raise
+
 def reply_int(reply: dict[str, str], key: str, base: int = 10) -> int:
     try:
         return int(reply[key], base)

@@ -24,7 +24,7 @@ from . import wire
 from . import repl
 from ..common.errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError, log_full
 from ..games.base import LoadedGame
-from .boardgame import BoardGame, EntryScreen, options_document, parse_held, rebuild, reply_int as _int
+from .boardgame import BoardGame, EntryScreen, options_document, parse_held, rebuild, rebuild_settled, reply_int as _int
 from .transport import Transport
 
 SHARED_SAFE_MODE = "safe mode:"   # how the port's sharer answers for a board in safe mode (portshare)
@@ -442,19 +442,8 @@ class Board:
         return rebuild(self)
 
     def rebuild_settled(self, tries: int = 5) -> BoardGame:
-        """rebuild(), read again when the game changed while it was read: another
-        program on the shared port, or the board itself (its buttons, a round a
-        Wi-Fi board seats itself in), so that the log and the score no longer
-        agree and an event said so. ProtocolError when they disagree with no
-        change heard, or still after tries reads."""
-        while True:
-            heard = self.events_heard
-            try:
-                return self.rebuild()
-            except ProtocolError:
-                tries -= 1
-                if self.events_heard == heard or tries <= 0:
-                    raise
+        """rebuild(), read again when the game changed while it was read (boardgame.rebuild_settled)."""
+        return rebuild_settled(self, tries)
 
     def entry_screen(self) -> EntryScreen | None:
         """The hand entry open on the board's own screen, None when none is (or the
