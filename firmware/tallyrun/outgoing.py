@@ -111,13 +111,7 @@ class Writer:
         self.text(b" OK")
 
     def error(self, seq, code, message):
-        self.length = 0
-        self.full = False
-        self.number(seq)
-        self.text(b" ERR ")
-        self.text(ERRORS[code - 1])
-        self.byte(32)
-        words = self.length
+        words = self._error_head(seq, code)
         if isinstance(message, bytes):
             # the firmware's own words, kept as written ("end the frame with
             # *XXXX": a reader takes the last * of a line for the checksum's)
@@ -125,6 +119,16 @@ class Writer:
         else:
             self.text(message)   # words from an exception: printable, no *
         self._whole_words(words)
+
+    def _error_head(self, seq, code):
+        """"<seq> ERR <CODE> " begun afresh; returns where the message begins."""
+        self.length = 0
+        self.full = False
+        self.number(seq)
+        self.text(b" ERR ")
+        self.text(ERRORS[code - 1])
+        self.byte(32)
+        return self.length
 
     def _whole_words(self, words):
         """Words that did not fit the frame go whole: it ends at the last space
@@ -145,13 +149,7 @@ class Writer:
         verb's argument row (name, type, lo, hi, ...) or a CONFIG_KEYS row;
         message: what it must be; a RANGE message that ends "must be" or
         "must be - or" gets the range after it. Allocation-free."""
-        self.length = 0
-        self.full = False
-        self.number(seq)
-        self.text(b" ERR ")
-        self.text(ERRORS[code - 1])
-        self.byte(32)
-        words = self.length
+        words = self._error_head(seq, code)
         self._about(code, message, arg)
         self._whole_words(words)
 
