@@ -44,6 +44,10 @@ def test_the_live_page_shows_a_hand_s_reason_on_hover_and_tap_and_nothing_moves(
     page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
     page.wait_for_function("document.querySelector('#status').textContent === 'live'")
     assert page.text_content(f"{head} .why") == "hover or tap a hand: why it scored"
+    page.evaluate("document.fonts.ready.then(() => true)")   # measured once its fonts are in: nothing moves after
+    # and once every table is laid out (a redraw replaces a table's element: measured in between, it is 0 x 0)
+    page.wait_for_function("[...document.querySelectorAll('#tables [data-table]')]"
+                           ".every(e => e.getBoundingClientRect().height > 0)")
     laid_out = boxes(page, f"{head} tr, {head} .why, {head} .waiting, [data-table] ")
     page.hover(f'{head} tbody tr[data-hand="2"]')
     assert page.eval_on_selector_all(f"{head} .why span", "s => s.map(x => x.textContent)") == WHY[2]

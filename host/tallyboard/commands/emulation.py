@@ -199,8 +199,9 @@ _DRAWN_WITHIN = 2.0           # seconds: the painter draws a turn of the knob on
 
 def why_screen_outcome(emulator: Any, oled_before: bytes) -> str | None:
     """A press that changed no game, no entry: the why screen it opened, moved or left
-    (docs/display.md), read from the OLED's text once the board has drawn it (the OLED
-    changed, or 2 s); None when neither it nor the screen before was the why screen."""
+    (docs/display.md), read from the OLED's text once the board has drawn it (within 2 s;
+    another redraw, the sheet after a hand, may come first); None when neither it nor the
+    screen before was the why screen."""
     from ..tooling import render
     from ..tooling.render_terminal import oled_rows
 
@@ -211,11 +212,15 @@ def why_screen_outcome(emulator: Any, oled_before: bytes) -> str | None:
         return [text.rstrip() for text, _, _ in rows]
 
     deadline = time.monotonic() + _DRAWN_WITHIN
-    oled = emulator.oled()
-    while oled == oled_before and time.monotonic() < deadline:
-        time.sleep(0.02)
+    was_open = heading(oled_before) is not None
+    while True:
         oled = emulator.oled()
-    shown = heading(oled)
+        shown = heading(oled)
+        if (shown is not None and (not was_open or oled != oled_before)) or (was_open and shown is None):
+            break                       # opened or moved; or left
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.02)
     if shown is not None:
         lines: list[str] = []
         for row in shown[1:]:
@@ -224,7 +229,7 @@ def why_screen_outcome(emulator: Any, oled_before: bytes) -> str | None:
             elif row.strip():
                 lines.append(row)
         return f"the why screen: {shown[0].split('  ')[0].strip()}: {' / '.join(lines)}; {_WHY_NEXT}"
-    if heading(oled_before) is not None:
+    if was_open:
         return "left the why screen: the board shows its sheet again"
     return None
 
