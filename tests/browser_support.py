@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-CHROMIUM = Path("/usr/bin/chromium")
+from machine import find, needs
+
+CHROMIUM = Path(find("chromium").program)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-NO_CHROMIUM = "no /usr/bin/chromium: install Debian's chromium (apt-get install chromium)"
+NEEDS_CHROMIUM = needs("chromium")     # a browser test's mark: skipped, saying why, where Chromium does not run

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+import machine
+
 ROOT = Path(__file__).resolve().parent.parent
 # The shared core checks in tests/mp import plain module names.
 sys.path.insert(0, str(ROOT / "tests" / "mp"))
@@ -61,11 +63,65 @@ def _fail_unlisted_skip(report, nodeid: str) -> None:
                                "test needs (.ci/run does) or add the skip there with its reason")
 
 
+def _skip_missing_program(report, call) -> None:
+    """A test that ran a program the machine lacks (tests/machine.py NEEDS) without its needs() mark is
+    skipped with the same reason as a marked one, never an error: what to install, not a traceback."""
+    error = call.excinfo.value if call.excinfo is not None else None
+    if report.passed or not isinstance(error, (FileNotFoundError, PermissionError)) or not error.filename:
+        return
+    name = os.path.basename(os.fsdecode(error.filename))
+    try:
+        why = machine.why_not(name)
+    except KeyError:
+        return
+    if why:
+        report.outcome = "skipped"
+        report.longrepr = (str(report.fspath), report.location[1] or 0, f"Skipped: {why}")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
+    _skip_missing_program(outcome.get_result(), call)
     _fail_unlisted_skip(outcome.get_result(), item.nodeid)
     _fail_unmarked_start(outcome.get_result(), item.nodeid)
+
+
+QUICK_MOST_S = 5.0     # a quick test that takes longer, on a quiet machine, is marked slow or made fast
+
+
+def _say_slow_quick_tests(terminalreporter) -> None:
+    """The quick tier's promise (docs/host.md, "Tiers"): a quick test over QUICK_MOST_S is named, to be
+    marked slow or made fast. Said, not failed: on a busy machine any test may take longer."""
+    slow = sorted((r.duration, r.nodeid) for r in terminalreporter.stats.get("passed", [])
+                  if r.when == "call" and r.duration > QUICK_MOST_S and QUICK in r.keywords)
+    for duration, nodeid in slow[::-1][:10]:
+        terminalreporter.write_line(f"quick test over {QUICK_MOST_S:g} s ({duration:.1f} s): {nodeid}: mark it slow "
+                                    "or make it fast (on a busy machine, ignore this)")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """A run that left tests out says so in its last lines: how many, of which tiers, why, and how to
+    get them (never a bare `s`). The tests/mp checks that run under MicroPython instead are not counted."""
+    left: dict[str, list] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        if hasattr(report, "wasxfail") or not isinstance(report.longrepr, tuple):
+            continue
+        reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+        if any(allowed in reason for allowed in SKIPS_ALLOWED_IN_CI):
+            continue
+        left.setdefault(reason, []).append(report)
+    _say_slow_quick_tests(terminalreporter)
+    if not left:
+        return
+    terminalreporter.write_sep("=", "tests left out on this machine", yellow=True)
+    for reason, reports in sorted(left.items(), key=lambda kv: -len(kv[1])):
+        tiers = sorted({name for r in reports for name in TIERS if name in getattr(r, "keywords", {})}) or [QUICK]
+        modules = sorted({r.nodeid.split("::", 1)[0].removeprefix("tests/") for r in reports})
+        shown = ", ".join(modules[:3]) + (f" and {len(modules) - 3} more" if len(modules) > 3 else "")
+        terminalreporter.write_line(f"{len(reports)} left out ({'/'.join(tiers)}: {shown}): {reason}")
+    terminalreporter.write_line("python3 tests/machine.py installs what they need (the README's test command "
+                                "runs it first; docs/host.md, \"What the machine needs\")")
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -18,7 +18,7 @@ from PIL import Image
 
 from tallyboard.cli import main
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
 BOARDS = ("pico-reference", "pico2-serpentine-nooled")
 SVG = "{http://www.w3.org/2000/svg}"
 CSS_PX_PER_MM = 96 / 25.4
@@ -35,8 +35,7 @@ SIZES = {
     "template-a4-2": ((210, 297), (793.70, 1122.52), (595.28, 841.89)),
 }
 
-pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(),
-                                 reason=NO_CHROMIUM),
+pytestmark = [NEEDS_CHROMIUM,
               pytest.mark.browser, pytest.mark.process]
 
 

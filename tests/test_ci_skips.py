@@ -37,7 +37,8 @@ def _run(folder: Path, ci: str | None) -> str:
 
 @pytest.mark.process
 def test_an_unlisted_skip_fails_only_in_ci(tmp_path):
-    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
+    for support in ("conftest.py", "machine.py"):
+        shutil.copy(HERE / support, tmp_path / support)
     (tmp_path / "test_two.py").write_text(
         "import pytest\n\n"
         "def test_listed():\n"
@@ -71,7 +72,8 @@ def test_every_listed_skip_says_why():
 
 @pytest.mark.process
 def test_a_test_that_starts_a_process_without_its_marker_fails_the_run(tmp_path):
-    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
+    for support in ("conftest.py", "machine.py"):
+        shutil.copy(HERE / support, tmp_path / support)
     unix_port = tmp_path / "bin" / "micropython"        # a stand-in that exits 0: only its name counts
     unix_port.parent.mkdir()
     unix_port.write_text("#!/bin/sh\nexit 0\n")

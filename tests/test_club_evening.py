@@ -32,6 +32,7 @@ import pytest
 from click.testing import CliRunner
 
 from club_evening_support import WAIT, Evening, Proc
+from machine import needs
 from emu_fixtures import until
 from test_club_mqtt import Relay
 from tallyboard.boardlink import portshare
@@ -44,7 +45,7 @@ from tallyboard.evening.tables import event_tag
 from tallyboard.tooling.emulator import running_on
 from tallyboard.evening import EveningDatabase
 
-pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"), pytest.mark.broker, pytest.mark.process]
+pytestmark = [needs("mosquitto"), pytest.mark.broker, pytest.mark.process]
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu"]
 AFTER = {1: [70, 60, 70, 60], 2: [140, 120, 140, 120], 3: [210, 190, 200, 180], 4: [280, 260, 260, 240]}
@@ -374,7 +375,7 @@ def test_a_director_started_before_the_broker_serves_the_page_and_links_up_when_
         assert club.doc()["tables"][0]["totals"] == club.board(1)["totals"] == AFTER[1]
 
 
-@pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed (.ci/run installs it)")
+@needs("mosquitto")
 def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
     folder = tmp_path / "mosquitto-files"
     club.cli("event", "broker-files", str(folder))

@@ -25,6 +25,7 @@ import pytest
 
 from test_club_mqtt import EVENT, USERS, broker, wait_for  # noqa: F401  (broker: the fixture, on both brokers)
 from waiting import until
+from machine import why_not
 from tallyboard.club import brokers, director_link, embedded_broker, envelope, mqtt_link, outbox
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
@@ -388,8 +389,8 @@ def test_one_address_holds_at_most_its_share_of_the_embedded_brokers_connections
 
 @pytest.fixture
 def mosquitto(tmp_path):
-    if not Path(brokers.MOSQUITTO).exists():
-        pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+    if why_not("mosquitto"):
+        pytest.skip(why_not("mosquitto"))
     running = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
     running.start()
     try:
@@ -508,8 +509,8 @@ def test_mosquitto_on_port_0_takes_another_port_when_another_process_took_the_on
                                                                                                 monkeypatch):
     """free_port()'s race: another process binds the port between free_port() and
     mosquitto's bind. Played here by a listener of this test on the first port offered."""
-    if not Path(brokers.MOSQUITTO).exists():
-        pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+    if why_not("mosquitto"):
+        pytest.skip(why_not("mosquitto"))
     taker = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     taker.bind(("127.0.0.1", 0))
     taker.listen(1)

@@ -26,6 +26,7 @@ from tallyboard.club import brokers, director_link, embedded_broker, envelope, m
 
 from club_director_support import Message
 from waiting import until
+from machine import needs, why_not
 
 pytestmark = [pytest.mark.broker, pytest.mark.process]
 
@@ -45,8 +46,8 @@ def wait_for(what: str, condition: Callable[[], bool], timeout: float = WAIT) ->
 @pytest.fixture(params=["mosquitto", "amqtt"])
 def broker(request, tmp_path):
     if request.param == "mosquitto":
-        if not Path(brokers.MOSQUITTO).exists():
-            pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+        if why_not("mosquitto"):
+            pytest.skip(why_not("mosquitto"))
         running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT)
     else:
         running = embedded_broker.EmbeddedBroker(0, USERS, event=EVENT)      # port 0: bound by the broker itself, no race
@@ -369,8 +370,7 @@ def make_certificates(folder: Path) -> tuple[Path, brokers.TLSFiles]:
     return folder / "ca.crt", brokers.TLSFiles(folder / "broker.crt", folder / "broker.key")
 
 
-@pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists() or subprocess.run(["which", "openssl"],
-                    capture_output=True).returncode, reason="needs mosquitto and openssl")
+@needs("mosquitto", "openssl")
 def test_mqtts_through_a_tls_listener_with_the_clubs_ca(tmp_path):
     from tallyboard.club import outbox
 

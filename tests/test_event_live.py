@@ -40,7 +40,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.process]
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 SEAT_PINS = (10, 11, 12, 13)                 # board/pico-reference.json: seats 0..3
-from browser_support import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
 
 
 def run(*args: str) -> str:
@@ -173,8 +173,7 @@ def test_serve_killed_mid_round_then_resume_counts_every_hand_once(evening):
     assert [t["totals"] for t in again["tables"]] == [[150, 110, 150, 110], [40, 90, 40, 90]]
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(),
-                    reason=NO_CHROMIUM)
+@NEEDS_CHROMIUM
 def test_the_page_shows_a_hand_confirmed_on_a_board_within_2_s(evening):
     from playwright.sync_api import sync_playwright
 

@@ -20,10 +20,9 @@ import pytest
 
 from event_snapshots import held_hand_confirmed, two_tables
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, NO_CHROMIUM
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
 
-pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(),
-                                 reason=NO_CHROMIUM),
+pytestmark = [NEEDS_CHROMIUM,
               pytest.mark.browser, pytest.mark.process]
 
 

@@ -103,14 +103,46 @@ def check_cut(name, players, option, events, archive):
     return doc
 
 
+def cuts_through_one_hand(name, players, option, events, hand):
+    """The cuts before and after every event of the game's hand-th hand (counted from 0, any
+    number: taken modulo the hands there are), and after the whole game. A record is read back
+    whole at each cut, so cutting after every event of the game would cost the square of its
+    length (a Moosehead game of 120 events: 26 s); one hand's every cut, the hand drawn by
+    hypothesis, tries each position a hand can be left open at, at a cost linear in the game's."""
+    closes = games.profile(name).closes_hand(board_game(name, players, option, []))
+    starts = [0] + [at + 1 for at, event in enumerate(events) if closes(event) and at + 1 < len(events)]
+    first = starts[hand % len(starts)]
+    last = next((start for start in starts if start > first), len(events))
+    return sorted(set(range(first, last + 1)) | {len(events)})
+
+
+def test_the_cuts_through_one_hand_are_every_position_of_that_hand(monkeypatch):
+    # six events in three hands, closed by events 1, 4 and 5: hand 0 is events 0-1, hand 1 events 2-4,
+    # hand 2 event 5; a cut at k keeps events[:k], so hand 1's cuts are 2 (before it) to 5 (after it)
+    closing = [False, True, False, False, True, True]
+
+    class ClosedBy:
+        @staticmethod
+        def closes_hand(_game):
+            return lambda event: closing[event]
+
+    monkeypatch.setattr(games, "profile", lambda _name: ClosedBy)
+    events = list(range(len(closing)))
+    assert cuts_through_one_hand("roquet", 2, 0, events, 0) == [0, 1, 2, 6]
+    assert cuts_through_one_hand("roquet", 2, 0, events, 1) == [2, 3, 4, 5, 6]
+    assert cuts_through_one_hand("roquet", 2, 0, events, 2) == [5, 6]
+    assert cuts_through_one_hand("roquet", 2, 0, events, 3) == [0, 1, 2, 6]      # 3 hands: 3 is hand 0
+    assert cuts_through_one_hand("roquet", 2, 0, [], 5) == [0]
+
+
 @pytest.mark.parametrize("name", core_games.names())
 def test_export_reads_back_cut_after_every_event(name):
     @EXAMPLES
-    @given(STRATEGIES[name])
-    def check(played):
+    @given(STRATEGIES[name], st.integers(0, 1 << 10))
+    def check(played, hand):
         players, option, events = played
         with tempfile.TemporaryDirectory() as tmp, Archive(Path(tmp) / "a.sqlite3") as archive:
-            for cut in range(len(events) + 1):
+            for cut in cuts_through_one_hand(name, players, option, events, hand):
                 check_cut(name, players, option, events[:cut], archive)
     check()
 

@@ -20,7 +20,7 @@ import event_evenings as ev
 import season_evenings as se
 from season_evenings import PIN, cli, ok
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
 
 
 class Links(HTMLParser):
@@ -147,7 +147,7 @@ def test_names_are_escaped(season):
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium")
+@NEEDS_CHROMIUM
 def test_the_site_in_chromium_opens_links_resolve_and_it_prints(season):
     from playwright.sync_api import sync_playwright
 

@@ -17,7 +17,7 @@ from tallyboard.cli import main
 from tallycore import games
 
 ROOT = Path(__file__).resolve().parent.parent
-from browser_support import CHROMIUM
+from browser_support import CHROMIUM, NEEDS_CHROMIUM
 COMMON_NUMBERS = ["G1", "G2", "G3", "G4", "G5", "G6", "G7", "CF1", "CF2"]
 # each game's code and how many clauses its section has (docs/rules.md, counted by hand)
 OWN_CLAUSES = {
@@ -144,8 +144,7 @@ def assert_a_one_page_card(game: str, data: bytes) -> None:
         assert re.search(rf"\b{number}\b", text), f"{game}: no {number} in the card's text"
 
 
-needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium "
-                                                                   "(apt-get install chromium)")
+needs_chromium = NEEDS_CHROMIUM
 
 
 @needs_chromium

@@ -9,11 +9,10 @@ from __future__ import annotations
 import pytest
 
 from event_snapshots import held_hand_confirmed, two_tables
-from browser_support import CHROMIUM, NO_CHROMIUM
+from browser_support import CHROMIUM, NEEDS_CHROMIUM
 from test_event_page import browser, page, serve  # noqa: F401  (fixtures)
 
-pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(),
-                                 reason=NO_CHROMIUM),
+pytestmark = [NEEDS_CHROMIUM,
               pytest.mark.browser, pytest.mark.process]
 
 WHY = {1: ["Ann and Fay +90: made: the purchaser and his partner score the bid's value, 60 + 10 a level (SK7)",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from test_results_site import CHROMIUM, CHROMIUM_ARGS
+from test_results_site import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
 from test_why_pages import boxes
 
-pytestmark = [pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium"),
+pytestmark = [NEEDS_CHROMIUM,
               pytest.mark.browser, pytest.mark.process]
 
 

@@ -23,6 +23,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 import wifi_boards as wb
+from machine import needs
 from broker_spy import SPY_PASSWORD, SPY_USER, WatchedMosquitto
 from emu_fixtures import oled_text, until
 from tallyboard.boardlink.client import Board
@@ -33,7 +34,7 @@ from tallyboard.tooling.emulator import Emulator
 from tallyboard.evening.club import key_for, round_game
 from tallycore import game as core_game
 
-pytestmark = [pytest.mark.emulator, pytest.mark.broker]
+pytestmark = [needs("mosquitto"), pytest.mark.emulator, pytest.mark.broker]
 
 TAG = 0x1A2B
 TABLE = 2

@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from emu_fixtures import until
+from machine import needs
 from tallyboard.cli import main
 from tallyboard.club import brokers, envelope
 from tallyboard.club.mqtt_link import ConnectionRefused
@@ -26,7 +27,7 @@ from tallyboard.tooling.emulator import Emulator
 from tallyboard.evening import EveningDatabase
 from tallyboard.evening import club as club_mod
 
-pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"), pytest.mark.emulator, pytest.mark.broker, pytest.mark.process]
+pytestmark = [needs("mosquitto"), pytest.mark.emulator, pytest.mark.broker, pytest.mark.process]
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 WIFI = ("Club Wifi", "correct horse")

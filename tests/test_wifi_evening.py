@@ -46,8 +46,8 @@ from tallyboard.evening import EveningDatabase
 from tallyboard.evening import club as club_mod
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS
-pytestmark = [pytest.mark.skipif(not Path(brokers.MOSQUITTO).exists(), reason="mosquitto is not installed"),
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"),
+from machine import needs
+pytestmark = [needs("mosquitto", "chromium"),
               pytest.mark.emulator, pytest.mark.twin, pytest.mark.broker, pytest.mark.browser, pytest.mark.process]
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lu",

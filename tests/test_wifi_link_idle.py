@@ -15,13 +15,14 @@ import subprocess
 from pathlib import Path
 
 import wifi_boards as wb
+from machine import needs
 from tallyboard.tooling import fileset
 from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
 from tallyboard.tooling.mpunix import STANDINS_DIR
 from tallyboard.tooling.mpunix import micropython_binary
 
-pytestmark = [pytest.mark.emulator, pytest.mark.broker]
+pytestmark = [needs("mosquitto"), pytest.mark.emulator, pytest.mark.broker]
 
 TAG, TABLE = 0x1A2B, 3
 IDENT = wb.ident(TAG, TABLE)

@@ -2,15 +2,17 @@
 common fields of the JSON, each hand's scores, the key order, the table
 style, and the sheet of a short game. Every number comes from the core: the
 game's totals, winners and completeness, and each hand's scores as the
-change of the totals over that hand's events (`Game.hand_scores`)."""
+change of the totals over that hand's events (`Game.hand_scores`'s figures,
+found for every hand in one replay of the log: a sheet's cost grows with the
+game's length, not with its square)."""
 from __future__ import annotations
 
-from array import array
 from typing import Any, Callable
 
 from rich import box
 from rich.table import Table
 
+from tallycore import game as core_game
 from tallycore import points
 
 from .base import WINS_MOST_HANDS, WINS_MOST_TRICKS, WINS_TARGET, GameProfile, LoadedGame
@@ -35,23 +37,36 @@ def common_fields(loaded: LoadedGame) -> dict[str, Any]:
     }
 
 
+def _segments(game: core_game.Game) -> list[list[int]]:
+    """The change of every total over each stretch of the log that an event ending a hand closes, and
+    last over the stretch still open (zeros when none is): Game.hand_scores(k) for every k at once, in
+    one replay of the log into a game of its own."""
+    replay = core_game.Game(len(game.log))
+    replay.new(game.index, game.players, game.options)
+    players = range(game.players)
+    start = [replay.total(p) for p in players]
+    rows = []
+    for i in range(game.n):
+        event = game.log[i]
+        replay.apply_checked(event)
+        if game.rules.ends_hand(event):
+            now = [replay.total(p) for p in players]
+            rows.append([now[p] - start[p] for p in players])
+            start = now
+    rows.append([replay.total(p) - start[p] for p in players])
+    return rows
+
+
 def hand_scores(loaded: LoadedGame) -> list[list[int]]:
     """Each finished hand's scores, one per player."""
-    game = loaded.game
-    out = array("i", [0] * game.players)
-    rows = []
-    for hand in range(game.hands()):
-        game.hand_scores(hand, out)
-        rows.append(list(out))
-    return rows
+    return _segments(loaded.game)[:loaded.game.hands()]
 
 
 def scores_so_far(loaded: LoadedGame) -> list[int]:
     """The scores of the hand in progress so far, one per player."""
     game = loaded.game
-    out = array("i", [0] * game.players)
-    game.hand_scores(game.hands(), out)
-    return list(out)
+    segments = _segments(game)
+    return segments[game.hands()] if game.hands() < len(segments) else [0] * game.players
 
 
 def ordered(doc: dict[str, Any]) -> dict[str, Any]:
