@@ -25,7 +25,7 @@ from ..boardlink import viewcache, wire
 from ..boardlink.client import Board
 from ..boardlink.boardgame import BoardGame, game_from_log, parse_held, why_parts
 from ..common.errors import BoardError, BoardNotFound, TallyboardError, TransportError
-from .reporting import reports_errors
+from .reporting import reply_timeout_option, reports_errors
 from ..boardlink.transport import Transport, find_board_port, list_serial_ports
 
 # ---------------------------------------------------------------- connecting
@@ -33,8 +33,7 @@ from ..boardlink.transport import Transport, find_board_port, list_serial_ports
 
 def board_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--port, --emulator and --timeout, shared by every board command."""
-    fn = click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
-                      help="Seconds to wait for each reply before sending the request again.")(fn)
+    fn = reply_timeout_option()(fn)
     fn = click.option("--emulator", "use_emulator", is_flag=True,
                       help="Use the emulator: the running `tallyboard emulate`, else one started for "
                            "this command on the emulator's flash folder.")(fn)

@@ -25,7 +25,7 @@ from ..common.files import loads as load_json
 from ..boardlink.client import Board, EntryScreen, Event
 from ..boardlink.boardgame import BoardGame, parse_held
 from ..common.errors import TallyboardError
-from .reporting import reports_errors
+from .reporting import reply_timeout_option, reports_errors
 from ..tooling.simulate import SIMULATED_GAMES, simulate
 from ..boardlink.transport import SerialTransport
 from .connect import button_letters, connected, names_of, print_summary, print_why, progress_bar
@@ -314,7 +314,7 @@ def private_board(port: str | None, timeout: float) -> Iterator[tuple[Board, emu
               help="Run on this board (its game is replaced!) instead of a private emulator.")
 @click.option("--emulator", "use_emulator", is_flag=True,
               help="Run on a private emulator in a temporary flash folder (the default).")
-@click.option("--timeout", type=click.FloatRange(0.05, 60), default=2.0, show_default=True)
+@reply_timeout_option(default=2.0)
 @reports_errors
 def simulate_cmd(game_names: str, count: int, seed: int, first: int, port: str | None, use_emulator: bool,
                  timeout: float) -> None:

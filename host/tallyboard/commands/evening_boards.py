@@ -13,12 +13,11 @@ from ..evening.evening_store import EventT, EveningStore
 from ..evening.store import FINISHED
 from ..evening.tables import Tables, event_folder
 from ..evening.watch import link_words
-from .reporting import reports_errors
+from .reporting import reply_timeout_option, reports_errors
 
 event_option = click.option("--event", "event_name", metavar="NAME",
                             help="The evening (default: the one in progress, else the last one finished).")
-timeout_option = click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
-                              help="Seconds to wait for each board's reply before asking again.")
+timeout_option = reply_timeout_option(what="each board's")
 
 
 def open_store() -> Any:

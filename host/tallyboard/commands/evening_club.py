@@ -17,7 +17,7 @@ from ..common import secretfile
 from ..club.envelope import ROUND_AHEAD
 from ..common.names import shown
 from ..common.errors import TallyboardError
-from .reporting import reports_errors
+from .reporting import reply_timeout_option, reports_errors
 
 event_option = click.option("--event", "event_name", metavar="NAME",
                             help="The evening (default: the one in progress).")
@@ -42,8 +42,7 @@ event_option = click.option("--event", "event_name", metavar="NAME",
 @click.option("--state", "state_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the outbox is kept (default: the evenings' folder).")
 @click.option("--duration", type=float, default=0, help="Stop after this many seconds (0: until Ctrl-C).")
-@click.option("--timeout", type=click.FloatRange(0.05, 60), default=1.0, show_default=True,
-              help="Seconds to wait for each board's reply before asking again.")
+@reply_timeout_option(what="each board's")
 @click.option("--take-next-round", is_flag=True,
               help="Take the director's next round whatever its number: when this host's log said a round was "
                    "refused as 'ahead' because the host was away while the director changed the round more than "
