@@ -17,7 +17,7 @@ from ..tooling import fileset
 from ..boardlink import portshare
 from ..boardlink.client import Board
 from ..common.errors import TallyboardError, TransportError
-from .reporting import reports_errors
+from .reporting import reply_timeout_option, reports_errors
 from ..boardlink.transport import SerialTransport, find_board_port
 from .connect import progress_bar
 
@@ -28,8 +28,9 @@ from .connect import progress_bar
 @click.option("--board", "-b", metavar="NAME",
               help="The board definition to run (board/NAME.json), one for the board's chip; set on the "
                    "board as its board setting (default: the board's setting, else pico-reference).")
+@reply_timeout_option()
 @reports_errors
-def deploy_cmd(port: str | None, use_emulator: bool, board: str | None) -> None:
+def deploy_cmd(port: str | None, use_emulator: bool, board: str | None, timeout: float) -> None:
     """Compile the firmware with mpy-cross and copy it to the board with mpremote."""
     console = Console(stderr=True)
     if use_emulator and board:
@@ -63,7 +64,7 @@ def deploy_cmd(port: str | None, use_emulator: bool, board: str | None) -> None:
         task = progress.add_task(f"asking the board on {port} which chip it is and what it holds", total=None)
         deployed = deploy_mod.deploy(port, files, board=board, progress=lambda step, done, total: progress.update(
             task, completed=done, total=total, description=step))
-    hello = _wait_for_board(port, rediscover=rediscover)
+    hello = _wait_for_board(port, rediscover=rediscover, reply_s=timeout)
     unchanged = len(deployed.files) - len(deployed.written)
     already = "" if not unchanged else (", all of them already there" if not deployed.written
                                         else f", {unchanged} of them already there")
@@ -94,9 +95,13 @@ def restart_emulator(running: dict[str, Any], seconds: float = 15.0) -> dict[str
     return _wait_for_board(running["port"])
 
 
-def _wait_for_board(port: str, seconds: float = 15.0, rediscover: bool = False) -> dict[str, str]:
+def _wait_for_board(port: str, seconds: float | None = None, rediscover: bool = False,
+                    reply_s: float = 1.0) -> dict[str, str]:
     """After a reset the Pico re-enumerates (found again by its USB id when
-    rediscover: it may come back on another port); HELLO once it is back."""
+    rediscover: it may come back on another port); HELLO once it is back, each try
+    waiting reply_s for the reply. A board slow enough to need a longer reply_s
+    (--timeout) is given as much longer to start: 15 of them, 15 s for a Pico."""
+    seconds = 15 * reply_s if seconds is None else seconds
     deadline = time.monotonic() + seconds
     last: Exception | None = None
     while time.monotonic() < deadline:
@@ -109,7 +114,7 @@ def _wait_for_board(port: str, seconds: float = 15.0, rediscover: bool = False) 
             time.sleep(0.5)
             continue
         try:
-            board = Board(link, timeout=1.0)
+            board = Board(link, timeout=reply_s)
             link.drain()
             return board.hello()
         except TallyboardError as exc:
