@@ -54,7 +54,34 @@ _LINE = re.compile(r"\[rp2emu line\] since_reset_ms=(?P<reset>[\d.]+)"
 # take one between its choice and the bind, as it could a port found free beforehand)
 _SERIAL_AT = re.compile(r"\[rp2emu\] .*serial on tcp 127\.0\.0\.1:(\d+)")
 _CONTROL_AT = re.compile(r"\[rp2emu\] control on tcp 127\.0\.0\.1:(\d+)")
-START_S = 30.0         # the runner's ports, then the pty, within this
+
+# How many times slower than on a quiet machine a busy one may run the twin (its emulated clock just
+# advances more slowly per wall second). Every wall-clock bound below is a step's quiet time times
+# this: only a guard against a hang, as each wait returns the moment its condition holds; the tests
+# judge the device by its own clock, events and lines, never by how long it took.
+PATIENCE = 10
+SLOWDOWN = 4           # wall ms an emulated ms of busy code takes quietly (a quarter of a Pico's speed)
+
+
+def patient(quiet_s: float) -> float:
+    """The wall-clock guard on a wait for a step that takes quiet_s seconds on a quiet machine."""
+    return quiet_s * PATIENCE
+
+
+def patient_chip(chip_ms: float) -> float:
+    """The guard on a wait for chip_ms of the chip's own (emulated) time to pass, busy or idle."""
+    return patient(SLOWDOWN * chip_ms / 1000 + 1)
+
+
+START_S = patient(6)       # the runner's ports, then the pty (about a second quietly)
+STOP_S = patient(2)        # the runner gone after SIGTERM (it writes its flash image first)
+REPLY_S = patient(1)       # a board's reply to one request (--timeout, TALLYBOARD_TIMEOUT): 0.1-2 s quietly
+REPL_S = patient(6)        # a raw REPL step or a short script (under a second quietly)
+CONTROL_S = patient(6)     # one control port request (a press: its own ms added by TwinControl)
+BOOT_S = patient(5)        # power-up to the app's BOOT event and answers (about 2 s quietly)
+COMMAND_S = patient(10)    # a tallyboard command (1-2 s quietly); past a silent board's 4 tries of REPLY_S
+DEPLOY_S = patient(60)     # tallyboard deploy to a blank chip (10-30 s quietly)
+SETTLE_S = min(patient(30), 600)  # the parts quiet after an input (a long why page: seconds); run.mjs takes <= 600
 
 
 def missing(uf2: Path | None = None) -> str | None:
@@ -187,10 +214,10 @@ class Twin:
         if self._control is None:
             if self.control_port is None:
                 raise TwinError("the device twin is not running: start() it first")
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + START_S
             while True:
                 try:
-                    self._control = TwinControl(self.control_port)
+                    self._control = TwinControl(self.control_port, timeout=CONTROL_S)
                     break
                 except TwinError:
                     if time.monotonic() > deadline or self.node is None or self.node.poll() is not None:
@@ -209,10 +236,10 @@ class Twin:
         if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
             try:
-                proc.wait(10)
+                proc.wait(STOP_S)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
+                proc.wait(STOP_S)
 
     def stop(self) -> None:
         self._drop_control()
@@ -232,7 +259,7 @@ class Twin:
         assert self.node is not None
         self._drop_control()
         os.killpg(self.node.pid, signal.SIGKILL)
-        self.node.wait(10)
+        self.node.wait(STOP_S)
         self.node = None
         self._end(self.bridge)
         self.bridge = None
@@ -245,17 +272,24 @@ class Twin:
         self.stop()
 
     # ------------------------------------------------------------ host side
-    def tallyboard(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    def tallyboard_command(self, *args: str) -> tuple[list[str], dict[str, str]]:
+        """`tallyboard ARGS --port <the pty>` and its environment: each reply waited for REPLY_S
+        (TALLYBOARD_TIMEOUT, unless set already), as the emulated board may be slow to answer."""
         exe = Path(sys.executable).with_name("tallyboard")
-        return subprocess.run([str(exe), *args, "--port", str(self.link)], capture_output=True, text=True,
-                              timeout=timeout)
+        env = dict(os.environ)
+        env.setdefault("TALLYBOARD_TIMEOUT", f"{REPLY_S:g}")
+        return [str(exe), *args, "--port", str(self.link)], env
+
+    def tallyboard(self, *args: str, timeout: float = COMMAND_S) -> subprocess.CompletedProcess:
+        argv, env = self.tallyboard_command(*args)
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
 
     def deploy(self) -> None:
-        done = self.tallyboard("deploy", timeout=600)
+        done = self.tallyboard("deploy", timeout=DEPLOY_S)
         if done.returncode:
             raise RuntimeError(f"deploy failed: {done.stdout}{done.stderr}")
 
-    def board(self, timeout: float = 5.0):
+    def board(self, timeout: float = REPLY_S):
         from tallyboard.boardlink.client import Board
         from tallyboard.boardlink.transport import SerialTransport
 
@@ -270,7 +304,7 @@ class Twin:
         self._log_at = len(data)
         return text.splitlines()
 
-    def first_light_ms(self, wait: float = 30.0) -> float:
+    def first_light_ms(self, wait: float = BOOT_S) -> float:
         """Emulated ms from the last reset to the first data on the LED pin (the
         log's first such line after mark())."""
         deadline = time.monotonic() + wait
@@ -301,7 +335,7 @@ class Twin:
         assert self.node is not None
         before = self.log.stat().st_size
         os.kill(self.node.pid, signal.SIGUSR1)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + patient(2)
         while time.monotonic() < deadline:
             data = self.log.read_bytes()[before:].decode("latin1")
             for raw in data.splitlines():
@@ -321,7 +355,7 @@ class RawRepl:
 
     BANNER = b"raw REPL; CTRL-B to exit\r\n>"
 
-    def __init__(self, link: Path, timeout: float = 30.0) -> None:
+    def __init__(self, link: Path, timeout: float = REPL_S) -> None:
         import serial
 
         self.port = serial.Serial(str(link), 115200, timeout=0.05)
@@ -446,10 +480,10 @@ def switch_games(twin, board, order: list[tuple[str, int]], *, stats_every: int 
                     and not line.text.startswith("!") and " OK " in line.text]
         if answered:
             result.new_ms.append(answered[-1].since_request_us / 1000)
-        control.settle(quiet_ms=60, most_s=30)
+        control.settle(quiet_ms=60, most_s=SETTLE_S)
         if push:
             control.press("push", ms=80)
-            control.settle(quiet_ms=60, most_s=30)
+            control.settle(quiet_ms=60, most_s=SETTLE_S)
         result.done = number
         if number % stats_every == 0:
             stats = board.request("STATS")
