@@ -455,22 +455,21 @@ class Switches:
     frees: list[int]           # STATS free, the same moments
     new_ms: list[float]        # NEW -> OK, emulated ms, each switch
     wall_s: float
+    chip_s: float = 0.0        # the same switches in the chip's own (emulated) time
 
 
-def switch_games(twin, board, order: list[tuple[str, int]], *, stats_every: int = 10, push: bool = True,
-                 wall_s: float | None = None) -> Switches:
+def switch_games(twin, board, order: list[tuple[str, int]], *, stats_every: int = 10,
+                 push: bool = True) -> Switches:
     """Play a game switch for each (game, players) of order on the twin, as a table would:
     NEW from the host, the display caught up with the new game (its panel view loads), and
     with push the knob pushed (a hand entry opened on the board, left open when the next
-    NEW comes); STATS after every stats_every-th switch. Stops early once wall_s of wall
-    time have passed. A NEW the board refuses raises (tallyboard.boardlink.client's BoardError,
-    saying which switch)."""
+    NEW comes); STATS after every stats_every-th switch. A NEW the board refuses raises
+    (tallyboard.boardlink.client's BoardError, saying which switch)."""
     started = time.monotonic()
     result = Switches(0, [], [], [], 0.0)
     control = twin.control
+    chip_started = control.stats()["emu_ms"]
     for number, (name, players) in enumerate(order, 1):
-        if wall_s is not None and time.monotonic() - started > wall_s:
-            break
         twin.mark()
         try:
             board.new(name, players)
@@ -490,4 +489,5 @@ def switch_games(twin, board, order: list[tuple[str, int]], *, stats_every: int 
             result.blocks.append(int(stats["block"]))
             result.frees.append(int(stats["free"]))
     result.wall_s = time.monotonic() - started
+    result.chip_s = (control.stats()["emu_ms"] - chip_started) / 1000
     return result

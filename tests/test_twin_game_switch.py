@@ -8,9 +8,9 @@ started once more. Not one NEW may fail (the twin's 16th NEW in a row once stopp
 app with a MemoryError), and the board's own error counter (a display or handler failure,
 a view that did not load) stays at 0.
 
-The issue's 200 switches take the twin about a quarter of a Pico's speed and several
-minutes of wall time on a loaded CI machine: the test makes as many of the 200 as fit in
-SWITCH_WALL_S of wall time (at least MIN_SWITCHES), and the full 200 are measured by
+The issue's 200 switches take the twin several minutes of wall time on a loaded CI machine:
+the test makes the first SWITCHES_HERE of them, however long the machine takes (each wait
+bounded only against a hang), and the full 200 are measured by
 `python bench/bench_game_switch_twin.py` (docs/benchmarks.md, "Game switches and the
 heap"). Marked `twin`; under CI=true a twin that cannot start fails the module."""
 from __future__ import annotations
@@ -31,8 +31,9 @@ pytestmark = [*TWIN_TESTS, pytest.mark.process]
 
 SEED = 20
 SWITCHES = 200
-SWITCH_WALL_S = 60        # wall time for the switches (the bench makes all 200)
-MIN_SWITCHES = 16         # and the sixteen NEWs after them: 32 at least (31 + 16 on a machine at load 15)
+# the switches made here (the bench makes all 200): every game among them, and as many as a quiet
+# machine made in the minute of wall time the test once had (110; 31 at load 15)
+SWITCHES_HERE = 100
 
 
 @pytest.fixture(scope="module")
@@ -46,18 +47,17 @@ def twin(tmp_path_factory):
 
 
 def test_every_game_loads_after_switches_in_a_seeded_order(twin):
-    order = device_twin.switch_order(SEED, SWITCHES, GAMES)
+    order = device_twin.switch_order(SEED, SWITCHES, GAMES)[:SWITCHES_HERE]
     assert {name for name, _ in order} == {row[0] for row in GAMES}
-    board = twin.board(timeout=10.0)
+    board = twin.board()
     try:
         booted = board.request("STATS")
-        switched = device_twin.switch_games(twin, board, order, wall_s=SWITCH_WALL_S)
-        assert switched.done >= MIN_SWITCHES, \
-            f"only {switched.done} switches in {SWITCH_WALL_S} s: the twin is too slow here to check the heap"
+        switched = device_twin.switch_games(twin, board, order)
+        assert switched.done == SWITCHES_HERE
         for name, least, _most, *_ in GAMES:
             reply = board.new(name, least)
             assert reply["n"] == "0"
-            twin.control.settle(quiet_ms=60, most_s=30)
+            twin.control.settle(quiet_ms=60, most_s=device_twin.SETTLE_S)
             assert board.state()["game"] == name
         stats = board.request("STATS")
     finally:
@@ -65,5 +65,6 @@ def test_every_game_loads_after_switches_in_a_seeded_order(twin):
     # no display or handler failure on the way: every game's panel view loaded and drew
     assert stats["errors"] == "0", stats
     least_block = min(switched.blocks + [int(stats["block"])])
-    print(f"{switched.done} switches in {switched.wall_s:.0f} s, then every game: the least largest free "
-          f"block {least_block} B (after boot {booted['block']} B), free at the end {stats['free']} B")
+    print(f"{switched.done} switches in {switched.chip_s:.0f} s of the twin's time ({switched.wall_s:.0f} s of wall "
+          f"time), then every game: the least largest free block {least_block} B (after boot {booted['block']} B), "
+          f"free at the end {stats['free']} B")
