@@ -10,7 +10,9 @@ Skipped, with the reason, where the twin cannot run (it needs node, socat
 and rp2040js; TALLYBOARD_RP2EMU names another folder), but never in CI (CI=true): there
 they fail instead. Marked `twin`, so
 `pytest -m "not twin"` leaves it out. The twin runs busy code at about a quarter of a real
-Pico's speed; the whole module keeps to BUDGET_S of wall time."""
+Pico's speed, and slower on a busy machine: every step waits on what the chip did (its
+replies, its events, its own clock), each with its own bound against a hang only
+(bench/twin_harness.py's PATIENCE)."""
 from __future__ import annotations
 
 import json
@@ -19,22 +21,20 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-
-
-from twin_support import TWIN_TESTS, device_twin  # noqa: E402
+from twin_support import TWIN_TESTS, device_twin, still_running  # noqa: E402
 from test_cli_skicket_series import summary_of  # noqa: E402  (what a command printed before its reason)
+from waiting import NotInTime, until  # noqa: E402
 
 pytestmark = [*TWIN_TESTS, pytest.mark.process]
 
-BUDGET_S = 300          # the whole module, deploy included (about 100 s on a 2-core machine)
-DEPLOY_S = 120          # tallyboard deploy to a blank chip (about 30 s)
-COMMAND_S = 30          # one other tallyboard command (about 1 s)
-BOOT_S = 30             # power back on to the firmware's BOOT event (about 2 s)
+DEPLOY_S = device_twin.DEPLOY_S      # tallyboard deploy to a blank chip
+COMMAND_S = device_twin.COMMAND_S    # one other tallyboard command
+BOOT_S = device_twin.BOOT_S          # power back on to the firmware's BOOT event
+SETTLE_S = device_twin.SETTLE_S      # the OLED drawn after a change or a press
 
 # A change's reply: the board sends it only once the change is in its journal
 # (docs/protocol.md: checked, journaled, applied, answered, then pushed).
@@ -42,33 +42,19 @@ CHANGE_ACKNOWLEDGED = re.compile(r"\d+ OK n=\d+ top=\d+ eseq=\d+")
 BOOT_EVENT = re.compile(r"! \d+ BOOT .*\bgame=(?P<game>\S+) n=(?P<n>\d+) top=(?P<top>\d+)")
 
 
-class Deadline:
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.at = time.monotonic() + seconds
-
-    def left(self, most: float) -> float:
-        left = self.at - time.monotonic()
-        if left <= 0:
-            pytest.fail(f"the device twin tests ran past their {self.seconds} s budget")
-        return min(left, most)
-
-
 class Chip:
-    """The twin with the module's deadline: tallyboard commands on its port, power cuts."""
+    """The twin, with tallyboard commands on its port and power cuts, each wait bounded on its own."""
 
-    def __init__(self, twin, deadline: Deadline) -> None:
+    def __init__(self, twin) -> None:
         self.twin = twin
-        self.deadline = deadline
         self.last_knob_note: str | None = None    # the knob's latest NOTE a wait has read
 
     def tallyboard(self, *args: str, most: float = COMMAND_S) -> subprocess.CompletedProcess:
-        limit = self.deadline.left(most)
         try:
-            return self.twin.tallyboard(*args, timeout=limit)
+            return self.twin.tallyboard(*args, timeout=most)
         except subprocess.TimeoutExpired:
             pass     # run() has killed the command
-        pytest.fail(f"tallyboard {' '.join(args)} did not end within {limit:.0f} s{self.log_tail()}")
+        pytest.fail(f"tallyboard {' '.join(args)} did not end within {most:.0f} s{self.log_tail()}")
 
     def score(self, *args: str) -> str:
         """A command that must succeed; its standard output."""
@@ -91,15 +77,11 @@ class Chip:
         return self.wait_for_boot()
 
     def wait_for_boot(self) -> dict[str, str]:
-        limit = self.deadline.left(BOOT_S)
-        until = time.monotonic() + limit
-        while time.monotonic() < until:
-            for line in self.twin.lines():
-                found = BOOT_EVENT.search(line.text)
-                if found:
-                    return found.groupdict()
-            time.sleep(0.1)
-        pytest.fail(f"no BOOT event within {limit:.0f} s of power-up{self.log_tail()}")
+        def booted():
+            return next((found.groupdict() for line in self.twin.lines()
+                         if (found := BOOT_EVENT.search(line.text))), None)
+
+        return until(booted, BOOT_S, "the BOOT event after power-up", explain=self.log_tail, every=0.1)
 
     def cut_power_as_the_board_acknowledges(self, *args: str) -> subprocess.CompletedProcess:
         """Run a scoring command and cut the power the moment the board has sent the
@@ -107,33 +89,25 @@ class Chip:
         the board's state before it prints) has almost always not reported it yet.
         What the command said, once it has ended."""
         self.twin.mark()
-        exe = Path(sys.executable).with_name("tallyboard")
-        command = subprocess.Popen([str(exe), *args, "--port", str(self.twin.link)], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+        command = self._command(*args)
+
+        def acknowledged() -> bool:
+            if any(line.since_request_us is not None and CHANGE_ACKNOWLEDGED.match(line.text)
+                   for line in self.twin.lines()):
+                return True
+            if command.poll() is not None:
+                out, err = command.communicate()
+                pytest.fail(f"tallyboard {' '.join(args)} ended (exit {command.returncode}) before the "
+                            f"board acknowledged a change: {out}{err}{self.log_tail()}")
+            return False
+
         try:
-            until = time.monotonic() + self.deadline.left(COMMAND_S)
-            while not any(line.since_request_us is not None and CHANGE_ACKNOWLEDGED.match(line.text)
-                          for line in self.twin.lines()):
-                if command.poll() is not None:
-                    out, err = command.communicate()
-                    pytest.fail(f"tallyboard {' '.join(args)} ended (exit {command.returncode}) before the "
-                                f"board acknowledged a change: {out}{err}{self.log_tail()}")
-                if time.monotonic() > until:
-                    pytest.fail(f"the board did not acknowledge tallyboard {' '.join(args)} "
-                                f"within {COMMAND_S} s{self.log_tail()}")
-                time.sleep(0.005)
+            until(acknowledged, COMMAND_S, f"the board's acknowledgement of tallyboard {' '.join(args)}",
+                  explain=self.log_tail, every=0.005)
             self.twin.power_cut()
-            limit = self.deadline.left(COMMAND_S)
-            try:
-                out, err = command.communicate(timeout=limit)
-                return subprocess.CompletedProcess(command.args, command.returncode, out, err)
-            except subprocess.TimeoutExpired:
-                pass     # killed below
-            pytest.fail(f"tallyboard {' '.join(args)} still ran {limit:.0f} s after the board lost power")
+            return self._ended(command, args)
         finally:
-            if command.poll() is None:
-                os.killpg(command.pid, signal.SIGKILL)
-                command.wait(10)
+            self._kill(command)
 
     def cut_power_as_the_board_journals(self, *args: str) -> subprocess.CompletedProcess | None:
         """Run a scoring command and cut the power the moment the chip's flash takes a
@@ -143,31 +117,40 @@ class Chip:
         (nothing to cut mid-command)."""
         image = self.twin.image
         before = image.stat().st_mtime_ns
-        exe = Path(sys.executable).with_name("tallyboard")
-        command = subprocess.Popen([str(exe), *args, "--port", str(self.twin.link)], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+        command = self._command(*args)
         try:
-            until = time.monotonic() + self.deadline.left(COMMAND_S)
-            while image.stat().st_mtime_ns == before:
-                if command.poll() is not None:
-                    command.communicate()
-                    return None
-                if time.monotonic() > until:
-                    pytest.fail(f"the chip's flash took no write for tallyboard {' '.join(args)} "
-                                f"within {COMMAND_S} s{self.log_tail()}")
-                time.sleep(0.0002)    # the reply follows the write by a few ms of wall time
+            # looked at every 0.2 ms: the reply follows the write by a few ms of wall time
+            until(lambda: image.stat().st_mtime_ns != before or command.poll() is not None, COMMAND_S,
+                  f"a write to the chip's flash for tallyboard {' '.join(args)}", explain=self.log_tail,
+                  every=0.0002)
+            if image.stat().st_mtime_ns == before:     # the command ended first
+                command.communicate()
+                return None
             self.twin.power_cut()
-            limit = self.deadline.left(COMMAND_S)
-            try:
-                out, err = command.communicate(timeout=limit)
-                return subprocess.CompletedProcess(command.args, command.returncode, out, err)
-            except subprocess.TimeoutExpired:
-                pass     # killed below
-            pytest.fail(f"tallyboard {' '.join(args)} still ran {limit:.0f} s after the board lost power")
+            return self._ended(command, args)
         finally:
-            if command.poll() is None:
-                os.killpg(command.pid, signal.SIGKILL)
-                command.wait(10)
+            self._kill(command)
+
+    def _command(self, *args: str) -> subprocess.Popen:
+        argv, env = self.twin.tallyboard_command(*args)
+        return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+
+    @staticmethod
+    def _ended(command: subprocess.Popen, args: tuple[str, ...]) -> subprocess.CompletedProcess:
+        """What the command said once it has ended, after the power cut."""
+        try:
+            out, err = command.communicate(timeout=COMMAND_S)
+            return subprocess.CompletedProcess(command.args, command.returncode, out, err)
+        except subprocess.TimeoutExpired:
+            pass     # killed by _kill
+        pytest.fail(f"tallyboard {' '.join(args)} still ran {COMMAND_S:.0f} s after the board lost power")
+
+    @staticmethod
+    def _kill(command: subprocess.Popen) -> None:
+        if command.poll() is None:
+            os.killpg(command.pid, signal.SIGKILL)
+            command.wait(device_twin.STOP_S)
 
     def power_up(self) -> dict[str, str]:
         self.twin.mark()
@@ -182,39 +165,14 @@ class Chip:
         return "\nthe twin's log ends:\n" + "\n".join(text)
 
 
-def _running_in_group(pgid: int) -> list[int]:
-    """The processes of a process group that still run (a zombie has ended: only its
-    exit status waits to be collected)."""
-    running = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue           # ended while we looked
-        state, group = fields[0], int(fields[2])
-        if group == pgid and state != "Z":
-            running.append(int(stat.parent.name))
-    return running
-
-
-def _still_running(pgids: list[int], wait: float = 5.0) -> list[int]:
-    until = time.monotonic() + wait
-    while True:
-        left = [pid for pgid in pgids for pid in _running_in_group(pgid)]
-        if not left or time.monotonic() > until:
-            return left
-        time.sleep(0.1)
-
-
 @pytest.fixture(scope="module")
 def chip(tmp_path_factory):
     """A blank twin with the firmware deployed through the CLI; stopped (node, the pty
     bridge and its socat) whatever happens."""
-    deadline = Deadline(BUDGET_S)
     twin = device_twin.Twin(tmp_path_factory.mktemp("twin"))
     try:
         twin.start()
-        blank = Chip(twin, deadline)
+        blank = Chip(twin)
         # a blank chip: MicroPython formats its littlefs on first boot, then deploy copies the file set
         deployed = blank.tallyboard("deploy", most=DEPLOY_S)
         assert deployed.returncode == 0, f"{deployed.stdout}{deployed.stderr}{blank.log_tail()}"
@@ -223,7 +181,7 @@ def chip(tmp_path_factory):
     finally:
         started = [proc.pid for proc in (twin.node, twin.bridge) if proc is not None]
         twin.stop()
-    left = _still_running(started)
+    left = still_running(started)
     assert not left, f"the twin left processes running: {left}"
 
 
@@ -361,29 +319,32 @@ def test_a_command_cut_off_by_the_power_does_not_ask_for_its_change_again(chip):
 CUT_TRIES = 6   # the cut comes at the journal's write, before the reply: it lands mid-command almost every time
 
 
-def _wait_for_note(chip, words: str, most: float = 30.0, chip_ms: float | None = None) -> str:
-    """The text of the first NOTE event containing words (spaces as _) the board pushes,
-    within `most` s of wall time; or, with chip_ms, within that much of the chip's own
-    (emulated) time, however slowly a loaded machine runs the twin."""
+def _knob_notes(chip, lines) -> None:
+    """Keep the knob's latest NOTE among lines (the whole batch: those after a match count too)."""
+    for line in lines:
+        if " NOTE " in line.text and "knob's_pins" in line.text:
+            chip.last_knob_note = line.text
+
+
+def _wait_for_note(chip, words: str, chip_ms: float) -> str:
+    """The text of the first NOTE event containing words (spaces as _) the board pushes
+    within chip_ms of the chip's own (emulated) time, however slowly a loaded machine
+    runs the twin."""
     control = chip.twin.control
-    by_chip = None if chip_ms is None else control.stats()["emu_ms"] + chip_ms
-    until = time.monotonic() + chip.deadline.left(most if chip_ms is None else max(most, 300.0))
-    while time.monotonic() < until:
-        found = None
-        for line in chip.twin.lines():     # the whole batch: the knob's notes after the match count too
-            if " NOTE " in line.text and "knob's_pins" in line.text:
-                chip.last_knob_note = line.text
-            if found is None and " NOTE " in line.text and words in line.text:
-                found = line.text
-        if found is not None:
-            return found
-        if by_chip is not None and control.stats()["emu_ms"] > by_chip:
-            for line in chip.twin.lines():     # a line that came as the time ran out
-                if " NOTE " in line.text and words in line.text:
-                    return line.text
+    by_chip = control.stats()["emu_ms"] + chip_ms
+
+    def note() -> str | None:
+        # the chip's time first: a line it printed by then is in the log read next
+        past = control.stats()["emu_ms"] > by_chip
+        lines = chip.twin.lines()
+        _knob_notes(chip, lines)
+        found = next((line.text for line in lines if " NOTE " in line.text and words in line.text), None)
+        if found is None and past:
             pytest.fail(f"no NOTE saying {words!r} within {chip_ms:.0f} ms of the chip's time{chip.log_tail()}")
-        time.sleep(0.1)
-    pytest.fail(f"no NOTE saying {words!r} within {most:.0f} s{chip.log_tail()}")
+        return found
+
+    return until(note, device_twin.patient_chip(chip_ms), f"the chip's time to pass {chip_ms:.0f} ms "
+                 f"(a NOTE saying {words!r})", explain=chip.log_tail, every=0.1)
 
 
 def _knob_settles(chip, chip_ms: float) -> None:
@@ -391,13 +352,15 @@ def _knob_settles(chip, chip_ms: float) -> None:
     wait, and any that come now) says its pins have settled."""
     control = chip.twin.control
     by_chip = control.stats()["emu_ms"] + chip_ms
+
+    def passed() -> bool:
+        past = control.stats()["emu_ms"] > by_chip
+        _knob_notes(chip, chip.twin.lines())
+        return past
+
+    until(passed, device_twin.patient_chip(chip_ms), f"the chip's time to pass {chip_ms:.0f} ms",
+          explain=chip.log_tail, every=0.1)
     last = chip.last_knob_note
-    until = time.monotonic() + chip.deadline.left(300.0)
-    while time.monotonic() < until and control.stats()["emu_ms"] <= by_chip:
-        for line in chip.twin.lines():
-            if " NOTE " in line.text and "knob's_pins" in line.text:
-                last = line.text
-        time.sleep(0.1)
     assert last is not None and "have_settled" in last, f"the knob's last note: {last!r}{chip.log_tail()}"
 
 
@@ -442,20 +405,21 @@ def test_the_accept_screen_names_the_buttons_and_a_refused_press_says_why(chip):
     firmware the unix-port emulator runs (tests/test_confirm_board.py)."""
     from emu_fixtures import oled_text
 
-    # (the first switch to Skicket loads its modules at the twin's quarter speed: a longer timeout)
-    _scored(chip, "new", "skicket", "--confirm", "--discard", "--timeout", "5", "--name", "Ann", "--name", "Bob",
+    # (the first switch to Skicket loads its modules at the twin's quarter speed: the harness's reply
+    # timeout, TALLYBOARD_TIMEOUT, allows for it)
+    _scored(chip, "new", "skicket", "--confirm", "--discard", "--name", "Ann", "--name", "Bob",
             "--name", "Cy", "--name", "Dee")
     # Ann (seat 0) bids 4H and takes 10 with her partner Cy (hands 1-2: Ann+Cy, Bob+Dee): Bob (button B)
     # and Dee (button D) accept
     assert "waiting for Bob (button B) or Dee (button D)" in _scored(chip, "hand", "Ann", "4H", "10")
     control = chip.twin.control
-    control.settle()
+    control.settle(most_s=SETTLE_S)
     assert oled_text(control.oled().ram, 7).rstrip() == "ACCEPT: B (BOB) OR D (DEE)"
     control.press("seat0")                         # Ann's own button: refused, and why
-    control.settle()
+    control.settle(most_s=SETTLE_S)
     assert oled_text(control.oled().ram, 9).rstrip() == "BUTTON A: ANN IS NOT AN OPPONENT"
     control.press("seat3")                         # Dee accepts. SK7: Ann and Cy 60 + 10 x 4 = 100,
-    control.settle()                               # Bob and Dee 10 x (13 - 10) = 30
+    control.settle(most_s=SETTLE_S)                # Bob and Dee 10 x (13 - 10) = 30
     assert _scored(chip, "status").splitlines()[-1] == "skicket: Ann 100  Bob 30  Cy 100  Dee 30  (1 hand)"
 
 
@@ -472,7 +436,7 @@ def test_a_six_hand_skicket_game_at_its_end_keeps_its_rows_on_the_oled(chip):
         said = summary_of(_scored(chip, "hand", *hand))
     assert said == "skicket: Ann 340  Bob 380  Cy 420  Dee 420  (6 hands)  game over: Cy and Dee win\n"
     control = chip.twin.control
-    control.settle()
+    control.settle(most_s=SETTLE_S)
     shown = [oled_text(control.oled().ram, row) for row in range(10)]
     assert shown[1:7] == SIX_ROWS
     assert shown[7].rstrip() == SIX_TOTALS
@@ -492,7 +456,7 @@ def test_the_firmware_loads_through_the_import_filesystem(chip):
                        "print('path', sys.path[:3])\n"
                        "print('app', sys.modules['tallyrun.app'].__file__)\n"
                        "print('rules', sys.modules['tallycore.game'].__file__)\n"
-                       "print('package', sys.modules['tallypanel'].__path__)\n", timeout=60)
+                       "print('package', sys.modules['tallypanel'].__path__)\n")
     finally:
         repl.close()
         chip.power_cut_and_boot()

@@ -65,3 +65,32 @@ def deployed_twin(tmp_path_factory, name: str, **options):
     folder = tmp_path_factory.mktemp(name)
     shutil.copyfile(image, folder / "pico.img")
     return device_twin.Twin(folder, **options)
+
+
+def _running_in_group(pgid: int) -> list[int]:
+    """The processes of a process group that still run (a zombie has ended: only its
+    exit status waits to be collected)."""
+    running = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue           # ended while we looked
+        state, group = fields[0], int(fields[2])
+        if group == pgid and state != "Z":
+            running.append(int(stat.parent.name))
+    return running
+
+
+def still_running(pgids: list[int]) -> list[int]:
+    """The processes of the groups (a stopped twin's) that still run once they have had STOP_S to end."""
+    from waiting import NotInTime, until
+
+    def left() -> list[int]:
+        return [pid for pgid in pgids for pid in _running_in_group(pgid)]
+
+    try:
+        until(lambda: not left(), device_twin.STOP_S, "the twin's processes' end", every=0.1)
+    except NotInTime:
+        pass
+    return left()
