@@ -17,15 +17,12 @@ import threading
 
 import pytest
 
-
-
 from twin_support import TWIN_TESTS, deployed_twin, device_twin  # noqa: E402
 from tallypanel import inputs as panel_inputs  # noqa: E402
 
 pytestmark = [*TWIN_TESTS, pytest.mark.emulator, pytest.mark.process]
 
-DEPLOY_S = 180
-SETTLE_S = 60
+SETTLE_S = device_twin.SETTLE_S     # a bound against a hang only (the harness's PATIENCE)
 # How long no more inputs may still come once the expected ones are in: every edge the controls
 # made is made by then, and one already made is handed out at the latest at its reader's next read
 # (tallypanel/inputs.py: a button's release debounce_ms after it; the slowest, an encoder in a storm
@@ -175,7 +172,7 @@ async def main():
     tasks = inputs.tasks()
     gc.collect()
     print('ready')
-    until = time.ticks_add(time.ticks_ms(), 20000)
+    until = time.ticks_add(time.ticks_ms(), {guard_ms})   # a guard only: idle, the chip keeps wall time
     while count[0] < {expected} and time.ticks_diff(until, time.ticks_ms()) > 0:
         await asyncio.sleep_ms(10)
     await asyncio.sleep_ms({quiet_ms})      # anything more would come within this: QUIET_MS
@@ -188,8 +185,9 @@ print('got', got, 'edges', count[1], 'on_edges', inputs.encoder_on_edges and inp
 
 
 def _watch(repl, expected: int, act) -> str:
-    repl.start(_WATCH_INPUTS.replace("{expected}", str(expected)).replace("{quiet_ms}", str(QUIET_MS)))
-    repl.wait_for("ready", timeout=30)
+    repl.start(_WATCH_INPUTS.replace("{expected}", str(expected)).replace("{quiet_ms}", str(QUIET_MS))
+               .replace("{guard_ms}", str(int(1000 * device_twin.REPL_S))))
+    repl.wait_for("ready")
     failed: list[BaseException] = []
 
     def work() -> None:
@@ -200,8 +198,8 @@ def _watch(repl, expected: int, act) -> str:
 
     worker = threading.Thread(target=work)
     worker.start()
-    worker.join(60)
-    out = repl.finish(timeout=60)
+    worker.join(device_twin.REPL_S)
+    out = repl.finish(timeout=2 * device_twin.REPL_S)    # past the script's own guard, should inputs go missing
     assert not failed, f"the twin's controls failed: {failed[0]}"
     return out.strip()
 
