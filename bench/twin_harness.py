@@ -81,7 +81,7 @@ CONTROL_S = patient(6)     # one control port request (a press: its own ms added
 BOOT_S = patient(5)        # power-up to the app's BOOT event and answers (about 2 s quietly)
 COMMAND_S = patient(10)    # a tallyboard command (1-2 s quietly); past a silent board's 4 tries of REPLY_S
 DEPLOY_S = patient(60)     # tallyboard deploy to a blank chip (10-30 s quietly)
-SETTLE_S = min(patient(30), 600)  # the parts quiet after an input (a long why page: seconds); run.mjs takes <= 600
+SETTLE_S = min(patient(30), 600)  # the parts quiet after an input (a long why page: seconds); control.mjs's most
 
 
 def missing(uf2: Path | None = None) -> str | None:

@@ -45,10 +45,9 @@ from tallyboard.tooling.emulator import Emulator
 from tallyboard.boardlink.transport import SerialTransport
 from tallycore import games
 from tallypanel import menu
+from twin_support import WHY_NOT, deployed_twin, device_twin
 
 pytestmark = [pytest.mark.emulator, pytest.mark.twin, pytest.mark.process]
-
-from twin_support import WHY_NOT, deployed_twin, device_twin  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BOARD_NAME = "pico-reference"
