@@ -23,6 +23,16 @@ MAX_CONNECTIONS = 200        # the whole listener
 # login needs MAX_CONNECTIONS // MAX_PER_ADDRESS = 50 addresses to fill the listener, each connection
 # closed after CONNECT_TIMEOUT; a table host's laptop logs its links in one after another, well within 4.
 MAX_PER_ADDRESS = 4
+# What one session may hold (docs/club-mqtt.md, "Limits"): QoS 2 messages awaiting their PUBREL, and
+# messages kept for it while it is offline. Every club message is QoS 1; a QoS 2 message is delivered
+# only once its PUBREL comes, so a login that never sends one held its bytes for ever (issue 40: a table's
+# login grew the director's process by 25 MB/s). Past the first bound the connection is closed, as
+# mosquitto's max_inflight_messages does; past the second a message is not kept (the table host sends it
+# again until the director's `applied` covers it: a dropped one costs a resend, never a hand).
+MAX_INFLIGHT = 20
+MAX_INFLIGHT_BYTES = 256 * 1024
+MAX_QUEUED = 1000
+MAX_QUEUED_BYTES = 8 * 1024 * 1024
 
 try:
     from amqtt.adapters import StreamReaderAdapter as _ReaderAdapter
@@ -37,7 +47,7 @@ try:
     from amqtt.plugins.base import BaseAuthPlugin as _AuthBase
     from amqtt.plugins.base import BaseTopicPlugin as _TopicBase
 except ImportError:   # amqtt missing: EmbeddedBroker says so when started
-    _AuthBase = _TopicBase = _Broker = _ReaderAdapter = object  # type: ignore[assignment,misc]
+    _AuthBase = _TopicBase = _Broker = _ReaderAdapter = _BrokerHandler = object  # type: ignore[assignment,misc]
     _AMQTTError = _MQTTError = _NoDataError = RuntimeError  # type: ignore[assignment,misc]
 
 
@@ -101,6 +111,43 @@ class _CappedReader(_ReaderAdapter):  # type: ignore[misc,valid-type]
         return await super().read(n)
 
 
+class _BoundedHandler(_BrokerHandler):  # type: ignore[misc,valid-type]
+    """amqtt's broker-side protocol handler, holding at most MAX_INFLIGHT QoS 2 messages (and
+    MAX_INFLIGHT_BYTES) awaiting their PUBREL: one more closes the connection; and when the
+    connection ends, what it held goes with it (delivery waits for the PUBREL, which can no longer
+    come on that connection)."""
+
+    over_bound: Any = None          # the broker's callback(session, why) when a bound closes a connection
+
+    async def handle_publish(self, publish_packet: Any) -> None:
+        session = self.session
+        if publish_packet.qos == 2 and session is not None:
+            held = session.inflight_in
+            size = len(publish_packet.data or b"") + sum(len(m.data or b"") for m in held.values())
+            if len(held) >= MAX_INFLIGHT or size > MAX_INFLIGHT_BYTES:
+                if self.over_bound is not None:
+                    self.over_bound(session, f"over {MAX_INFLIGHT} QoS 2 messages or {MAX_INFLIGHT_BYTES} bytes "
+                                             "awaiting PUBREL")
+                self._abort()
+                return
+        await super().handle_publish(publish_packet)
+
+    def _abort(self) -> None:
+        stream = getattr(getattr(self, "writer", None), "_writer", None)
+        if stream is not None:
+            stream.transport.abort()
+
+    async def handle_connection_closed(self) -> None:
+        try:
+            await super().handle_connection_closed()
+        finally:
+            for waiter in list(self._pubrel_waiters.values()):
+                waiter.cancel()
+            self._pubrel_waiters.clear()
+            if self.session is not None:
+                self.session.inflight_in.clear()
+
+
 class _Waiting:
     """A connection counted against its address until it has logged in."""
 
@@ -162,6 +209,19 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
                 self.logger.warning("%s: %d more connections were closed while it had %d waiting", address,
                                     self.turned_away.pop(address), MAX_PER_ADDRESS)
 
+    def _over_bound(self, session: Any, why: str) -> None:
+        self.logger.warning("%s: %s; its connection is closed", session.client_id, why)
+
+    async def _retain_broadcast_message(self, broadcast: dict[str, Any], qos: int, target_session: Any) -> None:
+        # a message for an offline session: kept up to MAX_QUEUED messages and MAX_QUEUED_BYTES a session
+        queue = target_session.retained_messages
+        held = sum(len(message.data or b"") for message in queue._queue)     # asyncio.Queue's own deque
+        if queue.qsize() >= MAX_QUEUED or held + len(broadcast.get("data") or b"") > MAX_QUEUED_BYTES:
+            self.logger.warning("%s is offline with %d messages (%d bytes) kept for it; one more on %s is not kept",
+                                target_session.client_id, queue.qsize(), held, broadcast.get("topic"))
+            return
+        await super()._retain_broadcast_message(broadcast, qos, target_session)
+
     async def retain_message(self, source_session: Any, topic_name: str | None, data: Any,
                              qos: int | None = None) -> None:
         # a client's retained message only on a topic whose kind is retained by contract (status, round,
@@ -205,7 +265,7 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
         # session lookup, copied from 0.12.1 as it is.
         try:
             handler, client_session = await asyncio.wait_for(
-                _BrokerHandler.init_from_connect(reader, writer, self.plugins_manager), self.connect_timeout)
+                _BoundedHandler.init_from_connect(reader, writer, self.plugins_manager), self.connect_timeout)
         except asyncio.TimeoutError:
             self.logger.warning("%s:%s sent no CONNECT in %g s; closed", remote_address, remote_port,
                                 self.connect_timeout)
@@ -231,6 +291,7 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
         waiting = self.waiting.pop(writer, None)
         if waiting is not None:
             waiting.release()            # logged in: its login's client id bounds it now, not its address
+        handler.over_bound = self._over_bound
 
         # amqtt 0.12.1's lookup, after the authentication (the client id is the login's own)
         if client_session.clean_session:

@@ -1,0 +1,145 @@
+"""What one login can make the embedded broker hold (issue 40, finding 1; docs/club-mqtt.md, "Limits"):
+QoS 2 messages that never get their PUBREL, and messages kept for an offline session. Raw MQTT 3.1.1
+packets on a loopback socket, as a hostile table's login would send them (paho would send the PUBREL)."""
+from __future__ import annotations
+
+import socket
+import struct
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from tallyboard.club import embedded_broker
+from test_club_mqtt import EVENT, USERS
+from waiting import until
+
+pytestmark = [pytest.mark.broker]
+
+BIG = 60 * 1024          # a message as big as the envelope lets through (envelope.MAX_BYTES is 64 KiB)
+
+
+def _remaining(length: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, length = length % 128, length // 128
+        out.append(byte | (0x80 if length else 0))
+        if not length:
+            return bytes(out)
+
+
+def _text(value: str) -> bytes:
+    return struct.pack("!H", len(value)) + value.encode()
+
+
+def connect_packet(user: str, password: str, client_id: str, clean: bool = True) -> bytes:
+    flags = 0xC0 | (0x02 if clean else 0)          # user name, password, clean session
+    body = _text("MQTT") + bytes([4, flags]) + struct.pack("!H", 60) + _text(client_id) + _text(user) + _text(password)
+    return bytes([0x10]) + _remaining(len(body)) + body
+
+
+def qos2_publish(topic: str, packet_id: int, payload: bytes) -> bytes:
+    body = _text(topic) + struct.pack("!H", packet_id) + payload
+    return bytes([0x34]) + _remaining(len(body)) + body
+
+
+class RawLogin:
+    """A table's login on a raw socket: CONNECT, then whatever the test sends."""
+
+    def __init__(self, port: int, user: str) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.sock.sendall(connect_packet(user, USERS[user], f"{EVENT}-{user}"))
+        connack = self._read(4)
+        assert connack[:2] == b"\x20\x02" and connack[3] == 0, f"CONNACK {connack!r}: not logged in"
+
+    def _read(self, count: int) -> bytes:
+        data = b""
+        while len(data) < count:
+            more = self.sock.recv(count - len(data))
+            if not more:
+                break
+            data += more
+        return data
+
+    def flood(self, topic: str, count: int) -> int:
+        """Send count QoS 2 PUBLISHes and never a PUBREL; how many went out before the broker closed."""
+        payload = b"x" * BIG
+        for sent in range(count):
+            try:
+                self.sock.sendall(qos2_publish(topic, sent % 65535 + 1, payload))
+            except OSError:
+                return sent
+        return count
+
+    def closed_by_the_broker(self) -> bool:
+        self.sock.settimeout(30)
+        try:
+            while self.sock.recv(65536):
+                pass               # PUBRECs, then the end
+            return True
+        except socket.timeout:
+            return False           # still open after 30 s of silence
+        except OSError:
+            return True            # reset: closed all the same
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def held_awaiting_pubrel(broker: embedded_broker.EmbeddedBroker) -> int:
+    return sum(len(session.inflight_in) for session, _ in broker._broker._sessions.values())
+
+
+def test_a_login_that_never_sends_pubrel_is_closed_at_the_bound_and_what_it_held_is_let_go(monkeypatch):
+    # 256 KiB over 60 KB messages: four held make 240 KB, a fifth would make 300 KB, so the connection is
+    # closed at the fifth and the session never holds more than four, however long the flood
+    assert embedded_broker.MAX_INFLIGHT_BYTES // BIG == 4
+    most = [0]
+    publish = embedded_broker._BoundedHandler.handle_publish
+
+    async def counted(handler, packet):
+        await publish(handler, packet)
+        if handler.session is not None:
+            most[0] = max(most[0], len(handler.session.inflight_in))
+
+    monkeypatch.setattr(embedded_broker._BoundedHandler, "handle_publish", counted)
+    with embedded_broker.EmbeddedBroker(0, USERS, event=EVENT) as broker:
+        # a table's login on its own board's state topic: 200 messages of 60 KB (12 MB), never a PUBREL
+        login = RawLogin(broker.port, "t2")
+        login.flood(f"tallyboard/{EVENT}/table/t2/state", 200)
+        assert login.closed_by_the_broker()
+        login.close()
+        assert 1 <= most[0] <= 4
+        until(lambda: held_awaiting_pubrel(broker) == 0, 30, "the held QoS 2 messages let go with the connection",
+              explain=lambda: f"{held_awaiting_pubrel(broker)} still held")
+        # the login may come back: it is closed, not banned
+        RawLogin(broker.port, "t2").close()
+
+
+def test_an_offline_sessions_queue_keeps_at_most_its_bound():
+    # the director subscribed with a persistent session, then went away; t1's state messages are kept
+    # for it up to MAX_QUEUED (1000) and MAX_QUEUED_BYTES (8 MiB): 8 MiB / 60 KB = 139 of them
+    with embedded_broker.EmbeddedBroker(0, USERS, event=EVENT) as broker:
+        director = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-director", clean_session=False)
+        director.username_pw_set("director", USERS["director"])
+        subscribed = []
+        director.on_subscribe = lambda *args: subscribed.append(True)
+        director.connect("127.0.0.1", broker.port)
+        director.loop_start()
+        director.subscribe(f"tallyboard/{EVENT}/table/+/state", qos=1)
+        until(lambda: subscribed, 30, "the director's subscription")
+        director.disconnect()
+        director.loop_stop()
+        table = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-t1")
+        table.username_pw_set("t1", USERS["t1"])
+        table.connect("127.0.0.1", broker.port)
+        table.loop_start()
+        try:
+            infos = [table.publish(f"tallyboard/{EVENT}/table/t1/state", b"y" * BIG, qos=1) for _ in range(200)]
+            for info in infos:
+                info.wait_for_publish(30)
+        finally:
+            table.disconnect()
+            table.loop_stop()
+        session = broker._broker._sessions[f"{EVENT}-director"][0]
+        until(lambda: session.retained_messages.qsize() == embedded_broker.MAX_QUEUED_BYTES // BIG, 30,
+              "the director's queue at its bound", explain=lambda: session.retained_messages.qsize())
