@@ -117,17 +117,14 @@ class _BoundedHandler(_BrokerHandler):  # type: ignore[misc,valid-type]
     connection ends, what it held goes with it (delivery waits for the PUBREL, which can no longer
     come on that connection)."""
 
-    over_bound: Any = None          # the broker's callback(session, why) when a bound closes a connection
-
     async def handle_publish(self, publish_packet: Any) -> None:
         session = self.session
         if publish_packet.qos == 2 and session is not None:
             held = session.inflight_in
             size = len(publish_packet.data or b"") + sum(len(m.data or b"") for m in held.values())
             if len(held) >= MAX_INFLIGHT or size > MAX_INFLIGHT_BYTES:
-                if self.over_bound is not None:
-                    self.over_bound(session, f"over {MAX_INFLIGHT} QoS 2 messages or {MAX_INFLIGHT_BYTES} bytes "
-                                             "awaiting PUBREL")
+                self.logger.warning("%s: over %d QoS 2 messages or %d bytes awaiting PUBREL; its connection is "
+                                    "closed", session.client_id, MAX_INFLIGHT, MAX_INFLIGHT_BYTES)
                 self._abort()
                 return
         await super().handle_publish(publish_packet)
@@ -209,9 +206,6 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
                 self.logger.warning("%s: %d more connections were closed while it had %d waiting", address,
                                     self.turned_away.pop(address), MAX_PER_ADDRESS)
 
-    def _over_bound(self, session: Any, why: str) -> None:
-        self.logger.warning("%s: %s; its connection is closed", session.client_id, why)
-
     async def _retain_broadcast_message(self, broadcast: dict[str, Any], qos: int, target_session: Any) -> None:
         # a message for an offline session: kept up to MAX_QUEUED messages and MAX_QUEUED_BYTES a session
         queue = target_session.retained_messages
@@ -291,7 +285,6 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
         waiting = self.waiting.pop(writer, None)
         if waiting is not None:
             waiting.release()            # logged in: its login's client id bounds it now, not its address
-        handler.over_bound = self._over_bound
 
         # amqtt 0.12.1's lookup, after the authentication (the client id is the login's own)
         if client_session.clean_session:
