@@ -9,8 +9,9 @@ import struct
 import paho.mqtt.client as mqtt
 import pytest
 
-from tallyboard.club import embedded_broker
+from tallyboard.club import brokers, embedded_broker
 from test_club_mqtt import EVENT, USERS
+from machine import needs
 from waiting import until
 
 pytestmark = [pytest.mark.broker]
@@ -92,7 +93,7 @@ def held_awaiting_pubrel(broker: embedded_broker.EmbeddedBroker) -> int:
 def test_a_login_that_never_sends_pubrel_is_closed_at_the_bound_and_what_it_held_is_let_go(monkeypatch):
     # 256 KiB over 60 KB messages: four held make 240 KB, a fifth would make 300 KB, so the connection is
     # closed at the fifth and the session never holds more than four, however long the flood
-    assert embedded_broker.MAX_INFLIGHT_BYTES // BIG == 4
+    assert brokers.MAX_INFLIGHT_BYTES // BIG == 4
     most = [0]
     publish = embedded_broker._BoundedHandler.handle_publish
 
@@ -141,5 +142,53 @@ def test_an_offline_sessions_queue_keeps_at_most_its_bound():
             table.disconnect()
             table.loop_stop()
         session = broker._broker._sessions[f"{EVENT}-director"][0]
-        until(lambda: session.retained_messages.qsize() == embedded_broker.MAX_QUEUED_BYTES // BIG, 30,
+        until(lambda: session.retained_messages.qsize() == brokers.MAX_QUEUED_BYTES // BIG, 30,
               "the director's queue at its bound", explain=lambda: session.retained_messages.qsize())
+
+
+def _client(port: int, user: str, **options) -> mqtt.Client:
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-{user}", **options)
+    client.username_pw_set(user, USERS[user])
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    return client
+
+
+@needs("mosquitto")
+@pytest.mark.process
+def test_mosquitto_as_configured_keeps_a_bounded_queue_for_an_offline_director(tmp_path):
+    # mosquitto's own bounds, from the lines brokers.mosquitto_limits() writes: kept for the offline director
+    # at most MAX_QUEUED_BYTES (8 MiB) of queued messages beyond MAX_INFLIGHT (20) in flight: 8 MiB / 60 KB =
+    # 139.8, so at most 20 + 140 = 160 of a flood of 400 reach it when it comes back (without the bounds, 400)
+    with brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", event=EVENT) as broker:
+        subscribed: list[bool] = []
+        director = _client(broker.port, "director", clean_session=False)
+        director.on_subscribe = lambda *args: subscribed.append(True)
+        director.subscribe(f"tallyboard/{EVENT}/table/+/state", qos=1)
+        until(lambda: subscribed, 30, "the director's subscription")
+        director.disconnect()
+        director.loop_stop()
+        table = _client(broker.port, "t1")
+        try:
+            for info in [table.publish(f"tallyboard/{EVENT}/table/t1/state", b"z" * BIG, qos=1) for _ in range(400)]:
+                info.wait_for_publish(60)
+        finally:
+            table.disconnect()
+            table.loop_stop()
+        received: list[str] = []
+        marker = f"tallyboard/{EVENT}/director/marker"
+        director = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-director", clean_session=False)
+        director.username_pw_set("director", USERS["director"])
+        director.on_message = lambda _c, _u, message: received.append(message.topic)
+        director.on_connect = lambda client, *args: client.subscribe(marker, qos=1)
+        director.connect("127.0.0.1", broker.port)
+        director.loop_start()
+        try:
+            # the director's own message after the queue: delivered once everything queued before it is
+            until(lambda: director.publish(marker, b"end", qos=1) and marker in received, 60,
+                  "the queue delivered, then the director's marker", every=1.0)
+        finally:
+            director.disconnect()
+            director.loop_stop()
+        kept = received.index(marker)
+        assert 100 <= kept <= brokers.MAX_INFLIGHT + brokers.MAX_QUEUED_BYTES // BIG + 1, kept

@@ -379,8 +379,13 @@ def test_a_director_started_before_the_broker_serves_the_page_and_links_up_when_
 def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
     folder = tmp_path / "mosquitto-files"
     club.cli("event", "broker-files", str(folder))
-    for name in ("tallyboard.passwd", "tallyboard.acl", "director.pw"):
+    for name in ("tallyboard.passwd", "tallyboard.acl", "tallyboard.conf", "director.pw"):
         assert (folder / name).stat().st_mode & 0o777 == 0o600, name
+    conf = (folder / "tallyboard.conf").read_text()
+    # the bounds on what one login may make mosquitto hold (issue 40): 20 in flight, 1000 or 8 MiB queued
+    for line in ("max_inflight_messages 20", "max_inflight_bytes 262144", "max_queued_messages 1000",
+                 "max_queued_bytes 8388608", "message_size_limit 65536", "allow_anonymous false"):
+        assert f"\n{line}\n" in conf, line
     with EveningDatabase() as store:
         tag = event_tag(store.event())
     lines = (folder / "tallyboard.passwd").read_text().splitlines()
@@ -391,9 +396,8 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
         def write_config(self) -> None:      # the files as written, not the class's own users and ACL
             self.dir.mkdir(parents=True, exist_ok=True)
             self.config_path.write_text(
-                f"allow_anonymous false\npassword_file {folder / 'tallyboard.passwd'}\n"
-                f"acl_file {folder / 'tallyboard.acl'}\nlog_dest file {self.log_path}\nlog_type error\n"
-                f"log_type warning\nlog_type notice\n" + "".join(line + "\n" for line in brokers.mosquitto_limits())
+                conf.replace("/var/lib/mosquitto/", f"{self.dir}/")
+                + f"log_dest file {self.log_path}\nlog_type error\nlog_type warning\nlog_type notice\n"
                 + f"listener {self.port} 127.0.0.1\n{brokers.CLIENT_ID_IS_LOGIN}\n"
                 + ("user root\n" if os.geteuid() == 0 else ""))
 

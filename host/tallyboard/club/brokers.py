@@ -77,15 +77,7 @@ class Mosquitto:
         acl = self.dir / "acl"
         write_private(acl, mosquitto_acl(self.event))
         lines = [
-            "per_listener_settings false",
-            "allow_anonymous false",
-            f"password_file {passwords}",
-            f"acl_file {acl}",
-            *mosquitto_limits(),
-            "persistence true",
-            f"persistence_location {self.dir}/",
-            "autosave_interval 1",          # the queues on disk within a second, not only at a clean stop
-            "max_queued_messages 0",        # never drop a queued message for an offline director
+            *mosquitto_settings(passwords, acl, self.dir),
             f"log_dest file {self.log_path}",
             "log_type error",
             "log_type warning",
@@ -329,14 +321,49 @@ CLIENT_ID_IS_LOGIN = "use_username_as_clientid true"
 PACKET_ROOM = 1024
 
 
+# What one session may hold, on both brokers (docs/club-mqtt.md, "Limits"; issue 40): messages in flight
+# (QoS 1 or 2 not yet acknowledged, QoS 2 awaiting its PUBREL), and messages kept for a session while it is
+# offline (a director away). Every club message is QoS 1 and the table hosts send one at a time, so a table
+# never needs more than one in flight; a director away for an evening's 12 tables x a hand a minute for an
+# hour is 720 small messages (each well under 4 KB). A flood past these is closed (in flight) or not kept
+# (queued): the table host sends every message again until the director's `applied` covers it, so a
+# message not kept costs a resend, never a hand.
+MAX_INFLIGHT = 20
+MAX_INFLIGHT_BYTES = 256 * 1024
+MAX_QUEUED = 1000
+MAX_QUEUED_BYTES = 8 * 1024 * 1024
+
+
 def mosquitto_limits() -> list[str]:
-    """The lines of a mosquitto config that cap a message at the envelope's size
+    """The lines of a mosquitto config that bound what a client may make it hold
     (docs/club-mqtt.md, "A club: mosquitto"): message_size_limit, a PUBLISH whose
     payload is over envelope.MAX_BYTES is dropped, never stored nor retained;
     max_packet_size, a packet bigger than that and its topic closes the connection
-    before mosquitto reads it. (With CLIENT_ID_IS_LOGIN after each listener.)"""
+    before mosquitto reads it; the messages in flight and queued for an offline
+    client, by count and bytes, as the embedded broker bounds them (so its
+    persistence file holds at most MAX_QUEUED_BYTES a session).
+    (With CLIENT_ID_IS_LOGIN after each listener.)"""
     return [f"message_size_limit {envelope.MAX_BYTES}",
-            f"max_packet_size {envelope.MAX_BYTES + PACKET_ROOM}"]
+            f"max_packet_size {envelope.MAX_BYTES + PACKET_ROOM}",
+            f"max_inflight_messages {MAX_INFLIGHT}",
+            f"max_inflight_bytes {MAX_INFLIGHT_BYTES}",
+            f"max_queued_messages {MAX_QUEUED}",
+            f"max_queued_bytes {MAX_QUEUED_BYTES}"]
+
+
+def mosquitto_settings(password_file: Path, acl_file: Path, persistence_dir: Path) -> list[str]:
+    """The lines of a club's mosquitto config before its listeners: no anonymous client, the evening's
+    logins and access rule, the bounds (mosquitto_limits()), and the queues on disk within a second (not
+    only at a clean stop), which the bounds keep to MAX_QUEUED_BYTES a session. What the tests' Mosquitto
+    writes, and `event broker-files` (docs/club-mqtt.md, "A club: mosquitto")."""
+    return ["per_listener_settings false",
+            "allow_anonymous false",
+            f"password_file {password_file}",
+            f"acl_file {acl_file}",
+            *mosquitto_limits(),
+            "persistence true",
+            f"persistence_location {persistence_dir}/",
+            "autosave_interval 1"]
 
 
 PBKDF2_ROUNDS = 101      # what mosquitto_passwd writes ($7$: PBKDF2-HMAC-SHA512)

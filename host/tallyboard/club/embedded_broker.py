@@ -13,7 +13,8 @@ from typing import Any, Mapping
 
 from ..common.listeners import AcceptErrors
 from . import envelope, kinds
-from .brokers import START_TIMEOUT, STOP_TIMEOUT, client_ids, may
+from .brokers import (MAX_INFLIGHT, MAX_INFLIGHT_BYTES, MAX_QUEUED, MAX_QUEUED_BYTES, START_TIMEOUT,
+                      STOP_TIMEOUT, client_ids, may)
 
 CONNECT_TIMEOUT = 5.0        # seconds a new connection has to log in (CONNECT) before it is closed
 MAX_CONNECTIONS = 200        # the whole listener
@@ -23,16 +24,6 @@ MAX_CONNECTIONS = 200        # the whole listener
 # login needs MAX_CONNECTIONS // MAX_PER_ADDRESS = 50 addresses to fill the listener, each connection
 # closed after CONNECT_TIMEOUT; a table host's laptop logs its links in one after another, well within 4.
 MAX_PER_ADDRESS = 4
-# What one session may hold (docs/club-mqtt.md, "Limits"): QoS 2 messages awaiting their PUBREL, and
-# messages kept for it while it is offline. Every club message is QoS 1; a QoS 2 message is delivered
-# only once its PUBREL comes, so a login that never sends one held its bytes for ever (issue 40: a table's
-# login grew the director's process by 25 MB/s). Past the first bound the connection is closed, as
-# mosquitto's max_inflight_messages does; past the second a message is not kept (the table host sends it
-# again until the director's `applied` covers it: a dropped one costs a resend, never a hand).
-MAX_INFLIGHT = 20
-MAX_INFLIGHT_BYTES = 256 * 1024
-MAX_QUEUED = 1000
-MAX_QUEUED_BYTES = 8 * 1024 * 1024
 
 try:
     from amqtt.adapters import StreamReaderAdapter as _ReaderAdapter
@@ -113,9 +104,10 @@ class _CappedReader(_ReaderAdapter):  # type: ignore[misc,valid-type]
 
 class _BoundedHandler(_BrokerHandler):  # type: ignore[misc,valid-type]
     """amqtt's broker-side protocol handler, holding at most MAX_INFLIGHT QoS 2 messages (and
-    MAX_INFLIGHT_BYTES) awaiting their PUBREL: one more closes the connection; and when the
-    connection ends, what it held goes with it (delivery waits for the PUBREL, which can no longer
-    come on that connection)."""
+    MAX_INFLIGHT_BYTES) awaiting their PUBREL (brokers.py: every club message is QoS 1; amqtt delivers a
+    QoS 2 one only at its PUBREL, so a login that never sends one held its bytes for ever: issue 40 saw
+    25 MB/s): one more closes the connection, as mosquitto's max_inflight_messages does; and when the
+    connection ends, what it held goes with it (its PUBREL can no longer come on that connection)."""
 
     async def handle_publish(self, publish_packet: Any) -> None:
         session = self.session

@@ -130,7 +130,8 @@ def join_code_cmd(tables: tuple[int, ...], event_name: str | None) -> None:
 def broker_files_cmd(folder: Path, event_name: str | None) -> None:
     """Write a club's mosquitto files for the evening into FOLDER (mode 0600): tallyboard.passwd (the
     director's and every table's login, hashed as mosquitto_passwd hashes them), tallyboard.acl (who may
-    publish what) and director.pw (the director's password, for --broker-password-file)."""
+    publish what), tallyboard.conf (the settings that use them, with the bounds on what a login may make
+    mosquitto hold: add a listener) and director.pw (the director's password, for --broker-password-file)."""
     from ..club import brokers
     from ..evening import club
     store, event = _event(event_name)
@@ -141,10 +142,18 @@ def broker_files_cmd(folder: Path, event_name: str | None) -> None:
                                   for user, password in users.items()))
     brokers.write_private(folder / "tallyboard.acl", brokers.mosquitto_acl(club.club_id(event)))
     brokers.write_private(folder / "director.pw", users[club.DIRECTOR_LOGIN] + "\n")
+    here = folder.resolve()
+    settings = brokers.mosquitto_settings(here / "tallyboard.passwd", here / "tallyboard.acl",
+                                          Path("/var/lib/mosquitto"))
+    brokers.write_private(folder / "tallyboard.conf", "\n".join(
+        ["# tallyboard event broker-files: a club's mosquitto for this evening (docs/club-mqtt.md)", *settings,
+         "# then the listener, e.g. (TLS):", "# listener 8883", f"# {brokers.CLIENT_ID_IS_LOGIN}",
+         "# certfile /etc/mosquitto/certs/broker.crt", "# keyfile /etc/mosquitto/certs/broker.key"]) + "\n")
     tables = [user for user in users if user != club.DIRECTOR_LOGIN]
-    click.echo(f"{folder}: tallyboard.passwd (director, tables {', '.join(tables)}), tallyboard.acl, director.pw; "
-               "point mosquitto's password_file and acl_file at the first two and reload it "
-               "(docs/club-mqtt.md, \"A club: mosquitto\")")
+    click.echo(f"{folder}: tallyboard.passwd (director, tables {', '.join(tables)}), tallyboard.acl, "
+               "tallyboard.conf, director.pw; include tallyboard.conf in mosquitto's configuration (it names the "
+               "first two and sets the bounds), add a listener, and reload it (docs/club-mqtt.md, \"A club: "
+               "mosquitto\")")
 
 
 @click.command("refused")
