@@ -37,7 +37,7 @@ from waiting import until
 from tallyboard.evening import web
 
 DESCRIPTORS = 256      # the served process's RLIMIT_NOFILE here (the issue's was 1024)
-PER_ADDRESS = 16       # the connections one address may hold (docs/host.md; web.MAX_PER_ADDRESS)
+PER_ADDRESS = 6        # the connections one address may hold (docs/host.md; web.MAX_PER_ADDRESS)
 TOTAL = DESCRIPTORS // 4   # the page's share of the process's file descriptors
 
 
@@ -51,8 +51,8 @@ class ServeProcess:
         self.err_path = tmp_path / "serve.err"
         _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 
-        def lower_the_limit() -> None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, hard))
+        def lower_the_limit() -> None:      # the hard limit too: serve raises its soft limit as far as that
+            resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, min(descriptors, hard)))
 
         with open(self.err_path, "wb") as err:
             self.process = subprocess.Popen(
@@ -160,35 +160,42 @@ def test_idle_sockets_from_one_address_are_turned_away_and_a_viewer_still_gets_t
               explain=lambda: f"{len(crowd.closed)} closed; serve.err: {server.err()[-1500:]}")
         refusal = next(data for data in crowd.closed.values() if data)
         assert refusal.startswith(b"HTTP/1.1 503 "), refusal
-        assert refusal.endswith(b"This address has 16 connections to the page open already: close some of its "
+        assert refusal.endswith(b"This address has 6 connections to the page open already: close some of its "
                                 b"tabs, then reload.\n"), refusal
         # another address is let in at once
         status, body = get_page(server.port, "127.0.0.2")
         assert status == 200 and b'id="snapshot"' in body
         assert turned_away_text(server.port, "127.0.0.1").startswith(b"HTTP/1.1 503 ")
         # the 16 it kept sent no request: closed once the header timeout is over
-        until(lambda: crowd.count_closed() == 300, 20, "the idle connections closed after the header timeout (10 s)",
+        until(lambda: crowd.count_closed() == 300, 20, "the idle connections closed after the header timeout (5 s)",
               explain=lambda: f"{len(crowd.closed)} closed")
     finally:
         crowd.close()
     log = server.err()
     assert "Too many open files" not in log and "Traceback" not in log, log[-2000:]
-    assert log.count("127.0.0.1 has 16 connections to the page; closing new ones from it") == 1, log[-2000:]
+    # a line when the address reaches its cap, and one when it is down to none again, with how many were
+    # closed meanwhile: a burst, not a line a connection (on a slow machine the header timeout may end
+    # the first six before the last of the 300 came, and a second burst begins)
+    bursts = log.count("127.0.0.1 has 6 connections to the page; closing new ones from it")
+    summaries = log.count("more connections were closed while it had 6 open")
+    assert bursts >= 1 and summaries in (bursts - 1, bursts), log[-2000:]
     assert len(log) < 2000, log[-2000:]        # one line a burst, not one a connection
     status, _ = get_page(server.port, "127.0.0.1")
     assert status == 200
-    assert (web.MAX_PER_ADDRESS, web.HEADER_SECONDS) == (PER_ADDRESS, 10.0)    # the numbers the docs give
+    assert (web.MAX_PER_ADDRESS, web.HEADER_SECONDS) == (PER_ADDRESS, 5.0)    # the numbers the docs give
 
 
 @pytest.mark.process
 def test_the_page_holds_at_most_a_quarter_of_its_file_descriptors(serve_process):
     server = serve_process()
-    crowds = [Idle(server.port, f"127.0.0.{10 + n}", PER_ADDRESS) for n in range(8)]   # 128 in all
+    # 14 addresses x 6 = 84 idle connections; addresses that never sent a whole request may hold three
+    # quarters of the page's 64 (48), so 36 are turned away
+    crowds = [Idle(server.port, f"127.0.0.{10 + n}", PER_ADDRESS) for n in range(14)]
     try:
         def closed() -> int:
             return sum(crowd.count_closed() for crowd in crowds)
 
-        until(lambda: closed() >= 8 * PER_ADDRESS - TOTAL, 15,
+        until(lambda: closed() >= 14 * PER_ADDRESS - TOTAL * 3 // 4, 15,
               f"the page closing the connections over its {TOTAL}",
               explain=lambda: f"{closed()} closed; serve.err: {server.err()[-1500:]}")
         assert server.descriptors_open() < DESCRIPTORS // 2
@@ -202,8 +209,9 @@ def test_the_page_holds_at_most_a_quarter_of_its_file_descriptors(serve_process)
     until(lambda: get_page(server.port, "127.0.0.2")[0] == 200, 10, "the page for a viewer after the crowd")
     log = server.err()
     assert "Too many open files" not in log and "Traceback" not in log, log[-2000:]
-    assert log.count(f"the page has {TOTAL} connections (a quarter of the {DESCRIPTORS} files this process may "
-                     "open); closing new ones") == 1, log[-2000:]
+    assert log.count(f"the page has {TOTAL * 3 // 4} of its {TOTAL} connections open (a quarter of the "
+                     f"{DESCRIPTORS} files this process may open); closing new ones from addresses that have never "
+                     "sent a whole request") == 1, log[-2000:]
     assert web.Limits.for_this_process(DESCRIPTORS).total == TOTAL
 
 
@@ -307,8 +315,9 @@ def test_a_run_of_accept_errors_is_logged_once(caplog):
 
 
 def test_the_pages_share_of_the_file_descriptors():
-    assert [web.Limits.for_this_process(n).total for n in (40, 256, 1024, 4096, 1 << 20)] == [16, 64, 256, 256, 256]
-    assert web.Limits.for_this_process(1024).per_address == web.MAX_PER_ADDRESS == 16
+    # a quarter of the descriptors, 16 to 1024
+    assert [web.Limits.for_this_process(n).total for n in (40, 256, 1024, 4096, 1 << 20)] == [16, 64, 256, 1024, 1024]
+    assert web.Limits.for_this_process(1024).per_address == web.MAX_PER_ADDRESS == 6
 
 
 def test_an_upgrade_request_is_answered_as_plain_http_and_its_connection_let_go():
@@ -326,3 +335,109 @@ def test_an_upgrade_request_is_answered_as_plain_http_and_its_connection_let_go(
                   explain=lambda: server.server.crowd.by_address)
     finally:
         server.stop()
+
+
+class Flood:
+    """From each of `addresses`, `per` sockets held open: half a page's /events stream, half a request whose
+    headers never end; each reopened as soon as the server closes it, until stop(). (Issue 40, finding 3.)"""
+
+    def __init__(self, port: int, addresses: list[str], per: int) -> None:
+        self.port, self.addresses, self.per = port, addresses, per
+        self.opened = self.refused = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _open(self, address: str, stream: bool) -> socket.socket | None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.bind((address, 0))
+            sock.settimeout(5)
+            sock.connect(("127.0.0.1", self.port))
+            sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" if stream
+                         else b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Never-Ends: ")
+            sock.setblocking(False)
+        except OSError:
+            sock.close()
+            return None
+        self.opened += 1
+        return sock
+
+    def _run(self) -> None:
+        poller = select.poll()
+        held: dict[int, tuple[socket.socket, str, bool]] = {}
+
+        def open_one(address: str, stream: bool) -> None:
+            sock = self._open(address, stream)
+            if sock is not None:
+                held[sock.fileno()] = (sock, address, stream)
+                poller.register(sock, select.POLLIN | select.POLLHUP | select.POLLERR)
+
+        for address in self.addresses:
+            for n in range(self.per):
+                open_one(address, n % 2 == 0)
+        while not self.stopping.is_set():
+            for fd, _event in poller.poll(100):
+                sock, address, stream = held[fd]
+                try:
+                    data = sock.recv(65536)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    data = b""
+                if data.startswith(b"HTTP/1.1 503"):
+                    self.refused += 1
+                if data and not data.startswith(b"HTTP/1.1 503"):
+                    continue                      # a stream's snapshot or heartbeat: still held
+                poller.unregister(fd)
+                del held[fd]
+                sock.close()
+                open_one(address, stream)        # at once, as the issue's flood did
+        for sock, _address, _stream in held.values():
+            sock.close()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(30)
+
+
+@pytest.mark.process
+def test_a_crowd_from_seventeen_addresses_cannot_keep_the_page_from_a_member(serve_process):
+    # the issue's flood: 17 addresses x 16 sockets (272), half held-open /events streams, half unfinished
+    # headers, each reopened as soon as it is closed. Under the old caps (16 an address, 256 in all) 127 of
+    # 129 page requests got 503; now one address holds 6 (102 in all), the page 1,024 once serve has raised
+    # its file-descriptor limit, and 256 of those only for addresses that have sent a whole request
+    server = serve_process(descriptors=8192)
+    flood = Flood(server.port, [f"127.0.0.{20 + n}" for n in range(17)], 16)
+    try:
+        until(lambda: flood.refused >= 17 * (16 - PER_ADDRESS), 60, "the flood at every address's cap",
+              explain=lambda: f"{flood.opened} opened, {flood.refused} refused; serve.err: {server.err()[-1500:]}")
+        pages = [get_page(server.port, "127.0.0.200")[0] for _ in range(30)]      # a member who never came before
+        pages += [get_page(server.port, "127.0.0.201", "/snapshot.json")[0] for _ in range(10)]
+        assert pages == [200] * 40, pages
+        assert flood.thread.is_alive()
+    finally:
+        flood.stop()
+    log = server.err()
+    assert "Too many open files" not in log and "Traceback" not in log, log[-2000:]
+
+
+def test_the_last_quarter_is_kept_for_addresses_that_have_sent_a_whole_request():
+    crowd = web.Crowd(web.Limits(total=8, per_address=8), logging.getLogger("test"))
+    crowd.remember("10.0.0.9")                       # it loaded the page once
+    # strangers fill three quarters of 8: 6, then are turned away; the known address gets the last 2
+    assert [crowd.admit("10.0.0.1") for _ in range(6)] == [None] * 6
+    assert crowd.admit("10.0.0.2") == "The page has as many viewers as it can take: try again in a minute."
+    assert [crowd.admit("10.0.0.9") for _ in range(2)] == [None, None]
+    assert crowd.admit("10.0.0.9") is not None       # and no more than the page's whole share
+    crowd.release("10.0.0.1")
+    assert crowd.admit("10.0.0.2") is not None       # 7 held: still past the strangers' 6
+    assert crowd.admit("10.0.0.9") is None
+
+
+def test_the_addresses_remembered_are_bounded():
+    crowd = web.Crowd(web.Limits(), logging.getLogger("test"))
+    for n in range(web.KNOWN_ADDRESSES + 10):
+        crowd.remember(f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}")
+    assert len(crowd.known) == web.KNOWN_ADDRESSES
+    assert "10.0.0.0" not in crowd.known and "10.0.0.10" in crowd.known      # the oldest forgotten first

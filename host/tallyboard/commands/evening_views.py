@@ -323,8 +323,8 @@ def watch_cmd(once: bool, as_json: bool, duration: float, event_name: str | None
                    "localhost, any IP address); *.club.example for every name under one. Others are refused "
                    "(a guard against DNS rebinding).")
 @click.option("--connections-per-address", "per_address", type=click.IntRange(1, 4096), default=None,
-              metavar="N", help="How many connections one address may hold open to the page (default 16: a "
-                                "browser's, with a few tabs open). Behind a reverse proxy every viewer comes "
+              metavar="N", help="How many connections one address may hold open to the page (default 6: what a "
+                                "browser opens to one host, its tabs' live streams among them). Behind a reverse proxy every viewer comes "
                                 "from the proxy's address: raise it to the number of viewers you expect.")
 @source_options
 @broker_options
@@ -340,7 +340,7 @@ def serve_cmd(host: str, port: int, allowed_hosts: tuple[str, ...], per_address:
     from ..evening import web
 
     broker = chosen_broker(broker_url, no_broker, tls_ca, broker_listen, broker_port, club)
-    limits = web.Limits.for_this_process()
+    limits = web.Limits.for_this_process(web.raise_descriptor_limit())
     if per_address is not None:
         limits = dataclasses.replace(limits, per_address=per_address)
     with chosen_source(event_name, snapshot_file, broker) as source:

@@ -23,9 +23,10 @@ the standings through DNS rebinding.
 Its connections are bounded (Limits, page_server): a request's line,
 headers and body must all come within HEADER_SECONDS, an idle connection is closed
 after IDLE_SECONDS, one address holds at most MAX_PER_ADDRESS connections
-and the page at most a quarter of the process's file descriptors; a
-connection over a cap is answered 503 and closed, and each cap reached and
-each run of accept errors is logged once. A stream of /events has no timer:
+and the page at most a quarter of the process's file descriptors (raised as
+far as the system allows), of which an address that has never sent a whole
+request may use three quarters; a connection over a cap is answered 503 and
+closed, and each cap reached and each run of accept errors is logged once. A stream of /events has no timer:
 it lasts as long as its page is open."""
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ import contextlib
 import ipaddress
 import logging
 import socket
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, AsyncIterator, Callable
@@ -206,12 +208,33 @@ def url_of(sock: socket.socket) -> str:
 
 # --- the page's connections (docs/host.md, "serve": its limits; issue 30's finding 4) ----------------
 
-HEADER_SECONDS = 10.0         # a request (line, headers, any body) must all come within this of its first byte
+# A crowd from a few dozen addresses must not keep the page from a club's members (issue 40, finding 3: 17
+# addresses x 16 sockets, held open and reopened, got 503 for 127 of 129 page requests under caps of 16 and
+# 256). One address holds what one browser opens to a host (6, its /events stream among them); the page
+# holds a quarter of the process's file descriptors, which serve raises to what the system allows
+# (raise_descriptor_limit), up to MAX_CONNECTIONS: a crowd then needs MAX_CONNECTIONS / 6 = 170 addresses.
+# An address that has never sent a whole request may use only three quarters of it: the last quarter is
+# kept for those that have (a page loaded before), so sockets that never finish a request cannot fill it.
+HEADER_SECONDS = 5.0          # a request (line, headers, any body) must all come within this of its first byte
 IDLE_SECONDS = 5              # a connection with no request this long after a response is closed (uvicorn's keep-alive)
 MAX_HEADER_BYTES = 16 * 1024  # a request's line and headers (h11's limit; over it: 400 and closed)
-MAX_PER_ADDRESS = 16          # one address's connections: a browser opens 6 at most, and each tab's /events one more
-MAX_CONNECTIONS = 256         # the whole page, and at most a quarter of the process's file descriptors
+MAX_PER_ADDRESS = 6           # one address's connections: what a browser opens to one host, each tab's /events among them
+MAX_CONNECTIONS = 1024        # the whole page, and at most a quarter of the process's file descriptors
 MIN_CONNECTIONS = 16          # ... but never fewer than this
+KNOWN_ADDRESSES = 4096        # addresses remembered as having sent a whole request (the oldest forgotten first)
+
+
+def raise_descriptor_limit(most: int = 4 * MAX_CONNECTIONS + 1024) -> int:
+    """Raise this process's file-descriptor limit (RLIMIT_NOFILE's soft limit) towards `most`, as far as its
+    hard limit lets it (many systems start a process at 1024 with a far higher hard limit); the limit then."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = most if hard == resource.RLIM_INFINITY else min(most, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    return descriptor_limit()
 
 
 def descriptor_limit() -> int:
@@ -253,14 +276,24 @@ class Crowd:
         self.by_address: dict[str, int] = {}
         self.total = 0
         self.turned_away: dict[str, int] = {}      # an address, or "" for the page: closed since its log line
+        self.known: OrderedDict[str, None] = OrderedDict()    # addresses that have sent a whole request
+
+    def remember(self, address: str) -> None:
+        """An address has sent a whole request: it may use the part of the page kept for those."""
+        self.known[address] = None
+        self.known.move_to_end(address)
+        if len(self.known) > KNOWN_ADDRESSES:
+            self.known.popitem(last=False)
 
     def admit(self, address: str) -> str | None:
         """None: the connection is counted, and must be let go (release) when it ends;
         else why it is refused, in the words the client is answered with."""
-        if self.total >= self.limits.total:
-            self._turn_away("", f"the page has {self.limits.total} connections"
+        known = address in self.known
+        if self.total >= (self.limits.total if known else self.limits.total * 3 // 4):
+            self._turn_away("", f"the page has {self.total} of its {self.limits.total} connections open"
                             + (f" (a quarter of the {self.limits.descriptors} files this process may open)"
-                               if self.limits.descriptors else "") + "; closing new ones")
+                               if self.limits.descriptors else "") + "; closing new ones"
+                            + ("" if known else " from addresses that have never sent a whole request"))
             return "The page has as many viewers as it can take: try again in a minute."
         if self.by_address.get(address, 0) >= self.limits.per_address:
             self._turn_away(address, f"{address} has {self.limits.per_address} connections to the page; "
@@ -335,6 +368,8 @@ def _guarded_protocol(crowd: Crowd) -> type:
             if not self.counted:
                 return
             super().data_received(data)
+            if self.conn.their_state is h11.DONE:
+                crowd.remember(self.address)
             self._time_the_header()
 
         def _should_upgrade(self) -> bool:
