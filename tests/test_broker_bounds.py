@@ -3,6 +3,7 @@ QoS 2 messages that never get their PUBREL, and messages kept for an offline ses
 packets on a loopback socket, as a hostile table's login would send them (paho would send the PUBREL)."""
 from __future__ import annotations
 
+import logging
 import socket
 import struct
 
@@ -130,6 +131,8 @@ def test_an_offline_sessions_queue_keeps_at_most_its_bound():
         until(lambda: subscribed, 30, "the director's subscription")
         director.disconnect()
         director.loop_stop()
+        session = broker._broker._sessions[f"{EVENT}-director"][0]
+        until(lambda: session.transitions.state != "connected", 60, "the broker to see the director gone")
         table = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-t1")
         table.username_pw_set("t1", USERS["t1"])
         table.connect("127.0.0.1", broker.port)
@@ -137,12 +140,11 @@ def test_an_offline_sessions_queue_keeps_at_most_its_bound():
         try:
             infos = [table.publish(f"tallyboard/{EVENT}/table/t1/state", b"y" * BIG, qos=1) for _ in range(200)]
             for info in infos:
-                info.wait_for_publish(30)
+                info.wait_for_publish(120)
         finally:
             table.disconnect()
             table.loop_stop()
-        session = broker._broker._sessions[f"{EVENT}-director"][0]
-        until(lambda: session.retained_messages.qsize() == brokers.MAX_QUEUED_BYTES // BIG, 30,
+        until(lambda: session.retained_messages.qsize() == brokers.MAX_QUEUED_BYTES // BIG, 120,
               "the director's queue at its bound", explain=lambda: session.retained_messages.qsize())
 
 
@@ -192,3 +194,17 @@ def test_mosquitto_as_configured_keeps_a_bounded_queue_for_an_offline_director(t
             director.loop_stop()
         kept = received.index(marker)
         assert 100 <= kept <= brokers.MAX_INFLIGHT + brokers.MAX_QUEUED_BYTES // BIG + 1, kept
+
+
+def test_refused_connects_from_one_address_are_one_line_and_a_count(caplog):
+    with caplog.at_level(logging.WARNING, "amqtt.broker"):
+        with embedded_broker.EmbeddedBroker(0, USERS, event=EVENT) as broker:
+            for _ in range(50):     # a table's login with a wrong password, 50 times
+                with socket.create_connection(("127.0.0.1", broker.port), timeout=30) as sock:
+                    sock.sendall(connect_packet("t2", "wrong", f"{EVENT}-t2"))
+                    assert sock.recv(4) == b"\x20\x02\x00\x05"        # CONNACK 5: not authorized
+    lines = [r.getMessage() for r in caplog.records if r.name == "amqtt.broker"]
+    # the first said as it is, the other 49 counted and said when the broker stops: two lines, not 100
+    assert len(lines) == 2, lines
+    assert "'club-test-t2' (user 't2') not authorized (no such user, or a wrong password)" in lines[0]
+    assert lines[1].startswith("the broker refused: 49 more from 127.0.0.1 in the last "), lines[1]

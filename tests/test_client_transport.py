@@ -146,6 +146,9 @@ def test_a_crashed_firmware_is_reported_with_its_error(tmp_path):
     (flash / "main.py").write_text("x = 1 // 0\n")
     with Emulator(flash=flash, install=False) as emulator:
         link = transport.SerialTransport(emulator.port)
+        # the firmware has crashed, its traceback on the port, before the host asks (judged by what the
+        # emulated board did, not by how soon a busy machine let it)
+        until(lambda: not emulator.running, 60, "the emulated board's app to stop with its error")
         with pytest.raises(TransportError, match="app on .* stopped with an error .*ZeroDivisionError"):
             Board(link, timeout=0.1, retries=1).hello()
         with pytest.raises(TransportError, match="the emulated board stopped: .*ZeroDivisionError"):

@@ -40,7 +40,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.process]
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 SEAT_PINS = (10, 11, 12, 13)                 # board/pico-reference.json: seats 0..3
-from browser_support import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, WAIT_MS
 
 
 def run(*args: str) -> str:
@@ -186,19 +186,19 @@ def test_the_page_shows_a_hand_confirmed_on_a_board_within_2_s(evening):
             # bypass_csp: playwright's waits evaluate text, which the page's own policy forbids
             page = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True).new_page()
             page.set_default_timeout(10_000)
-            page.goto(server.url, timeout=10_000)
+            page.goto(server.url, timeout=WAIT_MS)
             page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
             head = '[data-table="1"] tfoot tr'
             assert cells(page, head) == [["Total", "0", "0", "0", "0"]]
             assert "Tuesday club" == page.text_content("#event")
             # Ann's 4H made with 10 from the host: held until an adversary accepts (CF)
             assert "hand 1 pending" in run("hand", "Ann", "4H", "10", "--port", ports[1])
-            page.wait_for_selector('[data-table="1"] .waiting', timeout=5_000)
+            page.wait_for_selector('[data-table="1"] .waiting', timeout=WAIT_MS)
             running = running_on(flashes[1])
             emulator = Emulator(flash=flashes[1], io_dir=Path(running["io"]), install=False)
             emulator.tap(SEAT_PINS[3])                 # Dee accepts
             accepted = time.monotonic()
-            page.wait_for_function(f"document.querySelector('{head}').textContent.includes('100')", timeout=2_000)
+            page.wait_for_function(f"document.querySelector('{head}').textContent.includes('100')", timeout=WAIT_MS)
             latency = time.monotonic() - accepted
             assert latency < 2.0, f"the page showed the hand {latency:.2f} s after the accept"
             # Ann, Cy 100; Bob, Dee 30

@@ -20,7 +20,7 @@ import pytest
 
 from event_snapshots import held_hand_confirmed, two_tables
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, WAIT_MS
 
 pytestmark = [NEEDS_CHROMIUM,
               pytest.mark.browser, pytest.mark.process]
@@ -114,7 +114,7 @@ def cells(page, selector: str) -> list[list[str]]:
 
 def test_a_hand_accepted_at_a_table_shows_within_2_s_then_connection_lost(page, serve):
     server, snapshot = serve(two_tables())
-    page.goto(server.url, timeout=10_000)
+    page.goto(server.url, timeout=WAIT_MS)
     page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
     assert page.text_content("#status") == "live"
     assert page.text_content("#event") == "Tuesday club"
@@ -143,7 +143,7 @@ def test_a_hand_accepted_at_a_table_shows_within_2_s_then_connection_lost(page, 
     accepted = time.monotonic()
     write(snapshot, held_hand_confirmed())
     page.wait_for_function(
-        "document.querySelector('[data-table=\"1\"] tfoot tr').textContent.includes('280')", timeout=2_000)
+        "document.querySelector('[data-table=\"1\"] tfoot tr').textContent.includes('280')", timeout=WAIT_MS)
     assert time.monotonic() - accepted < 2.0
     assert page.evaluate("window.notReloaded") is True
     assert cells(page, f"{head} tfoot tr") == [["Total", "160", "180", "180", "280"]]
@@ -170,7 +170,7 @@ def test_names_are_text_never_html_and_a_finished_evening_names_its_winner(page,
     doc["moves"], doc["next_seating"], doc["moves_final"] = [], [], True
     doc["standings"][0]["name"] = doc["tables"][0]["names"][2] = '<img src=x onerror="window.pwned=1">'
     server, _ = serve(doc)
-    page.goto(server.url, timeout=10_000)
+    page.goto(server.url, timeout=WAIT_MS)
     page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
     assert page.query_selector("img") is None and page.evaluate("window.pwned") is None
     assert cells(page, "#standings tbody tr")[0][1] == '<img src=x onerror="window.pwned=1">'
@@ -184,8 +184,8 @@ def test_a_phone_sees_one_column(browser, serve):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     try:
         phone = context.new_page()
-        phone.goto(server.url, timeout=10_000)
-        phone.wait_for_selector('[data-table="2"]', timeout=5_000)
+        phone.goto(server.url, timeout=WAIT_MS)
+        phone.wait_for_selector('[data-table="2"]', timeout=WAIT_MS)
         standings = phone.eval_on_selector("#standings-box", "e => e.getBoundingClientRect().toJSON()")
         tables = phone.eval_on_selector("#tables", "e => e.getBoundingClientRect().toJSON()")
         assert tables["top"] >= standings["bottom"]                  # below, not beside
@@ -202,7 +202,7 @@ def test_the_page_is_whole_in_its_first_html_in_every_load(page, serve):
     "live" is said only then. Five loads, each of a server just started."""
     for load in range(5):
         server, _ = serve(two_tables())
-        page.goto(server.url, wait_until="domcontentloaded", timeout=10_000)
+        page.goto(server.url, wait_until="domcontentloaded", timeout=WAIT_MS)
         shown = page.evaluate("""() => ({
             rows: document.querySelectorAll('#standings tbody tr').length,
             tables: document.querySelectorAll('#tables [data-table]').length,
@@ -213,7 +213,7 @@ def test_the_page_is_whole_in_its_first_html_in_every_load(page, serve):
 
 def test_the_public_page_names_tables_by_number_and_players_never_a_device(page, serve):
     server, _ = serve(two_tables())
-    page.goto(server.url, timeout=10_000)
+    page.goto(server.url, timeout=WAIT_MS)
     page.wait_for_function("document.querySelectorAll('#tables [data-table]').length === 2")
     assert "/dev/" not in page.content()
     assert page.text_content('[data-table="1"] h3').startswith("Table 1")
@@ -229,7 +229,7 @@ def test_a_bad_stored_value_is_a_marked_gap_never_a_blank_page(page, serve):
     doc["tables"][1]["hands"] = [{"hand": 1, "scores": {"not": "a list"}}, 7]
     doc["moves"].append("junk")
     server, _ = serve(doc)
-    page.goto(server.url, timeout=10_000)
+    page.goto(server.url, timeout=WAIT_MS)
     page.wait_for_function("document.querySelectorAll('#tables [data-table]').length === 2")
     assert page.text_content('[data-table="1"] .waiting') == "hand <b>x</b>: ⚠ unreadable to accept"
     assert page.query_selector("b") is None
@@ -246,7 +246,7 @@ def test_no_next_round_in_the_last_round(page, serve):
     doc["round"] = doc["rounds"] = 3
     doc["last_round"] = True
     server, _ = serve(doc)
-    page.goto(server.url, timeout=10_000)
+    page.goto(server.url, timeout=WAIT_MS)
     page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
     assert page.text_content("#next-title") == "" and page.query_selector("#moves li") is None
     assert "round 3 of 3 (the last)" in page.text_content("#round")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 
 from event_snapshots import two_tables
+from browser_support import WAIT_MS
 from test_event_page import CHROMIUM, browser, page, pytestmark, serve, write  # noqa: F401  (fixtures, markers)
 
 # the figures of tests/test_season_live.py (worked out there by hand): Tuesday 1 whole, Tuesday 2's round 1
@@ -45,23 +46,37 @@ def box(page, selector):
     return page.eval_on_selector(selector, "e => e.getBoundingClientRect().toJSON()")
 
 
+# the boxes of every selector, measured in one go, and only once each is laid out (a redraw replaces a
+# table's element: measured in between, it is 0 x 0): null until then, so wait_for_function waits for it
+LAID_OUT = """selectors => {
+    const boxes = {};
+    for (const selector of selectors) {
+        const element = document.querySelector(selector);
+        if (!element || element.getBoundingClientRect().height === 0) return null;
+        boxes[selector] = element.getBoundingClientRect().toJSON();
+    }
+    return boxes;
+}"""
+
+
+def boxes_laid_out(page, selectors):
+    return page.wait_for_function(LAID_OUT, arg=list(selectors), timeout=WAIT_MS).json_value()
+
+
 def test_the_season_panel_shows_the_standings_follows_the_pushes_and_moves_no_sheet(page, serve):
     server, snapshot = serve(tall())
-    page.goto(server.url, timeout=10_000)
+    page.goto(server.url, timeout=WAIT_MS)
     page.wait_for_function("document.querySelectorAll('#tables [data-table]').length === 6")
     page.evaluate("document.fonts.ready.then(() => true)")   # measured once its fonts are in: nothing moves after
-    # and once every table is laid out (a redraw replaces a table's element: measured in between, it is 0 x 0)
-    page.wait_for_function("[...document.querySelectorAll('#tables [data-table]')]"
-                           ".every(e => e.getBoundingClientRect().height > 0)")
     assert page.is_hidden("#seasons")                  # in no season: no panel
-    before = {s: box(page, s) for s in ('[data-table="1"]', '[data-table="2"]', "#tables", "#standings-box")}
+    before = boxes_laid_out(page, ('[data-table="1"]', '[data-table="2"]', "#tables", "#standings-box"))
     assert before["#tables"]["height"] > before["#standings-box"]["height"] + 200
     page.evaluate("window.notReloaded = true")
 
     doc = tall()
     doc["seasons"] = [AUTUMN, CUP]
     write(snapshot, doc)
-    page.wait_for_function("document.querySelectorAll('#seasons article').length === 2", timeout=2_000)
+    page.wait_for_function("document.querySelectorAll('#seasons article').length === 2", timeout=WAIT_MS)
     assert page.evaluate("window.notReloaded") is True
     autumn, cup = '#seasons article:nth-child(1)', '#seasons article:nth-child(2)'
     assert page.text_content(f"{autumn} h2") == "Season · Autumn"
@@ -75,9 +90,7 @@ def test_the_season_panel_shows_the_standings_follows_the_pushes_and_moves_no_sh
         "tie: total", "tie: total", "1 evening: not ranked"]
 
     # the panel has its own place: under the evening's standings, in the side column; no sheet moved
-    page.wait_for_function("[...document.querySelectorAll('#tables [data-table]')]"
-                           ".every(e => e.getBoundingClientRect().height > 0)")
-    after = {s: box(page, s) for s in before}
+    after = boxes_laid_out(page, before)
     assert after == before
     panel = box(page, "#seasons")
     assert 0 <= panel["top"] - before["#standings-box"]["bottom"] < 40     # right under it, not below the tables
@@ -88,16 +101,16 @@ def test_the_season_panel_shows_the_standings_follows_the_pushes_and_moves_no_sh
     pushed["seasons"][0]["standings"][0]["value"] = 1580
     write(snapshot, pushed)
     page.wait_for_function(
-        "document.querySelector('#seasons article tbody tr').textContent.includes('1580')", timeout=2_000)
+        "document.querySelector('#seasons article tbody tr').textContent.includes('1580')", timeout=WAIT_MS)
     assert page.evaluate("window.notReloaded") is True
 
     # the season's standings cannot be worked out just now: said in its place, the rest stands
     pushed["seasons"][1] = {"season": "Cup", "problem": "the season record cannot be read"}
     write(snapshot, pushed)
-    page.wait_for_function("document.querySelector('#seasons article:nth-child(2) .gap') !== null", timeout=2_000)
+    page.wait_for_function("document.querySelector('#seasons article:nth-child(2) .gap') !== null", timeout=WAIT_MS)
     assert page.text_content(f"{cup} .gap") == ("its standings cannot be worked out just now: the season record "
                                                  "cannot be read")
-    assert box(page, '[data-table="1"]') == before['[data-table="1"]']
+    assert boxes_laid_out(page, ['[data-table="1"]']) == {'[data-table="1"]': before['[data-table="1"]']}
     page.screenshot(path=str(snapshot.with_name("season-panel.png")), full_page=True)
 
 
@@ -108,8 +121,8 @@ def test_a_phone_sees_the_season_after_the_tables(browser, serve):  # noqa: F811
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     try:
         phone = context.new_page()
-        phone.goto(server.url, timeout=10_000)
-        phone.wait_for_selector("#seasons article", timeout=5_000)
+        phone.goto(server.url, timeout=WAIT_MS)
+        phone.wait_for_selector("#seasons article", timeout=WAIT_MS)
         assert box(phone, "#seasons")["top"] >= box(phone, "#tables")["bottom"]
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"the page is {width} px wide on a 390 px phone"

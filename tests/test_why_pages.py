@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from event_snapshots import held_hand_confirmed, two_tables
-from browser_support import CHROMIUM, NEEDS_CHROMIUM
+from browser_support import CHROMIUM, NEEDS_CHROMIUM, WAIT_MS
 from test_event_page import browser, page, serve  # noqa: F401  (fixtures)
 
 pytestmark = [NEEDS_CHROMIUM,
@@ -38,7 +38,7 @@ def boxes(page, selector: str) -> list[list[float]]:
 
 def test_the_live_page_shows_a_hand_s_reason_on_hover_and_tap_and_nothing_moves(page, serve):  # noqa: F811
     server, snapshot = serve(with_reasons(two_tables()))
-    page.goto(server.url, timeout=10_000)
+    page.goto(server.url, timeout=WAIT_MS)
     head = '[data-table="1"]'
     page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 8")
     page.wait_for_function("document.querySelector('#status').textContent === 'live'")
@@ -65,7 +65,7 @@ def test_the_live_page_shows_a_hand_s_reason_on_hover_and_tap_and_nothing_moves(
 
     write(snapshot, with_reasons(held_hand_confirmed()))
     page.wait_for_function("document.querySelector('[data-table=\"1\"] tfoot tr').textContent.includes('280')",
-                           timeout=5_000)
+                           timeout=WAIT_MS)
     assert page.eval_on_selector_all(f"{head} .why span", "s => s.map(x => x.textContent)") == WHY[3]
     # a table whose hands carry no reason (an older host) shows the hint and no row takes the focus
     assert page.text_content('[data-table="2"] .why') == "hover or tap a hand: why it scored"

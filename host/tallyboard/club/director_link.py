@@ -17,11 +17,14 @@ import paho.mqtt.client as mqtt
 from tallynet import topics
 
 from ..common import database
+from ..common.ratelog import RateLog
 from . import envelope, kinds
 from .envelope import RefusedMessage
 from .mqtt_link import MAX_REFUSED, MqttLink
 
 log = logging.getLogger(__name__)
+# a table's refused messages: a line a minute per topic with a count, never one a message (common/ratelog.py)
+_REFUSED_LOG = RateLog(log, "the director refused")
 
 
 class DirectorLink(MqttLink):
@@ -146,7 +149,7 @@ class DirectorLink(MqttLink):
                                    (board, opened["seq"]))
                 last = opened["seq"]
             except RefusedMessage as refused:
-                log.warning("refused %s: %s", message.topic[:200], refused)
+                _REFUSED_LOG.note(message.topic[:200], "refused %s: %s", message.topic[:200], refused)
                 self._refuse(board, message.topic, refused.reason, str(refused))
         if board is not None and last and envelope.is_name(board):
             self.client.publish(envelope.applied_topic(self.event, board),
@@ -187,7 +190,7 @@ class DirectorLink(MqttLink):
             opened = envelope.open_message(message.payload, self.key, {host: 0}, event=self.event,
                                            topic=message.topic)
         except RefusedMessage as refused:
-            log.warning("refused %s: %s", message.topic[:200], refused)
+            _REFUSED_LOG.note(message.topic[:200], "refused %s: %s", message.topic[:200], refused)
             with self._lock:
                 self._refuse(host, message.topic, refused.reason, str(refused))
             return

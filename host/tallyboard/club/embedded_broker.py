@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..common.listeners import AcceptErrors
+from ..common.ratelog import RateLog
 from . import envelope, kinds
 from .brokers import (MAX_INFLIGHT, MAX_INFLIGHT_BYTES, MAX_QUEUED, MAX_QUEUED_BYTES, START_TIMEOUT,
                       STOP_TIMEOUT, client_ids, may)
@@ -58,14 +59,12 @@ class PasswordCheck(_AuthBase):  # type: ignore[misc,valid-type]
         if expected is None or not hmac.compare_digest(expected.encode(), (session.password or "").encode()):
             return False
         if session.client_id not in client_ids(self.config.event, session.username):
-            self.context.logger.warning("%s logged in with client id %r, not its own (%s); refused",
-                                        session.username, session.client_id,
-                                        " or ".join(client_ids(self.config.event, session.username)))
+            session.refused_because = (f"a client id not its own (its own: "
+                                       f"{' or '.join(client_ids(self.config.event, session.username))})")
             return False
         if session.will_flag and not may(session.username, session.client_id, session.will_topic or "", True,
                                          event=self.config.event):
-            self.context.logger.warning("%s: a last will on %s is not allowed", session.client_id,
-                                        session.will_topic)
+            session.refused_because = f"a last will on {session.will_topic}, where it may not publish"
             return False
         return True
 
@@ -102,6 +101,20 @@ class _CappedReader(_ReaderAdapter):  # type: ignore[misc,valid-type]
         return await super().read(n)
 
 
+# what one login or address can make the broker write to the director's log, a line a minute each with a
+# count (common/ratelog.py): refused connections, and sessions held to their bounds
+_REFUSALS_LOG = RateLog(logging.getLogger("amqtt.broker"), "the broker refused")
+_BOUNDS_LOG = RateLog(logging.getLogger("amqtt.broker"), "the broker held a session to its bounds")
+
+
+class _QuietFailures(logging.Filter):
+    """amqtt's own line after each refused CONNECT ("Failed to initialize client session: ..."): the
+    refusal is said already, once a minute per address (_REFUSALS_LOG)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to initialize client session")
+
+
 class _BoundedHandler(_BrokerHandler):  # type: ignore[misc,valid-type]
     """amqtt's broker-side protocol handler, holding at most MAX_INFLIGHT QoS 2 messages (and
     MAX_INFLIGHT_BYTES) awaiting their PUBREL (brokers.py: every club message is QoS 1; amqtt delivers a
@@ -115,8 +128,8 @@ class _BoundedHandler(_BrokerHandler):  # type: ignore[misc,valid-type]
             held = session.inflight_in
             size = len(publish_packet.data or b"") + sum(len(m.data or b"") for m in held.values())
             if len(held) >= MAX_INFLIGHT or size > MAX_INFLIGHT_BYTES:
-                self.logger.warning("%s: over %d QoS 2 messages or %d bytes awaiting PUBREL; its connection is "
-                                    "closed", session.client_id, MAX_INFLIGHT, MAX_INFLIGHT_BYTES)
+                _BOUNDS_LOG.note(session.client_id, "%s: over %d QoS 2 messages or %d bytes awaiting PUBREL; its "
+                                 "connection is closed", session.client_id, MAX_INFLIGHT, MAX_INFLIGHT_BYTES)
                 self._abort()
                 return
         await super().handle_publish(publish_packet)
@@ -203,8 +216,9 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
         queue = target_session.retained_messages
         held = sum(len(message.data or b"") for message in queue._queue)     # asyncio.Queue's own deque
         if queue.qsize() >= MAX_QUEUED or held + len(broadcast.get("data") or b"") > MAX_QUEUED_BYTES:
-            self.logger.warning("%s is offline with %d messages (%d bytes) kept for it; one more on %s is not kept",
-                                target_session.client_id, queue.qsize(), held, broadcast.get("topic"))
+            _BOUNDS_LOG.note(target_session.client_id, "%s is offline with %d messages (%d bytes) kept for it; one "
+                             "more on %s is not kept", target_session.client_id, queue.qsize(), held,
+                             broadcast.get("topic"))
             return
         await super()._retain_broadcast_message(broadcast, qos, target_session)
 
@@ -249,25 +263,11 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
         # authenticates it on a session of its own (PasswordCheck: the password, the client id bound to
         # the login, the will), answers a refusal with CONNACK 5 and closes, and only then does amqtt's
         # session lookup, copied from 0.12.1 as it is.
-        try:
-            handler, client_session = await asyncio.wait_for(
-                _BoundedHandler.init_from_connect(reader, writer, self.plugins_manager), self.connect_timeout)
-        except asyncio.TimeoutError:
-            self.logger.warning("%s:%s sent no CONNECT in %g s; closed", remote_address, remote_port,
-                                self.connect_timeout)
-            await self._close(writer)
-            raise _AMQTTError("no CONNECT in time") from None
-        except (_AMQTTError, _NoDataError, _TooBig) as exc:
-            self.logger.warning("%s:%s: no CONNECT read: %s", remote_address, remote_port, exc)
-            await self._close(writer)
-            raise _AMQTTError(exc) from exc
-        except _MQTTError as exc:
-            self.logger.warning("%s:%s: an invalid CONNECT: %s", remote_address, remote_port, exc)
-            await self._close(writer)
-            raise
+        handler, client_session = await self._read_connect(reader, writer, remote_address, remote_port)
         if not await self._authenticate(client_session, None):
-            self.logger.warning("%s:%s: %r (user %r) not authorized; no session touched", remote_address,
-                                remote_port, client_session.client_id, client_session.username)
+            _REFUSALS_LOG.note(remote_address, "%s:%s: %r (user %r) not authorized (%s); no session touched",
+                               remote_address, remote_port, client_session.client_id, client_session.username,
+                               getattr(client_session, "refused_because", "no such user, or a wrong password"))
             try:
                 await _ConnackPacket.build(0, _NOT_AUTHORIZED).to_stream(writer)
             except OSError:
@@ -299,6 +299,26 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
         if client_session.keep_alive > 0 and isinstance(timeout_disconnect_delay, int):
             client_session.keep_alive += timeout_disconnect_delay
         return handler, client_session
+
+    async def _read_connect(self, reader: Any, writer: Any, remote_address: str, remote_port: int) -> Any:
+        """The CONNECT's handler and session; a connection without one (none in time, unreadable, invalid) is
+        closed, said once a minute per address, and raised as amqtt's own errors."""
+        try:
+            return await asyncio.wait_for(
+                _BoundedHandler.init_from_connect(reader, writer, self.plugins_manager), self.connect_timeout)
+        except asyncio.TimeoutError:
+            _REFUSALS_LOG.note(remote_address, "%s:%s sent no CONNECT in %g s; closed", remote_address, remote_port,
+                               self.connect_timeout)
+            await self._close(writer)
+            raise _AMQTTError("no CONNECT in time") from None
+        except (_AMQTTError, _NoDataError, _TooBig) as exc:
+            _REFUSALS_LOG.note(remote_address, "%s:%s: no CONNECT read: %s", remote_address, remote_port, exc)
+            await self._close(writer)
+            raise _AMQTTError(exc) from exc
+        except _MQTTError as exc:
+            _REFUSALS_LOG.note(remote_address, "%s:%s: an invalid CONNECT: %s", remote_address, remote_port, exc)
+            await self._close(writer)
+            raise
 
     @staticmethod
     async def _close(writer: Any) -> None:
@@ -332,6 +352,9 @@ class EmbeddedBroker:
     def start(self) -> None:
         if _Broker is object:
             raise RuntimeError("the embedded broker needs amqtt: pip install amqtt")
+        amqtt_log = logging.getLogger("amqtt.broker")
+        if not any(isinstance(f, _QuietFailures) for f in amqtt_log.filters):
+            amqtt_log.addFilter(_QuietFailures())
         config = {
             "listeners": {"default": {"type": "tcp", "bind": f"{self.bind}:{self.port}",
                                       "max_connections": MAX_CONNECTIONS}},
@@ -376,6 +399,8 @@ class EmbeddedBroker:
         in time (its sessions are dropped all the same)."""
         loop, thread, broker = self._loop, self._thread, self._broker
         self._loop = self._thread = self._broker = None
+        _REFUSALS_LOG.flush()         # the counts still held, written once
+        _BOUNDS_LOG.flush()
         if loop is None or thread is None:
             return
         failure: BaseException | None = None

@@ -38,6 +38,7 @@ import paho.mqtt.client as mqtt
 from tallynet import topics
 
 from . import envelope, kinds
+from ..common.ratelog import RateLog
 from .envelope import RefusedMessage
 from .outbox import Outbox
 
@@ -275,6 +276,7 @@ class TableLink(MqttLink):
         self._own = self.boards or None     # the outbox rows this link sends: its boards' (all, without)
         self._tag_board = self.boards[0] if self.boards else self.login   # whose tag of the round it checks
         self.refused: list[tuple[str, str, str]] = []   # (topic, reason, text) of the director's messages refused
+        self.refused_log = RateLog(log, f"{client_id}: refused")     # a line a minute per topic, with a count
         self.on_director_message = on_director_message
         self.on_director_applied = on_director_applied
         self.resend_after = resend_after
@@ -388,6 +390,10 @@ class TableLink(MqttLink):
             level = logging.DEBUG if refused.reason == "replay" else logging.WARNING
             then = (" (if the director has really changed the round that often since this host last took one, "
                     "start it again with --take-next-round)") if refused.reason == "ahead" else ""
-            log.log(level, "%s: refused %s: %s%s", self.client_id, message.topic, refused, then)
+            if level == logging.DEBUG:
+                log.debug("%s: refused %s: %s", self.client_id, message.topic, refused)
+            else:
+                self.refused_log.note(message.topic[:200], "%s: refused %s: %s%s", self.client_id, message.topic[:200],
+                                      refused, then)
             self.refused.append((message.topic, refused.reason, str(refused)))
             del self.refused[:-MAX_REFUSED]
