@@ -115,3 +115,51 @@ def test_a_board_sending_another_tables_state_does_not_use_up_its_seq(director):
     assert director.link.applied() == {club_mod.board_ident(tag, 2): 2}
     assert reasons(director) == ["apply"]           # no replay
     assert director.store.boards(director.event)[2]["status"] == "no game"
+
+
+def good_record(director) -> dict:
+    from tallyboard.evening import standings
+    return standings.club_record(PLAYERS[:4], [], standings.game_length(2, director.event.hands))
+
+
+def stamp_of(director, **changes) -> dict:
+    tag = event_tag(director.event)
+    stamp = {"game": "skicket", "players": "4", "options": "0", "n": "0", "top": "0", "lcrc": "0000",
+             "held": "-", "board_id": f"emulator@{tag:04X}.1", "round": 1}
+    stamp.update(changes)
+    return stamp
+
+
+@pytest.mark.parametrize("stamp_change", [
+    {"lcrc": "\x1b[2J\x1b[31mOWNED"},            # an escape sequence: the terminal that shows it cleared
+    {"held": "<script>alert(1)</script>"},       # HTML
+    {"n": "\u202e0"},                            # a bidirectional override
+    {"n": "9" * 81},                             # longer than any of OPEN's fields
+    {"note": "hello"},                           # a field no stamp has
+    {"round": 2**40},                            # a number beyond the format's
+])
+def test_a_stamp_is_checked_at_the_door_like_a_name_and_nothing_of_it_stored(director, stamp_change):
+    # issue 40, finding 5: a table's `stamp` values were stored as they came
+    director.link._on_message(state(director, 1, 1, record=good_record(director),
+                                    stamp=stamp_of(director, **stamp_change)))
+    assert reasons(director) == ["apply"]
+    assert "stamp is not a board's journal position" in director.link.refused()[0][3]
+    assert director.store.table_stamp(director.event, 1, 1) is None
+    assert director.link.applied() == {}
+    # the same state with a board's own stamp is stored, with its seq
+    director.link._on_message(state(director, 1, 1, record=good_record(director), stamp=stamp_of(director)))
+    assert director.store.table_stamp(director.event, 1, 1) == stamp_of(director)
+
+
+@pytest.mark.parametrize("where", ["record", "hand"])
+def test_a_record_with_a_field_no_record_has_is_refused_and_nothing_of_it_stored(director, where):
+    record = good_record(director)
+    if where == "record":
+        record["comment"] = "<img src=x onerror=alert(1)>"
+    else:
+        # Ann bids 4 hearts and takes 10 (docs/records.md: a Skicket hand), with a field no hand has
+        record["hands"] = [{"purchaser": 0, "bid": "4H", "tricks": 10, "comment": "\x1b[31m"}]
+    director.link._on_message(state(director, 1, 1, record=record, stamp=stamp_of(director)))
+    assert reasons(director) == ["apply"], director.link.refused()
+    assert "comment" in director.link.refused()[0][3]
+    assert director.store.table_game(director.event, 1, 1) is None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 import sqlite3
 import threading
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from tallynet import tablestate
 from tallynet.tablestate import board_ident
 
 from ..common import database
@@ -207,6 +209,10 @@ def refused(event: Evening) -> list[tuple[str, str | None, str, str, int]]:
 
 
 TABLE_STATUSES = (OK, UNREACHABLE, SWAPPED, NO_GAME)    # what a table host says of its board
+# a stamp's fields, as tablestate.stamp() names them, each a number or OPEN's text: checked at the door like
+# a name (issue 40, finding 5: escape sequences and HTML were stored), never shown as they came
+STAMP_FIELDS = frozenset(tablestate.stamp(*[None] * 9))
+STAMP_TEXT = re.compile(r"[A-Za-z0-9_.@:+-]{0,80}")
 TABLE_BODY = frozenset({"table", "round", "host", "board_id", "status", "record", "stamp", "pending"})
 MAX_SCORE = 10**6           # a held hand's score for a seat; far beyond any game's
 
@@ -232,10 +238,11 @@ def check_table_body(body: dict[str, Any], tag: int, names: list[str]) -> None:
         raise ValueError("record is not a game record")
     if record is not None and not isinstance(stamp, dict):
         raise ValueError("a record without its stamp")
-    if stamp is not None and not (isinstance(stamp, dict) and len(stamp) <= 20 and all(
-            isinstance(k, str) and (type(v) is int or (isinstance(v, str) and len(v) <= 200))
-            for k, v in stamp.items())):
-        raise ValueError("stamp is not a board's journal position (names to short values)")
+    if stamp is not None and not (isinstance(stamp, dict) and set(stamp) <= STAMP_FIELDS and all(
+            (type(v) is int and abs(v) < 2**30) or (isinstance(v, str) and STAMP_TEXT.fullmatch(v))
+            for v in stamp.values())):
+        raise ValueError("stamp is not a board's journal position (its fields, each a number or a short word "
+                         "of letters, digits and _ . @ : + -)")
     if stamp is not None and "board_id" in stamp and not tallyboard_names.is_board_id(stamp["board_id"], tag, table):
         raise ValueError(f"the stamp's board_id {str(stamp['board_id'])[:80]!r} is not a board of table {table}")
     check_pending(body["pending"], names)

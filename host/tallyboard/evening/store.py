@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..scorebook import archive
+from ..scorebook.records import RECORD_FIELDS
 from ..common import database
 from ..common import names as tallyboard_names
 from ..common.errors import RecordError, TallyboardError
@@ -260,6 +261,9 @@ class EveningDatabase:
         want = standings.club_record(names, [], length)
         if not isinstance(record, dict) or not isinstance(record.get("hands"), list):
             raise EveningError(f"round {round} table {table}: not a game record")
+        unknown = sorted(str(field)[:40] for field in set(record) - set(RECORD_FIELDS))
+        if unknown:
+            raise EveningError(f"round {round} table {table}: the record has a field no record has: {unknown[0]!r}")
         if record.get("players") != names:
             raise EveningError(f"round {round} table {table}: the game is for {', '.join(map(str, record.get('players') or []))}"
                              f" but the table seats {', '.join(names)}; is it another table's board?")

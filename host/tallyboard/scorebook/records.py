@@ -39,13 +39,16 @@ def loads(text: str | bytes, source: str = "record") -> LoadedGame:
     return from_document(files.parse_json(text, source, "record"), source)
 
 
+RECORD_FIELDS = ("format", "game", "players", "options", "hands")     # a record's fields (docs/records.md)
+
+
 def from_document(doc: Any, source: str = "record") -> LoadedGame:
     def fail(where: str, message: str) -> RecordError:
         return RecordError(f"{source}: {where}: {message}")
 
     if not isinstance(doc, dict):
         raise fail("record", "must be a JSON object")
-    unknown = sorted(set(doc) - {"format", "game", "players", "options", "hands"})
+    unknown = sorted(set(doc) - set(RECORD_FIELDS))
     if unknown:
         raise fail(unknown[0], "unknown field")
     if doc.get("format") not in READABLE_FORMATS:
