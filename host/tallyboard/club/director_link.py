@@ -52,6 +52,7 @@ class DirectorLink(MqttLink):
         self._lock = threading.RLock()
         self._dropped_noted = 0
         self.round_published_again = 0     # times the broker's round differed from ours and was replaced
+        self.rounds_taken_from_the_broker = 0   # times the broker's round was ours and ahead of the file
 
     def stop(self) -> None:
         self._stop_client()
@@ -169,17 +170,51 @@ class DirectorLink(MqttLink):
             self.store.execute("DELETE FROM refused WHERE id <= (SELECT max(id) FROM refused) - ?", (MAX_REFUSED,))
 
     def _check_round(self, message: mqtt.MQTTMessage) -> None:
-        """The broker's copy of the retained round: if it is not the one this director
-        published last (removed with an empty message, or replaced), publish ours again."""
+        """The broker's copy of the retained round. One this director signed with a seq ahead of its
+        file's (the file restored from an older copy: issue 40) is taken as the last published, so the
+        next round goes on from its number and the tables take it; any other that is not the one this
+        director published last (removed with an empty message, or replaced) is replaced by ours again."""
         topic = envelope.round_topic(self.event)
         with self._lock:
-            row = self.store.execute("SELECT payload FROM sent WHERE topic = ?", (topic,)).fetchone()
-        if row is None or bytes(row[0]) == message.payload:
+            row = self.store.execute("SELECT seq, payload FROM sent WHERE topic = ?", (topic,)).fetchone()
+        if row is not None and bytes(row[1]) == message.payload:
+            return
+        ahead = self._own_round_ahead(message.payload, row[0] if row else 0)
+        if ahead is not None:
+            with self._lock, database.write(self.store) as db:
+                db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
+                           "DO UPDATE SET seq = excluded.seq, payload = excluded.payload",
+                           (topic, ahead, bytes(message.payload)))
+            self.rounds_taken_from_the_broker += 1
+            log.warning("the broker holds round message %d, signed by this director, and this director's file "
+                        "only %d (restored from an older copy?): the next round is numbered from %d, so the "
+                        "tables take it", ahead, row[0] if row else 0, ahead + 1)
+            return
+        if row is None:
             return
         self.round_published_again += 1
         log.warning("the broker's round is not the director's (%d bytes); publishing it again",
                     len(message.payload))
-        self.client.publish(topic, bytes(row[0]), qos=1, retain=True)
+        self.client.publish(topic, bytes(row[1]), qos=1, retain=True)
+
+    def _own_round_ahead(self, payload: bytes, ours: int) -> int | None:
+        """The seq of a round this director signed (its tag for one of the evening's boards checks) if it
+        is above `ours`; else None."""
+        try:
+            claimed = json.loads(payload)["seq"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return None
+        if type(claimed) is not int or claimed <= ours:
+            return None
+        for board in sorted(self._evening_boards()):
+            key = self.key({"board": board}) if callable(self.key) else self.key
+            try:
+                envelope.open_message(payload, key, {envelope.DIRECTOR: claimed - 1}, event=self.event,
+                                      topic=envelope.round_topic(self.event), tag_for=board)
+            except RefusedMessage:
+                continue
+            return claimed
+        return None
 
     def _last(self, board: str | None) -> int:
         row = self.store.execute("SELECT seq FROM applied WHERE board = ?", (board,)).fetchone()
