@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin_harness import Twin, bench_main  # noqa: E402
+from twin_harness import Twin, add_flash_option, bench_main, deployed  # noqa: E402
 
 PRESS_MS = 80
 
@@ -48,23 +48,26 @@ def summary(presses: list[dict]) -> dict:
             "oled_bytes_per_press": round(sum(p["oled_bytes"] for p in presses) / len(presses))}
 
 
-def run(count: int) -> dict:
-    with tempfile.TemporaryDirectory() as tmp, Twin(Path(tmp)) as twin:
-        twin.deploy()
-        done = twin.tallyboard("new", "roquet", "--name", "Ann", "--name", "Bob")
-        if done.returncode:
-            raise RuntimeError(f"tallyboard new failed: {done.stdout}{done.stderr}")
-        control = twin.control
-        control.settle(quiet_ms=300)
-        pegs = [one_press(control, "seat0", "last_release_ms") for _ in range(count)]
-        undos = [one_press(control, "undo", "last_press_ms") for _ in range(count)]
-        idle = control.stats()
-        control.settle(quiet_ms=2000)
-        after = control.stats()
-        busy = (after["busy_ms"] - idle["busy_ms"]) / (after["emu_ms"] - idle["emu_ms"])
-        wrong = control.errors()
-        if wrong["ssd1306"] or wrong["ws2812"]:
-            raise RuntimeError(f"the twin's parts saw the firmware get them wrong: {wrong}")
+def run(count: int, flash: Path | None = None) -> dict:
+    with tempfile.TemporaryDirectory() as tmp, deployed(Twin(Path(tmp)), flash) as twin:
+        return _presses(twin, count)
+
+
+def _presses(twin: Twin, count: int) -> dict:
+    done = twin.tallyboard("new", "roquet", "--name", "Ann", "--name", "Bob")
+    if done.returncode:
+        raise RuntimeError(f"tallyboard new failed: {done.stdout}{done.stderr}")
+    control = twin.control
+    control.settle(quiet_ms=300)
+    pegs = [one_press(control, "seat0", "last_release_ms") for _ in range(count)]
+    undos = [one_press(control, "undo", "last_press_ms") for _ in range(count)]
+    idle = control.stats()
+    control.settle(quiet_ms=2000)
+    after = control.stats()
+    busy = (after["busy_ms"] - idle["busy_ms"]) / (after["emu_ms"] - idle["emu_ms"])
+    wrong = control.errors()
+    if wrong["ssd1306"] or wrong["ws2812"]:
+        raise RuntimeError(f"the twin's parts saw the firmware get them wrong: {wrong}")
     return {"seat_press": summary(pegs), "undo_press": summary(undos), "idle_busy_percent": round(100 * busy, 1)}
 
 
@@ -81,8 +84,11 @@ def show(figures: dict) -> None:
 
 
 def main() -> int:
-    return bench_main(__doc__, "bench_controls_twin", lambda args: run(args.presses), show,
-                      lambda parser: parser.add_argument("--presses", type=int, default=10))
+    def options(parser):
+        parser.add_argument("--presses", type=int, default=10)
+        add_flash_option(parser)
+
+    return bench_main(__doc__, "bench_controls_twin", lambda args: run(args.presses, args.flash), show, options)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from twin_harness import RawRepl, Twin, add_image_option, bench_main  # noqa: E402  (it puts host/ on sys.path)
+from twin_harness import RawRepl, Twin, add_flash_option, add_image_option, bench_main, deployed  # noqa: E402  (it puts host/ on sys.path)
 from tallyboard.tooling.mpunix import STANDINS_DIR  # noqa: E402
 
 TAG = 0x1A2B
@@ -216,9 +216,11 @@ def run(args=None) -> dict:
     from tallyboard.common.errors import BoardError
 
     image = getattr(args, "image", "stock")
+    flash = getattr(args, "flash", None)
+    if flash is not None and image != "stock":
+        raise SystemExit("bench_wifi_twin: --flash is a deploy on the stock image; leave it out with --image")
     figures: dict = {"image": image}
-    with tempfile.TemporaryDirectory() as tmp, Twin.running(Path(tmp), image) as twin:
-        twin.deploy()
+    with tempfile.TemporaryDirectory() as tmp, deployed(Twin.running(Path(tmp), image), flash) as twin:
         definition = json.loads((ROOT / "board" / "pico-reference.json").read_text())
         definition["name"] = DEFINITION
         definition["wifi"] = True
@@ -287,7 +289,11 @@ def show(figures: dict) -> None:
 
 
 def main() -> int:
-    return bench_main(__doc__, "bench_wifi_twin", run, show, add_image_option)
+    def options(parser):
+        add_image_option(parser)
+        add_flash_option(parser)
+
+    return bench_main(__doc__, "bench_wifi_twin", run, show, options)
 
 
 if __name__ == "__main__":

@@ -2,10 +2,8 @@
 smallest mode, exits 0 and prints its figures. A bench that rots is found
 here, not by whoever next needs its numbers (three had broken unseen when
 the protocol and the club's guards changed). The figures themselves are not
-judged: they are recorded in docs/benchmarks.md from full runs. Of the twin's
-benches, the two that drive what the others do not (the controls, the club
-link's heap on the chip) run here on a twin of their own each; the club
-evening bench (minutes of broker outage) is left to its own command."""
+judged: they are recorded in docs/benchmarks.md from full runs. The twin's
+benches are tests/test_benches_twin.py's."""
 from __future__ import annotations
 
 import os
@@ -15,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from twin_support import WHY_NOT
 
 pytestmark = [pytest.mark.emulator, pytest.mark.broker, pytest.mark.process]   # the benches run boards and brokers
 
@@ -34,25 +31,7 @@ QUICK = [
 ]
 
 
-ON_THE_TWIN = [
-    (["bench_controls_twin.py", "--presses", "2"], "OLED caught up"),
-    (["bench_wifi_twin.py"], "the link's own heap"),
-]
-
-
-@pytest.mark.parametrize("command,figure", QUICK, ids=[c[0][0].removesuffix(".py") for c in QUICK])
-def test_the_bench_runs_and_prints_its_figures(command, figure, tmp_path):
-    _runs(command, figure, tmp_path, 240)
-
-
-@pytest.mark.parametrize("command,figure", ON_THE_TWIN, ids=[c[0][0].removesuffix(".py") for c in ON_THE_TWIN])
-@pytest.mark.twin
-@pytest.mark.skipif(WHY_NOT is not None, reason=f"the device twin cannot run here: {WHY_NOT}")
-def test_the_twin_bench_runs_and_prints_its_figures(command, figure, tmp_path):
-    _runs(command, figure, tmp_path, 600)
-
-
-def _runs(command, figure, tmp_path, timeout):
+def runs(command, figure, tmp_path, timeout):
     env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"),
                XDG_CACHE_HOME=str(tmp_path / "cache"), TALLYBOARD_ARCHIVE=str(tmp_path / "archive.sqlite3"))
     done = subprocess.run([sys.executable, str(ROOT / "bench" / command[0]), *command[1:]], cwd=ROOT, env=env,

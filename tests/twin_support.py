@@ -40,11 +40,11 @@ def _run_folder(tmp_path_factory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-def deployed_twin(tmp_path_factory, name: str, **options):
-    """A twin (not started) whose flash holds the firmware as `tallyboard deploy` writes it onto a
-    blank chip: deployed once for the whole run, by whichever test module asks first (the others,
-    in any worker, wait for it), and copied into this twin's own folder. tests/test_device_twin.py
-    deploys onto a blank chip itself, as the deploy's own test."""
+def deployed_image(tmp_path_factory) -> Path:
+    """The flash image of a twin onto whose blank chip `tallyboard deploy` wrote the firmware: deployed
+    once for the whole run, by whichever test module asks first (the others, in any worker, wait for it).
+    Copy it before starting a twin on it. tests/test_device_twin.py deploys onto a blank chip itself, as
+    the deploy's own test."""
     import fcntl
     import shutil
 
@@ -62,8 +62,16 @@ def deployed_twin(tmp_path_factory, name: str, **options):
                 blank.stop()                   # the runner writes the whole flash region on its way out
             shutil.copyfile(blank.image, shared / "pico.img.part")
             (shared / "pico.img.part").replace(image)
+    return image
+
+
+def deployed_twin(tmp_path_factory, name: str, **options):
+    """A twin (not started) whose flash holds the firmware as deploy writes it (deployed_image), in its
+    own folder."""
+    import shutil
+
     folder = tmp_path_factory.mktemp(name)
-    shutil.copyfile(image, folder / "pico.img")
+    shutil.copyfile(deployed_image(tmp_path_factory), folder / "pico.img")
     return device_twin.Twin(folder, **options)
 
 
