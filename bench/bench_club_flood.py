@@ -2,6 +2,12 @@
 
     python bench/bench_club_flood.py              # 3 floods of 2,000 messages of 60 KB
     python bench/bench_club_flood.py --floods 5 --count 4000
+    python bench/bench_club_flood.py --qos2 --floods 1 --count 5000    # issue 40's flood, below
+
+With --qos2 the flooder is issue 40's: a table's login sending QoS 2 PUBLISHes of 60 KB on its own
+state topic and never a PUBREL, connecting again each time the broker closes it, COUNT in all; after
+each flood a hand signed by that table must be applied (the evening goes on), and the director's memory
+must stay within QOS2_BOUND_MB of where it started.
 
 The director as `event serve` runs it: the embedded broker (amqtt) and the
 DirectorLink in this process, its store in SQLite. A separate process, with
@@ -53,6 +59,42 @@ client.disconnect()
 """
 
 
+QOS2_BOUND_MB = 20        # the director's growth a QoS 2 flood may cause (issue 40: it grew by 25 MB/s)
+QOS2_FLOODER = r"""
+import socket, struct, sys
+port, count, topic = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def length(n):
+    out = bytearray()
+    while True:
+        n, byte = n // 128, n % 128
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+def text(s):
+    return struct.pack("!H", len(s)) + s.encode()
+body = text("MQTT") + bytes([4, 0xC2]) + struct.pack("!H", 60) + text("flood-bench-t1") + text("t1") + text("t-pass")
+connect = bytes([0x10]) + length(len(body)) + body
+junk = b"x" * 60_000
+sent = connections = 0
+while sent < count:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    connections += 1
+    try:
+        sock.sendall(connect)
+        if sock.recv(4)[:1] != b"\x20":
+            raise SystemExit("no CONNACK")
+        while sent < count:
+            packet = text(topic) + struct.pack("!H", sent % 65535 + 1) + junk
+            sock.sendall(bytes([0x34]) + length(len(packet)) + packet)   # QoS 2, never a PUBREL
+            sent += 1
+    except OSError:
+        pass                          # closed by the broker: connect again, as issue 40's flooder did
+    finally:
+        sock.close()
+print(connections)
+"""
+
+
 def rss_kb() -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -64,8 +106,11 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--floods", type=int, default=3)
     parser.add_argument("--count", type=int, default=2000)
+    parser.add_argument("--qos2", action="store_true", help="issue 40's flood: QoS 2, never a PUBREL")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
+    if args.qos2:
+        return qos2_floods(args.floods, args.count)
     topic = envelope.table_topic(EVENT, "t1", "hand")
     with tempfile.TemporaryDirectory() as tmp, embedded_broker.EmbeddedBroker(0, USERS, event=EVENT) as broker:
         director = director_link.DirectorLink(f"mqtt://director:d-pass@127.0.0.1:{broker.port}", f"{EVENT}-director", event=EVENT,
@@ -109,6 +154,51 @@ def main() -> int:
         finally:
             director.stop()
     return 0
+
+
+def qos2_floods(floods: int, count: int) -> int:
+    key = envelope.new_secret()
+    with tempfile.TemporaryDirectory() as tmp, embedded_broker.EmbeddedBroker(0, USERS, event=EVENT) as broker:
+        director = director_link.DirectorLink(f"mqtt://director:d-pass@127.0.0.1:{broker.port}", f"{EVENT}-director",
+                                              event=EVENT, key=key, store_path=Path(tmp) / "director.sqlite3",
+                                              boards=["t1"], on_table_message=lambda c, m: None)
+        director.start()
+        director.wait_connected(10)
+        hand = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"{EVENT}-board-t1", protocol=paho.MQTTv311)
+        hand.username_pw_set("t1", USERS["t1"])
+        try:
+            print(f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}; "
+                  f"{floods} QoS 2 floods of {count} messages of 60 KB, never a PUBREL")
+            start = rss_kb()
+            print(f"before: {start / 1024:.1f} MB")
+            most = 0.0
+            for flood in range(1, floods + 1):
+                started = time.monotonic()
+                done = subprocess.run([sys.executable, "-c", QOS2_FLOODER, str(broker.port), str(count),
+                                       envelope.table_topic(EVENT, "t1", "state")],
+                                      check=True, timeout=600, capture_output=True, text=True)
+                grown = (rss_kb() - start) / 1024
+                # the evening goes on: a hand signed by that table, applied
+                hand.connect("127.0.0.1", broker.port)
+                hand.loop_start()
+                hand.publish(envelope.table_topic(EVENT, "t1", "hand"),
+                             envelope.seal(key, EVENT, "t1", flood, "hand", {"n": flood}), qos=1)
+                deadline = time.monotonic() + 120
+                while director.applied().get("t1") != flood:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(f"the table's hand {flood} was not applied within 120 s of the flood")
+                    time.sleep(0.05)
+                applied_s = time.monotonic() - started
+                hand.loop_stop()
+                hand.disconnect()
+                most = max(most, grown)
+                print(f"after flood {flood} ({applied_s:.1f} s, {done.stdout.strip()} connections): "
+                      f"{rss_kb() / 1024:.1f} MB, +{grown:.1f} MB on the start; the table's next hand applied")
+            print(f"grew at most {most:.1f} MB: {'within' if most <= QOS2_BOUND_MB else 'OVER'} the bound of "
+                  f"{QOS2_BOUND_MB} MB")
+        finally:
+            director.stop()
+    return 0 if most <= QOS2_BOUND_MB else 1
 
 
 def _markers(director: director_link.DirectorLink) -> int:

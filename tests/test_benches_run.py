@@ -28,6 +28,7 @@ QUICK = [
     (["bench_portshare.py", "--requests", "20", "--clients", "2", "--seconds", "2"], "fairness"),
     (["bench_firmware_runtime.py", "--commands", "20", "--events", "40", "--boots", "1"], "boot_to_BOOT_event_ms"),
     (["bench_club_flood.py", "--floods", "1", "--count", "50"], "after flood 1"),
+    (["bench_club_flood.py", "--qos2", "--floods", "1", "--count", "200"], "within the bound"),
 ]
 
 
