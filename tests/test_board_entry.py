@@ -67,7 +67,7 @@ def test_every_game_is_entered_with_presses_on_the_emulated_board(tmp_path, monk
                     for args in press_args(one):
                         out = runner.invoke(main, args)
                         assert out.exit_code == 0, out.output
-                game = until(lambda: _with_a_hand(board.rebuild().game), 5, f"{name}'s hand on the board",
+                game = until(lambda: _with_a_hand(board.rebuild().game), 60, f"{name}'s hand on the board",
                              every=0.1, explain=lambda: f"the board's game: {board.rebuild().game.hands()} hands")
                 got = [game.total(p) for p in range(players)]
                 assert (name, game.hands(), got) == (name, 1, totals)

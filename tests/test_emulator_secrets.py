@@ -36,13 +36,13 @@ def test_the_net_txt_the_firmware_writes_is_0600_and_an_old_one_is_tightened(tmp
     net = flash / settings.NET_FILE
     with wb.wifi_board(flash) as (emulator, board):
         board.request("NET", "SET", "wifi_password", settings.escape(wb.PASSPHRASE.encode()).decode())
-        until(lambda: net.exists() and b"wifi_password" in net.read_bytes(), 5, "the passphrase on the flash")
+        until(lambda: net.exists() and b"wifi_password" in net.read_bytes(), 60, "the passphrase on the flash")
         assert oct(mode(net)) == oct(0o600)
         # a net.txt an older version left open to others: made private before the board powers on again
         emulator.cut_power()
         net.chmod(0o644)
         emulator.power_on()
-        until(lambda: mode(net) == 0o600, 5, "net.txt made private at power-on",
+        until(lambda: mode(net) == 0o600, 60, "net.txt made private at power-on",
               explain=lambda: oct(mode(net)))
         board.connect()
         assert board.request("NET", "GET", "wifi_password") == {"key": "wifi_password", "value": "set"}   # still read

@@ -268,7 +268,7 @@ def test_the_listener_tells_of_event_lines_only_and_of_a_hub_that_goes(tmp_path,
         client.sendall(wire.encode_request(12, b"OK n=3"))       # a reply to another client's request
         client.sendall(b"! 4 ACCEPT held=1 n=1*0000\n")          # an event whose checksum does not match
         client.close()                 # the hub goes (its board unplugged), after those lines: read before it
-        until(lambda: listener.following() == set(), 5, "the hub's end heard")
+        until(lambda: listener.following() == set(), 60, "the hub's end heard")
         assert heard == [7]            # its end only: neither line was an event
 
         assert listener.follow(7, port) is True                # the board opened again
@@ -276,10 +276,10 @@ def test_the_listener_tells_of_event_lines_only_and_of_a_hub_that_goes(tmp_path,
         event = b"! 6 ACCEPT held=1 n=1 top=1 src=1 totals=100,30,100,30"
         client.sendall(event[:20])                               # a line in two parts
         client.sendall(event[20:] + b"*%04X\n" % wire.crc16(event))
-        until(lambda: heard == [7, 7], 5, "the event heard", explain=lambda: heard)
+        until(lambda: heard == [7, 7], 60, "the event heard", explain=lambda: heard)
         listener.forget(7)                                       # its link dropped: no longer followed
         client.close()
-        until(lambda: listener.following() == set(), 5, "the board forgotten")
+        until(lambda: listener.following() == set(), 60, "the board forgotten")
         assert heard == [7, 7]         # a forgotten board's hub going is not heard
     finally:
         listener.close()

@@ -239,11 +239,11 @@ def test_a_request_that_trickles_in_is_closed_and_a_pages_stream_is_not():
             sent[sock] += 1
             return False
 
-        until(lambda: closed_while_trickling(trickle), 5, "the request's header trickling in closed", every=0.1)
-        until(lambda: closed_while_trickling(body), 5, "the request's body trickling in closed", every=0.1)
+        until(lambda: closed_while_trickling(trickle), 60, "the request's header trickling in closed", every=0.1)
+        until(lambda: closed_while_trickling(body), 60, "the request's body trickling in closed", every=0.1)
         assert sent[trickle] >= 3           # it was sending all along
-        until(lambda: idle.count_closed() == 1, 5, "the connection that sent nothing closed")
-        until(lambda: _closed_by_peer(kept.sock), 5, "the keep-alive connection closed after its idle time")
+        until(lambda: idle.count_closed() == 1, 60, "the connection that sent nothing closed")
+        until(lambda: _closed_by_peer(kept.sock), 60, "the keep-alive connection closed after its idle time")
         # the stream, older than every timer, goes on: a change now reaches it
         assert server.app.state.feed.clients == 1
         source.doc = held_hand_confirmed()
@@ -251,7 +251,7 @@ def test_a_request_that_trickles_in_is_closed_and_a_pages_stream_is_not():
             kind, data, _ = stream.message(2.0)
             return kind == "message" and bool(data) and json.loads(data) == public_view(held_hand_confirmed())
 
-        until(shows_the_change, 5, "the change on the stream")
+        until(shows_the_change, 60, "the change on the stream")
     finally:
         stream.close()
         idle.close()
@@ -325,13 +325,13 @@ def test_an_upgrade_request_is_answered_as_plain_http_and_its_connection_let_go(
     from the page's count, and enough of them would shut the page."""
     server = Served(lambda: two_tables(), limits=web.Limits(per_address=2))
     try:
-        until(lambda: server.get("/snapshot.json")[0] == 200, 5, "the first snapshot")
+        until(lambda: server.get("/snapshot.json")[0] == 200, 60, "the first snapshot")
         for _ in range(5):          # more than the address may hold at once
             with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
                 sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                              b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
                 assert sock.recv(12) == b"HTTP/1.1 200"
-            until(lambda: server.server.crowd.total == 0, 5, "the connection let go when its client closed it",
+            until(lambda: server.server.crowd.total == 0, 60, "the connection let go when its client closed it",
                   explain=lambda: server.server.crowd.by_address)
     finally:
         server.stop()
