@@ -179,7 +179,7 @@ class DirectorLink(MqttLink):
             row = self.store.execute("SELECT seq, payload FROM sent WHERE topic = ?", (topic,)).fetchone()
         if row is not None and bytes(row[1]) == message.payload:
             return
-        ahead = self._own_round_ahead(message.payload, row[0] if row else 0)
+        ahead = self._own_round_ahead(bytes(message.payload), row[0] if row else 0)
         if ahead is not None:
             with self._lock, database.write(self.store) as db:
                 db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
@@ -199,15 +199,18 @@ class DirectorLink(MqttLink):
 
     def _own_round_ahead(self, payload: bytes, ours: int) -> int | None:
         """The seq of a round this director signed (its tag for one of the evening's boards checks) if it
-        is above `ours`; else None."""
+        is above `ours`, by no more than the tables take (envelope.ROUND_AHEAD: one further out, a bug or a
+        leaked key's, is no round of this evening's to number on from); else None."""
         try:
             claimed = json.loads(payload)["seq"]
         except (ValueError, TypeError, KeyError, RecursionError):
             return None
-        if type(claimed) is not int or claimed <= ours:
+        if type(claimed) is not int or not ours < claimed <= ours + envelope.ROUND_AHEAD:
             return None
         for board in sorted(self._evening_boards()):
             key = self.key({"board": board}) if callable(self.key) else self.key
+            if key is None:
+                continue
             try:
                 envelope.open_message(payload, key, {envelope.DIRECTOR: claimed - 1}, event=self.event,
                                       topic=envelope.round_topic(self.event), tag_for=board)
