@@ -84,6 +84,19 @@ def test_a_skicket_game_from_the_command_line(port, tmp_path):
     assert "; games: skicket, roquet, " in status.output
 
 
+def test_a_misdeal_entered_as_a_record_hand_is_said_to_be_no_hand(port):
+    # friction 8 of issue 44: its reason was headed "hand 2"; a misdeal is not a hand (docs/rules.md SK3)
+    run("new", "skicket", "--name", "Ann", "--name", "Bob", "--name", "Cy", "--name", "Dee", "--discard", "-p", port)
+    run("hand", "Ann", "3H", "9", "-p", port)            # hand 1: Ann and Cy 90, Bob and Dee 40 (SK7)
+    out = run("enter", '{"misdeal": true}', "-p", port)
+    assert out.output == ("skicket: Ann 90  Bob 40  Cy 90  Dee 40  (1 hand)\n"
+                          "why (no hand: hand 2 is dealt again):\n"
+                          "  everyone 0: a misdeal: dealt again by the same dealer, it scores nothing (SK3)\n"), out.output
+    # the next hand is hand 2: Bob bids 2S and takes 8, made: Bob and Dee 60 + 10 x 2 = 80; Ann, Cy 5 x 10
+    out = run("enter", '{"purchaser": 1, "bid": "2S", "tricks": 8}', "-p", port)
+    assert out.output.startswith("skicket: Ann 140  Bob 120  Cy 140  Dee 120  (2 hands)\nwhy (hand 2):\n"), out.output
+
+
 def test_board_errors_are_one_line_with_what_to_do(port):
     run("new", "skicket", "--discard", "-p", port)
     out = run("undo", "-p", port)

@@ -237,3 +237,22 @@ def test_each_hand_on_the_evenings_sheets_says_who_accepted_it_on_the_board(tmp_
     ok("season", "export", str(tmp_path / "season.json"))
     ok("results", "build", str(tmp_path / "again"), "--from", str(tmp_path / "season.json"))
     assert (tmp_path / "again" / "evening-1.html").read_text() == page
+
+
+def test_results_build_without_a_season_says_which_it_built(season):
+    # friction 2 of issue 44: without --season it took the last season made and did not say so
+    ok("season", "create", "Winter", "--rule", "total")       # made after Autumn: the last one
+    result = se.cli("results", "build", str(season / "site"))
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("tallyboard: note: the results of the season 'Winter', the last one made "
+                                    "(--season NAME for another)\n"), result.stderr
+    named = se.cli("results", "build", str(season / "site2"), "--season", "Autumn")
+    assert named.exit_code == 0 and "the last one made" not in named.stderr
+
+
+def test_the_index_under_the_total_rule_has_one_total_column(season):
+    # friction 5 of issue 44: the standings' own figure is the total, and a "Total" column followed it again
+    ok("results", "build", str(season / "site"))
+    index = (season / "site" / "index.html").read_text()
+    head = index.split("<h2>Standings</h2>", 1)[1].split("<table>\n<tr>", 1)[1].split("</tr>", 1)[0]
+    assert head.count(">Total</th>") == 1 and head.count(">Games won</th>") == 1, head

@@ -313,7 +313,13 @@ def print_why(board: Board, start: int) -> None:
         return
     if game.n <= start:
         return
-    click.echo(f"why (hand {reasons.hand_of_event(game, game.n - 1)}):")
+    hand = reasons.hand_of_event(game, game.n - 1)
+    if (not any(game.rules.ends_hand(game.log[i]) for i in range(start, game.n)) and current.name is not None
+            and not profiles.profile(current.name).hand_in_progress(game)):
+        # it closed no hand and left none in progress: a deal that scores nothing (a misdeal) is no hand
+        click.echo(f"why (no hand: hand {hand} is dealt again):")
+    else:
+        click.echo(f"why (hand {hand}):")
     for index in range(start, game.n):
         for line in event_words(game, index, names, board):
             click.echo(f"  {line}")

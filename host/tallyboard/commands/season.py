@@ -268,9 +268,13 @@ def results_build_cmd(folder: str, from_file: str | None, season_name: str | Non
         parsed = season.load(from_file)
     else:
         with EveningDatabase(archive_path) as store:
-            doc, notes = season.export(store, season.season(store, season_name))
+            chosen = season.season(store, season_name)
+            doc, notes = season.export(store, chosen)
+        if season_name is None:      # say which: a director with two seasons may have meant the other
+            notes = [f"the results of the season {chosen.name!r}, the last one made (--season NAME for "
+                     "another)", *notes]
         for note in notes:
-            click.echo(f"tallyboard: note: {note}", err=True)
+            click.echo(shown(f"tallyboard: note: {note}"), err=True)
         parsed = season.from_document(doc, "the archive")
     written, kept, removed = site.build(parsed, Path(folder))
     click.echo(shown(f"{folder}: {len(written)} page{'s' if len(written) != 1 else ''} written, {len(kept)} "

@@ -116,7 +116,9 @@ def _index(parsed: season_mod.Parsed, doc: dict[str, Any]) -> str:
     value = {"total": "Total", "best": f"Best {doc['rule'].get('best')}", "average": "Average",
              "games_won": "Games won"}[kind]
     head = ["#", "Player", value] + [f'<a href="{evening_page(n)}">E{n}</a>' for n in range(1, len(parsed.nights) + 1)]
-    head += ["Total", "Games won", "Tie broken by"]
+    # the total and the games won beside the rule's own figure, unless it is one of them (then it is shown once)
+    beside = [key for key in ("total", "games_won") if key != kind]
+    head += [{"total": "Total", "games_won": "Games won"}[key] for key in beside] + ["Tie broken by"]
 
     def row(r: dict[str, Any]) -> list[str]:
         scores = []
@@ -129,7 +131,7 @@ def _index(parsed: season_mod.Parsed, doc: dict[str, Any]) -> str:
         shown_value = f"{r['value']:.2f}" if kind == "average" else str(r["value"])
         tie = _e(season_mod.SHORT[r["decided_by"]]) if r["decided_by"] else ""
         return (["" if r["rank"] is None else str(r["rank"]), _e(r["name"]), shown_value] + scores
-                + [str(r["total"]), str(r["games_won"]), f'<span class="tie">{tie}</span>' if tie else ""])
+                + [str(r[key]) for key in beside] + [f'<span class="tie">{tie}</span>' if tie else ""])
 
     body = [f"<h1>{_e(parsed.name)}</h1>", f"<p class=\"rule\">Standings: {_e(doc['rule_words'])}.</p>",
             "<h2>Standings</h2>", _table(head, [row(r) for r in doc["standings"]])]
