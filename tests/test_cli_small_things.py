@@ -136,3 +136,16 @@ def test_a_command_with_no_board_on_usb_during_an_evening_says_where_each_table_
     assert out.stderr == ("tallyboard: no board found on USB: check the cable, or add --emulator; the evening's "
                           "tables: table 1 (Ann, Bob, Cy, Dee): --port /dev/pts/7; table 2 (Eve, Fay, Gus, Hal): "
                           "no board attached\n"), out.stderr
+
+
+def test_table_n_chooses_a_board_of_the_evening_or_says_why_it_cannot(tmp_path, monkeypatch):
+    # friction 4 of issue 44: hand, enter, press and the other board commands take --table N
+    monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(tmp_path / "archive.sqlite3"))
+    for command in (["hand", "Ann", "3H", "9"], ["enter", '{"misdeal": true}'], ["press", "seat0"], ["undo"]):
+        result = CliRunner().invoke(main, [*command, "--table", "2"])
+        assert result.exit_code != 0 and result.stdout == "", (command, result.output)
+        assert "no event in progress: start one with tallyboard event create" in result.stderr, (command, result.stderr)
+    both = CliRunner().invoke(main, ["hand", "Ann", "3H", "9", "--table", "2", "--port", "/dev/null"])
+    assert both.exit_code == 2 and "--table, --port and --emulator each choose the board" in both.output
+    beyond = CliRunner().invoke(main, ["undo", "--table", "1000"])
+    assert beyond.exit_code == 2 and "1000 is not in the range 1<=x<=" in beyond.output

@@ -176,9 +176,10 @@ def play_table(flash: Path, port: str, round: int, table: int, by_knob: bool) ->
             emulator.tap(SEAT_PINS[adversary])
         else:
             bid = ("5H", "11") if (round, table, hand) == (3, 1, 1) else ("4H", "10")
-            out = cli("hand", names[purchaser], *bid, "--port", port)
+            # the table's board by its number, as a director at the evening says it (issue 44, friction 4)
+            out = cli("hand", names[purchaser], *bid, "--table", str(table))
             assert f"hand {hand} pending" in out, (what, out)
-            cli("press", f"seat{adversary}", "--flash", str(flash))
+            cli("press", f"seat{adversary}", "--table", str(table))
         wait_board(port, hand, False, what + " accepted")
 
 

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator
 
 import click
 from tallycore import game as core_game
+from tallyrun import protocol
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -31,8 +32,47 @@ from ..boardlink.transport import Transport, find_board_port, list_serial_ports
 # ---------------------------------------------------------------- connecting
 
 
+def evening_table(table: int) -> tuple[str, Any]:
+    """Table `table`'s board at the evening in progress: its port as last attached (after `event resume`
+    too) and the flash folder an emulated one runs on. TallyboardError saying what to do for a table with
+    no board here (none attached, or one on a table host)."""
+    from ..evening import EveningDatabase, table_emulators
+    from ..evening.tables import REMOTE, event_folder
+
+    with EveningDatabase() as store:
+        event = store.event()
+        boards = store.boards(event)
+    known = boards.get(table)
+    if known is None:
+        have = ", ".join(str(t) for t in sorted(boards)) or "none"
+        raise TallyboardError(f"table {table}: the evening {event.name!r} has no board at that table (tables with "
+                              f"boards: {have}); attach one with tallyboard event attach")
+    port = str(known["port"])
+    if port.startswith(REMOTE):
+        raise TallyboardError(f"table {table}'s board is on the table host {port[len(REMOTE):]!r}: enter its hands "
+                              "there, on that laptop or on the board")
+    return port, table_emulators.flash_folder(event_folder(event), table)
+
+
 def board_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--port, --emulator and --timeout, shared by every board command."""
+    """--port, --table, --emulator and --timeout, shared by every board command: --table N is the board
+    of table N at the evening in progress, wherever `event attach` or `event resume` put it."""
+    command = fn
+
+    @functools.wraps(command)
+    def at_table(*args: Any, table: int | None = None, **kwargs: Any) -> Any:
+        if table is not None:
+            if kwargs.get("port") or kwargs.get("use_emulator"):
+                raise click.UsageError("--table, --port and --emulator each choose the board: give one of them")
+            try:
+                kwargs["port"] = evening_table(table)[0]
+            except TallyboardError as exc:
+                click.echo(f"tallyboard: {exc}", err=True)
+                raise SystemExit(exc.exit_code) from None
+        return command(*args, **kwargs)
+
+    fn = click.option("--table", type=click.IntRange(1, protocol.MAX_TABLE), metavar="N",
+                      help="The board of table N at the evening in progress.")(at_table)
     fn = reply_timeout_option()(fn)
     fn = click.option("--emulator", "use_emulator", is_flag=True,
                       help="Use the emulator: the running `tallyboard emulate`, else one started for "

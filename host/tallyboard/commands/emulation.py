@@ -28,7 +28,7 @@ from ..common.errors import TallyboardError
 from .reporting import reply_timeout_option, reports_errors
 from ..tooling.simulate import SIMULATED_GAMES, simulate
 from ..boardlink.transport import SerialTransport
-from .connect import button_letters, connected, names_of, print_summary, print_why, progress_bar
+from .connect import button_letters, connected, evening_table, names_of, print_summary, print_why, progress_bar
 
 
 # ---------------------------------------------------------------- emulate
@@ -76,21 +76,12 @@ def emulate_cmd(flash: str | None, fresh: bool) -> None:
 _KNOB = ("right", "left")   # the encoder turned one detent clockwise, counter-clockwise
 
 
-@click.command("press")
-@click.argument("button")
-@click.option("--hold", type=click.FloatRange(0.02, 10), default=0.15, show_default=True,
-              help="Seconds to hold it down (a long press is 0.6 s or more).")
-@click.option("--times", type=click.IntRange(1, 200), default=1, show_default=True,
-              help="How many presses, or detents of the knob.")
-@click.option("--flash", "flash_dir", type=click.Path(file_okay=False),
-              help="The emulator running on this flash folder (`emulate --flash`; each table's board at "
-                   "a club evening); default: the running `tallyboard emulate`.")
-@reports_errors
-def press_cmd(button: str, hold: float, times: int, flash_dir: str | None) -> None:
-    """Press a button of the running `tallyboard emulate`: seat0..seat3, undo,
-    shift or push (the encoder's), pins as in its board definition; right or
-    left turns the encoder one detent. Then say what the board did with it:
-    accepted, rejected, refused and why, changed the game, or nothing."""
+def _running_emulator(flash_dir: str | None, table: int | None) -> dict[str, Any]:
+    """The running emulator press reaches: table N's at the evening, the one on flash_dir, else the one."""
+    if table is not None:
+        if flash_dir:
+            raise TallyboardError("--table and --flash each choose the board: give one of them")
+        flash_dir = str(evening_table(table)[1])
     if flash_dir:
         running = emu_mod.running_on(Path(flash_dir))
         if not running:
@@ -100,6 +91,27 @@ def press_cmd(button: str, hold: float, times: int, flash_dir: str | None) -> No
         running = emu_mod.find_running()
     if not running:
         raise TallyboardError("no emulator is running: start one with tallyboard emulate")
+    return running
+
+
+@click.command("press")
+@click.argument("button")
+@click.option("--hold", type=click.FloatRange(0.02, 10), default=0.15, show_default=True,
+              help="Seconds to hold it down (a long press is 0.6 s or more).")
+@click.option("--times", type=click.IntRange(1, 200), default=1, show_default=True,
+              help="How many presses, or detents of the knob.")
+@click.option("--flash", "flash_dir", type=click.Path(file_okay=False),
+              help="The emulator running on this flash folder (`emulate --flash`); default: the running "
+                   "`tallyboard emulate`.")
+@click.option("--table", type=click.IntRange(1, protocol.MAX_TABLE), metavar="N",
+              help="The emulated board of table N at the evening in progress.")
+@reports_errors
+def press_cmd(button: str, hold: float, times: int, flash_dir: str | None, table: int | None) -> None:
+    """Press a button of the running `tallyboard emulate`: seat0..seat3, undo,
+    shift or push (the encoder's), pins as in its board definition; right or
+    left turns the encoder one detent. Then say what the board did with it:
+    accepted, rejected, refused and why, changed the game, or nothing."""
+    running = _running_emulator(flash_dir, table)
     flash = Path(running["flash"])
     doc = board_definition(flash)
     pins = board_buttons(flash, doc)

@@ -17,6 +17,11 @@ EMULATOR_START_S = 30.0    # how long an emulator may take to boot (its first fi
 EMULATOR_STOP_S = 10.0
 
 
+def flash_folder(folder: Path, table: int) -> Path:
+    """The flash folder of table `table`'s emulated board in the evening's folder (its emulator runs on it)."""
+    return folder / f"table-{table}"
+
+
 def start(folder: Path, table: int, flash: Path) -> str:
     """The emulator of `table` running on `flash` (started if it is not, its
     log in `folder`); its port."""

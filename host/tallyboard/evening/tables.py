@@ -127,7 +127,7 @@ class Tables:
 
     # ------------------------------------------------------------ attaching
     def flash_of(self, table: int) -> Path:
-        return self.folder / f"table-{table}"
+        return table_emulators.flash_folder(self.folder, table)
 
     def attach_ports(self, ports: list[str], numbers: list[int] | None = None) -> None:
         """Each port's board becomes a table, in the order given (table 1 first,
