@@ -56,7 +56,10 @@ def evening_table(table: int) -> tuple[str, Any]:
 
 def board_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--port, --table, --emulator and --timeout, shared by every board command: --table N is the board
-    of table N at the evening in progress, wherever `event attach` or `event resume` put it."""
+    of table N at the evening in progress, wherever `event attach` or `event resume` put it (a command
+    with a --table of its own, `wifi enrol`'s table to enrol as, keeps its own)."""
+    if any(param.name == "table" for param in getattr(fn, "__click_params__", [])):
+        return _port_options(fn)
     command = fn
 
     @functools.wraps(command)
@@ -71,8 +74,11 @@ def board_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                 raise SystemExit(exc.exit_code) from None
         return command(*args, **kwargs)
 
-    fn = click.option("--table", type=click.IntRange(1, protocol.MAX_TABLE), metavar="N",
-                      help="The board of table N at the evening in progress.")(at_table)
+    return _port_options(click.option("--table", type=click.IntRange(1, protocol.MAX_TABLE), metavar="N",
+                                      help="The board of table N at the evening in progress.")(at_table))
+
+
+def _port_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = reply_timeout_option()(fn)
     fn = click.option("--emulator", "use_emulator", is_flag=True,
                       help="Use the emulator: the running `tallyboard emulate`, else one started for "
