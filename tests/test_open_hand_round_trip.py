@@ -135,7 +135,9 @@ def test_the_cuts_through_one_hand_are_every_position_of_that_hand(monkeypatch):
     assert cuts_through_one_hand("roquet", 2, 0, [], 5) == [0]
 
 
-@pytest.mark.parametrize("name", core_games.names())
+# Moosehead's games are the longest (a card an event): its read-back takes about 5 s, so it is in the slow tier
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "moosehead" else name
+                                  for name in core_games.names()])
 def test_export_reads_back_cut_after_every_event(name):
     @EXAMPLES
     @given(STRATEGIES[name], st.integers(0, 1 << 10))
