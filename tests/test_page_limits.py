@@ -88,6 +88,17 @@ def serve_process(tmp_path):
         one.stop()
 
 
+def read_ready(sock: socket.socket) -> bytes | None:
+    """What a non-blocking socket the poll said is ready holds: b"" once the server closed (or reset) it,
+    None when it had nothing after all."""
+    try:
+        return sock.recv(65536)
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        return b""
+
+
 class Idle:
     """Sockets that connect and send nothing; which of them the server has closed."""
 
@@ -108,13 +119,9 @@ class Idle:
     def count_closed(self) -> int:
         """How many the server has closed so far (read now, never waited for)."""
         for fd, _event in self.poll.poll(0):
-            sock = self.by_fd[fd]
-            try:
-                data = sock.recv(4096)
-            except (BlockingIOError, InterruptedError):
+            data = read_ready(self.by_fd[fd])
+            if data is None:
                 continue
-            except ConnectionError:
-                data = b""
             self.closed[fd] = self.closed.get(fd, b"") + data
             if not data or b"\r\n\r\n" in self.closed[fd]:
                 self.poll.unregister(fd)
@@ -379,12 +386,9 @@ class Flood:
         while not self.stopping.is_set():
             for fd, _event in poller.poll(100):
                 sock, address, stream = held[fd]
-                try:
-                    data = sock.recv(65536)
-                except (BlockingIOError, InterruptedError):
+                data = read_ready(sock)
+                if data is None:
                     continue
-                except OSError:
-                    data = b""
                 if data.startswith(b"HTTP/1.1 503"):
                     self.refused += 1
                 if data and not data.startswith(b"HTTP/1.1 503"):
