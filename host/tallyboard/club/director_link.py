@@ -27,6 +27,12 @@ log = logging.getLogger(__name__)
 _REFUSED_LOG = RateLog(log, "the director refused")
 
 
+def _keep_sent(db: sqlite3.Connection, topic: str, seq: int, payload: bytes) -> None:
+    """The director's last message on a topic, with its seq: published again after every reconnection."""
+    db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
+               "DO UPDATE SET seq = excluded.seq, payload = excluded.payload", (topic, seq, payload))
+
+
 class DirectorLink(MqttLink):
     """The director's link. `on_table_message(connection, message)` applies
     one hand or state message inside the transaction of the director's
@@ -77,8 +83,7 @@ class DirectorLink(MqttLink):
                 seq = db.execute("SELECT coalesce(max(seq), 0) FROM sent").fetchone()[0] + 1
                 payload = envelope.seal_director(self._tag_keys(self._evening_boards()), self.event, seq, topics.ROUND,
                                                  body)
-                db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
-                           "DO UPDATE SET seq = excluded.seq, payload = excluded.payload", (topic, seq, payload))
+                _keep_sent(db, topic, seq, payload)
         self.client.publish(topic, payload, qos=1, retain=True)
         return seq
 
@@ -182,9 +187,7 @@ class DirectorLink(MqttLink):
         ahead = self._own_round_ahead(bytes(message.payload), row[0] if row else 0)
         if ahead is not None:
             with self._lock, database.write(self.store) as db:
-                db.execute("INSERT INTO sent (topic, seq, payload) VALUES (?, ?, ?) ON CONFLICT (topic) "
-                           "DO UPDATE SET seq = excluded.seq, payload = excluded.payload",
-                           (topic, ahead, bytes(message.payload)))
+                _keep_sent(db, topic, ahead, bytes(message.payload))
             self.rounds_taken_from_the_broker += 1
             log.warning("the broker holds round message %d, signed by this director, and this director's file "
                         "only %d (restored from an older copy?): the next round is numbered from %d, so the "

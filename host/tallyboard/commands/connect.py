@@ -63,15 +63,12 @@ def board_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     command = fn
 
     @functools.wraps(command)
+    @reports_errors
     def at_table(*args: Any, table: int | None = None, **kwargs: Any) -> Any:
         if table is not None:
             if kwargs.get("port") or kwargs.get("use_emulator"):
                 raise click.UsageError("--table, --port and --emulator each choose the board: give one of them")
-            try:
-                kwargs["port"] = evening_table(table)[0]
-            except TallyboardError as exc:
-                click.echo(f"tallyboard: {exc}", err=True)
-                raise SystemExit(exc.exit_code) from None
+            kwargs["port"] = evening_table(table)[0]
         return command(*args, **kwargs)
 
     return _port_options(click.option("--table", type=click.IntRange(1, protocol.MAX_TABLE), metavar="N",

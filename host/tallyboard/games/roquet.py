@@ -88,11 +88,12 @@ def options_document(packed: int) -> dict:
 def sheet_json(profile: GameProfile, loaded: LoadedGame) -> dict[str, Any]:
     state = loaded.game.state
     doc = sheetparts.common_fields(loaded)
-    doc["hands"] = [{"hand": i + 1, "scores": s} for i, s in enumerate(sheetparts.hand_scores(loaded))]
+    finished, so_far = sheetparts.scores_by_hand(loaded)
+    doc["hands"] = [{"hand": i + 1, "scores": s} for i, s in enumerate(finished)]
     in_progress = profile.hand_in_progress(loaded.game)
     if in_progress:
         doc["hands"].append({"hand": len(doc["hands"]) + 1, "open": True, **open_hand(in_progress, 2),
-                             "scores": sheetparts.scores_so_far(loaded)})
+                             "scores": so_far})
     doc["king"] = [roquet.king_total(state, p) for p in range(2)]
     doc["tally"] = [roquet.tally(state, p) for p in range(2)]
     return sheetparts.ordered(doc)

@@ -59,14 +59,16 @@ def _segments(game: core_game.Game) -> list[list[int]]:
 
 def hand_scores(loaded: LoadedGame) -> list[list[int]]:
     """Each finished hand's scores, one per player."""
-    return _segments(loaded.game)[:loaded.game.hands()]
+    return scores_by_hand(loaded)[0]
 
 
-def scores_so_far(loaded: LoadedGame) -> list[int]:
-    """The scores of the hand in progress so far, one per player."""
+def scores_by_hand(loaded: LoadedGame) -> tuple[list[list[int]], list[int]]:
+    """Each finished hand's scores, and the hand in progress's so far (zeros when none is), one per player:
+    both from one replay."""
     game = loaded.game
     segments = _segments(game)
-    return segments[game.hands()] if game.hands() < len(segments) else [0] * game.players
+    so_far = segments[game.hands()] if game.hands() < len(segments) else [0] * game.players
+    return segments[:game.hands()], so_far
 
 
 def ordered(doc: dict[str, Any]) -> dict[str, Any]:
@@ -109,7 +111,7 @@ def short_json(profile: GameProfile, loaded: LoadedGame,
     and the scores; totals, winners, complete; how the game is won; the next
     dealer while the game goes on. `more(loaded, doc)` adds the game's own."""
     game = loaded.game
-    scores = hand_scores(loaded)
+    scores, so_far = scores_by_hand(loaded)
     hands = []
     finished = (g for g in profile.record_hands(game) if game.rules.ends_hand(g[-1]))
     for number, events in enumerate(finished):
@@ -124,7 +126,7 @@ def short_json(profile: GameProfile, loaded: LoadedGame,
         number = len(hands)
         entry = {"hand": number + 1, "dealer": points.dealer(game.options, game.players, number), "open": True}
         entry.update(profile.open_hand(in_progress, game.players))
-        entry["scores"] = scores_so_far(loaded)
+        entry["scores"] = so_far
         hands.append(entry)
     doc = common_fields(loaded)
     doc["hands"] = hands
