@@ -121,6 +121,12 @@ class SerialTransport(Transport):
     def reopen(self) -> None:
         self._close_serial()          # the pty stays held: its number is not given away meanwhile
         self._buffer.clear()
+        if self.port.startswith("/") and not os.path.exists(self.port):
+            # said before pyserial tries: a Serial that fails to open runs its close() in a finalizer,
+            # where a Ctrl-C that lands is dropped without a word (live.CtrlC), twice a second while
+            # watch waits for an unplugged board
+            raise TransportError(f"cannot open {self.port}: there is no such port now; check the cable "
+                                 "(a board unplugged, or an emulator stopped, takes its port away)")
         try:
             # exclusive: two programs on one board would steal each other's replies
             self._serial = serial.Serial(self.port, self.baudrate, timeout=0, write_timeout=2,

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import signal
 import sys
+import threading
 import time
 from typing import Any, Callable
 
@@ -104,10 +106,10 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
     def entry_moved() -> bool:
         return board.entry_screen() != seen[0]
 
-    with connected(port, use_emulator, timeout, serve=True) as board:
+    with connected(port, use_emulator, timeout, serve=True) as board, CtrlC() as ctrl_c:
         board.keep_events = False
         if not console.is_terminal:
-            _watch_to_pipe(board, console, view, deadline, entry_moved)
+            _watch_to_pipe(board, console, view, deadline, ctrl_c, entry_moved)
             return
         from rich.live import Live
 
@@ -115,7 +117,7 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
             with Live(view(), console=console, auto_refresh=False) as live, \
                     contextlib.suppress(KeyboardInterrupt):
                 drawn = board.events_heard
-                while deadline is None or time.monotonic() < deadline:
+                while ctrl_c.running(deadline):
                     try:
                         events = board.poll_events(0.2)
                         # an event heard while the last view was read (another
@@ -125,14 +127,14 @@ def watch_cmd(duration: float, plain: bool, port: str | None, use_emulator: bool
                             live.update(view(), refresh=True)
                     except TransportError as exc:
                         live.update(Text(f"{exc}\nreconnecting…", style="yellow"), refresh=True)
-                        _reconnect_until(board, deadline)
+                        _reconnect_until(board, deadline, ctrl_c)
                         drawn = -1    # drawn on the next turn, where a failure reconnects again
         finally:
             if not console.is_terminal:
                 console.line()   # rich ends the live view's last line on a terminal only
 
 
-def _watch_to_pipe(board: Board, console: Console, view: Any, deadline: float | None,
+def _watch_to_pipe(board: Board, console: Console, view: Any, deadline: float | None, ctrl_c: "CtrlC",
                    entry_moved: Callable[[], bool] = lambda: False) -> None:
     """`watch > file`, `watch | tee`: a redrawn screen writes nothing a file
     keeps, so each change is one whole plain-text snapshot, with its time."""
@@ -144,25 +146,65 @@ def _watch_to_pipe(board: Board, console: Console, view: Any, deadline: float | 
 
     show(view())
     with contextlib.suppress(KeyboardInterrupt):
-        while deadline is None or time.monotonic() < deadline:
+        while ctrl_c.running(deadline):
             try:
                 events = board.poll_events(0.2)
                 if events or board.gap or entry_moved():
                     show(view())
             except TransportError as exc:
                 show(Text(f"{exc}\nreconnecting…"))
-                _reconnect_until(board, deadline)
+                _reconnect_until(board, deadline, ctrl_c)
                 show(view())
 
 
-def _reconnect_until(board: Board, deadline: float | None) -> None:
-    while deadline is None or time.monotonic() < deadline:
+RECONNECT_EVERY_S = 0.5
+
+
+def _reconnect_until(board: Board, deadline: float | None, ctrl_c: "CtrlC") -> None:
+    while ctrl_c.running(deadline):
         try:
             board.reconnect()
             return
         except TransportError:
-            time.sleep(0.5)
+            if ctrl_c.heard.wait(RECONNECT_EVERY_S):
+                break
+    if ctrl_c.heard.is_set():
+        raise KeyboardInterrupt
     raise TransportError(f"the board on {board.link.name} did not come back")
+
+
+class CtrlC:
+    """Ctrl-C for a command that runs until it (watch, share, monitor): raised as Python
+    raises it, and also noted in `heard`, which the command's loops ask, because a
+    KeyboardInterrupt raised inside a finalizer is dropped without a word. io.IOBase's
+    clears what its close() raised, and pyserial's Serial runs its close() there each time a
+    port fails to open: a Ctrl-C that landed then, while watch waited for an unplugged
+    board, was lost (issue 39's loaded run 4). Where Ctrl-C was ignored when the command
+    started (nohup), it stays ignored."""
+
+    def __init__(self) -> None:
+        self.heard = threading.Event()
+        self._before: Any = None
+
+    def running(self, deadline: float | None) -> bool:
+        """Whether the loop goes on: no Ctrl-C heard, and its deadline (if any) not passed."""
+        return not self.heard.is_set() and (deadline is None or time.monotonic() < deadline)
+
+    def _hear(self, signum: int, frame: Any) -> None:
+        self.heard.set()
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> "CtrlC":
+        if threading.current_thread() is threading.main_thread():
+            before = signal.getsignal(signal.SIGINT)
+            if before is not signal.SIG_IGN:
+                self._before = signal.signal(signal.SIGINT, self._hear)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._before is not None:
+            signal.signal(signal.SIGINT, self._before)
+            self._before = None
 
 
 # ---------------------------------------------------------------- share
@@ -176,7 +218,7 @@ def share_cmd(duration: float, port: str | None, use_emulator: bool, timeout: fl
     tallyboard commands, until Ctrl-C (docs/protocol.md, Sharing the port). Survives
     a pulled cable: it serves the board again when it is back."""
     deadline = time.monotonic() + duration if duration > 0 else None
-    with connected(port, use_emulator, timeout, serve=True) as board:
+    with connected(port, use_emulator, timeout, serve=True) as board, CtrlC() as ctrl_c:
         board.keep_events = False
         if not isinstance(board.link, portshare.HubTransport):
             click.echo(f"the board on {board.link.name} is shared already, by "
@@ -186,12 +228,12 @@ def share_cmd(duration: float, port: str | None, use_emulator: bool, timeout: fl
         click.echo(f"sharing the board on {board.link.name} at {portshare.socket_path(board.link.name)}; "
                    "Ctrl-C stops", err=True)
         with contextlib.suppress(KeyboardInterrupt):
-            while deadline is None or time.monotonic() < deadline:
+            while ctrl_c.running(deadline):
                 try:
                     board.poll_events(0.5)
                 except TransportError as exc:
                     click.echo(f"{exc}; serving it again when it is back", err=True)
-                    _reconnect_until(board, deadline)
+                    _reconnect_until(board, deadline, ctrl_c)
                     click.echo(f"sharing the board on {board.link.name} again", err=True)
 
 
@@ -227,8 +269,8 @@ def monitor_cmd(requests: tuple[str, ...], duration: float, port: str | None, us
                 _show_wire(wire_tap, tap, quiet=0.3)
                 return
             reader = _stdin_lines() if not requests else None
-            with contextlib.suppress(KeyboardInterrupt):
-                _monitor_loop(board, tap, reader, end, interactive, wire_tap)
+            with CtrlC() as ctrl_c, contextlib.suppress(KeyboardInterrupt):
+                _monitor_loop(board, tap, reader, end, ctrl_c, interactive, wire_tap)
     finally:
         if wire_tap is not None:
             wire_tap.close()
@@ -314,8 +356,9 @@ def _visible(line: bytes) -> str:
 
 
 def _monitor_loop(board: Board, tap: TrafficLines, reader: Callable[[], str | None] | None,
-                  end: float | None, interactive: bool, wire_tap: "portshare.WireTap | None" = None) -> None:
-    while end is None or time.monotonic() < end:
+                  end: float | None, ctrl_c: CtrlC, interactive: bool,
+                  wire_tap: "portshare.WireTap | None" = None) -> None:
+    while ctrl_c.running(end):
         board.poll_events(0.05 if wire_tap is not None else 0.1)
         if wire_tap is not None:
             for direction, data in wire_tap.lines(0.05):
