@@ -162,10 +162,14 @@ def pytest_configure(config):
     config.addinivalue_line("markers", f"{QUICK}: none of {', '.join(TIERS)}: the in-process tier (given, not written)")
 
 
+WORKERS_A_CORE = 3
+
+
 def pytest_xdist_auto_num_workers(config):
-    # `-n auto`: the suite mostly waits (on emulated boards, brokers, the twin, a browser), so two
-    # workers a core keep both cores busy on the 2-core machine CI runs on (docs/host.md, "Testing")
-    return 2 * (os.cpu_count() or 1)
+    # `-n auto`: the suite mostly waits (on emulated boards, brokers, the twin, a browser): with two
+    # workers a core the 2-core machine CI runs on was busy 61% of a quiet run (6 min 34 s), with three
+    # the same run took 5 min 44 s (docs/host.md, "How long it takes")
+    return WORKERS_A_CORE * (os.cpu_count() or 1)
 
 
 def pytest_sessionfinish(session, exitstatus):

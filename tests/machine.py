@@ -40,7 +40,6 @@ NEEDS = (
     Need("socat", "socat", "twin", "the device twin's USB serial as a pty"),
     Need("/usr/sbin/mosquitto", "mosquitto", "broker", "the club's MQTT on a real broker"),
     Need("/usr/bin/chromium", "chromium", "browser", "the pages' tests in headless Chromium"),
-    Need("openssl", "openssl", "broker", "the club's TLS certificates"),
 )
 
 

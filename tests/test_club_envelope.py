@@ -135,21 +135,32 @@ def test_status_and_applied_are_not_numbered():
 
 def test_the_join_code_carries_the_tables_and_their_keys_only_and_catches_a_typo():
     secret = envelope.new_secret()
-    code = envelope.join_code(EVENT, secret, [3, 4], lambda t: f"B39D.{t}")
-    assert code.startswith("tb3:club-1:3.4:")
+    pin = "abcdefghijklmnopqrstuvwxyz"          # a club CA's pin: 26 of base32's letters
+    code = envelope.join_code(EVENT, secret, [3, 4], lambda t: f"B39D.{t}", pin)
+    assert code.startswith("tb4:club-1:3.4:")
     joined = envelope.read_join_code(code)
-    assert (joined.event, joined.tables) == (EVENT, (3, 4))
+    assert (joined.event, joined.tables, joined.ca_pin) == (EVENT, (3, 4), pin)
     # each table's key is HMAC-SHA256(secret, "board:" + its board), cut to 16 bytes; nothing else is in it
     assert joined.keys == (hmac.new(secret, b"board:B39D.3", hashlib.sha256).digest()[:16],
                            hmac.new(secret, b"board:B39D.4", hashlib.sha256).digest()[:16])
     assert secret not in code.encode() and envelope.board_key(secret, "B39D.1") not in joined.keys
-    _, event, tables, text, check = code.split(":")
+    _, event, tables, text, code_pin, check = code.split(":")
+    assert code_pin == pin
     assert len(base64.b32decode(text.upper() + "=" * (-len(text) % 8))) == 2 * 16     # two keys, no third
     typo = "a" if text[5] != "a" else "b"
     with pytest.raises(ValueError, match="mistyped"):
-        envelope.read_join_code(f"tb3:{event}:{tables}:{text[:5]}{typo}{text[6:]}:{check}")
+        envelope.read_join_code(f"tb4:{event}:{tables}:{text[:5]}{typo}{text[6:]}:{pin}:{check}")
     with pytest.raises(ValueError, match="mistyped"):
-        envelope.read_join_code(f"tb3:{event}:3.5:{text}:{check}")        # another table: the check fails
+        envelope.read_join_code(f"tb4:{event}:3.5:{text}:{pin}:{check}")        # another table: the check fails
+    with pytest.raises(ValueError, match="mistyped"):     # another pin (another club's broker): the check fails
+        envelope.read_join_code(f"tb4:{event}:{tables}:{text}:{'b' * 26}:{check}")
+    with pytest.raises(ValueError, match="broker pin is not 26"):
+        envelope.read_join_code(f"tb4:{event}:{tables}:{text}:{pin[:-1]}:{check}")
+    # a code of before the club's TLS (tb3: no pin), its check over the event, tables and keys: taken, no pin
+    material = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
+    old_check = hashlib.sha256(f"{event}:{tables}:".encode() + material).hexdigest()[:6]
+    assert envelope.read_join_code(f"tb3:{event}:{tables}:{text}:{old_check}") == envelope.JoinCode(
+        EVENT, (3, 4), joined.keys, None)
     with pytest.raises(ValueError, match="copy it again from the director"):
         envelope.read_join_code("club-1 1234")
 
@@ -231,7 +242,7 @@ def test_a_table_host_started_with_take_next_round_forgets_the_last_round_it_too
     from tallyboard.evening import club, table_host
     code = envelope.read_join_code(envelope.join_code("club-1a2b", bytes(range(32)), [3],
                                                       lambda table: club.board_ident(envelope.tag_of("club-1a2b"),
-                                                                                     table)))
+                                                                                     table), "a" * 26))
     said: list[str] = []
     host = table_host.TableHost("mqtt://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append)
     host.outbox.apply_received(envelope.DIRECTOR, 7, lambda connection, message: None, {})

@@ -38,7 +38,7 @@ from test_club_mqtt import Relay
 from tallyboard.boardlink import portshare
 from tallyboard.cli import main
 from tallyboard.boardlink.client import Board
-from tallyboard.club import brokers, envelope
+from tallyboard.club import brokers, certificates, envelope
 from tallyboard.club.mqtt_link import parse_url
 from tallyboard.evening import club as club_mod
 from tallyboard.evening.tables import event_tag
@@ -275,9 +275,9 @@ def forge(club: Club, url: str) -> None:
 
 def test_an_evening_on_the_embedded_broker_survives_a_killed_host_a_host_cut_off_and_the_director_restarted(club):
     director = club.director("--broker-port", "0")       # the broker binds a free port and says which
-    said = director.wait_line(r"  TALLYBOARD_JOIN=CODE tallyboard event table --broker mqtt://(\S+) --emulators N")
-    table_url = f"mqtt://{said.group(1)}"          # no password: each table's login is in its join code
-    port = int(director.wait_line(r"The embedded MQTT broker: mqtt://[^:]+:(\d+)").group(1))
+    said = director.wait_line(r"  TALLYBOARD_JOIN=CODE tallyboard event table --broker mqtts://(\S+) --emulators N")
+    table_url = f"mqtts://{said.group(1)}"         # no password: each table's login is in its join code; TLS: its pin
+    port = int(director.wait_line(r"The embedded MQTT broker: mqtts://[^:]+:(\d+)").group(1))
     page = int(director.wait_line(r"The club evening's page: http://[^:]+:(\d+)").group(1))
     assert "tallyboard event join-code --table T" in "\n".join(director.lines)
     relay = Relay(port)
@@ -309,7 +309,7 @@ def test_an_evening_on_the_embedded_broker_survives_a_killed_host_a_host_cut_off
         director.args = ["event", "serve", "--port", str(page), "--broker-port", str(port)]
         director.start()
         director.wait_line(rf"The club evening's page: http://[^:]+:{page}", 15)
-        director.wait_line(rf"The embedded MQTT broker: mqtt://[^:]+:{port}", 15)
+        director.wait_line(rf"The embedded MQTT broker: mqtts://[^:]+:{port}", 15)
         club.wait_director([4, 4, 4])
 
         doc = club.same_as_boards()
@@ -376,43 +376,57 @@ def test_a_director_started_before_the_broker_serves_the_page_and_links_up_when_
 
 
 @needs("mosquitto")
-def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
+def test_broker_files_give_a_clubs_mosquitto_each_tables_login_over_tls(club, tmp_path):
     folder = tmp_path / "mosquitto-files"
     club.cli("event", "broker-files", str(folder))
-    for name in ("tallyboard.passwd", "tallyboard.acl", "tallyboard.conf", "director.pw"):
+    for name in ("tallyboard.passwd", "tallyboard.acl", "tallyboard.conf", "director.pw", "broker.key"):
         assert (folder / name).stat().st_mode & 0o777 == 0o600, name
+    assert not (folder / "club-ca.key").exists()          # the club CA's key stays with the director
     conf = (folder / "tallyboard.conf").read_text()
     # the bounds on what one login may make mosquitto hold (issue 40): 20 in flight, 1000 or 8 MiB queued
     for line in ("max_inflight_messages 20", "max_inflight_bytes 262144", "max_queued_messages 1000",
                  "max_queued_bytes 8388608", "message_size_limit 65536", "allow_anonymous false"):
         assert f"\n{line}\n" in conf, line
+    # a TLS listener on MQTT's TLS port with the broker's chain, each login's client id its name after it
+    here = folder.resolve()
+    assert (f"\nlistener 8883\n{brokers.CLIENT_ID_IS_LOGIN}\ncertfile {here}/broker.pem\n"
+            f"keyfile {here}/broker.key\n") in conf
     with EveningDatabase() as store:
         tag = event_tag(store.event())
     lines = (folder / "tallyboard.passwd").read_text().splitlines()
     assert [line.split(":")[0] for line in lines] == ["director", f"{tag:04X}.1", f"{tag:04X}.2", f"{tag:04X}.3"]
     assert (folder / "tallyboard.acl").read_text() == brokers.mosquitto_acl(club.event_id)
-    # mosquitto itself reads them: table 1 logs in with what its join code gives, not with table 2's name
+
+    # mosquitto itself reads them, its listener moved to a free loopback port: table 1 logs in over TLS,
+    # trusting the broker by the pin in its join code, with what that code gives, not with table 2's name
     class FromTheFiles(brokers.Mosquitto):
         def write_config(self) -> None:      # the files as written, not the class's own users and ACL
             self.dir.mkdir(parents=True, exist_ok=True)
             self.config_path.write_text(
                 conf.replace("/var/lib/mosquitto/", f"{self.dir}/")
+                .replace("\nlistener 8883\n", f"\nlistener {self.port} 127.0.0.1\n")
                 + f"log_dest file {self.log_path}\nlog_type error\nlog_type warning\nlog_type notice\n"
-                + f"listener {self.port} 127.0.0.1\n{brokers.CLIENT_ID_IS_LOGIN}\n"
                 + ("user root\n" if os.geteuid() == 0 else ""))
 
-    broker = FromTheFiles(0, {}, tmp_path / "mosquitto", event=club.event_id)    # port 0: a free one, another if it was taken
+    files = brokers.TLSFiles(here / "broker.pem", here / "broker.key")
+    broker = FromTheFiles(0, {}, tmp_path / "mosquitto", tls=files, event=club.event_id)   # port 0: a free one
     broker.start()
     port = broker.port
     try:
-        user, password = club_mod.table_login(envelope.read_join_code(club.codes[1]), 1)
+        code = envelope.read_join_code(club.codes[1])
+        user, password = club_mod.table_login(code, 1)
 
-        def answer(name: str, secret: str) -> bool:
+        def answer(name: str, secret: str, pin: str | None = code.ca_pin) -> Any:
             client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"try-{name}", protocol=mqtt.MQTTv311)
             client.username_pw_set(name, secret)
+            client.tls_set_context(certificates.pinned_context(pin))
+            client.tls_insecure_set(True)
             codes: list[Any] = []
             client.on_connect = lambda c, u, f, reason, p: codes.append(reason)
-            client.connect("127.0.0.1", port)
+            try:
+                client.connect("127.0.0.1", port)
+            except certificates.PinMismatch as exc:
+                return exc
             client.loop_start()
             try:
                 until(lambda: codes, 10, f"mosquitto's answer to {name}")
@@ -421,8 +435,10 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login(club, tmp_path):
                 client.disconnect()
             return not codes[0].is_failure
 
-        assert user == f"{tag:04X}.1" and answer(user, password)
-        assert not answer(f"{tag:04X}.2", password)          # table 1's password is not table 2's
-        assert answer("director", (folder / "director.pw").read_text().strip())
+        assert user == f"{tag:04X}.1" and answer(user, password) is True
+        assert answer(f"{tag:04X}.2", password) is False          # table 1's password is not table 2's
+        assert answer("director", (folder / "director.pw").read_text().strip()) is True
+        # a join code of another club (another CA's pin): the broker is not trusted, nothing is sent
+        assert "the broker is not this club's" in str(answer(user, password, pin="a" * 26))
     finally:
         broker.stop()

@@ -77,7 +77,7 @@ class TableHost:
     messages by table 2's tag with that key."""
 
     def __init__(self, broker: Any, tmp_path: Path) -> None:
-        joined = envelope.read_join_code(envelope.join_code(EVENT, SECRET, [2], board))
+        joined = envelope.read_join_code(envelope.join_code(EVENT, SECRET, [2], board, "a" * 26))
         self.rounds: list[tuple[int, dict[str, Any]]] = []
         self.box = outbox.Outbox(tmp_path / "t2.sqlite3", joined.event, None, {board(2): joined.keys[0]})
         self.link = mqtt_link.TableLink(url(broker, board(2)), f"{EVENT}-{board(2)}", outbox=self.box,
@@ -137,7 +137,7 @@ def test_table_1s_join_code_makes_no_round_that_table_2s_host_takes(broker, dire
         wait_for("round 1 at table 2's host", lambda: len(host.rounds) == 1)
         real = retained(broker, board(1), ROUND)     # the director's round as table 1's login reads it
         assert real is not None and b'"seq":1,' in real
-        attacks = (forgeries(envelope.join_code(EVENT, SECRET, [1], board), "round", 5000, STRANGERS)
+        attacks = (forgeries(envelope.join_code(EVENT, SECRET, [1], board, "a" * 26), "round", 5000, STRANGERS)
                    + [real.replace(b'"seq":1,', b'"seq":5000,')])
         for payload in attacks:
             director.publish(ROUND, payload)
@@ -159,7 +159,7 @@ def test_table_1s_join_code_makes_no_applied_that_empties_table_2s_outbox(broker
         real = retained(broker, board(1), envelope.applied_topic(EVENT, board(1)))
         assert real is not None
         theirs = envelope.applied_topic(EVENT, board(2))
-        attacks = (forgeries(envelope.join_code(EVENT, SECRET, [1], board), "applied", 0,
+        attacks = (forgeries(envelope.join_code(EVENT, SECRET, [1], board, "a" * 26), "applied", 0,
                              {"board": board(2), "seq": 1})
                    + [real, real.replace(b'"board":"t1"', b'"board":"t2"')])
         for payload in attacks:

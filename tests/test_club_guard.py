@@ -569,6 +569,9 @@ def test_the_acl_the_docs_give_is_the_one_both_brokers_apply():
             doc.split("`/etc/mosquitto/conf.d/tallyboard.conf`:", 1)[1].split("```\n", 2)[1].splitlines()]
     assert set(brokers.mosquitto_limits()) <= set(conf)
     assert conf.index(brokers.CLIENT_ID_IS_LOGIN) > conf.index("listener 8883")
+    there = Path("/etc/mosquitto/tallyboard")       # its TLS listener, as `event broker-files` writes it
+    listener = brokers.mosquitto_listener(8883, None, brokers.TLSFiles(there / "broker.pem", there / "broker.key"))
+    assert conf[conf.index("listener 8883"):conf.index("listener 8883") + len(listener)] == listener
     # may() reads the same rows: worked out by hand from "Who may publish what"
     table = "B39D.1"
     assert brokers.may(table, None, "tallyboard/ev-1/table/B39D.1/hand", True, event="ev-1")

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import paho.mqtt.client as mqtt
 import pytest
 
-from tallyboard.club import brokers, director_link, embedded_broker, envelope, mqtt_link, outbox
+from tallyboard.club import brokers, certificates, director_link, embedded_broker, envelope, mqtt_link, outbox
 
 from club_director_support import Message
 from waiting import until
@@ -355,55 +355,65 @@ def test_a_wrong_password_is_refused_by_the_broker(evening, broker, tmp_path):
         box.close()
 
 
-def make_certificates(folder: Path) -> tuple[Path, brokers.TLSFiles]:
-    """A club CA and a broker certificate for localhost signed by it, as docs/club-mqtt.md tells."""
-    def openssl(*args: str) -> None:
-        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True, timeout=60)
+@pytest.fixture(params=["mosquitto", "amqtt"])
+def tls_broker(request, tmp_path):
+    """A broker with a TLS listener only, its certificate signed by a club CA made for the test (as
+    `event serve --club` and `event broker-files` make them): (broker, the CA's file)."""
+    tls = certificates.broker_files(tmp_path / "club-ca")
+    if request.param == "mosquitto":
+        if why_not("mosquitto"):
+            pytest.skip(why_not("mosquitto"))
+        running: Any = brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", tls=tls, event=EVENT)
+    else:
+        running = embedded_broker.EmbeddedBroker(0, USERS, event=EVENT, tls=tls)
+    running.start()
+    try:
+        yield running, tmp_path / "club-ca" / certificates.CA_FILE
+    finally:
+        running.stop()
 
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=club-ca",
-            "-keyout", "ca.key", "-out", "ca.crt")
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "broker.key",
-            "-out", "broker.csr")
-    (folder / "san.ext").write_text("subjectAltName=DNS:localhost\n")
-    openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-            "-days", "2", "-extfile", "san.ext", "-out", "broker.crt")
-    return folder / "ca.crt", brokers.TLSFiles(folder / "broker.crt", folder / "broker.key")
 
-
-@needs("mosquitto", "openssl")
-def test_mqtts_through_a_tls_listener_with_the_clubs_ca(tmp_path):
+def test_mqtts_with_the_clubs_ca_on_both_brokers(tls_broker, tmp_path):
+    """The director trusts the club CA's file; a table host, the CA's pin (its join code's); plain
+    MQTT on the TLS port gets nowhere, and a table host pinning another club's CA sends nothing."""
     from tallyboard.club import outbox
 
-    ca, tls = make_certificates(tmp_path)
+    running, ca = tls_broker
+    port = running.port
+    pin = certificates.pin_of(ca.read_bytes())
+    other_pin = certificates.pin_of(certificates.club_ca(tmp_path / "another-club").read_bytes())
     key = envelope.new_secret()
     applied: list[int] = []
-    with brokers.Mosquitto(0, USERS, tmp_path / "mosquitto", tls=tls, event=EVENT) as running:
-        port = running.port
-        director = director_link.DirectorLink(f"mqtts://director:{USERS['director']}@localhost:{port}", f"{EVENT}-director",
-                                     tls_ca=ca, event=EVENT, key=key, store_path=tmp_path / "d.sqlite3",
-                                     boards=["t1"], on_table_message=lambda c, m: applied.append(m["body"]["n"]))
-        box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, key)
-        table = mqtt_link.TableLink(f"mqtts://t1:{USERS['t1']}@localhost:{port}", f"{EVENT}-t1", tls_ca=ca,
-                               outbox=box, boards=["t1"])
-        plain = mqtt_link.TableLink(f"mqtt://t2:{USERS['t2']}@localhost:{port}", f"{EVENT}-t2",
-                               outbox=outbox.Outbox(tmp_path / "p.sqlite3", EVENT, key), boards=["t2"],
-                               max_backoff=1.0)
-        try:
-            director.start()
-            table.start()
-            plain.start()
-            director.wait_connected(10)
-            table.wait_connected(10)
-            for n in (1, 2, 3):
-                box.add("t1", "hand", {"n": n})
-            wait_for("the three hands through TLS", lambda: box.pending() == 0, 30)
-            assert applied == [1, 2, 3]
-            with pytest.raises(TimeoutError):   # plain MQTT on the TLS port gets nowhere
-                plain.wait_connected(2)
-        finally:
-            plain.stop()
-            table.stop()
-            director.stop()
+    director = director_link.DirectorLink(f"mqtts://director:{USERS['director']}@127.0.0.1:{port}",
+                                          f"{EVENT}-director", tls_ca=ca, event=EVENT, key=key,
+                                          store_path=tmp_path / "d.sqlite3", boards=["t1"],
+                                          on_table_message=lambda c, m: applied.append(m["body"]["n"]))
+    box = outbox.Outbox(tmp_path / "o.sqlite3", EVENT, key)
+    table = mqtt_link.TableLink(f"mqtts://t1:{USERS['t1']}@127.0.0.1:{port}", f"{EVENT}-t1", tls_pin=pin,
+                                outbox=box, boards=["t1"])
+    plain = mqtt_link.TableLink(f"mqtt://t2:{USERS['t2']}@127.0.0.1:{port}", f"{EVENT}-t2",
+                                outbox=outbox.Outbox(tmp_path / "p.sqlite3", EVENT, key), boards=["t2"],
+                                max_backoff=1.0)
+    stranger = mqtt_link.TableLink(f"mqtts://t2:{USERS['t2']}@127.0.0.1:{port}", f"{EVENT}-t2", tls_pin=other_pin,
+                                   outbox=outbox.Outbox(tmp_path / "s.sqlite3", EVENT, key), boards=["t2"],
+                                   max_backoff=1.0)
+    try:
+        for link in (director, table, plain, stranger):
+            link.start()
+        director.wait_connected(WAIT)
+        table.wait_connected(WAIT)
+        for n in (1, 2, 3):
+            box.add("t1", "hand", {"n": n})
+        wait_for("the three hands through TLS", lambda: box.pending() == 0)
+        assert applied == [1, 2, 3]
+        wait_for("the stranger's refusal said", lambda: stranger.last_error is not None)
+        assert stranger.last_error.startswith("the broker is not this club's") and not stranger.connected.is_set()
+        # its CONNECT in plain text is no TLS handshake: the connection closed, never logged in
+        wait_for("the plain link's connection closed", lambda: plain.last_error is not None)
+        assert plain.logins == 0 and table.logins >= 1
+    finally:
+        for link in (stranger, plain, table, director):
+            link.stop()
 
 
 def test_a_table_host_is_woken_for_the_directors_round_only_once_it_is_committed(tmp_path):

@@ -50,7 +50,7 @@ def test_the_join_code_from_a_file_is_read_and_checked_like_the_option(tmp_path)
     out = table_host_with_join_file(tmp_path, "tb3:not-a-code", "mqtt://table@127.0.0.1:1")
     assert out.exit_code != 0
     # the code in the file was read and checked (no code at all says where to give one, below)
-    assert "not a join code: it looks like tb3:EVENT:TABLES:KEYS:CHECK; copy it again from the director" in out.output
+    assert "not a join code: it looks like tb4:EVENT:TABLES:KEYS:PIN:CHECK; copy it again from the director" in out.output
     assert "tb3:not-a-code" not in out.output                 # a secret is not repeated
 
 

@@ -311,7 +311,7 @@ def round_body(round: int, players: list[str], seatings: list[list[list[int]]]) 
 def forgeries_of_table_1(evening: Evening, seq: int, body: dict[str, Any]) -> list[bytes]:
     """A round signed with every key table 1's join code holds (read off the code's text, whatever its
     version says it holds), with a `sig` as before issue 30 and with `tags` for tables 1 and 2."""
-    code = envelope.join_code(EVENT, evening.secret, [1], lambda t: wb.ident(TAG, t))
+    code = envelope.join_code(EVENT, evening.secret, [1], lambda t: wb.ident(TAG, t), "a" * 26)
     text = code.split(":")[3]
     material = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
     fields = {"v": 1, "event": EVENT, "board": "director", "seq": seq, "kind": "round", "body": body}

@@ -17,7 +17,7 @@ EVENT = "Club-night-b39d"
 
 
 def code(*tables: int) -> str:
-    return envelope.join_code(EVENT, SECRET, list(tables), lambda t: f"B39D.{t}")
+    return envelope.join_code(EVENT, SECRET, list(tables), lambda t: f"B39D.{t}", "a" * 26)
 
 
 def decoded(token: str) -> bytes:
@@ -55,7 +55,7 @@ def test_escaped_values_come_back_whole_through_the_boards_decoder():
 
 
 @pytest.mark.parametrize("join, table, ssid, password, url, words", [
-    ("tb3:nope", None, "W", "password1", "mqtt://u:p@h", "not a join code: it looks like tb3:EVENT:TABLES:KEYS:CHECK"),
+    ("tb3:nope", None, "W", "password1", "mqtt://u:p@h", "not a join code: it looks like tb4:EVENT:TABLES:KEYS:PIN:CHECK"),
     ("tb2:club-1a2b:3:gdc4qbvnmfzgk3tffzrw63lnmvxhiidjnzsm6zlqmfzgk3tffzrw63lnmvxhi:1cb3f0", None, "W", "password1",
      "mqtt://u:p@h", "this join code is from an older tallyboard"),
     (code(3)[:-1] + ("0" if code(3)[-1] != "0" else "1"), None, "W", "password1", "mqtt://u:p@h",

@@ -15,13 +15,13 @@ import socket
 import ssl
 import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from tallynet import topics
 
 from . import envelope, kinds
+from .certificates import TLSFiles
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 START_TIMEOUT = 10.0
@@ -37,13 +37,6 @@ def free_port() -> int:
 
 class _PortTaken(RuntimeError):
     pass
-
-
-@dataclass(frozen=True)
-class TLSFiles:
-    """The server's certificate and key (PEM) for a TLS listener."""
-    certfile: Path
-    keyfile: Path
 
 
 class Mosquitto:
@@ -82,11 +75,8 @@ class Mosquitto:
             "log_type error",
             "log_type warning",
             "log_type notice",
-            f"listener {self.port} 127.0.0.1",
-            CLIENT_ID_IS_LOGIN,             # a listener's setting: after its `listener` line
+            *mosquitto_listener(self.port, "127.0.0.1", self.tls),
         ]
-        if self.tls is not None:
-            lines += [f"certfile {self.tls.certfile}", f"keyfile {self.tls.keyfile}"]
         if os.geteuid() == 0:
             lines.append("user root")       # else mosquitto drops to a user that cannot read these files
         self.config_path.write_text("\n".join(lines) + "\n")
@@ -349,6 +339,16 @@ def mosquitto_limits() -> list[str]:
             f"max_inflight_bytes {MAX_INFLIGHT_BYTES}",
             f"max_queued_messages {MAX_QUEUED}",
             f"max_queued_bytes {MAX_QUEUED_BYTES}"]
+
+
+def mosquitto_listener(port: int, bind: str | None, tls: TLSFiles | None) -> list[str]:
+    """A listener's lines in a club's mosquitto config: its port (on `bind`, or every address), each
+    login's client id its user name (a listener's setting: after its `listener` line), and with `tls`
+    its certificate chain and key (mqtts://)."""
+    lines = [f"listener {port} {bind}" if bind else f"listener {port}", CLIENT_ID_IS_LOGIN]
+    if tls is not None:
+        lines += [f"certfile {tls.certfile}", f"keyfile {tls.keyfile}", "tls_version tlsv1.2"]
+    return lines
 
 
 def mosquitto_settings(password_file: Path, acl_file: Path, persistence_dir: Path) -> list[str]:

@@ -5,6 +5,7 @@ who may publish and read what is brokers.py's, as for mosquitto."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import logging
 import threading
@@ -15,7 +16,7 @@ from ..common.listeners import AcceptErrors
 from ..common.ratelog import RateLog
 from . import envelope, kinds
 from .brokers import (MAX_INFLIGHT, MAX_INFLIGHT_BYTES, MAX_QUEUED, MAX_QUEUED_BYTES, START_TIMEOUT,
-                      STOP_TIMEOUT, client_ids, may)
+                      STOP_TIMEOUT, TLSFiles, client_ids, may)
 
 CONNECT_TIMEOUT = 5.0        # seconds a new connection has to log in (CONNECT) before it is closed
 MAX_CONNECTIONS = 200        # the whole listener
@@ -187,6 +188,16 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
         self.turned_away: dict[str, int] = {}      # address: connections closed since its last log line
         self.waiting: dict[Any, _Waiting] = {}      # writer adapter: its count, until it has logged in
 
+    async def _create_server_instance(self, listener_name: str, listener_type: Any, address: str | None,
+                                      port: int, ssl_context: Any) -> Any:
+        # amqtt's, with a TLS handshake given the time a login is (asyncio's default is 60 s): a
+        # connection that never finishes its handshake is not yet counted per address (stream_connected)
+        if ssl_context is None:
+            return await super()._create_server_instance(listener_name, listener_type, address, port, ssl_context)
+        return await asyncio.start_server(functools.partial(self.stream_connected, listener_name=listener_name),
+                                          address, port, reuse_address=True, ssl=ssl_context,
+                                          ssl_handshake_timeout=self.connect_timeout)
+
     async def stream_connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                                listener_name: str) -> None:
         peer = writer.get_extra_info("peername")
@@ -334,15 +345,17 @@ class EmbeddedBroker:
     anonymous clients refused, `users` ({name: password}) let in, each with
     its own client id only (client_ids()), publishing and reading only what
     `may()` allows on the evening `event`. Sessions and retained
-    messages live in memory: they go when the broker stops."""
+    messages live in memory: they go when the broker stops. With `tls`,
+    the listener speaks TLS (mqtts://) with that certificate chain."""
 
     def __init__(self, port: int, users: Mapping[str, str], bind: str = "127.0.0.1", *, event: str,
-                 connect_timeout: float = CONNECT_TIMEOUT) -> None:
+                 connect_timeout: float = CONNECT_TIMEOUT, tls: TLSFiles | None = None) -> None:
         self.event = envelope.check_name("event", event)
         self.port = port
         self.connect_timeout = connect_timeout   # seconds a connection has to log in (tests shorten it)
         self.users = dict(users)
         self.bind = bind                 # 0.0.0.0: table hosts on other laptops reach it
+        self.tls = tls
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._broker: Any = None
@@ -355,9 +368,12 @@ class EmbeddedBroker:
         amqtt_log = logging.getLogger("amqtt.broker")
         if not any(isinstance(f, _QuietFailures) for f in amqtt_log.filters):
             amqtt_log.addFilter(_QuietFailures())
+        listener: dict[str, Any] = {"type": "tcp", "bind": f"{self.bind}:{self.port}",
+                                    "max_connections": MAX_CONNECTIONS}
+        if self.tls is not None:
+            listener.update(ssl=True, certfile=str(self.tls.certfile), keyfile=str(self.tls.keyfile))
         config = {
-            "listeners": {"default": {"type": "tcp", "bind": f"{self.bind}:{self.port}",
-                                      "max_connections": MAX_CONNECTIONS}},
+            "listeners": {"default": listener},
             "plugins": {f"{__name__}.PasswordCheck": {"users": self.users, "event": self.event},
                         f"{__name__}.TopicCheck": {"enabled": True, "event": self.event}},
         }

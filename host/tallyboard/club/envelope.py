@@ -311,47 +311,60 @@ class JoinCode:
     event: str
     tables: tuple[int, ...]
     keys: tuple[bytes, ...]          # one per table, in the order of `tables`
+    ca_pin: str | None = None        # the club CA's pin (certificates.py): the broker a table host trusts
 
 
-JOIN_VERSION = "tb3"
+JOIN_VERSION = "tb4"
+PINLESS_VERSION = "tb3"             # a code of before the club's TLS (issue 40): no pin, still taken
 OLD_JOIN_CODE = ("this join code is from an older tallyboard: it carried the director's key, with which a table "
                  "could sign the director's round (issue 30). Ask the director for a new code for this table "
                  "host's tables (tallyboard event join-code --table N)")
 
 
-def join_code(event: str, secret: bytes, tables: list[int], board: Callable[[int], str]) -> str:
+def join_code(event: str, secret: bytes, tables: list[int], board: Callable[[int], str], ca_pin: str) -> str:
     """What the director shows for the table host of `tables` to type in:
-    `tb3:EVENT:TABLES:KEYS:CHECK`, the tables as `1.2`, each table's key in
-    base32, and a check of all of it. `board(t)` is table t's board identity."""
+    `tb4:EVENT:TABLES:KEYS:PIN:CHECK`, the tables as `1.2`, each table's key in
+    base32, the club CA's pin (certificates.pin_of), and a check of all of it.
+    `board(t)` is table t's board identity."""
+    from .certificates import check_pin
+
     check_name("event", event)
+    check_pin(ca_pin)
     if not tables or len(set(tables)) != len(tables) or not all(type(t) is int and 1 <= t <= 999 for t in tables):
         raise ValueError("a join code is for one or more different tables, numbered 1 to 999")
     material = b"".join(board_key(secret, board(t)) for t in tables)
     text = base64.b32encode(material).decode("ascii").rstrip("=").lower()
     numbers = ".".join(map(str, tables))
-    return f"{JOIN_VERSION}:{event}:{numbers}:{text}:{_check(f'{event}:{numbers}', material)}"
+    return f"{JOIN_VERSION}:{event}:{numbers}:{text}:{ca_pin}:{_check(f'{event}:{numbers}:{ca_pin}', material)}"
 
 
 def read_join_code(code: str) -> JoinCode:
     """The evening, tables and keys of a join code; ValueError saying what to do if it was mistyped
     or is an older tallyboard's."""
+    from .certificates import check_pin
+
     parts = code.strip().split(":")
     if parts[0] in ("tb1", "tb2"):
         raise ValueError(OLD_JOIN_CODE)
-    if len(parts) != 5 or parts[0] != JOIN_VERSION:
-        raise ValueError(f"not a join code: it looks like {JOIN_VERSION}:EVENT:TABLES:KEYS:CHECK; copy it again "
+    if parts[0] == PINLESS_VERSION and len(parts) == 5:
+        parts.insert(4, "")
+    if len(parts) != 6 or parts[0] not in (JOIN_VERSION, PINLESS_VERSION):
+        raise ValueError(f"not a join code: it looks like {JOIN_VERSION}:EVENT:TABLES:KEYS:PIN:CHECK; copy it again "
                          "from the director")
-    _, event, numbers, text, check = parts
+    version, event, numbers, text, pin, check = parts
     check_name("event", event)
+    if version == JOIN_VERSION:
+        check_pin(pin)
     try:
         tables = tuple(int(t) for t in numbers.split("."))
         material = base64.b32decode(text.upper() + "=" * (-len(text) % 8))
     except ValueError:
         raise ValueError("the join code is mistyped; copy it again from the director") from None
-    if len(material) != KEY_BYTES * len(tables) or check != _check(f"{event}:{numbers}", material):
+    checked = f"{event}:{numbers}:{pin}" if version == JOIN_VERSION else f"{event}:{numbers}"
+    if len(material) != KEY_BYTES * len(tables) or check != _check(checked, material):
         raise ValueError("the join code is mistyped (its check does not match); copy it again from the director")
     keys = tuple(material[KEY_BYTES * i:KEY_BYTES * (i + 1)] for i in range(len(tables)))
-    return JoinCode(event, tables, keys)
+    return JoinCode(event, tables, keys, pin or None)
 
 
 def _check(what: str, material: bytes) -> str:

@@ -37,7 +37,7 @@ from urllib.parse import unquote, urlsplit
 import paho.mqtt.client as mqtt
 from tallynet import topics
 
-from . import envelope, kinds
+from . import certificates, envelope, kinds
 from ..common.ratelog import RateLog
 from .envelope import RefusedMessage
 from .outbox import Outbox
@@ -97,7 +97,7 @@ class MqttLink:
     """What both ends share: the paho client, its session, connecting and reconnecting."""
 
     def __init__(self, url: str, client_id: str, username: str | None, password: str | None,
-                 tls_ca: str | Path | None, max_backoff: float) -> None:
+                 tls_ca: str | Path | None, max_backoff: float, tls_pin: str | None = None) -> None:
         address = parse_url(url)
         self.address = address
         self.client_id = envelope.check_name("client id", client_id)
@@ -108,8 +108,17 @@ class MqttLink:
         self.username = username
         if username is not None:
             self.client.username_pw_set(username, password)
+        self.tls_context: ssl.SSLContext | None = None
         if address.tls:
-            self.client.tls_set(ca_certs=str(tls_ca) if tls_ca else None, cert_reqs=ssl.CERT_REQUIRED)
+            # the club's CA from its file, else the one the join code pins, else the system's (a public broker)
+            if tls_ca or tls_pin:
+                self.tls_context = (certificates.director_context(tls_ca) if tls_ca
+                                    else certificates.pinned_context(str(tls_pin)))
+                self.client.tls_set_context(self.tls_context)
+                self.client.tls_insecure_set(True)    # no host name check: certificates.py says why
+            else:
+                self.client.tls_set(cert_reqs=ssl.CERT_REQUIRED)
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.reconnect_delay_set(min_delay=1, max_delay=max(1, int(max_backoff)))
         self.client.suppress_exceptions = True   # the network thread goes on; see _message
         self.client.on_connect = self._on_connect
@@ -123,6 +132,7 @@ class MqttLink:
         self.last_error: str | None = None
         self._refused_by_broker = False
         self.refusals = 0             # connections the broker refused
+        self.logins = 0               # connections the broker took
         self._inbox: collections.deque[tuple[int, mqtt.MQTTMessage]] = collections.deque()
         self._inbox_bytes = 0
         self._inbox_changed = threading.Condition()
@@ -212,6 +222,7 @@ class MqttLink:
             return
         self._refused_by_broker = False
         self.last_error = None
+        self.logins += 1
         self.generation += 1
         self.subscribed.clear()
         self._subscription_mid = self.connected_now()
@@ -222,6 +233,13 @@ class MqttLink:
     def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
         if mid == self._subscription_mid:
             self.subscribed.set()
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        """paho's network thread: no connection (no answer, or TLS refused the broker): why, when TLS said."""
+        refusal = certificates.refusal(self.tls_context)
+        if refusal is not None and refusal != self.last_error:
+            log.warning("%s: %s", self.client_id, refusal)
+        self.last_error = refusal or self.last_error
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self.connected.clear()
@@ -265,8 +283,9 @@ class TableLink(MqttLink):
                  tls_ca: str | Path | None = None, *, outbox: Outbox,
                  on_director_message: Callable[[sqlite3.Connection, dict[str, Any]], None] | None = None,
                  on_director_applied: Callable[[], None] | None = None,
-                 boards: Iterable[str] = (), max_backoff: float = 30.0, resend_after: float = RESEND_AFTER) -> None:
-        super().__init__(url, client_id, username, password, tls_ca, max_backoff)
+                 boards: Iterable[str] = (), max_backoff: float = 30.0, resend_after: float = RESEND_AFTER,
+                 tls_pin: str | None = None) -> None:
+        super().__init__(url, client_id, username, password, tls_ca, max_backoff, tls_pin)
         self.outbox = outbox
         self.event = outbox.event
         self.boards = [envelope.check_name("board", board) for board in boards]

@@ -123,16 +123,32 @@ def join_code_cmd(tables: tuple[int, ...], event_name: str | None) -> None:
             click.echo(f"table {table}: {club.join_code(event, [table])}")
 
 
+TLS_PORT = 8883     # MQTT over TLS's own port
+PLAIN_PORT = 1883   # MQTT's own
+
+
 @click.command("broker-files")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--name", "names", multiple=True, metavar="HOST",
+              help="The broker's host name or address, written in its certificate (repeat; clients that "
+                   "check names need it: table hosts check the club CA's pin instead).")
+@click.option("--mosquitto-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Where mosquitto will read these files, if not from FOLDER (e.g. /etc/mosquitto/tallyboard): "
+                   "the paths tallyboard.conf names.")
+@click.option("--wifi-boards", is_flag=True,
+              help=f"Boards on the club's Wi-Fi join this evening: a plain listener on {PLAIN_PORT} for them too "
+                   "(a Pico W speaks plain MQTT: docs/club-wifi.md says why).")
 @event_option
 @reports_errors
-def broker_files_cmd(folder: Path, event_name: str | None) -> None:
+def broker_files_cmd(folder: Path, names: tuple[str, ...], mosquitto_dir: Path | None, wifi_boards: bool,
+                     event_name: str | None) -> None:
     """Write a club's mosquitto files for the evening into FOLDER (mode 0600): tallyboard.passwd (the
     director's and every table's login, hashed as mosquitto_passwd hashes them), tallyboard.acl (who may
-    publish what), tallyboard.conf (the settings that use them, with the bounds on what a login may make
-    mosquitto hold: add a listener) and director.pw (the director's password, for --broker-password-file)."""
-    from ..club import brokers
+    publish what), broker.pem and broker.key (its certificate, signed by the club's CA, which stays on
+    this machine), tallyboard.conf (the settings that use them, with the bounds on what a login may make
+    mosquitto hold, and a TLS listener on 8883) and director.pw (the director's password, for
+    --broker-password-file)."""
+    from ..club import brokers, certificates
     from ..evening import club
     store, event = _event(event_name)
     with store:
@@ -142,18 +158,25 @@ def broker_files_cmd(folder: Path, event_name: str | None) -> None:
                                   for user, password in users.items()))
     brokers.write_private(folder / "tallyboard.acl", brokers.mosquitto_acl(club.club_id(event)))
     brokers.write_private(folder / "director.pw", users[club.DIRECTOR_LOGIN] + "\n")
-    here = folder.resolve()
-    settings = brokers.mosquitto_settings(here / "tallyboard.passwd", here / "tallyboard.acl",
+    # the broker's certificate, signed by the club's CA (kept on this machine: its key never goes in FOLDER)
+    certificates.broker_files(club.club_ca_folder(), list(names), into=folder)
+    there = mosquitto_dir or folder.resolve()
+    tls = brokers.TLSFiles(there / certificates.BROKER_FILE, there / certificates.BROKER_KEY_FILE)
+    settings = brokers.mosquitto_settings(there / "tallyboard.passwd", there / "tallyboard.acl",
                                           Path("/var/lib/mosquitto"))
     brokers.write_private(folder / "tallyboard.conf", "\n".join(
         ["# tallyboard event broker-files: a club's mosquitto for this evening (docs/club-mqtt.md)", *settings,
-         "# then the listener, e.g. (TLS):", "# listener 8883", f"# {brokers.CLIENT_ID_IS_LOGIN}",
-         "# certfile /etc/mosquitto/certs/broker.crt", "# keyfile /etc/mosquitto/certs/broker.key"]) + "\n")
+         "# TLS (mqtts://) with the club CA's certificate: table hosts trust it by the pin in their join code",
+         *brokers.mosquitto_listener(TLS_PORT, None, tls),
+         *(["# boards on the club's Wi-Fi: plain MQTT (docs/club-wifi.md, \"Why the boards speak plain MQTT\")",
+            *brokers.mosquitto_listener(PLAIN_PORT, None, None)] if wifi_boards else [])]) + "\n")
     tables = [user for user in users if user != club.DIRECTOR_LOGIN]
     click.echo(f"{folder}: tallyboard.passwd (director, tables {', '.join(tables)}), tallyboard.acl, "
-               "tallyboard.conf, director.pw; include tallyboard.conf in mosquitto's configuration (it names the "
-               "first two and sets the bounds), add a listener, and reload it (docs/club-mqtt.md, \"A club: "
-               "mosquitto\")")
+               f"tallyboard.conf (a TLS listener on {TLS_PORT}{f', a plain one on {PLAIN_PORT}' if wifi_boards else ''}), "
+               f"{certificates.BROKER_FILE} and "
+               f"{certificates.BROKER_KEY_FILE}, director.pw; include tallyboard.conf in mosquitto's configuration "
+               "and reload it (docs/club-mqtt.md, \"A club: mosquitto\"); the director connects with "
+               f"--tls-ca {club.club_ca_folder() / certificates.CA_FILE}")
 
 
 @click.command("refused")

@@ -147,29 +147,35 @@ class Broker:
                  on_change: Callable[[], None] | None = None) -> Iterator[None]:
         """The director's end of the club evening while in the block; on_change() after each
         table message it applied (the live views' push)."""
-        from ..club import embedded_broker
+        from ..club import certificates, embedded_broker
         from ..club.mqtt_link import ConnectionRefused, parse_url
         from ..evening import club
 
-        url = self.url
+        url, tls_ca = self.url, self.tls_ca
         with contextlib.ExitStack() as stack:
             if url is None:
                 passwords = club.director_secrets(event)
+                # TLS with the club CA's certificate (certificates.py): the director trusts its CA's file,
+                # a table host the CA's pin in its join code
+                wildcard = self.listen in ("0.0.0.0", "::")
+                tls = certificates.broker_files(club.club_ca_folder(), [] if wildcard else [self.listen])
+                tls_ca = str(club.club_ca_folder() / certificates.CA_FILE)
                 # the director and each table as itself (its board's identity; its password comes from
                 # the table's key, which its join code carries)
                 embedded = embedded_broker.EmbeddedBroker(self.port, club.broker_users(store, event), bind=self.listen,
-                                                  event=club.club_id(event))
+                                                          event=club.club_id(event), tls=tls)
                 try:
                     embedded.start()
                 except RuntimeError as exc:
                     raise TallyboardError(f"{exc}; choose another --broker-port, or give --broker URL") from None
                 stack.callback(embedded.stop)
                 port = embedded.port          # --broker-port 0: the one the system gave
-                url = f"mqtt://director:{passwords.director_password}@127.0.0.1:{port}"
-                where = "THIS-MACHINE" if self.listen in ("0.0.0.0", "::") else self.listen
+                url = f"mqtts://director:{passwords.director_password}@127.0.0.1:{port}"
+                where = "THIS-MACHINE" if wildcard else self.listen
                 # the secrets in the environment, not in the table host's argv (where `ps` shows them)
-                click.echo(f"The embedded MQTT broker: mqtt://{where}:{port}; table hosts join with:\n"
-                           f"  TALLYBOARD_JOIN=CODE tallyboard event table --broker mqtt://{where}:{port} "
+                click.echo(f"The embedded MQTT broker: mqtts://{where}:{port} (TLS: a table host trusts it by the "
+                           f"club CA's pin in its join code); table hosts join with:\n"
+                           f"  TALLYBOARD_JOIN=CODE tallyboard event table --broker mqtts://{where}:{port} "
                            f"--emulators N\n"
                            f"  where CODE is the code of that host's tables (it carries each table's broker "
                            f"login): tallyboard event join-code --table T ...", err=True)
@@ -181,7 +187,7 @@ class Broker:
                 click.echo(f"The club's broker: {address.host}:{address.port} ({'TLS' if address.tls else 'no TLS'});"
                            f" table hosts join with --join CODE, the code of their tables: tallyboard event "
                            f"join-code --table T ...", err=True)
-            director = club.Director(store, event, url, self.tls_ca, on_change=on_change)
+            director = club.Director(store, event, url, tls_ca, on_change=on_change)
             try:
                 connected = director.start()
             except ConnectionRefused as exc:

@@ -107,11 +107,12 @@ def _a(what: str) -> str:
 
 # ---------------------------------------------------------------- writing
 
-def write_output(path: str | Path, data: bytes | str) -> None:
+def write_output(path: str | Path, data: bytes | str, private: bool = False) -> None:
     """Write an output file in place of what path names. A regular file is
     written beside itself and renamed over, so a failed write leaves the old
     file whole; a symlink is followed, so its target is the file replaced;
-    a device or a FIFO is written into (renaming over one would replace it)."""
+    a device or a FIFO is written into (renaming over one would replace it).
+    private: readable by its owner only (0600) from its first byte (a key)."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     target = os.path.realpath(path)
@@ -126,14 +127,14 @@ def write_output(path: str | Path, data: bytes | str) -> None:
             with open(target, "wb") as device:
                 device.write(data)
             return
-        _write_and_rename(target, data, mode)
+        _write_and_rename(target, data, 0o600 if private else mode)
     except OSError as exc:
         raise FileError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _write_and_rename(target: str, data: bytes, mode: int | None) -> None:
     partial = target + ".part"
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if mode == 0o600 else 0o666)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)

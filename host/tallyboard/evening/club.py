@@ -32,12 +32,12 @@ from tallynet.tablestate import board_ident
 
 from ..common import database
 from ..common import names as tallyboard_names
-from ..club import envelope
+from ..club import certificates, envelope
 from ..club.envelope import tag_of
 from ..club.director_link import DirectorLink
 from .evening_store import EventT, EveningStore
 from .store import Evening, EveningError, EveningDatabase
-from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, event_folder, event_tag, round_game
+from .tables import NO_GAME, OK, REMOTE, SWAPPED, UNREACHABLE, event_folder, event_tag, events_home, round_game
 
 log = logging.getLogger(__name__)
 
@@ -95,9 +95,18 @@ def director_secrets(event: Evening) -> Secrets:
 
 
 def join_code(event: Evening, tables: list[int]) -> str:
-    """The code the table host of `tables` joins with: their keys only, so it signs for no other board."""
+    """The code the table host of `tables` joins with: their keys only, so it signs for no other board;
+    and the pin of the club's CA, so it trusts the club's broker and no other."""
     tag = event_tag(event)
-    return envelope.join_code(club_id(event), director_secrets(event).secret, tables, lambda t: board_ident(tag, t))
+    pin = certificates.pin_of(certificates.club_ca(club_ca_folder()).read_bytes())
+    return envelope.join_code(club_id(event), director_secrets(event).secret, tables, lambda t: board_ident(tag, t),
+                              pin)
+
+
+def club_ca_folder() -> Path:
+    """Where the director keeps the club's CA and its brokers' certificates (certificates.py): one
+    for every evening and season of the club, so a join code's pin stays the club's."""
+    return events_home().parent / "club-ca"
 
 
 def key_for(secret: bytes, message: Mapping[str, Any]) -> bytes | None:

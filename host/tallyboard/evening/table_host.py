@@ -136,7 +136,7 @@ class TableHost:
         self.links = []
         for table in numbers:
             user, password = table_login(code, table)
-            self.links.append(TableLink(url, f"{event_id}-{user}", user, password, tls_ca=tls_ca,
+            self.links.append(TableLink(url, f"{event_id}-{user}", user, password, tls_ca=tls_ca, tls_pin=code.ca_pin,
                                         outbox=self.outbox, on_director_message=self._keep_round,
                                         on_director_applied=self.new_round.set, boards=[user],
                                         max_backoff=MAX_BACKOFF_S))
