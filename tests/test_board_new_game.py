@@ -42,7 +42,10 @@ def board(tmp_path):
         assert result.exit_code == 0, result.output
         return result.output
     try:
-        assert proc.stdout.readline().strip().startswith("/dev/")
+        port = proc.stdout.readline().strip()
+        if not port.startswith("/dev/"):      # it ended, or said something else: what it said on stderr
+            end_with_ctrl_c(proc, "tallyboard emulator")
+            raise AssertionError(f"tallyboard emulate gave no port ({port!r}): {proc.stderr.read()[-3000:]}")
         running = json.loads((tmp_path / "emu" / "running.json").read_text())   # written before the port
         run.oled = Path(running["io"]) / "oled.bin"
         yield run
