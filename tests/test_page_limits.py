@@ -172,7 +172,14 @@ def test_idle_sockets_from_one_address_are_turned_away_and_a_viewer_still_gets_t
         # another address is let in at once
         status, body = get_page(server.port, "127.0.0.2")
         assert status == 200 and b'id="snapshot"' in body
-        assert turned_away_text(server.port, "127.0.0.1").startswith(b"HTTP/1.1 503 ")
+        # one more than its share from an address, opened together, is turned away at once (fresh ones: the
+        # first crowd's header timeout may be over on a busy machine, and its address let in again)
+        more = Idle(server.port, "127.0.0.3", PER_ADDRESS + 1)
+        try:
+            until(lambda: more.count_closed() >= 1, 15, "the seventh connection from 127.0.0.3 turned away")
+            assert any(data.startswith(b"HTTP/1.1 503 ") for data in more.closed.values()), more.closed
+        finally:
+            more.close()
         # the 16 it kept sent no request: closed once the header timeout is over
         until(lambda: crowd.count_closed() == 300, 20, "the idle connections closed after the header timeout (5 s)",
               explain=lambda: f"{len(crowd.closed)} closed")

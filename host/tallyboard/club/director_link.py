@@ -188,7 +188,7 @@ class DirectorLink(MqttLink):
         if ahead is not None:
             with self._lock, database.write(self.store) as db:
                 _keep_sent(db, topic, ahead, bytes(message.payload))
-            self.rounds_taken_from_the_broker += 1
+                self.rounds_taken_from_the_broker += 1     # counted as it is committed: a reader sees both
             log.warning("the broker holds round message %d, signed by this director, and this director's file "
                         "only %d (restored from an older copy?): the next round is numbered from %d, so the "
                         "tables take it", ahead, row[0] if row else 0, ahead + 1)
