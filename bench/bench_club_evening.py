@@ -234,7 +234,8 @@ def evening(tmp: Path, broker, outage: float) -> tuple[list[float], int, float]:
         processes.append(director)
         page_url = re.search(r"(http://\S+/)", director.stdout.readline()).group(1)
         host = subprocess.Popen([sys.executable, "-m", "tallyboard.cli", "event", "table", "--broker",
-                                 f"mqtt://127.0.0.1:{broker.port}", "--join", code, "--emulators", "3", "--name", "bench"],
+                                 f"mqtt://127.0.0.1:{broker.port}", "--plain", "--join", code, "--emulators", "3",
+                                 "--name", "bench"],
                                 env=host_env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         processes.append(host)
         while "seated" not in host.stdout.readline():

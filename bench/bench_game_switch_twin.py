@@ -4,7 +4,7 @@ game of the board's table once more.
 
     python bench/bench_game_switch_twin.py [--switches 200] [--seed 20] [--no-push] [--json]
 
-Each switch as a table plays it (bench/twin_harness.py switch_games): NEW from the host, to another
+Each switch as a table plays it (bench/twin_switches.py switch_games): NEW from the host, to another
 rules module than the game before; the display caught up (the game's panel view loaded and
 drawn); the knob pushed (a hand entry opened on the board, left open when the next NEW
 comes). STATS after every tenth switch: `free` and `block`, the largest free heap block (to
@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "firmware"))
-from twin_harness import Twin, bench_main, switch_games, switch_order  # noqa: E402
+from twin_harness import Twin, bench_main  # noqa: E402
+from twin_switches import switch_games, switch_order  # noqa: E402
 from tallycore.games import GAMES  # noqa: E402  (the board's own table)
 
 

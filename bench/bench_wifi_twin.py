@@ -210,58 +210,66 @@ def director_check(twin: Twin) -> list[dict]:
     return rows
 
 
-def run(args=None) -> dict:
+def load_board(twin: Twin, image: str, figures: dict) -> None:
+    """The board on the twin (image: the one it runs) as this bench measures it: the Wi-Fi definition,
+    the stand-ins (on the Pico W image, put in sys.modules by boot.py), the settings' STATS, then
+    enrolled, the link connected to the stand-in broker, then a Skicket game with a hand waiting; STATS
+    and NET at each step into figures. The board's link is closed after, the app still running."""
     import wifi_boards as wb
     from tallyboard.club import envelope
     from tallyboard.common.errors import BoardError
 
+    definition = json.loads((ROOT / "board" / "pico-reference.json").read_text())
+    definition["name"] = DEFINITION
+    definition["wifi"] = True
+    network_standin = (STANDINS_DIR / "network.py").read_text()
+    files = {f"board/{DEFINITION}.json": json.dumps(definition),
+             "config.txt": f"board {DEFINITION}\nevent {TAG}\ntable {TABLE}\n",
+             "wifi.txt": f"{wb.SSID}\n{wb.PASSPHRASE}\n"}
+    if image == "pico-w":
+        files.update({"lib/standin_network.py": network_standin, "lib/standin_socket.py": SOCKET_STANDIN,
+                      "boot.py": STANDINS_BOOT})
+    else:
+        files.update({"lib/network.py": network_standin, "lib/socket.py": SOCKET_STANDIN})
+    _write_files(twin, files)
+    time.sleep(3)
+    board = twin.board(timeout=10)
+    try:
+        assert board.request("NET")["wifi"] == "1", "the board did not take the Wi-Fi definition"
+        figures["settings_only"] = board.request("STATS")
+        secret = envelope.new_secret()
+        ident = wb.ident(TAG, TABLE)
+        wb.enrol(board, event=f"club-{TAG:04x}", key=envelope.board_key(secret, ident), port=1883)
+        deadline = time.monotonic() + 60
+        while board.request("NET")["broker"] != "1":
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the link did not reach the stand-in broker: {board.request('NET')}")
+            time.sleep(0.5)
+        time.sleep(3)        # its status published, the keepalive running
+        figures["link_loaded"] = board.request("STATS")
+        figures["link_state"] = board.request("NET")
+        # with the link loaded the heap may be too short for a game: that is a figure, not a failure
+        try:
+            board.new("skicket", 4)
+            board.request("HAND", "0", "4H", "-", "-", "0", "10")
+            figures["game_started"] = "yes"
+        except BoardError as exc:
+            figures["game_started"] = f"no: {exc}"
+        time.sleep(2)
+        figures["link_and_a_game"] = board.request("STATS")
+        figures["link_state_after"] = board.request("NET")
+    finally:
+        board.link.close()
+
+
+def run(args=None) -> dict:
     image = getattr(args, "image", "stock")
     flash = getattr(args, "flash", None)
     if flash is not None and image != "stock":
         raise SystemExit("bench_wifi_twin: --flash is a deploy on the stock image; leave it out with --image")
     figures: dict = {"image": image}
     with tempfile.TemporaryDirectory() as tmp, deployed(Twin.running(Path(tmp), image), flash) as twin:
-        definition = json.loads((ROOT / "board" / "pico-reference.json").read_text())
-        definition["name"] = DEFINITION
-        definition["wifi"] = True
-        network_standin = (STANDINS_DIR / "network.py").read_text()
-        files = {f"board/{DEFINITION}.json": json.dumps(definition),
-                 "config.txt": f"board {DEFINITION}\nevent {TAG}\ntable {TABLE}\n",
-                 "wifi.txt": f"{wb.SSID}\n{wb.PASSPHRASE}\n"}
-        if image == "pico-w":
-            files.update({"lib/standin_network.py": network_standin, "lib/standin_socket.py": SOCKET_STANDIN,
-                          "boot.py": STANDINS_BOOT})
-        else:
-            files.update({"lib/network.py": network_standin, "lib/socket.py": SOCKET_STANDIN})
-        _write_files(twin, files)
-        time.sleep(3)
-        board = twin.board(timeout=10)
-        try:
-            assert board.request("NET")["wifi"] == "1", "the board did not take the Wi-Fi definition"
-            figures["settings_only"] = board.request("STATS")
-            secret = envelope.new_secret()
-            ident = wb.ident(TAG, TABLE)
-            wb.enrol(board, event=f"club-{TAG:04x}", key=envelope.board_key(secret, ident), port=1883)
-            deadline = time.monotonic() + 60
-            while board.request("NET")["broker"] != "1":
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the link did not reach the stand-in broker: {board.request('NET')}")
-                time.sleep(0.5)
-            time.sleep(3)        # its status published, the keepalive running
-            figures["link_loaded"] = board.request("STATS")
-            figures["link_state"] = board.request("NET")
-            # with the link loaded the heap may be too short for a game: that is a figure, not a failure
-            try:
-                board.new("skicket", 4)
-                board.request("HAND", "0", "4H", "-", "-", "0", "10")
-                figures["game_started"] = "yes"
-            except BoardError as exc:
-                figures["game_started"] = f"no: {exc}"
-            time.sleep(2)
-            figures["link_and_a_game"] = board.request("STATS")
-            figures["link_state_after"] = board.request("NET")
-        finally:
-            board.link.close()
+        load_board(twin, image, figures)
         figures["director_check"] = director_check(twin)
     settings = int(figures["settings_only"]["alloc"])
     figures["link_cost_bytes"] = int(figures["link_loaded"]["alloc"]) - settings

@@ -17,9 +17,6 @@ from cryptography.x509.oid import NameOID
 
 from tallyboard.club import certificates
 
-pytestmark = pytest.mark.quick
-
-
 def der_chain(pem: bytes) -> list[bytes]:
     return [ssl.PEM_cert_to_DER_cert(block.decode() + "-----END CERTIFICATE-----\n")
             for block in pem.split(b"-----END CERTIFICATE-----\n") if block.strip()]
@@ -89,19 +86,44 @@ def test_a_chain_is_taken_only_with_the_pinned_ca_and_a_certificate_it_issued(tm
     for what, (chain, words) in refusals.items():
         with pytest.raises(certificates.PinMismatch, match=words):
             certificates.check_chain(chain, pin)
-        assert what
+    # whatever the broker sends, the refusal is a PinMismatch (the link goes on trying), never another error
+    with pytest.raises(certificates.PinMismatch, match="was not issued by the club's CA"):
+        certificates.check_chain([b"not a certificate at all", ca], pin)
     # in its dates only: 825 days from when it was made (BROKER_DAYS), an hour before for clocks behind
     later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=826)
     with pytest.raises(certificates.PinMismatch, match="check this machine's clock"):
         certificates.check_chain([leaf, ca], pin, now=later)
 
 
-def test_a_broker_certificate_near_its_end_or_from_another_ca_is_made_again(tmp_path):
+def test_a_broker_certificate_near_its_end_for_other_names_or_from_another_ca_is_made_again(tmp_path, monkeypatch):
     home = tmp_path / "club"
     first = certificates.broker_files(home).certfile.read_bytes()
-    (home / "club-ca.pem").unlink()                 # a new club CA (its file gone: made again, a new key)
+    # 30 days before its end (825 days from now: BROKER_DAYS less RENEW_DAYS), it is made again
+    later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=825 - 30 + 1)
+    monkeypatch.setattr(certificates, "_now", lambda: later)
+    renewed = certificates.broker_files(home).certfile.read_bytes()
+    assert renewed != first
+    assert certificates.broker_files(home).certfile.read_bytes() == renewed      # and kept, once new
+    monkeypatch.undo()
+    named = certificates.broker_files(home, ["broker.club"]).certfile.read_bytes()   # other names: made again
+    assert named != renewed
+    leaf = x509.load_der_x509_certificate(der_chain(named)[0])
+    assert "broker.club" in leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value \
+        .get_values_for_type(x509.DNSName)
+    (home / "club-ca.pem").unlink()                 # a new club CA (both its files gone: made again, a new key)
     (home / "club-ca.key").unlink()
-    again = certificates.broker_files(home).certfile.read_bytes()
-    assert again != first
-    leaf, ca = der_chain(again)
-    x509.load_der_x509_certificate(leaf).verify_directly_issued_by(x509.load_der_x509_certificate(ca))
+    again = certificates.broker_files(home, ["broker.club"]).certfile.read_bytes()
+    assert again != named
+    leaf_der, ca_der = der_chain(again)
+    x509.load_der_x509_certificate(leaf_der).verify_directly_issued_by(x509.load_der_x509_certificate(ca_der))
+
+
+def test_a_club_ca_half_there_is_not_made_again_without_a_word(tmp_path):
+    from tallyboard.common.errors import TallyboardError
+
+    home = tmp_path / "club"
+    certificates.club_ca(home)
+    (home / "club-ca.key").unlink()
+    with pytest.raises(TallyboardError, match="the club's CA is half there: .*club-ca.pem without club-ca.key"):
+        certificates.club_ca(home)
+    assert not (home / "club-ca.key").exists()      # no new key: the pin every join code carries still holds

@@ -244,11 +244,11 @@ def test_a_table_host_started_with_take_next_round_forgets_the_last_round_it_too
                                                       lambda table: club.board_ident(envelope.tag_of("club-1a2b"),
                                                                                      table), "a" * 26))
     said: list[str] = []
-    host = table_host.TableHost("mqtt://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append)
+    host = table_host.TableHost("mqtts://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append)
     host.outbox.apply_received(envelope.DIRECTOR, 7, lambda connection, message: None, {})
     host.outbox.close()
     host.db.close()
-    again = table_host.TableHost("mqtt://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append,
+    again = table_host.TableHost("mqtts://127.0.0.1:1", code, "laptop", [3], tmp_path, emulators=1, say=said.append,
                            take_next_round=True)
     try:
         assert again.outbox.received(envelope.DIRECTOR) == 0

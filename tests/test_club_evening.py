@@ -65,8 +65,9 @@ class Club(Evening):
         return proc
 
     def table_host(self, table: int, url: str) -> Proc:
-        proc = self.spawn(f"host{table}", "event", "table", "--broker", url, "--join", self.codes[table], "--emulators", "1",
-                          "--table", str(table), "--name", f"host{table}")
+        plain = ["--plain"] if url.startswith("mqtt://") else []     # mosquitto here has no TLS listener
+        proc = self.spawn(f"host{table}", "event", "table", "--broker", url, *plain, "--join", self.codes[table],
+                          "--emulators", "1", "--table", str(table), "--name", f"host{table}")
         proc.wait_line(rf"round \d+: tables {table} seated")
         return proc
 
@@ -333,11 +334,22 @@ def test_a_table_host_with_a_wrong_password_is_told_so_and_starts_nothing(club, 
     login = club_mod.table_login(envelope.read_join_code(club.code), 1)[0]
     with brokers.Mosquitto(0, dict(club.users, **{login: "wrong-one"}), tmp_path / "mosquitto",
                            event=club.event_id) as broker:
-        out = CliRunner().invoke(main, ["event", "table", "--broker", f"mqtt://127.0.0.1:{broker.port}",
+        out = CliRunner().invoke(main, ["event", "table", "--broker", f"mqtt://127.0.0.1:{broker.port}", "--plain",
                                         "--join", club.code, "--emulators", "1", "--state", str(tmp_path / "host")])
     assert out.exit_code != 0
     assert "check the user name and password; nothing was started" in out.output
     assert club.users[login] not in out.output           # the password is not shown
+    assert not list(tmp_path.rglob("*.running.json"))   # no emulated board was started
+
+
+def test_a_table_host_with_the_clubs_tls_code_and_a_plain_broker_is_refused_unless_told_plain(club, tmp_path):
+    out = CliRunner().invoke(main, ["event", "table", "--broker", "mqtt://127.0.0.1:1", "--join", club.code,
+                                    "--emulators", "1", "--state", str(tmp_path / "host")])
+    assert out.exit_code == 1
+    assert out.output == ("tallyboard: the join code is for the club's broker over TLS (mqtts://), and "
+                          "mqtt://127.0.0.1:1 is plain MQTT, where the tables' passwords and hands cross the network "
+                          "readable: give the broker as mqtts://HOST:PORT (a club's TLS port is usually 8883), or "
+                          "--plain if this club's broker has no TLS\n")
     assert not list(tmp_path.rglob("*.running.json"))   # no emulated board was started
 
 

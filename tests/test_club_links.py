@@ -142,7 +142,7 @@ def test_a_table_host_may_not_take_a_wireless_boards_name(tmp_path):
     code = envelope.read_join_code(envelope.join_code("Club-night-b39d", secret, [1], lambda t: f"B39D.{t}", "a" * 26))
     with pytest.raises(TallyboardError, match="may not start with 'board-': the director takes that for a board on "
                                               "Wi-Fi; give another --name"):
-        table_host.TableHost("mqtt://table:pw@127.0.0.1:9", code, "board-B39D.1", [1], tmp_path)
+        table_host.TableHost("mqtts://table:pw@127.0.0.1:9", code, "board-B39D.1", [1], tmp_path)
 
 
 def test_a_board_not_seated_yet_is_there_with_no_game(director):

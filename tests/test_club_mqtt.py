@@ -394,8 +394,8 @@ def test_mqtts_with_the_clubs_ca_on_both_brokers(tls_broker, tmp_path):
     plain = mqtt_link.TableLink(f"mqtt://t2:{USERS['t2']}@127.0.0.1:{port}", f"{EVENT}-t2",
                                 outbox=outbox.Outbox(tmp_path / "p.sqlite3", EVENT, key), boards=["t2"],
                                 max_backoff=1.0)
-    stranger = mqtt_link.TableLink(f"mqtts://t2:{USERS['t2']}@127.0.0.1:{port}", f"{EVENT}-t2", tls_pin=other_pin,
-                                   outbox=outbox.Outbox(tmp_path / "s.sqlite3", EVENT, key), boards=["t2"],
+    stranger = mqtt_link.TableLink(f"mqtts://t9:{USERS['t9']}@127.0.0.1:{port}", f"{EVENT}-t9", tls_pin=other_pin,
+                                   outbox=outbox.Outbox(tmp_path / "s.sqlite3", EVENT, key), boards=["t9"],
                                    max_backoff=1.0)
     try:
         for link in (director, table, plain, stranger):

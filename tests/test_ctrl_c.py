@@ -15,9 +15,6 @@ from tallyboard.boardlink.transport import SerialTransport
 from tallyboard.commands import live
 from tallyboard.common.errors import TransportError
 
-pytestmark = pytest.mark.quick
-
-
 class UnpluggedBoard:
     """A board whose port is gone: each reconnect fails. `swallow` makes the first one take a
     Ctrl-C and lose it, as a finalizer would."""

@@ -126,7 +126,7 @@ def test_a_package_inside_a_package_is_compiled_into_its_folder(tmp_path):
     fw = make_firmware(tmp_path)
     (fw / "tallycore" / "reasons").mkdir()
     (fw / "tallycore" / "reasons" / "__init__.py").write_text("")
-    (fw / "tallycore" / "reasons" / "alpha.py").write_text("REASONS = ((b'G4', b'the end'),)\n")
+    (fw / "tallycore" / "reasons" / "alpha.py").write_text("REASONS = ((0, b'G4', b'the end'),)\n")
     files = fileset.build(fw, boards=None, cache=tmp_path / "cache")
     assert [f.dest for f in files][:4] == ["tallycore/__init__.mpy", "tallycore/alpha.mpy",
                                           "tallycore/reasons/__init__.mpy", "tallycore/reasons/alpha.mpy"]

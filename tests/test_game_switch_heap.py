@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.emulator]
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
 from tallycore.games import GAMES  # noqa: E402  (the board's own table: names and player ranges)
-from twin_support import device_twin  # noqa: E402  (bench/twin_harness.py: the switches' order)
+from twin_support import twin_switches  # noqa: E402  (bench/twin_switches.py: the switches' order)
 
 SWITCHES = 200
 TIGHT_HEAP = "304K"
@@ -54,7 +54,7 @@ def switches(seed: int) -> list[tuple[str, int]]:
     """SWITCHES games, each another rules module than the game before, players drawn
     from its range, in an order the seed gives (the twin's switch benchmark's order):
     every game in the list."""
-    order = device_twin.switch_order(seed, SWITCHES, GAMES)
+    order = twin_switches.switch_order(seed, SWITCHES, GAMES)
     assert {name for name, _ in order} == {row[0] for row in GAMES}
     return order
 

@@ -31,9 +31,8 @@ def test_every_game_verb_has_one_owner_and_the_runtime_names_none():
 def test_verb_events_are_the_games_own_packing():
     skicket = games.by_name("skicket")
     roquet = games.by_name("roquet")
-    assert skicket.NOBODY == P.NOBODY   # "-" on the wire is the rules' nobody
-    # HAND 2 4H - - 0 10: purchaser 2, level 4, strain hearts (2), tricks 10
-    values = [2, 4 | 2 << 3, P.NOBODY, P.NOBODY, 0, 10]
+    # HAND 2 4H - - 0 10: purchaser 2, level 4, strain hearts (2), "-" read as nobody (4), tricks 10
+    values = [2, 4 | 2 << 3, 4, 4, 0, 10]
     assert skicket.verb_event(0, values) == 2 | 4 << 2 | 2 << 5 | 4 << 8 | 4 << 11 | 10 << 15
     assert skicket.verb_event(1, []) == skicket.MISDEAL
     # PEG 1 5: player 1 at bit 2, points 5 from bit 3

@@ -105,7 +105,7 @@ print("tallyrun from", sys.modules["tallyrun"].__path__)
 from tallycore import points
 print("points from", points.__file__)
 from tallycore.reasons import skicket
-print("reasons from", skicket.__file__, skicket.REASONS[0][0])
+print("reasons from", skicket.__file__, skicket.REASONS[0][1])
 """
 
 

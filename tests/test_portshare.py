@@ -1,12 +1,12 @@
 """One process owns a port and shares it (portshare.py, docs/protocol.md "Sharing the
-port"): every client's request goes out with a wire seq of the hub's own and its reply
-comes back to that client with the client's seq; events go to everyone; bad lines,
+port"): every client's request goes out with its own seq, or one of as many digits when
+the board would take it for a retry of another's, and its reply comes back to that client
+with the client's seq; events go to everyone; bad lines,
 floods, a client that does not read or leaves mid-request harm nobody else; a port
 held by another program is named. The board here is a pty whose far end answers
 frames like one."""
 import os
 import socket
-import stat
 import subprocess
 import sys
 import threading
@@ -130,20 +130,18 @@ def test_replies_go_to_the_process_that_asked_and_events_to_all(board):
         other = portshare.open_link(board.path)
         assert isinstance(other, portshare.SocketTransport)
         other.write(frame(500, b"HELLO"))
-        got = lines(other, 3)
-        # the hub opened its own session first (its HELLO: the board's event 1, seqs=1); then ours
-        assert [wire.check_frame(line) for line in got] == [b"! 1 NOTE text=x", b"500 OK verb=HELLO seqs=1025",
-                                                            b"! 2 NOTE text=x"]
-        assert lines(owner, 2) == got[0:1] + got[2:3]          # the events, not the other's reply
+        got = lines(other, 2)
+        assert [wire.check_frame(line) for line in got] == [b"500 OK verb=HELLO seqs=1", b"! 1 NOTE text=x"]
+        assert lines(owner, 1) == got[1:]          # the event, not the other's reply
         owner.write(frame(7, b"STATE"))
         assert replies(owner, 1) == [b"7 OK verb=STATE"]
-        assert other.read_line(1.0) == _event(3).rstrip(b"\n")
+        assert other.read_line(1.0) == _event(2).rstrip(b"\n")
         assert other.read_line(0.3) is None              # nobody else's reply
         other.close()
     finally:
         owner.close()
-    # on the wire: the hub's HELLO, then its own seqs from the session the board gave it (1, 2)
-    assert board.wire_seqs(b"STATE") == [2] and board.wire_seqs(b"HELLO")[1] == 1
+    # on the wire: each request with its client's own seq
+    assert board.wire_seqs(b"HELLO") == [500] and board.wire_seqs(b"STATE") == [7]
 
 
 def test_two_clients_with_the_same_seq_and_request_each_get_their_own_reply(board):
@@ -153,10 +151,10 @@ def test_two_clients_with_the_same_seq_and_request_each_get_their_own_reply(boar
         b = portshare.open_link(board.path)
         a.write(frame(1, b"HELLO"))
         b.write(frame(1, b"HELLO"))
-        # the board handed out sessions 1 (the hub's), 1025 and 2049: one each
-        assert {replies(a, 1)[0], replies(b, 1)[0]} == {b"1 OK verb=HELLO seqs=1025", b"1 OK verb=HELLO seqs=2049"}
-        hellos = board.wire_seqs(b"HELLO")
-        assert len(hellos) == 3 and len(set(hellos)) == 3   # never the same bytes twice: no retry for the board
+        # the board handed out sessions 1 and 1025: one each
+        assert {replies(a, 1)[0], replies(b, 1)[0]} == {b"1 OK verb=HELLO seqs=1", b"1 OK verb=HELLO seqs=1025"}
+        # never the same bytes twice, no retry for the board: the second went with seq 2 (as many digits)
+        assert board.wire_seqs(b"HELLO") == [1, 2]
         a.close()
         b.close()
     finally:
@@ -178,7 +176,7 @@ def test_a_line_is_sent_whole_even_when_written_in_pieces(board):
         b.close()
     finally:
         owner.close()
-    assert [line.split(b" ")[1][:5] for line in board.seen] == [b"HELLO", b"STATE", b"SCORE"]
+    assert [line.split(b" ")[1][:5] for line in board.seen] == [b"STATE", b"SCORE"]
 
 
 def test_a_line_that_is_no_frame_is_answered_by_the_hub_and_never_reaches_the_board(board):
@@ -200,7 +198,7 @@ def test_a_line_that_is_no_frame_is_answered_by_the_hub_and_never_reaches_the_bo
         raw.close()
     finally:
         owner.close()
-    assert [line.split(b" ")[1][:5] for line in board.seen] == [b"HELLO", b"STATE"]
+    assert [line.split(b" ")[1][:5] for line in board.seen] == [b"STATE"]
 
 
 def test_a_retry_of_an_answered_request_is_answered_again_not_sent_again(board):
@@ -309,7 +307,7 @@ def test_a_request_the_board_never_answers_gives_the_next_client_its_turn(board,
         owner.close()
 
 
-def test_a_board_that_restarts_gives_the_hub_a_new_session(board):
+def test_a_board_that_restarts_is_served_on(board):
     owner = portshare.open_link(board.path, serve=True)
     try:
         owner.write(frame(5, b"STATE"))
@@ -321,8 +319,8 @@ def test_a_board_that_restarts_gives_the_hub_a_new_session(board):
         assert replies(owner, 1) == [b"6 OK verb=STATE"]
     finally:
         owner.close()
-    assert len(board.wire_seqs(b"HELLO")) == 2
-    assert board.wire_seqs(b"STATE") == [1, 1025]            # from each session the board handed it
+    assert board.wire_seqs(b"HELLO") == []                   # the clients' own seqs: the hub needs no session
+    assert board.wire_seqs(b"STATE") == [5, 6]
 
 
 def test_without_a_hub_a_command_opens_the_port_itself(board):
@@ -412,52 +410,6 @@ def test_a_hub_whose_board_is_gone_stops_serving_its_name(tmp_path, monkeypatch)
     owner.close()
 
 
-# ---------------------------------------------------------------- the sockets' folder (issue 22)
-
-def test_without_xdg_runtime_dir_the_folder_is_this_users_alone(tmp_path, monkeypatch):
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    monkeypatch.setattr(portsocket.tempfile, "gettempdir", lambda: str(tmp_path))
-    folder = portshare.socket_dir()
-    assert folder == tmp_path / f"tallyboard-{os.getuid()}"
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and folder.stat().st_uid == os.getuid()
-    folder.chmod(0o777)                       # loosened by someone: made private again
-    assert stat.S_IMODE(portshare.socket_dir().stat().st_mode) == 0o700
-
-
-def test_a_folder_someone_else_made_first_is_refused(tmp_path, monkeypatch):
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    monkeypatch.setattr(portsocket.tempfile, "gettempdir", lambda: str(tmp_path))
-    planted = tmp_path / f"tallyboard-{os.getuid()}"
-    planted.mkdir(mode=0o777)
-    if os.getuid() == 0:
-        os.chown(planted, 65534, 65534)       # nobody's
-    else:
-        monkeypatch.setattr(portsocket.os, "getuid", lambda: os.stat(planted).st_uid + 1)
-        planted = tmp_path / f"tallyboard-{os.getuid()}"
-        planted.mkdir(mode=0o777)
-    with pytest.raises(TransportError, match="belongs to another user"):
-        portshare.socket_dir()
-
-
-def test_a_link_in_place_of_the_folder_is_refused(tmp_path, monkeypatch):
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    monkeypatch.setattr(portsocket.tempfile, "gettempdir", lambda: str(tmp_path))
-    (tmp_path / "elsewhere").mkdir()
-    (tmp_path / f"tallyboard-{os.getuid()}").symlink_to(tmp_path / "elsewhere")
-    with pytest.raises(TransportError, match="not a folder"):
-        portshare.socket_dir()
-
-
-def test_a_folder_too_deep_for_a_socket_name_is_said_in_words(tmp_path, monkeypatch):
-    # a Unix socket's path holds at most 107 bytes; here the folder alone is 130
-    deep = tmp_path / ("d" * (130 - len(str(tmp_path)) - 1))
-    deep.mkdir()
-    assert len(str(deep)) == 130
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
-    with pytest.raises(TransportError, match="too long a path for a socket.*shorter folder"):
-        portshare.socket_path("/dev/ttyACM0")
-
-
 def test_ports_says_which_port_is_shared_and_where(board, monkeypatch):
     from click.testing import CliRunner
 
@@ -497,18 +449,16 @@ def test_the_wire_tap_carries_every_clients_lines_both_ways(board):
         a.write(frame(5, b"ALPHA"))
         b.write(frame(9, b"BETA"))
         assert replies(a, 1) == [b"5 OK verb=ALPHA"] and replies(b, 1) == [b"9 OK verb=BETA"]
-        # HELLO (the hub's), ALPHA, BETA: three replies and three events came from the board
-        seen = wire_lines(tap, lambda s: len([d for d, _ in s if d == "<"]) >= 6)
+        # ALPHA, BETA: two replies and two events came from the board
+        seen = wire_lines(tap, lambda s: len([d for d, _ in s if d == "<"]) >= 4)
         sent = [line for d, line in seen if d == ">"]
         heard = [wire.check_frame(line) for d, line in seen if d == "<"]
         assert sent == board.seen                         # exactly what reached the board, in its order
         seqs = {line.split(b" ")[1].split(b"*")[0]: int(line.split(b" ")[0]) for line in sent}
-        assert set(seqs) == {b"HELLO", b"ALPHA", b"BETA"}
-        # the replies as the board sent them (the hub's wire seqs), and every event
-        assert sorted(body for body in heard if not body.startswith(b"!")) == sorted(
-            b"%d OK verb=%s" % (seq, verb) + (b" seqs=1" if verb == b"HELLO" else b"") for verb, seq in seqs.items())
-        assert [body for body in heard if body.startswith(b"!")] == [b"! 1 NOTE text=x", b"! 2 NOTE text=x",
-                                                                      b"! 3 NOTE text=x"]
+        assert seqs == {b"ALPHA": 5, b"BETA": 9}
+        # the replies as the board sent them, and every event
+        assert sorted(body for body in heard if not body.startswith(b"!")) == [b"5 OK verb=ALPHA", b"9 OK verb=BETA"]
+        assert [body for body in heard if body.startswith(b"!")] == [b"! 1 NOTE text=x", b"! 2 NOTE text=x"]
         a.close()
         b.close()
         tap.close()

@@ -50,13 +50,14 @@ def board(tmp_path):
 
 # --- item 11: error replies ------------------------------------------------------------------
 
-def test_a_message_too_long_for_the_frame_ends_at_a_whole_word():
+def test_a_message_too_long_for_the_frame_ends_at_a_whole_word_and_says_it_was_cut():
     # 1 ERR RULE  is 11 bytes; the frame keeps 122 for the body (128 less *XXXX and the newline):
-    # 111 for the words. 22 "word"s with a space between are 22 * 5 - 1 = 109 bytes; a 23rd does not fit
+    # 111 for the words, 107 of them before " ..." (issue 41). 21 "word"s with a space between are
+    # 21 * 5 - 1 = 104 bytes; a 22nd does not fit
     w = Writer()
     w.error(1, protocol.E_RULE, " ".join(["word"] * 30))
     w.finish()
-    assert bytes(w.buf[:w.length - 6]) == b"1 ERR RULE " + b" ".join([b"word"] * 22)
+    assert bytes(w.buf[:w.length - 6]) == b"1 ERR RULE " + b" ".join([b"word"] * 21) + b" ..."
 
 
 def test_the_unknown_verb_message_fits_whole(board):

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "firmware"))
 from tallycore.games import GAMES  # noqa: E402  (the board's own table: names, player ranges, modules)
 
 
-from twin_support import TWIN_TESTS, deployed_twin, device_twin  # noqa: E402
+from twin_support import TWIN_TESTS, deployed_twin, device_twin, twin_switches  # noqa: E402
 
 pytestmark = [*TWIN_TESTS, pytest.mark.process]
 
@@ -54,12 +54,12 @@ def twin(tmp_path_factory):
 
 
 def test_every_game_loads_after_switches_in_a_seeded_order(twin):
-    order = every_game_switched_to(device_twin.switch_order(SEED, SWITCHES, GAMES))
+    order = every_game_switched_to(twin_switches.switch_order(SEED, SWITCHES, GAMES))
     assert len(order) == 88
     board = twin.board()
     try:
         booted = board.request("STATS")
-        switched = device_twin.switch_games(twin, board, order)
+        switched = twin_switches.switch_games(twin, board, order)
         assert switched.done == len(order)
         for name, least, _most, *_ in GAMES:
             reply = board.new(name, least)

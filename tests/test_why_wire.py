@@ -164,7 +164,7 @@ def test_protocol_json_carries_every_game_s_reason_table_from_the_firmware():
     from tallycore.reasons import skicket as table
 
     assert [(r["clause"], r["words"]) for r in skicket["reasons"]] == [
-        (c.decode(), w.decode()) for c, w in table.REASONS]
-    assert [r["code"] for r in skicket["reasons"]] == list(range(len(table.REASONS)))
+        (c.decode(), w.decode()) for _, c, w in table.REASONS]
+    assert [r["code"] for r in skicket["reasons"]] == [code for code, _, _ in table.REASONS]
     why = next(v for v in spec["verbs"] if v["name"] == "WHY")
     assert [f["name"] for f in why["reply"]] == ["n", "won", "parts", "at", "count", "who", "pts", "why"]

@@ -280,7 +280,7 @@ def test_three_wireless_boards_and_a_table_host_through_every_fault(evening, tmp
                                      f"mqtt://director@127.0.0.1:{broker.port}",
                                      TALLYBOARD_BROKER_PASSWORD=users["director"])
             url = director.wait_line(r"The club evening's page: (http://\S+?)[;\s]").group(1)
-            host = evening.spawn("host4", "event", "table", "--broker", f"mqtt://127.0.0.1:{broker.port}",
+            host = evening.spawn("host4", "event", "table", "--broker", f"mqtt://127.0.0.1:{broker.port}", "--plain",
                                  "--emulators", "1", "--table", "4", "--name", "room-b",
                                  TALLYBOARD_JOIN=evening.codes[4])
             host.wait_line(r"round 1: tables 4 seated")

@@ -16,15 +16,16 @@ ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-def _load_twin_driver():
-    spec = importlib.util.spec_from_file_location("twin_harness", ROOT / "bench" / "twin_harness.py")
+def _load_bench_module(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["twin_harness"] = module       # dataclasses look their module up by name
+    sys.modules[name] = module       # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
 
 
-device_twin = _load_twin_driver()
+device_twin = _load_bench_module("twin_harness")
+twin_switches = _load_bench_module("twin_switches")     # game switches on the twin (it imports twin_harness)
 WHY_NOT = device_twin.missing()
 if WHY_NOT is not None and IN_CI:
     raise RuntimeError(f"CI must run the device twin: {WHY_NOT} (.ci/run installs node, socat and rp2040js; the image and the boot ROM are in image/ and twin/bootrom/)")

@@ -64,6 +64,7 @@ const BOOTROM = path.join(HERE, 'bootrom', 'bootrom-b1.mjs');
 import { SSD1306 } from './parts/ssd1306.mjs';
 import { WS2812Chain } from './parts/ws2812.mjs';
 import { Controls } from './parts/controls.mjs';
+import { SpiFlash, flashPeripherals } from './parts/qspi-flash.mjs';
 import { startControl } from './control.mjs';
 
 function parseArgs(argv) {
@@ -201,115 +202,10 @@ function saveAll() {
   fs.fsyncSync(saveFd);
 }
 
-// ---- serial NOR flash behind the SSI (W25Q16JV-like) ----
-class SpiFlash {
-  constructor() { this.wel = false; this.cmd = -1; this.selected = false; this.stats = { erases: 0, programs: 0 }; }
-  select() { this.selected = true; this.cmd = -1; this.i = 0; this.addr = 0; this.dirtyLo = -1; this.dirtyHi = -1; }
-  deselect() {
-    if (!this.selected) return;
-    this.selected = false;
-    const c = this.cmd;
-    if ((c === 0x20 || c === 0x52 || c === 0xd8) && this.i >= 3 && this.wel) {
-      const size = c === 0x20 ? 4096 : c === 0x52 ? 32768 : 65536;
-      const start = (this.addr & (FLASH_SIZE - 1)) & ~(size - 1);
-      flash.fill(0xff, start, start + size);
-      this.stats.erases++;
-      saveSectors(start / SECTOR, (start + size) / SECTOR - 1);
-    } else if ((c === 0xc7 || c === 0x60) && this.wel) {
-      flash.fill(0xff, 0, FLASH_SIZE);
-      saveAll();
-    } else if (c === 0x02 && this.dirtyLo >= 0) {
-      this.stats.programs++;
-      saveSectors(Math.floor(this.dirtyLo / SECTOR), Math.floor(this.dirtyHi / SECTOR));
-    }
-    if ([0x02, 0x20, 0x52, 0xd8, 0xc7, 0x60, 0x01, 0x31, 0x11, 0x04].includes(c)) this.wel = false;
-    this.cmd = -1;
-  }
-  xfer(b) {
-    if (!this.selected) return 0xff;
-    if (this.cmd < 0) {
-      this.cmd = b; this.i = 0;
-      if (b === 0x06) this.wel = true;
-      return 0xff;
-    }
-    const i = this.i++;
-    switch (this.cmd) {
-      case 0x05: return this.wel ? 0x02 : 0x00;   // status 1: never busy
-      case 0x35: return 0x02;                       // status 2: QE set
-      case 0x15: return 0x00;
-      case 0x9f: return [0xef, 0x40, 0x15][i] ?? 0xff;
-      case 0x4b: return i < 4 ? 0xff : (UNIQUE_ID[i - 4] ?? 0xff);
-      case 0x03:
-        if (i < 3) { this.addr = (this.addr << 8) | b; return 0xff; }
-        return flash[(this.addr + i - 3) & (FLASH_SIZE - 1)];
-      case 0x0b:
-        if (i < 3) { this.addr = (this.addr << 8) | b; return 0xff; }
-        if (i === 3) return 0xff;
-        return flash[(this.addr + i - 4) & (FLASH_SIZE - 1)];
-      case 0x02: {
-        if (i < 3) { this.addr = (this.addr << 8) | b; return 0xff; }
-        if (!this.wel) return 0xff;
-        const a = this.addr & (FLASH_SIZE - 1);
-        const at = (a & ~0xff) | ((a + i - 3) & 0xff);  // wraps within the 256-byte page
-        flash[at] &= b;
-        if (this.dirtyLo < 0 || at < this.dirtyLo) this.dirtyLo = at;
-        if (at > this.dirtyHi) this.dirtyHi = at;
-        return 0xff;
-      }
-      case 0x20: case 0x52: case 0xd8:
-        if (i < 3) this.addr = (this.addr << 8) | b;
-        return 0xff;
-      default:
-        return 0xff;
-    }
-  }
-}
-const spiFlash = new SpiFlash();
-
-class SSI extends BasePeripheral {
-  constructor(mcu) { super(mcu, 'SSI'); this.regs = new Map(); this.rx = []; this.ctrlr0 = 0; this.ssienr = 0; }
-  readUint32(offset) {
-    switch (offset) {
-      case 0x00: return this.ctrlr0;
-      case 0x08: return this.ssienr;
-      case 0x20: return 0;                       // TXFLR: the TX FIFO drains at once
-      case 0x24: return this.rx.length;          // RXFLR
-      case 0x28: return 0x6 | (this.rx.length ? 0x8 : 0); // SR: TFE | TFNF | RFNE, never BUSY
-      case 0x58: return 0x51535049;
-      case 0x5c: return 0x3430312a;
-    }
-    if (offset >= 0x60 && offset < 0xf0) return this.rx.length ? this.rx.shift() : 0; // DR0..DR35
-    return this.regs.get(offset) ?? 0;
-  }
-  writeUint32(offset, value) {
-    switch (offset) {
-      case 0x00: this.ctrlr0 = value; return;
-      case 0x08: this.ssienr = value & 1; if (!this.ssienr) this.rx.length = 0; return;
-    }
-    if (offset >= 0x60 && offset < 0xf0) {
-      const tmod = (this.ctrlr0 >> 8) & 3;
-      const resp = qspi.csLow ? spiFlash.xfer(value & 0xff) : 0;
-      if (tmod === 0 && this.rx.length < 16) this.rx.push(resp);
-      return;
-    }
-    this.regs.set(offset, value);
-  }
-}
-
-// IO_QSPI: remember the registers; GPIO_QSPI_SS_CTRL's OUTOVER is the flash chip select.
-class IOQSPI extends BasePeripheral {
-  constructor(mcu) { super(mcu, 'IO_QSPI'); this.regs = new Map(); }
-  get csLow() { return (((this.regs.get(0x0c) ?? 0) >> 8) & 3) === 2; }
-  readUint32(offset) { return this.regs.get(offset) ?? 0; }
-  writeUint32(offset, value) {
-    const was = this.csLow;
-    this.regs.set(offset, value >>> 0);
-    const now = this.csLow;
-    if (!was && now) spiFlash.select();
-    if (was && !now) spiFlash.deselect();
-  }
-}
-let qspi;
+// ---- serial NOR flash behind the SSI (W25Q16JV-like): parts/qspi-flash.mjs ----
+const spiFlash = new SpiFlash({ bytes: flash, size: FLASH_SIZE, uniqueId: UNIQUE_ID, sector: SECTOR,
+  changed: saveSectors, erasedAll: saveAll });
+const { SSI, IOQSPI } = flashPeripherals(BasePeripheral, spiFlash);
 
 // ---- statistics ----
 const wallStart = process.hrtime.bigint();
@@ -379,8 +275,8 @@ function boot() {
   mcu.flash = flash;
   mcu.flash16 = new Uint16Array(flash.buffer);
   mcu.flashView = new DataView(flash.buffer);
-  mcu.peripherals[0x18000] = new SSI(mcu);
-  qspi = new IOQSPI(mcu);
+  const qspi = new IOQSPI(mcu);
+  mcu.peripherals[0x18000] = new SSI(mcu, qspi);
   mcu.peripherals[0x40018] = qspi;
 
   // pads: pull-ups/pull-downs drive an undriven input, as on the chip; a closed contact (a

@@ -123,7 +123,7 @@ def dealer_of_deal(first_dealer, deal):
     return (first_dealer + deal) & 3
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/bishops_whist.py, which holds each one's clause and words.
 _EVERYONE = const(255)      # tallycore.why.EVERYONE
 _R_MISDEAL = const(0)

@@ -80,7 +80,7 @@ def check(state, players, event):
         raise ValueError("tricks: must be 0 to 5")
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/coronado.py, which holds each one's clause and words. A
 # scorer's code for all five tricks is the next after his code for three; the
 # code of the player who failed to take three is the next after his scorer's.

@@ -77,7 +77,7 @@ def check(state, players, event):
         raise ValueError("nines: only four nines in the pack, not %d" % taken)
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/despised_nines.py, which holds each one's clause and words.
 _R_NINES = const(0)
 _R_NONE = const(1)

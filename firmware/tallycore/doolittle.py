@@ -86,7 +86,7 @@ def check(state, players, event):
             state[_TAKEN] + 1, cards, cards))
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/doolittle.py, which holds each one's clause and words:
 # the hand closed, then a trick by its place (the first to the sixth, then
 # any further one).

@@ -36,7 +36,7 @@ def check_options(players, options, name):
 reset = points.reset_nothing
 check = points.check_winner
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/first_out.py, which holds each one's clause and words.
 _R_WON = const(0)
 

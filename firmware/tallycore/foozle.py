@@ -76,7 +76,7 @@ def check(state, players, event):
         raise ValueError("tricks: must be 0 to 5")
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/foozle.py, which holds each one's clause and words.
 _R_MADE = const(0)
 _R_FAILED = const(1)

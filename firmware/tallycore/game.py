@@ -37,6 +37,7 @@ HELD_APPLY = const(1)
 HELD_UNDO = const(2)
 _HELD_REDO = const(3)
 _PLAYERS_MAX = const(8)
+SEAT_LETTERS = "ABCD"       # beside the seat buttons, seat 0 first, where a board definition names none
 
 # The wire of a game (docs/protocol.md and docs/protocol.json are generated
 # from these declarations, python -m tallyboard.tooling.protocol_doc). A rules module declares
@@ -56,12 +57,14 @@ _PLAYERS_MAX = const(8)
 #                field is), which its packing, accessors and ENTRY read too
 ARG_INT = const(0)    # decimal, lo..hi
 ARG_GAME = const(1)   # a game name (tallycore.games)
-ARG_WHO = const(2)    # a player lo..hi, or "-" for nobody
-ARG_BID = const(3)    # a Skicket bid: level 1-7 then C S H D NT NK
+ARG_WHO = const(2)    # a player lo..hi, or "-" for nobody: NOBODY
+ARG_BID = const(3)    # a Skicket bid: level 1-7 then one of STRAINS
 ARG_TEXT = const(4)   # lo..hi characters of letters, digits, _ - .
 ARG_RGB = const(5)    # a colour RRGGBB in hex
 ARG_WORD = const(6)   # one of the words in lo (a tuple)
 ARG_HEX = const(7)    # 4 hex digits, 0..0xFFFF
+NOBODY = const(4)     # ARG_WHO's "-": no player (Skicket's doubled_by and redoubled_by hold it as it is)
+STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")   # Skicket's strains in bidding order: ARG_BID's, its fields'
 
 
 class Game:

@@ -89,7 +89,7 @@ def check(state, players, event):
             "claimed" if kind_of(event) == CLAIMED else "all", player, players - 1))
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/jaimy.py, which holds each one's clause and words. The
 # partners' codes follow the player's: _R_PARTNER later.
 _EVERYONE = const(255)      # tallycore.why.EVERYONE

@@ -143,7 +143,7 @@ def check(state, players, event):
 _RANK_TEXT = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/moosehead.py, which holds each one's clause and words.
 _R_PLAY = const(0)
 _R_CALL_15 = const(1)    # then 20, 25, 30: _R_CALL_15 + (count - 15) // 5

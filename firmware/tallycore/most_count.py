@@ -127,7 +127,7 @@ def check(state, players, event):
         raise ValueError("%s: must be 0 to %d" % (label, cap))
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/most_count.py, which holds each one's clause and words:
 # a counted hand's reasons (points._WHY_*) from the game's base, Numero's or
 # Quatro's; a Numero hand nobody wins (Quatro's thirteen tricks always have a

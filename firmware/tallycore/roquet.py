@@ -147,7 +147,7 @@ def check(state, players, event):
         raise ValueError("points: the hand's count would pass 980")
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/roquet.py, which holds each one's clause and words.
 _R_COUNT = const(0)
 _R_BONUS_31 = const(1)

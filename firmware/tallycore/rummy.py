@@ -45,7 +45,7 @@ _RANKS = const(32)
 _SEEN = const(45)
 _OPTIONS = const(52)
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/rummy.py, which holds each one's clause and words.
 _R_CARD = const(0)
 _R_OUT = const(1)

@@ -11,14 +11,14 @@ from tallycore import const
 
 from tallycore import layout, points
 from tallycore.layout import SHIFT
-from tallycore.steps import PLAYER, EMIT, NOBODY as NO_ONE, FOLLOWING
+from tallycore.steps import PLAYER, EMIT, OFFERS_NOBODY, FOLLOWING
 
 MIN_PLAYERS = const(2)
 MAX_PLAYERS = const(8)   # six cards each and a turned trump: 8 * 6 + 1 = 49
 STATE_SIZE = const(20)
 VIEW = None            # the panel's screens for any short game
 TARGET = const(50)
-NOBODY = const(8)
+NO_CAPTOR = const(8)    # a field's captor when nobody captured its card
 VALUES = b"\x03\x03\x09\x07"   # docs/rules.md SA2: 3, 3, 9, 7
 
 # A hand's fields (tallycore.layout), its one layout
@@ -38,10 +38,10 @@ _SACHEM = const(3)
 # The board's own entry (tallypanel.entry, docs/display.md): who captured
 # each scoring card, or nobody (8), into its field.
 ENTRY = (
-    (b"first_trump", PLAYER, 0, NOBODY, HAND_FIELDS[_FIRST][SHIFT], 0, NO_ONE, FOLLOWING, None, 0, None, None),
-    (b"last_trump", PLAYER, 0, NOBODY, HAND_FIELDS[_LAST][SHIFT], 0, NO_ONE, FOLLOWING, None, 0, None, None),
-    (b"nine", PLAYER, 0, NOBODY, HAND_FIELDS[_NINE][SHIFT], 0, NO_ONE, FOLLOWING, None, 0, None, None),
-    (b"sachem", PLAYER, 0, NOBODY, HAND_FIELDS[_SACHEM][SHIFT], 0, NO_ONE | EMIT, FOLLOWING, None, 0, None, None),
+    (b"first_trump", PLAYER, 0, NO_CAPTOR, HAND_FIELDS[_FIRST][SHIFT], 0, OFFERS_NOBODY, FOLLOWING, None, 0, None, None),
+    (b"last_trump", PLAYER, 0, NO_CAPTOR, HAND_FIELDS[_LAST][SHIFT], 0, OFFERS_NOBODY, FOLLOWING, None, 0, None, None),
+    (b"nine", PLAYER, 0, NO_CAPTOR, HAND_FIELDS[_NINE][SHIFT], 0, OFFERS_NOBODY, FOLLOWING, None, 0, None, None),
+    (b"sachem", PLAYER, 0, NO_CAPTOR, HAND_FIELDS[_SACHEM][SHIFT], 0, OFFERS_NOBODY | EMIT, FOLLOWING, None, 0, None, None),
 )
 
 def pack_hand(first_trump, last_trump, nine, sachem):
@@ -49,7 +49,7 @@ def pack_hand(first_trump, last_trump, nine, sachem):
     field = 0
     for who in (first_trump, last_trump, nine, sachem):
         if who is None:
-            who = NOBODY
+            who = NO_CAPTOR
         elif who < 0 or who > 7:
             raise ValueError("%s: must be a player index or null" % FIELDS[field])
         event |= layout.put(HAND_FIELDS[field], who)
@@ -74,17 +74,17 @@ def check(state, players, event):
         raise ValueError("event: not a Sachem hand")
     for field in range(4):
         who = captor(event, field)
-        if who != NOBODY and who >= players:
+        if who != NO_CAPTOR and who >= players:
             raise ValueError("%s: player %d is out of range 0 to %d" % (FIELDS[field], who, players - 1))
     # A first trump played means a last one (the same card if only one was).
-    if (captor(event, _FIRST) == NOBODY) != (captor(event, _LAST) == NOBODY):
+    if (captor(event, _FIRST) == NO_CAPTOR) != (captor(event, _LAST) == NO_CAPTOR):
         raise ValueError("last_trump: first and last trump are both captured or both null")
     # The nine of trumps is a trump: if it was captured, a trump was played.
-    if captor(event, _NINE) != NOBODY and captor(event, _FIRST) == NOBODY:
+    if captor(event, _NINE) != NO_CAPTOR and captor(event, _FIRST) == NO_CAPTOR:
         raise ValueError("nine: the nine of trumps was captured, so a trump was played (first_trump is null)")
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/sachem.py, which holds each one's clause and words: a
 # field's capture, then (_R_NOBODY later) its points going to nobody.
 _EVERYONE = const(255)      # tallycore.why.EVERYONE
@@ -95,7 +95,7 @@ def apply(state, players, event, why=None):
     for field in range(4):
         who = captor(event, field)
         # docs/rules.md SA2: the points go to the captor; nobody's to nobody
-        if who != NOBODY:
+        if who != NO_CAPTOR:
             points.add(state, who, VALUES[field])
             if why is not None:
                 why.add(who, VALUES[field], field)

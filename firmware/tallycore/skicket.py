@@ -35,6 +35,7 @@ from tallycore import array
 from tallycore import const
 
 from tallycore import layout
+from tallycore.game import NOBODY, STRAINS
 
 MIN_PLAYERS = const(4)
 MAX_PLAYERS = const(4)
@@ -54,8 +55,6 @@ HEARTS = const(2)
 DIAMONDS = const(3)
 NO_TRUMP = const(4)
 NO_TRICK = const(5)
-STRAIN_NAMES = ("C", "S", "H", "D", "NT", "NK")
-NOBODY = const(4)
 MISDEAL = const(0x80000)
 
 _MISDEALS_LOW = const(1)
@@ -186,15 +185,15 @@ def parse_bid(text):
     """'4H' -> (4, HEARTS); 'NK' and 'NT' strains are two letters."""
     if len(text) < 2 or text[0] < "1" or text[0] > "7":
         raise ValueError("bid: must be a level 1 to 7 and a strain C, S, H, D, NT or NK")
-    strain_text = text[1:]
+    strain_text = text[1:].encode()
     for strain in range(6):
-        if STRAIN_NAMES[strain] == strain_text:
+        if STRAINS[strain] == strain_text:
             return ord(text[0]) - 48, strain
     raise ValueError("bid: must be a level 1 to 7 and a strain C, S, H, D, NT or NK")
 
 
 def bid_text(level, strain):
-    return str(level) + STRAIN_NAMES[strain]
+    return str(level) + STRAINS[strain].decode()
 
 
 def purchaser_of(event):
@@ -340,7 +339,7 @@ def check(state, players, event):
             raise ValueError("redoubled_by: a lone hand is redoubled by the purchaser himself")
 
 
-# The reasons a score is given (tallycore.why): indexes into the table of
+# The reasons a score is given (tallycore.why): the codes that key the table of
 # tallycore/reasons/skicket.py, which holds each one's clause and words.
 _EVERYONE = const(255)      # tallycore.why.EVERYONE
 _R_MISDEAL = const(0)

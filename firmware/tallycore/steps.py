@@ -22,8 +22,8 @@
 #           on a copy of the game and kept); EACH: the step is taken once per
 #           player, the player in bits 0-2 (stride 0) or the value at
 #           shift + stride * player; LIST (with EACH): the step repeats for
-#           one player until a special moves to the next; NOBODY: a PLAYER
-#           step also offers NOBODY; NEXT: a PLAYER step suggests the player
+#           one player until a special moves to the next; OFFERS_NOBODY: a
+#           PLAYER step also offers NOBODY; NEXT: a PLAYER step suggests the player
 #           after the one chosen last
 # then      the step after this one (-1: the next in the tuple)
 # skip      (step, value): this step is left out while that step has that
@@ -60,7 +60,7 @@ REST = const(5)
 EMIT = const(1)
 EACH = const(2)
 LIST = const(4)
-NOBODY = const(8)
+OFFERS_NOBODY = const(8)
 NEXT = const(16)
 
 DONE = const(-1)      # a special that keeps no event

@@ -6,9 +6,9 @@
 # part, why.add(player, points, code), at each scoring branch when why is a
 # Parts, and does nothing more when it is None (the board's hot path: no
 # allocation, one test per branch). A code is a small int of the rules
-# module, an index into its reason table: tallycore/reasons/<module>.py
-# holds REASONS = ((clause, words), ...) as bytes, loaded only when a reason
-# is composed and let go after, so the words cost no heap while a game is
+# module, the key of a row of its reason table: tallycore/reasons/<module>.py
+# holds REASONS = ((code, clause, words), ...), loaded only when a reason is
+# composed and let go after, so the words cost no heap while a game is
 # scored.
 #
 # explain(game, index, parts) rebuilds the state before event index of the
@@ -79,6 +79,14 @@ def reasons(game):
     except ImportError:
         raise ValueError("why: %s does not explain its scores yet; the rule book says how it scores" % row[0])
     return sys.modules[dotted].REASONS
+
+
+def reason(table, code):
+    """The (clause, words) of a reason code in a reason table (REASONS)."""
+    for row in table:
+        if row[0] == code:
+            return row[1], row[2]
+    raise ValueError("why: no reason %d" % code)
 
 
 def _index(game):
@@ -159,7 +167,7 @@ def lines(game, parts, names=None):
                 else:
                     who.append(_name(names, parts.player[j]))
         points = parts.points[i]
-        clause, words = table[parts.code[i]]
+        clause, words = reason(table, parts.code[i])
         shown = ("+%d" % points) if points > 0 else str(points)
         out.append("%s %s: %s (%s)" % (_joined(who), shown, words.decode(), clause.decode()))
     if parts.ended:

@@ -17,10 +17,7 @@
 # MQTT callbacks only queue what arrived (aiomqtt's rule); the step handles it.
 import gc
 
-try:
-    import asyncio
-except ImportError:  # older MicroPython
-    import uasyncio as asyncio  # type: ignore
+import asyncio
 
 from tallycore import const, select, ticks_add, ticks_diff, ticks_ms
 

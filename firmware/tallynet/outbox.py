@@ -12,6 +12,8 @@
 # `applied` says (Link), never from a seq it may have used.
 from tallycore import json, os
 
+from tallyrun.protocol import MAX_TABLE
+
 from tallynet.envelope import canonical
 from tallynet.topics import QUEUED, STATE
 
@@ -153,7 +155,7 @@ def _int(value, low, high, what):
 def check(seat):
     """What the board keeps of a round, field by field; ValueError saying what is wrong."""
     _int(seat["rseq"], 1, 0x1FFFFFFFFFFFFF, "seq")
-    _int(seat["round"], 1, 99, "round")
+    _int(seat["round"], 1, MAX_TABLE, "round")
     _int(seat["options"], 0, 0xFFFF, "options")
     names = seat["names"]
     if names is not None and (not isinstance(names, list) or len(names) != 4
@@ -171,18 +173,35 @@ def check(seat):
             raise ValueError("record_options: not a record's options")
 
 
-def from_round(body, rseq, table):
-    """What the board keeps of the director's round body (docs/club-mqtt.md,
-    "Payloads"): its table's four names in this round (None: the table sits
-    the round out). ValueError saying what is wrong; nothing is evaluated."""
+_ROUND_KEYS = ("name", "id", "rounds", "hands")   # read by a table host only
+
+
+def check_round(body):
+    """The director's round body (docs/club-mqtt.md, "Payloads"; written by
+    the host's evening/club.py round_body) as every table takes it, a board
+    (from_round) or a table host: its round number. ValueError saying what is
+    wrong; nothing is evaluated."""
     if not isinstance(body, dict):
         raise ValueError("not a round")
-    r = _int(body.get("round"), 1, 99, "round")
+    r = _int(body.get("round"), 1, MAX_TABLE, "the round")
     players = body.get("players")
     seatings = body.get("seatings")
-    if not isinstance(players, list) or not isinstance(seatings, list) or len(seatings) != r:
+    if not isinstance(players, list) or not isinstance(seatings, list) or len(seatings) != r \
+            or not isinstance(body.get("tag"), int) or any(key not in body for key in _ROUND_KEYS):
         raise ValueError("not a round of this tallyboard")
-    seating = seatings[r - 1]
+    if "game" not in body or "options" not in body or "record_options" not in body:
+        raise ValueError("the round names no game: the director's tallyboard is older than this table's; "
+                         "update it")
+    return r
+
+
+def from_round(body, rseq, table):
+    """What the board keeps of the director's round body: its table's four
+    names in this round (None: the table sits the round out). ValueError
+    saying what is wrong; nothing is evaluated."""
+    r = check_round(body)
+    players = body["players"]
+    seating = body["seatings"][r - 1]
     if not isinstance(seating, list):
         raise ValueError("seating: not a list of tables")
     names = None
@@ -194,9 +213,6 @@ def from_round(body, rseq, table):
         for p in seats:
             _int(p, 0, len(players) - 1, "player")
             names.append(players[p])
-    if "game" not in body or "options" not in body or "record_options" not in body:
-        raise ValueError("the round names no game: the director's tallyboard is older than this board's; "
-                         "update it")
     seat = {"rseq": rseq, "round": r, "names": names, "game": body["game"], "options": body["options"],
             "record_options": body["record_options"]}
     check(seat)

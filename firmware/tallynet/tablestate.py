@@ -4,25 +4,24 @@
 # the club's Wi-Fi (tallynet.link, from its own game: board_body) both
 # compose it with these functions, so the director cannot tell them apart.
 # Plain dicts, lists, text and whole numbers: the envelope's canonical JSON.
-from tallycore.game import HELD_APPLY, seat_of
+from tallycore.game import HELD_APPLY, SEAT_LETTERS, seat_of
+from tallyrun.protocol import MAX_NAME, NAME_CHARS
 from tallynet.topics import HAND, STATE
-
-DEFAULT_LETTERS = "ABCD"         # beside the seat buttons, seat 0 first (tallypanel.boarddef's default)
 
 FORMAT = "tallyboard/1"          # docs/records.md: a game record's format
 OK = "ok"                        # a table's status: its board answers and is its table's
 NO_GAME = "no game"              # ... and has no game of the evening
-MAX_NAME = 12                    # a name as a board keeps it (protocol.MAX_NAME)
 
 
 def board_name(name):
-    """A player's name as a board takes it (docs/protocol.md: 1-12 letters,
-    digits, _ - .): spaces become _, other characters are left out."""
+    """A player's name as a board takes it (docs/protocol.md: 1 to
+    protocol.MAX_NAME of protocol.NAME_CHARS): spaces become _, other
+    characters are left out."""
     out = []
     for c in name.strip():
         if c == " ":
             out.append("_")
-        elif c in "_-." or "0" <= c <= "9" or "A" <= c <= "Z" or "a" <= c <= "z":
+        elif c.encode() in NAME_CHARS:    # (a character outside ASCII: bytes no ASCII text holds)
             out.append(c)
     return "".join(out)[:MAX_NAME] or "P"
 
@@ -65,7 +64,7 @@ def pending(hand, waiting_for, scores, buttons=None):
     return held
 
 
-def held_of(game, names, letters=DEFAULT_LETTERS):
+def held_of(game, names, letters=SEAT_LETTERS):
     """pending() of a game (tallycore.game.Game) that holds a hand, `names` its
     players', `letters` those beside the board's seat buttons: a button the
     board does not have is "-"."""
@@ -97,7 +96,7 @@ def kind(body, before):
 # ---------------------------------------------------------------- on the board
 
 def board_body(game, game_name, round, table, ident, board_id, names, record_options, lcrc, held_kind,
-               letters=DEFAULT_LETTERS):
+               letters=SEAT_LETTERS):
     """A board's own body, from its game (tallycore.game.Game): `game_name`
     the name of its game (None: no game), `round` its CFG round, `names` the
     table's four players as the director's round names them (the record's

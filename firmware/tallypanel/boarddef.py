@@ -12,6 +12,7 @@
 # runs backwards, as a serpentine needs).
 
 from tallycore import const
+from tallycore.game import SEAT_LETTERS
 
 from tallypanel.wiring import (BoardDef, KING, NO_LIGHT, NO_PIN, SLOTS, SLOTS_PER_PLAYER, STATION, TALLY, path_of,
                                read, safe_mode_pin)
@@ -34,7 +35,6 @@ _ROWS = ("station", "tally", "king")
 _ROW_BASE = b"\x00\x01\x2e"      # STATION, TALLY, KING
 _ROW_HOLES = b"\x01\x2d\x14"     # 1, 45, 20
 
-DEFAULT_LETTERS = "ABCD"   # beside the seat buttons, seat 0 first, when a definition names none
 
 
 def _int(value, name, low, high):
@@ -161,10 +161,10 @@ def _letters(value, seats):
     """The letters printed beside the seat buttons, seat 0 first: a text of one
     capital letter or digit a seat, each once (the OLED's font has no other)."""
     if value is None:
-        return DEFAULT_LETTERS[:seats].encode()
+        return SEAT_LETTERS[:seats].encode()
     if not isinstance(value, str) or len(value) != seats:
         raise ValueError("board: buttons.letters must be a text of %d letters, one a seat button "
-                         "in seat order (e.g. %s)" % (seats, DEFAULT_LETTERS[:seats]))
+                         "in seat order (e.g. %s)" % (seats, SEAT_LETTERS[:seats]))
     for i in range(seats):
         c = value[i]
         if not ("A" <= c <= "Z" or "0" <= c <= "9"):

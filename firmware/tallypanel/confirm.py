@@ -19,7 +19,7 @@
 # use too. Loaded when a hand first waits (tallypanel.menu, tallypanel.view): a
 # board that never confirms never pays its heap. Nothing here allocates but a
 # refusal's NOTE.
-from tallycore.game import HELD_APPLY, HELD_UNDO, player_at
+from tallycore.game import HELD_APPLY, HELD_UNDO, SEAT_LETTERS, player_at
 from tallypanel import gameview
 from tallypanel.screen import LIST, blank, put, num, numl
 
@@ -114,7 +114,7 @@ def _accepting_letters(game, letters):
     return "button " + ", ".join(found[:-1]) + " or " + found[-1]
 
 
-def draw(sheet, game, letters=b"ABCD", board_input=None):
+def draw(sheet, game, letters=SEAT_LETTERS.encode(), board_input=None):
     """The held change: which hand, what it is (the game's view says, if it
     can), what each player gets by it and the total after, and which buttons
     accept it (letters: beside the seat buttons, seat 0 first), by letter and

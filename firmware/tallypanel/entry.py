@@ -166,7 +166,7 @@ def _count(w, step):
     """How many values the step offers: its own, then its specials."""
     kind = step[steps.KIND]
     if kind == steps.PLAYER:
-        n = w.players + (1 if step[steps.FLAGS] & steps.NOBODY else 0)
+        n = w.players + (1 if step[steps.FLAGS] & steps.OFFERS_NOBODY else 0)
     elif kind == steps.NUMBER:
         n = step[steps.HIGH] - step[steps.LOW] + 1
     else:

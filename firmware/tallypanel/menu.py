@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 from tallycore import const, ticks_diff
+from tallycore.game import SEAT_LETTERS
 
 # Input kinds (tallypanel.inputs emits them).
 SEAT = const(0)       # value: seat index; a short press
@@ -187,7 +188,7 @@ class BoardInput:
     starts no game of its own."""
 
     def __init__(self, get_game, submit, undo, accept=None, reject=None, new_game=None, kept=None,
-                 say=None, letters=b"ABCD"):
+                 say=None, letters=SEAT_LETTERS.encode()):
         self.get_game = get_game  # () -> the Game in progress
         self.submit = submit
         self.undo = undo

@@ -16,6 +16,7 @@ from tallypanel.ledfield import FULL
 from tallypanel.screen import SAVE, CANCEL, SHEET, blank, put, num, numl, right
 
 from tallycore import const
+from tallycore.game import NOBODY, STRAINS
 
 # Steps of the hand entry.
 PURCHASER = const(0)
@@ -37,9 +38,7 @@ FIELDS = (("purchaser", PURCHASER), ("bid", LEVEL), ("doubled_by", DOUBLED),
           ("redoubled_by", REDOUBLED), ("lone", LONE), ("tricks", TRICKS))
 
 _MISDEAL_CHOICE = const(4)  # the purchaser step's last value
-NOBODY = const(4)          # doubled/redoubled by nobody
 
-_STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")
 _STRAIN_WORDS = (b"CLUBS", b"SPADES", b"HEARTS", b"DIAMONDS", b"NO TRUMP", b"NO TRICK")
 _scores = [0, 0, 0, 0]     # one hand's scores, for the sheet
 
@@ -193,10 +192,10 @@ def _last_hand(skicket, names, line, event):
 def _contract(skicket, line, at, event):
     """bid, X (doubled) or XX (redoubled), L (lone). Returns the column after."""
     line[at] = 48 + skicket.level_of(event)
-    at = put(line, at + 1, _STRAINS[skicket.strain_of(event)])
-    if skicket.redoubled_by_of(event) != skicket.NOBODY:
+    at = put(line, at + 1, STRAINS[skicket.strain_of(event)])
+    if skicket.redoubled_by_of(event) != NOBODY:
         at = put(line, at, b"XX")
-    elif skicket.doubled_by_of(event) != skicket.NOBODY:
+    elif skicket.doubled_by_of(event) != NOBODY:
         at = put(line, at, b"X")
     if skicket.lone_of(event):
         at = put(line, at, b"L")
@@ -339,7 +338,7 @@ def draw_entry(sheet, entry, game, at):
         line[at + 1] = 48 + v[LEVEL]
         at = at + 2
         if step > STRAIN:
-            at = put(line, at, _STRAINS[v[STRAIN]])
+            at = put(line, at, STRAINS[v[STRAIN]])
         if step > DOUBLED and v[DOUBLED] != NOBODY:
             at = put(line, at + 1, b"X:")
             at = put(line, at, names[v[DOUBLED]])

@@ -168,10 +168,7 @@ class LinkStarter:
             app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
             return
         if app.running:
-            try:
-                import asyncio
-            except ImportError:
-                import uasyncio as asyncio  # type: ignore
+            import asyncio
             asyncio.create_task(task)
         else:
             app.add_task(task)
@@ -245,10 +242,7 @@ class Painter:
         return self.due and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS
 
     async def run(self):
-        try:
-            import asyncio
-        except ImportError:
-            import uasyncio as asyncio  # type: ignore
+        import asyncio
         app = self.app
         view = self.view
         view.set_stop(app.receiving)

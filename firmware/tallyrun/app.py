@@ -32,13 +32,10 @@ from tallycore import array
 
 from tallycore import ticks_ms as _ticks_ms
 
-try:
-    import asyncio
-except ImportError:  # older MicroPython
-    import uasyncio as asyncio  # type: ignore
+import asyncio
 
 from tallyrun import protocol
-from tallyrun.incoming import FEED_LINE, FEED_OVERFLOW, LineReader, Request
+from tallyrun.incoming import FEED_LINE, FEED_OVERFLOW, TOO_LONG, LineReader, Request
 from tallyrun.outgoing import Writer
 from tallyrun import replies
 from tallycore.game import LOG_CAPACITY
@@ -217,7 +214,7 @@ class App:
                     # (the host's timeout and retry) and the board serves on
                     self.internal_errors += 1
         elif state == FEED_OVERFLOW:
-            self.error(0, protocol.E_FRAME, b"line longer than 128 bytes; resend the frame")
+            self.error(0, protocol.E_FRAME, TOO_LONG)
 
     def feed_bytes(self, data):
         for i in range(len(data)):

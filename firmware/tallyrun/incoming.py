@@ -5,10 +5,11 @@
 from tallycore import array
 
 from tallycore import const
+from tallycore.game import NOBODY, STRAINS
 from tallyrun.protocol import crc16
 from tallyrun.protocol import (CFG_OP, CFG_OPS, CFG_PLAYER, CONFIG_KEYS, E_ARGS, E_CRC, E_FRAME, E_OK, E_RANGE,
                                E_SEQ, E_VERB, EVENT_LIMIT, GAME_NAMES, MAX_FRAME, MAX_PLAYERS, MAX_SEQ, MAX_TOKENS,
-                               NOBODY, STRAINS, T_BID, T_ESC, T_GAME, T_HEX, T_INT, T_RGB, T_TEXT, T_WHO, T_WORD,
+                               T_BID, T_ESC, T_GAME, T_HEX, T_INT, T_RGB, T_TEXT, T_WHO, T_WORD,
                                V_CFG, V_GAME_VERB, VERBS)
 
 
@@ -130,6 +131,7 @@ class LineReader:
 FEED_MORE = const(0)
 FEED_LINE = const(1)
 FEED_OVERFLOW = const(2)
+TOO_LONG = b"line longer than 128 bytes; resend the frame"   # the answer to FEED_OVERFLOW (the sharer's too)
 
 
 # --- board side: parsing one request -------------------------------------------

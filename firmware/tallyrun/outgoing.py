@@ -5,6 +5,7 @@ from tallyrun.protocol import crc16
 from tallyrun.protocol import E_RANGE, ERRORS, EVENTS, MAX_FRAME, T_HEX, T_RGB, T_TEXT, T_WORD
 
 _HEX = b"0123456789ABCDEF"
+CUT = b" ..."    # the end of a message that had words left out to fit the frame
 
 
 class Writer:
@@ -131,18 +132,28 @@ class Writer:
         return self.length
 
     def _whole_words(self, words):
-        """Words that did not fit the frame go whole: it ends at the last space
-        after words (where the message began), not in the middle of a word."""
+        """Words that did not fit the frame go whole, and the message says so: it
+        ends at the last whole word after words (where the message began) that
+        leaves room for CUT (docs/protocol.md, Errors)."""
         if not self.full:
             return
         buf = self.buf
         at = self.length
-        while at > words and buf[at - 1] != 32:
-            at -= 1
+        if at > MAX_FRAME - 6 - len(CUT):
+            at = MAX_FRAME - 6 - len(CUT)
+            if buf[at] != 32:             # a word cut through: back to its start
+                while at > words and buf[at - 1] != 32:
+                    at -= 1
+        else:
+            while at > words and buf[at - 1] != 32:
+                at -= 1
         while at > words and buf[at - 1] == 32:
             at -= 1
-        if at > words:
-            self.length = at
+        if at <= words:                   # no whole word fits: as much of the first as does
+            at = MAX_FRAME - 6 - len(CUT)
+        for i in range(len(CUT)):
+            buf[at + i] = CUT[i]
+        self.length = at + len(CUT)
 
     def error_arg(self, seq, code, message, arg):
         """ERR naming the argument: "ERR RANGE player: must be 0 to 1". arg: a

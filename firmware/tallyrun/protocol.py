@@ -39,17 +39,15 @@ GAME_OPTIONS = tuple(row[5].encode() for row in GAMES)  # the option keys GAME l
 # --- argument types (tallycore.game: a game declares its verbs with them) ------
 T_INT = ARG_INT      # decimal, lo..hi
 T_GAME = ARG_GAME    # a game name (tallycore.games); value: index in GAMES
-T_WHO = ARG_WHO      # a player index lo..hi, or "-" for nobody; value: NOBODY for "-"
-T_BID = ARG_BID      # Skicket bid: level 1-7 and strain C S H D NT NK; value: level | strain << 3
+T_WHO = ARG_WHO      # a player index lo..hi, or "-" for nobody; value: tallycore.game.NOBODY for "-"
+T_BID = ARG_BID      # Skicket bid: level 1-7 and one of tallycore.game.STRAINS; value: level | strain << 3
 T_TEXT = ARG_TEXT    # lo..hi characters from NAME_CHARS; value: start << 8 | end in the line
 T_RGB = ARG_RGB      # colour RRGGBB in hex; value: 0xRRGGBB
 T_WORD = ARG_WORD    # one of the words in the tuple `lo`; value: its index
 T_HEX = ARG_HEX      # 4 hex digits (a CRC-16, as STATE writes it); value: 0..0xFFFF
 T_ESC = const(8)     # lo..hi bytes, written %XX-escaped (NET SET's values); value: start << 8 | end in the line
 TYPE_NAMES = ("int", "game", "who", "bid", "text", "rgb", "word", "hex4", "escaped")
-NOBODY = const(4)
 NAME_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-."
-STRAINS = (b"C", b"S", b"H", b"D", b"NT", b"NK")  # skicket.STRAIN_NAMES, as bytes
 
 # --- the message table -------------------------------------------------------
 # The runtime's own verbs; a game's own verbs (Skicket's HAND, Roquet's PEG)

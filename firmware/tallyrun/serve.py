@@ -3,10 +3,7 @@
 # watchdog. tallyrun.app.App.run() starts it.
 import sys
 
-try:
-    import asyncio
-except ImportError:  # older MicroPython
-    import uasyncio as asyncio  # type: ignore
+import asyncio
 
 from tallycore import const
 

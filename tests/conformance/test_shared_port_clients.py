@@ -1,5 +1,5 @@
 """The shared port with real programs on it (docs/protocol.md, Sharing the port):
-`tallyboard watch` serves an emulated board; a third-party client (tbclient.py,
+`tallyboard watch` serves an emulated board; a third-party client (examples/tbclient.py,
 written from the docs alone) and the CLI's commands work on it at once, and
 neither loses a reply; every event reaches everyone; a client killed mid-request
 and a board unplugged harm nobody else."""
@@ -20,7 +20,7 @@ from shared_board import end_process
 
 pytestmark = [pytest.mark.emulator, pytest.mark.process]
 
-HERE = Path(__file__).resolve().parent
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"     # tbclient.py, the docs' example client
 
 
 def cli(env, *args):
@@ -77,7 +77,7 @@ def test_a_client_killed_mid_request_leaves_the_board_to_the_others(watched, tmp
         # a program that sends a whole PEG 0 5 and half of PEG 0 7, then is killed
         script = textwrap.dedent(f"""
             import sys
-            sys.path.insert(0, {str(HERE)!r})
+            sys.path.insert(0, {str(EXAMPLES)!r})
             import tbclient
             c = tbclient.Client.connect({emulator.port!r})
             c.hello()

@@ -244,7 +244,8 @@ def test_the_outbox_numbers_on_flash_and_a_round_is_read_field_by_field():
         damaged = Outbox(root)
         damaged.load()
         assert damaged.damaged and damaged.seq == 0
-        body = {"round": 2, "players": ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"],
+        body = {"name": "Club night", "id": 1, "tag": 0x1A2B, "round": 2, "rounds": 3, "hands": None,
+                "players": ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"],
                 "seatings": [[[0, 1, 2, 3], [4, 5, 6, 7]], [[0, 5, 2, 7], [4, 1, 6, 3]]],
                 "game": "skicket", "options": 32768, "record_options": {}}
         assert from_round(body, 5, 2)["names"] == ["Eve", "Bob", "Gus", "Dee"]

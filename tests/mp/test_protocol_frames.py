@@ -200,8 +200,8 @@ def test_parse_hand_with_nobody_and_bid():
     req, code = _parse("65535 HAND 2 7NT - - 1 13")
     assert code == P.E_OK
     assert req.seq == 65535
-    # 7NT: level 7, strain NT = 4 -> 7 | 4 << 3 = 39
-    assert list(req.values[:6]) == [2, 39, P.NOBODY, P.NOBODY, 1, 13]
+    # 7NT: level 7, strain NT = 4 -> 7 | 4 << 3 = 39; "-": nobody, 4
+    assert list(req.values[:6]) == [2, 39, 4, 4, 1, 13]
 
 
 def test_parse_bid_strains():

@@ -1,6 +1,6 @@
 # The reasons of the Despised Nines' scores (tallycore/despised_nines.py's
-# _R_* codes index this table; docs/rules.md DN).
+# _R_* codes key this table; docs/rules.md DN).
 REASONS = (
-    (b"DN2", b"each nine he took counts 4 points against him"),
-    (b"DN2", b"took no nine: nothing against him"),
+    (0, b"DN2", b"each nine he took counts 4 points against him"),
+    (1, b"DN2", b"took no nine: nothing against him"),
 )

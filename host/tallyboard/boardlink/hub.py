@@ -7,7 +7,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
-import random
 import selectors
 import socket
 import threading
@@ -30,7 +29,13 @@ TAP_PART_WAIT_S = 0.5        # a part line on the port waits this long for its e
 PROMPT_WAIT_S = 0.3          # the REPL's prompt after a request: no reply is coming; ask the REPL this soon
 SAFE_MODE_ANSWER = ("safe mode: %s: the board's app is not running; power-cycle it without holding a button, "
                     "or stop the sharer and use mpremote to repair it")
-_RECENT_WIRE = 256           # wire seqs remembered, to route a late reply
+_RECENT_WIRE = 256           # unanswered wire seqs remembered, to route a late reply
+_READS = {row[0] for row in protocol.VERBS if not row[4]}   # the verbs that change nothing
+
+
+def _may_change(text: bytes) -> bool:
+    """Whether a request may be journaled as the board's last change (every verb but the reads)."""
+    return text.split(b" ", 1)[0].upper() not in _READS
 
 
 class Hub:
@@ -59,9 +64,9 @@ class Hub:
         self.clients: list[Client] = []
         self.turn = 0
         self.in_flight: Request | None = None
-        self.recent: collections.OrderedDict[int, Request] = collections.OrderedDict()
-        self.range_next = 0
-        self.range_left = 0          # wire seqs left of the hub's session; 0: open one first
+        self.recent: collections.OrderedDict[int, Request] = collections.OrderedDict()   # unanswered, by wire seq
+        self.last_sent: Request | None = None      # the board's last request (its retry cache's)
+        self.last_change: Request | None = None    # the last change it journaled, as far as the hub saw
         self.board_buffer = bytearray()
         self.safe_mode: str | None = None    # why, once the REPL said so (main.py's marker)
         self.watchers: list[Client] = []
@@ -207,9 +212,7 @@ class Hub:
             if client.skipping:
                 client.skipping = False   # the end of the long line: the next one is heard
                 continue
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            if line.strip():
+            if line.strip(b" \r"):
                 self._request(client, line)
         if not client.gone:
             self._interest(client)
@@ -231,7 +234,10 @@ class Hub:
             return
         if any((r.seq, r.crc) == key for r in client.queue):
             return                                     # already waiting its turn
-        request = client.unanswered.pop(key, None) or Request(client, seq, crc, text)
+        request = client.unanswered.pop(key, None)
+        if request is None:
+            request = Request(client, seq, crc, text)
+            request.line = line[:-1] if line.endswith(b"\r") else line
         client.queue.append(request)
 
     def _send_next(self) -> None:
@@ -250,37 +256,38 @@ class Hub:
                     self._deliver(client, wire.encode_request(request.seq, answer))
                 self._take_lines(client)
             return
-        if self.range_left <= 0:
-            self._open_session()
-            return
         self.turn = (self.turn + 1) % len(self.clients)
         order = self.clients[self.turn:] + self.clients[:self.turn]
         client = next(c for c in order if c.queue)
         request = client.queue.popleft()
         if not request.frame:
-            request.wire_seq = self._next_wire_seq()
-            request.frame = wire.encode_request(request.wire_seq, request.text)
+            self._wire_frame(request)
         self._fly(request)
         self._take_lines(client)
 
-    def _open_session(self) -> None:
-        """The hub's own HELLO: the wire seqs it numbers requests with are the 1024
-        the board hands it, so none is taken for a retry of an earlier session's."""
-        seq = random.randint(1, protocol.MAX_SEQ)
-        while seq in self.recent:      # a late reply to that one must not be taken for this
-            seq = random.randint(1, protocol.MAX_SEQ)
-        hello = Request(None, seq, 0, b"HELLO")
-        hello.wire_seq = seq
-        hello.frame = wire.encode_request(seq, b"HELLO")
-        self._fly(hello)
-
-    def _next_wire_seq(self) -> int:
-        seq = self.range_next
-        self.range_next = seq % protocol.MAX_SEQ + 1
-        self.range_left -= 1
-        return seq
+    def _wire_frame(self, request: Request) -> None:
+        """The request as the client sent it, its seq its own: the board's reply is then
+        the one it gives on the port, as long (a seq of other digits would make the board
+        cut it shorter, or make it longer than a frame). But not when the board would take
+        it for a retry of another's request (the same seq and checksum as its last one
+        or its last change), nor give a late reply of another's to it (the same seq as
+        one unanswered): then the next free seq of as many digits."""
+        others = [r for r in (self.last_sent, self.last_change) if r is not None and r.client is not request.client]
+        taken = {(r.wire_seq, r.wire_crc) for r in others}
+        unanswered = {seq for seq, r in self.recent.items() if r.client is not request.client}
+        seq, frame = request.seq, request.line + b"\n"
+        low, high = 10 ** (len(str(seq)) - 1), min(10 ** len(str(seq)) - 1, protocol.MAX_SEQ)
+        crc = request.crc
+        for _ in range(high - low):
+            if (seq, crc) not in taken and seq not in unanswered:
+                break
+            seq = seq + 1 if seq < high else low
+            frame = wire.encode_request(seq, request.text)
+            crc = int(frame[-5:-1], 16)
+        request.wire_seq, request.wire_crc, request.frame = seq, crc, frame
 
     def _fly(self, request: Request) -> None:
+        self.last_sent = request
         self.recent[request.wire_seq] = request
         self.recent.move_to_end(request.wire_seq)
         while len(self.recent) > _RECENT_WIRE:
@@ -296,16 +303,14 @@ class Hub:
         self.in_flight = None
         if request is None:
             return
+        held, request.held = request.held, []
         if self.board_buffer.endswith(repl.PROMPT) and self._ask_safe_mode():
-            if request.client is not None and not request.client.gone:
+            if not request.client.gone:
                 request.client.queue.appendleft(request)     # answered with the rest (_send_next)
             return
-        if request.client is None:
-            # a board that does not answer HELLO (at the REPL, another firmware):
-            # number from a random start, as a version 1 host did, and ask again later
-            self.range_next = random.randint(1, protocol.MAX_SEQ)
-            self.range_left = protocol.SESSION_SEQS
-        elif not request.client.gone:
+        if not request.client.gone:
+            for line in held:                                # what the board said instead of a reply
+                self._deliver(request.client, line)
             request.client.keep(request.client.unanswered, (request.seq, request.crc), request)
 
     def _ask_safe_mode(self) -> bool:
@@ -360,15 +365,18 @@ class Hub:
         try:
             body = wire.check_frame(line)
         except ValueError:
-            # noise or the REPL: whoever waits for a reply counts it; else everyone
+            # noise or the REPL: whoever waits for a reply counts it, once its request has its
+            # answer or its end (the REPL asked first whether it is safe mode, which answers
+            # for it instead); else everyone
             flying = self.in_flight
-            targets = [flying.client] if flying is not None and flying.client is not None else self.clients
-            for client in list(targets):
+            if flying is not None:
+                flying.held.append(line + b"\n")
+                return
+            for client in list(self.clients):
                 self._deliver(client, line + b"\n")
             return
         if body.startswith(b"! "):
             if body.split(b" ", 3)[2:3] == [b"BOOT"]:
-                self.range_left = 0     # a restarted board may hand the hub's seqs to another session
                 self.safe_mode = None   # its app runs
             for client in list(self.clients):
                 self._deliver(client, line + b"\n")
@@ -382,27 +390,22 @@ class Hub:
             # the board could not trust a line: the one in flight (garbled), or
             # noise before it, when its reply follows at once
             if flying is not None:
-                if flying.client is not None:
-                    self._deliver(flying.client, line + b"\n")
+                self._deliver(flying.client, line + b"\n")
                 flying.deadline = min(flying.deadline, time.monotonic() + GARBLED_WAIT_S)
             return
-        request = self.recent.get(wire_seq)
+        request = self.recent.pop(wire_seq, None)
         if request is None:
-            return       # a reply to nobody here (a request before this hub): never another's
+            return       # a reply to nobody here (a request before this hub, one answered): never another's
         if request is flying:
             self.in_flight = None
-        if request.client is None:
-            seqs = wire.fields(tail).get("seqs", "")
-            if request is flying or self.range_left <= 0:
-                if seqs.isdigit() and 1 <= int(seqs) <= protocol.MAX_SEQ:
-                    self.range_next, self.range_left = int(seqs), protocol.SESSION_SEQS
-                else:
-                    self.range_next = random.randint(1, protocol.MAX_SEQ)
-                    self.range_left = protocol.SESSION_SEQS
-            return
+        if tail.startswith(b"OK ") and _may_change(request.text):
+            self.last_change = request       # the board's journal knows its seq and checksum
         client = request.client
+        held, request.held = request.held, []
         if client.gone:
             return
+        for noise in held:
+            self._deliver(client, noise)
         client.unanswered.pop((request.seq, request.crc), None)
         client.keep(client.answers, (request.seq, request.crc), tail)
         self._deliver(client, wire.encode_request(request.seq, tail))

@@ -6,17 +6,19 @@ port steal each other's replies). The owner, a `Hub`, serves the port on a Unix
 socket (`socket_path(port)`, in a folder only this user can enter) carrying the
 same lines as the port. Any program may connect, tallyboard's own commands and
 third-party ones alike:
-  - a client's request goes to the board with a sequence number of the hub's
-    own (from the session it opened with HELLO), and its reply comes back with
-    the client's seq: every connection has the whole seq space to itself, and no
-    client's request can be taken for another's, nor its reply given to another;
+  - a client's request goes to the board as the client sent it, its seq its
+    own, so its reply is the port's, as long; when the board would take it for
+    a retry of another client's request, it goes with another seq of as many
+    digits, and its reply comes back with the client's seq: no client's request
+    can be taken for another's, nor its reply given to another;
   - one request is on the wire at a time, taken from the clients in turn, so a
     retry of the request in flight is the board's "last request" and is answered
     from its retry cache; a retry of a request already answered is answered
     again by the hub, from the reply it kept;
   - an event line (`!`) goes to every client;
-  - a line that is no frame (too long, no checksum, no seq) is answered by the
-    hub with the board's own `0 ERR <CODE>` and never reaches the board; a client
+  - a line the board could not trust (too long, no checksum, no seq) is read by
+    the board's own parser and answered by the hub with the board's own
+    `0 ERR <CODE> <words>`, and never reaches the board; a client
     that floods waits (its socket is read again when its queue has room); a
     client that does not read its socket is closed; a client that goes away
     mid-request leaves its request to finish, and the reply is dropped;

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tallyrun import protocol
+from tallyrun import incoming, outgoing, protocol
 
 from . import wire
 from ..common.errors import TransportError
@@ -126,34 +126,31 @@ def _tty_index(fdinfo: Path) -> int | None:
     return None
 
 
-def _error_frame(code: bytes, words: bytes) -> bytes:
-    """The board's own answer to a line it cannot trust: `0 ERR <CODE> <words>`."""
-    return wire.encode_request(0, b"ERR " + code + b" " + words)
+def _board_answer(code: int, words: bytes) -> bytes:
+    """`0 ERR <CODE> <words>` as the board's own writer (tallyrun.outgoing) makes it."""
+    writer = outgoing.Writer()
+    writer.error(0, code, words)
+    return bytes(writer.buf[:writer.finish()])
 
 
-TOO_LONG = _error_frame(b"FRAME", b"the line is longer than %d bytes; see docs/protocol.md" % protocol.MAX_FRAME)
+TOO_LONG = _board_answer(protocol.E_FRAME, incoming.TOO_LONG)
 
 
 def check_request(line: bytes) -> tuple[int, int, bytes] | bytes:
-    """(seq, crc, text after the seq) of a client's line, or the error frame the
-    board would answer it with (the same codes as the board's)."""
+    """(seq, crc, text after the seq) of a client's line (its newline taken off),
+    or, for a line the board could not trust (it would answer it with seq 0),
+    that answer: the board's own parser (tallyrun.incoming) reads the line, so
+    its codes and words are the board's."""
     if len(line) + 1 > protocol.MAX_FRAME:
         return TOO_LONG
-    if any(b < 0x20 or b > 0x7E for b in line):
-        return _error_frame(b"FRAME", b"the line is not printable ASCII")
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    request = incoming.Request()
+    code = request.parse(bytearray(line), len(line))
+    if request.seq == 0:
+        return _board_answer(code, request.message)
     star = line.rfind(b"*")
-    if star < 0 or len(line) - star != 5:
-        return _error_frame(b"CRC", b"no checksum; end the frame with *XXXX (CRC-16/CCITT-FALSE)")
-    try:
-        given = int(line[star + 1:], 16)
-    except ValueError:
-        return _error_frame(b"CRC", b"the checksum must be 4 uppercase hex digits")
-    if protocol.crc16(line, 0, star) != given:
-        return _error_frame(b"CRC", b"checksum mismatch; resend the frame")
-    head, _, text = line[:star].lstrip(b" ").partition(b" ")
-    if not head.isdigit() or not 1 <= int(head) <= protocol.MAX_SEQ:
-        return _error_frame(b"SEQ", b"the sequence number must be 1 to 65535")
-    return int(head), given, text.lstrip(b" ")
+    return request.seq, request.crc, line[request.ends[0]:star].lstrip(b" ")
 
 
 
@@ -244,17 +241,20 @@ def server_of(port: str) -> str | None:
 
 
 class Request:
-    """One client's request: its own seq and checksum; the wire seq and frame it
-    goes out with, fixed the first time it is sent (a retry is the same bytes)."""
+    """One client's request: its own seq and checksum; the wire seq, checksum and
+    frame it goes out with, fixed the first time it is sent (a retry is the same bytes)."""
 
-    def __init__(self, client: "Client | None", seq: int, crc: int, text: bytes) -> None:
-        self.client = client        # None: the hub's own HELLO
+    def __init__(self, client: "Client", seq: int, crc: int, text: bytes) -> None:
+        self.client = client
         self.seq = seq
         self.crc = crc
         self.text = text
+        self.line = b""             # as the client sent it: the wire's, when its seq is (Hub._wire_frame)
         self.wire_seq = 0
+        self.wire_crc = 0
         self.frame = b""
         self.deadline = 0.0
+        self.held: list[bytes] = []  # what the board said that was no frame while this was in flight
 
 
 class Client:

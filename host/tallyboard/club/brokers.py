@@ -371,7 +371,7 @@ PBKDF2_ROUNDS = 101      # what mosquitto_passwd writes ($7$: PBKDF2-HMAC-SHA512
 
 def mosquitto_password_line(user: str, password: str, salt: bytes | None = None) -> str:
     """One line of a mosquitto password_file, hashed as mosquitto_passwd hashes it
-    (`user:$7$101$SALT$HASH`, base64): a file of 99 tables without 99 processes."""
+    (`user:$7$101$SALT$HASH`, base64): a file for every table without a process each."""
     if not user or ":" in user or "\n" in user:
         raise ValueError(f"{user!r} cannot be a mosquitto user name")
     salt = os.urandom(12) if salt is None else salt

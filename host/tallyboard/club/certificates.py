@@ -67,6 +67,11 @@ def club_ca(folder: Path) -> Path:
     certificate, key_file = folder / CA_FILE, folder / CA_KEY_FILE
     if certificate.exists() and key_file.exists():
         return certificate
+    if certificate.exists() or key_file.exists():
+        there, missing = (certificate, key_file) if certificate.exists() else (key_file, certificate)
+        raise TallyboardError(f"the club's CA is half there: {there} without {missing.name}. Put the missing file "
+                              f"back from a copy; or, to make a new CA, remove {folder} (every join code and the "
+                              "brokers' certificates then change)")
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -94,9 +99,9 @@ def club_ca(folder: Path) -> Path:
 
 def broker_files(folder: Path, names: list[str] | None = None, into: Path | None = None) -> TLSFiles:
     """The broker's certificate chain and key, signed by the club CA in folder (made if need be),
-    in `into` (default: folder; the CA's key never goes there); made again when missing, near its
-    end, or not issued by this CA. `names`: host names and addresses written in it besides
-    localhost (for clients that do check them)."""
+    in `into` (default: folder; the CA's key never goes there); made again when missing, unreadable,
+    within RENEW_DAYS of its end, not issued by this CA, or for other names. `names`: host names
+    and addresses written in it besides localhost (for clients that do check them)."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -107,23 +112,24 @@ def broker_files(folder: Path, names: list[str] | None = None, into: Path | None
     into = into or folder
     chain = TLSFiles(into / BROKER_FILE, into / BROKER_KEY_FILE)
     wanted = sorted(set(["localhost", "127.0.0.1", "::1", socket.gethostname(), *(names or [])]))
-    if chain.certfile.exists() and chain.keyfile.exists():
-        current = x509.load_pem_x509_certificates(chain.certfile.read_bytes())[0]
-        try:
-            current.verify_directly_issued_by(ca_cert)
-            fresh = _not_after(current) - _now() > datetime.timedelta(days=RENEW_DAYS)
-        except Exception:     # a signature that does not verify, a CA's key changed
-            fresh = False
-        if fresh:
-            return chain
-    ca_key = serialization.load_pem_private_key((folder / CA_KEY_FILE).read_bytes(), password=None)
-    key = ec.generate_private_key(ec.SECP256R1())
     alt: list[x509.GeneralName] = []
     for one in wanted:
         try:
             alt.append(x509.IPAddress(ipaddress.ip_address(one)))
         except ValueError:
             alt.append(x509.DNSName(one))
+    if chain.certfile.exists() and chain.keyfile.exists():
+        try:
+            current = x509.load_pem_x509_certificates(chain.certfile.read_bytes())[0]
+            current.verify_directly_issued_by(ca_cert)
+            fresh = _not_after(current) - _now() > datetime.timedelta(days=RENEW_DAYS)
+            named = set(current.extensions.get_extension_for_class(x509.SubjectAlternativeName).value) == set(alt)
+        except Exception:     # a file it cannot read, a signature that does not verify (another CA), no names
+            fresh = named = False
+        if fresh and named:
+            return chain
+    ca_key = serialization.load_pem_private_key((folder / CA_KEY_FILE).read_bytes(), password=None)
+    key = ec.generate_private_key(ec.SECP256R1())
     now = _now()
     cert = (x509.CertificateBuilder()
             .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "tallyboard club broker")]))
@@ -142,11 +148,13 @@ def broker_files(folder: Path, names: list[str] | None = None, into: Path | None
 
 
 def director_context(ca_file: str | Path) -> ssl.SSLContext:
-    """A client's TLS context that trusts the club CA in ca_file and nothing else."""
+    """A client's TLS context that trusts the club CA in ca_file and nothing else (OpenSSL verifies)."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.check_hostname = False          # the club CA signs its brokers only (the module's text)
     context.load_verify_locations(cafile=str(ca_file))
+    context.sslsocket_class = _SaidSocket
+    context.sslobject_class = _NoObject
     return context
 
 
@@ -159,7 +167,8 @@ class PinMismatch(ssl.SSLCertVerificationError):
 
 def pinned_context(pin: str) -> ssl.SSLContext:
     """A client's TLS context that trusts the broker whose certificate the CA with this pin issued
-    (the module's text): checked when the handshake is done, before a byte of MQTT is sent."""
+    (the module's text): checked when the handshake is done, before a byte of MQTT is sent. Only on
+    a socket: a memory BIO (SSLObject, asyncio's TLS) would skip the check, so it is refused."""
     check_pin(pin)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -168,35 +177,76 @@ def pinned_context(pin: str) -> ssl.SSLContext:
 
     class _Pinned(_PinnedSocket):
         club_pin = pin
-        refused: str | None = None
 
     context.sslsocket_class = _Pinned
+    context.sslobject_class = _NoObject
     return context
 
 
 def refusal(context: ssl.SSLContext | None) -> str | None:
-    """Why the last handshake through a pinned context refused its broker (None: it did not)."""
-    return getattr(context.sslsocket_class, "refused", None) if context is not None else None
+    """Why the last handshake through one of this module's contexts failed, in the user's words
+    (None: it did not, or none was made). Each link makes its own context."""
+    return getattr(context, _REFUSAL, None) if context is not None else None
 
 
-class _PinnedSocket(ssl.SSLSocket):
-    club_pin = ""
-    refused: str | None = None
+def forget_refusal(context: ssl.SSLContext | None) -> None:
+    """Before a new attempt: refusal() says None until its handshake fails."""
+    if context is not None:
+        setattr(context, _REFUSAL, None)
+
+
+_REFUSAL = "tallyboard_refusal"     # the attribute of a context that keeps refusal()'s words
+
+
+class _SaidSocket(ssl.SSLSocket):
+    """A client socket whose failed handshake leaves its words on its context (refusal())."""
 
     def do_handshake(self, block: bool = False) -> None:
-        super().do_handshake(block)
+        setattr(self.context, _REFUSAL, None)
         try:
-            check_chain(_chain_of(self), self.club_pin)
+            super().do_handshake(block)
+            self.check_peer()
         except PinMismatch as exc:
-            type(self).refused = str(exc)
+            setattr(self.context, _REFUSAL, str(exc))
             self.close()
             raise
-        type(self).refused = None
+        except ssl.SSLCertVerificationError as exc:
+            setattr(self.context, _REFUSAL, f"the broker's certificate was refused ({exc.verify_message}): it is "
+                                            "not signed by the club's CA given with --tls-ca; check the broker's "
+                                            "address and the file with the director")
+            raise
+        except ssl.SSLError as exc:
+            setattr(self.context, _REFUSAL, f"no TLS with the broker ({exc.reason or exc}): is its port a plain "
+                                            "mqtt:// one? A club's TLS port is usually 8883")
+            raise
+
+    def check_peer(self) -> None:
+        """Nothing more than OpenSSL's own verification (pinned sockets check the chain)."""
+
+
+class _PinnedSocket(_SaidSocket):
+    club_pin = ""
+
+    def check_peer(self) -> None:
+        try:
+            chain = _chain_of(self)
+        except Exception as exc:      # whatever the broker sent, the table host's link goes on trying
+            raise PinMismatch(f"the broker's certificate chain could not be read ({exc}); check the broker's "
+                              "address with the director") from None
+        check_chain(chain, self.club_pin)
+
+
+class _NoObject(ssl.SSLObject):
+    @classmethod
+    def _create(cls, *args: Any, **kwargs: Any) -> Any:     # what SSLContext.wrap_bio calls
+        raise TypeError("the club's TLS contexts check the broker on a socket only (wrap_socket), not a "
+                        "memory BIO")
 
 
 def check_chain(chain: list[bytes], pin: str, now: datetime.datetime | None = None) -> None:
     """PinMismatch unless chain (DER, the broker's certificate first) holds the CA with this pin
-    and that CA issued the broker's certificate, in its dates."""
+    and that CA issued the broker's certificate, in its dates. Whatever the chain holds, no other
+    exception: a certificate that cannot be read is a PinMismatch too."""
     from cryptography import x509
 
     if not chain:
@@ -206,28 +256,28 @@ def check_chain(chain: list[bytes], pin: str, now: datetime.datetime | None = No
         raise PinMismatch("the broker is not this club's: its certificate chain holds no CA with the pin in your "
                           "join code (another broker at that address, or a join code from another club); check "
                           "the broker's address with the director")
-    ca = x509.load_der_x509_certificate(cas[0])
-    leaf = x509.load_der_x509_certificate(chain[0])
     try:
+        ca = x509.load_der_x509_certificate(cas[0])
+        leaf = x509.load_der_x509_certificate(chain[0])
         leaf.verify_directly_issued_by(ca)
-    except Exception as exc:      # cryptography's InvalidSignature, or a CA's key of another kind
+        valid_from, valid_to = _not_before(leaf), _not_after(leaf)
+    except Exception as exc:      # cryptography's InvalidSignature, a certificate it cannot read, a CA's other key
         raise PinMismatch(f"the broker's certificate was not issued by the club's CA ({exc.__class__.__name__}); "
                           "check the broker's address with the director") from None
-    at = now or _now()
-    if not _not_before(leaf) <= at <= _not_after(leaf):
-        raise PinMismatch(f"the broker's certificate is valid from {_not_before(leaf):%Y-%m-%d} to "
-                          f"{_not_after(leaf):%Y-%m-%d}, not now: check this machine's clock, or have the director "
-                          "run tallyboard event broker-files again")
+    if not valid_from <= (now or _now()) <= valid_to:
+        raise PinMismatch(f"the broker's certificate is valid from {valid_from:%Y-%m-%d} to {valid_to:%Y-%m-%d}, "
+                          "not now: check this machine's clock, or have the director run tallyboard event "
+                          "broker-files again")
 
 
 def _chain_of(sock: ssl.SSLSocket) -> list[bytes]:
     """The certificates the peer sent, as DER: Python 3.13's SSLSocket.get_unverified_chain, or the
-    same method of its _sslobj (3.10 to 3.12)."""
+    same method of its _sslobj (3.11 and 3.12)."""
     getter: Any = (getattr(sock, "get_unverified_chain", None)
                    or getattr(getattr(sock, "_sslobj", None), "get_unverified_chain", None))
     if getter is None:
-        raise TallyboardError("this Python cannot read the broker's certificate chain (Python 3.10 or newer can): "
-                              "give the club's CA file with --tls-ca instead")
+        raise TallyboardError("this Python cannot read the broker's certificate chain: give the club's CA file "
+                              "with --tls-ca instead")
     chain = getter() or []
     return [c if isinstance(c, bytes) else c.public_bytes(ssl._ssl.ENCODING_DER) for c in chain]  # type: ignore[attr-defined]
 

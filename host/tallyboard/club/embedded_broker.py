@@ -5,7 +5,6 @@ who may publish and read what is brokers.py's, as for mosquitto."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import hmac
 import logging
 import threading
@@ -187,16 +186,15 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
         self.connect_timeout = connect_timeout
         self.turned_away: dict[str, int] = {}      # address: connections closed since its last log line
         self.waiting: dict[Any, _Waiting] = {}      # writer adapter: its count, until it has logged in
+        self.tls_contexts: dict[str, Any] = {}      # listener name: its TLS context (None: plain MQTT)
 
     async def _create_server_instance(self, listener_name: str, listener_type: Any, address: str | None,
                                       port: int, ssl_context: Any) -> Any:
-        # amqtt's, with a TLS handshake given the time a login is (asyncio's default is 60 s): a
-        # connection that never finishes its handshake is not yet counted per address (stream_connected)
-        if ssl_context is None:
-            return await super()._create_server_instance(listener_name, listener_type, address, port, ssl_context)
-        return await asyncio.start_server(functools.partial(self.stream_connected, listener_name=listener_name),
-                                          address, port, reuse_address=True, ssl=ssl_context,
-                                          ssl_handshake_timeout=self.connect_timeout)
+        # amqtt's, its TLS begun by stream_connected instead: a connection counts against its address
+        # from its first byte, its handshake included, which must end within a login's time (asyncio's
+        # own TLS hands a connection over once its handshake is done, one that never ends after 60 s)
+        self.tls_contexts[listener_name] = ssl_context
+        return await super()._create_server_instance(listener_name, listener_type, address, port, None)
 
     async def stream_connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                                listener_name: str) -> None:
@@ -214,6 +212,8 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
         adapter = _WriterAdapter(writer)
         self.waiting[adapter] = waiting
         try:
+            if not await self._tls_begun(listener_name, writer, address):
+                return
             await self._client_connected(listener_name, _CappedReader(reader), adapter)
         finally:
             self.waiting.pop(adapter, None)
@@ -221,6 +221,21 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
             if self.turned_away.get(address) and address not in self.per_address:
                 self.logger.warning("%s: %d more connections were closed while it had %d waiting", address,
                                     self.turned_away.pop(address), MAX_PER_ADDRESS)
+
+    async def _tls_begun(self, listener_name: str, writer: asyncio.StreamWriter, address: str) -> bool:
+        """The listener's TLS handshake, if it has TLS, within the time a login has; False (the connection
+        closed, and said once per address) when it failed."""
+        context = self.tls_contexts.get(listener_name)
+        if context is None:
+            return True
+        try:
+            await writer.start_tls(context, ssl_handshake_timeout=self.connect_timeout)
+            return True
+        except (OSError, asyncio.TimeoutError, ConnectionError) as exc:     # ssl.SSLError is an OSError
+            _REFUSALS_LOG.note(address, "%s: no TLS handshake within %g s: %s", address, self.connect_timeout,
+                               exc or exc.__class__.__name__)
+            writer.transport.abort()
+            return False
 
     async def _retain_broadcast_message(self, broadcast: dict[str, Any], qos: int, target_session: Any) -> None:
         # a message for an offline session: kept up to MAX_QUEUED messages and MAX_QUEUED_BYTES a session

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Union
 
 from tallynet import topics
+from tallyrun.protocol import MAX_TABLE
 
 from ..common.errors import TallyboardError
 from . import kinds as _kinds
@@ -60,7 +61,7 @@ MAX_BYTES = 64 * 1024        # a whole message; a hand or a round is far smaller
 MAX_DEPTH = 8                # nesting of the body
 SECRET_BYTES = 32
 
-MAX_TAGS = 999               # a director's message is tagged for each table; tables are numbered 1 to 999
+MAX_TAGS = MAX_TABLE         # a director's message is tagged for each table
 # How far above the last round it took a table takes the director's next one. The director numbers
 # a round only when its body changes (event next, move, withdraw, add: each a command at its screen),
 # a handful an evening; a table connected sees each (retained, QoS 1) and one away misses only those
@@ -330,8 +331,8 @@ def join_code(event: str, secret: bytes, tables: list[int], board: Callable[[int
 
     check_name("event", event)
     check_pin(ca_pin)
-    if not tables or len(set(tables)) != len(tables) or not all(type(t) is int and 1 <= t <= 999 for t in tables):
-        raise ValueError("a join code is for one or more different tables, numbered 1 to 999")
+    if not tables or len(set(tables)) != len(tables) or not all(type(t) is int and 1 <= t <= MAX_TABLE for t in tables):
+        raise ValueError(f"a join code is for one or more different tables, numbered 1 to {MAX_TABLE}")
     material = b"".join(board_key(secret, board(t)) for t in tables)
     text = base64.b32encode(material).decode("ascii").rstrip("=").lower()
     numbers = ".".join(map(str, tables))
@@ -347,7 +348,9 @@ def read_join_code(code: str) -> JoinCode:
     if parts[0] in ("tb1", "tb2"):
         raise ValueError(OLD_JOIN_CODE)
     if parts[0] == PINLESS_VERSION and len(parts) == 5:
-        parts.insert(4, "")
+        parts.insert(4, "")           # no pin (a tb3 code of six parts is no code: refused below)
+    elif parts[0] == PINLESS_VERSION:
+        parts = []
     if len(parts) != 6 or parts[0] not in (JOIN_VERSION, PINLESS_VERSION):
         raise ValueError(f"not a join code: it looks like {JOIN_VERSION}:EVENT:TABLES:KEYS:PIN:CHECK; copy it again "
                          "from the director")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tallynet import topics
+from tallyrun.protocol import MAX_TABLE
 
 MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")   # topic-safe: no / + # or spaces
@@ -38,7 +39,7 @@ def _status_body(body: dict[str, Any]) -> None:
     if set(body) != {"online", "boards"} or type(body["online"]) is not bool:
         raise BodyError("a status body is {online: true or false, boards: [...]}")
     boards = body["boards"]
-    if not isinstance(boards, list) or len(boards) > 999 or not all(is_name(b) for b in boards):
+    if not isinstance(boards, list) or len(boards) > MAX_TABLE or not all(is_name(b) for b in boards):
         raise BodyError("a status's boards are a list of board names")
 
 

@@ -118,6 +118,7 @@ class MqttLink:
                 self.client.tls_insecure_set(True)    # no host name check: certificates.py says why
             else:
                 self.client.tls_set(cert_reqs=ssl.CERT_REQUIRED)
+        self.client.on_pre_connect = self._on_pre_connect
         self.client.on_connect_fail = self._on_connect_fail
         self.client.reconnect_delay_set(min_delay=1, max_delay=max(1, int(max_backoff)))
         self.client.suppress_exceptions = True   # the network thread goes on; see _message
@@ -234,12 +235,16 @@ class MqttLink:
         if mid == self._subscription_mid:
             self.subscribed.set()
 
+    def _on_pre_connect(self, client: mqtt.Client, userdata: Any) -> None:
+        certificates.forget_refusal(self.tls_context)   # what the last attempt's TLS said is not this one's
+
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        """paho's network thread: no connection (no answer, or TLS refused the broker): why, when TLS said."""
+        """paho's network thread: no connection (no answer, or TLS refused the broker): why, when TLS said
+        (None: no answer, which is what the broker being down looks like)."""
         refusal = certificates.refusal(self.tls_context)
         if refusal is not None and refusal != self.last_error:
             log.warning("%s: %s", self.client_id, refusal)
-        self.last_error = refusal or self.last_error
+        self.last_error = refusal
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self.connected.clear()

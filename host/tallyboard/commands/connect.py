@@ -398,9 +398,7 @@ def held_words(game: Any, names: list[str], letters: str | None = None) -> str:
     (docs/rules.md CF): which hand, and who may accept it, with the button
     each presses (letters: the board's, button_letters(); None: the default)."""
     if letters is None:
-        from tallypanel import boarddef
-
-        letters = boarddef.DEFAULT_LETTERS
+        letters = core_game.SEAT_LETTERS
     who = " or ".join(names[p] + _button_words(game, p, letters)
                       for p in range(game.players) if game.held_by >> p & 1)
     what = f"the undo of hand {game.held_hand()}" if game.held == core_game.HELD_UNDO else f"hand {game.held_hand()}"

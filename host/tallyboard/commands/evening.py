@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import click
+from tallyrun.protocol import MAX_TABLE
 from rich import box
 from rich.table import Table
 from rich.text import Text
@@ -108,7 +109,7 @@ def first_seating(names: list[str], tables: int | None, how: str, seed: int | No
 @click.argument("name")
 @click.option("--player", "players", multiple=True, metavar="NAME", help="A player (repeat, in seating order).")
 @click.option("--players-file", type=click.Path(dir_okay=False), help="The players, one name a line.")
-@click.option("--tables", type=click.IntRange(1), help="The number of tables (a check: players / 4).")
+@click.option("--tables", type=click.IntRange(1, MAX_TABLE), help="The number of tables (a check: players / 4).")
 @click.option("--seating", type=click.Choice(["given", "draw"]), default="given", show_default=True,
               help="given: in the order given, table 1 seats 0-3 first; draw: shuffled (--seed).")
 @click.option("--seed", type=int, help="With --seating draw: the draw's seed (printed when left out).")

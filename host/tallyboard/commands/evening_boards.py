@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from tallyrun.protocol import MAX_TABLE
 
 from ..common import names
 from ..common.errors import TallyboardError
@@ -32,7 +33,7 @@ def open_store() -> Any:
 @click.command("attach")
 @click.option("--port", "-p", "ports", multiple=True, metavar="PORT",
               help="A table's board (repeat: table 1 first, then 2, ...).")
-@click.option("--emulators", type=click.IntRange(1, 99), metavar="N",
+@click.option("--emulators", type=click.IntRange(1, MAX_TABLE), metavar="N",
               help="Start N emulated boards, one per table (they run until `event stop-boards`).")
 @event_option
 @timeout_option

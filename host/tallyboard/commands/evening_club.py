@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from tallyrun.protocol import MAX_TABLE
 
 from ..common import secretfile
 from ..club.envelope import ROUND_AHEAD
@@ -33,12 +34,15 @@ event_option = click.option("--event", "event_name", metavar="NAME",
                    "$TALLYBOARD_JOIN.")
 @secretfile.file_option("--join-file", "TALLYBOARD_JOIN_FILE", "the evening's join code", "join", prompt="Join code")
 @click.option("--port", "-p", "ports", multiple=True, metavar="PORT", help="A board on this host (repeat).")
-@click.option("--emulators", type=click.IntRange(1, 99), metavar="N", help="N emulated boards on this host.")
-@click.option("--table", "numbers", multiple=True, type=click.IntRange(1, 999), metavar="N",
+@click.option("--emulators", type=click.IntRange(1, MAX_TABLE), metavar="N", help="N emulated boards on this host.")
+@click.option("--table", "numbers", multiple=True, type=click.IntRange(1, MAX_TABLE), metavar="N",
               help="The table of each board, in the order of the boards (repeat; default: the join code's).")
 @click.option("--name", metavar="NAME", help="This table host's name (default: the machine's name).")
 @click.option("--tls-ca", type=click.Path(dir_okay=False, exists=True),
-              help="With mqtts://: the club's CA certificate.")
+              help="With mqtts://: the club's CA certificate (else the join code's pin of it is enough).")
+@click.option("--plain", is_flag=True,
+              help="Speak plain MQTT to an mqtt:// broker although the join code is for the club's TLS broker (a "
+                   "broker without TLS): the tables' passwords and hands cross the network readable.")
 @click.option("--state", "state_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the outbox is kept (default: the evenings' folder).")
 @click.option("--duration", type=float, default=0, help="Stop after this many seconds (0: until Ctrl-C).")
@@ -49,8 +53,8 @@ event_option = click.option("--event", "event_name", metavar="NAME",
                    f"{ROUND_AHEAD} times (docs/club-mqtt.md).")
 @reports_errors
 def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulators: int | None, numbers: tuple[int, ...],
-              name: str | None, tls_ca: str | None, state_dir: Path | None, duration: float, timeout: float,
-              take_next_round: bool) -> None:
+              name: str | None, tls_ca: str | None, plain: bool, state_dir: Path | None, duration: float,
+              timeout: float, take_next_round: bool) -> None:
     """A table host: this laptop's boards at the club evening. Their hands go
     to the director through the broker (kept in an outbox until the director
     has them), the director's rounds come to the boards. Started again after
@@ -82,7 +86,7 @@ def table_cmd(broker_url: str, join: str | None, ports: tuple[str, ...], emulato
         raise click.UsageError(f"{count} boards and {len(tables)} --table: give one --table for each board")
     runner = table_host.TableHost(broker_url, code, host, tables, state_dir or events_home() / "club",
                                   list(ports), emulators or 0, tls_ca, timeout, say=click.echo,
-                                  take_next_round=take_next_round)
+                                  take_next_round=take_next_round, plain=plain)
     stop = threading.Event()
     if duration:
         timer = threading.Timer(duration, stop.set)
@@ -106,7 +110,7 @@ def _event(event_name: str | None) -> tuple[Any, Any]:
 
 
 @click.command("join-code")
-@click.option("--table", "tables", multiple=True, type=click.IntRange(1, 999), metavar="N",
+@click.option("--table", "tables", multiple=True, type=click.IntRange(1, MAX_TABLE), metavar="N",
               help="A table of that table host (repeat for each of its tables).")
 @event_option
 @reports_errors

@@ -184,6 +184,9 @@ class Broker:
                     address = parse_url(url)
                 except ValueError as exc:
                     raise TallyboardError(str(exc)) from None
+                if tls_ca and not address.tls:
+                    raise TallyboardError("--tls-ca is the club's CA for a broker over TLS: give the broker as "
+                                          "mqtts://director@HOST:PORT (a club's TLS port is usually 8883)")
                 click.echo(f"The club's broker: {address.host}:{address.port} ({'TLS' if address.tls else 'no TLS'});"
                            f" table hosts join with --join CODE, the code of their tables: tallyboard event "
                            f"join-code --table T ...", err=True)

@@ -10,6 +10,7 @@ import os
 
 import click
 from tallynet.tablestate import board_ident
+from tallyrun.protocol import MAX_TABLE
 
 from ..common import secretfile
 from ..common.errors import TallyboardError
@@ -79,7 +80,7 @@ def _print_state(state: object, settings: dict[str, str | None] | None = None) -
 @click.option("--join", "join", metavar="CODE", envvar="TALLYBOARD_JOIN", hidden=True,
               help=f"The table's join code; {secretfile.IN_PS} --join-file or $TALLYBOARD_JOIN.")
 @secretfile.file_option("--join-file", "TALLYBOARD_JOIN_FILE", "the table's join code", "join", prompt="Join code")
-@click.option("--table", type=click.IntRange(1, 999), metavar="N",
+@click.option("--table", type=click.IntRange(1, MAX_TABLE), metavar="N",
               help="The table this board scores (default: the join code's only table).")
 @click.option("--wait", type=click.FloatRange(0, 300), default=30.0, show_default=True,
               help="Seconds to watch the board join the Wi-Fi and reach the broker (0: do not wait). Exit status "

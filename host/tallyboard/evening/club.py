@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 
 from tallynet import tablestate
 from tallynet.tablestate import board_ident
+from tallyrun.protocol import MAX_TABLE
 
 from ..common import database
 from ..common import names as tallyboard_names
@@ -368,7 +369,7 @@ class Director:
     def _apply_body(self, message: dict[str, Any]) -> None:
         body = message["body"]
         event = self.store.refresh(self.event)
-        table = _int(body, "table", 1, 999)
+        table = _int(body, "table", 1, MAX_TABLE)
         # round 0: a board not seated yet (a board on Wi-Fi before it took the round, or between two
         # rounds): it says only that it is there; nothing of a game comes with it
         round = _int(body, "round", 0, event.round)

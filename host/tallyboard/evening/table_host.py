@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tallynet import tablestate
+from tallynet.outbox import check_round
 
 from ..common import database
 from ..club import envelope
 from ..club.envelope import tag_of
-from ..club.mqtt_link import ConnectionRefused, TableLink
+from ..club.mqtt_link import ConnectionRefused, TableLink, parse_url
 from ..club.outbox import Outbox
 from ..common.errors import TallyboardError
 from .store import EveningError
@@ -103,8 +104,13 @@ class TableHost:
     def __init__(self, url: str, code: envelope.JoinCode, name: str, numbers: list[int],
                  state_dir: Path, ports: list[str] | None = None, emulators: int = 0, tls_ca: str | None = None,
                  timeout: float = 1.0, poll: float = 0.2, say: Callable[[str], None] = print,
-                 take_next_round: bool = False) -> None:
+                 take_next_round: bool = False, plain: bool = False) -> None:
         event_id = self.event_id = code.event
+        if code.ca_pin and not parse_url(url).tls and not plain:
+            raise TallyboardError(f"the join code is for the club's broker over TLS (mqtts://), and {url} is plain "
+                                  "MQTT, where the tables' passwords and hands cross the network readable: give the "
+                                  "broker as mqtts://HOST:PORT (a club's TLS port is usually 8883), or --plain if "
+                                  "this club's broker has no TLS")
         missing = [t for t in numbers if t not in code.tables]
         if missing:
             raise TallyboardError(f"the join code is for table {', '.join(map(str, code.tables))}, not "
@@ -151,10 +157,7 @@ class TableHost:
     # that write has committed (the link sets new_round then: set here, the loop could read the round before)
     def _keep_round(self, connection: sqlite3.Connection, message: dict[str, Any]) -> None:
         body = message["body"]
-        if not (isinstance(body.get("players"), list) and isinstance(body.get("seatings"), list)
-                and type(body.get("round")) is int and type(body.get("tag")) is int
-                and len(body["seatings"]) == body["round"]):
-            raise ValueError("not a round of this tallyboard")
+        check_round(body)
         connection.execute("INSERT OR REPLACE INTO club_round (id, body) VALUES (1, ?)", (json.dumps(body),))
 
     def _kept_round(self) -> dict[str, Any] | None:

@@ -477,7 +477,7 @@ def _numbers(count: int, numbers: list[int] | None) -> list[int]:
     return list(numbers)
 
 
-def pending_of(current: BoardGame, names: list[str], letters: str = tablestate.DEFAULT_LETTERS) -> dict | None:
+def pending_of(current: BoardGame, names: list[str], letters: str = core_game.SEAT_LETTERS) -> dict | None:
     """The hand a board holds for its confirmation (docs/rules.md CF), for the
     views: its number, who may accept it with which button (`letters`: those
     beside the board's seat buttons) and what it gives each seat."""

@@ -25,7 +25,7 @@ def record_hand(events: list[int]) -> Any:
     out = {}
     for field, key in enumerate(sachem.FIELDS):
         who = sachem.captor(event, field)
-        out[key] = None if who == sachem.NOBODY else who
+        out[key] = None if who == sachem.NO_CAPTOR else who
     return out
 
 

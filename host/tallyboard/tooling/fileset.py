@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from tallycore.game import SEAT_LETTERS
 from tallyrun.importfs import PACKAGES, SUBPACKAGES  # the firmware's packages: the board's own lists (its importer's)
 
 from ..common.errors import TallyboardError
@@ -116,7 +117,7 @@ def button_letters(board_name: str | None) -> str:
             return boarddef.find(board_name, str(folder)).seat_letters.decode()
         except ValueError:
             pass
-    return boarddef.DEFAULT_LETTERS
+    return SEAT_LETTERS
 
 
 def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,

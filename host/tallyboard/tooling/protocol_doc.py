@@ -196,13 +196,12 @@ def _in_progress(rules: Any) -> tuple[str, str]:
 
 
 def _reasons(module_name: str) -> list[dict[str, Any]]:
-    """A rules module's reason table (tallycore/reasons/<module>.py, WHY's why codes index it)."""
+    """A rules module's reason table (tallycore/reasons/<module>.py, keyed by WHY's why codes)."""
     try:
         table = importlib.import_module("tallycore.reasons." + module_name).REASONS
     except ImportError:   # rules that do not explain their scores yet: WHY answers RULE
         return []
-    return [{"code": code, "clause": _text(clause), "words": _text(words)}
-            for code, (clause, words) in enumerate(table)]
+    return [{"code": code, "clause": _text(clause), "words": _text(words)} for code, clause, words in table]
 
 
 def spec() -> dict[str, Any]:

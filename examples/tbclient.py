@@ -1,7 +1,10 @@
 """A tallyboard client written as a third party would write one: from
 docs/protocol.md (and the machine-readable docs/protocol.json) alone, with the
 standard library. It imports nothing of host/ or firmware/: what it needs of the
-protocol it takes from the docs, so the docs are what it tests.
+protocol it takes from the docs, so the docs are what it tests (tests/conformance/
+plays every game with it beside `tallyboard watch`). Copy it, or run it:
+
+    python examples/tbclient.py /dev/ttyACM0     # HELLO and STATE through the port's sharer
 
 What it implements, each from its section of docs/protocol.md:
   - Frames: printable ASCII lines, `*` and CRC-16/CCITT-FALSE in 4 uppercase
@@ -296,3 +299,14 @@ class Spec:
         assert not values, f"not fields of {game} {form_name}: {sorted(values)}"
         assert event & form["mask"] == form["value"], "the fields overlap the form's mark"
         return event
+
+
+if __name__ == "__main__":
+    import sys
+
+    board = Client.connect(sys.argv[1] if len(sys.argv) > 1 else "/dev/ttyACM0")
+    try:
+        print(board.hello())
+        print(board.request("STATE"))
+    finally:
+        board.close()
