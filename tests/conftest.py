@@ -162,7 +162,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", f"{QUICK}: none of {', '.join(TIERS)}: the in-process tier (given, not written)")
 
 
-WORKERS_A_CORE = 3
+WORKERS_A_CORE = 4
 
 
 def pytest_xdist_auto_num_workers(config):

@@ -202,9 +202,11 @@ def test_a_table_host_away_for_more_than_the_bound_takes_the_directors_round_whe
     far = 1 + envelope.ROUND_AHEAD + 1         # the director's 66th change, published while the host was away
     director.round(far, ROUND_2)
     with TableHost(broker, tmp_path) as host:
-        # (it may come twice: queued for the host's persistent session, and retained on its subscription)
+        # (it may come twice: queued for the host's persistent session, and retained on its subscription;
+        # and round 1 again, a replay, when its QoS 1 acknowledgement had not reached the broker before the
+        # host stopped: the broker delivers it once more and the host refuses it, having applied it)
         wait_for("the retained round refused as ahead", lambda: "ahead" in host.refused(ROUND))
-        assert set(host.refused(ROUND)) == {"ahead"} and host.rounds == []
+        assert set(host.refused(ROUND)) <= {"ahead", "replay"} and host.rounds == []
     box = outbox.Outbox(tmp_path / "t2.sqlite3", EVENT, None, {})
     assert box.forget_received(envelope.DIRECTOR) == 1
     box.close()
