@@ -136,10 +136,10 @@ def test_the_same_peg_twice_is_scored_twice_whatever_the_seq(port, monkeypatch):
     # stored OK and the second peg was lost. Pin the starts so that both
     # PEGs draw the same seq (the second command reads one LOG more before
     # its PEG, so it starts one lower): both still count.
-    from tallyboard.boardlink import client
+    from tallyboard.boardlink import session
     assert run("new", "roquet", "--name", "Ann", "--name", "Bob", "--discard", "-p", port).exit_code == 0
     starts = iter([4242, 4241])
-    monkeypatch.setattr(client.random, "randint", lambda lo, hi: next(starts))
+    monkeypatch.setattr(session.random, "randint", lambda lo, hi: next(starts))
     run("peg", "Ann", "5", "-p", port)
     out = run("peg", "Ann", "5", "-p", port)
     # Ann: 5 + 5 = 10

@@ -62,7 +62,9 @@ def test_a_director_restored_from_an_older_file_numbers_on_from_the_brokers_roun
         director = start_director(broker, store)
         try:
             wait_for("the director to take the broker's round 3 as its last", lambda: sent_seq(store) == 3)
-            assert director.rounds_taken_from_the_broker == 1
+            # once, or twice when the broker also had round 2 queued for the director's session (it may
+            # deliver that before the retained round 3): each ahead of the file, each taken in turn
+            assert director.rounds_taken_from_the_broker in (1, 2)
             assert director.publish_round(rounds(4)) == 4
             wait_for("round 4 at the table", lambda: len(host.rounds) == 4)
         finally:

@@ -74,8 +74,9 @@ class FakeBoard:
     def close(self):
         self.stop.set()
         self.release.set()
+        os.close(self.slave)      # first: the reader's read fails, and it ends before the master's number is reused
+        self.thread.join(10)
         os.close(self.master)
-        os.close(self.slave)
 
 
 def _event(eseq, text=b"x"):

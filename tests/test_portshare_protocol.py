@@ -55,8 +55,12 @@ class AppBoard:
             self.app.feed_bytes(chunk)
 
     def close(self) -> None:
-        os.close(self.master)
+        # the slave first: the reader's read on the master then fails and its thread ends, before the
+        # master's number is given back (closed under a blocked read, the number went to the next test's
+        # pty while the old thread still read it, and answered that test's requests with its own app)
         os.close(self.slave)
+        self.thread.join(10)
+        os.close(self.master)
 
 
 @pytest.fixture

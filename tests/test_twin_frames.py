@@ -40,7 +40,8 @@ import test_entry as hands   # tests/mp/test_entry.py: the board's input as the 
 from board_frames import Composer, Shown, difference, mismatch, wait_for
 from emu_fixtures import EVERY_GAME, LONG_S, SHORT_S, describe_input, press_on_emulator
 from tallyboard.tooling import render
-from tallyboard.boardlink.client import Board, Event
+from tallyboard.boardlink.client import Board
+from tallyboard.boardlink.session import Event
 from tallyboard.tooling.emulator import Emulator
 from tallyboard.boardlink.transport import SerialTransport
 from tallycore import games

@@ -93,6 +93,13 @@ def test_the_encoder_sleeps_until_an_edge_where_pins_have_interrupts():
     assert on_edges is True and sorted(attached) == [20, 21]
     assert attached[20] == attached[21]          # one bound method, made once
 
+    async def until(condition):
+        # the task's own progress, not a stretch of the clock: on a busy machine 5 ms can pass unscheduled
+        for _ in range(5000):
+            if condition():
+                return
+            await asyncio.sleep_ms(1)
+
     async def turn_once():
         task = asyncio.create_task(encoder.run_on_edges())
         await asyncio.sleep_ms(1)                # the task now waits for an edge
@@ -100,7 +107,8 @@ def test_the_encoder_sleeps_until_an_edge_where_pins_have_interrupts():
             pins.level[20] = level_a
             pins.level[21] = level_b
             attached[20](None)                   # what the interrupt does
-            await asyncio.sleep_ms(5)
+            await until(lambda: encoder.state == level_a << 1 | level_b)     # the edge followed
+        await until(lambda: turns)               # and the detent handed out
         task.cancel()
 
     asyncio.run(turn_once())

@@ -11,7 +11,6 @@ from tallycore import games
 
 from ..common.errors import ProtocolError, RecordError
 from ..scorebook import records
-from . import wire
 
 
 @dataclass
@@ -123,75 +122,8 @@ class EntryScreen:
         return f"{' '.join(self.head.split())} – {' '.join(self.step.split())}: {' '.join(self.value.split())}{so_far}"
 
 
-def rebuild(board: Any) -> BoardGame:
-    """The exact game on the board, rebuilt with tallycore from STATE and
-    LOG and checked against the board's own totals, winners, completion
-    and log checksum. Clears a pending event gap."""
-    state = board.state()
-    board.gap = False
-    if "eseq" in state and state["eseq"].isdigit():
-        board.last_eseq = int(state["eseq"])
-    name = state.get("game", "-")
-    top = reply_int(state, "top")
-    n = reply_int(state, "n")
-    log, accepted = board.log_accepted(top)
-    lcrc = wire.log_crc(log)
-    if reply_int(state, "lcrc", 16) != lcrc:
-        raise ProtocolError(f"the board's log checksum {state.get('lcrc')} does not match the "
-                            f"{top} events it sent ({lcrc:04X}); run the command again")
-    if name in ("-", ""):
-        return BoardGame(None, 0, 0, None, log, state, {})
-    players = reply_int(state, "players")
-    options = reply_int(state, "options")
-    game = game_from_log(name, players, options, log, n, parse_held(state), accepted)
-    score = board.score()
-    mismatch = score_mismatch(game, score)
-    if mismatch:
-        raise ProtocolError(mismatch)
-    return BoardGame(name, players, options, game, log, state, score)
-
-
-
-def rebuild_settled(board: Any, tries: int = 5) -> BoardGame:
-    """rebuild(board), read again when the game changed while it was read: another
-    program on the shared port, or the board itself (its buttons, a round a Wi-Fi
-    board seats itself in), so that the log and the score no longer agree and an
-    event said so. ProtocolError when they disagree with no change heard, or
-    still after tries reads."""
-    while True:
-        heard = board.events_heard
-        try:
-            return board.rebuild()
-        except ProtocolError:
-            tries -= 1
-            if board.events_heard == heard or tries <= 0:
-                raise
-
 def reply_int(reply: dict[str, str], key: str, base: int = 10) -> int:
     try:
         return int(reply[key], base)
     except (KeyError, ValueError):
         raise ProtocolError(f"the board's reply has no valid {key}= ({reply})") from None
-
-
-def why_parts(board: Any, n: int | None = None) -> dict[str, str]:
-    """WHY: the parts event n (1-based; None: the last applied, or the change
-    held) scored and their reasons' codes, every part (asked again from at
-    until all are read: a frame holds as many as fit); who, pts and why
-    comma-separated as the board writes them (tallyboard.scorebook.why makes
-    the words). A BoardError VERB from a firmware older than WHY."""
-    reply = board.request("WHY") if n is None else board.request("WHY", n)
-    lists: dict[str, list[str]] = {"who": [], "pts": [], "why": []}
-    total = reply_int(reply, "parts")
-    while True:
-        count = reply_int(reply, "count")
-        for key, got in lists.items():
-            if count:
-                got.extend(reply[key].split(","))
-        at = reply_int(reply, "at") + count
-        if at >= total or count == 0:
-            break
-        reply = board.request("WHY", reply["n"], at)
-    if len(lists["who"]) != total:
-        raise ProtocolError(f"WHY {reply['n']}: the board listed {len(lists['who'])} of {total} parts")
-    return dict(reply, at="0", count=str(total), **{key: ",".join(got) for key, got in lists.items()})

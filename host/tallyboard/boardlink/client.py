@@ -1,347 +1,34 @@
-"""The protocol client: the host's side of docs/protocol.md.
-
-The message table is the firmware's own (`tallyrun.protocol`): verbs and
-their argument specs, reply fields, error codes and event kinds are read from
-there, never listed again here. This module owns what the board leaves to the
-host (Klipper's split): sequence numbers, timeouts and retries (the same
-bytes again, so the board answers a retry from its stored reply and never
-applies it twice), telling events from replies, noticing a gap in the event
-sequence, and rebuilding the exact game from the board's STATE and LOG with
-the same core the board runs, checking it against the board's own figures."""
+"""The protocol client: the host's side of docs/protocol.md. A Board is a
+session with a board (session.py: seqs, retries, events) and the game's verbs
+and reads on it: rebuilding the exact game from the board's STATE and LOG with
+the same core the board runs, checked against the board's own figures, and why
+an event scored what it did."""
 from __future__ import annotations
 
-import random
-import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from tallycore import game as core_game
-from tallycore import games
 
-from tallyrun import protocol
-from ..common import names
 from . import wire
-from . import repl
-from ..common.errors import BoardError, ProtocolError, RecordError, TallyboardError, TransportError, log_full
+from ..common.errors import BoardError, ProtocolError, RecordError
 from ..games.base import LoadedGame
-from .boardgame import BoardGame, EntryScreen, options_document, parse_held, rebuild, rebuild_settled, reply_int as _int
-from .transport import Transport
-
-SHARED_SAFE_MODE = "safe mode:"   # how the port's sharer answers for a board in safe mode (portshare)
-
-
-class RequestError(TallyboardError, ValueError):
-    """A request that cannot be sent as asked (unknown verb, a value that is not one word)."""
-
-
-GARBLED_WAIT = 0.25   # seconds to wait for our reply after a seq-0 error
-
-ERROR_CODES = {code.decode() for code in protocol.ERRORS}
-EVENT_KINDS = {row[0].decode(): row[1] for row in protocol.EVENTS}
+from .boardgame import (BoardGame, EntryScreen, game_from_log, options_document, parse_held, reply_int as _int,
+                        score_mismatch)
+from .session import RequestError, Session
 
 
 @dataclass
-class Event:
-    """An unsolicited line from the board: `! <eseq> <KIND> <key=value>...`."""
+class Board(Session):
+    """A connected board speaking protocol.PROTOCOL_VERSION: a session (session.py)
+    and the game's verbs and reads."""
 
-    eseq: int
-    kind: str
-    fields: dict[str, str]
-    line: bytes
-
-
-@dataclass
-class Board:
-    """A connected board speaking protocol.PROTOCOL_VERSION.
-
-    timeout: seconds to wait for one reply; retries: how many times the same
-    request is sent again after a timeout or a garbled line."""
-
-    link: Transport
-    timeout: float = 1.0
-    retries: int = 3
-    on_event: Callable[[Event], None] | None = None
-    hello_fields: dict[str, str] = field(default_factory=dict)
-    open_fields: dict[str, str] = field(default_factory=dict)
     view: "BoardGame | None" = None      # the game as this command knows it (commands/connect.py)
     view_names: list[str] | None = None  # and its players' names
-    events: list[Event] = field(default_factory=list)
-    last_eseq: int = 0         # 0: none seen yet
-    gap: bool = False          # an event was missed: resync with rebuild()
-    noise_lines: int = 0
-    retried: int = 0
-    keep_events: bool = True
 
     def __post_init__(self) -> None:
-        # until HELLO hands this session its own seqs (seqs=<first>), a random
-        # start: HELLO itself only reads, so it cannot be taken for a change
-        self._seq = random.randint(1, protocol.MAX_SEQ)
-        self._session_left: int | None = None   # seqs left of the session's; None: none opened
-        self.n: int | None = None   # the board's n as last heard (a reply or an event); None: unknown
-        self.events_heard = 0
-        self._stray: list[bytes] = []
-        self._repl_answered = False
+        super().__post_init__()
         self._entry_unknown = False   # the board's firmware answered ENTRY with ERR VERB: not asked again
-
-    # ------------------------------------------------------------ requests
-    def next_seq(self) -> int:
-        self._seq = self._seq % protocol.MAX_SEQ + 1
-        if self._session_left is not None:
-            self._session_left -= 1
-        return self._seq
-
-    def _open_session(self, reply: dict[str, str]) -> None:
-        """Number the next requests from the seqs the board handed this session:
-        the board never hands out the seq of its last change, nor another
-        session's, so no request of ours is taken for a retry of theirs."""
-        first = reply.get("seqs", "")
-        if first.isdigit() and 1 <= int(first) <= protocol.MAX_SEQ:
-            self._seq = int(first) - 1 if int(first) > 1 else protocol.MAX_SEQ
-            self._session_left = protocol.SESSION_SEQS
-
-    def encode(self, verb: str, *args: Any) -> tuple[int, bytes]:
-        """The frame for a request; the verb must be the runtime's (protocol.VERBS) or a game's own."""
-        try:
-            spec = wire.verb_spec(verb)
-        except KeyError:
-            raise RequestError(f"{verb}: not a verb of protocol {protocol.PROTOCOL_VERSION}") from None
-        text = " ".join([spec[0].decode(), *(_word(a) for a in args)])
-        seq = self.next_seq()
-        frame = wire.encode_request(seq, text)
-        if len(frame) > protocol.MAX_FRAME:
-            raise RequestError(f"{verb}: the request is longer than {protocol.MAX_FRAME} bytes")
-        return seq, frame
-
-    def request(self, verb: str, *args: Any, timeout: float | None = None) -> dict[str, str]:
-        """Send one request, wait for its reply; the reply's key=value fields.
-        Raises BoardError (the board's own code and words) on ERR."""
-        if self._session_left is not None and self._session_left <= 0 and verb not in ("HELLO", "OPEN"):
-            self.hello()   # this session's seqs are used up (or the board restarted): new ones
-        seq, frame = self.encode(verb, *args)
-        step = _CHANGES.get(verb)
-        before, heard = self.n, self.events_heard
-        try:
-            reply = self.send_frame(seq, frame, timeout)
-        except TransportError as exc:
-            if step is None:
-                raise
-            # the change went out; whether the board recorded it, nobody here knows
-            lost = str(exc).split(": check the cable")[0]
-            raise TransportError(f"{lost}, after {verb} was sent: the board may have recorded it; check "
-                                 "with tallyboard status before entering it again") from None
-        # n must have moved by this change alone; an event heard meanwhile (a
-        # change from another host or the board's buttons) leaves it unjudged
-        # (a change held for its confirmation moves nothing: it counts once accepted)
-        if (step is not None and before is not None and heard == self.events_heard
-                and reply.get("n", "").isdigit() and parse_held(reply) is None):
-            expected = 0 if verb == "NEW" else before + step
-            if int(reply["n"]) != expected:
-                raise ProtocolError(f"{verb}: the board answered n={reply['n']} where this change makes "
-                                    f"n={expected}; it may not have been applied: check with "
-                                    "tallyboard status before entering it again")
-        self._heard_n(reply)
-        return reply
-
-    def _heard_n(self, fields: dict[str, str]) -> None:
-        n = fields.get("n", "")
-        if n.isdigit():
-            self.n = int(n)
-
-    def send_frame(self, seq: int, frame: bytes, timeout: float | None = None) -> dict[str, str]:
-        wait = self.timeout if timeout is None else timeout
-        self._stray = []
-        self._repl_answered = False
-        for attempt in range(self.retries + 1):
-            if attempt:
-                self.retried += 1
-            self.link.write(frame)
-            outcome = self._await_reply(seq, wait)
-            if outcome is None:
-                if self._repl_answered:
-                    break         # the REPL, not the app: sending again changes nothing
-                continue          # timeout, or the board saw our line garbled: same bytes again
-            ok, body = outcome
-            if ok:
-                return wire.fields(body)
-            parts = body.decode(errors="replace").split(" ", 3)
-            code = parts[2] if len(parts) > 2 else "?"
-            raise BoardError(code, parts[3] if len(parts) > 3 else "", self._in_host_words(code))
-        raise TransportError(self._silence_hint(frame))
-
-    def _in_host_words(self, code: str) -> str | None:
-        """What to do after a refusal, where the host says it better with its
-        own commands; None: the board's words say it."""
-        if code == protocol.ERRORS[protocol.E_FULL - 1].decode():
-            return log_full(self.hello_fields.get("log", core_game.LOG_CAPACITY))
-        return None
-
-    def _silence_hint(self, frame: bytes) -> str:
-        verb = frame.split(b" ", 2)[1].split(b"*")[0].decode(errors="replace")
-        # what came instead of replies: lines that were no frames, and a
-        # prompt that never ends in a newline
-        stray = b" ".join(self._stray[-3:] + [self.link.pending()]).decode(errors="replace").strip()
-        if "Traceback" in stray or "Error" in stray:
-            return (f"the tallyboard app on {self.link.name} stopped with an error (it said: "
-                    f"{stray[-100:]!r}): power the board off and on; if it happens again, run "
-                    "tallyboard deploy")
-        if ">>>" in stray or "MicroPython" in stray:
-            return (f"the board on {self.link.name} is at the MicroPython prompt, not running the "
-                    f"tallyboard app (it said: {stray[-80:]!r}): run tallyboard deploy")
-        return (f"no reply from the board on {self.link.name} to {verb} after "
-                f"{self.retries + 1} tries: check the cable, or run tallyboard deploy if the "
-                "firmware is not installed")
-
-    def _await_reply(self, seq: int, wait: float) -> tuple[bool, bytes] | None:
-        """(ok, body) of the reply to seq; None to send the request again."""
-        deadline = time.monotonic() + wait
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            line = self.link.read_line(left)
-            if line is None:
-                return None
-            try:
-                body = wire.check_frame(line)
-            except ValueError:
-                self.noise_lines += 1
-                self._stray.append(line)
-                if line.startswith(b">>> %d " % seq):
-                    # MicroPython's REPL echoed our request: no app is there to
-                    # answer it, however often it is sent. Keep what the REPL
-                    # says next (for the error), then stop trying.
-                    self._repl_answered = True
-                    while True:
-                        more = self.link.read_line(GARBLED_WAIT)
-                        if more is None:
-                            return None
-                        self._stray.append(more)
-                continue
-            if body.startswith(b"! "):
-                self._event(body, line)
-                continue
-            head = body.split(b" ", 3)
-            if len(head) < 2 or not head[0].isdigit():
-                self.noise_lines += 1
-                continue
-            their_seq = int(head[0])
-            if their_seq == seq and head[1] in (b"OK", b"ERR"):
-                return head[1] == b"OK", body
-            if their_seq == 0 and head[1] == b"ERR":
-                # the board could not trust a line: ours arrived garbled, or
-                # stale noise before it did. The board answers in order, so
-                # if ours was fine its reply follows at once; else send again.
-                deadline = min(deadline, time.monotonic() + GARBLED_WAIT)
-            # a stale reply to an earlier request (answered twice): not ours
-
-    # ------------------------------------------------------------ events
-    def _event(self, body: bytes, line: bytes) -> None:
-        parts = body.decode(errors="replace").split(" ")
-        if len(parts) < 3 or not parts[1].isdigit():
-            self.noise_lines += 1
-            return
-        event = Event(int(parts[1]), parts[2], wire.fields(body), line)
-        if event.kind == "BOOT":
-            # the board restarted: its event numbers start again, and it may
-            # hand our seqs to another session: ask for new ones first
-            self.gap = self.gap or self.last_eseq != 0
-            if self._session_left is not None:
-                self._session_left = 0
-        elif self.last_eseq and event.eseq != self.last_eseq % protocol.EVENT_SEQ_LIMIT + 1:
-            self.gap = True
-        self.last_eseq = event.eseq
-        self.events_heard += 1
-        self._heard_n(event.fields)
-        if self.keep_events:
-            self.events.append(event)
-        if self.on_event:
-            self.on_event(event)
-
-    def poll_events(self, timeout: float, first: bool = False) -> list[Event]:
-        """Events that arrive within timeout seconds (for watch); with first,
-        return as soon as one has come."""
-        before = len(self.events)
-        keep = self.keep_events
-        self.keep_events = True
-        deadline = time.monotonic() + timeout
-        try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                line = self.link.read_line(left)
-                if line is None:
-                    break
-                try:
-                    body = wire.check_frame(line)
-                except ValueError:
-                    self.noise_lines += 1
-                    continue
-                if body.startswith(b"! "):
-                    self._event(body, line)
-                    if first:
-                        break
-        finally:
-            self.keep_events = keep
-        got = self.events[before:]
-        if not keep:
-            del self.events[before:]
-        return got
-
-    # ------------------------------------------------------------ the verbs
-    def hello(self) -> dict[str, str]:
-        """Identify the board; a clear error if it runs another protocol."""
-        reply = self._opening("HELLO")
-        self.hello_fields = reply
-        return reply
-
-    def open(self) -> dict[str, str]:
-        """OPEN: a session as HELLO opens one, and the board's stamp of its game
-        (game, players, options, n, top, log CRC, settings CRC, notes): enough
-        for a command to tell whether its cached copy is current."""
-        reply = self._opening("OPEN")
-        self.open_fields = reply
-        return reply
-
-    def _opening(self, verb: str) -> dict[str, str]:
-        try:
-            reply = self.request(verb)
-        except BoardError as exc:
-            if exc.code == "BOARD" and exc.board_message.startswith(SHARED_SAFE_MODE):
-                # the sharer of the port asked the REPL itself (boardlink.hub.Hub) and answers for it
-                raise TransportError(repl.SAFE_MODE_ADVICE) from None
-            raise ProtocolError(f"the board on {self.link.name} does not understand {verb} "
-                                f"({exc.board_message}): its firmware is too old; run tallyboard deploy") from None
-        except TransportError:
-            # MicroPython's REPL may have answered instead of the app: ask it
-            # whether main.py left the app out on purpose (repl.py)
-            if repl.safe_mode(self.link):
-                raise TransportError(repl.SAFE_MODE_ADVICE) from None
-            raise
-        try:
-            theirs = int(reply.get("proto", "0"))
-        except ValueError:
-            theirs = 0
-        ours = protocol.PROTOCOL_VERSION
-        if theirs != ours:
-            which = "older" if theirs < ours else "newer"
-            advice = "run tallyboard deploy" if theirs < ours else "upgrade this tallyboard (pip install -U tallyboard)"
-            raise ProtocolError(f"the board's firmware {reply.get('fw', '?')} speaks protocol {theirs}, "
-                                f"{which} than this tallyboard's {ours}: {advice}")
-        board = reply.get("board")
-        if board is not None and not names.is_board_text(board, 1, names.BOARD_MAX):
-            # the board's name goes into the evening's store and onto the terminal (event attach): a
-            # name the board's own rule refuses (an escape sequence, U+202E) is never taken
-            raise ProtocolError(f"the board on {self.link.name} calls itself {board[:40]!r}, which is not a "
-                                f"board's name (1 to {names.BOARD_MAX} letters, digits, _ - or .): it runs "
-                                "other firmware, or its board definition is damaged; run tallyboard deploy")
-        self._open_session(reply)
-        return reply
-
-    def connect(self) -> dict[str, str]:
-        """Drop whatever stale bytes wait on the port, then HELLO."""
-        self.link.drain()
-        return self.hello()
 
     def reconnect(self) -> BoardGame:
         """Close and reopen the port (a pulled cable, a restarted board) and
@@ -439,11 +126,65 @@ class Board:
         """The exact game on the board, rebuilt with tallycore from STATE and
         LOG and checked against the board's own totals, winners, completion
         and log checksum. Clears a pending event gap."""
-        return rebuild(self)
+        state = self.state()
+        self.gap = False
+        if "eseq" in state and state["eseq"].isdigit():
+            self.last_eseq = int(state["eseq"])
+        name = state.get("game", "-")
+        top = _int(state, "top")
+        n = _int(state, "n")
+        log, accepted = self.log_accepted(top)
+        lcrc = wire.log_crc(log)
+        if _int(state, "lcrc", 16) != lcrc:
+            raise ProtocolError(f"the board's log checksum {state.get('lcrc')} does not match the "
+                                f"{top} events it sent ({lcrc:04X}); run the command again")
+        if name in ("-", ""):
+            return BoardGame(None, 0, 0, None, log, state, {})
+        players = _int(state, "players")
+        options = _int(state, "options")
+        game = game_from_log(name, players, options, log, n, parse_held(state), accepted)
+        score = self.score()
+        mismatch = score_mismatch(game, score)
+        if mismatch:
+            raise ProtocolError(mismatch)
+        return BoardGame(name, players, options, game, log, state, score)
 
     def rebuild_settled(self, tries: int = 5) -> BoardGame:
-        """rebuild(), read again when the game changed while it was read (boardgame.rebuild_settled)."""
-        return rebuild_settled(self, tries)
+        """rebuild(), read again when the game changed while it was read: another
+        program on the shared port, or the board itself (its buttons, a round a Wi-Fi
+        board seats itself in), so that the log and the score no longer agree and an
+        event said so. ProtocolError when they disagree with no change heard, or
+        still after tries reads."""
+        while True:
+            heard = self.events_heard
+            try:
+                return self.rebuild()
+            except ProtocolError:
+                tries -= 1
+                if self.events_heard == heard or tries <= 0:
+                    raise
+
+    def why_parts(self, n: int | None = None) -> dict[str, str]:
+        """WHY: the parts event n (1-based; None: the last applied, or the change
+        held) scored and their reasons' codes, every part (asked again from at
+        until all are read: a frame holds as many as fit); who, pts and why
+        comma-separated as the board writes them (tallyboard.scorebook.why makes
+        the words). A BoardError VERB from a firmware older than WHY."""
+        reply = self.request("WHY") if n is None else self.request("WHY", n)
+        lists: dict[str, list[str]] = {"who": [], "pts": [], "why": []}
+        total = _int(reply, "parts")
+        while True:
+            count = _int(reply, "count")
+            for key, got in lists.items():
+                if count:
+                    got.extend(reply[key].split(","))
+            at = _int(reply, "at") + count
+            if at >= total or count == 0:
+                break
+            reply = self.request("WHY", reply["n"], at)
+        if len(lists["who"]) != total:
+            raise ProtocolError(f"WHY {reply['n']}: the board listed {len(lists['who'])} of {total} parts")
+        return dict(reply, at="0", count=str(total), **{key: ",".join(got) for key, got in lists.items()})
 
     def entry_screen(self) -> EntryScreen | None:
         """The hand entry open on the board's own screen, None when none is (or the
@@ -475,19 +216,3 @@ class Board:
         # record's hands are finished hands, the board may be in the middle of one
         return LoadedGame(current.name, self.player_names(current.players),
                                   options_document(current.name, current.options), current.game)
-
-
-# the verbs that change n, and by how much (NEW: to 0): from the message
-# table and the games' own declarations
-_CHANGES = wire.n_steps()
-
-
-def _word(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return str(int(value))
-    text = str(value)
-    if not text or " " in text or "*" in text or not text.isprintable() or not text.isascii():
-        raise RequestError(f"{text!r}: must be one word of printable ASCII (no spaces)")
-    return text

@@ -24,7 +24,7 @@ from ..scorebook import records
 from ..scorebook import why as reasons
 from ..boardlink import viewcache, wire
 from ..boardlink.client import Board
-from ..boardlink.boardgame import BoardGame, game_from_log, parse_held, why_parts
+from ..boardlink.boardgame import BoardGame, game_from_log, parse_held
 from ..common.errors import BoardError, BoardNotFound, TallyboardError, TransportError
 from .reporting import reply_timeout_option, reports_errors
 from ..boardlink.transport import Transport, find_board_port, list_serial_ports
@@ -332,7 +332,7 @@ def event_words(game: Any, index: int, names: list[str], board: Board | None = N
     its firmware has WHY, else composed here from the game's own log."""
     if board is not None:
         try:
-            return reasons.wire_lines(game, why_parts(board, index + 1), names)
+            return reasons.wire_lines(game, board.why_parts(index + 1), names)
         except BoardError as exc:
             if exc.code != "VERB":
                 raise

@@ -22,7 +22,8 @@ from ..tooling import emulator as emu_mod
 from .. import games
 from ..scorebook import records, sheet
 from ..common.files import loads as load_json
-from ..boardlink.client import Board, EntryScreen, Event
+from ..boardlink.client import Board, EntryScreen
+from ..boardlink.session import Event
 from ..boardlink.boardgame import BoardGame, parse_held
 from ..common.errors import TallyboardError
 from .reporting import reply_timeout_option, reports_errors
