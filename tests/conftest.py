@@ -13,6 +13,12 @@ import machine
 ROOT = Path(__file__).resolve().parent.parent
 # The shared core checks in tests/mp import plain module names.
 sys.path.insert(0, str(ROOT / "tests" / "mp"))
+# Hypothesis judges by the test's data, never by the wall clock: no deadline, and no health check that
+# finds the data "too slow" to make (a loaded machine made it so, and turned a property red that holds)
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("tallyboard", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("tallyboard")
 # Every Python process a test starts prints its threads' stacks on SIGABRT: a process that does not
 # end when it should is stopped that way, and the test fails with where it was (emu_fixtures.end_with_ctrl_c).
 os.environ.setdefault("PYTHONFAULTHANDLER", "1")

@@ -29,7 +29,7 @@ def test_an_oled_that_stops_answering_mid_game_costs_no_change_and_comes_back(tm
         board.keep_events = True
         board.new("roquet", 2)
         board.game_verb("PEG", 0, 5)
-        first = until(emulator.oled, 10, "the OLED's first sheet")
+        first = until(emulator.oled, 60, "the OLED's first sheet")
         cut = emulator.io_dir / "no-oled"
         cut.write_bytes(b"")                      # the OLED's cable comes loose
         assert board.game_verb("PEG", 1, 7)["n"] == "2"        # acknowledged while the painter finds it silent
@@ -40,5 +40,5 @@ def test_an_oled_that_stops_answering_mid_game_costs_no_change_and_comes_back(tm
         _note(board, "the_OLED_answers_again")
         # Ann 5 + 3 = 8, Bob 7: every acknowledged peg once
         assert board.request("SCORE")["totals"] == "8,7"
-        until(lambda: emulator.oled() != first, 10, "the sheet drawn again")
+        until(lambda: emulator.oled() != first, 60, "the sheet drawn again")
         assert board.request("STATS")["errors"] == "0"

@@ -35,7 +35,7 @@ def test_presses_without_a_host_reach_it_when_it_connects(tmp_path):
         # On the board meanwhile: A's tally peg at position 2 -> tally hole 1,
         # LED 1 + 1 = 2 on the reference chain, full red (G 8, R 63, B 0); the
         # board draws after it has taken the press, so the frame is waited for.
-        until(lambda: emulator.leds()[3 * 2:3 * 3] == bytes((8, 63, 0)), 10, "A's tally peg on LED 2")
+        until(lambda: emulator.leds()[3 * 2:3 * 3] == bytes((8, 63, 0)), 60, "A's tally peg on LED 2")
         link, board = _connect(emulator)              # the host comes back
         try:
             current = board.rebuild()
@@ -71,7 +71,7 @@ def test_picture_of_a_board_is_what_it_shows(tmp_path):
             def agree():
                 frame = render.frame_for_board(board)
                 return frame.leds == emulator.leds() and frame.oled == emulator.oled() and frame
-            frame = until(agree, 10, "the board's LEDs and OLED showing the composed frame")
+            frame = until(agree, 60, "the board's LEDs and OLED showing the composed frame")
             assert frame.leds == emulator.leds() and len(frame.oled) == 1024
         finally:
             link.close()

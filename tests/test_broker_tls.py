@@ -67,7 +67,7 @@ def test_one_address_holds_at_most_its_share_handshakes_included(tls_embedded):
         except (ssl.SSLError, ConnectionError):
             return False
 
-    until(logs_in, 20, "the director's login over TLS once the held connections were closed")
+    until(logs_in, 60, "the director's login over TLS once the held connections were closed")
 
 
 def forged_server(ca_pem: bytes, tmp_path) -> tuple[socket.socket, threading.Thread]:

@@ -231,7 +231,7 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
             last[:] = [run("status", "--emulator", env=home).output.splitlines()[-1]]
             return last[0] == "roquet: P1 2  P2 1  (0 hands)"
 
-        until(pegged, 10, "the two presses' pegs in the status", every=0.1, explain=lambda: last[0])
+        until(pegged, 60, "the two presses' pegs in the status", every=0.1, explain=lambda: last[0])
         assert run("press", "seat9", env=home).output.startswith("tallyboard: unknown button 'seat9'; this board has: seat0")
         # deploy to the running emulator: new files on its flash, a reset, the game kept
         out = run("deploy", "--emulator", env=home)

@@ -53,7 +53,7 @@ def test_watch_in_one_process_and_scoring_in_others(tmp_path):
                 assert watch.poll() is None, watch.communicate()
                 return False
 
-            until(serving, 20, "watch serving its port", every=0.2)
+            until(serving, 60, "watch serving its port", every=0.2)
             out = run("new", "roquet", "--name", "Ann", "--name", "Bob", "-p", port, env=home)
             assert out.exit_code == 0, out.output
             out = run("peg", "Ann", "5", "-p", port, env=home)

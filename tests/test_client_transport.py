@@ -207,7 +207,7 @@ def test_power_on_after_the_firmware_died_by_itself(tmp_path):
     with Emulator(flash=flash, install=False) as emulator:
         link = transport.SerialTransport(emulator.port)
         link.write(b"die\n")
-        until(lambda: not emulator.running, 10, "the firmware ending by itself", every=0.02)
+        until(lambda: not emulator.running, 60, "the firmware ending by itself", every=0.02)
         emulator.power_on()
         for n in range(20):                           # every line reaches the new firmware
             link.write(b"x%d\n" % n if n else b"first\n")

@@ -385,7 +385,7 @@ def test_one_address_holds_at_most_its_share_of_the_embedded_brokers_connections
         except ConnectionResetError:
             return False
 
-    until(accepted, 10, "the director's login once the held connections were closed")
+    until(accepted, 60, "the director's login once the held connections were closed")
 
 
 # ---- one worker (item 6) -------------------------------------------------------------------

@@ -103,7 +103,7 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     sheet = run("sheet", str(record), "--json")
     assert sheet.exit_code == 0 and json.loads(sheet.output)["totals"] == [0, 0, 0, 0], sheet.output
     # the OLED names the buttons that accept, by the letters beside them: Bob's B, Dee's D
-    until(lambda: _screen(env)[7].rstrip() == "ACCEPT: B (BOB) OR D (DEE)", 10, "the OLED's accepting buttons")
+    until(lambda: _screen(env)[7].rstrip() == "ACCEPT: B (BOB) OR D (DEE)", 60, "the OLED's accepting buttons")
     # Ann (the purchaser) presses her seat: not hers to accept. press says so, in the board's
     # words (its NOTE), and the OLED says why on its last row
     assert _screen(env)[9].strip() == ""
@@ -115,7 +115,7 @@ def test_a_hand_from_the_host_waits_for_an_opponents_seat(emulate, tmp_path):
     until(lambda: _screen(env)[9].rstrip() == "BUTTON A: ANN IS NOT AN OPPONENT", 10,
           "the board's words that Ann may not accept")
     # for a moment: the row clears by itself (3 s on the board's clock), the hand still pending
-    until(lambda: _screen(env)[9].strip() == "", 10, "the refusal's words leaving the OLED")
+    until(lambda: _screen(env)[9].strip() == "", 60, "the refusal's words leaving the OLED")
     assert _screen(env)[7].rstrip() == "ACCEPT: B (BOB) OR D (DEE)"
     assert "hand 1 pending" in run("status", "--emulator", env=env).output
     out = run("press", "seat3", env=env)
@@ -293,12 +293,12 @@ def test_after_the_pivot_the_board_and_the_host_name_the_same_buttons(emulate):
     # Ann's partner is Bob. Her opponents Cy (seat 1: button B) and Dee (seat 3: button D) accept
     out = run("hand", "Ann", "1C", "7", "--emulator", env=env)
     assert "hand 3 pending: waiting for Cy (button B) or Dee (button D) to accept on the board" in out.output
-    until(lambda: _screen(env)[7].rstrip() == "ACCEPT: B (CY) OR D (DEE)", 10, "the OLED's accepting buttons")
+    until(lambda: _screen(env)[7].rstrip() == "ACCEPT: B (CY) OR D (DEE)", 60, "the OLED's accepting buttons")
     # button C, Cy's in the seating list, is Bob's now: refused, and both the host and the OLED say why
     out = run("press", "seat2", env=env)
     assert out.output.splitlines()[1] == ("refused: button C may not accept hand 3: its player is not an "
                                           "opponent; button B or D accepts it"), out.output
-    until(lambda: _screen(env)[9].rstrip() == "BUTTON C: BOB IS NOT AN OPPONENT", 10, "the OLED's why")
+    until(lambda: _screen(env)[9].rstrip() == "BUTTON C: BOB IS NOT AN OPPONENT", 60, "the OLED's why")
     out = run("press", "seat1", env=env)
     assert out.output.splitlines()[1] == "accepted: Cy (button B) accepted hand 3; it counts now", out.output
     # hand 3, SK7: Ann and Bob 70 each, Cy and Dee 60: Ann 140 + 70, Bob 120 + 70, Cy 140 + 60, Dee 120 + 60
@@ -331,10 +331,10 @@ def test_the_lights_beside_the_accepting_buttons_on_a_board_without_an_oled(tmp_
         def light(led):
             frame = emulator.leds()
             return bytes(frame[3 * led:3 * led + 3]) if len(frame) >= 3 * 134 else None
-        until(lambda: light(133) == bytes((16, 0, 63)), 10, "the light beside Bob's button")
+        until(lambda: light(133) == bytes((16, 0, 63)), 60, "the light beside Bob's button")
         assert light(132) == bytes(3)
         emulator.tap(serpentine.seat_pins[1])          # Bob accepts: the lights go out
-        until(lambda: light(133) == bytes(3), 10, "the light going out")
+        until(lambda: light(133) == bytes(3), 60, "the light going out")
         assert board.state()["held"] == "-"
         assert boarddef.NO_LIGHT not in serpentine.seat_lights
 
@@ -356,7 +356,7 @@ def test_the_player_who_accepted_a_hand_is_in_the_event_the_record_and_kept_thro
             seen.extend(board.poll_events(0.2))
             return [e for e in seen if e.kind == "ACCEPT"]
 
-        event = until(accepted, 10, "the ACCEPT event")[0]
+        event = until(accepted, 60, "the ACCEPT event")[0]
         assert event.fields["who"] == "3", event       # Dee is player 3
         # SK7: Ann and Cy 60 + 10 * 4 = 100 each; Bob and Dee 10 * (13 - 10) = 30
         assert event.fields["totals"] == "100,30,100,30", event

@@ -114,8 +114,9 @@ def run(*args: str):
     return out.output
 
 
-def cli(*args: str, seconds: float = 20.0) -> str:
-    """A tallyboard command in a process of its own (threads cannot share CliRunner's stdout)."""
+def cli(*args: str, seconds: float = 60.0) -> str:
+    """A tallyboard command in a process of its own (threads cannot share CliRunner's stdout); the
+    seconds only a guard against a hang (a loaded machine took over 20 s for one `hand`)."""
     done = subprocess.run([sys.executable, "-m", "tallyboard.cli", *args], capture_output=True, text=True,
                           timeout=seconds, env=dict(os.environ))
     assert done.returncode == 0, (args, done.stdout, done.stderr)

@@ -73,7 +73,7 @@ def test_a_push_is_sent_at_once_and_the_source_is_asked_no_more_often_than_pushe
     try:
         stream = Stream(server.port)
         _rounds(stream, 1)
-        until(lambda: source.wake is not None, 10, "the feed subscribing")
+        until(lambda: source.wake is not None, 60, "the feed subscribing")
         source.round = 2
         threading.Thread(target=source.wake).start()      # a board's listener, say
         _rounds(stream, 2)                                 # no poll in an hour: the push brought it

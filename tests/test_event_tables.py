@@ -67,7 +67,7 @@ def _stop_all_emulators(folder: Path) -> None:
             pass
     # _alive reaps one that is this process's child
     try:
-        until(lambda: not [pid for pid in pids if table_emulators._alive(pid)], 10, "the emulators ending on SIGTERM")
+        until(lambda: not [pid for pid in pids if table_emulators._alive(pid)], 60, "the emulators ending on SIGTERM")
     except NotInTime:
         for pid in [pid for pid in pids if table_emulators._alive(pid)]:
             try:

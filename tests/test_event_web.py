@@ -27,7 +27,7 @@ class Served:
         self.server = web.page_server(self.app, limits or web.Limits())
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
-        until(lambda: self.server.started, 10, "the server starting", every=0.02)
+        until(lambda: self.server.started, 60, "the server starting", every=0.02)
 
     def stop(self):
         self.server.should_exit = True

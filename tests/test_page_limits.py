@@ -60,7 +60,7 @@ class ServeProcess:
                  "--port", "0"], stdout=subprocess.PIPE, stderr=err, text=True, preexec_fn=lower_the_limit)
         lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=lambda: [lines.put(line) for line in self.process.stdout], daemon=True).start()
-        first = until(lambda: not lines.empty() and lines.get(), 20, "event serve's first line",
+        first = until(lambda: not lines.empty() and lines.get(), 60, "event serve's first line",
                       explain=self.err)
         assert first.startswith("The club evening's page: http://127.0.0.1:"), first
         self.port = int(first.split("127.0.0.1:", 1)[1].split("/", 1)[0])
@@ -176,12 +176,12 @@ def test_idle_sockets_from_one_address_are_turned_away_and_a_viewer_still_gets_t
         # first crowd's header timeout may be over on a busy machine, and its address let in again)
         more = Idle(server.port, "127.0.0.3", PER_ADDRESS + 1)
         try:
-            until(lambda: more.count_closed() >= 1, 15, "the seventh connection from 127.0.0.3 turned away")
+            until(lambda: more.count_closed() >= 1, 60, "the seventh connection from 127.0.0.3 turned away")
             assert any(data.startswith(b"HTTP/1.1 503 ") for data in more.closed.values()), more.closed
         finally:
             more.close()
         # the 16 it kept sent no request: closed once the header timeout is over
-        until(lambda: crowd.count_closed() == 300, 20, "the idle connections closed after the header timeout (5 s)",
+        until(lambda: crowd.count_closed() == 300, 60, "the idle connections closed after the header timeout (5 s)",
               explain=lambda: f"{len(crowd.closed)} closed")
     finally:
         crowd.close()
@@ -220,7 +220,7 @@ def test_the_page_holds_at_most_a_quarter_of_its_file_descriptors(serve_process)
         for crowd in crowds:
             crowd.close()
     # the crowd gone, a viewer gets the page
-    until(lambda: get_page(server.port, "127.0.0.2")[0] == 200, 10, "the page for a viewer after the crowd")
+    until(lambda: get_page(server.port, "127.0.0.2")[0] == 200, 60, "the page for a viewer after the crowd")
     log = server.err()
     assert "Too many open files" not in log and "Traceback" not in log, log[-2000:]
     assert log.count(f"the page has {TOTAL * 3 // 4} of its {TOTAL} connections open (a quarter of the "
@@ -308,7 +308,7 @@ def test_a_run_of_accept_errors_is_logged_once(caplog):
     try:
         with caplog.at_level(logging.WARNING):
             thread.start()
-            until(lambda: server.started, 10, "the server starting")
+            until(lambda: server.started, 60, "the server starting")
             _OutOfDescriptors.out = True
             waiting = socket.create_connection(("127.0.0.1", port), timeout=5)   # in the backlog, not accepted
             refused = _OutOfDescriptors.refused

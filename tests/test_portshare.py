@@ -480,7 +480,7 @@ def test_monitor_through_the_sharer_shows_another_programs_request_and_reply(boa
 
     def another_program():
         # once the monitor reads the wire tap, another program asks something
-        until(lambda: owner.hub.watchers, 10, "the monitor reading the wire tap", every=0.02)
+        until(lambda: owner.hub.watchers, 60, "the monitor reading the wire tap", every=0.02)
         other.write(frame(42, b"OTHER"))
 
     try:

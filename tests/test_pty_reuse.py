@@ -29,7 +29,7 @@ def test_a_link_reopening_a_stopped_emulators_port_never_opens_another_programs_
     os.close(slave)
     os.close(master)                # the emulator stopped: the system removes /dev/pts/N
     if link_kind is HubTransport:   # its hub hears the board go (a hub still reaching it is kept)
-        until(lambda: link.hub.failure is not None, 10, "the hub hearing its board go")
+        until(lambda: link.hub.failure is not None, 60, "the hub hearing its board go")
     with pytest.raises(TransportError):
         link.reopen()               # watch's first try: nothing there, the board has not come back
     others = _ptys_after(8)         # other programs ask for ptys: the lowest free numbers first

@@ -2,6 +2,8 @@
 Roquet, with undo/redo, refused probes and mid-game reconnections) played
 through the board and through the host's core; and a planted difference must
 be caught, naming the seed and the game to replay."""
+import traceback
+
 import pytest
 from click.testing import CliRunner
 from emu_fixtures import emulated_board
@@ -67,5 +69,6 @@ def test_a_difference_is_caught_with_the_seed_to_replay(emu, monkeypatch):
 
 def test_the_simulate_command(tmp_path):
     result = CliRunner().invoke(main, ["simulate", "--game", "roquet", "--games", "3", "--seed", "5"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, (result.output, "".join(traceback.format_exception(*result.exc_info))
+                                   if result.exc_info else "")    # where an error came from, should one come
     assert "3 games agree (3 roquet;" in result.output

@@ -127,9 +127,9 @@ def evening(tmp_path: Path) -> Iterator[Evening]:
 def enrolled(evening: Evening, emulator: Emulator, board: Board) -> None:
     wb.access_point(emulator)
     wb.enrol(board, event=EVENT, key=envelope.board_key(evening.secret, IDENT), port=evening.broker.port)
-    until(lambda: board.request("NET")["broker"] == "1", 20, "the board's link to the broker")
+    until(lambda: board.request("NET")["broker"] == "1", 60, "the board's link to the broker")
     try:
-        until(lambda: board.cfg_get("round") == "1", 20, "the board seating itself in round 1")
+        until(lambda: board.cfg_get("round") == "1", 60, "the board seating itself in round 1")
     except AssertionError:
         raise AssertionError(f"not seated: NET says {board.request('NET')}; {emulator.log_tail()}") from None
 
@@ -165,7 +165,7 @@ def test_enrolled_over_usb_it_seats_itself_and_publishes_each_change(evening, tm
         assert board.open()["game"] == "skicket"
         enter(board, HAND_1)
         try:
-            until(lambda: evening.hands() == [HAND_1[1]], 20, "the director applying the board's hand")
+            until(lambda: evening.hands() == [HAND_1[1]], 60, "the director applying the board's hand")
         except AssertionError:
             raise AssertionError(f"NET {board.request('NET')} applied {evening.applied} seen {evening.seen} "
                                  f"refused {evening.director.refused()} log {emulator.log_tail()}")
@@ -177,9 +177,9 @@ def test_enrolled_over_usb_it_seats_itself_and_publishes_each_change(evening, tm
         assert body["board_id"] == f"{wb.DEFINITION}@1A2B.2"
         assert body["stamp"]["n"] == "1" and body["stamp"]["round"] == 1
         assert evening.applied[-1][1] == "hand"
-        until(lambda: board.request("NET")["waiting"] == "0", 20, "the director's confirmation")
+        until(lambda: board.request("NET")["waiting"] == "0", 60, "the director's confirmation")
         # the sheet's heading: table 2, round 1, and ^ (the broker has the link, nothing waits)
-        until(lambda: "T2 R1^" in oled_text(emulator.oled(), 0), 10, "the link's mark on the OLED")
+        until(lambda: "T2 R1^" in oled_text(emulator.oled(), 0), 60, "the link's mark on the OLED")
         evening.check_exactly_once()
 
 
@@ -188,8 +188,8 @@ def test_the_wifi_dropped_mid_publish_and_the_broker_restarted(evening, tmp_path
         enrolled(evening, emulator, board)
         enter(board, HAND_1)
         wb.access_point(emulator, up=False)      # at once: the publish is under way or about to be
-        until(lambda: board.request("NET")["joined"] == "0", 10, "the board losing the Wi-Fi")
-        until(lambda: "T2 R1!" in oled_text(emulator.oled(), 0), 10, "! (no Wi-Fi) on the OLED")
+        until(lambda: board.request("NET")["joined"] == "0", 60, "the board losing the Wi-Fi")
+        until(lambda: "T2 R1!" in oled_text(emulator.oled(), 0), 60, "! (no Wi-Fi) on the OLED")
         enter(board, HAND_2)                     # scored while the link is down
         net = board.request("NET")
         assert net["broker"] == "0" and net["error"] == "no_network" and int(net["waiting"]) >= 1
@@ -277,7 +277,7 @@ def test_the_broker_restarted_ten_times_at_the_picos_heap(evening, tmp_path):
             else:
                 board.undo()
                 hands = [HAND_1[1]]
-            until(lambda: int(board.request("NET")["waiting"]) >= 1, 10, "the change waiting for the broker")
+            until(lambda: int(board.request("NET")["waiting"]) >= 1, 60, "the change waiting for the broker")
             evening.broker.start()
             until_hands(evening, board, emulator, hands, 40, f"{len(hands)} hands after restart {restart}")
             until(lambda: board.request("NET")["waiting"] == "0", 30, f"confirmation after restart {restart}")
@@ -362,7 +362,7 @@ def test_a_round_numbered_far_above_the_last_is_refused_by_an_enrolled_board(eve
                                      1 + envelope.ROUND_AHEAD + 1, "round",
                                      round_body(2, STRANGERS, [SEATING, [[0, 1, 2, 3], [4, 5, 6, 7]]]))
         evening.director.client.publish(topic, far, qos=1, retain=True).wait_for_publish(10)
-        until(lambda: board.request("NET")["error"] == "round_ahead", 20, "the board reporting the round refused")
+        until(lambda: board.request("NET")["error"] == "round_ahead", 60, "the board reporting the round refused")
         assert board.cfg_get("round") == "1"
         evening.director.publish_round(round_body(2, PLAYERS, [SEATING, SEATING_2]))
         seated_in_round_2(board, emulator)

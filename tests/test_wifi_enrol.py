@@ -93,7 +93,7 @@ def test_a_pico_w_is_enrolled_once_over_usb_shows_its_link_leaves_and_comes_back
         assert run("config", "set", "board", "picow-reference", "-p", emulator.port)[0] == 0
         emulator.cut_power()
         emulator.power_on()
-        state = until(lambda: net(emulator)["wifi"] and net(emulator), 20, "the W's NET")
+        state = until(lambda: net(emulator)["wifi"] and net(emulator), 60, "the W's NET")
         assert (state["enrolled"], state["error"]) == (False, "not_enrolled")
         code, out = run("wifi", "leave", "-p", emulator.port)
         assert code != 0 and "is not enrolled in an evening: nothing to leave" in out, out
@@ -139,7 +139,7 @@ def test_a_pico_w_is_enrolled_once_over_usb_shows_its_link_leaves_and_comes_back
             listener.disconnect()
 
         # status in words: no director runs here, so the board's first message (its state) waits for it
-        until(lambda: net(emulator)["waiting"] == 1, 20, "the board's first message, numbered")
+        until(lambda: net(emulator)["waiting"] == 1, 60, "the board's first message, numbered")
         code, out = run("wifi", "status", "-p", emulator.port)
         assert code == 0 and out.splitlines()[:4] == [
             f"evening: {event_id}, board {board}", "Wi-Fi 'Club Wifi': joined",

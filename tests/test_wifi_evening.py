@@ -320,9 +320,9 @@ def test_three_wireless_boards_and_a_table_host_through_every_fault(evening, tmp
             # flash (netout.txt) and is sending it; it scores on, and catches up when the Wi-Fi is back
             hand = evening.enter_hand(1)
             evening.tap(1, "seat1")
-            until(lambda: netout_hands(evening.boards[1]) == 3, 15, "table 1's hand 3 numbered")
+            until(lambda: netout_hands(evening.boards[1]) == 3, 60, "table 1's hand 3 numbered")
             evening.access_point(1, False)
-            until(lambda: evening.board(1)["hands"] == hand, 15, "table 1's hand 3 accepted")
+            until(lambda: evening.board(1)["hands"] == hand, 60, "table 1's hand 3 accepted")
             for table in (2, 3, 4):
                 evening.hand(table)
             evening.wait(lambda: evening.director_hands()[1:] == [3, 3, 3], "tables 2 to 4 at 3 hands")
@@ -338,7 +338,7 @@ def test_three_wireless_boards_and_a_table_host_through_every_fault(evening, tmp
             # sends that message again, same seq and body, and the director applies it once
             hand = evening.enter_hand(2)
             evening.tap(2, "seat1")
-            until(lambda: netout_hands(evening.boards[2]) == 4, 15, "table 2's hand 4 numbered")
+            until(lambda: netout_hands(evening.boards[2]) == 4, 60, "table 2's hand 4 numbered")
             evening.boards[2].cut_power()
             evening.boards[2].power_on()
             until(lambda: evening.board(2)["hands"] == hand, 30, "table 2's hand 4 in its journal after the cut")
