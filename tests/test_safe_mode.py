@@ -55,8 +55,9 @@ def test_status_says_the_board_is_in_safe_mode_and_what_to_do(tmp_path, monkeypa
         out = status(emulator.port)
         monkeypatch.setattr(SerialTransport, "write", real_write)
         assert (out.exit_code, out.output) == (4, SAFE_MODE_SAID)
-        # the REPL echoed HELLO once: it was not sent again three times (4-5 s)
-        assert len([frame for frame in sent if b" HELLO*" in frame]) == 1, sent
+        # the REPL's prompt was taken for what it is: HELLO was not sent all four times (4-5 s); once,
+        # or twice on a loaded machine where the first wait for a reply ran out before the prompt came
+        assert 1 <= len([frame for frame in sent if b" HELLO*" in frame]) <= 2, sent
         # asking left the board at the REPL's prompt, as it was found: asked again, the same
         link = SerialTransport(emulator.port)
         try:
