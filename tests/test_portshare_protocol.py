@@ -15,7 +15,7 @@ import pytest
 
 from tallyboard.boardlink import portshare, wire
 from tallyrun.app import App
-from test_portshare import FakeBoard, replies
+from test_portshare import board, replies  # noqa: F401  (board: the fake board's fixture, shared)
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_MD = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
@@ -64,14 +64,6 @@ class AppBoard:
 
 
 @pytest.fixture
-def fake(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    board = FakeBoard()
-    yield board
-    board.close()
-
-
-@pytest.fixture
 def shared_app(tmp_path, monkeypatch):
     """(a client's link, the board): the app served by a sharer whose own seqs, if it
     numbered requests from a session, would have 5 digits (seqs=40000, as the docs' example)."""
@@ -96,10 +88,10 @@ def ask(link, line: bytes) -> bytes:
 
 # 1. the sharer's own errors are the board's words ---------------------------------------------
 
-def test_the_sharers_own_errors_are_the_boards_words(fake):
-    owner = portshare.open_link(fake.path, serve=True)
+def test_the_sharers_own_errors_are_the_boards_words(board):
+    owner = portshare.open_link(board.path, serve=True)
     try:
-        c = portshare.open_link(fake.path)
+        c = portshare.open_link(board.path)
         # docs/protocol.md, Errors: a checksum that is not 4 digits is called that, not "no checksum"
         assert ask(c, b"1 HELLO*7DF\n") == b"0 ERR CRC the checksum must be 4 uppercase hex digits"
         assert ask(c, b"1 HELLO*7DF00\n") == b"0 ERR CRC the checksum must be 4 uppercase hex digits"
@@ -110,22 +102,22 @@ def test_the_sharers_own_errors_are_the_boards_words(fake):
         c.close()
     finally:
         owner.close()
-    assert fake.seen == []                     # none reached the board
+    assert board.seen == []                     # none reached the board
 
 
 # 2. it refuses what the board refuses ---------------------------------------------------------
 
-def test_a_lowercase_checksum_is_refused_as_the_board_refuses_it(fake):
+def test_a_lowercase_checksum_is_refused_as_the_board_refuses_it(board):
     # docs/protocol.md, Frames: 4 uppercase hex digits; `1 HELLO*7DF0` is the docs' own example
-    owner = portshare.open_link(fake.path, serve=True)
+    owner = portshare.open_link(board.path, serve=True)
     try:
-        c = portshare.open_link(fake.path)
+        c = portshare.open_link(board.path)
         assert ask(c, b"1 HELLO*7df0\n") == b"0 ERR CRC the checksum must be 4 uppercase hex digits"
         assert ask(c, b"1 HELLO*7DF0\n") == b"1 OK verb=HELLO seqs=1"
         c.close()
     finally:
         owner.close()
-    assert fake.seen == [b"1 HELLO*7DF0"]
+    assert board.seen == [b"1 HELLO*7DF0"]
 
 
 # 3. a client's seq never cuts its reply -------------------------------------------------------
