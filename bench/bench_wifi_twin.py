@@ -129,7 +129,9 @@ def _write_files(twin: Twin, files: dict[str, str]) -> None:
     finally:
         repl.close()
     twin.power_cut()
+    twin.mark()
     twin.start()
+    twin.booted()
 
 
 # boot.py on the Pico W image: the stand-ins where `import network` and `import socket` find them first
@@ -232,7 +234,6 @@ def load_board(twin: Twin, image: str, figures: dict) -> None:
     else:
         files.update({"lib/network.py": network_standin, "lib/socket.py": SOCKET_STANDIN})
     _write_files(twin, files)
-    time.sleep(3)
     board = twin.board(timeout=10)
     try:
         assert board.request("NET")["wifi"] == "1", "the board did not take the Wi-Fi definition"
@@ -245,7 +246,7 @@ def load_board(twin: Twin, image: str, figures: dict) -> None:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the link did not reach the stand-in broker: {board.request('NET')}")
             time.sleep(0.5)
-        time.sleep(3)        # its status published, the keepalive running
+        twin.chip_time_passes(3000)        # its status published, the keepalive running
         figures["link_loaded"] = board.request("STATS")
         figures["link_state"] = board.request("NET")
         # with the link loaded the heap may be too short for a game: that is a figure, not a failure
@@ -255,7 +256,7 @@ def load_board(twin: Twin, image: str, figures: dict) -> None:
             figures["game_started"] = "yes"
         except BoardError as exc:
             figures["game_started"] = f"no: {exc}"
-        time.sleep(2)
+        twin.chip_time_passes(2000)        # the hand's message sent, its resend scheduled
         figures["link_and_a_game"] = board.request("STATS")
         figures["link_state_after"] = board.request("NET")
     finally:

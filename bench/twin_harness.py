@@ -53,6 +53,7 @@ _LINE = re.compile(r"\[rp2emu line\] since_reset_ms=(?P<reset>[\d.]+)"
                    r"(?: since_request_us=(?P<request>[\d.]+) cycles=(?P<cycles>\d+))? (?P<text>.*)")
 # the ports the runner bound (it is given port 0 for both: the system chooses, so no other process can
 # take one between its choice and the bind, as it could a port found free beforehand)
+BOOT_EVENT = re.compile(r"! \d+ BOOT .*\bgame=(?P<game>\S+) n=(?P<n>\d+) top=(?P<top>\d+)")   # the app's BOOT push
 _SERIAL_AT = re.compile(r"\[rp2emu\] .*serial on tcp 127\.0\.0\.1:(\d+)")
 _CONTROL_AT = re.compile(r"\[rp2emu\] control on tcp 127\.0\.0\.1:(\d+)")
 
@@ -344,6 +345,27 @@ class Twin:
         """Forget what the chip said so far: replies() and lines() start here."""
         self._new_log()
         self._light_at = self._log_at
+
+    def booted(self, wait: float = BOOT_S) -> dict[str, str]:
+        """The app's BOOT event (its game, n and top) among the lines since mark(), once it comes."""
+        deadline = time.monotonic() + wait
+        while True:
+            found = next((m.groupdict() for line in self.lines() if (m := BOOT_EVENT.search(line.text))), None)
+            if found is not None:
+                return found
+            if time.monotonic() > deadline or self.node is None or self.node.poll() is not None:
+                raise RuntimeError(f"no BOOT event from the twin within {wait:.0f} s; see {self.log}")
+            time.sleep(0.1)
+
+    def chip_time_passes(self, chip_ms: float) -> None:
+        """Return once chip_ms of the chip's own (emulated) time has passed, however slowly a busy
+        machine runs it: a wait for the firmware's own schedule (a keepalive, a resend), not the clock's."""
+        by_chip = self.control.stats()["emu_ms"] + chip_ms
+        deadline = time.monotonic() + patient_chip(chip_ms)
+        while self.control.stats()["emu_ms"] < by_chip:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the twin's clock did not pass {chip_ms:.0f} ms; see {self.log}")
+            time.sleep(0.05)
 
     def lines(self) -> list[Line]:
         out = []

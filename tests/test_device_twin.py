@@ -39,7 +39,6 @@ SETTLE_S = device_twin.SETTLE_S      # the OLED drawn after a change or a press
 # A change's reply: the board sends it only once the change is in its journal
 # (docs/protocol.md: checked, journaled, applied, answered, then pushed).
 CHANGE_ACKNOWLEDGED = re.compile(r"\d+ OK n=\d+ top=\d+ eseq=\d+")
-BOOT_EVENT = re.compile(r"! \d+ BOOT .*\bgame=(?P<game>\S+) n=(?P<n>\d+) top=(?P<top>\d+)")
 
 
 class Chip:
@@ -79,7 +78,7 @@ class Chip:
     def wait_for_boot(self) -> dict[str, str]:
         def booted():
             return next((found.groupdict() for line in self.twin.lines()
-                         if (found := BOOT_EVENT.search(line.text))), None)
+                         if (found := device_twin.BOOT_EVENT.search(line.text))), None)
 
         return until(booted, BOOT_S, "the BOOT event after power-up", explain=self.log_tail, every=0.1)
 
