@@ -26,3 +26,25 @@ def test_the_drawing_shows_each_layer_with_its_modules_and_imports():
     table = layout_doc.table()
     assert "| 4 | `boardlink/` |" in table and "`portsocket.py`" in table
     assert "4. boardlink: the link to a board" in layout_doc.svg()
+
+
+def test_the_firmware_table_names_every_module_of_its_package():
+    # docs/architecture.md's table of the firmware's packages: a module added without a word there
+    # (whyreply.py, progressive.py, publishing.py, wiring.py were, issue 41) is one a reader cannot find
+    import re
+    from pathlib import Path
+
+    from tallycore.games import GAMES
+
+    root = Path(layout_doc.__file__).resolve().parents[3] / "firmware"
+    text = layout_doc.MARKDOWN.read_text(encoding="utf-8")
+    rules = {row[3] + ".py" for row in GAMES}   # one module per rule: the registry names them (tallycore/games.py)
+    missing = []
+    for package in ("tallycore", "tallyrun", "tallynet", "tallypanel"):
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{package}/` |"))
+        named = set(re.findall(r"`([a-z_0-9]+\.py)`", row))
+        for module in sorted((root / package).glob("*.py")):
+            if module.name != "__init__.py" and module.name not in named and not (
+                    package == "tallycore" and module.name in rules):
+                missing.append(f"{package}/{module.name}")
+    assert missing == [], f"docs/architecture.md's firmware table does not name {missing}"

@@ -96,12 +96,11 @@ def test_why_past_the_events_applied_says_the_range(board):
 
 
 def _write(board, parts, at):
-    from tallyrun import replies
+    from tallyrun import whyreply
 
-    app = board.app
-    w = app.writer
+    w = board.app.writer
     w.reply(65535)                # the longest seq
-    replies.fields(app, w, protocol.WHY_FIELDS, 0, b"host", parts, at)
+    whyreply.write(w, parts, at)
     w.finish()
     line = bytes(w.buf[:w.length])
     assert len(line) <= protocol.MAX_FRAME

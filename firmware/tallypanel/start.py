@@ -52,7 +52,6 @@ def start():
     del powerup
     unload("tallypanel.powerup")   # its code is not needed again: its heap goes to the games
     app.check_board = check_board
-    app.serve_net = serve_net
     watchdog = None
     try:
         watchdog = hw.Watchdog()
@@ -111,13 +110,6 @@ def _first_light(restored, board, problems):
         problems.append("display: %s" % exc)
         return None
     return view
-
-
-def serve_net(app, seq, req):
-    """NET, the club link's verb (tallynet.verb), for the app below it; rare (an
-    enrolment): its code loads when asked."""
-    from tallynet.verb import serve
-    serve(app, seq, req)
 
 
 def compact():

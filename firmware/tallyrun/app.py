@@ -33,6 +33,7 @@ from tallycore import array
 from tallycore import ticks_ms as _ticks_ms
 
 import asyncio
+import sys
 
 from tallyrun import protocol
 from tallyrun.incoming import FEED_LINE, FEED_OVERFLOW, TOO_LONG, LineReader, Request
@@ -45,34 +46,29 @@ from tallyrun.restore import Restored, emit as _emit
 # first poll that needs it), not with the app: loaded any earlier it leaves
 # the heap after boot in smaller pieces (the twin: a largest free block 6.5 KB
 # smaller with this and the two below, the room every game switch loads
-# into). A held hand's code (confirming.py) and CFG's (configuring.py) load
-# when first needed: a board that never confirms a hand nor takes a setting
-# never pays their heap (the twin: 2 KB after boot). Each is held here once
-# loaded: an import statement allocates even for a module loaded already.
-serve = None          # tallyrun.serve once loaded
-confirming = None     # tallyrun.confirming once loaded (App.ready_to_confirm)
-configuring = None    # tallyrun.configuring once loaded (the first CFG)
+# into). A held hand's code (confirming.py) and CFG's (configuring.py, the
+# handler of its row) load when first needed: a board that never confirms a
+# hand nor takes a setting never pays their heap (the twin: 2 KB after boot).
+# The app holds each once loaded (App.module): an import statement allocates
+# even for a module loaded already.
 
 
-def _serve_module():
-    global serve
-    if serve is None:
-        from tallyrun import serve
-    return serve
+def _load(name):
+    """The module called name ("tallyrun.serve"); ImportError when this firmware lacks it."""
+    return __import__(name, None, None, ("*",))
 
 
-def _confirming_module():
-    global confirming
-    if confirming is None:
-        from tallyrun import confirming
-    return confirming
+def _loaded_handler(path):
+    """The function called path if its module is loaded already, else None."""
+    dot = path.rfind(".")
+    module = sys.modules.get(path[:dot])
+    return None if module is None else getattr(module, path[dot + 1:])
 
 
-def _configuring_module():
-    global configuring
-    if configuring is None:
-        from tallyrun import configuring
-    return configuring
+def _load_handler(path):
+    """The function called path ("tallyrun.replies.score"), its module imported by name."""
+    dot = path.rfind(".")
+    return getattr(_load(path[:dot]), path[dot + 1:])
 
 
 _SRC_HOST = b"host"
@@ -142,9 +138,11 @@ class App:
         self.exit_on_eof = True
         # the club link's settings and state (tallynet.settings.Net) on a board with Wi-Fi; None without
         self.net = None
-        # serve_net(app, seq, req): the NET verb, the club link's (tallynet sits above the app: the
-        # start, tallypanel.start, gives it); None: a firmware without the club link
-        self.serve_net = None
+        # the handler of each runtime verb (its row of protocol.VERBS names it): those of the modules
+        # loaded with the app found now, so that no request of theirs allocates; the others (CFG's,
+        # WHY's, NET's) loaded when first asked
+        self.handlers = [_loaded_handler(row[5]) for row in protocol.VERBS]
+        self.modules = {}               # App.module's: the modules loaded after boot, by name
 
     # --- start ---------------------------------------------------------------
     def boot(self, config_loaded=False, booted=False):
@@ -293,54 +291,36 @@ class App:
             replies.change(self, seq)
 
     # --- dispatch -----------------------------------------------------------------
-    # size: one branch per runtime verb of protocol.VERBS, the changes first: a table of calls costs heap
     def _dispatch(self, req, seq):
         verb = req.verb
-        v = req.values
-        # the changes first: they are the requests that must be answered fastest
         if verb >= protocol.V_GAME_VERB:   # the game in play's own verb (HAND, PEG, ...)
             self._game_verb(seq, req)
-        elif verb == protocol.V_EV:
-            self._change(KIND_APPLY, seq, req.crc, v[0], _SRC_HOST, True)
-        elif verb == protocol.V_UNDO:
-            self._change(KIND_UNDO, seq, req.crc, 0, _SRC_HOST, True)
-        elif verb == protocol.V_REDO:
-            self._change(KIND_REDO, seq, req.crc, 0, _SRC_HOST, True)
-        elif verb == protocol.V_HELLO:
-            replies.read(self, seq, protocol.V_HELLO)
-        elif verb == protocol.V_GAME:
-            replies.game_info(self, seq, v[0])
-        elif verb == protocol.V_NEW:
-            self._new(seq, req.crc, v[0], v[1], v[2] if req.nargs > 2 else 0)
-        elif verb == protocol.V_STATE:
-            replies.read(self, seq, protocol.V_STATE)
-        elif verb == protocol.V_OPEN:
-            replies.read(self, seq, protocol.V_OPEN)
-        elif verb == protocol.V_SCORE:
-            replies.score(self, seq)
-        elif verb == protocol.V_LOG:
-            replies.log(self, seq, v[0])
-        elif verb == protocol.V_STATS:
-            replies.stats(self, seq)
-        elif verb == protocol.V_NOTE:
-            replies.note(self, seq, v[0])
-        elif verb == protocol.V_KEPT:
-            self._kept(seq, req.crc, v[0], v[1])
-        elif verb == protocol.V_NET:
-            if self.serve_net is None:
-                self.error(seq, protocol.E_RULE, b"this firmware has no club link (tallynet): deploy the whole firmware")
-            else:
-                self.serve_net(self, seq, req)
-        elif verb == protocol.V_ENTRY:
-            replies.entry(self, seq)
-        elif verb == protocol.V_WHY:
-            from tallyrun import whyreply   # loaded when first asked
-            at = v[1] if req.nargs > 1 else 0
-            parts = whyreply.why(self, seq, v[0] if req.nargs else 0, at)
-            if parts is not None:
-                replies.read(self, seq, protocol.V_WHY, parts, at)
-        else:
-            _configuring_module().serve(self, seq, req)
+            return
+        handler = self.handlers[verb]
+        if handler is None:
+            handler = self._handler(seq, verb)
+            if handler is None:
+                return
+        handler(self, seq, req)
+
+    def _handler(self, seq, verb):
+        """The verb's handler, named by its row (protocol.VERBS), loaded and kept; None when this
+        firmware lacks its module (the error answered: a firmware deployed without tallynet)."""
+        path = protocol.VERBS[verb][5]
+        try:
+            handler = self.handlers[verb] = _load_handler(path)
+        except ImportError:
+            self.error(seq, protocol.E_RULE, "this firmware has no %s for %s: deploy the whole firmware "
+                       "(tallyboard deploy)" % (path[:path.rfind(".")], protocol.VERBS[verb][0].decode()))
+            return None
+        return handler
+
+    def module(self, name):
+        """A module of the app's loaded after boot ("tallyrun.serve"), imported once and kept."""
+        found = self.modules.get(name)
+        if found is None:
+            found = self.modules[name] = _load(name)
+        return found
 
     def _game_verb(self, seq, req):
         # a verb the game in play declares (its rules' VERBS, verb_event); the
@@ -435,7 +415,7 @@ class App:
                 return self._refuse(seq, protocol.E_RULE, b"nothing to redo", reply)
             event = game.log[game.n]
         if self._confirming() and (game.rules.ends_hand(event) if kind == KIND_APPLY else game.closes_hand(kind)):
-            return _confirming_module().hold(self, kind, seq, crc, event, src, reply)
+            return self.module("tallyrun.confirming").hold(self, kind, seq, crc, event, src, reply)
         try:
             self.journal.append(kind, event if kind == KIND_APPLY else 0, seq, crc)
         except OSError as exc:
@@ -458,11 +438,11 @@ class App:
 
     def _settle(self, record, taken=0, who=0):
         """The held change accepted (by player who) or rejected (confirming.settle)."""
-        _confirming_module().settle(self, record, taken, who)
+        self.module("tallyrun.confirming").settle(self, record, taken, who)
 
     def _configure(self, key, player, value):
         """A setting changed by the board itself (configuring.change)."""
-        _configuring_module().change(self, key, player, value)
+        self.module("tallyrun.configuring").change(self, key, player, value)
 
     def _confirming(self):
         """Whether a hand waits for an opponent's accept: the board's setting,
@@ -474,7 +454,7 @@ class App:
         boot, a new game, a setting changed), so that holding one allocates
         nothing; a board that never confirms a hand never loads it."""
         if self._confirming():
-            _confirming_module()
+            self.module("tallyrun.confirming")
 
     def _new(self, seq, crc, index, players, options, reply=True):
         try:
@@ -574,7 +554,29 @@ class App:
     def receiving(self):
         """True while a request is arriving or waiting to be read: the display
         waits (allocation-free)."""
-        return _serve_module().receiving(self)
+        return self.module("tallyrun.serve").receiving(self)
 
     def run(self, watchdog=None):
-        asyncio.run(_serve_module().main(self, watchdog))
+        asyncio.run(self.module("tallyrun.serve").main(self, watchdog))
+
+
+# The handlers of the changes the host asks for (their rows of protocol.VERBS name them): the one change path
+def serve_new(app, seq, req):
+    v = req.values
+    app._new(seq, req.crc, v[0], v[1], v[2] if req.nargs > 2 else 0)
+
+
+def serve_ev(app, seq, req):
+    app._change(KIND_APPLY, seq, req.crc, req.values[0], _SRC_HOST, True)
+
+
+def serve_undo(app, seq, req):
+    app._change(KIND_UNDO, seq, req.crc, 0, _SRC_HOST, True)
+
+
+def serve_redo(app, seq, req):
+    app._change(KIND_REDO, seq, req.crc, 0, _SRC_HOST, True)
+
+
+def serve_kept(app, seq, req):
+    app._kept(seq, req.crc, req.values[0], req.values[1])

@@ -54,12 +54,16 @@ NAME_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.
 # are declared by its rules module (tallycore.game explains how) and taken
 # only while that game is in play. A row:
 # (verb, ((arg, type, lo, hi, index), ...), optional trailing args, reply
-#  fields, what it changes); what it does is said for people by
+#  fields, what it changes, its handler); what it does is said for people by
 #  tallyboard.boardlink.wirefields.VERB_DOES (host only: the board never sends it)
 # index: b"player", b"seat" or b"" (tallycore.game). What it changes: b"" (it
 # only reads), or the change it journals and pushes an event for: b"apply"
 # (an event: n + 1), b"undo" (n - 1), b"new" (n = 0), b"kept" (the archive
-# mark; the game stays), b"cfg" (a setting, CFG SET only).
+# mark; the game stays), b"cfg" (a setting, CFG SET only). Its handler: the
+# function that answers it, "package.module.function", called (app, seq, req)
+# with the request parsed and checked against the row; loaded by name when the
+# verb is first asked (tallyrun.app.App.handler), as the games are, so a verb's
+# code is one hop from its row and a board without a module (tallynet) says so.
 # Reply fields and event fields are named as docs/protocol.md's field table
 # (tallyboard.boardlink.wirefields) names them: "VERB.name" where a verb writes the field
 # `name` its own way (HELLO's players is the most any game takes); the wire
@@ -107,28 +111,35 @@ CFG_OPS = (b"GET", b"SET")
 CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
 CFG_PLAYER = (b"player", T_INT, 0, MAX_PLAYERS - 1, b"player")
 VERBS = (
-    (b"HELLO", (), 0, ("fw", "proto", "board", "games", "frame", "log", "HELLO.players", "seqs"), b""),
+    (b"HELLO", (), 0, ("fw", "proto", "board", "games", "frame", "log", "HELLO.players", "seqs"), b"",
+     "tallyrun.replies.read_verb"),
     (b"GAME", ((b"index", T_INT, 0, len(GAMES) - 1, b""),), 0,
-     ("index", "name", "min", "max", "GAME.options"), b""),
+     ("index", "name", "min", "max", "GAME.options"), b"", "tallyrun.replies.game_info"),
     (b"NEW", ((b"game", T_GAME, 0, 0, b""), (b"players", T_INT, 1, MAX_PLAYERS, b""),
-              (b"options", T_INT, 0, 0xFFFF, b"")), 1, CHANGED, b"new"),
-    (b"EV", ((b"event", T_INT, 0, EVENT_LIMIT - 1, b""),), 0, APPLIED, b"apply"),
-    (b"UNDO", (), 0, CHANGED, b"undo"),
-    (b"REDO", (), 0, APPLIED, b"apply"),
+              (b"options", T_INT, 0, 0xFFFF, b"")), 1, CHANGED, b"new", "tallyrun.app.serve_new"),
+    (b"EV", ((b"event", T_INT, 0, EVENT_LIMIT - 1, b""),), 0, APPLIED, b"apply", "tallyrun.app.serve_ev"),
+    (b"UNDO", (), 0, CHANGED, b"undo", "tallyrun.app.serve_undo"),
+    (b"REDO", (), 0, APPLIED, b"apply", "tallyrun.app.serve_redo"),
     (b"OPEN", (), 0,
-     ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "OPEN.held", "ccrc", "notes"), b""),
-    (b"STATE", (), 0, ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"), b""),
-    (b"SCORE", (), 0, ("hands", "complete", "winners", "totals"), b""),
-    (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0, ("at", "LOG.count", "top", "LOG.ev", "LOG.who"), b""),
-    (b"STATS", (), 0, ("free", "alloc", "block", "served", "journal", "errors"), b""),
-    (b"NOTE", ((b"index", T_INT, 0, MAX_NOTES - 1, b""),), 0, ("NOTE.count", "NOTE.text"), b""),
+     ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "OPEN.held", "ccrc", "notes"), b"",
+     "tallyrun.replies.read_verb"),
+    (b"STATE", (), 0, ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"), b"",
+     "tallyrun.replies.read_verb"),
+    (b"SCORE", (), 0, ("hands", "complete", "winners", "totals"), b"", "tallyrun.replies.score"),
+    (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0, ("at", "LOG.count", "top", "LOG.ev", "LOG.who"), b"",
+     "tallyrun.replies.log"),
+    (b"STATS", (), 0, ("free", "alloc", "block", "served", "journal", "errors"), b"", "tallyrun.replies.stats"),
+    (b"NOTE", ((b"index", T_INT, 0, MAX_NOTES - 1, b""),), 0, ("NOTE.count", "NOTE.text"), b"",
+     "tallyrun.replies.note"),
     (b"CFG", (CFG_OP, (b"key", T_WORD, 0, 0, b""), CFG_PLAYER, (b"value", T_TEXT, 1, MAX_BOARD_NAME, b"")), 2,
-     ("key", "player", "value"), b"cfg"),
-    (b"KEPT", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"lcrc", T_HEX, 0, 0xFFFF, b"")), 0, CHANGED, b"kept"),
+     ("key", "player", "value"), b"cfg", "tallyrun.configuring.serve"),
+    (b"KEPT", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"lcrc", T_HEX, 0, 0xFFFF, b"")), 0, CHANGED, b"kept",
+     "tallyrun.app.serve_kept"),
     (b"NET", ((b"op", T_WORD, NET_OPS, 0, b""), (b"key", T_WORD, NET_KEY_NAMES, 0, b""),
-              (b"value", T_ESC, 1, MAX_NET_VALUE, b"")), 3, NET_FIELDS, b"net"),
-    (b"ENTRY", (), 0, ENTRY_FIELDS, b""),
-    (b"WHY", ((b"n", T_INT, 1, LOG_CAPACITY + 1, b""), (b"at", T_INT, 0, 255, b"")), 2, WHY_FIELDS, b""),
+              (b"value", T_ESC, 1, MAX_NET_VALUE, b"")), 3, NET_FIELDS, b"net", "tallynet.verb.serve"),
+    (b"ENTRY", (), 0, ENTRY_FIELDS, b"", "tallyrun.replies.entry"),
+    (b"WHY", ((b"n", T_INT, 1, LOG_CAPACITY + 1, b""), (b"at", T_INT, 0, 255, b"")), 2, WHY_FIELDS, b"",
+     "tallyrun.whyreply.serve"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
  V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 2)

@@ -42,7 +42,7 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
     the event applied; held, once a held change went: its event), src (who
     made the change), about (what the row is of: GAME's and NOTE's index,
     LOG's at, CFG's key; held, once a held change went: its kind; ENTRY's
-    rows; WHY's parts), player (CFG's; ACCEPT's who; WHY's first part, at),
+    rows), player (CFG's; ACCEPT's who),
     text (NOTE's). Allocation-free. The fields of a change are
     looked for first: they are the request path's; the others are the
     reads', by what they say (_game_field, _read_field, _board_field)."""
@@ -90,7 +90,7 @@ def fields(app, w, names, event=0, src=b"host", about=0, player=0, text=""):
         elif name == "LOG.who":
             _log_accepted(app, w, about, count)
         elif not (_game_field(app, w, name) or _read_field(app, w, name, about) or _board_field(app, w, name)
-                  or _entry_field(w, name, about) or _why_field(w, name, about, player)):
+                  or _entry_field(w, name, about)):
             raise ValueError(name)   # a row names a field this writer does not know: a firmware bug
 
 
@@ -274,7 +274,12 @@ def read(app, seq, verb, about=0, player=0):
     app.send_reply()
 
 
-def entry(app, seq):
+def read_verb(app, seq, req):
+    """HELLO, OPEN, STATE: the fields of the verb's row, as the board has them."""
+    read(app, seq, req.verb)
+
+
+def entry(app, seq, req):
     """ENTRY: the hand entry on the board's own screen as it shows it now, or
     - for each row when none is open (a board without the panel's code or OLED too)."""
     screen = app.entry_screen
@@ -315,24 +320,16 @@ def _row(w, key, rows, r, first):
         w.byte(95 if c == 32 else c if 32 < c < 127 and c != 42 else 63)
 
 
-def _why_field(w, name, parts, at):
-    """WHY's fields (tallyrun.whyreply writes them, loaded by the first WHY); False if
-    name is none of them."""
-    if name not in protocol.WHY_FIELDS:
-        return False
-    from tallyrun import whyreply
-    whyreply.field(w, name, parts, at)
-    return True
-
-
-def game_info(app, seq, index):
+def game_info(app, seq, req):
+    index = req.values[0]
     if index >= len(GAMES):
         app.error(seq, protocol.E_RANGE, b"no game at that index; HELLO says how many there are")
         return
     read(app, seq, protocol.V_GAME, index)
 
 
-def note(app, seq, index):
+def note(app, seq, req):
+    index = req.values[0]
     if index >= len(app.notes):
         app.error(seq, protocol.E_RANGE, b"no note at that index; STATE says how many (notes)")
         return
@@ -374,14 +371,15 @@ def totals(app, w):
             w.byte(44)
         w.number(game.total(p))
 
-def score(app, seq):
+def score(app, seq, req):
     if app.game.rules is None:
         app.error(seq, protocol.E_RULE, b"no game in progress; start one with NEW")
         return
     read(app, seq, protocol.V_SCORE)
 
 
-def log(app, seq, at):
+def log(app, seq, req):
+    at = req.values[0]
     top = app.game.top
     if at > top:
         w = app.writer            # the form of every RANGE: "at: must be 0 to 4 ..."
@@ -456,7 +454,7 @@ def _log_accepted(app, w, at, count):
         w.byte(45 if who < 0 else 48 + who)
 
 
-def stats(app, seq):
+def stats(app, seq, req):
     gc.collect()   # free, alloc and block: after a collection
     read(app, seq, protocol.V_STATS)
 

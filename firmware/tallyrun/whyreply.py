@@ -1,10 +1,27 @@
 # The reply to WHY (docs/protocol.md): why an event of the log scored what it
 # did, its parts from tallycore.why. Loaded by the first WHY, with
-# tallycore.why: a board never asked holds neither on its heap. Its fields
-# are written through tallyrun.replies.fields, as every reply's (the app
-# sends the reply of the parts why() explained).
+# tallycore.why: a board never asked holds neither on its heap. The handler
+# of WHY's row (protocol.VERBS): it writes the row's fields itself (field()).
 from tallycore.game import HELD_APPLY
 from tallyrun import protocol
+
+
+def serve(app, seq, req):
+    """WHY [n] [at] (its row in protocol.VERBS): the reply of the parts why() explains."""
+    v = req.values
+    at = v[1] if req.nargs > 1 else 0
+    parts = why(app, seq, v[0] if req.nargs else 0, at)
+    if parts is not None:
+        w = app.writer
+        w.reply(seq)
+        write(w, parts, at)
+        app.send_reply()
+
+
+def write(w, parts, at):
+    """The fields of WHY's row, the parts from at on."""
+    for name in protocol.VERBS[protocol.V_WHY][3]:
+        field(w, name, parts, at)
 
 
 def why(app, seq, n, at):

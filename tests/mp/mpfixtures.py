@@ -4,7 +4,6 @@
 import os
 
 from tallyboard.boardlink import wire
-from tallypanel.start import serve_net
 from tallyrun.app import App
 
 _counter = [0]
@@ -44,7 +43,6 @@ def booted_app(root):
     root + "out.txt". Returns (app, out)."""
     out = open(root + "out.txt", "ab")
     app = App(out, root, "test")
-    app.serve_net = serve_net       # the NET verb, as the start gives it (tallypanel.start)
     app.boot()
     return app, out
 
