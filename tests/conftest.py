@@ -31,8 +31,11 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # the emulator's flash ($XDG_STATE_HOME), the views' cache ($XDG_CACHE_HOME) live in a folder made for
 # this run, which its xdist workers and every process a test starts inherit (TALLYBOARD_TEST_HOME says
 # it is made). A newer tallyboard's archive in the user's home broke an older checkout's tests.
+# Only the run that made it removes it: a pytest a test runs (tests/test_ci_skips.py) inherits the
+# folder, and its passing end removed it under the outer run's other tests (a loaded CI run, 3ef1301).
+_HOME_MADE_HERE = None
 if "TALLYBOARD_TEST_HOME" not in os.environ:
-    _home = tempfile.mkdtemp(prefix="tbhome")
+    _home = _HOME_MADE_HERE = tempfile.mkdtemp(prefix="tbhome")
     os.environ["TALLYBOARD_TEST_HOME"] = _home
     for _name in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
         os.environ[_name] = os.path.join(_home, _name.split("_")[1].lower())
@@ -184,9 +187,8 @@ def pytest_sessionfinish(session, exitstatus):
     made = getattr(session.config, "_tallyboard_basetemp", None)
     if made and exitstatus == 0:
         shutil.rmtree(made, ignore_errors=True)
-        home = os.environ.get("TALLYBOARD_TEST_HOME")
-        if home and Path(home).name.startswith("tbhome"):
-            shutil.rmtree(home, ignore_errors=True)
+        if _HOME_MADE_HERE is not None:
+            shutil.rmtree(_HOME_MADE_HERE, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -101,3 +101,23 @@ def test_a_test_that_starts_a_process_without_its_marker_fails_the_run(tmp_path)
 def test_every_tier_says_what_it_needs():
     assert set(conftest.TIERS) == {"emulator", "twin", "broker", "browser", "process", "slow"}
     assert set(conftest.STARTED_UNDER.values()) <= set(conftest.TIERS)
+
+
+@pytest.mark.process
+def test_a_pytest_a_test_runs_leaves_the_outer_runs_home_in_place(tmp_path):
+    # the outer run's folder for the archive, the emulator's flash and the compile cache
+    # (TALLYBOARD_TEST_HOME) is inherited by a pytest a test runs; its passing end removed it once,
+    # and the outer run's next emulator found its cache folder gone (a loaded CI run, 3ef1301)
+    outer_home = tmp_path / "tbhome-outer"
+    (outer_home / "cache").mkdir(parents=True)
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    for support in ("conftest.py", "machine.py"):
+        shutil.copy(HERE / support, inner / support)
+    (inner / "test_passes.py").write_text("def test_one():\n    assert 2 + 2 == 4\n")
+    env = dict(os.environ, TALLYBOARD_TEST_HOME=str(outer_home), XDG_CACHE_HOME=str(outer_home / "cache"))
+    env.pop("CI", None)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(inner)],
+                          cwd=inner, env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1].startswith("1 passed"), done.stdout
+    assert (outer_home / "cache").is_dir()

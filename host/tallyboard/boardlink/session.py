@@ -9,6 +9,7 @@ verbs and reads."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -30,6 +31,8 @@ class RequestError(TallyboardError, ValueError):
 
 
 GARBLED_WAIT = 0.25   # seconds to wait for our reply after a seq-0 error
+# a traceback's last line (MicroPython's, after "Traceback (most recent call last):"): the app has stopped
+_EXCEPTION_LINE = re.compile(rb"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b")
 
 ERROR_CODES = {code.decode() for code in protocol.ERRORS}
 EVENT_KINDS = {row[0].decode(): row[1] for row in protocol.EVENTS}
@@ -75,7 +78,7 @@ class Session:
         self.n: int | None = None   # the board's n as last heard (a reply or an event); None: unknown
         self.events_heard = 0
         self._stray: list[bytes] = []
-        self._repl_answered = False
+        self._no_app = False
 
     # ------------------------------------------------------------ requests
     def next_seq(self) -> int:
@@ -144,15 +147,15 @@ class Session:
     def send_frame(self, seq: int, frame: bytes, timeout: float | None = None) -> dict[str, str]:
         wait = self.timeout if timeout is None else timeout
         self._stray = []
-        self._repl_answered = False
+        self._no_app = False
         for attempt in range(self.retries + 1):
             if attempt:
                 self.retried += 1
             self.link.write(frame)
             outcome = self._await_reply(seq, wait)
             if outcome is None:
-                if self._repl_answered:
-                    break         # the REPL, not the app: sending again changes nothing
+                if self._no_app:
+                    break         # the REPL or a traceback, not the app: sending again changes nothing
                 continue          # timeout, or the board saw our line garbled: same bytes again
             ok, body = outcome
             if ok:
@@ -200,11 +203,15 @@ class Session:
             except ValueError:
                 self.noise_lines += 1
                 self._stray.append(line)
+                if _EXCEPTION_LINE.match(line) and any(s.startswith(b"Traceback") for s in self._stray):
+                    # the app stopped with an error: nobody is there to answer, however often it is asked
+                    self._no_app = True
+                    return None
                 if line.startswith(b">>> %d " % seq):
                     # MicroPython's REPL echoed our request: no app is there to
                     # answer it, however often it is sent. Keep what the REPL
                     # says next (for the error), then stop trying.
-                    self._repl_answered = True
+                    self._no_app = True
                     while True:
                         more = self.link.read_line(GARBLED_WAIT)
                         if more is None:
