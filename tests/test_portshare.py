@@ -60,6 +60,9 @@ class FakeBoard:
                     for _ in range(4000):
                         self.eseq += 1
                         os.write(self.master, _event(self.eseq, b"y" * 80))
+                if verb == b"DESC":                   # a board before DESC (the host reads it by its own rows)
+                    os.write(self.master, wire.encode_request(int(seq), b"ERR VERB unknown verb"))
+                    continue
                 extra = b""
                 if verb == b"HELLO":
                     extra = b" seqs=%d" % (1 + 1024 * self.sessions) + self.hello_fields

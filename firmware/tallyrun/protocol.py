@@ -140,12 +140,15 @@ VERBS = (
     (b"ENTRY", (), 0, ENTRY_FIELDS, b"", "tallyrun.replies.entry"),
     (b"WHY", ((b"n", T_INT, 1, LOG_CAPACITY + 1, b""), (b"at", T_INT, 0, 255, b"")), 2, WHY_FIELDS, b"",
      "tallyrun.whyreply.serve"),
+    (b"DESC", ((b"at", T_INT, 0, 255, b""),), 1, ("DESC.at", "next", "of", "id", "items"), b"",
+     "tallyrun.describe.serve"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
- V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 2)
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 3)
 V_ENTRY = const(15)       # the hand entry on the board's own screen (tallypanel.view.entry_rows)
 V_WHY = const(16)         # why an event of the log scored what it did (tallycore.why)
-V_GAME_VERB = const(17)   # the first of the game in play's own verbs: V_GAME_VERB + its index
+V_DESC = const(17)        # the board's description of its protocol (tallyrun.describe)
+V_GAME_VERB = const(18)   # the first of the game in play's own verbs: V_GAME_VERB + its index
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)
@@ -187,6 +190,15 @@ EVENTS = (
 EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE, EV_HELD, EV_ACCEPT, EV_REJECT, EV_KEPT = range(
     len(EVENTS))
 EVENT_SEQ_LIMIT = const(65535)   # event seq runs 1..65535 then wraps to 1
+# What DESC says besides its rows (tallyrun.describe): the limits a client sizes its frames and
+# sessions by, and the capabilities a host may ask for by name (docs/protocol.md says each):
+# sessions: HELLO and OPEN hand each host session its own seqs (seqs=); held: a change may be held
+# for an opponent's accept (docs/rules.md CF), its reply says held= and n stays; cut: a message
+# with words left out to fit the frame ends in " ..."
+LIMITS = ((b"frame", MAX_FRAME), (b"seq", MAX_SEQ), (b"seqs", SESSION_SEQS), (b"name", MAX_NAME),
+          (b"board", MAX_BOARD_NAME), (b"table", MAX_TABLE), (b"players", MAX_PLAYERS), (b"log", LOG_CAPACITY),
+          (b"eseq", EVENT_SEQ_LIMIT))
+CAPABILITIES = (b"sessions", b"held", b"cut")
 
 
 # --- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection) ----------

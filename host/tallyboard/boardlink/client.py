@@ -20,15 +20,11 @@ from .session import RequestError, Session
 
 @dataclass
 class Board(Session):
-    """A connected board speaking protocol.PROTOCOL_VERSION: a session (session.py)
+    """A connected board: a session (session.py, in the protocol the board describes)
     and the game's verbs and reads."""
 
     view: "BoardGame | None" = None      # the game as this command knows it (commands/connect.py)
     view_names: list[str] | None = None  # and its players' names
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self._entry_unknown = False   # the board's firmware answered ENTRY with ERR VERB: not asked again
 
     def reconnect(self) -> BoardGame:
         """Close and reopen the port (a pulled cable, a restarted board) and
@@ -189,13 +185,12 @@ class Board(Session):
     def entry_screen(self) -> EntryScreen | None:
         """The hand entry open on the board's own screen, None when none is (or the
         board's firmware is older than the ENTRY request)."""
-        if self._entry_unknown:
+        if not self.can("ENTRY"):
             return None
         try:
             return EntryScreen.from_reply(self.request("ENTRY"))
         except BoardError as exc:
-            if exc.code == "VERB":
-                self._entry_unknown = True
+            if exc.code == "VERB":      # a board before DESC that lacks it: not asked again (Session.request)
                 return None
             raise
 

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from tallycore import game as core_game
 from tallyrun import protocol
 from ..common import names
+from . import description as described
 from . import wire
 from . import repl
 from ..common.errors import BoardError, ProtocolError, TallyboardError, TransportError, log_full
@@ -50,7 +51,7 @@ class Event:
 
 @dataclass
 class Session:
-    """A session with a board speaking protocol.PROTOCOL_VERSION over a link: its
+    """A session with a board over a link, in the protocol the board describes (description.py): its
     requests, their seqs and retries, and the events it pushes (client.Board adds
     the game's verbs and reads).
 
@@ -69,6 +70,8 @@ class Session:
     noise_lines: int = 0
     retried: int = 0
     keep_events: bool = True
+    # the board's own description of its protocol (description.py), read by HELLO and OPEN; None before
+    description: described.Description | None = None
 
     def __post_init__(self) -> None:
         # until HELLO hands this session its own seqs (seqs=<first>), a random
@@ -96,13 +99,31 @@ class Session:
             self._seq = int(first) - 1 if int(first) > 1 else protocol.MAX_SEQ
             self._session_left = protocol.SESSION_SEQS
 
+    def can(self, name: str) -> bool:
+        """Whether the board has a capability (description.Description.can: "WHY", "cfg:round",
+        "held"), by its own description; before HELLO, by this host's rows."""
+        return (self.description or _HOSTS).can(name)
+
     def encode(self, verb: str, *args: Any) -> tuple[int, bytes]:
-        """The frame for a request; the verb must be the runtime's (protocol.VERBS) or a game's own."""
-        try:
-            spec = wire.verb_spec(verb)
-        except KeyError:
-            raise RequestError(f"{verb}: not a verb of protocol {protocol.PROTOCOL_VERSION}") from None
-        text = " ".join([spec[0].decode(), *(_word(a) for a in args)])
+        """The frame for a request: a verb of the board's description (this host's rows before HELLO)
+        with as many arguments as it takes, or the game in play's own verb (its rules' VERBS)."""
+        board = self.description or _HOSTS
+        spec = board.verb(verb)
+        if spec is None:
+            try:
+                name = wire.game_verbs()[verb.upper().encode()][0][0].decode()
+            except KeyError:
+                if _HOSTS.verb(verb) is not None:
+                    raise RequestError(f"{verb}: the board's firmware does not have it (its own description "
+                                       "leaves it out); update it with tallyboard deploy") from None
+                raise RequestError(f"{verb}: not a verb of the board's protocol") from None
+        else:
+            name = spec.name
+            if not len(spec.args) - spec.optional <= len(args) <= len(spec.args):
+                least = len(spec.args) - spec.optional
+                raise RequestError(f"{verb}: takes {least if least == len(spec.args) else f'{least} to {len(spec.args)}'}"
+                                   f" argument{'' if len(spec.args) == 1 else 's'}, not {len(args)}")
+        text = " ".join([name, *(_word(a) for a in args)])
         seq = self.next_seq()
         frame = wire.encode_request(seq, text)
         if len(frame) > protocol.MAX_FRAME:
@@ -119,6 +140,10 @@ class Session:
         before, heard = self.n, self.events_heard
         try:
             reply = self.send_frame(seq, frame, timeout)
+        except BoardError as exc:
+            if exc.code == "VERB" and self.description is not None and not self.description.ident:
+                self.description.refused.add(verb.upper())   # a board before DESC: it lacks this one
+            raise
         except TransportError as exc:
             if step is None:
                 raise
@@ -319,16 +344,6 @@ class Session:
             if repl.safe_mode(self.link):
                 raise TransportError(repl.SAFE_MODE_ADVICE) from None
             raise
-        try:
-            theirs = int(reply.get("proto", "0"))
-        except ValueError:
-            theirs = 0
-        ours = protocol.PROTOCOL_VERSION
-        if theirs != ours:
-            which = "older" if theirs < ours else "newer"
-            advice = "run tallyboard deploy" if theirs < ours else "upgrade this tallyboard (pip install -U tallyboard)"
-            raise ProtocolError(f"the board's firmware {reply.get('fw', '?')} speaks protocol {theirs}, "
-                                f"{which} than this tallyboard's {ours}: {advice}")
         board = reply.get("board")
         if board is not None and not names.is_board_text(board, 1, names.BOARD_MAX):
             # the board's name goes into the evening's store and onto the terminal (event attach): a
@@ -337,6 +352,14 @@ class Session:
                                 f"board's name (1 to {names.BOARD_MAX} letters, digits, _ - or .): it runs "
                                 "other firmware, or its board definition is damaged; run tallyboard deploy")
         self._open_session(reply)
+        # what the board has, in its own words (one DESC page once this host has read its firmware's):
+        # the requests are encoded from it and its capabilities asked by name, not by a version number
+        self.description = None          # (a board deployed anew since: its description is read again)
+        self.description = described.read(self.request, reply)
+        missing = [verb for verb in _NEEDED if not self.description.can(verb)]
+        if missing:
+            raise ProtocolError(f"the board's firmware {reply.get('fw', '?')} has no {', '.join(missing)}: "
+                                "update it with tallyboard deploy")
         return reply
 
     def connect(self) -> dict[str, str]:
@@ -344,6 +367,11 @@ class Session:
         self.link.drain()
         return self.hello()
 
+
+# what the host reads a board with before HELLO (and encodes from until the board's description is read)
+_HOSTS = described.this_hosts()
+# what every command needs of a board (the rest is asked for by name: Session.can)
+_NEEDED = ("HELLO", "OPEN", "STATE", "LOG", "NEW", "EV", "UNDO", "REDO")
 
 # the verbs that change n, and by how much (NEW: to 0): from the message
 # table and the games' own declarations

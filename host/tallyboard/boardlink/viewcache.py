@@ -21,14 +21,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..common.files import cache_folder
 from . import wire
 
 STAMP_KEYS = ("game", "players", "options", "n", "top", "lcrc", "held", "ccrc")
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME")
-    return (Path(base) if base else Path.home() / ".cache") / "tallyboard" / "views"
+    return cache_folder("views")
 
 
 def _path(port: str) -> Path:

@@ -103,6 +103,12 @@ FIELDS = (
     ("pts", "list", "each part's points (0 where the rule scores nothing, negative where it takes), - when none"),
     ("why", "list", "each part's reason: an index into the game's reason table (protocol.json's games' reasons: "
                     "its clause of the rule book and its words), - when none"),
+    ("DESC.at", "decimal", "the first item on this page, as asked"),
+    ("next", "3 digits", "the item after the last on this page: ask DESC next until it is of"),
+    ("of", "decimal", "how many items the board's description has"),
+    ("id", "4 hex digits", "CRC-16 of every item with ~ between: with fw and of, the description's id (a host "
+                           "keeps a description it has read under it)"),
+    ("items", "list", "whole items from at, ~ between them (the forms: below, The board describes itself)"),
     ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
 )
@@ -159,6 +165,9 @@ VERB_DOES = {
            "confirmation) scored what it did: each part a player got, its points and its reason's code in the "
            "game's reason table (protocol.json's games' reasons), as the rules that scored it say "
            "(tallycore.why), from part at (default 0) as many as fit; the words are composed from the table",
+    "DESC": "the board's own description of its protocol, written from its rows: its verbs (their arguments, "
+            "reply keys and what they change), events, settings, NET keys, errors, limits and capabilities, "
+            "as many whole items from at (default 0) as fit a frame, and its id",
 }
 
 # What each error code (protocol.ERRORS) means.

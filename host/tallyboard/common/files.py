@@ -20,6 +20,13 @@ class FileError(TallyboardError):
     """A file (or standard output) that cannot be read or written."""
 
 
+def cache_folder(name: str) -> Path:
+    """The host's cache of one kind (views, mpy, descriptions): $XDG_CACHE_HOME/tallyboard/<name>,
+    else ~/.cache/tallyboard/<name>; not made here."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else Path.home() / ".cache") / "tallyboard" / name
+
+
 # ---------------------------------------------------------------- reading
 
 def read_json(path: str | Path, what: str = "record") -> Any:

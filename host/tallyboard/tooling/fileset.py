@@ -30,6 +30,7 @@ from tallycore.game import SEAT_LETTERS
 from tallyrun.importfs import PACKAGES, SUBPACKAGES  # the firmware's packages: the board's own lists (its importer's)
 
 from ..common.errors import TallyboardError
+from ..common.files import cache_folder
 from .mpunix import BOARD_DIR, FIRMWARE_DIR
 
 MPY_ARCH = "armv6m"
@@ -58,8 +59,7 @@ class FirmwareFile:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tallyboard" / "mpy"
+    return cache_folder("mpy")
 
 
 def _mpy_cross_version() -> str:
