@@ -22,8 +22,8 @@ from waiting import until
 
 class FakeBoard:
     """The far end of a pty: answers "<seq> <VERB> ...*CRC" with
-    "<seq> OK verb=<VERB> ...", HELLO with seqs=<first> (1024 a session, from 1),
-    and pushes "! <eseq> NOTE" after every reply. A request for SLOW is answered
+    "<seq> OK verb=<VERB> ...", HELLO with seqs=<first> (1024 a session, from 1), DESC as a board
+    before it does (VERB), and pushes "! <eseq> NOTE" after every reply. A request for SLOW is answered
     only when `release` is set; one for MUTE never."""
 
     def __init__(self):
@@ -60,16 +60,13 @@ class FakeBoard:
                     for _ in range(4000):
                         self.eseq += 1
                         os.write(self.master, _event(self.eseq, b"y" * 80))
-                if verb == b"DESC":                   # a board before DESC (the host reads it by its own rows)
-                    os.write(self.master, wire.encode_request(int(seq), b"ERR VERB unknown verb"))
-                    continue
-                extra = b""
+                reply = b"OK verb=" + verb
                 if verb == b"HELLO":
-                    extra = b" seqs=%d" % (1 + 1024 * self.sessions) + self.hello_fields
+                    reply += b" seqs=%d" % (1 + 1024 * self.sessions) + self.hello_fields
                     self.sessions += 1
                 self.eseq += 1
-                os.write(self.master, wire.encode_request(int(seq), b"OK verb=" + verb + extra)
-                         + _event(self.eseq))
+                os.write(self.master, wire.encode_request(int(seq), reply if verb != b"DESC" else
+                                                          b"ERR VERB unknown verb") + _event(self.eseq))
 
     def wire_seqs(self, verb):
         return [int(line.split(b" ")[0]) for line in self.seen if line.split(b" ")[1].startswith(verb)]
