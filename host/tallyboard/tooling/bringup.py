@@ -1,0 +1,163 @@
+"""A builder's bring-up (issue 42): from what the self-test saw, what is wrong with the build and, where
+the answer points at the board definition rather than the solder, the change to board/<name>.json that
+fixes it.
+
+What the self-test saw (Observed):
+  holes      for each LED of the chain in wire order, the hole it lit as the builder saw it
+             ((player, row, hole), rows as the definition names them), or None: nothing lit;
+  turned     the knob turned clockwise as asked: the direction the board read (+1, -1), or 0: nothing;
+  seats      for each seat button asked for in turn (seat 0 first), the GPIO the board saw pressed,
+             or None: none within the time;
+  stuck      GPIOs of buttons down from the start and never released;
+  oled       the I2C address the display answered at, or None: none answered.
+
+Pure: the guided `tallyboard board test`, the board's own self-test and the tests read it alike."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+Hole = tuple[int, str, int]        # player, row ("station", "tally", "king"), hole
+
+
+@dataclass
+class Observed:
+    holes: list[Hole | None]
+    turned: int = 1
+    seats: list[int | None] = field(default_factory=list)
+    stuck: list[int] = field(default_factory=list)
+    oled: int | None = None
+
+
+@dataclass
+class Report:
+    faults: list[str]                  # what is wrong, in the builder's words, each with what to do
+    fix: dict[str, Any] | None = None  # the definition's sections that change (None: nothing to change there)
+
+    @property
+    def passed(self) -> bool:
+        return not self.faults
+
+
+def runs_of(holes: list[Hole]) -> list[list[Any]]:
+    """The chain as runs in wire order, [player, row, first, last] (last < first: backwards), as a board
+    definition writes it, of holes lit one LED after another."""
+    runs: list[list[Any]] = []
+    step = 0
+    for player, row, hole in holes:
+        if runs:
+            last = runs[-1]
+            same_row = last[0] == player and last[1] == row
+            if same_row and last[2] == last[3] and abs(hole - last[3]) == 1:
+                step = hole - last[3]          # a run's second LED sets its direction
+                last[3] = hole
+                continue
+            if same_row and last[2] != last[3] and hole - last[3] == step:
+                last[3] = hole
+                continue
+        runs.append([player, row, hole, hole])
+        step = 0
+    return runs
+
+
+def _hole_name(hole: Hole) -> str:
+    player, row, number = hole
+    return f"player {player + 1}'s {row} hole {number + 1}" if row != "station" else f"player {player + 1}'s station"
+
+
+def _chain(definition: dict[str, Any], seen: list[Hole | None]) -> tuple[list[str], list[list[Any]] | None]:
+    faults: list[str] = []
+    lit = len(seen)
+    while lit and seen[lit - 1] is None:
+        lit -= 1
+    if lit < len(seen):
+        # a WS2812 that is dead passes nothing on: every LED after it is dark
+        before = f" (after {_hole_name(seen[lit - 1])})" if lit and seen[lit - 1] else ""
+        faults.append(f"the chain goes dark at LED {lit + 1} of {len(seen)}{before}: that LED is dead or its "
+                      f"data in is not soldered; replace it or reflow its DIN, then test again")
+    gaps = [i for i in range(lit) if seen[i] is None]
+    for i in gaps:
+        faults.append(f"LED {i + 1} lit nothing, though the chain goes on past it: it is damaged, or not in a "
+                      "hole; replace it")
+    holes = [hole for hole in seen[:lit] if hole is not None]
+    twice = sorted({_hole_name(h) for h in holes if holes.count(h) > 1})
+    if twice:
+        faults.append(f"{', '.join(twice)} lit for two LEDs: mark each hole as you see it and test again")
+    if lit < len(seen) or gaps or twice:
+        return faults, None        # the solder first: the chain's order is read again once it is whole
+    built = runs_of(holes)
+    said = [list(run) for run in definition["leds"]["chain"]]
+    if built == said:
+        return faults, None
+    faults.append("the LEDs run in another order than the definition says: " + _differences(said, built))
+    return faults, built
+
+
+def _differences(said: list[list[Any]], built: list[list[Any]]) -> str:
+    words = []
+    for at, run in enumerate(built):
+        if at < len(said) and said[at] == run:
+            continue
+        player, row, first, last = run
+        if [player, row, last, first] in said:
+            words.append(f"player {player + 1}'s {row} row runs from hole {first + 1} to {last + 1}, not "
+                         f"{last + 1} to {first + 1}")
+        else:
+            words.append(f"player {player + 1}'s {row} holes {first + 1} to {last + 1} come "
+                         f"{_ordinal(at + 1)} along the wire")
+    return "; ".join(words) + " (the chain below is the board as built)"
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def examine(definition: dict[str, Any], seen: Observed) -> Report:
+    """What the self-test's answers say of the build, and the change to the definition that fixes what
+    the definition, not the solder, has wrong."""
+    faults, chain = _chain(definition, seen.holes)
+    fix: dict[str, Any] = {}
+    if chain is not None:
+        fix["leds"] = {"chain": chain}
+    encoder = definition.get("encoder")
+    if encoder:
+        if seen.turned < 0:
+            faults.append("the knob turned clockwise reads as anticlockwise: its A and B are the other way round")
+            fix["encoder"] = {"a": encoder["b"], "b": encoder["a"]}
+        elif seen.turned == 0:
+            faults.append(f"the knob gave nothing when turned: check GPIO {encoder['a']} and {encoder['b']} "
+                          "and its common pin to GND")
+    pins = definition.get("buttons", {}).get("seats", [])
+    seats = list(pins)
+    for seat, gpio in enumerate(seen.seats):
+        if gpio is None:
+            faults.append(f"seat button {seat + 1} (GPIO {pins[seat]}) was never seen pressed: check its "
+                          "wiring to the pin and to GND")
+        elif gpio != pins[seat]:
+            seats[seat] = gpio
+    if seats != pins and sorted(seats) == sorted(pins):
+        faults.append("the seat buttons are wired to each other's pins: " + ", ".join(
+            f"seat {seat + 1} is on GPIO {gpio}" for seat, gpio in enumerate(seats) if gpio != pins[seat]))
+        fix["buttons"] = {"seats": seats}
+    for gpio in seen.stuck:
+        faults.append(f"the button on GPIO {gpio} is down from the start and never let go: it is stuck or "
+                      "shorted to GND; free or replace it")
+    oled = definition.get("oled")
+    if oled and seen.oled != oled["address"]:
+        if seen.oled is None:
+            faults.append(f"no display answered on I2C (the definition says 0x{oled['address']:02X}): check "
+                          f"SDA on GPIO {oled['sda']}, SCL on GPIO {oled['scl']} and its power")
+        else:
+            faults.append(f"the display answers at 0x{seen.oled:02X}, not 0x{oled['address']:02X}: its address "
+                          "jumper is the other way")
+            fix["oled"] = {"address": seen.oled}
+    return Report(faults, fix or None)
+
+
+def fixed(definition: dict[str, Any], fix: dict[str, Any]) -> dict[str, Any]:
+    """The definition with the fix's sections changed (the rest as it was)."""
+    out = copy.deepcopy(definition)
+    for section, values in fix.items():
+        out.setdefault(section, {}).update(values)
+    return out
