@@ -149,7 +149,7 @@ def add_image_option(parser: argparse.ArgumentParser) -> None:
 class Twin:
     def __init__(self, folder: Path, *, oled: bool = True, hold: int | None = None, uf2: Path | None = None,
                  board: Path | None = None, seed: int = 1, watch_gpio: int | None = LED_GPIO,
-                 rom_bytes: int = 0) -> None:
+                 rom_bytes: int = 0, miswire: str | None = None) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.image = self.folder / "pico.img"
@@ -162,6 +162,7 @@ class Twin:
         self.board_file = board
         self.seed = seed
         self.watch_gpio = watch_gpio
+        self.miswire = miswire         # the board as built: twin/run.mjs --miswire (docs/twin.md), e.g. "dead:40"
         # the running chip's TCP ports on 127.0.0.1, its USB serial and its control interface: the
         # runner's own choice, read from its log by start() (None before); a new pair after a power cut
         self.port: int | None = None
@@ -193,6 +194,8 @@ class Twin:
             args.append("--no-oled")
         if self.hold is not None:
             args += ["--hold", str(self.hold)]
+        if self.miswire:
+            args += ["--miswire", self.miswire]
         self.port = self.control_port = None
         self._end(self.bridge)          # (none: power_cut() and stop() end it)
         self.bridge = None

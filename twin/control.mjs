@@ -4,13 +4,15 @@
 // the board (press, turn, settle) reply once they are done in emulated time. Several
 // clients may connect; each gets its own replies.
 import net from 'node:net';
+import { parseMiswire } from './parts/build.mjs';
 
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
 
 export function startControl(port, twin) {
   const handlers = {
     hello: () => ({ protocol: 1, controls: [...twin.controls.names.keys()], leds: twin.leds.count,
-      oled: !!twin.board.oled, board: twin.board.name }),
+      oled: !!twin.board.oled, oled_address: twin.board.oled ? twin.oled.address : null, board: twin.board.name,
+      miswire: twin.build.faults.map((f) => f.text) }),
     press: (req, reply) => {
       const ms = num(req.ms ?? 80, 0, 60000, 'ms'), bounceMs = num(req.bounce_ms ?? 3, 0, 5, 'bounce_ms');
       twin.controls.press(req.control, { ms, bounceMs }, () => reply({ at_ms: twin.emuMs() }));
@@ -30,7 +32,20 @@ export function startControl(port, twin) {
       return { faults: twin.faults() };
     },
     oled: () => ({ ram: hex(twin.oled.ram), ...twin.oled.state(), stats: twin.oled.stats }),
-    leds: () => ({ grb: hex(twin.leds.grb), stats: twin.leds.stats }),
+    leds: () => ({ grb: hex(twin.leds.grb), sent: hex(twin.leds.sent), seen: hex(twin.build.seen(twin.leds.grb)),
+      stats: twin.leds.stats }),
+    // the LED field as a builder sees it: the hole each lit LED sits in as the board was built (all: every LED)
+    holes: (req) => ({ holes: twin.build.holes(twin.leds.grb, !!req.all) }),
+    // the board's wiring faults (parts/build.mjs): set replaces them all ("": built as defined)
+    miswire: (req) => {
+      if (req.set !== undefined) {
+        const faults = parseMiswire(req.set);
+        if (faults.some((f) => f.kind === 'stuck')) throw new Error('a stuck button is the fault switch: {"cmd": "fault", "part": "button", ...}');
+        twin.build.apply(faults);
+        twin.build.fit(twin);
+      }
+      return { miswire: twin.build.faults.map((f) => f.text) };
+    },
     stats: () => twin.stats(),
     errors: () => ({ ssd1306: twin.oled.errors, ws2812: twin.leds.errors }),
     clear_errors: () => { twin.oled.errors.length = 0; twin.leds.errors.length = 0; return {}; },

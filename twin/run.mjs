@@ -8,6 +8,7 @@
 //   node twin/run.mjs [--uf2 firmware.uf2] [--fs littlefs.img] [--save out.img] [--rom-bytes N] [--port 5555]
 //                [--control 5556] [--board board/pico-reference.json] [--seed 1]
 //                [--stats] [--echo] [--no-oled] [--no-pace] [--hold GPIO] [--trace] [--profile FILE]
+//                [--miswire SPEC]
 //
 // --uf2     MicroPython firmware (default: $TALLYBOARD_RP2EMU/firmware.uf2 when that is set, else
 //           the project's stock MicroPython v1.28.0 RPI_PICO image, image/stock-pico.uf2)
@@ -33,6 +34,8 @@
 // --no-oled no display on the I2C bus: its address NAKs
 // --no-pace let idle (WFI/WFE) time run faster than real time
 // --hold N  GPIO N reads low for the whole run (a button held down at power-up); repeat for more
+// --miswire SPEC  the board as built differs from --board (parts/build.mjs, docs/twin.md): dead:K,
+//           swap:A/B, reverse:A, encoder-ab, seats:S/T, oled:ADDR, stuck:NAME; comma-separated, repeatable
 // --watch-gpio N  to stderr, once per reset: the emulated time since reset of the first burst of >= 24
 //           rising edges on GPIO N no more than 50 us apart (a WS2812 chain's first LED of data):
 //           "[rp2emu gpio] N first data since_reset_ms=X"
@@ -65,10 +68,11 @@ import { SSD1306 } from './parts/ssd1306.mjs';
 import { WS2812Chain } from './parts/ws2812.mjs';
 import { Controls } from './parts/controls.mjs';
 import { SpiFlash, flashPeripherals } from './parts/qspi-flash.mjs';
+import { Build, parseMiswire } from './parts/build.mjs';
 import { startControl } from './control.mjs';
 
 function parseArgs(argv) {
-  const args = { port: 5555, stats: false, echo: false, oled: true, pace: true, trace: false, hold: [], watch: [], seed: 1 };
+  const args = { port: 5555, stats: false, echo: false, oled: true, pace: true, trace: false, hold: [], watch: [], seed: 1, miswire: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => argv[++i];
@@ -83,6 +87,7 @@ function parseArgs(argv) {
     else if (a === '--no-pace') args.pace = false;
     else if (a === '--trace') args.trace = true;
     else if (a === '--hold') args.hold.push(Number(val()));
+    else if (a === '--miswire') args.miswire.push(val());
     else if (a === '--watch-gpio') args.watch.push(Number(val()));
     else if (a === '--profile') args.profile = val();
     else if (a === '--bootrom') args.bootrom = val();
@@ -230,6 +235,14 @@ const oled = new SSD1306({ address: board.oled?.address ?? 0x3c, log: partLog })
 oled.present = !!board.oled && args.oled;
 const leds = new WS2812Chain({ count: board.leds.count, log: partLog });
 const controls = new Controls({ board, seed: args.seed, log: partLog });
+// the board as built (--miswire): the parts fitted so, and the buttons stuck from power-up
+const build = new Build(board);
+try {
+  const faults = args.miswire.flatMap(parseMiswire);
+  build.apply(faults);
+  build.fit({ leds, controls, oled });
+  for (const f of faults) if (f.kind === 'stuck') controls.stick(f.arg);
+} catch (e) { console.error(`--miswire ${args.miswire.join(',')}: ${e.message.replace(/^miswire:? /, '')}`); process.exit(2); }
 
 // ---- the chip ----
 let mcu = null, cdc = null, outEndpoint = -1, pendingRead = null;
@@ -447,7 +460,7 @@ process.on('SIGUSR1', () => console.error(statsLine('stats')));
 const resetWaiters = new Set();
 const emuNs = () => st.emuBase + (mcu ? mcu.clock.nanos : 0);
 const twin = {
-  board, oled, leds, controls, oledWanted: oled.present,
+  board, oled, leds, controls, build, oledWanted: oled.present,
   emuNs, emuMs: () => emuNs() / 1e6,
   activity: () => `${oled.stats.bytes}/${leds.stats.frames}/${leds.incoming.length}/${leds.stats.bits}`,
   faults: () => ({ oled: board.oled ? !oled.present && twin.oledWanted : false, stuck: [...controls.stuck],
@@ -459,7 +472,7 @@ const twin = {
     flash_erases: spiFlash.stats.erases, flash_programs: spiFlash.stats.programs,
     i2c_bus_ms: oled.stats.bus_ns / 1e6, oled_transactions: oled.stats.transactions, oled_bytes: oled.stats.bytes,
     oled_data_bytes: oled.stats.data_bytes, oled_command_bytes: oled.stats.command_bytes, oled_naks: oled.stats.naks,
-    oled_errors: oled.errors.length,
+    oled_errors: oled.errors.length, oled_stray_naks: oled.stats.stray_naks,
     led_frames: leds.stats.frames, led_bytes: leds.stats.bytes, led_wire_ms: leds.stats.wire_ns / 1e6,
     led_timing_errors: leds.stats.timing_errors, led_short_frames: leds.stats.short_frames,
     led_long_frames: leds.stats.long_frames, led_last_frame_ms: leds.stats.last_frame_ms,

@@ -36,6 +36,16 @@ export class Controls {
     this.mcu = null;
   }
 
+  // the board as built (parts/build.mjs): the knob's A and B and the seat buttons on the pins they are
+  // soldered to; seatPins[s]: the GPIO seat s's button closes to ground
+  rewire({ encoderSwapped = false, seatPins = null } = {}) {
+    if (seatPins) seatPins.forEach((gpio, i) => this.names.set(`seat${i}`, gpio));
+    if (this.encoder) {
+      const { a, b } = this.defined ??= { a: this.encoder.a, b: this.encoder.b };
+      Object.assign(this.encoder, encoderSwapped ? { a: b, b: a } : { a, b });
+    }
+  }
+
   gpio(name) {
     if (typeof name === 'number') return name;
     if (/^\d+$/.test(String(name))) return Number(name);

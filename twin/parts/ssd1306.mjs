@@ -7,6 +7,8 @@
 // Commands modelled (SSD1306 datasheet rev 1.1, section 9): everything the firmware's
 // tallypanel/ssd1306.py sends. Anything else is an error naming the byte: the board would
 // do something this model cannot show.
+// The address is the board as built (a jumper the other way: parts/build.mjs): a write to any
+// other address NAKs, counted as stray_naks with the last such address (nothing else is on the bus).
 const W = 128, PAGES = 8;
 
 // command byte -> how many argument bytes follow
@@ -31,7 +33,8 @@ export class SSD1306 {
     this.present = true;      // false: NAK (no display on the bus, or the fault switch)
     this.ram = new Uint8Array(W * PAGES);
     this.errors = [];
-    this.stats = { transactions: 0, bytes: 0, data_bytes: 0, command_bytes: 0, naks: 0, bus_ns: 0, last_stop_ms: null };
+    this.stats = { transactions: 0, bytes: 0, data_bytes: 0, command_bytes: 0, naks: 0, bus_ns: 0, last_stop_ms: null,
+      stray_naks: 0, stray_address: null };
     this.resetState();
   }
 
@@ -47,7 +50,7 @@ export class SSD1306 {
 
   state() {
     return {
-      present: this.present, on: this.on, contrast: this.contrast, inverted: this.inverted,
+      present: this.present, address: this.address, on: this.on, contrast: this.contrast, inverted: this.inverted,
       entire_on: this.entireOn, addressing: ['horizontal', 'vertical', 'page'][this.addressing] ?? 'invalid',
       columns: [this.colStart, this.colEnd], pages: [this.pageStart, this.pageEnd],
       start_line: this.startLine, segment_remap: this.segRemap, com_reversed: this.comReversed,
@@ -160,6 +163,7 @@ export class SSD1306 {
     i2c.onConnect = (address, mode) => {
       selected = this.present && address === this.address && mode === 0;
       if (address === this.address && !this.present) this.stats.naks++;
+      if (address !== this.address) { this.stats.stray_naks++; this.stats.stray_address = address; }
       if (selected) this.begin();
       later(9, () => i2c.completeConnect(selected));
     };

@@ -4,6 +4,8 @@
 // pulse and every bit period is checked against the datasheet's windows (WS2812B rev 5:
 // T0H 0.4 us, T1H 0.8 us, +-150 ns; a bit 1.25 us +-600 ns; reset >= 50 us low): outside
 // them the model prints an error naming the bit and the time measured, and counts it.
+// A dead LED (the board as built, parts/build.mjs) shows nothing and passes nothing on: it and
+// every LED after it keep what they showed (dark from power-up), whatever the wire carries.
 export const WINDOWS = {
   t0h: [250, 550],        // ns
   t1h: [650, 950],
@@ -16,6 +18,8 @@ export class WS2812Chain {
     this.count = count;
     this.log = log;
     this.grb = new Uint8Array(3 * count);      // what the chain shows
+    this.sent = new Uint8Array(3 * count);     // the last frame as it left the pin (what the firmware sent)
+    this.dead = null;                          // the chain index of a dead LED, or null
     this.incoming = [];                        // bytes of the frame on the wire now
     this.bits = 0; this.byte = 0;
     this.riseAt = null; this.lastRise = null; this.high = false;
@@ -93,7 +97,10 @@ export class WS2812Chain {
     this.stats.frames++;
     if (n < this.grb.length) this.stats.short_frames++;
     if (n > this.grb.length) this.stats.long_frames++;
-    this.grb.set(this.incoming.slice(0, this.grb.length));  // LEDs past the frame keep their colour
+    const frame = this.incoming.slice(0, this.grb.length);
+    this.sent.fill(0); this.sent.set(frame);
+    // LEDs past the frame keep their colour, and so do a dead LED and those after it
+    this.grb.set(this.dead === null ? frame : frame.slice(0, 3 * this.dead));
     this.stats.last_frame_ms = this.mcu.clock.nanos / 1e6;
     this.stats.last_frame_wire_us = wire / 1000;
     this.stats.last_frame_bytes = n;
@@ -101,6 +108,11 @@ export class WS2812Chain {
     this.incoming = []; this.bits = 0; this.byte = 0; this.stats.bits = 0;
     this.frameStartNs = null; this.lastRise = null; this.lastFallNs = null;
     this.onFrame?.();
+  }
+
+  setDead(led) {  // null: none; the dead LED goes dark, those after it keep what they show
+    this.dead = led;
+    if (led !== null) this.grb.fill(0, 3 * led, 3 * led + 3);
   }
 
   reset() {  // the MCU reset: the chain keeps its colours; a frame in flight is lost

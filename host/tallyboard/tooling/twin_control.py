@@ -11,6 +11,8 @@ and how to start a twin by hand; bench/twin_harness.py starts one for tests.
     control.oled().ram                    # 1024 bytes of display RAM (SSD1306 page order)
     control.leds().grb                    # the chain's GRB bytes
     control.fault("oled", True)           # the display stops answering (its address NAKs)
+    control.holes()                       # the lit LEDs' holes, as the board was built (--miswire)
+    control.miswire("encoder-ab")         # the board's wiring faults, all replaced ("": as defined)
 """
 from __future__ import annotations
 
@@ -44,6 +46,28 @@ class LedState:
     grb: bytes                 # what the chain shows: 3 bytes (G, R, B) an LED, chain order
     frames: int
     fields: dict[str, Any] = field(default_factory=dict)
+    sent: bytes = b""          # the last frame as the firmware sent it (a dead LED passes none of it on)
+    seen: bytes = b""          # what each hole shows, in the definition's chain order (the board as built)
+
+
+@dataclass
+class Hole:
+    """An LED as the board was built: its place along the wire (led), the hole it sits in (player, row
+    "station" / "tally" / "king", hole, as tallypanel.wiring numbers them; None for an LED in no hole,
+    light: the seat whose button it is beside) and what it shows."""
+    led: int
+    player: int | None
+    row: str | None
+    hole: int | None
+    grb: bytes
+    light: int | None = None
+
+    @property
+    def place(self) -> tuple[int, str, int] | None:
+        """(player, row, hole), or None for an LED in no hole."""
+        if self.player is None or self.row is None or self.hole is None:
+            return None
+        return (self.player, self.row, self.hole)
 
 
 class TwinControl:
@@ -126,7 +150,26 @@ class TwinControl:
 
     def leds(self) -> LedState:
         reply = self.request("leds")
-        return LedState(bytes.fromhex(reply.pop("grb")), reply["stats"]["frames"], reply)
+        grb, sent, seen = (bytes.fromhex(reply.pop(key)) for key in ("grb", "sent", "seen"))
+        return LedState(grb, reply["stats"]["frames"], reply, sent, seen)
+
+    def holes(self, every: bool = False) -> list[Hole]:
+        """The lit LEDs (every: all of them, in wire order) with the holes they sit in as the board was
+        built (docs/twin.md, --miswire): what a builder sees light."""
+        return [Hole(h["led"], h.get("player"), h.get("row"), h.get("hole"), bytes.fromhex(h["grb"]), h.get("light"))
+                for h in self.request("holes", all=every)["holes"]]
+
+    def miswire(self, spec: str | None = None) -> list[str]:
+        """The board's wiring faults now; with spec (e.g. "dead:40,encoder-ab"; "": none) replace them."""
+        fields: dict[str, Any] = {} if spec is None else {"set": spec}
+        return self.request("miswire", **fields)["miswire"]
+
+    def hello(self) -> dict[str, Any]:
+        """The controls by name, the chain's length, the display's address as built, the wiring faults."""
+        reply = self.request("hello")
+        reply.pop("id", None)
+        reply.pop("ok", None)
+        return reply
 
     def stats(self) -> dict[str, Any]:
         """Counters: emu_ms, busy_ms, flash_erases/programs, i2c_bus_ms, oled_bytes,
@@ -145,7 +188,8 @@ class TwinControl:
         self.request("clear_errors")
 
     def frame(self, board: Any, title: str = "") -> Any:
-        """What the twin shows now as a render.Frame (for render.png / terminal)."""
+        """What the twin shows now as a render.Frame (for render.png / terminal): the holes as the
+        board was built (LedState.seen), drawn with the definition's map."""
         from . import render
 
         oled = self.oled()
@@ -153,4 +197,4 @@ class TwinControl:
         shown = oled.ram if oled.on else bytes(OLED_BYTES)
         if oled.on and oled.inverted:
             shown = bytes(b ^ 0xFF for b in shown)
-        return render.Frame(board, leds.grb, shown if board.has_oled else None, title)
+        return render.Frame(board, leds.seen or leds.grb, shown if board.has_oled else None, title)
