@@ -166,7 +166,7 @@ def test_monitor_shows_both_directions(port):
     assert any(" > " in line and " HELLO*" in line for line in lines)
     assert any(" > " in line and " STATE*" in line for line in lines)
     assert any(" < " in line and " OK game=" in line for line in lines)
-    assert "not sent: FORMAT: not a verb of protocol 5" in out.output
+    assert "not sent: FORMAT: not a verb of the board's protocol" in out.output
 
 
 def test_watch_draws_sheet_and_pegs(port):

@@ -165,7 +165,8 @@ def read(request: Callable[..., dict[str, str]], hello: dict[str, str]) -> Descr
         raise
     try:
         count = int(page["of"])
-        ident = f"{hello.get('fw', '?')}-{count}-{page['id']}"
+        # its firmware's version where the reply said it (HELLO does, OPEN does not), its items' count and CRC
+        ident = "-".join(part for part in (hello.get("fw"), str(count), page["id"]) if part)
     except (KeyError, ValueError):
         raise ProtocolError(f"the board's description began with no count or id ({page}): run "
                             "tallyboard deploy") from None
