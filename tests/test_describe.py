@@ -96,14 +96,14 @@ def test_the_pages_give_every_item_once_in_order_and_the_id_is_their_crc(tmp_pat
 def test_the_host_reads_a_board_once_and_asks_it_for_capabilities_by_name(tmp_path):
     board, link = board_on(tmp_path / "a")
     board.hello()
-    first = link.seen.count("DESC")
-    assert first > 10                                  # every page, the first time
+    assert link.seen == ["HELLO"]          # a board of this host's protocol: read when first asked (issue 11.7)
     assert board.can("WHY") and board.can("ENTRY") and board.can("DESC")
+    assert link.seen.count("DESC") > 10                # every page, the first time
     assert board.can("cfg:round") and not board.can("cfg:volume")
     assert board.can("net:key") and board.can("held") and not board.can("teleport")
     again, link2 = board_on(tmp_path / "b")            # the same firmware: its description from the cache
     again.hello()
-    assert link2.seen == ["HELLO", "DESC"]
+    assert again.can("held") and link2.seen == ["HELLO", "DESC"]
     assert again.description == board.description
     # the encoder is the board's: NEW takes 2 or 3 arguments
     with pytest.raises(RequestError, match="NEW: takes 2 to 3 arguments, not 1"):
@@ -117,8 +117,8 @@ def test_a_board_before_desc_is_read_by_this_hosts_rows_and_what_it_refuses_is_n
     with_rows(monkeypatch, protocol.VERBS[:-2])
     board, link = board_on(tmp_path)
     board.hello()
-    assert link.seen == ["HELLO", "DESC"] and board.description.ident == ""
-    assert not board.can("DESC") and board.can("WHY")        # WHY: this host's rows say so, until refused
+    assert not board.can("DESC") and board.can("WHY")
+    assert link.seen == ["HELLO", "DESC"] and board.description.ident == ""        # WHY: this host's rows say so, until refused
     assert board.new("roquet", 2)["n"] == "0"                 # it scores
     board.request("PEG", 0, 5)
     with pytest.raises(BoardError, match="unknown verb"):
@@ -137,9 +137,9 @@ def test_a_board_with_more_than_this_host_knows_is_served_by_its_own_description
     with_rows(monkeypatch, protocol.VERBS + (ping,))
     monkeypatch.setattr(protocol, "CAPABILITIES", protocol.CAPABILITIES + (b"echo",))
     monkeypatch.setattr(protocol, "PROTOCOL_VERSION", protocol.PROTOCOL_VERSION + 1)
-    board, _link = board_on(tmp_path)
-    assert board.hello()["proto"] == str(protocol.PROTOCOL_VERSION)     # no version refused
-    assert board.can("PING") and board.can("echo")
+    board, link = board_on(tmp_path)
+    assert board.hello()["proto"] == str(protocol.PROTOCOL_VERSION)     # no version refused: it is read
+    assert link.seen.count("DESC") > 10 and board.can("PING") and board.can("echo")
     assert set(board.request("PING", 2)) == {"free"}
     with pytest.raises(RequestError, match="PING: takes 1 argument, not 0"):
         board.request("PING")

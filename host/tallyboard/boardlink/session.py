@@ -70,7 +70,8 @@ class Session:
     noise_lines: int = 0
     retried: int = 0
     keep_events: bool = True
-    # the board's own description of its protocol (description.py), read by HELLO and OPEN; None before
+    # the board's own description of its protocol (description.py: describe()); None until read: the
+    # requests are encoded from this host's rows until then
     description: described.Description | None = None
 
     def __post_init__(self) -> None:
@@ -101,26 +102,28 @@ class Session:
 
     def can(self, name: str) -> bool:
         """Whether the board has a capability (description.Description.can: "WHY", "cfg:round",
-        "held"), by its own description; before HELLO, by this host's rows."""
-        return (self.description or _HOSTS).can(name)
+        "held"), by its own description (read at the first question of a session)."""
+        return self.describe().can(name)
 
     def encode(self, verb: str, *args: Any) -> tuple[int, bytes]:
-        """The frame for a request: a verb of the board's description (this host's rows before HELLO)
-        with as many arguments as it takes, or the game in play's own verb (its rules' VERBS)."""
-        board = self.description or _HOSTS
-        spec = board.verb(verb)
-        if spec is None:
-            try:
-                name = wire.game_verbs()[verb.upper().encode()][0][0].decode()
-            except KeyError:
-                if _HOSTS.verb(verb) is not None:
-                    raise RequestError(f"{verb}: the board's firmware does not have it (its own description "
-                                       "leaves it out); update it with tallyboard deploy") from None
-                raise RequestError(f"{verb}: not a verb of the board's protocol") from None
+        """The frame for a request: a verb of the board's description (this host's rows until it is
+        read; a verb they lack has it read) with as many arguments as it takes, or the game in play's
+        own verb (its rules' VERBS)."""
+        spec = (self.description or _HOSTS).verb(verb)
+        own = None if spec is not None else wire.game_verbs().get(verb.upper().encode())
+        if spec is None and own is None and self.description is None and (self.hello_fields or self.open_fields):
+            spec = self.describe().verb(verb)       # a verb of a newer board's, perhaps
+        if own is not None:
+            name = own[0][0].decode()
+        elif spec is None:
+            if _HOSTS.verb(verb) is not None:
+                raise RequestError(f"{verb}: the board's firmware does not have it (its own description "
+                                   "leaves it out); update it with tallyboard deploy")
+            raise RequestError(f"{verb}: not a verb of the board's protocol")
         else:
             name = spec.name
-            if not len(spec.args) - spec.optional <= len(args) <= len(spec.args):
-                least = len(spec.args) - spec.optional
+            least = len(spec.args) - spec.optional
+            if not least <= len(args) <= len(spec.args):
                 raise RequestError(f"{verb}: takes {least if least == len(spec.args) else f'{least} to {len(spec.args)}'}"
                                    f" argument{'' if len(spec.args) == 1 else 's'}, not {len(args)}")
         text = " ".join([name, *(_word(a) for a in args)])
@@ -352,15 +355,27 @@ class Session:
                                 f"board's name (1 to {names.BOARD_MAX} letters, digits, _ - or .): it runs "
                                 "other firmware, or its board definition is damaged; run tallyboard deploy")
         self._open_session(reply)
-        # what the board has, in its own words (one DESC page once this host has read its firmware's):
-        # the requests are encoded from it and its capabilities asked by name, not by a version number
-        self.description = None          # (a board deployed anew since: its description is read again)
-        self.description = described.read(self.request, reply)
-        missing = [verb for verb in _NEEDED if not self.description.can(verb)]
-        if missing:
-            raise ProtocolError(f"the board's firmware {reply.get('fw', '?')} has no {', '.join(missing)}: "
-                                "update it with tallyboard deploy")
+        # what the board has is read from the board (its description) when asked for (can()), or at once
+        # when it speaks another protocol than this host's rows: then it is judged by what it says it has,
+        # not by its version. A board of this host's protocol costs a command no request more (issue 11.7:
+        # OPEN and the change), and a board deployed anew since is read again.
+        self.description = None
+        if reply.get("proto") != _HOSTS_PROTOCOL:
+            self.describe(reply)
         return reply
+
+    def describe(self, hello: dict[str, str] | None = None) -> described.Description:
+        """The board's own description of its protocol (one DESC page once this host has read its
+        firmware's), read once a session; ProtocolError when it lacks what every command needs."""
+        if self.description is None:
+            hello = hello or self.hello_fields or self.open_fields
+            board = described.read(self.request, hello)
+            missing = [verb for verb in _NEEDED if not board.can(verb)]
+            if missing:
+                raise ProtocolError(f"the board's firmware {hello.get('fw', '?')} has no {', '.join(missing)}: "
+                                    "update it with tallyboard deploy")
+            self.description = board
+        return self.description
 
     def connect(self) -> dict[str, str]:
         """Drop whatever stale bytes wait on the port, then HELLO."""
@@ -370,6 +385,7 @@ class Session:
 
 # what the host reads a board with before HELLO (and encodes from until the board's description is read)
 _HOSTS = described.this_hosts()
+_HOSTS_PROTOCOL = str(protocol.PROTOCOL_VERSION)
 # what every command needs of a board (the rest is asked for by name: Session.can)
 _NEEDED = ("HELLO", "OPEN", "STATE", "LOG", "NEW", "EV", "UNDO", "REDO")
 
