@@ -73,7 +73,8 @@ def _chain(definition: dict[str, Any], seen: list[Hole | None]) -> tuple[list[st
         lit -= 1
     if lit < len(seen):
         # a WS2812 that is dead passes nothing on: every LED after it is dark
-        before = f" (after {_hole_name(seen[lit - 1])})" if lit and seen[lit - 1] else ""
+        last = seen[lit - 1] if lit else None
+        before = f" (after {_hole_name(last)})" if last is not None else ""
         faults.append(f"the chain goes dark at LED {lit + 1} of {len(seen)}{before}: that LED is dead or its "
                       f"data in is not soldered; replace it or reflow its DIN, then test again")
     gaps = [i for i in range(lit) if seen[i] is None]
