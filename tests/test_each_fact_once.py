@@ -136,7 +136,7 @@ def test_the_seat_letters_are_written_once():
         ("firmware/tallycore/game.py",
          'SEAT_LETTERS = "ABCD"       # beside the seat buttons, seat 0 first, where a board definition names none')]
     assert tablestate.held_of.__defaults__ == ("ABCD",)
-    assert menu.BoardInput.__init__.__defaults__[-1] == b"ABCD"
+    assert menu.BoardInput.__init__.__defaults__[0] == b"ABCD"
     assert confirm.draw.__defaults__[0] == b"ABCD"
     assert boarddef._letters(None, 3) == b"ABC"
 

@@ -3,6 +3,7 @@ input handler, the board's game is exactly the events it submitted, and
 whatever the hand entry saved was a hand the core accepts."""
 from hypothesis import given, settings, strategies as st
 
+from mpfixtures import Hands
 from tallypanel import menu
 
 from tallycore import roquet, skicket
@@ -30,7 +31,7 @@ def test_random_input_keeps_the_game_consistent(rules, presses):
         game.undo()
         applied.pop()
 
-    board = menu.BoardInput(lambda: game, submit, undo)
+    board = menu.BoardInput(Hands(game, submit, undo))
     for kind, value in presses:
         board.handle(kind, value)
         if board.note is not None:

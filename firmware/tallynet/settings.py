@@ -141,9 +141,11 @@ def _key(name, value, size):
 
 
 class Net:
-    """The club link's settings and state, one per board with Wi-Fi (app.net)."""
+    """The club link's settings and state, one per board with Wi-Fi (app.net).
+    on_mark(): called when the link's mark changes (tallypanel.powerup: the
+    painter's, and the sheet redraws), or None."""
 
-    def __init__(self, root=""):
+    def __init__(self, root="", on_mark=None):
         self.path = root + NET_FILE
         self.values = [None] * len(NET_KEYS)
         self.problems = 0            # lines of net.txt that were not understood
@@ -154,9 +156,16 @@ class Net:
         self.waiting = 0
         self.error = NOT_ENROLLED     # type: str | None  # None: no problem now
         self.mark = b""              # the link's state on the OLED's heading (tallynet.link: MARK_*)
-        self.on_mark = None          # called when the mark changes (tallypanel.start: the sheet redraws)
-        self.starter = None          # called when the board becomes enrolled (tallypanel.start)
+        self.on_mark = on_mark       # called when the mark changes
+        self.starter = None          # called when NET leaves the board enrolled (on_enrol)
         self.forget = None           # called by NET LEAVE to forget the numbering (the link's outbox)
+
+    def on_enrol(self, starter):
+        """starter() is called when NET leaves the board enrolled (tallypanel.start's
+        LinkStarter: the link starts, once). The starter is made after the app, which
+        is made with this Net, so it registers here (as the app's listeners do with
+        App.on_change) rather than being given to the Net when it is made."""
+        self.starter = starter
 
     def get(self, key):
         value = self.values[key]

@@ -20,7 +20,6 @@
 # board that never confirms never pays its heap. Nothing here allocates but a
 # refusal's NOTE.
 from tallycore.game import HELD_APPLY, HELD_UNDO, SEAT_LETTERS, player_at
-from tallypanel import gameview
 from tallypanel.screen import LIST, blank, put, num, numl
 
 from tallycore import const
@@ -45,17 +44,17 @@ def answer(board_input, game, seat, long):
         if not game.held_by >> player & 1:
             refuse(board_input, game, NOT_AN_OPPONENT, seat)
             return
-        board_input.accept(player)
+        board_input.app.local_accept(player)
         board_input.entry.close()
     else:
         held = game.held
         event = game.held_event
-        taken = board_input.reject()    # the hand's earlier events, taken back with it
+        taken = board_input.app.local_reject()    # the hand's earlier events, taken back with it
         entry = board_input.entry
         entry.close()
         if held != HELD_APPLY:
             return
-        view = gameview.of(game)
+        view = board_input.views.of(game)
         if view is None:
             # a game entered from its description: its hand's values, from the
             # events taken back and the one rejected (tallypanel.entry)
@@ -80,7 +79,7 @@ def refuse(board_input, game, why, seat=0):
     buttons by their letters."""
     letters = board_input.letters
     board_input.refuse(why, seat)
-    if board_input.say is None:
+    if board_input.app.say is None:
         return
     who = _accepting_letters(game, letters)
     hand = game.held_hand()
@@ -134,7 +133,7 @@ def draw(sheet, game, letters=SEAT_LETTERS.encode(), board_input=None):
     at = put(line, at, b"HAND ")
     at = numl(line, at, game.held_hand())
     put(line, at, b": CONFIRM?")
-    view = gameview.of(game)
+    view = sheet.views.of(game)
     if view is not None and hasattr(view, "describe_hand"):
         view.describe_hand(sheet, game, game.held_event, lines[1])
     wide = players > 4

@@ -14,41 +14,57 @@
 #   push(entry, game), back(entry), draw_entry(sheet, entry, game, at)
 # Each draws with the rules of the game in play (game.rules), so a view
 # imports no rules module.
+#
+# Which view is in play is a Views' own: the board has one, made by its
+# View (tallypanel.view) and shared by the display (ledfield, sheetview,
+# confirm's screen) and the controls (menu, confirm), which
+# tallypanel.powerup hands it.
 import sys
 
 from tallycore.games import load_module, on_switch, unload
 
 _MICRO = sys.implementation.name == "micropython"
-_shown = [None, None]  # the rules module asked for last, and its view module
 
 
 def of(game):
-    """The view module of the game in play, or None (no game, or a game
-    without a view of its own). Allocation-free while the game stays."""
+    """The view module of game's rules, loaded now, or None (no game, or a game
+    without a view of its own). It allocates and keeps nothing: the display and
+    the controls ask their Views, which keeps the view and lets it go."""
     rules = game.rules
-    if rules is _shown[0]:
-        return _shown[1]
     name = None if rules is None else rules.VIEW
-    view = None
-    if name is not None:
-        view = load_module("tallypanel", name)
-    old = _shown[1]
-    if _MICRO and old is not None and old is not view:
-        unload(old.__name__)
-    _shown[0] = rules
-    _shown[1] = view
-    return view
+    return None if name is None else load_module("tallypanel", name)
 
 
-def _let_go():
-    # another game's rules are about to load: its view goes first, so that the
-    # two games' panel code are never in memory together
-    old = _shown[1]
-    if old is not None:
-        unload(old.__name__)
-    _shown[0] = None
-    _shown[1] = None
+class Views:
+    """The view module of the game in play, kept while that game stays in
+    play (of() is allocation-free then) and let go when another game's rules
+    are about to load (tallycore.games.on_switch), so that two games' panel
+    code are never in memory together."""
 
+    def __init__(self):
+        self.rules = None   # the rules module asked for last
+        self.view = None    # and its view module
+        if _MICRO:
+            on_switch(self.let_go)
 
-if _MICRO:
-    on_switch(_let_go)
+    def of(self, game):
+        """The view module of the game in play, or None (no game, or a game
+        without a view of its own). Allocation-free while the game stays."""
+        rules = game.rules
+        if rules is self.rules:
+            return self.view
+        view = of(game)
+        old = self.view
+        if _MICRO and old is not None and old is not view:
+            unload(old.__name__)
+        self.rules = rules
+        self.view = view
+        return view
+
+    def let_go(self):
+        """Another game's rules are about to load: its view goes first."""
+        old = self.view
+        if old is not None:
+            unload(old.__name__)
+        self.rules = None
+        self.view = None

@@ -38,8 +38,12 @@ _BAR_TALLY = const(30)
 
 
 class LedField:
-    def __init__(self, board):
+    def __init__(self, board, views=None):
+        """board: a tallypanel.wiring.BoardDef; views: the game in play's view
+        (tallypanel.gameview.Views: the View's, shared with the sheet and the
+        controls), or None for one of the field's own."""
         self.board = board
+        self.views = gameview.Views() if views is None else views
         self.led_of = board.led_of
         self.frame = bytearray(3 * board.led_count)
         self._blank = bytearray(3 * board.led_count)
@@ -97,7 +101,7 @@ class LedField:
     def compose(self, game):
         """Compose the frame for game; returns the frame buffer (not a copy)."""
         self.frame[:] = self._blank
-        view = gameview.of(game)
+        view = self.views.of(game)
         if game.rules is None:
             self.light(STATION, WHITE, LANDMARK)
             self.light(SLOTS_PER_PLAYER + STATION, WHITE, LANDMARK)

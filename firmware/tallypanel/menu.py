@@ -3,13 +3,13 @@
 #
 # Pure logic: no hardware, no display. Input arrives as (kind, value) from
 # tallypanel.inputs through BoardInput.handle; scoring goes out through the
-# injected submit(event) (the app's local_event, which applies the event,
-# journals it and pushes it to the host) and undo(). Both raise ValueError
-# with the core's message when the board must refuse; the message is kept in
-# BoardInput.note (or HandEntry.error) for the OLED, and goes to the host
-# through the injected say(text) (the app's say: a NOTE event). A refusal's
-# words leave the OLED by themselves after screen.NOTE_MS (fade(), which
-# tallypanel.inputs.fade_notes calls).
+# app that BoardInput is made with (tallypanel.powerup): its local_event
+# (which applies the event, journals it and pushes it to the host) and
+# local_undo. Both raise ValueError with the core's message when the board
+# must refuse; the message is kept in BoardInput.note (or HandEntry.error)
+# for the OLED, and goes to the host through the app's say (a NOTE event). A
+# refusal's words leave the OLED by themselves after screen.NOTE_MS (fade(),
+# which tallypanel.inputs.fade_notes calls).
 #
 # What a seat button does and which steps the knob walks through are the
 # game's own (tallypanel.gameview): Skicket's seats open the entry of a
@@ -40,10 +40,15 @@ STEPS = const(8)      # room for the values of the longest entry
 
 class HandEntry:
     """The encoder-driven entry of one hand, through the steps of the game's
-    view (its STEP_NAMES, LOW and HIGH, FIELDS, and what push and back do)."""
+    view (its STEP_NAMES, LOW and HIGH, FIELDS, and what push and back do).
+    submit(event): the hand's event scored (the app's local_event); views: the
+    game in play's view (tallypanel.gameview.Views: the board's, shared with
+    its display), or None for one of the entry's own."""
 
-    def __init__(self, submit):
+    def __init__(self, submit, views=None):
         self.submit = submit
+        self.views = gameview.Views() if views is None else views
+        self.walker = None  # type: Any  # tallypanel.entry, once a game without a view has opened it
         self.active = False
         self.view = None   # type: Any  # the game's view module, while the entry is open
         self.rules = None  # type: Any  # the game's rules module, while the entry is open
@@ -53,9 +58,9 @@ class HandEntry:
         self.error = None  # the core's message for the last refused entry
 
     def open(self, game, purchaser=0):
-        view = gameview.of(game)
+        view = self.views.of(game)
         if view is None:
-            view = described(game)
+            view = self.described(game)
         self.view = view
         self.rules = game.rules
         self.hand = game.hands()
@@ -116,21 +121,18 @@ class HandEntry:
         return True
 
 
-_walker = [None]  # type: list[Any]  # tallypanel.entry, once a game without a view has opened it
-
-
-def described(game):
-    """tallypanel.entry, the entry every game without a view of its own
-    walks from its description (its rules' ENTRY)."""
-    walker = _walker[0]
-    if walker is None:
-        # loaded once and kept, through the games' loader: after a collection
-        # when a game's code was let go since, and tried again on MemoryError
-        # (tallycore.games.load_module)
-        walker = _walker[0] = gameview.load_module("tallypanel", "entry")
-    if walker.description(game) is None:
-        raise ValueError("game: enter %s hands from the host" % game.name())
-    return walker
+    def described(self, game):
+        """tallypanel.entry, the entry every game without a view of its own
+        walks from its description (its rules' ENTRY)."""
+        walker = self.walker
+        if walker is None:
+            # loaded once and kept, through the games' loader: after a collection
+            # when a game's code was let go since, and tried again on MemoryError
+            # (tallycore.games.load_module)
+            walker = self.walker = gameview.load_module("tallypanel", "entry")
+        if walker.description(game) is None:
+            raise ValueError("game: enter %s hands from the host" % game.name())
+        return walker
 
 
 class NewGame:
@@ -182,25 +184,27 @@ def hands_so_far(game):
 
 class BoardInput:
     """Routes the board's controls: seats and the knob as the game in play
-    has them (tallypanel.gameview); undo; the encoder. new_game() starts the
-    game in play again and kept() says whether the host's archive holds it as
-    it stands (the app's local_new and kept); without new_game the board
-    starts no game of its own."""
+    has them (tallypanel.gameview); undo; the encoder.
 
-    def __init__(self, get_game, submit, undo, accept=None, reject=None, new_game=None, kept=None,
-                 say=None, letters=SEAT_LETTERS.encode()):
-        self.get_game = get_game  # () -> the Game in progress
-        self.submit = submit
-        self.undo = undo
-        self.accept = accept      # (player): the held change accepted (confirmation by an opponent)
-        self.reject = reject      # (): the held change rejected
-        self.new_game = new_game  # (): the game in play started again (the board's own new game)
-        self.kept = kept          # (): whether the host's archive holds the game as it stands
+    app: the app (tallyrun.app.App), or a stand-in with what of it the
+    controls use: game (the Game in play); local_event(event), local_undo();
+    local_accept(player) and local_reject() (the held change accepted by an
+    opponent, or rejected); local_new() (the game in play started again: the
+    board's own new game) and kept() (whether the host's archive holds it as
+    it stands); say(text) (words for the host, a NOTE event: why a press was
+    refused). A stand-in's local_new, kept or say may be None: the board then
+    starts no game of its own, takes no game as kept, tells the host nothing.
+    letters: beside the seat buttons, seat 0 first (the board definition).
+    views: the game in play's view (tallypanel.gameview.Views: the board's,
+    shared with its display), or None for one of the controls' own."""
+
+    def __init__(self, app, letters=SEAT_LETTERS.encode(), views=None):
+        self.app = app
+        self.letters = letters
+        self.views = gameview.Views() if views is None else views
         self.question = NewGame()
         self.why = WhyScreen()
-        self.entry = HandEntry(submit)
-        self.say = say            # (text): words for the host (a NOTE event): why a press was refused
-        self.letters = letters    # beside the seat buttons, seat 0 first (the board definition)
+        self.entry = HandEntry(app.local_event, self.views)
         self.note = None   # a message for the OLED (refused input), or None
         self.refused = 0   # why the last press could not answer a held change (confirm.NOT_AN_OPPONENT, ...)
         self.refused_seat = 0
@@ -214,7 +218,8 @@ class BoardInput:
         self.changes += 1
         self.note = None
         self.refused = 0
-        game = self.get_game()
+        app = self.app
+        game = app.game
         entry = self.entry
         try:
             if game is None or game.rules is None:
@@ -265,16 +270,16 @@ class BoardInput:
                     entry.back()
                 return
             if kind == UNDO:
-                self.undo()
+                app.local_undo()
             elif kind == SEAT or kind == SEAT_LONG:
-                view = gameview.of(game)
+                view = self.views.of(game)
                 if view is not None:
                     view.seat(self, game, value, kind == SEAT_LONG)
                     return
                 if game.complete():
                     raise ValueError("game: the game is over")
                 # a seat opens the entry, with that player chosen first
-                view = described(game)
+                view = entry.described(game)
                 entry.open(game)
                 if view.player_step(game):
                     view.choose_seat(entry, game, value)
@@ -282,7 +287,7 @@ class BoardInput:
                 if game.complete():
                     raise ValueError("game: the game is over")
                 entry.open(game)
-            elif kind == HOLD and self.new_game is not None:
+            elif kind == HOLD and app.local_new is not None:
                 question.active = True
                 question.warning = False
             elif kind == TURN:
@@ -305,8 +310,9 @@ class BoardInput:
 
     def tell(self, text):
         """Words for the host (a NOTE event), if the board has one to tell."""
-        if self.say is not None:
-            self.say(text)
+        say = self.app.say
+        if say is not None:
+            say(text)
 
     def fade(self, now):
         """The words of a refused press leave the OLED NOTE_MS after
@@ -326,7 +332,8 @@ class BoardInput:
     def unarchived(self, game):
         """Whether starting again would drop a game with something scored,
         finished or not, that the host's archive does not hold as it stands."""
-        return game.n > 0 and not (self.kept is not None and self.kept())
+        kept = self.app.kept
+        return game.n > 0 and not (kept is not None and kept())
 
     def _answer(self, game):
         question = self.question
@@ -334,4 +341,4 @@ class BoardInput:
             question.warning = True   # checked now: the host may have changed the game meanwhile
             return
         question.active = False
-        self.new_game()
+        self.app.local_new()

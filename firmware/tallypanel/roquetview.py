@@ -150,7 +150,7 @@ def seat(board_input, game, seat, long):
     """A seat button pegs for the player in it: +1, or +5 on a long press."""
     if seat > 1:
         raise ValueError("seat: Roquet is a game for two; use seats 1 and 2")
-    board_input.submit(game.rules.pack_peg(seat, _LONG_POINTS if long else _SEAT_POINTS))
+    board_input.app.local_event(game.rules.pack_peg(seat, _LONG_POINTS if long else _SEAT_POINTS))
 
 
 def open_entry(entry, game, purchaser):

@@ -57,11 +57,14 @@ def _glyph_table():
 
 
 class SheetView:
-    def __init__(self, fb, show=None):
+    def __init__(self, fb, show=None, views=None):
         """fb: the framebuf to draw on (the SSD1306 driver); show(pages) sends
-        the changed pages (bit p = pixel rows 8p..8p+7), None to skip."""
+        the changed pages (bit p = pixel rows 8p..8p+7), None to skip; views:
+        the game in play's view (tallypanel.gameview.Views: the View's, shared
+        with the LED field and the controls), or None for one of the sheet's own."""
         self.fb = fb
         self.show = show
+        self.views = gameview.Views() if views is None else views
         self.glyph_of = _glyph_table()
         self.small = []
         self.big = []
@@ -262,7 +265,7 @@ class SheetView:
 
     def draw_game(self, game):
         """Compose and show the screen for game; allocation-free."""
-        view = gameview.of(game)
+        view = self.views.of(game)
         if game.rules is None:
             self.use(SHEET)
             for r in range(ROWS):

@@ -1,10 +1,13 @@
 # The app's start (run by main.py): the board definition, safe mode, the
 # game restored and BOOT sent, the LED field lit; then tallypanel.powerup
 # makes the app and attaches the club link, the OLED and the board's controls,
-# and is let go; then the app runs. Here too, what stays while it runs: the
-# painter, the club link's starter and the app's hooks for NET and CFG SET
-# board. A module rather than main.py itself so that it is loaded compiled
-# (.mpy) at power-up instead of parsed from source.
+# and is let go; then the app runs. The board's wiring is powerup.attach's
+# alone: every part is made there with what it needs, and nothing here sets
+# an attribute of another object. Here is what stays while the app runs,
+# which start passes attach to wire: the painter (Painter), the club link's
+# starter (LinkStarter) and the app's check for CFG SET board (check_board).
+# A module rather than main.py itself so that it is loaded compiled (.mpy) at
+# power-up instead of parsed from source.
 #
 # Safe mode: hold the undo button (seat 0's button on a board without one)
 # while the board powers up and the app does not start: the REPL stays free
@@ -13,6 +16,10 @@
 from tallycore import ticks_diff, ticks_ms
 from tallycore.games import unload
 from tallyrun.protocol import EV_CFG
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def start():
@@ -48,10 +55,9 @@ def start():
     compact()
     from tallypanel import powerup
     app, finish = powerup.attach(restored, board, view, given if isinstance(given, str) and 0 < len(given) <= 40
-                                 else name, notes, Painter, LinkStarter)
+                                 else name, notes, check_board, Painter, LinkStarter)
     del powerup
     unload("tallypanel.powerup")   # its code is not needed again: its heap goes to the games
-    app.check_board = check_board
     watchdog = None
     try:
         watchdog = hw.Watchdog()
@@ -134,16 +140,20 @@ def check_board(name):
 
 class LinkStarter:
     """The club link (tallynet) on a board with Wi-Fi, started once the board
-    is enrolled (start(): at the power-up, or when NET enrols it). A link that
-    cannot start leaves a NOTE; the scoring goes on."""
+    is enrolled (start(): at the power-up, or when NET enrols it: the Net's
+    on_enrol), and tried once only. A link that cannot start leaves a NOTE;
+    the scoring goes on."""
 
     def __init__(self, app, net):
         self.app = app
         self.net = net
+        self.tried = False
 
     def start(self):
+        if self.tried:
+            return
+        self.tried = True
         app = self.app
-        self.net.starter = None
         try:
             import gc
             from tallynet.settings import RX_BUFFER
@@ -176,22 +186,31 @@ class Painter:
     (soon); run() draws when no request is arriving, once for any number of
     changes; a press is drawn at once (changed). Each drawing is the LED field,
     then the OLED's sheet unless a request has begun to arrive meanwhile. A
-    display bug never stops the scoring: it is counted (app.listener_errors)."""
+    display bug never stops the scoring: it is counted (app.listener_errors).
 
-    def __init__(self, app, view, board_input=None):
-        self.app = app
+    Made with the View before the app, which is made with its entry_screen
+    (the protocol's ENTRY) and its link_changed (the club link's Net); use()
+    then gives it the app and the controls (tallypanel.powerup)."""
+
+    def __init__(self, view):
         self.view = view
-        self.board_input = board_input   # the controls' entry on the sheet (tallypanel.menu), or None
+        self.app = None                  # type: Any  # the app whose game is drawn (use())
+        self.board_input = None          # type: Any  # the controls' entry on the sheet (tallypanel.menu), or None
         self.turn = None                 # the controls' kind of a turn of the knob (tallypanel.menu.TURN)
         self.due = True                  # a change waits to be drawn
+
+    def use(self, app, board_input, turn=None):
+        """The painter's registration: the app whose game it draws and whose
+        changes it hears (app.on_change(app_changed)), and the controls whose
+        screens it shows (a tallypanel.menu.BoardInput, or None) and their kind
+        of a turn of the knob (tallypanel.menu.TURN: start does not load menu)."""
+        self.app = app
+        self.board_input = board_input
+        self.turn = turn
 
     def soon(self):
         """A change: drawn at the painter's next look once the host is quiet."""
         self.due = True
-
-    def game(self):
-        """The game in play (the controls' get_game)."""
-        return self.app.game
 
     def press(self, kind, value=0):
         """A press on the board's controls (tallypanel.inputs): handled, and

@@ -9,7 +9,9 @@
 # the board has no display. config: the board's tallyrun.config.Config
 # (brightness, budget_ma, colours, names, table, round), or None for the defaults.
 # board_input: the tallypanel.menu.BoardInput whose hand entry and messages
-# are shown, or None.
+# are shown, or None. view.views: the game in play's view
+# (tallypanel.gameview.Views), the View's own, which its LED field and sheet
+# share, and tallypanel.powerup hands the controls.
 #
 # An LED frame goes out only when its bytes differ from the last one sent;
 # the OLED sends only the pages of the rows that changed (frames_sent and
@@ -19,6 +21,7 @@
 # LEDs and the scoring go on, problem() says so once for a NOTE, and every
 # RETRY_MS the display is set up again; when it answers the whole sheet is
 # drawn again and problem() says that too.
+from tallypanel.gameview import Views
 from tallypanel.ledfield import LedField
 from tallypanel.screen import ENTRY
 
@@ -37,7 +40,8 @@ class View:
         self.board = board
         self.pixels = pixels
         self.oled = oled
-        self.leds = LedField(board)
+        self.views = Views()     # the game in play's view, shared by the LED field, the sheet and the controls
+        self.leds = LedField(board, self.views)
         self.sheet = None
         self._note = None
         self._error = None
@@ -59,7 +63,7 @@ class View:
         """The OLED after the LEDs: the board lights its LEDs before it loads the sheet's code."""
         from tallypanel.sheetview import SheetView
         self.oled = oled
-        self.sheet = SheetView(oled, self._show)
+        self.sheet = SheetView(oled, self._show, self.views)
         self.sheet.stop = self.stop
         if self.config is not None:
             self.configure(self.config)

@@ -87,11 +87,14 @@ _UNSAID = b"the board failed here and had no memory left to say why; read STATE 
 
 
 class App:
-    def __init__(self, out=None, root="", board_name="", flash=None, restored=None):
+    def __init__(self, out=None, root="", board_name="", flash=None, restored=None, exit_on_eof=True,
+                 check_board=None, entry_screen=None, net=None):
         # restored: the game, its journal and the settings as the power-up made them
         # (tallyrun.restore: BOOT went out before this module loaded); else made here.
         # flash: the chip's block device (hw.journal_flash()) for the journal's raw
-        # ring; None keeps the ring in a plain file (the emulator, tests)
+        # ring; None keeps the ring in a plain file (the emulator, tests).
+        # exit_on_eof, check_board, entry_screen, net: as tallypanel.powerup makes
+        # the board's app (each is described where it is kept, below)
         if restored is None:
             restored = Restored(out, root, flash)
         self.restored = restored
@@ -114,16 +117,16 @@ class App:
         self.eseq = 0
         self.listeners = []
         self.why_parts = None       # tallycore.why.Parts, made by the first WHY
-        self.entry_screen = None    # () -> the entry screen's rows, or None when none is open (tallypanel.start)
+        self.entry_screen = entry_screen   # () -> the entry screen's rows, or None when none is open (the painter's)
         self.notes = []                 # problems found at boot (NOTE), spaces as _
         # CRC-16 of log[0:i + 1] for each i, right up to log_crcs_valid: the
         # log CRC (STATE, OPEN) costs one step per new event, not the whole log
         self.log_crcs = array("H", bytearray(2 * LOG_CAPACITY))
         self.log_crcs_valid = 0
         # check_board(name): raises ValueError (why) unless board/<name>.json is
-        # a definition this board can run; the start sets the panel's own check.
+        # a definition this board can run (the panel's own check, tallypanel.start's).
         # None: the file is on the flash (tallyrun.configuring.board_exists)
-        self.check_board = None
+        self.check_board = check_board
         self.listener_errors = 0
         self.tasks = []
         self.starters = []
@@ -135,9 +138,9 @@ class App:
         self.internal_errors = 0
         # the end of input ends the app under the emulator (its process
         # exits); on a board a read of nothing is only "nothing yet"
-        self.exit_on_eof = True
+        self.exit_on_eof = exit_on_eof
         # the club link's settings and state (tallynet.settings.Net) on a board with Wi-Fi; None without
-        self.net = None
+        self.net = net
         # the handler of each runtime verb (its row of protocol.VERBS names it): those of the modules
         # loaded with the app found now, so that no request of theirs allocates; the others (CFG's,
         # WHY's, NET's) loaded when first asked

@@ -38,6 +38,25 @@ def cleanup(root):
     os.rmdir(root[:-1])
 
 
+class Hands:
+    """The app as the board's controls use it (tallypanel.menu.BoardInput is made
+    with the app), on a game alone: local_event and local_undo are the game's
+    apply and undo unless given; no held change answered, no new game of the
+    board's own, no archive, no host to tell (local_accept, local_reject,
+    local_new, kept and say None) unless given."""
+
+    def __init__(self, game, submit=None, undo=None, accept=None, reject=None, new_game=None, kept=None,
+                 say=None):
+        self.game = game
+        self.local_event = game.apply if submit is None else submit
+        self.local_undo = game.undo if undo is None else undo
+        self.local_accept = accept
+        self.local_reject = reject
+        self.local_new = new_game
+        self.kept = kept
+        self.say = say
+
+
 def booted_app(root):
     """An App on the flash folder root, booted; its frames are appended to
     root + "out.txt". Returns (app, out)."""

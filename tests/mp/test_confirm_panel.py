@@ -9,7 +9,7 @@
 # menu wired as tallypanel/start.py wires them.
 import sys
 
-from mpfixtures import bodies, booted_app, cleanup, folder, send, shut, skip
+from mpfixtures import Hands, bodies, booted_app, cleanup, folder, send, shut, skip
 from tallypanel import boarddef, confirm, menu, screen, skicketview
 from tallypanel.ledfield import LedField
 from tallycore import cards, rummy, skicket
@@ -25,8 +25,7 @@ def _wired(root, letters=b"ABCD"):
     for p in range(4):
         send(app, 1 + p, "CFG SET name %d %s" % (p, NAMES[p]))
     send(app, 5, "NEW skicket 4 %d" % CONFIRM)
-    board_input = menu.BoardInput(lambda: app.game, app.local_event, app.local_undo,
-                                  app.local_accept, app.local_reject, say=app.say, letters=letters)
+    board_input = menu.BoardInput(app, letters=letters)
     return app, out, board_input
 
 
@@ -313,7 +312,7 @@ def test_three_accepting_buttons_take_two_rows():
         assert app.game.held_by == 2 | 4 | 8
         board = boarddef.find("pico-reference", BOARD_DIR)
         view = View(board, None, Oled(), _Config())
-        view.refresh(app.game, menu.BoardInput(lambda: app.game, None, None))
+        view.refresh(app.game, menu.BoardInput(Hands(app.game), views=view.views))
         rows = _rows(view)
         # "ACCEPT: B (Bob), C (Cy) OR D (Dee)" is 34 characters, 2 more than a row: the last
         # button goes to the next row, under the first
@@ -341,8 +340,7 @@ def test_a_seat_nobody_plays_is_refused_with_why():
         # Ann, so Bob (seat 1, button B) accepts (CF2). Seats C and D have no player in a game of two
         assert app.game.held and app.game.held_by == 2
         board = boarddef.find("pico-reference", BOARD_DIR)
-        board_input = menu.BoardInput(lambda: app.game, app.local_event, app.local_undo, app.local_accept,
-                                      app.local_reject, say=app.say, letters=board.seat_letters)
+        board_input = menu.BoardInput(app, letters=board.seat_letters)
         view = View(board, None, Oled(), _Config())
         _do(board_input, (menu.SEAT, 2))
         view.refresh(app.game, board_input)
@@ -413,8 +411,8 @@ def test_drawing_a_held_hand_and_fading_a_refusal_allocate_nothing():
         assert _rows(view)[9] == ""
         # the refused press itself: nothing but its words for the host (app.say, a NOTE) allocates.
         # Without a host to tell, Bob's button (C: seat 2) and the knob are refused allocation-free
-        quiet = menu.BoardInput(lambda: app.game, app.local_event, app.local_undo, app.local_accept,
-                                app.local_reject, letters=board.seat_letters)
+        quiet = menu.BoardInput(Hands(app.game, app.local_event, app.local_undo, app.local_accept,
+                                      app.local_reject), letters=board.seat_letters)
         quiet.handle(menu.SEAT, 2)
         micropython.heap_lock()
         try:

@@ -17,8 +17,7 @@ def _rummy_wired(root):
     for p in range(3):
         send(app, 1 + p, "CFG SET name %d %s" % (p, RUMMY_NAMES[p]))
     send(app, 4, "NEW rummy 3 %d" % CONFIRM)
-    board_input = menu.BoardInput(lambda: app.game, app.local_event, app.local_undo,
-                                  app.local_accept, app.local_reject, say=app.say)
+    board_input = menu.BoardInput(app)
     return app, out, board_input
 
 

@@ -9,7 +9,7 @@ try:
 except ImportError:
     framebuf = None
 
-from mpfixtures import skip
+from mpfixtures import Hands, skip
 from tallypanel import entry as walker
 from tallypanel import menu
 from tallycore.game import Game
@@ -37,10 +37,7 @@ class Board:
         self.presses = 0
         self.detents = 0
         self.record = True
-        self.input = menu.BoardInput(self.get_game, self.submit, self.game.undo)
-
-    def get_game(self):
-        return self.game
+        self.input = menu.BoardInput(Hands(self.game, self.submit))
 
     def submit(self, event):
         self.game.apply(event)  # raises ValueError, changing nothing, if refused

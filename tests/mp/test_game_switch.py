@@ -3,7 +3,7 @@
 # views) in sys.modules, and each switch unloads the game played before
 # (tallycore.games.load, tallypanel.gameview). On the MicroPython unix port
 # only: CPython keeps every module (the host wants them all).
-from mpfixtures import skip
+from mpfixtures import Hands, skip
 import sys
 
 from tallycore.game import Game
@@ -40,7 +40,7 @@ def _board():
     board = boarddef.find("pico-reference", BOARD_DIR)
     game = Game()
     view = View(board, Pixels(board.led_count), Oled())
-    board_input = menu.BoardInput(lambda: game, game.apply, game.undo)
+    board_input = menu.BoardInput(Hands(game), views=view.views)
 
     def play(name, players):
         game.new(name, players, 0)   # as NEW does, by the registry

@@ -212,7 +212,8 @@ def test_the_painter_s_poll_allocates_nothing():
             return self.arriving
 
     app = App()
-    painter = start.Painter(app, None)
+    painter = start.Painter(None)
+    painter.use(app, None)
     painter.due = False
     answers = [None] * 102
     painter.ready()

@@ -1,6 +1,7 @@
 # The board's own controls: the encoder's Skicket hand entry (confirm, back,
 # cancel, refused entries), seat pegging in Roquet, debounced buttons and the
 # quadrature decoding of the encoder.
+from mpfixtures import Hands
 from tallypanel import boarddef, menu, roquetview, skicketview
 from tallycore import roquet, skicket
 from tallycore.game import Game
@@ -17,10 +18,7 @@ class Board:
         self.game = Game()
         self.game.new(rules, players, 0)
         self.sent = []
-        self.input = menu.BoardInput(self.get_game, self.submit, self.game.undo)
-
-    def get_game(self):
-        return self.game
+        self.input = menu.BoardInput(Hands(self.game, self.submit))
 
     def submit(self, event):
         self.game.apply(event)  # raises ValueError, changing nothing, if refused
@@ -244,8 +242,8 @@ class BoardWithNewGame(Board):
         Board.__init__(self, rules, players)
         self.archived = False
         self.started = 0
-        self.input = menu.BoardInput(self.get_game, self.submit, self.game.undo, new_game=self.new_game,
-                                     kept=lambda: self.archived)
+        self.input = menu.BoardInput(Hands(self.game, self.submit, new_game=self.new_game,
+                                           kept=lambda: self.archived))
 
     def new_game(self):
         self.started += 1

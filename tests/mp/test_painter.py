@@ -98,7 +98,8 @@ def _paint(arrive_during):
     oled = _oled(host.arrive if arrive_during == "sheet" else None)
     pixels = Pixels(board.led_count, host.arrive if arrive_during == "leds" else None)
     view = View(board, pixels, oled)
-    painter = start.Painter(host, view)    # a change due
+    painter = start.Painter(view)          # a change due
+    painter.use(host, None)
 
     async def run():
         painting = asyncio.create_task(painter.run())

@@ -1,6 +1,6 @@
 # tallypanel.view: the LED frame goes out only when its bytes change; the OLED
 # follows the game, the hand entry and the board's messages.
-from mpfixtures import skip
+from mpfixtures import Hands, skip
 from tallypanel import boarddef, menu
 from tallycore import roquet
 from tallycore.game import Game
@@ -83,7 +83,7 @@ def test_oled_follows_the_hand_entry_and_messages():
     view = View(board, Pixels(board.led_count), oled, Config())
     g = _roquet()
     sent = []
-    board_input = menu.BoardInput(lambda: g, sent.append, g.undo)
+    board_input = menu.BoardInput(Hands(g, sent.append), views=view.views)
     view.refresh(g, board_input)
     assert view.sheet.layout == 1             # the Roquet summary
     board_input.handle(menu.UNDO)             # nothing to undo: refused

@@ -2,7 +2,7 @@
 # outside a hand entry shows why the last hand scored, turning goes back and on
 # through the hands, any other control leaves it; a redraw of the hand shown
 # allocates nothing. Runs in the MicroPython pass (tests/test_display_micropython.py).
-from mpfixtures import skip
+from mpfixtures import Hands, skip
 from tallypanel import boarddef, menu
 from tallycore import skicket
 from tallycore.game import Game
@@ -77,7 +77,7 @@ def _screen():
     board = boarddef.find("pico-reference", BOARD_DIR)
     view = View(board, Pixels(board.led_count), Oled(), Config())
     g = _game()
-    board_input = menu.BoardInput(lambda: g, lambda e: None, g.undo)
+    board_input = menu.BoardInput(Hands(g, lambda e: None), views=view.views)
     view.refresh(g, board_input)
     return view, g, board_input
 
@@ -135,7 +135,7 @@ def test_the_why_screen_is_refused_before_anything_is_scored():
     view = View(board, Pixels(board.led_count), Oled(), Config())
     g = Game()
     g.new(skicket, 4, 0)
-    board_input = menu.BoardInput(lambda: g, lambda e: None, g.undo)
+    board_input = menu.BoardInput(Hands(g, lambda e: None), views=view.views)
     board_input.handle(menu.TURN, 1)
     assert not board_input.why.active and board_input.note == "why: nothing is scored yet"
 
