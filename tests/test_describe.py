@@ -112,9 +112,10 @@ def test_the_host_reads_a_board_once_and_asks_it_for_capabilities_by_name(tmp_pa
 
 def test_a_board_before_desc_is_read_by_this_hosts_rows_and_what_it_refuses_is_not_asked_again(
         tmp_path, monkeypatch):
-    # a firmware of protocol 5 from before WHY and DESC (the last two rows): it answers both VERB
-    assert [row[0] for row in protocol.VERBS[-2:]] == [b"WHY", b"DESC"]
-    with_rows(monkeypatch, protocol.VERBS[:-2])
+    # a firmware of protocol 5 from before WHY and DESC (and the self-test's rows after them): it answers
+    # both VERB
+    assert [row[0] for row in protocol.VERBS[protocol.V_WHY:protocol.V_DESC + 1]] == [b"WHY", b"DESC"]
+    with_rows(monkeypatch, protocol.VERBS[:protocol.V_WHY])
     board, link = board_on(tmp_path)
     board.hello()
     assert not board.can("DESC") and board.can("WHY")
@@ -135,7 +136,7 @@ def test_a_board_with_more_than_this_host_knows_is_served_by_its_own_description
     # a newer board: a verb, a capability and a protocol number this host has never heard of
     ping = (b"PING", ((b"times", protocol.T_INT, 1, 3, b""),), 0, ("free",), b"", "tallyrun.replies.read_verb")
     with_rows(monkeypatch, protocol.VERBS + (ping,))
-    monkeypatch.setattr(protocol, "CAPABILITIES", protocol.CAPABILITIES + (b"echo",))
+    monkeypatch.setattr(describe, "CAPABILITIES", describe.CAPABILITIES + (b"echo",))
     monkeypatch.setattr(protocol, "PROTOCOL_VERSION", protocol.PROTOCOL_VERSION + 1)
     board, link = board_on(tmp_path)
     assert board.hello()["proto"] == str(protocol.PROTOCOL_VERSION)     # no version refused: it is read

@@ -22,6 +22,16 @@ from tallyrun.protocol import crc16
 
 _SEP = b"~"
 
+# What DESC says besides the rows (here, not in tallyrun.protocol: the board holds them only once
+# asked): the limits a client sizes its frames and sessions by, and the capabilities a host may ask
+# for by name (docs/protocol.md says each). sessions: HELLO and OPEN hand each host session its own
+# seqs (seqs=); held: a change may be held for an opponent's accept (docs/rules.md CF), its reply
+# says held= and n stays; cut: a message with words left out to fit the frame ends in " ..."
+LIMITS = ((b"frame", protocol.MAX_FRAME), (b"seq", protocol.MAX_SEQ), (b"seqs", protocol.SESSION_SEQS),
+          (b"name", protocol.MAX_NAME), (b"board", protocol.MAX_BOARD_NAME), (b"table", protocol.MAX_TABLE),
+          (b"players", protocol.MAX_PLAYERS), (b"log", protocol.LOG_CAPACITY), (b"eseq", protocol.EVENT_SEQ_LIMIT))
+CAPABILITIES = (b"sessions", b"held", b"cut")
+
 
 def _words(lo):
     if lo is protocol.NET_KEY_NAMES:
@@ -56,9 +66,9 @@ def items():
     for key, form, lo, hi, secret, may_be_none, _default in protocol.NET_KEYS:
         yield b"K:%s:%s:%d:%d:%d:%d" % (key, form, lo, hi, secret, may_be_none)
     yield b"R:" + b",".join(protocol.ERRORS)
-    for name, value in protocol.LIMITS:
+    for name, value in LIMITS:
         yield b"L:%s:%d" % (name, value)
-    yield b"F:" + b",".join(protocol.CAPABILITIES)
+    yield b"F:" + b",".join(CAPABILITIES)
 
 
 def identify():

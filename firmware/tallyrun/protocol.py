@@ -142,13 +142,22 @@ VERBS = (
      "tallyrun.whyreply.serve"),
     (b"DESC", ((b"at", T_INT, 0, 255, b""),), 1, ("DESC.at", "next", "of", "id", "items"), b"",
      "tallyrun.describe.serve"),
+    # the builder's self-test (issue 42; tallypanel.selftest): it reads the board's parts and never
+    # the game; the first of them holds the board's own drawing and its controls' presses until LAMP -
+    (b"LAMP", ((b"led", T_WHO, 0, 254, b""),), 0, ("LAMP.led", "LAMP.of", "LAMP.player", "LAMP.row",
+                                                    "LAMP.hole"), b"", "tallypanel.selftest.lamp"),
+    (b"PINS", (), 0, ("PINS.down", "PINS.pressed", "PINS.turned"), b"", "tallypanel.selftest.pins"),
+    (b"SCAN", (), 0, ("SCAN.found", "SCAN.want"), b"", "tallypanel.selftest.scan"),
+    (b"POWER", (), 0, ("POWER.full", "POWER.budget", "POWER.allows", "POWER.now"), b"",
+     "tallypanel.selftest.power"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
- V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 3)
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 7)
 V_ENTRY = const(15)       # the hand entry on the board's own screen (tallypanel.view.entry_rows)
 V_WHY = const(16)         # why an event of the log scored what it did (tallycore.why)
 V_DESC = const(17)        # the board's description of its protocol (tallyrun.describe)
-V_GAME_VERB = const(18)   # the first of the game in play's own verbs: V_GAME_VERB + its index
+V_LAMP = const(18)        # the self-test's LED walk (tallypanel.selftest), and PINS, SCAN, POWER after it
+V_GAME_VERB = const(22)   # the first of the game in play's own verbs: V_GAME_VERB + its index
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)
@@ -190,15 +199,6 @@ EVENTS = (
 EV_BOOT, EV_NEW, EV_EVENT, EV_UNDO, EV_REDO, EV_CFG, EV_NOTE, EV_HELD, EV_ACCEPT, EV_REJECT, EV_KEPT = range(
     len(EVENTS))
 EVENT_SEQ_LIMIT = const(65535)   # event seq runs 1..65535 then wraps to 1
-# What DESC says besides its rows (tallyrun.describe): the limits a client sizes its frames and
-# sessions by, and the capabilities a host may ask for by name (docs/protocol.md says each):
-# sessions: HELLO and OPEN hand each host session its own seqs (seqs=); held: a change may be held
-# for an opponent's accept (docs/rules.md CF), its reply says held= and n stays; cut: a message
-# with words left out to fit the frame ends in " ..."
-LIMITS = ((b"frame", MAX_FRAME), (b"seq", MAX_SEQ), (b"seqs", SESSION_SEQS), (b"name", MAX_NAME),
-          (b"board", MAX_BOARD_NAME), (b"table", MAX_TABLE), (b"players", MAX_PLAYERS), (b"log", LOG_CAPACITY),
-          (b"eseq", EVENT_SEQ_LIMIT))
-CAPABILITIES = (b"sessions", b"held", b"cut")
 
 
 # --- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection) ----------
