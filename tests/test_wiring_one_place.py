@@ -196,3 +196,31 @@ def test_a_module_level_cache_planted_in_a_copy_of_the_firmware_is_found(tmp_pat
     assert module_caches(copy) - KNOWN_CACHES == {("tallypanel/gameview.py", "_seen"),
                                                   ("tallypanel/gameview.py", "_last"),
                                                   ("tallypanel/gameview.py", "_names")}
+
+
+def callbacks_handed_by_assignment(root: Path) -> list[str]:
+    """Anywhere in the firmware: a part's own method or attribute (`self.x`) set on another object
+    (`net.forget = self.forget`): a callback handed over by assignment, not through the owner's
+    registration method (net.on_leave, net.on_enrol, app.on_change)."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("emu/"):
+            continue
+        tree = _tree(root, relative)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) and _is_self(node.value.value):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and not _is_self(target.value):
+                        found.append(f"{relative}:{node.lineno}: {ast.unparse(target)} = {ast.unparse(node.value)}")
+    return found
+
+
+def test_no_firmware_module_hands_a_callback_over_by_assignment(tmp_path):
+    assert callbacks_handed_by_assignment(FIRMWARE) == []
+    # planted in a copy: the club link's old way of handing NET LEAVE its forget
+    copy = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE, copy)
+    link = copy / "tallynet" / "link.py"
+    link.write_text(link.read_text().replace("net.on_leave(self.forget)", "net.forget = self.forget"))
+    assert callbacks_handed_by_assignment(copy) == ["tallynet/link.py:97: net.forget = self.forget"]

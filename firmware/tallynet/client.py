@@ -99,7 +99,7 @@ def connect_packet(client_id, keep_alive_s, clean_session, username, password,
 
 class Client:
     def __init__(self, connector, ident, client_id, keep_alive_s, username, password,
-                 will_topic, will_message, rx, clean_session=True, will_qos=1, will_retain=True):
+                 will_topic, will_message, rx, clean_session=True, will_qos=1, will_retain=True, on_message=None):
         self.connector = connector
         self.seed = jitter_seed(ident)
         self.keepalive_ms = keep_alive_s * 1000
@@ -124,7 +124,7 @@ class Client:
         self.retry_at = ticks_ms()   # failed: when to try again
         self.attempts = 0            # failed tries since the last connection (the backoff's doubling)
         self.dropped = 0             # messages larger than the receive buffer, skipped
-        self.on_message = None       # called with (topic, payload) for each PUBLISH the broker sends
+        self.on_message = on_message  # called with (topic, payload) for each PUBLISH the broker sends
 
     # ------------------------------------------------------------ what the link calls
     def subscribe(self, topic, qos):

@@ -94,7 +94,7 @@ class Link:
         self.topic_hand = ""
         self.topic_state = ""
         app.on_change(self._changed)
-        net.forget = self.forget
+        net.on_leave(self.forget)
         if self.outbox.damaged:
             app.note("network: netout.txt could not be read; the board numbers on from the director's applied")
 
@@ -301,8 +301,7 @@ class Link:
         connector = Connector(net.get(protocol.NET_BROKER_HOST).decode(), net.get(protocol.NET_BROKER_PORT))
         client = Client(
             connector, self.ident, self._client_id(), _KEEPALIVE_S, self._login(), password,
-            self._status_topic(), self._status(False), self.rx)
-        client.on_message = self._queue
+            self._status_topic(), self._status(False), self.rx, on_message=self._queue)
         client.subscribe(self.topic_round, 1)
         client.subscribe(self.topic_applied, 1)
         client.connect()

@@ -167,6 +167,11 @@ class Net:
         App.on_change) rather than being given to the Net when it is made."""
         self.starter = starter
 
+    def on_leave(self, forget):
+        """forget() is called by NET LEAVE to forget the evening's numbering (the link's outbox
+        and seat): the link, made once the board is enrolled, registers here."""
+        self.forget = forget
+
     def get(self, key):
         value = self.values[key]
         if value is None and key == NET_BROKER_PORT:

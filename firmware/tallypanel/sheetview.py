@@ -57,7 +57,7 @@ def _glyph_table():
 
 
 class SheetView:
-    def __init__(self, fb, show=None, views=None):
+    def __init__(self, fb, show=None, views=None, stop=None):
         """fb: the framebuf to draw on (the SSD1306 driver); show(pages) sends
         the changed pages (bit p = pixel rows 8p..8p+7), None to skip; views:
         the game in play's view (tallypanel.gameview.Views: the View's, shared
@@ -95,7 +95,7 @@ class SheetView:
         self._window(_NONE)
         # stop(): True when the board has something more urgent (a request
         # arriving): flush() leaves the rows it has not drawn for the next one
-        self.stop = None
+        self.stop = stop
         self.note = bytearray(COLS)  # a one-line message under the sheet
         self.note_len = 0
         self.message = bytearray(3 * COLS)  # a longer message (hand entry)
@@ -112,6 +112,11 @@ class SheetView:
         self._table = (0, 0)
 
     # --- configuration and messages (these may allocate) ------------------
+
+
+    def set_stop(self, stop):
+        """stop(): True when the board has something more urgent; None: never stop."""
+        self.stop = stop
 
     def set_names(self, names):
         """Player names; the sheet shows the first three characters. Columns

@@ -63,8 +63,7 @@ class View:
         """The OLED after the LEDs: the board lights its LEDs before it loads the sheet's code."""
         from tallypanel.sheetview import SheetView
         self.oled = oled
-        self.sheet = SheetView(oled, self._show, self.views)
-        self.sheet.stop = self.stop
+        self.sheet = SheetView(oled, self._show, self.views, self.stop)
         if self.config is not None:
             self.configure(self.config)
 
@@ -134,7 +133,7 @@ class View:
         it has not sent yet for the next one (the LED frame, the OLED rows)."""
         self.stop = stop
         if self.sheet is not None:
-            self.sheet.stop = stop
+            self.sheet.set_stop(stop)
 
     def pending(self):
         """True when the last refresh was cut short by stop()."""

@@ -105,8 +105,7 @@ class App:
         self.config = restored.config
         self.board_name = board_name
         self.reader = LineReader()
-        self.request = Request()
-        self.request.game = self.game   # the game in play's own verbs are parsed too
+        self.request = Request(self.game)   # the game in play's own verbs are parsed too
         self.writer = Writer()        # replies
         self.events = restored.events   # pushed events
         self.last_reply = bytearray(protocol.MAX_FRAME + 8)

@@ -138,7 +138,7 @@ TOO_LONG = b"line longer than 128 bytes; resend the frame"   # the answer to FEE
 class Request:
     """One parsed request, in place: token positions and argument values."""
 
-    def __init__(self):
+    def __init__(self, game=None):
         self.starts = array("H", bytearray(2 * MAX_TOKENS))
         self.ends = array("H", bytearray(2 * MAX_TOKENS))
         self.tokens = 0
@@ -153,7 +153,7 @@ class Request:
         self.cfg_key = -1
         self.cfg_player = -1
         self.cfg_value = -1  # token index of the value (SET)
-        self.game = None     # the game in play (its rules' VERBS are taken too); set by the app
+        self.game = game     # the game in play (its rules' VERBS are taken too): the app's
         self.arg = None      # the argument an ARGS or RANGE error is about: its spec row
 
     def _fail(self, code, message):
