@@ -23,7 +23,7 @@ import ast
 
 import pytest
 
-from twin_support import TWIN_TESTS, deployed_twin, device_twin  # noqa: E402
+from twin_support import TWIN_TESTS, deployed_twin, device_twin, roquet_peg  # noqa: E402
 from test_twin_parts import _watch  # noqa: E402  (the firmware's own Inputs at the raw REPL)
 from tallyboard.tooling.twin_control import TwinError  # noqa: E402
 
@@ -70,12 +70,7 @@ def _peg(chip) -> bytes:
     are quiet (what left the pin: the chain's own colours are what the build let through)."""
     control = chip.control
     frames = control.stats()["led_frames"]
-    board = chip.board()
-    try:
-        board.new("roquet", 2)
-        board.request("PEG", 0, 5)
-    finally:
-        board.link.close()
+    roquet_peg(chip)
     control.settle(quiet_ms=300, most_s=SETTLE_S, led_frames=frames + 1)
     sent = control.leds().sent
     lit = {led for led in range(132) if any(sent[3 * led:3 * led + 3])}

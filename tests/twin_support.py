@@ -103,3 +103,13 @@ def still_running(pgids: list[int]) -> list[int]:
     except NotInTime:
         pass
     return left()
+
+
+def roquet_peg(chip) -> None:
+    """Over the chip's USB: a two-player Roquet game, and player 0's peg of 5 (player 0's pegs lit)."""
+    board = chip.board()
+    try:
+        board.new("roquet", 2)
+        board.request("PEG", 0, 5)
+    finally:
+        board.link.close()

@@ -181,7 +181,7 @@ class Pin:
 
 
 class I2C:
-    """An I2C bus with one SSD1306 on it (any address answers as the display)."""
+    """An I2C bus with one SSD1306 on it, at 0x3C."""
 
     def __init__(self, id=0, scl=None, sda=None, freq=400000):
         self.id = id
@@ -204,20 +204,22 @@ class I2C:
         except OSError:
             return [0x3C]
 
-    def _answers(self):
+    def _answers(self, addr):
+        # the one display, at 0x3C (as scan says): nothing else is on the bus
         try:
             os.stat(io_path("no-oled"))
         except OSError:
-            return
+            if addr == 0x3C:
+                return
         raise OSError(19)   # ENODEV: no device acknowledged its address
 
     def writeto(self, addr, buf, stop=True):
-        self._answers()
+        self._answers(addr)
         self._transfer(buf)
         return len(buf)
 
     def writevto(self, addr, vector, stop=True):
-        self._answers()
+        self._answers(addr)
         joined = bytearray()
         for part in vector:
             joined.extend(part)
@@ -225,6 +227,7 @@ class I2C:
         return len(joined)
 
     def readfrom_into(self, addr, buf, stop=True):
+        self._answers(addr)
         for i in range(len(buf)):
             buf[i] = 0
 

@@ -42,7 +42,7 @@ def attach(restored, board, view, board_name, notes, check_board, make_painter, 
     net = _net(restored, painter) if board is not None and board.wifi else None
     app = App(restored=restored, board_name=board_name, exit_on_eof=hw.is_emulator(), check_board=check_board,
               entry_screen=None if painter is None else painter.entry_screen,   # the protocol's ENTRY
-              net=net)
+              net=net, panel=painter)   # the self-test's (tallypanel.selftest)
     app.boot(config_loaded=True, booted=True)
     gc.collect()   # the boot's leavings go before more code loads, which fills their holes (start.compact)
     for note in notes:

@@ -198,6 +198,7 @@ class Painter:
         self.board_input = None          # type: Any  # the controls' entry on the sheet (tallypanel.menu), or None
         self.turn = None                 # the controls' kind of a turn of the knob (tallypanel.menu.TURN)
         self.due = True                  # a change waits to be drawn
+        self.test = None                 # type: Any  # the builder's self-test while it runs (tallypanel.selftest)
 
     def use(self, app, board_input, turn=None):
         """The painter's registration: the app whose game it draws and whose
@@ -208,6 +209,13 @@ class Painter:
         self.board_input = board_input
         self.turn = turn
 
+    def hold(self, test):
+        """The builder's self-test (tallypanel.selftest.Test) holds the display
+        and the controls: nothing drawn, every press handed to it; None gives
+        them back and the game is drawn again."""
+        self.test = test
+        self.due = True
+
     def soon(self):
         """A change: drawn at the painter's next look once the host is quiet."""
         self.due = True
@@ -216,7 +224,11 @@ class Painter:
         """A press on the board's controls (tallypanel.inputs): handled, and
         drawn at once (no host waits for its reply; its event went out first):
         the painter's next look could be 40 ms away. A turn is left to the
-        painter, which draws a quick turn's detents once."""
+        painter, which draws a quick turn's detents once. During a self-test
+        the press is the test's, not the game's."""
+        if self.test is not None:
+            self.test.press(kind, value)
+            return
         self.board_input.handle(kind, value)
         self.changed(kind != self.turn)
 
@@ -250,7 +262,7 @@ class Painter:
         """Whether to draw now: a change waits, no request is arriving, and the
         host has been quiet for _QUIET_MS. Allocation-free (the painter's poll)."""
         app = self.app
-        return self.due and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS
+        return self.due and self.test is None and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS
 
     async def run(self):
         import asyncio
@@ -258,7 +270,7 @@ class Painter:
         view = self.view
         view.set_stop(app.receiving)
         while True:
-            if self.ready() or (view.retry_due() and not app.receiving()):
+            if self.ready() or (view.retry_due() and self.test is None and not app.receiving()):
                 if self._leds():
                     await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
                     self._sheet()

@@ -88,12 +88,12 @@ _UNSAID = b"the board failed here and had no memory left to say why; read STATE 
 
 class App:
     def __init__(self, out=None, root="", board_name="", flash=None, restored=None, exit_on_eof=True,
-                 check_board=None, entry_screen=None, net=None):
+                 check_board=None, entry_screen=None, net=None, panel=None):
         # restored: the game, its journal and the settings as the power-up made them
         # (tallyrun.restore: BOOT went out before this module loaded); else made here.
         # flash: the chip's block device (hw.journal_flash()) for the journal's raw
         # ring; None keeps the ring in a plain file (the emulator, tests).
-        # exit_on_eof, check_board, entry_screen, net: as tallypanel.powerup makes
+        # exit_on_eof, check_board, entry_screen, net, panel: as tallypanel.powerup makes
         # the board's app (each is described where it is kept, below)
         if restored is None:
             restored = Restored(out, root, flash)
@@ -140,6 +140,7 @@ class App:
         self.exit_on_eof = exit_on_eof
         # the club link's settings and state (tallynet.settings.Net) on a board with Wi-Fi; None without
         self.net = net
+        self.panel = panel   # the display and controls (start.Painter) for the self-test (tallypanel.selftest)
         # the handler of each runtime verb (its row of protocol.VERBS names it): those of the modules
         # loaded with the app found now, so that no request of theirs allocates; the others (CFG's,
         # WHY's, NET's) loaded when first asked

@@ -111,6 +111,27 @@ FIELDS = (
     ("items", "list", "whole items from at, ~ between them (the forms: below, The board describes itself)"),
     ("NET.key", "word", "the NET key GET or SET named (NET_KEYS)"),
     ("NET.value", "text", "the key's value, escaped as NET SET takes it; a secret reads set (or - when it is not)"),
+    ("LAMP.led", "decimal or -", "the chain's LED lit now (0: the first after the data pin), as asked; - once "
+                                 "the self-test ended"),
+    ("LAMP.of", "decimal", "how many LEDs the board definition's chain has"),
+    ("LAMP.player", "decimal or -", "the player whose hole the definition puts that LED in, - for an LED of no "
+                                    "hole (beside a seat button)"),
+    ("LAMP.row", "word or -", "that hole's row: station, tally (holes 0..44) or king (holes 0..19)"),
+    ("LAMP.hole", "decimal or -", "that hole's number in its row (0 for the station)"),
+    ("PINS.down", "list or -", "the GPIOs of the buttons held down now, read straight from their pins (a "
+                               "button stuck since power-up shows here), - when none"),
+    ("PINS.pressed", "list or -", "the GPIOs of the buttons the board's controls saw pressed since the last "
+                                  "PINS (the knob's push is its push pin), - when none"),
+    ("PINS.turned", "signed decimal", "the knob's detents turned since the last PINS, clockwise less "
+                                      "anticlockwise, as the definition's encoder pins read them"),
+    ("SCAN.found", "list or -", "of a display's addresses (an SSD1306's 3C and 3D, and the definition's), "
+                                "those that answer on the OLED's bus (2 hex digits), - when none"),
+    ("SCAN.want", "2 hex digits or -", "the OLED address the board definition names, - for a board without one"),
+    ("POWER.full", "decimal", "mA the chain would draw with every LED white at full brightness, by the "
+                              "definition's ma_per_channel and idle_ma_per_led"),
+    ("POWER.budget", "decimal", "the current budget in mA (the budget_ma setting)"),
+    ("POWER.allows", "decimal", "the brightness (0..255) at which every LED white stays within the budget"),
+    ("POWER.now", "decimal", "mA the frame the game shows draws, by the same estimate"),
 )
 
 
@@ -168,6 +189,16 @@ VERB_DOES = {
     "DESC": "the board's own description of its protocol, written from its rows: its verbs (their arguments, "
             "reply keys and what they change), events, settings, NET keys, errors, limits and capabilities, "
             "as many whole items from at (default 0) as fit a frame, and its id",
+    "LAMP": "the builder's self-test (board test): LAMP led lights only that LED of the chain, white and dim, "
+            "and says the hole the definition puts it in; the first self-test verb holds the board's drawing "
+            "and its controls (presses go to PINS, not the game) until LAMP - ends the test and redraws the game; "
+            "the game and its journal are not touched",
+    "PINS": "the self-test's buttons and knob: the buttons held down now, read from their pins, and the presses "
+            "and net knob detents the controls saw since the last PINS",
+    "SCAN": "the self-test's OLED: which of a display's addresses answer on its bus (each sent the display's "
+            "own command to show its RAM, which it shows already), and the definition's",
+    "POWER": "the self-test's current: every LED white at full brightness against the budget, the brightness "
+             "the budget allows, and the current of the frame shown",
 }
 
 # What each error code (protocol.ERRORS) means.

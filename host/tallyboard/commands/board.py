@@ -2,7 +2,10 @@
 drawn from it (the drilling template and the wiring diagram, buildplans)."""
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -10,8 +13,9 @@ from tallypanel import boarddef
 from tallypanel.wiring import BoardDef
 
 from ..common import files
-from ..tooling import buildplans, fileset
+from ..tooling import bringup, buildplans, fileset, guided
 from ..common.errors import TallyboardError
+from .connect import board_options, connected
 from .reporting import reports_errors
 
 
@@ -85,6 +89,77 @@ def draw_cmd(definition: str, out_dir: str) -> None:
         path = folder / f"{board.name}-{kind}.svg"
         files.write_output(path, picture)
         click.echo(f"wrote {path}")
+
+
+class TerminalBuilder:
+    """The builder at the terminal: the guided self-test's questions and words (tooling.guided.Builder)."""
+
+    def ask(self, text: str) -> str:
+        return str(click.prompt(text, default="", show_default=False, prompt_suffix=" "))
+
+    def say(self, text: str) -> None:
+        click.echo(text)
+
+
+def _definition_file(definition: str | None, running: str) -> Path:
+    """The definition the board is tested against: given (NAME or FILE), else the one the board runs
+    (HELLO's board) in this checkout's board/."""
+    name = definition or running
+    if name.endswith(".json") or "/" in name:
+        return Path(name)
+    where = fileset.board_dir()
+    if where is None:
+        raise TallyboardError("no board/ folder in this checkout: give the definition's file with "
+                              "--definition my-board.json")
+    return Path(where) / f"{name}.json"
+
+
+@board_group.command("test")
+@click.option("--definition", metavar="NAME|FILE",
+              help="The definition to test against (default: the one the board runs, from board/).")
+@click.option("--fix", is_flag=True, help="Write the fix into the definition's file (the old one kept as .bak).")
+@click.option("--wait", "wait_s", type=click.FloatRange(0.1, 120), default=10.0, show_default=True,
+              help="Seconds to wait for each button press and the knob's turn.")
+@board_options
+def test_cmd(definition: str | None, fix: bool, wait_s: float, port: str | None, use_emulator: bool,
+             timeout: float) -> None:
+    """The builder's self-test: walk the LED chain hole by hole, press each seat button and turn the
+    knob as asked, find the display; then say what is wrong and the change to board/NAME.json that
+    fixes what the definition (not the solder) has wrong. The game in play is not touched."""
+    run_test(definition, fix, wait_s, port, use_emulator, timeout, TerminalBuilder())
+
+
+def run_test(definition: str | None, fix: bool, wait_s: float, port: str | None, use_emulator: bool,
+             timeout: float, builder: guided.Builder) -> bringup.Report:
+    """test_cmd's work with its builder given (a test's answers its questions)."""
+    with connected(port, use_emulator, timeout) as board:
+        path = _definition_file(definition, board.hello_fields.get("board", ""))
+        try:
+            wanted: dict[str, Any] = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise TallyboardError(f"cannot read the board definition {path} ({exc}): give it with "
+                                  "--definition NAME|FILE") from None
+        seen = guided.run(board, wanted, builder, wait_s)
+    report = bringup.examine(wanted, seen)
+    if report.passed:
+        click.echo(f"Passed: the board is built as {path.name} says.")
+        return report
+    click.echo("Faults found:")
+    for fault in report.faults:
+        click.echo(f"  - {fault}")
+    if report.fix is None:
+        click.echo("Nothing to change in the definition: fix the build, then test again.")
+        return report
+    click.echo(f"The change to {path} that fixes what the definition has wrong:")
+    click.echo(json.dumps(report.fix, indent=2))
+    if fix:
+        backup = path.with_name(path.name + ".bak")
+        shutil.copyfile(path, backup)
+        files.write_output(path, json.dumps(bringup.fixed(wanted, report.fix), indent=2) + "\n")
+        click.echo(f"wrote {path} (the old one kept as {backup}); check it: tallyboard board check {path}")
+    else:
+        click.echo("Run again with --fix to write it (the old file kept as .bak).")
+    return report
 
 
 def register(group: click.Group) -> None:
