@@ -145,7 +145,11 @@ def test_a_crashed_firmware_is_reported_with_its_error(tmp_path):
     flash.mkdir()
     (flash / "main.py").write_text("x = 1 // 0\n")
     with Emulator(flash=flash, install=False) as emulator:
+        # the port open before the board powers up: pyserial's open drops what a port had received
+        # before it, and the first power-up's traceback may be there already (a loaded CI run, 36b9f3c)
+        emulator.cut_power()
         link = transport.SerialTransport(emulator.port)
+        emulator.power_on()
         # the firmware has crashed, its traceback on the port, before the host asks (judged by what the
         # emulated board did, not by how soon a busy machine let it)
         until(lambda: not emulator.running, 60, "the emulated board's app to stop with its error")
@@ -258,3 +262,32 @@ def test_rebuild_settled_reads_again_when_the_game_changed_while_it_was_read(mon
     monkeypatch.setattr(board, "rebuild", disagrees)
     with pytest.raises(ProtocolError, match="SCORE hands"):
         board.rebuild_settled()            # nothing heard: a real disagreement, said at once
+
+
+def test_a_port_gone_while_its_write_drains_is_said_in_the_users_words(tmp_path):
+    # pyserial's flush() is tcdrain(), which raises termios.error, not an OSError, when the board's
+    # power or cable goes mid-write: it was a traceback (a loaded CI run's power cut, 36b9f3c)
+    import os
+    import termios
+
+    master, slave = os.openpty()
+    try:
+        link = transport.SerialTransport(os.ttyname(slave))
+
+        class Draining:
+            def write(self, data):
+                return len(data)
+
+            def flush(self):
+                raise termios.error(5, "Input/output error")
+
+            def close(self):
+                pass
+
+        link._serial = Draining()
+        with pytest.raises(TransportError, match=r"lost the board on .* \(Input/output error\): check the cable"):
+            link.write(b"1 HELLO*5180\n")
+        link.close()
+    finally:
+        os.close(slave)
+        os.close(master)

@@ -21,6 +21,16 @@ from serial.tools import list_ports
 
 from ..common.errors import BoardNotFound, TransportError
 
+try:
+    from termios import error as _TermiosError   # pyserial's flush (tcdrain) on a port gone: not an OSError
+except ImportError:                               # Windows: no termios
+    class _TermiosError(Exception):               # type: ignore[no-redef]
+        pass
+
+# what a port gone from under a read or a write raises: pyserial's own, the system's, termios's, and
+# TypeError from a read on a port pyserial closed underneath it
+_PORT_GONE = (OSError, serial.SerialException, _TermiosError, TypeError)
+
 PICO_USB_VID = 0x2E8A
 # A line longer than this is noise (the protocol's own frame limit is much
 # smaller); it is handed up whole so the client can count it as garbage.
@@ -170,7 +180,9 @@ class SerialTransport(Transport):
         try:
             self._port().write(data)
             self._port().flush()
-        except (OSError, serial.SerialException) as exc:
+        except _PORT_GONE as exc:
+            # the power cut or the cable pulled mid-write: termios.error (EIO) from tcdrain was a
+            # traceback (a loaded CI run, 36b9f3c: the twin's power cut during `tallyboard hand`)
             raise TransportError(f"lost the board on {self.port} ({_reason(exc)}): "
                                  "check the cable, then run the command again") from None
 
@@ -188,8 +200,7 @@ class SerialTransport(Transport):
                 return b""
             port.timeout = 0
             return first + port.read(port.in_waiting or 0)
-        except (OSError, serial.SerialException, TypeError) as exc:
-            # pyserial raises TypeError from a read on a port closed underneath it
+        except _PORT_GONE as exc:
             raise TransportError(f"lost the board on {self.port} ({_reason(exc)}): "
                                  "check the cable, then run the command again") from None
 
@@ -231,6 +242,8 @@ class PtyHold:
 
 
 def _reason(exc: BaseException) -> str:
+    if isinstance(exc, _TermiosError) and len(exc.args) == 2:
+        return str(exc.args[1])              # termios.error(5, 'Input/output error')
     text = str(exc)
     if isinstance(exc, OSError) and exc.strerror:
         text = exc.strerror
