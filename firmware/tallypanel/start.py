@@ -179,6 +179,7 @@ class LinkStarter:
 _PAINT_MS = 40    # how often the painter looks (it costs the idle board ~1 % at this rate)
 _QUIET_MS = 25    # and how long the host must have been quiet: a burst of requests is
 #                   answered back to back and drawn once after it
+_TEST_LEFT_MS = 300000   # a self-test no host has asked anything of this long is over (its host gone)
 
 
 class Painter:
@@ -215,6 +216,16 @@ class Painter:
         them back and the game is drawn again."""
         self.test = test
         self.due = True
+
+    def end_left_test(self, now):
+        """A self-test whose host has asked nothing for _TEST_LEFT_MS (a cable pulled, a laptop
+        closed mid-test) ends: the game is drawn and played again, not held until a power cycle.
+        True when it ended one. Allocation-free while none ends (the painter's poll)."""
+        if self.test is None or ticks_diff(now, self.app.last_request_ms) < _TEST_LEFT_MS:
+            return False
+        self.hold(None)
+        self.app.say("self-test over: no host asked anything for 5 minutes; the game is back")
+        return True
 
     def soon(self):
         """A change: drawn at the painter's next look once the host is quiet."""
@@ -270,6 +281,7 @@ class Painter:
         view = self.view
         view.set_stop(app.receiving)
         while True:
+            self.end_left_test(ticks_ms())
             if self.ready() or (view.retry_due() and self.test is None and not app.receiving()):
                 if self._leds():
                     await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
