@@ -146,3 +146,28 @@ def test_a_board_with_more_than_this_host_knows_is_served_by_its_own_description
         board.request("PING")
     monkeypatch.undo()
     assert not description.this_hosts().can("PING")          # the host's own rows never had it
+
+
+def test_a_damaged_cache_is_read_again_and_a_garbled_description_is_said_not_raised(tmp_path):
+    board, _link = board_on(tmp_path / "a")
+    board.hello()
+    assert board.can("WHY")
+    kept = next((tmp_path / "cache" / "tallyboard" / "descriptions").glob("*.txt"))
+    kept.write_text(kept.read_text().replace("V:WHY:", "V:WHO:"))      # its CRC no longer its id
+    again, link = board_on(tmp_path / "b")
+    again.hello()
+    assert again.can("WHY") and link.seen.count("DESC") > 10           # read from the board again
+    assert "V:WHY:" in kept.read_text()                                # and kept whole
+    # a board that answers DESC with pages this host cannot read: a ProtocolError in words, no traceback
+    from tallyboard.common.errors import ProtocolError
+    with pytest.raises(ProtocolError, match="a page this tallyboard cannot read"):
+        description.read(lambda verb, at: {"of": "3", "id": "ABCD", "at": "0", "next": "001"}, {"proto": "6"})
+    with pytest.raises(ProtocolError, match="an item this tallyboard cannot read"):
+        description.parse("x", ["E:NOTE"])
+
+
+def test_a_board_before_desc_has_protocol_5s_verbs_only():
+    # the self-test's verbs came after DESC: a board of protocol 5 without DESC has none of them
+    old = description.before_desc({"proto": "5", "fw": "0.1.0"})
+    assert old.can("WHY") and old.can("ENTRY") and old.can("NET")
+    assert not old.can("DESC") and not old.can("LAMP") and not old.can("PINS")

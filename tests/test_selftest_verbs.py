@@ -94,8 +94,10 @@ def test_the_self_test_names_each_led_s_hole_reads_the_controls_and_leaves_the_g
         assert (power["full"], power["budget"], power["allows"]) == ("8052", "500", "11")
         assert int(power["now"]) >= 132
 
-        # still the test's: the game did not hear the presses; LAMP - gives the board back
+        # still the test's: the game did not hear the presses, and ENTRY (another host's, say) shows no
+        # entry rather than drawing the game's sheet under the test; LAMP - gives the board back
         assert _kept(board) == before
+        assert board.request("ENTRY") == {"head": "-", "step": "-", "value": "-", "entered": "-"}
         assert board.request("LAMP", "-")["led"] == "-"
         until(lambda: emulator.leds() == game_frame or None, 5.0, "the game's frame drawn again")
         assert _kept(board) == before

@@ -185,8 +185,8 @@ class Board(Session):
     def entry_screen(self) -> EntryScreen | None:
         """The hand entry open on the board's own screen, None when none is (or the
         board's firmware is older than the ENTRY request)."""
-        if not self.can("ENTRY"):
-            return None
+        if self.description is not None and not self.description.can("ENTRY"):
+            return None     # (not read for this alone: a board without ENTRY answers VERB, and is recorded)
         try:
             return EntryScreen.from_reply(self.request("ENTRY"))
         except BoardError as exc:

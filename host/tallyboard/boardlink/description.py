@@ -9,16 +9,19 @@ A board whose firmware predates DESC (it answers ERR VERB) is described by this 
 it (PRE_DESC_PROTOCOL); a verb it then refuses as unknown is no capability of it from then on."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from tallyrun import describe, protocol
 from ..common.errors import BoardError, ProtocolError
-from ..common.files import cache_folder
+from ..common.files import FileError, cache_folder, write_output
 
-PRE_DESC_PROTOCOL = 5    # the protocol of the boards before DESC: their verbs are this host's rows less DESC
+PRE_DESC_PROTOCOL = 5    # the protocol of the boards before DESC
+# the verbs a board of protocol 5 before DESC may have (WHY and ENTRY came late in it: asked, and ERR VERB
+# taken for "not this board"); this host's rows for them (the self-test's verbs came after DESC)
+PRE_DESC_VERBS = ("HELLO", "GAME", "NEW", "EV", "UNDO", "REDO", "OPEN", "STATE", "SCORE", "LOG", "STATS", "NOTE",
+                  "CFG", "KEPT", "NET", "ENTRY", "WHY")
 MOST_PAGES = 255         # DESC's at is one byte: a description that never ends is a broken board
 
 
@@ -44,7 +47,7 @@ class Verb:
 class Description:
     """A board's protocol as it described it (or as this host's rows describe a board before DESC)."""
 
-    ident: str                                   # fw-items-crc: the cache's key; "" for a board before DESC
+    ident: str                                   # items-crc: the cache's key; "" for a board before DESC
     verbs: dict[str, Verb] = field(default_factory=dict)
     events: dict[str, tuple[str, ...]] = field(default_factory=dict)
     settings: dict[str, tuple[str, int, int, bool]] = field(default_factory=dict)
@@ -102,7 +105,7 @@ def parse(ident: str, items: list[str]) -> Description:
             elif kind == "F":
                 caps.update(filter(None, parts[0].split(",")))
             # another kind: a newer board's, which this host does not need
-        except (ValueError, KeyError):
+        except (ValueError, KeyError, IndexError):
             raise ProtocolError(f"the board's description has an item this tallyboard cannot read ({item[:60]!r}): "
                                 "its firmware or this tallyboard is damaged; run tallyboard deploy") from None
     out.capabilities = frozenset(caps)
@@ -129,7 +132,7 @@ def before_desc(hello: dict[str, str]) -> Description:
                   else "upgrade this tallyboard (pip install -U tallyboard)")
         raise ProtocolError(f"the board's firmware {hello.get('fw', '?')} speaks protocol {theirs}, {which} than "
                             f"this tallyboard reads without a description (protocol {PRE_DESC_PROTOCOL}): {advice}")
-    return this_hosts(without=("DESC",))
+    return this_hosts(without=tuple(name for name in _OWN.verbs if name not in PRE_DESC_VERBS))
 
 
 def cache_path(ident: str) -> Path:
@@ -138,7 +141,7 @@ def cache_path(ident: str) -> Path:
 
 def _cached(ident: str) -> list[str] | None:
     try:
-        return cache_path(ident).read_text(encoding="ascii").splitlines()
+        return cache_path(ident).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -147,11 +150,17 @@ def _keep(ident: str, items: list[str]) -> None:
     path = cache_path(ident)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.part")
-        partial.write_text("\n".join(items) + "\n", encoding="ascii")
-        os.replace(partial, path)
-    except OSError:
+        write_output(path, "\n".join(items) + "\n")
+    except (OSError, FileError):
         pass          # no cache: the board is read again next time
+
+
+def _whole(items: list[str] | None, count: int, crc: str) -> bool:
+    """Whether items are the description its first page named: as many, and their CRC-16 its id."""
+    if items is None or len(items) != count:
+        return False
+    joined = "~".join(items).encode("utf-8", "replace")
+    return "%04X" % protocol.crc16(joined, 0, len(joined)) == crc
 
 
 def read(request: Callable[..., dict[str, str]], hello: dict[str, str]) -> Description:
@@ -165,8 +174,7 @@ def read(request: Callable[..., dict[str, str]], hello: dict[str, str]) -> Descr
         raise
     try:
         count = int(page["of"])
-        # its firmware's version where the reply said it (HELLO does, OPEN does not), its items' count and CRC
-        ident = "-".join(part for part in (hello.get("fw"), str(count), page["id"]) if part)
+        ident = f"{count}-{page['id']}"          # its items' count and CRC: the description's own hash
     except (KeyError, ValueError):
         raise ProtocolError(f"the board's description began with no count or id ({page}): run "
                             "tallyboard deploy") from None
@@ -174,19 +182,31 @@ def read(request: Callable[..., dict[str, str]], hello: dict[str, str]) -> Descr
         raise ProtocolError(f"the board's description has an id this tallyboard will not keep ({ident[:40]!r}): "
                             "run tallyboard deploy")
     items = _cached(ident)
-    if items is None or len(items) != count:
+    if not _whole(items, count, page["id"]):       # none kept, or a file damaged since: read again
         items = _pages(request, page, count)
+        if not _whole(items, count, page["id"]):
+            raise ProtocolError("the board's description does not match its own id (a page lost or the "
+                                "firmware changed while it was read): run the command again")
+        described = parse(ident, items)
         _keep(ident, items)
-    return parse(ident, items)
+        return described
+    return parse(ident, items or [])
 
 
 def _pages(request: Callable[..., dict[str, str]], page: dict[str, Any], count: int) -> list[str]:
     items: list[str] = []
+    first = (page.get("of"), page.get("id"))
     for _ in range(MOST_PAGES):
-        at, next_at = int(page["at"]), int(page["next"])
+        try:
+            at, next_at, got = int(page["at"]), int(page["next"]), page["items"].split("~")
+        except (KeyError, ValueError):
+            raise ProtocolError(f"the board's description has a page this tallyboard cannot read ({page}): "
+                                "run tallyboard deploy") from None
+        if (page.get("of"), page.get("id")) != first:
+            raise ProtocolError("the board's description changed while it was read (a deploy meanwhile?): "
+                                "run the command again")
         if at != len(items) or next_at <= at:
             raise ProtocolError(f"the board's description went from item {at} to {next_at}: run tallyboard deploy")
-        got = page["items"].split("~")
         if len(got) != next_at - at:
             raise ProtocolError(f"the board's description page at {at} holds {len(got)} items, not "
                                 f"{next_at - at}: run tallyboard deploy")

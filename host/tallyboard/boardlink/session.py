@@ -144,8 +144,10 @@ class Session:
         try:
             reply = self.send_frame(seq, frame, timeout)
         except BoardError as exc:
-            if exc.code == "VERB" and self.description is not None and not self.description.ident:
-                self.description.refused.add(verb.upper())   # a board before DESC: it lacks this one
+            if exc.code == "VERB" and verb.upper() != "DESC":
+                board = self.describe()
+                if not board.ident:
+                    board.refused.add(verb.upper())   # a board before DESC: it lacks this one
             raise
         except TransportError as exc:
             if step is None:
@@ -276,6 +278,7 @@ class Session:
             self.gap = self.gap or self.last_eseq != 0
             if self._session_left is not None:
                 self._session_left = 0
+            self.description = None     # it may run other firmware now (a deploy): read again when asked
         elif self.last_eseq and event.eseq != self.last_eseq % protocol.EVENT_SEQ_LIMIT + 1:
             self.gap = True
         self.last_eseq = event.eseq
