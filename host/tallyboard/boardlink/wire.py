@@ -32,21 +32,6 @@ def n_steps():
     return steps
 
 
-def verb_spec(name):
-    """The VERBS row of a verb name (str or bytes, any case), the runtime's or
-    a game's own (its args; no optional ones); KeyError if unknown."""
-    if isinstance(name, str):
-        name = name.encode()
-    name = name.upper()
-    for row in VERBS:
-        if row[0] == name:
-            return row
-    own = game_verbs().get(name)
-    if own is None:
-        raise KeyError(name)
-    return own[0]
-
-
 def encode_request(seq, text):
     """b'<seq> <text>*<CRC>\\n' for a request body like 'EV 40'."""
     if isinstance(text, str):
