@@ -29,11 +29,17 @@ def with_reasons(doc: dict) -> dict:
     return doc
 
 
+# where each element is on the page (not the viewport: hovering may scroll it into view), once every row
+# of them is laid out: a push's redraw replaces a table's element, and one measured in between was 0 x 0
+# (a loaded CI run, 9ddb155)
+_BOXES = ("sel => { const els = [...document.querySelectorAll(sel)]; const out = els.map(e => { "
+          "const r = e.getBoundingClientRect(); return [r.x + window.scrollX, r.y + window.scrollY, r.width, "
+          "r.height]; }); return els.every((e, i) => e.tagName !== 'TR' || out[i][3] > 0) ? out : null; }")
+
+
 def boxes(page, selector: str) -> list[list[float]]:
-    """Where each element is on the page (not the viewport: hovering may scroll it into view)."""
-    return page.eval_on_selector_all(selector, "els => els.map(e => { const r = e.getBoundingClientRect(); "
-                                               "return [r.x + window.scrollX, r.y + window.scrollY, r.width, "
-                                               "r.height]; })")
+    """Where each element is on the page, its rows laid out."""
+    return page.wait_for_function(_BOXES, arg=selector, timeout=WAIT_MS).json_value()
 
 
 def test_the_live_page_shows_a_hand_s_reason_on_hover_and_tap_and_nothing_moves(page, serve):  # noqa: F811
