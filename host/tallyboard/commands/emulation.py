@@ -206,6 +206,7 @@ def _unchanged_outcome(before: dict[str, str], entry_before: EntryScreen | None,
 _ENTRY_NEXT = ("turn the knob (press right/left) to change the value, press push for the next step, "
                "push --hold 0.8 to go back")
 _WHY_NEXT = "turn the knob (press right/left) for another hand, press push for its next page, any other control leaves it"
+_SETTLED = 0.2                # s: the OLED read again this long after, and the same, is drawn whole
 _WHY_HEADING = "WHY HAND "    # the why screen's heading (tallypanel/whyview.py): "WHY HAND 3 OF 6 1/2"
 _DRAWN_WITHIN = 2.0           # seconds: the painter draws a turn of the knob once the host is quiet (25 ms)
 
@@ -230,7 +231,15 @@ def why_screen_outcome(emulator: Any, oled_before: bytes) -> str | None:
         oled = emulator.oled()
         shown = heading(oled)
         if (shown is not None and (not was_open or oled != oled_before)) or (was_open and shown is None):
-            break                       # opened or moved; or left
+            # opened or moved; or left: read once more until it holds still, as the painter draws the
+            # screen's rows in pieces between requests (a read of its heading alone found later rows
+            # still the old ones under load)
+            time.sleep(_SETTLED)
+            again = emulator.oled()
+            if again == oled or time.monotonic() >= deadline:
+                oled, shown = again, heading(again)
+                break
+            continue
         if time.monotonic() >= deadline:
             break
         time.sleep(0.02)
