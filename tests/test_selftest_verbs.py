@@ -103,3 +103,28 @@ def test_the_self_test_names_each_led_s_hole_reads_the_controls_and_leaves_the_g
         assert _kept(board) == before
         # the buttons are the game's again: a press is no longer the test's (PINS starts a new test)
         assert board.request("LAMP", "-")["of"] == "132"
+
+
+def _pixels(oled: bytes) -> set[tuple[int, int]]:
+    """The lit pixels of an SSD1306 image (MONO_VLSB: byte page * 128 + x holds rows 8 * page..+7, bit 0 on top)."""
+    return {(x, 8 * page + bit) for page in range(8) for x in range(128) for bit in range(8)
+            if oled[page * 128 + x] >> bit & 1}
+
+
+def test_pixels_draws_each_pattern_on_the_whole_oled_and_the_sheet_comes_back_after(tmp_path):
+    every = {(x, y) for x in range(128) for y in range(64)}
+    checker = {(x, y) for x, y in every if (x + y) % 2 == 1}     # (0, 0) dark, (1, 0) and (0, 1) lit
+    edges = {(x, y) for x, y in every if x in (0, 127) or y in (0, 63)}   # 2 * 128 + 2 * 62 = 380 pixels
+    assert len(edges) == 380 and len(checker) == 128 * 64 // 2
+    with emulated_board(tmp_path / "flash", timeout=3.0) as (emulator, board):
+        board.new("roquet", 2)
+        sheet = until(lambda: emulator.oled() if _pixels(emulator.oled()) else None, 5.0, "the sheet drawn")
+        for pattern, lit in (("ON", every), ("CHECKER", checker), ("EDGES", edges)):
+            assert board.request("PIXELS", pattern) == {"pattern": pattern}
+            until(lambda: _pixels(emulator.oled()) == lit or None, 5.0, f"the OLED showing {pattern}",
+                  explain=lambda: f"{len(_pixels(emulator.oled()))} pixels lit")
+        with pytest.raises(BoardError) as refused:
+            board.request("PIXELS", "STRIPES")
+        assert "ON" in str(refused.value) and "CHECKER" in str(refused.value)
+        board.request("LAMP", "-")
+        until(lambda: emulator.oled() == sheet or None, 5.0, "the game's sheet drawn whole again")

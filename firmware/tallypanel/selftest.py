@@ -1,5 +1,5 @@
-# The builder's self-test (issue 42, docs/protocol.md): LAMP, PINS, SCAN and
-# POWER, each the handler of its row of tallyrun.protocol.VERBS, called
+# The builder's self-test (issue 42, docs/protocol.md): LAMP, PINS, SCAN,
+# POWER and PIXELS, each the handler of its row of tallyrun.protocol.VERBS, called
 # (app, seq, req). Loaded by name on the first of them (tallyrun.app): a
 # board never tested holds none of it on its heap. They read the board's
 # parts, never the game: the journal and the game in play stay as they were.
@@ -269,4 +269,54 @@ def power(app, seq, req):
     w.number(allows if allows < 255 else 255)
     w.key(b"now")
     w.number(leds.estimate_ma())
+    app.send_reply()
+
+
+ON = const(0)         # the patterns of PIXELS, in protocol.PIXEL_PATTERNS' order
+CHECKER = const(1)
+EDGES = const(2)
+
+
+def pattern(oled, which):
+    """The whole OLED drawn with one of the test's patterns and sent: every pixel on (ON), a
+    checkerboard of single pixels, so that two neighbouring rows or columns shorted together show
+    as a stripe (CHECKER), or a frame on the display's outermost pixels (EDGES). Draws straight
+    into the driver's buffer: allocates nothing."""
+    buf = oled.buffer
+    if which == CHECKER:
+        for i in range(len(buf)):
+            buf[i] = 0x55 if i & 1 else 0xAA   # MONO_VLSB: a byte is a column of 8 rows
+    else:
+        oled.fill(1 if which == ON else 0)
+        if which == EDGES:
+            from tallypanel.ssd1306 import WIDTH, HEIGHT
+            oled.rect(0, 0, WIDTH, HEIGHT, 1)
+    oled.show()
+
+
+def pixels(app, seq, req):
+    """PIXELS pattern: the OLED drawn with that pattern until the test ends or
+    another is asked (the game's sheet drawn whole again after the test)."""
+    test = _test(app, seq)
+    if test is None:
+        return
+    view = app.panel.view
+    oled = view.oled
+    if oled is None or view.sheet is None:
+        app.error(seq, protocol.E_BOARD, b"no OLED is drawing on this board: the definition names none, or "
+                  b"it did not answer at power-up (SCAN says which addresses answer)")
+        return
+    which = req.values[0]
+    try:
+        pattern(oled, which)
+    except OSError as exc:
+        app.error(seq, protocol.E_BOARD, "the OLED did not take the pattern (%s): check its SDA, SCL and "
+                  "power" % exc)
+        return
+    finally:
+        view.sheet.layout = -1   # the sheet's rows drawn whole again after the test
+    w = app.writer
+    w.reply(seq)
+    w.key(b"pattern")
+    w.text(protocol.PIXEL_PATTERNS[which])
     app.send_reply()

@@ -108,6 +108,7 @@ ENTRY_FIELDS = ("head", "step", "ENTRY.value", "entered")
 WHY_FIELDS = ("WHY.n", "WHY.won", "parts", "WHY.at", "WHY.count", "WHY.who", "pts", "why")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
+PIXEL_PATTERNS = (b"ON", b"CHECKER", b"EDGES")   # the self-test's OLED patterns (tallypanel.selftest.pattern)
 CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
 CFG_PLAYER = (b"player", T_INT, 0, MAX_PLAYERS - 1, b"player")
 VERBS = (
@@ -150,14 +151,16 @@ VERBS = (
     (b"SCAN", (), 0, ("SCAN.found", "SCAN.want"), b"", "tallypanel.selftest.scan"),
     (b"POWER", (), 0, ("POWER.full", "POWER.budget", "POWER.allows", "POWER.now"), b"",
      "tallypanel.selftest.power"),
+    (b"PIXELS", ((b"pattern", T_WORD, PIXEL_PATTERNS, 0, b""),), 0, ("PIXELS.pattern",), b"",
+     "tallypanel.selftest.pixels"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
- V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 7)
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 8)
 V_ENTRY = const(15)       # the hand entry on the board's own screen (tallypanel.view.entry_rows)
 V_WHY = const(16)         # why an event of the log scored what it did (tallycore.why)
 V_DESC = const(17)        # the board's description of its protocol (tallyrun.describe)
-V_LAMP = const(18)        # the self-test's LED walk (tallypanel.selftest), and PINS, SCAN, POWER after it
-V_GAME_VERB = const(22)   # the first of the game in play's own verbs: V_GAME_VERB + its index
+V_LAMP = const(18)        # the self-test's LED walk (tallypanel.selftest), and PINS, SCAN, POWER, PIXELS after it
+V_GAME_VERB = const(23)   # the first of the game in play's own verbs: V_GAME_VERB + its index
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)

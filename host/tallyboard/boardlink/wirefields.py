@@ -132,6 +132,7 @@ FIELDS = (
     ("POWER.budget", "decimal", "the current budget in mA (the budget_ma setting)"),
     ("POWER.allows", "decimal", "the brightness (0..255) at which every LED white stays within the budget"),
     ("POWER.now", "decimal", "mA the frame the game shows draws, by the same estimate"),
+    ("PIXELS.pattern", "word", "the pattern the OLED shows now, as asked: ON, CHECKER or EDGES"),
 )
 
 
@@ -199,6 +200,10 @@ VERB_DOES = {
             "own command to show its RAM, which it shows already), and the definition's",
     "POWER": "the self-test's current: every LED white at full brightness against the budget, the brightness "
              "the budget allows, and the current of the frame shown",
+    "PIXELS": "the self-test's display: the whole OLED drawn with one pattern, every pixel on (ON), a "
+              "checkerboard of single pixels that shows two neighbouring rows or columns shorted as a stripe "
+              "(CHECKER), or a frame on its outermost pixels (EDGES); the game's sheet is drawn again when "
+              "the test ends",
 }
 
 # What each error code (protocol.ERRORS) means.
