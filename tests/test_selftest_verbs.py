@@ -118,7 +118,9 @@ def test_pixels_draws_each_pattern_on_the_whole_oled_and_the_sheet_comes_back_af
     assert len(edges) == 380 and len(checker) == 128 * 64 // 2
     with emulated_board(tmp_path / "flash", timeout=3.0) as (emulator, board):
         board.new("roquet", 2)
-        sheet = until(lambda: emulator.oled() if _pixels(emulator.oled()) else None, 5.0, "the sheet drawn")
+        from tallyboard.tooling import render
+        sheet = render.frame_for_board(board).oled        # the game's sheet as the firmware's own view draws it
+        until(lambda: emulator.oled() == sheet or None, 5.0, "the game's sheet drawn")
         for pattern, lit in (("ON", every), ("CHECKER", checker), ("EDGES", edges)):
             assert board.request("PIXELS", pattern) == {"pattern": pattern}
             until(lambda: _pixels(emulator.oled()) == lit or None, 5.0, f"the OLED showing {pattern}",
@@ -128,3 +130,41 @@ def test_pixels_draws_each_pattern_on_the_whole_oled_and_the_sheet_comes_back_af
         assert "ON" in str(refused.value) and "CHECKER" in str(refused.value)
         board.request("LAMP", "-")
         until(lambda: emulator.oled() == sheet or None, 5.0, "the game's sheet drawn whole again")
+
+
+TEST_BUTTON = 15      # buttons.test of board/pico-reference.json: shift
+
+
+def test_the_test_button_held_at_power_up_starts_the_board_s_own_self_test_which_leaves_the_game(tmp_path):
+    from emu_fixtures import oled_text
+    from tallypanel import screen
+
+    with emulated_board(tmp_path / "flash", timeout=3.0) as (emulator, board):
+        board.new("roquet", 2)
+        board.game_verb("PEG", 0, 5)
+        before = _kept(board)
+        game_frame = until(lambda: _pegged(emulator.leds()), 5.0, "the game's frame: player 0's peg in LED 5")
+        emulator.cut_power()
+        emulator.press(TEST_BUTTON)
+        emulator.power_on()
+        board.connect()
+
+        def rows(*numbers):
+            return tuple(oled_text(emulator.oled(), r, screen.LIST).rstrip() for r in numbers)
+
+        until(lambda: rows(0, 1, 2) == ("SELF-TEST 1/4 LEDS", "LED 1 OF 132", "PLAYER 1 STATION") or None, 10.0,
+              "the self-test's first LED named on the OLED", explain=lambda: rows(0, 1, 2))
+        until(lambda: emulator.leds() == _only(0) or None, 5.0, "only LED 0 lit, dim white")
+        emulator.release(TEST_BUTTON)
+        emulator.turn(KNOB_A, KNOB_B, 2)          # LED 2: player 0's tally hole 1 (2 as people count)
+        until(lambda: rows(1, 2) == ("LED 3 OF 132", "PLAYER 1 TALLY HOLE 2") or None, 5.0,
+              "two detents on: LED 3", explain=lambda: rows(1, 2))
+        until(lambda: emulator.leds() == _only(2) or None, 5.0, "only LED 2 lit")
+        emulator.tap(SEAT_PINS[0])                # marks it wrong: the test's press, not the game's
+        until(lambda: rows(4) == ("MARKED WRONG",) or None, 5.0, "LED 3 marked wrong", explain=lambda: rows(4))
+        # a host's self-test verbs work on it, and LAMP - ends it: the game as it was
+        assert board.request("SCAN") == {"found": "3C", "want": "3C"}
+        assert _kept(board) == before
+        board.request("LAMP", "-")
+        until(lambda: emulator.leds() == game_frame or None, 5.0, "the game's frame drawn again")
+        assert _kept(board) == before

@@ -79,6 +79,7 @@ def from_dict(d):
     _oled(b, _section(d, "oled", True), used)
     _buttons(b, _section(d, "buttons"), used)
     _encoder(b, _section(d, "encoder", True), used)
+    b.test_pin = _test_pin(b, _section(d, "buttons").get("test"))
     _power(b, _section(d, "power"))
     for pin in WIFI_PINS:
         if used[pin] == _TAKEN and b.wireless_pin == NO_PIN:
@@ -138,6 +139,18 @@ def _buttons(b, buttons, used):
     b.seat_lights = _lights(b, buttons.get("lights"), len(seats))
     b.undo_pin = _pin(buttons.get("undo"), "buttons.undo", used, True)
     b.shift_pin = _pin(buttons.get("shift"), "buttons.shift", used, True)
+
+
+def _test_pin(b, pin):
+    # The button held at power-up for the builder's self-test (tallypanel.boardtest):
+    # one of the board's own buttons, not undo (held at power-up: safe mode)
+    if pin is None:
+        return NO_PIN
+    if isinstance(pin, int) and 0 <= pin < GPIO_COUNT and pin != b.undo_pin:
+        if pin == b.shift_pin or pin == b.encoder_push or pin in list(b.seat_pins):
+            return pin
+    raise ValueError("board: buttons.test must be the GPIO of a seat button, shift or the knob's push "
+                     "(undo held at power-up is safe mode)")
 
 
 def _encoder(b, encoder, used):

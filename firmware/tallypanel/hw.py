@@ -103,8 +103,8 @@ def link_led():
         return None
 
 
-def safe_mode_held(pin):
-    """Whether the safe-mode button on this pin is held now (-1: no button)."""
+def held_at_power_up(pin):
+    """Whether the button on this pin (safe mode's, the self-test's) is held now (-1: no button)."""
     if pin < 0:
         return False
     read = button(pin)

@@ -29,13 +29,14 @@ import gc
 from tallypanel import hw
 
 
-def attach(restored, board, view, board_name, notes, check_board, make_painter, make_link_starter):
+def attach(restored, board, view, board_name, notes, check_board, make_painter, make_link_starter, self_test=False):
     """The app booted from what the power-up restored, with its club link, its
     display (view: the LED field lit, or None) and its controls: (app, what to
     do when it stops or None). notes: the power-up's problems, said (NOTE) once
     the app is booted. check_board(name): CFG SET board's check of a board
     definition. make_painter(view) and make_link_starter(app, net) make
-    tallypanel.start's painter and the club link's starter."""
+    tallypanel.start's painter and the club link's starter. self_test: the
+    builder's self-test (tallypanel.boardtest) runs first, held by the painter."""
     from tallyrun.app import App
 
     painter = None if view is None else make_painter(view)
@@ -55,6 +56,11 @@ def attach(restored, board, view, board_name, notes, check_board, make_painter, 
     finish = None
     if painter is not None:
         finish = _attach_views(app, board, view, painter)
+        if self_test:
+            from tallypanel.boardtest import OnBoard
+            test = OnBoard(board, view, painter, app, hw.button)
+            painter.hold(test)
+            app.add_task(test.run())
     return app, finish
 
 

@@ -29,6 +29,8 @@ class Test:
     the presses and the knob's detents the controls reported since the last
     PINS. Made once when the test starts: PINS, polled, allocates nothing."""
 
+    from_host = True    # a host asks (and ends it); tallypanel.boardtest's is the board's own
+
     def __init__(self, board, pin_reader):
         gpios = []
         for gpio in (board.shift_pin, board.undo_pin, board.encoder_push):
@@ -110,35 +112,53 @@ def lamp(app, seq, req):
         w.text(b" LEDs)")
         app.send_reply()
         return
-    pixels = view.pixels
-    if pixels is not None:
-        buf = pixels.buf
-        for i in range(len(buf)):
-            buf[i] = 0
-        at = 3 * led
-        buf[at] = buf[at + 1] = buf[at + 2] = _LEVEL
-        pixels.write()
+    light(view, led)
     w.reply(seq)
     w.key(b"led")
     w.number(led)
     w.key(b"of")
     w.number(count)
+    player, row, hole = lamp_hole(board, led)
+    if player >= 0:
+        w.key(b"player")
+        w.number(player)
+        w.key(b"row")
+        w.text(_ROWS[row])
+        w.key(b"hole")
+        w.number(hole)
+    else:   # an LED no hole has (beside a seat button)
+        w.text(b" player=- row=- hole=-")
+    app.send_reply()
+
+
+def light(view, led):
+    """Only that LED of the chain lit, white and dim (-1: none)."""
+    pixels = view.pixels
+    if pixels is None:
+        return
+    buf = pixels.buf
+    for i in range(len(buf)):
+        buf[i] = 0
+    if led >= 0:
+        at = 3 * led
+        buf[at] = buf[at + 1] = buf[at + 2] = _LEVEL
+    pixels.write()
+
+
+def lamp_hole(board, led):
+    """The hole the definition puts an LED in: (player, row, hole), row 0 the
+    station, 1 tally, 2 king; (-1, -1, -1) for an LED of no hole."""
     led_of = board.led_of
     for slot in range(len(led_of)):
         if led_of[slot] == led:
             player = slot // SLOTS_PER_PLAYER
             place = slot - player * SLOTS_PER_PLAYER
-            row = 2 if place >= KING else 1 if place >= TALLY else 0
-            w.key(b"player")
-            w.number(player)
-            w.key(b"row")
-            w.text(_ROWS[row])
-            w.key(b"hole")
-            w.number(place - (KING if row == 2 else TALLY if row == 1 else 0))
-            break
-    else:   # an LED no hole has (beside a seat button)
-        w.text(b" player=- row=- hole=-")
-    app.send_reply()
+            if place >= KING:
+                return player, 2, place - KING
+            if place >= TALLY:
+                return player, 1, place - TALLY
+            return player, 0, 0
+    return -1, -1, -1
 
 
 def _fields(w, led, count):

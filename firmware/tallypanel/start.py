@@ -9,6 +9,9 @@
 # A module rather than main.py itself so that it is loaded compiled (.mpy) at
 # power-up instead of parsed from source.
 #
+# The self-test: hold the definition's test button (buttons.test) while the
+# board powers up, and the board tests its own wiring (tallypanel.boardtest).
+#
 # Safe mode: hold the undo button (seat 0's button on a board without one)
 # while the board powers up and the app does not start: the REPL stays free
 # for mpremote to repair a bad deploy. Ctrl-C (0x03) from mpremote always
@@ -33,7 +36,7 @@ def start():
     config.load()
     name = config.board
     definition, board_problem = _read_definition(wiring, name, BOARD_DIR)
-    if definition is not None and hw.safe_mode_held(wiring.safe_mode_pin(definition)):
+    if definition is not None and hw.held_at_power_up(wiring.safe_mode_pin(definition)):
         print("tallyboard: safe mode (button held at power-up): the app is not running; "
               "use mpremote, or power-cycle to start it")
         hw.stay_at_repl()
@@ -46,6 +49,8 @@ def start():
     if definition is not None:
         board, problem = _checked(definition, name)
         board_problem = problem or board_problem
+    # the builder's self-test (tallypanel.boardtest): the definition's test button held as it powers up
+    self_test = board is not None and hw.held_at_power_up(board.test_pin)
     given = definition.get("name") if isinstance(definition, dict) else None
     definition = None
     notes = []                          # the power-up's problems, said (NOTE) once the app runs
@@ -55,7 +60,7 @@ def start():
     compact()
     from tallypanel import powerup
     app, finish = powerup.attach(restored, board, view, given if isinstance(given, str) and 0 < len(given) <= 40
-                                 else name, notes, check_board, Painter, LinkStarter)
+                                 else name, notes, check_board, Painter, LinkStarter, self_test)
     del powerup
     unload("tallypanel.powerup")   # its code is not needed again: its heap goes to the games
     watchdog = None
@@ -221,7 +226,8 @@ class Painter:
         """A self-test whose host has asked nothing for _TEST_LEFT_MS (a cable pulled, a laptop
         closed mid-test) ends: the game is drawn and played again, not held until a power cycle.
         True when it ended one. Allocation-free while none ends (the painter's poll)."""
-        if self.test is None or ticks_diff(now, self.app.last_request_ms) < _TEST_LEFT_MS:
+        test = self.test
+        if test is None or not test.from_host or ticks_diff(now, self.app.last_request_ms) < _TEST_LEFT_MS:
             return False
         self.hold(None)
         self.app.say("self-test over: no host asked anything for 5 minutes; the game is back")

@@ -47,6 +47,7 @@ class BoardDef:
         self.seat_lights = bytearray(0)  # the LED beside each seat button, or NO_LIGHT
         self.undo_pin = NO_PIN
         self.shift_pin = NO_PIN
+        self.test_pin = NO_PIN           # the button held at power-up for the self-test (tallypanel.boardtest)
         self.encoder_a = NO_PIN
         self.encoder_b = NO_PIN
         self.encoder_push = NO_PIN

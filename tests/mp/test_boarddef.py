@@ -203,3 +203,13 @@ def test_a_definition_and_the_board_it_runs_on_agree_on_the_wireless_chip():
     # a plain definition that leaves the chip's GPIOs alone runs on a W, and is one there
     assert boarddef.checked(_valid_dict(), "t", "rp2040", True).wifi
     assert not boarddef.checked(_valid_dict(), "t", "rp2040", False).wifi
+
+
+def test_the_self_test_button_is_one_of_the_board_s_buttons_but_not_undo():
+    assert _reference().test_pin == 15                    # pico-reference.json: shift
+    assert boarddef.from_dict(_valid_dict()).test_pin == -1     # none named: no self-test from the board
+    assert boarddef.from_dict(_valid_with(("buttons", "test"), 11)).test_pin == 11   # seat 1
+    for value in (14, 3, "11", 40, -1):                  # undo (safe mode), no button's GPIO, not a GPIO
+        d = _valid_with(("buttons", "test"), value)
+        d["buttons"]["undo"] = 14
+        _refused(d, ("buttons.test", "safe mode"))
