@@ -121,3 +121,62 @@ def test_a_button_stuck_down_is_named_and_the_definition_left_alone(twin):
         twin.control.fault("button", False, "seat3")
     assert any("the button on GPIO 13 is down from the start" in said for said in report.faults), report.faults
     assert report.fix is None
+
+
+def test_the_board_tests_itself_with_its_test_button_held_at_power_up(twin):
+    """buttons.test (shift, GPIO 15) held as the chip powers up: the board's own self-test
+    (tallypanel/boardtest.py), worked through the control port as a builder would: the walk named on the
+    OLED, each button and the knob, the display's patterns, the result; then the game as it was."""
+    from emu_fixtures import oled_text
+    from tallypanel import screen
+
+    control = twin.control
+    before = _kept(twin)
+
+    def rows(*numbers) -> tuple:
+        control.settle(quiet_ms=60, most_s=SETTLE_S)
+        ram = control.oled().ram
+        return tuple(oled_text(ram, r, screen.LIST).rstrip() for r in numbers)
+
+    twin.power_cut()
+    twin.miswire = "stuck:shift"              # held from power-up until `fault button off` lets it go
+    try:
+        twin.start()
+    finally:
+        twin.miswire = None
+    control = twin.control
+    control.settle(quiet_ms=300, most_s=SETTLE_S, led_frames=1)
+    assert rows(0, 1, 2) == ("SELF-TEST 1/4 LEDS", "LED 1 OF 132", "PLAYER 1 STATION")
+    control.fault("button", False, "shift")
+    control.turn(2)                           # LED 2: player 0's tally hole 1 (2 as people count)
+    assert rows(1, 2) == ("LED 3 OF 132", "PLAYER 1 TALLY HOLE 2")
+    lit = [h.place for h in control.holes() if h.grb == WALK_WHITE]
+    assert lit == [(0, "tally", 1)], lit
+    control.press("push")
+    assert rows(0, 2) == ("SELF-TEST 2/4 BUTTONS", "PRESS SEAT A")
+    for name, next_ask in (("seat0", "PRESS SEAT B"), ("seat1", "PRESS SEAT C"), ("seat2", "PRESS SEAT D"),
+                           ("seat3", "PRESS UNDO"), ("undo", "PRESS SHIFT"), ("shift", "TURN THE KNOB CLOCKWISE")):
+        control.press(name)
+        assert rows(2) == (next_ask,), name
+    control.turn(1)
+    assert rows(2) == ("TURN THE KNOB ANTICLOCKWISE",)
+    control.turn(-1)
+    assert rows(2) == ("PRESS KNOB PUSH",)
+    control.press("push")
+    control.settle(quiet_ms=700, most_s=SETTLE_S)
+    assert control.oled().ram == b"\xff" * 1024          # every pixel on
+    control.press("seat0")
+    control.settle(quiet_ms=700, most_s=SETTLE_S)
+    ram = control.oled().ram
+    assert ram[0] == 0xAA and ram[1] == 0x55             # the checkerboard: (x + y) odd lit
+    control.press("seat0")
+    control.settle(quiet_ms=700, most_s=SETTLE_S)
+    ram = control.oled().ram
+    assert ram[0] == 0xFF and ram[1] == 0x01 and ram[7 * 128 + 1] == 0x80   # the frame's left, top, bottom
+    control.press("seat0")
+    assert rows(0, 1, 2) == ("SELF-TEST 4/4 RESULT", "LEDS MARKED WRONG: 0", "EVERY CONTROL ANSWERED")
+    control.press("push")
+    control.settle(quiet_ms=300, most_s=SETTLE_S)
+    assert _kept(twin) == before, "the self-test left the game as it was"
+    pegs = {h.place for h in control.holes() if h.grb != WALK_WHITE and h.place is not None}
+    assert (0, "tally", 4) in pegs, pegs                 # PEG 0 5: player 0's peg in tally hole 4, lit again
