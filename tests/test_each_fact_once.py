@@ -207,7 +207,8 @@ def test_the_firmware_imports_asyncio_by_its_one_name():
     assert _lines_matching(re.compile(r"uasyncio")) == []
     imports = sorted(name for name, line in _lines_matching(re.compile(r"^\s*import asyncio\b"))
                      if name.startswith("firmware/"))
-    assert imports == ["firmware/tallynet/link.py", "firmware/tallypanel/inputs.py", "firmware/tallypanel/start.py",
+    assert imports == ["firmware/tallynet/link.py", "firmware/tallypanel/boardtest.py", "firmware/tallypanel/inputs.py",
+                       "firmware/tallypanel/start.py",
                        "firmware/tallypanel/start.py", "firmware/tallyrun/app.py", "firmware/tallyrun/serve.py"]
 
 

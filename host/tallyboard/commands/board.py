@@ -2,8 +2,10 @@
 drawn from it (the drilling template and the wiring diagram, buildplans)."""
 from __future__ import annotations
 
+import io
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from tallypanel import boarddef
 from tallypanel.wiring import BoardDef
 
 from ..common import files
+from ..common.console import Console
 from ..tooling import bringup, buildplans, fileset, guided
 from ..common.errors import TallyboardError
 from .connect import board_options, connected
@@ -92,13 +95,34 @@ def draw_cmd(definition: str, out_dir: str) -> None:
 
 
 class TerminalBuilder:
-    """The builder at the terminal: the guided self-test's questions and words (tooling.guided.Builder)."""
+    """The builder at the terminal: the guided self-test's questions and words (tooling.guided.Builder),
+    and the LED walk's pictures of the expected hole lit (guided.ShowsPictures)."""
+
+    def __init__(self) -> None:
+        self.console = Console(highlight=False)
 
     def ask(self, text: str) -> str:
         return str(click.prompt(text, default="", show_default=False, prompt_suffix=" "))
 
     def say(self, text: str) -> None:
         click.echo(text)
+
+    def show(self, picture: Any) -> None:
+        """The picture on a terminal; elsewhere (a pipe, a file) its one line that holds the lit hole."""
+        if sys.stdout.isatty():
+            self.console.print(picture)
+        else:
+            click.echo(lit_line(picture))
+
+
+def lit_line(picture: Any) -> str:
+    """The line of a hole picture (guided.HolePictures) that holds its lit hole (●), as plain text; a
+    line saying so when none is lit (an LED beside a button)."""
+    plain = Console(file=io.StringIO(), width=100, color_system=None, highlight=False)
+    with plain.capture() as captured:
+        plain.print(picture)
+    lit = [line.rstrip() for line in captured.get().splitlines() if "●" in line]
+    return lit[0] if lit else "(no hole lit)"
 
 
 def _definition_file(definition: str | None, running: str) -> Path:
@@ -119,12 +143,13 @@ def _definition_file(definition: str | None, running: str) -> Path:
               help="The definition to test against (default: the one the board runs, from board/).")
 @click.option("--fix", is_flag=True, help="Write the fix into the definition's file (the old one kept as .bak).")
 @click.option("--wait", "wait_s", type=click.FloatRange(0.1, 120), default=10.0, show_default=True,
-              help="Seconds to wait for each button press and the knob's turn.")
+              help="Seconds to wait for each button press, each of the knob's turns and its push.")
 @board_options
 def test_cmd(definition: str | None, fix: bool, wait_s: float, port: str | None, use_emulator: bool,
              timeout: float) -> None:
-    """The builder's self-test: walk the LED chain hole by hole, press each seat button and turn the
-    knob as asked, find the display; then say what is wrong and the change to board/NAME.json that
+    """The builder's self-test: walk the LED chain hole by hole (a picture of the expected hole lit on
+    the terminal), press each seat button, turn the knob each way and push it as asked, find the
+    display and check its test patterns; then say what is wrong and the change to board/NAME.json that
     fixes what the definition (not the solder) has wrong. The game in play is not touched."""
     run_test(definition, fix, wait_s, port, use_emulator, timeout, TerminalBuilder())
 

@@ -5,11 +5,19 @@ fixes it.
 What the self-test saw (Observed):
   holes      for each LED of the chain in wire order, the hole it lit as the builder saw it
              ((player, row, hole), rows as the definition names them), or None: nothing lit;
-  turned     the knob turned clockwise as asked: the direction the board read (+1, -1), or 0: nothing;
+  turned     the knob turned one click clockwise as asked: the direction the board read (+1, -1), or
+             0: nothing;
   seats      for each seat button asked for in turn (seat 0 first), the GPIO the board saw pressed,
              or None: none within the time;
   stuck      GPIOs of buttons down from the start and never released;
-  oled       the I2C address the display answered at, or None: none answered.
+  oled       the I2C address the display answered at, or None: none answered;
+  turned_back  the knob turned one click anticlockwise as asked: the direction read (-1 as it should),
+             or 0: nothing;
+  pushed     the knob pushed as asked: the GPIO the board saw pressed (the encoder's push pin as it
+             should), or None: none within the time;
+  screen_on, screen_checker, screen_edges
+             the builder's answer to each of the display's test patterns (PIXELS ON, CHECKER, EDGES):
+             True: shown whole, False: not, None: not asked (no display, or none answered).
 
 Pure: the guided `tallyboard board test`, the board's own self-test and the tests read it alike."""
 from __future__ import annotations
@@ -28,6 +36,11 @@ class Observed:
     seats: list[int | None] = field(default_factory=list)
     stuck: list[int] = field(default_factory=list)
     oled: int | None = None
+    turned_back: int = -1
+    pushed: int | None = None
+    screen_on: bool | None = None
+    screen_checker: bool | None = None
+    screen_edges: bool | None = None
 
 
 @dataclass
@@ -121,15 +134,14 @@ def examine(definition: dict[str, Any], seen: Observed) -> Report:
     fix: dict[str, Any] = {}
     if chain is not None:
         fix["leds"] = {"chain": chain}
+    buttons = definition.get("buttons", {})
+    pins = buttons.get("seats", [])
     encoder = definition.get("encoder")
     if encoder:
-        if seen.turned < 0:
-            faults.append("the knob turned clockwise reads as anticlockwise: its A and B are the other way round")
-            fix["encoder"] = {"a": encoder["b"], "b": encoder["a"]}
-        elif seen.turned == 0:
-            faults.append(f"the knob gave nothing when turned: check GPIO {encoder['a']} and {encoder['b']} "
-                          "and its common pin to GND")
-    pins = definition.get("buttons", {}).get("seats", [])
+        knob_faults, knob_fix = _knob(encoder, seen, _other_buttons(buttons))
+        faults += knob_faults
+        if knob_fix:
+            fix["encoder"] = knob_fix
     seats = list(pins)
     for seat, gpio in enumerate(seen.seats):
         if gpio is None:
@@ -153,7 +165,66 @@ def examine(definition: dict[str, Any], seen: Observed) -> Report:
             faults.append(f"the display answers at 0x{seen.oled:02X}, not 0x{oled['address']:02X}: its address "
                           "jumper is the other way")
             fix["oled"] = {"address": seen.oled}
+    if oled:
+        faults += _screen(seen)
     return Report(faults, fix or None)
+
+
+def _other_buttons(buttons: dict[str, Any]) -> dict[int, str]:
+    """The definition's buttons other than the knob's push, by GPIO, named as a builder knows them."""
+    named = {gpio: f"seat button {seat + 1}" for seat, gpio in enumerate(buttons.get("seats", []))}
+    for key, name in (("undo", "the undo button"), ("shift", "the shift button")):
+        if isinstance(buttons.get(key), int):
+            named.setdefault(buttons[key], name)
+    return named
+
+
+_WAY = {1: "clockwise", -1: "anticlockwise", 0: "nothing"}
+
+
+def _knob(encoder: dict[str, Any], seen: Observed, others: dict[int, str]) -> tuple[list[str], dict[str, Any]]:
+    """The knob's turns both ways and its push: the faults, and the encoder's fields that change."""
+    faults: list[str] = []
+    fix: dict[str, Any] = {}
+    a, b = encoder["a"], encoder["b"]
+    pins = f"check GPIO {a} (A) and GPIO {b} (B), each soldered to its pin of the knob, and its common pin to GND"
+    turns = (seen.turned, seen.turned_back)
+    if turns == (-1, 1):
+        faults.append("the knob turned clockwise reads as anticlockwise: its A and B are the other way round")
+        fix.update(a=b, b=a)
+    elif turns == (0, 0):
+        faults.append(f"the knob gave nothing when turned: {pins}")
+    elif turns != (1, -1):
+        faults.append(f"the knob turned clockwise read {_WAY[seen.turned]} and turned anticlockwise read "
+                      f"{_WAY[seen.turned_back]}: one of its two pins does not change as it turns; {pins}")
+    push = encoder.get("push")
+    if push is None or seen.pushed == push:
+        return faults, fix
+    if seen.pushed is None:
+        faults.append(f"the knob's push (GPIO {push}) was never seen pressed: check its wiring to the pin and to GND")
+    elif seen.pushed in others:
+        faults.append(f"pushing the knob pressed {others[seen.pushed]} (GPIO {seen.pushed}): the push is wired "
+                      f"to that button's pin; move its wire to GPIO {push}")
+    else:
+        faults.append(f"the knob's push is on GPIO {seen.pushed}, not GPIO {push}")
+        fix["push"] = seen.pushed
+    return faults, fix
+
+
+def _screen(seen: Observed) -> list[str]:
+    """The builder's answers to the display's test patterns: each "no" a fault with what to do. None of
+    them is the definition's to change: the firmware drives one display, a 128x64 SSD1306."""
+    faults = []
+    if seen.screen_on is False:
+        faults.append("with every pixel on, the display shows dark dots or lines: those pixels or lines are "
+                      "dead, the display is damaged; replace it")
+    if seen.screen_checker is False:
+        faults.append("the display's checkerboard shows stripes or blotches: neighbouring rows or columns are "
+                      "shorted in the display's flex; replace it")
+    if seen.screen_edges is False:
+        faults.append("the display's frame misses a side: the display is not 128x64 (a 128x32 shows only the "
+                      "top half) or its picture is offset; the firmware drives only a 128x64 SSD1306: fit one")
+    return faults
 
 
 def fixed(definition: dict[str, Any], fix: dict[str, Any]) -> dict[str, Any]:
