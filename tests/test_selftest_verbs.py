@@ -162,8 +162,12 @@ def test_the_test_button_held_at_power_up_starts_the_board_s_own_self_test_which
         until(lambda: emulator.leds() == _only(2) or None, 5.0, "only LED 2 lit")
         emulator.tap(SEAT_PINS[0])                # marks it wrong: the test's press, not the game's
         until(lambda: rows(4) == ("MARKED WRONG",) or None, 5.0, "LED 3 marked wrong", explain=lambda: rows(4))
-        # a host's self-test verbs work on it, and LAMP - ends it: the game as it was
+        # a host's self-test takes it over (the board's own steps no more), and LAMP - ends it: the game
+        # as it was
         assert board.request("SCAN") == {"found": "3C", "want": "3C"}
+        emulator.turn(KNOB_A, KNOB_B, 1)
+        assert board.request("PINS")["turned"] == "1"      # the host's now: counted for PINS, not stepped
+        assert emulator.leds() == _only(2)
         assert _kept(board) == before
         board.request("LAMP", "-")
         until(lambda: emulator.leds() == game_frame or None, 5.0, "the game's frame drawn again")

@@ -77,7 +77,7 @@ def _test(app, seq):
         app.error(seq, protocol.E_RULE, _NO_PANEL)
         return None
     test = painter.test
-    if test is None:
+    if test is None or not test.from_host:   # the board's own (tallypanel.boardtest): the host takes over
         from tallypanel import hw
         test = Test(painter.view.board, hw.button)
         painter.hold(test)
