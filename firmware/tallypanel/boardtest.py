@@ -25,7 +25,7 @@
 from tallycore import const, ticks_diff, ticks_ms
 from tallypanel.menu import SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD
 from tallypanel.screen import LIST, blank, put, numl
-from tallypanel.selftest import Test, lamp_hole, light, pattern, ON, EDGES
+from tallypanel.selftest import Test, current, lamp_hole, light, pattern, ON, EDGES
 from tallypanel.wiring import NO_PIN
 
 TYPE_CHECKING = False
@@ -255,6 +255,10 @@ class OnBoard(Test):
                 words.append("%s: %s" % (self._name(self.asks[i]), _WORDS[self.found[i]].decode().lower()))
         if not words:
             words.append("every LED and control as the definition says")
+        budget = self.view.leds.budget_ma
+        full, allows = current(self.board, budget)
+        words.append("every LED white would draw %d mA against the budget's %d mA, which allows brightness "
+                     "%d of 255" % (full, budget, allows))
         return "self-test on the board: " + "; ".join(words)
 
     def _name(self, gpio):
@@ -335,10 +339,16 @@ class OnBoard(Test):
         numl(line, put(line, 0, b"LEDS MARKED WRONG: "), self._marks())
         row = 2
         for i in range(len(self.asks)):
-            if self.found[i] != _SEEN and row < 9:
+            if self.found[i] != _SEEN and row < 7:
                 line = lines[row]
                 put(line, put(line, put(line, 0, self._label(self.asks[i])), b": "), _WORDS[self.found[i]])
                 row += 1
         if row == 2:
             put(lines[row], 0, b"EVERY CONTROL ANSWERED")
+        budget = self.view.leds.budget_ma
+        full, allows = current(self.board, budget)
+        line = lines[7]
+        numl(line, put(line, numl(line, put(line, 0, b"ALL WHITE "), full), b" MA, BUDGET "), budget)
+        line = lines[8]
+        put(line, numl(line, put(line, 0, b"BUDGET ALLOWS BRIGHTNESS "), allows), b"/255")
         put(lines[9], 0, b"PUSH: BACK TO THE GAME")

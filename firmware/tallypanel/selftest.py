@@ -273,12 +273,7 @@ def power(app, seq, req):
     if test is None:
         return
     leds = app.panel.view.leds
-    board = test.board
-    count = board.led_count
-    idle = board.idle_ma_per_led * count
-    full = 3 * count * board.ma_per_channel + idle
-    spare = leds.budget_ma - idle
-    allows = spare * 255 // (3 * count * board.ma_per_channel) if spare > 0 else 0
+    full, allows = current(test.board, leds.budget_ma)
     w = app.writer
     w.reply(seq)
     w.key(b"full")
@@ -286,10 +281,21 @@ def power(app, seq, req):
     w.key(b"budget")
     w.number(leds.budget_ma)
     w.key(b"allows")
-    w.number(allows if allows < 255 else 255)
+    w.number(allows)
     w.key(b"now")
     w.number(leds.estimate_ma())
     app.send_reply()
+
+
+def current(board, budget_ma):
+    """(mA with every LED white at full brightness, the brightness 0..255 the budget allows for
+    that), by the definition's estimate (tallypanel.ledfield's)."""
+    count = board.led_count
+    idle = board.idle_ma_per_led * count
+    full = 3 * count * board.ma_per_channel + idle
+    spare = budget_ma - idle
+    allows = spare * 255 // (3 * count * board.ma_per_channel) if spare > 0 else 0
+    return full, allows if allows < 255 else 255
 
 
 ON = const(0)         # the patterns of PIXELS, in protocol.PIXEL_PATTERNS' order

@@ -196,10 +196,14 @@ def test_each_button_and_the_knob_asked_in_turn_with_time_outs_then_the_patterns
     assert [rig.row(r) for r in range(1, 6)] == [
         "LEDS MARKED WRONG: 1", "SEAT B: NEVER SEEN", "SEAT C: STUCK DOWN", "KNOB CLOCKWISE: REVERSED",
         "KNOB ANTICLOCKWISE: REVERSED"]
+    # the current by hand: 132 LEDs x 3 channels x 20 mA + 132 x 1 mA idle = 7920 + 132 = 8052 mA; the
+    # budget's 500 mA less the idle 132 leaves 368: 368 * 255 // 7920 = 93840 // 7920 = 11
+    assert (rig.row(7), rig.row(8)) == ("ALL WHITE 8052 MA, BUDGET 500", "BUDGET ALLOWS BRIGHTNESS 11/255")
     assert rig.row(9) == "PUSH: BACK TO THE GAME"
     assert rig.app.said == ["self-test on the board: LED 3 marked wrong (tallyboard board test names the hole "
                             "each lit and the fix); seat B: never seen; seat C: stuck down; knob clockwise: "
-                            "reversed; knob anticlockwise: reversed"]
+                            "reversed; knob anticlockwise: reversed; every LED white would draw 8052 mA "
+                            "against the budget's 500 mA, which allows brightness 11 of 255"]
     test.press(PUSH, 0)
     rig.tick()
     assert rig.painter.test is None and rig.painter.due     # the game drawn and played again
@@ -223,4 +227,5 @@ def test_a_board_whose_every_control_answers_says_so():
         rig.tick(4000)
     assert rig.row(0) == "SELF-TEST 4/4 RESULT"
     assert (rig.row(1), rig.row(2)) == ("LEDS MARKED WRONG: 0", "EVERY CONTROL ANSWERED")
-    assert rig.app.said == ["self-test on the board: every LED and control as the definition says"]
+    assert rig.app.said == ["self-test on the board: every LED and control as the definition says; every LED "
+                            "white would draw 8052 mA against the budget's 500 mA, which allows brightness 11 of 255"]
