@@ -309,8 +309,8 @@ def test_an_evening_on_the_embedded_broker_survives_a_killed_host_a_host_cut_off
             club.hand(table)
         director.args = ["event", "serve", "--port", str(page), "--broker-port", str(port)]
         director.start()
-        director.wait_line(rf"The club evening's page: http://[^:]+:{page}", 15)
-        director.wait_line(rf"The embedded MQTT broker: mqtts://[^:]+:{port}", 15)
+        director.wait_line(rf"The club evening's page: http://[^:]+:{page}", 120)     # guards against a hang
+        director.wait_line(rf"The embedded MQTT broker: mqtts://[^:]+:{port}", 120)
         club.wait_director([4, 4, 4])
 
         doc = club.same_as_boards()

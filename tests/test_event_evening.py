@@ -70,7 +70,7 @@ NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal",
          "Ivy", "Jon", "Kim", "Lou", "Max", "Ned", "Oli", "Pat"]
 SEAT_PINS = (10, 11, 12, 13)                 # board/pico-reference.json: seats 0..3
 KNOB_A, KNOB_B, KNOB_PUSH = 16, 17, 18
-HAND_WAIT_S = 15.0                           # one hand entered and accepted, at most
+HAND_WAIT_S = 60.0                           # one hand entered and accepted: a guard against a hang
 
 # the side that takes each hand of a pattern (seats at the round's start), from the docstring
 PATTERNS = {0: ((0, 2), (0, 2), (0, 1), (0, 1)), 1: ((1, 3), (1, 3), (0, 1), (0, 1)),

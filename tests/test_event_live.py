@@ -59,6 +59,9 @@ def board_hands(port: str) -> int:
         link.close()
 
 
+STARTED_S = 120.0   # a guard against a hang only: the server's first line, on a machine ten times as busy
+
+
 class Serve:
     """`tallyboard event serve --port 0` on the evening in progress, its URL
     read from the line it prints."""
@@ -70,10 +73,10 @@ class Serve:
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         try:
-            first = self.lines.get(timeout=30)
+            first = self.lines.get(timeout=STARTED_S)
         except queue.Empty:
             self.kill()
-            raise AssertionError(f"serve printed nothing in 30 s: {self.process.stderr.read()}") from None
+            raise AssertionError(f"serve printed nothing in {STARTED_S:g} s: {self.process.stderr.read()}") from None
         assert first.startswith("The club evening's page: http://127.0.0.1:"), first
         self.url = first.split(": ", 1)[1].split(";")[0]
 

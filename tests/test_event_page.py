@@ -33,6 +33,9 @@ def write(path: Path, doc: dict) -> None:
     os.replace(fresh, path)
 
 
+STARTED_S = 120.0   # a guard against a hang only: the server's first line, on a machine ten times as busy
+
+
 class Serve:
     """`tallyboard event serve --snapshot FILE --port 0`, its URL read from
     the line it prints; stop() is Ctrl-C."""
@@ -43,7 +46,7 @@ class Serve:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
-        first = self.line(20)
+        first = self.line(STARTED_S)
         assert first.startswith("The club evening's page: http://127.0.0.1:"), first
         self.url = first.split(": ", 1)[1].split(";")[0]
 
