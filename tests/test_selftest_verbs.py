@@ -45,6 +45,13 @@ def _pegged(frame: bytes):
     return frame if {0, 5, 66} <= lit else None
 
 
+def _roquet_pegged(emulator, board) -> tuple:
+    """Roquet with PEG 0 5 on the board: the game as kept, and its frame once drawn."""
+    board.new("roquet", 2)
+    board.game_verb("PEG", 0, 5)
+    return _kept(board), until(lambda: _pegged(emulator.leds()), 5.0, "the game's frame: player 0's peg in LED 5")
+
+
 def _pins_until(board, done, what: str) -> dict:
     """PINS asked until done(the replies so far, summed) holds; the sum (pressed as a set, turned added)."""
     seen: dict = {"pressed": set(), "turned": 0, "down": "-"}
@@ -62,10 +69,7 @@ def _pins_until(board, done, what: str) -> dict:
 
 def test_the_self_test_names_each_led_s_hole_reads_the_controls_and_leaves_the_game_as_it_was(tmp_path):
     with emulated_board(tmp_path / "flash", timeout=3.0) as (emulator, board):
-        board.new("roquet", 2)
-        board.game_verb("PEG", 0, 5)
-        before = _kept(board)
-        game_frame = until(lambda: _pegged(emulator.leds()), 5.0, "the game's frame: player 0's peg in LED 5")
+        before, game_frame = _roquet_pegged(emulator, board)
 
         for led, (player, row, hole) in HOLES.items():
             reply = board.request("LAMP", led)
@@ -140,10 +144,7 @@ def test_the_test_button_held_at_power_up_starts_the_board_s_own_self_test_which
     from tallypanel import screen
 
     with emulated_board(tmp_path / "flash", timeout=3.0) as (emulator, board):
-        board.new("roquet", 2)
-        board.game_verb("PEG", 0, 5)
-        before = _kept(board)
-        game_frame = until(lambda: _pegged(emulator.leds()), 5.0, "the game's frame: player 0's peg in LED 5")
+        before, game_frame = _roquet_pegged(emulator, board)
         emulator.cut_power()
         emulator.press(TEST_BUTTON)
         emulator.power_on()

@@ -13,20 +13,12 @@ from tallypanel import boarddef
 from tallypanel.menu import SEAT, UNDO, TURN, PUSH
 from tallypanel.start import Painter
 from tallypanel.view import View
+from test_view import Pixels
 
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 BOARD_DIR = _HERE + "/../../board"
 _MICROPYTHON = sys.implementation.name == "micropython"
 DIM = 24     # the walk's white (tallypanel.selftest._LEVEL)
-
-
-class Pixels:
-    def __init__(self, count):
-        self.buf = bytearray(3 * count)
-        self.writes = 0
-
-    def write(self):
-        self.writes += 1
 
 
 def _oled():
