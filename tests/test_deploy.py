@@ -58,30 +58,31 @@ def test_one_session_asks_one_copies_and_only_what_the_board_runs(tmp_path, one_
     board = FakeMpremote(tmp_path / "flash", RP2040)
     steps = []
     done = deploy.deploy(PORT, files, runner=board, progress=lambda *step: steps.append(step))
-    # two mpremote runs in all (were one per file, 7 here): the survey, then one copy session
+    # two mpremote runs in all (were one per file, 8 here): the survey, then one copy session
     assert len(board.sessions) == 2 and done.sessions == 2
     assert [c[0] for c in commands_of(board.sessions[0])] == ["connect", "exec"]
     assert [c[0] for c in commands_of(board.sessions[1])] == [
-        "connect", "resume", "exec", "run", "run", "run", "run", "run", "reset"]
+        "connect", "resume", "exec", "run", "run", "run", "run", "run", "run", "reset"]
     assert board.sessions[1][:2] == ["connect", PORT]
     # an RP2040 runs pico-reference (the default); the Pico 2 definition and the
     # board folder's README.md stay behind
-    assert on_flash(board.flash) == ["board/pico-reference.json", "boot.py", "main.py",
+    assert on_flash(board.flash) == ["board/pico-reference.json", "boot.py", "main.py", "release",
                                      "tallycore/__init__.mpy", "tallycore/alpha.mpy"]
     for f in done.files:
         assert (board.flash / f.dest).read_bytes() == f.data
     assert done.written == ["tallycore/__init__.mpy", "tallycore/alpha.mpy", "board/pico-reference.json",
-                            "boot.py", "main.py"]
+                            "release", "boot.py", "main.py"]
     assert done.board == "pico-reference" and not done.board_set and board.resets == 1
-    # progress from the board's own lines: 1 survey + 1 prepare + 5 files + 1 reset = 8 steps
-    assert steps == [("the board is an rp2040; 0 of 5 files already there", 1, 8),
-                     ("prepared the board's folders", 2, 8),
-                     ("copied tallycore/__init__.mpy", 3, 8),
-                     ("copied tallycore/alpha.mpy", 4, 8),
-                     ("copied board/pico-reference.json", 5, 8),
-                     ("copied boot.py", 6, 8),
-                     ("copied main.py", 7, 8),
-                     ("reset the board", 8, 8)]
+    # progress from the board's own lines: 1 survey + 1 prepare + 6 files + 1 reset = 9 steps
+    assert steps == [("the board is an rp2040; 0 of 6 files already there", 1, 9),
+                     ("prepared the board's folders", 2, 9),
+                     ("copied tallycore/__init__.mpy", 3, 9),
+                     ("copied tallycore/alpha.mpy", 4, 9),
+                     ("copied board/pico-reference.json", 5, 9),
+                     ("copied release", 6, 9),
+                     ("copied boot.py", 7, 9),
+                     ("copied main.py", 8, 9),
+                     ("reset the board", 9, 9)]
     # the firmware runs from what was copied
     out = subprocess.run([micropython_binary(), "-c", "import tallycore.alpha as a; print(a.X)"],
                          cwd=board.flash, capture_output=True, text=True, env={"MICROPYPATH": ""})
@@ -93,11 +94,11 @@ def test_a_file_the_board_holds_already_is_not_copied_again(tmp_path, one_packag
     board = FakeMpremote(tmp_path / "flash", RP2040)
     deploy.deploy(PORT, files, runner=board)
     again = deploy.deploy(PORT, files, runner=board)
-    assert again.written == [] and len(again.files) == 5
+    assert again.written == [] and len(again.files) == 6
     assert [c[0] for c in commands_of(board.sessions[-1])] == ["connect", "resume", "exec", "reset"]
     (tmp_path / "firmware" / "main.py").write_text("import tallycore.alpha  # changed\n")
     changed = deploy.deploy(PORT, small_set_again(tmp_path), runner=board)
-    assert changed.written == ["main.py"]
+    assert changed.written == ["release", "main.py"]      # a file changed: the set's release id too
     assert (board.flash / "main.py").read_text() == "import tallycore.alpha  # changed\n"
 
 
@@ -194,9 +195,9 @@ def test_board_sets_the_definition_with_the_firmware_s_own_config(tmp_path):
     assert "board pico2-serpentine-nooled" in (board.flash / "config.txt").read_text().splitlines()
     assert sorted(p.name for p in (board.flash / "board").iterdir()) == ["pico2-serpentine-nooled.json"]
     modules = len([f for f in files if f.dest.endswith(".mpy")])
-    # survey, prepare, the modules + 1 definition + boot.py + main.py, the setting, the reset
-    assert steps[-2:] == [("set the board to run pico2-serpentine-nooled", modules + 6, modules + 7),
-                          ("reset the board", modules + 7, modules + 7)]
+    # survey, prepare, the modules + 1 definition + the release + boot.py + main.py, the setting, the reset
+    assert steps[-2:] == [("set the board to run pico2-serpentine-nooled", modules + 7, modules + 8),
+                          ("reset the board", modules + 8, modules + 8)]
     # the next deploy keeps it, without --board, and copies nothing
     again = deploy.deploy(PORT, files, runner=board)
     assert again.board == "pico2-serpentine-nooled" and not again.board_set and again.written == []
@@ -219,15 +220,15 @@ def test_a_long_command_line_is_split_into_sessions(tmp_path, one_package, monke
     monkeypatch.setattr(deploy, "COMMAND_LINE_BUDGET", 1)     # one command past the opening each
     board = FakeMpremote(tmp_path / "flash", RP2040)
     done = deploy.deploy(PORT, files, runner=board)
-    # the survey; prepare + the first file; one session for each of the 4 other
-    # files; the reset: 7 sessions, each opening with its own tallyboard_write
-    assert len(board.sessions) == 7 and done.sessions == 7
+    # the survey; prepare + the first file; one session for each of the 5 other
+    # files; the reset: 8 sessions, each opening with its own tallyboard_write
+    assert len(board.sessions) == 8 and done.sessions == 8
     for session in board.sessions[1:]:
         assert session[:4] == ["connect", PORT, "resume", "exec"]
         assert "def tallyboard_write(" in session[4]
     assert [c[0] for c in commands_of(board.sessions[-1])] == ["connect", "resume", "exec", "reset"]
     assert done.written[-1] == "main.py" and board.resets == 1
-    assert on_flash(board.flash) == ["board/pico-reference.json", "boot.py", "main.py",
+    assert on_flash(board.flash) == ["board/pico-reference.json", "boot.py", "main.py", "release",
                                      "tallycore/__init__.mpy", "tallycore/alpha.mpy"]
 
 
@@ -238,7 +239,7 @@ def test_a_failed_copy_stops_there_and_says_what_it_left(tmp_path, one_package):
     board = FakeMpremote(flash, RP2040)
     with pytest.raises(TallyboardError) as failed:
         deploy.deploy(PORT, files, runner=board)
-    assert str(failed.value).startswith("mpremote failed after copying 3 of 5 files (OSError: ")
+    assert str(failed.value).startswith("mpremote failed after copying 4 of 6 files (OSError: ")
     assert str(failed.value).endswith("); the board keeps its old main.py (main.py comes last); check the "
                                       "cable and that no other program has the port open, then run "
                                       "tallyboard deploy again")
@@ -322,9 +323,9 @@ def test_a_board_with_a_romfs_partition_gets_the_packages_there_block_0_last(tmp
     assert rom_steps == ["ROMFS block 0 erased", "ROMFS block 1 written", "ROMFS block 2 written",
                          "ROMFS block 0 written"]
     assert steps[2 + len(rom_steps)][0] == "deleted the packages' littlefs copy (the ROMFS holds them)"
-    assert on_flash(board.flash) == ["board/pico-reference.json", "boot.py", "main.py"]
+    assert on_flash(board.flash) == ["board/pico-reference.json", "boot.py", "main.py", "release"]
     assert done.romfs > 8192 and sorted(done.written) == ["board/pico-reference.json", "boot.py", "main.py",
-                                                          "tallycore/__init__.mpy", "tallycore/alpha.mpy",
+                                                          "release", "tallycore/__init__.mpy", "tallycore/alpha.mpy",
                                                           "tallycore/beta.mpy"]
     # what the partition holds is a ROMFS the unix port mounts and imports from (6 * 7 = 42;
     # 2,000 numbers of five digits)

@@ -37,16 +37,16 @@ def test_file_set_order_and_contents(tmp_path):
     fw = make_firmware(tmp_path)
     files = fileset.build(fw, boards=tmp_path / "board", cache=tmp_path / "cache")
     # core first, the board definitions next (not the folder's README.md: people
-    # read it, the board never does), boot.py and main.py last (main.py the very last)
+    # read it, the board never does), the set's release id, boot.py and main.py last (main.py the very last)
     assert [f.dest for f in files] == [
         "tallycore/__init__.mpy", "tallycore/alpha.mpy", "board/pico-reference.json",
-        "board/pico2-serpentine-nooled.json", "boot.py", "main.py"]
+        "board/pico2-serpentine-nooled.json", "release", "boot.py", "main.py"]
     alpha = files[1].data
     assert alpha[:1] == b"M"                        # an .mpy header, not source
     assert files[2].data == (BOARD_DEFINITIONS / "pico-reference.json").read_bytes()
-    assert files[5].data == b"import tallycore.alpha\n"
+    assert files[6].data == b"import tallycore.alpha\n"
     assert [fileset.definition_name(f) for f in files] == [
-        None, None, "pico-reference", "pico2-serpentine-nooled", None, None]
+        None, None, "pico-reference", "pico2-serpentine-nooled", None, None, None]
     assert fileset.folders(files) == ["tallycore", "board"]
 
 
@@ -95,7 +95,7 @@ def test_install_keeps_board_data_and_removes_shadowing_sources(tmp_path):
     (flash / "journal.bin").write_bytes(b"\x01\x02")              # the board's own data
     (flash / "chumicro_mqtt").mkdir()                              # an earlier set's (fileset.RETIRED)
     (flash / "chumicro_mqtt" / "client.mpy").write_bytes(b"M")
-    assert fileset.install(files, flash) == 6
+    assert fileset.install(files, flash) == 7
     assert not (flash / "chumicro_mqtt").exists()
     assert not (flash / "tallycore" / "alpha.py").exists()
     assert not (flash / "tallycore" / "gone.mpy").exists()

@@ -14,6 +14,10 @@
 #   no-oled   read: when this file exists, nothing answers on the I2C bus
 #             (a board whose OLED is missing or unplugged): writes raise
 #             OSError(ENODEV), as on the chip
+#   reset_cause.txt  read: the number reset_cause() answers (WDT_RESET, 3, say);
+#             no file: PWRON_RESET, a board powered up
+#   adc.txt   read: "pin value" lines, what ADC(pin).read_u16() reads; no line
+#             for the pin: 32768 (half the reference: 4.95 V on VSYS's divider)
 # The WS2812 chain is neopixel.py's (leds.bin).
 import os
 import time
@@ -312,8 +316,37 @@ mem16 = _Mem()
 mem32 = _Mem()
 
 
+def _io_int(name, default):
+    try:
+        with open(io_path(name)) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return default
+
+
 def reset_cause():
-    return PWRON_RESET
+    return _io_int("reset_cause.txt", PWRON_RESET)
+
+
+class ADC:
+    """An ADC input (GPIO 26..29): what adc.txt says for its pin."""
+
+    def __init__(self, pin):
+        pin = pin.id if isinstance(pin, Pin) else pin
+        if not isinstance(pin, int) or pin < 26 or pin >= GPIO_COUNT:
+            raise ValueError("not an ADC pin")
+        self.pin = pin
+
+    def read_u16(self):
+        try:
+            with open(io_path("adc.txt")) as f:
+                for line in f.read().split("\n"):
+                    parts = line.split()
+                    if len(parts) == 2 and int(parts[0]) == self.pin:
+                        return int(parts[1]) & 0xFFFF
+        except (OSError, ValueError):
+            pass
+        return 32768
 
 
 def reset():

@@ -6,6 +6,7 @@
 #             No file: no access point in reach. Removed while joined: the
 #             board loses the Wi-Fi (the link drops its broker connection,
 #             as lwIP's sockets die with the link on the chip).
+#   rssi.txt  read: the signal status('rssi') gives, in dBm; no file: -50
 # The unix port's sockets are real: joined, the board reaches a broker on
 # loopback. A join takes JOIN_MS of the firmware's own time, as on the chip.
 import os
@@ -92,7 +93,11 @@ class WLAN:
 
     def status(self, param=None):
         if param == "rssi":
-            return -50
+            try:
+                with open((_IO + "/" if _IO else "") + "rssi.txt") as f:
+                    return int(f.read().strip())
+            except (OSError, ValueError):
+                return -50
         self._poll()
         return self._status
 

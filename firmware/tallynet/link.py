@@ -5,7 +5,7 @@
 # the MQTT client going (tallynet.client: non-blocking, one slice a tick,
 # made once and reused by every reconnection, 1 s doubling to 8 s between
 # tries), takes the director's round and applied,
-# seats the board, and publishes the table's state.
+# seats the board, publishes the table's state and its health (tallynet.health).
 #
 # The journal is the outbox (tallynet.outbox): after an acknowledged change
 # (the app's on_change) the body is composed from the game when the host is
@@ -24,7 +24,7 @@ from tallycore import const, select, ticks_add, ticks_diff, ticks_ms
 import network
 
 from tallyrun import protocol
-from tallynet import envelope, tablestate, topics
+from tallynet import envelope, health, tablestate, topics
 from tallynet.outbox import Outbox, Seat, from_round
 from tallynet import publishing
 from tallynet.publishing import BUSY_MS, RESEND_MS
@@ -55,10 +55,11 @@ _BLINK_MS = const(250)
 
 
 class Link:
-    def __init__(self, app, net, led=None, rx=None):
+    def __init__(self, app, net, led=None, rx=None, hw=None):
         self.app = app
         self.net = net
         self.led = led               # the Pico W's LED: a callable taking 0 or 1 (tallypanel.hw.link_led)
+        self.hw = hw                 # the hardware layer (tallypanel.hw) for the health's reset cause and VSYS
         self.rx = rx if rx is not None else bytearray(RX_BUFFER)   # the MQTT client's receive buffer
         envelope.prepare()           # canonical JSON's one buffer (made already by tallypanel.start)
         self.outbox = Outbox(app.root)
@@ -91,10 +92,10 @@ class Link:
         self.event = ""
         self.topic_round = ""
         self.topic_applied = ""
-        self.topic_hand = ""
-        self.topic_state = ""
+        self.topic_hand = self.topic_state = self.topic_health = ""
         app.on_change(self._changed)
         net.on_leave(self.forget)
+        self.health = health.State(ticks_ms(), getattr(app.restored, "started_ms", None))   # uptime, connections
         if self.outbox.damaged:
             app.note("network: netout.txt could not be read; the board numbers on from the director's applied")
 
@@ -129,6 +130,7 @@ class Link:
     def step(self, now):
         """A bounded slice of the link's work; True while something is under way."""
         net = self.net
+        health.tick(self.health, now)
         if net.generation != self.generation:
             self._restart()
         if not net.enrolled(self.app.config):
@@ -161,7 +163,9 @@ class Link:
         ready = self.applied >= 0 or ticks_diff(now, self.connected_at) >= _APPLIED_GRACE_MS
         if ready and not composed:          # one slice of work a step: the composing was this one's
             self._maybe_seat()
+            sent, seq, dirty = self.sent, self.outbox.seq, self.dirty    # (ints: no tuple made)
             publishing.publish(self, now)
+            health.after_table(self, now, sent, seq, dirty)     # if nothing of the table's went: never before it
         net.waiting = publishing.waiting(self)
         self._show(now)
         return bool(self.inbox) or net.waiting > 0 or not ready or composed
@@ -188,6 +192,7 @@ class Link:
         self.topic_applied = topics.topic(topics.APPLIED, self.event, self.ident)
         self.topic_hand = topics.topic(topics.HAND, self.event, self.ident)
         self.topic_state = topics.topic(topics.STATE, self.event, self.ident)
+        self.topic_health = topics.topic(topics.HEALTH, self.event, self.ident)
         self.dirty = True
 
     # ------------------------------------------------------------ what the board shows
@@ -352,6 +357,7 @@ class Link:
         connected = client.state == "connected"
         if connected and self.connected_at is None:
             self.connected_at = now
+            health.connected(self.health)
             net.broker = True
             net.error = None
             self.send_now = True

@@ -5,7 +5,7 @@
 #
 # A topic is tallyboard/<event>/ and then the kind's levels, where SUBJECT
 # stands for the one level that names whom the message is about: the board
-# (hand, state, applied) or the table host's login (status).
+# (hand, state, applied, health) or the table host's login (status).
 ROOT = "tallyboard"
 SUBJECT = "{subject}"
 TABLE = "table host"        # who sends a kind
@@ -16,6 +16,7 @@ STATE = "state"
 STATUS = "status"
 ROUND = "round"
 APPLIED = "applied"
+HEALTH = "health"
 
 # (name, sender, levels after tallyboard/<event>/, sequenced, retained, subject)
 # sequenced: numbered from 1 per sender, applied once each, in order
@@ -27,6 +28,7 @@ KINDS = (
     (STATUS, TABLE, ("host", SUBJECT, STATUS), False, True, "sender"),
     (ROUND, DIRECTOR, ("director", ROUND), True, True, None),
     (APPLIED, DIRECTOR, ("director", APPLIED, SUBJECT), False, True, "board"),
+    (HEALTH, TABLE, ("table", SUBJECT, HEALTH), False, True, "sender"),
 )
 # what a table host's outbox numbers and keeps: the sequenced kinds a table sends
 QUEUED = tuple(row[0] for row in KINDS if row[1] == TABLE and row[3])

@@ -80,7 +80,7 @@ def from_dict(d):
     _buttons(b, _section(d, "buttons"), used)
     _encoder(b, _section(d, "encoder", True), used)
     b.test_pin = _test_pin(b, _section(d, "buttons").get("test"))
-    _power(b, _section(d, "power"))
+    _power(b, _section(d, "power"), used)
     for pin in WIFI_PINS:
         if used[pin] == _TAKEN and b.wireless_pin == NO_PIN:
             b.wireless_pin = pin
@@ -162,12 +162,17 @@ def _encoder(b, encoder, used):
     b.steps_per_detent = _int(encoder.get("steps_per_detent", 4), "encoder.steps_per_detent", 1, 4)
 
 
-def _power(b, power):
+def _power(b, power, used):
     b.budget_ma = _int(power.get("budget_ma", 500), "power.budget_ma", 100, 20000)
     b.ma_per_channel = _int(power.get("ma_per_channel", 20), "power.ma_per_channel", 1, 60)
     b.idle_ma_per_led = _int(power.get("idle_ma_per_led", 1), "power.idle_ma_per_led", 0, 5)
     if b.idle_ma_per_led * b.led_count >= b.budget_ma:
         raise ValueError("board: power.budget_ma is below the idle current of the chain")
+    # the supply measured (a board's health, tallynet.health): the GPIO whose ADC reads VSYS
+    # through the Pico's 3:1 divider (GPIO 29 on a Pico; on a W the wireless chip has it)
+    b.vsys_adc = _pin(power.get("vsys_adc"), "power.vsys_adc", used, True)
+    if b.vsys_adc != NO_PIN and b.vsys_adc < 26:
+        raise ValueError("board: power.vsys_adc must be an ADC pin, GPIO 26 to 29")
 
 
 def _letters(value, seats):

@@ -159,5 +159,35 @@ def reset_cause():
     return "unknown"
 
 
+# machine.reset_cause() as a board's health names it (tallynet.health.CAUSES)
+_HEALTH_CAUSES = ((getattr(machine, "PWRON_RESET", 1), "power"),
+                  (getattr(machine, "WDT_RESET", 3), "watchdog"),
+                  (getattr(machine, "SOFT_RESET", 5), "soft"))
+
+
+def health_cause():
+    """The last reset's cause as tallynet.health.CAUSES names it: power, watchdog, soft or unknown."""
+    try:
+        cause = machine.reset_cause()
+    except (AttributeError, OSError):
+        return "unknown"
+    for code, name in _HEALTH_CAUSES:
+        if code == cause:
+            return name
+    return "unknown"
+
+
+def vsys_mv(pin):
+    """The supply (VSYS) in mV, read on the ADC of GPIO `pin` (26..29) through the
+    Pico's 3:1 divider, ADC reference 3.3 V; None where pin is -1 (not wired) or the
+    read fails. Whole numbers: 65535 * 9900 < 2**30."""
+    if pin < 0:
+        return None
+    try:
+        return machine.ADC(pin).read_u16() * 3 * 3300 // 65535
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 def reset():
     machine.reset()

@@ -170,7 +170,7 @@ class LinkStarter:
             envelope.prepare()
             from tallypanel import hw
             from tallynet.link import Link
-            task = Link(app, self.net, hw.link_led(), rx).run()
+            task = Link(app, self.net, hw.link_led(), rx, hw).run()
         except Exception as exc:   # MemoryError, a module missing: the board stays a USB board
             app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
             return

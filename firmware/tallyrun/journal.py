@@ -212,6 +212,23 @@ class Journal:
         self.dirty = False
         self.erase_due = False
 
+    def erases(self):
+        """The ring's block erases since the flash was formatted, from what the
+        journal keeps already (no write of its own): each snapshot (generation)
+        erases two blocks and each block filled after it one more, so a snapshot
+        taken when the ring came round follows RING_BLOCKS erases. Exact while
+        every snapshot came from the ring coming round (a board's ordinary
+        life); a snapshot taken early (after damage, a first run) is counted
+        as a whole round, so the count errs high, on wear's safe side (but for
+        an erase done again at a power-up after a cut mid-erase). For a
+        board's health: its journal's wear."""
+        if self.generation <= 0:
+            return 0
+        now = 2 + (self.k - self.start_k) % RING_BLOCKS
+        if self.generation > (0x3FFFFFFF - now) // RING_BLOCKS:
+            return 0x3FFFFFFF
+        return (self.generation - 1) * RING_BLOCKS + now
+
     def close(self):
         """Every record is on flash when append returns; this lets go of the
         emulator's journal file."""

@@ -7,6 +7,7 @@
 # The app then takes over what is made here (App(restored=...)).
 import sys
 
+from tallycore import os, ticks_ms
 from tallyrun import protocol
 from tallyrun.outgoing import Writer
 from tallyrun import replies
@@ -15,6 +16,7 @@ from tallyrun.journal import Journal
 from tallyrun.config import Config
 
 BOARD_DIR = "board"
+RESETS = "resets"   # the board's resets since its flash was first written: a number (a board's health)
 _LENGTH_WRITE = sys.implementation.name == "micropython"  # stream.write(buf, n)
 
 
@@ -40,6 +42,8 @@ class Restored:
         self.config = Config(root)
         self.events = Writer()     # the app's writer of pushed events, once it runs
         self.eseq = 0
+        self.resets = 0    # count_reset's, at the power-up
+        self.started_ms = ticks_ms()   # the power-up's first tick here (a board's health counts its uptime from it)
 
     def restore(self):
         """The game in progress back from flash."""
@@ -57,3 +61,41 @@ class Restored:
         replies.fields(self, w, protocol.EVENTS[protocol.EV_BOOT][1])
         w.finish()
         emit(self.out, w.buf, w.length)
+        # this power-up counted (a board's health): after BOOT, which its small write does not delay
+        self.resets = count_reset(self.root)
+
+
+def _read_count(path):
+    """The number in a resets file, or -1 (none, or not a number)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(12)
+    except OSError:
+        return -1
+    if not 0 < len(data) <= 10:
+        return -1
+    for b in data:
+        if not 48 <= b <= 57:
+            return -1
+    return int(data.decode())
+
+
+def count_reset(root=""):
+    """The power-up counted on flash (tallynet.health's resets): the number in
+    `resets`, plus one, written as resets.tmp then renamed (atomic on littlefs),
+    so a cut mid-write leaves the count before (one short, never worse); a
+    missing or damaged file counts from the .tmp a cut left, else from 0. A
+    failed write never stops the power-up: the count is then this boot's own.
+    One small write per boot."""
+    path = root + RESETS
+    count = _read_count(path)
+    if count < 0:
+        count = max(_read_count(path + ".tmp"), 0)
+    count = min(count + 1, 0x3FFFFFFF)
+    try:
+        with open(path + ".tmp", "wb") as f:
+            f.write(("%d" % count).encode())
+        os.rename(path + ".tmp", path)
+    except OSError:
+        pass
+    return count

@@ -11,6 +11,9 @@ emulator boots from, built in one place so the two can never differ.
                               and loads on the unix port: it is bytecode)
     board/*.json              board definitions (data files; the folder's
                               README.md is for people and stays behind)
+    release                   the set's release id (release_id()): what a
+                              board on the club's Wi-Fi says it runs in its
+                              health (tallynet.health)
 
 Compiled files are cached by content hash (source, name, mpy-cross version,
 flags) under the user's cache folder, so a second deploy or emulator start
@@ -45,6 +48,7 @@ ROOT_SCRIPTS = ("boot.py", "main.py")
 # Pico W's heap: tallynet/client.py)
 RETIRED = ("chumicro_mqtt",)
 BOARD_FOLDER = "board"   # on the board's flash (tallyrun.restore.BOARD_DIR)
+RELEASE = "release"      # the release id's file on the board's flash (tallynet.health reads it)
 
 
 @dataclass(frozen=True)
@@ -142,13 +146,24 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
     if boards_folder is not None:
         for source in sorted(p for p in Path(boards_folder).glob("*.json") if p.is_file()):
             files.append(FirmwareFile(f"{BOARD_FOLDER}/{source.name}", source.read_bytes(), source))
+    scripts = []
     for name in ROOT_SCRIPTS:
         source = firmware_dir / name
         if source.exists():
-            files.append(FirmwareFile(name, source.read_bytes(), source))
-    if not any(f.dest == "main.py" for f in files):
+            scripts.append(FirmwareFile(name, source.read_bytes(), source))
+    if not any(f.dest == "main.py" for f in scripts):
         raise TallyboardError(f"{firmware_dir / 'main.py'}: missing; the firmware cannot boot without it")
-    return files
+    files.append(FirmwareFile(RELEASE, release_id(files + scripts).encode(), firmware_dir / RELEASE))
+    return files + scripts
+
+
+def release_id(files: list[FirmwareFile]) -> str:
+    """The file set's release id: the first 12 hex digits of the SHA-256 of the
+    lines "<sha256 of the file> <dest>\\n" of every file but `release` itself,
+    in the order of their dest (sha256sum's lines, sorted by name). The same
+    files give the same id, whatever order they were built in."""
+    lines = "".join(f"{sha} {dest}\n" for dest, sha in sorted((f.dest, f.sha256) for f in files if f.dest != RELEASE))
+    return hashlib.sha256(lines.encode()).hexdigest()[:12]
 
 
 def package_sources(firmware_dir: Path, package: str) -> list[Path]:
