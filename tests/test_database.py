@@ -137,7 +137,7 @@ def test_a_directors_file_of_today_is_migrated_with_its_secret_and_refusals_kept
         ("INSERT INTO sent VALUES ('x/director/round', 3, ?)", (b"{}",))])
     db = database.open_file(path, database.DIRECTOR)
     try:
-        assert database.version_of(db) == database.DIRECTOR.version == 3
+        assert database.version_of(db) == database.DIRECTOR.version == 4
         assert db.execute("SELECT secret, director, tables FROM club").fetchone() == (b"s" * 32, "dpw", "tpw")
         # version 3 says when each board was last applied: not known for what came before
         assert db.execute("SELECT board, seq, at FROM applied").fetchall() == [("b1", 7, None)]

@@ -40,13 +40,15 @@ class DirectorLink(MqttLink):
     it runs exactly once per (board, seq). `boards` is the set of board
     identities of the evening, or a function of the store's connection
     that returns it. `on_status(host, online, boards)` hears table hosts
-    come and go."""
+    come and go; `on_health(board, body)` hears a board's health report once
+    it is checked and stored (table `health`, the latest of each board)."""
 
     def __init__(self, url: str, client_id: str, username: str | None = None, password: str | None = None,
                  tls_ca: str | Path | None = None, *, event: str, key: envelope.Key, store_path: str | Path,
                  boards: Iterable[str] | Callable[[sqlite3.Connection], Iterable[str]],
                  on_table_message: Callable[[sqlite3.Connection, dict[str, Any]], None],
                  on_status: Callable[[str, bool, list[str]], None] | None = None,
+                 on_health: Callable[[str, dict[str, Any]], None] | None = None,
                  max_backoff: float = 30.0) -> None:
         super().__init__(url, client_id, username, password, tls_ca, max_backoff)
         self.event = envelope.check_name("event", event)
@@ -55,6 +57,7 @@ class DirectorLink(MqttLink):
         self._boards = boards if callable(boards) else frozenset(boards)
         self.on_table_message = on_table_message
         self.on_status = on_status
+        self.on_health = on_health
         self._lock = threading.RLock()
         self._dropped_noted = 0
         self.round_published_again = 0     # times the broker's round differed from ours and was replaced
@@ -129,6 +132,9 @@ class DirectorLink(MqttLink):
             return
         if found is not None and found[0].name == topics.STATUS:
             self._status_message(message, found[1] or "")
+            return
+        if found is not None and found[0].name == topics.HEALTH:
+            self._health_message(message, found[1] or "")
             return
         board = found[1] if found is not None and found[0].sender == kinds.TABLE else None
         last = 0
@@ -249,3 +255,35 @@ class DirectorLink(MqttLink):
             return {client: (bool(online), at, json.loads(boards)) for client, online, at, boards in
                     self.store.execute("SELECT client, online, at, boards FROM clients").fetchall()}
 
+    def _health_message(self, message: mqtt.MQTTMessage, board: str) -> None:
+        """A board's health (docs/club-mqtt.md, "Each board's health"): from one of the evening's
+        boards, signed with that board's own key (the topic's subject must be the envelope's
+        board: no table publishes another's), its body as tallynet.health.FIELDS says
+        (kinds._health_body, checked by open_message). The latest of each board is kept with
+        when it came, and the reset count of the first this evening; a refused one changes
+        nothing but `refused`."""
+        try:
+            with self._lock:
+                known = self._evening_boards()
+            opened = envelope.open_message(message.payload, self.key, {board: 0} if board in known else {},
+                                           event=self.event, topic=message.topic)
+        except RefusedMessage as refused:
+            _REFUSED_LOG.note(message.topic[:200], "refused %s: %s", message.topic[:200], refused)
+            with self._lock:
+                self._refuse(board if envelope.is_name(board) else None, message.topic, refused.reason, str(refused))
+            return
+        body = opened["body"]
+        with self._lock, database.write(self.store) as db:
+            db.execute("INSERT INTO health (board, body, at, first_resets, first_at) VALUES "
+                       "(?, ?, datetime('now'), ?, datetime('now')) ON CONFLICT (board) "
+                       "DO UPDATE SET body = excluded.body, at = excluded.at",
+                       (board, json.dumps(body, sort_keys=True), body["resets"]))
+        if self.on_health is not None:
+            self.on_health(board, body)
+
+    def health(self) -> dict[str, tuple[dict[str, Any], str, int | None]]:
+        """Each board's latest health: (its body, when it came (UTC, SQLite's), the reset count of the
+        first this evening)."""
+        with self._lock:
+            return {board: (json.loads(body), at, first) for board, body, at, first in
+                    self.store.execute("SELECT board, body, at, first_resets FROM health").fetchall()}

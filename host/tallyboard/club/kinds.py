@@ -7,14 +7,14 @@ kind's name and topic are written only in tallynet.topics.
 
 Topics are `tallyboard/<event>/` and then the kind's levels, where `SUBJECT`
 stands for the one level that names whom the message is about: the board
-(hand, state, applied) or the table host's client id (status)."""
+(hand, state, applied, health) or the table host's client id (status)."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from tallynet import topics
+from tallynet import health, topics
 from tallyrun.protocol import MAX_TABLE
 
 MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
@@ -49,6 +49,33 @@ def _applied_body(body: dict[str, Any]) -> None:
         raise BodyError("an applied body is {board: NAME, seq: a whole number}")
 
 
+def _health_body(body: dict[str, Any]) -> None:
+    """A board's health (docs/club-mqtt.md, "Each board's health"): exactly the fields of
+    tallynet.health.FIELDS, the one definition of it, each of its kind and in its range: an
+    "int" a whole number lo..hi or null (the board cannot measure it), a "name" 1..hi letters,
+    digits, . _ - (the cause one of health.CAUSES). BodyError naming the first field wrong."""
+    names = [field[0] for field in health.FIELDS]
+    missing = [name for name in names if name not in body]
+    extra = sorted(str(name)[:40] for name in body if name not in names)
+    if missing or extra:
+        raise BodyError("a health body has the fields " + ", ".join(names)
+                        + (f"; missing {', '.join(missing)}" if missing else "")
+                        + (f"; no field {', '.join(map(repr, extra))}" if extra else ""))
+    for name, kind, low, high, _on_change in health.FIELDS:
+        value = body[name]
+        if kind == "int":
+            if value is not None and (type(value) is not int or not low <= value <= high):
+                raise BodyError(f"health {name} {str(value)[:40]!r} is not a whole number from {low} to {high} "
+                                "(or null)")
+        elif not (isinstance(value, str) and low <= len(value) <= high and _HEALTH_NAME.match(value)):
+            raise BodyError(f"health {name} {str(value)[:40]!r} is not {low} to {high} letters, digits, . _ -")
+    if body["cause"] not in health.CAUSES:
+        raise BodyError(f"health cause {body['cause']!r} is not one of " + ", ".join(health.CAUSES))
+
+
+_HEALTH_NAME = re.compile(r"[A-Za-z0-9._-]+\Z")
+
+
 @dataclass(frozen=True)
 class Kind:
     name: str
@@ -67,7 +94,7 @@ class Kind:
         return self.topic(event, "+") if SUBJECT in self.levels else self.topic(event)
 
 
-_BODIES = {topics.STATUS: _status_body, topics.APPLIED: _applied_body}   # the others: the evening checks them
+_BODIES = {topics.STATUS: _status_body, topics.APPLIED: _applied_body, topics.HEALTH: _health_body}   # the others: the evening checks them
 KINDS: dict[str, Kind] = {
     name: Kind(name, sender, levels, sequenced=sequenced, retained=retained, body=_BODIES.get(name), subject=subject)
     for name, sender, levels, sequenced, retained, subject in topics.KINDS}

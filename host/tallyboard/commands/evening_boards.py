@@ -1,8 +1,10 @@
 """`tallyboard event` commands for the evening's boards: attach (USB ports or
 emulated boards), start (round 1 pushed to every board) and resume (after the
-host went away), and the hook the next round calls (on_new_round)."""
+host went away), boards (each board's health), and the hook the next round
+calls (on_new_round)."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
@@ -170,10 +172,58 @@ def stop_boards_cmd(event_name: str | None) -> None:
     click.echo(f"stopped {count} emulated board{'s' if count != 1 else ''}")
 
 
+NO_REPORTS = ("no board of evening {name!r} has reported its health yet. Boards on the club's Wi-Fi report it "
+              "once they are linked to the director's broker (docs/club-mqtt.md, \"Each board's health\"): "
+              "start the director with tallyboard event serve --club (or --broker URL) and enrol the boards "
+              "(tallyboard wifi enrol); boards on USB or behind a table host report none.")
+
+
+@click.command("boards")
+@click.option("--json", "as_json", is_flag=True, help="The rows as JSON (docs/club-mqtt.md, "
+                                                      "\"The director's view of the boards\").")
+@event_option
+@reports_errors
+def boards_cmd(as_json: bool, event_name: str | None) -> None:
+    """Each board's health: its release, uptime, resets, heap, Wi-Fi, journal and supply as it last
+    reported them, with warnings (old firmware, weak signal, frequent resets, heap low, silent,
+    supply low) and what to do about each."""
+    from rich import box
+    from rich.table import Table
+
+    from ..common.console import Console
+    from ..evening import board_health
+
+    store = open_store()
+    try:
+        event = store.event(event_name)
+        rows = board_health.evening_rows(store, event)
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps({"event": event.name, **board_health.document(rows)}))
+        return
+    if not rows:
+        click.echo(NO_REPORTS.format(name=event.name))
+        return
+    table = Table(title=f"The boards of {event.name}", box=box.SIMPLE_HEAD, title_style="bold")
+    for key, head in board_health.COLUMNS:
+        table.add_column(head, justify="right" if key in ("table", "uptime", "rssi", "reconnects") else "left",
+                         style="bold red" if key == "warnings" else None)
+    for row in rows:
+        cells = dict(row["shown"])
+        cells["warnings"] = ", ".join(w["warning"] for w in row["warnings"]) or "ok"
+        table.add_row(*(cells[key] for key, _ in board_health.COLUMNS))
+    console = Console()
+    console.print(table)
+    for row in rows:
+        for warning in row["warnings"]:
+            console.print(f"table {row['table']} ({row['board']}): {warning['text']}", markup=False, highlight=False)
+
+
 def register(group: click.Group) -> None:
     from ..evening import add_board_reader, add_new_round_pusher
 
-    for command in (attach_cmd, start_cmd, resume_cmd, stop_boards_cmd):
+    for command in (attach_cmd, start_cmd, resume_cmd, stop_boards_cmd, boards_cmd):
         group.add_command(command)
     add_new_round_pusher(on_new_round)
     add_board_reader(read_boards)

@@ -142,6 +142,12 @@ DIRECTOR = Kind("director's club file", (
     CREATE TABLE IF NOT EXISTS clients (client TEXT PRIMARY KEY, online INTEGER NOT NULL, at TEXT NOT NULL,
                                         boards TEXT NOT NULL);
     """,
+    # each board's health (issue 43, docs/club-mqtt.md "Each board's health"): its latest report as it came
+    # (checked), when it came, and the reset count of the first one this evening (resets grown since)
+    """
+    CREATE TABLE IF NOT EXISTS health (board TEXT PRIMARY KEY, body TEXT NOT NULL, at TEXT NOT NULL,
+                                       first_resets INTEGER, first_at TEXT NOT NULL);
+    """,
 ), wal=True)
 
 # A table host's outbox file: the messages for the director until it has them

@@ -312,7 +312,7 @@ class Director:
                                  key=lambda message: key_for(self.secret, message),
                                  store_path=director_file(event), boards=self._boards,
                                  on_table_message=self._apply, on_status=self._host_status,
-                                 max_backoff=MAX_BACKOFF_S)
+                                 on_health=lambda board, body: self._changed(), max_backoff=MAX_BACKOFF_S)
         self._stop = threading.Event()
         self._publisher = threading.Thread(target=self._publish_rounds, name="club-rounds", daemon=True)
 

@@ -164,7 +164,16 @@ def _snapshot(store: EveningDatabase, event: Evening) -> dict[str, Any]:
         "last_round": last,
         "next_seating": [] if last else standings.next_seating(current, evening),
         "log": store.log(event),
+        **_boards_health(store, event),
     }
+
+
+def _boards_health(store: EveningDatabase, event: Evening) -> dict[str, Any]:
+    """The snapshot's `boards`, each board's health (board_health.py), when a board has reported it
+    or should have; else nothing."""
+    from . import board_health
+    found = board_health.evening_rows(store, event)
+    return {"boards": board_health.document(found)} if found else {}
 
 
 # ---------------------------------------------------------------- the next round and the end

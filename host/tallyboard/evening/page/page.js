@@ -199,7 +199,7 @@ function drawNext(doc) {
 
 function draw(doc) {
   if (!doc || typeof doc !== "object") return false;
-  for (const part of [drawHeader, drawStandings, drawNext, drawSeasons]) {
+  for (const part of [drawHeader, drawStandings, drawNext, drawSeasons, drawBoards]) {
     try { part(doc); } catch (err) { console.error(err); }
   }
   const tables = document.getElementById("tables");
@@ -250,6 +250,47 @@ function drawSeason(s) {
   return part;
 }
 // ---- end of the season's standings ----
+
+// ---- each board's health (the snapshot's `boards`, docs/club-mqtt.md "The director's view of the boards") ----
+// a row a board: the host's cells as text (the same as `tallyboard event boards`), an old release and each
+// warning marked; absent when no board has reported its health
+function drawBoards(doc) {
+  const box = document.getElementById("boards-box");
+  const boards = doc.boards && typeof doc.boards === "object" ? doc.boards : null;
+  const columns = boards ? list(boards.columns).filter((c) => c && typeof c === "object") : [];
+  const rows = boards ? list(boards.rows) : [];
+  box.hidden = !rows.length;
+  const head = document.querySelector("#boards thead");
+  head.replaceChildren(row(columns.map((c) => el("th", text(c.head)))));
+  const body = document.querySelector("#boards tbody");
+  body.replaceChildren();
+  for (const r of rows) {
+    if (!r || typeof r !== "object" || !r.shown || typeof r.shown !== "object") {
+      body.appendChild(row([el("td", GAP, "gap")]));
+      continue;
+    }
+    const warnings = list(r.warnings).filter((w) => w && typeof w === "object");
+    const cells = columns.map((c) => {
+      if (c.key === "warnings") {
+        const cell = el("td", warnings.length ? null : "ok", warnings.length ? "warnings" : "fine");
+        for (const w of warnings) {
+          const one = el("span", text(w.text), "warning");
+          one.dataset.warning = text(w.warning);
+          cell.appendChild(one);
+        }
+        cell.dataset.key = "warnings";
+        return cell;
+      }
+      const cell = el("td", text(r.shown[c.key]), c.key === "release" && r.old === true ? "old" : "");
+      cell.dataset.key = text(c.key);
+      return cell;
+    });
+    const tr = row(cells, warnings.length ? "warn" : "");
+    tr.dataset.table = text(r.table);
+    body.appendChild(tr);
+  }
+}
+// ---- end of the boards ----
 
 function start() {
   // the snapshot the first HTML carries: the page is whole before the stream opens
