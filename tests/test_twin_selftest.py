@@ -204,9 +204,16 @@ def test_the_board_tests_itself_with_its_test_button_held_at_power_up(twin):
     ram = control.oled().ram
     assert ram[0] == 0xFF and ram[1] == 0x01 and ram[7 * 128 + 1] == 0x80   # the frame's left, top, bottom
     control.press("seat0")
+    # the result: at once, or (a press the board took for the last pattern's) the pattern's 4 s later
+    control.settle(quiet_ms=4500, most_s=SETTLE_S)
     assert rows(0, 1, 2) == ("SELF-TEST 4/4 RESULT", "LEDS MARKED WRONG: 0", "EVERY CONTROL ANSWERED")
     control.press("push")
     control.settle(quiet_ms=300, most_s=SETTLE_S)
     assert _kept(twin) == before, "the self-test left the game as it was"
+    board = twin.board()
+    try:
+        assert board.request("STATS")["errors"] == "0", "the self-test ran without an error"
+    finally:
+        board.link.close()
     pegs = {h.place for h in control.holes() if h.grb != WALK_WHITE and h.place is not None}
     assert (0, "tally", 4) in pegs, pegs                 # PEG 0 5: player 0's peg in tally hole 4, lit again

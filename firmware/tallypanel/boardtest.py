@@ -125,7 +125,12 @@ class OnBoard(Test):
         import asyncio
         self.begin(ticks_ms())
         while self.painter.test is self:     # a host's LAMP - ends it too
-            self.tick(ticks_ms())
+            try:
+                self.tick(ticks_ms())
+            except Exception as exc:  # a bug or a MemoryError in the test must not stop the board
+                self.app.listener_errors += 1
+                self.app.note("self-test: %s" % exc)
+                self.painter.hold(None)      # the game back
             await asyncio.sleep_ms(_TICK_MS)
 
     def tick(self, now):

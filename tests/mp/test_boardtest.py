@@ -39,6 +39,7 @@ def _oled():
 class App:
     def __init__(self):
         self.said = []
+        self.listener_errors = 0
 
     def say(self, text):
         self.said.append(text)
