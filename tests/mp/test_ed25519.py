@@ -1,0 +1,54 @@
+# The director's signature check (firmware/tallynet/ed25519.py, issue 43): the
+# test vectors of RFC 8032 section 7.1 (TEST 1, 2 and 3: their public keys,
+# messages and signatures as the RFC prints them) pass; a signature with one
+# bit changed, another message, another key, a signature's s not below the
+# group's order L and a public key off the curve are each refused. SHA-512 by
+# the FIPS 180-2 examples ("abc", and the two-block 112-byte message).
+from tallynet import ed25519
+
+RFC8032 = (   # (public key, message, signature), hex, RFC 8032 7.1
+    ("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "",
+     "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"),
+    ("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", "72",
+     "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"),
+    ("fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025", "af82",
+     "6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a"),
+)
+# L, the order of the base point: 2**252 + 27742317777372353535851937790883648493 (RFC 8032 5.1)
+L_LITTLE = (2**252 + 27742317777372353535851937790883648493).to_bytes(32, "little")
+
+
+def _b(text):
+    return bytes.fromhex(text)
+
+
+def test_the_rfc_8032_vectors_pass():
+    for public, message, signature in RFC8032:
+        assert ed25519.verify(_b(public), _b(message), _b(signature)), public
+
+
+def test_a_changed_bit_another_message_or_another_key_is_refused():
+    public, message, signature = (_b(x) for x in RFC8032[2])
+    for at in (0, 31, 32, 63):                        # a bit of R, and of s
+        bad = bytearray(signature)
+        bad[at] ^= 0x01
+        assert not ed25519.verify(public, message, bytes(bad)), at
+    assert not ed25519.verify(public, b"\xaf\x83", signature)      # the message's last bit changed
+    assert not ed25519.verify(_b(RFC8032[1][0]), message, signature)   # TEST 2's key
+    assert not ed25519.verify(public, message, signature[:32] + L_LITTLE)   # s = L: not below the order
+    assert not ed25519.verify(public, message, signature[:63])             # 63 bytes
+    # y = 2: x^2 = (4 - 1) / (4d + 1) mod p has no square root, so no point of the curve has it
+    off_curve = (2).to_bytes(32, "little")
+    assert not ed25519.verify(off_curve, message, signature)
+
+
+def test_sha512_by_the_fips_examples():
+    assert ed25519.sha512(b"abc") == _b(
+        "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+        "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")
+    two_blocks = (b"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmno"
+                  b"ijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu")
+    assert len(two_blocks) == 112
+    assert ed25519.sha512(two_blocks) == _b(
+        "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018"
+        "501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909")
