@@ -20,4 +20,5 @@ COMMAND_MODULES = (
     "board",
     "rules",
     "why",
+    "release",
 )

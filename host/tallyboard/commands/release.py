@@ -1,0 +1,82 @@
+"""`tallyboard release`: the director's releases of the firmware for the club's boards (issue 43;
+club/releases.py does the work). `key` makes the club's update key (or shows its public half, which the
+boards hold), `make` builds this checkout's file set into a signed release file, `show` checks one and
+says what it holds."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .reporting import reports_errors
+
+
+@click.group("release")
+def release_group() -> None:
+    """The firmware released to the club's Wi-Fi boards: the update key, making a release, checking one."""
+
+
+def _key_option(function):  # type: ignore[no-untyped-def]
+    return click.option("--key", "key_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                        help="The update key's file (default: ~/.config/tallyboard/update-key).")(function)
+
+
+@release_group.command("key")
+@_key_option
+@reports_errors
+def key_cmd(key_file: Path | None) -> None:
+    """Make the club's update key if there is none, and print its public half (the boards hold it).
+    Keep the key file safe and backed up: it alone makes releases the boards take."""
+    from ..club import releases
+
+    path = key_file or releases.update_key_path()
+    existed = path.exists()
+    seed = releases.load_key(path, create=True)
+    click.echo(f"update key: {path} ({'kept' if existed else 'made now'}; back it up, and let no one else read it)")
+    click.echo(f"public half (the boards hold it): {releases.public_key(seed).hex()}")
+
+
+@release_group.command("make")
+@click.option("--number", type=int, required=True,
+              help="The release's number: higher than every release the boards run (a board refuses a lower one).")
+@click.option("--downgrade", is_flag=True, help="Let boards that run a higher number take this one.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="The folder to write <release id>.tbrel in.")
+@_key_option
+@reports_errors
+def make_cmd(number: int, downgrade: bool, out_dir: Path, key_file: Path | None) -> None:
+    """Build this checkout's firmware (the packages compiled, the board definitions) into a release
+    signed with the club's update key."""
+    from ..club import releases
+    from ..tooling import fileset
+
+    seed = releases.load_key(key_file or releases.update_key_path())
+    files = fileset.build()
+    release = releases.make(files, number, seed, downgrade)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{release.id}.tbrel"
+    releases.write(release, path)
+    size = sum(len(data) for data in release.files.values())
+    click.echo(f"release {release.id}, number {number}{' (a downgrade)' if downgrade else ''}: "
+               f"{len(release.files)} files, {size:,} bytes, in {path}")
+
+
+@release_group.command("show")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@_key_option
+@reports_errors
+def show_cmd(path: Path, key_file: Path | None) -> None:
+    """Check a release file against the club's update key, and list what it holds."""
+    from ..club import releases
+
+    seed = releases.load_key(key_file or releases.update_key_path())
+    release = releases.read(path, releases.public_key(seed))
+    manifest = release.manifest
+    click.echo(f"release {release.id}, number {release.number}, firmware {manifest['fw']}"
+               f"{', a downgrade' if manifest['downgrade'] else ''}: signed with this club's update key")
+    for entry in manifest["files"]:
+        click.echo(f"  {entry['size']:>7,}  {entry['dest']}")
+
+
+def register(main: click.Group) -> None:
+    main.add_command(release_group)
