@@ -222,5 +222,7 @@ def test_no_firmware_module_hands_a_callback_over_by_assignment(tmp_path):
     copy = tmp_path / "firmware"
     shutil.copytree(FIRMWARE, copy)
     link = copy / "tallynet" / "link.py"
-    link.write_text(link.read_text().replace("net.on_leave(self.forget)", "net.forget = self.forget"))
-    assert callbacks_handed_by_assignment(copy) == ["tallynet/link.py:97: net.forget = self.forget"]
+    source = link.read_text()
+    line = source[:source.index("net.on_leave(self.forget)")].count("\n") + 1
+    link.write_text(source.replace("net.on_leave(self.forget)", "net.forget = self.forget"))
+    assert callbacks_handed_by_assignment(copy) == [f"tallynet/link.py:{line}: net.forget = self.forget"]

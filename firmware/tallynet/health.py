@@ -19,14 +19,15 @@
 #   up_s      seconds counted by the link's steps (tick()): not ticks_ms() // 1000,
 #             whose counter wraps every 12.4 days on the chip
 #   resets    tallyrun.restore.count_reset's count, kept on flash, one write a power-up
-#   cause     tallypanel.hw.health_cause() (machine.reset_cause()): the link's hw, which the
-#             power-up hands it (tallypanel.start.LinkStarter); "unknown" without
+#   cause     tallypanel.hw.health_cause() (machine.reset_cause()), which the power-up hands
+#             the link (tallypanel.start.LinkStarter); "unknown" without
 #   free, block  as STATS's: gc.mem_free() after a collection, replies.largest_free_block
 #   rssi      the WLAN's status("rssi"), while joined
 #   reconnects  broker connections the link made since the reset, less the first
 #   erases, records  the journal's (tallyrun.journal.Journal.erases: derived from its
 #             snapshot generation and ring position, no write of its own; records since its snapshot)
-#   vsys_mv   tallypanel.hw.vsys_mv on the definition's power.vsys_adc, where it has one
+#   vsys_mv   the link's supply reader (tallypanel.hw.supply_reader of the definition's
+#             power.vsys_adc), where the definition wires one
 import gc
 
 from tallycore import const, ticks_add, ticks_diff, ticks_ms
@@ -147,11 +148,9 @@ def body(link):
     app = link.app
     if state.release is None:
         state.release = read_release(app.root)
-    hw = link.hw         # tallypanel.hw, handed to the link by the power-up (tallynet is below tallypanel)
     if state.cause is None:
-        state.cause = hw.health_cause() if hw is not None else "unknown"
-    vsys_pin = getattr(getattr(getattr(app.panel, "view", None), "board", None), "vsys_adc", -1)
-    vsys = hw.vsys_mv(vsys_pin) if hw is not None and vsys_pin >= 0 else None
+        state.cause = link.cause
+    vsys = link.supply() if link.supply is not None else None
     journal = app.journal
     gc.collect()
     free = getattr(gc, "mem_free", _zero)()

@@ -55,11 +55,12 @@ _BLINK_MS = const(250)
 
 
 class Link:
-    def __init__(self, app, net, led=None, rx=None, hw=None):
+    def __init__(self, app, net, led=None, rx=None, cause="unknown", supply=None):
         self.app = app
         self.net = net
         self.led = led               # the Pico W's LED: a callable taking 0 or 1 (tallypanel.hw.link_led)
-        self.hw = hw                 # the hardware layer (tallypanel.hw) for the health's reset cause and VSYS
+        self.cause = cause           # the last reset's cause (tallynet.health.CAUSES; tallypanel.hw.health_cause)
+        self.supply = supply         # the supply's reader, mV (tallypanel.hw.supply_reader), or None: not wired
         self.rx = rx if rx is not None else bytearray(RX_BUFFER)   # the MQTT client's receive buffer
         envelope.prepare()           # canonical JSON's one buffer (made already by tallypanel.start)
         self.outbox = Outbox(app.root)

@@ -177,16 +177,19 @@ def health_cause():
     return "unknown"
 
 
-def vsys_mv(pin):
-    """The supply (VSYS) in mV, read on the ADC of GPIO `pin` (26..29) through the
-    Pico's 3:1 divider, ADC reference 3.3 V; None where pin is -1 (not wired) or the
-    read fails. Whole numbers: 65535 * 9900 < 2**30."""
+def supply_reader(pin):
+    """A reader of the supply (VSYS) in mV, on the ADC of GPIO `pin` (26..29) through
+    the Pico's 3:1 divider, ADC reference 3.3 V (None when a read fails); None where
+    pin is -1 (the definition wires none). Whole numbers: 65535 * 9900 < 2**30."""
     if pin < 0:
         return None
-    try:
-        return machine.ADC(pin).read_u16() * 3 * 3300 // 65535
-    except (AttributeError, ValueError, OSError):
-        return None
+
+    def read():
+        try:
+            return machine.ADC(pin).read_u16() * 3 * 3300 // 65535
+        except (AttributeError, ValueError, OSError):
+            return None
+    return read
 
 
 def reset():

@@ -34,7 +34,7 @@ def attach(restored, board, view, board_name, notes, check_board, make_painter, 
     display (view: the LED field lit, or None) and its controls: (app, what to
     do when it stops or None). notes: the power-up's problems, said (NOTE) once
     the app is booted. check_board(name): CFG SET board's check of a board
-    definition. make_painter(view) and make_link_starter(app, net) make
+    definition. make_painter(view) and make_link_starter(app, net, board) make
     tallypanel.start's painter and the club link's starter. self_test: the
     builder's self-test (tallypanel.boardtest) runs first, held by the painter."""
     from tallyrun.app import App
@@ -49,7 +49,7 @@ def attach(restored, board, view, board_name, notes, check_board, make_painter, 
     for note in notes:
         app.note(note)
     if net is not None:
-        starter = make_link_starter(app, net)
+        starter = make_link_starter(app, net, board)
         net.on_enrol(starter.start)
         if net.enrolled(app.config):
             starter.start()

@@ -149,9 +149,10 @@ class LinkStarter:
     on_enrol), and tried once only. A link that cannot start leaves a NOTE;
     the scoring goes on."""
 
-    def __init__(self, app, net):
+    def __init__(self, app, net, board):
         self.app = app
         self.net = net
+        self.board = board               # the definition: its VSYS pin, for the health
         self.tried = False
 
     def start(self):
@@ -170,7 +171,7 @@ class LinkStarter:
             envelope.prepare()
             from tallypanel import hw
             from tallynet.link import Link
-            task = Link(app, self.net, hw.link_led(), rx, hw).run()
+            task = Link(app, self.net, hw.link_led(), rx, hw.health_cause(), hw.supply_reader(self.board.vsys_adc)).run()
         except Exception as exc:   # MemoryError, a module missing: the board stays a USB board
             app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
             return

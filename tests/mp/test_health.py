@@ -40,7 +40,8 @@ class _Link:
         self.wlan = _Wlan(rssi)
         self.net = _Net(joined)
         self.health = health.State(0)
-        self.hw = None                       # no hardware layer: the cause is set by the test, no VSYS
+        self.cause = "unknown"               # the power-up's (tallypanel.hw.health_cause): the test sets the state's
+        self.supply = None                   # no VSYS wired
 
 
 def _write(path, data):
@@ -73,7 +74,9 @@ def test_the_body_has_exactly_the_fields_and_the_values_it_was_given():
         assert body["fw"] == "0.1.0" and body["release"] == "0f4477acc4cb"
         assert (body["up_s"], body["resets"], body["cause"]) == (4321, 1, "watchdog")
         assert (body["rssi"], body["reconnects"], body["erases"], body["records"]) == (-61, 1, 69, 7)
-        assert body["vsys_mv"] is None       # no panel, no definition: no VSYS pin
+        assert body["vsys_mv"] is None       # no VSYS wired
+        link.supply = lambda: 4531
+        assert health.body(link)["vsys_mv"] == 4531
         assert isinstance(body["free"], int) and 0 <= body["block"] <= body["free"]
         if sys.implementation.name == "micropython":
             assert body["free"] > 0 and body["block"] > 0
