@@ -35,7 +35,7 @@ def test_a_tables_code_gives_the_board_its_own_key_and_no_other():
     sent = [(key, wire_value(key, value)) for key, value in enrolment.settings()]
     assert sent == [("ssid", "Club%20Wifi"), ("wifi_password", "correct%20horse"), ("broker_host", "192.168.4.1"),
                     ("broker_port", "1883"), ("broker_user", "table3"), ("broker_password", "s3cret"),
-                    ("event", EVENT), ("key", envelope.board_key(SECRET, "B39D.3").hex())]
+                    ("event", EVENT), ("key", envelope.board_key(SECRET, "B39D.3").hex()), ("update_key", "-")]
     assert [key for key, _ in sent] == [row[0].decode() for row in protocol.NET_KEYS]   # every key, in its order
     # a code for two tables: --table picks one, and its key
     two = plan(code(3, 4), 4, "Club Wifi", None, "mqtt://table4:pw@broker.club")
@@ -87,3 +87,12 @@ def test_what_the_board_would_refuse_is_said_first(join, table, ssid, password, 
         plan(join, table, ssid, password, url)
     assert words in str(refused.value), str(refused.value)
     assert "s3cret" not in str(refused.value) and "password1" not in str(refused.value)
+
+
+def test_the_club_s_update_key_goes_to_the_board_as_64_hex_digits():
+    public = bytes(range(32))                 # the public half `release key` prints
+    enrolment = plan(code(3), None, "Club Wifi", "correct horse", "mqtt://192.168.4.1", update_key=public)
+    assert dict(enrolment.settings())["update_key"] == public
+    assert wire_value("update_key", public) == "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    with pytest.raises(EnrolError, match="update_key: .*31 bytes where it is 32"):
+        plan(code(3), None, "Club Wifi", "correct horse", "mqtt://192.168.4.1", update_key=public[:31])

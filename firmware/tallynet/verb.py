@@ -112,5 +112,7 @@ def _setting(w, net, key):
         w.text(b"set")
     elif isinstance(value, int):
         w.number(value)
+    elif row[1] == b"key":
+        w.text(settings.hex_text(value))   # a public key, as NET SET took it: hex digits
     else:
         w.text(settings.escape(value))

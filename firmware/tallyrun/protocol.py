@@ -92,10 +92,11 @@ NET_KEYS = (
     (b"broker_password", b"bytes", 1, 64, True, True, None),
     (b"event", b"name", 1, 64, False, False, None),
     (b"key", b"key", 16, 16, True, False, None),     # signs the board's messages and checks its tag of the director's
+    (b"update_key", b"key", 32, 32, False, True, None),   # the club's update key's public half: checks a release (issue 43)
 )
 NET_KEY_NAMES = tuple(row[0] for row in NET_KEYS)
 (NET_SSID, NET_WIFI_PASSWORD, NET_BROKER_HOST, NET_BROKER_PORT, NET_BROKER_USER, NET_BROKER_PASSWORD,
- NET_EVENT, NET_KEY) = range(len(NET_KEYS))
+ NET_EVENT, NET_KEY, NET_UPDATE_KEY) = range(len(NET_KEYS))
 NET_FIELDS = ("wifi", "enrolled", "joined", "broker", "waiting", "error", "NET.key", "NET.value")   # key value: NET's own
 # ENTRY: the rows of the hand-entry screen as the OLED shows them, each to its
 # last character (- for none, and all four when no entry is open): the

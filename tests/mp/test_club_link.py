@@ -188,6 +188,33 @@ def test_net_is_served_by_the_app_and_never_reads_a_secret_back():
         cleanup(root)
 
 
+def test_the_update_key_is_public_and_reads_back_as_it_was_set():
+    # the club's update key's public half (issue 43): 32 bytes as 64 hex digits, read back as set (it is
+    # no secret), kept in net.txt across a reboot, and - takes it away
+    root = folder("net")
+    public = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    try:
+        app, out = booted_app(root)
+        app.net = settings.Net(root)
+        send(app, 1, "NET SET update_key " + public, "NET GET update_key", "NET SET update_key " + public[:62])
+        shut(app, out)
+        again = settings.Net(root)
+        assert again.load() and again.get(P.NET_UPDATE_KEY) == bytes(range(32))
+        app, out = booted_app(root)
+        app.net = again
+        send(app, 4, "NET SET update_key -", "NET GET update_key")
+        shut(app, out)
+        assert _replies(root) == [                         # hex_text writes capitals, as net.txt keeps them
+            "1 OK key=update_key value=" + public.upper(),
+            "2 OK key=update_key value=" + public.upper(),
+            "3 ERR RANGE update_key: must be 64 hex digits; the setting is unchanged",
+            "4 OK key=update_key value=-",
+            "5 OK key=update_key value=-",
+        ]
+    finally:
+        cleanup(root)
+
+
 def _loaded(root):
     box = Outbox(root)
     box.load()

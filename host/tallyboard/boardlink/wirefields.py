@@ -251,6 +251,8 @@ NET_KEY_MEANINGS = {
              "event and table: <tag, 4 hex>.<table>",
     "key": "the key that signs the board's messages and checks the board's tag of the director's round and "
            "applied (its table's key in the join code), 32 hex digits",
+    "update_key": "the public half of the club's update key, which checks a release's signature (tallyboard "
+                  "release key prints it), 64 hex digits; - : the board takes no release",
 }
 
 # What SCORE's totals (and the leaders, docs/rules.md G5) make of an event that does not close its hand,

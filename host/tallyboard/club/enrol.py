@@ -80,8 +80,9 @@ def check_value(key: str, value: bytes | None) -> None:
         return
     shown = "it" if secret else repr(value.decode("utf-8", "replace"))
     if form == "key":
-        if len(value) != 16:
-            raise EnrolError(f"{key}: a key is 16 bytes; copy the join code again from the director")
+        if len(value) != lo:
+            raise EnrolError(f"{key}: {what}: {len(value)} bytes where it is {lo}" if key != "key" else
+                             f"{key}: a key is 16 bytes; copy the join code again from the director")
         return
     if form == "int":
         number = int(value) if value.isdigit() else -1
@@ -111,6 +112,7 @@ class Enrolment:
     broker_user: bytes | None
     broker_password: bytes | None
     key: bytes           # its table's: signs its messages, checks its tag of the director's
+    update_key: bytes | None = None   # the club's update key's public half: checks a release (None: takes none)
 
     @property
     def board(self) -> str:
@@ -122,7 +124,7 @@ class Enrolment:
         return [("ssid", self.ssid), ("wifi_password", self.wifi_password), ("broker_host", self.broker_host.encode()),
                 ("broker_port", str(self.broker_port).encode()), ("broker_user", self.broker_user),
                 ("broker_password", self.broker_password), ("event", self.event.encode()),
-                ("key", self.key)]
+                ("key", self.key), ("update_key", self.update_key)]
 
 
 def wire_value(key: str, value: bytes | None) -> str:
@@ -134,7 +136,8 @@ def wire_value(key: str, value: bytes | None) -> str:
     return escape(value)
 
 
-def plan(join: str, table: int | None, ssid: str, wifi_password: str | None, broker_url: str) -> Enrolment:
+def plan(join: str, table: int | None, ssid: str, wifi_password: str | None, broker_url: str,
+         update_key: bytes | None = None) -> Enrolment:
     """The enrolment of a board at `table` (None: the join code's only table)
     from the director's join code, the Wi-Fi and the broker URL (its
     password put in already). EnrolError saying what to do."""
@@ -171,7 +174,7 @@ def plan(join: str, table: int | None, ssid: str, wifi_password: str | None, bro
         broker_host=address.host, broker_port=address.port,
         broker_user=address.username.encode("utf-8") if address.username is not None else None,
         broker_password=address.password.encode("utf-8") if address.password is not None else None,
-        key=code.keys[code.tables.index(table)])
+        key=code.keys[code.tables.index(table)], update_key=update_key)
     if enrolment.wifi_password is not None and len(enrolment.wifi_password) < 8:
         raise EnrolError("wifi_password: a WPA2 passphrase is 8 to 63 characters; for an open network give "
                          "--open-network instead")

@@ -82,12 +82,17 @@ def _print_state(state: object, settings: dict[str, str | None] | None = None) -
 @secretfile.file_option("--join-file", "TALLYBOARD_JOIN_FILE", "the table's join code", "join", prompt="Join code")
 @click.option("--table", type=click.IntRange(1, MAX_TABLE), metavar="N",
               help="The table this board scores (default: the join code's only table).")
+@click.option("--update-key", "update_key", metavar="HEX",
+              help="The public half of the club's update key (tallyboard release key prints it), which the board "
+                   "checks a release with (default: this laptop's update key's, if it has one; - : none, and the "
+                   "board takes no release).")
 @click.option("--wait", type=click.FloatRange(0, 300), default=30.0, show_default=True,
               help="Seconds to watch the board join the Wi-Fi and reach the broker (0: do not wait). Exit status "
                    "3: enrolled, but the broker not reached in that time (the board keeps trying).")
 @reports_errors
 def enrol_cmd(port: str | None, use_emulator: bool, timeout: float, ssid: str, wifi_password_file: str | None,
-              open_network: bool, broker_url: str, join: str | None, table: int | None, wait: float) -> None:
+              open_network: bool, broker_url: str, join: str | None, table: int | None, update_key: str | None,
+              wait: float) -> None:
     """Enrol the board plugged in here in a club evening: it joins the Wi-Fi
     and publishes its table to the director itself. The join code is the
     table's (tallyboard event join-code --table N on the director's laptop);
@@ -98,7 +103,8 @@ def enrol_cmd(port: str | None, use_emulator: bool, timeout: float, ssid: str, w
     if join is None:
         raise click.UsageError("give the table's join code: --join-file FILE, $TALLYBOARD_JOIN, or run this at a "
                                "terminal, which asks (tallyboard event join-code --table N prints it)")
-    plan = enrol.plan(join, table, ssid, _wifi_password(wifi_password_file, open_network), broker_url)
+    plan = enrol.plan(join, table, ssid, _wifi_password(wifi_password_file, open_network), broker_url,
+                      _update_key(update_key))
     user = plan.broker_user.decode() if plan.broker_user else f"{plan.board} (its table's login)"
     with connected(port, use_emulator, timeout) as board:
         state = enrol.enrol(board, plan, board.link.name, say=click.echo)
@@ -118,6 +124,29 @@ def enrol_cmd(port: str | None, use_emulator: bool, timeout: float, ssid: str, w
         raise NotLinked(shown(f"the board is enrolled but has not reached the broker in {wait:g} s"
                               + (f": {state.problem}" if state.problem and state.error != "not_enrolled" else "")
                               + "; it keeps trying (tallyboard wifi status shows how far it got)"))
+
+
+def _update_key(given: str | None) -> bytes | None:
+    """The update key's public half the board is given: --update-key's, else this laptop's key's, else none."""
+    from ..club import releases
+
+    if given == "-":
+        return None
+    if given is not None:
+        try:
+            public = bytes.fromhex(given)
+        except ValueError:
+            public = b""
+        if len(public) != releases.KEY_BYTES:
+            raise click.UsageError(f"--update-key {given}: the public half is 64 hex digits "
+                                   "(tallyboard release key on the director's laptop prints it)")
+        return public
+    path = releases.update_key_path()
+    if not path.exists():
+        click.echo("no update key on this laptop: the board will take no release until enrolled with one "
+                   "(--update-key HEX; tallyboard release key on the director's laptop prints it)")
+        return None
+    return releases.public_key(releases.load_key(path))
 
 
 class NotLinked(TallyboardError):
