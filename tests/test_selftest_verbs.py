@@ -157,6 +157,8 @@ def test_the_test_button_held_at_power_up_starts_the_board_s_own_self_test_which
               "the self-test's first LED named on the OLED", explain=lambda: rows(0, 1, 2))
         until(lambda: emulator.leds() == _only(0) or None, 5.0, "only LED 0 lit, dim white")
         emulator.release(TEST_BUTTON)
+        until(lambda: rows(9) == ("",) or None, 5.0, "the test armed: its button let go for 200 ms",
+              explain=lambda: rows(9))
         emulator.turn(KNOB_A, KNOB_B, 2)          # LED 2: player 0's tally hole 1 (2 as people count)
         until(lambda: rows(1, 2) == ("LED 3 OF 132", "PLAYER 1 TALLY HOLE 2") or None, 5.0,
               "two detents on: LED 3", explain=lambda: rows(1, 2))

@@ -177,7 +177,10 @@ def test_the_board_tests_itself_with_its_test_button_held_at_power_up(twin):
     control = twin.control
     control.settle(quiet_ms=300, most_s=SETTLE_S, led_frames=1)
     assert rows(0, 1, 2) == ("SELF-TEST 1/4 LEDS", "LED 1 OF 132", "PLAYER 1 STATION")
+    assert rows(9) == ("LET GO OF THE TEST BUTTON",)
     control.fault("button", False, "shift")
+    control.settle(quiet_ms=300, most_s=SETTLE_S)      # 200 ms of its clock let go: the test armed
+    assert rows(9) == ("",)
     control.turn(2)                           # LED 2: player 0's tally hole 1 (2 as people count)
     assert rows(1, 2) == ("LED 3 OF 132", "PLAYER 1 TALLY HOLE 2")
     lit = [h.place for h in control.holes() if h.grb == WALK_WHITE]

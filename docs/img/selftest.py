@@ -56,6 +56,7 @@ def main() -> None:
 
         _until(lambda: shows("SELF-TEST 1/4 LEDS"), "the self-test")
         emulator.release(TEST_BUTTON)
+        _until(lambda: not shows("LET GO OF THE TEST BUTTON"), "the test armed")
         emulator.turn(KNOB_A, KNOB_B, 2)
         _until(lambda: shows("LED 3 OF 132"), "LED 3")
         save("selftest_walk.png", "The LED walk: LED 3 of the chain lit, and the hole the definition puts it in")

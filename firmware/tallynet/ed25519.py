@@ -112,6 +112,8 @@ def _point(b):
         x = x * _I % _P
     if (x * x - x2) % _P:
         return None
+    if x == 0 and sign:
+        return None          # no point has x = 0 and x odd: a second encoding of (0, +-1), refused (5.1.3, step 4)
     if x & 1 != sign:
         x = _P - x
     return x, y, 1, x * y % _P
@@ -121,6 +123,14 @@ _GY = 4 * pow(5, _P - 2, _P) % _P
 _G = _point(_GY.to_bytes(32, "little"))
 
 
+def _small(p):
+    """Whether p's order divides 8 (the identity among them): a public key any signature
+    with R = [s]B passes for, since [k]p adds nothing the check could see. Refused."""
+    for _ in range(3):
+        p = _add(p, p)
+    return p[0] % _P == 0 and (p[1] - p[2]) % _P == 0
+
+
 def verify(public, message, signature):
     """Whether signature (64 bytes) is public's (32 bytes) over message: False for
     anything malformed (a point off the curve, s not below the group's order)."""
@@ -128,7 +138,7 @@ def verify(public, message, signature):
         return False
     a = _point(public)
     r = _point(signature[:32])
-    if a is None or r is None:
+    if a is None or r is None or _small(a):
         return False
     s = int.from_bytes(signature[32:], "little")
     if s >= _L:

@@ -143,14 +143,15 @@ def _buttons(b, buttons, used):
 
 def _test_pin(b, pin):
     # The button held at power-up for the builder's self-test (tallypanel.boardtest):
-    # one of the board's own buttons, not undo (held at power-up: safe mode)
+    # one of the board's own buttons, not safe mode's (undo, else seat 0: wiring.safe_mode_pin)
     if pin is None:
         return NO_PIN
-    if isinstance(pin, int) and 0 <= pin < GPIO_COUNT and pin != b.undo_pin:
+    safe = b.undo_pin if b.undo_pin != NO_PIN else b.seat_pins[0]
+    if isinstance(pin, int) and 0 <= pin < GPIO_COUNT and pin != safe:
         if pin == b.shift_pin or pin == b.encoder_push or pin in list(b.seat_pins):
             return pin
-    raise ValueError("board: buttons.test must be the GPIO of a seat button, shift or the knob's push "
-                     "(undo held at power-up is safe mode)")
+    raise ValueError("board: buttons.test must be the GPIO of a seat button, shift or the knob's push, "
+                     "not safe mode's (undo, or seat 0 on a board without undo: held at power-up, safe mode)")
 
 
 def _encoder(b, encoder, used):
@@ -172,7 +173,8 @@ def _power(b, power, used):
     # through the Pico's 3:1 divider (GPIO 29 on a Pico; on a W the wireless chip has it)
     b.vsys_adc = _pin(power.get("vsys_adc"), "power.vsys_adc", used, True)
     if b.vsys_adc != NO_PIN and b.vsys_adc < 26:
-        raise ValueError("board: power.vsys_adc must be an ADC pin, GPIO 26 to 29")
+        raise ValueError("board: power.vsys_adc must be an ADC pin, GPIO 26 to 29 (29: the Pico's own 3:1 "
+                         "divider; 26 to 28 through a 3:1 divider of your own)")
 
 
 def _letters(value, seats):

@@ -26,7 +26,7 @@ from tallycore import const, ticks_diff, ticks_ms
 from tallypanel.menu import SEAT, SEAT_LONG, UNDO, TURN, PUSH, HOLD
 from tallypanel.screen import LIST, blank, put, numl
 from tallypanel.selftest import Test, current, lamp_hole, light, pattern, ON, EDGES
-from tallypanel.wiring import NO_PIN
+from tallypanel.wiring import NO_LIGHT, NO_PIN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +41,8 @@ _STAGE_NAMES = (b"1/4 LEDS", b"2/4 BUTTONS", b"3/4 DISPLAY", b"4/4 RESULT")
 _ASK_MS = const(10000)      # how long each button is waited for
 _PATTERN_MS = const(4000)   # how long each display pattern stays without a press
 _TICK_MS = const(20)        # how often the test looks at its pins and its clock
+_ARM_TICKS = const(10)      # the test button up this many ticks running (200 ms) before a press counts: its
+#                             own release, which the controls report as a press once debounced, comes first
 _SETTLE_MS = const(600)     # a press this soon after a pattern is drawn (the push just asked for) is not for it
 
 # what each ask of BUTTONS found
@@ -75,6 +77,7 @@ class OnBoard(Test):
         if board.test_pin != NO_PIN:
             self.test_read = pin_reader(board.test_pin)
         self.armed = self.test_read is None     # presses count once the test button held at power-up is let go
+        self.up_ticks = 0                       # the ticks it has been up, running
         asks = []                               # the BUTTONS asks: GPIOs, then the knob's
         for gpio in board.seat_pins:
             asks.append(gpio)
@@ -136,8 +139,11 @@ class OnBoard(Test):
     def tick(self, now):
         """The test moved on by the board's clock: its pins read, its stage's time-outs
         taken, the OLED drawn when it changed."""
-        if not self.armed and self.test_read():
-            self.armed = True
+        if not self.armed:
+            self.up_ticks = self.up_ticks + 1 if self.test_read() else 0
+            if self.up_ticks >= _ARM_TICKS:
+                self.armed = True
+                self.drawn = False
         stage = self.stage
         if stage == _BUTTONS:
             self._listen(now)
@@ -200,6 +206,7 @@ class OnBoard(Test):
         if self.ask < len(self.asks):
             gpio = self.asks[self.ask]
             self.was_up = True if gpio >= _KNOB_CW else self._up(gpio)
+            light(self.view, self._light_of(gpio))   # the LED beside the seat button asked for, if it has one
         elif self.view.sheet is not None:
             self.stage = _DISPLAY
             self.pattern = ON
@@ -226,6 +233,15 @@ class OnBoard(Test):
         self.found[ask] = found
         self.ask = ask + 1
         self._asking(now)
+
+    def _light_of(self, gpio):
+        """The LED beside the seat button on gpio (buttons.lights), or -1: a board without an OLED
+        shows which button it asks for so."""
+        board = self.board
+        for seat in range(len(board.seat_pins)):
+            if board.seat_pins[seat] == gpio and board.seat_lights[seat] != NO_LIGHT:
+                return board.seat_lights[seat]
+        return -1
 
     # --- 3. the display ---------------------------------------------------------
 
@@ -324,6 +340,8 @@ class OnBoard(Test):
         numl(lines[5], put(lines[5], 0, b"MARKED SO FAR: "), self._marks())
         put(lines[7], 0, b"KNOB/UNDO: NEXT  SEAT: WRONG")
         put(lines[8], 0, b"PUSH OR HOLD A SEAT: ON")
+        if not self.armed:
+            put(lines[9], 0, b"LET GO OF THE TEST BUTTON")
 
     def _draw_buttons(self, lines, now):
         ask = self.ask

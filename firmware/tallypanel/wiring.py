@@ -55,7 +55,7 @@ class BoardDef:
         self.budget_ma = 500
         self.ma_per_channel = 20
         self.idle_ma_per_led = 1
-        self.vsys_adc = NO_PIN           # the GPIO (26..29) whose ADC reads VSYS through the Pico's 3:1 divider
+        self.vsys_adc = NO_PIN           # the GPIO (26..29) whose ADC reads a third of VSYS (29: the Pico's own divider)
 
     def led(self, player, row, hole):
         """LED index of a hole: row is STATION, TALLY or KING."""

@@ -213,3 +213,5 @@ def test_the_self_test_button_is_one_of_the_board_s_buttons_but_not_undo():
         d = _valid_with(("buttons", "test"), value)
         d["buttons"]["undo"] = 14
         _refused(d, ("buttons.test", "safe mode"))
+    # without undo, seat 0 is safe mode's (wiring.safe_mode_pin): held at power-up it never reaches the test
+    _refused(_valid_with(("buttons", "test"), 10), ("buttons.test", "seat 0"))

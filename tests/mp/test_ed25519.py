@@ -52,3 +52,25 @@ def test_sha512_by_the_fips_examples():
     assert ed25519.sha512(two_blocks) == _b(
         "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018"
         "501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909")
+
+
+# B, the base point, as RFC 8032 5.1 encodes it: y = 4/5 mod p, x even: 0x58 then 31 bytes 0x66
+BASE = bytes((0x58,)) + bytes((0x66,)) * 31
+
+
+def test_a_small_order_key_or_a_second_encoding_is_refused():
+    # the identity as a public key (y = 1, x = 0): with R = [1]B and s = 1, [s]B = R + [k]A holds for any
+    # message, since [k]A adds nothing: a forgery, refused
+    identity = bytes((0x01,)) + bytes(31)
+    forged = BASE + bytes((0x01,)) + bytes(31)
+    assert not ed25519.verify(identity, b"run this", forged)
+    # the point (0, -1) has order 2: y = p - 1 = 2**255 - 20, little endian 0xec then 0xff ... 0x7f
+    order_two = bytes((0xEC,)) + bytes((0xFF,)) * 30 + bytes((0x7F,))
+    assert not ed25519.verify(order_two, b"run this", forged)
+    # y = 1 with the sign bit set says x is odd, but x = 0: no point, refused
+    signed_identity = bytes((0x01,)) + bytes(30) + bytes((0x80,))
+    assert not ed25519.verify(signed_identity, b"run this", forged)
+    # a real key still passes (TEST 1)
+    public, message, signature = (_b(x) for x in RFC8032[0])
+    assert ed25519.verify(public, message, signature)
+

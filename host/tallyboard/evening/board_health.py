@@ -26,7 +26,9 @@ log = logging.getLogger(__name__)
 # the thresholds of the warnings (docs/club-mqtt.md, "The director's view of the boards")
 WEAK_SIGNAL_DBM = -75                          # an RSSI below this: weak signal
 RESETS_GROWN = 3                               # resets grown by this many since the first report this evening
-WATCHDOG = "watchdog"                          # a last reset by the watchdog: frequent resets at once
+WATCHDOG = "watchdog"                          # a reset this evening by the watchdog: frequent resets at once
+# (not the cause alone: the rp2 port reports a reset asked for, machine.reset() as deploy and mpremote
+# do, as the watchdog's, so a board deployed before the evening says "watchdog" from its first report)
 LOW_FREE_BYTES = 20_000                        # heap free below this: heap low
 LOW_BLOCK_BYTES = 8_000                        # the largest free block below this: heap low
 SILENT_AFTER_S = 2 * health.PERIOD_MS // 1000  # no report for longer than this while online: silent
@@ -100,7 +102,7 @@ def _weak(rssi: int | None) -> str | None:
 def _resets(report: dict[str, Any], first_resets: int | None) -> str | None:
     resets = report["resets"]
     grown = resets - first_resets if resets is not None and first_resets is not None else 0
-    why = [f"last reset by the {WATCHDOG}"] if report["cause"] == WATCHDOG else []
+    why = [f"last reset by the {WATCHDOG}, this evening"] if report["cause"] == WATCHDOG and grown >= 1 else []
     why += [f"{grown} resets this evening"] if grown >= RESETS_GROWN else []
     return f"{', '.join(why)}: check its supply and cable; if it goes on, swap the board" if why else None
 
