@@ -114,6 +114,12 @@ def test_the_commands_make_the_key_a_release_and_check_it(tmp_path, monkeypatch)
     shown = runner.invoke(main, ["release", "show", str(path)])
     assert shown.exit_code == 0, shown.output
     assert "number 3" in shown.output and "signed with this club's update key" in shown.output
+    # on a laptop without the key: its public half given
+    elsewhere = runner.invoke(main, ["release", "show", str(path), "--public", public, "--key", str(tmp_path / "none")])
+    assert elsewhere.exit_code == 0 and "number 3" in elsewhere.output, elsewhere.output
+    other = releases.public_key(OTHER).hex()
+    refused = runner.invoke(main, ["release", "show", str(path), "--public", other])
+    assert refused.exit_code != 0 and "not the club's update key's" in refused.output
 
     os.chmod(key, 0o644)                                         # a key others may read makes no release
     refused = runner.invoke(main, ["release", "make", "--number", "4", "--out", str(out)])

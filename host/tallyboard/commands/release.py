@@ -63,14 +63,24 @@ def make_cmd(number: int, downgrade: bool, out_dir: Path, key_file: Path | None)
 
 @release_group.command("show")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--public", "public_hex", metavar="HEX",
+              help="The update key's public half (release key prints it): check with it, on a laptop without the key.")
 @_key_option
 @reports_errors
-def show_cmd(path: Path, key_file: Path | None) -> None:
+def show_cmd(path: Path, public_hex: str | None, key_file: Path | None) -> None:
     """Check a release file against the club's update key, and list what it holds."""
     from ..club import releases
 
-    seed = releases.load_key(key_file or releases.update_key_path())
-    release = releases.read(path, releases.public_key(seed))
+    if public_hex is not None:
+        try:
+            public = bytes.fromhex(public_hex)
+        except ValueError:
+            public = b""
+        if len(public) != releases.KEY_BYTES:
+            raise click.UsageError(f"--public {public_hex}: the public half is 64 hex digits (tallyboard release key)")
+    else:
+        public = releases.public_key(releases.load_key(key_file or releases.update_key_path()))
+    release = releases.read(path, public)
     manifest = release.manifest
     click.echo(f"release {release.id}, number {release.number}, firmware {manifest['fw']}"
                f"{', a downgrade' if manifest['downgrade'] else ''}: signed with this club's update key")
