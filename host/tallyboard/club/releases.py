@@ -113,6 +113,18 @@ def public_key(seed: bytes) -> bytes:
     return Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
+def public_from_hex(text: str, option: str) -> bytes:
+    """The public half as an option gives it (64 hex digits); ReleaseError naming the option."""
+    try:
+        public = bytes.fromhex(text)
+    except ValueError:
+        public = b""
+    if len(public) != KEY_BYTES:
+        raise ReleaseError(f"{option} {text}: the public half is 64 hex digits (tallyboard release key on the "
+                           "director's laptop prints it)")
+    return public
+
+
 def _sign(seed: bytes, message: bytes) -> bytes:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 

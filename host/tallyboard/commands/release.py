@@ -72,12 +72,7 @@ def show_cmd(path: Path, public_hex: str | None, key_file: Path | None) -> None:
     from ..club import releases
 
     if public_hex is not None:
-        try:
-            public = bytes.fromhex(public_hex)
-        except ValueError:
-            public = b""
-        if len(public) != releases.KEY_BYTES:
-            raise click.UsageError(f"--public {public_hex}: the public half is 64 hex digits (tallyboard release key)")
+        public = releases.public_from_hex(public_hex, "--public")
     else:
         public = releases.public_key(releases.load_key(key_file or releases.update_key_path()))
     release = releases.read(path, public)

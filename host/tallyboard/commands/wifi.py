@@ -133,14 +133,7 @@ def _update_key(given: str | None) -> bytes | None:
     if given == "-":
         return None
     if given is not None:
-        try:
-            public = bytes.fromhex(given)
-        except ValueError:
-            public = b""
-        if len(public) != releases.KEY_BYTES:
-            raise click.UsageError(f"--update-key {given}: the public half is 64 hex digits "
-                                   "(tallyboard release key on the director's laptop prints it)")
-        return public
+        return releases.public_from_hex(given, "--update-key")
     path = releases.update_key_path()
     if not path.exists():
         click.echo("no update key on this laptop: the board will take no release until enrolled with one "
