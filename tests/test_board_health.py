@@ -164,6 +164,18 @@ def test_the_latest_is_kept_the_first_resets_stay_and_both_survive_reopening(dir
     assert (board, json.loads(body), first) == (ident(director, 2), good_body(resets=7, cause="soft", up_s=60), 5)
 
 
+def test_the_retained_copy_handed_again_keeps_when_the_report_first_came(director):
+    link = director.link
+    link._on_message(health_message(director, 2, good_body(up_s=60)))
+    board = ident(director, 2)
+    with link._lock:
+        link.store.execute("UPDATE health SET at = '2026-11-29 19:00:00' WHERE board = ?", (board,))
+    link._on_message(health_message(director, 2, good_body(up_s=60)))    # the broker's retained copy again
+    assert link.health()[board][1] == "2026-11-29 19:00:00"
+    link._on_message(health_message(director, 2, good_body(up_s=360)))   # a new report: now
+    assert link.health()[board][1] != "2026-11-29 19:00:00"
+
+
 def test_a_directors_file_of_before_the_health_is_migrated_with_what_it_had(tmp_path):
     """Version 3 (each client's status) to 4 (each board's health): the statuses kept, no health yet."""
     import sqlite3

@@ -274,9 +274,12 @@ class DirectorLink(MqttLink):
             return
         body = opened["body"]
         with self._lock, database.write(self.store) as db:
+            # the same body again (the broker's retained copy, handed to a director that restarted) keeps
+            # when it first came: the board said nothing new, and its age must not read "0 s ago"
             db.execute("INSERT INTO health (board, body, at, first_resets, first_at) VALUES "
                        "(?, ?, datetime('now'), ?, datetime('now')) ON CONFLICT (board) "
-                       "DO UPDATE SET body = excluded.body, at = excluded.at",
+                       "DO UPDATE SET body = excluded.body, "
+                       "at = CASE WHEN health.body = excluded.body THEN health.at ELSE excluded.at END",
                        (board, json.dumps(body, sort_keys=True), body["resets"]))
         if self.on_health is not None:
             self.on_health(board, body)
