@@ -85,6 +85,16 @@ def test_a_release_changed_after_signing_is_refused_naming_what(tmp_path, change
         releases.read(path, releases.public_key(SEED))
 
 
+@pytest.mark.parametrize("dest", ["../boot.py", "/main.py", "tallycore/../../x", "tallycore/./a.mpy", "a b.py", ".."])
+def test_a_signed_release_naming_a_place_off_the_flash_is_refused(tmp_path, dest):
+    here = Path(__file__)
+    files = _files() + [fileset.FirmwareFile(dest, b"x", here)]
+    path = tmp_path / "r.tbrel"
+    releases.write(releases.make(files, 7, SEED), path)         # signed with the club's own key
+    with pytest.raises(releases.ReleaseError, match="is not a place on the board's flash"):
+        releases.read(path, releases.public_key(SEED))
+
+
 def test_a_release_signed_with_another_key_is_refused(tmp_path):
     path = tmp_path / "r.tbrel"
     releases.write(releases.make(_files(), 7, OTHER), path)

@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,8 @@ MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"
 FILES = "files/"
 KEY_BYTES = 32
+# a file's place on the board: folders and a name of letters, digits, _ . -, none of them . or ..
+_DEST = re.compile(r"(?!.*(?:^|/)\.\.?(?:/|$))[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*\Z")
 
 
 class ReleaseError(TallyboardError):
@@ -190,6 +193,9 @@ def read(path: Path, public: bytes) -> Release:
     files: dict[str, bytes] = {}
     for entry in listed:
         dest = entry["dest"]
+        if not isinstance(dest, str) or not _DEST.match(dest) or len(dest) > 128:
+            raise ReleaseError(f"{path}: {dest!r} is not a place on the board's flash (a relative path of letters, "
+                               "digits, _ . -): refused, whoever signed it")
         body = data.get(dest)
         if body is None:
             raise ReleaseError(f"{path}: {dest} is listed but missing")
