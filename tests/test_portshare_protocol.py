@@ -20,7 +20,6 @@ from test_portshare import board, replies  # noqa: F401  (board: the fake board'
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_MD = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
 SHARING = PROTOCOL_MD.split("## Sharing the port", 1)[1].split("\n## ", 1)[0]
-NET_KEYS = "ssid, wifi_password, broker_host, broker_port, broker_user, broker_password, event, key"
 
 
 class AppBoard:
@@ -122,21 +121,24 @@ def test_a_lowercase_checksum_is_refused_as_the_board_refuses_it(board):
 
 # 3. a client's seq never cuts its reply -------------------------------------------------------
 
+# a note of 101 characters: "1234 OK count=1 text=" (21) and it, 122 bytes before *XXXX, the frame's 128
+NOTE_TEXT = "x" * 101
+
+
 def test_a_reply_that_fills_the_frame_comes_whole_with_a_4_digit_seq(shared_app):
     client, board = shared_app
-    # on the port, seq 1234: 122 bytes before *XXXX, the frame's 128 exactly, the last key `key` in it
-    assert ask(client, wire.encode_request(1234, "NET GET director_key")) == (
-        b"1234 ERR RANGE key: must be one of " + NET_KEYS.encode())
+    board.app.note(NOTE_TEXT)
+    # on the port, seq 1234: 122 bytes before *XXXX, the frame's 128 exactly, the note's last x in it
+    assert ask(client, wire.encode_request(1234, "NOTE 0")) == b"1234 OK count=1 text=" + NOTE_TEXT.encode()
 
 
 def test_a_reply_is_as_long_as_on_the_port_whatever_the_seqs_digits(shared_app):
     client, board = shared_app
-    # seq 7: the whole list; seq 12345: one byte more than the frame takes, so cut as the board cuts it
-    assert ask(client, wire.encode_request(7, "NET GET director_key")) == (
-        b"7 ERR RANGE key: must be one of " + NET_KEYS.encode())
-    assert ask(client, wire.encode_request(12345, "NET GET director_key")) == (
-        b"12345 ERR RANGE key: must be one of ssid, wifi_password, broker_host, broker_port, broker_user, "
-        b"broker_password, ...")
+    board.app.note(NOTE_TEXT)
+    # seq 7: the whole note; seq 12345: one byte more than the frame takes, so cut as the board cuts it
+    assert ask(client, wire.encode_request(7, "NOTE 0")) == b"7 OK count=1 text=" + NOTE_TEXT.encode()
+    # "12345 OK count=1 text=" is 22 bytes: 100 of the note's 101 fit the board's 122
+    assert ask(client, wire.encode_request(12345, "NOTE 0")) == b"12345 OK count=1 text=" + b"x" * 100
 
 
 # 4. a message cut to fit says so ----------------------------------------------------------------
