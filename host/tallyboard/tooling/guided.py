@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from tallypanel import boarddef
+from tallyrun.protocol import PIXEL_PATTERNS
 from tallypanel.boarddef import BoardDef
 
 from ..common.errors import BoardError
@@ -210,12 +211,14 @@ def oled(board: Asker) -> int | None:
     return want if want in found else found[0]
 
 
-# PIXELS' patterns, each with the question that asks whether the display showed it whole
-PATTERNS = (
-    ("ON", "Is every pixel of the display lit, with no dark dots or lines? [Y/n]"),
-    ("CHECKER", "A fine even grey checkerboard, with no stripes or blotches? [Y/n]"),
-    ("EDGES", "A frame along all four edges, every side whole? [Y/n]"),
+# PIXELS' patterns (the firmware's protocol.PIXEL_PATTERNS: all on, the checkerboard, the edges), each with
+# the question, in their order, that asks whether the display showed it whole
+_QUESTIONS = (
+    "Is every pixel of the display lit, with no dark dots or lines? [Y/n]",
+    "A fine even grey checkerboard, with no stripes or blotches? [Y/n]",
+    "A frame along all four edges, every side whole? [Y/n]",
 )
+PATTERNS = tuple(zip((word.decode() for word in PIXEL_PATTERNS), _QUESTIONS, strict=True))
 
 
 def yes(builder: Builder, question: str) -> bool:
