@@ -42,7 +42,7 @@ class Restored:
         self.config = Config(root)
         self.events = Writer()     # the app's writer of pushed events, once it runs
         self.eseq = 0
-        self.resets = 0    # count_reset's, at the power-up
+        self.resets = 0    # count_reset's at the power-up, on a board with the club link (its health)
         self.started_ms = ticks_ms()   # the power-up's first tick here (a board's health counts its uptime from it)
 
     def restore(self):
@@ -61,8 +61,6 @@ class Restored:
         replies.fields(self, w, protocol.EVENTS[protocol.EV_BOOT][1])
         w.finish()
         emit(self.out, w.buf, w.length)
-        # this power-up counted (a board's health): after BOOT, which its small write does not delay
-        self.resets = count_reset(self.root)
 
 
 def _read_count(path):

@@ -58,7 +58,11 @@ def test_the_body_has_exactly_the_fields_and_the_values_it_was_given():
     root = folder("health")
     try:
         _write(root + "release", b"0f4477acc4cb\n")
-        app, out = booted_app(root)          # its power-up counted: the first on this flash
+        app, out = booted_app(root)
+        assert app.restored.resets == 0      # BOOT counts nothing: a USB board publishes no health
+        from tallypanel.start import LinkStarter
+        LinkStarter(app, _Net(True), None)   # made at a Wi-Fi board's power-up: counts it, the first on this flash
+        assert _read(root + RESETS) == b"1"
         journal = app.journal
         journal.generation = 3               # two rounds of the ring done, the third in block 1 from 30:
         journal.start_k = 30                 # 2 * 32 + 2 (the snapshot's) + 3 (blocks 31, 0, 1 begun) = 69
