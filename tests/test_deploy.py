@@ -281,6 +281,9 @@ def test_prepare_script_runs_on_micropython(tmp_path, one_package):
     (board / "journal.bin").write_text("keep")
     (board / "chumicro_mqtt").mkdir()            # an earlier deploy's MQTT client (fileset.RETIRED)
     (board / "chumicro_mqtt" / "client.mpy").write_text("")
+    (board / "update").mkdir()                   # an update over the air under way (firmware/tallyboot.py)
+    for name in ("state", "new.rom", "old.rom"):
+        (board / "update" / name).write_text("")
     out = subprocess.run([micropython_binary(), "-c", deploy_scripts.prepare_script(files)], cwd=board,
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -288,6 +291,7 @@ def test_prepare_script_runs_on_micropython(tmp_path, one_package):
     assert sorted(p.name for p in (board / "tallycore").iterdir()) == ["alpha.mpy"]
     assert (board / "board").is_dir() and not (board / "main.py.part").exists()
     assert not (board / "chumicro_mqtt").exists()
+    assert list((board / "update").iterdir()) == []     # what deploy writes is what runs at the next power-up
     assert (board / "journal.bin").read_text() == "keep"
 
 

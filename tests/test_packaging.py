@@ -31,6 +31,19 @@ def test_every_firmware_package_is_on_the_boards_own_list():
     assert firmware_packages_in_the_checkout() == set(PACKAGES)
 
 
+def test_every_firmware_module_outside_the_packages_is_installed_and_deployed():
+    # the modules beside main.py (tallyboot): setup.py's ROOT_MODULES installs them for the host,
+    # fileset.ROOT_MODULES compiles them onto the board; both the checkout's, held equal here
+    import ast
+
+    from tallyboard.tooling import fileset
+
+    in_checkout = {p.stem for p in (ROOT / "firmware").glob("*.py")} - {Path(n).stem for n in fileset.ROOT_SCRIPTS}
+    setup_names = next(ast.literal_eval(node.value) for node in ast.parse((ROOT / "setup.py").read_text()).body
+                       if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "ROOT_MODULES")
+    assert in_checkout == set(fileset.ROOT_MODULES) == set(setup_names)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
@@ -50,6 +63,7 @@ def test_the_wheel_carries_every_package_and_the_boards_whole_file_set(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in ("tallyboard/cli.py", "tallyboard/data/demo_skicket.json", "tallyboard/evening/page/index.html",
                  "tallyboard/firmware_files/main.py", "tallyboard/firmware_files/boot.py",
+                 "tallyboard/firmware_files/tallyboot.py", "tallyboot.py",
                  "tallyboard/firmware_files/board/pico-reference.json", "tallyboard/docs_files/rules.md"):
         assert name in names, name
     for folder in ("emu",) + PACKAGES:

@@ -32,7 +32,7 @@ import gc
 
 from tallycore import const, ticks_add, ticks_diff, ticks_ms
 
-from tallyrun import protocol, replies
+from tallyrun import importfs, protocol, replies
 from tallynet import envelope, publishing, topics
 
 PERIOD_MS = const(300000)     # the longest a board stays silent about its health while linked
@@ -113,8 +113,19 @@ def due(state, now):
     return ticks_diff(now, state.sent_at) >= PERIOD_MS
 
 
+def release_root(root):
+    """Where the release file of the firmware running is: the ROMFS's root when
+    the packages run from it (an update over the air replaces the image, not
+    littlefs's copy), else the flash's."""
+    import tallynet
+    path = getattr(tallynet, "__path__", None)      # "/rom/tallynet" from the ROMFS (tallyrun.importfs)
+    if isinstance(path, str) and path.startswith(importfs.ROM + "/"):
+        return importfs.ROM + "/"
+    return root
+
+
 def read_release(root):
-    """The flash's release file: its id, or "-" when there is none (or it is not a name)."""
+    """The release file at root: its id, or "-" when there is none (or it is not a name)."""
     try:
         with open(root + RELEASE_FILE, "rb") as f:
             data = f.read(17)
@@ -147,7 +158,7 @@ def body(link):
     state = link.health
     app = link.app
     if state.release is None:
-        state.release = read_release(app.root)
+        state.release = read_release(release_root(app.root))
     if state.cause is None:
         state.cause = link.cause
     vsys = link.supply() if link.supply is not None else None

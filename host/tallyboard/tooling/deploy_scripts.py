@@ -9,6 +9,7 @@ import hashlib
 import zlib
 from typing import Sequence
 
+import tallyboot
 
 from . import fileset
 
@@ -84,7 +85,7 @@ def survey_script(paths: Sequence[str], rom_length: int = 0) -> str:
 
 def prepare_script(files: list[fileset.FirmwareFile]) -> str:
     """MicroPython code run on the board before writing: the folders, and
-    stale files away."""
+    stale files away (an update over the air's too)."""
     keep = sorted(f.dest for f in files)
     lines = ["import os"]
     for folder in fileset.folders(files):
@@ -104,6 +105,12 @@ def prepare_script(files: list[fileset.FirmwareFile]) -> str:
     lines += ["for n in os.listdir():",          # the root
               " if n.endswith('.part'):",
               "  os.remove(n)"]
+    # an update over the air under way or ended (tallyboot) is over: what deploy writes is what runs
+    lines += [f"for p in {[tallyboot.STATE, tallyboot.STATE + '.tmp', tallyboot.NEW, tallyboot.OLD]!r}:",
+              " try:",
+              "  os.remove(p)",
+              " except OSError:",
+              "  pass"]
     for folder in fileset.folders(files):
         lines += [f"for n in os.listdir({folder!r}):",
                   " if n.endswith('.part'):",

@@ -11,9 +11,12 @@ emulator boots from, built in one place so the two can never differ.
                               and loads on the unix port: it is bytecode)
     board/*.json              board definitions (data files; the folder's
                               README.md is for people and stays behind)
+    tallyboot.mpy             the switch between two releases (an update
+                              over the air never replaces it)
     release                   the set's release id (release_id()): what a
                               board on the club's Wi-Fi says it runs in its
-                              health (tallynet.health)
+                              health (tallynet.health); a ROMFS image holds
+                              it too
 
 Compiled files are cached by content hash (source, name, mpy-cross version,
 flags) under the user's cache folder, so a second deploy or emulator start
@@ -43,6 +46,9 @@ MPY_ARCH = "armv6m"
 # (docs/benchmarks.md, issue 20's and 24's sections).
 MPY_OPTIMISE = "-O3"
 ROOT_SCRIPTS = ("boot.py", "main.py")
+# compiled, at the flash's root, outside the packages: what an update over the air never replaces
+# (tallyboot: the switch between two releases and the rollback)
+ROOT_MODULES = ("tallyboot",)
 # folders an earlier deploy wrote that this one does not: their files go (the
 # club link's MQTT client was chumicro-mqtt's until it proved too large for a
 # Pico W's heap: tallynet/client.py)
@@ -146,6 +152,10 @@ def build(firmware_dir: Path = FIRMWARE_DIR, boards: Path | None | bool = True,
     if boards_folder is not None:
         for source in sorted(p for p in Path(boards_folder).glob("*.json") if p.is_file()):
             files.append(FirmwareFile(f"{BOARD_FOLDER}/{source.name}", source.read_bytes(), source))
+    for name in ROOT_MODULES:
+        source = firmware_dir / f"{name}.py"
+        if source.exists():
+            files.append(FirmwareFile(f"{name}.mpy", compile_mpy(source, f"{name}.py", cache), source))
     scripts = []
     for name in ROOT_SCRIPTS:
         source = firmware_dir / name
@@ -194,6 +204,9 @@ def romfs_image(files: list[FirmwareFile]) -> bytes:
     from mpremote.romfs import VfsRomWriter
 
     writer = VfsRomWriter()
+    for f in files:
+        if f.dest == RELEASE:      # the release the image is: what its board says it runs (tallynet.health)
+            writer.mkfile(RELEASE, f.data)
     for package in PACKAGES:
         inside = [(f.dest, f.data) for f in files if f.dest.startswith(package + "/")]
         if inside:
