@@ -17,7 +17,8 @@
 #   install  new.rom belongs in the partition; once it is there: trial
 #   trial    the new release's first power-up is under way. The board keeps it
 #            (keep(): the state goes) once it has restored its game and its link
-#            reached the broker, within TRIAL_MS; otherwise, or if it resets
+#            reached the broker within the trial's time (the release's
+#            manifest states it: TRIAL_S by default); otherwise, or if it resets
 #            before, restore
 #   restore  old.rom belongs in the partition; once it is there: back
 #   back     rolled back: the board runs the old release and says why (its
@@ -33,7 +34,7 @@ STATE = "update/state"      # main.py asks for this name before importing this m
 NEW = "update/new.rom"
 OLD = "update/old.rom"
 ROM = "/rom"
-TRIAL_MS = 180000           # a new release must have linked by then (3 minutes)
+TRIAL_S = 180               # a new release must have linked by then, unless its manifest says (3 minutes)
 BLOCK = 4096                # rp2's flash sector: the partition is erased and written a block at a time
 HEADER = b"\xd2\xcd\x31"    # a ROMFS image's first bytes (MicroPython's vfs_rom)
 
@@ -45,7 +46,7 @@ STEPS = (INSTALL, TRIAL, RESTORE, BACK)
 
 # why a board went back (the state's last word; the update status says it, docs/club-mqtt.md)
 WHY_RESET = "reset"              # it reset before it linked (a crash, the watchdog, the power)
-WHY_NO_LINK = "no_link"          # it did not reach the broker within TRIAL_MS
+WHY_NO_LINK = "no_link"          # it did not reach the broker within the trial's time
 WHY_FAILED = "failed"            # its app stopped with an error
 WHY_DAMAGED = "damaged"          # the staged file did not match its release (flash gone bad)
 
@@ -54,17 +55,17 @@ _timer = None
 
 # ---------------------------------------------------------------- the state file
 # One line: step, then the new release's id, size and SHA-256 (hex), then the
-# old one's, then why (- while there is no why).
+# old one's, then why (- while there is no why), then the trial's seconds.
 
 def read_state(root=""):
-    """The state's words (a list of 8 str), or None: no update under way, or a
+    """The state's words (a list of 9 str), or None: no update under way, or a
     state that cannot be read (as none: the partition stays as it is)."""
     try:
         with open(root + STATE, "rb") as f:
             words = f.read(400).decode().split()
     except (OSError, ValueError):       # UnicodeError is a ValueError
         return None
-    if len(words) != 8 or words[0] not in STEPS:
+    if len(words) != 9 or words[0] not in STEPS:
         return None
     return words
 
@@ -164,7 +165,7 @@ def save_running(part, root=""):
     size, digest = found
     path = root + OLD
     try:
-        if os.stat(path)[6] == size and _file_sha256(path, size) == digest:
+        if os.stat(path)[6] == size and file_sha256(path, size) == digest:
             return found
     except OSError:
         pass
@@ -176,7 +177,8 @@ def save_running(part, root=""):
     return found
 
 
-def _file_sha256(path, size):
+def file_sha256(path, size):
+    """The SHA-256 (hex) of a file's first size bytes; "" when it is shorter or cannot be read."""
     from hashlib import sha256
     from binascii import hexlify
     h = sha256()
@@ -259,7 +261,7 @@ def boot(root=""):
             words[0] = TRIAL
             write_state(words, root)
             mount(part)
-            arm(root)
+            arm(int(words[8]) if words[8].isdigit() else TRIAL_S, root)
             return TRIAL
         words[0], words[7] = RESTORE, WHY_DAMAGED
         write_state(words, root)
@@ -274,9 +276,9 @@ def boot(root=""):
     return words[0]
 
 
-def arm(root=""):
+def arm(seconds, root=""):
     """The trial's guards: the release is rolled back unless kept within
-    TRIAL_MS (a timer of the chip's, whose callback this module owns, so a
+    seconds (a timer of the chip's, whose callback this module owns, so a
     release that hangs is gone too), and the watchdog runs from now on (the
     app feeds it; a release that never gets that far resets)."""
     global _timer
@@ -292,11 +294,11 @@ def arm(root=""):
     if timer_type is None:
         return
     _timer = timer_type(-1)
-    _timer.init(mode=timer_type.ONE_SHOT, period=TRIAL_MS, callback=lambda t: expired(root))
+    _timer.init(mode=timer_type.ONE_SHOT, period=max(seconds, 10) * 1000, callback=lambda t: expired(root))
 
 
 def expired(root=""):
-    """TRIAL_MS gone and the release not kept: back to the old one."""
+    """The trial's time gone and the release not kept: back to the old one."""
     words = read_state(root)
     if words is None or words[0] != TRIAL:
         return

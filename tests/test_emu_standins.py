@@ -79,3 +79,44 @@ def test_watchdog_and_reset_cause(tmp_path: Path) -> None:
         "w.feed(); w.feed(); w.stop()\n"
         "print(w.wdt.feeds, w.wdt.running, hw.reset_cause(), hw.is_emulator())\n", tmp_path)
     assert out.split() == ["2", "False", "power-on", "True"]
+
+
+def test_the_romfs_partition_is_romfs_bin_written_a_block_at_a_time(tmp_path: Path) -> None:
+    from tallyboard.tooling import emulator
+
+    (tmp_path / emulator.ROMFS_FILE).write_bytes(b"\xff" * 8192)       # two 4096-byte blocks
+    out = run_mp(
+        "import machine, tallyboot\n"
+        "print(machine.ROMFS_FILE, machine.rom_ioctl(1))\n"
+        "p = tallyboot.partition()\n"
+        "p.writeblocks(1, b'\\x01' * 4096)\n"              # erased, then programmed
+        "p.ioctl(6, 0)\n"
+        "p.writeblocks(0, b'ab', 2)\n"                      # programmed at an offset, not erased
+        "print(len(memoryview(p)), bytes(p[0:5]), p[4096], p.ioctl(4, 0))\n", tmp_path)
+    assert out.split("\n")[0] == f"{emulator.ROMFS_FILE} 1"
+    assert out.split("\n")[1] == "8192 b'\\xff\\xffab\\xff' 1 2"
+    held = (tmp_path / emulator.ROMFS_FILE).read_bytes()
+    assert held == b"\xff\xffab" + b"\xff" * 4092 + b"\x01" * 4096     # the file holds each write at once
+
+
+def test_no_romfs_bin_no_partition(tmp_path: Path) -> None:
+    assert run_mp("import machine, tallyboot\nprint(machine.rom_ioctl(1), tallyboot.partition())\n",
+                  tmp_path).split() == ["0", "None"]
+
+
+def test_a_one_shot_timer_calls_back_once_its_period_is_gone_unless_deinit(tmp_path: Path) -> None:
+    out = run_mp(
+        "import machine, time\n"
+        "heard = []\n"
+        "t = machine.Timer(-1)\n"
+        "t.init(mode=machine.Timer.ONE_SHOT, period=30, callback=lambda t: heard.append(1))\n"
+        "u = machine.Timer(-1)\n"
+        "u.init(mode=machine.Timer.ONE_SHOT, period=30, callback=lambda t: heard.append(2))\n"
+        "u.deinit()\n"
+        "for _ in range(400):\n"            # until it is heard: the wait is on the condition, 4 s at most
+        "    if heard:\n"
+        "        break\n"
+        "    time.sleep_ms(10)\n"
+        "time.sleep_ms(100)\n"              # (u's would have come with t's)
+        "print(heard)\n", tmp_path)
+    assert out.strip() == "[1]"

@@ -16,6 +16,7 @@
 #
 # MQTT callbacks only queue what arrived (aiomqtt's rule); the step handles it.
 import gc
+import sys
 
 import asyncio
 
@@ -39,6 +40,7 @@ _WIFI_JOIN_MS = const(20000)      # a join that has not given an address by then
 _APPLIED_GRACE_MS = const(1000)   # after a connection: the retained applied comes first, if the director has one
 _REFUSED_RETRY_MS = const(30000)  # the broker refused the login: tried again this often (an ACL set up late)
 _MAX_INBOX = const(4)             # messages waiting for the step (round and applied are retained: the latest counts)
+_MAX_CHUNKS = const(8)            # a release's chunks waiting for the step: the director's window (tallynet.update)
 HANDLE_MS = const(1000)          # connected and quiet, the client is still given a turn this often (its
 #                                  ping at 7.5 s, its deadlines); else only when its socket has bytes or it
 #                                  has some to send
@@ -94,9 +96,15 @@ class Link:
         self.topic_round = ""
         self.topic_applied = ""
         self.topic_hand = self.topic_state = self.topic_health = ""
+        self.topic_offer = self.topic_chunk = self.topic_update = ""
+        self.chunks = []             # a release's chunks, as they came (tallynet.update takes them)
+        self.updater = None          # tallynet.update's Updater: made when an offer comes, or at the
+        #                              power-up when one was under way (main.py imported tallyboot)
         app.on_change(self._changed)
         net.on_leave(self.forget)
         self.health = health.State(ticks_ms(), getattr(app.restored, "started_ms", None))   # uptime, connections
+        if "tallyboot" in sys.modules:
+            self._updater()
         if self.outbox.damaged:
             app.note("network: netout.txt could not be read; the board numbers on from the director's applied")
 
@@ -158,6 +166,10 @@ class Link:
         while self.inbox:
             topic, payload = self.inbox.pop(0)
             self._take(topic, payload)
+        while self.chunks:
+            payload = self.chunks.pop(0)
+            if self.updater is not None:
+                self.updater.chunk(payload)
         if self.connected_at is None:
             self._show(now)
             return True
@@ -167,6 +179,8 @@ class Link:
             sent, seq, dirty = self.sent, self.outbox.seq, self.dirty    # (ints: no tuple made)
             publishing.publish(self, now)
             health.after_table(self, now, sent, seq, dirty)     # if nothing of the table's went: never before it
+            if self.updater is not None:
+                self.updater.step(now)
         net.waiting = publishing.waiting(self)
         self._show(now)
         return bool(self.inbox) or net.waiting > 0 or not ready or composed
@@ -194,6 +208,9 @@ class Link:
         self.topic_hand = topics.topic(topics.HAND, self.event, self.ident)
         self.topic_state = topics.topic(topics.STATE, self.event, self.ident)
         self.topic_health = topics.topic(topics.HEALTH, self.event, self.ident)
+        self.topic_offer = topics.topic(topics.OFFER, self.event, self.ident)
+        self.topic_chunk = topics.topic(topics.CHUNK, self.event, self.ident)
+        self.topic_update = topics.topic(topics.UPDATE, self.event, self.ident)
         self.dirty = True
 
     # ------------------------------------------------------------ what the board shows
@@ -310,6 +327,8 @@ class Link:
             self._status_topic(), self._status(False), self.rx, on_message=self._queue)
         client.subscribe(self.topic_round, 1)
         client.subscribe(self.topic_applied, 1)
+        client.subscribe(self.topic_offer, 1)
+        client.subscribe(self.topic_chunk, 0)
         client.connect()
         self.client = client
         self.connected_at = None
@@ -346,6 +365,10 @@ class Link:
 
     def _queue(self, topic, payload):
         """The client's callback: queue only (the step takes it)."""
+        if topic == self.topic_chunk:
+            if len(self.chunks) < _MAX_CHUNKS:      # more: the director sends them again
+                self.chunks.append(payload)
+            return
         if len(self.inbox) >= _MAX_INBOX:
             self.inbox.pop(0)     # retained state: a later one of the same topic comes again
         self.inbox.append((topic, payload))
@@ -401,6 +424,7 @@ class Link:
         self.connected_at = None
         self.net.broker = False
         self.inbox = []
+        self.chunks = []
         if client is not None:
             try:
                 client.disconnect()
@@ -419,6 +443,13 @@ class Link:
                 if body.get("board") != self.ident or not isinstance(seq, int) or seq < 0:
                     raise ValueError("not this board's applied")
                 self._applied(seq)
+            elif topic == self.topic_offer:
+                if not payload:
+                    return          # withdrawn
+                message = envelope.open_director(payload, key, self.event, topics.OFFER, self.ident)
+                if message["body"].get("board") != self.ident:
+                    raise ValueError("not this board's offer")
+                self._updater().offer(message["body"])
             elif topic == self.topic_round:
                 message = envelope.open_director(payload, key, self.event, topics.ROUND, self.ident)
                 last = self.seat.rseq()
@@ -433,6 +464,13 @@ class Link:
             net.error = "director_tag" if str(exc) == "signature" else "director_message"
         except OSError:
             net.error = "flash"
+
+    def _updater(self):
+        updater = self.updater
+        if updater is None:
+            from tallynet.update import Updater
+            updater = self.updater = Updater(self)
+        return updater
 
     def _applied(self, seq):
         outbox = self.outbox

@@ -156,7 +156,8 @@ class Net:
         self.waiting = 0
         self.error = NOT_ENROLLED     # type: str | None  # None: no problem now
         self.mark = b""              # the link's state on the OLED's heading (tallynet.link: MARK_*)
-        self.on_mark = on_mark       # called when the mark changes
+        self.on_mark = on_mark       # called when the mark changes, or the notice
+        self.notice = None           # an update's words on the OLED's last row (tallynet.update), or None
         self.starter = None          # called when NET leaves the board enrolled (on_enrol)
         self.forget = None           # called by NET LEAVE to forget the numbering (the link's outbox)
 

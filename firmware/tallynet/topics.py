@@ -5,7 +5,8 @@
 #
 # A topic is tallyboard/<event>/ and then the kind's levels, where SUBJECT
 # stands for the one level that names whom the message is about: the board
-# (hand, state, applied, health) or the table host's login (status).
+# (hand, state, applied, health, offer, chunk, update) or the table host's
+# login (status).
 ROOT = "tallyboard"
 SUBJECT = "{subject}"
 TABLE = "table host"        # who sends a kind
@@ -17,6 +18,9 @@ STATUS = "status"
 ROUND = "round"
 APPLIED = "applied"
 HEALTH = "health"
+OFFER = "offer"
+CHUNK = "chunk"
+UPDATE = "update"
 
 # (name, sender, levels after tallyboard/<event>/, sequenced, retained, subject)
 # sequenced: numbered from 1 per sender, applied once each, in order
@@ -29,7 +33,13 @@ KINDS = (
     (ROUND, DIRECTOR, ("director", ROUND), True, True, None),
     (APPLIED, DIRECTOR, ("director", APPLIED, SUBJECT), False, True, "board"),
     (HEALTH, TABLE, ("table", SUBJECT, HEALTH), False, True, "sender"),
+    (OFFER, DIRECTOR, ("director", OFFER, SUBJECT), False, True, "board"),
+    (CHUNK, DIRECTOR, ("director", CHUNK, SUBJECT), False, False, None),
+    (UPDATE, TABLE, ("table", SUBJECT, UPDATE), False, True, "sender"),
 )
+# kinds whose payload is not an envelope: a chunk of a release (bytes checked by the signed
+# release's hash chain, tallynet.update), its topic's SUBJECT the board it is for
+RAW = (CHUNK,)
 # what a table host's outbox numbers and keeps: the sequenced kinds a table sends
 QUEUED = tuple(row[0] for row in KINDS if row[1] == TABLE and row[3])
 

@@ -274,8 +274,9 @@ class Painter:
         self.due = True
 
     def link_changed(self):
-        """The club link's state changed: its mark after the sheet's T3 R2."""
-        self.view.set_link(self.app.net.mark)
+        """The club link's state changed: its mark after the sheet's T3 R2, an update's notice."""
+        net = self.app.net
+        self.view.set_link(net.mark, net.notice)
         self.due = True
 
     def changed(self, now):

@@ -44,6 +44,7 @@ class View:
         self.leds = LedField(board, self.views)
         self.sheet = None
         self._note = None
+        self.link_notice = None    # an update's words (set_link)
         self._error = None
         self.frames_sent = 0     # LED frames written
         self.pages_sent = 0      # OLED pages (8 pixel rows each) written
@@ -119,10 +120,12 @@ class View:
             self.sheet.set_table(config.table, config.round)
             self.sheet.layout = -1  # redraw everything with the new names
 
-    def set_link(self, mark):
-        """The club link's state (tallynet.link's MARK_*: one character, b"" for none) after the sheet's T3 R2."""
+    def set_link(self, mark, notice=None):
+        """The club link's state (tallynet.link's MARK_*: one character, b"" for none) after the sheet's T3 R2;
+        notice: an update's words (tallynet.update), on the sheet's last row when the board has no note of its own."""
         if self.sheet is not None:
             self.sheet.set_link(mark)
+        self.link_notice = notice
 
     def refresh(self, game, board_input=None):
         self.refresh_leds(game)
@@ -192,6 +195,8 @@ class View:
                 question = board_input.question
             if board_input.why.active and game.rules is not None:
                 why = board_input.why
+        if note is None:
+            note = self.link_notice
         if note is not self._note:
             self._note = note
             sheet.set_note(note)

@@ -88,7 +88,7 @@ def _staged(root, part):
     size, digest = tallyboot.save_running(part, root)
     assert (size, digest) == (104, tallyboot.sha256_hex(IMAGE_A))
     tallyboot.write_state([tallyboot.INSTALL, "bbbb", "5005", tallyboot.sha256_hex(IMAGE_B),
-                           "aaaa", str(size), digest, "-"], root)
+                           "aaaa", str(size), digest, "-", "180"], root)
 
 
 def test_an_image_size_is_read_from_its_header():

@@ -46,6 +46,8 @@ import tty
 from pathlib import Path
 from typing import IO
 
+import tallyboot
+
 from . import fileset
 from ..common.errors import TallyboardError, TransportError
 from .mpunix import FIRMWARE_DIR, STANDINS_DIR, micropython_binary
@@ -58,6 +60,7 @@ HEAP_SIZE = "384K"
 LOG_LIMIT = 1 << 20   # bytes of the firmware's stderr kept in emulator.log
 OUTPUT_KEPT = 400     # bytes of its last output kept to explain a crash
 FIRMWARE_UMASK = 0o077  # what the firmware writes on its flash is its user's alone
+ROMFS_FILE = "romfs.bin"  # the emulated ROMFS partition in the flash folder (firmware/emu/machine.py's; a test holds them equal)
 SECRET_FLASH_FILES = ("net.txt", "net.txt.tmp")   # tallynet/settings.py NET_FILE: keys, passwords, passphrase
 
 
@@ -80,7 +83,7 @@ class Emulator:
 
     def __init__(self, flash: Path | None = None, io_dir: Path | None = None,
                  files: list[fileset.FirmwareFile] | None = None, install: bool = True,
-                 heap_size: str = HEAP_SIZE, io_files: bool = True) -> None:
+                 heap_size: str = HEAP_SIZE, io_files: bool = True, romfs: int = 0) -> None:
         home = state_home()
         self.flash = Path(flash) if flash else home / "flash"
         self.io_dir = Path(io_dir) if io_dir else self.flash.parent / (self.flash.name + "-io")
@@ -90,6 +93,9 @@ class Emulator:
         # False: no TALLYBOARD_EMU_IO, so the stand-ins write no leds.bin/oled.bin
         # and read no pins.bin (benchmarks: the protocol and journal alone)
         self.io_files = io_files
+        # a board on tallyboard's own image (image/README.md): a ROMFS partition of this many bytes
+        # (romfs.bin in the flash folder: firmware/emu/machine.py), the packages in it, as deploy puts them
+        self.romfs = romfs
         self.log_path = self.io_dir / "emulator.log"
         self._master = -1
         self._slave = -1
@@ -115,7 +121,11 @@ class Emulator:
                 shutil.rmtree(self.flash)
                 self.flash.mkdir(mode=0o700)
             if self.install:
-                fileset.install(self.files if self.files is not None else fileset.build(), self.flash)
+                files = self.files if self.files is not None else fileset.build()
+                if self.romfs:
+                    self._install_romfs(files)
+                else:
+                    fileset.install(files, self.flash)
             self._master, self._slave = os.openpty()
             # raw: no echo, no newline translation, no signals from 0x03; the
             # host's pyserial sets the same when it opens the port
@@ -140,8 +150,28 @@ class Emulator:
             raise TallyboardError(f"another emulator is running on {self.flash}; use it "
                                   "(--emulator attaches to `tallyboard emulate`) or stop it first") from None
 
+    def _install_romfs(self, files: list[fileset.FirmwareFile]) -> None:
+        """As deploy onto a board whose image has a ROMFS partition: the packages as the
+        partition's image, nothing of them on the flash folder, the other files there.
+        A partition that holds an image already keeps it (an update over the air may have
+        put another release there: firmware/tallyboot.py)."""
+        image = fileset.romfs_image(files)
+        if len(image) > self.romfs:
+            raise TallyboardError(f"the packages' ROMFS image is {len(image):,} bytes; the emulated partition "
+                                  f"holds {self.romfs:,}")
+        partition = self.flash / ROMFS_FILE
+        held = partition.read_bytes() if partition.exists() else b""
+        if len(held) != self.romfs or held[:3] != tallyboot.HEADER:
+            partition.write_bytes(image + b"\xff" * (self.romfs - len(image)))
+        fileset.install([f for f in files if not fileset.is_package_file(f)], self.flash)
+        for package in fileset.SUBPACKAGES + fileset.PACKAGES:
+            if (self.flash / package).is_dir():
+                shutil.rmtree(self.flash / package)
+
     def argv(self) -> list[str]:
-        return [micropython_binary(), "-X", f"heapsize={self.heap_size}", "main.py"]
+        # a board with a ROMFS partition: the port's start (the partition mounted at /rom), then main.py
+        start = ["-c", "import romboot"] if self.romfs else ["main.py"]
+        return [micropython_binary(), "-X", f"heapsize={self.heap_size}", *start]
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
