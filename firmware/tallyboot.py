@@ -237,6 +237,9 @@ def mount(part):
         vfs.mount(getattr(vfs, "VfsRom")(part), ROM)    # (the stubs' vfs has no VfsRom)
     except (ImportError, OSError, AttributeError):
         return False
+    import sys
+    if ROM not in sys.path:    # a partition that held no image at the start: the port left it off the path
+        sys.path.append(ROM)
     return True
 
 
@@ -294,7 +297,7 @@ def arm(seconds, root=""):
     if timer_type is None:
         return
     _timer = timer_type(-1)
-    _timer.init(mode=timer_type.ONE_SHOT, period=max(seconds, 10) * 1000, callback=lambda t: expired(root))
+    _timer.init(mode=timer_type.ONE_SHOT, period=max(seconds, 1) * 1000, callback=lambda t: expired(root))
 
 
 def expired(root=""):

@@ -354,6 +354,10 @@ class ADC:
 
 
 def reset():
+    """At once, from wherever it is called (a timer's scheduled callback, whose exceptions the
+    scheduler swallows, too), as the chip's reset: the process ends on SIGUSR1, which the emulator
+    takes for a reset and powers the board up again (tooling/emulator.py RESET_SIGNAL)."""
+    os.system("kill -USR1 $PPID")
     raise SystemExit(0)
 
 
@@ -426,8 +430,10 @@ def rom_ioctl(op, *args):
     romfs.bin); op 2, partition 0."""
     if not _partition:
         try:
+            part = _Partition(os.stat(ROMFS_FILE)[6])     # (in the heap: the emulator adds its size to it)
             with open(ROMFS_FILE, "rb") as f:
-                _partition.append(_Partition(f.read()))
+                f.readinto(part)
+            _partition.append(part)
         except OSError:
             _partition.append(None)
     part = _partition[0]

@@ -12,6 +12,8 @@ if machine.rom_ioctl(1) > 0:
     partition = machine.rom_ioctl(2, 0)
     if bytes(partition[0:3]) == b"\xd2\xcd\x31":
         vfs.mount(vfs.VfsRom(partition), "/rom")
+        sys.path.append("/rom")        # where the port puts it: after the flash's root and the frozen modules
+        sys.path.append("/rom/lib")
     del partition
 del machine, vfs
 

@@ -27,7 +27,7 @@ import network
 from tallyrun import protocol
 from tallynet import envelope, health, tablestate, topics
 from tallynet.outbox import Outbox, Seat, from_round
-from tallynet import publishing
+from tallynet import publishing, seating
 from tallynet.publishing import BUSY_MS, RESEND_MS
 from tallynet.settings import NOT_ENROLLED, RX_BUFFER
 
@@ -175,7 +175,7 @@ class Link:
             return True
         ready = self.applied >= 0 or ticks_diff(now, self.connected_at) >= _APPLIED_GRACE_MS
         if ready and not composed:          # one slice of work a step: the composing was this one's
-            self._maybe_seat()
+            seating.seat_if_due(self)
             sent, seq, dirty = self.sent, self.outbox.seq, self.dirty    # (ints: no tuple made)
             publishing.publish(self, now)
             health.after_table(self, now, sent, seq, dirty)     # if nothing of the table's went: never before it
@@ -483,48 +483,3 @@ class Link:
         self.applied = seq
         if seq >= outbox.seq:
             self.resend_wait = RESEND_MS
-
-    # ------------------------------------------------------------ seating
-    def _maybe_seat(self):
-        seat = self.seat.latest
-        if seat is None or seat["names"] is None:
-            return
-        app = self.app
-        config = app.config
-        game = app.game
-        index = _game_index(seat["game"])
-        if index < 0:
-            self.net.error = "director_message"
-            return
-        names = [tablestate.board_name(n) for n in seat["names"]]
-        here = (config.round == seat["round"] and game.rules is not None and game.index == index
-                and game.options == seat["options"] and game.players == 4)
-        if here:
-            if self.seat.seated != seat:
-                self.seat.save(seat, seat)       # the same round published again (a name changed, say)
-                self.dirty = True
-            for player in range(4):
-                if config.names[player] != names[player]:
-                    app.local_cfg(protocol.CFG_NAME, player, names[player])
-            return
-        if config.round != 0 and (publishing.waiting(self) or self.dirty):
-            return       # the last round's game goes to the director whole before a new one replaces it
-        if config.round != 0:
-            app.local_cfg(protocol.CFG_ROUND, 0, 0)
-        self.seat.save(seat, seat)
-        refused = app._new(0, 0, index, 4, seat["options"], False)
-        if refused is not None:
-            self.net.error = "director_message"
-            return
-        for player in range(4):
-            if config.names[player] != names[player]:
-                app.local_cfg(protocol.CFG_NAME, player, names[player])
-        app.local_cfg(protocol.CFG_ROUND, 0, seat["round"])
-
-
-def _game_index(name):
-    data = name.encode()
-    for index in range(len(protocol.GAME_NAMES)):
-        if protocol.GAME_NAMES[index] == data:
-            return index
-    return -1

@@ -146,29 +146,13 @@ class Updater:
             self._refuse(release, "flash")
 
     def _check(self, manifest, sig):
-        if manifest["format"] != FORMAT or not isinstance(sig, str) or len(sig) != 128:
-            raise Refused("format")
-        image = manifest["image"]
-        for field in ("size", "chunk"):
-            if not isinstance(image[field], int) or not 0 < image[field] <= 0x3FFFFFFF:
-                raise Refused("format")
-        if len(binascii.unhexlify(image["chain"])) != 32 or len(binascii.unhexlify(image["sha256"])) != 32:
-            raise Refused("format")
-        if (image["size"] + image["chunk"] - 1) // image["chunk"] > 0xFFFF or image["chunk"] > 2048:
-            raise Refused("format")
-        trial = manifest.get("trial_s", tallyboot.TRIAL_S)
-        if not isinstance(trial, int) or not 10 <= trial <= 3600:
-            raise Refused("format")
-        release = manifest["release"]
-        if not isinstance(release, str) or len(release) != 12:
-            raise Refused("format")
+        """Refused(why) unless the offer is whole, for this board, newer, fits, and the director's."""
+        _check_shape(manifest, sig)
         boards = manifest["boards"]
-        if not isinstance(boards, list):
-            raise Refused("format")
         if "*" not in boards and self.link.ident not in boards:
             raise Refused("other_board")
         number = manifest["number"]
-        if not isinstance(number, int) or (number <= running_number(self.root) and manifest["downgrade"] is not True):
+        if number <= running_number(self.root) and manifest["downgrade"] is not True:
             raise Refused("older")
         root = manifest["root"]
         for name in ROOT_FILES:
@@ -177,14 +161,15 @@ class Updater:
         part = tallyboot.partition()
         if part is None:
             raise Refused("no_partition")
-        if image["size"] > len(memoryview(part)):
+        if manifest["image"]["size"] > len(memoryview(part)):
             raise Refused("too_big")
         public = self.link.net.get(protocol.NET_UPDATE_KEY)
         if public is None:
             raise Refused("no_key")
         from tallynet import ed25519
         try:
-            good = ed25519.verify(public, hashlib.sha256(envelope.canonical(manifest)).digest(), binascii.unhexlify(sig))
+            good = ed25519.verify(public, hashlib.sha256(envelope.canonical(manifest)).digest(),
+                                  binascii.unhexlify(sig))
         finally:
             del ed25519
         if not good:
@@ -367,6 +352,25 @@ class Updater:
         except Exception:   # backpressure, or the connection just went: the next step tries again
             return
         self.due = False
+
+
+def _check_shape(manifest, sig):
+    """Refused("format") unless the manifest's fields this board reads are of their kind and range."""
+    if manifest["format"] != FORMAT or not isinstance(sig, str) or len(sig) != 128:
+        raise Refused("format")
+    image = manifest["image"]
+    for field in ("size", "chunk"):
+        if not isinstance(image[field], int) or not 0 < image[field] <= 0x3FFFFFFF:
+            raise Refused("format")
+    if len(binascii.unhexlify(image["chain"])) != 32 or len(binascii.unhexlify(image["sha256"])) != 32:
+        raise Refused("format")
+    if (image["size"] + image["chunk"] - 1) // image["chunk"] > 0xFFFF or image["chunk"] > 2048:
+        raise Refused("format")
+    trial = manifest.get("trial_s", tallyboot.TRIAL_S)
+    release = manifest["release"]
+    if (not isinstance(trial, int) or not 1 <= trial <= 3600 or not isinstance(release, str) or len(release) != 12
+            or not isinstance(manifest["boards"], list) or not isinstance(manifest["number"], int)):
+        raise Refused("format")
 
 
 def between_games(link):

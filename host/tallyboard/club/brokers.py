@@ -192,6 +192,10 @@ class Mosquitto:
 # --- who may publish and read what (both brokers) ---------------------------
 
 DIRECTOR_USER = "director"
+# `event update-boards`'s login (club/update_link.py): a login of its own, beside the director's link
+# (mosquitto takes the login for the client id: the director's would be taken over), which may offer
+# releases and send their chunks, and read the boards' update statuses, and nothing else
+UPDATER_USER = "updater"
 
 
 def _topic(name: str, subject: str) -> str:
@@ -218,6 +222,9 @@ ACL = (
     (DIRECTOR_USER, "readwrite", _under(_topic(topics.ROUND, "+"), "#")),
     (DIRECTOR_USER, "read", _under(_topic(topics.HAND, "+"), "+")),   # every table's hand and state
     (DIRECTOR_USER, "read", _topic(topics.STATUS, "+")),
+    (UPDATER_USER, "write", _topic(topics.OFFER, "+")),
+    (UPDATER_USER, "write", _topic(topics.CHUNK, "+")),
+    (UPDATER_USER, "read", _topic(topics.UPDATE, "+")),
     *((None, "write", _topic(kind.name, "%u")) for kind in kinds.FROM_TABLES),
     *((None, "read", _topic(kind.name, "%u")) for kind in kinds.FROM_DIRECTOR),
 )
@@ -240,11 +247,11 @@ def client_ids(event: str, user: str) -> tuple[str, ...]:
     embedded broker: `<event>-<user>` (the director's link, each table's link
     of a table host: evening/club.py), and for a table's login also
     `<event>-board-<user>`, what a board on the club's Wi-Fi sends
-    (firmware/tallynet/link.py _client_id). Every other login's client id is
-    refused, so no login can take over, or delete, another login's session
-    (the director's: `<event>-director`)."""
+    (firmware/tallynet/link.py _client_id). Every other
+    login's client id is refused, so no login can take over, or delete,
+    another login's session (the director's: `<event>-director`)."""
     own = f"{event}-{user}"
-    return (own,) if user == DIRECTOR_USER else (own, f"{event}-board-{user}")
+    return (own,) if user in (DIRECTOR_USER, UPDATER_USER) else (own, f"{event}-board-{user}")
 
 
 def may(user: str | None, client_id: str | None, topic: str, write: bool, *, event: str) -> bool:

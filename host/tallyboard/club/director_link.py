@@ -9,6 +9,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -41,7 +42,9 @@ class DirectorLink(MqttLink):
     identities of the evening, or a function of the store's connection
     that returns it. `on_status(host, online, boards)` hears table hosts
     come and go; `on_health(board, body)` hears a board's health report once
-    it is checked and stored (table `health`, the latest of each board)."""
+    it is checked and stored (table `health`, the latest of each board);
+    `on_update(board, body)` a board's update status once it is checked (the
+    latest of each board, in memory: updates())."""
 
     def __init__(self, url: str, client_id: str, username: str | None = None, password: str | None = None,
                  tls_ca: str | Path | None = None, *, event: str, key: envelope.Key, store_path: str | Path,
@@ -49,6 +52,7 @@ class DirectorLink(MqttLink):
                  on_table_message: Callable[[sqlite3.Connection, dict[str, Any]], None],
                  on_status: Callable[[str, bool, list[str]], None] | None = None,
                  on_health: Callable[[str, dict[str, Any]], None] | None = None,
+                 on_update: Callable[[str, dict[str, Any]], None] | None = None,
                  max_backoff: float = 30.0) -> None:
         super().__init__(url, client_id, username, password, tls_ca, max_backoff)
         self.event = envelope.check_name("event", event)
@@ -58,6 +62,8 @@ class DirectorLink(MqttLink):
         self.on_table_message = on_table_message
         self.on_status = on_status
         self.on_health = on_health
+        self.on_update = on_update
+        self._updates: dict[str, tuple[dict[str, Any], float]] = {}   # board: its latest update status, when
         self._lock = threading.RLock()
         self._dropped_noted = 0
         self.round_published_again = 0     # times the broker's round differed from ours and was replaced
@@ -130,11 +136,10 @@ class DirectorLink(MqttLink):
         if found is not None and found[0].name == topics.ROUND:
             self._check_round(message)
             return
-        if found is not None and found[0].name == topics.STATUS:
-            self._status_message(message, found[1] or "")
-            return
-        if found is not None and found[0].name == topics.HEALTH:
-            self._health_message(message, found[1] or "")
+        if found is not None and found[0].name in (topics.STATUS, topics.HEALTH, topics.UPDATE):
+            # a table host's status, a board's health or update: unnumbered, the latest kept
+            {topics.STATUS: self._status_message, topics.HEALTH: self._health_message,
+             topics.UPDATE: self._update_message}[found[0].name](message, found[1] or "")
             return
         board = found[1] if found is not None and found[0].sender == kinds.TABLE else None
         last = 0
@@ -262,15 +267,8 @@ class DirectorLink(MqttLink):
         (kinds._health_body, checked by open_message). The latest of each board is kept with
         when it came, and the reset count of the first this evening; a refused one changes
         nothing but `refused`."""
-        try:
-            with self._lock:
-                known = self._evening_boards()
-            opened = envelope.open_message(message.payload, self.key, {board: 0} if board in known else {},
-                                           event=self.event, topic=message.topic)
-        except RefusedMessage as refused:
-            _REFUSED_LOG.note(message.topic[:200], "refused %s: %s", message.topic[:200], refused)
-            with self._lock:
-                self._refuse(board if envelope.is_name(board) else None, message.topic, refused.reason, str(refused))
+        opened = self._board_message(message, board)
+        if opened is None:
             return
         body = opened["body"]
         with self._lock, database.write(self.store) as db:
@@ -290,3 +288,38 @@ class DirectorLink(MqttLink):
         with self._lock:
             return {board: (json.loads(body), at, first) for board, body, at, first in
                     self.store.execute("SELECT board, body, at, first_resets FROM health").fetchall()}
+
+    def _update_message(self, message: mqtt.MQTTMessage, board: str) -> None:
+        """A board's side of an update over the air (docs/club-mqtt.md, "Updates over the air"): from one
+        of the evening's boards, signed with that board's own key on its own topic, its body as
+        kinds._update_body says. The latest of each board is kept in memory with when it came (the
+        director's club file has no table for it: `event update-boards` follows an update itself); a
+        refused one changes nothing but `refused`. An empty message (the retained status cleared) is none."""
+        if not message.payload:
+            return
+        opened = self._board_message(message, board)
+        if opened is None:
+            return
+        with self._lock:
+            self._updates[board] = (opened["body"], time.time())
+        if self.on_update is not None:
+            self.on_update(board, opened["body"])
+
+    def _board_message(self, message: mqtt.MQTTMessage, board: str) -> dict[str, Any] | None:
+        """A board's own unnumbered message, checked (one of the evening's boards, its key, its own topic);
+        None, and the refusal recorded, if it is not to be taken."""
+        try:
+            with self._lock:
+                known = self._evening_boards()
+            return envelope.open_message(message.payload, self.key, {board: 0} if board in known else {},
+                                         event=self.event, topic=message.topic)
+        except RefusedMessage as refused:
+            _REFUSED_LOG.note(message.topic[:200], "refused %s: %s", message.topic[:200], refused)
+            with self._lock:
+                self._refuse(board if envelope.is_name(board) else None, message.topic, refused.reason, str(refused))
+            return None
+
+    def updates(self) -> dict[str, tuple[dict[str, Any], float]]:
+        """Each board's latest update status this link took: (its body, when it came, time.time())."""
+        with self._lock:
+            return dict(self._updates)

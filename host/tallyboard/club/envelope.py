@@ -22,7 +22,8 @@ and within its range, the event the evening's, the sender known, the
 signature (or this table's tag) right, and, for the kinds that happen once
 (SEQUENCED), the sequence the next one. It evaluates nothing; the body is
 handed on as plain JSON values for the evening to check against its own
-schema.
+schema. A kind of topics.RAW (a release's chunk) is never an envelope: none is
+sealed or opened.
 
 Sequences (per sender, per SEQUENCED kind stream): a table host's messages
 about a board are numbered 1, 2, 3, ... by its outbox, and the director
@@ -188,6 +189,9 @@ def _check_fields(message: Mapping[str, Any]) -> None:
         raise RefusedMessage("field", f"seq {seq!r} is not a whole number from 0 to {MAX_SEQ}")
     if type(message["kind"]) is not str or message["kind"] not in KINDS:
         raise RefusedMessage("field", f"kind {message['kind']!r}; known kinds: " + ", ".join(sorted(KINDS)))
+    if message["kind"] in _kinds.RAW:
+        raise RefusedMessage("field", f"a {message['kind']} is not an envelope: its bytes go as they are "
+                                      "(docs/club-mqtt.md, \"Updates over the air\")")
     if message["kind"] in SEQUENCED and seq == 0:
         raise RefusedMessage("field", f"a {message['kind']} message is numbered from 1")
     body = message["body"]

@@ -7,14 +7,17 @@ kind's name and topic are written only in tallynet.topics.
 
 Topics are `tallyboard/<event>/` and then the kind's levels, where `SUBJECT`
 stands for the one level that names whom the message is about: the board
-(hand, state, applied, health) or the table host's client id (status)."""
+(hand, state, applied, health, offer, chunk, update) or the table host's client
+id (status). A kind of topics.RAW (a release's chunk) is not an envelope: its
+bytes are checked by the signed release's hash chain, and no envelope of that
+kind is sealed or opened (envelope.py)."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from tallynet import health, topics
+from tallynet import health, topics, update
 from tallyrun.protocol import MAX_TABLE
 
 MAX_SEQ = 2**53 - 1          # the largest integer every JSON reader keeps exact
@@ -75,6 +78,53 @@ def _health_body(body: dict[str, Any]) -> None:
 
 _HEALTH_NAME = re.compile(r"[A-Za-z0-9._-]+\Z")
 
+# a board's side of an update over the air (docs/club-mqtt.md, "Updates over the air")
+UPDATE_STATES = update.STATES      # the board's own list (firmware/tallynet/update.py)
+UPDATE_FIELDS = ("release", "state", "have", "of", "why")
+MAX_CHUNKS = 65535           # a chunk's index is 2 bytes on the wire
+MAX_WORD = 16                # a release id (12) or a why word: "-" when there is none
+_SIG128 = re.compile(r"[0-9a-f]{128}\Z")
+
+
+def _is_word(value: object) -> bool:
+    return isinstance(value, str) and 1 <= len(value) <= MAX_WORD and bool(_HEALTH_NAME.match(value))
+
+
+def _update_body(body: dict[str, Any]) -> None:
+    """A board's update status: {release: id or "-", state: one of UPDATE_STATES, have: the chunks it
+    holds, of: how many there are (0..65535, have <= of), why: a word or "-"}. BodyError naming the field."""
+    if set(body) != set(UPDATE_FIELDS):
+        raise BodyError("an update body has the fields " + ", ".join(UPDATE_FIELDS) + "; not "
+                        + ", ".join(sorted(str(name)[:40] for name in body)))
+    for name in ("release", "why"):
+        if not _is_word(body[name]):
+            raise BodyError(f"update {name} {str(body[name])[:40]!r} is not 1 to {MAX_WORD} letters, digits, . _ - "
+                            "(or -)")
+    if body["why"] != "-" and body["why"] not in update.WHYS:
+        raise BodyError(f"update why {body['why']!r} is not one of " + ", ".join(update.WHYS) + " (or -)")
+    if body["state"] not in UPDATE_STATES:
+        raise BodyError(f"update state {str(body['state'])[:40]!r} is not one of " + ", ".join(UPDATE_STATES))
+    for name in ("have", "of"):
+        if type(body[name]) is not int or not 0 <= body[name] <= MAX_CHUNKS:
+            raise BodyError(f"update {name} {str(body[name])[:40]!r} is not a whole number from 0 to {MAX_CHUNKS}")
+    if body["have"] > body["of"]:
+        raise BodyError(f"update have {body['have']} is more than its of {body['of']}")
+
+
+def _offer_body(body: dict[str, Any]) -> None:
+    """The director's offer of a release to a board: {board: NAME, manifest: {...}, sig: 128 hex
+    digits, force: true or false} (the manifest is the board's to check, with the signature)."""
+    if set(body) != {"board", "manifest", "sig", "force"}:
+        raise BodyError("an offer body is {board, manifest, sig, force}")
+    if not is_name(body["board"]):
+        raise BodyError(f"offer board {str(body['board'])[:40]!r} is not a board's identity")
+    if not isinstance(body["manifest"], dict):
+        raise BodyError("offer manifest is not a JSON object")
+    if not (isinstance(body["sig"], str) and _SIG128.match(body["sig"])):
+        raise BodyError("offer sig is not 128 lowercase hex digits")
+    if type(body["force"]) is not bool:
+        raise BodyError("offer force is not true or false")
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -86,6 +136,7 @@ class Kind:
     body: Callable[[dict[str, Any]], None] | None   # the transport's check; None: the evening checks it
     # whose name the SUBJECT level must be: "sender" (the envelope's board), or a body field
     subject: str | None = "sender"
+    raw: bool = False           # topics.RAW: its payload is bytes of its own, not an envelope
 
     def topic(self, event: str, subject: str | None = None) -> str:
         return topics.topic(self.name, event, subject)
@@ -94,10 +145,13 @@ class Kind:
         return self.topic(event, "+") if SUBJECT in self.levels else self.topic(event)
 
 
-_BODIES = {topics.STATUS: _status_body, topics.APPLIED: _applied_body, topics.HEALTH: _health_body}   # the others: the evening checks them
+_BODIES = {topics.STATUS: _status_body, topics.APPLIED: _applied_body, topics.HEALTH: _health_body,
+           topics.UPDATE: _update_body, topics.OFFER: _offer_body}   # the others: the evening checks them
 KINDS: dict[str, Kind] = {
-    name: Kind(name, sender, levels, sequenced=sequenced, retained=retained, body=_BODIES.get(name), subject=subject)
+    name: Kind(name, sender, levels, sequenced=sequenced, retained=retained, body=_BODIES.get(name), subject=subject,
+               raw=name in topics.RAW)
     for name, sender, levels, sequenced, retained, subject in topics.KINDS}
+RAW = frozenset(topics.RAW)     # not envelopes: never sealed nor opened as one
 SEQUENCED = frozenset(name for name, kind in KINDS.items() if kind.sequenced)
 FROM_TABLES = tuple(kind for kind in KINDS.values() if kind.sender == TABLE)
 FROM_DIRECTOR = tuple(kind for kind in KINDS.values() if kind.sender == DIRECTOR)

@@ -48,6 +48,8 @@ RESEND_AFTER = 5.0       # seconds the director has to confirm a message before 
 RESEND_AFTER_MAX = 300.0  # the wait doubles while nothing is confirmed, up to this
 KEEPALIVE = 15            # seconds; the broker publishes a table host's will after 1.5 times this
 MAX_QUEUED_BYTES = 4 * 1024 * 1024   # what arrived and waits for the worker; beyond it, dropped (and counted)
+# the director's kinds a table host takes: the round, and how far the director applied its boards
+TABLE_HOST_TAKES = (topics.ROUND, topics.APPLIED)
 MAX_REFUSED = 500         # rows kept in the director's `refused` (a repeat counts in its row; the oldest go)
 
 
@@ -94,14 +96,17 @@ def _published(info: mqtt.MQTTMessageInfo) -> bool:
 
 
 class MqttLink:
-    """What both ends share: the paho client, its session, connecting and reconnecting."""
+    """What both ends share: the paho client, its session, connecting and reconnecting. The session is
+    kept by the broker while the link is away (the evening's links), unless `clean_session` (a link that
+    wants nothing of what came meanwhile: the director's update link, update_link.py)."""
 
     def __init__(self, url: str, client_id: str, username: str | None, password: str | None,
-                 tls_ca: str | Path | None, max_backoff: float, tls_pin: str | None = None) -> None:
+                 tls_ca: str | Path | None, max_backoff: float, tls_pin: str | None = None,
+                 clean_session: bool = False) -> None:
         address = parse_url(url)
         self.address = address
         self.client_id = envelope.check_name("client id", client_id)
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean_session,
                                   protocol=mqtt.MQTTv311, manual_ack=True)
         username = username if username is not None else address.username
         password = password if password is not None else address.password
@@ -370,9 +375,12 @@ class TableLink(MqttLink):
             self._waiting = min(self._waiting * 2, RESEND_AFTER_MAX)
 
     def connected_now(self) -> int | None:
-        # the director's round, and the `applied` of its own boards only (all it may read: brokers.ACL)
+        # the director's round, and the `applied` of its own boards only (all it may read: brokers.ACL); an
+        # update's offer and chunks are for a board on the club's Wi-Fi (firmware/tallynet), not a table host's
         topics = []
         for kind in kinds.FROM_DIRECTOR:
+            if kind.name not in TABLE_HOST_TAKES:
+                continue
             if kinds.SUBJECT in kind.levels and self.boards:
                 topics += [kind.topic(self.event, board) for board in self.boards]
             else:
@@ -390,6 +398,9 @@ class TableLink(MqttLink):
             found = kinds.parse_topic(self.event, message.topic)
             if found is None or found[0].sender != kinds.DIRECTOR:
                 raise RefusedMessage("field", f"{message.topic} is not a topic the director publishes on")
+            if found[0].name not in TABLE_HOST_TAKES:
+                raise RefusedMessage("field", f"{message.topic}: a {found[0].name} is for a board on the club's Wi-Fi, "
+                                              "not a table host")
             kind = found[0]
             last = self.outbox.received(envelope.DIRECTOR) if kind.sequenced else 0
             # the director's message is checked by this link's own board's tag, with that board's key

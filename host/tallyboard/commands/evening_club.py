@@ -174,8 +174,8 @@ def broker_files_cmd(folder: Path, names: tuple[str, ...], mosquitto_dir: Path |
          *brokers.mosquitto_listener(TLS_PORT, None, tls),
          *(["# boards on the club's Wi-Fi: plain MQTT (docs/club-wifi.md, \"Why the boards speak plain MQTT\")",
             *brokers.mosquitto_listener(PLAIN_PORT, None, None)] if wifi_boards else [])]) + "\n")
-    tables = [user for user in users if user != club.DIRECTOR_LOGIN]
-    click.echo(f"{folder}: tallyboard.passwd (director, tables {', '.join(tables)}), tallyboard.acl, "
+    tables = [user for user in users if user not in (club.DIRECTOR_LOGIN, club.UPDATER_LOGIN)]
+    click.echo(f"{folder}: tallyboard.passwd (director, updater, tables {', '.join(tables)}), tallyboard.acl, "
                f"tallyboard.conf (a TLS listener on {TLS_PORT}{f', a plain one on {PLAIN_PORT}' if wifi_boards else ''}), "
                f"{certificates.BROKER_FILE} and "
                f"{certificates.BROKER_KEY_FILE}, director.pw; include tallyboard.conf in mosquitto's configuration "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from tallyboot import TRIAL_S
 
 from .reporting import reports_errors
 
@@ -40,25 +41,35 @@ def key_cmd(key_file: Path | None) -> None:
 @click.option("--number", type=int, required=True,
               help="The release's number: higher than every release the boards run (a board refuses a lower one).")
 @click.option("--downgrade", is_flag=True, help="Let boards that run a higher number take this one.")
+@click.option("--board", "boards", multiple=True, metavar="IDENT",
+              help="Only this board takes it (its identity, as `tallyboard event boards` shows it; repeat). "
+                   "Default: every board of the club.")
+@click.option("--trial-s", type=click.IntRange(1, 3600), default=TRIAL_S, show_default=True,
+              help="The seconds a board gives the new release to restore its game and reach the broker before "
+                   "it goes back to the one before by itself.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
               show_default=True, help="The folder to write <release id>.tbrel in.")
 @_key_option
 @reports_errors
-def make_cmd(number: int, downgrade: bool, out_dir: Path, key_file: Path | None) -> None:
+def make_cmd(number: int, downgrade: bool, boards: tuple[str, ...], trial_s: int, out_dir: Path,
+             key_file: Path | None) -> None:
     """Build this checkout's firmware (the packages compiled, the board definitions) into a release
-    signed with the club's update key."""
+    signed with the club's update key: the ROMFS image the boards take over the air, and the files
+    beside it."""
     from ..club import releases
     from ..tooling import fileset
 
     seed = releases.load_key(key_file or releases.update_key_path())
     files = fileset.build()
-    release = releases.make(files, number, seed, downgrade)
+    release = releases.make(files, number, seed, downgrade, list(boards), trial_s)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{release.id}.tbrel"
     releases.write(release, path)
     size = sum(len(data) for data in release.files.values())
     click.echo(f"release {release.id}, number {number}{' (a downgrade)' if downgrade else ''}: "
                f"{len(release.files)} files, {size:,} bytes, in {path}")
+    click.echo(f"  image {len(release.image):,} bytes, {_chunks(releases.chunk_count(release))}; "
+               f"for {_boards_words(release.boards)}")
 
 
 @release_group.command("show")
@@ -79,8 +90,20 @@ def show_cmd(path: Path, public_hex: str | None, key_file: Path | None) -> None:
     manifest = release.manifest
     click.echo(f"release {release.id}, number {release.number}, firmware {manifest['fw']}"
                f"{', a downgrade' if manifest['downgrade'] else ''}: signed with this club's update key")
-    for entry in manifest["files"]:
+    click.echo(f"image: {len(release.image):,} bytes, {_chunks(releases.chunk_count(release))} of "
+               f"{manifest['image']['chunk']:,} bytes; for {_boards_words(release.boards)}")
+    for entry in release.listing:
         click.echo(f"  {entry['size']:>7,}  {entry['dest']}")
+
+
+def _chunks(count: int) -> str:
+    return f"{count} chunk{'s' if count != 1 else ''}"
+
+
+def _boards_words(boards: list[str]) -> str:
+    from ..club import releases
+
+    return "every board" if boards == [releases.ALL_BOARDS] else "boards " + ", ".join(boards)
 
 
 def register(main: click.Group) -> None:

@@ -33,7 +33,7 @@ from tallyrun.protocol import MAX_TABLE
 
 from ..common import database
 from ..common import names as tallyboard_names
-from ..club import certificates, envelope
+from ..club import brokers, certificates, envelope
 from ..club.envelope import tag_of
 from ..club.director_link import DirectorLink
 from .evening_store import EventT, EveningStore
@@ -72,7 +72,8 @@ def director_file(event: Evening) -> Path:
     return event_folder(event) / "club-director.sqlite3"
 
 
-DIRECTOR_LOGIN = "director"     # the director's broker user (brokers.DIRECTOR_USER)
+DIRECTOR_LOGIN = brokers.DIRECTOR_USER    # the director's broker user
+UPDATER_LOGIN = brokers.UPDATER_USER      # event update-boards' (club/update_link.py)
 
 
 @dataclass(frozen=True)
@@ -191,11 +192,17 @@ def broker_users(store: EveningStore[Evening], event: Evening) -> dict[str, str]
     for the embedded broker and for a club's mosquitto (event broker-files)."""
     made = director_secrets(event)
     tag = event_tag(event)
-    users = {DIRECTOR_LOGIN: made.director_password}
+    users = {DIRECTOR_LOGIN: made.director_password, UPDATER_LOGIN: updater_password(made)}
     for table in range(1, table_count(store, event) + 1):
         board = board_ident(tag, table)
         users[board] = envelope.broker_password(envelope.board_key(made.secret, board))
     return users
+
+
+def updater_password(made: Secrets) -> str:
+    """`event update-boards`' broker password: derived from the evening's secret as a table's is from
+    its key, under a name no board has, so it is the director's laptop's alone."""
+    return envelope.broker_password(envelope.board_key(made.secret, UPDATER_LOGIN))
 
 
 def table_login(code: envelope.JoinCode, table: int) -> tuple[str, str]:

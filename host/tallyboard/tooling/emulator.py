@@ -60,6 +60,7 @@ HEAP_SIZE = "384K"
 LOG_LIMIT = 1 << 20   # bytes of the firmware's stderr kept in emulator.log
 OUTPUT_KEPT = 400     # bytes of its last output kept to explain a crash
 FIRMWARE_UMASK = 0o077  # what the firmware writes on its flash is its user's alone
+RESET_SIGNAL = signal.SIGUSR1   # how the firmware's machine.reset() ends its process (firmware/emu/machine.py)
 ROMFS_FILE = "romfs.bin"  # the emulated ROMFS partition in the flash folder (firmware/emu/machine.py's; a test holds them equal)
 SECRET_FLASH_FILES = ("net.txt", "net.txt.tmp")   # tallynet/settings.py NET_FILE: keys, passwords, passphrase
 
@@ -105,6 +106,9 @@ class Emulator:
         self._wake_r = self._wake_w = -1
         self._lock_file: IO[bytes] | None = None
         self._pins = bytearray(b"\x01" * GPIO_COUNT)
+        self._life = threading.RLock()   # power_on, cut_power and a reset's restart, one at a time
+        self._powered = False            # on, as far as the host is concerned: a reset powers on again
+        self.resets = 0                  # the firmware's machine.reset()s, each a power-up again
         self.last_output = b""   # the firmware's last bytes on stdout (a traceback, say)
 
     # --- life cycle --------------------------------------------------------
@@ -171,7 +175,14 @@ class Emulator:
     def argv(self) -> list[str]:
         # a board with a ROMFS partition: the port's start (the partition mounted at /rom), then main.py
         start = ["-c", "import romboot"] if self.romfs else ["main.py"]
-        return [micropython_binary(), "-X", f"heapsize={self.heap_size}", *start]
+        return [micropython_binary(), "-X", f"heapsize={self.heap_bytes()}", *start]
+
+    def heap_bytes(self) -> int:
+        """The unix port's heap: heap_size, and the partition's bytes beside it (the stand-in keeps
+        them in the heap; the chip maps its flash), so the firmware has heap_size as ever."""
+        text = self.heap_size.strip().upper()
+        scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
+        return int(text.rstrip("KM")) * scale + (self.romfs + 4096 if self.romfs else 0)
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -185,10 +196,15 @@ class Emulator:
         return env
 
     def power_on(self) -> None:
+        with self._life:
+            self._power_on()
+
+    def _power_on(self) -> None:
+        self._powered = True
         if self.running:
             return
         if self._proc is not None:
-            self.cut_power()   # the firmware died by itself: retire its relay first
+            self._cut_power()   # the firmware died by itself (or reset): retire its relay first
         self._drop_pending_input()
         try:
             if self.log_path.stat().st_size > LOG_LIMIT:
@@ -207,6 +223,18 @@ class Emulator:
         self._relay = threading.Thread(target=Relay(self._master, self._proc, self._wake_r, self._heard).run,
                                        name="emulator-relay", daemon=True)
         self._relay.start()
+        threading.Thread(target=self._restart_on_reset, args=(self._proc,), name="emulator-reset",
+                         daemon=True).start()
+
+    def _restart_on_reset(self, proc: subprocess.Popen[bytes]) -> None:
+        """machine.reset() (the stand-in ends the process with RESET_SIGNAL): the board starts again at
+        once on its flash, as a chip does; any other end of the firmware leaves it off."""
+        if proc.wait() != -RESET_SIGNAL:
+            return
+        with self._life:
+            if proc is self._proc and self._powered:
+                self.resets += 1
+                self._power_on()
 
     def _tighten_secrets(self) -> None:
         """The flash's secret files 0600, should an older version have left them open to others
@@ -221,6 +249,11 @@ class Emulator:
 
     def cut_power(self) -> None:
         """SIGKILL the firmware at whatever it is doing; the flash folder stays."""
+        with self._life:
+            self._powered = False
+            self._cut_power()
+
+    def _cut_power(self) -> None:
         proc = self._proc
         if proc is None:
             return
