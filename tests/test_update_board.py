@@ -166,8 +166,8 @@ def test_a_game_in_play_or_a_hand_waiting_holds_the_switch_and_the_oled_says_so(
     link = Link(root)
     game = link.app.game
     game.new(rummy, 4, 0)
-    # one hand (docs/rules.md, Rummy): players 1, 2 and 3 are left holding a king, a queen and a jack, player 0
-    # goes out: 30 points of a game to 100 or more
+    # one hand (docs/rules.md RU): players 1, 2 and 3 are left holding a king, a queen and a jack, player 0
+    # goes out: the first of a game of one deal per player (4 hands)
     for event in (rummy.pack_card(1, cards.card(13, 0)), rummy.pack_card(2, cards.card(12, 0)),
                   rummy.pack_card(3, cards.card(11, 0)), rummy.OUT | 0):
         game.apply(event)

@@ -40,10 +40,11 @@ def wifi_flash(flash: Path, tag: int, table: int) -> Path:
 
 
 @contextlib.contextmanager
-def wifi_board(flash: Path, timeout: float = 3.0, heap_size: str = HEAP_SIZE) -> Iterator[tuple[Emulator, Board]]:
+def wifi_board(flash: Path, timeout: float = 3.0, heap_size: str = HEAP_SIZE, romfs: int = 0,
+               files: list | None = None) -> Iterator[tuple[Emulator, Board]]:
     """An emulator on a wifi_flash() folder with heap_size (HEAP_SIZE unless told), and a connected
-    client (HELLO done)."""
-    with Emulator(flash=flash, heap_size=heap_size) as emulator:
+    client (HELLO done); romfs: a Pico W on tallyboard's own image, with a ROMFS partition of that size."""
+    with Emulator(flash=flash, heap_size=heap_size, romfs=romfs, files=files) as emulator:
         link = SerialTransport(emulator.port)
         board = Board(link, timeout=timeout)
         try:
@@ -57,12 +58,16 @@ def ident(tag: int, table: int) -> str:
     return f"{tag:04X}.{table}"
 
 
-def enrol(board: Board, *, event: str, key: bytes, port: int, host: str = "127.0.0.1") -> None:
+def enrol(board: Board, *, event: str, key: bytes, port: int, host: str = "127.0.0.1",
+          update_key: bytes | None = None) -> None:
     """NET SET every setting, each value %XX-escaped as the protocol takes it; the broker
-    login left to the board (its table's: its identity, the password from its key)."""
+    login left to the board (its table's: its identity, the password from its key); the
+    club's update key's public half when given (an update over the air: issue 43)."""
     values = [("ssid", SSID.encode()), ("wifi_password", PASSPHRASE.encode()), ("broker_host", host.encode()),
               ("broker_port", str(port).encode()), ("event", event.encode()),
               ("key", key.hex().encode())]
+    if update_key is not None:
+        values.append(("update_key", update_key.hex().encode()))
     for name, value in values:
         board.request("NET", "SET", name, settings.escape(value).decode())
 
