@@ -302,21 +302,20 @@ def arm(seconds, root=""):
 
 def expired(root=""):
     """The trial's time gone and the release not kept: back to the old one."""
-    words = read_state(root)
-    if words is None or words[0] != TRIAL:
-        return
-    words[0], words[7] = RESTORE, WHY_NO_LINK
-    write_state(words, root)
-    import machine
-    machine.reset()
+    _back_now(WHY_NO_LINK, root)
 
 
 def failed(root=""):
     """main.py's, when the app stopped with an error during a trial: back to the old one now."""
+    _back_now(WHY_FAILED, root)
+
+
+def _back_now(why, root):
+    """A trial that ends unkept: restore written with why, and a restart into it."""
     words = read_state(root)
     if words is None or words[0] != TRIAL:
         return
-    words[0], words[7] = RESTORE, WHY_FAILED
+    words[0], words[7] = RESTORE, why
     write_state(words, root)
     import machine
     machine.reset()

@@ -137,6 +137,15 @@ def board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Partiti
     return str(tmp_path) + "/", part
 
 
+def offered(link: Link, m: dict[str, Any] | None = None, chunks: int = 0, force: bool = False) -> update.Updater:
+    """An Updater on the link, offered the release (manifest() unless m), its first `chunks` chunks given."""
+    updater = update.Updater(link)
+    updater.offer(offer(m or manifest(), force=force))
+    for index in range(chunks):
+        updater.chunk(chunk(index))
+    return updater
+
+
 def statuses(link: Link) -> list[tuple[str, int, int, str]]:
     return [(b["state"], b["have"], b["of"], b["why"]) for _, b in link.client.published]
 
@@ -172,10 +181,7 @@ def test_a_game_in_play_or_a_hand_waiting_holds_the_switch_and_the_oled_says_so(
                   rummy.pack_card(3, cards.card(11, 0)), rummy.OUT | 0):
         game.apply(event)
     assert game.n > 0 and not game.complete()
-    updater = update.Updater(link)
-    updater.offer(offer(manifest()))
-    for index in range(3):
-        updater.chunk(chunk(index))
+    updater = offered(link, chunks=3)
     updater.step(0)
     assert tallyboot.read_state(root) is None
     assert statuses(link)[-1] == ("staged", 3, 3, "mid_game")
@@ -193,10 +199,7 @@ def test_a_forced_offer_switches_mid_game(board):
     root, _ = board
     link = Link(root)
     link.outbox.seq, link.applied = 4, 3
-    updater = update.Updater(link)
-    updater.offer(offer(manifest(), force=True))
-    for index in range(3):
-        updater.chunk(chunk(index))
+    updater = offered(link, chunks=3, force=True)
     updater.step(0)
     assert tallyboot.read_state(root)[0] == "install"
 
@@ -204,9 +207,7 @@ def test_a_forced_offer_switches_mid_game(board):
 def test_a_tampered_chunk_is_refused_said_and_taken_again_when_it_comes_whole(board):
     root, _ = board
     link = Link(root)
-    updater = update.Updater(link)
-    updater.offer(offer(manifest()))
-    updater.chunk(chunk(0))
+    updater = offered(link, chunks=1)
     bad = bytearray(chunk(1))
     bad[100] ^= 1                                  # one bit of the chunk's data
     updater.chunk(bytes(bad))
@@ -221,10 +222,7 @@ def test_a_tampered_chunk_is_refused_said_and_taken_again_when_it_comes_whole(bo
 def test_a_power_cut_mid_transfer_resumes_at_the_chunk_the_flash_holds(board):
     root, _ = board
     link = Link(root)
-    updater = update.Updater(link)
-    updater.offer(offer(manifest()))
-    updater.chunk(chunk(0))
-    updater.chunk(chunk(1))
+    updater = offered(link, chunks=2)
     # the power goes; at the next power-up the link makes a new Updater when the offer comes again
     again = update.Updater(Link(root))
     assert (again.state, again.have, again.of) == ("receiving", 2, 3)
@@ -279,10 +277,7 @@ def test_a_downgrade_the_director_signed_is_taken(board):
 def test_the_trial_is_kept_once_linked_and_its_number_remembered(board):
     root, part = board
     link = Link(root)
-    updater = update.Updater(link)
-    updater.offer(offer(manifest(number=7)))
-    for index in range(3):
-        updater.chunk(chunk(index))
+    updater = offered(link, manifest(number=7), chunks=3)
     updater.step(0)
     assert tallyboot.boot(root) == "trial"         # the restart: tallyboot installs it
     assert bytes(part[:len(IMAGE)]) == IMAGE

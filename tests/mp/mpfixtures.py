@@ -31,6 +31,16 @@ def folder(kind):
     return path + "/"
 
 
+def write_file(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def read_file(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def cleanup(root):
     """Remove a folder() and the files in it."""
     for name in os.listdir(root[:-1]):

@@ -5,7 +5,7 @@
 # Under CPython and the unix port (tests/mp/run.py).
 import sys
 
-from mpfixtures import booted_app, cleanup, folder, skip
+from mpfixtures import booted_app, cleanup, folder, read_file, skip, write_file
 from tallynet import health
 from tallyrun.restore import RESETS, count_reset
 from tallypanel import boarddef
@@ -44,25 +44,15 @@ class _Link:
         self.supply = None                   # no VSYS wired
 
 
-def _write(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
-
-
-def _read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
 def test_the_body_has_exactly_the_fields_and_the_values_it_was_given():
     root = folder("health")
     try:
-        _write(root + "release", b"0f4477acc4cb\n")
+        write_file(root + "release", b"0f4477acc4cb\n")
         app, out = booted_app(root)
         assert app.restored.resets == 0      # BOOT counts nothing: a USB board publishes no health
         from tallypanel.start import LinkStarter
         LinkStarter(app, _Net(True), None)   # made at a Wi-Fi board's power-up: counts it, the first on this flash
-        assert _read(root + RESETS) == b"1"
+        assert read_file(root + RESETS) == b"1"
         journal = app.journal
         journal.generation = 3               # two rounds of the ring done, the third in block 1 from 30:
         journal.start_k = 30                 # 2 * 32 + 2 (the snapshot's) + 3 (blocks 31, 0, 1 begun) = 69
@@ -97,7 +87,7 @@ def test_the_body_has_exactly_the_fields_and_the_values_it_was_given():
         import os
         os.remove(root + "release")
         assert health.read_release(root) == "-"
-        _write(root + "release", b"a b")
+        write_file(root + "release", b"a b")
         assert health.read_release(root) == "-"
         out.close()
     finally:
@@ -150,18 +140,18 @@ def test_the_uptime_is_counted_in_seconds_across_the_tick_counter_s_wrap():
     assert state.up_s == 8
 
 
-def test_the_reset_counter_survives_reboots_and_a_torn_write():
+def test_the_reset_counter_survives_reboots_and_a_tornwrite_file():
     root = folder("resets")
     try:
         assert [count_reset(root) for _ in range(3)] == [1, 2, 3]
-        assert _read(root + RESETS) == b"3"
-        _write(root + RESETS + ".tmp", b"")               # a cut while the next was written: the count before
+        assert read_file(root + RESETS) == b"3"
+        write_file(root + RESETS + ".tmp", b"")               # a cut while the next was written: the count before
         assert count_reset(root) == 4
-        _write(root + RESETS, b"\xff\x00")                # the file damaged (never by littlefs's rename):
-        _write(root + RESETS + ".tmp", b"9")              # the .tmp a cut left
+        write_file(root + RESETS, b"\xff\x00")                # the file damaged (never by littlefs's rename):
+        write_file(root + RESETS + ".tmp", b"9")              # the .tmp a cut left
         assert count_reset(root) == 10
-        _write(root + RESETS, b"junk")
-        _write(root + RESETS + ".tmp", b"")
+        write_file(root + RESETS, b"junk")
+        write_file(root + RESETS + ".tmp", b"")
         assert count_reset(root) == 1                     # nothing to go by: counted again from 0
         # a flash that cannot be written never stops the power-up
         assert count_reset(root + "no-such-folder/") == 1

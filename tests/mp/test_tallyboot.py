@@ -4,7 +4,7 @@
 # CPython and the unix port (tests/mp/run.py); on the chip, tests/test_twin_update.py.
 import sys
 
-from mpfixtures import cleanup, folder
+from mpfixtures import cleanup, folder, read_file, write_file
 import tallyboot
 
 HEADER = b"\xd2\xcd\x31"
@@ -64,16 +64,6 @@ def _flash(part):
     return root
 
 
-def _write(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
-
-
-def _read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
 def _cleanup(root):
     import os
     for name in os.listdir(root + tallyboot.FOLDER):
@@ -84,11 +74,40 @@ def _cleanup(root):
 
 def _staged(root, part):
     """B staged beside A, the old one saved and the switch written: what the link does."""
-    _write(root + tallyboot.NEW, IMAGE_B)
+    write_file(root + tallyboot.NEW, IMAGE_B)
     size, digest = tallyboot.save_running(part, root)
     assert (size, digest) == (104, tallyboot.sha256_hex(IMAGE_A))
     tallyboot.write_state([tallyboot.INSTALL, "bbbb", "5005", tallyboot.sha256_hex(IMAGE_B),
                            "aaaa", str(size), digest, "-", "180"], root)
+
+
+class Flash:
+    """A scratch flash with A in the partition (and, staged, B switched to as the link does), gone after."""
+
+    def __init__(self, staged=True):
+        self.staged = staged
+
+    def __enter__(self):
+        self.part = Partition(IMAGE_A)
+        self.root = _flash(self.part)
+        if self.staged:
+            _staged(self.root, self.part)
+        return self.root, self.part
+
+    def __exit__(self, *exc):
+        _cleanup(self.root)
+
+
+def _cut_at(part, root, cut):
+    """Power up with the power cut before write `cut`; the step the flash is left in."""
+    part.cut_after = cut
+    try:
+        tallyboot.boot(root)
+        assert False, "the power was cut"
+    except PowerCut:
+        pass
+    part.cut_after = -1
+    return tallyboot.step(root)
 
 
 def test_an_image_size_is_read_from_its_header():
@@ -99,21 +118,14 @@ def test_an_image_size_is_read_from_its_header():
 
 
 def test_no_state_changes_nothing():
-    part = Partition(IMAGE_A)
-    root = _flash(part)
-    try:
+    with Flash(staged=False) as (root, part):
         assert tallyboot.boot(root) is None
         assert part.writes == [] and bytes(part[:104]) == IMAGE_A
-    finally:
-        _cleanup(root)
 
 
 def test_the_switch_installs_the_new_one_block_zero_last_and_a_trial_begins():
-    part = Partition(IMAGE_A)
-    root = _flash(part)
-    try:
-        _staged(root, part)
-        assert _read(root + tallyboot.OLD) == IMAGE_A
+    with Flash() as (root, part):
+        assert read_file(root + tallyboot.OLD) == IMAGE_A
         assert tallyboot.boot(root) == tallyboot.TRIAL
         # block 0 erased first (-1), then block 1 written, then block 0
         assert part.writes == [-1, 1, 0]
@@ -121,45 +133,28 @@ def test_the_switch_installs_the_new_one_block_zero_last_and_a_trial_begins():
         assert tallyboot.step(root) == tallyboot.TRIAL
         assert tallyboot.keep(root) is True               # it linked: kept
         assert tallyboot.step(root) is None
-        assert _read(root + tallyboot.OLD) == IMAGE_A     # the one before stays, to go back to
+        assert read_file(root + tallyboot.OLD) == IMAGE_A     # the one before stays, to go back to
         try:
-            _read(root + tallyboot.NEW)
+            read_file(root + tallyboot.NEW)
             assert False, "new.rom is the partition's now"
         except OSError:
             pass
         assert tallyboot.keep(root) is False              # nothing under way
-    finally:
-        _cleanup(root)
 
 
 def test_a_power_cut_at_every_write_of_the_switch_boots_one_whole_release():
     # The switch makes 3 writes (erase 0, block 1, block 0); cut before each in turn, then power up
     # again on a flash that holds: the board ends in a trial of B, whole, every time.
     for cut in range(3):
-        part = Partition(IMAGE_A)
-        root = _flash(part)
-        try:
-            _staged(root, part)
-            part.cut_after = cut
-            try:
-                tallyboot.boot(root)
-                assert False, "the power was cut"
-            except PowerCut:
-                pass
-            assert tallyboot.step(root) == tallyboot.INSTALL      # the state as it was
+        with Flash() as (root, part):
+            assert _cut_at(part, root, cut) == tallyboot.INSTALL      # the state as it was
             assert tallyboot.image_size(memoryview(part)) in (0, 104)   # no ROMFS, or A before the erase
-            part.cut_after = -1
             assert tallyboot.boot(root) == tallyboot.TRIAL
             assert bytes(part[:5005]) == IMAGE_B
-        finally:
-            _cleanup(root)
 
 
 def test_a_reset_during_the_trial_goes_back_to_the_old_release_and_says_why():
-    part = Partition(IMAGE_A)
-    root = _flash(part)
-    try:
-        _staged(root, part)
+    with Flash() as (root, part):
         assert tallyboot.boot(root) == tallyboot.TRIAL
         # the new release reset before it linked: the next power-up goes back
         assert tallyboot.boot(root) == tallyboot.BACK
@@ -168,42 +163,23 @@ def test_a_reset_during_the_trial_goes_back_to_the_old_release_and_says_why():
         assert (words[0], words[1], words[4], words[7]) == ("back", "bbbb", "aaaa", tallyboot.WHY_RESET)
         assert tallyboot.boot(root) == tallyboot.BACK      # and stays there: nothing copied again
         assert part.writes[-1] == 0 and len(part.writes) == 3 + 2   # B's 3 writes, then A's erase and block 0
-    finally:
-        _cleanup(root)
 
 
 def test_a_cut_while_going_back_still_ends_on_the_old_release():
     for cut in range(2):       # A is one block: erase 0, block 0
-        part = Partition(IMAGE_A)
-        root = _flash(part)
-        try:
-            _staged(root, part)
+        with Flash() as (root, part):
             tallyboot.boot(root)
-            part.cut_after = cut
-            try:
-                tallyboot.boot(root)
-                assert False, "the power was cut"
-            except PowerCut:
-                pass
-            assert tallyboot.step(root) == tallyboot.RESTORE
-            part.cut_after = -1
+            assert _cut_at(part, root, cut) == tallyboot.RESTORE
             assert tallyboot.boot(root) == tallyboot.BACK
             assert bytes(part[:104]) == IMAGE_A
-        finally:
-            _cleanup(root)
 
 
 def test_a_damaged_staged_file_is_never_booted():
-    part = Partition(IMAGE_A)
-    root = _flash(part)
-    try:
-        _staged(root, part)
-        _write(root + tallyboot.NEW, IMAGE_B[:-1] + b"\x00")    # one byte changed on flash
+    with Flash() as (root, part):
+        write_file(root + tallyboot.NEW, IMAGE_B[:-1] + b"\x00")    # one byte changed on flash
         assert tallyboot.boot(root) == tallyboot.BACK
         assert bytes(part[:104]) == IMAGE_A
         assert tallyboot.read_state(root)[7] == tallyboot.WHY_DAMAGED
-    finally:
-        _cleanup(root)
 
 
 def test_not_linked_in_time_or_an_app_that_fails_goes_back():
@@ -211,10 +187,7 @@ def test_not_linked_in_time_or_an_app_that_fails_goes_back():
     sys.modules["machine"] = Machine
     try:
         for fail, why in ((tallyboot.expired, tallyboot.WHY_NO_LINK), (tallyboot.failed, tallyboot.WHY_FAILED)):
-            part = Partition(IMAGE_A)
-            root = _flash(part)
-            try:
-                _staged(root, part)
+            with Flash() as (root, part):
                 tallyboot.boot(root)
                 before = Machine.resets
                 fail(root)
@@ -225,8 +198,6 @@ def test_not_linked_in_time_or_an_app_that_fails_goes_back():
                 before = Machine.resets
                 fail(root)                      # not in a trial: nothing
                 assert Machine.resets == before
-            finally:
-                _cleanup(root)
     finally:
         if saved is None:
             del sys.modules["machine"]
@@ -235,13 +206,9 @@ def test_not_linked_in_time_or_an_app_that_fails_goes_back():
 
 
 def test_a_state_that_cannot_be_read_is_none():
-    part = Partition(IMAGE_A)
-    root = _flash(part)
-    try:
-        _write(root + tallyboot.STATE, b"install too few words")
+    with Flash(staged=False) as (root, part):
+        write_file(root + tallyboot.STATE, b"install too few words")
         assert tallyboot.read_state(root) is None and tallyboot.boot(root) is None
-        _write(root + tallyboot.STATE, b"\xff\xfe")
+        write_file(root + tallyboot.STATE, b"\xff\xfe")
         assert tallyboot.read_state(root) is None
         assert part.writes == []
-    finally:
-        _cleanup(root)
