@@ -2,7 +2,8 @@
 emulated Pico W boards on tallyboard's own image (a ROMFS partition holding the packages), enrolled on the
 club's Wi-Fi with the club's update key, linked to the embedded broker with the evening's logins and ACL;
 `event update-boards`' engine (club/update_link.py) logged in as the updater. A release reaches every board
-and each then runs it (HELLO's fw says the new version) with its game intact; a release signed with another
+and each then runs it (HELLO's fw says the new version) with its game intact: one board's power cut while
+its chunks arrive, it goes on from its flash; the other's game in play holds it, said on its OLED; a release signed with another
 key, and an older one, are refused by every board and change nothing; a chunk changed on its way is
 refused, said, sent again and the release still kept; a release whose link cannot log in goes back by
 itself once its trial's seconds are gone."""
@@ -175,8 +176,19 @@ def test_a_release_reaches_every_board_and_the_wrong_ones_are_refused(tmp_path: 
     # and says so on its OLED
     b = releases.make(firmware(tmp_path, "b", "0.1.0-b"), 2, SEED)
     running = evening.start_update(b)
-    until(lambda: evening.said(ident(2), "kept", "-") and evening.said(one, "staged", "mid_game"), WAIT_S,
+    # table 2's power cut while its chunks arrive: it powers up again and goes on from the chunk its flash holds
+    two = ident(2)
+    until(lambda: any(r.board == two and r.state == "receiving" and r.have >= 16 for rows in list(evening.seen)
+                      for r in rows), WAIT_S, "table 2's board holding 16 chunks")
+    evening.emulators[two].cut_power()
+    held = (evening.emulators[two].flash / "update" / "new.pos").read_bytes()
+    mark = len(evening.seen)
+    evening.emulators[two].power_on()
+    assert held[0] << 8 | held[1] >= 16
+    until(lambda: evening.said(two, "kept", "-") and evening.said(one, "staged", "mid_game"), WAIT_S,
           "table 2's board keeping the release, table 1's holding it for its game")
+    # it never began again: every status it gave after the cut held at least the first window
+    assert min(r.have for rows in evening.seen[mark:] for r in rows if r.board == two and r.state == "receiving") >= 8
     oled = (evening.emulators[one].io_dir / "oled.bin").read_bytes()
     assert "UPDATE AFTER GAME" in [oled_text(oled, row).strip() for row in range(ROWS)]
     assert evening.hello(one)["fw"] == "0.1.0"
