@@ -183,7 +183,9 @@ class Link:
                 self.updater.step(now)
         net.waiting = publishing.waiting(self)
         self._show(now)
-        return bool(self.inbox) or net.waiting > 0 or not ready or composed
+        updater = self.updater
+        return (bool(self.inbox) or net.waiting > 0 or not ready or composed
+                or (updater is not None and updater.busy()))
 
     def _restart(self):
         """The settings changed (or the first step): everything from them again."""

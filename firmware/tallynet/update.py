@@ -275,7 +275,11 @@ class Updater:
                 machine.reset()
         self._show()
         if self.due and link.client is not None:
-            self._publish()
+            self._publish(now)
+
+    def busy(self):
+        """Whether chunks are coming (the link steps often then: a window's round trip is a step)."""
+        return self.state == RECEIVING
 
     def _kept(self):
         root = self.root
@@ -341,7 +345,7 @@ class Updater:
             why = "mid_game"
         return {"release": self.release, "state": self.state, "have": self.have, "of": self.of, "why": why}
 
-    def _publish(self):
+    def _publish(self, now):
         link = self.link
         if self.state is None or self.state == _TRIAL:
             self.due = False
@@ -352,6 +356,7 @@ class Updater:
         except Exception:   # backpressure, or the connection just went: the next step tries again
             return
         self.due = False
+        link.busy_until = ticks_add(now, publishing.BUSY_MS)     # out at the next step, not at the client's next turn
 
 
 def _check_shape(manifest, sig):
