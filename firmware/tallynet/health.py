@@ -166,7 +166,7 @@ def body(link):
     gc.collect()
     free = getattr(gc, "mem_free", _zero)()
     return {"fw": protocol.FIRMWARE_VERSION, "release": state.release, "up_s": state.up_s,
-            "resets": getattr(app.restored, "resets", 0), "cause": state.cause, "free": free,
+            "resets": link.resets, "cause": state.cause, "free": free,
             "block": replies.largest_free_block(free), "rssi": measure(link.wlan if link.net.joined else None),
             "reconnects": reconnects(state), "erases": journal.erases(), "records": min(journal.records, _MOST),
             "vsys_mv": vsys}

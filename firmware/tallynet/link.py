@@ -57,12 +57,13 @@ _BLINK_MS = const(250)
 
 
 class Link:
-    def __init__(self, app, net, led=None, rx=None, cause="unknown", supply=None):
+    def __init__(self, app, net, led=None, rx=None, cause="unknown", supply=None, resets=0):
         self.app = app
         self.net = net
         self.led = led               # the Pico W's LED: a callable taking 0 or 1 (tallypanel.hw.link_led)
         self.cause = cause           # the last reset's cause (tallynet.health.CAUSES; tallypanel.hw.health_cause)
         self.supply = supply         # the supply's reader, mV (tallypanel.hw.supply_reader), or None: not wired
+        self.resets = resets         # the power-ups counted on flash (tallyrun.restore.count_reset; the health)
         self.rx = rx if rx is not None else bytearray(RX_BUFFER)   # the MQTT client's receive buffer
         envelope.prepare()           # canonical JSON's one buffer (made already by tallypanel.start)
         self.outbox = Outbox(app.root)
@@ -183,9 +184,12 @@ class Link:
                 self.updater.step(now)
         net.waiting = publishing.waiting(self)
         self._show(now)
+        return not ready or composed or self._busy()
+
+    def _busy(self):
+        """Something under way that the next step should come soon for."""
         updater = self.updater
-        return (bool(self.inbox) or net.waiting > 0 or not ready or composed
-                or (updater is not None and updater.busy()))
+        return bool(self.inbox) or self.net.waiting > 0 or (updater is not None and updater.busy())
 
     def _restart(self):
         """The settings changed (or the first step): everything from them again."""

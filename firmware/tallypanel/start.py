@@ -158,7 +158,7 @@ class LinkStarter:
         # the link publishes it, and its file's leavings, left below the first light's
         # view, were a 6.5 KB hole in every board's heap (docs/benchmarks.md)
         from tallyrun.restore import count_reset
-        app.restored.resets = count_reset(app.root)
+        self.resets = count_reset(app.root)
         compact()
 
     def start(self):
@@ -177,7 +177,8 @@ class LinkStarter:
             envelope.prepare()
             from tallypanel import hw
             from tallynet.link import Link
-            task = Link(app, self.net, hw.link_led(), rx, hw.health_cause(), hw.supply_reader(self.board.vsys_adc)).run()
+            task = Link(app, self.net, hw.link_led(), rx, hw.health_cause(), hw.supply_reader(self.board.vsys_adc),
+                        self.resets).run()
         except Exception as exc:   # MemoryError, a module missing: the board stays a USB board
             app.note("network: the club link cannot start (%s); the board scores over USB" % exc)
             return

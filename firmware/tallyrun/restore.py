@@ -42,7 +42,6 @@ class Restored:
         self.config = Config(root)
         self.events = Writer()     # the app's writer of pushed events, once it runs
         self.eseq = 0
-        self.resets = 0    # count_reset's at the power-up, on a board with the club link (its health)
         self.started_ms = ticks_ms()   # the power-up's first tick here (a board's health counts its uptime from it)
 
     def restore(self):

@@ -35,8 +35,9 @@ class _Wlan:
 class _Link:
     """What health.body reads of a link: its app, its WLAN, its Net, its health."""
 
-    def __init__(self, app, rssi, joined=True):
+    def __init__(self, app, rssi, joined=True, resets=0):
         self.app = app
+        self.resets = resets                 # the power-up's count (tallypanel.start.LinkStarter's)
         self.wlan = _Wlan(rssi)
         self.net = _Net(joined)
         self.health = health.State(0)
@@ -49,16 +50,20 @@ def test_the_body_has_exactly_the_fields_and_the_values_it_was_given():
     try:
         write_file(root + "release", b"0f4477acc4cb\n")
         app, out = booted_app(root)
-        assert app.restored.resets == 0      # BOOT counts nothing: a USB board publishes no health
+        try:
+            read_file(root + RESETS)
+            assert False, "BOOT counts nothing: a USB board publishes no health"
+        except OSError:
+            pass
         from tallypanel.start import LinkStarter
-        LinkStarter(app, _Net(True), None)   # made at a Wi-Fi board's power-up: counts it, the first on this flash
-        assert read_file(root + RESETS) == b"1"
+        starter = LinkStarter(app, _Net(True), None)   # made at a Wi-Fi board's power-up: counts it, the first here
+        assert starter.resets == 1 and read_file(root + RESETS) == b"1"
         journal = app.journal
         journal.generation = 3               # two rounds of the ring done, the third in block 1 from 30:
         journal.start_k = 30                 # 2 * 32 + 2 (the snapshot's) + 3 (blocks 31, 0, 1 begun) = 69
         journal.k = 1
         journal.records = 7
-        link = _Link(app, -61)
+        link = _Link(app, -61, resets=starter.resets)
         link.health.cause = "watchdog"       # (hw.health_cause's: tested with the emulator's machine)
         link.health.up_s = 4321
         health.connected(link.health)

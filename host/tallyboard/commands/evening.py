@@ -30,7 +30,7 @@ from .evening_views import with_seasons
 from .reporting import reports_errors
 
 # the other parts of `tallyboard event`, each a module here with register(group)
-EVENING_PARTS = ("evening_boards", "evening_views", "evening_club")
+EVENING_PARTS = ("evening_boards", "evening_views", "evening_club", "evening_update")
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file the evening is kept in (default: $TALLYBOARD_ARCHIVE or "

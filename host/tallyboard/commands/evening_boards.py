@@ -223,10 +223,7 @@ def boards_cmd(as_json: bool, event_name: str | None) -> None:
 def register(group: click.Group) -> None:
     from ..evening import add_board_reader, add_new_round_pusher
 
-    from . import evening_update
-
     for command in (attach_cmd, start_cmd, resume_cmd, stop_boards_cmd, boards_cmd):
         group.add_command(command)
-    evening_update.register(group)      # event update-boards: a release to the boards on the club's Wi-Fi
     add_new_round_pusher(on_new_round)
     add_board_reader(read_boards)
