@@ -332,6 +332,14 @@ class Twin:
         self._log_at = len(data)
         return text.splitlines()
 
+    def log_tail(self, lines: int = 15) -> str:
+        """The twin's log's last lines, to explain a failure ("" when there is none)."""
+        try:
+            text = self.log.read_bytes().decode("latin1").splitlines()[-lines:]
+        except OSError:
+            return ""
+        return "\nthe twin's log ends:\n" + "\n".join(text)
+
     def first_light_ms(self, wait: float = BOOT_S) -> float:
         """Emulated ms from the last reset to the first data on the LED pin (the
         log's first such line after mark())."""

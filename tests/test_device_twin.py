@@ -157,11 +157,7 @@ class Chip:
         return self.wait_for_boot()
 
     def log_tail(self, lines: int = 15) -> str:
-        try:
-            text = self.twin.log.read_bytes().decode("latin1").splitlines()[-lines:]
-        except OSError:
-            return ""
-        return "\nthe twin's log ends:\n" + "\n".join(text)
+        return self.twin.log_tail(lines)
 
 
 @pytest.fixture(scope="module")

@@ -79,11 +79,7 @@ class Bench:
 
     # ------------------------------------------------------------ the host's side
     def log_tail(self, lines: int = 15) -> str:
-        try:
-            text = self.twin.log.read_bytes().decode("latin1").splitlines()[-lines:]
-        except OSError:
-            return ""
-        return "\nthe twin's log ends:\n" + "\n".join(text)
+        return self.twin.log_tail(lines)
 
     def tallyboard(self, *args: str) -> str:
         done = self.twin.tallyboard(*args, timeout=COMMAND_S)
