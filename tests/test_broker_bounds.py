@@ -227,3 +227,58 @@ def test_refused_connects_from_one_address_are_one_line_and_a_count(caplog):
     assert len(lines) == 2, lines
     assert "'club-test-t2' (user 't2') not authorized (no such user, or a wrong password)" in lines[0]
     assert lines[1].startswith("the broker refused: 49 more from 127.0.0.1 in the last "), lines[1]
+
+
+def test_a_message_reaches_every_subscriber_though_one_resubscribes_while_it_goes_out():
+    # amqtt 0.12 delivers a message in a loop over its subscriptions with an await in each delivery; a board
+    # that restarts meanwhile has its subscriptions removed and made again. Here the first delivery's check
+    # removes a third filter: every subscriber of the topic still gets the message, and nothing raises
+    # ("dictionary changed size during iteration" lost the rest of the deliveries: embedded_broker._Subscriptions).
+    import asyncio
+    from collections import deque
+    from types import SimpleNamespace
+
+    from tallyboard.club import embedded_broker
+
+    loop = asyncio.new_event_loop()
+    try:
+        broker = embedded_broker._GuardedBroker({"listeners": {"default": {"type": "tcp", "bind": "127.0.0.1:0"}}},
+                                                loop=loop, event="Club-night-1a2b")
+        delivered: list[str] = []
+
+        def session(name: str) -> Any:
+            return SimpleNamespace(client_id=name, clean_session=True, is_anonymous=False,
+                                   transitions=SimpleNamespace(state="connected"))
+
+        class Handler:
+            def __init__(self, name: str) -> None:
+                self.name = name
+
+            async def mqtt_publish(self, topic: str, data: bytes, qos: int, retain: bool) -> None:
+                delivered.append(self.name)
+
+        topic = "tallyboard/Club-night-1a2b/director/chunk/1A2B.1"
+        broker._subscriptions["tallyboard/Club-night-1a2b/director/chunk/+"] = [(session("updater"), 0)]
+        broker._subscriptions[topic] = [(session("1A2B.1"), 0)]
+        broker._subscriptions["tallyboard/Club-night-1a2b/director/offer/1A2B.2"] = [(session("1A2B.2"), 1)]
+        restarted = []
+
+        async def allowed(target: Any, topic: str, action: Any) -> bool:
+            if not restarted:         # 1A2B.2 restarts: its subscription removed (made again once it is back)
+                restarted.append(broker._subscriptions.pop("tallyboard/Club-night-1a2b/director/offer/1A2B.2"))
+                await asyncio.sleep(0)
+            return True
+
+        broker._topic_filtering = allowed
+        broker._get_handler = lambda target: Handler(target.client_id)
+        tasks: deque[Any] = deque()
+
+        async def one_broadcast() -> None:
+            await broker._broadcast_queue.put({"topic": topic, "data": b"chunk", "session": session("updater")})
+            await broker._run_broadcast(tasks)
+            await asyncio.gather(*tasks)
+
+        loop.run_until_complete(one_broadcast())
+        assert sorted(delivered) == ["1A2B.1", "updater"]
+    finally:
+        loop.close()

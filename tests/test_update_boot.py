@@ -11,5 +11,5 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_main_asks_for_tallyboots_own_state_file():
     main = (ROOT / "firmware" / "main.py").read_text()
-    assert f'os.stat("{tallyboot.STATE}")' in main
+    assert f'stat("{tallyboot.STATE}")' in main
     assert f'== "{tallyboot.TRIAL}"' in main

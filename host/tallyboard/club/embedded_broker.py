@@ -165,6 +165,21 @@ class _Waiting:
                 del self.broker.per_address[self.address]
 
 
+class _Subscriptions(dict):  # type: ignore[type-arg]
+    """amqtt's table of subscriptions {filter: [(session, qos), ...]}, whose items and keys are looped
+    over as a copy taken when the loop begins. amqtt 0.12 loops over them with an await inside
+    (_run_broadcast's deliveries, a returning session's retained messages); a board that restarted
+    meanwhile (its subscriptions removed and made again) changed the dict under the loop, which raised
+    "dictionary changed size during iteration" and lost the rest of that message's deliveries (twelve
+    boards taking an update at once: bench/bench_update.py)."""
+
+    def items(self) -> Any:
+        return [(topic_filter, list(subscribers)) for topic_filter, subscribers in super().items()]
+
+    def __iter__(self) -> Any:
+        return iter(list(super().keys()))
+
+
 class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
     """amqtt 0.12's broker, made safe for a club's network:
 
@@ -177,10 +192,13 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
     - no message over envelope.MAX_BYTES is read (_CappedReader), and only the
       kinds that are retained by contract (kinds.KINDS) are retained;
     - retained messages are sent only for a session's own subscriptions and
-      only what it may read."""
+      only what it may read;
+    - a message is delivered to every subscriber even when one subscribes or
+      leaves while it goes out (_Subscriptions)."""
 
     def __init__(self, *args: Any, event: str, connect_timeout: float = CONNECT_TIMEOUT, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._subscriptions = _Subscriptions(self._subscriptions)
         self.event = event
         self.per_address: dict[str, int] = {}
         self.connect_timeout = connect_timeout
