@@ -44,6 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from twin_broker import BROKER_ANSWERS  # noqa: E402
+from twin_files import power_cycle  # noqa: E402
 from twin_harness import RawRepl, Twin, add_flash_option, add_image_option, bench_main, deployed  # noqa: E402  (it puts host/ on sys.path)
 from tallyboard.tooling.mpunix import STANDINS_DIR  # noqa: E402
 
@@ -57,64 +59,7 @@ DEFINITION = "wifi-test"          # tests/wifi_boards.py's name for it
 SOCKET_STANDIN = '''\
 # bench/bench_wifi_twin.py's stand-in for the Pico W's socket module: a TCP socket whose far end
 # answers as an MQTT 3.1.1 broker would (CONNACK, SUBACK, PUBACK, PINGRESP); nothing is forwarded
-import errno, io
-AF_INET = 2
-SOCK_STREAM = 1
-published = 0
-def getaddrinfo(host, port, *args):
-    return [(AF_INET, SOCK_STREAM, 0, "", (host, port))]
-class socket(io.IOBase):
-    def __init__(self, af=AF_INET, kind=SOCK_STREAM, *args):
-        self.sent = bytearray()      # from the board, not yet answered
-        self.answer = bytearray()    # to the board
-    def setblocking(self, flag):
-        pass
-    def connect(self, address):
-        raise OSError(errno.EINPROGRESS)
-    def ioctl(self, request, arg):
-        if request == 3:                       # MP_STREAM_POLL: always writable, readable with an answer
-            return arg & (4 | (1 if self.answer else 0))
-        return 0
-    def write(self, data):
-        global published
-        self.sent += data
-        sent = self.sent
-        while len(sent) >= 2:
-            size, shift, at = 0, 0, 1
-            while at < len(sent):
-                size |= (sent[at] & 127) << shift
-                at += 1
-                if not sent[at - 1] & 128:
-                    break
-                shift += 7
-            end = at + size
-            if end > len(sent):
-                break
-            kind = sent[0] >> 4
-            if kind == 1:
-                self.answer += b"\\x20\\x02\\x00\\x00"
-            elif kind == 8:
-                self.answer += b"\\x90\\x04" + sent[at:at + 2] + b"\\x01\\x01"
-            elif kind == 3:
-                published += 1
-                if sent[0] & 6:
-                    ids = at + 2 + (sent[at] << 8 | sent[at + 1])
-                    self.answer += b"\\x40\\x02" + sent[ids:ids + 2]
-            elif kind == 12:
-                self.answer += b"\\xd0\\x00"
-            sent = sent[end:]
-        self.sent = sent
-        return len(data)
-    def readinto(self, buf, size=None):
-        answer = self.answer
-        if not answer:
-            return None
-        n = min(len(buf), len(answer))
-        buf[:n] = answer[:n]
-        self.answer = answer[n:]
-        return n
-    def close(self):
-        pass
+''' + BROKER_ANSWERS + '''socket = BrokerEnd
 '''
 
 
@@ -128,10 +73,7 @@ def _write_files(twin: Twin, files: dict[str, str]) -> None:
         repl.run(code + "print('written')\n", timeout=60)
     finally:
         repl.close()
-    twin.power_cut()
-    twin.mark()
-    twin.start()
-    twin.booted()
+    power_cycle(twin)
 
 
 # boot.py on the Pico W image: the stand-ins where `import network` and `import socket` find them first

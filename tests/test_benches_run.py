@@ -29,7 +29,13 @@ QUICK = [
     (["bench_firmware_runtime.py", "--commands", "20", "--events", "40", "--boots", "1"], "boot_to_BOOT_event_ms"),
     (["bench_club_flood.py", "--floods", "1", "--count", "50"], "after flood 1"),
     (["bench_club_flood.py", "--qos2", "--floods", "1", "--count", "200"], "within the bound"),
+    (["bench_update.py", "--boards", "2"], "all kept and running the release: yes"),
 ]
+
+
+@pytest.mark.parametrize("command,figure", QUICK, ids=[" ".join(c[0]).removesuffix(".py") for c in QUICK])
+def test_the_bench_runs_and_prints_its_figures(command, figure, tmp_path):
+    runs(command, figure, tmp_path, 240)
 
 
 def runs(command, figure, tmp_path, timeout):

@@ -406,7 +406,8 @@ def test_broker_files_give_a_clubs_mosquitto_each_tables_login_over_tls(club, tm
     with EveningDatabase() as store:
         tag = event_tag(store.event())
     lines = (folder / "tallyboard.passwd").read_text().splitlines()
-    assert [line.split(":")[0] for line in lines] == ["director", f"{tag:04X}.1", f"{tag:04X}.2", f"{tag:04X}.3"]
+    assert [line.split(":")[0] for line in lines] == ["director", "updater", f"{tag:04X}.1", f"{tag:04X}.2",
+                                                      f"{tag:04X}.3"]     # (updater: event update-boards)
     assert (folder / "tallyboard.acl").read_text() == brokers.mosquitto_acl(club.event_id)
 
     # mosquitto itself reads them, its listener moved to a free loopback port: table 1 logs in over TLS,

@@ -33,6 +33,11 @@ MODULE_EXCEPTIONS: dict[str, str] = {
     "firmware/tallypanel/entry.py": "the hand entry's one walk: stepping through a game's description, finding "
                                     "a rejected hand's values again and drawing the entry all read and move the "
                                     "same walk state, allocation-free; apart, each would reach into the others'",
+    "bench/bench_update_twin.py": "two halves of one bench that share the stand-in's placeholders: the broker's "
+                                  "end that runs inside the chip (MicroPython source put on the twin's flash, "
+                                  "which serves an update as the director's engine does and notes the heap at "
+                                  "each point of the board's update path) and the host's side that builds the "
+                                  "release, fills the placeholders and reads the notes",
     "twin/bootrom/bootrom-b1.mjs": "data, not code: Raspberry Pi's RP2040 boot ROM (revision B1) as the words "
                                    "rp2040js loads, as Raspberry Pi published it (twin/bootrom/NOTICE)",
 }

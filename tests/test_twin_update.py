@@ -39,7 +39,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin_support import ROOT, TWIN_TESTS, device_twin, still_running  # noqa: E402
+from twin_support import ROOT, TWIN_TESTS, device_twin, still_running, twin_files  # noqa: E402
 from waiting import until  # noqa: E402
 
 pytestmark = [*TWIN_TESTS, pytest.mark.process]
@@ -50,7 +50,6 @@ COMMAND_S = device_twin.COMMAND_S
 BLOCK = 4096                         # the partition is copied a flash sector at a time (tallyboot.BLOCK)
 TRIAL_S = 120                        # the trials cut short by the power: their timer never comes first
 NO_LINK_TRIAL_S = 10                 # the trial left to run out: the least a manifest may say
-CHUNK = 8192                         # new.rom's bytes a raw REPL script carries (deflated, base64)
 GAME = ("new", "roquet", "--name", "Ann", "--name", "Bob", "--discard")
 HANDS = (("peg", "Ann", "20"), ("peg", "Bob", "7"), ("end",), ("peg", "Ann", "9"))
 SUMMARY = "roquet: Ann 29  Bob 7  (1 hand)"
@@ -215,45 +214,12 @@ class Bench:
             repl.port.close()
 
     def put(self, path: str, data: bytes) -> None:
-        """A file on the board's littlefs, through the raw REPL, a chunk a script (deflated when the
-        board can unpack it), written then renamed; its SHA-256 checked on the board."""
-        import base64
-        import zlib
-
+        """A file on the board's littlefs, through the raw REPL (bench/twin_files.py)."""
         repl = device_twin.RawRepl(self.twin.link)
         try:
-            inflates = "inflates" in repl.run("try:\n import deflate\n print('inflates')\nexcept ImportError:\n pass\n")
-            repl.run("\n".join([
-                "import os",
-                "from binascii import a2b_base64",
-                "try:",
-                f" os.mkdir({path.rsplit('/', 1)[0]!r})",
-                "except OSError:",
-                " pass",
-                f"tb_f = open({path + '.part'!r}, 'wb')",
-                "def tb_put(text, packed):",
-                " data = a2b_base64(text)",
-                " if packed:",
-                "  import deflate, io",
-                "  data = deflate.DeflateIO(io.BytesIO(data), deflate.ZLIB).read()",
-                " tb_f.write(data)",
-            ]) + "\n")
-            for at in range(0, len(data), CHUNK):
-                chunk = data[at:at + CHUNK]
-                packer = zlib.compressobj(9, zlib.DEFLATED, 10)    # a 1 KB window: all the board allocates
-                packed = packer.compress(chunk) + packer.flush()
-                use = inflates and len(packed) < len(chunk)
-                text = base64.b64encode(packed if use else chunk).decode()
-                repl.run(f"tb_put({text!r}, {use})\n")
-            out = repl.run("\n".join([
-                "tb_f.close()",
-                f"os.rename({path + '.part'!r}, {path!r})",
-                "import tallyboot",
-                f"print('sha256', tallyboot.file_sha256({path!r}, {len(data)}), os.stat({path!r})[6])",
-            ]) + "\n")
+            twin_files.put_file(repl, path, data)
         finally:
             repl.close()
-        assert f"sha256 {hashlib.sha256(data).hexdigest()} {len(data)}" in out, out
 
     # ------------------------------------------------------------ what is checked after each power-up
     def runs(self, release: Release, what: str) -> float:

@@ -26,6 +26,7 @@ def _load_bench_module(name: str):
 
 device_twin = _load_bench_module("twin_harness")
 twin_switches = _load_bench_module("twin_switches")     # game switches on the twin (it imports twin_harness)
+twin_files = _load_bench_module("twin_files")           # files onto the twin's littlefs (a release's image)
 WHY_NOT = device_twin.missing()
 if WHY_NOT is not None and IN_CI:
     raise RuntimeError(f"CI must run the device twin: {WHY_NOT} (.ci/run installs node, socat and rp2040js; the image and the boot ROM are in image/ and twin/bootrom/)")

@@ -198,7 +198,7 @@ class _GuardedBroker(_Broker):  # type: ignore[misc,valid-type]
 
     def __init__(self, *args: Any, event: str, connect_timeout: float = CONNECT_TIMEOUT, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._subscriptions = _Subscriptions(self._subscriptions)
+        self._subscriptions = _Subscriptions(getattr(self, "_subscriptions"))    # (amqtt's, untyped)
         self.event = event
         self.per_address: dict[str, int] = {}
         self.connect_timeout = connect_timeout
