@@ -229,6 +229,7 @@ def test_refused_connects_from_one_address_are_one_line_and_a_count(caplog):
     assert lines[1].startswith("the broker refused: 49 more from 127.0.0.1 in the last "), lines[1]
 
 
+@pytest.mark.filterwarnings("ignore:`BrokerSysPlugin`:DeprecationWarning")     # amqtt's, of its own plugin
 def test_a_message_reaches_every_subscriber_though_one_resubscribes_while_it_goes_out():
     # amqtt 0.12 delivers a message in a loop over its subscriptions with an await in each delivery; a board
     # that restarts meanwhile has its subscriptions removed and made again. Here the first delivery's check
