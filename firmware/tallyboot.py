@@ -169,10 +169,16 @@ def save_running(part, root=""):
             return found
     except OSError:
         pass
+    try:
+        os.remove(path)          # no state names it yet: its room is the new copy's (littlefs holds three images hardly)
+    except OSError:
+        pass
     memory = memoryview(part)
     with open(path + ".tmp", "wb") as f:
         for at in range(0, size, BLOCK):
             f.write(memory[at:min(at + BLOCK, size)])
+    if file_sha256(path + ".tmp", size) != digest:
+        raise OSError(5)         # EIO: the copy is not the image; no switch is written without it
     os.rename(path + ".tmp", path)
     return found
 
@@ -272,7 +278,9 @@ def boot(root=""):
         # the release before: it is in old.rom (or, if the copy of new never began, still in the partition)
         found = running(part)
         if found is None or found[1] != words[6]:
-            copy_in(part, root + OLD, int(words[5]), words[6])
+            if not copy_in(part, root + OLD, int(words[5]), words[6]):
+                # old.rom unreadable: the new release back rather than no release at all
+                copy_in(part, root + NEW, int(words[2]), words[3])
         words[0] = BACK
         write_state(words, root)
         mount(part)

@@ -282,7 +282,7 @@ def test_prepare_script_runs_on_micropython(tmp_path, one_package):
     (board / "chumicro_mqtt").mkdir()            # an earlier deploy's MQTT client (fileset.RETIRED)
     (board / "chumicro_mqtt" / "client.mpy").write_text("")
     (board / "update").mkdir()                   # an update over the air under way (firmware/tallyboot.py)
-    for name in ("state", "new.rom", "old.rom"):
+    for name in ("state", "new.rom", "old.rom", "new.man", "new.pos"):
         (board / "update" / name).write_text("")
     out = subprocess.run([micropython_binary(), "-c", deploy_scripts.prepare_script(files)], cwd=board,
                          capture_output=True, text=True)

@@ -264,6 +264,38 @@ def test_an_offer_is_refused_for_each_reason_and_nothing_of_it_is_kept(board, ch
     assert not Path(root, tallyboot.NEW).exists()
 
 
+def test_a_corrected_offer_of_the_same_files_is_looked_at_again(board):
+    # refused for its number; the director makes it again with a higher one: the same files, so the same
+    # release id, but signed anew: the board takes it (a refusal is of an offer, by its signature)
+    root, _ = board
+    Path(root, "update").mkdir(exist_ok=True)
+    Path(root, update.NUMBER_FILE).write_text("5")
+    link = Link(root)
+    updater = update.Updater(link)
+    updater.offer(offer(manifest(number=5)))
+    updater.step(0)
+    assert statuses(link) == [("refused", 0, 0, "older")]
+    updater.offer(offer(manifest(number=5)))      # its retained copy again: not looked at again
+    assert updater.state == "refused"
+    updater.offer(offer(manifest(number=6)))
+    assert updater.state == "receiving"
+
+
+def test_an_offer_during_a_trial_waits_for_it_to_end(board):
+    root, _ = board
+    updater = offered(Link(root), manifest(number=7), chunks=3)
+    updater.step(0)
+    assert tallyboot.boot(root) == "trial"
+    link = Link(root)
+    link.connected_at = None
+    trial = update.Updater(link)
+    trial.offer(offer(manifest(number=8, release="ba9876543210")))
+    assert tallyboot.step(root) == "trial" and trial.state == "trial"    # the trial's state stays
+    link.connected_at = 1
+    trial.step(2)
+    assert tallyboot.step(root) is None and update.running_number(root) == 7
+
+
 def test_a_downgrade_the_director_signed_is_taken(board):
     root, _ = board
     Path(root, "update").mkdir(exist_ok=True)

@@ -189,6 +189,18 @@ def test_a_status_kept_from_before_counts_only_when_it_names_this_release(served
     assert [r.state for r in server.rows()] == ["kept", "refused"] and server.finished()
 
 
+def test_a_refusal_or_a_going_back_kept_from_an_earlier_run_ends_nothing(served):
+    # the director runs the update again after fixing what a board refused: the board's retained status of
+    # the earlier run names this release too, but only what the board says of this offer ends it
+    server, _ = served
+    server.offers()
+    server.on_update("1A2B.1", status("refused", 0, "older"), retained=True)
+    server.on_update("1A2B.2", status("back", 21, "no_link"), retained=True)
+    assert [r.state for r in server.rows()] == ["offered", "offered"] and not server.finished()
+    server.on_update("1A2B.1", status("receiving", 0))
+    assert server.rows()[0].state == "receiving"
+
+
 # ---------------------------------------------------------------- at the director's link
 
 def test_the_update_link_logs_in_as_the_updater_which_may_offer_send_chunks_and_read_statuses_only():

@@ -141,6 +141,8 @@ class Link:
         """A bounded slice of the link's work; True while something is under way."""
         net = self.net
         health.tick(self.health, now)
+        if self.updater is not None:
+            self.updater.restart_if_due(now)
         if net.generation != self.generation:
             self._restart()
         if not net.enrolled(self.app.config):
@@ -450,8 +452,10 @@ class Link:
                     raise ValueError("not this board's applied")
                 self._applied(seq)
             elif topic == self.topic_offer:
-                if not payload:
-                    return          # withdrawn
+                if not payload:     # withdrawn: no chunks are coming
+                    if self.updater is not None:
+                        self.updater.withdrawn()
+                    return
                 message = envelope.open_director(payload, key, self.event, topics.OFFER, self.ident)
                 if message["body"].get("board") != self.ident:
                     raise ValueError("not this board's offer")

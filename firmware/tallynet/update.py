@@ -11,6 +11,7 @@
 # way (main.py imported tallyboot): a board that takes no update holds none of it.
 import tallyboot
 from tallycore import binascii, const, hashlib, json, os, ticks_add, ticks_diff
+from tallycore.games import unload
 
 from tallyrun import protocol
 from tallynet import envelope, health, publishing, topics
@@ -21,6 +22,8 @@ NUMBER_FILE = "update/number"       # the number of the release kept last (none:
 FORMAT = 2
 ROOT_FILES = ("boot.py", "main.py", "tallyboot.mpy")    # what stays on littlefs: the manifest's `root`
 HEADER = const(46)                  # a chunk message: release id (12), index (2), the next hash (32)
+MAX_CHUNKS = 0xFFFF                 # a chunk's index is 2 bytes on the wire
+MAX_TRIAL_S = 3600                  # the longest trial a release may state (manifest's trial_s, 1 to this)
 _WINDOW = const(8)                  # chunks the director sends for each `receiving`
 _SWITCH_GRACE_MS = const(1000)      # the `switching` status on its way before the restart
 _SWITCH_MOST_MS = const(5000)       # and no longer than this, whatever the broker does
@@ -59,7 +62,9 @@ class Updater:
         self.manifest = None
         self.expect = None          # the hash the next chunk must give (bytes)
         self.force = False
-        self.refused = None         # the offer last refused (its retained copy comes at each connection)
+        self.refused = None         # the signature of the offer last refused (its retained copy comes again at
+        #                             each connection; a corrected offer, signed anew, is looked at again)
+        self.serving = False        # an offer stands (withdrawn: no chunks are coming, the link need not hurry)
         self.due = False            # the status changed since it was published
         self.switch_at = None
         self._note = None
@@ -73,6 +78,10 @@ class Updater:
             return
         if words is not None and words[0] == tallyboot.BACK:
             self.release, self.state, self.why = words[1], BACK, words[7]
+            self.due = True
+            return
+        if words is not None:            # install or restore that tallyboot could not carry out (flash full)
+            self.release, self.state, self.why = words[1], REFUSED, "flash"
             self.due = True
             return
         self._resume()
@@ -95,6 +104,9 @@ class Updater:
         self.expect = bytes(position[2:34])
         if self.have >= self.of:
             self.have = self.of
+            if tallyboot.file_sha256(self.root + tallyboot.NEW, manifest["image"]["size"]) != manifest["image"]["sha256"]:
+                self._refuse(self.release, tallyboot.WHY_DAMAGED)
+                return
             self.state = STAGED
         self.due = True
 
@@ -116,7 +128,12 @@ class Updater:
         the chip's time, once per offer."""
         manifest = body.get("manifest")
         release = manifest.get("release") if isinstance(manifest, dict) else None
-        if release == self.refused:
+        sig = body.get("sig")
+        self.serving = True
+        if sig == self.refused:
+            return
+        if self.state == _TRIAL:
+            self.due = True              # a release on trial is kept or gone back before another is looked at
             return
         if self.manifest is not None and manifest == self.manifest:
             if self.state in (RECEIVING, STAGED):
@@ -133,11 +150,11 @@ class Updater:
         try:
             self._check(manifest, body.get("sig"))
         except Refused as exc:
-            self.refused = release
+            self.refused = sig
             self._refuse(release, exc.args[0])
             return
         except (KeyError, TypeError, ValueError):
-            self.refused = release
+            self.refused = sig
             self._refuse(release, "format")
             return
         try:
@@ -159,8 +176,8 @@ class Updater:
             if file_sha256(self.root + name) != root[name]:
                 raise Refused("root_files")
         part = tallyboot.partition()
-        if part is None:
-            raise Refused("no_partition")
+        if part is None or not tallyboot.image_size(memoryview(part)):
+            raise Refused("no_partition")        # no image, or none in it to go back to: deploy over USB
         if manifest["image"]["size"] > len(memoryview(part)):
             raise Refused("too_big")
         public = self.link.net.get(protocol.NET_UPDATE_KEY)
@@ -171,7 +188,7 @@ class Updater:
             good = ed25519.verify(public, hashlib.sha256(envelope.canonical(manifest)).digest(),
                                   binascii.unhexlify(sig))
         finally:
-            del ed25519
+            unload("tallynet.ed25519")      # its 7 KB back: one check per offer
         if not good:
             raise Refused("signature")
 
@@ -183,6 +200,7 @@ class Updater:
         except OSError:
             pass
         tallyboot.clear(root)            # an earlier update's staged file and state (back, say) go
+        _remove(root, POSITION_FILE, MANIFEST_FILE)   # and its offer: a cut below never pairs them with this one
         with open(root + MANIFEST_FILE + ".tmp", "wb") as f:
             f.write(envelope.canonical(manifest))
             f.write(b"\n" + sig.encode() + b"\n" + (b"1" if force else b"0"))
@@ -195,6 +213,8 @@ class Updater:
         self.due = True
 
     def _refuse(self, release, why):
+        if self.manifest is not None:    # an offer taken and then given up: nothing of it is kept
+            _remove(self.root, MANIFEST_FILE, POSITION_FILE, tallyboot.NEW)
         self.release = release if isinstance(release, str) and 0 < len(release) <= 16 else "-"
         self.state = REFUSED
         self.why = why
@@ -268,18 +288,27 @@ class Updater:
             self._kept()
         if self.state == STAGED and (self.force or between_games(link)):
             self._switch(now)
-        elif self.state == SWITCHING and ticks_diff(now, self.switch_at) >= 0:
-            client = link.client
-            if client is None or not client.tx or ticks_diff(now, self.switch_at) >= _SWITCH_MOST_MS:
-                import machine
-                machine.reset()
         self._show()
         if self.due and link.client is not None:
             self._publish(now)
 
+    def restart_if_due(self, now):
+        """The link's, every step, linked or not: the restart once the switch is written and its status out
+        (or _SWITCH_MOST_MS on, whatever the broker does: a link lost here must not hold it into a game)."""
+        if self.state != SWITCHING or ticks_diff(now, self.switch_at) < 0:
+            return
+        client = self.link.client
+        if client is None or not client.tx or ticks_diff(now, self.switch_at) >= _SWITCH_MOST_MS:
+            import machine
+            machine.reset()
+
+    def withdrawn(self):
+        """The director withdrew its offer: what the flash holds waits for the next one."""
+        self.serving = False
+
     def busy(self):
         """Whether chunks are coming (the link steps often then: a window's round trip is a step)."""
-        return self.state == RECEIVING
+        return self.state == RECEIVING and self.serving
 
     def _kept(self):
         root = self.root
@@ -369,11 +398,11 @@ def _check_shape(manifest, sig):
             raise Refused("format")
     if len(binascii.unhexlify(image["chain"])) != 32 or len(binascii.unhexlify(image["sha256"])) != 32:
         raise Refused("format")
-    if (image["size"] + image["chunk"] - 1) // image["chunk"] > 0xFFFF or image["chunk"] > 2048:
+    if (image["size"] + image["chunk"] - 1) // image["chunk"] > MAX_CHUNKS or image["chunk"] > 2048:
         raise Refused("format")
     trial = manifest.get("trial_s", tallyboot.TRIAL_S)
     release = manifest["release"]
-    if (not isinstance(trial, int) or not 1 <= trial <= 3600 or not isinstance(release, str) or len(release) != 12
+    if (not isinstance(trial, int) or not 1 <= trial <= MAX_TRIAL_S or not isinstance(release, str) or len(release) != 12
             or not isinstance(manifest["boards"], list) or not isinstance(manifest["number"], int)):
         raise Refused("format")
 
@@ -386,6 +415,14 @@ def between_games(link):
     if game.rules is not None and (game.held or (game.n > 0 and not game.complete())):
         return False
     return publishing.waiting(link) == 0 and not link.dirty
+
+
+def _remove(root, *paths):
+    for path in paths:
+        try:
+            os.remove(root + path)
+        except OSError:
+            pass
 
 
 def running_number(root):
@@ -403,4 +440,4 @@ def file_sha256(path):
         size = os.stat(path)[6]
     except OSError:
         return ""
-    return tallyboot.file_sha256(path, size) if size else binascii.hexlify(hashlib.sha256(b"").digest()).decode()
+    return tallyboot.file_sha256(path, size)

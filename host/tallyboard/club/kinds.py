@@ -81,7 +81,7 @@ _HEALTH_NAME = re.compile(r"[A-Za-z0-9._-]+\Z")
 # a board's side of an update over the air (docs/club-mqtt.md, "Updates over the air")
 UPDATE_STATES = update.STATES      # the board's own list (firmware/tallynet/update.py)
 UPDATE_FIELDS = ("release", "state", "have", "of", "why")
-MAX_CHUNKS = 65535           # a chunk's index is 2 bytes on the wire
+MAX_CHUNKS = update.MAX_CHUNKS      # a chunk's index is 2 bytes on the wire (the board's bound)
 MAX_WORD = 16                # a release id (12) or a why word: "-" when there is none
 _SIG128 = re.compile(r"[0-9a-f]{128}\Z")
 

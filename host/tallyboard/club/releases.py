@@ -45,14 +45,14 @@ FILES_LIST = "files.json"
 FILES = "files/"
 KEY_BYTES = 32
 ID_BYTES = 12             # a release id (fileset.release_id): the head of every chunk message
-MAX_CHUNKS = 2**16        # a chunk's index is 2 bytes on the wire
+MAX_CHUNKS = update.MAX_CHUNKS      # a chunk's index is 2 bytes on the wire: the board's bound
 ALL_BOARDS = "*"          # `boards`: every board of the club
 # what stays on the board's littlefs, outside the image: the release's own already, or the board refuses it
 ROOT_FILES = update.ROOT_FILES      # what a board keeps on littlefs beside the image: the board checks them
 MANIFEST_FIELDS = frozenset({"format", "release", "fw", "number", "downgrade", "boards", "trial_s", "image", "root",
                              "files"})
 TRIAL_S = tallyboot.TRIAL_S     # the seconds a board gives a new release to link, unless the director says
-MAX_TRIAL_S = 3600
+MAX_TRIAL_S = update.MAX_TRIAL_S    # the board's bound on a release's trial
 IMAGE_FIELDS = frozenset({"size", "sha256", "chunk", "chain"})
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 _RELEASE_ID = re.compile(r"[0-9A-Za-z]{12}\Z")

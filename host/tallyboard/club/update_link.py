@@ -82,7 +82,7 @@ class UpdateLink(MqttLink):
 
 class UpdateRun:
     """One update of the evening `event`'s `boards` ({identity: table}) to `release` over the broker at
-    `url` (as the director: its user and password in the URL), offers tagged with `key` (the key of a
+    `url` (as the updater, brokers.UPDATER_USER: its user and password in the URL), offers tagged with `key` (the key of a
     message's sender, {"board": board}). run() serves it and returns each board's end."""
 
     def __init__(self, url: str, *, event: str, release: releases.Release, boards: Mapping[str, int],

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from tallynet import topics
+from tallynet.update import BACK, KEPT, RECEIVING, REFUSED, STAGED, SWITCHING    # the board's own words
 
 from . import envelope, releases
 
 WINDOW = 8                 # chunks sent ahead of what a board holds
 RESEND_AFTER_S = 5.0       # no progress this long: from `have` again
 OFFERED = "offered"        # a board's state before it has said anything of this release
-RECEIVING, STAGED, SWITCHING, KEPT, BACK, REFUSED = "receiving", "staged", "switching", "kept", "back", "refused"
 FINAL = (KEPT, BACK, REFUSED)
 NONE = "-"                 # a status's release or why when there is none
 
@@ -121,7 +121,9 @@ class UpdateServer:
         or, once offered, a refusal naming none that came now (a board that could not read the offer
         says no release), never one the broker kept from before (`retained`: handed on at subscribing)."""
         if body["release"] == self.release.id:
-            return True
+            # a refusal or a going back the broker kept from before is an earlier run's: this offer, signed
+            # anew, may be taken where that one was not; only what the board says now ends it
+            return not (retained and body["state"] in (REFUSED, BACK))
         return self.offered and not retained and body["release"] == NONE and body["state"] == REFUSED
 
     def on_update(self, board: str, body: Mapping[str, Any], retained: bool = False) -> list[Publish]:

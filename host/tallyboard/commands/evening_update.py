@@ -12,7 +12,6 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import click
 from tallyrun.protocol import MAX_TABLE
 
-from ..common import secretfile
 from ..common.errors import TallyboardError
 from .evening_boards import event_option, open_store
 from .reporting import reports_errors
@@ -35,10 +34,9 @@ NO_BROKER = ("give the evening's broker with --broker: mqtts://127.0.0.1:PORT fo
               help="The update key's file (default: ~/.config/tallyboard/update-key).")
 @click.option("--tls-ca", type=click.Path(dir_okay=False, exists=True),
               help="With an mqtts:// broker: the club's CA certificate (default: this laptop's club CA).")
-@secretfile.broker_password_option
 @click.option("--broker", "broker_url", metavar="URL", envvar="TALLYBOARD_BROKER",
-              help="The evening's MQTT broker: mqtts://HOST:PORT (the director's login and password are this "
-                   "evening's unless the URL or --broker-password-file gives them; else $TALLYBOARD_BROKER).")
+              help="The evening's MQTT broker: mqtts://HOST:PORT (else $TALLYBOARD_BROKER; a director@ in it is "
+                   "left out: the update logs in as `updater`, with this evening's updater password).")
 @event_option
 @reports_errors
 def update_boards_cmd(release_path: Path, tables: tuple[int, ...], force: bool, wait: float,
@@ -106,10 +104,10 @@ def updater_url(broker_url: str | None, password: str, tls_ca: str | None, club:
         address = parse_url(broker_url)
     except ValueError as exc:
         raise TallyboardError(str(exc)) from None
-    if address.username not in (None, brokers.UPDATER_USER):
+    if address.username not in (None, brokers.UPDATER_USER, brokers.DIRECTOR_USER):
         raise TallyboardError(f"the update logs in as {brokers.UPDATER_USER}, not {address.username} (leave the "
                               "user out of --broker: this evening's updater password is worked out here)")
-    if address.password is None:
+    if address.username != brokers.UPDATER_USER or address.password is None:   # the director's URL: its host
         parts = urlsplit(broker_url)
         netloc = f"{brokers.UPDATER_USER}:{quote(password, safe='')}@{parts.netloc.rpartition('@')[2]}"
         broker_url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))

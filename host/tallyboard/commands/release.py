@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 from tallyboot import TRIAL_S
+from tallynet.update import MAX_TRIAL_S
 
 from .reporting import reports_errors
 
@@ -44,7 +45,7 @@ def key_cmd(key_file: Path | None) -> None:
 @click.option("--board", "boards", multiple=True, metavar="IDENT",
               help="Only this board takes it (its identity, as `tallyboard event boards` shows it; repeat). "
                    "Default: every board of the club.")
-@click.option("--trial-s", type=click.IntRange(1, 3600), default=TRIAL_S, show_default=True,
+@click.option("--trial-s", type=click.IntRange(1, MAX_TRIAL_S), default=TRIAL_S, show_default=True,
               help="The seconds a board gives the new release to restore its game and reach the broker before "
                    "it goes back to the one before by itself.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("."),

@@ -10,6 +10,7 @@ import zlib
 from typing import Sequence
 
 import tallyboot
+from tallynet import update
 
 from . import fileset
 
@@ -106,7 +107,9 @@ def prepare_script(files: list[fileset.FirmwareFile]) -> str:
               " if n.endswith('.part'):",
               "  os.remove(n)"]
     # an update over the air under way or ended (tallyboot) is over: what deploy writes is what runs
-    lines += [f"for p in {[tallyboot.STATE, tallyboot.STATE + '.tmp', tallyboot.NEW, tallyboot.OLD]!r}:",
+    update_files = [tallyboot.STATE, tallyboot.STATE + ".tmp", tallyboot.NEW, tallyboot.OLD, update.MANIFEST_FILE,
+                    update.POSITION_FILE]
+    lines += [f"for p in {update_files!r}:",
               " try:",
               "  os.remove(p)",
               " except OSError:",
