@@ -36,7 +36,8 @@ WHY_WORDS = {
     "older": "the board runs a higher release number: make the release with a higher --number, or --downgrade",
     "root_files": "the board's boot.py, main.py or tallyboot.mpy are not this release's: deploy it once over USB",
     "too_big": "the image is larger than the board's ROMFS partition",
-    "no_partition": "the board's MicroPython image has no ROMFS partition: flash the club's image over USB",
+    "no_partition": "the board's MicroPython image has no ROMFS partition, or its partition holds no release to go "
+                    "back to: flash tallyboard's image and run tallyboard deploy over USB",
     "format": "the board does not read this release's format: deploy a newer firmware over USB",
     "flash": "the board could not write its flash: look at its health (tallyboard event boards)",
     "reset": "the new release reset before it kept: it went back to the one before",
