@@ -10,7 +10,7 @@ try:
     import tallyboot
 
     tallyboard_update = tallyboot.boot()
-except (OSError, ImportError):
+except Exception:    # none under way (OSError), or tallyboot itself failed: the partition as it is
     pass
 del stat
 # why the app did not start, for a host at the REPL (boardlink/repl.py); None: it started

@@ -65,7 +65,7 @@ def read_state(root=""):
             words = f.read(400).decode().split()
     except (OSError, ValueError):       # UnicodeError is a ValueError
         return None
-    if len(words) != 9 or words[0] not in STEPS:
+    if len(words) != 9 or words[0] not in STEPS or not (words[2].isdigit() and words[5].isdigit()):
         return None
     return words
 

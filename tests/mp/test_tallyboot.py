@@ -211,4 +211,6 @@ def test_a_state_that_cannot_be_read_is_none():
         assert tallyboot.read_state(root) is None and tallyboot.boot(root) is None
         write_file(root + tallyboot.STATE, b"\xff\xfe")
         assert tallyboot.read_state(root) is None
+        write_file(root + tallyboot.STATE, b"install b 5x05 s a 104 s - 180")     # a size that is no number
+        assert tallyboot.read_state(root) is None and tallyboot.boot(root) is None
         assert part.writes == []
