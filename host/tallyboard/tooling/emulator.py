@@ -60,6 +60,9 @@ HEAP_SIZE = "384K"
 LOG_LIMIT = 1 << 20   # bytes of the firmware's stderr kept in emulator.log
 OUTPUT_KEPT = 400     # bytes of its last output kept to explain a crash
 FIRMWARE_UMASK = 0o077  # what the firmware writes on its flash is its user's alone
+# how long a script of pin levels may take to be played, beyond its own ms: a guard against an app that is
+# not running, not a measure (the firmware plays it in its own time; a loaded machine starves it for seconds)
+PLAY_GUARD_S = 60.0
 RESET_SIGNAL = signal.SIGUSR1   # how the firmware's machine.reset() ends its process (firmware/emu/machine.py)
 ROMFS_FILE = "romfs.bin"  # the emulated ROMFS partition in the flash folder (firmware/emu/machine.py's; a test holds them equal)
 SECRET_FLASH_FILES = ("net.txt", "net.txt.tmp")   # tallynet/settings.py NET_FILE: keys, passwords, passphrase
@@ -350,7 +353,7 @@ class Emulator:
     def release(self, pin: int) -> None:
         self.set_pin(pin, True)
 
-    def play(self, steps: list[tuple[int, dict[int, int]]], timeout: float = 10.0) -> None:
+    def play(self, steps: list[tuple[int, dict[int, int]]], timeout: float = PLAY_GUARD_S) -> None:
         """Play pin levels in the firmware's own time: each step (ms, {pin:
         level}) lasts at least ms of the firmware's clock and until the
         firmware has read its first pin twice, once after the ms (the
@@ -379,6 +382,9 @@ class Emulator:
                     return
             except OSError:
                 pass
+            proc = self._proc            # (None: another process runs this board, `tallyboard emulate`)
+            if proc is not None and proc.poll() is not None and proc.returncode != -RESET_SIGNAL:
+                break                    # the firmware this one ran has ended (not a reset): nothing will play it
             time.sleep(0.01)
         raise TallyboardError("the emulated board did not take the input: its app is not running "
                               "(safe mode, or stopped); see tallyboard status")
