@@ -97,7 +97,7 @@ def step(root=""):
 
 def partition():
     """The ROMFS partition as a block device with the memory's bytes (rp2's
-    vfs.rom_ioctl(2, 0); the emulator's stand-in, firmware/emu/machine.py), or
+    vfs.rom_ioctl(2, 0); the emulator's stand-in, firmware/emu/updating.py), or
     None: an image without one."""
     rom_ioctl = None
     try:

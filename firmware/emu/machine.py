@@ -18,10 +18,7 @@
 #             no file: PWRON_RESET, a board powered up
 #   adc.txt   read: "pin value" lines, what ADC(pin).read_u16() reads; no line
 #             for the pin: 32768 (half the reference: 4.95 V on VSYS's divider)
-# In the flash folder (the board's own, kept across power-ups):
-#   romfs.bin the ROMFS partition of tallyboard's images (image/README.md), when
-#             the emulated board has one: rom_ioctl() gives it as rp2's
-#             vfs.rom_ioctl does, a block device whose memory is its bytes
+# The ROMFS partition (romfs.bin) and a one-shot Timer: emu/updating.py, loaded when asked for.
 # The WS2812 chain is neopixel.py's (leds.bin).
 import os
 import time
@@ -385,87 +382,11 @@ def enable_irq(state=0):
     pass
 
 
-ROMFS_FILE = "romfs.bin"
-_BLOCK = 4096
 
-
-class _Partition(bytearray):
-    """rp2's ROMFS partition (rp2.Flash): its bytes readable as memory (VfsRom
-    mounts it, hashlib reads it), written a 4 KB block at a time, each write
-    kept in romfs.bin at once (a power cut keeps what was written)."""
-
-    def readblocks(self, block, buf, offset=0):
-        at = block * _BLOCK + offset
-        buf[:] = self[at:at + len(buf)]
-
-    def writeblocks(self, block, buf, offset=None):
-        at = block * _BLOCK
-        if offset is None:
-            self._store(at, b"\xff" * len(buf))      # erased first, as rp2.Flash does with three arguments
-        else:
-            at += offset
-        self._store(at, buf)
-
-    def ioctl(self, op, arg):
-        if op == 4:
-            return len(self) // _BLOCK
-        if op == 5:
-            return _BLOCK
-        if op == 6:
-            self._store(arg * _BLOCK, b"\xff" * _BLOCK)
-        return 0
-
-    def _store(self, at, data):
-        self[at:at + len(data)] = data
-        with open(ROMFS_FILE, "r+b") as f:
-            f.seek(at)
-            f.write(data)
-
-
-_partition = []
-
-
-def rom_ioctl(op, *args):
-    """vfs.rom_ioctl's stand-in: op 1, the number of partitions (0 without
-    romfs.bin); op 2, partition 0."""
-    if not _partition:
-        try:
-            part = _Partition(os.stat(ROMFS_FILE)[6])     # (in the heap: the emulator adds its size to it)
-            with open(ROMFS_FILE, "rb") as f:
-                f.readinto(part)
-            _partition.append(part)
-        except OSError:
-            _partition.append(None)
-    part = _partition[0]
-    if op == 1:
-        return 0 if part is None else 1
-    if op == 2 and part is not None and args == (0,):
-        return part
-    return -22
-
-
-class Timer:
-    """machine.Timer's one-shot (tallyboot's trial): its callback is scheduled
-    from a thread once the period has gone, as the chip's soft timer schedules it."""
-    ONE_SHOT = 0
-    PERIODIC = 1
-
-    def __init__(self, id=-1, **kwargs):
-        self.generation = 0
-        if kwargs:
-            self.init(**kwargs)
-
-    def init(self, mode=ONE_SHOT, period=-1, callback=None):
-        import _thread
-        import micropython
-        self.generation += 1
-        generation = self.generation
-
-        def wait():
-            time.sleep_ms(period)
-            if self.generation == generation and callback is not None:
-                micropython.schedule(callback, self)
-        _thread.start_new_thread(wait, ())
-
-    def deinit(self):
-        self.generation += 1
+def __getattr__(name):
+    """The stand-ins an update over the air uses (rom_ioctl, Timer: emu/updating.py), loaded when first
+    asked for: this module is compiled into the emulated board's heap, which every other board keeps."""
+    if name in ("rom_ioctl", "Timer", "ROMFS_FILE"):
+        import updating
+        return getattr(updating, name)
+    raise AttributeError(name)

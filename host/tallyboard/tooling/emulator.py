@@ -64,7 +64,7 @@ FIRMWARE_UMASK = 0o077  # what the firmware writes on its flash is its user's al
 # not running, not a measure (the firmware plays it in its own time; a loaded machine starves it for seconds)
 PLAY_GUARD_S = 60.0
 RESET_SIGNAL = signal.SIGUSR1   # how the firmware's machine.reset() ends its process (firmware/emu/machine.py)
-ROMFS_FILE = "romfs.bin"  # the emulated ROMFS partition in the flash folder (firmware/emu/machine.py's; a test holds them equal)
+ROMFS_FILE = "romfs.bin"  # the emulated ROMFS partition in the flash folder (firmware/emu/updating.py's; a test holds them equal)
 SECRET_FLASH_FILES = ("net.txt", "net.txt.tmp")   # tallynet/settings.py NET_FILE: keys, passwords, passphrase
 
 
@@ -98,7 +98,7 @@ class Emulator:
         # and read no pins.bin (benchmarks: the protocol and journal alone)
         self.io_files = io_files
         # a board on tallyboard's own image (image/README.md): a ROMFS partition of this many bytes
-        # (romfs.bin in the flash folder: firmware/emu/machine.py), the packages in it, as deploy puts them
+        # (romfs.bin in the flash folder: firmware/emu/updating.py), the packages in it, as deploy puts them
         self.romfs = romfs
         self.log_path = self.io_dir / "emulator.log"
         self._master = -1
