@@ -146,6 +146,12 @@ def offered(link: Link, m: dict[str, Any] | None = None, chunks: int = 0, force:
     return updater
 
 
+def kept_number(root: str, number: int) -> None:
+    """The board kept release `number` last (what its flash says: update.NUMBER_FILE)."""
+    Path(root, "update").mkdir(exist_ok=True)
+    Path(root, update.NUMBER_FILE).write_text(str(number))
+
+
 def statuses(link: Link) -> list[tuple[str, int, int, str]]:
     return [(b["state"], b["have"], b["of"], b["why"]) for _, b in link.client.published]
 
@@ -245,8 +251,7 @@ def test_a_power_cut_mid_transfer_resumes_at_the_chunk_the_flash_holds(board):
 def test_an_offer_is_refused_for_each_reason_and_nothing_of_it_is_kept(board, change, why):
     root, part = board
     if "prior" in change:
-        Path(root, "update").mkdir(exist_ok=True)
-        Path(root, update.NUMBER_FILE).write_text(str(change["prior"]))
+        kept_number(root, change["prior"])
     if "root" in change:
         Path(root, change["root"]).write_bytes(b"# another main\n")
     link = Link(root, change.get("update_key", PUBLIC))
@@ -268,11 +273,9 @@ def test_a_corrected_offer_of_the_same_files_is_looked_at_again(board):
     # refused for its number; the director makes it again with a higher one: the same files, so the same
     # release id, but signed anew: the board takes it (a refusal is of an offer, by its signature)
     root, _ = board
-    Path(root, "update").mkdir(exist_ok=True)
-    Path(root, update.NUMBER_FILE).write_text("5")
+    kept_number(root, 5)
     link = Link(root)
-    updater = update.Updater(link)
-    updater.offer(offer(manifest(number=5)))
+    updater = offered(link, manifest(number=5))
     updater.step(0)
     assert statuses(link) == [("refused", 0, 0, "older")]
     updater.offer(offer(manifest(number=5)))      # its retained copy again: not looked at again
@@ -298,11 +301,8 @@ def test_an_offer_during_a_trial_waits_for_it_to_end(board):
 
 def test_a_downgrade_the_director_signed_is_taken(board):
     root, _ = board
-    Path(root, "update").mkdir(exist_ok=True)
-    Path(root, update.NUMBER_FILE).write_text("9")
-    link = Link(root)
-    updater = update.Updater(link)
-    updater.offer(offer(manifest(number=3, downgrade=True)))
+    kept_number(root, 9)
+    updater = offered(Link(root), manifest(number=3, downgrade=True))
     assert updater.state == "receiving"
 
 
