@@ -124,6 +124,16 @@ class Evening:
                 return None
         return until(answered, BOOT_S, f"{board}'s HELLO")
 
+    def game(self, board: str) -> dict[str, str]:
+        """The board's STATE without its event number (a new power-up's events count from 1 again)."""
+        state = self.request(board, "STATE")
+        state.pop("eseq")
+        return state
+
+    def versions(self) -> list[str]:
+        """Each board's firmware version (HELLO's fw), table by table."""
+        return [self.hello(ident(t))["fw"] for t in TABLES]
+
     def request(self, board: str, *args: Any) -> dict[str, str]:
         self.hello(board)
         return self.boards[board].request(*args)
@@ -207,15 +217,12 @@ def test_a_release_reaches_every_board_and_the_wrong_ones_are_refused(tmp_path: 
     assert evening.hello(one)["fw"] == "0.1.0"
     for _ in range(3):
         hand(evening, one)                        # 4 hands, one deal each: the game is over
-    before = evening.request(one, "STATE")
-    before.pop("eseq")
+    before = evening.game(one)
     assert before["n"] == "16"
     done = running.result(WAIT_S)
     assert done["rows"] == {one: ("kept", "-"), two: ("kept", "-")}
-    assert [evening.hello(ident(t))["fw"] for t in TABLES] == ["0.1.0-b", "0.1.0-b"]
-    after = evening.request(one, "STATE")
-    after.pop("eseq")
-    assert after == before
+    assert evening.versions() == ["0.1.0-b", "0.1.0-b"]
+    assert evening.game(one) == before
 
     # signed with another key (a table's, a stranger's): refused, nothing changes
     forged = releases.make(firmware(tmp_path, "x", "0.1.0-x"), 3, STRANGER)
@@ -223,13 +230,11 @@ def test_a_release_reaches_every_board_and_the_wrong_ones_are_refused(tmp_path: 
     # an older one (number 1 < 2, the one they run): refused
     older = releases.make(fileset.build(), 1, SEED)
     assert evening.update(older)["rows"] == {one: ("refused", "older"), two: ("refused", "older")}
-    assert [evening.hello(ident(t))["fw"] for t in TABLES] == ["0.1.0-b", "0.1.0-b"]
+    assert evening.versions() == ["0.1.0-b", "0.1.0-b"]
 
     # a release that cannot link: each board goes back by itself once its 3 s of trial are gone
     d = releases.make(firmware(tmp_path, "d", "0.1.0-d", cannot_log_in), 4, SEED, trial_s=3)
     done = evening.update(d)
     assert done["rows"] == {one: ("back", "no_link"), two: ("back", "no_link")}
-    assert [evening.hello(ident(t))["fw"] for t in TABLES] == ["0.1.0-b", "0.1.0-b"]
-    after = evening.request(one, "STATE")
-    after.pop("eseq")
-    assert after == before
+    assert evening.versions() == ["0.1.0-b", "0.1.0-b"]
+    assert evening.game(one) == before
