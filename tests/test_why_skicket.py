@@ -86,12 +86,23 @@ def test_skicket_lone_hand_made():
 def test_skicket_partner_redoubles_and_is_scored_as_the_purchaser():
     # Ann 1S doubled by Bob, redoubled by Cy: Cy is the purchaser (SK6). 7 tricks
     # make 1S; 4A = 4 * 70 = 280 to Cy and Ann; Bob, the doubler, nothing;
-    # Hal, the loser's partner, 10 * (13 - 7) = 60 (SK10).
+    # Hal, the loser's partner, 10 * (13 - 7) = 60 (SK10). Made, SK6 changes no
+    # score: no line gives Cy 0 before the line that gives him 280 (issue 44, friction 6).
     assert skicket_lines(hand(ANN, 1, skicket.SPADES, 7, doubled_by=BOB, redoubled_by=CY)) == [
-        "Cy 0: the partner who redoubled is scored as the purchaser (SK6)",
         "Cy and Ann +280: redoubled and made: the purchaser's side gets four times the bid (SK10)",
         "Bob 0: redoubled and made: the doubler loses and scores nothing (SK10)",
         "Hal +60: partner of the loser: 10 for each trick the loser's side took (SK10)",
+    ]
+
+
+def test_skicket_partner_redoubles_and_fails_he_bears_the_purchasers_loss():
+    # Ann 1S doubled by Bob, redoubled by Cy, 5 tricks: 1S needs 6 + 1 = 7 (SK2), failed.
+    # Cy assumes the purchaser's liabilities (SK6): he is the loser and scores nothing;
+    # Bob and Hal 4A = 4 * 70 = 280 each; Ann, now the loser's partner, 10 * 5 = 50 (SK10).
+    assert skicket_lines(hand(ANN, 1, skicket.SPADES, 5, doubled_by=BOB, redoubled_by=CY)) == [
+        "Bob and Hal +280: redoubled, the purchaser failed: the doubler's side gets four times the bid (SK10)",
+        "Cy 0: the partner who redoubled assumes the purchaser's liabilities: failed, he scores nothing (SK6)",
+        "Ann +50: partner of the loser: 10 for each trick the loser's side took (SK10)",
     ]
 
 

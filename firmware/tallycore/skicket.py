@@ -421,13 +421,12 @@ def score_hand(event, hand, out, why=None):
     redoubler = redoubled_by_of(event)
     tricks = tricks_of(event)
     mate = partner(hand, purchaser)
-    if redoubler == mate:
+    partner_redoubled = redoubler == mate
+    if partner_redoubled:
         # docs/rules.md SK6: the partner who redoubles assumes
         # the role of successful bidder and all liabilities.
         purchaser = mate
         mate = purchaser_of(event)
-        if why is not None:
-            why.add(purchaser, 0, _R_ROLE)
     seat = player_seat(hand, purchaser)
     left = seat_player(hand, (seat + 1) & 3)
     right = seat_player(hand, (seat + 3) & 3)
@@ -509,11 +508,15 @@ def score_hand(event, hand, out, why=None):
         out[doubler_mate] = stake
         out[mate] = count_ours  # the loser (purchaser) forfeits
     if why is not None:
-        _doubled_why(why, won, redoubler != NOBODY, no_trick, purchaser, mate, doubler, doubler_mate, out)
+        _doubled_why(why, won, redoubler != NOBODY, partner_redoubled, no_trick, purchaser, mate, doubler,
+                     doubler_mate, out)
 
 
-def _doubled_why(why, won, redoubled, no_trick, purchaser, mate, doubler, doubler_mate, out):
-    """The reasons of a doubled or redoubled hand (docs/rules.md SK9, SK10, SK11)."""
+def _doubled_why(why, won, redoubled, partner_redoubled, no_trick, purchaser, mate, doubler, doubler_mate, out):
+    """The reasons of a doubled or redoubled hand (docs/rules.md SK9, SK10, SK11).
+    purchaser is the player scored as the purchaser: the partner, when he
+    redoubled (SK6). Made, he is one of the purchaser's side like the bidder;
+    failed, his nothing is said to be SK6's liabilities."""
     shift = _R_REDOUBLED if redoubled else 0
     if won:
         why.add(purchaser, out[purchaser], _R_DOUBLED_MADE + shift)
@@ -523,7 +526,7 @@ def _doubled_why(why, won, redoubled, no_trick, purchaser, mate, doubler, double
     else:
         why.add(doubler, out[doubler], _R_DOUBLED_FAILED + shift)
         why.add(doubler_mate, out[doubler_mate], _R_DOUBLED_FAILED + shift)
-        why.add(purchaser, 0, _R_PURCHASER_LOST + shift)
+        why.add(purchaser, 0, _R_ROLE if partner_redoubled else _R_PURCHASER_LOST + shift)
         loser_mate = mate
     why.add(loser_mate, out[loser_mate], _R_NT_LOSER_PARTNER if no_trick else _R_LOSER_PARTNER + shift)
 

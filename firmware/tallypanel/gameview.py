@@ -10,7 +10,9 @@
 #   draw_sheet(sheet, game)            the OLED screen (sheetview.SheetView)
 #   seat(board_input, game, seat, long)  a seat button (menu.BoardInput)
 #   the knob's hand entry (menu.HandEntry): STEP_NAMES, LOW, HIGH and
-#   FIELDS by step, open_entry(entry, game, purchaser), turned(entry),
+#   FIELDS by step, offers(entry, value) (whether the knob stops at value
+#   at the entry's step: the others are passed over), open_entry(entry, game,
+#   purchaser), turned(entry),
 #   push(entry, game), back(entry), draw_entry(sheet, entry, game, at)
 # Each draws with the rules of the game in play (game.rules), so a view
 # imports no rules module.

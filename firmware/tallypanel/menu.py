@@ -40,7 +40,8 @@ STEPS = const(8)      # room for the values of the longest entry
 
 class HandEntry:
     """The encoder-driven entry of one hand, through the steps of the game's
-    view (its STEP_NAMES, LOW and HIGH, FIELDS, and what push and back do).
+    view (its STEP_NAMES, LOW and HIGH, the values it offers, FIELDS, and
+    what push and back do).
     submit(event): the hand's event scored (the app's local_event); views: the
     game in play's view (tallypanel.gameview.Views: the board's, shared with
     its display), or None for one of the entry's own."""
@@ -90,7 +91,13 @@ class HandEntry:
             return
         low = view.LOW[step]
         span = view.HIGH[step] - low + 1
-        self.values[step] = (self.values[step] - low + delta) % span + low
+        value = self.values[step]
+        toward = 1 if delta > 0 else -1
+        while delta:    # each detent moves to the next value the step offers (a view offers at least one)
+            value = (value - low + toward) % span + low
+            if view.offers(self, value):
+                delta -= toward
+        self.values[step] = value
         view.turned(self)
         self.error = None
 

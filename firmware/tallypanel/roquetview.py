@@ -158,6 +158,10 @@ def open_entry(entry, game, purchaser):
     entry.values[END_HAND] = SAVE
 
 
+def offers(entry, value):
+    return True     # SAVE and CANCEL
+
+
 def turned(entry):
     pass
 

@@ -6,6 +6,8 @@
 # Hand entry (docs/rules.md SK6, the facts of a hand):
 #   purchaser (or MISDEAL) -> bid level -> strain -> doubled by -> redoubled by
 #   (only when doubled) -> lone hand -> tricks -> confirm (SAVE / CANCEL).
+# Doubled by offers the purchaser's two adversaries and NOBODY, redoubled by
+# the purchaser, his partner and NOBODY (SK6: who may double or redouble).
 # Turn = change the value, push = next step, hold (long push) = back one
 # step; hold on the first step (or CANCEL at confirm) leaves without
 # scoring. The hand is packed by skicket.pack_hand and checked by
@@ -248,6 +250,18 @@ def describe_hand(sheet, game, event, line):
     _last_hand(game.rules, sheet.names, line, event)
 
 
+def offers(entry, value):
+    """Whether the knob offers value at the entry's step: only an adversary of
+    the purchaser doubles, only the purchaser or his partner redoubles
+    (docs/rules.md SK6); every other step offers all its values."""
+    step = entry.step
+    if (step != DOUBLED and step != REDOUBLED) or value == NOBODY:
+        return True
+    purchaser = entry.values[PURCHASER]
+    own_side = value == purchaser or value == entry.rules.partner(entry.hand, purchaser)
+    return own_side == (step == REDOUBLED)
+
+
 def turned(entry):
     if entry.step == LEVEL:
         # Suggest the tricks the bid needs (docs/rules.md SK2: a bid of L needs 6+L).
@@ -263,7 +277,10 @@ def push(entry, game):
         v[REDOUBLED] = NOBODY
         entry.step = LONE
     elif step < CONFIRM:
-        entry.step = step + 1
+        step += 1
+        entry.step = step
+        if not offers(entry, v[step]):
+            v[step] = NOBODY    # chosen before the purchaser was changed: no longer one who may
     elif v[CONFIRM] == CANCEL:
         entry.close()
     else:

@@ -63,7 +63,7 @@ def test_doubled_and_redoubled_hand():
     b = Board(skicket, 4)
     # A bids 2S, doubled by B, redoubled by A, takes 7 (needs 8): set.
     b.do(menu.PUSH, menu.PUSH, turn(1), menu.PUSH, turn(1), menu.PUSH)
-    b.do(turn(-3), menu.PUSH)                   # doubled by: NOBODY(4) - 3 = B
+    b.do(turn(-2), menu.PUSH)                   # doubled by: NOBODY(4) - 2: D, then B (A's adversaries, SK6)
     assert b.input.entry.step == skicketview.REDOUBLED
     b.do(turn(1), menu.PUSH)                    # NOBODY + 1 wraps to A
     b.do(menu.PUSH, turn(-1), menu.PUSH, menu.PUSH)  # not lone, tricks 8 - 1 = 7
@@ -101,16 +101,65 @@ def test_cancel_at_confirm_scores_nothing():
 def test_refused_hand_returns_to_the_field_with_the_cores_message():
     b = Board(skicket, 4)
     e = b.input.entry
-    # A bids, doubled by C: C is A's partner (seats 0 and 2).
-    b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH, turn(-2), menu.PUSH)
-    b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH)  # redouble none, lone no, tricks, confirm
-    assert e.active and e.step == skicketview.DOUBLED
-    assert e.error.startswith("doubled_by:"), e.error
+    # A bids 1C, doubled by B, redoubled by C (A's partner, seats 0 and 2), alone: a lone
+    # hand is redoubled by the purchaser himself (SK13), refused.
+    b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH, turn(1), menu.PUSH)   # doubled by B
+    b.do(turn(-1), menu.PUSH)                   # redoubled by: NOBODY - 1 = C (A, C, NOBODY offered)
+    b.do(turn(1), menu.PUSH, menu.PUSH, menu.PUSH)  # lone yes, tricks, confirm
+    assert e.active and e.step == skicketview.REDOUBLED
+    assert e.error.startswith("redoubled_by:"), e.error
     assert b.sent == [] and b.game.hands() == 0
-    b.do(turn(-1))                              # C -> B, an adversary
+    b.do(turn(-1))                              # C -> A, the purchaser himself
     assert e.error is None
-    b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH)  # ... confirm, save
+    b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH)  # lone, tricks, confirm, save
     assert not e.active and len(b.sent) == 1
+
+
+def _offered(b, detents):
+    """The values the knob shows at the entry's step, one detent at a time."""
+    shown = []
+    for _ in range(detents):
+        b.do(turn(1))
+        shown.append(b.input.entry.value())
+    return shown
+
+
+def test_doubled_by_offers_only_the_purchasers_adversaries():
+    # issue 44, friction 7: only an adversary of the purchaser doubles, only the purchaser or
+    # his partner redoubles (docs/rules.md SK6). A=0 B=1 C=2 D=3, NOBODY=4.
+    b = Board(skicket, 4)
+    e = b.input.entry
+    # hand 1 (SK5: partners A-C, B-D), A buys: doubled by B, D or nobody
+    b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH)
+    assert e.step == skicketview.DOUBLED and e.value() == skicketview.NOBODY
+    assert _offered(b, 4) == [1, 3, 4, 1]
+    b.do(turn(-1), turn(-1))                    # back the other way: NOBODY, then D
+    assert e.value() == 3
+    b.do(menu.PUSH)                             # doubled by D: redoubled by A, C or nobody
+    assert e.step == skicketview.REDOUBLED and e.value() == skicketview.NOBODY
+    assert _offered(b, 4) == [0, 2, 4, 0]
+
+
+def test_doubled_by_follows_the_pivot():
+    # hands 3-4 (SK5: seats A, C, B, D; partners A-B, C-D): A's adversaries are C and D
+    b = Board(skicket, 4)
+    for _ in range(2):
+        b.submit(skicket.pack_hand(0, 1, skicket.CLUBS, None, None, False, 7))
+    e = b.input.entry
+    b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH)   # A buys hand 3
+    assert e.step == skicketview.DOUBLED and e.hand == 2
+    assert _offered(b, 3) == [2, 3, 4]
+
+
+def test_a_double_chosen_before_the_purchaser_changed_is_not_kept_from_his_side():
+    b = Board(skicket, 4)
+    e = b.input.entry
+    b.do(menu.PUSH, menu.PUSH, menu.PUSH, menu.PUSH, turn(1))   # A buys, doubled by B
+    assert e.value() == 1
+    b.do(menu.HOLD, menu.HOLD, menu.HOLD, turn(1))              # back to the purchaser: B
+    b.do(menu.PUSH, menu.PUSH, menu.PUSH)                       # B can not double his own bid
+    assert e.step == skicketview.DOUBLED and e.value() == skicketview.NOBODY
+    assert _offered(b, 2) == [0, 2]                             # A and C, B's adversaries
 
 
 def test_lone_no_trick_is_refused():

@@ -11,7 +11,7 @@ REASONS = (
     (7, b"SK11", b"an adversary of No Trick made: 10 for each trick the adversaries did not take"),
     (8, b"SK11", b"partner of the purchaser who failed at No Trick: 10 for each trick the adversaries took"),
     (9, b"SK11", b"an adversary of No Trick failed: 10 for each trick the purchaser's side took"),
-    (10, b"SK6", b"the partner who redoubled is scored as the purchaser"),
+    (10, b"SK6", b"the partner who redoubled assumes the purchaser's liabilities: failed, he scores nothing"),
     (11, b"SK12", b"a lone hand made: the purchaser alone scores the bid's value"),
     (12, b"SK12", b"a lone hand failed: the purchaser scores nothing"),
     (13, b"SK12", b"against a lone hand (the silent partner too): 10 for each trick the adversaries took"),
