@@ -132,7 +132,7 @@ def test_each_reply_comes_before_its_event_and_events_count_up(board: Board) -> 
     s = board.ask((10, "NEW roquet 2"), (11, "PEG 1 3"), (12, "UNDO"), (13, "REDO"))
     bodies = [wire.check_frame(line) for line in s.lines]
     assert bodies == [
-        b"! 1 BOOT fw=%s proto=5 game=- n=0 top=0" % P.FIRMWARE_VERSION.encode(),
+        b"! 1 BOOT fw=%s proto=6 game=- n=0 top=0" % P.FIRMWARE_VERSION.encode(),
         b"10 OK n=0 top=0 eseq=2",
         b"! 2 NEW game=roquet players=2 options=0 n=0 top=0",
         # 1 << 2 | 3 << 3 = 28

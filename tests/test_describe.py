@@ -116,6 +116,7 @@ def test_a_board_before_desc_is_read_by_this_hosts_rows_and_what_it_refuses_is_n
     # both VERB
     assert [row[0] for row in protocol.VERBS[protocol.V_WHY:protocol.V_DESC + 1]] == [b"WHY", b"DESC"]
     with_rows(monkeypatch, protocol.VERBS[:protocol.V_WHY])
+    monkeypatch.setattr(protocol, "PROTOCOL_VERSION", description.PRE_DESC_PROTOCOL)
     board, link = board_on(tmp_path)
     board.hello()
     assert not board.can("DESC") and board.can("WHY")

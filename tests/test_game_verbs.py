@@ -8,7 +8,7 @@ from tallyrun import protocol as P
 # the verbs every game takes (the runtime's own)
 RUNTIME_VERBS = {b"HELLO", b"GAME", b"NEW", b"EV", b"UNDO", b"REDO", b"STATE", b"SCORE", b"LOG", b"STATS", b"NOTE", b"OPEN",
                  b"CFG", b"KEPT", b"NET", b"ENTRY", b"WHY", b"DESC",
-                 b"LAMP", b"PINS", b"SCAN", b"POWER", b"PIXELS"}
+                 b"SIGN", b"LAMP", b"PINS", b"SCAN", b"POWER", b"PIXELS"}
 
 
 def declared():

@@ -1,5 +1,6 @@
-# The check of a director's signature (issue 43: only the director can make a
-# board run code): Ed25519 (RFC 8032, 5.1.7), verify only. A release's
+# Ed25519 (RFC 8032): the check of a director's signature (issue 43: only the
+# director can make a board run code; 5.1.7), and the board's own signature
+# of its games (issue 44: tallynet.boardkey; 5.1.5, 5.1.6). A release's
 # manifest is signed with the club's update key, whose private half only the
 # director holds; a board holds the public half (32 bytes) and checks the
 # signature before it stages a release. No table's key (HMAC, shared with
@@ -8,9 +9,12 @@
 # The field's numbers are MicroPython's big ints (mpz): the one place in the
 # firmware that needs them; SHA-512 is written here, since the rp2 port's
 # hashlib has SHA-256 only. The point arithmetic is in extended coordinates
-# (x, y, z, t), with no inversion but the decoding's. Loaded only to check a
-# release: a board that takes no update holds none of it. Not constant time:
-# it checks public data (a signature and its message), and holds no secret.
+# (x, y, z, t), with no inversion but the decoding's and the encoding's.
+# Loaded only to check a release or to sign a game's chain: a board that does
+# neither holds none of it. Not constant time: a check reads public data; a
+# signature's time could tell a listener of many about the key, but a board
+# signs only what its own host asks over USB, at the end of a game, and its
+# key signs nothing but its own games' heads.
 _P = 2**255 - 19
 _L = 2**252 + 27742317777372353535851937790883648493
 _D = -121665 * pow(121666, _P - 2, _P) % _P
@@ -145,3 +149,35 @@ def verify(public, message, signature):
         return False
     k = int.from_bytes(sha512(signature[:32] + public + message), "little") % _L
     return _equal(_mul(s, _G), _add(r, _mul(k, a)))
+
+
+# --- signing: the board's own key (tallynet.boardkey, issue 44) -------------
+def _encode(p):
+    x, y, z, _ = p
+    inverse = pow(z, _P - 2, _P)
+    x = x * inverse % _P
+    y = y * inverse % _P
+    return (y | (x & 1) << 255).to_bytes(32, "little")
+
+
+def _expand(seed):
+    """The secret scalar (clamped, 5.1.5) and the prefix of a 32-byte seed."""
+    h = sha512(seed)
+    a = int.from_bytes(h[:32], "little")
+    a = (a & ((1 << 254) - 8)) | (1 << 254)
+    return a, h[32:]
+
+
+def public_key(seed):
+    """The public key (32 bytes) of a private key's 32-byte seed (5.1.5)."""
+    return _encode(_mul(_expand(seed)[0], _G))
+
+
+def sign(seed, public, message):
+    """The signature (64 bytes) of message by the key of seed, whose public
+    key is public (5.1.6)."""
+    a, prefix = _expand(seed)
+    r = int.from_bytes(sha512(prefix + message), "little") % _L
+    big_r = _encode(_mul(r, _G))
+    k = int.from_bytes(sha512(big_r + public + message), "little") % _L
+    return big_r + ((r + k * a) % _L).to_bytes(32, "little")

@@ -39,6 +39,7 @@ from tallyrun import protocol
 from tallyrun.incoming import FEED_LINE, FEED_OVERFLOW, TOO_LONG, LineReader, Request
 from tallyrun.outgoing import Writer
 from tallyrun import replies
+from tallyrun.chain import Chain
 from tallycore.game import LOG_CAPACITY
 from tallyrun.journal import KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND
 from tallyrun.restore import Restored, emit as _emit
@@ -122,6 +123,7 @@ class App:
         # log CRC (STATE, OPEN) costs one step per new event, not the whole log
         self.log_crcs = array("H", bytearray(2 * LOG_CAPACITY))
         self.log_crcs_valid = 0
+        self.chain = Chain()            # the game's hash chain (STATE's chain, SIGN): its head, made as asked
         # check_board(name): raises ValueError (why) unless board/<name>.json is
         # a definition this board can run (the panel's own check, tallypanel.start's).
         # None: the file is on the flash (tallyrun.configuring.board_exists)
@@ -424,8 +426,7 @@ class App:
         except OSError as exc:
             return self._refuse(seq, protocol.E_FLASH, replies.flash_failed(exc, "nothing changed"), reply)
         if kind == KIND_APPLY:
-            if self.log_crcs_valid > game.n:
-                self.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
+            self.log_changed(game.n)             # the redo stack it drops, and the event's own place
             game.apply_checked(event)            # checked above, before the journal
         elif kind == KIND_UNDO:
             game.undo()
@@ -438,6 +439,13 @@ class App:
         self.tell(pushed, True, event, src)
         self.journal.after_append()   # an erase ahead, now and then: after the reply
         return None
+
+    def log_changed(self, at):
+        """The game's log, or who accepted one of its events, changes from event
+        at on (-1: a new game): its CRCs and its chain are made again from there."""
+        if self.log_crcs_valid > at:
+            self.log_crcs_valid = at if at > 0 else 0
+        self.chain.rewritten(at)
 
     def _settle(self, record, taken=0, who=0):
         """The held change accepted (by player who) or rejected (confirming.settle)."""
@@ -470,7 +478,7 @@ class App:
             # the record is not in (or torn: the journal snapshots before its next one)
             return self._refuse(seq, protocol.E_FLASH, replies.flash_failed(exc, "the game in progress is kept"), reply)
         self.game.new(index, players, options)
-        self.log_crcs_valid = 0
+        self.log_changed(-1)
         self.ready_to_confirm()
         self._reserve_eseq()
         if reply:

@@ -6,7 +6,7 @@
 # local_accept and local_reject call settle().
 from tallyrun import protocol
 from tallyrun import replies
-from tallyrun.journal import KIND_APPLY, KIND_ACCEPT, KIND_ACCEPT_BY, KIND_HELD
+from tallyrun.journal import KIND_ACCEPT, KIND_ACCEPT_BY, KIND_HELD
 
 _SRC_BOARD = b"board"
 
@@ -47,16 +47,15 @@ def settle(app, record, taken=0, who=0):
     pushed = protocol.EV_REJECT
     if record == KIND_ACCEPT:
         pushed = protocol.EV_ACCEPT
-        if game.held == KIND_APPLY and app.log_crcs_valid > game.n:
-            app.log_crcs_valid = game.n     # the redo stack it drops, and the event's own place
+        app.log_changed(game.n)   # the redo stack an apply drops, the event's own place and who accepted it
     kind = game.held                      # what was held, for the event's held field
     event = game.held_event
     if record == KIND_ACCEPT:
         game.accept(who)
     else:
         game.reject(taken)
-        if taken and app.log_crcs_valid > game.n:
-            app.log_crcs_valid = game.n
+        if taken:
+            app.log_changed(game.n)
     app._reserve_eseq()
     app.tell(pushed, True, event, _SRC_BOARD, kind, who)
     app.journal.after_append()

@@ -22,7 +22,7 @@ from tallycore.game import (LOG_CAPACITY, ARG_INT, ARG_GAME, ARG_WHO, ARG_BID, A
                             ARG_WORD, ARG_HEX)
 
 FIRMWARE_VERSION = VERSION
-PROTOCOL_VERSION = const(5)
+PROTOCOL_VERSION = const(6)
 MAX_FRAME = const(128)        # bytes, newline included
 MAX_TOKENS = const(10)        # seq, verb and up to 8 arguments
 MAX_SEQ = const(65535)
@@ -109,6 +109,7 @@ ENTRY_FIELDS = ("head", "step", "ENTRY.value", "entered")
 WHY_FIELDS = ("WHY.n", "WHY.won", "parts", "WHY.at", "WHY.count", "WHY.who", "pts", "why")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
+SIGN_PARTS = const(4)   # SIGN's parts: the chain's head, the board's public key, the tag's first and last 32 bytes
 PIXEL_PATTERNS = (b"ON", b"CHECKER", b"EDGES")   # the self-test's OLED patterns (tallypanel.selftest.pattern)
 CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
 CFG_PLAYER = (b"player", T_INT, 0, MAX_PLAYERS - 1, b"player")
@@ -125,7 +126,7 @@ VERBS = (
     (b"OPEN", (), 0,
      ("proto", "seqs", "game", "players", "options", "n", "top", "lcrc", "OPEN.held", "ccrc", "notes"), b"",
      "tallyrun.replies.read_verb"),
-    (b"STATE", (), 0, ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "notes"), b"",
+    (b"STATE", (), 0, ("game", "players", "options", "n", "top", "lcrc", "held", "eseq", "chain", "notes"), b"",
      "tallyrun.replies.read_verb"),
     (b"SCORE", (), 0, ("hands", "complete", "winners", "totals"), b"", "tallyrun.replies.score"),
     (b"LOG", ((b"at", T_INT, 0, LOG_CAPACITY, b""),), 0, ("at", "LOG.count", "top", "LOG.ev", "LOG.who"), b"",
@@ -144,6 +145,10 @@ VERBS = (
      "tallyrun.whyreply.serve"),
     (b"DESC", ((b"at", T_INT, 0, 255, b""),), 1, ("DESC.at", "next", "of", "id", "items"), b"",
      "tallyrun.describe.serve"),
+    # the game's hash chain (tallyrun.chain) after its first n events, signed with the board's own
+    # key (tallynet.boardkey), a part a frame: its head, the key's public half, the tag's two halves
+    (b"SIGN", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"part", T_INT, 0, SIGN_PARTS - 1, b"")), 0,
+     ("SIGN.n", "SIGN.part", "SIGN.hex"), b"", "tallynet.boardkey.serve"),
     # the builder's self-test (issue 42; tallypanel.selftest): it reads the board's parts and never
     # the game; the first of them holds the board's own drawing and its controls' presses until LAMP -
     (b"LAMP", ((b"led", T_WHO, 0, 254, b""),), 0, ("LAMP.led", "LAMP.of", "LAMP.player", "LAMP.row",
@@ -156,12 +161,13 @@ VERBS = (
      "tallypanel.selftest.pixels"),
 )
 (V_HELLO, V_GAME, V_NEW, V_EV, V_UNDO, V_REDO,
- V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 8)
+ V_OPEN, V_STATE, V_SCORE, V_LOG, V_STATS, V_NOTE, V_CFG, V_KEPT, V_NET) = range(len(VERBS) - 9)
 V_ENTRY = const(15)       # the hand entry on the board's own screen (tallypanel.view.entry_rows)
 V_WHY = const(16)         # why an event of the log scored what it did (tallycore.why)
 V_DESC = const(17)        # the board's description of its protocol (tallyrun.describe)
-V_LAMP = const(18)        # the self-test's LED walk (tallypanel.selftest), and PINS, SCAN, POWER, PIXELS after it
-V_GAME_VERB = const(23)   # the first of the game in play's own verbs: V_GAME_VERB + its index
+V_SIGN = const(18)        # the game's chain head, signed (tallynet.boardkey)
+V_LAMP = const(19)        # the self-test's LED walk (tallypanel.selftest), and PINS, SCAN, POWER, PIXELS after it
+V_GAME_VERB = const(24)   # the first of the game in play's own verbs: V_GAME_VERB + its index
 
 DEFAULT_BOARD = b"pico-reference"
 # Config keys: (key, type, lo, hi, per player, default)

@@ -11,6 +11,7 @@ import gc
 from tallycore.games import GAMES
 from tallyrun import protocol
 from tallyrun.protocol import crc16
+from tallyrun.chain import SHORT
 
 
 def flash_failed(exc, kept):
@@ -120,6 +121,12 @@ def _game_field(app, w, name):
     elif name == "lcrc":
         w.key(b"lcrc")
         w.hex(log_crc(app), 4)
+    elif name == "chain":
+        w.key(b"chain")
+        if game.rules is None:
+            w.byte(45)
+        else:
+            w.hex_bytes(app.chain.head_of(game, game.n), 0, SHORT)
     elif name == "OPEN.held":
         held(app, w, False)
     elif name == "hands":

@@ -74,3 +74,16 @@ def test_a_small_order_key_or_a_second_encoding_is_refused():
     public, message, signature = (_b(x) for x in RFC8032[0])
     assert ed25519.verify(public, message, signature)
 
+
+
+# RFC 8032 7.1's private keys (the 32-byte seeds) of TEST 1, 2 and 3: their public keys and
+# signatures are RFC8032's above (the board's own signature, tallynet/boardkey.py, issue 44)
+RFC8032_SEEDS = ("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+                 "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
+                 "c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7")
+
+
+def test_signing_makes_the_rfc_8032_keys_and_signatures():
+    for seed, (public, message, signature) in zip(RFC8032_SEEDS, RFC8032):
+        assert ed25519.public_key(_b(seed)) == _b(public), seed
+        assert ed25519.sign(_b(seed), _b(public), _b(message)) == _b(signature), seed

@@ -56,7 +56,7 @@ def test_scoring_requests_allocate_nothing():
     # the reads written from their rows (replies.fields), the heap locked as well: GAME 1 is Roquet
     # (tallycore.games: index 1, 2 players, its options end and landmark_bonus); OPEN's held is the kind alone
     assert bodies[20] == b"12 OK index=1 name=roquet min=2 max=2 options=end,landmark_bonus"
-    assert bodies[21].startswith(b"13 OK proto=5 seqs=") and b" game=roquet players=2 options=0 n=4 top=4 " in bodies[21]
+    assert bodies[21].startswith(b"13 OK proto=6 seqs=") and b" game=roquet players=2 options=0 n=4 top=4 " in bodies[21]
     assert bodies[21].split(b" ")[-3:][0] == b"held=-" and bodies[21].endswith(b" notes=0")
 
 

@@ -35,6 +35,12 @@ FIELDS = (
     ("ev", "decimal", "the packed event applied: its game's EV layout decodes it"),
     ("LOG.ev", "list", "count packed events log[at:at+count], comma-separated (empty when at == top)"),
     ("lcrc", "hex4", "CRC-16/CCITT-FALSE over log[0:top], each event 4 bytes little-endian"),
+    ("chain", "hex8 or -", "the first 4 bytes of the game's chain head after its n events (docs/records.md, The "
+                           "chain), as the board's summary screen shows them; - with no game"),
+    ("SIGN.n", "decimal", "the events the chain head is after, as asked"),
+    ("SIGN.part", "decimal", "the part of the answer, as asked: 0 the chain head, 1 the board's public key, 2 and 3 "
+                             "the tag's first and last 32 bytes"),
+    ("SIGN.hex", "hex64", "that part: its 32 bytes, 2 uppercase hex digits each"),
     ("held", "held", "- or the change waiting for its confirmation: kind,event (kind 1 apply, 2 undo, 3 redo)"),
     ("HELD.held", "held", "the change now waiting for its confirmation: kind,event"),
     ("ACCEPT.held", "held", "the change that was held and is now made: kind,event"),
@@ -190,6 +196,10 @@ VERB_DOES = {
     "DESC": "the board's own description of its protocol, written from its rows: its verbs (their arguments, "
             "reply keys and what they change), events, settings, NET keys, errors, limits and capabilities, "
             "as many whole items from at (default 0) as fit a frame, and its id",
+    "SIGN": "the game's chain head after its first n events (docs/records.md, The chain), signed with the "
+            "board's own Ed25519 key (made on the board the first time it signs; its private half never leaves "
+            "it), one part a frame: 0 the head, 1 the key's public half, 2 and 3 the tag's halves; the tag is "
+            "made once for a head (a second or two on the chip) and kept for the parts that follow",
     "LAMP": "the builder's self-test (board test): LAMP led lights only that LED of the chain, white and dim, "
             "and says the hole the definition puts it in; the first self-test verb holds the board's drawing "
             "and its controls (presses go to PINS, not the game) until LAMP - ends the test and redraws the game; "
