@@ -61,10 +61,12 @@ def ok(*args, env=None):
     return result.stdout
 
 
-def evening(path, name, players, new, rounds):
+def evening(path, name, players, new, rounds, guests=()):
+    """The evening made with `event create` (guests: --guest, seated after the players) and played."""
     args = ["event", "create", name, "--rounds", str(rounds)]
     args += [a for p in players for a in ("--player", p)]
     args += [a for p in new for a in ("--new-player", p)]
+    args += [a for p in guests for a in ("--guest", p)]
     ok(*args)
     plays = [ev.TWO_ROUND1, ev.TWO_ROUND2][:rounds]
     for r, tables in enumerate(plays, 1):

@@ -149,3 +149,55 @@ def test_table_n_chooses_a_board_of_the_evening_or_says_why_it_cannot(tmp_path, 
     assert both.exit_code == 2 and "--table, --port and --emulator each choose the board" in both.output
     beyond = CliRunner().invoke(main, ["undo", "--table", "1000"])
     assert beyond.exit_code == 2 and "1000 is not in the range 1<=x<=" in beyond.output
+
+
+def _an_evening_with_boards(tmp_path, monkeypatch, state="running"):
+    """Tuesday, two tables: table 1 an emulated board (its flash folder in the evening's folder) last stored
+    on /dev/pts/70, table 2 a board on USB at /dev/ttyACM1. The evening's folder under tmp_path."""
+    from tallyboard.evening import EveningDatabase
+    from tallyboard.evening.tables import event_folder
+
+    monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(tmp_path / "archive.sqlite3"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    with EveningDatabase(tmp_path / "archive.sqlite3") as store:
+        event = store.create("Tuesday", ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"],
+                             [[0, 1, 2, 3], [4, 5, 6, 7]], rounds=1)
+        store.set_state(event, state)
+        store.set_board(event, 1, "/dev/pts/70", "emulator@1a2b.1")
+        store.set_board(event, 2, "/dev/ttyACM1", "pico@1a2b.2")
+    flash = event_folder(event) / "table-1"
+    flash.mkdir(parents=True)
+    return flash
+
+
+def test_table_n_reaches_an_emulated_board_on_the_port_its_emulator_has_now(tmp_path, monkeypatch):
+    # friction 4 of issue 44: an emulated board started again (its port a new one) is still table N's,
+    # and the port last stored (a pty number another process may have by now) is never used for it
+    from tallyboard.commands.connect import evening_table
+
+    flash = _an_evening_with_boards(tmp_path, monkeypatch)
+    now = tmp_path / "pts-now"            # the emulator's port now (a path that is there, as a pty is)
+    now.write_text("")
+    running = flash.parent / "table-1.running.json"   # what `tallyboard emulate --flash` writes beside its flash
+    running.write_text(json.dumps({"pid": os.getpid(), "port": str(now), "flash": str(flash), "io": str(tmp_path)}))
+    assert evening_table(1) == (str(now), flash)
+    assert evening_table(2) == ("/dev/ttyACM1", None)     # a board on USB: the port stored, no flash
+    running.unlink()                                      # the emulator has stopped: what to do, for each command
+    for command in (["hand", "Ann", "3H", "9"], ["enter", '{"misdeal": true}'], ["press", "seat0"]):
+        result = run(*command, "--table", "1")
+        assert result.exit_code != 0 and result.stdout == "", (command, result.output)
+        assert result.stderr == ("tallyboard: the emulated board of table 1 is not running: tallyboard event resume "
+                                 "starts it again\n"), (command, result.stderr)
+    result = run("press", "seat0", "--table", "2")
+    assert result.stderr == "tallyboard: table 2's board is not an emulated one: press its own buttons\n", result.stderr
+
+
+def test_table_n_after_the_evening_is_finished_says_none_is_in_progress(tmp_path, monkeypatch):
+    # friction 4 of issue 44: --table is a table of the evening in progress, never one of an evening over
+    _an_evening_with_boards(tmp_path, monkeypatch, state="finished")
+    for command in (["hand", "Ann", "3H", "9"], ["enter", '{"misdeal": true}'], ["press", "seat0"]):
+        result = run(*command, "--table", "2")
+        assert result.exit_code != 0 and result.stdout == "", (command, result.output)
+        assert result.stderr == ("tallyboard: table 2: no evening is in progress (the last one, 'Tuesday', is "
+                                 "finished): start one with tallyboard event create NAME --player NAME ..., or "
+                                 "choose the board with --port\n"), (command, result.stderr)

@@ -241,13 +241,27 @@ def test_each_hand_on_the_evenings_sheets_says_who_accepted_it_on_the_board(tmp_
 
 def test_results_build_without_a_season_says_which_it_built(season):
     # friction 2 of issue 44: without --season it took the last season made and did not say so
-    ok("season", "create", "Winter", "--rule", "total")       # made after Autumn: the last one
+    only = se.cli("results", "build", str(season / "site"))
+    assert only.exit_code == 0, only.output
+    assert only.stderr.startswith("tallyboard: note: the results of the season 'Autumn', the only one made "
+                                  "(with more, --season NAME chooses one)\n"), only.stderr
+    ok("season", "create", "Winter", "--rule", "total")       # made after Autumn: the last one of two
     result = se.cli("results", "build", str(season / "site"))
     assert result.exit_code == 0, result.output
-    assert result.stderr.startswith("tallyboard: note: the results of the season 'Winter', the last one made "
-                                    "(--season NAME for another)\n"), result.stderr
+    assert result.stderr.startswith("tallyboard: note: the results of the season 'Winter', the last one made of 2 "
+                                    "('Autumn', 'Winter'): --season NAME for another\n"), result.stderr
     named = se.cli("results", "build", str(season / "site2"), "--season", "Autumn")
     assert named.exit_code == 0 and "the last one made" not in named.stderr
+
+
+def test_results_build_with_no_season_says_how_to_make_one(tmp_path, monkeypatch):
+    # friction 2 of issue 44: no season to build, and what to do: make one, put the evenings in it
+    monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(tmp_path / "archive.sqlite3"))
+    result = se.cli("results", "build", str(tmp_path / "site"))
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    assert result.stderr == ("tallyboard: no season yet: tallyboard season create NAME --rule total makes one, and "
+                             "tallyboard season add EVENING ... puts the evenings in it\n"), result.stderr
+    assert not (tmp_path / "site").exists()
 
 
 def test_the_index_under_the_total_rule_has_one_total_column(season):

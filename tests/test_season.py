@@ -131,7 +131,7 @@ def test_an_archive_of_today_joins_the_register_without_losing_a_result(archive)
     everyone = json.loads(ok("players", "list", "--json"))
     assert [(p["name"], p["evenings"]) for p in everyone] == [(n, 1) for n in se.E1[1]]
     db = sqlite3.connect(archive)
-    assert db.execute("PRAGMA user_version").fetchone() == (4,)
+    assert db.execute("PRAGMA user_version").fetchone() == (5,)
     assert db.execute("SELECT count(*) FROM games").fetchone() == (1,)
     db.close()
     ok("season", "create", "Autumn", "--rule", "total")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sqlite3
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import click
@@ -32,16 +33,21 @@ from ..boardlink.transport import Transport, find_board_port, list_serial_ports
 # ---------------------------------------------------------------- connecting
 
 
-def evening_table(table: int) -> tuple[str, Any]:
-    """Table `table`'s board at the evening in progress: its port as last attached (after `event resume`
-    too) and the flash folder an emulated one runs on. TallyboardError saying what to do for a table with
-    no board here (none attached, or one on a table host)."""
-    from ..evening import EveningDatabase, table_emulators
+def evening_table(table: int) -> tuple[str, Path | None]:
+    """Table `table`'s board at the evening in progress (made, or under way; not finished): its port now
+    (an emulated board's, the one its emulator has now, after `event resume` too) and, for an emulated
+    one, the flash folder it runs on (None: a board on USB). TallyboardError saying what to do for no evening in progress, or a table with no
+    board here (none attached, one on a table host, an emulated one not running)."""
+    from ..evening import FINISHED, EveningDatabase, table_emulators
     from ..evening.tables import REMOTE, event_folder
 
     with EveningDatabase() as store:
         event = store.event()
         boards = store.boards(event)
+    if event.state == FINISHED:
+        raise TallyboardError(f"table {table}: no evening is in progress (the last one, {event.name!r}, is "
+                              "finished): start one with tallyboard event create NAME --player NAME ..., or "
+                              "choose the board with --port")
     known = boards.get(table)
     if known is None:
         have = ", ".join(str(t) for t in sorted(boards)) or "none"
@@ -51,7 +57,10 @@ def evening_table(table: int) -> tuple[str, Any]:
     if port.startswith(REMOTE):
         raise TallyboardError(f"table {table}'s board is on the table host {port[len(REMOTE):]!r}: enter its hands "
                               "there, on that laptop or on the board")
-    return port, table_emulators.flash_folder(event_folder(event), table)
+    flash = table_emulators.emulated_flash(event_folder(event), table)
+    if flash is not None:
+        port = table_emulators.running_port(table, flash)
+    return port, flash
 
 
 def board_options(fn: Callable[..., Any]) -> Callable[..., Any]:

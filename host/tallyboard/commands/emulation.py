@@ -82,7 +82,10 @@ def _running_emulator(flash_dir: str | None, table: int | None) -> dict[str, Any
     if table is not None:
         if flash_dir:
             raise TallyboardError("--table and --flash each choose the board: give one of them")
-        flash_dir = str(evening_table(table)[1])
+        flash = evening_table(table)[1]
+        if flash is None:
+            raise TallyboardError(f"table {table}'s board is not an emulated one: press its own buttons")
+        flash_dir = str(flash)
     if flash_dir:
         running = emu_mod.running_on(Path(flash_dir))
         if not running:

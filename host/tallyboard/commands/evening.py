@@ -118,27 +118,34 @@ def first_seating(names: list[str], tables: int | None, how: str, seed: int | No
                                                              "else 6; rules.md SK19).")
 @click.option("--new-player", "new_players", multiple=True, metavar="NAME",
               help="NAME (given with --player too) is new to the club's register: added to it on purpose.")
+@click.option("--guest", "guests", multiple=True, metavar="NAME",
+              help="A visitor (repeat): plays and scores tonight, not ranked in seasons; seated after the "
+                   "players unless given with --player too; added to the club's register as a guest when new.")
 @archive_option
 @reports_errors
 def create_cmd(name: str, players: tuple[str, ...], players_file: str | None, tables: int | None, seating: str,
                seed: int | None, rounds: int, hands: str | None, new_players: tuple[str, ...],
-               archive_path: str | None) -> None:
+               guests: tuple[str, ...], archive_path: str | None) -> None:
     """Create the event NAME with its players, matched to the club's register, and the first round's seating."""
-    names = _names(players, players_file)
+    names = club_register.with_guests(_names(players, players_file), guests)
     if seating == "draw" and seed is None:
         seed = random.SystemRandom().randrange(1, 10 ** 6)
     with EveningDatabase(archive_path) as store:
-        names, fresh = club_register.match(store, names, list(new_players))
+        names, fresh = club_register.match(store, names, list(new_players), guests)
         first = first_seating(names, tables, seating, seed)
         event = store.create(name, names, first, rounds, int(hands) if hands else None)
-        club_register.join(store)
+        club_register.join(store, guests)
+        seated_guests = club_register.guests_at(store, event)
     length = standings.game_length(len(first), event.hands)
     click.echo(f"created {name!r}: {len(names)} players at {len(first)} tables, {rounds} rounds of "
                f"{length}-hand games" + (f" (seating drawn with --seed {seed})" if seating == "draw" else ""))
     for t, table in enumerate(first, 1):
         click.echo(shown(f"  table {t}: " + ", ".join(f"{s}:{names[p]}" for s, p in enumerate(table))))
-    if fresh:
-        click.echo(shown("new in the club's register: " + ", ".join(fresh)))
+    if [n for n in fresh if n not in seated_guests]:
+        click.echo(shown("new in the club's register: " + ", ".join(n for n in fresh if n not in seated_guests)))
+    if seated_guests:
+        click.echo(shown("guests tonight (they play and score, and are not ranked in seasons): " + ", ".join(
+            n + (" (new in the club's register)" if n in fresh else "") for n in seated_guests)))
 
 
 # ---------------------------------------------------------------- status

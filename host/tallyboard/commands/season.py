@@ -31,6 +31,9 @@ def _pin(pin: str | None) -> str | None:
     return pin
 
 
+GUEST_NOTE = "(guest): plays and scores at evenings, not ranked in seasons (tallyboard players member NAME)"
+
+
 def _entry(entry: dict[str, str]) -> None:
     click.echo(shown(f"{entry['action']}: {entry['what']}\n  before: {entry['before']}\n  after:  {entry['after']}"))
 
@@ -43,22 +46,26 @@ def players_group() -> None:
 
 
 @players_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="One JSON list: player, name, evenings.")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON list: player, name, evenings (and guest: true for a guest).")
 @archive_option
 @reports_errors
 def players_list_cmd(as_json: bool, archive_path: str | None) -> None:
-    """The register: each player's number, name and evenings played."""
+    """The register: each player's number, name and evenings played, guests marked."""
     with EveningDatabase(archive_path) as store:
         everyone = club_register.players(store)
     if as_json:
-        click.echo(json.dumps([{"player": p.id, "name": p.name, "evenings": p.evenings} for p in everyone]))
+        click.echo(json.dumps([{"player": p.id, "name": p.name, "evenings": p.evenings,
+                                **({"guest": True} if p.guest else {})} for p in everyone]))
         return
     table = Table(title="The club's register", box=box.SIMPLE_HEAD, title_style="bold")
     for column, justify in (("#", "right"), ("player", "left"), ("evenings", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for p in everyone:
-        table.add_row(str(p.id), p.name, str(p.evenings))
+        table.add_row(str(p.id), p.name + (season.GUEST_MARK if p.guest else ""), str(p.evenings))
     Console().print(table)
+    if any(p.guest for p in everyone):
+        Console().print(GUEST_NOTE, highlight=False)
 
 
 @players_group.command("add")
@@ -70,6 +77,39 @@ def players_add_cmd(name: str, archive_path: str | None) -> None:
     with EveningDatabase(archive_path) as store:
         player = club_register.add(store, name)
     click.echo(shown(f"added #{player.id} {player.name} to the club's register"))
+
+
+@players_group.command("guest")
+@click.argument("name")
+@pin_option
+@archive_option
+@reports_errors
+def players_guest_cmd(name: str, pin: str | None, archive_path: str | None) -> None:
+    """Add NAME to the register as a guest: he plays and scores at evenings and is not ranked in
+    seasons. NAME a member already (name or #number): he becomes a guest, left out of every season's
+    ranking with all his evenings; that is the director's (PIN) and logged."""
+    with EveningDatabase(archive_path) as store:
+        known = club_register.lookup(store, name)
+        if known is None:
+            player = club_register.add(store, name, guest=True)
+            click.echo(shown(f"added #{player.id} {player.name} to the club's register as a guest (not ranked "
+                             f"in seasons; tallyboard players member {player.name!r} makes him a member)"))
+            return
+        director.check_pin(store, _pin(pin), "tallyboard players guest")
+        _entry(club_register.set_guest(store, name, True))
+
+
+@players_group.command("member")
+@click.argument("player")
+@pin_option
+@archive_option
+@reports_errors
+def players_member_cmd(player: str, pin: str | None, archive_path: str | None) -> None:
+    """PLAYER (name or #number), a guest, becomes a member: every season ranks him with all his
+    evenings, those he played as a guest too. Director's PIN; logged."""
+    with EveningDatabase(archive_path) as store:
+        director.check_pin(store, _pin(pin), "tallyboard players member")
+        _entry(club_register.set_guest(store, player, False))
 
 
 @players_group.command("rename")
@@ -105,7 +145,7 @@ def players_merge_cmd(player: str, into: str, pin: str | None, archive_path: str
 @archive_option
 @reports_errors
 def players_log_cmd(as_json: bool, archive_path: str | None) -> None:
-    """The register's changes: players added, renamed, merged."""
+    """The register's changes: players added, renamed, merged, made guests or members."""
     with EveningDatabase(archive_path) as store:
         entries = club_register.log(store)
     if as_json:
@@ -176,11 +216,11 @@ def print_standings(doc: dict[str, Any], console: Console) -> None:
     for column in ("total", "won", "tie broken by"):
         table.add_column(column, justify="left" if column == "tie broken by" else "right")  # type: ignore[arg-type]
 
-    def add(row: dict[str, Any]) -> None:
+    def add(row: dict[str, Any], mark: str = "") -> None:
         scores = [("" if s is None else (f"{s}" if c or doc["rule"]["kind"] != "best" else f"({s})"))
                   for s, c in zip(row["scores"], row["counted"])]
         value_text = f"{row['value']:.2f}" if doc["rule"]["kind"] == "average" else str(row["value"])
-        table.add_row("—" if row["rank"] is None else str(row["rank"]), row["name"], value_text, *scores,
+        table.add_row("—" if row["rank"] is None else str(row["rank"]), row["name"] + mark, value_text, *scores,
                       str(row["total"]), str(row["games_won"]),
                       season.SHORT[row["decided_by"]] if row["decided_by"] else "")
     for row in doc["standings"]:
@@ -189,11 +229,18 @@ def print_standings(doc: dict[str, Any], console: Console) -> None:
         table.add_section()
         for row in doc["unranked"]:
             add(row)
+    guests = doc["guests"]
+    if guests:
+        table.add_section()
+        for row in guests:
+            add(row, season.GUEST_MARK)
     console.print(table)
     for n, night in enumerate(doc["evenings"], 1):
         console.print(f"E{n}: {night['event']}" + ("" if night["finished"] else " (not finished)"), highlight=False)
     if doc["unranked"]:
         console.print(f"—: fewer than {doc['rule']['min_evenings']} evenings, not ranked", highlight=False)
+    if guests:
+        console.print(GUEST_NOTE, highlight=False)
     if doc["rule"]["kind"] == "best":
         console.print("(score): an evening that does not count", highlight=False)
 
@@ -269,10 +316,10 @@ def results_build_cmd(folder: str, from_file: str | None, season_name: str | Non
     else:
         with EveningDatabase(archive_path) as store:
             chosen = season.season(store, season_name)
+            every = season.seasons(store)
             doc, notes = season.export(store, chosen)
         if season_name is None:      # say which: a director with two seasons may have meant the other
-            notes = [f"the results of the season {chosen.name!r}, the last one made (--season NAME for "
-                     "another)", *notes]
+            notes = [_which_season(chosen, every), *notes]
         for note in notes:
             click.echo(shown(f"tallyboard: note: {note}"), err=True)
         parsed = season.from_document(doc, "the archive")
@@ -284,6 +331,14 @@ def results_build_cmd(folder: str, from_file: str | None, season_name: str | Non
         click.echo(f"  {name}")
     for name in removed:
         click.echo(f"  {name} (removed)")
+
+
+def _which_season(chosen: season.Season, every: list[season.Season]) -> str:
+    """The note of a build without --season: the season built (the last one made) and how to choose another."""
+    if len(every) == 1:
+        return f"the results of the season {chosen.name!r}, the only one made (with more, --season NAME chooses one)"
+    return (f"the results of the season {chosen.name!r}, the last one made of {len(every)} "
+            f"({', '.join(repr(s.name) for s in every)}): --season NAME for another")
 
 
 def register(group: click.Group) -> None:

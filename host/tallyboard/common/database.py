@@ -49,7 +49,7 @@ class Kind:
 # The archive: version 1 is the games table as tallyboard shipped it; the club
 # evening's tables (docs/events.md, "The store") were added beside it without a
 # version, so migration 2 creates them where they are missing; 3 keeps the
-# wrong PINs given (docs/events.md, "The director"); 4 the club's register and seasons.
+# wrong PINs given (docs/events.md, "The director"); 4 the club's register and seasons; 5 its guests.
 ARCHIVE = Kind("archive", (
     """
     CREATE TABLE IF NOT EXISTS games (
@@ -116,6 +116,11 @@ ARCHIVE = Kind("archive", (
         id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, rule TEXT NOT NULL, created_at TEXT NOT NULL);
     CREATE TABLE season_evenings (
         season INTEGER NOT NULL, event INTEGER NOT NULL, added_at TEXT NOT NULL, PRIMARY KEY (season, event));
+    """,
+    # 5: a register entry may be a guest, who plays evenings and is not ranked in seasons (issue 44;
+    # docs/host.md, "A club's season"): every entry of an older archive is a member
+    """
+    ALTER TABLE register_players ADD COLUMN guest INTEGER NOT NULL DEFAULT 0;
     """,
 ), hint="choose another with --archive")
 

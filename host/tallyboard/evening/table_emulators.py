@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..common.errors import TallyboardError
+from ..common.errors import TallyboardError, TransportError
 from ..tooling import emulator as emu_mod
 
 EMULATOR_START_S = 30.0    # how long an emulator may take to boot (its first file set is compiled)
@@ -20,6 +20,23 @@ EMULATOR_STOP_S = 10.0
 def flash_folder(folder: Path, table: int) -> Path:
     """The flash folder of table `table`'s emulated board in the evening's folder (its emulator runs on it)."""
     return folder / f"table-{table}"
+
+
+def emulated_flash(folder: Path, table: int) -> Path | None:
+    """The flash folder of table `table`'s board when it is an emulated one (its folder is there in the
+    evening's folder), else None."""
+    flash = flash_folder(folder, table)
+    return flash if flash.is_dir() else None
+
+
+def running_port(table: int, flash: Path) -> str:
+    """The port of the emulator running on table `table`'s flash folder now (a new one each time it
+    starts, so never the one last stored); TransportError saying what to do when none is running."""
+    running = emu_mod.running_on(flash)
+    if running is None:
+        raise TransportError(f"the emulated board of table {table} is not running: "
+                             "tallyboard event resume starts it again")
+    return str(running["port"])
 
 
 def start(folder: Path, table: int, flash: Path) -> str:

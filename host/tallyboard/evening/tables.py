@@ -122,8 +122,7 @@ class Tables:
             if str(known.get("port", "")).startswith(REMOTE):
                 self.remote.add(table)
                 continue
-            flash = self.flash_of(table)
-            self.boards[table] = _Board(table, known["port"], flash if flash.is_dir() else None)
+            self.boards[table] = _Board(table, known["port"], table_emulators.emulated_flash(self.folder, table))
 
     # ------------------------------------------------------------ attaching
     def flash_of(self, table: int) -> Path:
@@ -209,12 +208,9 @@ class Tables:
         if known.board is not None:
             return known.board
         if known.flash is not None:
-            running = emu_mod.running_on(known.flash)
-            if running is None:
-                raise TransportError(f"the emulated board of table {known.table} is not running: "
-                                     "tallyboard event resume starts it again")
-            if running["port"] != known.port:
-                known.port = str(running["port"])
+            port = table_emulators.running_port(known.table, known.flash)
+            if port != known.port:
+                known.port = port
                 self.store.set_board(self.event, known.table, known.port, self._board_id(known.table, None))
         link = portshare.open_link(known.port, serve=True)
         board = Board(link, timeout=self.timeout, keep_events=False)

@@ -11,6 +11,14 @@ when the director says so (--new-player). Players of evenings made before
 the register, or added to an evening by the director later, are joined on
 the register's next use (join): by key, a new entry where there is none.
 
+An entry is a member or a guest (migration 5): a guest plays and scores on
+his evenings and is not ranked in seasons (season.py shows him under the
+standings). A guest is seated by `event create --guest` (added as a guest
+when new) or added by `players guest`; `players member` makes him a member
+and `players guest` a member a guest (the director's, logged). Whether a
+player is ranked is the register's now, not his evenings': a guest made a
+member is ranked with every evening he played, those played as a guest too.
+
 Merging two entries (one person entered twice) and renaming one are the
 director's, behind his PIN (the caller checks it), and logged."""
 from __future__ import annotations
@@ -37,6 +45,7 @@ class Player:
     id: int
     name: str
     evenings: int = 0
+    guest: bool = False
 
 
 def _now() -> str:
@@ -44,18 +53,21 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def join(store: EveningDatabase) -> None:
+def join(store: EveningDatabase, guests: list[str] | tuple[str, ...] = ()) -> None:
     """Join every evening's player not yet in the register to the entry of
     his name's key, adding an entry where there is none (or where that
-    entry already plays in the same evening). One transaction; nothing is
-    written when every player is joined."""
+    entry already plays in the same evening): a guest's when the name is
+    one of guests. One transaction; nothing is written when every player is
+    joined."""
     if not store.db.execute("SELECT 1 FROM event_players WHERE register IS NULL LIMIT 1").fetchone():
         return
     with database.write(store.db) as db:
+        guest_keys = {tallyboard_names.key(g) for g in guests}
         rows = db.execute("SELECT event, number, name FROM event_players WHERE register IS NULL"
                           " ORDER BY event, number").fetchall()
         for event, number, name in rows:
             key = tallyboard_names.key(name)
+            guest = int(key in guest_keys)
             taken = {r for (r,) in db.execute("SELECT register FROM event_players WHERE event = ?"
                                               " AND register IS NOT NULL", (event,))}
             found = [i for (i,) in db.execute("SELECT id FROM register_players WHERE key = ? AND merged_into IS NULL"
@@ -63,16 +75,16 @@ def join(store: EveningDatabase) -> None:
             if found:
                 entry = found[0]
             else:
-                entry = int(db.execute("INSERT INTO register_players (name, key, added_at) VALUES (?, ?, ?)",
-                                       (name.strip(), key, _now())).lastrowid or 0)
+                entry = int(db.execute("INSERT INTO register_players (name, key, added_at, guest) VALUES (?, ?, ?, ?)",
+                                       (name.strip(), key, _now(), guest)).lastrowid or 0)
             db.execute("UPDATE event_players SET register = ? WHERE event = ? AND number = ?", (entry, event, number))
 
 
 def players(store: EveningDatabase) -> list[Player]:
     """The register's players (merged entries aside), by number, each with the evenings he played."""
     join(store)
-    return [Player(i, name, count) for i, name, count in store.db.execute(
-        "SELECT r.id, r.name, (SELECT count(DISTINCT e.event) FROM event_players e WHERE e.register = r.id)"
+    return [Player(i, name, count, bool(guest)) for i, name, count, guest in store.db.execute(
+        "SELECT r.id, r.name, (SELECT count(DISTINCT e.event) FROM event_players e WHERE e.register = r.id), r.guest"
         " FROM register_players r WHERE r.merged_into IS NULL ORDER BY r.id")]
 
 
@@ -99,28 +111,44 @@ def _did_you_mean(found: list[Player]) -> str:
     return " or ".join(repr(p.name) for p in found[:3])
 
 
-def match(store: EveningDatabase, names: list[str], new: list[str]) -> tuple[list[str], list[str]]:
+def match(store: EveningDatabase, names: list[str], new: list[str],
+          guests: list[str] | tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
     """An evening's names matched to the register, before the evening is
     created: (the names as the register spells them, the names new to it).
-    RegisterError for a near miss ("did you mean 'Ann Lee'?"), a name new to
-    a register that has players and not given as new, a new name the
-    register holds already, or two names that are one."""
+    guests are among names: each a guest of the register, or new to it (then
+    join(store, guests) adds him as a guest). RegisterError for a near miss
+    ("did you mean 'Ann Lee'?"), a name new to a register that has players
+    and not given as new or a guest, a new name the register holds already,
+    a guest the register holds as a member, or two names that are one."""
     everyone = players(store)
     new_keys = {tallyboard_names.key(n) for n in new}
+    guest_keys = {tallyboard_names.key(g) for g in guests}
     keys = [tallyboard_names.key(n) for n in names]
     for n in new:
         if tallyboard_names.key(n) not in keys:
             raise RegisterError(f"--new-player {n!r} is not one of the evening's players: give it with --player "
                                 "too (--new-player only says that the player is new to the register)")
+        if tallyboard_names.key(n) in guest_keys:
+            raise RegisterError(f"{n!r} is given as --new-player and as --guest: a guest new to the register is "
+                                f"added as a guest by --guest {n!r} alone; nothing was created")
     out, fresh = [], []
     for name, key in zip(names, keys):
         if keys.count(key) > 1:
             raise RegisterError(f"{name!r} is given twice (the register does not tell case or spaces apart); "
                                 "every player needs a name of his own")
         known = _by_key(everyone, name)
-        if key in new_keys:
+        if key in guest_keys:
+            if known is not None and not known.guest:
+                raise RegisterError(f"--guest {name!r}: {known.name!r} (#{known.id}) is a member of the club's "
+                                    "register, ranked in seasons; leave --guest out to seat him as a member "
+                                    f"(tallyboard players guest {known.name!r} makes him a guest); nothing was created")
+            if known is None:
+                fresh.append(name)
+            out.append(name if known is None else known.name)
+        elif key in new_keys:
             if known is not None:
-                raise RegisterError(f"--new-player {name!r}: the register has {known.name!r} (#{known.id}) "
+                guest = ", a guest" if known.guest else ""
+                raise RegisterError(f"--new-player {name!r}: the register has {known.name!r} (#{known.id}{guest}) "
                                     "already; leave --new-player out to seat that player")
             fresh.append(name)
             out.append(name)
@@ -130,8 +158,9 @@ def match(store: EveningDatabase, names: list[str], new: list[str]) -> tuple[lis
             close = near(everyone, name)
             hint = f": did you mean {_did_you_mean(close)}? If not, a" if close else "; a"
             raise RegisterError(f"{name!r} is not in the club's register{hint} player new to the club is "
-                                f"added on purpose: --player {name!r} --new-player {name!r} "
-                                "(tallyboard players list shows the register); nothing was created")
+                                f"added on purpose: --player {name!r} --new-player {name!r}, or --guest {name!r} "
+                                "for a visitor not ranked in seasons (tallyboard players list shows the register); "
+                                "nothing was created")
         else:
             fresh.append(name)     # the first evening: its players found the register
             out.append(name)
@@ -179,23 +208,68 @@ def names_of(store: EveningDatabase) -> dict[int, str]:
     return {int(i): name for i, name in store.db.execute("SELECT id, name FROM register_players")}
 
 
+def guests_of(store: EveningDatabase) -> set[int]:
+    """The numbers of the register's guests."""
+    return {int(i) for (i,) in store.db.execute("SELECT id FROM register_players WHERE guest = 1")}
+
+
+def with_guests(names: list[str], guests: list[str] | tuple[str, ...]) -> list[str]:
+    """An evening's names and after them its guests (`event create --guest`) not among them already."""
+    given = {tallyboard_names.key(n) for n in names}
+    return names + [g.strip() for g in guests if tallyboard_names.key(g) not in given]
+
+
+def guests_at(store: EveningDatabase, event: Evening) -> list[str]:
+    """The evening's names of its players who are the register's guests, by the evening's number."""
+    visitors = guests_of(store)
+    return [name for name, entry in zip(store.names(event), evening_players(store, event))
+            if root(store, entry) in visitors]
+
+
 def _log(db: Any, action: str, what: str, before: str, after: str) -> dict[str, str]:
     db.execute("INSERT INTO register_log (at, action, what, before, after) VALUES (?, ?, ?, ?, ?)",
                (_now(), action, what, before, after))
     return {"action": action, "what": what, "before": before, "after": after}
 
 
-def add(store: EveningDatabase, name: str) -> Player:
-    """A player new to the club, on purpose; logged."""
+def _status(guest: bool) -> str:
+    return "guest" if guest else "member"
+
+
+def add(store: EveningDatabase, name: str, guest: bool = False) -> Player:
+    """A player new to the club, on purpose, a member or a guest; logged."""
     name = tallyboard_names.check("player", name, tallyboard_names.PLAYER_MAX)
     known = _by_key(players(store), name)
     if known is not None:
+        if known.guest and not guest:
+            raise RegisterError(f"{known.name!r} (#{known.id}) is a guest in the register already: tallyboard "
+                                f"players member {known.name!r} makes him a member, keeping his evenings; "
+                                "nothing was added")
         raise RegisterError(f"the register has {known.name!r} (#{known.id}) already; nothing was added")
     with database.write(store.db) as db:
-        entry = int(db.execute("INSERT INTO register_players (name, key, added_at) VALUES (?, ?, ?)",
-                               (name, tallyboard_names.key(name), _now())).lastrowid or 0)
-        _log(db, "add", f"#{entry} {name}", "", name)
-    return Player(entry, name)
+        entry = int(db.execute("INSERT INTO register_players (name, key, added_at, guest) VALUES (?, ?, ?, ?)",
+                               (name, tallyboard_names.key(name), _now(), int(guest))).lastrowid or 0)
+        _log(db, "add", f"#{entry} {name}", "", f"{name} ({_status(guest)})" if guest else name)
+    return Player(entry, name, 0, guest)
+
+
+def lookup(store: EveningDatabase, who: str) -> Player | None:
+    """The player named who (case and spaces aside) or numbered #N, None when the register has none."""
+    if who.lstrip("#").isdigit():
+        return find(store, who)
+    return _by_key(players(store), who)
+
+
+def set_guest(store: EveningDatabase, who: str, guest: bool) -> dict[str, str]:
+    """A member made a guest (guest) or a guest a member: his evenings stay his,
+    and every season ranks him, or leaves him out, with all of them. The
+    director's (the caller checks the PIN); logged."""
+    player = find(store, who)
+    if player.guest == guest:
+        raise RegisterError(f"{player.name!r} (#{player.id}) is a {_status(guest)} already; nothing was changed")
+    with database.write(store.db) as db:
+        db.execute("UPDATE register_players SET guest = ? WHERE id = ?", (int(guest), player.id))
+        return _log(db, _status(guest), f"#{player.id} {player.name}", _status(player.guest), _status(guest))
 
 
 def rename(store: EveningDatabase, who: str, new: str) -> dict[str, str]:

@@ -9,11 +9,16 @@ rules.md SK20; games won, G5), its players joined to the register's
 numbers. The store's standings are those of the record the store makes
 now, so an evening corrected by the director after the fact (his logged
 `event correct`) moves them, and a season record replays to the same
-standings anywhere. No floats: an average is compared as a fraction."""
+standings anywhere. No floats: an average is compared as a fraction.
+
+The register's guests (register.py) are in the record (`"guest": true`)
+and out of the ranking: their rows, worked out as everyone's, are shown
+under the standings (`guests`). A guest is one as the register has him when
+the record is made, for all his evenings."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -36,6 +41,7 @@ RULES: dict[str, tuple[str, ...]] = {
 }
 WORDS = {"total": "total continuous score", "best": "best evenings' continuous score",
          "average": "average continuous score an evening", "games_won": "games won", "evenings": "evenings played"}
+GUEST_MARK = " (guest)"      # after a guest's name wherever the season's players are shown
 SHORT = {"total": "total", "best": "best evenings", "average": "average", "games_won": "games won",
          "evenings": "evenings played"}
 
@@ -123,7 +129,8 @@ def season(store: EveningDatabase, name: str | None = None) -> Season:
     """The season called name; with None the last one made."""
     every = seasons(store)
     if not every:
-        raise SeasonError("no season yet: tallyboard season create NAME --rule total makes one")
+        raise SeasonError("no season yet: tallyboard season create NAME --rule total makes one, and "
+                          "tallyboard season add EVENING ... puts the evenings in it")
     if name is None:
         return every[-1]
     for s in every:
@@ -168,9 +175,10 @@ def export(store: EveningDatabase, s: Season) -> tuple[dict[str, Any], list[str]
         if log:
             entry["log"] = log
         out.append(entry)
-    names = register.names_of(store)
+    names, guests = register.names_of(store), register.guests_of(store)
     return {"format": FORMAT, "season": s.name, "rule": s.rule,
-            "players": [{"player": i, "name": names[i]} for i in sorted(used)], "evenings": out}, notes
+            "players": [{"player": i, "name": names[i], **({"guest": True} if i in guests else {})}
+                        for i in sorted(used)], "evenings": out}, notes
 
 
 # ---------------------------------------------------------------- the season record
@@ -197,6 +205,7 @@ class Parsed:
     rule: dict[str, Any]
     names: dict[int, str]
     nights: list[Night]
+    guests: set[int] = field(default_factory=set)      # the register's numbers of the guests
 
 
 def load(path: str) -> Parsed:
@@ -222,9 +231,12 @@ def from_document(doc: Any, source: str) -> Parsed:  # size: one check a field o
     rule = check_rule(doc.get("rule"), fail)
     people = doc.get("players")
     if not isinstance(people, list) or not all(
-            isinstance(p, dict) and type(p.get("player")) is int and isinstance(p.get("name"), str) for p in people):
-        raise fail("players", "must be a list of {\"player\": number, \"name\": name}")
+            isinstance(p, dict) and type(p.get("player")) is int and isinstance(p.get("name"), str)
+            and p.get("guest", True) is True for p in people):
+        raise fail("players", "must be a list of {\"player\": number, \"name\": name}, a guest's with "
+                   "\"guest\": true")
     names = {p["player"]: p["name"] for p in people}
+    guests = {p["player"] for p in people if p.get("guest")}
     nights = []
     if not isinstance(doc.get("evenings"), list):
         raise fail("evenings", "must be a list of evenings")
@@ -249,10 +261,15 @@ def from_document(doc: Any, source: str) -> Parsed:  # size: one check a field o
         nights.append(Night(doc_record.get("event") or f"evening {n}", bool(record.over(doc_record)),
                             evening_names, ids, plays, standings.evening_of(len(evening_names), plays), doc_record,
                             log))
-    return Parsed(doc["season"], rule, names, nights)
+    return Parsed(doc["season"], rule, names, nights, guests)
 
 
 # ---------------------------------------------------------------- the standings
+
+def _order(rows: list[dict[str, Any]], exact: dict[int, tuple[Any, ...]]) -> None:
+    """Rows by their figures (largest first), then by name."""
+    rows.sort(key=lambda r: tuple(-v for v in exact[r["player"]]) + (tallyboard_names.key(r["name"]), r["player"]))
+
 
 def _rank(rows: list[dict[str, Any]], keys: tuple[str, ...], exact: dict[int, tuple[Any, ...]]) -> None:
     """Order rows by keys (largest first), rank them (equal on every key:
@@ -260,7 +277,7 @@ def _rank(rows: list[dict[str, Any]], keys: tuple[str, ...], exact: dict[int, tu
     the players equal to it on the rule's own figure (the first that parts
     it from one of them; None when none is equal to it, or all are on
     every key)."""
-    rows.sort(key=lambda r: tuple(-v for v in exact[r["player"]]) + (tallyboard_names.key(r["name"]), r["player"]))
+    _order(rows, exact)
     for i, row in enumerate(rows):
         mine = exact[row["player"]]
         same = i and exact[rows[i - 1]["player"]] == mine
@@ -276,26 +293,30 @@ def standings_of(season: Parsed) -> dict[str, Any]:
     rule = season.rule
     keys = RULES[rule["kind"]]
     exact: dict[int, tuple[Any, ...]] = {}
-    ranked, unranked = [], []
+    ranked, unranked, guests = [], [], []
     for who, row in _rows(season).items():
         figures = _figures(row, rule, len(season.nights))
         row["value"] = round(float(figures["average"]), 2) if rule["kind"] == AVERAGE else figures[keys[0]]
         exact[who] = tuple(figures[k] for k in keys)
         if row["evenings"] == 0:
             continue
-        if rule["kind"] == AVERAGE and row["evenings"] < rule["min_evenings"]:
+        if who in season.guests:
+            guests.append(row)
+        elif rule["kind"] == AVERAGE and row["evenings"] < rule["min_evenings"]:
             unranked.append(row)
         else:
             ranked.append(row)
     _rank(ranked, keys, exact)
     unranked.sort(key=lambda r: (-r["evenings"], tallyboard_names.key(r["name"]), r["player"]))
-    for row in unranked:
+    _order(guests, exact)
+    for row in unranked + guests:
         row["rank"], row["decided_by"] = None, None
     return {"format": STANDINGS_FORMAT, "season": season.name, "rule": rule, "rule_words": rule_words(rule),
             "evenings": [{"evening": n, "event": night.name, "finished": night.finished,
                           "rounds": len(night.plays), "players": sum(1 for p in range(len(night.players)) if night.sat(p))}
                          for n, night in enumerate(season.nights, 1)],
-            "standings": [_shown(r) for r in ranked], "unranked": [_shown(r) for r in unranked]}
+            "standings": [_shown(r) for r in ranked], "unranked": [_shown(r) for r in unranked],
+            "guests": [_shown(r) for r in guests]}
 
 
 def _rows(season: Parsed) -> dict[int, dict[str, Any]]:

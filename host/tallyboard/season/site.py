@@ -29,7 +29,7 @@ table { border-collapse: collapse; margin: .4em 0 1em; }
 th, td { border-bottom: 1px solid #ccc; padding: .2em .6em; text-align: right; }
 th { background: #eee; } td.name, th.name { text-align: left; }
 tr.total td { font-weight: bold; border-top: 2px solid #333; }
-.rule, .note { color: #444; } .uncounted { color: #888; } .tie { font-style: italic; }
+.rule, .note { color: #444; } .uncounted { color: #888; } .tie { font-style: italic; } .guest { color: #666; }
 section.table { break-inside: avoid; }
 tr.hand { cursor: default; } tr.hand:hover td, tr.hand:focus td { background: #f4f1e4; }
 tr.hand td:first-child { position: relative; }
@@ -120,7 +120,7 @@ def _index(parsed: season_mod.Parsed, doc: dict[str, Any]) -> str:
     beside = [key for key in ("total", "games_won") if key != kind]
     head += [{"total": "Total", "games_won": "Games won"}[key] for key in beside] + ["Tie broken by"]
 
-    def row(r: dict[str, Any]) -> list[str]:
+    def row(r: dict[str, Any], mark: str = "") -> list[str]:
         scores = []
         for n, (score, counted) in enumerate(zip(r["scores"], r["counted"]), 1):
             if score is None:
@@ -130,7 +130,7 @@ def _index(parsed: season_mod.Parsed, doc: dict[str, Any]) -> str:
             scores.append(link if counted else f'<span class="uncounted">({link})</span>')
         shown_value = f"{r['value']:.2f}" if kind == "average" else str(r["value"])
         tie = _e(season_mod.SHORT[r["decided_by"]]) if r["decided_by"] else ""
-        return (["" if r["rank"] is None else str(r["rank"]), _e(r["name"]), shown_value] + scores
+        return (["" if r["rank"] is None else str(r["rank"]), _e(r["name"]) + mark, shown_value] + scores
                 + [str(r[key]) for key in beside] + [f'<span class="tie">{tie}</span>' if tie else ""])
 
     body = [f"<h1>{_e(parsed.name)}</h1>", f"<p class=\"rule\">Standings: {_e(doc['rule_words'])}.</p>",
@@ -138,6 +138,10 @@ def _index(parsed: season_mod.Parsed, doc: dict[str, Any]) -> str:
     if doc["unranked"]:
         body += [f"<h3>Not ranked: fewer than {doc['rule']['min_evenings']} evenings</h3>",
                  _table(head, [row(r) for r in doc["unranked"]])]
+    if doc["guests"]:
+        body += ["<h3>Guests: not ranked</h3>",
+                 "<p class=\"note\">A guest plays and scores at the evenings and is not ranked in the season.</p>",
+                 _table(head, [row(r, _GUEST) for r in doc["guests"]])]
     if kind == "best":
         body.append("<p class=\"note\">A score in brackets is an evening that does not count.</p>")
     body.append("<h2>Evenings</h2>")
@@ -146,6 +150,9 @@ def _index(parsed: season_mod.Parsed, doc: dict[str, Any]) -> str:
              for n, night in enumerate(doc["evenings"], 1)]
     body.append("<ul>" + "".join(items) + "</ul>")
     return _page(parsed.name, [], body)
+
+
+_GUEST = f'<span class="guest">{_e(season_mod.GUEST_MARK)}</span>'
 
 
 def _names(parsed: season_mod.Parsed, night: season_mod.Night) -> list[str]:
@@ -173,8 +180,9 @@ def _evening(parsed: season_mod.Parsed, n: int, night: season_mod.Night) -> str:
             + ". Ranked by continuous score (rules.md SK20); games won shown, never ranked.</p>",
             "<h2>Standings</h2>",
             _table(["#", "Player", "Continuous score", "Games", "Won"],
-                   [[str(rank), _person(n, night, names, p), str(ev.continuous[p]), str(ev.games[p]),
-                     str(ev.games_won[p])] for rank, p in standings.ranked(ev) if night.sat(p)])]
+                   [[str(rank), _person(n, night, names, p) + (_GUEST if night.players[p] in parsed.guests else ""),
+                     str(ev.continuous[p]), str(ev.games[p]), str(ev.games_won[p])]
+                    for rank, p in standings.ranked(ev) if night.sat(p)])]
     body.append("<h2>The movement</h2>")
     for r, play in enumerate(night.plays, 1):
         body.append(f"<h3>Round {r}</h3>")
