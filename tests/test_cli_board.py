@@ -236,7 +236,7 @@ def test_emulate_in_the_foreground_and_attach(tmp_path):
         # deploy to the running emulator: new files on its flash, a reset, the game kept
         out = run("deploy", "--emulator", env=home)
         assert out.exit_code == 0, out.output
-        assert "and reset it; it runs firmware 0.1.0 (protocol 5)" in out.output
+        assert "and reset it; it runs firmware 0.1.0 (protocol 6)" in out.output
         assert run("status", "--emulator", env=home).output.splitlines()[-1] == "roquet: P1 2  P2 1  (0 hands)"
         # another board definition: it takes effect at the next start, so the running emulator is reset now
         # (issue 32, item 6: status went on with the old one and nothing said so)
@@ -292,7 +292,7 @@ def test_deploy_copies_the_file_set_and_checks_the_board(tmp_path, monkeypatch):
         assert [c[0] for c in commands_of(board.sessions[1])] == ["connect", "resume", "exec", "run", "reset"]
         assert board.scripts_run[0].startswith("tallyboard_write('main.py', ")
         assert (f"of them already there) to the rp2040 on {emulator.port}; the board runs firmware 0.1.0 "
-                "(protocol 5) with board definition pico-reference\n") in out.output
+                "(protocol 6) with board definition pico-reference\n") in out.output
         assert (emulator.flash / "main.py").read_text() != "old firmware"
 
 

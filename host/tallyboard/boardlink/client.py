@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from tallycore import game as core_game
+from tallyrun import protocol
 
 from . import wire
 from ..common.errors import BoardError, ProtocolError, RecordError
 from ..games.base import LoadedGame
+from ..scorebook import records, verify
 from .boardgame import (BoardGame, EntryScreen, game_from_log, options_document, parse_held, reply_int as _int,
                         score_mismatch)
 from .session import RequestError, Session
@@ -59,6 +61,24 @@ class Board(Session):
         """Tell the board that the host's archive holds its game as it stands
         (KEPT: its n events in force and their log CRC)."""
         return self.request("KEPT", game.n, "%04X" % wire.log_crc([game.log[i] for i in range(game.n)]))
+
+    def sign(self, n: int) -> tuple[bytes, bytes, bytes]:
+        """SIGN: the game's chain head after its first n events, the board's
+        public key and its tag over the head (docs/records.md, The chain);
+        the board makes the tag once and answers the parts from it."""
+        parts = []
+        for part in range(protocol.SIGN_PARTS):
+            reply = self.request("SIGN", n, part)
+            if reply.get("n") != str(n) or reply.get("part") != str(part):
+                raise ProtocolError(f"SIGN {n} {part}: the board answered n={reply.get('n')} "
+                                    f"part={reply.get('part')}")
+            try:
+                parts.append(bytes.fromhex(reply.get("hex", "")))
+            except ValueError:
+                raise ProtocolError(f"SIGN {n} {part}: hex={reply.get('hex')!r} is not hex") from None
+        if any(len(p) != 32 for p in parts):
+            raise ProtocolError(f"SIGN {n}: a part of the answer is not 32 bytes")
+        return parts[0], parts[1], parts[2] + parts[3]
 
     def event(self, packed: int) -> dict[str, str]:
         return self.request("EV", packed)
@@ -202,12 +222,17 @@ class Board(Session):
     def player_names(self, players: int) -> list[str]:
         return [self.cfg_get("name", p) for p in range(players)]
 
-    def loaded_game(self, current: BoardGame | None = None) -> LoadedGame:
-        """The board's game as a LoadedGame (for sheet and export)."""
+    def loaded_game(self, current: BoardGame | None = None, signed: bool = False) -> LoadedGame:
+        """The board's game as a LoadedGame (for sheet and export); signed: with
+        the board's signature of its chain (SIGN) when its firmware has one."""
         current = current or self.rebuild()
         if current.name is None or current.game is None:
             raise RecordError("no game on the board: start one with tallyboard new")
         # the core game itself, not a round trip through the record form: a
         # record's hands are finished hands, the board may be in the middle of one
-        return LoadedGame(current.name, self.player_names(current.players),
-                                  options_document(current.name, current.options), current.game)
+        loaded = LoadedGame(current.name, self.player_names(current.players),
+                            options_document(current.name, current.options), current.game)
+        if signed and self.can("SIGN"):
+            head, key, tag = self.sign(records.without_pending(current.game).n)
+            loaded.chain = verify.record_chain(loaded, head, key, tag)
+        return loaded

@@ -58,6 +58,7 @@ def before_new(board: Board, archive_path: str | None, discard: bool, archive_fi
             raise TallyboardError("cancelled: the board keeps its game")
         archive_first = answer == "a"
     if archive_first:
+        loaded = board.loaded_game(current, signed=True)
         with Archive(archive_path) as archive:
             game_id, _ = archive.add(loaded, source="board")
         click.echo(f"archived as #{game_id}: {loaded.name}, {' · '.join(loaded.players)} "
@@ -76,7 +77,7 @@ def archive_group() -> None:
 def save_cmd(archive_path: str | None, port: str | None, use_emulator: bool, timeout: float) -> None:
     """Copy the board's game into the archive (a game already there is not stored twice)."""
     with connected(port, use_emulator, timeout) as board:
-        loaded = board.loaded_game()
+        loaded = board.loaded_game(signed=True)
         note_what_the_record_leaves(loaded, button_letters(board) if loaded.game.held else None)
         with Archive(archive_path) as archive:
             game_id, new = archive.add(loaded, source="board")

@@ -1,16 +1,19 @@
-"""Commands that work on game records with no board: sheet, demo."""
+"""Commands that work on game records with no board: sheet, demo, verify."""
 from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from tallycore import game as core_game
 
 from ..common.console import Console
 from ..common import files
-from ..scorebook import records, sheet
+from ..common.errors import TallyboardError
+from ..scorebook import records, sheet, verify
 from .reporting import reports_errors
 
 
@@ -84,6 +87,58 @@ def demo_cmd() -> None:
         console.print()
 
 
+def _keys(given: tuple[str, ...]) -> set[str] | None:
+    keys = set()
+    for text in given:
+        key = text.strip().lower()
+        if len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
+            raise TallyboardError(f"--key {text}: a board's key is 64 hex digits, as a record's chain writes it")
+        keys.add(key)
+    return keys or None
+
+
+def documents(paths: tuple[str, ...]) -> list[tuple[str, object]]:
+    """Each JSON document to check: the files given, and those in a folder given (a results site's)."""
+    found = []
+    for given in paths:
+        path = Path(given)
+        names = sorted(path.rglob("*.json")) if path.is_dir() else [path]
+        if path.is_dir() and not names:
+            raise TallyboardError(f"{given}: no records in the folder (a results site holds one per evening: "
+                                  "tallyboard results build writes them)")
+        found += [(str(name), files.read_json(name, "record")) for name in names]
+    return found
+
+
+def verdicts_of(doc: object, source: str, keys: set[str] | None) -> list[verify.Verdict]:
+    """The games of one document checked: a game record's one game."""
+    return [verify.check(doc, source, keys)]
+
+
+@click.command("verify")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--key", "keys", multiple=True, metavar="HEX",
+              help="Accept only games signed by this board's key (64 hex digits; repeat for more boards).")
+@reports_errors
+def verify_cmd(paths: tuple[str, ...], keys: tuple[str, ...]) -> None:
+    """Check game RECORDs (or a folder of them: a results site) against the boards that scored them:
+    each game's hands must make its board's chain head, signed by the board's key (docs/records.md,
+    The chain). Exits 1 if any game does not verify."""
+    wanted = _keys(keys)
+    results = [v for source, doc in documents(paths) for v in verdicts_of(doc, source, wanted)]
+    console = Console()
+    for v in results:
+        mark = "[green]verified[/]" if v.ok else "[red]NOT verified[/]"
+        console.print(f"{mark} {escape(f'{v.source}: {v.game}: {v.found}')}", markup=True, highlight=False,
+                      soft_wrap=True)
+    bad = sum(not v.ok for v in results)
+    console.print(f"{len(results) - bad} of {len(results)} game{'s' if len(results) != 1 else ''} verified",
+                  highlight=False, soft_wrap=True)
+    if bad:
+        raise SystemExit(1)
+
+
 def register(group: click.Group) -> None:
     group.add_command(sheet_cmd)
     group.add_command(demo_cmd)
+    group.add_command(verify_cmd)

@@ -38,6 +38,10 @@ def status_cmd(port: str | None, use_emulator: bool, timeout: float) -> None:
         later = f" ({chosen} from its next start)" if chosen != h.get("board") else ""
         click.echo(f"board {h.get('board')}{later} on {board.link.name}: firmware {h.get('fw')}, "
                    f"protocol {h.get('proto')}; games: {names}")
+        chain = board.request("STATE").get("chain", "-")
+        if chain != "-":
+            click.echo(f"chain {chain}: its game's head, as the board's summary screen shows it "
+                       "(docs/records.md, The chain)")
         print_summary(board, notes_in_full=True)
 
 
@@ -215,8 +219,8 @@ def redo_cmd(board: Board) -> None:
 def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout: float) -> None:
     """Print the board's game as a game record (JSON, see docs/records.md)."""
     with connected(port, use_emulator, timeout) as board:
-        loaded = board.loaded_game()
-        doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game)
+        loaded = board.loaded_game(signed=True)
+        doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game, loaded.chain)
         letters = button_letters(board) if loaded.game.held else None
     note_what_the_record_leaves(loaded, letters)
     text = json.dumps(doc, indent=1)

@@ -32,6 +32,7 @@ class LoadedGame:
     players: list[str]
     options: dict[str, Any]
     game: core_game.Game
+    chain: dict[str, Any] | None = None     # its board's signed chain, when the record has one (docs/records.md)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,10 @@ class GameProfile:
     # a record hand in progress ("open" taken out) -> its events, none closing
     # the hand (shape checks only, as `events`)
     open_events: Callable[[Any, int, dict], Iterator[int]] | None = None
+    # a finished record hand the game writes as a list, as the object that has
+    # room for its accepted_by (docs/records.md, Who accepted a hand); None:
+    # the game's hands are objects already
+    hand_object: Callable[[Any], dict] | None = None
     # the line `tallyboard play` prints for one record hand it played:
     # (the record's hands up to this one, player names) -> text, the hand
     # numbered as the sheet numbers it; None: a plain line

@@ -19,8 +19,10 @@ from .base import WINS_TARGET, GameProfile, LoadedGame, nothing_to_check
 
 
 def record_events(hand: Any, players: int, options: dict) -> Iterator[int]:
+    if isinstance(hand, dict):     # {"pegs": [...]}: a hand with room for its accepted_by (hand_object)
+        hand = fields.only(hand, {"pegs"}).get("pegs")
     if not isinstance(hand, list):
-        raise ValueError("must be a list of peggings [player, points]")
+        raise ValueError("must be a list of peggings [player, points], or {\"pegs\": that list}")
     for k, peg in enumerate(hand, 1):
         if (not isinstance(peg, list) or len(peg) != 2
                 or any(isinstance(v, bool) or not isinstance(v, int) for v in peg)):
@@ -42,6 +44,11 @@ def record_hand(events: list[int]) -> Any:
 def open_hand(events: list[int], players: int) -> Any:
     """A hand not yet ended: {"pegs": its peggings so far} (a list cannot say "open")."""
     return {"pegs": record_hand(events)}
+
+
+def hand_object(hand: Any) -> dict:
+    """A finished hand with room for its accepted_by: {"pegs": its peggings}."""
+    return {"pegs": hand}
 
 
 def open_events(hand: Any, players: int, options: dict) -> Iterator[int]:
@@ -206,6 +213,7 @@ PROFILE = GameProfile(
     example_hand="[[0, 5], [1, 2]]",
     open_hand=open_hand,
     open_events=open_events,
+    hand_object=hand_object,
     candidate=candidate,
     simulation_options=simulation_options,
     send=send,

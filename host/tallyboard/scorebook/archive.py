@@ -116,29 +116,38 @@ class Archive:
     def add(self, loaded: records.LoadedGame, source: str) -> tuple[int, bool]:
         """Store a game the core has checked (records.load / from_document, or
         a board's game). Returns (id, new): a game already in the archive is
-        not stored twice."""
+        not stored twice (its hands, event for event); one stored without its
+        board's chain gets it when the same game comes with one."""
         held = self.holds(loaded)
+        text = canonical(records.to_document(loaded.name, loaded.players, loaded.options, loaded.game,
+                                             loaded.chain))
         if held is not None:
+            if loaded.chain is not None and "chain" not in self.record(held):
+                with database.write(self.db) as db:
+                    db.execute("UPDATE games SET record = ? WHERE id = ?", (text, held))
             return held, False
-        text = canonical(records.to_document(loaded.name, loaded.players, loaded.options, loaded.game))
-        digest = hashlib.sha256(text.encode()).hexdigest()
         summary = sheet.sheet_json(loaded)
         with database.write(self.db) as db:
             cursor = db.execute(
                 "INSERT INTO games (digest, game, players, complete, totals, winners, result, source, archived_at,"
                 " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (digest, loaded.name, json.dumps(loaded.players), int(summary["complete"]),
+                (self._digest(loaded), loaded.name, json.dumps(loaded.players), int(summary["complete"]),
                  json.dumps(summary["totals"]), json.dumps(summary["winners"]),
                  sheet.winner_line(summary).plain, source,
                  datetime.now(timezone.utc).isoformat(timespec="seconds"), text))
         return int(cursor.lastrowid or 0), True
 
+    @staticmethod
+    def _digest(loaded: records.LoadedGame) -> str:
+        """What a game is filed under: its record without the board's chain (the same
+        game read from the board twice, or from a file without it, is one game)."""
+        text = canonical(records.to_document(loaded.name, loaded.players, loaded.options, loaded.game))
+        return hashlib.sha256(text.encode()).hexdigest()
+
     def holds(self, loaded: records.LoadedGame) -> int | None:
         """The id of the game in the archive whose record is this game's,
         event for event (the same digest add() files it under), else None."""
-        text = canonical(records.to_document(loaded.name, loaded.players, loaded.options, loaded.game))
-        row = self.db.execute("SELECT id FROM games WHERE digest = ?",
-                              (hashlib.sha256(text.encode()).hexdigest(),)).fetchone()
+        row = self.db.execute("SELECT id FROM games WHERE digest = ?", (self._digest(loaded),)).fetchone()
         return row[0] if row else None
 
     def entries(self, game: str | None = None) -> Iterator[Entry | Unreadable]:

@@ -8,11 +8,13 @@ options look like is its profile's (games/)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from tallycore import game as core_game
 from tallynet import tablestate
+from tallyrun import chain as board_chain
 
 from ..common import files, names
 from .. import games
@@ -39,7 +41,11 @@ def loads(text: str | bytes, source: str = "record") -> LoadedGame:
     return from_document(files.parse_json(text, source, "record"), source)
 
 
-RECORD_FIELDS = ("format", "game", "players", "options", "hands")     # a record's fields (docs/records.md)
+RECORD_FIELDS = ("format", "game", "players", "options", "hands", "chain")     # a record's fields (docs/records.md)
+CHAIN_KEYS = ("head", "key", "tag", "hands")     # its chain's (docs/records.md, The chain)
+SHORT_DIGITS = 2 * board_chain.SHORT     # a head's short form: as STATE's chain and the board's summary screen show it
+_HEX = re.compile(r"[0-9a-f]*\Z")
+_SHORT = re.compile(r"[0-9A-F]{%d}\Z" % SHORT_DIGITS)
 
 
 def from_document(doc: Any, source: str = "record") -> LoadedGame:
@@ -57,14 +63,10 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
     if name not in games.names():
         raise fail("game", f"unknown game {json.dumps(name)}; known games: {', '.join(games.names())}")
     profile = games.profile(name)
-    players = doc.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-        raise fail("players", "must be a list of player names")
-    for player in players:
-        bad = names.refused_character(player)
-        if bad is not None:
-            raise fail("players", f"{player!r} holds U+{ord(bad):04X}: a name may not hold a control, bidi or "
-                                  "other invisible character (docs/host.md, Names)")
+    problem = players_problem(doc.get("players"))
+    if problem:
+        raise fail("players", problem)
+    players: list[str] = doc["players"]
     options = doc.get("options", {})
     if not isinstance(options, dict):
         raise fail("options", "must be an object")
@@ -93,7 +95,45 @@ def from_document(doc: Any, source: str = "record") -> LoadedGame:
                 game.mark_accepted(game.n - 1, who + 1)
         except ValueError as exc:
             raise fail(f"hand {number}", str(exc)) from None
+    if "chain" in doc:
+        try:
+            loaded.chain = read_chain(doc["chain"], len(hands))
+        except ValueError as exc:
+            raise fail("chain", str(exc)) from None
     return loaded
+
+
+def players_problem(players: Any) -> str | None:
+    """Why a record's players are not a list of names it can hold, or None."""
+    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+        return "must be a list of player names"
+    for player in players:
+        bad = names.refused_character(player)
+        if bad is not None:
+            return (f"{player!r} holds U+{ord(bad):04X}: a name may not hold a control, bidi or other invisible "
+                    "character (docs/host.md, Names)")
+    return None
+
+
+def read_chain(value: Any, hands: int) -> dict[str, Any]:
+    """A record's chain object, its shape checked (not its truth: verify.check
+    does that); ValueError naming the field."""
+    if not isinstance(value, dict):
+        raise ValueError("must be an object with head, key, tag and hands (the board's SIGN)")
+    unknown = sorted(set(value) - set(CHAIN_KEYS))
+    if unknown:
+        raise ValueError(f"{unknown[0]}: unknown field")
+    for name, digits in (("head", 64), ("key", 64), ("tag", 128)):
+        text = value.get(name)
+        if not isinstance(text, str) or len(text) != digits or not _HEX.match(text):
+            raise ValueError(f"{name}: must be {digits} lowercase hex digits")
+    shorts = value.get("hands")
+    if not isinstance(shorts, list) or not all(isinstance(s, str) and _SHORT.match(s) for s in shorts):
+        raise ValueError(f"hands: must be a list of the head's short form after each hand "
+                         f"({SHORT_DIGITS} uppercase hex digits each)")
+    if len(shorts) != hands:
+        raise ValueError(f"hands: {len(shorts)} heads for {hands} hands")
+    return dict(value)
 
 
 def split_accepted(hand: Any, players: int) -> tuple[Any, int | None]:
@@ -170,21 +210,28 @@ def hands_of(game: core_game.Game, name: str) -> list[Any]:
     end = 0
     for events in groups[:len(groups) - bool(in_progress)]:
         end += len(events)
-        hands.append(with_accepted(profile.hand(events), game.accepted_by(end - 1)))
+        hands.append(with_accepted(profile, profile.hand(events), game.accepted_by(end - 1)))
     if in_progress:
         assert profile.open_hand is not None, f"{name}: a hand in progress, but no open_hand"
         hands.append({"open": True, **profile.open_hand(in_progress, game.players)})
     return hands
 
 
-def with_accepted(hand: Any, who: int) -> Any:
+def with_accepted(profile: games.GameProfile, hand: Any, who: int) -> Any:
     """A record hand with accepted_by, the player whose accept on the board
     made the event that closed it (docs/rules.md CF2), when one did (who >= 0).
-    A hand written as a list (Roquet's) has no room for it."""
-    if who < 0 or not isinstance(hand, dict):
+    A hand written as a list (Roquet's) is written as its object then."""
+    if who < 0:
         return hand
+    if not isinstance(hand, dict) and profile.hand_object is not None:
+        hand = profile.hand_object(hand)
     return {**hand, "accepted_by": who}
 
 
-def to_document(name: str, players: list[str], options: dict, game: core_game.Game) -> dict:
-    return tablestate.record(name, players, options, hands_of(without_pending(game), name))
+def to_document(name: str, players: list[str], options: dict, game: core_game.Game,
+                chain: dict | None = None) -> dict:
+    """A game's record; with its board's chain when the board signed it (verify.record_chain)."""
+    doc = tablestate.record(name, players, options, hands_of(without_pending(game), name))
+    if chain is not None:
+        doc["chain"] = chain
+    return doc

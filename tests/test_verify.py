@@ -1,0 +1,150 @@
+"""tallyboard verify (issue 44): a game record read from a board carries the board's chain head and its
+signature (docs/records.md, The chain), and anyone holding the record can check it against the board.
+
+The expected head is the chain's definition spelled out with hashlib: the first link SHA-256(32 zero
+bytes || the NEW packed, game index | players << 5 | options << 9, 4 bytes little-endian || 0xFF), then
+per event SHA-256(head || the event, 4 bytes LE || 1 + who accepted it, 0: nobody). Roquet is game 1 of
+protocol.json's games; its pegging packs points << 3 | player << 2 and its hand's end is 1 (as
+tests/mp/test_protocol_app_heap.py: PEG 0 5 is EV 40, PEG 1 17 is EV 140)."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tallyboard.cli import main
+
+ROQUET = 1
+
+
+def sha(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def le(value: int) -> bytes:
+    return value.to_bytes(4, "little")
+
+
+def first(index: int, players: int, options: int) -> bytes:
+    return sha(bytes(32) + le(index | players << 5 | options << 9) + b"\xff")
+
+
+def link(head: bytes, event: int, who: int = 0) -> bytes:
+    return sha(head + le(event) + bytes([who]))
+
+
+def peg(player: int, points: int) -> int:
+    return points << 3 | player << 2
+
+
+END = 1
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """A Roquet game on the emulated board: hand 1 Ann 7, Bob 3, ended; hand 2 Ann 5 so far; exported."""
+    home = tmp_path_factory.mktemp("verify")
+    env = {"TALLYBOARD_EMULATOR_HOME": str(home / "emu")}
+    runner = CliRunner()
+
+    def cli(*args):
+        result = runner.invoke(main, list(args), env=env)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    cli("new", "roquet", "--name", "Ann", "--name", "Bob", "--emulator")
+    cli("peg", "Ann", "7", "--emulator")
+    cli("peg", "Bob", "3", "--emulator")
+    cli("end", "--emulator")
+    cli("peg", "Ann", "5", "--emulator")
+    state = cli("status", "--emulator")
+    return json.loads(cli("export", "--emulator")), state
+
+
+def verify(tmp_path, doc, *extra):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(doc))
+    result = CliRunner().invoke(main, ["verify", str(path), *extra])
+    return result.exit_code, result.stdout + result.stderr
+
+
+@pytest.mark.emulator
+def test_the_boards_record_carries_its_chain_and_verifies(exported, tmp_path):
+    record, _ = exported
+    h0 = first(ROQUET, 2, 0)
+    hand1 = link(link(link(h0, peg(0, 7)), peg(1, 3)), END)       # Ann 7, Bob 3, the hand's end
+    head = link(hand1, peg(0, 5))                                    # hand 2 so far: Ann 5
+    assert record["hands"] == [[[0, 7], [1, 3]], {"open": True, "pegs": [[0, 5]]}]
+    chain = record["chain"]
+    assert chain["head"] == head.hex()
+    assert chain["hands"] == [hand1[:4].hex().upper(), head[:4].hex().upper()]
+    assert len(chain["key"]) == 64 and len(chain["tag"]) == 128
+    code, out = verify(tmp_path, record)
+    assert code == 0, out
+    assert f"the hands make the board's head {head[:4].hex().upper()}, signed by board key " \
+           f"{chain['key'][:8].upper()}" in out and "1 of 1 game verified" in out
+    code, out = verify(tmp_path, record, "--key", chain["key"])
+    assert code == 0, out
+
+
+@pytest.mark.emulator
+def test_one_peg_changed_in_the_file_fails_and_names_its_hand(exported, tmp_path):
+    record, _ = exported
+    edited = copy.deepcopy(record)
+    edited["hands"][0][0] = [0, 8]          # Ann's 7 made 8 in hand 1
+    code, out = verify(tmp_path, edited)
+    assert code == 1
+    assert "NOT verified" in out and "hand 1 is not what the board kept" in out and "0 of 1 game verified" in out
+    edited = copy.deepcopy(record)
+    edited["hands"][1]["pegs"][0] = [0, 6]   # hand 2's Ann 5 made 6: hand 1 still the board's
+    code, out = verify(tmp_path, edited)
+    assert code == 1 and "hand 2 is not what the board kept" in out
+
+
+@pytest.mark.emulator
+def test_a_rewritten_head_a_changed_tag_another_key_or_no_chain_do_not_verify(exported, tmp_path):
+    record, _ = exported
+    # the hands changed and the heads after each rewritten to match: the board's tag is over the old head
+    edited = copy.deepcopy(record)
+    edited["hands"][0][0] = [0, 8]
+    h0 = first(ROQUET, 2, 0)
+    hand1 = link(link(link(h0, peg(0, 8)), peg(1, 3)), END)
+    head = link(hand1, peg(0, 5))
+    edited["chain"].update(head=head.hex(), hands=[hand1[:4].hex().upper(), head[:4].hex().upper()])
+    code, out = verify(tmp_path, edited)
+    assert code == 1 and "the tag is not key" in out
+    # the head as the board's but its heads after each hand rewritten: the hands make another head
+    edited["chain"]["head"] = record["chain"]["head"]
+    code, out = verify(tmp_path, edited)
+    assert code == 1 and "which hand cannot be told" in out
+    # one bit of the tag
+    edited = copy.deepcopy(record)
+    edited["chain"]["tag"] = ("0" if record["chain"]["tag"][0] != "0" else "1") + record["chain"]["tag"][1:]
+    code, out = verify(tmp_path, edited)
+    assert code == 1 and "the tag is not key" in out
+    # another board's key required
+    code, out = verify(tmp_path, record, "--key", "ab" * 32)
+    assert code == 1 and "not one of the boards' keys given" in out
+    # no chain at all
+    code, out = verify(tmp_path, {k: v for k, v in record.items() if k != "chain"})
+    assert code == 1 and "not signed" in out
+
+
+@pytest.mark.emulator
+def test_status_shows_the_head_the_record_carries(exported):
+    record, state = exported
+    assert record["chain"]["head"][:8].upper() in state
+
+
+def test_a_chain_of_the_wrong_shape_is_a_record_error(tmp_path):
+    doc = {"format": "tallyboard/1", "game": "roquet", "players": ["Ann", "Bob"], "hands": [[[0, 7]]],
+           "chain": {"head": "zz", "key": "00" * 32, "tag": "00" * 64, "hands": ["00000000"]}}
+    code, out = verify(tmp_path, doc)
+    assert code == 1 and "chain: head: must be 64 lowercase hex digits" in out
+    doc["chain"]["head"] = "00" * 32
+    doc["chain"]["hands"] = []
+    code, out = verify(tmp_path, doc)
+    assert code == 1 and "chain: hands: 0 heads for 1 hands" in out
