@@ -3,6 +3,7 @@
 # whose hands were changed after the board kept them no longer leads to the
 # head the board shows and signs. The first link is the game itself:
 #     head = SHA-256(32 zero bytes || its NEW packed (journal.pack_new), 4 bytes LE || 0xFF)
+# its options without the confirmation flag (CONFIRM: the board's, no record holds it)
 # and each event log[i] of the game, in order, one link more:
 #     head = SHA-256(head || log[i], 4 bytes LE || 1 + the player who accepted it, 0: nobody)
 # One SHA-256 block a link: tallyrun.native's machine code on the chip (no
@@ -10,6 +11,7 @@
 # host's verify: the same bytes). The board keeps the head only: its journal
 # holds the events, and the head is made again from them after a power-up.
 from tallycore import const, hashlib
+from tallycore.game import CONFIRM
 from tallyrun.journal import pack_new
 
 HEAD_SIZE = const(32)
@@ -65,7 +67,7 @@ class Chain:
             scratch = self.scratch
             for i in range(HEAD_SIZE):
                 scratch[i] = 0
-            _link(_CONSTANTS, scratch, pack_new(game.index, game.players, game.options), FIRST)
+            _link(_CONSTANTS, scratch, pack_new(game.index, game.players, game.options & ~CONFIRM), FIRST)
             self.count = 0
         log = game.log
         while self.count < n:

@@ -298,11 +298,12 @@ def test_the_longest_state_and_open_keep_every_field():
         state = [line for line in lines if line.startswith(b"65532 OK")][0]
         opened = [line for line in lines if line.startswith(b"65533 OK")][0]
         # the chain after no event is its first link's: SHA-256 of 32 zero bytes, the NEW packed as the
-        # journal packs it (game index | players << 5 | options << 9) little-endian, and 0xFF
-        # (docs/records.md, The chain); STATE shows its first 4 bytes
+        # journal packs it (game index | players << 5 | options << 9, the options without the
+        # confirmation flag: 7) little-endian, and 0xFF (docs/records.md, The chain); STATE shows its
+        # first 4 bytes
         import hashlib
         index = [row[0] for row in GAMES].index("despised_nines")
-        first = hashlib.sha256(bytes(32) + (index | 8 << 5 | (CONFIRM | 7) << 9).to_bytes(4, "little") + b"\xff")
+        first = hashlib.sha256(bytes(32) + (index | 8 << 5 | 7 << 9).to_bytes(4, "little") + b"\xff")
         short = "".join("%02X" % b for b in first.digest()[:4]).encode()
         assert state.endswith(b" held=1,%d eseq=3 chain=%s notes=0" % (event, short)), state
         assert len(state) + 6 <= 128
