@@ -147,5 +147,7 @@ class Composer:
         game = board.rebuild()
         frame = render.frame_for_game(self.board_name, game.name, game.players or 0, game.options, game.log,
                                       game.top - game.n, self.names, self.colours, self.brightness,
-                                      self.budget, held=game.held)
+                                      self.budget, held=game.held,
+                                      accepted=[] if game.game is None else
+                                      [game.game.accepted_by(i) for i in range(game.n)])   # in the chain head
         return Shown(frame.leds, frame.oled or b"")

@@ -368,7 +368,7 @@ SIX_ROWS = [
 ]
 # A 70+50+40+60+70+50 = 340, B 60+80+40+60+60+80 = 380, C 70+50+90+70+60+80 = 420,
 # D 60+80+90+70+70+50 = 420: Cy and Dee tie for the lead (G5)
-SIX_TOTALS = "T   340  380 *420 *420 FINAL"
+SIX_TOTALS = "T   340  380 *420 *420"   # then, the game over, its chain head: the digits of STATE's chain=
 
 
 def test_a_six_hand_game_at_its_end_keeps_its_rows_on_the_oled(emulator):
@@ -384,8 +384,16 @@ def test_a_six_hand_game_at_its_end_keeps_its_rows_on_the_oled(emulator):
         oled = emulator.oled()
         return [oled_text(oled, row) for row in range(10)] if len(oled) == 1024 else []
 
-    until(lambda: rows() and rows()[7].rstrip() == SIX_TOTALS, 10, what="the final totals on the OLED",
-          explain=rows)
+    until(lambda: rows() and rows()[7][:22] == SIX_TOTALS and rows()[7][23:32].strip(), 10,
+          what="the final totals on the OLED", explain=rows)
     shown = rows()
     assert shown[1:7] == SIX_ROWS
+    link = SerialTransport(port)
+    try:
+        board = Board(link, timeout=3.0)
+        board.connect()
+        chain = board.state()["chain"]      # the head's first 4 bytes, 8 hex digits (docs/protocol.md)
+    finally:
+        link.close()
+    assert shown[7][22:32] == f" {chain[:4]} {chain[4:]}"   # docs/display.md: two groups of four
     assert shown[8].rstrip() == "GAME OVER. WON BY CY DEE"

@@ -73,7 +73,8 @@ def leds(field, game):
 
 
 # --- the OLED summary -------------------------------------------------------
-# cols: labels 0-11, player A right-aligned at 12-19, B at 24-31.
+# cols: labels 0-11, player A right-aligned at 12-19, B at 24-31; the
+# chain's head (sheet.put_chain) at 23-31 of the 15th hole's row.
 
 def draw_sheet(sheet, game):
     roquet = game.rules
@@ -110,12 +111,7 @@ def draw_sheet(sheet, game):
             end = 20 + 12 * p
             start = num(line, end, t - roquet.back_peg(state, p))
             line[start - 1] = 43  # '+'
-    line = lines[5]
-    blank(line)
-    first = roquet.first_to_15(state)
-    if first >= 0:
-        at = put(line, 0, b"15TH HOLE FIRST:")
-        put(line, at + 1, names[first])
+    _fifteenth_and_chain(sheet, game)
     line = lines[6]
     blank(line)
     options = state[1]
@@ -135,6 +131,17 @@ def draw_sheet(sheet, game):
             put(line, at, b"WINS" if winners != 3 else b"TIE")
         else:
             put(line, 0, b"PUSH THE KNOB TO END THE HAND")
+
+
+def _fifteenth_and_chain(sheet, game):
+    """Row 5: who reached the 15th hole first (the trump card), then the game's chain head, short, at 23-31."""
+    line = sheet.lines[5]
+    blank(line)
+    first = game.rules.first_to_15(game.state)
+    if first >= 0:
+        at = put(line, 0, b"15TH HOLE FIRST:")
+        put(line, at + 1, sheet.names[first])
+    sheet.put_chain(line, game)
 
 
 def _pair(line, label, a, b):

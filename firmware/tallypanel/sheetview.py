@@ -16,6 +16,10 @@
 # are sent (show(mask)), each from the column window lo[page]..hi[page]
 # (the SSD1306 driver sends those columns only). Nothing is allocated per
 # redraw of a game screen.
+#
+# Each game's screen shows the short form of its chain head (put_chain:
+# tallyrun.chain, the head after the game's events applied), which a player
+# compares with the head the results site prints (docs/display.md).
 import framebuf
 
 from tallypanel import gameview
@@ -23,6 +27,7 @@ from tallypanel.screen import (COLS, BIG_COLS, ROWS, BIG, LINE, SHEET, ENTRY, LI
                                blank, put, num, numl, copy)
 
 from tallycore import const
+from tallyrun.chain import SHORT
 
 _SMALL_H = const(6)
 _BIG_H = const(12)
@@ -43,6 +48,8 @@ _GLYPHS = (
 )
 _QUESTION = const(48)  # glyph of '?', for characters the font lacks
 _ENTRY_HELP = b"TURN:CHOOSE PUSH:OK HOLD:BACK"
+_HEX_DIGITS = b"0123456789ABCDEF"
+CHAIN_COLS = 2 * SHORT + 1   # the chain's short form, two groups of hex digits: 3F9A 21C0
 _STAR_ARMS = ((0, 3), (1, 4), (1, 5), (0, 6))   # the big '*': its left arms, mirrored right
 
 def _glyph_table():
@@ -57,12 +64,16 @@ def _glyph_table():
 
 
 class SheetView:
-    def __init__(self, fb, show=None, views=None, stop=None):
+    def __init__(self, fb, show=None, views=None, stop=None, chain=None):
         """fb: the framebuf to draw on (the SSD1306 driver); show(pages) sends
         the changed pages (bit p = pixel rows 8p..8p+7), None to skip; views:
         the game in play's view (tallypanel.gameview.Views: the View's, shared
-        with the LED field and the controls), or None for one of the sheet's own."""
+        with the LED field and the controls), or None for one of the sheet's own;
+        chain: the game's hash chain (tallyrun.chain.Chain: the app's, which the
+        app tells of every undo), whose head the game's screen shows, or None:
+        no head shown."""
         self.fb = fb
+        self.chain = chain
         self.show = show
         self.views = gameview.Views() if views is None else views
         self.glyph_of = _glyph_table()
@@ -289,6 +300,26 @@ class SheetView:
             self._generic(game)
         return self.flush()
 
+    def put_chain(self, line, game):
+        """The short form of game's chain head after its game.n events (the
+        first SHORT bytes in hex, two groups: 3F9A 21C0, the digits STATE's
+        chain= gives) in line's last CHAIN_COLS columns; nothing without a
+        chain. Allocation-free: the chain links only the events new since it
+        was last asked, one SHA-256 block each."""
+        chain = self.chain
+        if chain is None or game.rules is None:
+            return
+        head = chain.head_of(game, game.n)
+        at = COLS - CHAIN_COLS
+        for i in range(SHORT):
+            if i == SHORT >> 1:
+                line[at] = 32
+                at += 1
+            byte = head[i]
+            line[at] = _HEX_DIGITS[byte >> 4]
+            line[at + 1] = _HEX_DIGITS[byte & 15]
+            at += 2
+
     # --- any other game -------------------------------------------------------
 
     def _generic(self, game):
@@ -321,11 +352,12 @@ class SheetView:
             line[:] = self.note
         else:
             blank(line)
-            if game.complete():
-                at = put(line, 0, b"GAME OVER. WON BY")
+            if game.complete():   # up to four names, then the chain's head: 22 + 1 + 9 columns
+                at = put(line, 0, b"WON BY")
                 for p in range(players if players < 4 else 4):
                     if winners >> p & 1:
                         at = put(line, at + 1, self.names[p])
+            self.put_chain(line, game)
 
     # --- the board's own new game ------------------------------------------------
 

@@ -58,7 +58,8 @@ def leds(field, game):
 
 # --- the OLED sheet ---------------------------------------------------------
 # cols: 0 hand, 1 dealer, scores right-aligned at 2-6, 7-11, 12-16,
-# 17-21, then the contract: purchaser, bid, X / XX, L, tricks (23-31).
+# 17-21, then the contract: purchaser, bid, X / XX, L, tricks (23-31);
+# the totals' row ends with where the game is, or its chain head once over.
 
 def draw_sheet(sheet, game):
     skicket = game.rules
@@ -133,7 +134,8 @@ def _hand_rows(sheet, skicket, state, hands):
 
 
 def _totals(sheet, game, hands, winners):
-    """Row 7: the totals, the leaders starred, and where the game is."""
+    """Row 7: the totals, the leaders starred, and where the game is (at
+    its end the short form of its chain head: row 8 says it is over)."""
     skicket = game.rules
     state = game.state
     line = sheet.lines[7]
@@ -144,7 +146,7 @@ def _totals(sheet, game, hands, winners):
         if winners >> p & 1:
             line[start - 1] = 42  # '*'
     if game.complete():
-        put(line, 23, b"FINAL")
+        sheet.put_chain(line, game)   # its chain head, short, where FINAL stood (row 8 says it is over)
     elif skicket.series(state):
         # the deal in play and which half: FIRST play or REVersed
         at = put(line, 23, b"D")

@@ -1,6 +1,6 @@
 # What the board shows, tied to the hardware the app hands in.
 #
-#   view = View(board, pixels, oled, config)
+#   view = View(board, pixels, oled, config, chain)
 #   view.refresh(game, board_input)     # after every change (cheap when none)
 #
 # board: a tallypanel.wiring.BoardDef. pixels: a neopixel.NeoPixel for the
@@ -8,6 +8,8 @@
 # tallypanel.ssd1306.SSD1306_I2C (a framebuf with show(pages)), or None when
 # the board has no display. config: the board's tallyrun.config.Config
 # (brightness, budget_ma, colours, names, table, round), or None for the defaults.
+# chain: the game's hash chain (tallyrun.chain.Chain, the app's), whose head
+# the game's screen shows (sheetview.put_chain), or None: no head shown.
 # board_input: the tallypanel.menu.BoardInput whose hand entry and messages
 # are shown, or None. view.views: the game in play's view
 # (tallypanel.gameview.Views), the View's own, which its LED field and sheet
@@ -36,8 +38,9 @@ _NAMES = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8")   # the players' names
 
 
 class View:
-    def __init__(self, board, pixels, oled, config=None):
+    def __init__(self, board, pixels, oled, config=None, chain=None):
         self.board = board
+        self.chain = chain
         self.pixels = pixels
         self.oled = oled
         self.views = Views()     # the game in play's view, shared by the LED field, the sheet and the controls
@@ -60,11 +63,14 @@ class View:
         if oled is not None:
             self.attach_oled(oled)
 
-    def attach_oled(self, oled):
-        """The OLED after the LEDs: the board lights its LEDs before it loads the sheet's code."""
+    def attach_oled(self, oled, chain=None):
+        """The OLED after the LEDs: the board lights its LEDs before it loads the
+        sheet's code (and before the app, whose chain comes with the OLED)."""
         from tallypanel.sheetview import SheetView
         self.oled = oled
-        self.sheet = SheetView(oled, self._show, self.views, self.stop)
+        if chain is not None:
+            self.chain = chain
+        self.sheet = SheetView(oled, self._show, self.views, self.stop, self.chain)
         if self.config is not None:
             self.configure(self.config)
 

@@ -5,6 +5,7 @@
 import sys
 sys.path.insert(0, "firmware")
 sys.path.insert(0, "tests/mp")
+sys.path.append("host")   # tests/mp/mpfixtures imports the host's frame helpers
 import test_sheetview
 
 for name, buf in test_sheetview.screens():

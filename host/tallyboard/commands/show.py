@@ -96,7 +96,8 @@ def _from_record(record: str, upto: int | None, board_name: str, brightness: int
     if upto is None and games.profile(loaded.name).hand_in_progress(game):
         title += f", hand {game.hands() + 1} in progress"
     return render.frame_for_game(board_name, loaded.name, game.players, game.options, events, 0,
-                                 [name[:16] for name in loaded.players], (), brightness, budget_ma, title)
+                                 [name[:16] for name in loaded.players], (), brightness, budget_ma, title,
+                                 accepted=[game.accepted_by(i) for i in range(len(events))])   # in its chain head
 
 
 def _from_emulator(timeout: float) -> render.Frame:

@@ -6,7 +6,8 @@
 # SPEC: {"board_file": path, "game": name or null, "players": n, "options": n,
 #        "events": [...], "undone": n, "names": [...], "colours": [0xRRGGBB...],
 #        "brightness": n, "budget_ma": n, "held": [kind, event] or null,
-#        "entry": [head, step, value, entered] or null (a hand entry on its screen)}
+#        "entry": [head, step, value, entered] or null (a hand entry on its screen),
+#        "accepted": [...] (who accepted each event, -1: nobody; its chain's head needs them)}
 import sys
 import json
 import binascii
@@ -16,6 +17,7 @@ from tallypanel import boarddef
 from tallycore import games
 from tallycore.game import Game
 from tallypanel.view import View
+from tallyrun.chain import Chain
 
 
 class Pixels:
@@ -51,7 +53,7 @@ def main():
     board = boarddef.load(spec["board_file"])
     pixels = Pixels(board.led_count)
     oled = Oled() if board.has_oled else None
-    view = View(board, pixels, oled, Config(spec))
+    view = View(board, pixels, oled, Config(spec), Chain())   # a game made afresh: a chain of its own
     game = Game()
     if spec["game"]:
         game.new(games.index_of(spec["game"]), spec["players"], spec["options"])
@@ -59,6 +61,9 @@ def main():
             game.apply(event)
         for _ in range(spec["undone"]):
             game.undo()
+        accepted = spec.get("accepted") or ()
+        for i in range(len(accepted)):
+            game.mark_accepted(i, accepted[i] + 1)
         held = spec.get("held")
         if held:
             game.hold(held[0], held[1])     # a hand waiting for its confirmation

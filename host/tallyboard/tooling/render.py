@@ -388,15 +388,18 @@ def board_file(name: str) -> Path:
 def frame_for_game(board_name: str, game: str | None, players: int, options: int, events: Sequence[int],
                    undone: int = 0, names: Sequence[str] = (), colours: Sequence[int] = (),
                    brightness: int = 64, budget_ma: int = 500, title: str = "",
-                   held: tuple[int, int] | None = None, entry: Sequence[str] | None = None) -> Frame:
+                   held: tuple[int, int] | None = None, entry: Sequence[str] | None = None,
+                   accepted: Sequence[int] = ()) -> Frame:
     """The exact frame the firmware shows for a game: its own tallypanel.view
-    run by the MicroPython unix port (frame_dump.py)."""
+    run by the MicroPython unix port (frame_dump.py). accepted: who accepted
+    each event (-1: nobody), which the game's chain head on the OLED covers."""
     from tallyrun import protocol
 
     board = find_board(board_name)
     spec = {"board_file": str(board_file(board_name)), "game": game, "players": players,
             "options": options, "events": list(events), "undone": undone,
             "held": list(held) if held else None, "entry": list(entry) if entry else None,
+            "accepted": list(accepted),
             "names": list(names) or ["P%d" % (p + 1) for p in range(protocol.MAX_PLAYERS)],
             "colours": list(colours) or list(protocol.PLAYER_COLOURS),
             "brightness": brightness, "budget_ma": budget_ma}
@@ -425,7 +428,12 @@ def frame_for_loaded(loaded: Any, board_name: str = "pico-reference", brightness
     events = [game.log[i] for i in range(game.top)]
     return frame_for_game(board_name, loaded.name, game.players, game.options, events,
                           game.top - game.n, [n[:16] for n in loaded.players], colours,
-                          brightness, budget_ma, title)
+                          brightness, budget_ma, title, accepted=_accepted(game))
+
+
+def _accepted(game: Any) -> list[int]:
+    """Who accepted each applied event of a core game (-1: nobody)."""
+    return [game.accepted_by(i) for i in range(game.n)] if game is not None else []
 
 
 def frame_from_files(board: BoardDef, io_dir: Path, title: str = "") -> Frame:
@@ -459,4 +467,5 @@ def frame_for_board(board: Any, title: str = "", entry: Any = None) -> Frame:
     return frame_for_game(name, current.name, current.players or 0, current.options, current.log,
                           current.top - current.n, names, colours, brightness, budget,
                           title or f"board on {board.link.name}", current.held,
-                          None if entry is None else (entry.head, entry.step, entry.value, entry.entered))
+                          None if entry is None else (entry.head, entry.step, entry.value, entry.entered),
+                          _accepted(current.game))
