@@ -21,12 +21,14 @@ from typing import Any, Iterator
 
 import paho.mqtt.client as mqtt
 import pytest
+from click.testing import CliRunner
 
 import wifi_boards as wb
 from machine import needs
 from broker_spy import SPY_PASSWORD, SPY_USER, WatchedMosquitto
 from emu_fixtures import oled_text, until
 from tallyboard.boardlink.client import Board
+from tallyboard.cli import main
 from tallyboard.club import envelope
 from tallyboard.club.brokers import Mosquitto
 from tallyboard.club.director_link import DirectorLink
@@ -182,6 +184,34 @@ def test_enrolled_over_usb_it_seats_itself_and_publishes_each_change(evening, tm
         until(lambda: board.request("NET")["waiting"] == "0", 60, "the director's confirmation")
         # the sheet's heading: table 2, round 1, and ^ (the broker has the link, nothing waits)
         until(lambda: "T2 R1^" in oled_text(emulator.oled(), 0), 60, "the link's mark on the OLED")
+        evening.check_exactly_once()
+
+
+def test_its_finished_game_goes_to_the_director_signed_and_verifies(evening, tmp_path):
+    """The game over, the board's record carries its signed chain (docs/records.md, The chain): the
+    director's copy verifies, its head is the board's own (STATE's chain), and one trick changed in
+    it names the hand."""
+    played = [HAND_1, HAND_2, HAND_3]
+    with wb.wifi_board(wb.wifi_flash(tmp_path / "flash", TAG, TABLE)) as (emulator, board):
+        enrolled(evening, emulator, board)
+        entered = []
+        while not board.rebuild().game.complete():
+            hand = played[len(entered) % len(played)]
+            enter(board, hand)
+            entered.append(hand[1])
+        until_hands(evening, board, emulator, entered, 120, "the director applying the game's last hand")
+        until(lambda: "chain" in evening.last_body()["record"], 120, "the director receiving the signed record")
+        record = evening.last_body()["record"]
+        assert record["hands"] == entered
+        assert record["chain"]["head"][:8].upper() == board.request("STATE")["chain"]
+        path = tmp_path / "table.json"
+        path.write_text(json.dumps(record))
+        checked = CliRunner().invoke(main, ["verify", str(path)])
+        assert checked.exit_code == 0 and "1 of 1 game verified" in checked.output, checked.output
+        record["hands"][1]["tricks"] -= 1
+        path.write_text(json.dumps(record))
+        checked = CliRunner().invoke(main, ["verify", str(path)])
+        assert checked.exit_code == 1 and "hand 2 is not what the board kept" in checked.output, checked.output
         evening.check_exactly_once()
 
 

@@ -5,8 +5,9 @@
 # half, the tag's first and last 32 bytes; the tag is made once for the head
 # and kept for the parts that follow. Rare (a game's end, its export): may
 # allocate, and takes the chip a second or two a new tag.
-from tallycore import os
+from tallycore import binascii, os
 from tallyrun import protocol
+from tallyrun.chain import SHORT
 from tallyrun.ring import write_atomic
 
 KEY_FILE = "board.key"           # the private key's seed (32 bytes), then its public key (32)
@@ -41,6 +42,25 @@ def tag(root, head):
         seed, public = _key(root)
         _signed = (head, public, ed25519.sign(seed, public, MESSAGE + head))
     return _signed[1], _signed[2]
+
+
+def _hex(data):
+    return binascii.hexlify(data).decode()
+
+
+def record_chain(app, n):
+    """A record's chain (docs/records.md, The chain) of the board's game whose
+    every event is one of its record's hands (the club game's record:
+    tablestate.board_body): the head after its n events, signed with the
+    board's key, and the head's short form after each hand."""
+    game = app.game
+    links = app.chain
+    hands = []
+    for end in range(1, n + 1):
+        hands.append(_hex(links.head_of(game, end)[0:SHORT]).upper())
+    head = bytes(links.head_of(game, n))
+    public, signature = tag(app.root, head)
+    return {"head": _hex(head), "key": _hex(public), "tag": _hex(signature), "hands": hands}
 
 
 def serve(app, seq, req):

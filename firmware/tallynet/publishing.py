@@ -39,6 +39,12 @@ def compose(link):
     lcrc = "%04X" % replies.log_crc(app)
     body = tablestate.board_body(game, name, config.round, config.table, link.ident, board_id, names,
                                  options, lcrc, held)
+    record = body["record"]
+    if record is not None and game.complete():
+        # the game over: its record goes with the board's signature of its chain (a second or two
+        # of the chip's, once: boardkey keeps the tag of the head)
+        from tallynet import boardkey
+        record["chain"] = boardkey.record_chain(app, len(record["hands"]))
     link.body = envelope.canonical(body)
     link.body_hands = tablestate.hands_in(body)
 

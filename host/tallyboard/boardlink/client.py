@@ -232,7 +232,14 @@ class Board(Session):
         # record's hands are finished hands, the board may be in the middle of one
         loaded = LoadedGame(current.name, self.player_names(current.players),
                             options_document(current.name, current.options), current.game)
-        if signed and self.can("SIGN"):
-            head, key, tag = self.sign(records.without_pending(current.game).n)
-            loaded.chain = verify.record_chain(loaded, head, key, tag)
+        if signed:
+            loaded.chain = self.chain_of(loaded)
         return loaded
+
+    def chain_of(self, loaded: LoadedGame) -> dict[str, Any] | None:
+        """The board's signed chain of its game as read (loaded), for its record
+        (docs/records.md, The chain); None when its firmware cannot sign."""
+        if not self.can("SIGN"):
+            return None
+        head, key, tag = self.sign(records.without_pending(loaded.game).n)
+        return verify.record_chain(loaded, head, key, tag)

@@ -39,6 +39,7 @@ from .standings import game_length
 from ..tooling import emulator as emu_mod
 from ..tooling import fileset
 from .. import games
+from ..games.base import LoadedGame
 from ..boardlink import portshare
 from ..boardlink.pushed import PushedEvents
 from ..scorebook import records
@@ -437,8 +438,12 @@ class Tables:
             return False
         seating = self.store.seating(self.event, known.round)
         names = [self.names[p] for p in seating[known.table - 1]]
-        record = records.to_document(current.name, names, options_document(current.name, current.options),
-                                     current.game)
+        options = options_document(current.name, current.options)
+        # a finished game goes with the board's signature of its chain (docs/records.md, The chain):
+        # asked once, when it is over (the chip takes a second or two to sign)
+        chain = board.chain_of(LoadedGame(current.name, names, options, current.game)) if (
+            current.game.complete()) else None
+        record = records.to_document(current.name, names, options, current.game, chain)
         changed = bool(self.store.save_table_game(self.event, known.round, known.table, record, dict(stamp)))
         pending = pending_of(current, names, fileset.button_letters(board.hello_fields.get("board")))
         if pending != known.pending:
