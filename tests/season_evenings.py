@@ -30,9 +30,12 @@ E3 "Tuesday 3": Ann Bob Cy "dee" (the register's Dee: case aside) Eve Fay
 Then the director merges Deirdre into Dee (one person, entered twice)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from tallyboard.cli import main
+from tallyboard.club import releases
 from tallyboard.evening.store import EveningDatabase
 
 import event_evenings as ev
@@ -79,6 +82,14 @@ def evening(path, name, players, new, rounds, guests=()):
         ok("event", "next" if r < rounds else "finish", "--event", name)
 
 
+def signing_key(path) -> list[str]:
+    """`--key FILE`: the director's update key, beside the archive at path (made if missing), which
+    signs his corrections."""
+    key = Path(path).parent / "update-key"
+    releases.load_key(key, create=True)
+    return ["--key", str(key)]
+
+
 def season_of_three(path, correct=True, merge=True):
     """The three evenings in the archive at path, E3 corrected and Deirdre merged
     into Dee (each when asked), the director's PIN set."""
@@ -87,6 +98,6 @@ def season_of_three(path, correct=True, merge=True):
     ok("event", "pin", "set", "--new-pin", PIN)
     if correct:
         ok("event", "correct", "--event", "Tuesday 3", "--round", "1", "--table", "1", "--hand", "4", "tricks=7",
-           env={"TALLYBOARD_DIRECTOR_PIN": PIN})
+           *signing_key(path), env={"TALLYBOARD_DIRECTOR_PIN": PIN})
     if merge:
         ok("players", "merge", "Deirdre", "Dee", env={"TALLYBOARD_DIRECTOR_PIN": PIN})

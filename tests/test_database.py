@@ -118,7 +118,7 @@ def test_an_archive_of_today_is_migrated_with_its_games_and_evening_kept(tmp_pat
     with Archive(path) as archive:
         (entry,) = list(archive.entries())
         assert (entry.id, entry.players, entry.totals, entry.result) == (1, ["Ann", "Bob"], [5, 3], "in progress")
-    assert version(path) == database.ARCHIVE.version == 5
+    assert version(path) == database.ARCHIVE.version == 6
     with EveningDatabase(path) as store:
         if with_evening:
             event = store.event("Tuesday club")

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from tallyboard import evening as tb_event
 from tallyboard.cli import main
+from tallyboard.club import releases
 from tallyboard.evening import director
 from tallyboard.evening.store import EveningDatabase
 
@@ -33,6 +34,8 @@ def store(tmp_path, monkeypatch):
     path = tmp_path / "archive.sqlite3"
     monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(path))
     monkeypatch.delenv("TALLYBOARD_DIRECTOR_PIN", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))     # the director's update key signs corrections
+    releases.load_key(releases.update_key_path(), create=True)
     args = ["create", "Tuesday club"] + [a for n in ev.THREE_NAMES for a in ("--player", n)]
     assert cli(*args).exit_code == 0
     return EveningDatabase(path)
@@ -62,7 +65,7 @@ def everything(store):
     """Every row the evening has in the file, to show that nothing changed."""
     db = sqlite3.connect(store.path)
     return {table: db.execute(f"SELECT * FROM {table}").fetchall() for table in (
-        "event_events", "event_players", "event_rounds", "event_games", "event_corrections", "event_log",
+        "event_events", "event_players", "event_rounds", "event_games", "event_correction_entries", "event_log",
         "event_director")}
 
 

@@ -85,6 +85,7 @@ def test_the_readme_season_runs_as_written(tmp_path, monkeypatch):
     archive = tmp_path / "archive.sqlite3"
     monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(archive))
     monkeypatch.setenv("TALLYBOARD_DIRECTOR_PIN", PIN)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))    # `release key`: the director's key here
     monkeypatch.chdir(tmp_path)
     (create,) = [c for c in block("A club evening") if c[:3] == ["tallyboard", "event", "create"]]
     run(create)

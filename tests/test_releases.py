@@ -57,7 +57,7 @@ def _resign(path: Path, change) -> None:
         manifest = json.loads(m["manifest.json"])
         change(manifest)
         m["manifest.json"] = releases.canonical(manifest)
-        m["manifest.sig"] = releases._sign(SEED, releases.digest(manifest))
+        m["manifest.sig"] = releases.ed25519_sign(SEED, releases.digest(manifest))
     _rewrite(path, members)
 
 

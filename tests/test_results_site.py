@@ -92,7 +92,7 @@ def test_the_site_links_every_page_and_a_rebuild_after_a_correction_writes_only_
     # nothing changed: nothing written
     assert ok("results", "build", str(site)).startswith(f"{site}: 0 pages written, 29 unchanged")
     ok("event", "correct", "--event", "Tuesday 3", "--round", "1", "--table", "1", "--hand", "4", "tricks=7",
-       env={"TALLYBOARD_DIRECTOR_PIN": PIN})
+       *se.signing_key(season / "archive.sqlite3"), env={"TALLYBOARD_DIRECTOR_PIN": PIN})
     out = ok("results", "build", str(site))
     # The correction (season_evenings) changes E3's table 1: Ann, Bob 410 -> 400, Cy 310 -> 380, Dee 370 -> 380,
     # so their cards; E3's places were Ann, Bob, Eve, Fay 1, Dee, Hal 5, Cy, Ivy 7 and are Eve, Fay 1, Ann,

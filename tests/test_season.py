@@ -131,7 +131,7 @@ def test_an_archive_of_today_joins_the_register_without_losing_a_result(archive)
     everyone = json.loads(ok("players", "list", "--json"))
     assert [(p["name"], p["evenings"]) for p in everyone] == [(n, 1) for n in se.E1[1]]
     db = sqlite3.connect(archive)
-    assert db.execute("PRAGMA user_version").fetchone() == (5,)
+    assert db.execute("PRAGMA user_version").fetchone() == (6,)
     assert db.execute("SELECT count(*) FROM games").fetchone() == (1,)
     db.close()
     ok("season", "create", "Autumn", "--rule", "total")
@@ -229,7 +229,7 @@ def test_a_correction_after_the_fact_moves_the_standings_and_the_merge_joins_the
     assert (before["Dee"]["total"], before["Dee"]["evenings"], before["Deirdre"]["total"]) == (1140, 2, 790)
     assert (before["Bob"]["rank"], before["Cy"]["rank"]) == (5, 6)
     ok("event", "correct", "--event", "Tuesday 3", "--round", "1", "--table", "1", "--hand", "4", "tricks=7",
-       env=PIN_ENV)
+       *se.signing_key(archive), env=PIN_ENV)
     after = by_name(standings())
     # corrected (season_evenings): Ann 1980, Bob 1880, Cy 1880, Dee 770 + 380 = 1150: Bob and Cy now share
     # a rank, equal on games won too (2 each)

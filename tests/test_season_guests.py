@@ -183,6 +183,6 @@ def test_a_register_made_before_guests_opens_with_its_players_members(archive):
     assert everyone == [{"player": 1, "name": "Ann Lee", "evenings": 1}] + [
         {"player": n, "name": name, "evenings": 1} for n, name in enumerate(se.E1[1][1:], 2)]
     db = sqlite3.connect(archive)
-    assert db.execute("PRAGMA user_version").fetchone() == (5,)
+    assert db.execute("PRAGMA user_version").fetchone() == (6,)
     assert db.execute("SELECT count(*) FROM register_players WHERE guest = 0").fetchone() == (8,)
     db.close()

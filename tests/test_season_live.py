@@ -123,7 +123,7 @@ def test_the_snapshot_of_an_evening_in_seasons_carries_their_standings_as_far_as
         # Bob 1470.
         ok("event", "pin", "set", "--new-pin", se.PIN)
         ok("event", "correct", "--event", "Tuesday 1", "--round", "1", "--table", "1", "--hand", "4", "tricks=7",
-           env={"TALLYBOARD_DIRECTOR_PIN": se.PIN})
+           *se.signing_key(archive), env={"TALLYBOARD_DIRECTOR_PIN": se.PIN})
         assert places(check(source())["seasons"][0]) == [
             (1, "Hal", 1580, None), (2, "Ann", 1570, "games_won"), (3, "Cy", 1570, "games_won"),
             (3, "Dee", 1570, "games_won"), (5, "Eve", 1560, None), (6, "Fay", 1500, None), (7, "Gus", 1480, None),

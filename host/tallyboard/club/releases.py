@@ -158,7 +158,8 @@ def public_from_hex(text: str, option: str) -> bytes:
     return public
 
 
-def _sign(seed: bytes, message: bytes) -> bytes:
+def ed25519_sign(seed: bytes, message: bytes) -> bytes:
+    """seed's Ed25519 signature (64 bytes) of message: a release's manifest digest, a director's correction."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     return Ed25519PrivateKey.from_private_bytes(seed).sign(message)
@@ -251,7 +252,7 @@ def make(files: list[fileset.FirmwareFile], number: int, seed: bytes, downgrade:
         "root": {name: by_dest[name].sha256 for name in ROOT_FILES},
         "files": hashlib.sha256(canonical(listing)).hexdigest(),
     }
-    return Release(manifest, _sign(seed, digest(manifest)), {f.dest: f.data for f in files}, listing, image, hashes)
+    return Release(manifest, ed25519_sign(seed, digest(manifest)), {f.dest: f.data for f in files}, listing, image, hashes)
 
 
 def write(release: Release, path: Path) -> None:

@@ -30,7 +30,7 @@ from .evening_views import with_seasons
 from .reporting import reports_errors
 
 # the other parts of `tallyboard event`, each a module here with register(group)
-EVENING_PARTS = ("evening_boards", "evening_views", "evening_club", "evening_update")
+EVENING_PARTS = ("evening_boards", "evening_views", "evening_club", "evening_update", "evening_corrections")
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file the evening is kept in (default: $TALLYBOARD_ARCHIVE or "
@@ -416,7 +416,7 @@ def pin_set_cmd(new_pin: str | None, pin: str | None, archive_path: str | None) 
     click.echo("the director's PIN is set" if first else "the director's PIN is changed")
 
 
-def _director_command(what: str) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., None]]:
+def director_command(what: str) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., None]]:
     """A director's command: the PIN checked before anything, the change
     made and logged, the log entry printed."""
     def wrap(fn: Callable[..., dict[str, Any]]) -> Callable[..., None]:
@@ -435,37 +435,11 @@ def _director_command(what: str) -> Callable[[Callable[..., dict[str, Any]]], Ca
     return wrap
 
 
-@event_group.command("correct")
-@click.option("--round", "round_", type=int, required=True, help="The round, from 1.")
-@click.option("--table", type=int, required=True, help="The table, from 1 (the head).")
-@click.option("--hand", type=int, required=True, help="The hand, as the sheet numbers it.")
-@click.argument("changes", nargs=-1, metavar="KEY=VALUE...")
-@_director_command("tallyboard event correct")
-def correct_cmd(store: EveningDatabase, event: Evening, round_: int, table: int, hand: int,
-                changes: tuple[str, ...]) -> dict[str, Any]:
-    """Change a confirmed hand: KEY=VALUE fields of the record's hand form (docs/records.md; a
-    player by seat number or name), e.g. tricks=9. Kept over the board's record. Director's PIN."""
-    return director.correct(store, event, round_, table, hand, list(changes))
-
-
-@event_group.command("rescore")
-@click.option("--round", "round_", type=int, required=True, help="The round, from 1.")
-@click.option("--table", type=int, required=True, help="The table, from 1 (the head).")
-@click.argument("game", type=click.Path(dir_okay=False, allow_dash=True))
-@_director_command("tallyboard event rescore")
-def rescore_cmd(store: EveningDatabase, event: Evening, round_: int, table: int, game: str) -> dict[str, Any]:
-    """Replace a table's game by GAME (a game record, docs/records.md, or its list of hands; players
-    by seat at the round's start). Kept over the board's record. Director's PIN."""
-    doc = files.parse_json(files.read_stdin(), "stdin") if game == "-" else files.read_json(game)
-    hands = doc.get("hands") if isinstance(doc, dict) else doc
-    return director.rescore(store, event, round_, table, hands)
-
-
 @event_group.command("move")
 @click.argument("player")
 @click.option("--table", type=int, required=True, help="The table, from 1 (the head).")
 @click.option("--seat", type=int, required=True, help="The seat, 0 to 3.")
-@_director_command("tallyboard event move")
+@director_command("tallyboard event move")
 def move_cmd(store: EveningDatabase, event: Evening, player: str, table: int, seat: int) -> dict[str, Any]:
     """Seat PLAYER (name or number) at TABLE/SEAT for the coming round; whoever sat there takes his
     seat. Between rounds only. Director's PIN."""
@@ -476,7 +450,7 @@ def move_cmd(store: EveningDatabase, event: Evening, player: str, table: int, se
 @click.argument("players", nargs=-1, required=True)
 @click.option("--substitute", "substitutes", multiple=True, metavar="NAME",
               help="A new player in the seat of each withdrawn one (in order).")
-@_director_command("tallyboard event withdraw")
+@director_command("tallyboard event withdraw")
 def withdraw_cmd(store: EveningDatabase, event: Evening, players: tuple[str, ...],
                  substitutes: tuple[str, ...]) -> dict[str, Any]:
     """Withdraw PLAYERS before the round: each replaced by a --substitute, or, in fours, the foot
@@ -486,7 +460,7 @@ def withdraw_cmd(store: EveningDatabase, event: Evening, players: tuple[str, ...
 
 @event_group.command("add")
 @click.argument("players", nargs=-1, required=True)
-@_director_command("tallyboard event add")
+@director_command("tallyboard event add")
 def add_cmd(store: EveningDatabase, event: Evening, players: tuple[str, ...]) -> dict[str, Any]:
     """Add PLAYERS in fours, each four a new table at the foot. Between rounds only. Director's PIN."""
     return director.add(store, event, list(players))

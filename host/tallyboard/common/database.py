@@ -49,7 +49,8 @@ class Kind:
 # The archive: version 1 is the games table as tallyboard shipped it; the club
 # evening's tables (docs/events.md, "The store") were added beside it without a
 # version, so migration 2 creates them where they are missing; 3 keeps the
-# wrong PINs given (docs/events.md, "The director"); 4 the club's register and seasons; 5 its guests.
+# wrong PINs given (docs/events.md, "The director"); 4 the club's register and seasons; 5 its guests;
+# 6 the director's corrections as signed entries.
 ARCHIVE = Kind("archive", (
     """
     CREATE TABLE IF NOT EXISTS games (
@@ -121,6 +122,43 @@ ARCHIVE = Kind("archive", (
     # docs/host.md, "A club's season"): every entry of an older archive is a member
     """
     ALTER TABLE register_players ADD COLUMN guest INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 6: the director's corrections as entries of their own, in the order made, never edited (issue 44;
+    # docs/events.md, "Corrections and the boards"; tallyboard.evening.corrections). An older archive's
+    # corrections (one row a table: its corrected hands, or the whole game) become entries marked unsigned
+    # ("key" and "tag" null): "before" the board's hand (or game) stored, "by" the director, "at" when
+    # the table's last correction was logged (else the evening's last change)
+    """
+    CREATE TABLE event_correction_entries (
+        id INTEGER PRIMARY KEY, event INTEGER NOT NULL, round INTEGER NOT NULL, tableno INTEGER NOT NULL,
+        entry TEXT NOT NULL);
+    CREATE INDEX event_correction_entries_by_table ON event_correction_entries (event, round, tableno);
+    INSERT INTO event_correction_entries (event, round, tableno, entry)
+        SELECT c.event, c.round, c.tableno, json_object(
+            'round', c.round, 'table', c.tableno, 'whole', json('true'),
+            'before', json(COALESCE(json_extract(g.record, '$.hands'), '[]')), 'after', json(c.whole),
+            'by', 'director',
+            'at', COALESCE((SELECT MAX(l.at) FROM event_log l WHERE l.event = c.event AND l.action = 'rescore'
+                            AND l.what LIKE 'round ' || c.round || ' table ' || c.tableno || ':%'), e.updated_at),
+            'key', NULL, 'tag', NULL)
+        FROM event_corrections c JOIN event_events e ON e.id = c.event
+        LEFT JOIN event_games g ON g.event = c.event AND g.round = c.round AND g.tableno = c.tableno
+        WHERE c.whole IS NOT NULL
+        ORDER BY c.event, c.round, c.tableno;
+    INSERT INTO event_correction_entries (event, round, tableno, entry)
+        SELECT c.event, c.round, c.tableno, json_object(
+            'round', c.round, 'table', c.tableno, 'hand', CAST(h.key AS INTEGER),
+            'before', json(json_extract(g.record, '$.hands[' || (CAST(h.key AS INTEGER) - 1) || ']')),
+            'after', json(h.value),
+            'by', 'director',
+            'at', COALESCE((SELECT MAX(l.at) FROM event_log l WHERE l.event = c.event AND l.action = 'correct'
+                            AND l.what LIKE 'round ' || c.round || ' table ' || c.tableno || ' hand %'), e.updated_at),
+            'key', NULL, 'tag', NULL)
+        FROM event_corrections c JOIN json_each(c.hands) h JOIN event_events e ON e.id = c.event
+        LEFT JOIN event_games g ON g.event = c.event AND g.round = c.round AND g.tableno = c.tableno
+        WHERE c.whole IS NULL
+        ORDER BY c.event, c.round, c.tableno, CAST(h.key AS INTEGER);
+    DROP TABLE event_corrections;
     """,
 ), hint="choose another with --archive")
 

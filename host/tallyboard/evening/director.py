@@ -2,9 +2,10 @@
 as a salted scrypt hash, never in clear; and the changes only he may make,
 each checked by the rules before it is stored and logged with it in one
 transaction: a hand corrected, a game rescored, a player moved, players
-withdrawn or added. A correction is kept beside the board's record and
-applied on top of it (play.counted_hands), so the next sync from the board
-does not undo it."""
+withdrawn or added. A correction is a signed entry of its own
+(corrections.py), never an edit, kept beside the board's record and applied
+on top of it (play.counted_hands), so the next sync from the board does not
+undo it."""
 from __future__ import annotations
 
 import hashlib
@@ -16,8 +17,8 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from ..common.errors import RecordError, TallyboardError
-from . import play, standings
-from .store import FINISHED, PIN_LOCKED, PIN_RIGHT, Evening, EveningError, EveningDatabase
+from . import corrections, play, standings
+from .store import FINISHED, PIN_LOCKED, PIN_RIGHT, Evening, EveningError, EveningDatabase, now
 
 _N, _R, _P = 2 ** 14, 8, 1   # scrypt's cost (about 50 ms), as hashlib documents
 MIN_PIN = 4
@@ -142,10 +143,13 @@ def _seat_value(value: str, names: list[str]) -> Any:
     return value
 
 
-def correct(store: EveningDatabase, event: Evening, round: int, table: int, hand: int, changes: list[str]) -> dict[str, Any]:
+def correct(store: EveningDatabase, event: Evening, round: int, table: int, hand: int, changes: list[str],
+            seed: bytes) -> dict[str, Any]:
     """Change hand `hand` (as the sheet numbers it) of a table's game with
-    KEY=VALUE fields of the record's hand form; the new hand is kept over
-    the board's. Returns the log entry."""
+    KEY=VALUE fields of the record's hand form: a new correction, signed
+    with seed (the director's update key), kept over the board's. The
+    board's `accepted_by` is not carried over (nobody at the table accepted
+    the corrected hand) unless a change gives it. Returns the log entry."""
     names, length = _table(store, event, round, table)
     hands = play.counted_hands(store, event, round, table) or []
     entries = play.played_entries(names, hands, length)
@@ -156,7 +160,7 @@ def correct(store: EveningDatabase, event: Evening, round: int, table: int, hand
         raise EveningError("say what to change: KEY=VALUE fields of the hand (docs/records.md), e.g. tricks=9")
     entry = entries[hand - 1]
     before = hands[entry]
-    after = dict(before)
+    after = {k: v for k, v in before.items() if k != "accepted_by"} if isinstance(before, dict) else {}
     for word in changes:
         key, sep, value = word.partition("=")
         if not sep or not key:
@@ -165,20 +169,20 @@ def correct(store: EveningDatabase, event: Evening, round: int, table: int, hand
     hands[entry] = after
     where = f"round {round} table {table}"
     _check_game(names, hands, length, where)
-    corrected, whole = store.corrections(event, round, table)
-    if whole is not None:
-        whole = hands
-    else:
-        corrected[entry + 1] = after
+    made = corrections.sign({"round": round, "table": table, "hand": entry + 1, "before": before, "after": after,
+                             "by": corrections.BY, "at": now()}, seed)
     log = ("correct", f"round {round} table {table} hand {hand}: kept over the board's record "
-           "(a later sync from the board keeps it)", json.dumps(before), json.dumps(after))
-    store.set_corrections(event, round, table, corrected, whole, log)
+           f"(a later sync from the board keeps it); signed by key {made['key'][:8]}",
+           json.dumps(before), json.dumps(after))
+    store.add_correction(event, made, log)
     return dict(zip(("action", "what", "before", "after"), log))
 
 
-def rescore(store: EveningDatabase, event: Evening, round: int, table: int, hands: Any) -> dict[str, Any]:
+def rescore(store: EveningDatabase, event: Evening, round: int, table: int, hands: Any,
+            seed: bytes) -> dict[str, Any]:
     """Replace a table's game with these hands (a game record's `hands`, the
-    players by seat): the board's record no longer counts for that game."""
+    players by seat): a new correction, signed with seed (the director's
+    update key); the board's record no longer counts for that game."""
     names, length = _table(store, event, round, table)
     if not isinstance(hands, list):
         raise EveningError("the game's hands must be a list (a game record's hands, docs/records.md)")
@@ -186,10 +190,12 @@ def rescore(store: EveningDatabase, event: Evening, round: int, table: int, hand
     new = _check_game(names, hands, length, where)
     old_hands = play.counted_hands(store, event, round, table)
     old = _check_game(names, old_hands, length, where)["totals"] if old_hands is not None else None
+    made = corrections.sign({"round": round, "table": table, "whole": True, "before": old_hands or [],
+                             "after": list(hands), "by": corrections.BY, "at": now()}, seed)
     log = ("rescore", f"round {round} table {table}: the whole game replaced by the director's "
-           "(kept over the board's record)", f"totals {old}" if old else "no game",
-           f"totals {new['totals']} ({len(new['hands'])} hands)")
-    store.set_corrections(event, round, table, {}, list(hands), log)
+           f"(kept over the board's record); signed by key {made['key'][:8]}",
+           f"totals {old}" if old else "no game", f"totals {new['totals']} ({len(new['hands'])} hands)")
+    store.add_correction(event, made, log)
     return dict(zip(("action", "what", "before", "after"), log))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import record, standings
+from . import corrections, record, standings
 from .store import FINISHED, Evening, EveningError, EveningDatabase
 
 VIEW_FORMAT = "tallyboard-event-view/1"
@@ -52,20 +52,13 @@ def on_new_round(store: EveningDatabase, event: Evening, round: int) -> None:
 # ---------------------------------------------------------------- each table's game as it counts
 
 def counted_hands(store: EveningDatabase, event: Evening, round: int, table: int) -> list[Any] | None:
-    """The hands of a table's game as they count: the board's, each hand the
-    director corrected replaced by his, or his whole game when he rescored
-    it. None: nothing stored for the table."""
+    """The hands of a table's game as they count: the board's with the
+    director's corrections applied in the order made (corrections.counted: a
+    hand's last correction wins, a rescore replaces the whole game). None:
+    nothing stored for the table."""
     stored = store.table_game(event, round, table)
-    corrected, whole = store.corrections(event, round, table)
-    if whole is not None:
-        return list(whole)
-    if stored is None:
-        return None
-    hands = list(stored.get("hands", []))
-    for number, hand in corrected.items():
-        if number <= len(hands):
-            hands[number - 1] = hand
-    return hands
+    return corrections.counted(None if stored is None else list(stored.get("hands", [])),
+                               store.corrections(event, round, table))
 
 
 def table_length(event: Evening, seating: list[list[int]]) -> int:
@@ -139,12 +132,11 @@ def _snapshot(store: EveningDatabase, event: Evening) -> dict[str, Any]:
                           "seats": [t.seats[p] for p in row["seats"]], "scores": row["scores"],
                           "why": standings.why_words(t.why[i], [names[p] for p in t.seats]) if i < len(t.why)
                           else []})
-        corrected, whole = store.corrections(event, event.round, t.table)
         tables.append({"table": t.table, "round": event.round, "board": board.get("port"),
                        "status": board.get("status"), "link": links.get(t.table), "seats": t.seats, "names": [names[p] for p in t.seats],
                        "hands": hands, "totals": t.scores(), "complete": bool(t.sheet and t.sheet["complete"]),
                        "length": current.length, "ended_early": t.ended_early,
-                       "corrected": whole is not None or bool(corrected),
+                       "corrected": bool(store.corrections(event, event.round, t.table)),
                        "pending": store.pending(event, event.round, t.table)})
     # no next round in the last one, nor after finish: nothing moves any more
     last = event.state == FINISHED or event.round >= event.rounds
@@ -255,6 +247,7 @@ def export(store: EveningDatabase, event: Evening) -> tuple[dict[str, Any], str 
     first = store.seating(event, 1)
     hands = [[counted_hands(store, event, r, t.table) or [] for t in play.tables] for r, play in enumerate(rounds, 1)]
     early = [(r, t.table) for r, play in enumerate(rounds, 1) for t in play.tables if t.ended_early]
+    made = [c for c in store.corrections(event) if c["round"] <= len(rounds)]
     return record.to_document(names, first, hands, reseated, early, event.hands, event.name, event.rounds,
-                              event.state == FINISHED), note
+                              event.state == FINISHED, made), note
 

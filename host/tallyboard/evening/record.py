@@ -10,13 +10,13 @@ from typing import Any, Callable
 
 from ..common import files
 from ..common.errors import RecordError
-from . import standings
+from . import corrections as corrections_mod, standings
 
 FORMAT = "tallyboard-event/1"
 READABLE_FORMATS = (FORMAT,)
 KIND = "progressive"
 _KEYS = {"format", "kind", "event", "planned_rounds", "finished", "players", "seating", "rounds", "options",
-         "reseated", "ended_early"}
+         "reseated", "ended_early", "corrections"}
 
 
 class EventRecordError(RecordError):
@@ -87,7 +87,25 @@ def from_document(doc: Any, source: str) -> tuple[list[str], list[standings.Roun
     for r, t in sorted(ended):
         if not (1 <= r <= len(plays) and 1 <= t <= len(plays[r - 1].tables)):
             raise fail("ended_early", f"there is no round {r} table {t}")
+    _check_corrections(doc.get("corrections", []), plays, fail)
     return list(names), plays
+
+
+def _check_corrections(made: Any, plays: list[standings.RoundPlay], fail: Fail) -> None:
+    """The record's corrections: a list of entries of the shape docs/events.md gives, each of a table
+    the record has (their signatures are `tallyboard verify`'s to check)."""
+    if not isinstance(made, list):
+        raise fail("corrections", "must be a list of the director's corrections, in the order made")
+    for n, entry in enumerate(made, 1):
+        where = f"corrections: {n}"
+        if isinstance(entry, dict) and type(entry.get("round")) is int and type(entry.get("table")) is int:
+            where = f"{where}: round {entry['round']}: table {entry['table']}"
+        problem = corrections_mod.entry_problem(entry, len(plays))
+        if problem is None and not 1 <= entry["table"] <= len(plays[entry["round"] - 1].tables):
+            problem = ("table", f"round {entry['round']} has tables 1 to {len(plays[entry['round'] - 1].tables)}")
+        if problem is not None:
+            field, message = problem
+            raise fail(f"{where}: {field}" if field else where, message)
 
 
 Fail = Callable[[str, str], EventRecordError]
@@ -193,7 +211,7 @@ def replay(names: list[str], plays: list[standings.RoundPlay], first: list[list[
 def to_document(names: list[str], first: list[list[int]], rounds: list[list[list[Any]]],
                 reseated: list[list[list[int]] | None], ended_early: list[tuple[int, int]],
                 hands: int | None, event: str | None = None, planned_rounds: int | None = None,
-                finished: bool = False) -> dict[str, Any]:
+                finished: bool = False, corrections: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """An event record; the optional keys only where they say something."""
     doc: dict[str, Any] = {"format": FORMAT, "kind": KIND}
     if event:
@@ -211,4 +229,6 @@ def to_document(names: list[str], first: list[list[int]], rounds: list[list[list
         doc["reseated"] = reseated
     if ended_early:
         doc["ended_early"] = [list(p) for p in ended_early]
+    if corrections:
+        doc["corrections"] = [dict(c) for c in corrections]
     return doc

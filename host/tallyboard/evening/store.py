@@ -285,21 +285,23 @@ class EveningDatabase:
                          (event.id, round, table))
         return json.loads(row[0][0]) if row else None
 
-    def corrections(self, event: Evening, round: int, table: int) -> tuple[dict[int, Any], list[Any] | None]:
-        """The director's corrections of a table's game: {hand number: hand},
-        and the whole game's hands when he rescored it (else None)."""
-        row = self._rows("SELECT hands, whole FROM event_corrections WHERE event = ? AND round = ? AND tableno = ?",
-                         (event.id, round, table))
-        if not row:
-            return {}, None
-        return {int(k): v for k, v in json.loads(row[0][0]).items()}, (json.loads(row[0][1]) if row[0][1] else None)
+    def corrections(self, event: Evening, round: int | None = None, table: int | None = None) -> list[dict[str, Any]]:
+        """The director's corrections (tallyboard.evening.corrections: each a
+        signed entry, never edited) in the order made: the event's, or one
+        round's, or one table's of a round."""
+        query = "SELECT entry FROM event_correction_entries WHERE event = ?"
+        args: tuple[Any, ...] = (event.id,)
+        if round is not None:
+            query, args = query + " AND round = ?", args + (round,)
+        if table is not None:
+            query, args = query + " AND tableno = ?", args + (table,)
+        return [json.loads(text) for text, in self._rows(query + " ORDER BY id", args)]
 
-    def set_corrections(self, event: Evening, round: int, table: int, hands: dict[int, Any],
-                        whole: list[Any] | None, log: tuple[str, str, str, str]) -> None:
+    def add_correction(self, event: Evening, entry: dict[str, Any], log: tuple[str, str, str, str]) -> None:
+        """Append a correction's entry (made and signed by the caller) and its log line; one transaction."""
         with self._write() as db:
-            db.execute("INSERT OR REPLACE INTO event_corrections (event, round, tableno, hands, whole)"
-                       " VALUES (?, ?, ?, ?, ?)", (event.id, round, table, canonical({str(k): v for k, v in hands.items()}),
-                                                    None if whole is None else canonical(whole)))
+            db.execute("INSERT INTO event_correction_entries (event, round, tableno, entry) VALUES (?, ?, ?, ?)",
+                       (event.id, entry["round"], entry["table"], json.dumps(entry, ensure_ascii=False)))
             db.execute("UPDATE event_events SET updated_at = ? WHERE id = ?", (now(), event.id))
             self._log(db, event, *log)
 

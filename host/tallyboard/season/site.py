@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import season as season_mod
-from .evenings import standings
+from .evenings import play as evening_play, standings
 
 STYLE = """\
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 62em; padding: 0 1em; color: #111; }
@@ -226,12 +226,16 @@ _FACTS = (("purchaser", "Purchaser"), ("bid", "Bid"), ("doubled_by", "Doubled by
 _PLAYER_FACTS = {"purchaser", "doubled_by", "redoubled_by", "accepted_by"}
 
 
-def _hand_row(h: dict[str, Any], facts: list[tuple[str, str]], seated: list[str]) -> list[str]:
-    """A sheet's hand as cells: its number, dealer and facts (a player by his name)."""
+def _hand_row(h: dict[str, Any], facts: list[tuple[str, str]], seated: list[str], corrected: bool = False) -> list[str]:
+    """A sheet's hand as cells: its number, dealer and facts (a player by his name). A corrected
+    hand's `accepted_by` is not shown as if the accepter accepted it: nobody at the table accepted the
+    director's hand (what was accepted, and by whom, is in the game's corrections)."""
     row = [str(h["hand"]), _e(seated[h["dealer"]])]
     for key, _ in facts:
         value = h.get(key)
-        if key in _PLAYER_FACTS:
+        if key == "accepted_by" and corrected:
+            row.append("corrected")
+        elif key in _PLAYER_FACTS:
             row.append("" if value is None else _e(seated[value]))
         elif isinstance(value, bool):
             row.append("yes" if value else "")
@@ -240,39 +244,100 @@ def _hand_row(h: dict[str, Any], facts: list[tuple[str, str]], seated: list[str]
     return row
 
 
+def _hand_words(hand: Any, seated: list[str]) -> str:
+    """A record's hand in the words of the sheet's columns ("Purchaser Cy, Bid 1C, Tricks 6"), who
+    accepted it on the board last."""
+    if not isinstance(hand, dict):
+        return _e(hand)
+    if hand.get("misdeal"):
+        return "a misdeal"
+    words = []
+    for key, label in _FACTS:
+        value = hand.get(key)
+        if key == "accepted_by" or value is None:
+            continue
+        if key in _PLAYER_FACTS and type(value) is int and 0 <= value < len(seated):
+            value = seated[value]
+        elif isinstance(value, bool):
+            value = "yes" if value else "no"
+        words.append(f"{label} {_e(value)}")
+    accepted = hand.get("accepted_by")
+    if type(accepted) is int and 0 <= accepted < len(seated):
+        words.append(f"accepted on the board by {_e(seated[accepted])}")
+    return ", ".join(words)
+
+
+class _Corrections:
+    """A table's corrections (the event record's `corrections`, in the order made) as the sheet shows
+    them: which of its hands (as the sheet numbers them) the director's, and each correction in words."""
+
+    def __init__(self, night: season_mod.Night, r: int, t: Any, seated: list[str], length: int) -> None:
+        made = [c for c in night.record.get("corrections", []) if c.get("round") == r and c.get("table") == t.table]
+        hands = night.record["rounds"][r - 1][t.table - 1]
+        places = evening_play.played_entries(seated, hands, length) if made else []
+        self.whole = any(c.get("whole") for c in made)
+        self.hands: set[int] = set()
+        self.words: list[str] = []
+        seen: set[int] = set()
+        for c in made:
+            when = f"{_e(c.get('at', '')).replace('T', ' ')[:16]} UTC"
+            who = _e(c.get("by", ""))
+            signed = f" (signed, key {_e(str(c.get('key'))[:8])})" if c.get("key") else " (made before corrections were signed)"
+            if c.get("whole"):
+                was = "; ".join(f"{i}: {_hand_words(h, seated)}" for i, h in enumerate(c.get("before") or [], 1))
+                self.words.append(f"The whole game rescored by the {who}, {when}{signed}: its hands before were "
+                                  + (was or "none") + ".")
+                continue
+            place = c["hand"] - 1
+            number = places.index(place) + 1 if place in places else c["hand"]
+            self.hands.add(number)
+            first = place not in seen and not self.whole
+            seen.add(place)
+            whose = "the board's hand" if first else "his earlier correction"
+            self.words.append(f"Hand {number} corrected by the {who}, {when}{signed}: it replaced {whose}, "
+                              f"{_hand_words(c.get('before'), seated)}; it is now {_hand_words(c.get('after'), seated)}.")
+
+    def corrected(self, number: int) -> bool:
+        return self.whole or number in self.hands
+
+
 def _sheet(n: int, night: season_mod.Night, names: list[str], r: int, t: Any) -> str:
-    """One table's game: every hand with its dealer, its facts and each seat's score; the totals."""
+    """One table's game: every hand with its dealer, its facts and each seat's score; the totals; the
+    director's corrections of it, each in words (by whom, when, what it was)."""
     seated = [names[p] for p in t.seats]
     sheet = t.sheet or {"hands": [], "totals": [0, 0, 0, 0], "winners": []}
+    fixes = _Corrections(night, r, t, seated, night.plays[r - 1].length)
     facts = [(k, words) for k, words in _FACTS if any(k in h for h in sheet["hands"])]
     head = ["Hand", "Dealer"] + [words for _, words in facts] + [_e(s) for s in seated]
-    rows = [_hand_row(h, facts, seated) + [str(s) for s in h["scores"]] for h in sheet["hands"]]
+    rows = [_hand_row(h, facts, seated, fixes.corrected(h["hand"])) + [str(s) for s in h["scores"]]
+            for h in sheet["hands"]]
     total = ("<tr class=\"total\"><td>Total</td>" + "<td></td>" * (1 + len(facts))
              + "".join(f"<td>{s}</td>" for s in sheet["totals"]) + "</tr>")
     won = ", ".join(_e(seated[w]) for w in sheet["winners"])
     notes = []
     if t.ended_early:
         notes.append("ended early by the director; it counts as it stands")
-    corrected = [e for e in night.log if e.get("action") in ("correct", "rescore")
-                 and str(e.get("what", "")).startswith(f"round {r} table {t.table}")]
-    if corrected:
-        notes.append("corrected by the director (the log below)")
+    if fixes.words:
+        notes.append("corrected by the director (below, and the log)")
     players = ", ".join(f"seat {s}: {_person(n, night, names, p)}" for s, p in enumerate(t.seats))
     return "\n".join([f"<section class=\"table\" id=\"r{r}t{t.table}\">", f"<h3>Round {r}, table {t.table}</h3>",
                       f"<p>{players}</p>", _table(head, rows, names=-1, extra=[total],
                                                   why=[standings.why_words(w, seated) for w in t.why]),
                       (f"<p>Won by {won}." if won else "<p>No hand played.")
                       + "".join(f" This game was {x}." for x in notes) + "</p>",
+                      *(f"<p class=\"note\">{w}</p>" for w in fixes.words),
                       "</section>"])
 
 
-def _hands(t: Any, seated: list[str], seat: int) -> str:
+def _hands(night: season_mod.Night, r: int, t: Any, seated: list[str], seat: int) -> str:
     """A player's hands of one table's game: each hand's facts and his score."""
     hands = t.sheet["hands"]
+    fixes = _Corrections(night, r, t, seated, night.plays[r - 1].length)
     facts = [(k, words) for k, words in _FACTS if any(k in h for h in hands)]
-    rows = [_hand_row(h, facts, seated) + [str(h["scores"][seat])] for h in hands]
+    rows = [_hand_row(h, facts, seated, fixes.corrected(h["hand"])) + [str(h["scores"][seat])] for h in hands]
     return _table(["Hand", "Dealer"] + [words for _, words in facts] + ["Score"], rows, names=-1,
-                  why=[standings.why_words(w, seated) for w in t.why])
+                  why=[standings.why_words(w, seated) for w in t.why]) + "".join(
+                      f"\n<p class=\"note\">{w}</p>" for w in fixes.words)
 
 
 def _card(parsed: season_mod.Parsed, n: int, night: season_mod.Night, p: int) -> str:
@@ -301,7 +366,7 @@ def _card(parsed: season_mod.Parsed, n: int, night: season_mod.Night, p: int) ->
         for t in play.tables:
             if p in t.seats and t.sheet and t.sheet["hands"]:
                 body.append(f"<h3>Round {r}, table {t.table}: hand by hand</h3>")
-                body.append(_hands(t, [names[q] for q in t.seats], t.seats.index(p)))
+                body.append(_hands(night, r, t, [names[q] for q in t.seats], t.seats.index(p)))
     return _page(f"{names[p]}, {night.name} — {parsed.name}",
                  [("index.html", f"{parsed.name}: standings"), (evening_page(n), f"E{n}: {night.name}")], body)
 
