@@ -48,6 +48,7 @@ Round 3 (W2 W3 W0 W1; at T1 hand 1 is Ann's 5H, 11 tricks):
 from __future__ import annotations
 
 import json
+import sqlite3
 import re
 import os
 import subprocess
@@ -60,6 +61,7 @@ from click.testing import CliRunner
 
 from tallyboard.boardlink import portshare
 from tallyboard.cli import main
+from tallyboard.club import releases
 from tallyboard.boardlink.client import Board
 from tallyboard.tooling.emulator import Emulator, running_on
 from waiting import until
@@ -327,6 +329,44 @@ def test_an_evening_of_four_boards_sixteen_players_three_rounds(home):
     replayed = json.loads(run("event", "replay", str(home / "going.json"), "--json"))
     assert [[NAMES[p] for p in t] for t in replayed["next_seating"]] == AFTER_3
     assert [row["total"] for row in replayed["standings"]] == [row["continuous"] for row in doc["standings"]]
+    # every table's game as its board kept it, signed by the board (issue 44): the record verifies, and
+    # so does the season's results site built from it
+    checked = CliRunner().invoke(main, ["verify", str(exported)])
+    assert checked.exit_code == 0 and checked.output.endswith("12 of 12 games verified\n"), checked.output
+    run("season", "create", "Autumn", "--rule", "total")
+    run("season", "add", "Tuesday club")
+    run("results", "build", str(home / "site"))
+    checked = CliRunner().invoke(main, ["verify", str(home / "site")])
+    assert checked.exit_code == 0 and checked.output.endswith("12 of 12 games verified\n"), checked.output
+    page = (home / "site" / "evening-1.html").read_text()
+    assert page.count("The board's chain: <code>") == 12
+    # a correction after the evening (round 1 table 1 hand 2: 9 tricks, not 10) is a signed entry of its
+    # own: the site shows the hand corrected, and the boards' games still verify under it
+    run("event", "pin", "set", "--new-pin", "4711")
+    key = home / "update-key"
+    releases.load_key(key, create=True)
+    corrected = CliRunner().invoke(main, ["event", "correct", "--round", "1", "--table", "1", "--hand", "2",
+                                          "tricks=9", "--key", str(key)], env={"TALLYBOARD_DIRECTOR_PIN": "4711"})
+    assert corrected.exit_code == 0, corrected.output
+    run("results", "build", str(home / "site"))
+    assert "Hand 2 corrected by the director" in (home / "site" / "evening-1.html").read_text()
+    checked = CliRunner().invoke(main, ["verify", str(home / "site")])
+    assert checked.exit_code == 0 and checked.output.endswith(
+        "12 of 12 games verified; 1 of 1 correction signed\n"), checked.output
+    # one hand's tricks changed in the archive file (round 1 table 2's hand 3, as its board sent it):
+    # the site built from it does not verify, and says which hand
+    db = sqlite3.connect(home / "archive.sqlite3")
+    row = db.execute("SELECT record FROM event_games WHERE round = 1 AND tableno = 2").fetchone()
+    edited = json.loads(row[0])
+    edited["hands"][2]["tricks"] -= 1
+    db.execute("UPDATE event_games SET record = ? WHERE round = 1 AND tableno = 2", (json.dumps(edited),))
+    db.commit()
+    db.close()
+    run("results", "build", str(home / "site"))
+    checked = CliRunner().invoke(main, ["verify", str(home / "site")])
+    assert checked.exit_code == 1 and "round 1 table 2: " in checked.output and \
+        "hand 3 is not what the board kept" in checked.output, checked.output
+    assert checked.output.endswith("11 of 12 games verified; 1 of 1 correction signed\n"), checked.output
     assert run("event", "stop-boards") == "stopped 4 emulated boards\n"
     assert not any(running_on(event_dir / f"table-{t}") for t in (1, 2, 3, 4))
     # the boards stopped, the finished evening stands as it was (issue 32, item 6: every table showed red

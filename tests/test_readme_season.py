@@ -106,8 +106,9 @@ def test_the_readme_season_runs_as_written(tmp_path, monkeypatch):
     assert places() == [(1, "Ann", 1100), (2, "Eve", 920), (3, "Bob", 800), (4, "Fay", 780), (4, "Gus", 780),
                         (6, "Cy", 760), (7, "Dee", 660), (8, "Hal", 360)]
     assert (tmp_path / "autumn.json").is_file()
-    # the first build: style.css, index.html, the two evenings' pages, each evening's 8 cards
-    assert len(written) == 2 and len(written[0]) == 4 + 8 + 8
+    # the first build: style.css, index.html, the two evenings' pages and records, each evening's 8 cards
+    assert len(written) == 2 and len(written[0]) == 4 + 2 + 8 + 8
     # E1's places were Ann 1, Bob Cy Dee Eve Fay Gus 2 (520), Hal 8, and are Ann 1 (700), Bob Dee 2 (540),
     # Eve Fay Gus 4 (520), Cy 7 (500), Hal 8: every E1 card but Hal's (register #8) changes; E2 does not
-    assert written[1] == {"index.html", "evening-1.html"} | {f"evening-1-player-{n}.html" for n in range(1, 8)}
+    assert written[1] == {"index.html", "evening-1.html", "evening-1.json"} | {
+        f"evening-1-player-{n}.html" for n in range(1, 8)}

@@ -65,13 +65,15 @@ def written(out: str) -> set[str]:
 E1_CARDS = {f"evening-1-player-{n}.html" for n in range(1, 9)}
 E2_CARDS = {f"evening-2-player-{n}.html" for n in range(1, 9)}
 E3_CARDS = {f"evening-3-player-{n}.html" for n in (1, 2, 3, 4, 5, 6, 8, 10)}
-EVERY = {"style.css", "index.html", "evening-1.html", "evening-2.html", "evening-3.html"} | E1_CARDS | E2_CARDS | E3_CARDS
+RECORDS = {"evening-1.json", "evening-2.json", "evening-3.json"}    # each evening's event record, for verify
+EVERY = ({"style.css", "index.html", "evening-1.html", "evening-2.html", "evening-3.html"} | E1_CARDS | E2_CARDS
+         | E3_CARDS | RECORDS)
 
 
 def test_the_site_links_every_page_and_a_rebuild_after_a_correction_writes_only_what_changed(season):
     site = season / "site"
     out = ok("results", "build", str(site))
-    assert out.startswith(f"{site}: 29 pages written, 0 unchanged")      # 5 + 8 + 8 + 8 cards
+    assert out.startswith(f"{site}: 32 pages written, 0 unchanged")      # 5 + 8 + 8 + 8 cards + 3 records
     assert written(out) == EVERY == {p.name for p in site.iterdir()}
     for page in site.glob("*.html"):
         links = parsed(page)
@@ -90,7 +92,7 @@ def test_the_site_links_every_page_and_a_rebuild_after_a_correction_writes_only_
     evening = (site / "evening-3.html").read_text()
     assert "<h3>Round 1, table 1</h3>" in evening and "Doubled by" in evening and "Dealer" in evening
     # nothing changed: nothing written
-    assert ok("results", "build", str(site)).startswith(f"{site}: 0 pages written, 29 unchanged")
+    assert ok("results", "build", str(site)).startswith(f"{site}: 0 pages written, 32 unchanged")
     ok("event", "correct", "--event", "Tuesday 3", "--round", "1", "--table", "1", "--hand", "4", "tricks=7",
        *se.signing_key(season / "archive.sqlite3"), env={"TALLYBOARD_DIRECTOR_PIN": PIN})
     out = ok("results", "build", str(site))
@@ -98,7 +100,8 @@ def test_the_site_links_every_page_and_a_rebuild_after_a_correction_writes_only_
     # so their cards; E3's places were Ann, Bob, Eve, Fay 1, Dee, Hal 5, Cy, Ivy 7 and are Eve, Fay 1, Ann,
     # Bob 3, Cy, Dee 5, Hal 7, Ivy 8: Hal's and Ivy's cards change too, Eve's and Fay's (410, place 1) do not.
     # The season's index shows E3's scores; E1, E2 and their cards are as they were.
-    assert written(out) == {"index.html", "evening-3.html", "evening-3-player-1.html", "evening-3-player-2.html",
+    assert written(out) == {"index.html", "evening-3.html", "evening-3.json", "evening-3-player-1.html",
+                            "evening-3-player-2.html",
                             "evening-3-player-3.html", "evening-3-player-4.html", "evening-3-player-8.html",
                             "evening-3-player-10.html"}
     evening = (site / "evening-3.html").read_text()

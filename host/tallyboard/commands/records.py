@@ -12,7 +12,8 @@ from tallycore import game as core_game
 
 from ..common.console import Console
 from ..common import files
-from ..common.errors import TallyboardError
+from ..common.errors import RecordError, TallyboardError
+from ..evening import corrections, record as event_record
 from ..scorebook import records, sheet, verify
 from .reporting import reports_errors
 
@@ -111,8 +112,32 @@ def documents(paths: tuple[str, ...]) -> list[tuple[str, object]]:
 
 
 def verdicts_of(doc: object, source: str, keys: set[str] | None) -> list[verify.Verdict]:
-    """The games of one document checked: a game record's one game."""
-    return [verify.check(doc, source, keys)]
+    """The games of one document checked: a game record's one game; an event record's
+    (docs/events.md) every table's game as its board kept it, and every correction of the director's."""
+    if not (isinstance(doc, dict) and doc.get("format") == event_record.FORMAT):
+        return [verify.check(doc, source, keys)]
+    try:
+        names, plays = event_record.from_document(doc, source)
+    except RecordError as exc:
+        return [verify.Verdict(source, "the evening", False, "-", "-", f"not an evening the rules allow: {exc}")]
+    found = [verify.check(game, f"{source}: {where}", keys)
+             for where, game in event_record.table_games(doc, names, plays, event_record.failing(source))]
+    signed = {v.source for v in found}
+    for r, play in enumerate(plays, 1):
+        for t in range(1, len(play.tables) + 1):
+            where = f"{source}: round {r} table {t}"
+            if where not in signed:
+                found.append(verify.Verdict(where, "its game", False, "-", "-",
+                                            "not signed: its board sent no chain (its game not finished on "
+                                            "the board, or a board firmware before protocol 6)"))
+    for entry in doc.get("corrections", []):
+        what = (f"round {entry['round']} table {entry['table']} "
+                + ("the whole game" if entry.get("whole") else f"hand {entry['hand']}"))
+        problem = corrections.check(entry)
+        key = (entry.get("key") or "-")[:8].upper()
+        found.append(verify.Verdict(f"{source}: correction", what, problem is None, "-", key,
+                                    problem or f"signed by the director's key {key}, made {entry['at']}"))
+    return found
 
 
 @click.command("verify")
@@ -131,10 +156,13 @@ def verify_cmd(paths: tuple[str, ...], keys: tuple[str, ...]) -> None:
         mark = "[green]verified[/]" if v.ok else "[red]NOT verified[/]"
         console.print(f"{mark} {escape(f'{v.source}: {v.game}: {v.found}')}", markup=True, highlight=False,
                       soft_wrap=True)
-    bad = sum(not v.ok for v in results)
-    console.print(f"{len(results) - bad} of {len(results)} game{'s' if len(results) != 1 else ''} verified",
-                  highlight=False, soft_wrap=True)
-    if bad:
+    made = [v for v in results if v.source.endswith(": correction")]
+    played = [v for v in results if v not in made]
+    said = f"{sum(v.ok for v in played)} of {len(played)} game{'s' if len(played) != 1 else ''} verified"
+    if made:
+        said += f"; {sum(v.ok for v in made)} of {len(made)} correction{'s' if len(made) != 1 else ''} signed"
+    console.print(said, highlight=False, soft_wrap=True)
+    if not all(v.ok for v in results):
         raise SystemExit(1)
 
 

@@ -248,6 +248,9 @@ def export(store: EveningDatabase, event: Evening) -> tuple[dict[str, Any], str 
     hands = [[counted_hands(store, event, r, t.table) or [] for t in play.tables] for r, play in enumerate(rounds, 1)]
     early = [(r, t.table) for r, play in enumerate(rounds, 1) for t in play.tables if t.ended_early]
     made = [c for c in store.corrections(event) if c["round"] <= len(rounds)]
+    # each table's board's signed chain of its game (docs/records.md, The chain), as the board sent it
+    boards = [[(store.table_game(event, r, t.table) or {}).get("chain") for t in play.tables]
+              for r, play in enumerate(rounds, 1)]
     return record.to_document(names, first, hands, reseated, early, event.hands, event.name, event.rounds,
-                              event.state == FINISHED, made), note
+                              event.state == FINISHED, made, boards), note
 

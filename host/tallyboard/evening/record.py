@@ -10,13 +10,14 @@ from typing import Any, Callable
 
 from ..common import files
 from ..common.errors import RecordError
+from ..scorebook import records
 from . import corrections as corrections_mod, standings
 
 FORMAT = "tallyboard-event/1"
 READABLE_FORMATS = (FORMAT,)
 KIND = "progressive"
 _KEYS = {"format", "kind", "event", "planned_rounds", "finished", "players", "seating", "rounds", "options",
-         "reseated", "ended_early", "corrections"}
+         "reseated", "ended_early", "corrections", "boards"}
 
 
 class EventRecordError(RecordError):
@@ -58,9 +59,7 @@ def from_document(doc: Any, source: str) -> tuple[list[str], list[standings.Roun
     """The players' names and every round played, each table's game scored;
     EventRecordError ("SOURCE: round 2: table 1: hand 3: tricks: ...") for a
     fault anywhere."""
-    def fail(where: str, message: str) -> EventRecordError:
-        return EventRecordError(f"{source}: {where}: {message}")
-
+    fail = failing(source)
     names, hands, seating = _head(doc, fail)
     rounds = doc.get("rounds")
     if not isinstance(rounds, list):
@@ -88,7 +87,37 @@ def from_document(doc: Any, source: str) -> tuple[list[str], list[standings.Roun
         if not (1 <= r <= len(plays) and 1 <= t <= len(plays[r - 1].tables)):
             raise fail("ended_early", f"there is no round {r} table {t}")
     _check_corrections(doc.get("corrections", []), plays, fail)
+    for where, game in table_games(doc, names, plays, fail):
+        try:
+            records.from_document(game, where)     # the board's hands and its chain: their shape
+        except RecordError as exc:
+            raise fail("boards", str(exc)) from None
     return list(names), plays
+
+
+def table_games(doc: dict[str, Any], names: list[str], plays: list[standings.RoundPlay],
+                fail: Fail) -> list[tuple[str, dict[str, Any]]]:
+    """Each table's game as its board kept it, with the board's signed chain
+    (docs/records.md, The chain): the hands as counted with the director's
+    corrections undone (corrections.board_hands), for `tallyboard verify`.
+    ("round R table T", its game record), only the tables whose board signed."""
+    boards = doc.get("boards", [])
+    if not isinstance(boards, list) or len(boards) > len(plays) or not all(
+            isinstance(tables, list) and len(tables) == len(plays[r].tables) for r, tables in enumerate(boards)):
+        raise fail("boards", "must be a list of rounds, each a list with one board's chain (or null) a table")
+    made = doc.get("corrections", [])
+    games = []
+    for r, tables in enumerate(boards, 1):
+        play = plays[r - 1]
+        for t, chain in enumerate(tables, 1):
+            if chain is None:
+                continue
+            entries = [e for e in made if e["round"] == r and e["table"] == t]
+            kept = corrections_mod.board_hands(doc["rounds"][r - 1][t - 1], entries)
+            game = standings.club_record([names[p] for p in play.seating[t - 1]], kept, play.length)
+            game["chain"] = chain
+            games.append((f"round {r} table {t}", game))
+    return games
 
 
 def _check_corrections(made: Any, plays: list[standings.RoundPlay], fail: Fail) -> None:
@@ -109,6 +138,11 @@ def _check_corrections(made: Any, plays: list[standings.RoundPlay], fail: Fail) 
 
 
 Fail = Callable[[str, str], EventRecordError]
+
+
+def failing(source: str) -> Fail:
+    """The record's errors, each naming where in it (SOURCE: round 2: ...)."""
+    return lambda where, message: EventRecordError(f"{source}: {where}: {message}")
 
 
 def _head(doc: Any, fail: Fail) -> tuple[list[str], int | None, list[list[int]]]:
@@ -211,7 +245,8 @@ def replay(names: list[str], plays: list[standings.RoundPlay], first: list[list[
 def to_document(names: list[str], first: list[list[int]], rounds: list[list[list[Any]]],
                 reseated: list[list[list[int]] | None], ended_early: list[tuple[int, int]],
                 hands: int | None, event: str | None = None, planned_rounds: int | None = None,
-                finished: bool = False, corrections: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                finished: bool = False, corrections: list[dict[str, Any]] | None = None,
+                boards: list[list[dict[str, Any] | None]] | None = None) -> dict[str, Any]:
     """An event record; the optional keys only where they say something."""
     doc: dict[str, Any] = {"format": FORMAT, "kind": KIND}
     if event:
@@ -231,4 +266,6 @@ def to_document(names: list[str], first: list[list[int]], rounds: list[list[list
         doc["ended_early"] = [list(p) for p in ended_early]
     if corrections:
         doc["corrections"] = [dict(c) for c in corrections]
+    if boards and any(chain is not None for tables in boards for chain in tables):
+        doc["boards"] = [list(tables) for tables in boards]
     return doc

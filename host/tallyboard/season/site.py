@@ -14,6 +14,7 @@ that is as it was stays byte for byte the same."""
 from __future__ import annotations
 
 import html
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,11 @@ def card_page(n: int, player: int) -> str:
     return f"evening-{n}-player-{player}.html"
 
 
+def record_file(n: int) -> str:
+    """The evening's event record (docs/events.md), beside its page: what `tallyboard verify` checks."""
+    return f"evening-{n}.json"
+
+
 # ---------------------------------------------------------------- the pages
 
 def pages(parsed: season_mod.Parsed) -> dict[str, str]:
@@ -105,6 +111,7 @@ def pages(parsed: season_mod.Parsed) -> dict[str, str]:
     out = {"style.css": STYLE, "index.html": _index(parsed, doc)}
     for n, night in enumerate(parsed.nights, 1):
         out[evening_page(n)] = _evening(parsed, n, night)
+        out[record_file(n)] = json.dumps(night.record, indent=1, ensure_ascii=False) + "\n"
         for p, who in enumerate(night.players):
             if night.sat(p):
                 out[card_page(n, who)] = _card(parsed, n, night, p)
@@ -321,12 +328,27 @@ def _sheet(n: int, night: season_mod.Night, names: list[str], r: int, t: Any) ->
         notes.append("corrected by the director (below, and the log)")
     players = ", ".join(f"seat {s}: {_person(n, night, names, p)}" for s, p in enumerate(t.seats))
     return "\n".join([f"<section class=\"table\" id=\"r{r}t{t.table}\">", f"<h3>Round {r}, table {t.table}</h3>",
-                      f"<p>{players}</p>", _table(head, rows, names=-1, extra=[total],
+                      f"<p>{players}</p>", _chain(n, night, r, t.table), _table(head, rows, names=-1, extra=[total],
                                                   why=[standings.why_words(w, seated) for w in t.why]),
                       (f"<p>Won by {won}." if won else "<p>No hand played.")
                       + "".join(f" This game was {x}." for x in notes) + "</p>",
                       *(f"<p class=\"note\">{w}</p>" for w in fixes.words),
                       "</section>"])
+
+
+def _chain(n: int, night: season_mod.Night, r: int, table: int) -> str:
+    """The board's chain head of the table's game, as its screen shows it (docs/records.md, The chain),
+    to hold beside the board; or that the board sent none."""
+    boards = night.record.get("boards", [])
+    chain = boards[r - 1][table - 1] if r <= len(boards) else None
+    if chain is None:
+        return ("<p class=\"note\">The board did not sign this game (not finished on the board, or "
+                "entered without one): nothing ties it to a board.</p>")
+    head = chain["head"][:8].upper()
+    return (f"<p class=\"note\">The board's chain: <code>{head[:4]} {head[4:]}</code>, as its screen shows it at "
+            f"the game's end; signed by board key <code>{_e(chain['key'][:8].upper())}</code>. "
+            f"<code>tallyboard verify {record_file(n)}</code> checks every hand against "
+            "it.</p>")
 
 
 def _hands(night: season_mod.Night, r: int, t: Any, seated: list[str], seat: int) -> str:
@@ -381,7 +403,8 @@ def build(parsed: season_mod.Parsed, folder: Path) -> tuple[list[str], list[str]
     folder.mkdir(parents=True, exist_ok=True)
     written, kept = [], []
     site = pages(parsed)
-    removed = sorted(p.name for p in folder.glob("evening-*.html") if p.name not in site)
+    removed = sorted(p.name for pattern in ("evening-*.html", "evening-*.json") for p in folder.glob(pattern)
+                     if p.name not in site)
     for name in removed:
         (folder / name).unlink()
     for name, text in site.items():
