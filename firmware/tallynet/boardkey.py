@@ -7,7 +7,6 @@
 # allocate, and takes the chip a second or two a new tag.
 from tallycore import binascii, os
 from tallyrun import protocol
-from tallyrun.chain import SHORT
 from tallyrun.ring import write_atomic
 
 KEY_FILE = "board.key"           # the private key's seed (32 bytes), then its public key (32)
@@ -57,7 +56,7 @@ def record_chain(app, n):
     links = app.chain
     hands = []
     for end in range(1, n + 1):
-        hands.append(_hex(links.head_of(game, end)[0:SHORT]).upper())
+        hands.append(_hex(links.head_of(game, end)[0:protocol.CHAIN_SHORT]).upper())
     head = bytes(links.head_of(game, n))
     public, signature = tag(app.root, head)
     return {"head": _hex(head), "key": _hex(public), "tag": _hex(signature), "hands": hands}

@@ -88,7 +88,7 @@ def _attach_views(app, board, view, painter):
         bus = hw.oled_i2c(board)
         if bus is not None:
             from tallypanel.ssd1306 import SSD1306_I2C
-            view.attach_oled(SSD1306_I2C(bus, board.oled_address), app.chain)   # its head on the summary
+            view.attach_oled(SSD1306_I2C(bus, board.oled_address), app)   # its chain's head on the summary
     except Exception as exc:
         app.note("display: no OLED answering at 0x%02X (%s): the LEDs and buttons work without it"
                  % (board.oled_address, exc))

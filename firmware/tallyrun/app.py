@@ -39,7 +39,6 @@ from tallyrun import protocol
 from tallyrun.incoming import FEED_LINE, FEED_OVERFLOW, TOO_LONG, LineReader, Request
 from tallyrun.outgoing import Writer
 from tallyrun import replies
-from tallyrun.chain import Chain
 from tallycore.game import LOG_CAPACITY
 from tallyrun.journal import KIND_APPLY, KIND_UNDO, KIND_REDO, KIND_ACCEPT, KIND_REJECT_HAND
 from tallyrun.restore import Restored, emit as _emit
@@ -123,7 +122,7 @@ class App:
         # log CRC (STATE, OPEN) costs one step per new event, not the whole log
         self.log_crcs = array("H", bytearray(2 * LOG_CAPACITY))
         self.log_crcs_valid = 0
-        self.chain = Chain()            # the game's hash chain (STATE's chain, SIGN): its head, made as asked
+        self.chain = None               # the game's hash chain (tallyrun.chain), once a game is in play
         # check_board(name): raises ValueError (why) unless board/<name>.json is
         # a definition this board can run (the panel's own check, tallypanel.start's).
         # None: the file is on the flash (tallyrun.configuring.board_exists)
@@ -176,6 +175,7 @@ class App:
                 ", ".join(str(n) for n in self.config.bad_lines),
                 "those settings keep their defaults"))
         self.ready_to_confirm()
+        self.ready_chain()
 
     def note(self, text):
         """A problem for people to read (a bad board definition, damaged
@@ -445,7 +445,8 @@ class App:
         at on (-1: a new game): its CRCs and its chain are made again from there."""
         if self.log_crcs_valid > at:
             self.log_crcs_valid = at if at > 0 else 0
-        self.chain.rewritten(at)
+        if self.chain is not None:
+            self.chain.rewritten(at)
 
     def _settle(self, record, taken=0, who=0):
         """The held change accepted (by player who) or rejected (confirming.settle)."""
@@ -467,6 +468,19 @@ class App:
         if self._confirming():
             self.module("tallyrun.confirming")
 
+    def chain_head(self, game):
+        """The head of the game's chain after its applied events, or None before a
+        game is in play (the screen's: sheetview.put_chain). Allocation-free."""
+        chain = self.chain
+        return None if chain is None else chain.head_of(game, game.n)
+
+    def ready_chain(self):
+        """The game's chain (tallyrun.chain and its machine code) made once a game
+        is in play (at boot, a new game), so that its head costs no allocation
+        after; a board with no game holds none of it."""
+        if self.chain is None and self.game.rules is not None:
+            self.chain = self.module("tallyrun.chain").Chain()
+
     def _new(self, seq, crc, index, players, options, reply=True):
         try:
             self.game.check_new(index, players, options)   # the player range, then the options
@@ -479,6 +493,7 @@ class App:
             return self._refuse(seq, protocol.E_FLASH, replies.flash_failed(exc, "the game in progress is kept"), reply)
         self.game.new(index, players, options)
         self.log_changed(-1)
+        self.ready_chain()
         self.ready_to_confirm()
         self._reserve_eseq()
         if reply:

@@ -6,29 +6,17 @@
 # its options without the confirmation flag (CONFIRM: the board's, no record holds it)
 # and each event log[i] of the game, in order, one link more:
 #     head = SHA-256(head || log[i], 4 bytes LE || 1 + the player who accepted it, 0: nobody)
-# One SHA-256 block a link: tallyrun.native's machine code on the chip (no
+# One SHA-256 block a link: tallyrun.chainlink's machine code on the chip (no
 # allocation), hashlib where that does not load (the emulator's unix port; the
 # host's verify: the same bytes). The board keeps the head only: its journal
 # holds the events, and the head is made again from them after a power-up.
+# Loaded once a game is in play (the app's ready_chain), with chainlink.
 from tallycore import const, hashlib
 from tallycore.game import CONFIRM
 from tallyrun.journal import pack_new
 
 HEAD_SIZE = const(32)
-SHORT = const(4)       # the head's first bytes, as the board's summary screen shows them
 FIRST = const(0xFF)    # the last byte of the first link's message (who accepted a NEW: nobody can)
-
-# SHA-256's initial hash value (FIPS 180-4 5.3.3) and round constants (4.2.2)
-# as u32 little-endian, then the 32-bit mask: for the machine code, written out
-# (tests/mp/test_chain.py computes them from the primes and compares)
-_CONSTANTS = bytes.fromhex(
-    "67e6096a85ae67bb72f36e3c3af54fa57f520e518c68059babd9831f19cde05b982f8a4291443771cffbc0b5a5dbb5e9"
-    "5bc25639f111f159a4823f92d55e1cab98aa07d8015b8312be853124c37d0c55745dbe72feb1de80a706dc9b74f19bc1"
-    "c1699be48647beefc69dc10fcca10c246f2ce92daa84744adca9b05cda88f97652513e986dc631a8c82703b0c77f59bf"
-    "f30be0c64791a7d55163ca0667292914850ab72738211b2efc6d2c4d130d385354730a65bb0a6a762ec9c281852c7292"
-    "a1e8bfa24b661aa8708b4bc2a3516cc719e892d1240699d685350ef470a06a1016c1a419086c371e4c774827b5bcb034"
-    "b30c1c394aaad84e4fca9c5bf36f2e68ee828f746f63a5781478c8840802c78cfaffbe90eb6c50a4f7a3f9bef27871c6"
-    "ffffffff")
 
 
 def _link_hashlib(constants, scratch, event, who):
@@ -36,10 +24,11 @@ def _link_hashlib(constants, scratch, event, who):
 
 
 _link = _link_hashlib
+_CONSTANTS = b""                    # hashlib needs none
 try:
     # machine code (viper), compiled for the chip; the emulator (the unix port)
     # cannot load the chip's machine code and keeps hashlib
-    from tallyrun.native import sha256_link as _link
+    from tallyrun.chainlink import CONSTANTS as _CONSTANTS, sha256_link as _link
 except (ImportError, ValueError):   # CPython; an .mpy for another arch
     pass
 
@@ -59,6 +48,10 @@ class Chain:
         -1: a new game."""
         if self.count > at:
             self.count = -1
+
+    def chain_head(self, game):
+        """The head after the game's applied events (the screen's: sheetview.put_chain)."""
+        return self.head_of(game, game.n)
 
     def head_of(self, game, n):
         """The head after game.log[0:n] (n <= game.n): self.head. Allocation-free

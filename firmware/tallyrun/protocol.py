@@ -109,6 +109,7 @@ ENTRY_FIELDS = ("head", "step", "ENTRY.value", "entered")
 WHY_FIELDS = ("WHY.n", "WHY.won", "parts", "WHY.at", "WHY.count", "WHY.who", "pts", "why")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
+CHAIN_SHORT = const(4)  # the chain head's first bytes STATE's chain says, as the board's summary screen shows them
 SIGN_PARTS = const(4)   # SIGN's parts: the chain's head, the board's public key, the tag's first and last 32 bytes
 PIXEL_PATTERNS = (b"ON", b"CHECKER", b"EDGES")   # the self-test's OLED patterns (tallypanel.selftest.pattern)
 CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")

@@ -11,7 +11,6 @@ import gc
 from tallycore.games import GAMES
 from tallyrun import protocol
 from tallyrun.protocol import crc16
-from tallyrun.chain import SHORT
 
 
 def flash_failed(exc, kept):
@@ -123,10 +122,10 @@ def _game_field(app, w, name):
         w.hex(log_crc(app), 4)
     elif name == "chain":
         w.key(b"chain")
-        if game.rules is None:
+        if game.rules is None or app.chain is None:
             w.byte(45)
         else:
-            w.hex_bytes(app.chain.head_of(game, game.n), 0, SHORT)
+            w.hex_bytes(app.chain.head_of(game, game.n), 0, protocol.CHAIN_SHORT)
     elif name == "OPEN.held":
         held(app, w, False)
     elif name == "hands":
