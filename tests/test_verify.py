@@ -148,3 +148,17 @@ def test_a_chain_of_the_wrong_shape_is_a_record_error(tmp_path):
     doc["chain"]["hands"] = []
     code, out = verify(tmp_path, doc)
     assert code == 1 and "chain: hands: 0 heads for 1 hands" in out
+
+
+def test_a_table_whose_rounds_two_keys_signed_is_said():
+    from tallyboard.commands.records import one_key_a_table
+
+    def game(key):
+        return {"chain": {"key": key * 32}}
+
+    tables = [("round 1 table 1", game("aa")), ("round 2 table 1", game("aa")),
+              ("round 1 table 2", game("bb")), ("round 2 table 2", game("cc"))]
+    said = one_key_a_table("e.json", tables)
+    assert [(v.source, v.ok) for v in said] == [("e.json: table 2: keys", False)]
+    assert said[0].found.startswith("its games were signed by key BBBBBBBB (round 1 table 2); "
+                                    "key CCCCCCCC (round 2 table 2): a board changed between rounds")

@@ -120,9 +120,11 @@ def verdicts_of(doc: object, source: str, keys: set[str] | None) -> list[verify.
         names, plays = event_record.from_document(doc, source)
     except RecordError as exc:
         return [verify.Verdict(source, "the evening", False, "-", "-", f"not an evening the rules allow: {exc}")]
-    found = [verify.check(game, f"{source}: {where}", keys)
-             for where, game in event_record.table_games(doc, names, plays, event_record.failing(source))]
+    tables = event_record.table_games(doc, names, plays, event_record.failing(source))
+    found = [verify.check(game, f"{source}: {where}", keys) for where, game in tables]
     signed = {v.source for v in found}
+    if keys is None:
+        found += one_key_a_table(source, tables)
     for r, play in enumerate(plays, 1):
         for t in range(1, len(play.tables) + 1):
             where = f"{source}: round {r} table {t}"
@@ -138,6 +140,22 @@ def verdicts_of(doc: object, source: str, keys: set[str] | None) -> list[verify.
         found.append(verify.Verdict(f"{source}: correction", what, problem is None, "-", key,
                                     problem or f"signed by the director's key {key}, made {entry['at']}"))
     return found
+
+
+def one_key_a_table(source: str, tables: list[tuple[str, dict]]) -> list[verify.Verdict]:
+    """A table's board signs every round's game with its one key: a table whose games
+    two keys signed is said (a board changed between rounds, or a game signed again by
+    another key: --key names the boards' keys when boards were changed)."""
+    by_table: dict[str, dict[str, list[str]]] = {}
+    for where, game in tables:
+        table = where.partition(" table ")[2]
+        by_table.setdefault(table, {}).setdefault(game["chain"]["key"][:8].upper(), []).append(where)
+    return [verify.Verdict(f"{source}: table {table}: keys", "its boards", False, "-", ", ".join(signers),
+                           "its games were signed by " + "; ".join(f"key {k} ({', '.join(w)})" for k, w in
+                                                                  signers.items())
+                           + ": a board changed between rounds, or a game signed again by another key; "
+                           "compare each with its board, and give the boards' keys with --key")
+            for table, signers in sorted(by_table.items()) if len(signers) > 1]
 
 
 @click.command("verify")
@@ -157,7 +175,7 @@ def verify_cmd(paths: tuple[str, ...], keys: tuple[str, ...]) -> None:
         console.print(f"{mark} {escape(f'{v.source}: {v.game}: {v.found}')}", markup=True, highlight=False,
                       soft_wrap=True)
     made = [v for v in results if v.source.endswith(": correction")]
-    played = [v for v in results if v not in made]
+    played = [v for v in results if v not in made and not v.source.endswith(": keys")]
     said = f"{sum(v.ok for v in played)} of {len(played)} game{'s' if len(played) != 1 else ''} verified"
     if made:
         said += f"; {sum(v.ok for v in made)} of {len(made)} correction{'s' if len(made) != 1 else ''} signed"
