@@ -34,8 +34,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+import pytest
+
 from tallyboard.cli import main
 from tallyboard.club import releases
+from tallyboard.evening import director
 from tallyboard.evening.store import EveningDatabase
 
 import event_evenings as ev
@@ -80,6 +83,16 @@ def evening(path, name, players, new, rounds, guests=()):
                 store.save_table_game(event, r, t, ev.table_record(store.names(event), seating[t - 1], hands, False),
                                       STAMP)
         ok("event", "next" if r < rounds else "finish", "--event", name)
+
+
+@pytest.fixture
+def archive(tmp_path, monkeypatch):
+    """A test's own archive (TALLYBOARD_ARCHIVE), no PIN in the environment, a wrong PIN not waited for."""
+    path = tmp_path / "archive.sqlite3"
+    monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(path))
+    monkeypatch.delenv("TALLYBOARD_DIRECTOR_PIN", raising=False)
+    monkeypatch.setattr(director, "_sleep", lambda seconds: None)     # a wrong PIN's delay, not slept here
+    return path
 
 
 def signing_key(path) -> list[str]:

@@ -14,22 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tallyboard.evening import director
 from tallyboard.evening.store import EveningDatabase
 
 import season_evenings as se
-from season_evenings import PIN, cli, ok
+from season_evenings import PIN, archive, cli, ok  # noqa: F401 - archive: the fixture
 
 PIN_ENV = {"TALLYBOARD_DIRECTOR_PIN": PIN}
-
-
-@pytest.fixture
-def archive(tmp_path, monkeypatch):
-    path = tmp_path / "archive.sqlite3"
-    monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(path))
-    monkeypatch.delenv("TALLYBOARD_DIRECTOR_PIN", raising=False)
-    monkeypatch.setattr(director, "_sleep", lambda seconds: None)     # a wrong PIN's delay, not slept here
-    return path
 
 
 def standings(*args):

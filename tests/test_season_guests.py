@@ -27,10 +27,9 @@ from pathlib import Path
 import pytest
 
 from tallyboard.common import database
-from tallyboard.evening import director
 
 import season_evenings as se
-from season_evenings import PIN, cli, ok
+from season_evenings import PIN, archive, cli, ok  # noqa: F401 - archive: the fixture
 
 PIN_ENV = {"TALLYBOARD_DIRECTOR_PIN": PIN}
 E2 = ("Tuesday 2", ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Hal"], (), 1)
@@ -38,15 +37,6 @@ E2 = ("Tuesday 2", ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Hal"], (), 1)
 # (rank, name, value, games won): Bob, Eve and Fay equal on the total and on games won share rank 2
 RANKED = [(1, "Ann", 1220, 3), (2, "Bob", 1200, 2), (2, "Eve", 1200, 2), (2, "Fay", 1200, 2),
           (5, "Dee", 1140, 1), (6, "Hal", 1080, 1), (7, "Cy", 1020, 1), (8, "Gus", 690, 0)]
-
-
-@pytest.fixture
-def archive(tmp_path, monkeypatch):
-    path = tmp_path / "archive.sqlite3"
-    monkeypatch.setenv("TALLYBOARD_ARCHIVE", str(path))
-    monkeypatch.delenv("TALLYBOARD_DIRECTOR_PIN", raising=False)
-    monkeypatch.setattr(director, "_sleep", lambda seconds: None)     # a wrong PIN's delay, not slept here
-    return path
 
 
 @pytest.fixture
