@@ -89,10 +89,7 @@ def serve(app, seq, req):
     w.key(b"part")
     w.number(part)
     w.key(b"hex")
-    if part == 0:
-        w.hex_bytes(head, 0, 32)
-    elif part == 1:
-        w.hex_bytes(public, 0, 32)
-    else:
-        w.hex_bytes(signature, 32 * (part - 2), 32 * (part - 1))
+    data = head if part == 0 else public if part == 1 else memoryview(signature)[32 * (part - 2):32 * (part - 1)]
+    for i in range(32):
+        w.hex(data[i], 2)
     app.send_reply()

@@ -27,7 +27,6 @@ from tallypanel.screen import (COLS, BIG_COLS, ROWS, BIG, LINE, SHEET, ENTRY, LI
                                blank, put, num, numl, copy)
 
 from tallycore import const
-from tallyrun.protocol import CHAIN_SHORT
 
 _SMALL_H = const(6)
 _BIG_H = const(12)
@@ -48,8 +47,6 @@ _GLYPHS = (
 )
 _QUESTION = const(48)  # glyph of '?', for characters the font lacks
 _ENTRY_HELP = b"TURN:CHOOSE PUSH:OK HOLD:BACK"
-_HEX_DIGITS = b"0123456789ABCDEF"
-CHAIN_COLS = 2 * CHAIN_SHORT + 1   # the chain's short form, two groups of hex digits: 3F9A 21C0
 _STAR_ARMS = ((0, 3), (1, 4), (1, 5), (0, 6))   # the big '*': its left arms, mirrored right
 
 def _glyph_table():
@@ -69,9 +66,9 @@ class SheetView:
         the changed pages (bit p = pixel rows 8p..8p+7), None to skip; views:
         the game in play's view (tallypanel.gameview.Views: the View's, shared
         with the LED field and the controls), or None for one of the sheet's own;
-        chain: what gives the game's hash chain head, chain_head(game) (the app,
-        whose tallyrun.chain.Chain it tells of every undo; or a Chain), which the
-        game's screen shows, or None: no head shown."""
+        chain: what holds the game's hash chain as its .chain (the app, whose
+        tallyrun.chain.Chain it tells of every undo, None until a game began),
+        whose head the game's screen shows, or None: no head shown."""
         self.fb = fb
         self.chain = chain
         self.show = show
@@ -301,26 +298,13 @@ class SheetView:
         return self.flush()
 
     def put_chain(self, line, game):
-        """The short form of game's chain head after its game.n events (the
-        first CHAIN_SHORT bytes in hex, two groups: 3F9A 21C0, the digits STATE's
-        chain= gives) in line's last CHAIN_COLS columns; nothing without a
-        chain. Allocation-free: the chain links only the events new since it
-        was last asked, one SHA-256 block each."""
-        chain = self.chain
-        if chain is None or game.rules is None:
-            return
-        head = chain.chain_head(game)
-        if head is None:
-            return
-        at = COLS - CHAIN_COLS
-        for i in range(CHAIN_SHORT):
-            if i == CHAIN_SHORT >> 1:
-                line[at] = 32
-                at += 1
-            byte = head[i]
-            line[at] = _HEX_DIGITS[byte >> 4]
-            line[at + 1] = _HEX_DIGITS[byte & 15]
-            at += 2
+        """The short form of the game's chain head in line's last columns
+        (tallyrun.chain.Chain.put_short: 3F9A 21C0, STATE's chain= digits);
+        nothing before a game began. Allocation-free."""
+        held = self.chain
+        chain = held.chain if held is not None else None
+        if chain is not None and game.rules is not None:
+            chain.put_short(line, COLS, game)
 
     # --- any other game -------------------------------------------------------
 

@@ -8,9 +8,8 @@
 # tallypanel.ssd1306.SSD1306_I2C (a framebuf with show(pages)), or None when
 # the board has no display. config: the board's tallyrun.config.Config
 # (brightness, budget_ma, colours, names, table, round), or None for the defaults.
-# chain: what gives the game's hash chain head, chain_head(game) (the app; a
-# tallyrun.chain.Chain), which the game's screen shows (sheetview.put_chain),
-# or None: no head shown.
+# chain: what holds the game's hash chain as its .chain (the app), whose head
+# the game's screen shows (sheetview.put_chain), or None: no head shown.
 # board_input: the tallypanel.menu.BoardInput whose hand entry and messages
 # are shown, or None. view.views: the game in play's view
 # (tallypanel.gameview.Views), the View's own, which its LED field and sheet

@@ -175,7 +175,7 @@ class App:
                 ", ".join(str(n) for n in self.config.bad_lines),
                 "those settings keep their defaults"))
         self.ready_to_confirm()
-        self.ready_chain()
+        self.log_changed(-1)      # the game restored: its chain
 
     def note(self, text):
         """A problem for people to read (a bad board definition, damaged
@@ -442,11 +442,16 @@ class App:
 
     def log_changed(self, at):
         """The game's log, or who accepted one of its events, changes from event
-        at on (-1: a new game): its CRCs and its chain are made again from there."""
+        at on (-1: a game begins, new or restored): its CRCs and its chain are
+        made again from there. The chain (tallyrun.chain and its machine code)
+        is made when a game first begins, so that its head costs no allocation
+        after; a board with no game holds none of it."""
         if self.log_crcs_valid > at:
             self.log_crcs_valid = at if at > 0 else 0
         if self.chain is not None:
             self.chain.rewritten(at)
+        elif at < 0 and self.game.rules is not None:
+            self.chain = self.module("tallyrun.chain").Chain()
 
     def _settle(self, record, taken=0, who=0):
         """The held change accepted (by player who) or rejected (confirming.settle)."""
@@ -468,19 +473,6 @@ class App:
         if self._confirming():
             self.module("tallyrun.confirming")
 
-    def chain_head(self, game):
-        """The head of the game's chain after its applied events, or None before a
-        game is in play (the screen's: sheetview.put_chain). Allocation-free."""
-        chain = self.chain
-        return None if chain is None else chain.head_of(game, game.n)
-
-    def ready_chain(self):
-        """The game's chain (tallyrun.chain and its machine code) made once a game
-        is in play (at boot, a new game), so that its head costs no allocation
-        after; a board with no game holds none of it."""
-        if self.chain is None and self.game.rules is not None:
-            self.chain = self.module("tallyrun.chain").Chain()
-
     def _new(self, seq, crc, index, players, options, reply=True):
         try:
             self.game.check_new(index, players, options)   # the player range, then the options
@@ -493,7 +485,6 @@ class App:
             return self._refuse(seq, protocol.E_FLASH, replies.flash_failed(exc, "the game in progress is kept"), reply)
         self.game.new(index, players, options)
         self.log_changed(-1)
-        self.ready_chain()
         self.ready_to_confirm()
         self._reserve_eseq()
         if reply:

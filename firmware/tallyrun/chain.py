@@ -14,9 +14,11 @@
 from tallycore import const, hashlib
 from tallycore.game import CONFIRM
 from tallyrun.journal import pack_new
+from tallyrun.protocol import CHAIN_SHORT
 
 HEAD_SIZE = const(32)
 FIRST = const(0xFF)    # the last byte of the first link's message (who accepted a NEW: nobody can)
+_HEX_DIGITS = b"0123456789ABCDEF"
 
 
 def _link_hashlib(constants, scratch, event, who):
@@ -49,9 +51,20 @@ class Chain:
         if self.count > at:
             self.count = -1
 
-    def chain_head(self, game):
-        """The head after the game's applied events (the screen's: sheetview.put_chain)."""
-        return self.head_of(game, game.n)
+    def put_short(self, line, end, game):
+        """The head's short form after the game's applied events (its first
+        CHAIN_SHORT bytes in hex, two groups: 3F9A 21C0, the digits STATE's
+        chain= gives) into line, ending before column end (the screen's:
+        sheetview.put_chain). Allocation-free."""
+        head = self.head_of(game, game.n)
+        at = end - 2 * CHAIN_SHORT - 1
+        for i in range(CHAIN_SHORT):
+            if i == CHAIN_SHORT >> 1:
+                line[at] = 32
+                at += 1
+            line[at] = _HEX_DIGITS[head[i] >> 4]
+            line[at + 1] = _HEX_DIGITS[head[i] & 15]
+            at += 2
 
     def head_of(self, game, n):
         """The head after game.log[0:n] (n <= game.n): self.head. Allocation-free
@@ -68,3 +81,11 @@ class Chain:
             _link(_CONSTANTS, self.scratch, log[at], game.accepted_by(at) + 1)
             self.count = at + 1
         return self.head
+
+
+class Held:
+    """A chain held as its .chain, as the app holds the game's: for a screen
+    drawn without the app (tallyboard show, tests)."""
+
+    def __init__(self):
+        self.chain = Chain()

@@ -89,11 +89,6 @@ class Writer:
         for shift in range(4 * (width - 1), -1, -4):
             self.byte(_HEX[(value >> shift) & 15])
 
-    def hex_bytes(self, data, start, end):
-        """data[start:end] in hex, two digits a byte (no allocation)."""
-        for i in range(start, end):
-            self.hex(data[i], 2)
-
     def key(self, name):
         """ ' name=' (name is bytes)."""
         buf = self.buf

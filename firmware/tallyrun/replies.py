@@ -125,7 +125,9 @@ def _game_field(app, w, name):
         if game.rules is None or app.chain is None:
             w.byte(45)
         else:
-            w.hex_bytes(app.chain.head_of(game, game.n), 0, protocol.CHAIN_SHORT)
+            head = app.chain.head_of(game, game.n)
+            for i in range(protocol.CHAIN_SHORT):
+                w.hex(head[i], 2)
     elif name == "OPEN.held":
         held(app, w, False)
     elif name == "hands":

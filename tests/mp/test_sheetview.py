@@ -15,7 +15,7 @@ from tallypanel import menu
 
 from tallycore import roquet, skicket
 from tallycore.game import Game
-from tallyrun.chain import Chain
+from tallyrun.chain import Held
 
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 GOLDEN = _HERE + "/../golden/"
@@ -31,7 +31,7 @@ class Screen:
         self.buf = bytearray(1024)
         self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
         self.sent = []
-        self.view = SheetView(self.fb, self.sent.append, chain=Chain())
+        self.view = SheetView(self.fb, self.sent.append, chain=Held())
         self.view.set_names(["Ann", "Bob", "Cy", "Dee"])
 
 
@@ -487,7 +487,7 @@ def test_a_new_event_s_link_is_drawn_without_allocating():
             last = g.log[g.n - 1]
             g.undo()
             s.view.draw_game(g)
-            s.view.chain.rewritten(g.n)
+            s.view.chain.chain.rewritten(g.n)
             g.apply(last)
         else:
             s.view.draw_game(g)
@@ -497,4 +497,4 @@ def test_a_new_event_s_link_is_drawn_without_allocating():
             s.view.draw_game(g)      # the head one link on, or made again from the first
         finally:
             micropython.heap_unlock()
-        assert s.view.chain.count == g.n
+        assert s.view.chain.chain.count == g.n

@@ -17,7 +17,7 @@ from tallypanel import boarddef
 from tallycore import games
 from tallycore.game import Game
 from tallypanel.view import View
-from tallyrun.chain import Chain
+from tallyrun.chain import Held
 
 
 class Pixels:
@@ -53,7 +53,7 @@ def main():
     board = boarddef.load(spec["board_file"])
     pixels = Pixels(board.led_count)
     oled = Oled() if board.has_oled else None
-    view = View(board, pixels, oled, Config(spec), Chain())   # a game made afresh: a chain of its own
+    view = View(board, pixels, oled, Config(spec), Held())   # a game made afresh: a chain of its own
     game = Game()
     if spec["game"]:
         game.new(games.index_of(spec["game"]), spec["players"], spec["options"])
