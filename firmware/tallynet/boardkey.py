@@ -1,12 +1,13 @@
 # SIGN (docs/protocol.md; docs/records.md, "The chain"): the game's chain head
 # after its first n events, signed with the board's own Ed25519 key, whose
 # private half is made on the board the first time it signs and never leaves
-# it. A part of the answer a frame (SIGN_PARTS): the head, the key's public
+# it. A part of the answer a frame (SIGN's part): the head, the key's public
 # half, the tag's first and last 32 bytes; the tag is made once for the head
 # and kept for the parts that follow. Rare (a game's end, its export): may
 # allocate, and takes the chip a second or two a new tag.
 from tallycore import binascii, os
 from tallyrun import protocol
+from tallyrun.chain import SHORT
 from tallyrun.ring import write_atomic
 
 KEY_FILE = "board.key"           # the private key's seed (32 bytes), then its public key (32)
@@ -56,7 +57,7 @@ def record_chain(app, n):
     links = app.chain
     hands = []
     for end in range(1, n + 1):
-        hands.append(_hex(links.head_of(game, end)[0:protocol.CHAIN_SHORT]).upper())
+        hands.append(_hex(links.head_of(game, end)[0:SHORT]).upper())
     head = bytes(links.head_of(game, n))
     public, signature = tag(app.root, head)
     return {"head": _hex(head), "key": _hex(public), "tag": _hex(signature), "hands": hands}

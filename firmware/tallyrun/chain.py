@@ -14,10 +14,10 @@
 from tallycore import const, hashlib
 from tallycore.game import CONFIRM
 from tallyrun.journal import pack_new
-from tallyrun.protocol import CHAIN_SHORT
 
 HEAD_SIZE = const(32)
 FIRST = const(0xFF)    # the last byte of the first link's message (who accepted a NEW: nobody can)
+SHORT = const(4)       # the head's first bytes STATE's chain says, as the board's summary screen shows them
 _HEX_DIGITS = b"0123456789ABCDEF"
 
 
@@ -53,18 +53,25 @@ class Chain:
 
     def put_short(self, line, end, game):
         """The head's short form after the game's applied events (its first
-        CHAIN_SHORT bytes in hex, two groups: 3F9A 21C0, the digits STATE's
+        SHORT bytes in hex, two groups: 3F9A 21C0, the digits STATE's
         chain= gives) into line, ending before column end (the screen's:
         sheetview.put_chain). Allocation-free."""
         head = self.head_of(game, game.n)
-        at = end - 2 * CHAIN_SHORT - 1
-        for i in range(CHAIN_SHORT):
-            if i == CHAIN_SHORT >> 1:
+        at = end - 2 * SHORT - 1
+        for i in range(SHORT):
+            if i == SHORT >> 1:
                 line[at] = 32
                 at += 1
             line[at] = _HEX_DIGITS[head[i] >> 4]
             line[at + 1] = _HEX_DIGITS[head[i] & 15]
             at += 2
+
+    def write_short(self, w, game):
+        """The head's short form after the game's applied events into a reply
+        (tallyrun.outgoing.Writer: STATE's chain). Allocation-free."""
+        head = self.head_of(game, game.n)
+        for i in range(SHORT):
+            w.hex(head[i], 2)
 
     def head_of(self, game, n):
         """The head after game.log[0:n] (n <= game.n): self.head. Allocation-free

@@ -109,8 +109,7 @@ ENTRY_FIELDS = ("head", "step", "ENTRY.value", "entered")
 WHY_FIELDS = ("WHY.n", "WHY.won", "parts", "WHY.at", "WHY.count", "WHY.who", "pts", "why")
 APPLIED = ("n", "top", "eseq", "ev")   # ev: the event applied (a host updates its copy of the game)
 CFG_OPS = (b"GET", b"SET")
-CHAIN_SHORT = const(4)  # the chain head's first bytes STATE's chain says, as the board's summary screen shows them
-SIGN_PARTS = const(4)   # SIGN's parts: the chain's head, the board's public key, the tag's first and last 32 bytes
+_SIGN_PARTS = const(4)  # SIGN's parts: the chain's head, the board's public key, the tag's first and last 32 bytes
 PIXEL_PATTERNS = (b"ON", b"CHECKER", b"EDGES")   # the self-test's OLED patterns (tallypanel.selftest.pattern)
 CFG_OP = (b"op", T_WORD, CFG_OPS, 0, b"")
 CFG_PLAYER = (b"player", T_INT, 0, MAX_PLAYERS - 1, b"player")
@@ -148,7 +147,7 @@ VERBS = (
      "tallyrun.describe.serve"),
     # the game's hash chain (tallyrun.chain) after its first n events, signed with the board's own
     # key (tallynet.boardkey), a part a frame: its head, the key's public half, the tag's two halves
-    (b"SIGN", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"part", T_INT, 0, SIGN_PARTS - 1, b"")), 0,
+    (b"SIGN", ((b"n", T_INT, 0, LOG_CAPACITY, b""), (b"part", T_INT, 0, _SIGN_PARTS - 1, b"")), 0,
      ("SIGN.n", "SIGN.part", "SIGN.hex"), b"", "tallynet.boardkey.serve"),
     # the builder's self-test (issue 42; tallypanel.selftest): it reads the board's parts and never
     # the game; the first of them holds the board's own drawing and its controls' presses until LAMP -
@@ -166,8 +165,7 @@ VERBS = (
 V_ENTRY = const(15)       # the hand entry on the board's own screen (tallypanel.view.entry_rows)
 V_WHY = const(16)         # why an event of the log scored what it did (tallycore.why)
 V_DESC = const(17)        # the board's description of its protocol (tallyrun.describe)
-V_SIGN = const(18)        # the game's chain head, signed (tallynet.boardkey)
-V_LAMP = const(19)        # the self-test's LED walk (tallypanel.selftest), and PINS, SCAN, POWER, PIXELS after it
+V_LAMP = const(19)        # (18: SIGN, the game's chain head signed: tallynet.boardkey)        # the self-test's LED walk (tallypanel.selftest), and PINS, SCAN, POWER, PIXELS after it
 V_GAME_VERB = const(24)   # the first of the game in play's own verbs: V_GAME_VERB + its index
 
 DEFAULT_BOARD = b"pico-reference"

@@ -125,9 +125,7 @@ def _game_field(app, w, name):
         if game.rules is None or app.chain is None:
             w.byte(45)
         else:
-            head = app.chain.head_of(game, game.n)
-            for i in range(protocol.CHAIN_SHORT):
-                w.hex(head[i], 2)
+            app.chain.write_short(w, game)
     elif name == "OPEN.held":
         held(app, w, False)
     elif name == "hands":

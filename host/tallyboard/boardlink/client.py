@@ -20,6 +20,12 @@ from .boardgame import (BoardGame, EntryScreen, game_from_log, options_document,
 from .session import RequestError, Session
 
 
+def sign_parts() -> int:
+    """How many parts SIGN answers in: its part argument's range, as its row says."""
+    row = next(row for row in protocol.VERBS if row[0] == b"SIGN")
+    return next(arg for arg in row[1] if arg[0] == b"part")[3] + 1
+
+
 @dataclass
 class Board(Session):
     """A connected board: a session (session.py, in the protocol the board describes)
@@ -67,7 +73,7 @@ class Board(Session):
         public key and its tag over the head (docs/records.md, The chain);
         the board makes the tag once and answers the parts from it."""
         parts = []
-        for part in range(protocol.SIGN_PARTS):
+        for part in range(sign_parts()):
             reply = self.request("SIGN", n, part)
             if reply.get("n") != str(n) or reply.get("part") != str(part):
                 raise ProtocolError(f"SIGN {n} {part}: the board answered n={reply.get('n')} "

@@ -14,7 +14,7 @@ from typing import Any
 
 from tallycore import game as core_game
 from tallynet import tablestate
-from tallyrun import protocol
+from tallyrun import chain as board_chain
 
 from ..common import files, names
 from .. import games
@@ -43,7 +43,7 @@ def loads(text: str | bytes, source: str = "record") -> LoadedGame:
 
 RECORD_FIELDS = ("format", "game", "players", "options", "hands", "chain")     # a record's fields (docs/records.md)
 CHAIN_KEYS = ("head", "key", "tag", "hands")     # its chain's (docs/records.md, The chain)
-SHORT_DIGITS = 2 * protocol.CHAIN_SHORT     # a head's short form: as STATE's chain and the board's summary screen show it
+SHORT_DIGITS = 2 * board_chain.SHORT     # a head's short form: as STATE's chain and the board's summary screen show it
 _HEX = re.compile(r"[0-9a-f]*\Z")
 _SHORT = re.compile(r"[0-9A-F]{%d}\Z" % SHORT_DIGITS)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tallynet import boardkey
-from tallyrun import chain as board_chain, protocol
+from tallyrun import chain as board_chain
 
 from .. import games
 from ..common.errors import RecordError
@@ -23,7 +23,7 @@ from . import records
 
 def short(head: bytes) -> str:
     """A head's short form, as the board shows it (8 uppercase hex digits)."""
-    return head[:protocol.CHAIN_SHORT].hex().upper()
+    return head[:board_chain.SHORT].hex().upper()
 
 
 def hand_heads(loaded: records.LoadedGame) -> list[bytes]:
