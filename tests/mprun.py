@@ -13,7 +13,7 @@ from tallyboard.tooling.mpunix import micropython_binary
 ROOT = Path(__file__).resolve().parent.parent
 MP = ROOT / "tests" / "mp"
 # the display and input checks: framebuf, the OLED goldens, the LED frame, the controls
-DISPLAY_MODULES = ("test_sheetview", "test_ledfield", "test_menu", "test_entry", "test_boarddef", "test_view",
+DISPLAY_MODULES = ("test_sheetview", "test_sheet_chain", "test_ledfield", "test_menu", "test_entry", "test_boarddef", "test_view",
                    "test_inputs_idle", "test_game_switch", "test_confirm_panel", "test_confirm_rummy", "test_painter",
                    "test_whyview", "test_boardtest")
 

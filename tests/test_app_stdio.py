@@ -107,7 +107,7 @@ def test_hello_and_a_roquet_game(board: Board) -> None:
     s = board.ask((1, "HELLO"), (2, "NEW roquet 2"), (3, "PEG 0 5"), (4, "PEG 1 17"), (5, "PEG 0 12"),
                   (6, "SCORE"), (7, "STATE"), (8, "LOG 0"), (9, "GAME 1"))
     hello = s.fields(1)
-    assert hello["fw"] == P.FIRMWARE_VERSION and hello["proto"] == "5"
+    assert hello["fw"] == P.FIRMWARE_VERSION and hello["proto"] == "6"
     assert hello["frame"] == "128" and hello["games"] == "16" and hello["players"] == "8"
     assert hello["board"] == "pico-reference"
     assert s.fields(2) == {"n": "0", "top": "0", "eseq": "2"}
@@ -327,7 +327,7 @@ def test_boots_from_the_compiled_file_set(tmp_path: Path) -> None:
     board = Board(tmp_path, compiled=True)
     assert not list((board.flash / "tallycore").glob("*.py"))
     s = board.ask((1, "HELLO"), (2, "NEW skicket 4"), (3, "HAND 0 4H - - 0 10"), (4, "SCORE"))
-    assert s.fields(1)["proto"] == "5"
+    assert s.fields(1)["proto"] == "6"
     assert s.fields(4)["totals"] == "100,30,100,30"
 
 
@@ -483,7 +483,7 @@ def test_safe_mode_skips_the_app(board: Board) -> None:
     assert b"SyntaxError: invalid syntax" in proc.stdout
     (board.io / "pins.bin").unlink()
     s = board.ask((1, "HELLO"))
-    assert s.fields(1)["proto"] == "5"
+    assert s.fields(1)["proto"] == "6"
 
 
 def test_stats_show_the_heap_and_requests(board: Board) -> None:

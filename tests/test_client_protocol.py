@@ -9,6 +9,7 @@ from emu_fixtures import emulated_board
 
 from tallyrun import protocol
 from tallyboard.boardlink import wire
+from tallyboard.boardlink import description
 from tallyboard.boardlink.client import Board
 from tallyboard.common.errors import BoardError, ProtocolError, TransportError
 from tallyboard.boardlink.transport import Transport
@@ -102,14 +103,14 @@ def test_a_board_at_the_repl_is_told_apart():
 
 
 def test_old_firmware_is_told_to_deploy():
-    old = protocol.PROTOCOL_VERSION - 1
+    old = description.PRE_DESC_PROTOCOL - 1
     # a board before DESC (it answers it as an unknown verb) is read by this host's rows if it speaks
-    # their protocol; one older still is told to update
+    # the protocol of the boards before DESC; one older still is told to update
     link = FakeLink(lambda seq, verb, count: frame(f"{seq} OK fw=0.0.9 proto={old} board=pico"))
     with pytest.raises(ProtocolError) as info:
         Board(link).hello()
     assert str(info.value) == (f"the board's firmware 0.0.9 speaks protocol {old}, older than this tallyboard "
-                               f"reads without a description (protocol {protocol.PROTOCOL_VERSION}): "
+                               f"reads without a description (protocol {description.PRE_DESC_PROTOCOL}): "
                                "run tallyboard deploy")
 
 

@@ -42,9 +42,14 @@ def compose(link):
     record = body["record"]
     if record is not None and game.complete():
         # the game over: its record goes with the board's signature of its chain (a second or two
-        # of the chip's, once: boardkey keeps the tag of the head)
-        from tallynet import boardkey
-        record["chain"] = boardkey.record_chain(app, len(record["hands"]))
+        # of the chip's, once: boardkey keeps the tag of the head). A heap with no room for the
+        # signature's big numbers (a Pico W on the stock image), or a flash that cannot keep the
+        # key, sends the record unsigned rather than not at all: the director has the hands
+        try:
+            from tallynet import boardkey
+            record["chain"] = boardkey.record_chain(app, len(record["hands"]))
+        except (MemoryError, OSError):
+            pass
     link.body = envelope.canonical(body)
     link.body_hands = tablestate.hands_in(body)
 

@@ -443,9 +443,9 @@ class App:
     def log_changed(self, at):
         """The game's log, or who accepted one of its events, changes from event
         at on (-1: a game begins, new or restored): its CRCs and its chain are
-        made again from there. The chain (tallyrun.chain and its machine code)
-        is made when a game first begins, so that its head costs no allocation
-        after; a board with no game holds none of it."""
+        made again from there. The chain (tallyrun.chain) is made when a game
+        first begins, its machine code loaded at its first head; a board with
+        no game holds none of it."""
         if self.log_crcs_valid > at:
             self.log_crcs_valid = at if at > 0 else 0
         if self.chain is not None:

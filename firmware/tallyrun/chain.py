@@ -10,7 +10,8 @@
 # allocation), hashlib where that does not load (the emulator's unix port; the
 # host's verify: the same bytes). The board keeps the head only: its journal
 # holds the events, and the head is made again from them after a power-up.
-# Loaded once a game is in play (the app's ready_chain), with chainlink.
+# Loaded once a game is in play (the app's log_changed(-1)); chainlink when
+# the first head is asked.
 from tallycore import const, hashlib
 from tallycore.game import CONFIRM
 from tallyrun.journal import pack_new
@@ -25,14 +26,16 @@ def _link_hashlib(constants, scratch, event, who):
     scratch[0:HEAD_SIZE] = hashlib.sha256(bytes(scratch[0:HEAD_SIZE]) + event.to_bytes(4, "little") + bytes((who,))).digest()
 
 
-_link = _link_hashlib
-_CONSTANTS = b""                    # hashlib needs none
-try:
-    # machine code (viper), compiled for the chip; the emulator (the unix port)
-    # cannot load the chip's machine code and keeps hashlib
-    from tallyrun.chainlink import CONSTANTS as _CONSTANTS, sha256_link as _link
-except (ImportError, ValueError):   # CPython; an .mpy for another arch
-    pass
+def _machine():
+    """(the link, its constants): tallyrun.chainlink's machine code, compiled
+    for the chip, loaded the first time a head is asked (a board on the club's
+    Wi-Fi asks none of its Skicket game's before its end); hashlib where it does
+    not load (CPython; the emulator's unix port, an .mpy for another arch)."""
+    try:
+        from tallyrun.chainlink import CONSTANTS, sha256_link
+        return sha256_link, CONSTANTS
+    except (ImportError, ValueError):
+        return _link_hashlib, b""
 
 
 class Chain:
@@ -44,6 +47,8 @@ class Chain:
         self.scratch = bytearray(HEAD_SIZE + 64)   # the head, then the schedule's 16 words
         self.head = memoryview(self.scratch)[0:HEAD_SIZE]
         self.count = -1        # the head is of log[0:count]; -1: not made yet
+        self.link = None       # _machine()'s, at the first head
+        self.constants = b""
 
     def rewritten(self, at):
         """The game's log (or who accepted an event) changed from event at on;
@@ -75,17 +80,20 @@ class Chain:
 
     def head_of(self, game, n):
         """The head after game.log[0:n] (n <= game.n): self.head. Allocation-free
-        on the chip."""
+        on the chip once the first head loaded the link."""
+        if self.link is None:
+            self.link, self.constants = _machine()     # once: the only allocation
+        link = self.link
         if self.count < 0 or self.count > n:
             scratch = self.scratch
             for i in range(HEAD_SIZE):
                 scratch[i] = 0
-            _link(_CONSTANTS, scratch, pack_new(game.index, game.players, game.options & ~CONFIRM), FIRST)
+            link(self.constants, scratch, pack_new(game.index, game.players, game.options & ~CONFIRM), FIRST)
             self.count = 0
         log = game.log
         while self.count < n:
             at = self.count
-            _link(_CONSTANTS, self.scratch, log[at], game.accepted_by(at) + 1)
+            link(self.constants, self.scratch, log[at], game.accepted_by(at) + 1)
             self.count = at + 1
         return self.head
 

@@ -14,6 +14,7 @@ def _run(requests, locked):
     try:
         app, out = booted_app(root)
         send(app, 1, "NEW roquet 2")
+        app.chain.head_of(app.game, 0)   # the first head loads the chain's machine code: before the lock
         frames = [wire.encode_request(seq, text) for seq, text in requests]
         heap = None
         if locked and sys.implementation.name == "micropython":
