@@ -55,12 +55,15 @@ def write_atomic(name, data):
 
 
 def _load_script():
+    # looked at every refresh while no script plays: its first line (the seq) alone is read until it
+    # is a new one, so that an idle board's polls take no large block of the heap
     try:
         with open(io_path("steps.txt")) as f:
-            lines = f.read().split("\n")
+            seq = f.readline().rstrip("\n")
+            if not seq or seq == _script["seq"]:
+                return
+            lines = [seq] + f.read().split("\n")
     except OSError:
-        return
-    if not lines or lines[0] == _script["seq"]:
         return
     if _done_seq() == lines[0]:
         # played before this start (a reset or a deploy since): a press is

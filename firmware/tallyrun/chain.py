@@ -23,7 +23,10 @@ _HEX_DIGITS = b"0123456789ABCDEF"
 
 
 def _link_hashlib(constants, scratch, event, who):
-    scratch[0:HEAD_SIZE] = hashlib.sha256(bytes(scratch[0:HEAD_SIZE]) + event.to_bytes(4, "little") + bytes((who,))).digest()
+    h = hashlib.sha256(memoryview(scratch)[0:HEAD_SIZE])
+    h.update(event.to_bytes(4, "little"))
+    h.update(bytes((who,)))
+    scratch[0:HEAD_SIZE] = h.digest()
 
 
 def _machine():
