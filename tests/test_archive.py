@@ -98,10 +98,12 @@ def test_save_copies_the_boards_game(tmp_path):
     cli("peg", "Bob", "3", "--emulator")
     saved = cli("archive", "save", "--emulator", "--archive", str(tmp_path / "a.sqlite3"))
     assert "archived as #1: roquet, Ann · Bob (in progress)" in saved.stdout
+    # a game still going is no result yet: the board does not sign it (docs/records.md, The chain)
+    assert "the game is not over, so its record is not signed" in saved.stderr
     record = json.loads(cli("archive", "export", "1", "--archive", str(tmp_path / "a.sqlite3")).stdout)
     # the hand in progress is the record's last hand, kept open: Ann 7, Bob 3
     assert record["players"] == ["Ann", "Bob"]
-    assert record["hands"] == [{"open": True, "pegs": [[0, 7], [1, 3]]}]
+    assert record["hands"] == [{"open": True, "pegs": [[0, 7], [1, 3]]}] and "chain" not in record
     # and the archive shows it as in progress: no hand ended, tallies 7 and 3
     shown = json.loads(cli("archive", "show", "1", "--json", "--archive", str(tmp_path / "a.sqlite3")).stdout)
     assert shown["hands"] == [{"hand": 1, "open": True, "pegs": [[0, 7], [1, 3]], "scores": [7, 3]}]

@@ -108,7 +108,9 @@ def test_a_rejected_rummy_hand_entered_on_the_knob_goes_whole_and_reopens(tmp_pa
                                           str(tmp_path / "a.sqlite3"), "--port", port])
         assert out.exit_code == 0, out.output
         assert out.stderr == ("tallyboard: note: hand 1 pending: waiting for P2 (button B) or P3 (button C) to accept on the board; "
-                              "it is left out of the record until it is accepted\n"), out.stderr
+                              "it is left out of the record until it is accepted\n"
+                              "tallyboard: note: the game is not over, so its record is not signed: the board signs its "
+                              "game's chain once it is over (docs/records.md, The chain)\n"), out.stderr
         # the archived game holds no hand: the pending one's cards go with it (CF1)
         listed = run("archive", "show", "1", "--json", "--archive", str(tmp_path / "a.sqlite3"))
         assert json.loads(listed.output)["hands"] == [], listed.output

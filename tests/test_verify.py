@@ -45,7 +45,8 @@ END = 1
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-    """A Roquet game on the emulated board: hand 1 Ann 7, Bob 3, ended; hand 2 Ann 5 so far; exported."""
+    """A Roquet game on the emulated board: hand 1 Ann 7, Bob 3, ended; hand 2 Ann 95, and her 102 ends
+    the game (RQ9: the hand stays as it was, its end never pegged); exported."""
     home = tmp_path_factory.mktemp("verify")
     env = {"TALLYBOARD_EMULATOR_HOME": str(home / "emu")}
     runner = CliRunner()
@@ -59,7 +60,7 @@ def exported(tmp_path_factory):
     cli("peg", "Ann", "7", "--emulator")
     cli("peg", "Bob", "3", "--emulator")
     cli("end", "--emulator")
-    cli("peg", "Ann", "5", "--emulator")
+    cli("peg", "Ann", "95", "--emulator")
     state = cli("status", "--emulator")
     return json.loads(cli("export", "--emulator")), state
 
@@ -76,8 +77,8 @@ def test_the_boards_record_carries_its_chain_and_verifies(exported, tmp_path):
     record, _ = exported
     h0 = first(ROQUET, 2, 0)
     hand1 = link(link(link(h0, peg(0, 7)), peg(1, 3)), END)       # Ann 7, Bob 3, the hand's end
-    head = link(hand1, peg(0, 5))                                    # hand 2 so far: Ann 5
-    assert record["hands"] == [[[0, 7], [1, 3]], {"open": True, "pegs": [[0, 5]]}]
+    head = link(hand1, peg(0, 95))                                  # hand 2: Ann 95, her 102 the game's end
+    assert record["hands"] == [[[0, 7], [1, 3]], {"open": True, "pegs": [[0, 95]]}]
     chain = record["chain"]
     assert chain["head"] == head.hex()
     assert chain["hands"] == [hand1[:4].hex().upper(), head[:4].hex().upper()]
@@ -99,7 +100,7 @@ def test_one_peg_changed_in_the_file_fails_and_names_its_hand(exported, tmp_path
     assert code == 1
     assert "NOT verified" in out and "hand 1 is not what the board kept" in out and "0 of 1 game verified" in out
     edited = copy.deepcopy(record)
-    edited["hands"][1]["pegs"][0] = [0, 6]   # hand 2's Ann 5 made 6: hand 1 still the board's
+    edited["hands"][1]["pegs"][0] = [0, 96]  # hand 2's Ann 95 made 96: hand 1 still the board's
     code, out = verify(tmp_path, edited)
     assert code == 1 and "hand 2 is not what the board kept" in out
 
@@ -112,7 +113,7 @@ def test_a_rewritten_head_a_changed_tag_another_key_or_no_chain_do_not_verify(ex
     edited["hands"][0][0] = [0, 8]
     h0 = first(ROQUET, 2, 0)
     hand1 = link(link(link(h0, peg(0, 8)), peg(1, 3)), END)
-    head = link(hand1, peg(0, 5))
+    head = link(hand1, peg(0, 95))
     edited["chain"].update(head=head.hex(), hands=[hand1[:4].hex().upper(), head[:4].hex().upper()])
     code, out = verify(tmp_path, edited)
     assert code == 1 and "the tag is not key" in out
@@ -162,3 +163,30 @@ def test_a_table_whose_rounds_two_keys_signed_is_said():
     assert [(v.source, v.ok) for v in said] == [("e.json: table 2: keys", False)]
     assert said[0].found.startswith("its games were signed by key BBBBBBBB (round 1 table 2); "
                                     "key CCCCCCCC (round 2 table 2): a board changed between rounds")
+
+
+def test_who_accepted_a_hand_is_in_the_chain(tmp_path):
+    """A Skicket hand accepted by Dee (player 3): its link's last byte is 1 + 3 = 4, so a record
+    naming Bob as its accepter leads to another head. The record is signed here with a key of the
+    test's own, as a board signs (Ed25519 over b"tallyboard chain " and the head)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    from tallycore import skicket
+
+    # Ann (0) bids 4H and takes 10 (tests/test_confirm_board.py's hand): Skicket is game 0, four
+    # players, no options; its event is HAND's packing
+    event = skicket.pack_hand(0, 4, skicket.HEARTS, None, None, False, 10)
+    head = link(first(0, 4, 0), event, 1 + 3)
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    hand = {"purchaser": 0, "bid": "4H", "doubled_by": None, "redoubled_by": None, "lone": False,
+            "tricks": 10, "accepted_by": 3}
+    record = {"format": "tallyboard/1", "game": "skicket", "players": ["Ann", "Bob", "Cy", "Dee"],
+              "hands": [hand], "chain": {"head": head.hex(), "key": public.hex(),
+                                         "tag": key.sign(b"tallyboard chain " + head).hex(),
+                                         "hands": [head[:4].hex().upper()]}}
+    code, out = verify(tmp_path, record)
+    assert code == 0 and "1 of 1 game verified" in out, out
+    record["hands"][0]["accepted_by"] = 1
+    code, out = verify(tmp_path, record)
+    assert code == 1 and "hand 1 is not what the board kept" in out, out

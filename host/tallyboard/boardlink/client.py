@@ -229,8 +229,10 @@ class Board(Session):
         return [self.cfg_get("name", p) for p in range(players)]
 
     def loaded_game(self, current: BoardGame | None = None, signed: bool = False) -> LoadedGame:
-        """The board's game as a LoadedGame (for sheet and export); signed: with
-        the board's signature of its chain (SIGN) when its firmware has one."""
+        """The board's game as a LoadedGame (for sheet and export); signed: a
+        finished game with the board's signature of its chain (SIGN) when its
+        firmware has one. A game still going is not signed: it is no result yet,
+        and a signature takes the chip two seconds (docs/records.md, The chain)."""
         current = current or self.rebuild()
         if current.name is None or current.game is None:
             raise RecordError("no game on the board: start one with tallyboard new")
@@ -238,7 +240,7 @@ class Board(Session):
         # record's hands are finished hands, the board may be in the middle of one
         loaded = LoadedGame(current.name, self.player_names(current.players),
                             options_document(current.name, current.options), current.game)
-        if signed:
+        if signed and current.game.complete():
             loaded.chain = self.chain_of(loaded)
         return loaded
 

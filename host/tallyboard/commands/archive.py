@@ -17,7 +17,7 @@ from ..scorebook.archive import Archive, Unreadable, archived_id
 from ..boardlink.client import Board
 from ..common.errors import TallyboardError
 from .reporting import reports_errors
-from .connect import board_options, button_letters, connected, note_what_the_record_leaves
+from .connect import board_options, button_letters, connected, note_unsigned, note_what_the_record_leaves
 
 archive_option = click.option("--archive", "archive_path", type=click.Path(dir_okay=False),
                               help="The archive file (default: $TALLYBOARD_ARCHIVE or "
@@ -79,6 +79,7 @@ def save_cmd(archive_path: str | None, port: str | None, use_emulator: bool, tim
     with connected(port, use_emulator, timeout) as board:
         loaded = board.loaded_game(signed=True)
         note_what_the_record_leaves(loaded, button_letters(board) if loaded.game.held else None)
+        note_unsigned(loaded)
         with Archive(archive_path) as archive:
             game_id, new = archive.add(loaded, source="board")
             state = "complete" if loaded.game.complete() else "in progress"

@@ -427,6 +427,14 @@ def note_what_the_record_leaves(loaded: Any, letters: str | None = None) -> None
         click.echo(f"tallyboard: note: {note}", err=True)
 
 
+def note_unsigned(loaded: Any) -> None:
+    """On stderr, for a record of the board's game (export, archive save), that a game still going
+    is not signed (docs/records.md, The chain)."""
+    if not loaded.game.complete():
+        click.echo("tallyboard: note: the game is not over, so its record is not signed: the board signs its "
+                   "game's chain once it is over (docs/records.md, The chain)", err=True)
+
+
 def held_gives(game: Any, names: list[str]) -> str:
     """What each player gets by the held change (the core's arithmetic)."""
     return "  ".join(f"{names[p]} {game.held_scores[p]:+d}" for p in range(game.players))

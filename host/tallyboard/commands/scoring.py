@@ -23,7 +23,7 @@ from ..common.errors import TallyboardError
 from ..games.base import OptionFlag
 from .archive import archive_option, before_new
 from .reporting import reports_errors
-from .connect import board_options, button_letters, change, connected, current_game, game_of_verb, note_what_the_record_leaves, player_index, print_summary, print_why, scoring
+from .connect import board_options, button_letters, change, connected, current_game, game_of_verb, note_what_the_record_leaves, note_unsigned, player_index, print_summary, print_why, scoring
 
 
 @click.command("status")
@@ -223,6 +223,7 @@ def export_cmd(output: str | None, port: str | None, use_emulator: bool, timeout
         doc = records.to_document(loaded.name, loaded.players, loaded.options, loaded.game, loaded.chain)
         letters = button_letters(board) if loaded.game.held else None
     note_what_the_record_leaves(loaded, letters)
+    note_unsigned(loaded)
     text = json.dumps(doc, indent=1)
     if output:
         files.write_output(output, text + "\n")
