@@ -49,11 +49,12 @@ def record_chain(loaded: records.LoadedGame, head: bytes, key: bytes, tag: bytes
     """The record's chain object for a game read from a board and the board's
     SIGN of it (head, key, tag). RecordError when the board's head is not the
     one its log as read makes (a log misread: read it again)."""
-    if head != game_head(loaded):
+    heads = hand_heads(loaded)
+    made = heads[-1] if heads else game_head(loaded)
+    if head != made:
         raise RecordError(f"the board's chain head {short(head)} is not the one the game as read makes "
-                          f"({short(game_head(loaded))}): read the board again (tallyboard status), then export")
-    return {"head": head.hex(), "key": key.hex(), "tag": tag.hex(),
-            "hands": [short(h) for h in hand_heads(loaded)]}
+                          f"({short(made)}): read the board again (tallyboard status), then export")
+    return {"head": head.hex(), "key": key.hex(), "tag": tag.hex(), "hands": [short(h) for h in heads]}
 
 
 @dataclass
@@ -96,7 +97,7 @@ def check(doc: Any, source: str, keys: set[str] | None = None) -> Verdict:
                        "a board firmware before protocol 6); nothing ties it to a board")
     head, key, tag = (bytes.fromhex(signed[k]) for k in ("head", "key", "tag"))
     made = hand_heads(loaded)
-    made_head = game_head(loaded)
+    made_head = made[-1] if made else game_head(loaded)     # the last hand's head is the game's
     if made_head != head:
         for number, (mine, theirs) in enumerate(zip(made, signed["hands"]), 1):
             if short(mine) != theirs:
