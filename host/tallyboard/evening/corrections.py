@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..club import releases
 
 MESSAGE = b"tallyboard correction "
 BY = "director"         # who makes a correction: the evening knows its director by no other name
@@ -43,6 +42,7 @@ def sign(entry: dict[str, Any], seed: bytes) -> dict[str, Any]:
     """The entry with "key" (the public half of seed, the director's update
     key) and "tag" (its signature) in place of any it had."""
     signed = {k: v for k, v in entry.items() if k not in ("key", "tag")}
+    from ..club import releases   # the release module's key functions (and all it imports), only when signing
     signed["key"] = releases.public_key(seed).hex()
     signed["tag"] = releases.ed25519_sign(seed, _signed_bytes(signed)).hex()
     return signed
