@@ -33,6 +33,7 @@
 // --echo    copy everything the board sends to stdout
 // --no-oled no display on the I2C bus: its address NAKs
 // --no-pace let idle (WFI/WFE) time run faster than real time
+// --no-skip spin through every turn of a loop that polls the I2C bus (see skipBusPolling)
 // --hold N  GPIO N reads low for the whole run (a button held down at power-up); repeat for more
 // --miswire SPEC  the board as built differs from --board (parts/build.mjs, docs/twin.md): dead:K,
 //           swap:A/B, reverse:A, encoder-ab, seats:S/T, oled:ADDR, stuck:NAME; comma-separated, repeatable
@@ -69,10 +70,11 @@ import { WS2812Chain } from './parts/ws2812.mjs';
 import { Controls } from './parts/controls.mjs';
 import { SpiFlash, flashPeripherals } from './parts/qspi-flash.mjs';
 import { Build, parseMiswire } from './parts/build.mjs';
+import { skipBusPolling } from './skip.mjs';
 import { startControl } from './control.mjs';
 
 function parseArgs(argv) {
-  const args = { port: 5555, stats: false, echo: false, oled: true, pace: true, trace: false, hold: [], watch: [], seed: 1, miswire: [] };
+  const args = { port: 5555, stats: false, echo: false, oled: true, pace: true, skip: true, trace: false, hold: [], watch: [], seed: 1, miswire: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => argv[++i];
@@ -85,6 +87,7 @@ function parseArgs(argv) {
     else if (a === '--echo') args.echo = true;
     else if (a === '--no-oled') args.oled = false;
     else if (a === '--no-pace') args.pace = false;
+    else if (a === '--no-skip') args.skip = false;
     else if (a === '--trace') args.trace = true;
     else if (a === '--hold') args.hold.push(Number(val()));
     else if (a === '--miswire') args.miswire.push(val());
@@ -214,13 +217,13 @@ const { SSI, IOQSPI } = flashPeripherals(BasePeripheral, spiFlash);
 
 // ---- statistics ----
 const wallStart = process.hrtime.bigint();
-const st = { busyNs: 0, idleNs: 0, cycles: 0, resets: 0, emuBase: 0 };
+const st = { busyNs: 0, idleNs: 0, skippedNs: 0, cycles: 0, resets: 0, emuBase: 0 };
 function wallMs() { return Number(process.hrtime.bigint() - wallStart) / 1e6; }
 function statsLine(tag) {
   const emuNs = st.emuBase + (mcu ? mcu.clock.nanos : 0);
   const wall = wallMs();
   return `[rp2emu ${tag}] wall_ms=${wall.toFixed(0)} emu_ms=${(emuNs / 1e6).toFixed(3)} busy_ms=${(st.busyNs / 1e6).toFixed(3)} ` +
-    `idle_ms=${(st.idleNs / 1e6).toFixed(3)} cycles=${st.cycles} clk_sys_hz=${mcu ? mcu.clkSys : 0} ` +
+    `idle_ms=${(st.idleNs / 1e6).toFixed(3)} skipped_ms=${(st.skippedNs / 1e6).toFixed(3)} cycles=${st.cycles} clk_sys_hz=${mcu ? mcu.clkSys : 0} ` +
     `emu/wall=${(emuNs / 1e6 / wall).toFixed(3)} busy/wall=${(st.busyNs / 1e6 / wall).toFixed(3)} ` +
     `resets=${st.resets} flash_erases=${spiFlash.stats.erases} flash_programs=${spiFlash.stats.programs} ` +
     `i2c_bus_ms=${(oled.stats.bus_ns / 1e6).toFixed(3)} oled_bytes=${oled.stats.bytes} led_frames=${leds.stats.frames} ` +
@@ -323,6 +326,7 @@ function boot() {
   }
   // the SSD1306 on the bus the board definition names (its address NAKs while absent or faulted)
   if (board.oled) oled.attach(mcu, mcu.i2c[board.oled.bus]);
+  if (args.skip) for (const bus of mcu.i2c) skipBusPolling(mcu, bus, st);
   mcu.watchdog = mcu.peripherals[0x40058];
   mcu.watchdog.onWatchdogTrigger = () => {
     const reason = mcu.watchdog.reason;
@@ -468,7 +472,7 @@ const twin = {
   onReset: (fn) => { resetWaiters.add(fn); return () => resetWaiters.delete(fn); },
   stats: () => ({
     emu_ms: emuNs() / 1e6, since_reset_ms: mcu ? mcu.clock.nanos / 1e6 : 0, busy_ms: st.busyNs / 1e6,
-    idle_ms: st.idleNs / 1e6, cycles: st.cycles, resets: st.resets, wall_ms: wallMs(),
+    idle_ms: st.idleNs / 1e6, skipped_ms: st.skippedNs / 1e6, cycles: st.cycles, resets: st.resets, wall_ms: wallMs(),
     flash_erases: spiFlash.stats.erases, flash_programs: spiFlash.stats.programs,
     i2c_bus_ms: oled.stats.bus_ns / 1e6, oled_transactions: oled.stats.transactions, oled_bytes: oled.stats.bytes,
     oled_data_bytes: oled.stats.data_bytes, oled_command_bytes: oled.stats.command_bytes, oled_naks: oled.stats.naks,
