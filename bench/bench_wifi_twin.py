@@ -137,6 +137,7 @@ for tables in TABLES:
 print("DONE")
 """
 TABLES = (3, 12, 20)
+FATAL = "FATAL: uncaught exception"     # what MicroPython prints when an exception escapes its last handler
 
 
 def director_check(twin: Twin) -> list[dict]:
@@ -145,10 +146,12 @@ def director_check(twin: Twin) -> list[dict]:
     try:
         out = repl.run(f"TABLES = {TABLES!r}\n" + DIRECTOR_CHECK, timeout=300)
     except RuntimeError as exc:
-        if "MemoryError" not in str(exc):
+        if "MemoryError" not in str(exc) and FATAL not in str(exc):
             raise
-        # the heap the app left has no room even to compile the bench's script: a figure too (no row)
-        return []
+        # the heap the app left has no room even to compile the bench's script, or (once in a loaded run
+        # of the test suite) MicroPython stopped with a fatal error as the app was interrupted on it: a
+        # figure too (no row; show() says which)
+        return [{"fatal": FATAL in str(exc)}]
     finally:
         repl.close()
     rows = []
@@ -234,10 +237,11 @@ def show(figures: dict) -> None:
     print(f"a Skicket game and a hand started beside the link: {figures['game_started']}")
     print(f"the link meanwhile: {figures['link_state_after']}")
     print("checking a director's round (issue 30): one director's sig before, this board's tag among one per table now")
-    if not figures["director_check"]:
-        print("  MemoryError compiling the bench's own script: the heap the app left has no room for it "
-              "(nothing checked)")
     for row in figures["director_check"]:
+        if "fatal" in row:
+            print(f"  {FATAL if row['fatal'] else 'MemoryError'} on the way into the raw REPL, the app stopped "
+                  "on the stock image's heap: the heap the app left has no room for the bench's script (nothing checked)")
+            continue
         if row["heap_bytes"] < 0:
             where = "building the message (the bench's own work, not measured)" if row["bytes"] < 0 else "checking"
             print(f"  {row['tables']:>2} tables, {'tags' if row['tags'] else 'sig ':4}: MemoryError {where}: "
