@@ -87,3 +87,44 @@ def test_signing_makes_the_rfc_8032_keys_and_signatures():
     for seed, (public, message, signature) in zip(RFC8032_SEEDS, RFC8032):
         assert ed25519.public_key(_b(seed)) == _b(public), seed
         assert ed25519.sign(_b(seed), _b(public), _b(message)) == _b(signature), seed
+
+
+def test_the_combs_points_are_the_base_points_multiples():
+    # The comb's 15 points (ed25519._COMB): point k is (b0 + 2**64 b1 + 2**128 b2 + 2**192 b3)B for
+    # k's bits b0..b3, each as (y + x, y - x, 2 d x y) mod p. Made again here from B in affine
+    # coordinates, by the curve's addition law (RFC 8032 5.1.4, a = -1):
+    #   x3 = (x1 y2 + y1 x2) / (1 + d x1 x2 y1 y2),  y3 = (y1 y2 + x1 x2) / (1 - d x1 x2 y1 y2)
+    p = 2**255 - 19
+    d = -121665 * pow(121666, p - 2, p) % p
+
+    def add(one, two):
+        (x1, y1), (x2, y2) = one, two
+        k = d * x1 * x2 * y1 * y2 % p
+        return (x1 * y2 + y1 * x2) * pow(1 + k, p - 2, p) % p, (y1 * y2 + x1 * x2) * pow(1 - k, p - 2, p) % p
+
+    # B: y = 4/5, x the even root of x^2 = (y^2 - 1) / (d y^2 + 1) (5.1.3's recovery)
+    y = 4 * pow(5, p - 2, p) % p
+    xx = (y * y - 1) * pow(d * y * y + 1, p - 2, p) % p
+    x = pow(xx, (p + 3) // 8, p)
+    if (x * x - xx) % p:
+        x = x * pow(2, (p - 1) // 4, p) % p
+    if x & 1:
+        x = p - x
+    strips = [(x, y)]
+    for _ in range(3):                       # 2**64 B, 2**128 B, 2**192 B: 64 doublings apiece
+        q = strips[-1]
+        for _ in range(64):
+            q = add(q, q)
+        strips.append(q)
+    table = ed25519._COMB
+    assert len(table) == 15 * 96
+    for k in range(1, 16):
+        point = None
+        for j in range(4):
+            if k >> j & 1:
+                point = strips[j] if point is None else add(point, strips[j])
+        px, py = point
+        want = b"".join(v.to_bytes(32, "little") for v in ((py + px) % p, (py - px) % p, 2 * d * px * py % p))
+        assert table[96 * (k - 1):96 * k] == want, k
+    # point 1 is B itself: y + x begins 85 3b 8c f5, as ref10's table of B's multiples begins
+    assert table[:4] == bytes((0x85, 0x3B, 0x8C, 0xF5))
