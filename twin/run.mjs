@@ -40,7 +40,7 @@
 // --watch-gpio N  to stderr, once per reset: the emulated time since reset of the first burst of >= 24
 //           rising edges on GPIO N no more than 50 us apart (a WS2812 chain's first LED of data):
 //           "[rp2emu gpio] N first data since_reset_ms=X"
-// --profile FILE  sample the PC every 64 executed instructions; SIGUSR2 writes "pc count" lines to
+// --profile FILE  sample the PC once every run of up to 64 executed instructions; SIGUSR2 writes "pc count" lines to
 //           FILE and clears the counts (symbolize with firmware.elf)
 // --trace   to stderr, for every line the board sends: the emulated time since this chip's reset
 //           and, for a reply, the emulated time and CPU cycles since the host's request reached
@@ -363,7 +363,7 @@ function boot() {
 }
 
 // ---- PC sampling (--profile) ----
-let prof = args.profile ? new Map() : null, profTick = 0;
+let prof = args.profile ? new Map() : null;
 process.on('SIGUSR2', () => {
   if (!prof) return;
   fs.writeFileSync(args.profile, [...prof].map(([pc, n]) => `${pc.toString(16)} ${n}`).join('\n') + '\n');
@@ -383,7 +383,7 @@ function loop() {
   if (!running) return;
   const m = mcu, core = m.core, clock = m.clock;
   const t0 = wallMs();
-  let n = 0;
+  let n = 0, slice = 0x4000;
   for (;;) {
     const cycleNanos = 1e9 / m.clkSys;
     if (core.waiting) {
@@ -412,15 +412,20 @@ function loop() {
       clock.tick(dt);
       st.idleNs += dt;
     } else {
-      if (prof && (++profTick & 63) === 0) { const pc = core.PC >>> 0; prof.set(pc, (prof.get(pc) || 0) + 1); }
-      const cycles = core.executeInstruction();
-      const ns = cycles * cycleNanos;
-      st.cycles += cycles;
-      st.busyNs += ns;
-      clock.tick(ns);
+      if (prof) { const pc = core.PC >>> 0; prof.set(pc, (prof.get(pc) || 0) + 1); }   // once a run of up to 64
+      // a run of instructions between the checks below (a watchdog reset ends it: running is false)
+      let k = 0;
+      do {
+        const cycles = core.executeInstruction();
+        const ns = cycles * cycleNanos;
+        st.cycles += cycles;
+        st.busyNs += ns;
+        clock.tick(ns);
+      } while (++k < 64 && !core.waiting && running);
+      n += k;
     }
     if (!running || m !== mcu) return;
-    if ((++n & 0x3fff) === 0 && wallMs() - t0 > 20) break;
+    if (++n >= slice) { slice = n + 0x4000; if (wallMs() - t0 > 20) break; }
   }
   // keep the pacing anchor from building up a debt while the CPU is busy (slower than real time)
   const lag = (wallMs() - anchorWall) * 1e6 - (clock.nanos - anchorEmu);
