@@ -1,6 +1,6 @@
 """The firmware on the device twin (issue 11): an emulated Raspberry Pi Pico (rp2040js)
 running stock MicroPython v1.28.0, driven by bench/twin_harness.py. A blank chip gets the firmware
-with `tallyboard deploy --port <its pty>`; a Skicket game and a Roquet game are played
+with `tallyboard deploy --port <its pty>` (the run's one deploy, tests/twin_support.py); a Skicket game and a Roquet game are played
 through `tallyboard` commands with the scores worked out by hand; the power is cut in the
 middle (SIGKILL: the flash image keeps what the chip's flash held at that instant) and the
 chip boots again from that image: every change the board acknowledged is there once, and
@@ -25,13 +25,12 @@ from pathlib import Path
 
 import pytest
 
-from twin_support import TWIN_TESTS, device_twin, still_running  # noqa: E402
+from twin_support import TWIN_TESTS, deploy_output, deployed_twin, device_twin, still_running  # noqa: E402
 from test_cli_skicket_series import summary_of  # noqa: E402  (what a command printed before its reason)
 from waiting import NotInTime, until  # noqa: E402
 
 pytestmark = [*TWIN_TESTS, pytest.mark.process]
 
-DEPLOY_S = device_twin.DEPLOY_S      # tallyboard deploy to a blank chip
 COMMAND_S = device_twin.COMMAND_S    # one other tallyboard command
 BOOT_S = device_twin.BOOT_S          # power back on to the firmware's BOOT event
 SETTLE_S = device_twin.SETTLE_S      # the OLED drawn after a change or a press
@@ -162,17 +161,18 @@ class Chip:
 
 @pytest.fixture(scope="module")
 def chip(tmp_path_factory):
-    """A blank twin with the firmware deployed through the CLI; stopped (node, the pty
-    bridge and its socat) whatever happens."""
-    twin = device_twin.Twin(tmp_path_factory.mktemp("twin"))
+    """A twin whose blank chip got the firmware through the CLI (the run's one deploy,
+    twin_support.deployed_image: MicroPython formats its littlefs on first boot, then deploy
+    copies the file set; what it printed is checked here), powered up from that flash;
+    stopped (node, the pty bridge and its socat) whatever happens."""
+    deployed = deploy_output(tmp_path_factory)
+    assert "the board runs firmware 0.1.0 (protocol 6)" in deployed, deployed
+    twin = deployed_twin(tmp_path_factory, "twin")
     try:
         twin.start()
-        blank = Chip(twin)
-        # a blank chip: MicroPython formats its littlefs on first boot, then deploy copies the file set
-        deployed = blank.tallyboard("deploy", most=DEPLOY_S)
-        assert deployed.returncode == 0, f"{deployed.stdout}{deployed.stderr}{blank.log_tail()}"
-        assert "the board runs firmware 0.1.0 (protocol 6)" in deployed.stdout, deployed.stdout
-        yield blank
+        ready = Chip(twin)
+        ready.wait_for_boot()
+        yield ready
     finally:
         started = [proc.pid for proc in (twin.node, twin.bridge) if proc is not None]
         twin.stop()

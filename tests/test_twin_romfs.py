@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin_support import TWIN_TESTS, device_twin  # noqa: E402
+from twin_support import TWIN_TESTS, deploy_output, deployed_twin, device_twin  # noqa: E402
 from waiting import until  # noqa: E402
 
 pytestmark = [*TWIN_TESTS, pytest.mark.process]
@@ -38,11 +38,12 @@ def _hello(twin) -> dict:
                  explain=lambda: f"the last try: {failed[0]!r}" if failed else "")
 
 
-def test_deploy_puts_the_packages_in_the_romfs_and_the_app_runs_them_from_there(tmp_path):
-    with device_twin.Twin.running(tmp_path, "pico") as twin:
-        done = twin.tallyboard("deploy", timeout=DEPLOY_S)
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "the packages in its ROMFS partition (" in done.stdout, done.stdout
+def test_deploy_puts_the_packages_in_the_romfs_and_the_app_runs_them_from_there(tmp_path_factory):
+    # the blank chip's deploy is the run's one onto this image (twin_support.deployed_image: tests/test_twin_update.py
+    # starts from it too); what it printed, then the chip powered up from the flash it left
+    said = deploy_output(tmp_path_factory, "pico")
+    assert "the packages in its ROMFS partition (" in said, said
+    with deployed_twin(tmp_path_factory, "twin-romfs", "pico") as twin:
         stats = _hello(twin)
         assert stats["errors"] == "0", stats
         repl = device_twin.RawRepl(twin.link)

@@ -39,12 +39,11 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twin_support import ROOT, TWIN_TESTS, device_twin, still_running, twin_files  # noqa: E402
+from twin_support import ROOT, TWIN_TESTS, deploy_output, deployed_twin, device_twin, still_running, twin_files  # noqa: E402
 from waiting import until  # noqa: E402
 
 pytestmark = [*TWIN_TESTS, pytest.mark.process]
 
-DEPLOY_S = device_twin.DEPLOY_S      # bounds against a hang only (the harness's PATIENCE)
 BOOT_S = device_twin.BOOT_S
 COMMAND_S = device_twin.COMMAND_S
 BLOCK = 4096                         # the partition is copied a flash sector at a time (tallyboot.BLOCK)
@@ -262,15 +261,14 @@ def bench(tmp_path_factory):
     a = _release(fileset.build(), protocol.FIRMWARE_VERSION)
     b = _release(_release_b(tmp_path_factory, protocol.FIRMWARE_VERSION + "-b"), protocol.FIRMWARE_VERSION + "-b")
     assert a.ident != b.ident and len(b.image) <= device_twin.ROM_BYTES
-    twin = device_twin.Twin.running(tmp_path_factory.mktemp("twin-update"), "pico")
+    said = deploy_output(tmp_path_factory, "pico")      # the run's one deploy onto this image (twin_support)
+    assert "the packages in its ROMFS partition (" in said, said
+    twin = deployed_twin(tmp_path_factory, "twin-update", "pico")
     started_at = time.monotonic()
     here = Bench(twin, a, b)
     staged_s = 0.0
     try:
         twin.start()
-        done = twin.tallyboard("deploy", timeout=DEPLOY_S)
-        assert done.returncode == 0, done.stdout + done.stderr + here.log_tail()
-        assert "the packages in its ROMFS partition (" in done.stdout, done.stdout
         assert here.holds() == "A"
         assert here.hello()["fw"] == a.fw
         here.tallyboard(*GAME)

@@ -42,39 +42,48 @@ def _run_folder(tmp_path_factory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-def deployed_image(tmp_path_factory) -> Path:
-    """The flash image of a twin onto whose blank chip `tallyboard deploy` wrote the firmware: deployed
-    once for the whole run, by whichever test module asks first (the others, in any worker, wait for it).
-    Copy it before starting a twin on it. tests/test_device_twin.py deploys onto a blank chip itself, as
-    the deploy's own test."""
+def deployed_image(tmp_path_factory, image: str = "stock") -> Path:
+    """The flash image of a twin running `image` (bench/twin_harness.py IMAGES) onto whose blank chip
+    `tallyboard deploy` wrote the firmware: deployed once for the whole run, by whichever test module asks
+    first (the others, in any worker, wait for it); what the deploy printed is deploy_output()'s. Copy it
+    before starting a twin on it."""
     import fcntl
     import shutil
 
-    shared = _run_folder(tmp_path_factory) / "twin-deployed"
+    shared = _run_folder(tmp_path_factory) / f"twin-deployed-{image}"
     shared.mkdir(exist_ok=True)
-    image = shared / "pico.img"
+    flash = shared / "pico.img"
     with open(shared / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)       # released when the file closes, whatever happens
-        if not image.exists():
-            blank = device_twin.Twin(shared / "blank")
+        if not flash.exists():
+            blank = device_twin.Twin.running(shared / "blank", image)
             try:
                 blank.start()
-                blank.deploy()
+                done = blank.tallyboard("deploy", timeout=device_twin.DEPLOY_S)
+                if done.returncode:
+                    raise RuntimeError(f"deploy onto the blank {image} twin failed: {done.stdout}{done.stderr}"
+                                       f"{blank.log_tail()}")
+                (shared / "deploy.out").write_text(done.stdout)
             finally:
                 blank.stop()                   # the runner writes the whole flash region on its way out
             shutil.copyfile(blank.image, shared / "pico.img.part")
-            (shared / "pico.img.part").replace(image)
-    return image
+            (shared / "pico.img.part").replace(flash)
+    return flash
 
 
-def deployed_twin(tmp_path_factory, name: str, **options):
-    """A twin (not started) whose flash holds the firmware as deploy writes it (deployed_image), in its
-    own folder."""
+def deploy_output(tmp_path_factory, image: str = "stock") -> str:
+    """What `tallyboard deploy` printed as it made deployed_image(image): its own checks are the tests'."""
+    return (deployed_image(tmp_path_factory, image).parent / "deploy.out").read_text()
+
+
+def deployed_twin(tmp_path_factory, name: str, image: str = "stock", **options):
+    """A twin running `image` (not started) whose flash holds the firmware as deploy writes it
+    (deployed_image), in its own folder."""
     import shutil
 
     folder = tmp_path_factory.mktemp(name)
-    shutil.copyfile(deployed_image(tmp_path_factory), folder / "pico.img")
-    return device_twin.Twin(folder, **options)
+    shutil.copyfile(deployed_image(tmp_path_factory, image), folder / "pico.img")
+    return device_twin.Twin.running(folder, image, **options)
 
 
 def _running_in_group(pgid: int) -> list[int]:
