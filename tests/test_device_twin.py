@@ -336,7 +336,7 @@ def _wait_for_note(chip, words: str, chip_ms: float) -> str:
     within chip_ms of the chip's own (emulated) time, however slowly a loaded machine
     runs the twin."""
     control = chip.twin.control
-    by_chip = control.stats()["emu_ms"] + chip_ms
+    by_chip = control.hurry(chip_ms) + chip_ms      # the chip's idle time unpaced until the note
 
     def note() -> str | None:
         # the chip's time first: a line it printed by then is in the log read next
@@ -348,23 +348,29 @@ def _wait_for_note(chip, words: str, chip_ms: float) -> str:
             pytest.fail(f"no NOTE saying {words!r} within {chip_ms:.0f} ms of the chip's time{chip.log_tail()}")
         return found
 
-    return until(note, device_twin.patient_chip(chip_ms), f"the chip's time to pass {chip_ms:.0f} ms "
-                 f"(a NOTE saying {words!r})", explain=chip.log_tail, every=0.1)
+    try:
+        return until(note, device_twin.patient_chip(chip_ms), f"the chip's time to pass {chip_ms:.0f} ms "
+                     f"(a NOTE saying {words!r})", explain=chip.log_tail, every=0.02)
+    finally:
+        control.hurry(0)
 
 
 def _knob_settles(chip, chip_ms: float) -> None:
     """After chip_ms of the chip's time, the knob's last NOTE (of those since the last
     wait, and any that come now) says its pins have settled."""
     control = chip.twin.control
-    by_chip = control.stats()["emu_ms"] + chip_ms
+    by_chip = control.hurry(chip_ms) + chip_ms      # the chip's idle time unpaced meanwhile
 
     def passed() -> bool:
         past = control.stats()["emu_ms"] > by_chip
         _knob_notes(chip, chip.twin.lines())
         return past
 
-    until(passed, device_twin.patient_chip(chip_ms), f"the chip's time to pass {chip_ms:.0f} ms",
-          explain=chip.log_tail, every=0.1)
+    try:
+        until(passed, device_twin.patient_chip(chip_ms), f"the chip's time to pass {chip_ms:.0f} ms",
+              explain=chip.log_tail, every=0.02)
+    finally:
+        control.hurry(0)
     last = chip.last_knob_note
     assert last is not None and "have_settled" in last, f"the knob's last note: {last!r}{chip.log_tail()}"
 

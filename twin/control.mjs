@@ -49,13 +49,19 @@ export function startControl(port, twin) {
     stats: () => twin.stats(),
     errors: () => ({ ssd1306: twin.oled.errors, ws2812: twin.leds.errors }),
     clear_errors: () => { twin.oled.errors.length = 0; twin.leds.errors.length = 0; return {}; },
-    settle: (req, reply) => {
+    // the chip's idle time unpaced for the next ms of its own time (0: paced again), while the host
+    // waits on the chip's clock (a note due after a button is held ten seconds) and sends it nothing
+    hurry: (req) => { twin.hurryChip(num(req.ms, 0, 600000, 'ms')); return { at_ms: twin.emuMs() }; },
+    settle: (req, done) => {
       const quietNs = num(req.quiet_ms ?? 100, 1, 10000, 'quiet_ms') * 1e6;
       const mostWall = num(req.most_s ?? 30, 0.1, 600, 'most_s') * 1000;
       const started = Date.now();
       let seen = twin.activity(), since = twin.emuNs();
       const atLeast = req.at_least ?? {};     // counters (stats names) to reach before the quiet counts
+      // the host waits and sends nothing: the chip's idle time hurries (run.mjs) while this settle checks
+      const reply = (fields, error) => { twin.hurryWall(0); done(fields, error); };
       const check = () => {
+        twin.hurryWall(50);
         const stats = Object.keys(atLeast).length ? twin.stats() : {};
         if (Object.entries(atLeast).some(([k, v]) => !(stats[k] >= v))) {
           since = twin.emuNs();

@@ -374,6 +374,12 @@ process.on('SIGUSR2', () => {
 // ---- run loop: executes instructions, skips idle time to the next alarm (no faster than real time) ----
 let running = false;
 let anchorWall = 0, anchorEmu = 0;
+// Hurried: while a host waits on the chip's own time and talks to it meanwhile through nothing (a settle,
+// control.mjs; its `hurry` for so many ms of the chip's time), idle time runs to the next alarm at once,
+// as --no-pace has it: a wait for quiet parts or a button held ten seconds ends when the chip's time has
+// passed, however little of it was busy. The chip's own times are the same; the wall clock is not theirs.
+let hurryWallMs = 0, hurryEmuNs = 0;
+const hurrying = () => wallMs() < hurryWallMs || emuNs() < hurryEmuNs;
 function start() {
   running = true;
   anchorWall = wallMs(); anchorEmu = mcu.clock.nanos;
@@ -400,7 +406,7 @@ function loop() {
         setTimeout(loop, 1);
         return;
       }
-      if (args.pace) {
+      if (args.pace && !hurrying()) {
         const allowed = anchorEmu + (wallMs() - anchorWall) * 1e6 + 2e6;
         if (clock.nanos + dt > allowed) {
           const step = Math.max(0, allowed - clock.nanos);
@@ -429,7 +435,7 @@ function loop() {
   }
   // keep the pacing anchor from building up a debt while the CPU is busy (slower than real time)
   const lag = (wallMs() - anchorWall) * 1e6 - (clock.nanos - anchorEmu);
-  if (lag > 50e6) { anchorWall = wallMs(); anchorEmu = clock.nanos; }
+  if (lag > 50e6 || lag < -10e6) { anchorWall = wallMs(); anchorEmu = clock.nanos; }   // (ahead: after a hurry)
   setImmediate(loop);
 }
 
@@ -475,6 +481,8 @@ const twin = {
   faults: () => ({ oled: board.oled ? !oled.present && twin.oledWanted : false, stuck: [...controls.stuck],
     encoder: !!controls.chatter }),
   onReset: (fn) => { resetWaiters.add(fn); return () => resetWaiters.delete(fn); },
+  hurryWall: (ms) => { hurryWallMs = ms > 0 ? wallMs() + ms : 0; },        // for the next ms of wall time (0: no more)
+  hurryChip: (ms) => { hurryEmuNs = ms > 0 ? emuNs() + ms * 1e6 : 0; },   // for the next ms of the chip's time
   stats: () => ({
     emu_ms: emuNs() / 1e6, since_reset_ms: mcu ? mcu.clock.nanos / 1e6 : 0, busy_ms: st.busyNs / 1e6,
     idle_ms: st.idleNs / 1e6, skipped_ms: st.skippedNs / 1e6, cycles: st.cycles, resets: st.resets, wall_ms: wallMs(),

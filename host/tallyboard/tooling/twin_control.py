@@ -135,6 +135,11 @@ class TwinControl:
             fields["control"] = control
         return self.request("fault", **fields)["faults"]
 
+    def hurry(self, chip_ms: float) -> float:
+        """Let the chip's idle time run unpaced for its next chip_ms (0: paced again), while
+        the caller waits on the chip's own clock and sends it nothing; the emulated ms now."""
+        return self.request("hurry", ms=chip_ms)["at_ms"]
+
     def settle(self, quiet_ms: float = 100, most_s: float = 30, **at_least: float) -> float:
         """Wait until neither the OLED's bus nor the LED line has carried anything for
         quiet_ms of emulated time, after the counters named (stats() names, e.g.
