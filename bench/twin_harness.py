@@ -371,15 +371,12 @@ class Twin:
     def chip_time_passes(self, chip_ms: float) -> None:
         """Return once chip_ms of the chip's own (emulated) time has passed, however slowly a busy
         machine runs it: a wait for the firmware's own schedule (a keepalive, a resend), not the clock's."""
-        by_chip = self.control.hurry(chip_ms) + chip_ms      # its idle time unpaced meanwhile
+        by_chip = self.control.stats()["emu_ms"] + chip_ms
         deadline = time.monotonic() + patient_chip(chip_ms)
-        try:
-            while self.control.stats()["emu_ms"] < by_chip:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the twin's clock did not pass {chip_ms:.0f} ms; see {self.log}")
-                time.sleep(0.01)
-        finally:
-            self.control.hurry(0)
+        while self.control.stats()["emu_ms"] < by_chip:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the twin's clock did not pass {chip_ms:.0f} ms; see {self.log}")
+            time.sleep(0.05)
 
     def lines(self) -> list[Line]:
         out = []
