@@ -51,25 +51,31 @@ export function startControl(port, twin) {
     clear_errors: () => { twin.oled.errors.length = 0; twin.leds.errors.length = 0; return {}; },
     // the chip's idle time unpaced for the next ms of its own time (0: paced again), while the host
     // waits on the chip's clock (a note due after a button is held ten seconds) and sends it nothing
-    hurry: (req) => { twin.hurryChip(num(req.ms, 0, 600000, 'ms')); return { at_ms: twin.emuMs() }; },
+    hurry: (req) => {
+      const ms = num(req.ms, 0, 600000, 'ms');
+      twin.hurryUntil(ms > 0 ? twin.emuNs() + ms * 1e6 : 0);
+      return { at_ms: twin.emuMs() };
+    },
     settle: (req, done) => {
       const quietNs = num(req.quiet_ms ?? 100, 1, 10000, 'quiet_ms') * 1e6;
       const mostWall = num(req.most_s ?? 30, 0.1, 600, 'most_s') * 1000;
       const started = Date.now();
       let seen = twin.activity(), since = twin.emuNs();
       const atLeast = req.at_least ?? {};     // counters (stats names) to reach before the quiet counts
-      // the host waits and sends nothing: the chip's idle time hurries (run.mjs) while this settle checks
-      const reply = (fields, error) => { twin.hurryWall(0); done(fields, error); };
+      // the host waits and sends nothing: the chip's idle time hurries (run.mjs) to the end of the quiet
+      // this settle waits for (while the counters are short, 50 ms at a time), and no further
+      const reply = (fields, error) => { twin.hurryUntil(0); done(fields, error); };
       const check = () => {
-        twin.hurryWall(50);
         const stats = Object.keys(atLeast).length ? twin.stats() : {};
         if (Object.entries(atLeast).some(([k, v]) => !(stats[k] >= v))) {
           since = twin.emuNs();
+          twin.hurryUntil(since + 50e6);
           if (Date.now() - started > mostWall) return reply(null, `the counters did not reach ${JSON.stringify(atLeast)} within ${mostWall / 1000} s`);
           return setTimeout(check, 2);
         }
         const now = twin.activity();
         if (now !== seen) { seen = now; since = twin.emuNs(); }
+        twin.hurryUntil(since + quietNs);
         if (twin.emuNs() - since >= quietNs) return reply({ at_ms: twin.emuMs() });
         if (Date.now() - started > mostWall) return reply(null, `the parts were still busy after ${mostWall / 1000} s`);
         setTimeout(check, 2);

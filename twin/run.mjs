@@ -335,10 +335,11 @@ let running = false;
 let anchorWall = 0, anchorEmu = 0;
 // Hurried: while a host waits on the chip's own time and talks to it meanwhile through nothing (a settle,
 // control.mjs; its `hurry` for so many ms of the chip's time), idle time runs to the next alarm at once,
-// as --no-pace has it: a wait for quiet parts or a button held ten seconds ends when the chip's time has
-// passed, however little of it was busy. The chip's own times are the same; the wall clock is not theirs.
-let hurryWallMs = 0, hurryEmuNs = 0;
-const hurrying = () => wallMs() < hurryWallMs || emuNs() < hurryEmuNs;
+// as --no-pace has it, up to the emulated time the host waits for and no further: a wait for quiet parts
+// or a button held ten seconds ends when the chip's time has passed, however little of it was busy. The
+// chip's own times are the same; the wall clock is not theirs.
+let hurryEmuNs = 0, hurried = false;
+const hurrying = () => emuNs() < hurryEmuNs;
 function start() {
   running = true;
   anchorWall = wallMs(); anchorEmu = mcu.clock.nanos;
@@ -352,6 +353,9 @@ function loop() {
   for (;;) {
     const cycleNanos = 1e9 / m.clkSys;
     if (core.waiting) {
+      // a hurry begun or ended: paced from here (else the chip, ahead of the old anchor, would
+      // sleep until the wall clock caught up with all the idle time the hurry ran through)
+      if (args.pace && hurried !== hurrying()) { hurried = !hurried; anchorWall = wallMs(); anchorEmu = clock.nanos; }
       let dt = clock.nanosToNextAlarm;
       if (!clock.nextAlarm) {
         // asleep with no alarm armed: only an outside event (USB data) can wake the core.
@@ -365,7 +369,10 @@ function loop() {
         setTimeout(loop, 1);
         return;
       }
-      if (args.pace && !hurrying()) {
+      if (hurried) {
+        const left = hurryEmuNs - emuNs();
+        if (dt > left) { clock.tick(left); st.idleNs += left; continue; }   // to the hurry's end, paced after it
+      } else if (args.pace) {
         const allowed = anchorEmu + (wallMs() - anchorWall) * 1e6 + 2e6;
         if (clock.nanos + dt > allowed) {
           const step = Math.max(0, allowed - clock.nanos);
@@ -394,7 +401,7 @@ function loop() {
   }
   // keep the pacing anchor from building up a debt while the CPU is busy (slower than real time)
   const lag = (wallMs() - anchorWall) * 1e6 - (clock.nanos - anchorEmu);
-  if (lag > 50e6 || lag < -10e6) { anchorWall = wallMs(); anchorEmu = clock.nanos; }   // (ahead: after a hurry)
+  if (lag > 50e6) { anchorWall = wallMs(); anchorEmu = clock.nanos; }
   setImmediate(loop);
 }
 
@@ -440,8 +447,7 @@ const twin = {
   faults: () => ({ oled: board.oled ? !oled.present && twin.oledWanted : false, stuck: [...controls.stuck],
     encoder: !!controls.chatter }),
   onReset: (fn) => { resetWaiters.add(fn); return () => resetWaiters.delete(fn); },
-  hurryWall: (ms) => { hurryWallMs = ms > 0 ? wallMs() + ms : 0; },        // for the next ms of wall time (0: no more)
-  hurryChip: (ms) => { hurryEmuNs = ms > 0 ? emuNs() + ms * 1e6 : 0; },   // for the next ms of the chip's time
+  hurryUntil: (ns) => { hurryEmuNs = ns; },       // idle time unpaced until emuNs() reaches ns (0: no more)
   stats: () => ({
     emu_ms: emuNs() / 1e6, since_reset_ms: mcu ? mcu.clock.nanos / 1e6 : 0, busy_ms: st.busyNs / 1e6,
     idle_ms: st.idleNs / 1e6, skipped_ms: st.skippedNs / 1e6, cycles: st.cycles, resets: st.resets, wall_ms: wallMs(),
