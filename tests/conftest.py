@@ -175,9 +175,26 @@ def pytest_configure(config):
     for name, what in TIERS.items():
         config.addinivalue_line("markers", f"{name}: {what}")
     config.addinivalue_line("markers", f"{QUICK}: none of {', '.join(TIERS)}: the in-process tier (given, not written)")
+    _warm_bytecode(config)
 
 
-WORKERS_A_CORE = 3
+def _warm_bytecode(config) -> None:
+    """Each xdist worker collects the whole selection, and pytest rewrites every test module's asserts
+    as it imports it: six workers doing the same 6 s of it at once, before any test, held both cores
+    for 20 s of a run's start. So the run (the outermost, side by side) collects once first, in a
+    process of its own: the rewritten modules and the host's and firmware's bytecode land in the run's
+    cache (PYTHONPYCACHEPREFIX, above), and the workers load them from there."""
+    numprocesses = getattr(config.option, "numprocesses", None)
+    if hasattr(config, "workerinput") or _HOME_MADE_HERE is None or not numprocesses \
+            or config.option.collectonly:
+        return
+    subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
+                    "-p", "no:cacheprovider", "-o", "addopts=", *config.args],
+                   cwd=config.invocation_params.dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=600, check=False)
+
+
+WORKERS_A_CORE = 4
 
 
 def pytest_xdist_auto_num_workers(config):
