@@ -200,8 +200,10 @@ WORKERS_A_CORE = 4
 def pytest_xdist_auto_num_workers(config):
     # `-n auto`: the suite mostly waits (on emulated boards, brokers, the twin, a browser): with two
     # workers a core the 2-core machine CI runs on was busy 61% of a quiet run (6 min 34 s), with three
-    # the same run took 5 min 44 s; with four, a fresh clone's quiet run was 7 s slower than with three
-    # (6 min 18 s against 6 min 11 s: the twins then share the cores four ways; docs/host.md, "How long it takes")
+    # the same run took 5 min 44 s; with four then, 7 s slower than with three. Once the twin's waits
+    # had shrunk (its idle time hurried, its I2C polling skipped) three kept the cores 161% busy of 200,
+    # and with four the fresh clone's quiet run went from 7 min 5 s to 6 min 46 s, the collection's
+    # warm-up beside it (docs/host.md, "How long it takes")
     return WORKERS_A_CORE * (os.cpu_count() or 1)
 
 
