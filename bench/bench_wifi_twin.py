@@ -6,7 +6,7 @@ point in reach) and `socket` (a TCP socket whose far end answers as an MQTT brok
 CONNACK, SUBACK, PUBACK, PINGRESP; nothing goes further, so the director never confirms and
 the board's message stays waiting, sent again on the link's schedule).
 
-    python bench/bench_wifi_twin.py [--image stock|pico|pico-w] [--json]
+    python bench/bench_wifi_twin.py [--image stock|pico|pico-w] [--tables N ...] [--json]
 
 --image: the MicroPython image the twin runs. stock (the default): the twin's own RPI_PICO
 image, the packages on littlefs. pico: tallyboard's RP2040 Pico image (image/README.md), the
@@ -26,7 +26,8 @@ true) as table 2 of an evening; STATS (after a collection) three ways:
     where the heap left is too short for the game, the board's MemoryError said as a figure.
 
 Then, the app stopped, what checking a director's round costs the chip: its own tag among
-one per table against the one director's signature of before issue 30 (DIRECTOR_CHECK).
+one per table against the one director's signature of before issue 30 (DIRECTOR_CHECK), for
+rounds of 3, 12 and 20 tables (--tables: these sizes only; the tests run one, 3).
 
 The heap in use is the chip's own (32-bit words); the free figure is this image's, which is
 not a Pico W's: the Pico W's image gives its heap less than the Pico's (the wireless driver
@@ -140,11 +141,11 @@ TABLES = (3, 12, 20)
 FATAL = "FATAL: uncaught exception"     # what MicroPython prints when an exception escapes its last handler
 
 
-def director_check(twin: Twin) -> list[dict]:
+def director_check(twin: Twin, tables: tuple[int, ...] = TABLES) -> list[dict]:
     """DIRECTOR_CHECK on the twin's chip, the app stopped (raw REPL): one row per (tables, tagged)."""
     repl = RawRepl(twin.link)
     try:
-        out = repl.run(f"TABLES = {TABLES!r}\n" + DIRECTOR_CHECK, timeout=300)
+        out = repl.run(f"TABLES = {tuple(tables)!r}\n" + DIRECTOR_CHECK, timeout=300)
     except RuntimeError as exc:
         if "MemoryError" not in str(exc) and FATAL not in str(exc):
             raise
@@ -221,7 +222,7 @@ def run(args=None) -> dict:
     figures: dict = {"image": image}
     with tempfile.TemporaryDirectory() as tmp, deployed(Twin.running(Path(tmp), image), flash) as twin:
         load_board(twin, image, figures)
-        figures["director_check"] = director_check(twin)
+        figures["director_check"] = director_check(twin, tuple(getattr(args, "tables", None) or TABLES))
     settings = int(figures["settings_only"]["alloc"])
     figures["link_cost_bytes"] = int(figures["link_loaded"]["alloc"]) - settings
     return figures
@@ -255,6 +256,8 @@ def main() -> int:
     def options(parser):
         add_image_option(parser)
         add_flash_option(parser)
+        parser.add_argument("--tables", type=int, nargs="+", metavar="N", choices=range(1, 41),
+                            help=f"the rounds' sizes a director's round is checked for (default: {TABLES})")
 
     return bench_main(__doc__, "bench_wifi_twin", run, show, options)
 
