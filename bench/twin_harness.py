@@ -1,14 +1,12 @@
-"""The device twin (an emulated RP2040 running real MicroPython v1.28.0 with the
-board's parts modelled: the project's twin/run.mjs) driven from Python: start it,
-bridge its USB CDC to a pty, press its buttons and read its OLED and LEDs through
-its control port (tallyboard.tooling.twin_control.TwinControl), read its counters, cut its power.
-The MicroPython images are the project's own (image/: stock-pico.uf2, the stock
-RPI_PICO build, by default), and so is the boot ROM (twin/bootrom/); a builder's
-own image and boot ROM: the folder $TALLYBOARD_RP2EMU (firmware.uf2, bootrom.mjs),
-or a UF2 named with Twin(uf2=...).
+"""The device twin (an emulated RP2040 running real MicroPython v1.28.0 with the board's parts modelled:
+the project's twin/run.mjs) driven from Python: start it, bridge its USB CDC to a pty, press its buttons
+and read its OLED and LEDs through its control port (tallyboard.tooling.twin_control.TwinControl), read
+its counters, cut its power. The MicroPython images are the project's own (image/: stock-pico.uf2, the
+stock RPI_PICO build, by default), and so is the boot ROM (twin/bootrom/); a builder's own image and boot
+ROM: the folder $TALLYBOARD_RP2EMU (firmware.uf2, bootrom.mjs), or a UF2 named with Twin(uf2=...).
 
     with Twin(folder) as twin:          # a blank chip; flash image kept in folder
-        twin.deploy()                   # tallyboard deploy --port <its pty>
+        twin.deploy()                   # tallyboard deploy --port <its pty>; what it printed
         board = twin.board()            # a tallyboard.boardlink.client.Board on it
         board.new("roquet", 2)
         board.game_verb("PEG", 0, 5)
@@ -312,10 +310,11 @@ class Twin:
         argv, env = self.tallyboard_command(*args)
         return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
 
-    def deploy(self) -> None:
+    def deploy(self) -> str:
         done = self.tallyboard("deploy", timeout=DEPLOY_S)
         if done.returncode:
-            raise RuntimeError(f"deploy failed: {done.stdout}{done.stderr}")
+            raise RuntimeError(f"deploy failed: {done.stdout}{done.stderr}{self.log_tail()}")
+        return done.stdout
 
     def board(self, timeout: float = REPLY_S):
         from tallyboard.boardlink.client import Board
