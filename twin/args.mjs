@@ -10,7 +10,7 @@ const STOCK_UF2 = path.resolve(HERE, '..', 'image', 'stock-pico.uf2');
 const BOOTROM = path.join(HERE, 'bootrom', 'bootrom-b1.mjs');
 
 export function parseArgs(argv) {
-  const args = { port: 5555, stats: false, echo: false, oled: true, pace: true, skip: true, trace: false, hold: [], watch: [], seed: 1, miswire: [] };
+  const args = { port: 5555, stats: false, echo: false, oled: true, pace: true, skip: true, quick: true, trace: false, hold: [], watch: [], seed: 1, miswire: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => argv[++i];
@@ -24,6 +24,7 @@ export function parseArgs(argv) {
     else if (a === '--no-oled') args.oled = false;
     else if (a === '--no-pace') args.pace = false;
     else if (a === '--no-skip') args.skip = false;
+    else if (a === '--slow-core') args.quick = false;
     else if (a === '--trace') args.trace = true;
     else if (a === '--hold') args.hold.push(Number(val()));
     else if (a === '--miswire') args.miswire.push(val());

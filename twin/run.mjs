@@ -8,7 +8,7 @@
 //   node twin/run.mjs [--uf2 firmware.uf2] [--fs littlefs.img] [--save out.img] [--rom-bytes N] [--port 5555]
 //                [--control 5556] [--board board/pico-reference.json] [--seed 1]
 //                [--stats] [--echo] [--no-oled] [--no-pace] [--hold GPIO] [--trace] [--profile FILE]
-//                [--miswire SPEC]
+//                [--miswire SPEC] [--slow-core]
 //
 // --uf2     MicroPython firmware (default: $TALLYBOARD_RP2EMU/firmware.uf2 when that is set, else
 //           the project's stock MicroPython v1.28.0 RPI_PICO image, image/stock-pico.uf2)
@@ -34,6 +34,8 @@
 // --no-oled no display on the I2C bus: its address NAKs
 // --no-pace let idle (WFI/WFE) time run faster than real time
 // --no-skip spin through every turn of a loop that polls the I2C bus (see skipBusPolling)
+// --slow-core every instruction through rp2040js' own decoder (by default the common ones go through
+//           fastcore.mjs's table: the same results and cycles, checked by check-fastcore.mjs)
 // --hold N  GPIO N reads low for the whole run (a button held down at power-up); repeat for more
 // --miswire SPEC  the board as built differs from --board (parts/build.mjs, docs/twin.md): dead:K,
 //           swap:A/B, reverse:A, encoder-ab, seats:S/T, oled:ADDR, stuck:NAME; comma-separated, repeatable
@@ -55,27 +57,22 @@
 // the SIO FIFOs; emulated times are lower bounds for a real Pico.
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const HERE = path.dirname(new URL(import.meta.url).pathname);
-const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'tallyboard-rp2emu');
 import { parseArgs } from './args.mjs';
+import { loadRp2040js, loadUF2 } from './chip.mjs';
 import { SSD1306 } from './parts/ssd1306.mjs';
 import { WS2812Chain } from './parts/ws2812.mjs';
 import { Controls } from './parts/controls.mjs';
 import { SpiFlash, flashPeripherals } from './parts/qspi-flash.mjs';
 import { Build, parseMiswire } from './parts/build.mjs';
 import { skipBusPolling } from './skip.mjs';
+import { quicken } from './fastcore.mjs';
 import { startControl } from './control.mjs';
 
 const args = parseArgs(process.argv.slice(2));
-// rp2040js: $RP2EMU_NODE_MODULES, else ./node_modules, else <cache>/node/node_modules (setup.sh installs it there)
-const rpIndex = [process.env.RP2EMU_NODE_MODULES, path.join(HERE, 'node_modules'), path.join(CACHE, 'node', 'node_modules')]
-  .filter(Boolean).map((d) => path.join(d, 'rp2040js', 'dist', 'esm', 'index.js')).find((f) => fs.existsSync(f));
-if (!rpIndex) { console.error('rp2040js is not installed: run npm ci in twin/'); process.exit(2); }
-const rp = await import(pathToFileURL(rpIndex).href);
+const { rp } = await loadRp2040js();
 const { bootromB1 } = await import(pathToFileURL(path.resolve(args.bootrom)).href);
 const { RP2040, USBCDC, BasePeripheral, GPIOPinState, I2CMode } = rp;
 
@@ -128,22 +125,7 @@ const UNIQUE_ID = [0xe6, 0x61, 0x64, 0x08, 0x43, 0x2b, 0x8c, 0x29];
 // ---- the persistent flash (survives watchdog resets) ----
 const flash = new Uint8Array(16 * 1024 * 1024).fill(0xff);
 
-function loadUF2(file) {
-  const data = fs.readFileSync(file);
-  let n = 0;
-  for (let off = 0; off + 512 <= data.length; off += 512) {
-    const magic0 = data.readUInt32LE(off), magic1 = data.readUInt32LE(off + 4);
-    if (magic0 !== 0x0a324655 || magic1 !== 0x9e5d5157) continue;
-    const flags = data.readUInt32LE(off + 8);
-    if (flags & 1) continue; // not for the main flash
-    const addr = data.readUInt32LE(off + 12), size = data.readUInt32LE(off + 16);
-    flash.set(data.subarray(off + 32, off + 32 + size), addr - 0x10000000);
-    n++;
-  }
-  return n;
-}
-
-const nblocks = loadUF2(args.uf2);
+const nblocks = loadUF2(args.uf2, flash);
 if (args.fs) {
   const img = fs.readFileSync(args.fs);
   if (img.length > KEPT_BYTES) throw new Error(`${args.fs}: ${img.length} bytes, more than the ${KEPT_BYTES} of storage`);
@@ -253,6 +235,7 @@ function boot() {
   const qspi = new IOQSPI(mcu);
   mcu.peripherals[0x18000] = new SSI(mcu, qspi);
   mcu.peripherals[0x40018] = qspi;
+  if (args.quick) quicken(mcu);
 
   // pads: pull-ups/pull-downs drive an undriven input, as on the chip; a closed contact (a
   // pressed button, an encoder contact, --hold) pulls its pin to ground over the pull-up
@@ -386,14 +369,14 @@ function loop() {
     } else {
       if (prof) { const pc = core.PC >>> 0; prof.set(pc, (prof.get(pc) || 0) + 1); }   // once a run of up to 64
       // a run of instructions between the checks below (a watchdog reset ends it: running is false)
-      let k = 0;
+      let k = 0, cycles = 0;
       do {
-        const cycles = core.executeInstruction();
-        const ns = cycles * cycleNanos;
-        st.cycles += cycles;
-        st.busyNs += ns;
-        clock.tick(ns);
+        const spent = core.executeInstruction();
+        cycles += spent;
+        clock.tick(spent * cycleNanos);
       } while (++k < 64 && !core.waiting && running);
+      st.cycles += cycles;
+      st.busyNs += cycles * cycleNanos;
       n += k;
     }
     if (!running || m !== mcu) return;

@@ -16,7 +16,7 @@ export function skipBusPolling(m, bus, st) {
   bus.readUint32 = (offset) => {
     let value = read(offset);
     const pc = m.core.PC;
-    if (offset === lastOffset && value === lastValue && pc === lastPC && st.cycles - lastCycles < POLL_TURN_CYCLES
+    if (offset === lastOffset && value === lastValue && pc === lastPC && m.core.cycles - lastCycles < POLL_TURN_CYCLES
         && POLLED.has(offset)) {
       if (++turns >= 2) {
         turns = 0;
@@ -29,7 +29,7 @@ export function skipBusPolling(m, bus, st) {
         }
       }
     } else turns = 0;
-    lastOffset = offset; lastValue = value; lastPC = pc; lastCycles = st.cycles;
+    lastOffset = offset; lastValue = value; lastPC = pc; lastCycles = m.core.cycles;
     return value;
   };
 }
