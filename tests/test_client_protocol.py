@@ -67,6 +67,29 @@ def test_a_lost_reply_is_asked_for_again_with_the_same_bytes():
     assert board.retried == 1
 
 
+def test_a_request_that_meets_the_boards_restart_is_sent_again_at_once():
+    # the first HELLO reached a board that then restarted (a deploy's reset): only its BOOT comes back.
+    # The same bytes go again as soon as the BOOT is heard, never after waiting out the timeout
+    class Restarting(FakeLink):
+        def _read(self, timeout):
+            data = super()._read(timeout)
+            if not data and b"BOOT" in self.written_answers[-1]:
+                raise AssertionError("the host waited on for a reply after the board's BOOT")
+            return data
+
+    def answer(seq, verb, count):
+        said = frame("! 1 BOOT fw=0.1.0 proto=6 game=- n=0 top=0") if count == 1 else frame(HELLO_OK.format(seq=seq))
+        link.written_answers.append(said)
+        return said
+
+    link = Restarting(answer)
+    link.written_answers = []
+    board = Board(link, timeout=10, retries=1)
+    assert board.hello()["board"] == "pico"
+    assert len(link.written) == 2 and link.written[0] == link.written[1]
+    assert [event.kind for event in board.events] == ["BOOT"]
+
+
 def test_a_garbled_request_is_sent_again():
     def answer(seq, verb, count):
         if count == 1:

@@ -249,7 +249,13 @@ class Session:
                         self._stray.append(more)
                 continue
             if body.startswith(b"! "):
-                self._event(body, line)
+                if self._event(body, line) == "BOOT":
+                    # the board restarted while our request waited (a deploy's reset, a power cut): a
+                    # request that reached it before then is never answered, so the same bytes go again
+                    # now rather than after the timeout; one that did reach it after is answered twice
+                    # (the second reply, not ours, is passed over), and a change it journaled before
+                    # restarting is answered from its journal, never applied twice
+                    return None
                 continue
             head = body.split(b" ", 3)
             if len(head) < 2 or not head[0].isdigit():
@@ -266,11 +272,12 @@ class Session:
             # a stale reply to an earlier request (answered twice): not ours
 
     # ------------------------------------------------------------ events
-    def _event(self, body: bytes, line: bytes) -> None:
+    def _event(self, body: bytes, line: bytes) -> str | None:
+        """An event line heard: kept, its numbering checked; its kind (None: noise)."""
         parts = body.decode(errors="replace").split(" ")
         if len(parts) < 3 or not parts[1].isdigit():
             self.noise_lines += 1
-            return
+            return None
         event = Event(int(parts[1]), parts[2], wire.fields(body), line)
         if event.kind == "BOOT":
             # the board restarted: its event numbers start again, and it may
@@ -288,6 +295,7 @@ class Session:
             self.events.append(event)
         if self.on_event:
             self.on_event(event)
+        return event.kind
 
     def poll_events(self, timeout: float, first: bool = False) -> list[Event]:
         """Events that arrive within timeout seconds (for watch); with first,
