@@ -183,7 +183,8 @@ def _warm_bytecode(config) -> None:
     as it imports it: six workers doing the same 6 s of it at once, before any test, held both cores
     for 20 s of a run's start. So the run (the outermost, side by side) collects once first, in a
     process of its own: the rewritten modules and the host's and firmware's bytecode land in the run's
-    cache (PYTHONPYCACHEPREFIX, above), and the workers load them from there."""
+    cache (PYTHONPYCACHEPREFIX, above), and the workers load them from there. (Two processes, each with
+    half of the files, took as long: most of the 6 s is the helpers every half imports.)"""
     numprocesses = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or _HOME_MADE_HERE is None or not numprocesses \
             or config.option.collectonly:
@@ -197,6 +198,7 @@ def _warm_bytecode(config) -> None:
 WORKERS_A_CORE = 4
 
 
+@pytest.hookimpl(optionalhook=True)      # (a hook of pytest-xdist's: without it, as in the warm-up, unused)
 def pytest_xdist_auto_num_workers(config):
     # `-n auto`: the suite mostly waits (on emulated boards, brokers, the twin, a browser): with two
     # workers a core the 2-core machine CI runs on was busy 61% of a quiet run (6 min 34 s), with three
