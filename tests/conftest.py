@@ -227,12 +227,17 @@ def pytest_collection_modifyitems(config, items):
     # order, so a module's shared board or twin is made once. The modules that wait longest start
     # first, so that none is left to run alone at the end: the twin's, then the browser's, the brokers',
     # the emulator's, other processes, the in-process tier last. Within a module the order stays.
-    weight: dict[str, int] = {}
+    # Among the twin's, those on an image of tallyboard's own (their module's TWIN_IMAGE) first: the run
+    # deploys each image once (tests/twin_support.py) and all the others wait for the stock image's
+    # deploy, so the deploys run side by side rather than one of them minutes later.
+    weight: dict[str, tuple[int, bool]] = {}
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        mine = min([RANK.index(name) for name in RANK if item.get_closest_marker(name)] or [len(RANK)])
+        rank = min([RANK.index(name) for name in RANK if item.get_closest_marker(name)] or [len(RANK)])
+        mine = (rank, getattr(getattr(item, "module", None), "TWIN_IMAGE", "stock") == "stock")
         weight[module] = min(weight.get(module, mine), mine)
     items.sort(key=lambda item: weight[item.nodeid.split("::", 1)[0]])
+
 
 
 _running: dict = {}          # the test being run in this process: "item", and what it started unmarked

@@ -28,9 +28,9 @@ def verbs(monkeypatch):
     sent: list[str] = []
     real = client.Board.send_frame
 
-    def counting(self, seq, frame, timeout=None):
+    def counting(self, seq, frame, timeout=None, renumber=None):
         sent.append(frame.decode().split(" ")[1].split("*")[0])
-        return real(self, seq, frame, timeout)
+        return real(self, seq, frame, timeout, renumber)
 
     monkeypatch.setattr(client.Board, "send_frame", counting)
     return sent

@@ -67,27 +67,46 @@ def test_a_lost_reply_is_asked_for_again_with_the_same_bytes():
     assert board.retried == 1
 
 
-def test_a_request_that_meets_the_boards_restart_is_sent_again_at_once():
+def test_a_hello_that_meets_the_boards_restart_is_sent_again_at_once_under_a_new_seq():
     # the first HELLO reached a board that then restarted (a deploy's reset): only its BOOT comes back.
-    # The same bytes go again as soon as the BOOT is heard, never after waiting out the timeout
+    # HELLO goes again as soon as the BOOT is heard, never after waiting out the timeout, and under the
+    # next seq: a late reply to the first, were it to come, could not be taken for a later request's
     class Restarting(FakeLink):
         def _read(self, timeout):
             data = super()._read(timeout)
-            if not data and b"BOOT" in self.written_answers[-1]:
+            if not data and b"BOOT" in said[-1]:
                 raise AssertionError("the host waited on for a reply after the board's BOOT")
             return data
 
+    said: list[bytes] = []
+
     def answer(seq, verb, count):
-        said = frame("! 1 BOOT fw=0.1.0 proto=6 game=- n=0 top=0") if count == 1 else frame(HELLO_OK.format(seq=seq))
-        link.written_answers.append(said)
-        return said
+        said.append(frame("! 1 BOOT fw=0.1.0 proto=6 game=- n=0 top=0") if count == 1
+                    else frame(HELLO_OK.format(seq=seq)))
+        return said[-1]
 
     link = Restarting(answer)
-    link.written_answers = []
-    board = Board(link, timeout=10, retries=1)
+    board = Board(link, timeout=10, retries=0)
     assert board.hello()["board"] == "pico"
-    assert len(link.written) == 2 and link.written[0] == link.written[1]
+    (first_seq, first_verb), (second_seq, second_verb) = [
+        written.split(b"*")[0].decode().split(" ")[:2] for written in link.written]
+    assert (first_verb, second_verb) == ("HELLO", "HELLO") and int(second_seq) == int(first_seq) + 1
     assert [event.kind for event in board.events] == ["BOOT"]
+
+
+def test_a_change_that_meets_the_boards_restart_is_sent_again_with_the_same_bytes():
+    # a PEG the board may have journaled before it restarted: only the same seq and bytes again (the
+    # board answers a journaled change from its journal), after the timeout as any lost reply
+    def answer(seq, verb, count):
+        if verb == "HELLO":
+            return frame(HELLO_OK.format(seq=seq) + " seqs=%d" % (seq + 1))
+        return frame("! 1 BOOT fw=0.1.0 proto=6 game=- n=0 top=0") if count == 2 else frame(f"{seq} OK n=1 top=1")
+
+    link = FakeLink(answer)
+    board = Board(link, timeout=0.05, retries=1)
+    board.hello()
+    assert board.request("PEG", 0, 5)["n"] == "1"
+    assert len(link.written) == 3 and link.written[1] == link.written[2]
 
 
 def test_a_garbled_request_is_sent_again():

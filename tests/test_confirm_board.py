@@ -185,9 +185,9 @@ def test_the_view_cache_is_never_served_across_an_accept_or_a_reject(tmp_path, m
     sent: list[str] = []
     real = client.Board.send_frame
 
-    def counting(self, seq, frame, timeout=None):
+    def counting(self, seq, frame, timeout=None, renumber=None):
         sent.append(frame.decode().split(" ")[1].split("*")[0])
-        return real(self, seq, frame, timeout)
+        return real(self, seq, frame, timeout, renumber)
 
     monkeypatch.setattr(client.Board, "send_frame", counting)
     with emulated_board(tmp_path / "flash") as (emulator, board):

@@ -14,6 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from twin_support import TWIN_TESTS, deploy_output, deployed_twin, device_twin  # noqa: E402
 from waiting import until  # noqa: E402
 
+# tallyboard's Pico image with its ROMFS partition (bench/twin_harness.py IMAGES; the run deploys it once)
+TWIN_IMAGE = "pico"
 pytestmark = [*TWIN_TESTS, pytest.mark.process]
 DEPLOY_S = device_twin.DEPLOY_S    # bounds against a hang only (the harness's PATIENCE)
 BOOT_S = device_twin.BOOT_S
@@ -41,9 +43,9 @@ def _hello(twin) -> dict:
 def test_deploy_puts_the_packages_in_the_romfs_and_the_app_runs_them_from_there(tmp_path_factory):
     # the blank chip's deploy is the run's one onto this image (twin_support.deployed_image: tests/test_twin_update.py
     # starts from it too); what it printed, then the chip powered up from the flash it left
-    said = deploy_output(tmp_path_factory, "pico")
+    said = deploy_output(tmp_path_factory, TWIN_IMAGE)
     assert "the packages in its ROMFS partition (" in said, said
-    with deployed_twin(tmp_path_factory, "twin-romfs", "pico") as twin:
+    with deployed_twin(tmp_path_factory, "twin-romfs", TWIN_IMAGE) as twin:
         stats = _hello(twin)
         assert stats["errors"] == "0", stats
         repl = device_twin.RawRepl(twin.link)

@@ -42,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from twin_support import ROOT, TWIN_TESTS, deploy_output, deployed_twin, device_twin, still_running, twin_files  # noqa: E402
 from waiting import until  # noqa: E402
 
+# tallyboard's Pico image with its ROMFS partition (bench/twin_harness.py IMAGES; the run deploys it once)
+TWIN_IMAGE = "pico"
 pytestmark = [*TWIN_TESTS, pytest.mark.process]
 
 BOOT_S = device_twin.BOOT_S
@@ -261,9 +263,9 @@ def bench(tmp_path_factory):
     a = _release(fileset.build(), protocol.FIRMWARE_VERSION)
     b = _release(_release_b(tmp_path_factory, protocol.FIRMWARE_VERSION + "-b"), protocol.FIRMWARE_VERSION + "-b")
     assert a.ident != b.ident and len(b.image) <= device_twin.ROM_BYTES
-    said = deploy_output(tmp_path_factory, "pico")      # the run's one deploy onto this image (twin_support)
+    said = deploy_output(tmp_path_factory, TWIN_IMAGE)      # the run's one deploy onto this image (twin_support)
     assert "the packages in its ROMFS partition (" in said, said
-    twin = deployed_twin(tmp_path_factory, "twin-update", "pico")
+    twin = deployed_twin(tmp_path_factory, "twin-update", TWIN_IMAGE)
     started_at = time.monotonic()
     here = Bench(twin, a, b)
     staged_s = 0.0

@@ -83,6 +83,7 @@ class Session:
         self.events_heard = 0
         self._stray: list[bytes] = []
         self._no_app = False
+        self._restarted = False      # the board's BOOT ended the last wait for a reply (send_frame)
 
     # ------------------------------------------------------------ requests
     def next_seq(self) -> int:
@@ -141,8 +142,10 @@ class Session:
         seq, frame = self.encode(verb, *args)
         step = _CHANGES.get(verb)
         before, heard = self.n, self.events_heard
+        # a session's opening, sent again under a new seq if the board restarts meanwhile (send_frame)
+        renumber = (lambda: self.encode(verb, *args)) if verb in _OPENINGS else None
         try:
-            reply = self.send_frame(seq, frame, timeout)
+            reply = self.send_frame(seq, frame, timeout, renumber)
         except BoardError as exc:
             if exc.code == "VERB" and verb.upper() != "DESC":
                 board = self.describe()
@@ -174,15 +177,30 @@ class Session:
         if n.isdigit():
             self.n = int(n)
 
-    def send_frame(self, seq: int, frame: bytes, timeout: float | None = None) -> dict[str, str]:
+    def send_frame(self, seq: int, frame: bytes, timeout: float | None = None,
+                   renumber: Callable[[], tuple[int, bytes]] | None = None) -> dict[str, str]:
+        """Send frame until its reply comes (the same bytes again after a timeout: a change the board
+        took is answered again, never applied twice). With renumber (the request as a new frame: only
+        for one that changes nothing), a restart of the board heard meanwhile (its BOOT: a deploy's
+        reset, a power cut) sends it again at once under a new seq, instead of after the timeout: the
+        board answers nothing it heard before restarting, and a reply to the old seq, if it comes, is
+        passed over rather than left to be taken for a later request's that reuses the number."""
         wait = self.timeout if timeout is None else timeout
         self._stray = []
         self._no_app = False
-        for attempt in range(self.retries + 1):
+        restarts = 0
+        attempt = 0
+        while attempt <= self.retries:
             if attempt:
                 self.retried += 1
             self.link.write(frame)
-            outcome = self._await_reply(seq, wait)
+            self._restarted = False
+            outcome = self._await_reply(seq, wait, restart_ends=renumber is not None and restarts < _RESTARTS)
+            if self._restarted and renumber is not None:
+                restarts += 1
+                seq, frame = renumber()
+                continue
+            attempt += 1
             if outcome is None:
                 if self._no_app:
                     break         # the REPL or a traceback, not the app: sending again changes nothing
@@ -218,8 +236,9 @@ class Session:
                 f"{self.retries + 1} tries: check the cable, or run tallyboard deploy if the "
                 "firmware is not installed")
 
-    def _await_reply(self, seq: int, wait: float) -> tuple[bool, bytes] | None:
-        """(ok, body) of the reply to seq; None to send the request again."""
+    def _await_reply(self, seq: int, wait: float, restart_ends: bool = False) -> tuple[bool, bytes] | None:
+        """(ok, body) of the reply to seq; None to send the request again (with restart_ends, also when
+        the board's BOOT is heard first: _restarted says so)."""
         deadline = time.monotonic() + wait
         while True:
             left = deadline - time.monotonic()
@@ -249,12 +268,8 @@ class Session:
                         self._stray.append(more)
                 continue
             if body.startswith(b"! "):
-                if self._event(body, line) == "BOOT":
-                    # the board restarted while our request waited (a deploy's reset, a power cut): a
-                    # request that reached it before then is never answered, so the same bytes go again
-                    # now rather than after the timeout; one that did reach it after is answered twice
-                    # (the second reply, not ours, is passed over), and a change it journaled before
-                    # restarting is answered from its journal, never applied twice
+                if self._event(body, line) == "BOOT" and restart_ends:
+                    self._restarted = True
                     return None
                 continue
             head = body.split(b" ", 3)
@@ -395,6 +410,9 @@ class Session:
 
 
 # what the host reads a board with before HELLO (and encodes from until the board's description is read)
+# the verbs that open a session: sent again under a new seq when the board restarts before answering
+_OPENINGS = ("HELLO", "OPEN")
+_RESTARTS = 3             # restarts heard in one request before it waits out its timeout like any other
 _HOSTS = described.this_hosts()
 _HOSTS_PROTOCOL = str(protocol.PROTOCOL_VERSION)
 # what every command needs of a board (the rest is asked for by name: Session.can)
