@@ -16,9 +16,8 @@ ROM: the folder $TALLYBOARD_RP2EMU (firmware.uf2, bootrom.mjs), or a UF2 named w
         twin.control.press("seat0")     # the board's own buttons, knob, faults (docs/twin.md)
         twin.control.oled().ram         # what the SSD1306 holds now
 
-Figures are emulated time on a 125 MHz RP2040 with the I²C bus time in; rp2040js
-models no flash busy time and no XIP cache misses, so a real Pico is that or slower.
-Used by bench/bench_device_twin.py and tests/test_device_twin.py."""
+Figures are emulated time on a 125 MHz RP2040 with the I²C bus time in; rp2040js models no flash busy
+time and no XIP cache misses, so a real Pico is that or slower. Used by the twin's benches and tests."""
 from __future__ import annotations
 
 import argparse
@@ -60,7 +59,7 @@ _CONTROL_AT = re.compile(r"\[rp2emu\] control on tcp 127\.0\.0\.1:(\d+)")
 # this: only a guard against a hang, as each wait returns the moment its condition holds; the tests
 # judge the device by its own clock, events and lines, never by how long it took.
 PATIENCE = 10
-SLOWDOWN = 4           # wall ms an emulated ms of busy code takes quietly (a quarter of a Pico's speed)
+SLOWDOWN = 4           # wall ms an emulated ms of busy code may take quietly (1.4: bench_twin_host.py)
 
 
 def patient(quiet_s: float) -> float:
@@ -147,7 +146,7 @@ def add_image_option(parser: argparse.ArgumentParser) -> None:
 class Twin:
     def __init__(self, folder: Path, *, oled: bool = True, hold: int | None = None, uf2: Path | None = None,
                  board: Path | None = None, seed: int = 1, watch_gpio: int | None = LED_GPIO,
-                 rom_bytes: int = 0, miswire: str | None = None) -> None:
+                 rom_bytes: int = 0, miswire: str | None = None, slow_core: bool = False) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.image = self.folder / "pico.img"
@@ -161,6 +160,7 @@ class Twin:
         self.seed = seed
         self.watch_gpio = watch_gpio
         self.miswire = miswire         # the board as built: twin/run.mjs --miswire (docs/twin.md), e.g. "dead:40"
+        self.slow_core = slow_core     # rp2040js' own decoder for every instruction (twin/fastcore.mjs: not)
         # the running chip's TCP ports on 127.0.0.1, its USB serial and its control interface: the
         # runner's own choice, read from its log by start() (None before); a new pair after a power cut
         self.port: int | None = None
@@ -194,6 +194,7 @@ class Twin:
             args += ["--hold", str(self.hold)]
         if self.miswire:
             args += ["--miswire", self.miswire]
+        args += ["--slow-core"] if self.slow_core else []
         self.port = self.control_port = None
         self._end(self.bridge)          # (none: power_cut() and stop() end it)
         self.bridge = None

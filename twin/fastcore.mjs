@@ -96,332 +96,344 @@ export function quicken(mcu) {
     else core.writeUint32(addr, value);
   };
 
-  core.executeInstruction = function executeQuick() {
-    if (this.interruptsUpdated) return slow.call(this);
-    const opcodePC = regs[PC_REG] & ~1;
-    const opcode = mcu.readUint16(opcodePC);
-    const kind = KIND[opcode];
-    if (kind === 0) return slow.call(this);
-    let deltaCycles = 1;
-    switch (kind) {
-      case B_COND: {
-        regs[PC_REG] += 2;
-        let imm8 = (opcode & 0xff) << 1;
-        if (imm8 & (1 << 8)) imm8 = (imm8 & 0x1ff) - 0x200;
-        if (this.checkCondition((opcode >> 8) & 0xf)) { regs[PC_REG] += imm8 + 2; deltaCycles++; }
-        break;
-      }
-      case CMP_REG:
-        regs[PC_REG] += 2;
-        this.substractUpdateFlags(regs[opcode & 0x7], regs[(opcode >> 3) & 0x7]);
-        break;
-      case LSLS_IMM: {
-        regs[PC_REG] += 2;
-        const imm5 = (opcode >> 6) & 0x1f;
-        const input = regs[(opcode >> 3) & 0x7];
-        const result = input << imm5;
-        regs[opcode & 0x7] = result;
-        this.N = !!(result & 0x80000000);
-        this.Z = result === 0;
-        this.C = imm5 ? !!(input & (1 << (32 - imm5))) : this.C;
-        break;
-      }
-      case LDR_IMM: {
-        regs[PC_REG] += 2;
-        const addr = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 2);
-        deltaCycles += io(addr, false);
-        regs[opcode & 0x7] = load32(addr);
-        break;
-      }
-      case B: {
-        regs[PC_REG] += 2;
-        let imm11 = (opcode & 0x7ff) << 1;
-        if (imm11 & (1 << 11)) imm11 = (imm11 & 0x7ff) - 0x800;
-        regs[PC_REG] += imm11 + 2;
-        deltaCycles++;
-        break;
-      }
-      case LDR_SP: {
-        regs[PC_REG] += 2;
-        const addr = regs[SP_REG] + ((opcode & 0xff) << 2);
-        deltaCycles += io(addr, false);
-        regs[(opcode >> 8) & 0x7] = load32(addr);
-        break;
-      }
-      case ADDS_T2: {
-        regs[PC_REG] += 2;
-        const Rdn = (opcode >> 8) & 0x7;
-        regs[Rdn] = this.addUpdateFlags(regs[Rdn], opcode & 0xff);
-        break;
-      }
-      case CMP_IMM:
-        regs[PC_REG] += 2;
-        this.substractUpdateFlags(regs[(opcode >> 8) & 0x7], opcode & 0xff);
-        break;
-      case LDRB_REG: {
-        regs[PC_REG] += 2;
-        const addr = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
-        deltaCycles += io(addr, false);
-        regs[opcode & 0x7] = core.readUint8(addr);
-        break;
-      }
-      case MOVS: {
-        regs[PC_REG] += 2;
-        const value = opcode & 0xff;
-        regs[(opcode >> 8) & 7] = value;
-        this.N = false;            // (value & 0x80000000 of an 8-bit value)
-        this.Z = value === 0;
-        break;
-      }
-      case MOV_HI: {
-        regs[PC_REG] += 2;
-        const Rm = (opcode >> 3) & 0xf;
-        const Rd = ((opcode >> 4) & 0x8) | (opcode & 0x7);
-        let value = Rm === PC_REG ? regs[PC_REG] + 2 : regs[Rm];
-        if (Rd === PC_REG) { deltaCycles++; value &= ~1; } else if (Rd === SP_REG) value &= ~3;
-        regs[Rd] = value;
-        break;
-      }
-      case BL: {
-        const opcode2 = mcu.readUint16(opcodePC + 2);
-        if (!(opcode2 >> 14 === 0b11 && ((opcode2 >> 12) & 0x1) === 1)) return slow.call(this);
-        regs[PC_REG] += 2;
-        const imm11 = opcode2 & 0x7ff, J2 = (opcode2 >> 11) & 0x1, J1 = (opcode2 >> 13) & 0x1;
-        const imm10 = opcode & 0x3ff, S = (opcode >> 10) & 0x1;
-        const I1 = 1 - (S ^ J1), I2 = 1 - (S ^ J2);
-        const imm32 = ((S ? 0b11111111 : 0) << 24) | ((I1 << 23) | (I2 << 22) | (imm10 << 12) | (imm11 << 1));
-        regs[14] = (regs[PC_REG] + 2) | 0x1;
-        regs[PC_REG] += 2 + imm32;
-        deltaCycles += 2;
-        this.blTaken(this, false);
-        break;
-      }
-      case LDRB_IMM: {
-        regs[PC_REG] += 2;
-        const addr = regs[(opcode >> 3) & 0x7] + ((opcode >> 6) & 0x1f);
-        deltaCycles += io(addr, false);
-        regs[opcode & 0x7] = core.readUint8(addr);
-        break;
-      }
-      case STR_IMM: {
-        regs[PC_REG] += 2;
-        const address = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 2);
-        deltaCycles += io(address, true);
-        store32(address, regs[opcode & 0x7]);
-        break;
-      }
-      case POP: {
-        regs[PC_REG] += 2;
-        let address = regs[SP_REG];
-        for (let i = 0; i <= 7; i++) {
-          if (opcode & (1 << i)) { regs[i] = load32(address); address += 4; deltaCycles++; }
+  // One instruction, as rp2040js' executeInstruction (its cycles); or, given a clock, up to `most` of
+  // them, the clock ticked after each (as a run loop would), until the core waits (WFI/WFE) or is
+  // stopped (core.stopped: a watchdog reset ended the chip): their cycles, and core.ran their count.
+  core.stopped = false;
+  core.ran = 0;
+  core.executeInstruction = function executeQuick(most = 1, clock = null, nanosPerCycle = 0) {
+    let total = 0, ran = 0;
+    for (;;) {
+      let deltaCycles = -1;            // -1: rp2040js runs it
+      if (!this.interruptsUpdated) {
+        const opcodePC = regs[PC_REG] & ~1;
+        const opcode = mcu.readUint16(opcodePC);
+        deltaCycles = 1;
+        switch (KIND[opcode]) {
+          case B_COND: {
+            regs[PC_REG] += 2;
+            let imm8 = (opcode & 0xff) << 1;
+            if (imm8 & (1 << 8)) imm8 = (imm8 & 0x1ff) - 0x200;
+            if (this.checkCondition((opcode >> 8) & 0xf)) { regs[PC_REG] += imm8 + 2; deltaCycles++; }
+            break;
+          }
+          case CMP_REG:
+            regs[PC_REG] += 2;
+            this.substractUpdateFlags(regs[opcode & 0x7], regs[(opcode >> 3) & 0x7]);
+            break;
+          case LSLS_IMM: {
+            regs[PC_REG] += 2;
+            const imm5 = (opcode >> 6) & 0x1f;
+            const input = regs[(opcode >> 3) & 0x7];
+            const result = input << imm5;
+            regs[opcode & 0x7] = result;
+            this.N = !!(result & 0x80000000);
+            this.Z = result === 0;
+            this.C = imm5 ? !!(input & (1 << (32 - imm5))) : this.C;
+            break;
+          }
+          case LDR_IMM: {
+            regs[PC_REG] += 2;
+            const addr = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 2);
+            deltaCycles += io(addr, false);
+            regs[opcode & 0x7] = load32(addr);
+            break;
+          }
+          case B: {
+            regs[PC_REG] += 2;
+            let imm11 = (opcode & 0x7ff) << 1;
+            if (imm11 & (1 << 11)) imm11 = (imm11 & 0x7ff) - 0x800;
+            regs[PC_REG] += imm11 + 2;
+            deltaCycles++;
+            break;
+          }
+          case LDR_SP: {
+            regs[PC_REG] += 2;
+            const addr = regs[SP_REG] + ((opcode & 0xff) << 2);
+            deltaCycles += io(addr, false);
+            regs[(opcode >> 8) & 0x7] = load32(addr);
+            break;
+          }
+          case ADDS_T2: {
+            regs[PC_REG] += 2;
+            const Rdn = (opcode >> 8) & 0x7;
+            regs[Rdn] = this.addUpdateFlags(regs[Rdn], opcode & 0xff);
+            break;
+          }
+          case CMP_IMM:
+            regs[PC_REG] += 2;
+            this.substractUpdateFlags(regs[(opcode >> 8) & 0x7], opcode & 0xff);
+            break;
+          case LDRB_REG: {
+            regs[PC_REG] += 2;
+            const addr = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
+            deltaCycles += io(addr, false);
+            regs[opcode & 0x7] = core.readUint8(addr);
+            break;
+          }
+          case MOVS: {
+            regs[PC_REG] += 2;
+            const value = opcode & 0xff;
+            regs[(opcode >> 8) & 7] = value;
+            this.N = false;            // (value & 0x80000000 of an 8-bit value)
+            this.Z = value === 0;
+            break;
+          }
+          case MOV_HI: {
+            regs[PC_REG] += 2;
+            const Rm = (opcode >> 3) & 0xf;
+            const Rd = ((opcode >> 4) & 0x8) | (opcode & 0x7);
+            let value = Rm === PC_REG ? regs[PC_REG] + 2 : regs[Rm];
+            if (Rd === PC_REG) { deltaCycles++; value &= ~1; } else if (Rd === SP_REG) value &= ~3;
+            regs[Rd] = value;
+            break;
+          }
+          case BL: {
+            const opcode2 = mcu.readUint16(opcodePC + 2);
+            if (!(opcode2 >> 14 === 0b11 && ((opcode2 >> 12) & 0x1) === 1)) { deltaCycles = -1; break; }
+            regs[PC_REG] += 2;
+            const imm11 = opcode2 & 0x7ff, J2 = (opcode2 >> 11) & 0x1, J1 = (opcode2 >> 13) & 0x1;
+            const imm10 = opcode & 0x3ff, S = (opcode >> 10) & 0x1;
+            const I1 = 1 - (S ^ J1), I2 = 1 - (S ^ J2);
+            const imm32 = ((S ? 0b11111111 : 0) << 24) | ((I1 << 23) | (I2 << 22) | (imm10 << 12) | (imm11 << 1));
+            regs[14] = (regs[PC_REG] + 2) | 0x1;
+            regs[PC_REG] += 2 + imm32;
+            deltaCycles += 2;
+            this.blTaken(this, false);
+            break;
+          }
+          case LDRB_IMM: {
+            regs[PC_REG] += 2;
+            const addr = regs[(opcode >> 3) & 0x7] + ((opcode >> 6) & 0x1f);
+            deltaCycles += io(addr, false);
+            regs[opcode & 0x7] = core.readUint8(addr);
+            break;
+          }
+          case STR_IMM: {
+            regs[PC_REG] += 2;
+            const address = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 2);
+            deltaCycles += io(address, true);
+            store32(address, regs[opcode & 0x7]);
+            break;
+          }
+          case POP: {
+            regs[PC_REG] += 2;
+            let address = regs[SP_REG];
+            for (let i = 0; i <= 7; i++) {
+              if (opcode & (1 << i)) { regs[i] = load32(address); address += 4; deltaCycles++; }
+            }
+            if ((opcode >> 8) & 1) {
+              regs[SP_REG] = (address + 4) & ~0x3;
+              this.BXWritePC(load32(address));
+              deltaCycles += 2;
+            } else {
+              regs[SP_REG] = address & ~0x3;
+            }
+            break;
+          }
+          case PUSH: {
+            regs[PC_REG] += 2;
+            let bitCount = 0;
+            for (let i = 0; i <= 8; i++) if (opcode & (1 << i)) bitCount++;
+            let address = regs[SP_REG] - 4 * bitCount;
+            for (let i = 0; i <= 7; i++) {
+              if (opcode & (1 << i)) { store32(address, regs[i]); deltaCycles++; address += 4; }
+            }
+            if (opcode & (1 << 8)) store32(address, regs[14]);
+            regs[SP_REG] = (regs[SP_REG] - 4 * bitCount) & ~0x3;
+            break;
+          }
+          case LSRS_IMM: {
+            regs[PC_REG] += 2;
+            const imm5 = (opcode >> 6) & 0x1f;
+            const input = regs[(opcode >> 3) & 0x7];
+            const result = imm5 ? input >>> imm5 : 0;
+            regs[opcode & 0x7] = result;
+            this.N = !!(result & 0x80000000);
+            this.Z = result === 0;
+            this.C = !!((input >>> (imm5 ? imm5 - 1 : 31)) & 0x1);
+            break;
+          }
+          case LDR_LIT: {
+            regs[PC_REG] += 2;
+            const addr = ((regs[PC_REG] + 2) & 0xfffffffc) + ((opcode & 0xff) << 2);
+            deltaCycles += io(addr, false);
+            regs[(opcode >> 8) & 7] = core.readUint32(addr);
+            break;
+          }
+          case LDR_REG: {
+            regs[PC_REG] += 2;
+            const addr = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
+            deltaCycles += io(addr, false);
+            regs[opcode & 0x7] = load32(addr);
+            break;
+          }
+          case ADDS_REG:
+            regs[PC_REG] += 2;
+            regs[opcode & 0x7] = this.addUpdateFlags(regs[(opcode >> 3) & 0x7], regs[(opcode >> 6) & 0x7]);
+            break;
+          case BX:
+            regs[PC_REG] += 2;
+            this.BXWritePC(regs[(opcode >> 3) & 0xf]);
+            deltaCycles++;
+            break;
+          case SUBS_REG:
+            regs[PC_REG] += 2;
+            regs[opcode & 0x7] = this.substractUpdateFlags(regs[(opcode >> 3) & 0x7], regs[(opcode >> 6) & 0x7]);
+            break;
+          case STR_SP: {
+            regs[PC_REG] += 2;
+            const address = regs[SP_REG] + ((opcode & 0xff) << 2);
+            deltaCycles += io(address, true);
+            store32(address, regs[(opcode >> 8) & 0x7]);
+            break;
+          }
+          case ADDS_T1:
+            regs[PC_REG] += 2;
+            regs[opcode & 0x7] = this.addUpdateFlags(regs[(opcode >> 3) & 0x7], (opcode >> 6) & 0x7);
+            break;
+          case ANDS: {
+            regs[PC_REG] += 2;
+            const Rdn = opcode & 0x7;
+            const result = regs[Rdn] & regs[(opcode >> 3) & 0x7];
+            regs[Rdn] = result;
+            this.N = !!(result & 0x80000000);
+            this.Z = (result & 0xffffffff) === 0;
+            break;
+          }
+          case ORRS: {
+            regs[PC_REG] += 2;
+            const Rdn = opcode & 0x7;
+            const result = regs[Rdn] | regs[(opcode >> 3) & 0x7];
+            regs[Rdn] = result;
+            this.N = !!(result & 0x80000000);
+            this.Z = (result & 0xffffffff) === 0;
+            break;
+          }
+          case EORS: {
+            regs[PC_REG] += 2;
+            const Rdn = opcode & 0x7;
+            const result = regs[(opcode >> 3) & 0x7] ^ regs[Rdn];
+            regs[Rdn] = result;
+            this.N = !!(result & 0x80000000);
+            this.Z = result === 0;
+            break;
+          }
+          case SUBS_T2: {
+            regs[PC_REG] += 2;
+            const Rdn = (opcode >> 8) & 0x7;
+            regs[Rdn] = this.substractUpdateFlags(regs[Rdn], opcode & 0xff);
+            break;
+          }
+          case SUBS_T1:
+            regs[PC_REG] += 2;
+            regs[opcode & 0x7] = this.substractUpdateFlags(regs[(opcode >> 3) & 0x7], (opcode >> 6) & 0x7);
+            break;
+          case STRB_IMM: {
+            regs[PC_REG] += 2;
+            const address = regs[(opcode >> 3) & 0x7] + ((opcode >> 6) & 0x1f);
+            deltaCycles += io(address, true);
+            core.writeUint8(address, regs[opcode & 0x7]);
+            break;
+          }
+          case STRB_REG: {
+            regs[PC_REG] += 2;
+            const address = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
+            deltaCycles += io(address, true);
+            core.writeUint8(address, regs[opcode & 0x7]);
+            break;
+          }
+          case TST: {
+            regs[PC_REG] += 2;
+            const result = regs[opcode & 0x7] & regs[(opcode >> 3) & 0x7];
+            this.N = !!(result & 0x80000000);
+            this.Z = result === 0;
+            break;
+          }
+          case ADD_SP_IMM:
+            regs[PC_REG] += 2;
+            regs[SP_REG] = (regs[SP_REG] + ((opcode & 0x7f) << 2)) & ~0x3;
+            break;
+          case SUB_SP:
+            regs[PC_REG] += 2;
+            regs[SP_REG] = (regs[SP_REG] - ((opcode & 0x7f) << 2)) & ~0x3;
+            break;
+          case ADD_RD_SP:
+            regs[PC_REG] += 2;
+            regs[(opcode >> 8) & 0x7] = regs[SP_REG] + ((opcode & 0xff) << 2);
+            break;
+          case LDRH_IMM: {
+            regs[PC_REG] += 2;
+            const addr = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 1);
+            deltaCycles += io(addr, false);
+            regs[opcode & 0x7] = core.readUint16(addr);
+            break;
+          }
+          case LDRH_REG: {
+            regs[PC_REG] += 2;
+            const addr = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
+            deltaCycles += io(addr, false);
+            regs[opcode & 0x7] = core.readUint16(addr);
+            break;
+          }
+          case STRH_IMM: {
+            regs[PC_REG] += 2;
+            const address = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 1);
+            deltaCycles += io(address, true);
+            core.writeUint16(address, regs[opcode & 0x7]);
+            break;
+          }
+          case ADD_HI: {
+            regs[PC_REG] += 2;
+            const Rm = (opcode >> 3) & 0xf;
+            const Rdn = ((opcode & 0x80) >> 4) | (opcode & 0x7);
+            const leftValue = Rdn === PC_REG ? regs[PC_REG] + 2 : regs[Rdn];
+            const rightValue = Rm === PC_REG ? regs[PC_REG] + 2 : regs[Rm];
+            const result = leftValue + rightValue;
+            if (Rdn !== SP_REG && Rdn !== PC_REG) regs[Rdn] = result;
+            else if (Rdn === PC_REG) { regs[Rdn] = result & ~0x1; deltaCycles++; }
+            else regs[Rdn] = result & ~0x3;
+            break;
+          }
+          case CMP_HI:
+            regs[PC_REG] += 2;
+            this.substractUpdateFlags(regs[((opcode >> 4) & 0x8) | (opcode & 0x7)], regs[(opcode >> 3) & 0xf]);
+            break;
+          case MULS: {
+            regs[PC_REG] += 2;
+            const Rdm = opcode & 0x7;
+            const result = Math.imul(regs[(opcode >> 3) & 0x7], regs[Rdm]);
+            regs[Rdm] = result;
+            this.N = !!(result & 0x80000000);
+            this.Z = (result & 0xffffffff) === 0;
+            break;
+          }
+          case STR_REG: {
+            regs[PC_REG] += 2;
+            const address = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
+            deltaCycles += io(address, true);
+            store32(address, regs[opcode & 0x7]);
+            break;
+          }
+          case UXTB:
+            regs[PC_REG] += 2;
+            regs[opcode & 0x7] = regs[(opcode >> 3) & 0x7] & 0xff;
+            break;
+          case UXTH:
+            regs[PC_REG] += 2;
+            regs[opcode & 0x7] = regs[(opcode >> 3) & 0x7] & 0xffff;
+            break;
+          default:
+            deltaCycles = -1;
         }
-        if ((opcode >> 8) & 1) {
-          regs[SP_REG] = (address + 4) & ~0x3;
-          this.BXWritePC(load32(address));
-          deltaCycles += 2;
-        } else {
-          regs[SP_REG] = address & ~0x3;
-        }
-        break;
       }
-      case PUSH: {
-        regs[PC_REG] += 2;
-        let bitCount = 0;
-        for (let i = 0; i <= 8; i++) if (opcode & (1 << i)) bitCount++;
-        let address = regs[SP_REG] - 4 * bitCount;
-        for (let i = 0; i <= 7; i++) {
-          if (opcode & (1 << i)) { store32(address, regs[i]); deltaCycles++; address += 4; }
-        }
-        if (opcode & (1 << 8)) store32(address, regs[14]);
-        regs[SP_REG] = (regs[SP_REG] - 4 * bitCount) & ~0x3;
-        break;
-      }
-      case LSRS_IMM: {
-        regs[PC_REG] += 2;
-        const imm5 = (opcode >> 6) & 0x1f;
-        const input = regs[(opcode >> 3) & 0x7];
-        const result = imm5 ? input >>> imm5 : 0;
-        regs[opcode & 0x7] = result;
-        this.N = !!(result & 0x80000000);
-        this.Z = result === 0;
-        this.C = !!((input >>> (imm5 ? imm5 - 1 : 31)) & 0x1);
-        break;
-      }
-      case LDR_LIT: {
-        regs[PC_REG] += 2;
-        const addr = ((regs[PC_REG] + 2) & 0xfffffffc) + ((opcode & 0xff) << 2);
-        deltaCycles += io(addr, false);
-        regs[(opcode >> 8) & 7] = core.readUint32(addr);
-        break;
-      }
-      case LDR_REG: {
-        regs[PC_REG] += 2;
-        const addr = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
-        deltaCycles += io(addr, false);
-        regs[opcode & 0x7] = load32(addr);
-        break;
-      }
-      case ADDS_REG:
-        regs[PC_REG] += 2;
-        regs[opcode & 0x7] = this.addUpdateFlags(regs[(opcode >> 3) & 0x7], regs[(opcode >> 6) & 0x7]);
-        break;
-      case BX:
-        regs[PC_REG] += 2;
-        this.BXWritePC(regs[(opcode >> 3) & 0xf]);
-        deltaCycles++;
-        break;
-      case SUBS_REG:
-        regs[PC_REG] += 2;
-        regs[opcode & 0x7] = this.substractUpdateFlags(regs[(opcode >> 3) & 0x7], regs[(opcode >> 6) & 0x7]);
-        break;
-      case STR_SP: {
-        regs[PC_REG] += 2;
-        const address = regs[SP_REG] + ((opcode & 0xff) << 2);
-        deltaCycles += io(address, true);
-        store32(address, regs[(opcode >> 8) & 0x7]);
-        break;
-      }
-      case ADDS_T1:
-        regs[PC_REG] += 2;
-        regs[opcode & 0x7] = this.addUpdateFlags(regs[(opcode >> 3) & 0x7], (opcode >> 6) & 0x7);
-        break;
-      case ANDS: {
-        regs[PC_REG] += 2;
-        const Rdn = opcode & 0x7;
-        const result = regs[Rdn] & regs[(opcode >> 3) & 0x7];
-        regs[Rdn] = result;
-        this.N = !!(result & 0x80000000);
-        this.Z = (result & 0xffffffff) === 0;
-        break;
-      }
-      case ORRS: {
-        regs[PC_REG] += 2;
-        const Rdn = opcode & 0x7;
-        const result = regs[Rdn] | regs[(opcode >> 3) & 0x7];
-        regs[Rdn] = result;
-        this.N = !!(result & 0x80000000);
-        this.Z = (result & 0xffffffff) === 0;
-        break;
-      }
-      case EORS: {
-        regs[PC_REG] += 2;
-        const Rdn = opcode & 0x7;
-        const result = regs[(opcode >> 3) & 0x7] ^ regs[Rdn];
-        regs[Rdn] = result;
-        this.N = !!(result & 0x80000000);
-        this.Z = result === 0;
-        break;
-      }
-      case SUBS_T2: {
-        regs[PC_REG] += 2;
-        const Rdn = (opcode >> 8) & 0x7;
-        regs[Rdn] = this.substractUpdateFlags(regs[Rdn], opcode & 0xff);
-        break;
-      }
-      case SUBS_T1:
-        regs[PC_REG] += 2;
-        regs[opcode & 0x7] = this.substractUpdateFlags(regs[(opcode >> 3) & 0x7], (opcode >> 6) & 0x7);
-        break;
-      case STRB_IMM: {
-        regs[PC_REG] += 2;
-        const address = regs[(opcode >> 3) & 0x7] + ((opcode >> 6) & 0x1f);
-        deltaCycles += io(address, true);
-        core.writeUint8(address, regs[opcode & 0x7]);
-        break;
-      }
-      case STRB_REG: {
-        regs[PC_REG] += 2;
-        const address = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
-        deltaCycles += io(address, true);
-        core.writeUint8(address, regs[opcode & 0x7]);
-        break;
-      }
-      case TST: {
-        regs[PC_REG] += 2;
-        const result = regs[opcode & 0x7] & regs[(opcode >> 3) & 0x7];
-        this.N = !!(result & 0x80000000);
-        this.Z = result === 0;
-        break;
-      }
-      case ADD_SP_IMM:
-        regs[PC_REG] += 2;
-        regs[SP_REG] = (regs[SP_REG] + ((opcode & 0x7f) << 2)) & ~0x3;
-        break;
-      case SUB_SP:
-        regs[PC_REG] += 2;
-        regs[SP_REG] = (regs[SP_REG] - ((opcode & 0x7f) << 2)) & ~0x3;
-        break;
-      case ADD_RD_SP:
-        regs[PC_REG] += 2;
-        regs[(opcode >> 8) & 0x7] = regs[SP_REG] + ((opcode & 0xff) << 2);
-        break;
-      case LDRH_IMM: {
-        regs[PC_REG] += 2;
-        const addr = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 1);
-        deltaCycles += io(addr, false);
-        regs[opcode & 0x7] = core.readUint16(addr);
-        break;
-      }
-      case LDRH_REG: {
-        regs[PC_REG] += 2;
-        const addr = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
-        deltaCycles += io(addr, false);
-        regs[opcode & 0x7] = core.readUint16(addr);
-        break;
-      }
-      case STRH_IMM: {
-        regs[PC_REG] += 2;
-        const address = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 1);
-        deltaCycles += io(address, true);
-        core.writeUint16(address, regs[opcode & 0x7]);
-        break;
-      }
-      case ADD_HI: {
-        regs[PC_REG] += 2;
-        const Rm = (opcode >> 3) & 0xf;
-        const Rdn = ((opcode & 0x80) >> 4) | (opcode & 0x7);
-        const leftValue = Rdn === PC_REG ? regs[PC_REG] + 2 : regs[Rdn];
-        const rightValue = Rm === PC_REG ? regs[PC_REG] + 2 : regs[Rm];
-        const result = leftValue + rightValue;
-        if (Rdn !== SP_REG && Rdn !== PC_REG) regs[Rdn] = result;
-        else if (Rdn === PC_REG) { regs[Rdn] = result & ~0x1; deltaCycles++; }
-        else regs[Rdn] = result & ~0x3;
-        break;
-      }
-      case CMP_HI:
-        regs[PC_REG] += 2;
-        this.substractUpdateFlags(regs[((opcode >> 4) & 0x8) | (opcode & 0x7)], regs[(opcode >> 3) & 0xf]);
-        break;
-      case MULS: {
-        regs[PC_REG] += 2;
-        const Rdm = opcode & 0x7;
-        const result = Math.imul(regs[(opcode >> 3) & 0x7], regs[Rdm]);
-        regs[Rdm] = result;
-        this.N = !!(result & 0x80000000);
-        this.Z = (result & 0xffffffff) === 0;
-        break;
-      }
-      case STR_REG: {
-        regs[PC_REG] += 2;
-        const address = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
-        deltaCycles += io(address, true);
-        store32(address, regs[opcode & 0x7]);
-        break;
-      }
-      case UXTB:
-        regs[PC_REG] += 2;
-        regs[opcode & 0x7] = regs[(opcode >> 3) & 0x7] & 0xff;
-        break;
-      case UXTH:
-        regs[PC_REG] += 2;
-        regs[opcode & 0x7] = regs[(opcode >> 3) & 0x7] & 0xffff;
-        break;
-      default:
-        return slow.call(this);
+      if (deltaCycles < 0) deltaCycles = slow.call(this);
+      else this.cycles += deltaCycles;
+      total += deltaCycles;
+      ran++;
+      if (clock !== null) clock.tick(deltaCycles * nanosPerCycle);
+      if (ran >= most || this.waiting || this.stopped) { this.ran = ran; return total; }
     }
-    this.cycles += deltaCycles;
-    return deltaCycles;
   };
   return core;
 }

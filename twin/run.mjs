@@ -274,6 +274,7 @@ function boot() {
     const reason = mcu.watchdog.reason;
     const scratch = Uint32Array.from(mcu.watchdog.scratchData);
     st.resets++;
+    mcu.core.stopped = true;      // (its run of instructions ends here)
     if (args.stats) console.error(statsLine(`watchdog reset reason=${reason}`));
     running = false;
     for (const fn of resetWaiters) fn();
@@ -368,13 +369,19 @@ function loop() {
       st.idleNs += dt;
     } else {
       if (prof) { const pc = core.PC >>> 0; prof.set(pc, (prof.get(pc) || 0) + 1); }   // once a run of up to 64
-      // a run of instructions between the checks below (a watchdog reset ends it: running is false)
+      // a run of up to 64 instructions between the checks below, the clock ticked after each (a
+      // watchdog reset ends it: running is false, the core stopped): fastcore.mjs's own loop, or this
       let k = 0, cycles = 0;
-      do {
-        const spent = core.executeInstruction();
-        cycles += spent;
-        clock.tick(spent * cycleNanos);
-      } while (++k < 64 && !core.waiting && running);
+      if (args.quick) {
+        cycles = core.executeInstruction(64, clock, cycleNanos);
+        k = core.ran;
+      } else {
+        do {
+          const spent = core.executeInstruction();
+          cycles += spent;
+          clock.tick(spent * cycleNanos);
+        } while (++k < 64 && !core.waiting && running);
+      }
       st.cycles += cycles;
       st.busyNs += cycles * cycleNanos;
       n += k;
