@@ -112,6 +112,7 @@ export function startControl(port, twin) {
     };
     try {
       const out = handler(req, reply);
+      twin.wake();
       if (out !== undefined) reply(out);
       else if (!replied) forget = twin.onReset(() => reply(null, 'the chip reset before the action ended'));
     } catch (e) {

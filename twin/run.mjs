@@ -219,6 +219,7 @@ function feedDevice() {
   const buf = Uint8Array.from(hostQueue.splice(0, n));
   pendingRead = null;
   usb.endpointReadDone(outEndpoint, buf);
+  wake();
   if (client && client.isPaused() && hostQueue.length < 4096) client.resume();
 }
 
@@ -324,8 +325,14 @@ let anchorWall = 0, anchorEmu = 0;
 // chip's own times are the same; the wall clock is not theirs.
 let hurryEmuNs = 0, hurried = false;
 const hurrying = () => emuNs() < hurryEmuNs;
+// Asleep (WFI/WFE), paced: the loop naps until the wall clock reaches the chip's next alarm (20 ms at
+// most); whatever can wake the chip sooner (the host's bytes, a control request) ends the nap (wake()).
+let napping = null;
+function nap(ms) { napping = setTimeout(() => { napping = null; loop(); }, Math.min(20, Math.max(1, ms))); }
+function wake() { if (napping !== null) { clearTimeout(napping); napping = null; setImmediate(loop); } }
 function start() {
   running = true;
+  if (napping !== null) { clearTimeout(napping); napping = null; }
   anchorWall = wallMs(); anchorEmu = mcu.clock.nanos;
   setImmediate(loop);
 }
@@ -350,7 +357,7 @@ function loop() {
           const step = Math.max(0, allowed - clock.nanos);
           if (step > 0) { clock.tick(step); st.idleNs += step; }
         }
-        setTimeout(loop, 1);
+        nap(args.pace ? 20 : 1);
         return;
       }
       if (hurried) {
@@ -359,9 +366,10 @@ function loop() {
       } else if (args.pace) {
         const allowed = anchorEmu + (wallMs() - anchorWall) * 1e6 + 2e6;
         if (clock.nanos + dt > allowed) {
+          const alarmNs = clock.nanos + dt;
           const step = Math.max(0, allowed - clock.nanos);
           if (step > 0) { clock.tick(step); st.idleNs += step; }
-          setTimeout(loop, 1);
+          nap((alarmNs - clock.nanos) / 1e6);
           return;
         }
       }
@@ -437,7 +445,8 @@ const twin = {
   faults: () => ({ oled: board.oled ? !oled.present && twin.oledWanted : false, stuck: [...controls.stuck],
     encoder: !!controls.chatter }),
   onReset: (fn) => { resetWaiters.add(fn); return () => resetWaiters.delete(fn); },
-  hurryUntil: (ns) => { hurryEmuNs = ns; },       // idle time unpaced until emuNs() reaches ns (0: no more)
+  hurryUntil: (ns) => { hurryEmuNs = ns; wake(); },   // idle time unpaced until emuNs() reaches ns (0: no more)
+  wake,                                           // a control request: the chip's loop runs now, not after its nap
   stats: () => ({
     emu_ms: emuNs() / 1e6, since_reset_ms: mcu ? mcu.clock.nanos / 1e6 : 0, busy_ms: st.busyNs / 1e6,
     idle_ms: st.idleNs / 1e6, skipped_ms: st.skippedNs / 1e6, cycles: st.cycles, resets: st.resets, wall_ms: wallMs(),

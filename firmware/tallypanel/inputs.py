@@ -308,8 +308,14 @@ _FADE_POLL_MS = const(100)    # how often a refused press's words are looked at 
 
 async def fade_notes(board_input, redraw):
     """The words of a refused press leave the OLED by themselves: redraw()
-    once BoardInput.fade has cleared them."""
+    once BoardInput.fade has cleared them. With no words shown it sleeps until
+    a press brings some (BoardInput.fading)."""
+    fading = asyncio.Event()
+    board_input.wake_on_note(fading)
     while True:
+        if board_input.note is None and not board_input.refused:
+            fading.clear()
+            await fading.wait()
         await _sleep_ms(_FADE_POLL_MS)
         if board_input.fade(ticks_ms()):
             redraw()

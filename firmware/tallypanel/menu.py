@@ -218,6 +218,7 @@ class BoardInput:
         self.noted = 0     # counts refusals, so that fade() times each from its own start
         self._fade_seen = 0
         self._fade_since = 0
+        self.fading = None  # type: Any  # an asyncio.Event set when words come to fade (wake_on_note)
         self.changes = 0   # counts handled inputs, so the view knows to redraw
         self._confirm = None   # type: Any  # tallypanel.confirm, once a hand has waited for its accept
 
@@ -305,7 +306,7 @@ class BoardInput:
                 why.page = 0
         except ValueError as exc:
             self.note = str(exc)
-            self.noted += 1
+            self._noted()
             self.tell(self.note)
 
     def refuse(self, why, seat=0):
@@ -313,7 +314,19 @@ class BoardInput:
         (confirm.NOT_AN_OPPONENT, NO_PLAYER, WAITING) shows for a moment."""
         self.refused = why
         self.refused_seat = seat
+        self._noted()
+
+    def wake_on_note(self, event):
+        """tallypanel.inputs.fade_notes's registration: event (an asyncio.Event) is set
+        whenever words come to the OLED for fade() to take away."""
+        self.fading = event
+
+    def _noted(self):
+        # words on the OLED: fade() times them from here, and fade_notes wakes to watch them
         self.noted += 1
+        fading = self.fading
+        if fading is not None:
+            fading.set()
 
     def tell(self, text):
         """Words for the host (a NOTE event), if the board has one to tell."""

@@ -189,7 +189,7 @@ class LinkStarter:
             app.add_task(task)
 
 
-_PAINT_MS = 40    # how often the painter looks (it costs the idle board ~1 % at this rate)
+_PAINT_MS = 40    # how often the painter looks while a change waits (idle, it sleeps until one comes)
 _QUIET_MS = 25    # and how long the host must have been quiet: a burst of requests is
 #                   answered back to back and drawn once after it
 _TEST_LEFT_MS = 300000   # a self-test no host has asked anything of this long is over (its host gone)
@@ -213,6 +213,7 @@ class Painter:
         self.turn = None                 # the controls' kind of a turn of the knob (tallypanel.menu.TURN)
         self.due = True                  # a change waits to be drawn
         self.test = None                 # type: Any  # the builder's self-test while it runs (tallypanel.selftest)
+        self.woken = None                # type: Any  # run()'s asyncio.Event: set by a change while it sleeps
 
     def use(self, app, board_input, turn=None):
         """The painter's registration: the app whose game it draws and whose
@@ -228,7 +229,7 @@ class Painter:
         and the controls: nothing drawn, every press handed to it; None gives
         them back and the game is drawn again."""
         self.test = test
-        self.due = True
+        self._due()
 
     def end_left_test(self, now):
         """A self-test whose host has asked nothing for _TEST_LEFT_MS (a cable pulled, a laptop
@@ -243,7 +244,7 @@ class Painter:
 
     def soon(self):
         """A change: drawn at the painter's next look once the host is quiet."""
-        self.due = True
+        self._due()
 
     def press(self, kind, value=0):
         """A press on the board's controls (tallypanel.inputs): handled, and
@@ -272,17 +273,17 @@ class Painter:
                 self.view.configure(self.app.config)
             except ValueError as exc:
                 self.app.note("display: %s" % exc)
-        self.due = True
+        self._due()
 
     def link_changed(self):
         """The club link's state changed: its mark after the sheet's T3 R2, an update's notice."""
         net = self.app.net
         self.view.set_link(net.mark, net.notice)
-        self.due = True
+        self._due()
 
     def changed(self, now):
         """A change; now: drawn at once if the host is quiet (a press)."""
-        self.due = True
+        self._due()
         if now and self.ready():
             if self._leds():
                 self._sheet()
@@ -293,18 +294,30 @@ class Painter:
         app = self.app
         return self.due and self.test is None and not app.receiving() and ticks_diff(ticks_ms(), app.last_request_ms) >= _QUIET_MS
 
+    def _due(self):
+        # a change to draw: marked, and the painter woken if it sleeps (allocation-free)
+        self.due = True
+        woken = self.woken
+        if woken is not None:
+            woken.set()
+
     async def run(self):
         import asyncio
         app = self.app
         view = self.view
         view.set_stop(app.receiving)
+        woken = self.woken = asyncio.Event()
         while True:
             self.end_left_test(ticks_ms())
             if self.ready() or (view.retry_due() and self.test is None and not app.receiving()):
                 if self._leds():
                     await asyncio.sleep_ms(0)     # a request that came meanwhile goes first
                     self._sheet()
-            await asyncio.sleep_ms(_PAINT_MS)
+            if self.due or self.test is not None or view.oled_down:
+                await asyncio.sleep_ms(_PAINT_MS)   # a change waits for a quiet host, a self-test's time, a retry
+            else:
+                woken.clear()
+                await woken.wait()                # nothing to draw: asleep until a change comes
 
     def finish(self):
         """The app stopped (the emulator's input ended): what is still due, drawn whole."""

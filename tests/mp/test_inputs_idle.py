@@ -274,3 +274,43 @@ def test_a_bouncing_encoder_is_said_read_slowly_and_taken_back():
         pins[0], pins[1] = state
         encoder.poll(2100)
     assert turns == [1]
+
+
+def test_fading_sleeps_while_no_words_are_shown():
+    # a refused press's words fade after NOTE_MS: watched every 100 ms while they are shown, and
+    # not at all while none are (it used to look ten times a second on an idle board)
+    if not _MICROPYTHON:
+        from mpfixtures import skip
+        skip("needs asyncio.sleep_ms: runs in the MicroPython pass")
+    import asyncio
+    from tallypanel.inputs import fade_notes
+
+    class Words:
+        note = None
+        refused = 0
+        fading = None
+        looks = 0
+
+        def wake_on_note(self, event):
+            self.fading = event
+
+        def fade(self, now):
+            self.looks += 1
+            return False
+
+    words = Words()
+
+    async def run():
+        fading = asyncio.create_task(fade_notes(words, lambda: None))
+        await asyncio.sleep_ms(350)              # three looks' time at 100 ms
+        idle_looks = words.looks
+        words.note = "NOTHING TO UNDO"           # a refusal's words, as BoardInput._noted says them
+        words.fading.set()
+        await asyncio.sleep_ms(350)
+        fading.cancel()
+        await asyncio.sleep_ms(0)
+        return idle_looks, words.looks
+
+    idle_looks, looks = asyncio.run(run())
+    assert idle_looks == 0
+    assert looks >= 2                            # watched again once words came: 100 and 200 ms after

@@ -137,3 +137,69 @@ def test_a_request_arriving_while_the_leds_go_out_leaves_the_sheet_drawn_after_i
 
 def test_a_request_arriving_while_the_sheet_is_drawn_leaves_the_rest_drawn_after_it():
     _check("sheet")
+
+
+class _Sleepy:
+    """A view that counts its draws, and what the painter asks of it while idle."""
+    oled_down = False
+
+    def __init__(self):
+        self.drawn = 0
+
+    def set_stop(self, stop):
+        pass
+
+    def retry_due(self):
+        return False
+
+    def refresh_leds(self, game):
+        self.drawn += 1
+
+    def refresh_sheet(self, game, board_input):
+        pass
+
+    def pending(self):
+        return False
+
+    def problem(self):
+        return None
+
+
+def test_an_idle_painter_sleeps_until_a_change_and_then_draws_it():
+    # nothing due: the painter looks once and sleeps (it used to look every 40 ms: 25 turns of the
+    # scheduler a second on an idle board, each allocating asyncio's wait frame on the heap);
+    # a change wakes it, and it draws once the host has been quiet 25 ms
+    if not _MICROPYTHON:
+        skip("needs asyncio.sleep_ms: runs in the MicroPython pass")
+    import asyncio
+    from time import ticks_diff, ticks_ms
+    from tallypanel import start
+
+    class Counting(start.Painter):
+        looks = 0
+
+        def end_left_test(self, now):
+            self.looks += 1
+            return False
+
+    view = _Sleepy()
+    host = Host(Game(), ticks_ms)
+    painter = Counting(view)
+    painter.use(host, None)
+    painter.due = False
+
+    async def run():
+        painting = asyncio.create_task(painter.run())
+        await asyncio.sleep_ms(400)            # ten looks' time at 40 ms
+        idle_looks = painter.looks
+        painter.soon()                         # a change
+        began = ticks_ms()
+        while not view.drawn and ticks_diff(ticks_ms(), began) < _BOUND_MS:
+            await asyncio.sleep_ms(10)
+        painting.cancel()
+        await asyncio.sleep_ms(0)
+        return idle_looks
+
+    idle_looks = asyncio.run(run())
+    assert idle_looks == 1, "the idle painter looked %d times in 400 ms" % idle_looks
+    assert view.drawn == 1
