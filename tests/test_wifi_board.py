@@ -293,6 +293,9 @@ def test_a_power_cut_mid_publish_loses_and_doubles_nothing(evening, tmp_path, de
 RESTARTS = 10
 
 
+SLEEPERS_B = 256     # two tasks asleep on an event, each holding its wait's generator (64-bit words)
+
+
 def test_the_broker_restarted_ten_times_at_the_picos_heap(evening, tmp_path):
     """The board's client, transport and buffers are made once and reused (tallynet.client): after
     each of ten broker restarts in a row, on the Pico-sized heap, the board is back, the change made
@@ -324,14 +327,18 @@ def test_the_broker_restarted_ten_times_at_the_picos_heap(evening, tmp_path):
             until(lambda: board.request("NET")["waiting"] == "0", 30, f"confirmation after restart {restart}")
             in_use[len(hands)].append(int(board.request("STATS")["alloc"]))
         # reconnections cost the heap nothing: with the same game in play, the bytes in use after
-        # STATS's collection come back to those of the first measurement (seen: equal to the byte,
-        # 358,400 with one hand and 358,496 with two, on the unix port). A leak grows with every
-        # restart, so the least of the last three would be above the first; one high reading is a
+        # STATS's collection come back to those of the first measurement, give or take what a task
+        # asleep holds: the painter and the fading of a refused press's words each wait on an event
+        # while nothing is due, and that wait is a small generator while it lasts (128 B seen on the
+        # unix port's 64-bit words, there at one measurement and not at another; before they slept,
+        # equal to the byte: 358,400 with one hand and 358,496 with two). A leak grows with every
+        # restart (the receive buffer that was made anew each time: 4 KB a restart), so the least of
+        # the last three would be above the first by more than both sleepers; one high reading is a
         # stale pointer the conservative collector kept, not a leak. Not the largest free block:
         # where a collection leaves the free pieces moves it by kilobytes from one step to the
         # next (3 KB to 8 KB seen with the same bytes in use)
         for hands, measured in in_use.items():
-            assert min(measured[-3:]) <= measured[0] + 64, (hands, in_use)
+            assert min(measured[-3:]) <= measured[0] + SLEEPERS_B, (hands, in_use)
         assert board.request("STATS")["errors"] == first["errors"]     # no MemoryError caught on the way
         evening.check_exactly_once()
 
