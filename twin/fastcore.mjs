@@ -108,21 +108,20 @@ export function quicken(mcu) {
       if (!this.interruptsUpdated) {
         const opcodePC = regs[PC_REG] & ~1;
         const opcode = mcu.readUint16(opcodePC);
+        const kind = KIND[opcode];
         deltaCycles = 1;
-        switch (KIND[opcode]) {
+        if (kind !== 0) regs[PC_REG] += 2;   // past the opcode, as rp2040js does first (BL passes its second half itself)
+        switch (kind) {
           case B_COND: {
-            regs[PC_REG] += 2;
             let imm8 = (opcode & 0xff) << 1;
             if (imm8 & (1 << 8)) imm8 = (imm8 & 0x1ff) - 0x200;
             if (this.checkCondition((opcode >> 8) & 0xf)) { regs[PC_REG] += imm8 + 2; deltaCycles++; }
             break;
           }
           case CMP_REG:
-            regs[PC_REG] += 2;
             this.substractUpdateFlags(regs[opcode & 0x7], regs[(opcode >> 3) & 0x7]);
             break;
           case LSLS_IMM: {
-            regs[PC_REG] += 2;
             const imm5 = (opcode >> 6) & 0x1f;
             const input = regs[(opcode >> 3) & 0x7];
             const result = input << imm5;
@@ -133,14 +132,12 @@ export function quicken(mcu) {
             break;
           }
           case LDR_IMM: {
-            regs[PC_REG] += 2;
             const addr = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 2);
             deltaCycles += io(addr, false);
             regs[opcode & 0x7] = load32(addr);
             break;
           }
           case B: {
-            regs[PC_REG] += 2;
             let imm11 = (opcode & 0x7ff) << 1;
             if (imm11 & (1 << 11)) imm11 = (imm11 & 0x7ff) - 0x800;
             regs[PC_REG] += imm11 + 2;
@@ -148,31 +145,26 @@ export function quicken(mcu) {
             break;
           }
           case LDR_SP: {
-            regs[PC_REG] += 2;
             const addr = regs[SP_REG] + ((opcode & 0xff) << 2);
             deltaCycles += io(addr, false);
             regs[(opcode >> 8) & 0x7] = load32(addr);
             break;
           }
           case ADDS_T2: {
-            regs[PC_REG] += 2;
             const Rdn = (opcode >> 8) & 0x7;
             regs[Rdn] = this.addUpdateFlags(regs[Rdn], opcode & 0xff);
             break;
           }
           case CMP_IMM:
-            regs[PC_REG] += 2;
             this.substractUpdateFlags(regs[(opcode >> 8) & 0x7], opcode & 0xff);
             break;
           case LDRB_REG: {
-            regs[PC_REG] += 2;
             const addr = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
             deltaCycles += io(addr, false);
             regs[opcode & 0x7] = core.readUint8(addr);
             break;
           }
           case MOVS: {
-            regs[PC_REG] += 2;
             const value = opcode & 0xff;
             regs[(opcode >> 8) & 7] = value;
             this.N = false;            // (value & 0x80000000 of an 8-bit value)
@@ -180,7 +172,6 @@ export function quicken(mcu) {
             break;
           }
           case MOV_HI: {
-            regs[PC_REG] += 2;
             const Rm = (opcode >> 3) & 0xf;
             const Rd = ((opcode >> 4) & 0x8) | (opcode & 0x7);
             let value = Rm === PC_REG ? regs[PC_REG] + 2 : regs[Rm];
@@ -190,8 +181,7 @@ export function quicken(mcu) {
           }
           case BL: {
             const opcode2 = mcu.readUint16(opcodePC + 2);
-            if (!(opcode2 >> 14 === 0b11 && ((opcode2 >> 12) & 0x1) === 1)) { deltaCycles = -1; break; }
-            regs[PC_REG] += 2;
+            if (!(opcode2 >> 14 === 0b11 && ((opcode2 >> 12) & 0x1) === 1)) { regs[PC_REG] -= 2; deltaCycles = -1; break; }
             const imm11 = opcode2 & 0x7ff, J2 = (opcode2 >> 11) & 0x1, J1 = (opcode2 >> 13) & 0x1;
             const imm10 = opcode & 0x3ff, S = (opcode >> 10) & 0x1;
             const I1 = 1 - (S ^ J1), I2 = 1 - (S ^ J2);
@@ -203,21 +193,18 @@ export function quicken(mcu) {
             break;
           }
           case LDRB_IMM: {
-            regs[PC_REG] += 2;
             const addr = regs[(opcode >> 3) & 0x7] + ((opcode >> 6) & 0x1f);
             deltaCycles += io(addr, false);
             regs[opcode & 0x7] = core.readUint8(addr);
             break;
           }
           case STR_IMM: {
-            regs[PC_REG] += 2;
             const address = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 2);
             deltaCycles += io(address, true);
             store32(address, regs[opcode & 0x7]);
             break;
           }
           case POP: {
-            regs[PC_REG] += 2;
             let address = regs[SP_REG];
             for (let i = 0; i <= 7; i++) {
               if (opcode & (1 << i)) { regs[i] = load32(address); address += 4; deltaCycles++; }
@@ -232,7 +219,6 @@ export function quicken(mcu) {
             break;
           }
           case PUSH: {
-            regs[PC_REG] += 2;
             let bitCount = 0;
             for (let i = 0; i <= 8; i++) if (opcode & (1 << i)) bitCount++;
             let address = regs[SP_REG] - 4 * bitCount;
@@ -244,7 +230,6 @@ export function quicken(mcu) {
             break;
           }
           case LSRS_IMM: {
-            regs[PC_REG] += 2;
             const imm5 = (opcode >> 6) & 0x1f;
             const input = regs[(opcode >> 3) & 0x7];
             const result = imm5 ? input >>> imm5 : 0;
@@ -255,45 +240,37 @@ export function quicken(mcu) {
             break;
           }
           case LDR_LIT: {
-            regs[PC_REG] += 2;
             const addr = ((regs[PC_REG] + 2) & 0xfffffffc) + ((opcode & 0xff) << 2);
             deltaCycles += io(addr, false);
             regs[(opcode >> 8) & 7] = core.readUint32(addr);
             break;
           }
           case LDR_REG: {
-            regs[PC_REG] += 2;
             const addr = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
             deltaCycles += io(addr, false);
             regs[opcode & 0x7] = load32(addr);
             break;
           }
           case ADDS_REG:
-            regs[PC_REG] += 2;
             regs[opcode & 0x7] = this.addUpdateFlags(regs[(opcode >> 3) & 0x7], regs[(opcode >> 6) & 0x7]);
             break;
           case BX:
-            regs[PC_REG] += 2;
             this.BXWritePC(regs[(opcode >> 3) & 0xf]);
             deltaCycles++;
             break;
           case SUBS_REG:
-            regs[PC_REG] += 2;
             regs[opcode & 0x7] = this.substractUpdateFlags(regs[(opcode >> 3) & 0x7], regs[(opcode >> 6) & 0x7]);
             break;
           case STR_SP: {
-            regs[PC_REG] += 2;
             const address = regs[SP_REG] + ((opcode & 0xff) << 2);
             deltaCycles += io(address, true);
             store32(address, regs[(opcode >> 8) & 0x7]);
             break;
           }
           case ADDS_T1:
-            regs[PC_REG] += 2;
             regs[opcode & 0x7] = this.addUpdateFlags(regs[(opcode >> 3) & 0x7], (opcode >> 6) & 0x7);
             break;
           case ANDS: {
-            regs[PC_REG] += 2;
             const Rdn = opcode & 0x7;
             const result = regs[Rdn] & regs[(opcode >> 3) & 0x7];
             regs[Rdn] = result;
@@ -302,7 +279,6 @@ export function quicken(mcu) {
             break;
           }
           case ORRS: {
-            regs[PC_REG] += 2;
             const Rdn = opcode & 0x7;
             const result = regs[Rdn] | regs[(opcode >> 3) & 0x7];
             regs[Rdn] = result;
@@ -311,7 +287,6 @@ export function quicken(mcu) {
             break;
           }
           case EORS: {
-            regs[PC_REG] += 2;
             const Rdn = opcode & 0x7;
             const result = regs[(opcode >> 3) & 0x7] ^ regs[Rdn];
             regs[Rdn] = result;
@@ -320,71 +295,59 @@ export function quicken(mcu) {
             break;
           }
           case SUBS_T2: {
-            regs[PC_REG] += 2;
             const Rdn = (opcode >> 8) & 0x7;
             regs[Rdn] = this.substractUpdateFlags(regs[Rdn], opcode & 0xff);
             break;
           }
           case SUBS_T1:
-            regs[PC_REG] += 2;
             regs[opcode & 0x7] = this.substractUpdateFlags(regs[(opcode >> 3) & 0x7], (opcode >> 6) & 0x7);
             break;
           case STRB_IMM: {
-            regs[PC_REG] += 2;
             const address = regs[(opcode >> 3) & 0x7] + ((opcode >> 6) & 0x1f);
             deltaCycles += io(address, true);
             core.writeUint8(address, regs[opcode & 0x7]);
             break;
           }
           case STRB_REG: {
-            regs[PC_REG] += 2;
             const address = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
             deltaCycles += io(address, true);
             core.writeUint8(address, regs[opcode & 0x7]);
             break;
           }
           case TST: {
-            regs[PC_REG] += 2;
             const result = regs[opcode & 0x7] & regs[(opcode >> 3) & 0x7];
             this.N = !!(result & 0x80000000);
             this.Z = result === 0;
             break;
           }
           case ADD_SP_IMM:
-            regs[PC_REG] += 2;
             regs[SP_REG] = (regs[SP_REG] + ((opcode & 0x7f) << 2)) & ~0x3;
             break;
           case SUB_SP:
-            regs[PC_REG] += 2;
             regs[SP_REG] = (regs[SP_REG] - ((opcode & 0x7f) << 2)) & ~0x3;
             break;
           case ADD_RD_SP:
-            regs[PC_REG] += 2;
             regs[(opcode >> 8) & 0x7] = regs[SP_REG] + ((opcode & 0xff) << 2);
             break;
           case LDRH_IMM: {
-            regs[PC_REG] += 2;
             const addr = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 1);
             deltaCycles += io(addr, false);
             regs[opcode & 0x7] = core.readUint16(addr);
             break;
           }
           case LDRH_REG: {
-            regs[PC_REG] += 2;
             const addr = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
             deltaCycles += io(addr, false);
             regs[opcode & 0x7] = core.readUint16(addr);
             break;
           }
           case STRH_IMM: {
-            regs[PC_REG] += 2;
             const address = regs[(opcode >> 3) & 0x7] + (((opcode >> 6) & 0x1f) << 1);
             deltaCycles += io(address, true);
             core.writeUint16(address, regs[opcode & 0x7]);
             break;
           }
           case ADD_HI: {
-            regs[PC_REG] += 2;
             const Rm = (opcode >> 3) & 0xf;
             const Rdn = ((opcode & 0x80) >> 4) | (opcode & 0x7);
             const leftValue = Rdn === PC_REG ? regs[PC_REG] + 2 : regs[Rdn];
@@ -396,11 +359,9 @@ export function quicken(mcu) {
             break;
           }
           case CMP_HI:
-            regs[PC_REG] += 2;
             this.substractUpdateFlags(regs[((opcode >> 4) & 0x8) | (opcode & 0x7)], regs[(opcode >> 3) & 0xf]);
             break;
           case MULS: {
-            regs[PC_REG] += 2;
             const Rdm = opcode & 0x7;
             const result = Math.imul(regs[(opcode >> 3) & 0x7], regs[Rdm]);
             regs[Rdm] = result;
@@ -409,18 +370,15 @@ export function quicken(mcu) {
             break;
           }
           case STR_REG: {
-            regs[PC_REG] += 2;
             const address = regs[(opcode >> 6) & 0x7] + regs[(opcode >> 3) & 0x7];
             deltaCycles += io(address, true);
             store32(address, regs[opcode & 0x7]);
             break;
           }
           case UXTB:
-            regs[PC_REG] += 2;
             regs[opcode & 0x7] = regs[(opcode >> 3) & 0x7] & 0xff;
             break;
           case UXTH:
-            regs[PC_REG] += 2;
             regs[opcode & 0x7] = regs[(opcode >> 3) & 0x7] & 0xffff;
             break;
           default:
