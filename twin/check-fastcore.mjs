@@ -16,7 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { parseArgs } from './args.mjs';
-import { loadRp2040js, loadUF2 } from './chip.mjs';
+import { loadRp2040js, loadUF2, newChip } from './chip.mjs';
 import { ENCODINGS, KIND, quicken } from './fastcore.mjs';
 import { SpiFlash, flashPeripherals } from './parts/qspi-flash.mjs';
 
@@ -54,18 +54,9 @@ const image = new Uint8Array(16 * 1024 * 1024).fill(0xff);
 loadUF2(args.uf2, image);
 function chip(quick) {
   const flash = image.slice();
-  const mcu = new rp.RP2040();
-  mcu.loadBootrom(bootromB1);
-  mcu.logger = new rp.ConsoleLogger(rp.LogLevel.Error);
-  mcu.flash = flash;
-  mcu.flash16 = new Uint16Array(flash.buffer);
-  mcu.flashView = new DataView(flash.buffer);
   const spiFlash = new SpiFlash({ bytes: flash, size: 2 * 1024 * 1024, uniqueId: [1, 2, 3, 4, 5, 6, 7, 8], sector: 4096,
     changed: () => {}, erasedAll: () => {} });
-  const { SSI, IOQSPI } = flashPeripherals(rp.BasePeripheral, spiFlash);
-  const qspi = new IOQSPI(mcu);
-  mcu.peripherals[0x18000] = new SSI(mcu, qspi);
-  mcu.peripherals[0x40018] = qspi;
+  const mcu = newChip(rp, bootromB1, flash, flashPeripherals(rp.BasePeripheral, spiFlash));
   if (quick) quicken(mcu);
   const cdc = new rp.USBCDC(mcu.usbCtrl);
   const one = { mcu, cdc, said: [], connected: false };

@@ -1,5 +1,6 @@
-// What every emulated chip is made from: rp2040js (found where the project installs it) and a
-// MicroPython UF2 image laid into a flash array. twin/run.mjs and twin/check-fastcore.mjs share it.
+// What every emulated chip is made from: rp2040js (found where the project installs it), a MicroPython
+// UF2 image laid into a flash array, and the chip itself with that array as its flash behind the
+// modelled serial flash (parts/qspi-flash.mjs). twin/run.mjs and twin/check-fastcore.mjs share it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,4 +31,19 @@ export function loadUF2(file, flash) {
     n++;
   }
   return n;
+}
+
+// A chip booting from `flash` (its own array from now on: the persistent flash, kept by the caller
+// across resets) through the serial flash's SSI and QSPI pads (flashPeripherals' classes)
+export function newChip(rp, bootrom, flash, { SSI, IOQSPI }) {
+  const mcu = new rp.RP2040();
+  mcu.loadBootrom(bootrom);      // resets the chip, which erases its own flash array: replaced below
+  mcu.logger = new rp.ConsoleLogger(rp.LogLevel.Error);
+  mcu.flash = flash;
+  mcu.flash16 = new Uint16Array(flash.buffer);
+  mcu.flashView = new DataView(flash.buffer);
+  const qspi = new IOQSPI(mcu);
+  mcu.peripherals[0x18000] = new SSI(mcu, qspi);
+  mcu.peripherals[0x40018] = qspi;
+  return mcu;
 }

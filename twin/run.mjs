@@ -61,7 +61,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { parseArgs } from './args.mjs';
-import { loadRp2040js, loadUF2 } from './chip.mjs';
+import { loadRp2040js, loadUF2, newChip } from './chip.mjs';
 import { SSD1306 } from './parts/ssd1306.mjs';
 import { WS2812Chain } from './parts/ws2812.mjs';
 import { Controls } from './parts/controls.mjs';
@@ -74,7 +74,7 @@ import { startControl } from './control.mjs';
 const args = parseArgs(process.argv.slice(2));
 const { rp } = await loadRp2040js();
 const { bootromB1 } = await import(pathToFileURL(path.resolve(args.bootrom)).href);
-const { RP2040, USBCDC, BasePeripheral, GPIOPinState, I2CMode } = rp;
+const { USBCDC, BasePeripheral, GPIOPinState, I2CMode } = rp;
 
 // rp2040js 1.4.1 bug: for a double-buffered IN endpoint (TinyUSB's RP2040 driver double-buffers
 // device IN transfers longer than one 64-byte packet) RPUSBController.DPRAMUpdated queues buffer 1
@@ -154,7 +154,7 @@ function saveAll() {
 // ---- serial NOR flash behind the SSI (W25Q16JV-like): parts/qspi-flash.mjs ----
 const spiFlash = new SpiFlash({ bytes: flash, size: FLASH_SIZE, uniqueId: UNIQUE_ID, sector: SECTOR,
   changed: saveSectors, erasedAll: saveAll });
-const { SSI, IOQSPI } = flashPeripherals(BasePeripheral, spiFlash);
+const flashParts = flashPeripherals(BasePeripheral, spiFlash);
 
 // ---- statistics ----
 const wallStart = process.hrtime.bigint();
@@ -225,17 +225,7 @@ function feedDevice() {
 
 function boot() {
   if (mcu) st.emuBase += mcu.clock.nanos;
-  mcu = new RP2040();
-  mcu.loadBootrom(bootromB1);      // resets the chip, which erases its flash array
-  mcu.flash.set(flash);
-  mcu.logger = new rp.ConsoleLogger(rp.LogLevel.Error);
-  // the emulated flash array IS the persistent flash
-  mcu.flash = flash;
-  mcu.flash16 = new Uint16Array(flash.buffer);
-  mcu.flashView = new DataView(flash.buffer);
-  const qspi = new IOQSPI(mcu);
-  mcu.peripherals[0x18000] = new SSI(mcu, qspi);
-  mcu.peripherals[0x40018] = qspi;
+  mcu = newChip(rp, bootromB1, flash, flashParts);     // the emulated flash array IS the persistent flash
   if (args.quick) quicken(mcu);
 
   // pads: pull-ups/pull-downs drive an undriven input, as on the chip; a closed contact (a

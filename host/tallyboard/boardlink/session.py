@@ -409,10 +409,10 @@ class Session:
         return self.hello()
 
 
-# what the host reads a board with before HELLO (and encodes from until the board's description is read)
 # the verbs that open a session: sent again under a new seq when the board restarts before answering
 _OPENINGS = ("HELLO", "OPEN")
 _RESTARTS = 3             # restarts heard in one request before it waits out its timeout like any other
+# what the host reads a board with before HELLO (and encodes from until the board's description is read)
 _HOSTS = described.this_hosts()
 _HOSTS_PROTOCOL = str(protocol.PROTOCOL_VERSION)
 # what every command needs of a board (the rest is asked for by name: Session.can)
